@@ -1,0 +1,11 @@
+# Builds both binaries; the same image runs the core or the edge.
+FROM rust:1.95-bookworm AS build
+WORKDIR /src
+COPY . .
+RUN cargo build --release --locked -p courier-core -p courier-edge
+
+FROM debian:bookworm-slim
+RUN apt-get update && apt-get install -y --no-install-recommends ca-certificates \
+    && rm -rf /var/lib/apt/lists/* && useradd --system --uid 10001 courier
+COPY --from=build /src/target/release/courier-core /src/target/release/courier-edge /usr/local/bin/
+USER courier

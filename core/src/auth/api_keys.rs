@@ -1,0 +1,204 @@
+//! API keys: `mm_live_…` / `mm_test_…` with 190 random bits. Only the SHA-256
+//! of a key is stored; the full key is returned once, at creation. Expiry and
+//! revocation are checked on every request, so they take effect at once on
+//! every replica.
+
+use sea_orm::{ActiveModelTrait, ActiveValue::Set, ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder};
+use sha2::{Digest, Sha256};
+
+use super::{Mode, Permission};
+use crate::workspaces::{self, WorkspaceKind};
+use crate::{CoreError, CoreResult};
+
+const DAY_MICROS: i64 = 86_400_000_000;
+
+/// How long a new key lives.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum KeyExpiry {
+    Never,
+    Days30,
+    Days90,
+    Days365,
+}
+
+impl KeyExpiry {
+    fn days(self) -> Option<i64> {
+        match self {
+            KeyExpiry::Never => None,
+            KeyExpiry::Days30 => Some(30),
+            KeyExpiry::Days90 => Some(90),
+            KeyExpiry::Days365 => Some(365),
+        }
+    }
+}
+
+/// A stored key, without its secret.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ApiKey {
+    pub id: String,
+    pub workspace_id: String,
+    pub mode: Mode,
+    pub label: String,
+    pub permissions: Vec<Permission>,
+    pub prefix: String,
+    pub created_at: i64,
+    pub expires_at: Option<i64>,
+    pub revoked_at: Option<i64>,
+}
+
+impl ApiKey {
+    pub fn is_usable_at(&self, now: i64) -> bool {
+        self.revoked_at.is_none() && self.expires_at.is_none_or(|at| now < at)
+    }
+}
+
+/// A key to create.
+pub struct NewApiKey {
+    pub workspace_id: String,
+    pub mode: Mode,
+    pub label: String,
+    /// Empty: every permission the workspace kind offers.
+    pub permissions: Vec<Permission>,
+    pub expiry: KeyExpiry,
+}
+
+/// The mode a key's marker announces, if it has one.
+pub fn mode_of_secret(secret: &str) -> Option<Mode> {
+    if secret.starts_with("mm_live_") {
+        Some(Mode::Live)
+    } else if secret.starts_with("mm_test_") {
+        Some(Mode::Test)
+    } else {
+        None
+    }
+}
+
+fn hash(secret: &str) -> String {
+    Sha256::digest(secret.as_bytes())
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+/// Creates a key; returns it with its full secret (shown once).
+pub async fn create(db: &impl ConnectionTrait, now: i64, new: NewApiKey) -> CoreResult<(ApiKey, String)> {
+    let workspace = workspaces::get(db, &new.workspace_id).await?;
+    let label = new.label.trim();
+    if label.is_empty() || label.chars().count() > 100 {
+        return Err(CoreError::invalid("label", "label must be 1 to 100 characters."));
+    }
+    let offered: Vec<Permission> = Permission::ALL
+        .into_iter()
+        .filter(|p| workspace.kind == WorkspaceKind::Fleet || !p.fleet_only())
+        .collect();
+    let mut permissions = if new.permissions.is_empty() {
+        offered.clone()
+    } else {
+        new.permissions
+    };
+    permissions.sort_by_key(|p| p.as_str());
+    permissions.dedup();
+    if let Some(p) = permissions.iter().find(|p| !offered.contains(p)) {
+        return Err(CoreError::invalid(
+            "permissions",
+            format!("{} is offered only to keys of fleet workspaces.", p.as_str()),
+        ));
+    }
+    let secret = format!("mm_{}_{}", new.mode.as_str(), crate::ids::random_base62(32));
+    let model = entity::ActiveModel {
+        id: Set(crate::ids::new_id("key")),
+        workspace_id: Set(workspace.id),
+        mode: Set(new.mode.as_str().to_owned()),
+        label: Set(label.to_owned()),
+        permissions: Set(permissions.iter().map(|p| p.as_str()).collect::<Vec<_>>().join(" ")),
+        prefix: Set(secret.chars().take(12).collect()),
+        key_hash: Set(hash(&secret)),
+        created_at: Set(now),
+        expires_at: Set(new.expiry.days().map(|d| now + d * DAY_MICROS)),
+        revoked_at: Set(None),
+    }
+    .insert(db)
+    .await?;
+    Ok((from_model(model)?, secret))
+}
+
+pub async fn find_by_secret(db: &impl ConnectionTrait, secret: &str) -> CoreResult<Option<ApiKey>> {
+    entity::Entity::find()
+        .filter(entity::Column::KeyHash.eq(hash(secret)))
+        .one(db)
+        .await?
+        .map(from_model)
+        .transpose()
+}
+
+pub async fn list(db: &impl ConnectionTrait, workspace_id: &str) -> CoreResult<Vec<ApiKey>> {
+    workspaces::get(db, workspace_id).await?;
+    entity::Entity::find()
+        .filter(entity::Column::WorkspaceId.eq(workspace_id))
+        .order_by_asc(entity::Column::CreatedAt)
+        .all(db)
+        .await?
+        .into_iter()
+        .map(from_model)
+        .collect()
+}
+
+/// Revokes a key; revoking it again keeps the first revocation time.
+pub async fn revoke(db: &impl ConnectionTrait, now: i64, id: &str) -> CoreResult<ApiKey> {
+    let model = entity::Entity::find_by_id(id.to_owned())
+        .one(db)
+        .await?
+        .ok_or_else(|| CoreError::not_found("API key"))?;
+    if model.revoked_at.is_some() {
+        return from_model(model);
+    }
+    let mut active: entity::ActiveModel = model.into();
+    active.revoked_at = Set(Some(now));
+    from_model(active.update(db).await?)
+}
+
+fn from_model(model: entity::Model) -> CoreResult<ApiKey> {
+    let mode = Mode::parse(&model.mode)
+        .ok_or_else(|| CoreError::Internal(format!("key {} has unknown mode {}", model.id, model.mode)))?;
+    Ok(ApiKey {
+        permissions: model
+            .permissions
+            .split_whitespace()
+            .filter_map(Permission::parse)
+            .collect(),
+        id: model.id,
+        workspace_id: model.workspace_id,
+        mode,
+        label: model.label,
+        prefix: model.prefix,
+        created_at: model.created_at,
+        expires_at: model.expires_at,
+        revoked_at: model.revoked_at,
+    })
+}
+
+pub mod entity {
+    use sea_orm::entity::prelude::*;
+
+    #[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
+    #[sea_orm(table_name = "api_keys")]
+    pub struct Model {
+        #[sea_orm(primary_key, auto_increment = false)]
+        pub id: String,
+        pub workspace_id: String,
+        pub mode: String,
+        pub label: String,
+        /// Space-separated permission names.
+        pub permissions: String,
+        pub prefix: String,
+        pub key_hash: String,
+        pub created_at: i64,
+        pub expires_at: Option<i64>,
+        pub revoked_at: Option<i64>,
+    }
+
+    #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]
+    pub enum Relation {}
+
+    impl ActiveModelBehavior for ActiveModel {}
+}

@@ -1,0 +1,199 @@
+//! Who is calling: public API keys (section 5 of the contract) and internal
+//! service tokens. Owns the `api_keys` table.
+
+pub mod api_keys;
+pub mod service_token;
+
+use courier::errors::ErrorCode;
+use sea_orm::ConnectionTrait;
+
+use crate::workspaces::{self, Workspace};
+use crate::{CoreError, CoreResult};
+
+/// Key mode: it scopes everything a key creates and sees.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Mode {
+    Live,
+    Test,
+}
+
+impl Mode {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Mode::Live => "live",
+            Mode::Test => "test",
+        }
+    }
+
+    pub fn parse(text: &str) -> Option<Mode> {
+        match text {
+            "live" => Some(Mode::Live),
+            "test" => Some(Mode::Test),
+            _ => None,
+        }
+    }
+}
+
+/// A public API permission.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Permission {
+    QuotesCreate,
+    DeliveriesRead,
+    DeliveriesWrite,
+    WebhooksManage,
+    FleetOrdersCreate,
+    FleetOrdersRead,
+}
+
+impl Permission {
+    pub const ALL: [Permission; 6] = [
+        Permission::QuotesCreate,
+        Permission::DeliveriesRead,
+        Permission::DeliveriesWrite,
+        Permission::WebhooksManage,
+        Permission::FleetOrdersCreate,
+        Permission::FleetOrdersRead,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Permission::QuotesCreate => "quotes:create",
+            Permission::DeliveriesRead => "deliveries:read",
+            Permission::DeliveriesWrite => "deliveries:write",
+            Permission::WebhooksManage => "webhooks:manage",
+            Permission::FleetOrdersCreate => "fleet_orders:create",
+            Permission::FleetOrdersRead => "fleet_orders:read",
+        }
+    }
+
+    pub fn parse(text: &str) -> Option<Permission> {
+        Permission::ALL.into_iter().find(|p| p.as_str() == text)
+    }
+
+    /// Offered only to keys of fleet workspaces.
+    pub fn fleet_only(self) -> bool {
+        matches!(self, Permission::FleetOrdersCreate | Permission::FleetOrdersRead)
+    }
+}
+
+/// The caller of a public RPC, once its key checked out.
+#[derive(Clone, Debug)]
+pub struct Principal {
+    pub workspace: Workspace,
+    pub key_id: String,
+    pub mode: Mode,
+    pub permissions: Vec<Permission>,
+}
+
+impl Principal {
+    /// `403 permission_denied` unless the key holds `permission`.
+    pub fn require(&self, permission: Permission) -> CoreResult<()> {
+        if self.permissions.contains(&permission) {
+            Ok(())
+        } else {
+            Err(CoreError::new(
+                ErrorCode::PermissionDenied,
+                format!("This API key lacks the {} permission.", permission.as_str()),
+            ))
+        }
+    }
+}
+
+/// The key material of a request, as the client sent it.
+#[derive(Clone, Debug, Default)]
+pub struct Credentials {
+    /// The `x-api-key` header.
+    pub api_key: Option<String>,
+    /// The `Authorization` header.
+    pub authorization: Option<String>,
+}
+
+impl Credentials {
+    /// The key to check: `x-api-key` wins over `Authorization: Bearer`.
+    fn key(&self) -> CoreResult<&str> {
+        if let Some(key) = self.api_key.as_deref().map(str::trim).filter(|k| !k.is_empty()) {
+            return Ok(key);
+        }
+        let Some(header) = self.authorization.as_deref().map(str::trim).filter(|h| !h.is_empty()) else {
+            return Err(CoreError::new(
+                ErrorCode::MissingApiKey,
+                "No API key: send it in the x-api-key header or as Authorization: Bearer <API_KEY>.",
+            ));
+        };
+        match header.split_once(' ') {
+            Some((scheme, key)) if scheme.eq_ignore_ascii_case("bearer") && !key.trim().is_empty() => Ok(key.trim()),
+            _ => Err(CoreError::at(
+                ErrorCode::InvalidApiKey,
+                "Authorization",
+                "The Authorization header must be 'Bearer <API_KEY>'.",
+            )),
+        }
+    }
+}
+
+/// Checks the key of a public request: known, not expired, not revoked, and
+/// its workspace has API access. Permissions are checked by the caller with
+/// [`Principal::require`], after this.
+pub async fn authenticate(db: &impl ConnectionTrait, now: i64, credentials: &Credentials) -> CoreResult<Principal> {
+    let key = credentials.key()?;
+    let invalid = || CoreError::new(ErrorCode::InvalidApiKey, "The API key is invalid, expired or revoked.");
+    if api_keys::mode_of_secret(key).is_none() {
+        return Err(invalid());
+    }
+    let record = api_keys::find_by_secret(db, key).await?.ok_or_else(invalid)?;
+    if !record.is_usable_at(now) {
+        return Err(invalid());
+    }
+    let workspace = workspaces::get(db, &record.workspace_id).await.map_err(|e| match e {
+        CoreError::Rejected { .. } => invalid(),
+        other => other,
+    })?;
+    if !workspace.has_api_access() {
+        return Err(CoreError::new(
+            ErrorCode::ApiAccessDisabled,
+            "The workspace's plan does not include API access.",
+        ));
+    }
+    Ok(Principal {
+        workspace,
+        key_id: record.id,
+        mode: record.mode,
+        permissions: record.permissions,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn creds(api_key: Option<&str>, authorization: Option<&str>) -> Credentials {
+        Credentials {
+            api_key: api_key.map(str::to_owned),
+            authorization: authorization.map(str::to_owned),
+        }
+    }
+
+    #[test]
+    fn x_api_key_wins_over_bearer() {
+        let c = creds(Some("mm_test_a"), Some("Bearer mm_test_b"));
+        assert_eq!(c.key().ok(), Some("mm_test_a"));
+        let c = creds(None, Some("bearer mm_test_b"));
+        assert_eq!(c.key().ok(), Some("mm_test_b"));
+    }
+
+    #[test]
+    fn missing_and_malformed_headers() {
+        assert_eq!(
+            creds(None, None).key().map_err(|e| e.code()).err(),
+            Some(ErrorCode::MissingApiKey)
+        );
+        assert_eq!(
+            creds(Some(" "), None).key().map_err(|e| e.code()).err(),
+            Some(ErrorCode::MissingApiKey)
+        );
+        assert_eq!(
+            creds(None, Some("Basic abc")).key().map_err(|e| e.code()).err(),
+            Some(ErrorCode::InvalidApiKey)
+        );
+    }
+}

@@ -1,0 +1,103 @@
+//! Core configuration: flags, each mirrored by a `COURIER_*` environment
+//! variable, with defaults for development.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// The core's settings.
+#[derive(clap::Args, Clone, Debug)]
+pub struct CoreConfig {
+    /// Database URL: `sqlite://path?mode=rwc` or `postgres://…`.
+    #[arg(
+        long,
+        env = "COURIER_DATABASE_URL",
+        default_value = "sqlite://data/courier.db?mode=rwc"
+    )]
+    pub database_url: String,
+
+    /// Address the gRPC server listens on.
+    #[arg(long, env = "COURIER_GRPC_ADDR", default_value = "127.0.0.1:50051")]
+    pub grpc_addr: String,
+
+    /// Base URL of the public API, for tracking pages, download links and
+    /// error documentation.
+    #[arg(long, env = "COURIER_PUBLIC_BASE_URL", default_value = "http://127.0.0.1:8080")]
+    pub public_base_url: String,
+
+    /// Master secret for service tokens and signed links. When unset, one is
+    /// generated once and kept in the database, shared by every replica.
+    #[arg(long, env = "COURIER_SECRET_KEY", hide_env_values = true)]
+    pub secret_key: Option<String>,
+
+    /// Step of the test-mode courier simulator (e.g. `20s`, `500ms`).
+    #[arg(long, env = "COURIER_SIMULATOR_STEP", default_value = "20s", value_parser = parse_duration)]
+    pub simulator_step: Duration,
+
+    /// Development only: allow plain-HTTP and loopback webhook targets.
+    #[arg(long, env = "COURIER_WEBHOOK_ALLOW_INSECURE", default_value_t = false)]
+    pub webhook_allow_insecure: bool,
+
+    /// A catalogue file (vehicle types, extras, service areas) replacing the
+    /// built-in one.
+    #[arg(long, env = "COURIER_CATALOG_FILE")]
+    pub catalog_file: Option<PathBuf>,
+}
+
+/// Parses `500ms`, `20s`, `2m`, `1h`.
+pub fn parse_duration(text: &str) -> Result<Duration, String> {
+    let text = text.trim();
+    let split = text
+        .find(|c: char| !c.is_ascii_digit())
+        .ok_or_else(|| format!("'{text}' needs a unit: ms, s, m or h"))?;
+    let (number, unit) = text.split_at(split);
+    let value: u64 = number
+        .parse()
+        .map_err(|_| format!("'{text}' does not start with a whole number"))?;
+    match unit {
+        "ms" => Ok(Duration::from_millis(value)),
+        "s" => Ok(Duration::from_secs(value)),
+        "m" => Ok(Duration::from_secs(value * 60)),
+        "h" => Ok(Duration::from_secs(value * 3600)),
+        _ => Err(format!("'{text}': unknown unit '{unit}' (use ms, s, m or h)")),
+    }
+}
+
+/// Every `COURIER_*` variable the binaries read.
+pub const KNOWN_ENV: &[&str] = &[
+    "COURIER_DATABASE_URL",
+    "COURIER_GRPC_ADDR",
+    "COURIER_HTTP_ADDR",
+    "COURIER_CORE_URL",
+    "COURIER_PUBLIC_BASE_URL",
+    "COURIER_SECRET_KEY",
+    "COURIER_SIMULATOR_STEP",
+    "COURIER_WEBHOOK_ALLOW_INSECURE",
+    "COURIER_CATALOG_FILE",
+    "COURIER_LOG_FORMAT",
+    "COURIER_LOG",
+    "COURIER_SERVICE_TOKEN",
+];
+
+/// Warns about `COURIER_*` variables that nothing reads (likely typos).
+pub fn warn_unknown_env() {
+    for (name, _) in std::env::vars() {
+        if name.starts_with("COURIER_") && !KNOWN_ENV.contains(&name.as_str()) {
+            tracing::warn!(variable = %name, "unknown COURIER_* environment variable ignored");
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_durations() {
+        assert_eq!(parse_duration("500ms"), Ok(Duration::from_millis(500)));
+        assert_eq!(parse_duration("20s"), Ok(Duration::from_secs(20)));
+        assert_eq!(parse_duration("2m"), Ok(Duration::from_secs(120)));
+        assert!(parse_duration("20").is_err());
+        assert!(parse_duration("s").is_err());
+        assert!(parse_duration("5d").is_err());
+    }
+}

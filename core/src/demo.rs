@@ -1,0 +1,69 @@
+//! The demo workspace of a fresh development database: a business with
+//! invoice billing enabled and a credit limit, and one full-permission key
+//! per mode, printed once.
+
+use crate::auth::Mode;
+use crate::auth::api_keys::{self, KeyExpiry, NewApiKey};
+use crate::workspaces::{self, BillingState, NewWorkspace, Plan, WorkspaceKind};
+use crate::{Core, CoreResult};
+
+/// Keys of a newly created demo workspace.
+pub struct DemoKeys {
+    pub workspace_id: String,
+    pub test_key: String,
+    pub live_key: String,
+}
+
+/// Creates the demo workspace when the database has no workspace yet.
+pub async fn bootstrap(core: &Core) -> CoreResult<Option<DemoKeys>> {
+    if !workspaces::is_empty(&core.db).await? {
+        return Ok(None);
+    }
+    let now = core.clock.now_micros();
+    let workspace = workspaces::create(
+        &core.db,
+        now,
+        NewWorkspace {
+            name: "Demo Business".into(),
+            kind: WorkspaceKind::Business,
+            plan: Plan {
+                api_access: true,
+                fleet_order_intake: false,
+                proof_of_delivery: true,
+                discount_bps: 0,
+            },
+            billing: BillingState {
+                invoice_billing_enabled: true,
+                credit_limit_cents: 500_000,
+                statement_overdue: false,
+            },
+        },
+    )
+    .await?;
+    let key = |mode| NewApiKey {
+        workspace_id: workspace.id.clone(),
+        mode,
+        label: format!("demo {} key", if mode == Mode::Live { "live" } else { "test" }),
+        permissions: Vec::new(),
+        expiry: KeyExpiry::Never,
+    };
+    let (_, test_key) = api_keys::create(&core.db, now, key(Mode::Test)).await?;
+    let (_, live_key) = api_keys::create(&core.db, now, key(Mode::Live)).await?;
+    Ok(Some(DemoKeys {
+        workspace_id: workspace.id,
+        test_key,
+        live_key,
+    }))
+}
+
+impl DemoKeys {
+    /// The lines a developer copies from the terminal.
+    pub fn print(&self) {
+        println!(
+            "Demo workspace {} created. Its keys are shown only now:",
+            self.workspace_id
+        );
+        println!("test key: {}", self.test_key);
+        println!("live key: {}", self.live_key);
+    }
+}

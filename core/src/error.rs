@@ -1,0 +1,84 @@
+//! The core's one error type. Domain code returns [`CoreError`]; the gRPC layer
+//! turns it into a status once (`From<CoreError> for tonic::Status`).
+
+use courier::errors::ErrorCode;
+
+#[derive(Debug, thiserror::Error)]
+pub enum CoreError {
+    /// A refusal the public API shows as it is: a code, a message and the
+    /// request field (dot path) or header concerned.
+    #[error("{code:?}: {message}")]
+    Rejected {
+        code: ErrorCode,
+        message: String,
+        param: Option<String>,
+    },
+    /// The database failed (a real dependency failure: 5xx).
+    #[error("database error: {0}")]
+    Database(#[from] sea_orm::DbErr),
+    /// An invariant broke inside the core (a bug: 5xx).
+    #[error("internal error: {0}")]
+    Internal(String),
+}
+
+pub type CoreResult<T> = Result<T, CoreError>;
+
+impl CoreError {
+    /// A refusal with `code` and no `param`.
+    pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
+        CoreError::Rejected {
+            code,
+            message: message.into(),
+            param: None,
+        }
+    }
+
+    /// A refusal with `code` about the field or header `param`.
+    pub fn at(code: ErrorCode, param: impl Into<String>, message: impl Into<String>) -> Self {
+        CoreError::Rejected {
+            code,
+            message: message.into(),
+            param: Some(param.into()),
+        }
+    }
+
+    /// `400 invalid_request` about the field `param`.
+    pub fn invalid(param: impl Into<String>, message: impl Into<String>) -> Self {
+        CoreError::at(ErrorCode::InvalidRequest, param, message)
+    }
+
+    /// `404 not_found`.
+    pub fn not_found(what: &str) -> Self {
+        CoreError::new(ErrorCode::NotFound, format!("No such {what}."))
+    }
+
+    /// The public code of this error (`internal_error` for failures).
+    pub fn code(&self) -> ErrorCode {
+        match self {
+            CoreError::Rejected { code, .. } => *code,
+            CoreError::Database(_) | CoreError::Internal(_) => ErrorCode::InternalError,
+        }
+    }
+}
+
+impl From<CoreError> for tonic::Status {
+    fn from(error: CoreError) -> Self {
+        match error {
+            CoreError::Rejected { code, message, param } => {
+                courier::errors::to_status(code, &message, param.as_deref())
+            }
+            CoreError::Database(db) => {
+                tracing::error!(error = %db, "database failure");
+                courier::errors::to_status(
+                    ErrorCode::ServiceUnavailable,
+                    "The database is temporarily unavailable.",
+                    None,
+                )
+            }
+            CoreError::Internal(message) => {
+                tracing::error!(%message, "internal failure");
+                courier::errors::to_status(ErrorCode::InternalError, "Unexpected error.", None)
+            }
+        }
+    }
+}

@@ -1,0 +1,209 @@
+use courier::internal::v1 as pb;
+use courier::internal::v1::admin_service_server::AdminService;
+use courier::v1::Mode as PbMode;
+use tonic::{Request, Response, Status};
+
+use super::context;
+use crate::auth::api_keys::{self, ApiKey, KeyExpiry, NewApiKey};
+use crate::auth::service_token::Role;
+use crate::auth::{Mode, Permission};
+use crate::workspaces::{self, BillingState, NewWorkspace, Plan, Workspace, WorkspaceKind};
+use crate::{Core, CoreError};
+
+pub struct AdminApi(pub Core);
+
+pub fn plan_in(plan: Option<pb::Plan>) -> Result<Plan, CoreError> {
+    let plan = plan.unwrap_or_default();
+    Ok(Plan {
+        api_access: plan.api_access,
+        fleet_order_intake: plan.fleet_order_intake,
+        proof_of_delivery: plan.proof_of_delivery,
+        discount_bps: u32::try_from(plan.discount_bps)
+            .map_err(|_| CoreError::invalid("plan.discount_bps", "discount_bps must be 0 to 10000."))?,
+    })
+}
+
+pub fn billing_in(billing: Option<pb::BillingState>) -> BillingState {
+    let billing = billing.unwrap_or_default();
+    BillingState {
+        invoice_billing_enabled: billing.invoice_billing_enabled,
+        credit_limit_cents: billing.credit_limit_cents,
+        statement_overdue: billing.statement_overdue,
+    }
+}
+
+pub fn billing_out(billing: &BillingState) -> pb::BillingState {
+    pb::BillingState {
+        invoice_billing_enabled: billing.invoice_billing_enabled,
+        credit_limit_cents: billing.credit_limit_cents,
+        statement_overdue: billing.statement_overdue,
+    }
+}
+
+pub fn workspace_out(w: &Workspace) -> pb::Workspace {
+    pb::Workspace {
+        id: w.id.clone(),
+        name: w.name.clone(),
+        kind: match w.kind {
+            WorkspaceKind::Business => pb::WorkspaceKind::Business,
+            WorkspaceKind::Fleet => pb::WorkspaceKind::Fleet,
+        } as i32,
+        plan: Some(pb::Plan {
+            api_access: w.plan.api_access,
+            fleet_order_intake: w.plan.fleet_order_intake,
+            proof_of_delivery: w.plan.proof_of_delivery,
+            discount_bps: w.plan.discount_bps as i32,
+        }),
+        billing: Some(billing_out(&w.billing)),
+        created_at: Some(courier::time::micros_to_proto(w.created_at)),
+    }
+}
+
+pub fn mode_in(mode: i32) -> Result<Mode, CoreError> {
+    match PbMode::try_from(mode) {
+        Ok(PbMode::Live) => Ok(Mode::Live),
+        Ok(PbMode::Test) => Ok(Mode::Test),
+        _ => Err(CoreError::invalid("mode", "mode must be live or test.")),
+    }
+}
+
+pub fn mode_out(mode: Mode) -> PbMode {
+    match mode {
+        Mode::Live => PbMode::Live,
+        Mode::Test => PbMode::Test,
+    }
+}
+
+fn key_out(key: &ApiKey) -> pb::ApiKey {
+    pb::ApiKey {
+        id: key.id.clone(),
+        workspace_id: key.workspace_id.clone(),
+        mode: mode_out(key.mode) as i32,
+        label: key.label.clone(),
+        permissions: key.permissions.iter().map(|p| p.as_str().to_owned()).collect(),
+        prefix: key.prefix.clone(),
+        created_at: Some(courier::time::micros_to_proto(key.created_at)),
+        expires_at: key.expires_at.map(courier::time::micros_to_proto),
+        revoked_at: key.revoked_at.map(courier::time::micros_to_proto),
+    }
+}
+
+#[tonic::async_trait]
+impl AdminService for AdminApi {
+    async fn create_workspace(
+        &self,
+        request: Request<pb::CreateWorkspaceRequest>,
+    ) -> Result<Response<pb::CreateWorkspaceResponse>, Status> {
+        context::service(&self.0, &request, Role::Admin)?;
+        let r = request.into_inner();
+        let kind = match pb::WorkspaceKind::try_from(r.kind) {
+            Ok(pb::WorkspaceKind::Business) => WorkspaceKind::Business,
+            Ok(pb::WorkspaceKind::Fleet) => WorkspaceKind::Fleet,
+            _ => return Err(workspaces::unknown_kind().into()),
+        };
+        let new = NewWorkspace {
+            name: r.name,
+            kind,
+            plan: plan_in(r.plan)?,
+            billing: billing_in(r.billing),
+        };
+        let workspace = workspaces::create(&self.0.db, self.0.clock.now_micros(), new).await?;
+        Ok(Response::new(pb::CreateWorkspaceResponse {
+            workspace: Some(workspace_out(&workspace)),
+        }))
+    }
+
+    async fn get_workspace(
+        &self,
+        request: Request<pb::GetWorkspaceRequest>,
+    ) -> Result<Response<pb::GetWorkspaceResponse>, Status> {
+        context::service(&self.0, &request, Role::Admin)?;
+        let workspace = workspaces::get(&self.0.db, &request.into_inner().workspace_id).await?;
+        Ok(Response::new(pb::GetWorkspaceResponse {
+            workspace: Some(workspace_out(&workspace)),
+        }))
+    }
+
+    async fn list_workspaces(
+        &self,
+        request: Request<pb::ListWorkspacesRequest>,
+    ) -> Result<Response<pb::ListWorkspacesResponse>, Status> {
+        context::service(&self.0, &request, Role::Admin)?;
+        let list = workspaces::list(&self.0.db).await?;
+        Ok(Response::new(pb::ListWorkspacesResponse {
+            workspaces: list.iter().map(workspace_out).collect(),
+        }))
+    }
+
+    async fn update_workspace_plan(
+        &self,
+        request: Request<pb::UpdateWorkspacePlanRequest>,
+    ) -> Result<Response<pb::UpdateWorkspacePlanResponse>, Status> {
+        context::service(&self.0, &request, Role::Admin)?;
+        let r = request.into_inner();
+        let workspace =
+            workspaces::update_plan(&self.0.db, self.0.clock.now_micros(), &r.workspace_id, plan_in(r.plan)?).await?;
+        Ok(Response::new(pb::UpdateWorkspacePlanResponse {
+            workspace: Some(workspace_out(&workspace)),
+        }))
+    }
+
+    async fn create_api_key(
+        &self,
+        request: Request<pb::CreateApiKeyRequest>,
+    ) -> Result<Response<pb::CreateApiKeyResponse>, Status> {
+        context::service(&self.0, &request, Role::Admin)?;
+        let r = request.into_inner();
+        let permissions = r
+            .permissions
+            .iter()
+            .map(|p| {
+                Permission::parse(p)
+                    .ok_or_else(|| CoreError::invalid("permissions", format!("Unknown permission '{p}'.")))
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        let expiry = match pb::KeyExpiry::try_from(r.expiry) {
+            Ok(pb::KeyExpiry::Never) => KeyExpiry::Never,
+            Ok(pb::KeyExpiry::Days30) => KeyExpiry::Days30,
+            Ok(pb::KeyExpiry::Days90) => KeyExpiry::Days90,
+            Ok(pb::KeyExpiry::Days365) => KeyExpiry::Days365,
+            _ => {
+                return Err(CoreError::invalid("expiry", "expiry must be NEVER, DAYS_30, DAYS_90 or DAYS_365.").into());
+            }
+        };
+        let new = NewApiKey {
+            workspace_id: r.workspace_id,
+            mode: mode_in(r.mode)?,
+            label: r.label,
+            permissions,
+            expiry,
+        };
+        let (key, secret) = api_keys::create(&self.0.db, self.0.clock.now_micros(), new).await?;
+        Ok(Response::new(pb::CreateApiKeyResponse {
+            api_key: Some(key_out(&key)),
+            secret,
+        }))
+    }
+
+    async fn list_api_keys(
+        &self,
+        request: Request<pb::ListApiKeysRequest>,
+    ) -> Result<Response<pb::ListApiKeysResponse>, Status> {
+        context::service(&self.0, &request, Role::Admin)?;
+        let keys = api_keys::list(&self.0.db, &request.into_inner().workspace_id).await?;
+        Ok(Response::new(pb::ListApiKeysResponse {
+            api_keys: keys.iter().map(key_out).collect(),
+        }))
+    }
+
+    async fn revoke_api_key(
+        &self,
+        request: Request<pb::RevokeApiKeyRequest>,
+    ) -> Result<Response<pb::RevokeApiKeyResponse>, Status> {
+        context::service(&self.0, &request, Role::Admin)?;
+        let key = api_keys::revoke(&self.0.db, self.0.clock.now_micros(), &request.into_inner().api_key_id).await?;
+        Ok(Response::new(pb::RevokeApiKeyResponse {
+            api_key: Some(key_out(&key)),
+        }))
+    }
+}

@@ -1,0 +1,143 @@
+//! Plain field moves between protobuf messages and domain types.
+
+use courier::v1 as pb;
+
+use crate::CoreError;
+use crate::quotes::items::ItemInput;
+use crate::quotes::pricing::{Breakdown, ExtraSelection};
+use crate::quotes::{Quote, RouteInput};
+use crate::validate::{ContactInput, WaypointInput};
+
+/// A required message field: absent is `invalid_request` naming it.
+pub fn required<T>(value: Option<T>, param: &str) -> Result<T, CoreError> {
+    value.ok_or_else(|| CoreError::invalid(param, format!("{param} is required.")))
+}
+
+pub fn timestamp(
+    value: Option<prost_types::Timestamp>,
+    param: &str,
+) -> Result<Option<chrono::DateTime<chrono::Utc>>, CoreError> {
+    value
+        .map(|ts| {
+            courier::time::from_proto(&ts).ok_or_else(|| CoreError::invalid(param, format!("{param} is out of range.")))
+        })
+        .transpose()
+}
+
+pub fn waypoint_in(w: pb::Waypoint) -> WaypointInput {
+    WaypointInput {
+        address: w.address,
+        latitude: w.latitude,
+        longitude: w.longitude,
+        contact: w.contact.map(|c| ContactInput {
+            name: c.name,
+            phone: c.phone,
+            email: c.email,
+        }),
+        instructions: w.instructions,
+    }
+}
+
+pub fn waypoint_out(w: &WaypointInput) -> pb::Waypoint {
+    pb::Waypoint {
+        address: w.address.clone(),
+        latitude: w.latitude,
+        longitude: w.longitude,
+        contact: w.contact.as_ref().map(|c| pb::Contact {
+            name: c.name.clone(),
+            phone: c.phone.clone(),
+            email: c.email.clone(),
+        }),
+        instructions: w.instructions.clone(),
+    }
+}
+
+pub fn extra_in(e: pb::SelectedExtra) -> ExtraSelection {
+    ExtraSelection {
+        extra_id: e.extra_id,
+        option_id: e.option_id,
+        quantity: e.quantity.unwrap_or(1),
+    }
+}
+
+pub fn items_in(items: Option<pb::ShipmentItems>) -> Option<Vec<ItemInput>> {
+    items.map(|list| {
+        list.items
+            .into_iter()
+            .map(|i| ItemInput {
+                description: i.description,
+                quantity: i.quantity,
+                weight_kg: i.weight_kg,
+                length_cm: i.length_cm,
+                width_cm: i.width_cm,
+                height_cm: i.height_cm,
+            })
+            .collect()
+    })
+}
+
+/// The route fields shared by quote and delivery requests.
+pub struct RouteParts {
+    pub pickup: Option<pb::Waypoint>,
+    pub dropoff: Option<pb::Waypoint>,
+    pub stops: Vec<pb::Waypoint>,
+    pub vehicle_type_id: String,
+    pub extras: Vec<pb::SelectedExtra>,
+    pub items: Option<pb::ShipmentItems>,
+    pub scheduled_at: Option<prost_types::Timestamp>,
+}
+
+pub fn route_in(parts: RouteParts) -> Result<RouteInput, CoreError> {
+    Ok(RouteInput {
+        pickup: waypoint_in(required(parts.pickup, "pickup")?),
+        dropoff: waypoint_in(required(parts.dropoff, "dropoff")?),
+        stops: parts.stops.into_iter().map(waypoint_in).collect(),
+        vehicle_type_id: parts.vehicle_type_id,
+        extras: parts.extras.into_iter().map(extra_in).collect(),
+        items: items_in(parts.items),
+        scheduled_at: timestamp(parts.scheduled_at, "scheduled_at")?,
+    })
+}
+
+pub fn breakdown_out(b: &Breakdown) -> pb::PriceBreakdown {
+    pb::PriceBreakdown {
+        route_cents: b.route_cents,
+        extras: b
+            .extras
+            .iter()
+            .map(|e| pb::PriceExtra {
+                extra_id: e.extra_id.clone(),
+                option_id: e.option_id.clone(),
+                name: e.name.clone(),
+                option_name: e.option_name.clone(),
+                quantity: e.quantity,
+                unit_amount_cents: e.unit_amount_cents,
+                amount_cents: e.amount_cents,
+            })
+            .collect(),
+        surcharges: b
+            .surcharges
+            .iter()
+            .map(|s| pb::PriceSurcharge {
+                code: s.code.clone(),
+                label: s.label.clone(),
+                amount_cents: s.amount_cents,
+            })
+            .collect(),
+        discount_cents: b.discount_cents,
+        service_fee_cents: b.service_fee_cents,
+    }
+}
+
+pub fn quote_out(q: &Quote) -> pb::Quote {
+    pb::Quote {
+        id: q.id.clone(),
+        amount_cents: q.amount_cents,
+        currency: q.currency.clone(),
+        breakdown: Some(breakdown_out(&q.breakdown)),
+        distance_km: Some(q.distance_km),
+        duration_min: q.duration_min,
+        valid_until: Some(courier::time::micros_to_proto(q.valid_until)),
+        created_at: Some(courier::time::micros_to_proto(q.created_at)),
+    }
+}

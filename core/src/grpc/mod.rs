@@ -1,0 +1,8 @@
+//! gRPC transport: each service impl decodes its request, calls the domain
+//! and encodes the answer. No business rule lives here.
+
+pub mod admin;
+pub mod context;
+pub mod convert;
+pub mod quotes;
+pub mod vehicle_types;

@@ -1,0 +1,33 @@
+use courier::v1::{CreateQuoteRequest, CreateQuoteResponse, quote_service_server::QuoteService};
+use tonic::{Request, Response, Status};
+
+use super::context;
+use super::convert::{self, RouteParts};
+use crate::Core;
+use crate::auth::Permission;
+
+pub struct QuoteApi(pub Core);
+
+#[tonic::async_trait]
+impl QuoteService for QuoteApi {
+    async fn create_quote(
+        &self,
+        request: Request<CreateQuoteRequest>,
+    ) -> Result<Response<CreateQuoteResponse>, Status> {
+        let principal = context::principal(&self.0, &request, Some(Permission::QuotesCreate)).await?;
+        let r = request.into_inner();
+        let route = convert::route_in(RouteParts {
+            pickup: r.pickup,
+            dropoff: r.dropoff,
+            stops: r.stops,
+            vehicle_type_id: r.vehicle_type_id,
+            extras: r.extras,
+            items: r.items,
+            scheduled_at: r.scheduled_at,
+        })?;
+        let quote = crate::quotes::create(&self.0, &principal, route).await?;
+        Ok(Response::new(CreateQuoteResponse {
+            quote: Some(convert::quote_out(&quote)),
+        }))
+    }
+}

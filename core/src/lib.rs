@@ -1,0 +1,57 @@
+//! The courier core: owns the database, every domain rule and the background
+//! workers, and serves them over gRPC (`courier.v1` to the edge and mobile
+//! teams, `courier.internal.v1` to dispatch, billing and the back office).
+//!
+//! Domain modules (`workspaces`, `auth`, `quotes`, …) know nothing of gRPC;
+//! `grpc` decodes requests, calls them and encodes answers.
+
+pub mod auth;
+pub mod clock;
+pub mod config;
+pub mod db;
+pub mod demo;
+pub mod error;
+pub mod grpc;
+pub mod ids;
+pub mod quotes;
+pub mod secrets;
+pub mod server;
+pub mod validate;
+pub mod workspaces;
+
+use std::sync::Arc;
+
+use sea_orm::DatabaseConnection;
+
+pub use error::{CoreError, CoreResult};
+
+/// Everything a request or worker of the core needs, cheap to clone.
+#[derive(Clone)]
+pub struct Core {
+    pub db: DatabaseConnection,
+    pub clock: clock::Clock,
+    pub secrets: secrets::Secrets,
+    pub catalog: Arc<quotes::catalog::Catalog>,
+    pub router: Arc<dyn quotes::routing::RoutingProvider>,
+    pub config: Arc<config::CoreConfig>,
+}
+
+impl Core {
+    /// Connects to the database, runs pending migrations and loads the
+    /// catalogue and secrets.
+    pub async fn start(config: config::CoreConfig, clock: clock::Clock) -> CoreResult<Core> {
+        let db = db::connect(&config.database_url).await?;
+        db::migrate(&db).await?;
+        let secrets = secrets::Secrets::load(&db, config.secret_key.as_deref()).await?;
+        let catalog = quotes::catalog::Catalog::load(config.catalog_file.as_deref())
+            .map_err(|e| CoreError::Internal(format!("catalogue: {e}")))?;
+        Ok(Core {
+            db,
+            clock,
+            secrets,
+            catalog: Arc::new(catalog),
+            router: Arc::new(quotes::routing::OfflineRouter::default()),
+            config: Arc::new(config),
+        })
+    }
+}

@@ -1,0 +1,236 @@
+//! `courier-core`: the gRPC core server, its migrations, and the operator's
+//! admin commands (workspaces, keys, service tokens).
+
+use clap::{Parser, Subcommand};
+use courier::logging::{self, LogFormat};
+use courier_core::auth::api_keys::{self, KeyExpiry, NewApiKey};
+use courier_core::auth::service_token::{self, Role};
+use courier_core::auth::{Mode, Permission};
+use courier_core::config::CoreConfig;
+use courier_core::workspaces::{self, BillingState, NewWorkspace, Plan, WorkspaceKind};
+use courier_core::{Core, CoreError, clock::Clock};
+
+#[derive(Parser)]
+#[command(
+    name = "courier-core",
+    version,
+    about = "Courier core: gRPC services, storage and workers"
+)]
+struct Cli {
+    #[command(flatten)]
+    config: CoreConfig,
+
+    /// Log line format.
+    #[arg(long, env = "COURIER_LOG_FORMAT", value_enum, default_value_t = LogFormat::Text, global = true)]
+    log_format: LogFormat,
+
+    #[command(subcommand)]
+    command: Option<Command>,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Serve gRPC and run the background workers (the default).
+    Serve,
+    /// Apply pending database migrations and exit.
+    Migrate,
+    /// Manage workspaces.
+    #[command(subcommand)]
+    Workspace(WorkspaceCommand),
+    /// Manage API keys.
+    #[command(subcommand)]
+    Key(KeyCommand),
+    /// Mint a service token for an internal gRPC caller.
+    Token {
+        #[arg(long, value_parser = ["admin", "dispatch", "billing"])]
+        role: String,
+        /// Who the token is for.
+        #[arg(long, default_value = "operator")]
+        subject: String,
+        /// Lifetime in seconds.
+        #[arg(long, default_value_t = 3600)]
+        ttl: i64,
+    },
+}
+
+#[derive(Subcommand)]
+enum WorkspaceCommand {
+    /// Create a workspace.
+    Create {
+        #[arg(long)]
+        name: String,
+        #[arg(long, value_parser = ["business", "fleet"])]
+        kind: String,
+        /// Fleet plans: API access.
+        #[arg(long)]
+        api_access: bool,
+        #[arg(long)]
+        fleet_order_intake: bool,
+        #[arg(long)]
+        proof_of_delivery: bool,
+        #[arg(long, default_value_t = 0)]
+        discount_bps: u32,
+        #[arg(long)]
+        invoice_billing_enabled: bool,
+        #[arg(long, default_value_t = 0)]
+        credit_limit_cents: i64,
+        #[arg(long)]
+        statement_overdue: bool,
+    },
+    /// List workspaces.
+    List,
+}
+
+#[derive(Subcommand)]
+enum KeyCommand {
+    /// Create a key; the full key is printed once.
+    Create {
+        #[arg(long)]
+        workspace: String,
+        #[arg(long, value_parser = ["live", "test"])]
+        mode: String,
+        #[arg(long)]
+        label: String,
+        /// A permission (repeatable); none means all the workspace offers.
+        #[arg(long = "permission")]
+        permissions: Vec<String>,
+        /// Days until expiry: 30, 90, 365 or never.
+        #[arg(long, default_value = "never", value_parser = ["30", "90", "365", "never"])]
+        expiry: String,
+    },
+    /// List a workspace's keys.
+    List {
+        #[arg(long)]
+        workspace: String,
+    },
+    /// Revoke a key at once.
+    Revoke {
+        #[arg(long)]
+        id: String,
+    },
+}
+
+#[tokio::main]
+async fn main() -> std::process::ExitCode {
+    let cli = Cli::parse();
+    logging::init(cli.log_format);
+    courier_core::config::warn_unknown_env();
+    match run(cli).await {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(error) => {
+            eprintln!("error: {error}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}
+
+async fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
+    let core = Core::start(cli.config, Clock::default()).await?;
+    let now = core.clock.now_micros();
+    match cli.command.unwrap_or(Command::Serve) {
+        Command::Serve => {
+            let listener = tokio::net::TcpListener::bind(&core.config.grpc_addr).await?;
+            tracing::info!(addr = %listener.local_addr()?, "courier-core serving gRPC");
+            courier_core::server::serve(core, listener, courier::shutdown::signal()).await?;
+        }
+        Command::Migrate => println!("migrations applied"),
+        Command::Workspace(WorkspaceCommand::Create {
+            name,
+            kind,
+            api_access,
+            fleet_order_intake,
+            proof_of_delivery,
+            discount_bps,
+            invoice_billing_enabled,
+            credit_limit_cents,
+            statement_overdue,
+        }) => {
+            let kind = WorkspaceKind::parse(&kind).ok_or_else(workspaces::unknown_kind)?;
+            let new = NewWorkspace {
+                name,
+                kind,
+                plan: Plan {
+                    api_access,
+                    fleet_order_intake,
+                    proof_of_delivery,
+                    discount_bps,
+                },
+                billing: BillingState {
+                    invoice_billing_enabled,
+                    credit_limit_cents,
+                    statement_overdue,
+                },
+            };
+            let w = workspaces::create(&core.db, now, new).await?;
+            println!("workspace {} ({}) created", w.id, w.kind.as_str());
+        }
+        Command::Workspace(WorkspaceCommand::List) => {
+            for w in workspaces::list(&core.db).await? {
+                println!(
+                    "{}\t{}\t{}\t{:?}\t{:?}",
+                    w.id,
+                    w.kind.as_str(),
+                    w.name,
+                    w.plan,
+                    w.billing
+                );
+            }
+        }
+        Command::Key(KeyCommand::Create {
+            workspace,
+            mode,
+            label,
+            permissions,
+            expiry,
+        }) => {
+            let permissions = permissions
+                .iter()
+                .map(|p| {
+                    Permission::parse(p)
+                        .ok_or_else(|| CoreError::invalid("permission", format!("unknown permission {p}")))
+                })
+                .collect::<Result<Vec<_>, _>>()?;
+            let expiry = match expiry.as_str() {
+                "30" => KeyExpiry::Days30,
+                "90" => KeyExpiry::Days90,
+                "365" => KeyExpiry::Days365,
+                _ => KeyExpiry::Never,
+            };
+            let mode = Mode::parse(&mode).ok_or_else(|| CoreError::invalid("mode", "mode must be live or test"))?;
+            let new = NewApiKey {
+                workspace_id: workspace,
+                mode,
+                label,
+                permissions,
+                expiry,
+            };
+            let (key, secret) = api_keys::create(&core.db, now, new).await?;
+            println!("key {} created; it is shown only now:\n{secret}", key.id);
+        }
+        Command::Key(KeyCommand::List { workspace }) => {
+            for k in api_keys::list(&core.db, &workspace).await? {
+                let permissions: Vec<_> = k.permissions.iter().map(|p| p.as_str()).collect();
+                let state = if k.is_usable_at(now) { "active" } else { "inactive" };
+                println!(
+                    "{}\t{}…\t{}\t{}\t{}\t{}",
+                    k.id,
+                    k.prefix,
+                    k.mode.as_str(),
+                    state,
+                    k.label,
+                    permissions.join(",")
+                );
+            }
+        }
+        Command::Key(KeyCommand::Revoke { id }) => {
+            let key = api_keys::revoke(&core.db, now, &id).await?;
+            println!("key {} revoked", key.id);
+        }
+        Command::Token { role, subject, ttl } => {
+            let role = Role::parse(&role).ok_or("unknown role")?;
+            let token = service_token::mint(&core.secrets.service_token, role, &subject, now / 1_000_000, ttl)?;
+            println!("{token}");
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,243 @@
+//! Quotes: price a route and keep the price for 5 minutes (contract 2.5, 4.3).
+//! Owns the `quotes` table. The catalogue, geometry, routing, item and
+//! pricing rules live in the submodules; this module validates a request,
+//! prices it and stores the result per workspace and mode.
+
+pub mod catalog;
+pub mod entity;
+pub mod geo;
+pub mod items;
+pub mod pricing;
+pub mod routing;
+
+use chrono::{DateTime, Duration, Utc};
+use courier::errors::ErrorCode;
+use sea_orm::{ActiveModelTrait, ActiveValue::Set, ConnectionTrait, EntityTrait};
+use serde::{Deserialize, Serialize};
+
+use crate::auth::Principal;
+use crate::validate::{self, ContactRule, WaypointInput};
+use crate::{Core, CoreError, CoreResult};
+use items::ItemInput;
+use pricing::{Breakdown, ExtraSelection, PriceRequest, PricedRoute, RoutePoint};
+
+/// How long a quote's price holds.
+pub const QUOTE_VALIDITY: Duration = Duration::minutes(5);
+
+/// The route of a quote or delivery request: what a quote locks.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RouteInput {
+    pub pickup: WaypointInput,
+    pub dropoff: WaypointInput,
+    pub stops: Vec<WaypointInput>,
+    pub vehicle_type_id: String,
+    pub extras: Vec<ExtraSelection>,
+    /// `None`: no items sent; `Some`: 1 to 100 items, fit checked.
+    pub items: Option<Vec<ItemInput>>,
+    pub scheduled_at: Option<DateTime<Utc>>,
+}
+
+/// What `quote_mismatch` compares: coordinates, vehicle, extras, items and
+/// `scheduled_at`, exactly; contacts, instructions and notes are ignored.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RouteKey {
+    pub pickup: [f64; 2],
+    pub stops: Vec<[f64; 2]>,
+    pub dropoff: [f64; 2],
+    pub vehicle_type_id: String,
+    pub extras: Vec<ExtraSelection>,
+    pub items: Option<Vec<ItemInput>>,
+    /// Unix microseconds.
+    pub scheduled_at: Option<i64>,
+}
+
+impl RouteInput {
+    pub fn key(&self) -> RouteKey {
+        let coordinates = |w: &WaypointInput| [w.latitude, w.longitude];
+        RouteKey {
+            pickup: coordinates(&self.pickup),
+            stops: self.stops.iter().map(coordinates).collect(),
+            dropoff: coordinates(&self.dropoff),
+            vehicle_type_id: self.vehicle_type_id.clone(),
+            extras: self.extras.clone(),
+            items: self.items.clone(),
+            scheduled_at: self.scheduled_at.map(|t| t.timestamp_micros()),
+        }
+    }
+
+    /// Field rules of the route (waypoints, stops, vehicle, schedule).
+    pub fn validate(&self, now: DateTime<Utc>, pickup_rule: ContactRule, stop_rule: ContactRule) -> CoreResult<()> {
+        validate::waypoint("pickup", &self.pickup, pickup_rule)?;
+        validate::waypoint("dropoff", &self.dropoff, pickup_rule)?;
+        validate::stops(&self.stops, stop_rule)?;
+        if self.vehicle_type_id.is_empty() {
+            return Err(CoreError::invalid("vehicle_type_id", "vehicle_type_id is required."));
+        }
+        if let Some(at) = self.scheduled_at {
+            validate::scheduled_at(now, at)?;
+        }
+        Ok(())
+    }
+
+    /// Prices the route in the workspace's terms, at its pickup time.
+    pub async fn price(&self, core: &Core, now: DateTime<Utc>, discount_bps: u32) -> CoreResult<PricedRoute> {
+        let mut waypoints = Vec::with_capacity(self.stops.len() + 2);
+        waypoints.push(RoutePoint {
+            param: "pickup".into(),
+            point: self.pickup.point(),
+        });
+        for (index, stop) in self.stops.iter().enumerate() {
+            waypoints.push(RoutePoint {
+                param: format!("stops.{index}"),
+                point: stop.point(),
+            });
+        }
+        waypoints.push(RoutePoint {
+            param: "dropoff".into(),
+            point: self.dropoff.point(),
+        });
+        let request = PriceRequest {
+            waypoints: &waypoints,
+            vehicle_type_id: &self.vehicle_type_id,
+            extras: &self.extras,
+            items: self.items.as_deref(),
+            pickup_at: self.scheduled_at.unwrap_or(now),
+            discount_bps,
+        };
+        pricing::price_route(&core.catalog, core.router.as_ref(), &request).await
+    }
+}
+
+/// A stored quote.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Quote {
+    pub id: String,
+    pub route: RouteKey,
+    pub amount_cents: i64,
+    pub currency: String,
+    pub breakdown: Breakdown,
+    pub distance_km: f64,
+    pub duration_min: i64,
+    pub service_area_id: String,
+    pub valid_until: i64,
+    pub created_at: i64,
+}
+
+/// Validates, prices and stores a quote for the caller's workspace and mode.
+pub async fn create(core: &Core, principal: &Principal, route: RouteInput) -> CoreResult<Quote> {
+    let now = core.clock.now();
+    route.validate(now, ContactRule::Forbidden, ContactRule::Forbidden)?;
+    let priced = route.price(core, now, principal.workspace.plan.discount_bps).await?;
+    let quote = Quote {
+        id: crate::ids::new_id("quo"),
+        route: route.key(),
+        amount_cents: priced.amount_cents,
+        currency: priced.currency,
+        breakdown: priced.breakdown,
+        distance_km: priced.distance_km,
+        duration_min: priced.duration_min,
+        service_area_id: priced.service_area_id,
+        valid_until: (now + QUOTE_VALIDITY).timestamp_micros(),
+        created_at: now.timestamp_micros(),
+    };
+    entity::ActiveModel {
+        id: Set(quote.id.clone()),
+        workspace_id: Set(principal.workspace.id.clone()),
+        mode: Set(principal.mode.as_str().to_owned()),
+        route: Set(to_json(&quote.route)?),
+        amount_cents: Set(quote.amount_cents),
+        currency: Set(quote.currency.clone()),
+        breakdown: Set(to_json(&quote.breakdown)?),
+        distance_km: Set(quote.distance_km),
+        duration_min: Set(quote.duration_min),
+        service_area_id: Set(quote.service_area_id.clone()),
+        valid_until: Set(quote.valid_until),
+        created_at: Set(quote.created_at),
+    }
+    .insert(&core.db)
+    .await?;
+    Ok(quote)
+}
+
+/// The caller's quote `id` if it is still valid and locks exactly `route`:
+/// `quote_not_found` (unknown, other workspace or mode), `quote_expired`,
+/// `quote_mismatch` naming the first differing field.
+pub async fn redeem(
+    db: &impl ConnectionTrait,
+    now: i64,
+    principal: &Principal,
+    id: &str,
+    route: &RouteKey,
+) -> CoreResult<Quote> {
+    let model = entity::Entity::find_by_id(id.to_owned())
+        .one(db)
+        .await?
+        .filter(|q| q.workspace_id == principal.workspace.id && q.mode == principal.mode.as_str())
+        .ok_or_else(|| {
+            CoreError::at(
+                ErrorCode::QuoteNotFound,
+                "quote_id",
+                "No quote with that id for this key and mode.",
+            )
+        })?;
+    if now >= model.valid_until {
+        return Err(CoreError::at(
+            ErrorCode::QuoteExpired,
+            "quote_id",
+            "The quote has expired; request a new one.",
+        ));
+    }
+    let quote = from_model(model)?;
+    if let Some(field) = first_difference(&quote.route, route) {
+        return Err(CoreError::at(
+            ErrorCode::QuoteMismatch,
+            field,
+            format!("{field} differs from the quote; request a new quote for this route."),
+        ));
+    }
+    Ok(quote)
+}
+
+fn first_difference(quoted: &RouteKey, requested: &RouteKey) -> Option<&'static str> {
+    if quoted.pickup != requested.pickup {
+        Some("pickup")
+    } else if quoted.stops != requested.stops {
+        Some("stops")
+    } else if quoted.dropoff != requested.dropoff {
+        Some("dropoff")
+    } else if quoted.vehicle_type_id != requested.vehicle_type_id {
+        Some("vehicle_type_id")
+    } else if quoted.extras != requested.extras {
+        Some("extras")
+    } else if quoted.items != requested.items {
+        Some("items")
+    } else if quoted.scheduled_at != requested.scheduled_at {
+        Some("scheduled_at")
+    } else {
+        None
+    }
+}
+
+fn from_model(model: entity::Model) -> CoreResult<Quote> {
+    Ok(Quote {
+        route: from_json(&model.route)?,
+        breakdown: from_json(&model.breakdown)?,
+        id: model.id,
+        amount_cents: model.amount_cents,
+        currency: model.currency,
+        distance_km: model.distance_km,
+        duration_min: model.duration_min,
+        service_area_id: model.service_area_id,
+        valid_until: model.valid_until,
+        created_at: model.created_at,
+    })
+}
+
+/// Stored JSON columns are written and read only by the core.
+pub(crate) fn to_json<T: Serialize>(value: &T) -> CoreResult<String> {
+    serde_json::to_string(value).map_err(|e| CoreError::Internal(format!("cannot encode JSON column: {e}")))
+}
+
+pub(crate) fn from_json<T: for<'de> Deserialize<'de>>(text: &str) -> CoreResult<T> {
+    serde_json::from_str(text).map_err(|e| CoreError::Internal(format!("corrupt JSON column: {e}")))
+}

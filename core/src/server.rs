@@ -1,0 +1,47 @@
+//! Assembles the gRPC server: public and internal services, health and
+//! reflection, with a tracing span per call carrying the request id.
+
+use std::future::Future;
+
+use courier::internal::v1::admin_service_server::AdminServiceServer;
+use courier::v1::quote_service_server::QuoteServiceServer;
+use courier::v1::vehicle_type_service_server::VehicleTypeServiceServer;
+use tokio::net::TcpListener;
+use tokio_stream::wrappers::TcpListenerStream;
+
+use crate::Core;
+use crate::grpc::{admin::AdminApi, quotes::QuoteApi, vehicle_types::VehicleTypeApi};
+
+/// Serves the core on `listener` until `shutdown` completes, then finishes
+/// in-flight calls.
+pub async fn serve(
+    core: Core,
+    listener: TcpListener,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
+    let (health_reporter, health_service) = tonic_health::server::health_reporter();
+    health_reporter.set_serving::<QuoteServiceServer<QuoteApi>>().await;
+    health_reporter.set_serving::<AdminServiceServer<AdminApi>>().await;
+    let reflection = tonic_reflection::server::Builder::configure()
+        .register_encoded_file_descriptor_set(courier::FILE_DESCRIPTOR_SET)
+        .build_v1()?;
+
+    tonic::transport::Server::builder()
+        .trace_fn(|request| {
+            let request_id = request
+                .headers()
+                .get(courier::metadata::REQUEST_ID)
+                .and_then(|v| v.to_str().ok())
+                .unwrap_or("-")
+                .to_owned();
+            tracing::info_span!("grpc", path = %request.uri().path(), request_id = %request_id)
+        })
+        .add_service(health_service)
+        .add_service(reflection)
+        .add_service(AdminServiceServer::new(AdminApi(core.clone())))
+        .add_service(VehicleTypeServiceServer::new(VehicleTypeApi(core.clone())))
+        .add_service(QuoteServiceServer::new(QuoteApi(core)))
+        .serve_with_incoming_shutdown(TcpListenerStream::new(listener), shutdown)
+        .await?;
+    Ok(())
+}

@@ -1,0 +1,225 @@
+//! Request field rules shared by quotes, deliveries and fleet orders
+//! (contract sections 4.1 and 8). Every refusal names its field as a dot path.
+
+use chrono::{DateTime, Duration, Utc};
+
+use crate::quotes::geo::GeoPoint;
+use crate::{CoreError, CoreResult};
+
+/// A waypoint as a request carries it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct WaypointInput {
+    pub address: String,
+    pub latitude: f64,
+    pub longitude: f64,
+    pub contact: Option<ContactInput>,
+    pub instructions: Option<String>,
+}
+
+impl WaypointInput {
+    pub fn point(&self) -> GeoPoint {
+        GeoPoint {
+            latitude: self.latitude,
+            longitude: self.longitude,
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct ContactInput {
+    pub name: String,
+    pub phone: String,
+    pub email: Option<String>,
+}
+
+/// Whether a waypoint may, must or must not carry a contact and instructions.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ContactRule {
+    /// Quotes: address and coordinates only.
+    Forbidden,
+    /// Delivery pickup and dropoff.
+    Required,
+    /// Delivery stops and fleet order waypoints.
+    Optional,
+}
+
+pub const MAX_STOPS: usize = 10;
+
+/// `min..=max` characters (Unicode scalar values), else `invalid_request`.
+pub fn text_length(param: &str, value: &str, min: usize, max: usize) -> CoreResult<()> {
+    let count = value.chars().count();
+    if count < min || count > max {
+        let rule = if min == 0 {
+            format!("at most {max}")
+        } else {
+            format!("{min} to {max}")
+        };
+        return Err(CoreError::invalid(
+            param,
+            format!("{param} must be {rule} characters (got {count})."),
+        ));
+    }
+    Ok(())
+}
+
+pub fn waypoint(param: &str, waypoint: &WaypointInput, rule: ContactRule) -> CoreResult<()> {
+    text_length(&format!("{param}.address"), &waypoint.address, 3, 500)?;
+    if !waypoint.latitude.is_finite() || !(-90.0..=90.0).contains(&waypoint.latitude) {
+        return Err(CoreError::invalid(
+            format!("{param}.latitude"),
+            "latitude must be a number from -90 to 90.",
+        ));
+    }
+    if !waypoint.longitude.is_finite() || !(-180.0..=180.0).contains(&waypoint.longitude) {
+        return Err(CoreError::invalid(
+            format!("{param}.longitude"),
+            "longitude must be a number from -180 to 180.",
+        ));
+    }
+    match (rule, &waypoint.contact) {
+        (ContactRule::Forbidden, Some(_)) => {
+            return Err(CoreError::invalid(
+                format!("{param}.contact"),
+                "Quotes take no contact.",
+            ));
+        }
+        (ContactRule::Required, None) => {
+            return Err(CoreError::invalid(format!("{param}.contact"), "contact is required."));
+        }
+        (_, Some(c)) => contact(&format!("{param}.contact"), c)?,
+        _ => {}
+    }
+    if let Some(instructions) = &waypoint.instructions {
+        if rule == ContactRule::Forbidden {
+            return Err(CoreError::invalid(
+                format!("{param}.instructions"),
+                "Quotes take no instructions.",
+            ));
+        }
+        text_length(&format!("{param}.instructions"), instructions, 0, 500)?;
+    }
+    Ok(())
+}
+
+pub fn contact(param: &str, contact: &ContactInput) -> CoreResult<()> {
+    text_length(&format!("{param}.name"), &contact.name, 1, 200)?;
+    phone(&format!("{param}.phone"), &contact.phone)?;
+    if let Some(email_address) = &contact.email {
+        email(&format!("{param}.email"), email_address)?;
+    }
+    Ok(())
+}
+
+/// 5 to 32 characters in international format: `+`, then digits with optional
+/// spaces, dashes, dots or parentheses.
+pub fn phone(param: &str, phone: &str) -> CoreResult<()> {
+    text_length(param, phone, 5, 32)?;
+    let digits = phone.chars().filter(char::is_ascii_digit).count();
+    let allowed = phone
+        .chars()
+        .skip(1)
+        .all(|c| c.is_ascii_digit() || matches!(c, ' ' | '-' | '.' | '(' | ')'));
+    if !phone.starts_with('+') || !allowed || digits < 4 {
+        return Err(CoreError::invalid(
+            param,
+            "phone must be in international format, e.g. +49 30 1234567.",
+        ));
+    }
+    Ok(())
+}
+
+/// A plausible address: one `@`, a non-empty local part, a dotted domain and
+/// no white space.
+pub fn email(param: &str, email: &str) -> CoreResult<()> {
+    let valid = email.chars().count() <= 254
+        && !email.chars().any(char::is_whitespace)
+        && email.split_once('@').is_some_and(|(local, domain)| {
+            !local.is_empty()
+                && !domain.contains('@')
+                && domain.split('.').count() >= 2
+                && domain.split('.').all(|label| !label.is_empty())
+        });
+    if !valid {
+        return Err(CoreError::invalid(param, "email must be an email address."));
+    }
+    Ok(())
+}
+
+/// `scheduled_at` lies at least 1 minute and at most 30 days ahead.
+pub fn scheduled_at(now: DateTime<Utc>, at: DateTime<Utc>) -> CoreResult<()> {
+    if at < now + Duration::minutes(1) {
+        return Err(CoreError::invalid(
+            "scheduled_at",
+            "scheduled_at must be at least 1 minute in the future.",
+        ));
+    }
+    if at > now + Duration::days(30) {
+        return Err(CoreError::invalid(
+            "scheduled_at",
+            "scheduled_at must be at most 30 days ahead.",
+        ));
+    }
+    Ok(())
+}
+
+/// The route's stops: at most 10, each a valid waypoint.
+pub fn stops(stops: &[WaypointInput], rule: ContactRule) -> CoreResult<()> {
+    if stops.len() > MAX_STOPS {
+        return Err(CoreError::invalid(
+            "stops",
+            format!("At most {MAX_STOPS} stops (got {}).", stops.len()),
+        ));
+    }
+    for (index, stop) in stops.iter().enumerate() {
+        waypoint(&format!("stops.{index}"), stop, rule)?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn param_of(result: CoreResult<()>) -> Option<String> {
+        match result {
+            Err(CoreError::Rejected { param, .. }) => param,
+            _ => None,
+        }
+    }
+
+    fn point(address: &str) -> WaypointInput {
+        WaypointInput {
+            address: address.to_owned(),
+            latitude: 52.5,
+            longitude: 13.4,
+            contact: None,
+            instructions: None,
+        }
+    }
+
+    #[test]
+    fn address_length_boundaries() {
+        assert!(waypoint("pickup", &point("abc"), ContactRule::Forbidden).is_ok());
+        assert_eq!(
+            param_of(waypoint("pickup", &point("ab"), ContactRule::Forbidden)).as_deref(),
+            Some("pickup.address")
+        );
+        assert!(waypoint("pickup", &point(&"a".repeat(500)), ContactRule::Forbidden).is_ok());
+        assert!(waypoint("pickup", &point(&"a".repeat(501)), ContactRule::Forbidden).is_err());
+        assert!(waypoint("pickup", &point(&"ü".repeat(500)), ContactRule::Forbidden).is_ok());
+    }
+
+    #[test]
+    fn phone_and_email_formats() {
+        assert!(phone("p", "+4930").is_ok());
+        assert!(phone("p", "+49 (30) 123-4567").is_ok());
+        assert!(phone("p", "030 1234567").is_err());
+        assert!(phone("p", "+49").is_err());
+        assert!(phone("p", &format!("+{}", "1".repeat(31))).is_ok());
+        assert!(phone("p", &format!("+{}", "1".repeat(32))).is_err());
+        assert!(email("e", "a@b.de").is_ok());
+        assert!(email("e", "a@b").is_err());
+        assert!(email("e", "a b@c.de").is_err());
+        assert!(email("e", "@c.de").is_err());
+    }
+}

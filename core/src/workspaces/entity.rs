@@ -1,0 +1,24 @@
+use sea_orm::entity::prelude::*;
+
+#[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
+#[sea_orm(table_name = "workspaces")]
+pub struct Model {
+    #[sea_orm(primary_key, auto_increment = false)]
+    pub id: String,
+    pub name: String,
+    pub kind: String,
+    pub api_access: bool,
+    pub fleet_order_intake: bool,
+    pub proof_of_delivery: bool,
+    pub discount_bps: i32,
+    pub invoice_billing_enabled: bool,
+    pub credit_limit_cents: i64,
+    pub statement_overdue: bool,
+    pub created_at: i64,
+    pub updated_at: i64,
+}
+
+#[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]
+pub enum Relation {}
+
+impl ActiveModelBehavior for ActiveModel {}

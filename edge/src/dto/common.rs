@@ -1,0 +1,235 @@
+//! Shapes shared by several resources: addresses, contacts, extras, items,
+//! price breakdowns, times.
+
+use courier::v1 as pb;
+use serde::{Deserialize, Serialize};
+
+use crate::error::ApiError;
+
+/// A route point of a quote: address and coordinates only.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AddressBody {
+    pub address: String,
+    pub latitude: f64,
+    pub longitude: f64,
+}
+
+impl From<AddressBody> for pb::Waypoint {
+    fn from(a: AddressBody) -> Self {
+        pb::Waypoint {
+            address: a.address,
+            latitude: a.latitude,
+            longitude: a.longitude,
+            contact: None,
+            instructions: None,
+        }
+    }
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ContactBody {
+    pub name: String,
+    pub phone: String,
+    pub email: Option<String>,
+}
+
+impl From<ContactBody> for pb::Contact {
+    fn from(c: ContactBody) -> Self {
+        pb::Contact {
+            name: c.name,
+            phone: c.phone,
+            email: c.email,
+        }
+    }
+}
+
+/// A route point that may carry a contact and handoff instructions.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WaypointBody {
+    pub address: String,
+    pub latitude: f64,
+    pub longitude: f64,
+    pub contact: Option<ContactBody>,
+    pub instructions: Option<String>,
+}
+
+impl From<WaypointBody> for pb::Waypoint {
+    fn from(w: WaypointBody) -> Self {
+        pb::Waypoint {
+            address: w.address,
+            latitude: w.latitude,
+            longitude: w.longitude,
+            contact: w.contact.map(Into::into),
+            instructions: w.instructions,
+        }
+    }
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SelectedExtraBody {
+    pub extra_id: String,
+    pub option_id: Option<String>,
+    pub quantity: Option<i64>,
+}
+
+impl From<SelectedExtraBody> for pb::SelectedExtra {
+    fn from(e: SelectedExtraBody) -> Self {
+        pb::SelectedExtra {
+            extra_id: e.extra_id,
+            option_id: e.option_id,
+            quantity: e.quantity,
+        }
+    }
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ItemBody {
+    pub description: String,
+    pub quantity: i64,
+    pub weight_kg: f64,
+    pub length_cm: f64,
+    pub width_cm: f64,
+    pub height_cm: f64,
+}
+
+/// `items` as sent: absent stays absent, a list (even empty) is checked.
+pub fn items_in(items: Option<Vec<ItemBody>>) -> Option<pb::ShipmentItems> {
+    items.map(|list| pb::ShipmentItems {
+        items: list
+            .into_iter()
+            .map(|i| pb::ShipmentItem {
+                description: i.description,
+                quantity: i.quantity,
+                weight_kg: i.weight_kg,
+                length_cm: i.length_cm,
+                width_cm: i.width_cm,
+                height_cm: i.height_cm,
+            })
+            .collect(),
+    })
+}
+
+/// An RFC 3339 date-time field of a request.
+pub fn time_in(param: &str, value: Option<&str>) -> Result<Option<prost_types::Timestamp>, ApiError> {
+    value
+        .map(|text| {
+            chrono::DateTime::parse_from_rfc3339(text)
+                .map(|t| courier::time::to_proto(t.with_timezone(&chrono::Utc)))
+                .map_err(|_| {
+                    ApiError::invalid(
+                        param,
+                        format!("{param} must be an RFC 3339 date-time, e.g. 2026-11-22T14:30:00Z."),
+                    )
+                })
+        })
+        .transpose()
+}
+
+/// A time of a response: RFC 3339, UTC, `Z`.
+pub fn time_out(ts: Option<&prost_types::Timestamp>) -> Option<String> {
+    ts.and_then(courier::time::from_proto)
+        .map(courier::time::format_rfc3339)
+}
+
+#[derive(Debug, Serialize)]
+pub struct ContactJson {
+    pub name: String,
+    pub phone: String,
+    pub email: Option<String>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct WaypointJson {
+    pub address: String,
+    pub latitude: f64,
+    pub longitude: f64,
+    pub contact: Option<ContactJson>,
+    pub instructions: Option<String>,
+}
+
+impl From<pb::Waypoint> for WaypointJson {
+    fn from(w: pb::Waypoint) -> Self {
+        WaypointJson {
+            address: w.address,
+            latitude: w.latitude,
+            longitude: w.longitude,
+            contact: w.contact.map(|c| ContactJson {
+                name: c.name,
+                phone: c.phone,
+                email: c.email,
+            }),
+            instructions: w.instructions,
+        }
+    }
+}
+
+#[derive(Debug, Serialize)]
+pub struct BreakdownExtraJson {
+    pub extra_id: String,
+    pub option_id: Option<String>,
+    pub name: String,
+    pub option_name: Option<String>,
+    pub quantity: i64,
+    pub unit_amount_cents: i64,
+    pub amount_cents: i64,
+}
+
+#[derive(Debug, Serialize)]
+pub struct SurchargeJson {
+    pub code: String,
+    pub label: String,
+    pub amount_cents: i64,
+}
+
+#[derive(Debug, Serialize)]
+pub struct BreakdownJson {
+    pub route_cents: i64,
+    pub extras: Vec<BreakdownExtraJson>,
+    pub surcharges: Vec<SurchargeJson>,
+    pub discount_cents: i64,
+    pub service_fee_cents: i64,
+}
+
+impl From<pb::PriceBreakdown> for BreakdownJson {
+    fn from(b: pb::PriceBreakdown) -> Self {
+        BreakdownJson {
+            route_cents: b.route_cents,
+            extras: b
+                .extras
+                .into_iter()
+                .map(|e| BreakdownExtraJson {
+                    extra_id: e.extra_id,
+                    option_id: e.option_id,
+                    name: e.name,
+                    option_name: e.option_name,
+                    quantity: e.quantity,
+                    unit_amount_cents: e.unit_amount_cents,
+                    amount_cents: e.amount_cents,
+                })
+                .collect(),
+            surcharges: b
+                .surcharges
+                .into_iter()
+                .map(|s| SurchargeJson {
+                    code: s.code,
+                    label: s.label,
+                    amount_cents: s.amount_cents,
+                })
+                .collect(),
+            discount_cents: b.discount_cents,
+            service_fee_cents: b.service_fee_cents,
+        }
+    }
+}
+
+/// Every amount includes VAT.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TaxBehavior {
+    Inclusive,
+}

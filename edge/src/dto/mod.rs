@@ -1,0 +1,7 @@
+//! The edge's own JSON shapes: request bodies with `deny_unknown_fields`, and
+//! response bodies where every field of the contract is always present
+//! (`null` where unset). Converted to and from protobuf explicitly.
+
+pub mod common;
+pub mod quotes;
+pub mod vehicle_types;

@@ -1,0 +1,66 @@
+use courier::v1 as pb;
+use serde::{Deserialize, Serialize};
+
+use super::common::{
+    AddressBody, BreakdownJson, ItemBody, SelectedExtraBody, TaxBehavior, items_in, time_in, time_out,
+};
+use crate::error::ApiError;
+
+/// `POST /v1/quotes` body.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CreateQuoteBody {
+    pub pickup: AddressBody,
+    pub dropoff: AddressBody,
+    pub stops: Option<Vec<AddressBody>>,
+    pub vehicle_type_id: String,
+    pub extras: Option<Vec<SelectedExtraBody>>,
+    pub items: Option<Vec<ItemBody>>,
+    pub scheduled_at: Option<String>,
+}
+
+impl TryFrom<CreateQuoteBody> for pb::CreateQuoteRequest {
+    type Error = ApiError;
+
+    fn try_from(b: CreateQuoteBody) -> Result<Self, ApiError> {
+        Ok(pb::CreateQuoteRequest {
+            scheduled_at: time_in("scheduled_at", b.scheduled_at.as_deref())?,
+            pickup: Some(b.pickup.into()),
+            dropoff: Some(b.dropoff.into()),
+            stops: b.stops.unwrap_or_default().into_iter().map(Into::into).collect(),
+            vehicle_type_id: b.vehicle_type_id,
+            extras: b.extras.unwrap_or_default().into_iter().map(Into::into).collect(),
+            items: items_in(b.items),
+        })
+    }
+}
+
+/// A Quote (contract 2.5).
+#[derive(Debug, Serialize)]
+pub struct QuoteJson {
+    pub id: String,
+    pub amount_cents: i64,
+    pub currency: String,
+    pub tax_behavior: TaxBehavior,
+    pub breakdown: BreakdownJson,
+    pub distance_km: Option<f64>,
+    pub duration_min: i64,
+    pub valid_until: Option<String>,
+    pub created_at: Option<String>,
+}
+
+impl From<pb::Quote> for QuoteJson {
+    fn from(q: pb::Quote) -> Self {
+        QuoteJson {
+            valid_until: time_out(q.valid_until.as_ref()),
+            created_at: time_out(q.created_at.as_ref()),
+            id: q.id,
+            amount_cents: q.amount_cents,
+            currency: q.currency,
+            tax_behavior: TaxBehavior::Inclusive,
+            breakdown: q.breakdown.unwrap_or_default().into(),
+            distance_km: q.distance_km,
+            duration_min: q.duration_min,
+        }
+    }
+}

@@ -1,0 +1,85 @@
+//! The public error shape (contract section 7). Handlers return [`ApiError`];
+//! the response middleware renders it with the request id and `doc_url`,
+//! which only it knows.
+
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use courier::errors::{self, ErrorCode};
+
+/// A public error on its way out.
+#[derive(Clone, Debug)]
+pub struct ApiError {
+    pub code: ErrorCode,
+    pub message: String,
+    pub param: Option<String>,
+}
+
+impl ApiError {
+    pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
+        ApiError {
+            code,
+            message: message.into(),
+            param: None,
+        }
+    }
+
+    pub fn at(code: ErrorCode, param: impl Into<String>, message: impl Into<String>) -> Self {
+        ApiError {
+            code,
+            message: message.into(),
+            param: Some(param.into()),
+        }
+    }
+
+    /// `400 invalid_request` about `param`.
+    pub fn invalid(param: impl Into<String>, message: impl Into<String>) -> Self {
+        ApiError::at(ErrorCode::InvalidRequest, param, message)
+    }
+
+    /// The public error carried by a core status (the core's own code and
+    /// message), or an upstream failure when the core could not answer.
+    pub fn from_status(status: tonic::Status) -> Self {
+        if let Some((code, param)) = errors::public_error(&status) {
+            return ApiError {
+                code,
+                message: status.message().to_owned(),
+                param,
+            };
+        }
+        tracing::error!(grpc_code = ?status.code(), message = %status.message(), "core call failed");
+        let (code, _) = errors::from_status(&status);
+        ApiError::new(code, "The core service could not answer; retry with backoff.")
+    }
+}
+
+impl From<tonic::Status> for ApiError {
+    fn from(status: tonic::Status) -> Self {
+        ApiError::from_status(status)
+    }
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        let status = StatusCode::from_u16(self.code.http_status()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+        // The body is rendered by `middleware::finish`, which knows the
+        // request id and the public base URL.
+        let mut response = status.into_response();
+        response.extensions_mut().insert(self);
+        response
+    }
+}
+
+/// The JSON body of an error answer.
+pub fn body(error: &ApiError, request_id: &str, base_url: &str) -> serde_json::Value {
+    let mut inner = serde_json::Map::new();
+    inner.insert("code".into(), error.code.as_str().into());
+    inner.insert("message".into(), error.message.clone().into());
+    if let Some(param) = &error.param {
+        inner.insert("param".into(), param.clone().into());
+    }
+    inner.insert(
+        "doc_url".into(),
+        format!("{base_url}/v1/docs/errors#{}", error.code.as_str()).into(),
+    );
+    serde_json::json!({ "error": inner, "request_id": request_id })
+}

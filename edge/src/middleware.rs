@@ -1,0 +1,59 @@
+//! Runs around every request: assigns the request id, logs the request, and
+//! renders errors in the public shape with `request_id` and `doc_url`.
+
+use std::time::Instant;
+
+use axum::body::Body;
+use axum::extract::{Request, State};
+use axum::http::{HeaderValue, header};
+use axum::middleware::Next;
+use axum::response::Response;
+use rand::Rng;
+use tracing::Instrument;
+
+use crate::EdgeState;
+use crate::error::{self, ApiError};
+
+/// The request id of the current request, `req_…`.
+#[derive(Clone, Debug)]
+pub struct RequestId(pub String);
+
+fn new_request_id() -> String {
+    const ALPHABET: &[u8] = b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+    let mut rng = rand::rng();
+    let suffix: String = (0..22)
+        .map(|_| ALPHABET[rng.random_range(0..ALPHABET.len())] as char)
+        .collect();
+    format!("req_{suffix}")
+}
+
+pub async fn finish(State(state): State<EdgeState>, mut request: Request, next: Next) -> Response {
+    let request_id = new_request_id();
+    request.extensions_mut().insert(RequestId(request_id.clone()));
+    let method = request.method().clone();
+    let path = request.uri().path().to_owned();
+    let span = tracing::info_span!("http", request_id = %request_id, %method, %path);
+    let started = Instant::now();
+    let mut response = next.run(request).instrument(span.clone()).await;
+
+    if let Some(api_error) = response.extensions_mut().remove::<ApiError>() {
+        let body = error::body(&api_error, &request_id, &state.base_url);
+        *response.body_mut() = Body::from(body.to_string());
+        response
+            .headers_mut()
+            .insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
+        response.headers_mut().remove(header::CONTENT_LENGTH);
+        span.in_scope(|| tracing::info!(code = api_error.code.as_str(), param = ?api_error.param, "request refused"));
+    }
+    if let Ok(value) = HeaderValue::from_str(&request_id) {
+        response.headers_mut().insert("request-id", value);
+    }
+    span.in_scope(|| {
+        tracing::info!(
+            status = response.status().as_u16(),
+            latency_ms = started.elapsed().as_millis() as u64,
+            "request"
+        )
+    });
+    response
+}

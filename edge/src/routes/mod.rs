@@ -1,0 +1,37 @@
+//! The `/v1` routes. Each handler converts its JSON to a request message,
+//! calls the core with the caller's context, and converts the answer back.
+
+mod docs;
+mod quotes;
+mod vehicle_types;
+
+use axum::http::{Method, Uri};
+use axum::routing::{get, post};
+use axum::{Router, middleware as axum_middleware};
+use courier::errors::ErrorCode;
+
+use crate::EdgeState;
+use crate::error::ApiError;
+use crate::middleware;
+
+pub fn router(state: EdgeState) -> Router {
+    Router::new()
+        .route("/v1/vehicle-types", get(vehicle_types::list))
+        .route("/v1/quotes", post(quotes::create))
+        .route("/v1/docs/errors", get(docs::errors))
+        .fallback(unknown_route)
+        .method_not_allowed_fallback(wrong_method)
+        .layer(axum_middleware::from_fn_with_state(state.clone(), middleware::finish))
+        .with_state(state)
+}
+
+async fn unknown_route(method: Method, uri: Uri) -> ApiError {
+    ApiError::new(ErrorCode::NotFound, format!("No route {method} {}.", uri.path()))
+}
+
+async fn wrong_method(method: Method, uri: Uri) -> ApiError {
+    ApiError::new(
+        ErrorCode::MethodNotAllowed,
+        format!("{} does not take {method}.", uri.path()),
+    )
+}

@@ -1,0 +1,27 @@
+//! SeaORM migrations of the core's database, one per file, written with
+//! SeaQuery so that they run on SQLite and PostgreSQL alike.
+//!
+//! Conventions: ids are prefixed strings; times are unix microseconds (UTC) in
+//! BIGINT columns so that ordering and keyset comparisons behave the same on
+//! both databases; structured values are JSON text.
+
+pub use sea_orm_migration::prelude::*;
+
+mod m20261122_000001_create_settings;
+mod m20261122_000002_create_workspaces;
+mod m20261122_000003_create_api_keys;
+mod m20261122_000004_create_quotes;
+
+pub struct Migrator;
+
+#[async_trait::async_trait]
+impl MigratorTrait for Migrator {
+    fn migrations() -> Vec<Box<dyn MigrationTrait>> {
+        vec![
+            Box::new(m20261122_000001_create_settings::Migration),
+            Box::new(m20261122_000002_create_workspaces::Migration),
+            Box::new(m20261122_000003_create_api_keys::Migration),
+            Box::new(m20261122_000004_create_quotes::Migration),
+        ]
+    }
+}

@@ -1,0 +1,175 @@
+//! The public error catalogue (contract section 7): every machine code with its
+//! HTTP status, its gRPC code and its documentation. The core encodes domain
+//! errors into a gRPC status with [`to_status`]; the edge decodes them with
+//! [`from_status`] and renders the public shape. `/v1/docs/errors` is generated
+//! from [`ErrorCode::ALL`].
+
+use prost::Message;
+
+use crate::metadata;
+use crate::v1::ErrorDetail;
+
+macro_rules! error_codes {
+    ($( $variant:ident => ($code:literal, $http:literal, $grpc:ident, $doc:literal), )*) => {
+        /// A stable, machine-readable public error code.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        pub enum ErrorCode {
+            $( $variant, )*
+        }
+
+        impl ErrorCode {
+            /// Every code, in catalogue order.
+            pub const ALL: &'static [ErrorCode] = &[$( ErrorCode::$variant, )*];
+
+            /// The code as it appears on the wire.
+            pub fn as_str(self) -> &'static str {
+                match self { $( ErrorCode::$variant => $code, )* }
+            }
+
+            /// The HTTP status the public API answers with.
+            pub fn http_status(self) -> u16 {
+                match self { $( ErrorCode::$variant => $http, )* }
+            }
+
+            /// The gRPC status code the core answers with.
+            pub fn grpc_code(self) -> tonic::Code {
+                match self { $( ErrorCode::$variant => tonic::Code::$grpc, )* }
+            }
+
+            /// What the code means, for the error catalogue.
+            pub fn description(self) -> &'static str {
+                match self { $( ErrorCode::$variant => $doc, )* }
+            }
+
+            /// The code for its wire name.
+            pub fn parse(code: &str) -> Option<ErrorCode> {
+                match code { $( $code => Some(ErrorCode::$variant), )* _ => None }
+            }
+        }
+    };
+}
+
+error_codes! {
+    InvalidRequest => ("invalid_request", 400, InvalidArgument, "A field is missing or invalid, or the body is not a JSON object. `param` names the field as a dot path (`stops.2.latitude`) or the header."),
+    MethodNotAllowed => ("method_not_allowed", 405, Unimplemented, "The path exists but not with this HTTP method; the `Allow` header lists the methods it takes."),
+    QuoteMismatch => ("quote_mismatch", 400, InvalidArgument, "The request differs from the quote in route, vehicle type, extras, items or `scheduled_at`. Request a new quote."),
+    QuoteNotFound => ("quote_not_found", 400, InvalidArgument, "No quote with that id exists for this key's workspace and mode."),
+    QuoteExpired => ("quote_expired", 400, InvalidArgument, "The quote is older than 5 minutes. Request a new quote."),
+    ServiceAreaUnavailable => ("service_area_unavailable", 400, InvalidArgument, "A waypoint lies outside every service area, or the waypoints lie in different service areas. `param` names the waypoint."),
+    VehicleDoesNotFit => ("vehicle_does_not_fit", 400, InvalidArgument, "The vehicle type cannot carry the items: too heavy, an item fits in no orientation, or the total volume exceeds the cargo space."),
+    InvalidItems => ("invalid_items", 400, InvalidArgument, "The items cannot be evaluated: quantities, weights or dimensions are zero, negative, not finite or absurd."),
+    MissingIdempotencyKey => ("missing_idempotency_key", 400, InvalidArgument, "The `Idempotency-Key` header is required on delivery and fleet order creates."),
+    InvalidIdempotencyKey => ("invalid_idempotency_key", 400, InvalidArgument, "The `Idempotency-Key` header is longer than 255 characters."),
+    InvalidPageToken => ("invalid_page_token", 400, InvalidArgument, "The `page_token` is not one this service issued for the same filters and key mode. Pass `next_page_token` unchanged, with the same filters."),
+    InvalidWebhookUrl => ("invalid_webhook_url", 400, InvalidArgument, "The webhook URL is not a public HTTPS URL: private, local and reserved network targets are refused at registration and before every send."),
+    MissingApiKey => ("missing_api_key", 401, Unauthenticated, "No API key was sent in `x-api-key` or `Authorization: Bearer`."),
+    InvalidApiKey => ("invalid_api_key", 401, Unauthenticated, "The API key is unknown, expired or revoked."),
+    InvoiceCreditLimitExceeded => ("invoice_credit_limit_exceeded", 402, FailedPrecondition, "The live delivery would take the workspace's open amount over its credit limit. Settle open statements first."),
+    InvoiceStatementOverdue => ("invoice_statement_overdue", 402, FailedPrecondition, "An invoice statement is overdue. Settle it before creating live deliveries."),
+    PermissionDenied => ("permission_denied", 403, PermissionDenied, "The key lacks the permission the operation needs."),
+    ApiAccessDisabled => ("api_access_disabled", 403, PermissionDenied, "The workspace's plan has no API access."),
+    InvoiceBillingNotEnabled => ("invoice_billing_not_enabled", 403, PermissionDenied, "The workspace is not approved for invoice billing: live deliveries cannot be created; quotes still work."),
+    FleetKeyRequired => ("fleet_key_required", 403, PermissionDenied, "Fleet orders need a key of a fleet workspace."),
+    LiveKeyRequired => ("live_key_required", 403, PermissionDenied, "Fleet orders need a live key; test keys get this on create and read."),
+    FleetOrdersNotAvailable => ("fleet_orders_not_available", 403, PermissionDenied, "The fleet's plan lacks order intake."),
+    PodNotAvailable => ("pod_not_available", 403, PermissionDenied, "The workspace's plan lacks proof of delivery."),
+    NotFound => ("not_found", 404, NotFound, "The resource does not exist for this key's workspace and mode, or no route matches the path."),
+    NoProofOfDelivery => ("no_proof_of_delivery", 404, NotFound, "The courier has not submitted proof of delivery yet."),
+    NotCancellable => ("not_cancellable", 409, FailedPrecondition, "The courier has already picked up the goods; the delivery can no longer be cancelled."),
+    Conflict => ("conflict", 409, FailedPrecondition, "The resource's state does not allow the request."),
+    IdempotencyKeyReused => ("idempotency_key_reused", 409, AlreadyExists, "The `Idempotency-Key` was used before with a different body."),
+    RequestInProgress => ("request_in_progress", 409, Aborted, "The first request with this `Idempotency-Key` is still running. Retry the same request shortly."),
+    DuplicateExternalId => ("duplicate_external_id", 409, AlreadyExists, "The `external_id` is already used by another delivery in this mode."),
+    EndpointLimitReached => ("endpoint_limit_reached", 409, ResourceExhausted, "The workspace already has the maximum of 10 webhook endpoints in this mode."),
+    EndpointDisabled => ("endpoint_disabled", 409, FailedPrecondition, "The webhook endpoint is disabled. Set `status` to `active` first."),
+    RateLimited => ("rate_limited", 429, ResourceExhausted, "Too many requests. Wait the number of seconds in the `Retry-After` header."),
+    InternalError => ("internal_error", 500, Internal, "Unexpected error. Retry with backoff, reusing the same `Idempotency-Key` on creates."),
+    VerificationFailed => ("verification_failed", 500, Internal, "Unexpected verification error. Retry with backoff."),
+    UpstreamError => ("upstream_error", 502, Unavailable, "An internal service failed. Retry with backoff, reusing the same `Idempotency-Key` on creates."),
+    ServiceUnavailable => ("service_unavailable", 503, Unavailable, "The service is temporarily unavailable. Retry with backoff."),
+}
+
+/// A gRPC status carrying a public error: the code and `param` travel in the
+/// status details (an encoded [`ErrorDetail`]) and, for plain gRPC tooling,
+/// in the `x-error-code` / `x-error-param` metadata.
+pub fn to_status(code: ErrorCode, message: &str, param: Option<&str>) -> tonic::Status {
+    let detail = ErrorDetail {
+        code: code.as_str().to_owned(),
+        param: param.unwrap_or_default().to_owned(),
+        message: String::new(),
+    };
+    let mut metadata = tonic::metadata::MetadataMap::new();
+    if let Ok(value) = code.as_str().parse() {
+        metadata.insert(metadata::ERROR_CODE, value);
+    }
+    if let Some(value) = param.and_then(|p| p.parse().ok()) {
+        metadata.insert(metadata::ERROR_PARAM, value);
+    }
+    tonic::Status::with_details_and_metadata(
+        code.grpc_code(),
+        message.to_owned(),
+        detail.encode_to_vec().into(),
+        metadata,
+    )
+}
+
+/// A request error as the edge forwards it (see `metadata::REQUEST_ERROR`).
+pub fn encode_request_error(code: ErrorCode, message: &str, param: Option<&str>) -> Vec<u8> {
+    ErrorDetail {
+        code: code.as_str().to_owned(),
+        param: param.unwrap_or_default().to_owned(),
+        message: message.to_owned(),
+    }
+    .encode_to_vec()
+}
+
+/// The code, message and `param` of a forwarded request error.
+pub fn decode_request_error(bytes: &[u8]) -> Option<(ErrorCode, String, Option<String>)> {
+    let detail = ErrorDetail::decode(bytes).ok()?;
+    let code = ErrorCode::parse(&detail.code)?;
+    Some((code, detail.message, (!detail.param.is_empty()).then_some(detail.param)))
+}
+
+/// The public error a status carries (its code and `param`), if the core
+/// put one there.
+pub fn public_error(status: &tonic::Status) -> Option<(ErrorCode, Option<String>)> {
+    let detail = ErrorDetail::decode(status.details()).ok()?;
+    let code = ErrorCode::parse(&detail.code)?;
+    Some((code, (!detail.param.is_empty()).then_some(detail.param)))
+}
+
+/// The public error of any status: the one it carries, or, for a status
+/// without one (a transport failure, a proxy's answer), `service_unavailable`
+/// or `upstream_error` by its gRPC code.
+pub fn from_status(status: &tonic::Status) -> (ErrorCode, Option<String>) {
+    public_error(status).unwrap_or_else(|| {
+        let code = match status.code() {
+            tonic::Code::Unavailable | tonic::Code::DeadlineExceeded => ErrorCode::ServiceUnavailable,
+            _ => ErrorCode::UpstreamError,
+        };
+        (code, None)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_code_round_trips_through_a_status() {
+        for &code in ErrorCode::ALL {
+            let status = to_status(code, "message", Some("stops.2.latitude"));
+            assert_eq!(status.code(), code.grpc_code());
+            assert_eq!(from_status(&status), (code, Some("stops.2.latitude".to_owned())));
+            assert_eq!(ErrorCode::parse(code.as_str()), Some(code));
+        }
+    }
+
+    #[test]
+    fn a_bare_status_is_an_upstream_failure() {
+        let (code, param) = from_status(&tonic::Status::internal("boom"));
+        assert_eq!((code, param), (ErrorCode::UpstreamError, None));
+        let (code, _) = from_status(&tonic::Status::unavailable("down"));
+        assert_eq!(code, ErrorCode::ServiceUnavailable);
+    }
+}

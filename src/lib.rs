@@ -1,0 +1,45 @@
+//! Types shared by the courier core and edge: the generated gRPC API
+//! (`courier.v1` public, `courier.internal.v1` internal), the public error
+//! catalogue, and the conversions between protobuf and chrono timestamps.
+
+pub mod errors;
+pub mod logging;
+pub mod shutdown;
+pub mod time;
+
+/// The public API (`courier.v1`).
+pub mod v1 {
+    tonic::include_proto!("courier.v1");
+}
+
+/// Internal services (`courier.internal.v1`): admin, billing, dispatch.
+pub mod internal {
+    pub mod v1 {
+        tonic::include_proto!("courier.internal.v1");
+    }
+}
+
+/// Encoded descriptor set of every proto, for gRPC reflection.
+pub const FILE_DESCRIPTOR_SET: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/courier_descriptor.bin"));
+
+/// gRPC metadata keys that cross the edge/core boundary.
+pub mod metadata {
+    /// The public API key, as the client sent it in `x-api-key`.
+    pub const API_KEY: &str = "x-api-key";
+    /// The client's `Authorization` header, forwarded unchanged.
+    pub const AUTHORIZATION: &str = "authorization";
+    /// The request id (`req_…`) the edge assigned.
+    pub const REQUEST_ID: &str = "x-request-id";
+    /// The `Idempotency-Key` header of creates.
+    pub const IDEMPOTENCY_KEY: &str = "idempotency-key";
+    /// Set on an answer replayed from the idempotency store.
+    pub const IDEMPOTENT_REPLAYED: &str = "idempotent-replayed";
+    /// The public error code of a failed call (also in the status details).
+    pub const ERROR_CODE: &str = "x-error-code";
+    /// The `param` of a failed call, when there is one.
+    pub const ERROR_PARAM: &str = "x-error-param";
+    /// A request the edge could not parse (an encoded `ErrorDetail`): the core
+    /// reports it after checking the key, so that authentication errors come
+    /// first.
+    pub const REQUEST_ERROR: &str = "x-request-error-bin";
+}

@@ -1,0 +1,99 @@
+//! Key authentication (contract section 5).
+
+use std::time::Duration;
+
+use courier::internal::v1 as admin_pb;
+use courier::v1::Mode;
+use serde_json::json;
+
+e2e! {
+    async fn missing_key_is_401(app: TestApp) {
+        let answer = app.send(app.http.get(app.url("/v1/vehicle-types"))).await;
+        answer.assert_error(401, "missing_api_key", None);
+        let answer = app.send(app.http.get(app.url("/v1/vehicle-types")).header("x-api-key", "")).await;
+        answer.assert_error(401, "missing_api_key", None);
+    }
+
+    async fn unknown_or_malformed_keys_are_401(app: TestApp) {
+        for key in ["mm_test_doesnotexist000000000000000000", "sk_live_abc", "mm_live_"] {
+            app.get("/v1/vehicle-types", key).await.assert_error(401, "invalid_api_key", None);
+        }
+        let answer = app.send(app.http.get(app.url("/v1/vehicle-types")).header("authorization", "Basic abc")).await;
+        answer.assert_error(401, "invalid_api_key", Some("Authorization"));
+    }
+
+    async fn bearer_works_and_x_api_key_wins(app: TestApp) {
+        let bearer = |key: &str| format!("Bearer {key}");
+        let answer = app.send(app.http.get(app.url("/v1/vehicle-types")).header("authorization", bearer(&app.test_key))).await;
+        assert_eq!(answer.status, 200);
+        let answer = app
+            .send(app.http.get(app.url("/v1/vehicle-types")).header("x-api-key", &app.test_key).header("authorization", bearer("mm_test_wrong")))
+            .await;
+        assert_eq!(answer.status, 200);
+        let answer = app
+            .send(app.http.get(app.url("/v1/vehicle-types")).header("x-api-key", "mm_test_wrong").header("authorization", bearer(&app.test_key)))
+            .await;
+        answer.assert_error(401, "invalid_api_key", None);
+    }
+
+    async fn expired_key_is_refused_on_the_next_request(app: TestApp) {
+        let (_, key) = app.create_key_with(&app.workspace_id, Mode::Test, &[], admin_pb::KeyExpiry::Days30).await;
+        assert_eq!(app.get("/v1/vehicle-types", &key).await.status, 200);
+        app.clock.advance(Duration::from_secs(29 * 86_400));
+        assert_eq!(app.get("/v1/vehicle-types", &key).await.status, 200);
+        app.clock.advance(Duration::from_secs(86_400 + 1));
+        app.get("/v1/vehicle-types", &key).await.assert_error(401, "invalid_api_key", None);
+    }
+
+    async fn revoked_key_is_refused_on_the_next_request(app: TestApp) {
+        let (id, key) = app.create_key_with(&app.workspace_id, Mode::Live, &[], admin_pb::KeyExpiry::Never).await;
+        assert_eq!(app.get("/v1/vehicle-types", &key).await.status, 200);
+        let request = app.admin_request(admin_pb::RevokeApiKeyRequest { api_key_id: id });
+        let revoked = app.admin().await.revoke_api_key(request).await.expect("revoke").into_inner();
+        assert!(revoked.api_key.expect("key").revoked_at.is_some());
+        app.get("/v1/vehicle-types", &key).await.assert_error(401, "invalid_api_key", None);
+    }
+
+    async fn missing_permission_is_403(app: TestApp) {
+        let key = app.create_key(&app.workspace_id, Mode::Test, &["deliveries:read"]).await;
+        // The vehicle type list works with every valid key.
+        assert_eq!(app.get("/v1/vehicle-types", &key).await.status, 200);
+        let answer = app.post("/v1/quotes", &key, &json!({})).await;
+        answer.assert_error(403, "permission_denied", None);
+    }
+
+    async fn fleet_without_api_access_is_403(app: TestApp) {
+        let plan = admin_pb::Plan { api_access: false, ..Default::default() };
+        let fleet = app.create_workspace(admin_pb::WorkspaceKind::Fleet, plan).await;
+        let key = app.create_key(&fleet, Mode::Live, &[]).await;
+        app.get("/v1/vehicle-types", &key).await.assert_error(403, "api_access_disabled", None);
+
+        let plan = admin_pb::Plan { api_access: true, ..Default::default() };
+        let request = app.admin_request(admin_pb::UpdateWorkspacePlanRequest { workspace_id: fleet, plan: Some(plan) });
+        app.admin().await.update_workspace_plan(request).await.expect("plan updated");
+        assert_eq!(app.get("/v1/vehicle-types", &key).await.status, 200);
+    }
+
+    async fn fleet_permissions_only_for_fleet_keys(app: TestApp) {
+        let request = app.admin_request(admin_pb::CreateApiKeyRequest {
+            workspace_id: app.workspace_id.clone(),
+            mode: Mode::Live as i32,
+            label: "x".into(),
+            permissions: vec!["fleet_orders:create".into()],
+            expiry: admin_pb::KeyExpiry::Never as i32,
+        });
+        let status = app.admin().await.create_api_key(request).await.expect_err("refused");
+        assert_eq!(status.code(), tonic::Code::InvalidArgument);
+        assert_eq!(courier::errors::from_status(&status).0.as_str(), "invalid_request");
+
+        let fleet = app.create_workspace(admin_pb::WorkspaceKind::Fleet, admin_pb::Plan { api_access: true, ..Default::default() }).await;
+        let request = app.admin_request(admin_pb::ListApiKeysRequest { workspace_id: fleet.clone() });
+        assert!(app.admin().await.list_api_keys(request).await.expect("list").into_inner().api_keys.is_empty());
+        app.create_key(&fleet, Mode::Live, &["fleet_orders:create", "fleet_orders:read"]).await;
+        let request = app.admin_request(admin_pb::ListApiKeysRequest { workspace_id: fleet });
+        let keys = app.admin().await.list_api_keys(request).await.expect("list").into_inner().api_keys;
+        assert_eq!(keys.len(), 1);
+        assert_eq!(keys[0].permissions, vec!["fleet_orders:create", "fleet_orders:read"]);
+        assert!(keys[0].prefix.starts_with("mm_live_"));
+    }
+}

@@ -1,0 +1,78 @@
+//! The error shape on every kind of bad input (contract section 7).
+
+use serde_json::json;
+
+e2e! {
+    async fn unknown_route_and_wrong_method(app: TestApp) {
+        app.get("/v1/nothing-here", &app.test_key).await.assert_error(404, "not_found", None);
+        app.get("/", &app.test_key).await.assert_error(404, "not_found", None);
+        let answer = app.send(app.http.delete(app.url("/v1/quotes")).header("x-api-key", &app.test_key)).await;
+        answer.assert_error(405, "method_not_allowed", None);
+        let answer = app.send(app.http.get(app.url("/v1/quotes")).header("x-api-key", &app.test_key)).await;
+        answer.assert_error(405, "method_not_allowed", None);
+    }
+
+    async fn bodies_that_are_not_json_objects(app: TestApp) {
+        let raw = |body: &'static str| app.http.post(app.url("/v1/quotes")).header("x-api-key", &app.test_key).header("content-type", "application/json").body(body);
+        app.send(raw("{not json")).await.assert_error(400, "invalid_request", Some("body"));
+        app.send(raw("[1, 2]")).await.assert_error(400, "invalid_request", Some("body"));
+        app.send(raw("\"text\"")).await.assert_error(400, "invalid_request", Some("body"));
+        app.send(raw("")).await.assert_error(400, "invalid_request", Some("body"));
+        // The key is checked before the body.
+        let keyless = app.http.post(app.url("/v1/quotes")).header("content-type", "application/json").body("{not json");
+        app.send(keyless).await.assert_error(401, "missing_api_key", None);
+        // No content type at all is still judged by its bytes.
+        let answer = app.send(app.http.post(app.url("/v1/quotes")).header("x-api-key", &app.test_key).body("<xml/>")).await;
+        answer.assert_error(400, "invalid_request", Some("body"));
+    }
+
+    async fn wrong_types_missing_and_unknown_fields(app: TestApp) {
+        let mut body = crate::quotes::berlin_quote();
+        body["pickup"]["latitude"] = json!("52.5");
+        app.post("/v1/quotes", &app.test_key, &body).await.assert_error(400, "invalid_request", Some("pickup.latitude"));
+
+        let mut body = crate::quotes::berlin_quote();
+        body["stops"] = json!([{"address": "Alexanderplatz 1, 10178 Berlin", "latitude": 52.52, "longitude": 13.41}, {"address": "x", "latitude": 52.5}]);
+        app.post("/v1/quotes", &app.test_key, &body).await.assert_error(400, "invalid_request", Some("stops.1.longitude"));
+
+        let mut body = crate::quotes::berlin_quote();
+        body.as_object_mut().expect("object").remove("dropoff");
+        app.post("/v1/quotes", &app.test_key, &body).await.assert_error(400, "invalid_request", Some("dropoff"));
+
+        let mut body = crate::quotes::berlin_quote();
+        body["vehicle_typ"] = json!("car");
+        app.post("/v1/quotes", &app.test_key, &body).await.assert_error(400, "invalid_request", Some("vehicle_typ"));
+
+        let mut body = crate::quotes::berlin_quote();
+        body["pickup"]["contact"] = json!({"name": "A", "phone": "+4930123456"});
+        app.post("/v1/quotes", &app.test_key, &body).await.assert_error(400, "invalid_request", Some("pickup.contact"));
+
+        let mut body = crate::quotes::berlin_quote();
+        body["extras"] = json!([{"extra_id": "insurance", "option_id": "basic", "quantity": 1.5}]);
+        app.post("/v1/quotes", &app.test_key, &body).await.assert_error(400, "invalid_request", Some("extras.0.quantity"));
+    }
+
+    async fn oversize_body(app: TestApp) {
+        let mut body = crate::quotes::berlin_quote();
+        body["pickup"]["address"] = json!("a".repeat(1024 * 1024));
+        app.post("/v1/quotes", &app.test_key, &body).await.assert_error(400, "invalid_request", Some("body"));
+    }
+
+    async fn request_id_on_every_answer(app: TestApp) {
+        let answer = app.get("/v1/vehicle-types", &app.test_key).await;
+        assert_eq!(answer.status, 200);
+        let id = answer.header("request-id").expect("Request-Id header");
+        assert!(id.starts_with("req_") && id.len() > 20);
+        let other = app.get("/v1/vehicle-types", &app.test_key).await;
+        assert_ne!(other.header("request-id"), Some(id));
+    }
+
+    async fn error_catalogue_documents_every_code(app: TestApp) {
+        let answer = app.send(app.http.get(app.url("/v1/docs/errors"))).await;
+        assert_eq!(answer.status, 200);
+        let page = answer.body.as_str().expect("html").to_owned();
+        for code in courier::errors::ErrorCode::ALL {
+            assert!(page.contains(&format!("id=\"{}\"", code.as_str())), "{} missing", code.as_str());
+        }
+    }
+}

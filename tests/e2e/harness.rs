@@ -1,0 +1,368 @@
+//! Starts core and edge on free loopback ports with a fresh database per
+//! test: a temporary SQLite file, or a new PostgreSQL database when
+//! PostgreSQL is reachable (`COURIER_TEST_POSTGRES_URL`, default
+//! `postgres://postgres@127.0.0.1:5432/test`). With
+//! `COURIER_TEST_REQUIRE_POSTGRES=1` an unreachable PostgreSQL fails the test
+//! instead of skipping its PostgreSQL variant.
+
+use std::time::Duration;
+
+use courier::internal::v1 as admin_pb;
+use courier::internal::v1::admin_service_client::AdminServiceClient;
+use courier_core::Core;
+use courier_core::auth::service_token::{self, Role};
+use courier_core::clock::Clock;
+use courier_core::config::CoreConfig;
+use courier_edge::{CoreClients, EdgeState};
+use sea_orm::{ConnectionTrait, Database};
+use serde_json::Value;
+use tokio_util::sync::CancellationToken;
+use tonic::transport::Channel;
+
+pub const SECRET: &str = "e2e-secret-key";
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Backend {
+    Sqlite,
+    Postgres,
+}
+
+/// A running core + edge with a demo business workspace and its keys.
+pub struct TestApp {
+    pub base_url: String,
+    pub grpc_url: String,
+    pub http: reqwest::Client,
+    pub core: Core,
+    pub clock: Clock,
+    pub admin_token: String,
+    pub workspace_id: String,
+    /// Full-permission keys of `workspace_id`.
+    pub test_key: String,
+    pub live_key: String,
+    stop: CancellationToken,
+    _database: DatabaseGuard,
+}
+
+/// An answer of the REST API.
+#[derive(Debug)]
+pub struct Answer {
+    pub status: u16,
+    pub body: Value,
+    pub headers: reqwest::header::HeaderMap,
+}
+
+impl Answer {
+    /// The error code of an error answer.
+    pub fn code(&self) -> &str {
+        self.body["error"]["code"].as_str().unwrap_or("<none>")
+    }
+
+    pub fn param(&self) -> Option<&str> {
+        self.body["error"]["param"].as_str()
+    }
+
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers.get(name).and_then(|v| v.to_str().ok())
+    }
+
+    /// Asserts an error answer with `status`, `code` and `param`, in the
+    /// public shape.
+    #[track_caller]
+    pub fn assert_error(&self, status: u16, code: &str, param: Option<&str>) {
+        assert_eq!(
+            (self.status, self.code(), self.param()),
+            (status, code, param),
+            "answer: {:#}",
+            self.body
+        );
+        let request_id = self.body["request_id"].as_str().expect("request_id in body");
+        assert!(request_id.starts_with("req_"));
+        assert_eq!(self.header("request-id"), Some(request_id));
+        let doc_url = self.body["error"]["doc_url"].as_str().expect("doc_url");
+        assert!(doc_url.ends_with(&format!("/v1/docs/errors#{code}")), "{doc_url}");
+        assert!(self.body["error"]["message"].as_str().is_some_and(|m| !m.is_empty()));
+    }
+}
+
+impl TestApp {
+    pub async fn spawn(backend: Backend) -> Option<TestApp> {
+        let database = match backend {
+            Backend::Sqlite => DatabaseGuard::sqlite(),
+            Backend::Postgres => DatabaseGuard::postgres().await?,
+        };
+        let http_listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind http");
+        let grpc_listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind grpc");
+        let base_url = format!("http://{}", http_listener.local_addr().expect("addr"));
+        let grpc_url = format!("http://{}", grpc_listener.local_addr().expect("addr"));
+        let config = CoreConfig {
+            database_url: database.url.clone(),
+            grpc_addr: grpc_url.clone(),
+            public_base_url: base_url.clone(),
+            secret_key: Some(SECRET.into()),
+            simulator_step: Duration::from_millis(50),
+            webhook_allow_insecure: true,
+            catalog_file: None,
+        };
+        let clock = Clock::default();
+        let core = Core::start(config, clock.clone()).await.expect("core starts");
+        let stop = CancellationToken::new();
+        tokio::spawn(courier_core::server::serve(
+            core.clone(),
+            grpc_listener,
+            stop.clone().cancelled_owned(),
+        ));
+        let edge = EdgeState {
+            core: CoreClients::connect_lazy(&grpc_url).expect("edge channel"),
+            base_url: base_url.clone(),
+        };
+        tokio::spawn(courier_edge::serve(edge, http_listener, stop.clone().cancelled_owned()));
+
+        let now = clock.now().timestamp();
+        let admin_token =
+            service_token::mint(&core.secrets.service_token, Role::Admin, "e2e", now, 3600).expect("token");
+        let mut app = TestApp {
+            base_url,
+            grpc_url,
+            http: reqwest::Client::builder().no_proxy().build().expect("client"),
+            core,
+            clock,
+            admin_token,
+            workspace_id: String::new(),
+            test_key: String::new(),
+            live_key: String::new(),
+            stop,
+            _database: database,
+        };
+        let workspace = app
+            .create_workspace(admin_pb::WorkspaceKind::Business, Default::default())
+            .await;
+        app.test_key = app.create_key(&workspace, courier::v1::Mode::Test, &[]).await;
+        app.live_key = app.create_key(&workspace, courier::v1::Mode::Live, &[]).await;
+        app.workspace_id = workspace;
+        Some(app)
+    }
+
+    pub fn url(&self, path: &str) -> String {
+        format!("{}{path}", self.base_url)
+    }
+
+    pub async fn send(&self, request: reqwest::RequestBuilder) -> Answer {
+        let response = request.send().await.expect("request sent");
+        let status = response.status().as_u16();
+        let headers = response.headers().clone();
+        let bytes = response.bytes().await.expect("body");
+        let body = if bytes.is_empty() {
+            Value::Null
+        } else {
+            serde_json::from_slice(&bytes).unwrap_or_else(|_| Value::String(String::from_utf8_lossy(&bytes).into()))
+        };
+        Answer { status, body, headers }
+    }
+
+    pub async fn get(&self, path: &str, key: &str) -> Answer {
+        self.send(self.http.get(self.url(path)).header("x-api-key", key)).await
+    }
+
+    pub async fn post(&self, path: &str, key: &str, body: &Value) -> Answer {
+        self.send(self.http.post(self.url(path)).header("x-api-key", key).json(body))
+            .await
+    }
+
+    /// An admin gRPC client; `admin_request` adds the service token.
+    pub async fn admin(&self) -> AdminServiceClient<Channel> {
+        AdminServiceClient::connect(self.grpc_url.clone())
+            .await
+            .expect("admin client")
+    }
+
+    pub fn admin_request<T>(&self, message: T) -> tonic::Request<T> {
+        let mut request = tonic::Request::new(message);
+        let value = format!("Bearer {}", self.admin_token).parse().expect("metadata");
+        request.metadata_mut().insert("authorization", value);
+        request
+    }
+
+    /// A workspace with invoice billing enabled and a generous credit limit,
+    /// unless `billing` says otherwise.
+    pub async fn create_workspace(&self, kind: admin_pb::WorkspaceKind, plan: admin_pb::Plan) -> String {
+        self.create_workspace_with(
+            kind,
+            plan,
+            admin_pb::BillingState {
+                invoice_billing_enabled: true,
+                credit_limit_cents: 10_000_000,
+                statement_overdue: false,
+            },
+        )
+        .await
+    }
+
+    pub async fn create_workspace_with(
+        &self,
+        kind: admin_pb::WorkspaceKind,
+        plan: admin_pb::Plan,
+        billing: admin_pb::BillingState,
+    ) -> String {
+        let request = admin_pb::CreateWorkspaceRequest {
+            name: "E2E workspace".into(),
+            kind: kind as i32,
+            plan: Some(plan),
+            billing: Some(billing),
+        };
+        let answer = self
+            .admin()
+            .await
+            .create_workspace(self.admin_request(request))
+            .await
+            .expect("create workspace");
+        answer.into_inner().workspace.expect("workspace").id
+    }
+
+    /// A key of `workspace`; no permissions means all the workspace offers.
+    pub async fn create_key(&self, workspace: &str, mode: courier::v1::Mode, permissions: &[&str]) -> String {
+        self.create_key_with(workspace, mode, permissions, admin_pb::KeyExpiry::Never)
+            .await
+            .1
+    }
+
+    /// Returns the key's id and its secret.
+    pub async fn create_key_with(
+        &self,
+        workspace: &str,
+        mode: courier::v1::Mode,
+        permissions: &[&str],
+        expiry: admin_pb::KeyExpiry,
+    ) -> (String, String) {
+        let request = admin_pb::CreateApiKeyRequest {
+            workspace_id: workspace.into(),
+            mode: mode as i32,
+            label: "e2e".into(),
+            permissions: permissions.iter().map(|p| p.to_string()).collect(),
+            expiry: expiry as i32,
+        };
+        let answer = self
+            .admin()
+            .await
+            .create_api_key(self.admin_request(request))
+            .await
+            .expect("create key");
+        let answer = answer.into_inner();
+        (answer.api_key.expect("key").id, answer.secret)
+    }
+}
+
+impl Drop for TestApp {
+    fn drop(&mut self) {
+        self.stop.cancel();
+    }
+}
+
+/// A database that exists for one test and is removed after it.
+struct DatabaseGuard {
+    url: String,
+    cleanup: Cleanup,
+}
+
+enum Cleanup {
+    File(std::path::PathBuf),
+    Postgres { admin_url: String, name: String },
+}
+
+fn unique_suffix() -> String {
+    use rand::Rng;
+    let n: u64 = rand::rng().random();
+    format!("{n:016x}")
+}
+
+impl DatabaseGuard {
+    fn sqlite() -> DatabaseGuard {
+        let dir = std::env::temp_dir().join(format!("courier-e2e-{}", unique_suffix()));
+        std::fs::create_dir_all(&dir).expect("temp dir");
+        DatabaseGuard {
+            url: format!("sqlite://{}?mode=rwc", dir.join("courier.db").display()),
+            cleanup: Cleanup::File(dir),
+        }
+    }
+
+    async fn postgres() -> Option<DatabaseGuard> {
+        let admin_url = std::env::var("COURIER_TEST_POSTGRES_URL")
+            .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/test".into());
+        let required = std::env::var("COURIER_TEST_REQUIRE_POSTGRES").is_ok_and(|v| v == "1");
+        let admin = match tokio::time::timeout(Duration::from_secs(5), Database::connect(&admin_url)).await {
+            Ok(Ok(db)) => db,
+            failure => {
+                assert!(
+                    !required,
+                    "PostgreSQL required but unreachable at {admin_url}: {failure:?}"
+                );
+                eprintln!("PostgreSQL unreachable at {admin_url}; PostgreSQL variant skipped");
+                return None;
+            }
+        };
+        let name = format!("courier_e2e_{}", unique_suffix());
+        admin
+            .execute_unprepared(&format!("CREATE DATABASE {name}"))
+            .await
+            .expect("create database");
+        let _ = admin.close().await;
+        let base = admin_url.rsplit_once('/').map(|(base, _)| base).unwrap_or(&admin_url);
+        Some(DatabaseGuard {
+            url: format!("{base}/{name}"),
+            cleanup: Cleanup::Postgres { admin_url, name },
+        })
+    }
+}
+
+impl Drop for DatabaseGuard {
+    fn drop(&mut self) {
+        match &self.cleanup {
+            Cleanup::File(dir) => {
+                let _ = std::fs::remove_dir_all(dir);
+            }
+            Cleanup::Postgres { admin_url, name } => {
+                let (admin_url, name) = (admin_url.clone(), name.clone());
+                // Drop runs inside the test's runtime: use a thread of its own.
+                let _ = std::thread::spawn(move || {
+                    let runtime = tokio::runtime::Builder::new_current_thread()
+                        .enable_all()
+                        .build()
+                        .expect("runtime");
+                    runtime.block_on(async {
+                        if let Ok(admin) = Database::connect(&admin_url).await {
+                            let _ = admin
+                                .execute_unprepared(&format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)"))
+                                .await;
+                        }
+                    });
+                })
+                .join();
+            }
+        }
+    }
+}
+
+/// Declares each test once and runs it on SQLite and on PostgreSQL.
+#[macro_export]
+macro_rules! e2e {
+    ($(async fn $name:ident($app:ident: TestApp) $body:block)*) => {$(
+        mod $name {
+            #[allow(unused_imports)]
+            use super::*;
+
+            async fn run($app: $crate::harness::TestApp) $body
+
+            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+            async fn sqlite() {
+                let app = $crate::harness::TestApp::spawn($crate::harness::Backend::Sqlite).await.expect("sqlite app");
+                run(app).await;
+            }
+
+            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+            async fn postgres() {
+                if let Some(app) = $crate::harness::TestApp::spawn($crate::harness::Backend::Postgres).await {
+                    run(app).await;
+                }
+            }
+        }
+    )*};
+}

@@ -1,0 +1,10 @@
+//! End-to-end tests: the edge over HTTP and the core over gRPC, each test on
+//! SQLite and (when reachable) PostgreSQL.
+
+#[macro_use]
+mod harness;
+
+mod auth;
+mod errors;
+mod grpc;
+mod quotes;

@@ -34,6 +34,8 @@ pub mod metadata {
     pub const IDEMPOTENCY_KEY: &str = "idempotency-key";
     /// Set on an answer replayed from the idempotency store.
     pub const IDEMPOTENT_REPLAYED: &str = "idempotent-replayed";
+    /// On a replayed refusal: the request id of the first request.
+    pub const ORIGINAL_REQUEST_ID: &str = "x-original-request-id";
     /// The public error code of a failed call (also in the status details).
     pub const ERROR_CODE: &str = "x-error-code";
     /// The `param` of a failed call, when there is one.

@@ -13,6 +13,15 @@ pub enum CoreError {
         message: String,
         param: Option<String>,
     },
+    /// A refusal stored under an idempotency key, answered again: the first
+    /// request's code, message, `param` and request id.
+    #[error("{code:?} (replayed): {message}")]
+    Replayed {
+        code: ErrorCode,
+        message: String,
+        param: Option<String>,
+        request_id: String,
+    },
     /// The database failed (a real dependency failure: 5xx).
     #[error("database error: {0}")]
     Database(#[from] sea_orm::DbErr),
@@ -55,7 +64,7 @@ impl CoreError {
     /// The public code of this error (`internal_error` for failures).
     pub fn code(&self) -> ErrorCode {
         match self {
-            CoreError::Rejected { code, .. } => *code,
+            CoreError::Rejected { code, .. } | CoreError::Replayed { code, .. } => *code,
             CoreError::Database(_) | CoreError::Internal(_) => ErrorCode::InternalError,
         }
     }
@@ -66,6 +75,24 @@ impl From<CoreError> for tonic::Status {
         match error {
             CoreError::Rejected { code, message, param } => {
                 courier::errors::to_status(code, &message, param.as_deref())
+            }
+            CoreError::Replayed {
+                code,
+                message,
+                param,
+                request_id,
+            } => {
+                let mut status = courier::errors::to_status(code, &message, param.as_deref());
+                status.metadata_mut().insert(
+                    courier::metadata::IDEMPOTENT_REPLAYED,
+                    tonic::metadata::MetadataValue::from_static("true"),
+                );
+                if let Ok(value) = request_id.parse() {
+                    status
+                        .metadata_mut()
+                        .insert(courier::metadata::ORIGINAL_REQUEST_ID, value);
+                }
+                status
             }
             CoreError::Database(db) => {
                 tracing::error!(error = %db, "database failure");

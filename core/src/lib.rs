@@ -6,17 +6,25 @@
 //! `grpc` decodes requests, calls them and encodes answers.
 
 pub mod auth;
+pub mod billing;
 pub mod clock;
 pub mod config;
 pub mod db;
+pub mod deliveries;
 pub mod demo;
 pub mod error;
+pub mod events;
 pub mod grpc;
+pub mod idempotency;
 pub mod ids;
+pub mod lifecycle;
+pub mod pagination;
 pub mod quotes;
 pub mod secrets;
 pub mod server;
 pub mod validate;
+pub mod webhooks;
+pub mod workers;
 pub mod workspaces;
 
 use std::sync::Arc;
@@ -34,6 +42,15 @@ pub struct Core {
     pub catalog: Arc<quotes::catalog::Catalog>,
     pub router: Arc<dyn quotes::routing::RoutingProvider>,
     pub config: Arc<config::CoreConfig>,
+    pub faults: Arc<Faults>,
+}
+
+/// Failures tests inject to prove crash safety (never set in production).
+#[derive(Debug, Default)]
+pub struct Faults {
+    /// The next idempotent create fails after its transaction committed, as
+    /// if the core died before answering.
+    pub fail_after_commit: std::sync::atomic::AtomicBool,
 }
 
 impl Core {
@@ -52,6 +69,7 @@ impl Core {
             catalog: Arc::new(catalog),
             router: Arc::new(quotes::routing::OfflineRouter::default()),
             config: Arc::new(config),
+            faults: Arc::default(),
         })
     }
 }

@@ -131,7 +131,15 @@ async fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
         Command::Serve => {
             let listener = tokio::net::TcpListener::bind(&core.config.grpc_addr).await?;
             tracing::info!(addr = %listener.local_addr()?, "courier-core serving gRPC");
-            courier_core::server::serve(core, listener, courier::shutdown::signal()).await?;
+            let stop = tokio_util::sync::CancellationToken::new();
+            let mut workers = courier_core::workers::spawn(&core, &stop);
+            let signal = stop.clone();
+            tokio::spawn(async move {
+                courier::shutdown::signal().await;
+                signal.cancel();
+            });
+            courier_core::server::serve(core, listener, stop.cancelled_owned()).await?;
+            while workers.join_next().await.is_some() {}
         }
         Command::Migrate => println!("migrations applied"),
         Command::Workspace(WorkspaceCommand::Create {

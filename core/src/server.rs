@@ -4,13 +4,15 @@
 use std::future::Future;
 
 use courier::internal::v1::admin_service_server::AdminServiceServer;
+use courier::v1::delivery_service_server::DeliveryServiceServer;
 use courier::v1::quote_service_server::QuoteServiceServer;
 use courier::v1::vehicle_type_service_server::VehicleTypeServiceServer;
 use tokio::net::TcpListener;
 use tokio_stream::wrappers::TcpListenerStream;
+use tower_http::trace::{DefaultOnFailure, DefaultOnResponse, TraceLayer};
 
 use crate::Core;
-use crate::grpc::{admin::AdminApi, quotes::QuoteApi, vehicle_types::VehicleTypeApi};
+use crate::grpc::{admin::AdminApi, deliveries::DeliveryApi, quotes::QuoteApi, vehicle_types::VehicleTypeApi};
 
 /// Serves the core on `listener` until `shutdown` completes, then finishes
 /// in-flight calls.
@@ -26,8 +28,9 @@ pub async fn serve(
         .register_encoded_file_descriptor_set(courier::FILE_DESCRIPTOR_SET)
         .build_v1()?;
 
-    tonic::transport::Server::builder()
-        .trace_fn(|request| {
+    // One log line per call, in a span carrying the edge's request id.
+    let trace = TraceLayer::new_for_grpc()
+        .make_span_with(|request: &tonic::codegen::http::Request<_>| {
             let request_id = request
                 .headers()
                 .get(courier::metadata::REQUEST_ID)
@@ -36,11 +39,19 @@ pub async fn serve(
                 .to_owned();
             tracing::info_span!("grpc", path = %request.uri().path(), request_id = %request_id)
         })
+        .on_request(())
+        .on_response(DefaultOnResponse::new().level(tracing::Level::INFO))
+        // Refusals are answers, not failures; real failures log where they happen.
+        .on_failure(DefaultOnFailure::new().level(tracing::Level::DEBUG));
+
+    tonic::transport::Server::builder()
+        .layer(trace)
         .add_service(health_service)
         .add_service(reflection)
         .add_service(AdminServiceServer::new(AdminApi(core.clone())))
         .add_service(VehicleTypeServiceServer::new(VehicleTypeApi(core.clone())))
-        .add_service(QuoteServiceServer::new(QuoteApi(core)))
+        .add_service(QuoteServiceServer::new(QuoteApi(core.clone())))
+        .add_service(DeliveryServiceServer::new(DeliveryApi(core)))
         .serve_with_incoming_shutdown(TcpListenerStream::new(listener), shutdown)
         .await?;
     Ok(())

@@ -7,7 +7,7 @@ use crate::quotes::geo::GeoPoint;
 use crate::{CoreError, CoreResult};
 
 /// A waypoint as a request carries it.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct WaypointInput {
     pub address: String,
     pub latitude: f64,
@@ -25,7 +25,7 @@ impl WaypointInput {
     }
 }
 
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct ContactInput {
     pub name: String,
     pub phone: String,

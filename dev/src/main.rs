@@ -67,6 +67,7 @@ async fn run(mut cli: Cli, base_url_defaulted: bool) -> Result<(), Box<dyn std::
         core: CoreClients::connect_lazy(&grpc_url)?,
         base_url: core.config.public_base_url.trim_end_matches('/').to_owned(),
     };
+    let mut workers = courier_core::workers::spawn(&core, &stop);
     let core_task = tokio::spawn(courier_core::server::serve(core, grpc, stop.clone().cancelled_owned()));
     let edge_task = tokio::spawn(courier_edge::serve(edge, http, stop.clone().cancelled_owned()));
     println!("Courier API listening on http://{http_addr}/v1 (gRPC core on {grpc_url})");
@@ -76,5 +77,6 @@ async fn run(mut cli: Cli, base_url_defaulted: bool) -> Result<(), Box<dyn std::
     stop.cancel();
     edge_task.await??;
     core_task.await??;
+    while workers.join_next().await.is_some() {}
     Ok(())
 }

@@ -12,6 +12,9 @@ pub struct ApiError {
     pub code: ErrorCode,
     pub message: String,
     pub param: Option<String>,
+    /// Set when the core replayed a refusal stored under an idempotency key:
+    /// the first request's id, which the replayed body quotes.
+    pub replayed_request_id: Option<String>,
 }
 
 impl ApiError {
@@ -20,6 +23,7 @@ impl ApiError {
             code,
             message: message.into(),
             param: None,
+            replayed_request_id: None,
         }
     }
 
@@ -28,6 +32,7 @@ impl ApiError {
             code,
             message: message.into(),
             param: Some(param.into()),
+            replayed_request_id: None,
         }
     }
 
@@ -40,10 +45,17 @@ impl ApiError {
     /// message), or an upstream failure when the core could not answer.
     pub fn from_status(status: tonic::Status) -> Self {
         if let Some((code, param)) = errors::public_error(&status) {
+            let metadata = status.metadata();
+            let replayed_request_id = metadata
+                .get(courier::metadata::IDEMPOTENT_REPLAYED)
+                .and(metadata.get(courier::metadata::ORIGINAL_REQUEST_ID))
+                .and_then(|v| v.to_str().ok())
+                .map(str::to_owned);
             return ApiError {
                 code,
                 message: status.message().to_owned(),
                 param,
+                replayed_request_id,
             };
         }
         tracing::error!(grpc_code = ?status.code(), message = %status.message(), "core call failed");

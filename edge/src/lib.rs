@@ -16,6 +16,7 @@ use std::future::Future;
 use tokio::net::TcpListener;
 use tonic::transport::{Channel, Endpoint};
 
+use courier::v1::delivery_service_client::DeliveryServiceClient;
 use courier::v1::quote_service_client::QuoteServiceClient;
 use courier::v1::vehicle_type_service_client::VehicleTypeServiceClient;
 
@@ -24,6 +25,7 @@ use courier::v1::vehicle_type_service_client::VehicleTypeServiceClient;
 pub struct CoreClients {
     pub vehicle_types: VehicleTypeServiceClient<Channel>,
     pub quotes: QuoteServiceClient<Channel>,
+    pub deliveries: DeliveryServiceClient<Channel>,
 }
 
 impl CoreClients {
@@ -33,7 +35,8 @@ impl CoreClients {
             .connect_lazy();
         Ok(CoreClients {
             vehicle_types: VehicleTypeServiceClient::new(channel.clone()),
-            quotes: QuoteServiceClient::new(channel),
+            quotes: QuoteServiceClient::new(channel.clone()),
+            deliveries: DeliveryServiceClient::new(channel),
         })
     }
 }

@@ -37,7 +37,13 @@ pub async fn finish(State(state): State<EdgeState>, mut request: Request, next: 
     let mut response = next.run(request).instrument(span.clone()).await;
 
     if let Some(api_error) = response.extensions_mut().remove::<ApiError>() {
-        let body = error::body(&api_error, &request_id, &state.base_url);
+        let quoted_id = api_error.replayed_request_id.as_deref().unwrap_or(&request_id);
+        let body = error::body(&api_error, quoted_id, &state.base_url);
+        if api_error.replayed_request_id.is_some() {
+            response
+                .headers_mut()
+                .insert("idempotent-replayed", HeaderValue::from_static("true"));
+        }
         *response.body_mut() = Body::from(body.to_string());
         response
             .headers_mut()

@@ -11,6 +11,9 @@ mod m20261122_000001_create_settings;
 mod m20261122_000002_create_workspaces;
 mod m20261122_000003_create_api_keys;
 mod m20261122_000004_create_quotes;
+mod m20261122_000005_create_deliveries;
+mod m20261122_000006_create_idempotency_keys;
+mod m20261122_000007_create_events;
 
 pub struct Migrator;
 
@@ -22,6 +25,9 @@ impl MigratorTrait for Migrator {
             Box::new(m20261122_000002_create_workspaces::Migration),
             Box::new(m20261122_000003_create_api_keys::Migration),
             Box::new(m20261122_000004_create_quotes::Migration),
+            Box::new(m20261122_000005_create_deliveries::Migration),
+            Box::new(m20261122_000006_create_idempotency_keys::Migration),
+            Box::new(m20261122_000007_create_events::Migration),
         ]
     }
 }

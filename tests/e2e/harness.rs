@@ -40,6 +40,7 @@ pub struct TestApp {
     pub test_key: String,
     pub live_key: String,
     stop: CancellationToken,
+    _workers: tokio::task::JoinSet<()>,
     _database: DatabaseGuard,
 }
 
@@ -106,6 +107,7 @@ impl TestApp {
         let clock = Clock::default();
         let core = Core::start(config, clock.clone()).await.expect("core starts");
         let stop = CancellationToken::new();
+        let workers = courier_core::workers::spawn(&core, &stop);
         tokio::spawn(courier_core::server::serve(
             core.clone(),
             grpc_listener,
@@ -131,6 +133,7 @@ impl TestApp {
             test_key: String::new(),
             live_key: String::new(),
             stop,
+            _workers: workers,
             _database: database,
         };
         let workspace = app
@@ -166,6 +169,25 @@ impl TestApp {
     pub async fn post(&self, path: &str, key: &str, body: &Value) -> Answer {
         self.send(self.http.post(self.url(path)).header("x-api-key", key).json(body))
             .await
+    }
+
+    /// `POST` with an `Idempotency-Key`.
+    pub async fn post_idempotent(&self, path: &str, key: &str, idempotency_key: &str, body: &Value) -> Answer {
+        let request = self
+            .http
+            .post(self.url(path))
+            .header("x-api-key", key)
+            .header("idempotency-key", idempotency_key);
+        self.send(request.json(body)).await
+    }
+
+    /// Creates a delivery with a fresh idempotency key; panics unless 201.
+    pub async fn create_delivery(&self, key: &str, body: &Value) -> Value {
+        let answer = self
+            .post_idempotent("/v1/deliveries", key, &unique_suffix(), body)
+            .await;
+        assert_eq!(answer.status, 201, "{:#}", answer.body);
+        answer.body
     }
 
     /// An admin gRPC client; `admin_request` adds the service token.
@@ -268,7 +290,7 @@ enum Cleanup {
     Postgres { admin_url: String, name: String },
 }
 
-fn unique_suffix() -> String {
+pub fn unique_suffix() -> String {
     use rand::Rng;
     let n: u64 = rand::rng().random();
     format!("{n:016x}")

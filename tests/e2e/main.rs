@@ -5,6 +5,7 @@
 mod harness;
 
 mod auth;
+mod deliveries;
 mod errors;
 mod grpc;
 mod quotes;

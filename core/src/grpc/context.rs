@@ -8,7 +8,8 @@ use crate::auth::service_token::{self, Role};
 use crate::auth::{self, Credentials, Permission, Principal};
 use crate::{Core, CoreError};
 
-fn header<T>(request: &Request<T>, name: &str) -> Option<String> {
+/// A metadata entry of `request` as text.
+pub fn header<T>(request: &Request<T>, name: &str) -> Option<String> {
     request
         .metadata()
         .get(name)

@@ -4,7 +4,7 @@ use courier::v1 as pb;
 
 use crate::CoreError;
 use crate::quotes::items::ItemInput;
-use crate::quotes::pricing::{Breakdown, ExtraSelection};
+use crate::quotes::pricing::ExtraSelection;
 use crate::quotes::{Quote, RouteInput};
 use crate::validate::{ContactInput, WaypointInput};
 
@@ -35,20 +35,6 @@ pub fn waypoint_in(w: pb::Waypoint) -> WaypointInput {
             email: c.email,
         }),
         instructions: w.instructions,
-    }
-}
-
-pub fn waypoint_out(w: &WaypointInput) -> pb::Waypoint {
-    pb::Waypoint {
-        address: w.address.clone(),
-        latitude: w.latitude,
-        longitude: w.longitude,
-        contact: w.contact.as_ref().map(|c| pb::Contact {
-            name: c.name.clone(),
-            phone: c.phone.clone(),
-            email: c.email.clone(),
-        }),
-        instructions: w.instructions.clone(),
     }
 }
 
@@ -99,42 +85,12 @@ pub fn route_in(parts: RouteParts) -> Result<RouteInput, CoreError> {
     })
 }
 
-pub fn breakdown_out(b: &Breakdown) -> pb::PriceBreakdown {
-    pb::PriceBreakdown {
-        route_cents: b.route_cents,
-        extras: b
-            .extras
-            .iter()
-            .map(|e| pb::PriceExtra {
-                extra_id: e.extra_id.clone(),
-                option_id: e.option_id.clone(),
-                name: e.name.clone(),
-                option_name: e.option_name.clone(),
-                quantity: e.quantity,
-                unit_amount_cents: e.unit_amount_cents,
-                amount_cents: e.amount_cents,
-            })
-            .collect(),
-        surcharges: b
-            .surcharges
-            .iter()
-            .map(|s| pb::PriceSurcharge {
-                code: s.code.clone(),
-                label: s.label.clone(),
-                amount_cents: s.amount_cents,
-            })
-            .collect(),
-        discount_cents: b.discount_cents,
-        service_fee_cents: b.service_fee_cents,
-    }
-}
-
 pub fn quote_out(q: &Quote) -> pb::Quote {
     pb::Quote {
         id: q.id.clone(),
         amount_cents: q.amount_cents,
         currency: q.currency.clone(),
-        breakdown: Some(breakdown_out(&q.breakdown)),
+        breakdown: Some(crate::quotes::breakdown_to_proto(&q.breakdown)),
         distance_km: Some(q.distance_km),
         duration_min: q.duration_min,
         valid_until: Some(courier::time::micros_to_proto(q.valid_until)),

@@ -4,5 +4,6 @@
 pub mod admin;
 pub mod context;
 pub mod convert;
+pub mod deliveries;
 pub mod quotes;
 pub mod vehicle_types;

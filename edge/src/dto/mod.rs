@@ -3,5 +3,6 @@
 //! (`null` where unset). Converted to and from protobuf explicitly.
 
 pub mod common;
+pub mod deliveries;
 pub mod quotes;
 pub mod vehicle_types;

@@ -1,6 +1,7 @@
 //! The `/v1` routes. Each handler converts its JSON to a request message,
 //! calls the core with the caller's context, and converts the answer back.
 
+mod deliveries;
 mod docs;
 mod quotes;
 mod vehicle_types;
@@ -18,6 +19,9 @@ pub fn router(state: EdgeState) -> Router {
     Router::new()
         .route("/v1/vehicle-types", get(vehicle_types::list))
         .route("/v1/quotes", post(quotes::create))
+        .route("/v1/deliveries", post(deliveries::create).get(deliveries::list))
+        .route("/v1/deliveries/{delivery_id}", get(deliveries::get))
+        .route("/v1/deliveries/{delivery_id}/cancel", post(deliveries::cancel))
         .route("/v1/docs/errors", get(docs::errors))
         .fallback(unknown_route)
         .method_not_allowed_fallback(wrong_method)

@@ -1,0 +1,45 @@
+use sea_orm::entity::prelude::*;
+
+#[derive(Clone, Debug, PartialEq, DeriveEntityModel)]
+#[sea_orm(table_name = "deliveries")]
+pub struct Model {
+    #[sea_orm(primary_key, auto_increment = false)]
+    pub id: String,
+    pub workspace_id: String,
+    pub mode: String,
+    pub status: String,
+    pub external_id: Option<String>,
+    pub quote_id: Option<String>,
+    pub amount_cents: Option<i64>,
+    pub currency: Option<String>,
+    /// `Breakdown` as JSON.
+    pub breakdown: Option<String>,
+    /// `StoredRoute` (waypoints, extras, items) as JSON.
+    pub route: String,
+    pub vehicle_type_id: String,
+    pub service_area_id: String,
+    pub distance_km: f64,
+    pub duration_min: i64,
+    pub notes: Option<String>,
+    pub scheduled_at: Option<i64>,
+    /// `ProofRequirements` as JSON.
+    pub proof_requirements: String,
+    pub test_scenario: Option<String>,
+    pub tracking_token: String,
+    pub tracking_available_at: Option<i64>,
+    /// `Courier` as JSON.
+    pub courier: Option<String>,
+    pub created_at: i64,
+    pub updated_at: i64,
+    pub cancelled_at: Option<i64>,
+    pub cancellation_reason: Option<String>,
+    pub cancel_reason: Option<String>,
+    pub delivered_at: Option<i64>,
+    pub invoiced_at: Option<i64>,
+    pub next_step_at: Option<i64>,
+}
+
+#[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]
+pub enum Relation {}
+
+impl ActiveModelBehavior for ActiveModel {}

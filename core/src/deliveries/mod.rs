@@ -1,0 +1,661 @@
+//! Deliveries: create (idempotent), read, list and cancel (contract 2.1, 4.4–4.7).
+//! Owns the `deliveries` table; status moves go through `lifecycle`.
+
+pub mod entity;
+mod proto;
+
+pub use proto::to_proto;
+
+use prost::Message;
+use sea_orm::sea_query::{Expr, SimpleExpr};
+use sea_orm::{
+    ActiveModelTrait, ActiveValue::Set, ColumnTrait, Condition, ConnectionTrait, DatabaseBackend, EntityTrait,
+    QueryFilter, QueryOrder, QuerySelect,
+};
+use serde::{Deserialize, Serialize};
+
+use crate::auth::{Mode, Principal};
+use crate::events::{self, EventType};
+use crate::idempotency::{self, Idempotent, Scope};
+use crate::lifecycle::{self, CancellationReason, Status};
+use crate::pagination::{self, Cursor};
+use crate::quotes::items::ItemInput;
+use crate::quotes::pricing::{Breakdown, ExtraSelection};
+use crate::quotes::{self, RouteInput, from_json, to_json};
+use crate::validate::{self, ContactRule, WaypointInput};
+use crate::{Core, CoreError, CoreResult, billing, workspaces};
+use courier::errors::ErrorCode;
+use courier::v1 as pb;
+
+/// Proof the courier collects at pickup.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PickupProof {
+    pub photos: u32,
+    pub signature: bool,
+    pub sender_name: bool,
+    pub barcode: bool,
+}
+
+/// Proof the courier collects at the dropoff.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DropoffProof {
+    pub photos: u32,
+    pub signature: bool,
+    pub recipient_name: bool,
+    pub barcode: bool,
+    pub age_check: bool,
+    pub leave_at_door: bool,
+}
+
+/// The proof rules stored on a delivery, defaults filled in.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ProofRequirements {
+    pub pickup: PickupProof,
+    pub dropoff: DropoffProof,
+}
+
+impl Default for ProofRequirements {
+    /// One photo at pickup and one at the dropoff.
+    fn default() -> Self {
+        ProofRequirements {
+            pickup: PickupProof {
+                photos: 1,
+                signature: false,
+                sender_name: false,
+                barcode: false,
+            },
+            dropoff: DropoffProof {
+                photos: 1,
+                signature: false,
+                recipient_name: false,
+                barcode: false,
+                age_check: false,
+                leave_at_door: false,
+            },
+        }
+    }
+}
+
+/// The proof rules a request sets; omitted fields keep their defaults.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ProofRequest {
+    pub pickup_photos: Option<i32>,
+    pub pickup_signature: Option<bool>,
+    pub pickup_sender_name: Option<bool>,
+    pub pickup_barcode: Option<bool>,
+    pub dropoff_photos: Option<i32>,
+    pub dropoff_signature: Option<bool>,
+    pub dropoff_recipient_name: Option<bool>,
+    pub dropoff_barcode: Option<bool>,
+    pub dropoff_age_check: Option<bool>,
+    pub dropoff_leave_at_door: Option<bool>,
+}
+
+impl ProofRequest {
+    /// The stored requirements: defaults filled in, photos 1 to 10, and no
+    /// `leave_at_door` together with `age_check`.
+    pub fn requirements(&self) -> CoreResult<ProofRequirements> {
+        let photos = |param: &str, value: Option<i32>| match value {
+            None => Ok(1),
+            Some(n @ 1..=10) => Ok(n as u32),
+            Some(_) => Err(CoreError::invalid(param, format!("{param} must be 1 to 10."))),
+        };
+        let r = ProofRequirements {
+            pickup: PickupProof {
+                photos: photos("proof_of_delivery.pickup.photos", self.pickup_photos)?,
+                signature: self.pickup_signature.unwrap_or(false),
+                sender_name: self.pickup_sender_name.unwrap_or(false),
+                barcode: self.pickup_barcode.unwrap_or(false),
+            },
+            dropoff: DropoffProof {
+                photos: photos("proof_of_delivery.dropoff.photos", self.dropoff_photos)?,
+                signature: self.dropoff_signature.unwrap_or(false),
+                recipient_name: self.dropoff_recipient_name.unwrap_or(false),
+                barcode: self.dropoff_barcode.unwrap_or(false),
+                age_check: self.dropoff_age_check.unwrap_or(false),
+                leave_at_door: self.dropoff_leave_at_door.unwrap_or(false),
+            },
+        };
+        if r.dropoff.leave_at_door && r.dropoff.age_check {
+            return Err(CoreError::invalid(
+                "proof_of_delivery.dropoff.leave_at_door",
+                "leave_at_door cannot be combined with age_check: age-restricted goods are handed over in person.",
+            ));
+        }
+        Ok(r)
+    }
+}
+
+/// How a test delivery ends (test keys only).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TestScenario {
+    NoCourierFound,
+    CourierCancelled,
+    PickupNoShow,
+    DeliveryFailed,
+}
+
+impl TestScenario {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TestScenario::NoCourierFound => "no_courier_found",
+            TestScenario::CourierCancelled => "courier_cancelled",
+            TestScenario::PickupNoShow => "pickup_no_show",
+            TestScenario::DeliveryFailed => "delivery_failed",
+        }
+    }
+
+    pub fn parse(text: &str) -> Option<TestScenario> {
+        [
+            TestScenario::NoCourierFound,
+            TestScenario::CourierCancelled,
+            TestScenario::PickupNoShow,
+            TestScenario::DeliveryFailed,
+        ]
+        .into_iter()
+        .find(|s| s.as_str() == text)
+    }
+}
+
+/// The client's reason for cancelling (stored; default `other`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CancelReason {
+    FoundAnotherService,
+    WaitedTooLong,
+    BookedByMistake,
+    NoLongerNeeded,
+    ChangeDetails,
+    Other,
+}
+
+impl CancelReason {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CancelReason::FoundAnotherService => "found_another_service",
+            CancelReason::WaitedTooLong => "waited_too_long",
+            CancelReason::BookedByMistake => "booked_by_mistake",
+            CancelReason::NoLongerNeeded => "no_longer_needed",
+            CancelReason::ChangeDetails => "change_details",
+            CancelReason::Other => "other",
+        }
+    }
+}
+
+/// The courier as a delivery shows it.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Courier {
+    pub name: Option<String>,
+    pub photo_url: Option<String>,
+    pub rating: Option<f64>,
+    pub vehicle: Option<CourierVehicle>,
+    pub location: Option<CourierLocation>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct CourierVehicle {
+    pub make: Option<String>,
+    pub model: Option<String>,
+    pub color: Option<String>,
+    pub license_plate: Option<String>,
+    pub photo_url: Option<String>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CourierLocation {
+    pub latitude: f64,
+    pub longitude: f64,
+    pub recorded_at: Option<i64>,
+}
+
+/// Waypoints, extras and items as stored.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct StoredRoute {
+    pub pickup: WaypointInput,
+    pub dropoff: WaypointInput,
+    pub stops: Vec<WaypointInput>,
+    pub extras: Vec<ExtraSelection>,
+    pub items: Option<Vec<ItemInput>>,
+}
+
+/// A delivery as the core knows it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Delivery {
+    pub id: String,
+    pub workspace_id: String,
+    pub mode: Mode,
+    pub status: Status,
+    pub external_id: Option<String>,
+    pub quote_id: Option<String>,
+    pub amount_cents: Option<i64>,
+    pub currency: Option<String>,
+    pub breakdown: Option<Breakdown>,
+    pub route: StoredRoute,
+    pub vehicle_type_id: String,
+    pub service_area_id: String,
+    pub distance_km: f64,
+    pub duration_min: i64,
+    pub notes: Option<String>,
+    pub scheduled_at: Option<i64>,
+    pub proof: ProofRequirements,
+    pub test_scenario: Option<TestScenario>,
+    pub tracking_token: String,
+    pub tracking_available_at: Option<i64>,
+    pub courier: Option<Courier>,
+    pub created_at: i64,
+    pub updated_at: i64,
+    pub cancelled_at: Option<i64>,
+    pub cancellation_reason: Option<CancellationReason>,
+    pub cancel_reason: Option<String>,
+    pub delivered_at: Option<i64>,
+    pub next_step_at: Option<i64>,
+}
+
+/// A delivery to create.
+#[derive(Clone, Debug)]
+pub struct NewDelivery {
+    pub quote_id: Option<String>,
+    pub route: RouteInput,
+    pub external_id: Option<String>,
+    pub notes: Option<String>,
+    pub proof: Option<ProofRequest>,
+    pub test_scenario: Option<TestScenario>,
+}
+
+/// What creation decided before its transaction: the priced delivery row.
+struct Prepared {
+    row: entity::ActiveModel,
+}
+
+/// `POST /v1/deliveries`: validates, prices (or redeems the quote) and stores
+/// the delivery with its `delivery.created` event, guarded by the
+/// idempotency key. `canonical` is the request in canonical form.
+pub async fn create(
+    core: &Core,
+    principal: &Principal,
+    idempotency_key: Option<&str>,
+    canonical: &[u8],
+    request_id: &str,
+    new: NewDelivery,
+) -> CoreResult<Idempotent<pb::Delivery>> {
+    let scope = Scope {
+        workspace_id: principal.workspace.id.clone(),
+        mode: principal.mode,
+        endpoint: "POST /v1/deliveries",
+        key: idempotency::check_key(idempotency_key)?,
+    };
+    let now = core.clock.now_micros();
+    let prepare = prepare(core, principal, new);
+    let (core_for_work, principal_for_work) = (core.clone(), principal.clone());
+    idempotency::run(
+        core,
+        &scope,
+        &idempotency::request_hash(canonical),
+        request_id,
+        now,
+        prepare,
+        move |tx, prepared: Prepared| {
+            Box::pin(async move { insert(&core_for_work, tx, &principal_for_work, prepared).await })
+        },
+    )
+    .await
+}
+
+async fn prepare(core: &Core, principal: &Principal, new: NewDelivery) -> CoreResult<Prepared> {
+    let now = core.clock.now();
+    let route = new.route;
+    route.validate(now, ContactRule::Required, ContactRule::Optional)?;
+    if let Some(external_id) = &new.external_id {
+        validate::text_length("external_id", external_id, 1, 128)?;
+    }
+    if let Some(notes) = &new.notes {
+        validate::text_length("notes", notes, 0, 2000)?;
+    }
+    let proof = new.proof.unwrap_or_default().requirements()?;
+    if new.test_scenario.is_some() && principal.mode == Mode::Live {
+        return Err(CoreError::invalid(
+            "test_scenario",
+            "test_scenario is only accepted with test keys.",
+        ));
+    }
+    let (amount_cents, currency, breakdown, distance_km, duration_min, service_area_id) = match &new.quote_id {
+        Some(quote_id) => {
+            let quote = quotes::redeem(&core.db, now.timestamp_micros(), principal, quote_id, &route.key()).await?;
+            (
+                quote.amount_cents,
+                quote.currency,
+                quote.breakdown,
+                quote.distance_km,
+                quote.duration_min,
+                quote.service_area_id,
+            )
+        }
+        None => {
+            let priced = route.price(core, now, principal.workspace.plan.discount_bps).await?;
+            (
+                priced.amount_cents,
+                priced.currency,
+                priced.breakdown,
+                priced.distance_km,
+                priced.duration_min,
+                priced.service_area_id,
+            )
+        }
+    };
+    let stored_route = StoredRoute {
+        pickup: route.pickup,
+        dropoff: route.dropoff,
+        stops: route.stops,
+        extras: route.extras,
+        items: route.items,
+    };
+    let now_micros = now.timestamp_micros();
+    let row = entity::ActiveModel {
+        id: Set(crate::ids::new_id("del")),
+        workspace_id: Set(principal.workspace.id.clone()),
+        mode: Set(principal.mode.as_str().to_owned()),
+        status: Set(Status::Pending.as_str().to_owned()),
+        external_id: Set(new.external_id),
+        quote_id: Set(new.quote_id),
+        amount_cents: Set(Some(amount_cents)),
+        currency: Set(Some(currency)),
+        breakdown: Set(Some(to_json(&breakdown)?)),
+        route: Set(to_json(&stored_route)?),
+        vehicle_type_id: Set(route.vehicle_type_id),
+        service_area_id: Set(service_area_id),
+        distance_km: Set(distance_km),
+        duration_min: Set(duration_min),
+        notes: Set(new.notes),
+        scheduled_at: Set(route.scheduled_at.map(|t| t.timestamp_micros())),
+        proof_requirements: Set(to_json(&proof)?),
+        test_scenario: Set(new.test_scenario.map(|s| s.as_str().to_owned())),
+        tracking_token: Set(crate::ids::random_base62(32)),
+        tracking_available_at: Set(None),
+        courier: Set(None),
+        created_at: Set(now_micros),
+        updated_at: Set(now_micros),
+        cancelled_at: Set(None),
+        cancellation_reason: Set(None),
+        cancel_reason: Set(None),
+        delivered_at: Set(None),
+        invoiced_at: Set(None),
+        next_step_at: Set(None),
+    };
+    Ok(Prepared { row })
+}
+
+async fn insert(
+    core: &Core,
+    tx: &sea_orm::DatabaseTransaction,
+    principal: &Principal,
+    prepared: Prepared,
+) -> CoreResult<pb::Delivery> {
+    let mut row = prepared.row;
+    if principal.mode == Mode::Live {
+        // Read the billing state in this transaction, locked on PostgreSQL,
+        // so that concurrent creates cannot both use the last credit.
+        let mut query = workspaces::entity::Entity::find_by_id(principal.workspace.id.clone());
+        if tx.get_database_backend() == DatabaseBackend::Postgres {
+            query = query.lock_exclusive();
+        }
+        query.one(tx).await?;
+        let workspace = workspaces::get(tx, &principal.workspace.id).await?;
+        let amount = match &row.amount_cents {
+            sea_orm::ActiveValue::Set(Some(amount)) => *amount,
+            _ => 0,
+        };
+        billing::check_live_create(tx, &workspace, amount).await?;
+    }
+    let scheduled_at = match &row.scheduled_at {
+        sea_orm::ActiveValue::Set(at) => *at,
+        _ => None,
+    };
+    let created_at = match &row.created_at {
+        sea_orm::ActiveValue::Set(at) => *at,
+        _ => core.clock.now_micros(),
+    };
+    row.next_step_at = Set(Some(crate::lifecycle::first_step_at(
+        principal.mode,
+        created_at,
+        scheduled_at,
+        core.config.simulator_step,
+    )));
+    let model = row.insert(tx).await.map_err(|error| match error.sql_err() {
+        Some(sea_orm::SqlErr::UniqueConstraintViolation(message)) if message.contains("external_id") => CoreError::at(
+            ErrorCode::DuplicateExternalId,
+            "external_id",
+            "external_id is already used by another delivery in this mode.",
+        ),
+        _ => error.into(),
+    })?;
+    let delivery = from_model(model)?;
+    let snapshot = to_proto(&delivery, &core.config.public_base_url);
+    events::record(
+        tx,
+        &delivery.workspace_id,
+        delivery.mode,
+        EventType::Created,
+        &proto::event_data(&snapshot),
+        delivery.created_at,
+    )
+    .await?;
+    Ok(snapshot)
+}
+
+/// The caller's delivery `id`: `not_found` for unknown ids and for other
+/// workspaces' or modes' deliveries alike.
+pub async fn get(db: &impl ConnectionTrait, principal: &Principal, id: &str) -> CoreResult<Delivery> {
+    let model = entity::Entity::find_by_id(id.to_owned())
+        .filter(scoped(principal))
+        .one(db)
+        .await?
+        .ok_or_else(|| CoreError::not_found("delivery"))?;
+    from_model(model)
+}
+
+/// Filters of the delivery list.
+#[derive(Clone, Debug, Default)]
+pub struct ListFilter {
+    pub status: Option<Status>,
+    pub external_id: Option<String>,
+    pub created_after: Option<i64>,
+    pub created_before: Option<i64>,
+}
+
+/// A page of a newest-first list.
+pub struct Page<T> {
+    pub items: Vec<T>,
+    pub next_page_token: Option<String>,
+}
+
+pub async fn list(
+    core: &Core,
+    principal: &Principal,
+    filter: &ListFilter,
+    page_size: i32,
+    page_token: Option<&str>,
+) -> CoreResult<Page<Delivery>> {
+    let limit = pagination::page_size(page_size)?;
+    let scope = format!(
+        "deliveries|{}|{}|{:?}|{:?}|{:?}|{:?}",
+        principal.workspace.id,
+        principal.mode.as_str(),
+        filter.status.map(Status::as_str),
+        filter.external_id,
+        filter.created_after,
+        filter.created_before
+    );
+    let mut condition = scoped(principal);
+    if let Some(status) = filter.status {
+        condition = condition.add(entity::Column::Status.eq(status.as_str()));
+    }
+    if let Some(external_id) = &filter.external_id {
+        condition = condition.add(entity::Column::ExternalId.eq(external_id.as_str()));
+    }
+    if let Some(after) = filter.created_after {
+        condition = condition.add(entity::Column::CreatedAt.gte(after));
+    }
+    if let Some(before) = filter.created_before {
+        condition = condition.add(entity::Column::CreatedAt.lt(before));
+    }
+    if let Some(token) = page_token.filter(|t| !t.is_empty()) {
+        let cursor = pagination::decode(&core.secrets.page_token, &scope, token)?;
+        condition = condition.add(
+            Condition::any()
+                .add(entity::Column::CreatedAt.lt(cursor.created_at))
+                .add(
+                    Condition::all()
+                        .add(entity::Column::CreatedAt.eq(cursor.created_at))
+                        .add(entity::Column::Id.lt(cursor.id)),
+                ),
+        );
+    }
+    let mut models = entity::Entity::find()
+        .filter(condition)
+        .order_by_desc(entity::Column::CreatedAt)
+        .order_by_desc(entity::Column::Id)
+        .limit(limit + 1)
+        .all(&core.db)
+        .await?;
+    let next_page_token = if models.len() as u64 > limit {
+        models.truncate(limit as usize);
+        models.last().map(|last| {
+            let cursor = Cursor {
+                created_at: last.created_at,
+                id: last.id.clone(),
+            };
+            pagination::encode(&core.secrets.page_token, &scope, &cursor)
+        })
+    } else {
+        None
+    };
+    let items = models.into_iter().map(from_model).collect::<CoreResult<Vec<_>>>()?;
+    Ok(Page { items, next_page_token })
+}
+
+/// `POST /v1/deliveries/{id}/cancel`: before pickup the delivery is cancelled
+/// (`cancelled_by_you`, the reason stored); after pickup `not_cancellable`;
+/// once ended `conflict`. A concurrent status move either lands first (and is
+/// then judged) or loses the compare-and-set.
+pub async fn cancel(
+    core: &Core,
+    principal: &Principal,
+    id: &str,
+    reason: Option<CancelReason>,
+) -> CoreResult<Delivery> {
+    let reason = reason.unwrap_or(CancelReason::Other);
+    loop {
+        let delivery = get(&core.db, principal, id).await?;
+        if delivery.status.is_terminal() {
+            return Err(CoreError::new(
+                ErrorCode::Conflict,
+                format!("The delivery is already {}.", delivery.status.as_str()),
+            ));
+        }
+        if !delivery.status.before_pickup() {
+            return Err(CoreError::new(
+                ErrorCode::NotCancellable,
+                "The courier has already picked up the goods; the delivery can no longer be cancelled.",
+            ));
+        }
+        let changes: Vec<(entity::Column, SimpleExpr)> =
+            vec![(entity::Column::CancelReason, Expr::value(reason.as_str()))];
+        if let Some(cancelled) = end_cancelled(core, &delivery, CancellationReason::CancelledByYou, changes).await? {
+            return Ok(cancelled);
+        }
+        // The status moved meanwhile: judge the delivery as it is now.
+    }
+}
+
+/// Cancels `delivery` with `reason` if it is still in the status it was read
+/// in, writing `delivery.cancelled` in the same transaction. `None` when the
+/// status moved meanwhile.
+pub async fn end_cancelled(
+    core: &Core,
+    delivery: &Delivery,
+    reason: CancellationReason,
+    mut changes: Vec<(entity::Column, SimpleExpr)>,
+) -> CoreResult<Option<Delivery>> {
+    use sea_orm::TransactionTrait;
+    if !reason.allowed_from(delivery.status) {
+        return Err(lifecycle::illegal(delivery.status, Status::Cancelled));
+    }
+    let now = core.clock.now_micros();
+    changes.push((entity::Column::CancelledAt, Expr::value(now)));
+    changes.push((entity::Column::CancellationReason, Expr::value(reason.as_str())));
+    changes.push((entity::Column::NextStepAt, Expr::value(Option::<i64>::None)));
+    let tx = core.db.begin().await?;
+    if !lifecycle::compare_and_set(&tx, &delivery.id, delivery.status, Status::Cancelled, now, changes).await? {
+        tx.rollback().await?;
+        return Ok(None);
+    }
+    let model = entity::Entity::find_by_id(delivery.id.clone())
+        .one(&tx)
+        .await?
+        .ok_or_else(|| CoreError::Internal(format!("delivery {} vanished", delivery.id)))?;
+    let cancelled = from_model(model)?;
+    let snapshot = to_proto(&cancelled, &core.config.public_base_url);
+    events::record(
+        &tx,
+        &cancelled.workspace_id,
+        cancelled.mode,
+        EventType::Cancelled,
+        &proto::event_data(&snapshot),
+        now,
+    )
+    .await?;
+    tx.commit().await?;
+    Ok(Some(cancelled))
+}
+
+/// Every query of a caller's deliveries goes through this scope.
+fn scoped(principal: &Principal) -> Condition {
+    Condition::all()
+        .add(entity::Column::WorkspaceId.eq(principal.workspace.id.as_str()))
+        .add(entity::Column::Mode.eq(principal.mode.as_str()))
+}
+
+pub fn from_model(model: entity::Model) -> CoreResult<Delivery> {
+    let corrupt = |what: &str| CoreError::Internal(format!("delivery {} has a corrupt {what}", model.id));
+    Ok(Delivery {
+        mode: Mode::parse(&model.mode).ok_or_else(|| corrupt("mode"))?,
+        status: Status::parse(&model.status).ok_or_else(|| corrupt("status"))?,
+        breakdown: model.breakdown.as_deref().map(from_json).transpose()?,
+        route: from_json(&model.route)?,
+        proof: from_json(&model.proof_requirements)?,
+        test_scenario: match model.test_scenario.as_deref() {
+            None => None,
+            Some(text) => Some(TestScenario::parse(text).ok_or_else(|| corrupt("test_scenario"))?),
+        },
+        courier: model.courier.as_deref().map(from_json).transpose()?,
+        cancellation_reason: match model.cancellation_reason.as_deref() {
+            None => None,
+            Some(text) => Some(CancellationReason::parse(text).ok_or_else(|| corrupt("cancellation_reason"))?),
+        },
+        id: model.id,
+        workspace_id: model.workspace_id,
+        external_id: model.external_id,
+        quote_id: model.quote_id,
+        amount_cents: model.amount_cents,
+        currency: model.currency,
+        vehicle_type_id: model.vehicle_type_id,
+        service_area_id: model.service_area_id,
+        distance_km: model.distance_km,
+        duration_min: model.duration_min,
+        notes: model.notes,
+        scheduled_at: model.scheduled_at,
+        tracking_token: model.tracking_token,
+        tracking_available_at: model.tracking_available_at,
+        created_at: model.created_at,
+        updated_at: model.updated_at,
+        cancelled_at: model.cancelled_at,
+        cancel_reason: model.cancel_reason,
+        delivered_at: model.delivered_at,
+        next_step_at: model.next_step_at,
+    })
+}
+
+/// The canonical form of a create request, for idempotency: the parsed
+/// request message, encoded.
+pub fn canonical(request: &pb::CreateDeliveryRequest) -> Vec<u8> {
+    request.encode_to_vec()
+}

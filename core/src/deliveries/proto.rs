@@ -1,0 +1,159 @@
+//! A delivery as the public API shows it (`courier.v1.Delivery`): the answer
+//! of every delivery RPC and the snapshot stored with each event.
+
+use courier::time::micros_to_proto;
+use courier::v1 as pb;
+
+use super::{Courier, Delivery, ProofRequirements};
+use crate::auth::Mode;
+use crate::lifecycle::{CancellationReason, Status};
+use crate::validate::WaypointInput;
+
+pub fn to_proto(d: &Delivery, public_base_url: &str) -> pb::Delivery {
+    pb::Delivery {
+        id: d.id.clone(),
+        status: status_out(d.status) as i32,
+        mode: match d.mode {
+            Mode::Live => pb::Mode::Live,
+            Mode::Test => pb::Mode::Test,
+        } as i32,
+        external_id: d.external_id.clone(),
+        quote_id: d.quote_id.clone(),
+        amount_cents: d.amount_cents,
+        currency: d.currency.clone(),
+        breakdown: d.breakdown.as_ref().map(crate::quotes::breakdown_to_proto),
+        pickup: Some(waypoint_out(&d.route.pickup)),
+        dropoff: Some(waypoint_out(&d.route.dropoff)),
+        stops: d.route.stops.iter().map(waypoint_out).collect(),
+        vehicle_type_id: d.vehicle_type_id.clone(),
+        notes: d.notes.clone(),
+        scheduled_at: d.scheduled_at.map(micros_to_proto),
+        proof_of_delivery: Some(proof_out(&d.proof)),
+        tracking_available_at: d.tracking_available_at.map(micros_to_proto),
+        tracking_url: Some(format!(
+            "{}/t/{}",
+            public_base_url.trim_end_matches('/'),
+            d.tracking_token
+        )),
+        courier: d.courier.as_ref().map(|c| courier_out(c, d.status.is_terminal())),
+        created_at: Some(micros_to_proto(d.created_at)),
+        updated_at: Some(micros_to_proto(d.updated_at)),
+        cancelled_at: d.cancelled_at.map(micros_to_proto),
+        cancellation_reason: d
+            .cancellation_reason
+            .map_or(pb::CancellationReason::Unspecified, reason_out) as i32,
+        delivered_at: d.delivered_at.map(micros_to_proto),
+    }
+}
+
+/// The delivery as an event carries it: the courier reduced to its name.
+pub fn event_data(delivery: &pb::Delivery) -> pb::Delivery {
+    let mut data = delivery.clone();
+    data.courier = data.courier.map(|c| pb::Courier {
+        name: c.name,
+        ..Default::default()
+    });
+    data
+}
+
+pub fn status_out(status: Status) -> pb::DeliveryStatus {
+    match status {
+        Status::Pending => pb::DeliveryStatus::Pending,
+        Status::CourierAssigned => pb::DeliveryStatus::CourierAssigned,
+        Status::AtPickup => pb::DeliveryStatus::AtPickup,
+        Status::PickedUp => pb::DeliveryStatus::PickedUp,
+        Status::InTransit => pb::DeliveryStatus::InTransit,
+        Status::AtDropoff => pb::DeliveryStatus::AtDropoff,
+        Status::Delivered => pb::DeliveryStatus::Delivered,
+        Status::Cancelled => pb::DeliveryStatus::Cancelled,
+    }
+}
+
+fn reason_out(reason: CancellationReason) -> pb::CancellationReason {
+    match reason {
+        CancellationReason::CancelledByYou => pb::CancellationReason::CancelledByYou,
+        CancellationReason::NoCourierFound => pb::CancellationReason::NoCourierFound,
+        CancellationReason::PickupNoShow => pb::CancellationReason::PickupNoShow,
+        CancellationReason::CancelledByMaxmove => pb::CancellationReason::CancelledByMaxmove,
+    }
+}
+
+pub fn waypoint_out(w: &WaypointInput) -> pb::Waypoint {
+    pb::Waypoint {
+        address: w.address.clone(),
+        latitude: w.latitude,
+        longitude: w.longitude,
+        contact: w.contact.as_ref().map(|c| pb::Contact {
+            name: c.name.clone(),
+            phone: c.phone.clone(),
+            email: c.email.clone(),
+        }),
+        instructions: w.instructions.clone(),
+    }
+}
+
+fn proof_out(p: &ProofRequirements) -> pb::ProofOfDeliveryRequirements {
+    pb::ProofOfDeliveryRequirements {
+        pickup: Some(pb::PickupProofRequirements {
+            photos: p.pickup.photos as i32,
+            signature: p.pickup.signature,
+            sender_name: p.pickup.sender_name,
+            barcode: p.pickup.barcode,
+        }),
+        dropoff: Some(pb::DropoffProofRequirements {
+            photos: p.dropoff.photos as i32,
+            signature: p.dropoff.signature,
+            recipient_name: p.dropoff.recipient_name,
+            barcode: p.dropoff.barcode,
+            age_check: p.dropoff.age_check,
+            leave_at_door: p.dropoff.leave_at_door,
+        }),
+    }
+}
+
+/// The courier; once the delivery has ended, the plate shows only its last
+/// two characters.
+pub fn courier_out(c: &Courier, ended: bool) -> pb::Courier {
+    pb::Courier {
+        name: c.name.clone(),
+        photo_url: c.photo_url.clone(),
+        rating: c.rating,
+        vehicle: c.vehicle.as_ref().map(|v| pb::CourierVehicle {
+            make: v.make.clone(),
+            model: v.model.clone(),
+            color: v.color.clone(),
+            license_plate: v
+                .license_plate
+                .as_deref()
+                .map(|plate| if ended { mask_plate(plate) } else { plate.to_owned() }),
+            photo_url: v.photo_url.clone(),
+        }),
+        location: c.location.as_ref().map(|l| pb::CourierLocation {
+            latitude: l.latitude,
+            longitude: l.longitude,
+            recorded_at: l.recorded_at.map(micros_to_proto),
+        }),
+    }
+}
+
+/// All but the last two characters as `*`.
+pub fn mask_plate(plate: &str) -> String {
+    let count = plate.chars().count();
+    plate
+        .chars()
+        .enumerate()
+        .map(|(i, c)| if i + 2 < count { '*' } else { c })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn plates_are_masked_but_the_last_two() {
+        assert_eq!(mask_plate("B-MM 1234"), "*******34");
+        assert_eq!(mask_plate("AB"), "AB");
+        assert_eq!(mask_plate(""), "");
+    }
+}

@@ -1,0 +1,173 @@
+use courier::metadata;
+use courier::v1 as pb;
+use courier::v1::delivery_service_server::DeliveryService;
+use tonic::metadata::MetadataValue;
+use tonic::{Request, Response, Status};
+
+use super::context;
+use super::convert::{self, RouteParts};
+use crate::Core;
+use crate::auth::Permission;
+use crate::deliveries::{self, CancelReason, ListFilter, NewDelivery, ProofRequest, TestScenario, to_proto};
+use crate::lifecycle::Status as DeliveryStatus;
+use crate::{CoreError, CoreResult};
+
+pub struct DeliveryApi(pub Core);
+
+fn test_scenario_in(value: i32) -> CoreResult<Option<TestScenario>> {
+    match pb::TestScenario::try_from(value) {
+        Ok(pb::TestScenario::Unspecified) => Ok(None),
+        Ok(pb::TestScenario::NoCourierFound) => Ok(Some(TestScenario::NoCourierFound)),
+        Ok(pb::TestScenario::CourierCancelled) => Ok(Some(TestScenario::CourierCancelled)),
+        Ok(pb::TestScenario::PickupNoShow) => Ok(Some(TestScenario::PickupNoShow)),
+        Ok(pb::TestScenario::DeliveryFailed) => Ok(Some(TestScenario::DeliveryFailed)),
+        Err(_) => Err(CoreError::invalid("test_scenario", "Unknown test_scenario.")),
+    }
+}
+
+fn proof_in(p: Option<pb::ProofOfDeliveryRequest>) -> Option<ProofRequest> {
+    p.map(|p| {
+        let pickup = p.pickup.unwrap_or_default();
+        let dropoff = p.dropoff.unwrap_or_default();
+        ProofRequest {
+            pickup_photos: pickup.photos,
+            pickup_signature: pickup.signature,
+            pickup_sender_name: pickup.sender_name,
+            pickup_barcode: pickup.barcode,
+            dropoff_photos: dropoff.photos,
+            dropoff_signature: dropoff.signature,
+            dropoff_recipient_name: dropoff.recipient_name,
+            dropoff_barcode: dropoff.barcode,
+            dropoff_age_check: dropoff.age_check,
+            dropoff_leave_at_door: dropoff.leave_at_door,
+        }
+    })
+}
+
+pub fn status_in(value: i32, param: &str) -> CoreResult<Option<DeliveryStatus>> {
+    use pb::DeliveryStatus as S;
+    match S::try_from(value) {
+        Ok(S::Unspecified) => Ok(None),
+        Ok(S::Pending) => Ok(Some(DeliveryStatus::Pending)),
+        Ok(S::CourierAssigned) => Ok(Some(DeliveryStatus::CourierAssigned)),
+        Ok(S::AtPickup) => Ok(Some(DeliveryStatus::AtPickup)),
+        Ok(S::PickedUp) => Ok(Some(DeliveryStatus::PickedUp)),
+        Ok(S::InTransit) => Ok(Some(DeliveryStatus::InTransit)),
+        Ok(S::AtDropoff) => Ok(Some(DeliveryStatus::AtDropoff)),
+        Ok(S::Delivered) => Ok(Some(DeliveryStatus::Delivered)),
+        Ok(S::Cancelled) => Ok(Some(DeliveryStatus::Cancelled)),
+        Err(_) => Err(CoreError::invalid(param, format!("Unknown {param}."))),
+    }
+}
+
+fn cancel_reason_in(value: i32) -> CoreResult<Option<CancelReason>> {
+    use pb::CancelReason as R;
+    match R::try_from(value) {
+        Ok(R::Unspecified) => Ok(None),
+        Ok(R::FoundAnotherService) => Ok(Some(CancelReason::FoundAnotherService)),
+        Ok(R::WaitedTooLong) => Ok(Some(CancelReason::WaitedTooLong)),
+        Ok(R::BookedByMistake) => Ok(Some(CancelReason::BookedByMistake)),
+        Ok(R::NoLongerNeeded) => Ok(Some(CancelReason::NoLongerNeeded)),
+        Ok(R::ChangeDetails) => Ok(Some(CancelReason::ChangeDetails)),
+        Ok(R::Other) => Ok(Some(CancelReason::Other)),
+        Err(_) => Err(CoreError::invalid("reason", "Unknown reason.")),
+    }
+}
+
+fn micros(value: Option<prost_types::Timestamp>, param: &str) -> CoreResult<Option<i64>> {
+    Ok(convert::timestamp(value, param)?.map(|t| t.timestamp_micros()))
+}
+
+#[tonic::async_trait]
+impl DeliveryService for DeliveryApi {
+    async fn create_delivery(
+        &self,
+        request: Request<pb::CreateDeliveryRequest>,
+    ) -> Result<Response<pb::CreateDeliveryResponse>, Status> {
+        let principal = context::principal(&self.0, &request, Some(Permission::DeliveriesWrite)).await?;
+        let idempotency_key = context::header(&request, metadata::IDEMPOTENCY_KEY);
+        let request_id = context::header(&request, metadata::REQUEST_ID).unwrap_or_default();
+        let r = request.into_inner();
+        let canonical = deliveries::canonical(&r);
+        let new = NewDelivery {
+            test_scenario: test_scenario_in(r.test_scenario)?,
+            proof: proof_in(r.proof_of_delivery),
+            quote_id: r.quote_id,
+            external_id: r.external_id,
+            notes: r.notes,
+            route: convert::route_in(RouteParts {
+                pickup: r.pickup,
+                dropoff: r.dropoff,
+                stops: r.stops,
+                vehicle_type_id: r.vehicle_type_id,
+                extras: r.extras,
+                items: r.items,
+                scheduled_at: r.scheduled_at,
+            })?,
+        };
+        let created = deliveries::create(
+            &self.0,
+            &principal,
+            idempotency_key.as_deref(),
+            &canonical,
+            &request_id,
+            new,
+        )
+        .await?;
+        let mut response = Response::new(pb::CreateDeliveryResponse {
+            delivery: Some(created.value),
+        });
+        if created.replayed {
+            response
+                .metadata_mut()
+                .insert(metadata::IDEMPOTENT_REPLAYED, MetadataValue::from_static("true"));
+        }
+        Ok(response)
+    }
+
+    async fn get_delivery(
+        &self,
+        request: Request<pb::GetDeliveryRequest>,
+    ) -> Result<Response<pb::GetDeliveryResponse>, Status> {
+        let principal = context::principal(&self.0, &request, Some(Permission::DeliveriesRead)).await?;
+        let delivery = deliveries::get(&self.0.db, &principal, &request.into_inner().delivery_id).await?;
+        Ok(Response::new(pb::GetDeliveryResponse {
+            delivery: Some(to_proto(&delivery, &self.0.config.public_base_url)),
+        }))
+    }
+
+    async fn list_deliveries(
+        &self,
+        request: Request<pb::ListDeliveriesRequest>,
+    ) -> Result<Response<pb::ListDeliveriesResponse>, Status> {
+        let principal = context::principal(&self.0, &request, Some(Permission::DeliveriesRead)).await?;
+        let r = request.into_inner();
+        let filter = ListFilter {
+            status: status_in(r.status, "status")?,
+            external_id: r.external_id,
+            created_after: micros(r.created_after, "created_after")?,
+            created_before: micros(r.created_before, "created_before")?,
+        };
+        let page = deliveries::list(&self.0, &principal, &filter, r.page_size, Some(&r.page_token)).await?;
+        Ok(Response::new(pb::ListDeliveriesResponse {
+            deliveries: page
+                .items
+                .iter()
+                .map(|d| to_proto(d, &self.0.config.public_base_url))
+                .collect(),
+            next_page_token: page.next_page_token.unwrap_or_default(),
+        }))
+    }
+
+    async fn cancel_delivery(
+        &self,
+        request: Request<pb::CancelDeliveryRequest>,
+    ) -> Result<Response<pb::CancelDeliveryResponse>, Status> {
+        let principal = context::principal(&self.0, &request, Some(Permission::DeliveriesWrite)).await?;
+        let r = request.into_inner();
+        let delivery = deliveries::cancel(&self.0, &principal, &r.delivery_id, cancel_reason_in(r.reason)?).await?;
+        Ok(Response::new(pb::CancelDeliveryResponse {
+            delivery: Some(to_proto(&delivery, &self.0.config.public_base_url)),
+        }))
+    }
+}

@@ -1,0 +1,371 @@
+//! Idempotent creates (deliveries, fleet orders): one mechanism, atomic with
+//! the work it guards.
+//!
+//! Keys are scoped by workspace, mode and endpoint. Inside one transaction the
+//! key is claimed (a row insert), the work is done, and the answer is stored
+//! on the row; a crash before the commit leaves nothing behind, and a crash
+//! after it leaves the answer to replay. A concurrent request with the same
+//! key waits on the claim (PostgreSQL row lock, SQLite writer lock) and then
+//! replays the committed answer; if it waits too long it is told
+//! `request_in_progress`. Refusals of 4xx other than 401/403/429 are stored
+//! and replayed too; failures (5xx) are not, so a retry runs again.
+
+use std::future::Future;
+use std::pin::Pin;
+
+use prost::Message;
+use sea_orm::sea_query::{Expr, OnConflict};
+use sea_orm::{
+    ActiveValue::Set, ColumnTrait, ConnectionTrait, DatabaseBackend, DatabaseConnection, DatabaseTransaction,
+    EntityTrait, QueryFilter, TransactionTrait,
+};
+use sha2::{Digest, Sha256};
+
+use crate::auth::Mode;
+use crate::{Core, CoreError, CoreResult};
+use courier::errors::ErrorCode;
+
+/// How long a key is remembered.
+pub const RETENTION_MICROS: i64 = 24 * 3600 * 1_000_000;
+const MAX_KEY_CHARS: usize = 255;
+
+/// Where a key applies.
+#[derive(Clone, Debug)]
+pub struct Scope {
+    pub workspace_id: String,
+    pub mode: Mode,
+    pub endpoint: &'static str,
+    pub key: String,
+}
+
+/// An answer, and whether it was replayed from the store.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Idempotent<M> {
+    pub value: M,
+    pub replayed: bool,
+}
+
+/// The `Idempotency-Key` of a create: required, at most 255 characters.
+pub fn check_key(key: Option<&str>) -> CoreResult<String> {
+    match key {
+        None | Some("") => Err(CoreError::at(
+            ErrorCode::MissingIdempotencyKey,
+            "Idempotency-Key",
+            "The Idempotency-Key header is required on this request.",
+        )),
+        Some(key) if key.chars().count() > MAX_KEY_CHARS => Err(CoreError::at(
+            ErrorCode::InvalidIdempotencyKey,
+            "Idempotency-Key",
+            format!("The Idempotency-Key header must be at most {MAX_KEY_CHARS} characters."),
+        )),
+        Some(key) => Ok(key.to_owned()),
+    }
+}
+
+/// The hash compared between requests that share a key: SHA-256 of the
+/// request in canonical form (the parsed request, encoded).
+pub fn request_hash(canonical: &[u8]) -> String {
+    Sha256::digest(canonical).iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// The work a key guards, run inside the claiming transaction.
+pub type Work<'t, M> = Pin<Box<dyn Future<Output = CoreResult<M>> + Send + 't>>;
+
+/// Runs `prepare` (checks and pricing, outside any transaction) and then
+/// `work` (inside the transaction that claims the key), unless the key was
+/// used before: then the stored answer is replayed, or `idempotency_key_reused`
+/// refuses a different request.
+pub async fn run<P, M>(
+    core: &Core,
+    scope: &Scope,
+    hash: &str,
+    request_id: &str,
+    now: i64,
+    prepare: impl Future<Output = CoreResult<P>> + Send,
+    work: impl for<'t> FnOnce(&'t DatabaseTransaction, P) -> Work<'t, M> + Send,
+) -> CoreResult<Idempotent<M>>
+where
+    P: Send,
+    M: Message + Default,
+{
+    let db = &core.db;
+    if let Some(stored) = lookup(db, scope, now).await? {
+        return replay(stored, hash);
+    }
+    let prepared = match prepare.await {
+        Ok(prepared) => prepared,
+        Err(error) => return remember_refusal(db, scope, hash, request_id, now, error).await,
+    };
+    let tx = db.begin().await?;
+    if !claim(&tx, scope, hash, now).await? {
+        tx.rollback().await?;
+        return match lookup(db, scope, now).await? {
+            Some(stored) => replay(stored, hash),
+            None => Err(in_progress()),
+        };
+    }
+    match work(&tx, prepared).await {
+        Ok(value) => {
+            let outcome = StoredOutcome {
+                response: value.encode_to_vec(),
+                request_id: request_id.to_owned(),
+                ..Default::default()
+            };
+            store(&tx, scope, &outcome).await?;
+            tx.commit().await?;
+            if core
+                .faults
+                .fail_after_commit
+                .swap(false, std::sync::atomic::Ordering::SeqCst)
+            {
+                return Err(CoreError::Internal("injected fault after commit".into()));
+            }
+            Ok(Idempotent { value, replayed: false })
+        }
+        Err(error) => {
+            tx.rollback().await?;
+            remember_refusal(db, scope, hash, request_id, now, error).await
+        }
+    }
+}
+
+/// Deletes keys older than the retention; returns how many.
+pub async fn purge_expired(db: &DatabaseConnection, now: i64) -> CoreResult<u64> {
+    let result = entity::Entity::delete_many()
+        .filter(entity::Column::CreatedAt.lt(now - RETENTION_MICROS))
+        .exec(db)
+        .await?;
+    Ok(result.rows_affected)
+}
+
+/// What a key's row keeps: the encoded response, or the refusal.
+#[derive(Clone, PartialEq, Message)]
+struct StoredOutcome {
+    #[prost(bytes = "vec", tag = "1")]
+    response: Vec<u8>,
+    #[prost(string, tag = "2")]
+    error_code: String,
+    #[prost(string, tag = "3")]
+    error_message: String,
+    #[prost(string, tag = "4")]
+    error_param: String,
+    /// The request id of the first request, quoted again in replayed errors.
+    #[prost(string, tag = "5")]
+    request_id: String,
+}
+
+struct StoredKey {
+    hash: String,
+    outcome: StoredOutcome,
+}
+
+fn in_progress() -> CoreError {
+    CoreError::at(
+        ErrorCode::RequestInProgress,
+        "Idempotency-Key",
+        "A request with this Idempotency-Key is still running; retry shortly.",
+    )
+}
+
+fn key_filter(scope: &Scope) -> sea_orm::Condition {
+    sea_orm::Condition::all()
+        .add(entity::Column::WorkspaceId.eq(scope.workspace_id.as_str()))
+        .add(entity::Column::Mode.eq(scope.mode.as_str()))
+        .add(entity::Column::Endpoint.eq(scope.endpoint))
+        .add(entity::Column::Key.eq(scope.key.as_str()))
+}
+
+async fn lookup(db: &impl ConnectionTrait, scope: &Scope, now: i64) -> CoreResult<Option<StoredKey>> {
+    let Some(row) = entity::Entity::find().filter(key_filter(scope)).one(db).await? else {
+        return Ok(None);
+    };
+    // A claimed row without an answer yet is invisible outside its
+    // transaction, so every row seen here carries one.
+    if row.created_at < now - RETENTION_MICROS {
+        return Ok(None);
+    }
+    let outcome = StoredOutcome::decode(row.outcome.as_slice())
+        .map_err(|e| CoreError::Internal(format!("corrupt idempotency outcome: {e}")))?;
+    Ok(Some(StoredKey {
+        hash: row.request_hash,
+        outcome,
+    }))
+}
+
+fn replay<M: Message + Default>(stored: StoredKey, hash: &str) -> CoreResult<Idempotent<M>> {
+    if stored.hash != hash {
+        return Err(CoreError::at(
+            ErrorCode::IdempotencyKeyReused,
+            "Idempotency-Key",
+            "This Idempotency-Key was used with a different request body.",
+        ));
+    }
+    let outcome = stored.outcome;
+    if !outcome.error_code.is_empty() {
+        let code = ErrorCode::parse(&outcome.error_code)
+            .ok_or_else(|| CoreError::Internal(format!("unknown stored error code {}", outcome.error_code)))?;
+        return Err(CoreError::Replayed {
+            code,
+            message: outcome.error_message,
+            param: (!outcome.error_param.is_empty()).then_some(outcome.error_param),
+            request_id: outcome.request_id,
+        });
+    }
+    let value = M::decode(outcome.response.as_slice())
+        .map_err(|e| CoreError::Internal(format!("corrupt idempotent response: {e}")))?;
+    Ok(Idempotent { value, replayed: true })
+}
+
+/// Inserts the key's row; `false` if another request holds or held it.
+async fn claim(tx: &DatabaseTransaction, scope: &Scope, hash: &str, now: i64) -> CoreResult<bool> {
+    // An expired row of the same key no longer counts.
+    entity::Entity::delete_many()
+        .filter(key_filter(scope))
+        .filter(entity::Column::CreatedAt.lt(now - RETENTION_MICROS))
+        .exec(tx)
+        .await?;
+    if tx.get_database_backend() == DatabaseBackend::Postgres {
+        tx.execute_unprepared("SET LOCAL lock_timeout = '5s'").await?;
+    }
+    let row = entity::ActiveModel {
+        workspace_id: Set(scope.workspace_id.clone()),
+        mode: Set(scope.mode.as_str().to_owned()),
+        endpoint: Set(scope.endpoint.to_owned()),
+        key: Set(scope.key.clone()),
+        request_hash: Set(hash.to_owned()),
+        outcome: Set(Vec::new()),
+        created_at: Set(now),
+    };
+    let inserted = entity::Entity::insert(row)
+        .on_conflict(
+            OnConflict::columns([
+                entity::Column::WorkspaceId,
+                entity::Column::Mode,
+                entity::Column::Endpoint,
+                entity::Column::Key,
+            ])
+            .do_nothing()
+            .to_owned(),
+        )
+        .exec_without_returning(tx)
+        .await;
+    match inserted {
+        Ok(rows) => Ok(rows == 1),
+        Err(error) if error.to_string().contains("lock timeout") => Err(in_progress()),
+        Err(error) => Err(error.into()),
+    }
+}
+
+async fn store(db: &impl ConnectionTrait, scope: &Scope, outcome: &StoredOutcome) -> CoreResult<()> {
+    entity::Entity::update_many()
+        .col_expr(entity::Column::Outcome, Expr::value(outcome.encode_to_vec()))
+        .filter(key_filter(scope))
+        .exec(db)
+        .await?;
+    Ok(())
+}
+
+/// Whether a refusal is part of the key's answer (replayed on retry), or a
+/// failure a retry should run again.
+fn is_stored(code: ErrorCode) -> bool {
+    let status = code.http_status();
+    (400..500).contains(&status) && !matches!(status, 401 | 403 | 429) && code != ErrorCode::RequestInProgress
+}
+
+async fn remember_refusal<M>(
+    db: &DatabaseConnection,
+    scope: &Scope,
+    hash: &str,
+    request_id: &str,
+    now: i64,
+    error: CoreError,
+) -> CoreResult<Idempotent<M>>
+where
+    M: Message + Default,
+{
+    let CoreError::Rejected { code, message, param } = &error else {
+        return Err(error);
+    };
+    if !is_stored(*code) {
+        return Err(error);
+    }
+    let outcome = StoredOutcome {
+        response: Vec::new(),
+        error_code: code.as_str().to_owned(),
+        error_message: message.clone(),
+        error_param: param.clone().unwrap_or_default(),
+        request_id: request_id.to_owned(),
+    };
+    let tx = db.begin().await?;
+    if !claim(&tx, scope, hash, now).await? {
+        tx.rollback().await?;
+        // Another request with this key answered meanwhile: its answer wins.
+        return match lookup(db, scope, now).await? {
+            Some(stored) => replay(stored, hash),
+            None => Err(in_progress()),
+        };
+    }
+    store(&tx, scope, &outcome).await?;
+    tx.commit().await?;
+    Err(error)
+}
+
+pub mod entity {
+    use sea_orm::entity::prelude::*;
+
+    #[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
+    #[sea_orm(table_name = "idempotency_keys")]
+    pub struct Model {
+        #[sea_orm(primary_key, auto_increment = false)]
+        pub workspace_id: String,
+        #[sea_orm(primary_key, auto_increment = false)]
+        pub mode: String,
+        #[sea_orm(primary_key, auto_increment = false)]
+        pub endpoint: String,
+        #[sea_orm(primary_key, auto_increment = false)]
+        pub key: String,
+        pub request_hash: String,
+        pub outcome: Vec<u8>,
+        pub created_at: i64,
+    }
+
+    #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]
+    pub enum Relation {}
+
+    impl ActiveModelBehavior for ActiveModel {}
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn key_rules() {
+        assert_eq!(
+            check_key(None).map_err(|e| e.code()).err(),
+            Some(ErrorCode::MissingIdempotencyKey)
+        );
+        assert_eq!(
+            check_key(Some("")).map_err(|e| e.code()).err(),
+            Some(ErrorCode::MissingIdempotencyKey)
+        );
+        assert!(check_key(Some(&"k".repeat(255))).is_ok());
+        assert_eq!(
+            check_key(Some(&"k".repeat(256))).map_err(|e| e.code()).err(),
+            Some(ErrorCode::InvalidIdempotencyKey)
+        );
+    }
+
+    #[test]
+    fn which_refusals_are_stored() {
+        assert!(is_stored(ErrorCode::InvalidRequest));
+        assert!(is_stored(ErrorCode::DuplicateExternalId));
+        assert!(is_stored(ErrorCode::InvoiceCreditLimitExceeded));
+        assert!(!is_stored(ErrorCode::InvalidApiKey));
+        assert!(!is_stored(ErrorCode::PermissionDenied));
+        assert!(!is_stored(ErrorCode::InvoiceBillingNotEnabled));
+        assert!(!is_stored(ErrorCode::RateLimited));
+        assert!(!is_stored(ErrorCode::RequestInProgress));
+        assert!(!is_stored(ErrorCode::InternalError));
+    }
+}

@@ -1,0 +1,203 @@
+//! The delivery state machine (contract section 3), used by every mover:
+//! client cancel, the test-mode simulator, live dispatch and timeouts.
+//!
+//! A move is a compare-and-set inside the mover's transaction: the row is
+//! updated only if its status is still the one the move starts from, so two
+//! movers racing on one delivery never both win, and the loser changes
+//! nothing.
+
+use sea_orm::sea_query::Expr;
+use sea_orm::{ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter};
+
+use crate::deliveries::entity;
+use crate::{CoreError, CoreResult};
+use courier::errors::ErrorCode;
+
+/// Delivery and fleet order status.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Status {
+    Pending,
+    CourierAssigned,
+    AtPickup,
+    PickedUp,
+    InTransit,
+    AtDropoff,
+    Delivered,
+    Cancelled,
+}
+
+impl Status {
+    pub const ALL: [Status; 8] = [
+        Status::Pending,
+        Status::CourierAssigned,
+        Status::AtPickup,
+        Status::PickedUp,
+        Status::InTransit,
+        Status::AtDropoff,
+        Status::Delivered,
+        Status::Cancelled,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Status::Pending => "pending",
+            Status::CourierAssigned => "courier_assigned",
+            Status::AtPickup => "at_pickup",
+            Status::PickedUp => "picked_up",
+            Status::InTransit => "in_transit",
+            Status::AtDropoff => "at_dropoff",
+            Status::Delivered => "delivered",
+            Status::Cancelled => "cancelled",
+        }
+    }
+
+    pub fn parse(text: &str) -> Option<Status> {
+        Status::ALL.into_iter().find(|s| s.as_str() == text)
+    }
+
+    pub fn is_terminal(self) -> bool {
+        matches!(self, Status::Delivered | Status::Cancelled)
+    }
+
+    /// Whether the courier has not yet picked up the goods.
+    pub fn before_pickup(self) -> bool {
+        matches!(self, Status::Pending | Status::CourierAssigned | Status::AtPickup)
+    }
+
+    /// The status a forward move leads to, if any.
+    pub fn next(self) -> Option<Status> {
+        match self {
+            Status::Pending => Some(Status::CourierAssigned),
+            Status::CourierAssigned => Some(Status::AtPickup),
+            Status::AtPickup => Some(Status::PickedUp),
+            Status::PickedUp => Some(Status::InTransit),
+            Status::InTransit => Some(Status::AtDropoff),
+            Status::AtDropoff => Some(Status::Delivered),
+            Status::Delivered | Status::Cancelled => None,
+        }
+    }
+}
+
+/// Why a delivery was cancelled (public `cancellation_reason`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CancellationReason {
+    CancelledByYou,
+    NoCourierFound,
+    PickupNoShow,
+    CancelledByMaxmove,
+}
+
+impl CancellationReason {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CancellationReason::CancelledByYou => "cancelled_by_you",
+            CancellationReason::NoCourierFound => "no_courier_found",
+            CancellationReason::PickupNoShow => "pickup_no_show",
+            CancellationReason::CancelledByMaxmove => "cancelled_by_maxmove",
+        }
+    }
+
+    pub fn parse(text: &str) -> Option<CancellationReason> {
+        [
+            CancellationReason::CancelledByYou,
+            CancellationReason::NoCourierFound,
+            CancellationReason::PickupNoShow,
+            CancellationReason::CancelledByMaxmove,
+        ]
+        .into_iter()
+        .find(|r| r.as_str() == text)
+    }
+
+    /// The states this reason may cancel from (section 3).
+    pub fn allowed_from(self, status: Status) -> bool {
+        match self {
+            CancellationReason::CancelledByYou => status.before_pickup(),
+            CancellationReason::NoCourierFound => status == Status::Pending,
+            CancellationReason::PickupNoShow => status == Status::AtPickup,
+            CancellationReason::CancelledByMaxmove => !status.is_terminal(),
+        }
+    }
+}
+
+/// How long a live delivery may wait for a courier before it is cancelled
+/// with `no_courier_found` (counted from creation, or from `scheduled_at`).
+pub const COURIER_SEARCH_TIMEOUT_MICROS: i64 = 30 * 60 * 1_000_000;
+
+/// When a new delivery is first acted on by a worker: a test delivery's
+/// first simulator step (one step after creation, or one step before
+/// `scheduled_at`), or a live delivery's courier-search timeout.
+pub fn first_step_at(
+    mode: crate::auth::Mode,
+    created_at: i64,
+    scheduled_at: Option<i64>,
+    step: std::time::Duration,
+) -> i64 {
+    let step = i64::try_from(step.as_micros()).unwrap_or(i64::MAX);
+    match (mode, scheduled_at) {
+        (crate::auth::Mode::Test, None) => created_at.saturating_add(step),
+        (crate::auth::Mode::Test, Some(at)) => at.saturating_sub(step).max(created_at.saturating_add(step)),
+        (crate::auth::Mode::Live, at) => at.unwrap_or(created_at).saturating_add(COURIER_SEARCH_TIMEOUT_MICROS),
+    }
+}
+
+/// Whether `from` → `to` is a legal move at all.
+pub fn is_legal(from: Status, to: Status) -> bool {
+    from.next() == Some(to) || (to == Status::Cancelled && !from.is_terminal())
+}
+
+/// `409 conflict` for an illegal move.
+pub fn illegal(from: Status, to: Status) -> CoreError {
+    CoreError::new(
+        ErrorCode::Conflict,
+        format!("A {} delivery cannot move to {}.", from.as_str(), to.as_str()),
+    )
+}
+
+/// Moves delivery `id` from `from` to `to`, applying `changes` to the row,
+/// only if it is still `from`. Returns whether this call made the move; the
+/// caller re-reads and decides on `false`.
+pub async fn compare_and_set(
+    db: &impl ConnectionTrait,
+    id: &str,
+    from: Status,
+    to: Status,
+    now: i64,
+    changes: Vec<(entity::Column, sea_orm::sea_query::SimpleExpr)>,
+) -> CoreResult<bool> {
+    if !is_legal(from, to) {
+        return Err(illegal(from, to));
+    }
+    let mut update = entity::Entity::update_many()
+        .col_expr(entity::Column::Status, Expr::value(to.as_str()))
+        .col_expr(entity::Column::UpdatedAt, Expr::value(now));
+    for (column, value) in changes {
+        update = update.col_expr(column, value);
+    }
+    let result = update
+        .filter(entity::Column::Id.eq(id))
+        .filter(entity::Column::Status.eq(from.as_str()))
+        .exec(db)
+        .await?;
+    Ok(result.rows_affected == 1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn forward_moves_and_cancels() {
+        assert!(is_legal(Status::Pending, Status::CourierAssigned));
+        assert!(!is_legal(Status::Pending, Status::AtPickup));
+        assert!(is_legal(Status::InTransit, Status::Cancelled));
+        assert!(!is_legal(Status::Delivered, Status::Cancelled));
+        assert!(!is_legal(Status::Cancelled, Status::Pending));
+        assert!(CancellationReason::CancelledByYou.allowed_from(Status::AtPickup));
+        assert!(!CancellationReason::CancelledByYou.allowed_from(Status::PickedUp));
+        assert!(CancellationReason::PickupNoShow.allowed_from(Status::AtPickup));
+        assert!(!CancellationReason::NoCourierFound.allowed_from(Status::CourierAssigned));
+        for s in Status::ALL {
+            assert_eq!(Status::parse(s.as_str()), Some(s));
+        }
+    }
+}

@@ -1,0 +1,4 @@
+//! Webhook endpoints, signing and delivery.
+
+pub mod signature;
+pub mod target;

@@ -1,0 +1,35 @@
+//! Background work of the core. Every worker keeps its state in the database
+//! and claims work there, so it survives restarts and runs on several
+//! replicas at once; all stop when the shared cancellation token fires.
+
+use std::time::Duration;
+
+use tokio::task::JoinSet;
+use tokio_util::sync::CancellationToken;
+
+use crate::{Core, idempotency};
+
+/// How often expired idempotency keys are deleted.
+const PURGE_EVERY: Duration = Duration::from_secs(600);
+
+/// Starts the workers; await the set after cancelling `stop` to drain them.
+pub fn spawn(core: &Core, stop: &CancellationToken) -> JoinSet<()> {
+    let mut workers = JoinSet::new();
+    workers.spawn(purge_idempotency_keys(core.clone(), stop.clone()));
+    workers
+}
+
+async fn purge_idempotency_keys(core: Core, stop: CancellationToken) {
+    let mut tick = tokio::time::interval(PURGE_EVERY);
+    loop {
+        tokio::select! {
+            () = stop.cancelled() => return,
+            _ = tick.tick() => {}
+        }
+        match idempotency::purge_expired(&core.db, core.clock.now_micros()).await {
+            Ok(0) => {}
+            Ok(purged) => tracing::info!(purged, "expired idempotency keys deleted"),
+            Err(error) => tracing::warn!(%error, "idempotency key purge failed"),
+        }
+    }
+}

@@ -1,0 +1,382 @@
+//! Delivery shapes (contract 2.1, 2.2, 2.4, 2.6, 4.4–4.7).
+
+use std::collections::HashMap;
+
+use courier::v1 as pb;
+use serde::{Deserialize, Serialize};
+
+use super::common::{
+    BreakdownJson, ItemBody, SelectedExtraBody, TaxBehavior, WaypointBody, WaypointJson, items_in, time_in, time_out,
+};
+use crate::error::ApiError;
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PickupProofBody {
+    pub photos: Option<i32>,
+    pub signature: Option<bool>,
+    pub sender_name: Option<bool>,
+    pub barcode: Option<bool>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DropoffProofBody {
+    pub photos: Option<i32>,
+    pub signature: Option<bool>,
+    pub recipient_name: Option<bool>,
+    pub barcode: Option<bool>,
+    pub age_check: Option<bool>,
+    pub leave_at_door: Option<bool>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ProofBody {
+    pub pickup: Option<PickupProofBody>,
+    pub dropoff: Option<DropoffProofBody>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TestScenarioBody {
+    NoCourierFound,
+    CourierCancelled,
+    PickupNoShow,
+    DeliveryFailed,
+}
+
+/// `POST /v1/deliveries` body.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CreateDeliveryBody {
+    pub quote_id: Option<String>,
+    pub pickup: WaypointBody,
+    pub dropoff: WaypointBody,
+    pub stops: Option<Vec<WaypointBody>>,
+    pub vehicle_type_id: String,
+    pub extras: Option<Vec<SelectedExtraBody>>,
+    pub items: Option<Vec<ItemBody>>,
+    pub external_id: Option<String>,
+    pub notes: Option<String>,
+    pub scheduled_at: Option<String>,
+    pub proof_of_delivery: Option<ProofBody>,
+    pub test_scenario: Option<TestScenarioBody>,
+}
+
+impl TryFrom<CreateDeliveryBody> for pb::CreateDeliveryRequest {
+    type Error = ApiError;
+
+    fn try_from(b: CreateDeliveryBody) -> Result<Self, ApiError> {
+        Ok(pb::CreateDeliveryRequest {
+            scheduled_at: time_in("scheduled_at", b.scheduled_at.as_deref())?,
+            quote_id: b.quote_id,
+            pickup: Some(b.pickup.into()),
+            dropoff: Some(b.dropoff.into()),
+            stops: b.stops.unwrap_or_default().into_iter().map(Into::into).collect(),
+            vehicle_type_id: b.vehicle_type_id,
+            extras: b.extras.unwrap_or_default().into_iter().map(Into::into).collect(),
+            items: items_in(b.items),
+            external_id: b.external_id,
+            notes: b.notes,
+            proof_of_delivery: b.proof_of_delivery.map(|p| pb::ProofOfDeliveryRequest {
+                pickup: p.pickup.map(|x| pb::PickupProofRequest {
+                    photos: x.photos,
+                    signature: x.signature,
+                    sender_name: x.sender_name,
+                    barcode: x.barcode,
+                }),
+                dropoff: p.dropoff.map(|x| pb::DropoffProofRequest {
+                    photos: x.photos,
+                    signature: x.signature,
+                    recipient_name: x.recipient_name,
+                    barcode: x.barcode,
+                    age_check: x.age_check,
+                    leave_at_door: x.leave_at_door,
+                }),
+            }),
+            test_scenario: match b.test_scenario {
+                None => pb::TestScenario::Unspecified,
+                Some(TestScenarioBody::NoCourierFound) => pb::TestScenario::NoCourierFound,
+                Some(TestScenarioBody::CourierCancelled) => pb::TestScenario::CourierCancelled,
+                Some(TestScenarioBody::PickupNoShow) => pb::TestScenario::PickupNoShow,
+                Some(TestScenarioBody::DeliveryFailed) => pb::TestScenario::DeliveryFailed,
+            } as i32,
+        })
+    }
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CancelReasonBody {
+    FoundAnotherService,
+    WaitedTooLong,
+    BookedByMistake,
+    NoLongerNeeded,
+    ChangeDetails,
+    Other,
+}
+
+/// `POST /v1/deliveries/{id}/cancel` body (optional).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CancelDeliveryBody {
+    pub reason: Option<CancelReasonBody>,
+}
+
+pub fn cancel_reason_in(reason: Option<CancelReasonBody>) -> pb::CancelReason {
+    match reason {
+        None => pb::CancelReason::Unspecified,
+        Some(CancelReasonBody::FoundAnotherService) => pb::CancelReason::FoundAnotherService,
+        Some(CancelReasonBody::WaitedTooLong) => pb::CancelReason::WaitedTooLong,
+        Some(CancelReasonBody::BookedByMistake) => pb::CancelReason::BookedByMistake,
+        Some(CancelReasonBody::NoLongerNeeded) => pb::CancelReason::NoLongerNeeded,
+        Some(CancelReasonBody::ChangeDetails) => pb::CancelReason::ChangeDetails,
+        Some(CancelReasonBody::Other) => pb::CancelReason::Other,
+    }
+}
+
+const LIST_PARAMS: &[&str] = &[
+    "limit",
+    "page_token",
+    "status",
+    "external_id",
+    "created_after",
+    "created_before",
+];
+
+/// `GET /v1/deliveries` query: unknown parameters are refused like unknown
+/// body fields.
+pub fn list_request(query: &HashMap<String, String>) -> Result<pb::ListDeliveriesRequest, ApiError> {
+    if let Some(unknown) = query.keys().find(|k| !LIST_PARAMS.contains(&k.as_str())) {
+        return Err(ApiError::invalid(
+            unknown.clone(),
+            format!("{unknown} is not a known query parameter."),
+        ));
+    }
+    let page_size = match query.get("limit") {
+        None => 0,
+        Some(text) => match text.parse::<i32>() {
+            Ok(n) if (1..=100).contains(&n) => n,
+            _ => {
+                return Err(ApiError::invalid(
+                    "limit",
+                    "limit must be a whole number from 1 to 100.",
+                ));
+            }
+        },
+    };
+    let status = match query.get("status") {
+        None => pb::DeliveryStatus::Unspecified,
+        Some(text) => status_in(text).ok_or_else(|| {
+            ApiError::invalid("status", "status must be one of pending, courier_assigned, at_pickup, picked_up, in_transit, at_dropoff, delivered, cancelled.")
+        })?,
+    };
+    Ok(pb::ListDeliveriesRequest {
+        page_size,
+        page_token: query.get("page_token").cloned().unwrap_or_default(),
+        status: status as i32,
+        external_id: query.get("external_id").cloned(),
+        created_after: time_in("created_after", query.get("created_after").map(String::as_str))?,
+        created_before: time_in("created_before", query.get("created_before").map(String::as_str))?,
+    })
+}
+
+pub fn status_in(text: &str) -> Option<pb::DeliveryStatus> {
+    use pb::DeliveryStatus as S;
+    [
+        S::Pending,
+        S::CourierAssigned,
+        S::AtPickup,
+        S::PickedUp,
+        S::InTransit,
+        S::AtDropoff,
+        S::Delivered,
+        S::Cancelled,
+    ]
+    .into_iter()
+    .find(|s| status_name(*s) == Some(text))
+}
+
+/// The public name of a status.
+pub fn status_name(status: pb::DeliveryStatus) -> Option<&'static str> {
+    use pb::DeliveryStatus as S;
+    match status {
+        S::Unspecified => None,
+        S::Pending => Some("pending"),
+        S::CourierAssigned => Some("courier_assigned"),
+        S::AtPickup => Some("at_pickup"),
+        S::PickedUp => Some("picked_up"),
+        S::InTransit => Some("in_transit"),
+        S::AtDropoff => Some("at_dropoff"),
+        S::Delivered => Some("delivered"),
+        S::Cancelled => Some("cancelled"),
+    }
+}
+
+#[derive(Debug, Serialize)]
+pub struct PickupProofJson {
+    pub photos: i32,
+    pub signature: bool,
+    pub sender_name: bool,
+    pub barcode: bool,
+}
+
+#[derive(Debug, Serialize)]
+pub struct DropoffProofJson {
+    pub photos: i32,
+    pub signature: bool,
+    pub recipient_name: bool,
+    pub barcode: bool,
+    pub age_check: bool,
+    pub leave_at_door: bool,
+}
+
+#[derive(Debug, Serialize)]
+pub struct ProofRequirementsJson {
+    pub pickup: Option<PickupProofJson>,
+    pub dropoff: Option<DropoffProofJson>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct CourierVehicleJson {
+    pub make: Option<String>,
+    pub model: Option<String>,
+    pub color: Option<String>,
+    pub license_plate: Option<String>,
+    pub photo_url: Option<String>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct CourierLocationJson {
+    pub latitude: f64,
+    pub longitude: f64,
+    pub recorded_at: Option<String>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct CourierJson {
+    pub name: Option<String>,
+    pub photo_url: Option<String>,
+    pub rating: Option<f64>,
+    pub vehicle: Option<CourierVehicleJson>,
+    pub location: Option<CourierLocationJson>,
+}
+
+impl From<pb::Courier> for CourierJson {
+    fn from(c: pb::Courier) -> Self {
+        CourierJson {
+            name: c.name,
+            photo_url: c.photo_url,
+            rating: c.rating,
+            vehicle: c.vehicle.map(|v| CourierVehicleJson {
+                make: v.make,
+                model: v.model,
+                color: v.color,
+                license_plate: v.license_plate,
+                photo_url: v.photo_url,
+            }),
+            location: c.location.map(|l| CourierLocationJson {
+                latitude: l.latitude,
+                longitude: l.longitude,
+                recorded_at: time_out(l.recorded_at.as_ref()),
+            }),
+        }
+    }
+}
+
+/// A Delivery (contract 2.1): every field always present.
+#[derive(Debug, Serialize)]
+pub struct DeliveryJson {
+    pub id: String,
+    pub status: Option<&'static str>,
+    pub mode: &'static str,
+    pub external_id: Option<String>,
+    pub quote_id: Option<String>,
+    pub amount_cents: Option<i64>,
+    pub currency: Option<String>,
+    pub tax_behavior: TaxBehavior,
+    pub breakdown: Option<BreakdownJson>,
+    pub pickup: Option<WaypointJson>,
+    pub dropoff: Option<WaypointJson>,
+    pub stops: Vec<WaypointJson>,
+    pub vehicle_type_id: String,
+    pub notes: Option<String>,
+    pub scheduled_at: Option<String>,
+    pub proof_of_delivery: Option<ProofRequirementsJson>,
+    pub tracking_available_at: Option<String>,
+    pub tracking_url: Option<String>,
+    pub courier: Option<CourierJson>,
+    pub created_at: Option<String>,
+    pub updated_at: Option<String>,
+    pub cancelled_at: Option<String>,
+    pub cancellation_reason: Option<&'static str>,
+    pub delivered_at: Option<String>,
+}
+
+impl From<pb::Delivery> for DeliveryJson {
+    fn from(d: pb::Delivery) -> Self {
+        DeliveryJson {
+            status: status_name(d.status()),
+            mode: if d.mode() == pb::Mode::Test { "test" } else { "live" },
+            cancellation_reason: match d.cancellation_reason() {
+                pb::CancellationReason::Unspecified => None,
+                pb::CancellationReason::CancelledByYou => Some("cancelled_by_you"),
+                pb::CancellationReason::NoCourierFound => Some("no_courier_found"),
+                pb::CancellationReason::PickupNoShow => Some("pickup_no_show"),
+                pb::CancellationReason::CancelledByMaxmove => Some("cancelled_by_maxmove"),
+            },
+            scheduled_at: time_out(d.scheduled_at.as_ref()),
+            tracking_available_at: time_out(d.tracking_available_at.as_ref()),
+            created_at: time_out(d.created_at.as_ref()),
+            updated_at: time_out(d.updated_at.as_ref()),
+            cancelled_at: time_out(d.cancelled_at.as_ref()),
+            delivered_at: time_out(d.delivered_at.as_ref()),
+            id: d.id,
+            external_id: d.external_id,
+            quote_id: d.quote_id,
+            amount_cents: d.amount_cents,
+            currency: d.currency,
+            tax_behavior: TaxBehavior::Inclusive,
+            breakdown: d.breakdown.map(Into::into),
+            pickup: d.pickup.map(Into::into),
+            dropoff: d.dropoff.map(Into::into),
+            stops: d.stops.into_iter().map(Into::into).collect(),
+            vehicle_type_id: d.vehicle_type_id,
+            notes: d.notes,
+            proof_of_delivery: d.proof_of_delivery.map(|p| ProofRequirementsJson {
+                pickup: p.pickup.map(|x| PickupProofJson {
+                    photos: x.photos,
+                    signature: x.signature,
+                    sender_name: x.sender_name,
+                    barcode: x.barcode,
+                }),
+                dropoff: p.dropoff.map(|x| DropoffProofJson {
+                    photos: x.photos,
+                    signature: x.signature,
+                    recipient_name: x.recipient_name,
+                    barcode: x.barcode,
+                    age_check: x.age_check,
+                    leave_at_door: x.leave_at_door,
+                }),
+            }),
+            tracking_url: d.tracking_url,
+            courier: d.courier.map(Into::into),
+        }
+    }
+}
+
+#[derive(Debug, Serialize)]
+pub struct DeliveryListJson {
+    pub deliveries: Vec<DeliveryJson>,
+    pub next_page_token: Option<String>,
+}
+
+impl From<pb::ListDeliveriesResponse> for DeliveryListJson {
+    fn from(r: pb::ListDeliveriesResponse) -> Self {
+        DeliveryListJson {
+            deliveries: r.deliveries.into_iter().map(Into::into).collect(),
+            next_page_token: (!r.next_page_token.is_empty()).then_some(r.next_page_token),
+        }
+    }
+}

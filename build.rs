@@ -12,6 +12,7 @@ const PROTOS: &[&str] = &[
     "courier/v1/events.proto",
     "courier/v1/webhooks.proto",
     "courier/v1/fleet.proto",
+    "courier/v1/public.proto",
     "courier/internal/v1/admin.proto",
     "courier/internal/v1/billing.proto",
     "courier/internal/v1/dispatch.proto",

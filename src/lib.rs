@@ -3,6 +3,7 @@
 //! catalogue, and the conversions between protobuf and chrono timestamps.
 
 pub mod errors;
+pub mod json;
 pub mod logging;
 pub mod shutdown;
 pub mod time;

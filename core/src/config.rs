@@ -37,10 +37,33 @@ pub struct CoreConfig {
     #[arg(long, env = "COURIER_WEBHOOK_ALLOW_INSECURE", default_value_t = false)]
     pub webhook_allow_insecure: bool,
 
+    /// Multiplier of the webhook retry schedule (5 s, 30 s, 2 min, 5 min,
+    /// 10 min, 15 min, 15 min) and of its 15-minute bound; tests shrink it.
+    #[arg(long, env = "COURIER_WEBHOOK_RETRY_SCALE", default_value_t = 1.0, value_parser = parse_scale)]
+    pub webhook_retry_scale: f64,
+
+    /// A webhook endpoint is disabled (reason `failing`) once this many of
+    /// its latest events in a row ended failed (0: never)…
+    #[arg(long, env = "COURIER_WEBHOOK_DISABLE_AFTER", default_value_t = 20)]
+    pub webhook_disable_after: u32,
+
+    /// …and its first failure of that streak is at least this old.
+    #[arg(long, env = "COURIER_WEBHOOK_DISABLE_WINDOW", default_value = "24h", value_parser = parse_duration)]
+    pub webhook_disable_window: Duration,
+
     /// A catalogue file (vehicle types, extras, service areas) replacing the
     /// built-in one.
     #[arg(long, env = "COURIER_CATALOG_FILE")]
     pub catalog_file: Option<PathBuf>,
+
+    /// Directory of the local blob store (proof-of-delivery files), used
+    /// unless an S3-compatible store is configured.
+    #[arg(long, env = "COURIER_BLOB_DIR", default_value = "data/blobs")]
+    pub blob_dir: PathBuf,
+
+    /// An S3-compatible blob store instead of the local directory.
+    #[command(flatten)]
+    pub blob_s3: crate::blobs::S3Config,
 }
 
 /// Parses `500ms`, `20s`, `2m`, `1h`.
@@ -62,6 +85,14 @@ pub fn parse_duration(text: &str) -> Result<Duration, String> {
     }
 }
 
+/// A positive, finite multiplier such as `1`, `0.5` or `0.002`.
+pub fn parse_scale(text: &str) -> Result<f64, String> {
+    match text.trim().parse::<f64>() {
+        Ok(scale) if scale.is_finite() && scale > 0.0 => Ok(scale),
+        _ => Err(format!("'{text}' is not a positive number")),
+    }
+}
+
 /// Every `COURIER_*` variable the binaries read.
 pub const KNOWN_ENV: &[&str] = &[
     "COURIER_DATABASE_URL",
@@ -72,7 +103,16 @@ pub const KNOWN_ENV: &[&str] = &[
     "COURIER_SECRET_KEY",
     "COURIER_SIMULATOR_STEP",
     "COURIER_WEBHOOK_ALLOW_INSECURE",
+    "COURIER_WEBHOOK_RETRY_SCALE",
+    "COURIER_WEBHOOK_DISABLE_AFTER",
+    "COURIER_WEBHOOK_DISABLE_WINDOW",
     "COURIER_CATALOG_FILE",
+    "COURIER_BLOB_DIR",
+    "COURIER_BLOB_S3_ENDPOINT",
+    "COURIER_BLOB_S3_BUCKET",
+    "COURIER_BLOB_S3_ACCESS_KEY",
+    "COURIER_BLOB_S3_SECRET_KEY",
+    "COURIER_BLOB_S3_REGION",
     "COURIER_LOG_FORMAT",
     "COURIER_LOG",
     "COURIER_SERVICE_TOKEN",
@@ -99,5 +139,14 @@ mod tests {
         assert!(parse_duration("20").is_err());
         assert!(parse_duration("s").is_err());
         assert!(parse_duration("5d").is_err());
+    }
+
+    #[test]
+    fn parses_scales() {
+        assert_eq!(parse_scale("1"), Ok(1.0));
+        assert_eq!(parse_scale("0.002"), Ok(0.002));
+        for bad in ["0", "-1", "NaN", "inf", "x", ""] {
+            assert!(parse_scale(bad).is_err(), "{bad}");
+        }
     }
 }

@@ -7,6 +7,7 @@
 
 pub mod auth;
 pub mod billing;
+pub mod blobs;
 pub mod clock;
 pub mod config;
 pub mod db;
@@ -19,6 +20,8 @@ pub mod idempotency;
 pub mod ids;
 pub mod lifecycle;
 pub mod pagination;
+pub mod proofs;
+pub mod public_tracking;
 pub mod quotes;
 pub mod secrets;
 pub mod server;
@@ -43,6 +46,31 @@ pub struct Core {
     pub router: Arc<dyn quotes::routing::RoutingProvider>,
     pub config: Arc<config::CoreConfig>,
     pub faults: Arc<Faults>,
+    /// Where proof-of-delivery files are kept (local directory or S3).
+    pub blobs: Arc<dyn blobs::BlobStore>,
+    /// Tells watchers in this process that a delivery changed.
+    pub changes: Changes,
+}
+
+/// A feed of changed delivery ids for `WatchDelivery`. Watchers also poll, so
+/// changes made by other replicas reach them too.
+#[derive(Clone, Debug)]
+pub struct Changes(tokio::sync::broadcast::Sender<String>);
+
+impl Changes {
+    fn new() -> Changes {
+        Changes(tokio::sync::broadcast::channel(1024).0)
+    }
+
+    /// Announces that delivery `id` changed (call after the commit).
+    pub fn publish(&self, id: &str) {
+        // No receiver is not an error: nobody is watching.
+        let _ = self.0.send(id.to_owned());
+    }
+
+    pub fn subscribe(&self) -> tokio::sync::broadcast::Receiver<String> {
+        self.0.subscribe()
+    }
 }
 
 /// Failures tests inject to prove crash safety (never set in production).
@@ -62,6 +90,7 @@ impl Core {
         let secrets = secrets::Secrets::load(&db, config.secret_key.as_deref()).await?;
         let catalog = quotes::catalog::Catalog::load(config.catalog_file.as_deref())
             .map_err(|e| CoreError::Internal(format!("catalogue: {e}")))?;
+        let blobs = blobs::from_config(&config)?;
         Ok(Core {
             db,
             clock,
@@ -70,6 +99,8 @@ impl Core {
             router: Arc::new(quotes::routing::OfflineRouter::default()),
             config: Arc::new(config),
             faults: Arc::default(),
+            blobs,
+            changes: Changes::new(),
         })
     }
 }

@@ -7,7 +7,7 @@ use std::time::Duration;
 use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
 
-use crate::{Core, idempotency};
+use crate::{Core, events, idempotency, webhooks};
 
 /// How often expired idempotency keys are deleted.
 const PURGE_EVERY: Duration = Duration::from_secs(600);
@@ -16,6 +16,8 @@ const PURGE_EVERY: Duration = Duration::from_secs(600);
 pub fn spawn(core: &Core, stop: &CancellationToken) -> JoinSet<()> {
     let mut workers = JoinSet::new();
     workers.spawn(purge_idempotency_keys(core.clone(), stop.clone()));
+    workers.spawn(webhooks::dispatch::run(core.clone(), stop.clone()));
+    workers.spawn(purge_event_history(core.clone(), stop.clone()));
     workers
 }
 
@@ -30,6 +32,29 @@ async fn purge_idempotency_keys(core: Core, stop: CancellationToken) {
             Ok(0) => {}
             Ok(purged) => tracing::info!(purged, "expired idempotency keys deleted"),
             Err(error) => tracing::warn!(%error, "idempotency key purge failed"),
+        }
+    }
+}
+
+/// Deletes events, webhook attempts and queue rows past their 30-day
+/// retention.
+async fn purge_event_history(core: Core, stop: CancellationToken) {
+    let mut tick = tokio::time::interval(PURGE_EVERY);
+    loop {
+        tokio::select! {
+            () = stop.cancelled() => return,
+            _ = tick.tick() => {}
+        }
+        let now = core.clock.now_micros();
+        match webhooks::purge_expired(&core.db, now).await {
+            Ok(0) => {}
+            Ok(purged) => tracing::info!(purged, "expired webhook attempts and queue rows deleted"),
+            Err(error) => tracing::warn!(%error, "webhook history purge failed"),
+        }
+        match events::history::purge_expired(&core.db, now).await {
+            Ok(0) => {}
+            Ok(purged) => tracing::info!(purged, "expired events deleted"),
+            Err(error) => tracing::warn!(%error, "event purge failed"),
         }
     }
 }

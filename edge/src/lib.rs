@@ -17,8 +17,16 @@ use tokio::net::TcpListener;
 use tonic::transport::{Channel, Endpoint};
 
 use courier::v1::delivery_service_client::DeliveryServiceClient;
+use courier::v1::event_service_client::EventServiceClient;
+use courier::v1::public_service_client::PublicServiceClient;
 use courier::v1::quote_service_client::QuoteServiceClient;
+use courier::v1::tracking_service_client::TrackingServiceClient;
 use courier::v1::vehicle_type_service_client::VehicleTypeServiceClient;
+use courier::v1::webhook_service_client::WebhookServiceClient;
+
+/// The largest answer of the public service: a proof file (at most 10 MiB)
+/// plus its envelope.
+const PUBLIC_MAX_MESSAGE: usize = 16 * 1024 * 1024;
 
 /// gRPC clients of the core, sharing one lazily connected channel.
 #[derive(Clone)]
@@ -26,6 +34,12 @@ pub struct CoreClients {
     pub vehicle_types: VehicleTypeServiceClient<Channel>,
     pub quotes: QuoteServiceClient<Channel>,
     pub deliveries: DeliveryServiceClient<Channel>,
+    pub events: EventServiceClient<Channel>,
+    pub webhooks: WebhookServiceClient<Channel>,
+    pub tracking: TrackingServiceClient<Channel>,
+    /// Keyless reads: proof files (up to 10 MiB, hence the larger limit) and
+    /// the tracking page.
+    pub public: PublicServiceClient<Channel>,
 }
 
 impl CoreClients {
@@ -36,6 +50,10 @@ impl CoreClients {
         Ok(CoreClients {
             vehicle_types: VehicleTypeServiceClient::new(channel.clone()),
             quotes: QuoteServiceClient::new(channel.clone()),
+            tracking: TrackingServiceClient::new(channel.clone()),
+            public: PublicServiceClient::new(channel.clone()).max_decoding_message_size(PUBLIC_MAX_MESSAGE),
+            events: EventServiceClient::new(channel.clone()),
+            webhooks: WebhookServiceClient::new(channel.clone()),
             deliveries: DeliveryServiceClient::new(channel),
         })
     }

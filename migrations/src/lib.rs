@@ -14,6 +14,11 @@ mod m20261122_000004_create_quotes;
 mod m20261122_000005_create_deliveries;
 mod m20261122_000006_create_idempotency_keys;
 mod m20261122_000007_create_events;
+mod m20261122_000008_add_delivery_etas;
+mod m20261122_000009_create_proofs;
+mod m20261122_000010_create_webhook_endpoints;
+mod m20261122_000011_create_webhook_deliveries;
+mod m20261122_000012_create_webhook_attempts;
 
 pub struct Migrator;
 
@@ -28,6 +33,11 @@ impl MigratorTrait for Migrator {
             Box::new(m20261122_000005_create_deliveries::Migration),
             Box::new(m20261122_000006_create_idempotency_keys::Migration),
             Box::new(m20261122_000007_create_events::Migration),
+            Box::new(m20261122_000008_add_delivery_etas::Migration),
+            Box::new(m20261122_000009_create_proofs::Migration),
+            Box::new(m20261122_000010_create_webhook_endpoints::Migration),
+            Box::new(m20261122_000011_create_webhook_deliveries::Migration),
+            Box::new(m20261122_000012_create_webhook_attempts::Migration),
         ]
     }
 }

@@ -87,6 +87,12 @@ impl Answer {
 
 impl TestApp {
     pub async fn spawn(backend: Backend) -> Option<TestApp> {
+        TestApp::spawn_with(backend, |_| {}).await
+    }
+
+    /// Like [`TestApp::spawn`], with the core's configuration adjusted by
+    /// `configure` before the core starts.
+    pub async fn spawn_with(backend: Backend, configure: impl FnOnce(&mut CoreConfig)) -> Option<TestApp> {
         let database = match backend {
             Backend::Sqlite => DatabaseGuard::sqlite(),
             Backend::Postgres => DatabaseGuard::postgres().await?,
@@ -95,15 +101,21 @@ impl TestApp {
         let grpc_listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind grpc");
         let base_url = format!("http://{}", http_listener.local_addr().expect("addr"));
         let grpc_url = format!("http://{}", grpc_listener.local_addr().expect("addr"));
-        let config = CoreConfig {
+        let mut config = CoreConfig {
             database_url: database.url.clone(),
             grpc_addr: grpc_url.clone(),
             public_base_url: base_url.clone(),
             secret_key: Some(SECRET.into()),
             simulator_step: Duration::from_millis(50),
             webhook_allow_insecure: true,
+            webhook_retry_scale: 0.002,
+            webhook_disable_after: 20,
+            webhook_disable_window: Duration::from_secs(24 * 3600),
             catalog_file: None,
+            blob_dir: database.blob_dir.clone(),
+            blob_s3: Default::default(),
         };
+        configure(&mut config);
         let clock = Clock::default();
         let core = Core::start(config, clock.clone()).await.expect("core starts");
         let stop = CancellationToken::new();
@@ -143,6 +155,35 @@ impl TestApp {
         app.live_key = app.create_key(&workspace, courier::v1::Mode::Live, &[]).await;
         app.workspace_id = workspace;
         Some(app)
+    }
+
+    /// Restarts the core: stops its gRPC server, workers and the edge (the
+    /// workers finish what they are doing), then starts a new core, workers
+    /// and edge on the same database and clock, on new ports.
+    pub async fn restart_core(&mut self) {
+        self.stop.cancel();
+        while self._workers.join_next().await.is_some() {}
+        let http_listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind http");
+        let grpc_listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind grpc");
+        let base_url = format!("http://{}", http_listener.local_addr().expect("addr"));
+        let grpc_url = format!("http://{}", grpc_listener.local_addr().expect("addr"));
+        let mut config = (*self.core.config).clone();
+        config.grpc_addr = grpc_url.clone();
+        config.public_base_url = base_url.clone();
+        let core = Core::start(config, self.clock.clone()).await.expect("core restarts");
+        let stop = CancellationToken::new();
+        self._workers = courier_core::workers::spawn(&core, &stop);
+        tokio::spawn(courier_core::server::serve(
+            core.clone(),
+            grpc_listener,
+            stop.clone().cancelled_owned(),
+        ));
+        let edge = EdgeState {
+            core: CoreClients::connect_lazy(&grpc_url).expect("edge channel"),
+            base_url: base_url.clone(),
+        };
+        tokio::spawn(courier_edge::serve(edge, http_listener, stop.clone().cancelled_owned()));
+        (self.core, self.stop, self.base_url, self.grpc_url) = (core, stop, base_url, grpc_url);
     }
 
     pub fn url(&self, path: &str) -> String {
@@ -282,6 +323,8 @@ impl Drop for TestApp {
 /// A database that exists for one test and is removed after it.
 struct DatabaseGuard {
     url: String,
+    /// The local blob store's directory (proof files), removed with it.
+    blob_dir: std::path::PathBuf,
     cleanup: Cleanup,
 }
 
@@ -302,6 +345,7 @@ impl DatabaseGuard {
         std::fs::create_dir_all(&dir).expect("temp dir");
         DatabaseGuard {
             url: format!("sqlite://{}?mode=rwc", dir.join("courier.db").display()),
+            blob_dir: dir.join("blobs"),
             cleanup: Cleanup::File(dir),
         }
     }
@@ -330,6 +374,7 @@ impl DatabaseGuard {
         let base = admin_url.rsplit_once('/').map(|(base, _)| base).unwrap_or(&admin_url);
         Some(DatabaseGuard {
             url: format!("{base}/{name}"),
+            blob_dir: std::env::temp_dir().join(format!("courier-e2e-blobs-{name}")),
             cleanup: Cleanup::Postgres { admin_url, name },
         })
     }
@@ -337,6 +382,7 @@ impl DatabaseGuard {
 
 impl Drop for DatabaseGuard {
     fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.blob_dir);
         match &self.cleanup {
             Cleanup::File(dir) => {
                 let _ = std::fs::remove_dir_all(dir);
@@ -366,6 +412,31 @@ impl Drop for DatabaseGuard {
 /// Declares each test once and runs it on SQLite and on PostgreSQL.
 #[macro_export]
 macro_rules! e2e {
+    // `e2e! { with |config| …; async fn … }`: the core's configuration is
+    // adjusted first (see `TestApp::spawn_with`).
+    (with $configure:expr; $(async fn $name:ident($app:ident: TestApp) $body:block)*) => {$(
+        mod $name {
+            #[allow(unused_imports)]
+            use super::*;
+
+            async fn run($app: $crate::harness::TestApp) $body
+
+            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+            async fn sqlite() {
+                let app = $crate::harness::TestApp::spawn_with($crate::harness::Backend::Sqlite, $configure)
+                    .await
+                    .expect("sqlite app");
+                run(app).await;
+            }
+
+            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+            async fn postgres() {
+                if let Some(app) = $crate::harness::TestApp::spawn_with($crate::harness::Backend::Postgres, $configure).await {
+                    run(app).await;
+                }
+            }
+        }
+    )*};
     ($(async fn $name:ident($app:ident: TestApp) $body:block)*) => {$(
         mod $name {
             #[allow(unused_imports)]

@@ -37,6 +37,8 @@ pub struct Model {
     pub delivered_at: Option<i64>,
     pub invoiced_at: Option<i64>,
     pub next_step_at: Option<i64>,
+    pub pickup_eta: Option<i64>,
+    pub dropoff_eta: Option<i64>,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

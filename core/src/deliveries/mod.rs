@@ -4,7 +4,7 @@
 pub mod entity;
 mod proto;
 
-pub use proto::to_proto;
+pub use proto::{courier_out, event_data, status_out, to_proto};
 
 use prost::Message;
 use sea_orm::sea_query::{Expr, SimpleExpr};
@@ -15,7 +15,7 @@ use sea_orm::{
 use serde::{Deserialize, Serialize};
 
 use crate::auth::{Mode, Principal};
-use crate::events::{self, EventType};
+use crate::events::EventType;
 use crate::idempotency::{self, Idempotent, Scope};
 use crate::lifecycle::{self, CancellationReason, Status};
 use crate::pagination::{self, Cursor};
@@ -248,6 +248,9 @@ pub struct Delivery {
     pub cancel_reason: Option<String>,
     pub delivered_at: Option<i64>,
     pub next_step_at: Option<i64>,
+    /// When the courier is expected at the pickup and at the dropoff.
+    pub pickup_eta: Option<i64>,
+    pub dropoff_eta: Option<i64>,
 }
 
 /// A delivery to create.
@@ -379,6 +382,8 @@ async fn prepare(core: &Core, principal: &Principal, new: NewDelivery) -> CoreRe
         delivered_at: Set(None),
         invoiced_at: Set(None),
         next_step_at: Set(None),
+        pickup_eta: Set(None),
+        dropoff_eta: Set(None),
     };
     Ok(Prepared { row })
 }
@@ -428,17 +433,15 @@ async fn insert(
         _ => error.into(),
     })?;
     let delivery = from_model(model)?;
-    let snapshot = to_proto(&delivery, &core.config.public_base_url);
-    events::record(
+    lifecycle::record(
         tx,
-        &delivery.workspace_id,
-        delivery.mode,
+        &core.config.public_base_url,
+        &delivery,
         EventType::Created,
-        &proto::event_data(&snapshot),
         delivery.created_at,
     )
     .await?;
-    Ok(snapshot)
+    Ok(to_proto(&delivery, &core.config.public_base_url))
 }
 
 /// The caller's delivery `id`: `not_found` for unknown ids and for other
@@ -580,31 +583,22 @@ pub async fn end_cancelled(
         return Err(lifecycle::illegal(delivery.status, Status::Cancelled));
     }
     let now = core.clock.now_micros();
-    changes.push((entity::Column::CancelledAt, Expr::value(now)));
-    changes.push((entity::Column::CancellationReason, Expr::value(reason.as_str())));
-    changes.push((entity::Column::NextStepAt, Expr::value(Option::<i64>::None)));
+    changes.extend(lifecycle::cancellation(reason, now));
     let tx = core.db.begin().await?;
-    if !lifecycle::compare_and_set(&tx, &delivery.id, delivery.status, Status::Cancelled, now, changes).await? {
-        tx.rollback().await?;
-        return Ok(None);
-    }
-    let model = entity::Entity::find_by_id(delivery.id.clone())
-        .one(&tx)
-        .await?
-        .ok_or_else(|| CoreError::Internal(format!("delivery {} vanished", delivery.id)))?;
-    let cancelled = from_model(model)?;
-    let snapshot = to_proto(&cancelled, &core.config.public_base_url);
-    events::record(
+    let cancelled = lifecycle::advance(
         &tx,
-        &cancelled.workspace_id,
-        cancelled.mode,
-        EventType::Cancelled,
-        &proto::event_data(&snapshot),
+        &core.config.public_base_url,
+        delivery,
+        Status::Cancelled,
+        changes,
         now,
     )
     .await?;
     tx.commit().await?;
-    Ok(Some(cancelled))
+    if cancelled.is_some() {
+        core.changes.publish(&delivery.id);
+    }
+    Ok(cancelled)
 }
 
 /// Every query of a caller's deliveries goes through this scope.
@@ -651,6 +645,8 @@ pub fn from_model(model: entity::Model) -> CoreResult<Delivery> {
         cancel_reason: model.cancel_reason,
         delivered_at: model.delivered_at,
         next_step_at: model.next_step_at,
+        pickup_eta: model.pickup_eta,
+        dropoff_eta: model.dropoff_eta,
     })
 }
 

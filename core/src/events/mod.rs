@@ -3,6 +3,7 @@
 //! dispatcher. Owns the `events` table.
 
 pub mod entity;
+pub mod history;
 
 use prost::Message;
 use sea_orm::{ActiveModelTrait, ActiveValue::Set, ConnectionTrait};
@@ -68,7 +69,7 @@ pub async fn record(
     now: i64,
 ) -> CoreResult<String> {
     let id = crate::ids::new_id("evt");
-    entity::ActiveModel {
+    let row = entity::ActiveModel {
         id: Set(id.clone()),
         workspace_id: Set(workspace_id.to_owned()),
         mode: Set(mode.as_str().to_owned()),
@@ -80,5 +81,6 @@ pub async fn record(
     }
     .insert(db)
     .await?;
+    crate::webhooks::enqueue(db, &row).await?;
     Ok(id)
 }

@@ -5,5 +5,8 @@ pub mod admin;
 pub mod context;
 pub mod convert;
 pub mod deliveries;
+pub mod events;
+pub mod public;
 pub mod quotes;
 pub mod vehicle_types;
+pub mod webhooks;

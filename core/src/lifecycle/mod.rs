@@ -6,10 +6,11 @@
 //! movers racing on one delivery never both win, and the loser changes
 //! nothing.
 
-use sea_orm::sea_query::Expr;
+use sea_orm::sea_query::{Expr, SimpleExpr};
 use sea_orm::{ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter};
 
-use crate::deliveries::entity;
+use crate::deliveries::{self, Delivery, entity};
+use crate::events::{self, EventType};
 use crate::{CoreError, CoreResult};
 use courier::errors::ErrorCode;
 
@@ -179,6 +180,80 @@ pub async fn compare_and_set(
         .exec(db)
         .await?;
     Ok(result.rows_affected == 1)
+}
+
+/// The events a move to `to` emits (DECISIONS "Events per transition").
+pub fn events_for(to: Status) -> &'static [EventType] {
+    match to {
+        Status::Pending => &[EventType::Created],
+        Status::CourierAssigned => &[EventType::CourierAssigned],
+        Status::AtPickup => &[EventType::CourierArrived],
+        Status::PickedUp | Status::AtDropoff => &[EventType::StatusUpdated],
+        Status::InTransit => &[EventType::StatusUpdated, EventType::EtaUpdated],
+        Status::Delivered => &[EventType::Delivered],
+        Status::Cancelled => &[EventType::Cancelled],
+    }
+}
+
+/// Moves `delivery` to `to` inside `db` (the mover's transaction): the
+/// compare-and-set on its current status with `changes`, then its events,
+/// each carrying the delivery as it now is. `None` when the status moved
+/// meanwhile (nothing changed).
+pub async fn advance(
+    db: &impl ConnectionTrait,
+    public_base_url: &str,
+    delivery: &Delivery,
+    to: Status,
+    changes: Vec<(entity::Column, SimpleExpr)>,
+    now: i64,
+) -> CoreResult<Option<Delivery>> {
+    if !compare_and_set(db, &delivery.id, delivery.status, to, now, changes).await? {
+        return Ok(None);
+    }
+    let moved = reload(db, &delivery.id).await?;
+    for (offset, event_type) in events_for(to).iter().enumerate() {
+        record(db, public_base_url, &moved, *event_type, now + offset as i64).await?;
+    }
+    Ok(Some(moved))
+}
+
+/// Records an event about `delivery` as it is (no status move), e.g.
+/// `delivery.pod_submitted` or a moved ETA.
+pub async fn record(
+    db: &impl ConnectionTrait,
+    public_base_url: &str,
+    delivery: &Delivery,
+    event_type: EventType,
+    now: i64,
+) -> CoreResult<String> {
+    let snapshot = deliveries::to_proto(delivery, public_base_url);
+    events::record(
+        db,
+        &delivery.workspace_id,
+        delivery.mode,
+        event_type,
+        &deliveries::event_data(&snapshot),
+        now,
+    )
+    .await
+}
+
+/// The delivery row as it is now.
+pub async fn reload(db: &impl ConnectionTrait, id: &str) -> CoreResult<Delivery> {
+    let model = entity::Entity::find_by_id(id.to_owned())
+        .one(db)
+        .await?
+        .ok_or_else(|| CoreError::Internal(format!("delivery {id} vanished")))?;
+    deliveries::from_model(model)
+}
+
+/// The changes that cancel a delivery with `reason`.
+pub fn cancellation(reason: CancellationReason, now: i64) -> Vec<(entity::Column, SimpleExpr)> {
+    vec![
+        (entity::Column::CancelledAt, Expr::value(now)),
+        (entity::Column::CancellationReason, Expr::value(reason.as_str())),
+        (entity::Column::NextStepAt, Expr::value(Option::<i64>::None)),
+    ]
 }
 
 #[cfg(test)]

@@ -147,7 +147,7 @@ pub async fn resolve_target(url: &Url, policy: TargetPolicy, resolver: &dyn Reso
         Some(Host::Ipv6(ip)) => return checked_address(SocketAddr::new(IpAddr::V6(ip), port), policy),
         Some(Host::Domain(name)) => name,
     };
-    let unresolvable = || refused("The webhook URL host could not be resolved.");
+    let unresolvable = || refused(UNRESOLVABLE);
     let addresses = match tokio::time::timeout(LOOKUP_TIMEOUT, resolver.lookup(name, port)).await {
         Ok(Ok(addresses)) => addresses,
         Ok(Err(error)) => {
@@ -330,6 +330,16 @@ fn embedded_ipv4(bits: u128) -> Ipv4Addr {
 
 fn ensure_public(ip: IpAddr) -> CoreResult<()> {
     if is_public_ip(ip) { Ok(()) } else { Err(non_public()) }
+}
+
+/// The message of a refusal because the host did not resolve: a state that
+/// can pass (DNS outage, record not yet published), unlike the other refusals.
+const UNRESOLVABLE: &str = "The webhook URL host could not be resolved.";
+
+/// Whether `error` (from [`resolve_target`]) only says that the host did not
+/// resolve: a sender may treat that like a network error and try again later.
+pub fn is_unresolvable(error: &CoreError) -> bool {
+    matches!(error, CoreError::Rejected { message, .. } if message == UNRESOLVABLE)
 }
 
 fn non_public() -> CoreError {
@@ -675,9 +685,24 @@ mod tests {
             let (code, param, message) = rejection(result);
             assert_eq!((code, param.as_deref()), (ErrorCode::InvalidWebhookUrl, Some("url")));
             assert!(message.contains("could not be resolved"), "{message}");
+            let again = resolve_target(&url("https://hooks.example.com/"), STRICT, &FakeResolver::failing()).await;
+            assert!(again.as_ref().is_err_and(is_unresolvable), "{again:?}");
         }
         let result = resolve_target(&url("http://localhost:8080/"), INSECURE, &FakeResolver::failing()).await;
         assert_refused_url(result, "unresolvable in development");
+    }
+
+    #[tokio::test]
+    async fn only_lookup_failures_count_as_unresolvable() {
+        let private = resolve_target(
+            &url("https://hooks.example.com/"),
+            STRICT,
+            &FakeResolver::answering(&["10.0.0.5"]),
+        )
+        .await;
+        assert!(private.as_ref().is_err_and(|e| !is_unresolvable(e)), "{private:?}");
+        let syntax = check_url_syntax("http://example.com/hook", STRICT);
+        assert!(syntax.as_ref().is_err_and(|e| !is_unresolvable(e)), "{syntax:?}");
     }
 
     #[tokio::test]

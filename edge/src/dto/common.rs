@@ -2,7 +2,7 @@
 //! price breakdowns, times.
 
 use courier::v1 as pb;
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 
 use crate::error::ApiError;
 
@@ -128,108 +128,4 @@ pub fn time_in(param: &str, value: Option<&str>) -> Result<Option<prost_types::T
                 })
         })
         .transpose()
-}
-
-/// A time of a response: RFC 3339, UTC, `Z`.
-pub fn time_out(ts: Option<&prost_types::Timestamp>) -> Option<String> {
-    ts.and_then(courier::time::from_proto)
-        .map(courier::time::format_rfc3339)
-}
-
-#[derive(Debug, Serialize)]
-pub struct ContactJson {
-    pub name: String,
-    pub phone: String,
-    pub email: Option<String>,
-}
-
-#[derive(Debug, Serialize)]
-pub struct WaypointJson {
-    pub address: String,
-    pub latitude: f64,
-    pub longitude: f64,
-    pub contact: Option<ContactJson>,
-    pub instructions: Option<String>,
-}
-
-impl From<pb::Waypoint> for WaypointJson {
-    fn from(w: pb::Waypoint) -> Self {
-        WaypointJson {
-            address: w.address,
-            latitude: w.latitude,
-            longitude: w.longitude,
-            contact: w.contact.map(|c| ContactJson {
-                name: c.name,
-                phone: c.phone,
-                email: c.email,
-            }),
-            instructions: w.instructions,
-        }
-    }
-}
-
-#[derive(Debug, Serialize)]
-pub struct BreakdownExtraJson {
-    pub extra_id: String,
-    pub option_id: Option<String>,
-    pub name: String,
-    pub option_name: Option<String>,
-    pub quantity: i64,
-    pub unit_amount_cents: i64,
-    pub amount_cents: i64,
-}
-
-#[derive(Debug, Serialize)]
-pub struct SurchargeJson {
-    pub code: String,
-    pub label: String,
-    pub amount_cents: i64,
-}
-
-#[derive(Debug, Serialize)]
-pub struct BreakdownJson {
-    pub route_cents: i64,
-    pub extras: Vec<BreakdownExtraJson>,
-    pub surcharges: Vec<SurchargeJson>,
-    pub discount_cents: i64,
-    pub service_fee_cents: i64,
-}
-
-impl From<pb::PriceBreakdown> for BreakdownJson {
-    fn from(b: pb::PriceBreakdown) -> Self {
-        BreakdownJson {
-            route_cents: b.route_cents,
-            extras: b
-                .extras
-                .into_iter()
-                .map(|e| BreakdownExtraJson {
-                    extra_id: e.extra_id,
-                    option_id: e.option_id,
-                    name: e.name,
-                    option_name: e.option_name,
-                    quantity: e.quantity,
-                    unit_amount_cents: e.unit_amount_cents,
-                    amount_cents: e.amount_cents,
-                })
-                .collect(),
-            surcharges: b
-                .surcharges
-                .into_iter()
-                .map(|s| SurchargeJson {
-                    code: s.code,
-                    label: s.label,
-                    amount_cents: s.amount_cents,
-                })
-                .collect(),
-            discount_cents: b.discount_cents,
-            service_fee_cents: b.service_fee_cents,
-        }
-    }
-}
-
-/// Every amount includes VAT.
-#[derive(Debug, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum TaxBehavior {
-    Inclusive,
 }

@@ -4,5 +4,8 @@
 
 pub mod common;
 pub mod deliveries;
+pub mod events;
+pub mod proofs;
 pub mod quotes;
 pub mod vehicle_types;
+pub mod webhooks;

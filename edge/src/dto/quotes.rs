@@ -1,9 +1,9 @@
 use courier::v1 as pb;
 use serde::{Deserialize, Serialize};
 
-use super::common::{
-    AddressBody, BreakdownJson, ItemBody, SelectedExtraBody, TaxBehavior, items_in, time_in, time_out,
-};
+use courier::json::{BreakdownJson, TaxBehavior, time_out};
+
+use super::common::{AddressBody, ItemBody, SelectedExtraBody, items_in, time_in};
 use crate::error::ApiError;
 
 /// `POST /v1/quotes` body.

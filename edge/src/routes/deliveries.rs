@@ -8,7 +8,9 @@ use courier::v1 as pb;
 
 use crate::EdgeState;
 use crate::context::CallContext;
-use crate::dto::deliveries::{self, CancelDeliveryBody, CreateDeliveryBody, DeliveryJson, DeliveryListJson};
+use courier::json::DeliveryJson;
+
+use crate::dto::deliveries::{self, CancelDeliveryBody, CreateDeliveryBody, DeliveryListJson};
 use crate::error::ApiError;
 use crate::json::{JsonBody, OptionalJsonBody};
 

@@ -3,11 +3,15 @@
 
 mod deliveries;
 mod docs;
+mod events;
+mod proofs;
 mod quotes;
+mod tracking_page;
 mod vehicle_types;
+mod webhooks;
 
 use axum::http::{Method, Uri};
-use axum::routing::{get, post};
+use axum::routing::{get, patch, post};
 use axum::{Router, middleware as axum_middleware};
 use courier::errors::ErrorCode;
 
@@ -22,6 +26,21 @@ pub fn router(state: EdgeState) -> Router {
         .route("/v1/deliveries", post(deliveries::create).get(deliveries::list))
         .route("/v1/deliveries/{delivery_id}", get(deliveries::get))
         .route("/v1/deliveries/{delivery_id}/cancel", post(deliveries::cancel))
+        .route(
+            "/v1/deliveries/{delivery_id}/proof-of-delivery",
+            get(proofs::proof_of_delivery),
+        )
+        .route("/v1/proof-files/{artifact_id}", get(proofs::file))
+        .route("/t/{token}", get(tracking_page::page))
+        .route("/v1/webhooks", post(webhooks::create).get(webhooks::list))
+        .route(
+            "/v1/webhooks/{webhook_id}",
+            patch(webhooks::update).delete(webhooks::delete),
+        )
+        .route("/v1/webhooks/{webhook_id}/test", post(webhooks::test))
+        .route("/v1/webhooks/{webhook_id}/replay", post(webhooks::replay))
+        .route("/v1/events", get(events::list))
+        .route("/v1/events/{event_id}", get(events::get))
         .route("/v1/docs/errors", get(docs::errors))
         .fallback(unknown_route)
         .method_not_allowed_fallback(wrong_method)

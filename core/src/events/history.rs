@@ -1,0 +1,159 @@
+//! The event history: the events API (contract 4.12) and its 30-day
+//! retention (DECISIONS.md "Webhooks").
+//!
+//! Events are listed whether or not an endpoint received them, newest first,
+//! scoped to the caller's workspace and key mode, with signed keyset page
+//! tokens bound to the filters (the same scheme as the deliveries list), so
+//! pages never repeat or skip an event while new ones are recorded. Sample
+//! events of the endpoint test are never stored, hence never listed.
+
+use std::time::Duration;
+
+use prost::Message;
+use sea_orm::{ColumnTrait, Condition, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder, QuerySelect};
+
+use super::{EventType, entity};
+use crate::auth::Principal;
+use crate::deliveries::Page;
+use crate::pagination::{self, Cursor};
+use crate::webhooks::attempts::{self, Attempt};
+use crate::{Core, CoreError, CoreResult};
+use courier::v1 as pb;
+
+/// How long events are kept.
+pub const RETENTION: Duration = Duration::from_secs(30 * 24 * 3600);
+
+/// An event as the API shows it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Event {
+    pub id: String,
+    pub event_type: EventType,
+    pub version: String,
+    pub created_at: i64,
+    /// The delivery right after the change, courier reduced to its name.
+    pub data: pb::Delivery,
+}
+
+/// `GET /v1/events` filters; `created_after` is inclusive, `created_before`
+/// exclusive (unix microseconds).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct EventFilter {
+    pub delivery_id: Option<String>,
+    pub event_type: Option<EventType>,
+    pub created_after: Option<i64>,
+    pub created_before: Option<i64>,
+}
+
+/// The caller's events, newest first; `page_size` 0 means the default (20),
+/// at most 100.
+pub async fn list(
+    core: &Core,
+    principal: &Principal,
+    filter: &EventFilter,
+    page_size: i32,
+    page_token: Option<&str>,
+) -> CoreResult<Page<Event>> {
+    let limit = pagination::page_size(page_size)?;
+    let scope = format!(
+        "events|{}|{}|{:?}|{:?}|{:?}|{:?}",
+        principal.workspace.id,
+        principal.mode.as_str(),
+        filter.delivery_id,
+        filter.event_type.map(EventType::as_str),
+        filter.created_after,
+        filter.created_before
+    );
+    let mut condition = scoped(principal);
+    if let Some(delivery_id) = &filter.delivery_id {
+        condition = condition.add(entity::Column::DeliveryId.eq(delivery_id.as_str()));
+    }
+    if let Some(event_type) = filter.event_type {
+        condition = condition.add(entity::Column::Type.eq(event_type.as_str()));
+    }
+    if let Some(after) = filter.created_after {
+        condition = condition.add(entity::Column::CreatedAt.gte(after));
+    }
+    if let Some(before) = filter.created_before {
+        condition = condition.add(entity::Column::CreatedAt.lt(before));
+    }
+    if let Some(token) = page_token.filter(|t| !t.is_empty()) {
+        let cursor = pagination::decode(&core.secrets.page_token, &scope, token)?;
+        condition = condition.add(
+            Condition::any()
+                .add(entity::Column::CreatedAt.lt(cursor.created_at))
+                .add(
+                    Condition::all()
+                        .add(entity::Column::CreatedAt.eq(cursor.created_at))
+                        .add(entity::Column::Id.lt(cursor.id)),
+                ),
+        );
+    }
+    let mut models = entity::Entity::find()
+        .filter(condition)
+        .order_by_desc(entity::Column::CreatedAt)
+        .order_by_desc(entity::Column::Id)
+        .limit(limit + 1)
+        .all(&core.db)
+        .await?;
+    let next_page_token = if models.len() as u64 > limit {
+        models.truncate(limit as usize);
+        models.last().map(|last| {
+            let cursor = Cursor {
+                created_at: last.created_at,
+                id: last.id.clone(),
+            };
+            pagination::encode(&core.secrets.page_token, &scope, &cursor)
+        })
+    } else {
+        None
+    };
+    let items = models.iter().map(from_model).collect::<CoreResult<Vec<_>>>()?;
+    Ok(Page { items, next_page_token })
+}
+
+/// The caller's event `id` with every webhook attempt made for it, oldest
+/// first; `not_found` for unknown ids and other workspaces' or modes' events.
+pub async fn get(core: &Core, principal: &Principal, id: &str) -> CoreResult<(Event, Vec<Attempt>)> {
+    let model = entity::Entity::find_by_id(id.to_owned())
+        .filter(scoped(principal))
+        .one(&core.db)
+        .await?
+        .ok_or_else(|| CoreError::not_found("event"))?;
+    let event = from_model(&model)?;
+    let attempts = attempts::of_event(&core.db, &model.id).await?;
+    Ok((event, attempts))
+}
+
+/// Deletes events older than [`RETENTION`]; returns how many.
+pub async fn purge_expired(db: &impl ConnectionTrait, now: i64) -> CoreResult<u64> {
+    let cutoff = now - i64::try_from(RETENTION.as_micros()).unwrap_or(i64::MAX);
+    let result = entity::Entity::delete_many()
+        .filter(entity::Column::CreatedAt.lt(cutoff))
+        .exec(db)
+        .await?;
+    Ok(result.rows_affected)
+}
+
+/// The stored delivery snapshot of an event.
+pub fn decode_data(model: &entity::Model) -> CoreResult<pb::Delivery> {
+    pb::Delivery::decode(model.data.as_slice())
+        .map_err(|error| CoreError::Internal(format!("event {} data: {error}", model.id)))
+}
+
+fn from_model(model: &entity::Model) -> CoreResult<Event> {
+    Ok(Event {
+        id: model.id.clone(),
+        event_type: EventType::parse(&model.r#type)
+            .ok_or_else(|| CoreError::Internal(format!("event {} has type {}", model.id, model.r#type)))?,
+        version: model.version.clone(),
+        created_at: model.created_at,
+        data: decode_data(model)?,
+    })
+}
+
+/// Every query of a caller's events goes through this scope.
+fn scoped(principal: &Principal) -> Condition {
+    Condition::all()
+        .add(entity::Column::WorkspaceId.eq(principal.workspace.id.as_str()))
+        .add(entity::Column::Mode.eq(principal.mode.as_str()))
+}

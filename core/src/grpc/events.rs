@@ -1,0 +1,108 @@
+//! `courier.v1.EventService` (deliveries:read): the events list and an
+//! event's details with its webhook attempts.
+
+use courier::time::micros_to_proto;
+use courier::v1 as pb;
+use courier::v1::event_service_server::EventService;
+use tonic::{Request, Response, Status};
+
+use super::context;
+use super::convert;
+use crate::auth::Permission;
+use crate::events::EventType;
+use crate::events::history::{self, Event, EventFilter};
+use crate::webhooks::attempts::{Attempt, AttemptStatus};
+use crate::{Core, CoreError, CoreResult};
+
+pub struct EventApi(pub Core);
+
+/// An event type of a request; `Unspecified` is `None`.
+pub fn event_type_in(value: i32, param: &str) -> CoreResult<Option<EventType>> {
+    use pb::EventType as T;
+    match T::try_from(value) {
+        Ok(T::Unspecified) => Ok(None),
+        Ok(T::DeliveryCreated) => Ok(Some(EventType::Created)),
+        Ok(T::DeliveryStatusUpdated) => Ok(Some(EventType::StatusUpdated)),
+        Ok(T::DeliveryCourierAssigned) => Ok(Some(EventType::CourierAssigned)),
+        Ok(T::DeliveryCourierArrived) => Ok(Some(EventType::CourierArrived)),
+        Ok(T::DeliveryEtaUpdated) => Ok(Some(EventType::EtaUpdated)),
+        Ok(T::DeliveryPodSubmitted) => Ok(Some(EventType::PodSubmitted)),
+        Ok(T::DeliveryDelivered) => Ok(Some(EventType::Delivered)),
+        Ok(T::DeliveryCancelled) => Ok(Some(EventType::Cancelled)),
+        Err(_) => Err(CoreError::invalid(param, format!("{param} is not a known event type."))),
+    }
+}
+
+pub fn event_type_out(event_type: EventType) -> pb::EventType {
+    match event_type {
+        EventType::Created => pb::EventType::DeliveryCreated,
+        EventType::StatusUpdated => pb::EventType::DeliveryStatusUpdated,
+        EventType::CourierAssigned => pb::EventType::DeliveryCourierAssigned,
+        EventType::CourierArrived => pb::EventType::DeliveryCourierArrived,
+        EventType::EtaUpdated => pb::EventType::DeliveryEtaUpdated,
+        EventType::PodSubmitted => pb::EventType::DeliveryPodSubmitted,
+        EventType::Delivered => pb::EventType::DeliveryDelivered,
+        EventType::Cancelled => pb::EventType::DeliveryCancelled,
+    }
+}
+
+fn event_out(event: Event) -> pb::Event {
+    pb::Event {
+        id: event.id,
+        r#type: event_type_out(event.event_type) as i32,
+        version: event.version,
+        created_at: Some(micros_to_proto(event.created_at)),
+        data: Some(event.data),
+        test: false,
+    }
+}
+
+fn attempt_out(attempt: Attempt) -> pb::WebhookAttempt {
+    pb::WebhookAttempt {
+        webhook_id: attempt.webhook_id,
+        attempted_at: Some(micros_to_proto(attempt.attempted_at)),
+        status: match attempt.status {
+            AttemptStatus::Succeeded => pb::WebhookAttemptStatus::Succeeded,
+            AttemptStatus::Failed => pb::WebhookAttemptStatus::Failed,
+            AttemptStatus::Pending => pb::WebhookAttemptStatus::Pending,
+        } as i32,
+        response_code: attempt.response_code,
+        latency_ms: attempt.latency_ms,
+        error: attempt.error,
+    }
+}
+
+fn micros(value: Option<prost_types::Timestamp>, param: &str) -> CoreResult<Option<i64>> {
+    Ok(convert::timestamp(value, param)?.map(|t| t.timestamp_micros()))
+}
+
+#[tonic::async_trait]
+impl EventService for EventApi {
+    async fn list_events(
+        &self,
+        request: Request<pb::ListEventsRequest>,
+    ) -> Result<Response<pb::ListEventsResponse>, Status> {
+        let principal = context::principal(&self.0, &request, Some(Permission::DeliveriesRead)).await?;
+        let r = request.into_inner();
+        let filter = EventFilter {
+            delivery_id: r.delivery_id,
+            event_type: event_type_in(r.r#type, "type")?,
+            created_after: micros(r.created_after, "created_after")?,
+            created_before: micros(r.created_before, "created_before")?,
+        };
+        let page = history::list(&self.0, &principal, &filter, r.page_size, Some(&r.page_token)).await?;
+        Ok(Response::new(pb::ListEventsResponse {
+            events: page.items.into_iter().map(event_out).collect(),
+            next_page_token: page.next_page_token.unwrap_or_default(),
+        }))
+    }
+
+    async fn get_event(&self, request: Request<pb::GetEventRequest>) -> Result<Response<pb::GetEventResponse>, Status> {
+        let principal = context::principal(&self.0, &request, Some(Permission::DeliveriesRead)).await?;
+        let (event, attempts) = history::get(&self.0, &principal, &request.into_inner().event_id).await?;
+        Ok(Response::new(pb::GetEventResponse {
+            event: Some(event_out(event)),
+            webhook_attempts: attempts.into_iter().map(attempt_out).collect(),
+        }))
+    }
+}

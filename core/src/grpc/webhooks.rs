@@ -1,0 +1,144 @@
+//! `courier.v1.WebhookService` (webhooks:manage): webhook endpoints of the
+//! caller's workspace and mode.
+
+use courier::time::micros_to_proto;
+use courier::v1 as pb;
+use courier::v1::webhook_service_server::WebhookService;
+use tonic::{Request, Response, Status};
+
+use super::context;
+use super::events::{event_type_in, event_type_out};
+use crate::auth::Permission;
+use crate::events::EventType;
+use crate::webhooks::endpoints::{self, DisabledReason, Endpoint, EndpointPatch, EndpointStatus, NewEndpoint};
+use crate::{Core, CoreError, CoreResult};
+
+pub struct WebhookApi(pub Core);
+
+/// `events` of a request: every entry a known type.
+fn event_types_in(values: &[i32]) -> CoreResult<Vec<EventType>> {
+    values
+        .iter()
+        .enumerate()
+        .map(|(index, value)| {
+            let param = format!("events.{index}");
+            event_type_in(*value, &param)?
+                .ok_or_else(|| CoreError::invalid(param.clone(), format!("{param} is not a known event type.")))
+        })
+        .collect()
+}
+
+fn status_in(value: i32) -> CoreResult<Option<EndpointStatus>> {
+    use pb::WebhookEndpointStatus as S;
+    match S::try_from(value) {
+        Ok(S::Unspecified) => Ok(None),
+        Ok(S::Active) => Ok(Some(EndpointStatus::Active)),
+        Ok(S::Disabled) => Ok(Some(EndpointStatus::Disabled)),
+        Err(_) => Err(CoreError::invalid("status", "status must be active or disabled.")),
+    }
+}
+
+fn endpoint_out(endpoint: Endpoint) -> pb::WebhookEndpoint {
+    pb::WebhookEndpoint {
+        id: endpoint.id,
+        url: endpoint.url,
+        events: endpoint.events.into_iter().map(|t| event_type_out(t) as i32).collect(),
+        description: endpoint.description,
+        status: match endpoint.status {
+            EndpointStatus::Active => pb::WebhookEndpointStatus::Active,
+            EndpointStatus::Disabled => pb::WebhookEndpointStatus::Disabled,
+        } as i32,
+        disabled_reason: match endpoint.disabled_reason {
+            None => pb::WebhookDisabledReason::Unspecified,
+            Some(DisabledReason::Manual) => pb::WebhookDisabledReason::Manual,
+            Some(DisabledReason::Failing) => pb::WebhookDisabledReason::Failing,
+        } as i32,
+        created_at: Some(micros_to_proto(endpoint.created_at)),
+        updated_at: Some(micros_to_proto(endpoint.updated_at)),
+    }
+}
+
+#[tonic::async_trait]
+impl WebhookService for WebhookApi {
+    async fn create_webhook_endpoint(
+        &self,
+        request: Request<pb::CreateWebhookEndpointRequest>,
+    ) -> Result<Response<pb::CreateWebhookEndpointResponse>, Status> {
+        let principal = context::principal(&self.0, &request, Some(Permission::WebhooksManage)).await?;
+        let r = request.into_inner();
+        let new = NewEndpoint {
+            url: r.url,
+            events: event_types_in(&r.events)?,
+            description: r.description,
+        };
+        let created = endpoints::create(&self.0, &principal, new).await?;
+        Ok(Response::new(pb::CreateWebhookEndpointResponse {
+            endpoint: Some(endpoint_out(created.endpoint)),
+            secret: created.secret,
+        }))
+    }
+
+    async fn list_webhook_endpoints(
+        &self,
+        request: Request<pb::ListWebhookEndpointsRequest>,
+    ) -> Result<Response<pb::ListWebhookEndpointsResponse>, Status> {
+        let principal = context::principal(&self.0, &request, Some(Permission::WebhooksManage)).await?;
+        let list = endpoints::list(&self.0, &principal).await?;
+        Ok(Response::new(pb::ListWebhookEndpointsResponse {
+            endpoints: list.into_iter().map(endpoint_out).collect(),
+        }))
+    }
+
+    async fn update_webhook_endpoint(
+        &self,
+        request: Request<pb::UpdateWebhookEndpointRequest>,
+    ) -> Result<Response<pb::UpdateWebhookEndpointResponse>, Status> {
+        let principal = context::principal(&self.0, &request, Some(Permission::WebhooksManage)).await?;
+        let r = request.into_inner();
+        let patch = EndpointPatch {
+            url: r.url,
+            events: r.events.map(|list| event_types_in(&list.events)).transpose()?,
+            description: r.description,
+            status: status_in(r.status)?,
+        };
+        let endpoint = endpoints::update(&self.0, &principal, &r.webhook_id, patch).await?;
+        Ok(Response::new(pb::UpdateWebhookEndpointResponse {
+            endpoint: Some(endpoint_out(endpoint)),
+        }))
+    }
+
+    async fn delete_webhook_endpoint(
+        &self,
+        request: Request<pb::DeleteWebhookEndpointRequest>,
+    ) -> Result<Response<pb::DeleteWebhookEndpointResponse>, Status> {
+        let principal = context::principal(&self.0, &request, Some(Permission::WebhooksManage)).await?;
+        let id = endpoints::delete(&self.0, &principal, &request.into_inner().webhook_id).await?;
+        Ok(Response::new(pb::DeleteWebhookEndpointResponse { id, deleted: true }))
+    }
+
+    async fn test_webhook_endpoint(
+        &self,
+        request: Request<pb::TestWebhookEndpointRequest>,
+    ) -> Result<Response<pb::TestWebhookEndpointResponse>, Status> {
+        let principal = context::principal(&self.0, &request, Some(Permission::WebhooksManage)).await?;
+        let result = endpoints::test(&self.0, &principal, &request.into_inner().webhook_id).await?;
+        Ok(Response::new(pb::TestWebhookEndpointResponse {
+            event_id: result.event_id,
+            succeeded: result.succeeded,
+            response_code: result.response_code.map(i32::from),
+            latency_ms: result.latency_ms,
+            error: result.error,
+        }))
+    }
+
+    async fn replay_webhook_endpoint(
+        &self,
+        request: Request<pb::ReplayWebhookEndpointRequest>,
+    ) -> Result<Response<pb::ReplayWebhookEndpointResponse>, Status> {
+        let principal = context::principal(&self.0, &request, Some(Permission::WebhooksManage)).await?;
+        let queued = endpoints::replay(&self.0, &principal, &request.into_inner().webhook_id).await?;
+        Ok(Response::new(pb::ReplayWebhookEndpointResponse {
+            queued: i64::try_from(queued).unwrap_or(i64::MAX),
+        }))
+    }
+}

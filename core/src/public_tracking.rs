@@ -1,0 +1,291 @@
+//! What the public tracking page (`{public_base_url}/t/<token>`) may show.
+//!
+//! The page needs no API key: the delivery's unguessable `tracking_token` is
+//! the capability, and the link is meant to be forwarded to the recipient.
+//! So this module decides, in one place, the little a stranger holding the
+//! link may learn: the status, the courier's first name and vehicle (plate
+//! masked once the delivery ended), the ETAs, the route's coordinates with
+//! city-level place names, and the courier's position while tracking is open
+//! and the delivery has not ended. Contacts, phone numbers, e-mail addresses,
+//! street addresses, instructions, notes, prices and ids never leave here.
+//!
+//! It reads the `deliveries` table (by token, the one unscoped read of it)
+//! and writes nothing.
+
+use chrono::{Offset, TimeZone};
+use courier::time::micros_to_proto;
+use courier::v1 as pb;
+use sea_orm::{ColumnTrait, EntityTrait, QueryFilter};
+
+use crate::auth::Mode;
+use crate::deliveries::{self, Delivery, courier_out, entity, status_out};
+use crate::validate::WaypointInput;
+use crate::{Core, CoreError, CoreResult};
+
+/// The tracking page's view of the delivery whose token is `token`; unknown
+/// tokens are `404 not_found`.
+pub async fn by_token(core: &Core, token: &str) -> CoreResult<pb::PublicTracking> {
+    let not_found = || CoreError::not_found("tracking page");
+    // Tokens are base62; anything else cannot match, so do not ask.
+    if token.is_empty() || token.len() > 64 || !token.bytes().all(|b| b.is_ascii_alphanumeric()) {
+        return Err(not_found());
+    }
+    let model = entity::Entity::find()
+        .filter(entity::Column::TrackingToken.eq(token))
+        .one(&core.db)
+        .await?
+        .ok_or_else(not_found)?;
+    let delivery = deliveries::from_model(model)?;
+    let now = core.clock.now();
+    let (utc_offset_minutes, time_zone) = match core.catalog.service_area(&delivery.service_area_id) {
+        Some(area) => {
+            let offset = area.time_zone.offset_from_utc_datetime(&now.naive_utc()).fix();
+            (offset.local_minus_utc() / 60, area.time_zone.name().to_owned())
+        }
+        None => (0, "UTC".to_owned()),
+    };
+    Ok(view(&delivery, now.timestamp_micros(), utc_offset_minutes, time_zone))
+}
+
+/// The public view of `d` at `now` (unix microseconds).
+fn view(d: &Delivery, now: i64, utc_offset_minutes: i32, time_zone: String) -> pb::PublicTracking {
+    let ended = d.status.is_terminal();
+    let tracking_open = d.tracking_available_at.is_some_and(|at| at <= now) && !ended;
+    let courier = d.courier.as_ref().map(|c| {
+        let shown = courier_out(c, ended);
+        pb::PublicCourier {
+            name: shown.name.as_deref().and_then(first_name),
+            vehicle: shown.vehicle.map(|v| pb::CourierVehicle { photo_url: None, ..v }),
+            location: shown.location.filter(|_| tracking_open),
+        }
+    });
+    pb::PublicTracking {
+        status: status_out(d.status) as i32,
+        courier,
+        pickup: Some(place(&d.route.pickup)),
+        stops: d.route.stops.iter().map(place).collect(),
+        dropoff: Some(place(&d.route.dropoff)),
+        pickup_eta: d.pickup_eta.filter(|_| !ended).map(micros_to_proto),
+        dropoff_eta: d.dropoff_eta.filter(|_| !ended).map(micros_to_proto),
+        tracking_available_at: d.tracking_available_at.map(micros_to_proto),
+        updated_at: Some(micros_to_proto(d.updated_at)),
+        delivered_at: d.delivered_at.map(micros_to_proto),
+        generated_at: Some(micros_to_proto(now)),
+        utc_offset_minutes,
+        time_zone,
+        test: d.mode == Mode::Test,
+    }
+}
+
+/// The first word of a name: the page shows first names only.
+fn first_name(name: &str) -> Option<String> {
+    name.split_whitespace().next().map(str::to_owned)
+}
+
+fn place(w: &WaypointInput) -> pb::PublicPlace {
+    pb::PublicPlace {
+        latitude: w.latitude,
+        longitude: w.longitude,
+        locality: locality(&w.address),
+    }
+}
+
+/// City-level text of a free-form address ("street, postcode city[,
+/// country]"), or empty. Prefers the last comma-separated part with a
+/// postcode-like token (4+ characters with a digit), else the last part;
+/// drops every token with a digit (postcodes, house numbers). A lone state
+/// code (`CA 94043`) is joined with the part before it. A one-part address
+/// yields only what follows a postcode, so a street is never shown.
+pub fn locality(address: &str) -> String {
+    let has_postcode = |part: &str| {
+        part.split_whitespace()
+            .any(|t| t.chars().count() >= 4 && t.chars().any(|c| c.is_ascii_digit()))
+    };
+    let strip = |part: &str| {
+        part.split_whitespace()
+            .filter(|t| !t.chars().any(|c| c.is_ascii_digit()))
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    let parts: Vec<&str> = address.split(',').map(str::trim).filter(|p| !p.is_empty()).collect();
+    let text = match parts.as_slice() {
+        [] => String::new(),
+        [only] => {
+            let tokens: Vec<&str> = only.split_whitespace().collect();
+            match tokens
+                .iter()
+                .rposition(|t| t.chars().count() >= 4 && t.chars().all(|c| c.is_ascii_digit()))
+            {
+                Some(at) => strip(&tokens[at + 1..].join(" ")),
+                None => String::new(),
+            }
+        }
+        _ => {
+            let index = parts
+                .iter()
+                .rposition(|p| has_postcode(p))
+                .filter(|&i| i > 0)
+                .unwrap_or(parts.len() - 1);
+            let city = strip(parts[index]);
+            let is_state_code = city.len() <= 3 && !city.is_empty() && city.chars().all(|c| c.is_ascii_uppercase());
+            if is_state_code && index > 1 {
+                let before = strip(parts[index - 1]);
+                if before.is_empty() {
+                    city
+                } else {
+                    format!("{before}, {city}")
+                }
+            } else {
+                city
+            }
+        }
+    };
+    text.trim_matches(|c: char| c.is_whitespace() || c == '-')
+        .chars()
+        .take(80)
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::deliveries::{Courier, CourierLocation, CourierVehicle, ProofRequirements, StoredRoute};
+    use crate::lifecycle::Status;
+    use crate::validate::ContactInput;
+
+    #[test]
+    fn localities_are_city_level() {
+        assert_eq!(locality("Alexanderplatz 1, 10178 Berlin"), "Berlin");
+        assert_eq!(locality("Oranienstraße 10, 10997 Berlin, Germany"), "Berlin");
+        assert_eq!(locality("Alexanderplatz 1, Berlin"), "Berlin");
+        assert_eq!(locality("10 Downing St, London SW1A 2AA"), "London");
+        assert_eq!(
+            locality("1600 Amphitheatre Pkwy, Mountain View, CA 94043"),
+            "Mountain View, CA"
+        );
+        assert_eq!(locality("Alexanderplatz 1 10178 Berlin"), "Berlin");
+        assert_eq!(locality("Alexanderplatz 1"), "");
+        assert_eq!(locality(""), "");
+    }
+
+    fn waypoint(address: &str, lat: f64) -> WaypointInput {
+        WaypointInput {
+            address: address.into(),
+            latitude: lat,
+            longitude: 13.4,
+            contact: Some(ContactInput {
+                name: "Rui Receiver".into(),
+                phone: "+49 151 2345678".into(),
+                email: Some("rui@example.com".into()),
+            }),
+            instructions: Some("Ring twice".into()),
+        }
+    }
+
+    fn delivery(status: Status) -> Delivery {
+        Delivery {
+            id: "del_1".into(),
+            workspace_id: "wks_1".into(),
+            mode: Mode::Live,
+            status,
+            external_id: Some("order-42".into()),
+            quote_id: None,
+            amount_cents: Some(1200),
+            currency: Some("EUR".into()),
+            breakdown: None,
+            route: StoredRoute {
+                pickup: waypoint("Alexanderplatz 1, 10178 Berlin", 52.52),
+                dropoff: waypoint("Oranienstraße 10, 10997 Berlin", 52.50),
+                stops: vec![],
+                extras: vec![],
+                items: None,
+            },
+            vehicle_type_id: "car".into(),
+            service_area_id: "berlin".into(),
+            distance_km: 3.0,
+            duration_min: 12,
+            notes: Some("Fragile".into()),
+            scheduled_at: None,
+            proof: ProofRequirements::default(),
+            test_scenario: None,
+            tracking_token: "tok".into(),
+            tracking_available_at: Some(10),
+            courier: Some(Courier {
+                name: Some("Lena Schmidt".into()),
+                photo_url: Some("https://cdn.example/lena.jpg".into()),
+                rating: Some(4.9),
+                vehicle: Some(CourierVehicle {
+                    make: Some("VW".into()),
+                    model: Some("ID.3".into()),
+                    color: Some("blue".into()),
+                    license_plate: Some("B-MM 1234".into()),
+                    photo_url: Some("https://cdn.example/car.jpg".into()),
+                }),
+                location: Some(CourierLocation {
+                    latitude: 52.51,
+                    longitude: 13.41,
+                    recorded_at: Some(20),
+                }),
+            }),
+            created_at: 1,
+            updated_at: 30,
+            cancelled_at: None,
+            cancellation_reason: None,
+            cancel_reason: None,
+            delivered_at: None,
+            next_step_at: None,
+            pickup_eta: Some(40),
+            dropoff_eta: Some(50),
+        }
+    }
+
+    #[test]
+    fn the_view_shows_no_contact_data() {
+        let v = view(&delivery(Status::InTransit), 100, 60, "Europe/Berlin".into());
+        let text = format!("{v:?}");
+        for secret in [
+            "Rui",
+            "+49",
+            "rui@",
+            "Ring twice",
+            "Fragile",
+            "order-42",
+            "Schmidt",
+            "1200",
+            "cdn.example",
+            "Alexanderplatz",
+        ] {
+            assert!(!text.contains(secret), "{secret} leaked: {text}");
+        }
+        let courier = v.courier.expect("courier");
+        assert_eq!(courier.name.as_deref(), Some("Lena"));
+        assert_eq!(
+            courier.vehicle.and_then(|v| v.license_plate).as_deref(),
+            Some("B-MM 1234")
+        );
+        assert!(courier.location.is_some());
+        assert_eq!(v.pickup.map(|p| p.locality).as_deref(), Some("Berlin"));
+        assert!(v.dropoff_eta.is_some());
+    }
+
+    #[test]
+    fn an_ended_delivery_hides_position_and_masks_the_plate() {
+        let v = view(&delivery(Status::Delivered), 100, 60, "Europe/Berlin".into());
+        let courier = v.courier.expect("courier");
+        assert_eq!(
+            courier.vehicle.and_then(|v| v.license_plate).as_deref(),
+            Some("*******34")
+        );
+        assert!(courier.location.is_none() && v.dropoff_eta.is_none());
+        // Before tracking opens there is no position either.
+        let mut d = delivery(Status::CourierAssigned);
+        d.tracking_available_at = None;
+        assert!(
+            view(&d, 100, 0, "UTC".into())
+                .courier
+                .expect("courier")
+                .location
+                .is_none()
+        );
+    }
+}

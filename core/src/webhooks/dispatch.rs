@@ -1,0 +1,247 @@
+//! The webhook dispatcher: a worker that sends queued events to their
+//! endpoints, retries them on schedule and records every attempt.
+//!
+//! - Its state is the `webhook_deliveries` table ([`queue`]): it survives
+//!   restarts, and several core replicas share the work through leases.
+//! - Sends run concurrently, at most [`MAX_IN_FLIGHT`] per replica and
+//!   [`MAX_IN_FLIGHT_PER_ENDPOINT`] per endpoint, each bounded by the 5-second
+//!   receiver timeout: one slow or dead endpoint cannot hold back the others.
+//! - It sleeps until the earliest due row (at most [`POLL`]), or until a send
+//!   finishes and frees a slot.
+//! - On shutdown it stops claiming and lets the sends in flight finish; a row
+//!   it never got to is due again when its lease ends.
+
+use std::collections::HashMap;
+use std::time::Duration;
+
+use rand::Rng;
+use sea_orm::{EntityTrait, TransactionTrait};
+use tokio::task::{Id, JoinSet};
+use tokio_util::sync::CancellationToken;
+
+use super::attempts::{self, AttemptStatus};
+use super::endpoints::{self, DisabledReason, EndpointStatus};
+use super::entity::webhook_delivery;
+use super::queue::{self, DeliveryState};
+use super::retry::{self, Verdict};
+use super::{payload, send};
+use crate::events::{self, EventType};
+use crate::{Core, CoreError, CoreResult, ids};
+
+/// Sends in flight per core replica.
+pub const MAX_IN_FLIGHT: usize = 32;
+/// Sends in flight per endpoint and replica.
+pub const MAX_IN_FLIGHT_PER_ENDPOINT: usize = 8;
+/// Longest sleep between two looks at the queue.
+const POLL: Duration = Duration::from_millis(200);
+/// How long a claimed row belongs to its dispatcher: longer than a DNS
+/// lookup (10 s) plus the receiver timeout (5 s) plus the bookkeeping.
+const LEASE: Duration = Duration::from_secs(60);
+
+/// Runs until `stop` fires, then waits for the sends in flight.
+pub async fn run(core: Core, stop: CancellationToken) {
+    let mut dispatcher = Dispatcher::default();
+    loop {
+        if stop.is_cancelled() {
+            break;
+        }
+        let wait = match dispatcher.dispatch_due(&core).await {
+            Ok(wait) => wait,
+            Err(error) => {
+                tracing::warn!(%error, "webhook dispatch failed");
+                POLL
+            }
+        };
+        tokio::select! {
+            () = stop.cancelled() => break,
+            () = tokio::time::sleep(wait) => {}
+            Some(done) = dispatcher.in_flight.join_next_with_id(), if !dispatcher.in_flight.is_empty() => {
+                dispatcher.finished(done);
+            }
+        }
+    }
+    while let Some(done) = dispatcher.in_flight.join_next_with_id().await {
+        dispatcher.finished(done);
+    }
+}
+
+#[derive(Default)]
+struct Dispatcher {
+    in_flight: JoinSet<()>,
+    /// Endpoint of each send in flight.
+    tasks: HashMap<Id, String>,
+    /// Sends in flight per endpoint.
+    per_endpoint: HashMap<String, usize>,
+}
+
+impl Dispatcher {
+    /// Claims and starts what is due and there is room for; returns how long
+    /// to sleep before looking again.
+    async fn dispatch_due(&mut self, core: &Core) -> CoreResult<Duration> {
+        let now = core.clock.now_micros();
+        let due = queue::due_endpoints(&core.db, now + micros(POLL)).await?;
+        let token = ids::new_id("clm");
+        let mut wait = POLL;
+        let mut room = MAX_IN_FLIGHT.saturating_sub(self.in_flight.len());
+        let mut claimed = 0;
+        let mut failure = None;
+        for (webhook_id, next_attempt_at) in due {
+            let busy = self.per_endpoint.get(&webhook_id).copied().unwrap_or(0);
+            let free = MAX_IN_FLIGHT_PER_ENDPOINT.saturating_sub(busy).min(room);
+            if free == 0 {
+                // Woken when one of its sends finishes.
+                continue;
+            }
+            if next_attempt_at > now {
+                wait = wait.min(Duration::from_micros(u64::try_from(next_attempt_at - now).unwrap_or(0)));
+                continue;
+            }
+            let lease_end = now + micros(LEASE);
+            let got = match queue::claim(&core.db, &webhook_id, free as u64, now, lease_end, &token).await {
+                Ok(got) => usize::try_from(got).unwrap_or(free),
+                Err(error) => {
+                    // Start what is claimed already; the rest waits for the next look.
+                    failure = Some(error);
+                    break;
+                }
+            };
+            room = room.saturating_sub(got);
+            claimed += got;
+        }
+        if claimed > 0 {
+            for row in queue::claimed(&core.db, &token).await? {
+                *self.per_endpoint.entry(row.webhook_id.clone()).or_default() += 1;
+                let webhook_id = row.webhook_id.clone();
+                let handle = self.in_flight.spawn(attempt(core.clone(), row));
+                self.tasks.insert(handle.id(), webhook_id);
+            }
+        }
+        match failure {
+            Some(error) => Err(error),
+            None => Ok(wait.max(Duration::from_millis(1))),
+        }
+    }
+
+    fn finished(&mut self, done: Result<(Id, ()), tokio::task::JoinError>) {
+        let id = match done {
+            Ok((id, ())) => id,
+            Err(error) => {
+                tracing::error!(%error, "webhook send task failed");
+                error.id()
+            }
+        };
+        if let Some(webhook_id) = self.tasks.remove(&id)
+            && let Some(count) = self.per_endpoint.get_mut(&webhook_id)
+        {
+            *count = count.saturating_sub(1);
+            if *count == 0 {
+                self.per_endpoint.remove(&webhook_id);
+            }
+        }
+    }
+}
+
+/// One attempt of a claimed row, logged whatever happens.
+async fn attempt(core: Core, row: webhook_delivery::Model) {
+    if let Err(error) = try_attempt(&core, &row).await {
+        tracing::warn!(%error, event_id = %row.event_id, webhook_id = %row.webhook_id, "webhook attempt not recorded");
+    }
+}
+
+async fn try_attempt(core: &Core, row: &webhook_delivery::Model) -> CoreResult<()> {
+    let Some(endpoint) = endpoints::find(&core.db, &row.webhook_id).await? else {
+        return queue::forget(&core.db, &row.id).await;
+    };
+    let secret = endpoint.secret.clone();
+    let Some(event) = events::entity::Entity::find_by_id(row.event_id.clone())
+        .one(&core.db)
+        .await?
+    else {
+        return queue::forget(&core.db, &row.id).await;
+    };
+    let endpoint = endpoints::from_model(endpoint)?;
+    if endpoint.status == EndpointStatus::Disabled {
+        // Queued before the endpoint was disabled: fails without a request.
+        return give_up(core, row, endpoints::disabled_error()).await;
+    }
+    let body = match render(&event) {
+        Ok(body) => body,
+        Err(error) => {
+            tracing::error!(%error, event_id = %event.id, "webhook body could not be rendered");
+            return give_up(core, row, "Internal error: the event could not be rendered.").await;
+        }
+    };
+    let outcome = send::send(core, &endpoint.url, &secret, &event.id, body).await;
+
+    let made = row.attempts + 1;
+    let now = core.clock.now_micros();
+    let (state, status, next_attempt_at) = match outcome.verdict {
+        Verdict::Succeeded => (DeliveryState::Succeeded, AttemptStatus::Succeeded, None),
+        Verdict::Permanent => (DeliveryState::Failed, AttemptStatus::Failed, None),
+        Verdict::Retryable => {
+            let jitter = rand::rng().random_range(-1.0..=1.0);
+            match retry::next_delay(made, core.config.webhook_retry_scale, jitter, outcome.retry_after) {
+                Some(delay) => (
+                    DeliveryState::Pending,
+                    AttemptStatus::Pending,
+                    Some(now + micros(delay)),
+                ),
+                None => (DeliveryState::Failed, AttemptStatus::Failed, None),
+            }
+        }
+    };
+    let tx = core.db.begin().await?;
+    attempts::record(&tx, &row.event_id, &row.webhook_id, status, &outcome).await?;
+    let owned = queue::finish(&tx, row, state, made, next_attempt_at, now).await?;
+    if owned && state == DeliveryState::Failed {
+        disable_if_failing(core, &tx, &row.webhook_id, now).await?;
+    }
+    tx.commit().await?;
+    Ok(())
+}
+
+/// The JSON body of a stored event.
+fn render(event: &events::entity::Model) -> CoreResult<Vec<u8>> {
+    let event_type = EventType::parse(&event.r#type)
+        .ok_or_else(|| CoreError::Internal(format!("event {} has type {}", event.id, event.r#type)))?;
+    let data = events::history::decode_data(event)?;
+    payload::event_body(&event.id, event_type, &event.version, event.created_at, data)
+}
+
+/// Ends a claimed row as failed without sending, logging `error` as its
+/// attempt.
+async fn give_up(core: &Core, row: &webhook_delivery::Model, error: &str) -> CoreResult<()> {
+    let now = core.clock.now_micros();
+    let tx = core.db.begin().await?;
+    if queue::finish(&tx, row, DeliveryState::Failed, row.attempts, None, now).await? {
+        attempts::record_unsent(&tx, &row.event_id, &row.webhook_id, now, AttemptStatus::Failed, error).await?;
+    }
+    tx.commit().await?;
+    Ok(())
+}
+
+/// DECISIONS.md: an endpoint whose last `webhook_disable_after` events all
+/// ended failed, the first of them at least `webhook_disable_window` ago, is
+/// disabled with reason `failing`. A threshold of 0 turns the rule off.
+async fn disable_if_failing(
+    core: &Core,
+    db: &impl sea_orm::ConnectionTrait,
+    webhook_id: &str,
+    now: i64,
+) -> CoreResult<()> {
+    let threshold = i64::from(core.config.webhook_disable_after);
+    if threshold == 0 {
+        return Ok(());
+    }
+    let (failures, first_failure) = queue::failing_streak(db, webhook_id).await?;
+    let long_enough = first_failure.is_some_and(|first| now - first >= micros(core.config.webhook_disable_window));
+    if failures >= threshold && long_enough {
+        tracing::info!(webhook_id, failures, "webhook endpoint disabled: failing");
+        endpoints::disable(db, webhook_id, DisabledReason::Failing, now).await?;
+    }
+    Ok(())
+}
+
+fn micros(duration: Duration) -> i64 {
+    i64::try_from(duration.as_micros()).unwrap_or(i64::MAX)
+}

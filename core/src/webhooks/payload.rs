@@ -1,0 +1,179 @@
+//! The body of a webhook request: the event envelope `{id, type, version,
+//! created_at, data}` (contract section 6) as JSON bytes. `data` is the stored
+//! delivery snapshot rendered by the same [`EventDeliveryJson`] the edge uses
+//! for `GET /v1/events`, so a webhook body and the events API always agree.
+//!
+//! The bytes are rendered once per attempt and signed as they are sent; the
+//! receiver must verify the raw bytes, never a re-serialisation.
+
+use courier::json::EventDeliveryJson;
+use courier::time::{format_rfc3339, from_micros, micros_to_proto};
+use courier::v1 as pb;
+use serde::Serialize;
+
+use crate::auth::Mode;
+use crate::events::{self, EventType};
+use crate::{CoreError, CoreResult, ids};
+
+#[derive(Serialize)]
+struct Envelope<'a, D> {
+    id: &'a str,
+    r#type: &'a str,
+    version: &'a str,
+    created_at: String,
+    data: D,
+}
+
+/// DeliveryEventData with the `test` flag of sample events.
+#[derive(Serialize)]
+struct SampleData {
+    #[serde(flatten)]
+    delivery: EventDeliveryJson,
+    test: bool,
+}
+
+/// The JSON body of event `id` of `event_type`, created at `created_at`
+/// (unix microseconds), about `data` (the courier already reduced to its
+/// name).
+pub fn event_body(
+    id: &str,
+    event_type: EventType,
+    version: &str,
+    created_at: i64,
+    data: pb::Delivery,
+) -> CoreResult<Vec<u8>> {
+    render(&Envelope {
+        id,
+        r#type: event_type.as_str(),
+        version,
+        created_at: format_rfc3339(from_micros(created_at)),
+        data: EventDeliveryJson::from(data),
+    })
+}
+
+/// A sample event for `POST /v1/webhooks/{id}/test`: a fresh event id and a
+/// `delivery.status_updated` event about a made-up delivery in `picked_up`,
+/// with `data.test` true. It is not stored and never listed.
+pub struct SampleEvent {
+    pub id: String,
+    pub body: Vec<u8>,
+}
+
+pub fn sample_event(mode: Mode, now: i64) -> CoreResult<SampleEvent> {
+    let id = ids::new_id("evt");
+    let body = render(&Envelope {
+        id: &id,
+        r#type: EventType::StatusUpdated.as_str(),
+        version: events::VERSION,
+        created_at: format_rfc3339(from_micros(now)),
+        data: SampleData {
+            delivery: EventDeliveryJson::from(sample_delivery(mode, now)),
+            test: true,
+        },
+    })?;
+    Ok(SampleEvent { id, body })
+}
+
+/// A plausible delivery in `picked_up` for sample events.
+fn sample_delivery(mode: Mode, now: i64) -> pb::Delivery {
+    const MINUTE: i64 = 60_000_000;
+    let contact = |name: &str, phone: &str| pb::Contact {
+        name: name.to_owned(),
+        phone: phone.to_owned(),
+        email: None,
+    };
+    pb::Delivery {
+        id: ids::new_id("del"),
+        status: pb::DeliveryStatus::PickedUp as i32,
+        mode: match mode {
+            Mode::Live => pb::Mode::Live,
+            Mode::Test => pb::Mode::Test,
+        } as i32,
+        external_id: None,
+        quote_id: None,
+        amount_cents: Some(1490),
+        currency: Some("EUR".to_owned()),
+        breakdown: Some(pb::PriceBreakdown {
+            route_cents: 1190,
+            extras: Vec::new(),
+            surcharges: Vec::new(),
+            discount_cents: 0,
+            service_fee_cents: 300,
+        }),
+        pickup: Some(pb::Waypoint {
+            address: "Alexanderplatz 1, 10178 Berlin".to_owned(),
+            latitude: 52.5219,
+            longitude: 13.4132,
+            contact: Some(contact("Sample Sender", "+49 30 1234567")),
+            instructions: None,
+        }),
+        dropoff: Some(pb::Waypoint {
+            address: "Oranienstraße 25, 10999 Berlin".to_owned(),
+            latitude: 52.5010,
+            longitude: 13.4190,
+            contact: Some(contact("Sample Recipient", "+49 151 2345678")),
+            instructions: Some("Ring twice".to_owned()),
+        }),
+        stops: Vec::new(),
+        vehicle_type_id: "cargo_bike".to_owned(),
+        notes: None,
+        scheduled_at: None,
+        proof_of_delivery: Some(pb::ProofOfDeliveryRequirements {
+            pickup: Some(pb::PickupProofRequirements {
+                photos: 1,
+                ..Default::default()
+            }),
+            dropoff: Some(pb::DropoffProofRequirements {
+                photos: 1,
+                ..Default::default()
+            }),
+        }),
+        tracking_available_at: Some(micros_to_proto(now - 10 * MINUTE)),
+        tracking_url: None,
+        courier: Some(pb::Courier {
+            name: Some("Sam".to_owned()),
+            ..Default::default()
+        }),
+        created_at: Some(micros_to_proto(now - 15 * MINUTE)),
+        updated_at: Some(micros_to_proto(now)),
+        cancelled_at: None,
+        cancellation_reason: pb::CancellationReason::Unspecified as i32,
+        delivered_at: None,
+    }
+}
+
+fn render<T: Serialize>(envelope: &T) -> CoreResult<Vec<u8>> {
+    serde_json::to_vec(envelope).map_err(|error| CoreError::Internal(format!("webhook body: {error}")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sample_events_carry_the_test_flag_and_a_picked_up_delivery() {
+        let now = 1_795_000_000_000_000;
+        let sample = sample_event(Mode::Test, now).expect("sample");
+        let body: serde_json::Value = serde_json::from_slice(&sample.body).expect("json");
+        assert_eq!(body["id"], sample.id.as_str());
+        assert!(sample.id.starts_with("evt_"));
+        assert_eq!(body["type"], "delivery.status_updated");
+        assert_eq!(body["version"], events::VERSION);
+        assert_eq!(body["data"]["test"], true);
+        assert_eq!(body["data"]["status"], "picked_up");
+        assert_eq!(body["data"]["mode"], "test");
+        assert_eq!(body["data"]["courier"], serde_json::json!({ "name": "Sam" }));
+        let keys: Vec<&String> = body.as_object().expect("object").keys().collect();
+        assert_eq!(keys.len(), 5, "{keys:?}");
+    }
+
+    #[test]
+    fn event_bodies_have_no_test_flag() {
+        let data = sample_delivery(Mode::Live, 1_795_000_000_000_000);
+        let body = event_body("evt_1", EventType::Created, "2026-11", 1_795_000_000_000_000, data).expect("body");
+        let body: serde_json::Value = serde_json::from_slice(&body).expect("json");
+        assert_eq!(body["type"], "delivery.created");
+        assert_eq!(body["created_at"], "2026-11-18T11:06:40Z");
+        assert!(body["data"].get("test").is_none());
+    }
+}

@@ -1,0 +1,272 @@
+//! The delivery queue: one `webhook_deliveries` row per event and endpoint.
+//!
+//! Rows are written in the transaction that records the event
+//! ([`enqueue`]), so an event is queued exactly when its change commits. The
+//! dispatcher claims due rows with a lease ([`claim`]): it moves
+//! `next_attempt_at` to the lease's end and stamps a fresh `claim_token`, in
+//! one statement (`FOR UPDATE SKIP LOCKED` on PostgreSQL; SQLite has a single
+//! writer). A row whose dispatcher dies becomes due again when the lease ends,
+//! and only the token holder may record the outcome ([`finish`]), so several
+//! core replicas never send one attempt twice.
+
+use sea_orm::sea_query::{Expr, LockBehavior, LockType, Order, Query};
+use sea_orm::{
+    ActiveValue::Set, ColumnTrait, ConnectionTrait, DatabaseBackend, EntityTrait, QueryFilter, QueryOrder, QuerySelect,
+};
+
+use super::attempts::{self, AttemptStatus};
+use super::endpoints::{self, EndpointStatus};
+use super::entity::{endpoint, webhook_delivery};
+use crate::events;
+use crate::{CoreResult, ids};
+
+/// Where the delivery of one event to one endpoint stands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DeliveryState {
+    /// Waiting for its next attempt (or being attempted).
+    Pending,
+    Succeeded,
+    Failed,
+}
+
+impl DeliveryState {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            DeliveryState::Pending => "pending",
+            DeliveryState::Succeeded => "succeeded",
+            DeliveryState::Failed => "failed",
+        }
+    }
+}
+
+/// Queues `event` for every active endpoint of its workspace and mode that
+/// subscribes to its type. Call it in the transaction that records the event.
+pub async fn enqueue(db: &impl ConnectionTrait, event: &events::entity::Model) -> CoreResult<()> {
+    let Some(event_type) = events::EventType::parse(&event.r#type) else {
+        return Err(crate::CoreError::Internal(format!(
+            "event {} has unknown type {}",
+            event.id, event.r#type
+        )));
+    };
+    let active = endpoint::Entity::find()
+        .filter(endpoint::Column::WorkspaceId.eq(event.workspace_id.as_str()))
+        .filter(endpoint::Column::Mode.eq(event.mode.as_str()))
+        .filter(endpoint::Column::Status.eq(EndpointStatus::Active.as_str()))
+        .all(db)
+        .await?
+        .into_iter()
+        .map(endpoints::from_model)
+        .collect::<CoreResult<Vec<_>>>()?;
+    let subscribers: Vec<_> = active.iter().filter(|e| e.subscribes_to(event_type)).collect();
+    if subscribers.is_empty() {
+        return Ok(());
+    }
+    let rows = subscribers.into_iter().map(|endpoint| webhook_delivery::ActiveModel {
+        id: Set(ids::new_id("whd")),
+        event_id: Set(event.id.clone()),
+        webhook_id: Set(endpoint.id.clone()),
+        state: Set(DeliveryState::Pending.as_str().to_owned()),
+        attempts: Set(0),
+        next_attempt_at: Set(event.created_at),
+        claim_token: Set(None),
+        created_at: Set(event.created_at),
+        updated_at: Set(event.created_at),
+        finished_at: Set(None),
+    });
+    webhook_delivery::Entity::insert_many(rows).exec(db).await?;
+    Ok(())
+}
+
+/// Endpoints with pending rows due by `horizon`, each with its earliest due
+/// time: what the dispatcher may claim now, and when to look again.
+pub async fn due_endpoints(db: &impl ConnectionTrait, horizon: i64) -> CoreResult<Vec<(String, i64)>> {
+    Ok(webhook_delivery::Entity::find()
+        .select_only()
+        .column(webhook_delivery::Column::WebhookId)
+        .column_as(webhook_delivery::Column::NextAttemptAt.min(), "next_attempt_at")
+        .filter(webhook_delivery::Column::State.eq(DeliveryState::Pending.as_str()))
+        .filter(webhook_delivery::Column::NextAttemptAt.lte(horizon))
+        .group_by(webhook_delivery::Column::WebhookId)
+        .into_tuple::<(String, i64)>()
+        .all(db)
+        .await?)
+}
+
+/// Claims up to `limit` rows of `webhook_id` due at `now`, oldest due first:
+/// they get `token` and are due again only at `lease_end`. Returns how many
+/// were claimed; [`claimed`] reads them.
+pub async fn claim(
+    db: &impl ConnectionTrait,
+    webhook_id: &str,
+    limit: u64,
+    now: i64,
+    lease_end: i64,
+    token: &str,
+) -> CoreResult<u64> {
+    let mut due = Query::select();
+    due.column(webhook_delivery::Column::Id)
+        .from(webhook_delivery::Entity)
+        .and_where(webhook_delivery::Column::WebhookId.eq(webhook_id))
+        .and_where(webhook_delivery::Column::State.eq(DeliveryState::Pending.as_str()))
+        .and_where(webhook_delivery::Column::NextAttemptAt.lte(now))
+        .order_by(webhook_delivery::Column::NextAttemptAt, Order::Asc)
+        .limit(limit);
+    if db.get_database_backend() == DatabaseBackend::Postgres {
+        due.lock_with_behavior(LockType::Update, LockBehavior::SkipLocked);
+    }
+    let result = webhook_delivery::Entity::update_many()
+        .col_expr(webhook_delivery::Column::NextAttemptAt, Expr::value(lease_end))
+        .col_expr(webhook_delivery::Column::ClaimToken, Expr::value(token))
+        .filter(webhook_delivery::Column::Id.in_subquery(due))
+        .filter(webhook_delivery::Column::State.eq(DeliveryState::Pending.as_str()))
+        .filter(webhook_delivery::Column::NextAttemptAt.lte(now))
+        .exec(db)
+        .await?;
+    Ok(result.rows_affected)
+}
+
+/// The rows claimed with `token`.
+pub async fn claimed(db: &impl ConnectionTrait, token: &str) -> CoreResult<Vec<webhook_delivery::Model>> {
+    Ok(webhook_delivery::Entity::find()
+        .filter(webhook_delivery::Column::ClaimToken.eq(token))
+        .order_by_asc(webhook_delivery::Column::CreatedAt)
+        .all(db)
+        .await?)
+}
+
+/// Records where a claimed row stands after an attempt: `attempts` made so
+/// far, and the due time of the next one when still pending. Releases the
+/// lease. `false` when the lease was lost (another dispatcher took the row
+/// over, or the endpoint was disabled meanwhile): nothing changed.
+pub async fn finish(
+    db: &impl ConnectionTrait,
+    row: &webhook_delivery::Model,
+    state: DeliveryState,
+    attempts: i32,
+    next_attempt_at: Option<i64>,
+    now: i64,
+) -> CoreResult<bool> {
+    let Some(token) = row.claim_token.as_deref() else {
+        return Ok(false);
+    };
+    let finished_at = (state != DeliveryState::Pending).then_some(now);
+    let result = webhook_delivery::Entity::update_many()
+        .col_expr(webhook_delivery::Column::State, Expr::value(state.as_str()))
+        .col_expr(webhook_delivery::Column::Attempts, Expr::value(attempts))
+        .col_expr(
+            webhook_delivery::Column::NextAttemptAt,
+            Expr::value(next_attempt_at.unwrap_or(now)),
+        )
+        .col_expr(
+            webhook_delivery::Column::ClaimToken,
+            Expr::value(Option::<String>::None),
+        )
+        .col_expr(webhook_delivery::Column::UpdatedAt, Expr::value(now))
+        .col_expr(webhook_delivery::Column::FinishedAt, Expr::value(finished_at))
+        .filter(webhook_delivery::Column::Id.eq(row.id.as_str()))
+        .filter(webhook_delivery::Column::ClaimToken.eq(token))
+        .exec(db)
+        .await?;
+    Ok(result.rows_affected == 1)
+}
+
+/// Removes a row whose endpoint or event no longer exists.
+pub async fn forget(db: &impl ConnectionTrait, id: &str) -> CoreResult<()> {
+    webhook_delivery::Entity::delete_by_id(id.to_owned()).exec(db).await?;
+    Ok(())
+}
+
+/// Fails every pending row of `webhook_id` (the endpoint was just disabled),
+/// recording why as a failed attempt of each. Rows in flight lose their lease:
+/// their outcome is recorded as an attempt but changes nothing.
+pub async fn fail_pending(db: &impl ConnectionTrait, webhook_id: &str, now: i64, error: &str) -> CoreResult<u64> {
+    let pending = webhook_delivery::Entity::find()
+        .filter(webhook_delivery::Column::WebhookId.eq(webhook_id))
+        .filter(webhook_delivery::Column::State.eq(DeliveryState::Pending.as_str()))
+        .all(db)
+        .await?;
+    for row in &pending {
+        attempts::record_unsent(db, &row.event_id, webhook_id, now, AttemptStatus::Failed, error).await?;
+    }
+    let result = webhook_delivery::Entity::update_many()
+        .col_expr(
+            webhook_delivery::Column::State,
+            Expr::value(DeliveryState::Failed.as_str()),
+        )
+        .col_expr(
+            webhook_delivery::Column::ClaimToken,
+            Expr::value(Option::<String>::None),
+        )
+        .col_expr(webhook_delivery::Column::UpdatedAt, Expr::value(now))
+        .col_expr(webhook_delivery::Column::FinishedAt, Expr::value(now))
+        .filter(webhook_delivery::Column::Id.is_in(pending.iter().map(|row| row.id.as_str())))
+        .filter(webhook_delivery::Column::State.eq(DeliveryState::Pending.as_str()))
+        .exec(db)
+        .await?;
+    Ok(result.rows_affected)
+}
+
+/// Queues every failed row of `webhook_id` again with a fresh budget of
+/// attempts, due at `now`. Returns how many.
+pub async fn requeue_failed(db: &impl ConnectionTrait, webhook_id: &str, now: i64) -> CoreResult<u64> {
+    let result = webhook_delivery::Entity::update_many()
+        .col_expr(
+            webhook_delivery::Column::State,
+            Expr::value(DeliveryState::Pending.as_str()),
+        )
+        .col_expr(webhook_delivery::Column::Attempts, Expr::value(0))
+        .col_expr(webhook_delivery::Column::NextAttemptAt, Expr::value(now))
+        .col_expr(
+            webhook_delivery::Column::ClaimToken,
+            Expr::value(Option::<String>::None),
+        )
+        .col_expr(webhook_delivery::Column::UpdatedAt, Expr::value(now))
+        .col_expr(webhook_delivery::Column::FinishedAt, Expr::value(Option::<i64>::None))
+        .filter(webhook_delivery::Column::WebhookId.eq(webhook_id))
+        .filter(webhook_delivery::Column::State.eq(DeliveryState::Failed.as_str()))
+        .exec(db)
+        .await?;
+    Ok(result.rows_affected)
+}
+
+/// The endpoint's current failing streak: how many of its events ended
+/// failed since its last success, and when the first of them ended.
+pub async fn failing_streak(db: &impl ConnectionTrait, webhook_id: &str) -> CoreResult<(i64, Option<i64>)> {
+    let last_success: Option<Option<i64>> = webhook_delivery::Entity::find()
+        .select_only()
+        .column_as(webhook_delivery::Column::FinishedAt.max(), "finished_at")
+        .filter(webhook_delivery::Column::WebhookId.eq(webhook_id))
+        .filter(webhook_delivery::Column::State.eq(DeliveryState::Succeeded.as_str()))
+        .into_tuple()
+        .one(db)
+        .await?;
+    let mut failures = webhook_delivery::Entity::find()
+        .select_only()
+        .column_as(webhook_delivery::Column::Id.count(), "failures")
+        .column_as(webhook_delivery::Column::FinishedAt.min(), "first_failure")
+        .filter(webhook_delivery::Column::WebhookId.eq(webhook_id))
+        .filter(webhook_delivery::Column::State.eq(DeliveryState::Failed.as_str()));
+    if let Some(after) = last_success.flatten() {
+        failures = failures.filter(webhook_delivery::Column::FinishedAt.gt(after));
+    }
+    let streak: Option<(i64, Option<i64>)> = failures.into_tuple().one(db).await?;
+    Ok(streak.unwrap_or((0, None)))
+}
+
+/// Deletes the rows of a deleted endpoint.
+pub async fn delete_for_endpoint(db: &impl ConnectionTrait, webhook_id: &str) -> CoreResult<()> {
+    webhook_delivery::Entity::delete_many()
+        .filter(webhook_delivery::Column::WebhookId.eq(webhook_id))
+        .exec(db)
+        .await?;
+    Ok(())
+}
+
+/// Deletes rows of events queued before `cutoff`.
+pub async fn purge_before(db: &impl ConnectionTrait, cutoff: i64) -> CoreResult<u64> {
+    let result = webhook_delivery::Entity::delete_many()
+        .filter(webhook_delivery::Column::CreatedAt.lt(cutoff))
+        .exec(db)
+        .await?;
+    Ok(result.rows_affected)
+}

@@ -1,0 +1,172 @@
+//! Event shapes (contract 2.9, 2.10, 4.12): Event, EventDetails and EventList.
+//! `data` is rendered by the same `EventDeliveryJson` the core uses for
+//! webhook bodies, so both show an event identically.
+
+use std::collections::HashMap;
+
+use courier::json::{EventDeliveryJson, time_out};
+use courier::v1 as pb;
+use serde::Serialize;
+
+use super::common::time_in;
+use crate::error::ApiError;
+
+/// Every event type, with its public name.
+const EVENT_TYPES: [(pb::EventType, &str); 8] = [
+    (pb::EventType::DeliveryCreated, "delivery.created"),
+    (pb::EventType::DeliveryStatusUpdated, "delivery.status_updated"),
+    (pb::EventType::DeliveryCourierAssigned, "delivery.courier_assigned"),
+    (pb::EventType::DeliveryCourierArrived, "delivery.courier_arrived"),
+    (pb::EventType::DeliveryEtaUpdated, "delivery.eta_updated"),
+    (pb::EventType::DeliveryPodSubmitted, "delivery.pod_submitted"),
+    (pb::EventType::DeliveryDelivered, "delivery.delivered"),
+    (pb::EventType::DeliveryCancelled, "delivery.cancelled"),
+];
+
+/// The public name of an event type.
+pub fn event_type_name(event_type: pb::EventType) -> Option<&'static str> {
+    EVENT_TYPES
+        .iter()
+        .find(|(t, _)| *t == event_type)
+        .map(|(_, name)| *name)
+}
+
+/// The event type of a public name.
+pub fn event_type_in(name: &str) -> Option<pb::EventType> {
+    EVENT_TYPES.iter().find(|(_, n)| *n == name).map(|(t, _)| *t)
+}
+
+/// "delivery.created, delivery.status_updated, …" for messages.
+pub fn event_type_names() -> String {
+    EVENT_TYPES.iter().map(|(_, name)| *name).collect::<Vec<_>>().join(", ")
+}
+
+/// An Event: `{id, type, version, created_at, data}`.
+#[derive(Debug, Serialize)]
+pub struct EventJson {
+    pub id: String,
+    pub r#type: Option<&'static str>,
+    pub version: String,
+    pub created_at: Option<String>,
+    pub data: Option<EventDeliveryJson>,
+}
+
+impl From<pb::Event> for EventJson {
+    fn from(e: pb::Event) -> Self {
+        EventJson {
+            r#type: event_type_name(e.r#type()),
+            created_at: time_out(e.created_at.as_ref()),
+            data: e.data.map(Into::into),
+            id: e.id,
+            version: e.version,
+        }
+    }
+}
+
+/// One webhook attempt of an event.
+#[derive(Debug, Serialize)]
+pub struct WebhookAttemptJson {
+    pub webhook_id: String,
+    pub attempted_at: Option<String>,
+    pub status: Option<&'static str>,
+    pub response_code: Option<i32>,
+    pub latency_ms: Option<i64>,
+    pub error: Option<String>,
+}
+
+impl From<pb::WebhookAttempt> for WebhookAttemptJson {
+    fn from(a: pb::WebhookAttempt) -> Self {
+        use pb::WebhookAttemptStatus as S;
+        WebhookAttemptJson {
+            status: match a.status() {
+                S::Unspecified => None,
+                S::Succeeded => Some("succeeded"),
+                S::Failed => Some("failed"),
+                S::Pending => Some("pending"),
+            },
+            attempted_at: time_out(a.attempted_at.as_ref()),
+            webhook_id: a.webhook_id,
+            response_code: a.response_code,
+            latency_ms: a.latency_ms,
+            error: a.error,
+        }
+    }
+}
+
+/// EventDetails: the Event plus its webhook attempts, oldest first.
+#[derive(Debug, Serialize)]
+pub struct EventDetailsJson {
+    #[serde(flatten)]
+    pub event: EventJson,
+    pub webhook_attempts: Vec<WebhookAttemptJson>,
+}
+
+impl EventDetailsJson {
+    pub fn from_response(r: pb::GetEventResponse) -> Option<Self> {
+        Some(EventDetailsJson {
+            event: r.event?.into(),
+            webhook_attempts: r.webhook_attempts.into_iter().map(Into::into).collect(),
+        })
+    }
+}
+
+/// EventList.
+#[derive(Debug, Serialize)]
+pub struct EventListJson {
+    pub events: Vec<EventJson>,
+    pub next_page_token: Option<String>,
+}
+
+impl From<pb::ListEventsResponse> for EventListJson {
+    fn from(r: pb::ListEventsResponse) -> Self {
+        EventListJson {
+            events: r.events.into_iter().map(Into::into).collect(),
+            next_page_token: (!r.next_page_token.is_empty()).then_some(r.next_page_token),
+        }
+    }
+}
+
+const LIST_PARAMS: &[&str] = &[
+    "limit",
+    "page_token",
+    "delivery_id",
+    "type",
+    "created_after",
+    "created_before",
+];
+
+/// `GET /v1/events` query: unknown parameters are refused like unknown body
+/// fields.
+pub fn list_request(query: &HashMap<String, String>) -> Result<pb::ListEventsRequest, ApiError> {
+    if let Some(unknown) = query.keys().find(|k| !LIST_PARAMS.contains(&k.as_str())) {
+        return Err(ApiError::invalid(
+            unknown.clone(),
+            format!("{unknown} is not a known query parameter."),
+        ));
+    }
+    let page_size = match query.get("limit") {
+        None => 0,
+        Some(text) => match text.parse::<i32>() {
+            Ok(n) if (1..=100).contains(&n) => n,
+            _ => {
+                return Err(ApiError::invalid(
+                    "limit",
+                    "limit must be a whole number from 1 to 100.",
+                ));
+            }
+        },
+    };
+    let event_type = match query.get("type") {
+        None => pb::EventType::Unspecified,
+        Some(name) => event_type_in(name)
+            .ok_or_else(|| ApiError::invalid("type", format!("type must be one of {}.", event_type_names())))?,
+    };
+    Ok(pb::ListEventsRequest {
+        page_size,
+        page_token: query.get("page_token").cloned().unwrap_or_default(),
+        delivery_id: query.get("delivery_id").cloned(),
+        r#type: event_type as i32,
+        created_after: time_in("created_after", query.get("created_after").map(String::as_str))?,
+        created_before: time_in("created_before", query.get("created_before").map(String::as_str))?,
+    })
+}

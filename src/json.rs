@@ -1,0 +1,293 @@
+//! The public JSON shapes that both the edge (API answers) and the core
+//! (webhook payloads) render, so that a delivery looks the same everywhere.
+//! Every field of the contract is always present, `null` where unset.
+
+use serde::Serialize;
+
+use crate::v1 as pb;
+
+/// A time of a response: RFC 3339, UTC, `Z`.
+pub fn time_out(ts: Option<&prost_types::Timestamp>) -> Option<String> {
+    ts.and_then(crate::time::from_proto).map(crate::time::format_rfc3339)
+}
+
+#[derive(Debug, Serialize)]
+pub struct ContactJson {
+    pub name: String,
+    pub phone: String,
+    pub email: Option<String>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct WaypointJson {
+    pub address: String,
+    pub latitude: f64,
+    pub longitude: f64,
+    pub contact: Option<ContactJson>,
+    pub instructions: Option<String>,
+}
+
+impl From<pb::Waypoint> for WaypointJson {
+    fn from(w: pb::Waypoint) -> Self {
+        WaypointJson {
+            address: w.address,
+            latitude: w.latitude,
+            longitude: w.longitude,
+            contact: w.contact.map(|c| ContactJson {
+                name: c.name,
+                phone: c.phone,
+                email: c.email,
+            }),
+            instructions: w.instructions,
+        }
+    }
+}
+
+#[derive(Debug, Serialize)]
+pub struct BreakdownExtraJson {
+    pub extra_id: String,
+    pub option_id: Option<String>,
+    pub name: String,
+    pub option_name: Option<String>,
+    pub quantity: i64,
+    pub unit_amount_cents: i64,
+    pub amount_cents: i64,
+}
+
+#[derive(Debug, Serialize)]
+pub struct SurchargeJson {
+    pub code: String,
+    pub label: String,
+    pub amount_cents: i64,
+}
+
+#[derive(Debug, Serialize)]
+pub struct BreakdownJson {
+    pub route_cents: i64,
+    pub extras: Vec<BreakdownExtraJson>,
+    pub surcharges: Vec<SurchargeJson>,
+    pub discount_cents: i64,
+    pub service_fee_cents: i64,
+}
+
+impl From<pb::PriceBreakdown> for BreakdownJson {
+    fn from(b: pb::PriceBreakdown) -> Self {
+        BreakdownJson {
+            route_cents: b.route_cents,
+            extras: b
+                .extras
+                .into_iter()
+                .map(|e| BreakdownExtraJson {
+                    extra_id: e.extra_id,
+                    option_id: e.option_id,
+                    name: e.name,
+                    option_name: e.option_name,
+                    quantity: e.quantity,
+                    unit_amount_cents: e.unit_amount_cents,
+                    amount_cents: e.amount_cents,
+                })
+                .collect(),
+            surcharges: b
+                .surcharges
+                .into_iter()
+                .map(|s| SurchargeJson {
+                    code: s.code,
+                    label: s.label,
+                    amount_cents: s.amount_cents,
+                })
+                .collect(),
+            discount_cents: b.discount_cents,
+            service_fee_cents: b.service_fee_cents,
+        }
+    }
+}
+
+/// Every amount includes VAT.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TaxBehavior {
+    Inclusive,
+}
+/// The public name of a status.
+pub fn status_name(status: pb::DeliveryStatus) -> Option<&'static str> {
+    use pb::DeliveryStatus as S;
+    match status {
+        S::Unspecified => None,
+        S::Pending => Some("pending"),
+        S::CourierAssigned => Some("courier_assigned"),
+        S::AtPickup => Some("at_pickup"),
+        S::PickedUp => Some("picked_up"),
+        S::InTransit => Some("in_transit"),
+        S::AtDropoff => Some("at_dropoff"),
+        S::Delivered => Some("delivered"),
+        S::Cancelled => Some("cancelled"),
+    }
+}
+
+#[derive(Debug, Serialize)]
+pub struct PickupProofJson {
+    pub photos: i32,
+    pub signature: bool,
+    pub sender_name: bool,
+    pub barcode: bool,
+}
+
+#[derive(Debug, Serialize)]
+pub struct DropoffProofJson {
+    pub photos: i32,
+    pub signature: bool,
+    pub recipient_name: bool,
+    pub barcode: bool,
+    pub age_check: bool,
+    pub leave_at_door: bool,
+}
+
+#[derive(Debug, Serialize)]
+pub struct ProofRequirementsJson {
+    pub pickup: Option<PickupProofJson>,
+    pub dropoff: Option<DropoffProofJson>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct CourierVehicleJson {
+    pub make: Option<String>,
+    pub model: Option<String>,
+    pub color: Option<String>,
+    pub license_plate: Option<String>,
+    pub photo_url: Option<String>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct CourierLocationJson {
+    pub latitude: f64,
+    pub longitude: f64,
+    pub recorded_at: Option<String>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct CourierJson {
+    pub name: Option<String>,
+    pub photo_url: Option<String>,
+    pub rating: Option<f64>,
+    pub vehicle: Option<CourierVehicleJson>,
+    pub location: Option<CourierLocationJson>,
+}
+
+impl From<pb::Courier> for CourierJson {
+    fn from(c: pb::Courier) -> Self {
+        CourierJson {
+            name: c.name,
+            photo_url: c.photo_url,
+            rating: c.rating,
+            vehicle: c.vehicle.map(|v| CourierVehicleJson {
+                make: v.make,
+                model: v.model,
+                color: v.color,
+                license_plate: v.license_plate,
+                photo_url: v.photo_url,
+            }),
+            location: c.location.map(|l| CourierLocationJson {
+                latitude: l.latitude,
+                longitude: l.longitude,
+                recorded_at: time_out(l.recorded_at.as_ref()),
+            }),
+        }
+    }
+}
+
+/// A Delivery (contract 2.1): every field always present. Events carry the
+/// same shape with the courier reduced to its name (`EventDeliveryJson`).
+#[derive(Debug, Serialize)]
+pub struct DeliveryJson<C = CourierJson> {
+    pub id: String,
+    pub status: Option<&'static str>,
+    pub mode: &'static str,
+    pub external_id: Option<String>,
+    pub quote_id: Option<String>,
+    pub amount_cents: Option<i64>,
+    pub currency: Option<String>,
+    pub tax_behavior: TaxBehavior,
+    pub breakdown: Option<BreakdownJson>,
+    pub pickup: Option<WaypointJson>,
+    pub dropoff: Option<WaypointJson>,
+    pub stops: Vec<WaypointJson>,
+    pub vehicle_type_id: String,
+    pub notes: Option<String>,
+    pub scheduled_at: Option<String>,
+    pub proof_of_delivery: Option<ProofRequirementsJson>,
+    pub tracking_available_at: Option<String>,
+    pub tracking_url: Option<String>,
+    pub courier: Option<C>,
+    pub created_at: Option<String>,
+    pub updated_at: Option<String>,
+    pub cancelled_at: Option<String>,
+    pub cancellation_reason: Option<&'static str>,
+    pub delivered_at: Option<String>,
+}
+
+impl<C: From<pb::Courier>> From<pb::Delivery> for DeliveryJson<C> {
+    fn from(d: pb::Delivery) -> Self {
+        DeliveryJson {
+            status: status_name(d.status()),
+            mode: if d.mode() == pb::Mode::Test { "test" } else { "live" },
+            cancellation_reason: match d.cancellation_reason() {
+                pb::CancellationReason::Unspecified => None,
+                pb::CancellationReason::CancelledByYou => Some("cancelled_by_you"),
+                pb::CancellationReason::NoCourierFound => Some("no_courier_found"),
+                pb::CancellationReason::PickupNoShow => Some("pickup_no_show"),
+                pb::CancellationReason::CancelledByMaxmove => Some("cancelled_by_maxmove"),
+            },
+            scheduled_at: time_out(d.scheduled_at.as_ref()),
+            tracking_available_at: time_out(d.tracking_available_at.as_ref()),
+            created_at: time_out(d.created_at.as_ref()),
+            updated_at: time_out(d.updated_at.as_ref()),
+            cancelled_at: time_out(d.cancelled_at.as_ref()),
+            delivered_at: time_out(d.delivered_at.as_ref()),
+            id: d.id,
+            external_id: d.external_id,
+            quote_id: d.quote_id,
+            amount_cents: d.amount_cents,
+            currency: d.currency,
+            tax_behavior: TaxBehavior::Inclusive,
+            breakdown: d.breakdown.map(Into::into),
+            pickup: d.pickup.map(Into::into),
+            dropoff: d.dropoff.map(Into::into),
+            stops: d.stops.into_iter().map(Into::into).collect(),
+            vehicle_type_id: d.vehicle_type_id,
+            notes: d.notes,
+            proof_of_delivery: d.proof_of_delivery.map(|p| ProofRequirementsJson {
+                pickup: p.pickup.map(|x| PickupProofJson {
+                    photos: x.photos,
+                    signature: x.signature,
+                    sender_name: x.sender_name,
+                    barcode: x.barcode,
+                }),
+                dropoff: p.dropoff.map(|x| DropoffProofJson {
+                    photos: x.photos,
+                    signature: x.signature,
+                    recipient_name: x.recipient_name,
+                    barcode: x.barcode,
+                    age_check: x.age_check,
+                    leave_at_door: x.leave_at_door,
+                }),
+            }),
+            tracking_url: d.tracking_url,
+            courier: d.courier.map(Into::into),
+        }
+    }
+}
+
+/// The courier as events show it: its name only.
+#[derive(Debug, Serialize)]
+pub struct CourierNameJson {
+    pub name: Option<String>,
+}
+
+impl From<pb::Courier> for CourierNameJson {
+    fn from(c: pb::Courier) -> Self {
+        CourierNameJson { name: c.name }
+    }
+}
+
+/// DeliveryEventData (contract 2.9).
+pub type EventDeliveryJson = DeliveryJson<CourierNameJson>;

@@ -1,0 +1,207 @@
+//! The public tracking page, `GET /t/{token}` (DECISIONS "Deliveries"): keyless
+//! HTML with the status, courier and route, and nothing of the contacts.
+
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use courier_core::deliveries::{Courier, CourierLocation, CourierVehicle, entity};
+use courier_core::lifecycle::{self, Status};
+use sea_orm::sea_query::Expr;
+use serde_json::{Value, json};
+
+use crate::deliveries::berlin_delivery;
+use crate::harness::{Backend, TestApp, unique_suffix};
+
+/// A live delivery (the simulator leaves it alone) with notes and contacts.
+async fn delivery(app: &TestApp) -> Value {
+    let mut body = berlin_delivery();
+    body["notes"] = json!("Fragile: glass vase");
+    body["stops"] = json!([{ "address": "Rosenthaler Str. 40, 10178 Berlin", "latitude": 52.5255, "longitude": 13.4020,
+        "contact": { "name": "Stella Stop", "phone": "+49 30 7654321" } }]);
+    app.create_delivery(&app.live_key, &body).await
+}
+
+fn token(delivery: &Value) -> String {
+    let url = delivery["tracking_url"].as_str().expect("tracking_url");
+    url.rsplit('/').next().expect("token").to_owned()
+}
+
+/// Assigns a courier as dispatch would: status, courier and tracking.
+async fn assign_courier(app: &TestApp, id: &str) {
+    let now = app.clock.now_micros();
+    let courier = Courier {
+        name: Some("Lena Vogel".into()),
+        photo_url: None,
+        rating: Some(4.8),
+        vehicle: Some(CourierVehicle {
+            make: Some("Urban Arrow".into()),
+            model: Some("Cargo L".into()),
+            color: Some("green".into()),
+            license_plate: Some("B-MM 4711".into()),
+            photo_url: None,
+        }),
+        location: Some(CourierLocation {
+            latitude: 52.5190,
+            longitude: 13.4100,
+            recorded_at: Some(now),
+        }),
+    };
+    let json_text = serde_json::to_string(&courier).expect("json");
+    let moved = lifecycle::compare_and_set(
+        &app.core.db,
+        id,
+        Status::Pending,
+        Status::CourierAssigned,
+        now,
+        vec![
+            (entity::Column::Courier, Expr::value(json_text)),
+            (entity::Column::TrackingAvailableAt, Expr::value(now)),
+            (entity::Column::PickupEta, Expr::value(now + 7 * 60_000_000)),
+        ],
+    )
+    .await
+    .expect("assign");
+    assert!(moved);
+}
+
+/// Contact data and other private fields that must never show on the page.
+const PRIVATE: [&str; 10] = [
+    "Ana Sender",
+    "Rui Receiver",
+    "Stella Stop",
+    "+49",
+    "rui@example.com",
+    "Ring twice",
+    "Fragile",
+    "Alexanderplatz",
+    "Oranienstra",
+    "Vogel",
+];
+
+e2e! {
+    async fn the_page_shows_status_courier_and_route_but_no_contacts(app: TestApp) {
+        let created = delivery(&app).await;
+        let path = format!("/t/{}", token(&created));
+        let answer = app.send(app.http.get(app.url(&path))).await;
+        assert_eq!(answer.status, 200);
+        assert_eq!(answer.header("content-type"), Some("text/html; charset=utf-8"));
+        assert_eq!(answer.header("cache-control"), Some("no-store"));
+        let csp = answer.header("content-security-policy").expect("csp");
+        assert!(csp.starts_with("default-src 'none'") && csp.contains("style-src 'unsafe-inline'"), "{csp}");
+        assert_eq!(answer.header("referrer-policy"), Some("no-referrer"));
+        let html = answer.body.as_str().expect("html");
+        assert!(html.contains("Finding a courier"), "{html}");
+        assert!(html.contains("name=\"viewport\"") && html.contains("http-equiv=\"refresh\""));
+        assert!(html.contains("<svg") && html.contains("Berlin"));
+        for private in PRIVATE {
+            assert!(!html.contains(private), "{private} shown on the page");
+        }
+
+        assign_courier(&app, created["id"].as_str().expect("id")).await;
+        let html = app.send(app.http.get(app.url(&path))).await.body.as_str().expect("html").to_owned();
+        assert!(html.contains("Courier on the way to pickup"), "{html}");
+        assert!(html.contains(">Lena<") && html.contains("Green Urban Arrow Cargo L · B-MM 4711"), "{html}");
+        assert!(html.contains("id=\"courier-position\"") && html.contains("in about 7 min"), "{html}");
+        for private in PRIVATE {
+            assert!(!html.contains(private), "{private} shown on the page");
+        }
+
+        // Cancelled: the position goes, the plate is masked.
+        let cancel = app.post(&format!("/v1/deliveries/{}/cancel", created["id"].as_str().expect("id")), &app.live_key, &json!({})).await;
+        assert_eq!(cancel.status, 200, "{:#}", cancel.body);
+        let html = app.send(app.http.get(app.url(&path))).await.body.as_str().expect("html").to_owned();
+        assert!(html.contains(">Cancelled<") && html.contains("*******11") && !html.contains("courier-position"), "{html}");
+    }
+
+    async fn an_unknown_token_is_a_friendly_404_page(app: TestApp) {
+        for token in ["doesnotexist0000000000000000000000", "x%3Cscript%3E"] {
+            let answer = app.send(app.http.get(app.url(&format!("/t/{token}")))).await;
+            assert_eq!(answer.status, 404);
+            assert_eq!(answer.header("content-type"), Some("text/html; charset=utf-8"));
+            assert_eq!(answer.header("cache-control"), Some("no-store"));
+            let html = answer.body.as_str().expect("html");
+            assert!(html.contains("Tracking link not found") && !html.contains("<script"), "{html}");
+        }
+    }
+}
+
+/// Runs `command` to completion, killing it after `limit`.
+fn run_with_timeout(mut command: Command, limit: Duration) -> std::process::Output {
+    let mut child = command
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("chromium starts");
+    let started = Instant::now();
+    loop {
+        if child.try_wait().expect("wait").is_some() {
+            return child.wait_with_output().expect("output");
+        }
+        if started.elapsed() > limit {
+            let _ = child.kill();
+            let output = child.wait_with_output().expect("output");
+            panic!(
+                "chromium did not finish in {limit:?}; stderr: {}",
+                String::from_utf8_lossy(&output.stderr)
+            );
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+/// A real browser renders the page (no script, no network beyond the page)
+/// and shows the status and courier. Runs once, on SQLite: the browser is
+/// what is under test here, not the database.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_headless_browser_renders_the_tracking_page() {
+    const CHROMIUM: &str = "/usr/bin/chromium";
+    if !std::path::Path::new(CHROMIUM).exists() {
+        assert!(
+            std::env::var("COURIER_TEST_REQUIRE_CHROMIUM").as_deref() != Ok("1"),
+            "COURIER_TEST_REQUIRE_CHROMIUM=1 but {CHROMIUM} is missing"
+        );
+        eprintln!("{CHROMIUM} not found; headless-browser test skipped (install chromium to run it)");
+        return;
+    }
+    let app = TestApp::spawn(Backend::Sqlite).await.expect("app");
+    let created = delivery(&app).await;
+    assign_courier(&app, created["id"].as_str().expect("id")).await;
+    let url = app.url(&format!("/t/{}", token(&created)));
+    let profile = std::env::temp_dir().join(format!("courier-e2e-chromium-{}", unique_suffix()));
+    let mut command = Command::new(CHROMIUM);
+    command.args([
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--disable-dev-shm-usage",
+    ]);
+    command.arg(format!("--user-data-dir={}", profile.display()));
+    command.args(["--dump-dom", &url]);
+    let output = tokio::task::spawn_blocking(move || run_with_timeout(command, Duration::from_secs(90)))
+        .await
+        .expect("chromium task");
+    let _ = std::fs::remove_dir_all(&profile);
+    let dom = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success(),
+        "chromium failed: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(
+        dom.contains("Courier on the way to pickup"),
+        "status missing from DOM: {dom}"
+    );
+    assert!(dom.contains("Lena"), "courier name missing from DOM: {dom}");
+    assert!(
+        dom.contains("courier-position"),
+        "route drawing missing from DOM: {dom}"
+    );
+    for private in PRIVATE {
+        assert!(!dom.contains(private), "{private} shown on the page");
+    }
+}

@@ -4,10 +4,12 @@
 use std::future::Future;
 
 use courier::internal::v1::admin_service_server::AdminServiceServer;
+use courier::internal::v1::dispatch_service_server::DispatchServiceServer;
 use courier::v1::delivery_service_server::DeliveryServiceServer;
 use courier::v1::event_service_server::EventServiceServer;
 use courier::v1::public_service_server::PublicServiceServer;
 use courier::v1::quote_service_server::QuoteServiceServer;
+use courier::v1::tracking_service_server::TrackingServiceServer;
 use courier::v1::vehicle_type_service_server::VehicleTypeServiceServer;
 use courier::v1::webhook_service_server::WebhookServiceServer;
 use tokio::net::TcpListener;
@@ -16,7 +18,7 @@ use tower_http::trace::{DefaultOnFailure, DefaultOnResponse, TraceLayer};
 
 use crate::Core;
 use crate::grpc::{admin::AdminApi, deliveries::DeliveryApi, quotes::QuoteApi, vehicle_types::VehicleTypeApi};
-use crate::grpc::{events::EventApi, webhooks::WebhookApi};
+use crate::grpc::{dispatch::DispatchApi, events::EventApi, tracking::TrackingApi, webhooks::WebhookApi};
 
 /// Serves the core on `listener` until `shutdown` completes, then finishes
 /// in-flight calls.
@@ -58,6 +60,8 @@ pub async fn serve(
         .add_service(PublicServiceServer::new(crate::grpc::public::PublicApi(core.clone())))
         .add_service(EventServiceServer::new(EventApi(core.clone())))
         .add_service(WebhookServiceServer::new(WebhookApi(core.clone())))
+        .add_service(TrackingServiceServer::new(TrackingApi(core.clone())))
+        .add_service(DispatchServiceServer::new(DispatchApi(core.clone())))
         .add_service(DeliveryServiceServer::new(DeliveryApi(core)))
         .serve_with_incoming_shutdown(TcpListenerStream::new(listener), shutdown)
         .await?;

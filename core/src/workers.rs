@@ -7,7 +7,7 @@ use std::time::Duration;
 use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
 
-use crate::{Core, events, idempotency, webhooks};
+use crate::{Core, events, idempotency, simulator, webhooks};
 
 /// How often expired idempotency keys are deleted.
 const PURGE_EVERY: Duration = Duration::from_secs(600);
@@ -18,6 +18,7 @@ pub fn spawn(core: &Core, stop: &CancellationToken) -> JoinSet<()> {
     workers.spawn(purge_idempotency_keys(core.clone(), stop.clone()));
     workers.spawn(webhooks::dispatch::run(core.clone(), stop.clone()));
     workers.spawn(purge_event_history(core.clone(), stop.clone()));
+    workers.spawn(simulator::run(core.clone(), stop.clone()));
     workers
 }
 

@@ -9,6 +9,7 @@ use std::time::Duration;
 
 use courier::internal::v1 as admin_pb;
 use courier::internal::v1::admin_service_client::AdminServiceClient;
+use courier::internal::v1::dispatch_service_client::DispatchServiceClient;
 use courier_core::Core;
 use courier_core::auth::service_token::{self, Role};
 use courier_core::clock::Clock;
@@ -243,6 +244,65 @@ impl TestApp {
         let value = format!("Bearer {}", self.admin_token).parse().expect("metadata");
         request.metadata_mut().insert("authorization", value);
         request
+    }
+
+    /// A dispatch gRPC client; `dispatch_request` adds a dispatch service token.
+    pub async fn dispatch(&self) -> DispatchServiceClient<Channel> {
+        DispatchServiceClient::connect(self.grpc_url.clone())
+            .await
+            .expect("dispatch client")
+    }
+
+    pub fn dispatch_request<T>(&self, message: T) -> tonic::Request<T> {
+        let now = self.clock.now().timestamp();
+        let token = service_token::mint(
+            &self.core.secrets.service_token,
+            Role::Dispatch,
+            "e2e-dispatch",
+            now,
+            600,
+        )
+        .expect("dispatch token");
+        let mut request = tonic::Request::new(message);
+        let value = format!("Bearer {token}").parse().expect("metadata");
+        request.metadata_mut().insert("authorization", value);
+        request
+    }
+
+    /// Polls `GET /v1/deliveries/{id}` until its status is `status`; panics
+    /// after `limit`, showing the last answer.
+    pub async fn wait_for_status(&self, key: &str, id: &str, status: &str, limit: Duration) -> Value {
+        let deadline = tokio::time::Instant::now() + limit;
+        loop {
+            let answer = self.get(&format!("/v1/deliveries/{id}"), key).await;
+            assert_eq!(answer.status, 200, "{:#}", answer.body);
+            if answer.body["status"] == status {
+                return answer.body;
+            }
+            assert!(
+                tokio::time::Instant::now() < deadline,
+                "delivery {id} not {status} in time: {:#}",
+                answer.body
+            );
+            tokio::time::sleep(Duration::from_millis(25)).await;
+        }
+    }
+
+    /// The events of delivery `id`, oldest first, as `(type, data.status)`.
+    pub async fn delivery_events(&self, key: &str, id: &str) -> Vec<(String, String)> {
+        let answer = self.get(&format!("/v1/events?delivery_id={id}&limit=100"), key).await;
+        assert_eq!(answer.status, 200, "{:#}", answer.body);
+        let mut events: Vec<(String, String)> = answer.body["events"]
+            .as_array()
+            .expect("events")
+            .iter()
+            .map(|e| {
+                let text = |v: &Value| v.as_str().unwrap_or_default().to_owned();
+                (text(&e["type"]), text(&e["data"]["status"]))
+            })
+            .collect();
+        events.reverse();
+        events
     }
 
     /// A workspace with invoice billing enabled and a generous credit limit,

@@ -6,9 +6,11 @@ mod harness;
 
 mod auth;
 mod deliveries;
+mod dispatch;
 mod errors;
 mod events;
 mod grpc;
+mod lifecycle;
 mod proofs;
 mod quotes;
 mod tracking_page;

@@ -18,12 +18,12 @@ use crate::harness::TestApp;
 
 /// A workspace whose plan includes proof of delivery, with a live and a test
 /// key.
-struct PodWorkspace {
-    live_key: String,
-    test_key: String,
+pub struct PodWorkspace {
+    pub live_key: String,
+    pub test_key: String,
 }
 
-async fn pod_workspace(app: &TestApp) -> PodWorkspace {
+pub async fn pod_workspace(app: &TestApp) -> PodWorkspace {
     let plan = admin_pb::Plan {
         proof_of_delivery: true,
         ..Default::default()

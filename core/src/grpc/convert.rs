@@ -24,6 +24,11 @@ pub fn timestamp(
         .transpose()
 }
 
+/// An optional timestamp as unix microseconds, as the database stores it.
+pub fn micros(value: Option<prost_types::Timestamp>, param: &str) -> Result<Option<i64>, CoreError> {
+    Ok(timestamp(value, param)?.map(|t| t.timestamp_micros()))
+}
+
 pub fn waypoint_in(w: pb::Waypoint) -> WaypointInput {
     WaypointInput {
         address: w.address,

@@ -74,10 +74,6 @@ fn cancel_reason_in(value: i32) -> CoreResult<Option<CancelReason>> {
     }
 }
 
-fn micros(value: Option<prost_types::Timestamp>, param: &str) -> CoreResult<Option<i64>> {
-    Ok(convert::timestamp(value, param)?.map(|t| t.timestamp_micros()))
-}
-
 #[tonic::async_trait]
 impl DeliveryService for DeliveryApi {
     async fn create_delivery(
@@ -145,8 +141,8 @@ impl DeliveryService for DeliveryApi {
         let filter = ListFilter {
             status: status_in(r.status, "status")?,
             external_id: r.external_id,
-            created_after: micros(r.created_after, "created_after")?,
-            created_before: micros(r.created_before, "created_before")?,
+            created_after: convert::micros(r.created_after, "created_after")?,
+            created_before: convert::micros(r.created_before, "created_before")?,
         };
         let page = deliveries::list(&self.0, &principal, &filter, r.page_size, Some(&r.page_token)).await?;
         Ok(Response::new(pb::ListDeliveriesResponse {

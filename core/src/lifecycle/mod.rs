@@ -11,6 +11,7 @@ use sea_orm::{ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter};
 
 use crate::deliveries::{self, Delivery, entity};
 use crate::events::{self, EventType};
+use crate::proofs::{self, Checkpoint};
 use crate::{CoreError, CoreResult};
 use courier::errors::ErrorCode;
 
@@ -236,6 +237,48 @@ pub async fn record(
         now,
     )
     .await
+}
+
+/// Records the courier's proof at a checkpoint of `delivery`, in `db` (the
+/// mover's transaction): the pickup proof while `at_pickup`, the dropoff
+/// proof while `at_dropoff` (anything else is `409 conflict`). The dropoff
+/// proof is an event of its own, `delivery.pod_submitted`. Returns the
+/// delivery as it now is.
+pub async fn submit_proof(
+    core: &crate::Core,
+    db: &impl ConnectionTrait,
+    delivery: &Delivery,
+    submission: proofs::ProofSubmission,
+    now: i64,
+) -> CoreResult<Delivery> {
+    let checkpoint = submission.checkpoint;
+    let expected = match checkpoint {
+        Checkpoint::Pickup => Status::AtPickup,
+        Checkpoint::Dropoff => Status::AtDropoff,
+    };
+    if delivery.status != expected {
+        return Err(CoreError::new(
+            ErrorCode::Conflict,
+            format!(
+                "The {} proof is taken while the delivery is {}; it is {}.",
+                checkpoint.as_str(),
+                expected.as_str(),
+                delivery.status.as_str()
+            ),
+        ));
+    }
+    proofs::submit(core, db, delivery, submission, now).await?;
+    if checkpoint == Checkpoint::Pickup {
+        return Ok(delivery.clone());
+    }
+    entity::Entity::update_many()
+        .col_expr(entity::Column::UpdatedAt, Expr::value(now))
+        .filter(entity::Column::Id.eq(delivery.id.as_str()))
+        .exec(db)
+        .await?;
+    let updated = reload(db, &delivery.id).await?;
+    record(db, &core.config.public_base_url, &updated, EventType::PodSubmitted, now).await?;
+    Ok(updated)
 }
 
 /// The delivery row as it is now.

@@ -188,6 +188,13 @@ fn needs(proof: &ProofRequirements, checkpoint: Checkpoint) -> Needs {
     }
 }
 
+/// Whether the delivery's rules ask for anything at `checkpoint`, so that
+/// the move past it (pick up, complete the handover) waits for its proof.
+pub fn required(proof: &ProofRequirements, checkpoint: Checkpoint) -> bool {
+    let n = needs(proof, checkpoint);
+    n.photos > 0 || n.signature || n.person_name || n.barcode || n.age_check
+}
+
 /// Checks `submission` against the delivery's rules (see [`submit`]).
 fn check(proof: &ProofRequirements, s: &ProofSubmission) -> CoreResult<()> {
     let at = s.checkpoint.as_str();

@@ -7,5 +7,6 @@ pub mod deliveries;
 pub mod events;
 pub mod proofs;
 pub mod quotes;
+pub mod tracking;
 pub mod vehicle_types;
 pub mod webhooks;

@@ -11,6 +11,7 @@ use crate::context::CallContext;
 use courier::json::DeliveryJson;
 
 use crate::dto::deliveries::{self, CancelDeliveryBody, CreateDeliveryBody, DeliveryListJson};
+use crate::dto::tracking::TrackingJson;
 use crate::error::ApiError;
 use crate::json::{JsonBody, OptionalJsonBody};
 
@@ -44,6 +45,18 @@ pub async fn get(
     let answer = state.core.deliveries.clone().get_delivery(request).await?;
     let delivery = answer.into_inner().delivery.ok_or_else(|| missing("delivery"))?;
     Ok(Json(delivery.into()))
+}
+
+/// `GET /v1/deliveries/{id}/tracking`
+pub async fn tracking(
+    State(state): State<EdgeState>,
+    ctx: CallContext,
+    Path(delivery_id): Path<String>,
+) -> Result<Json<TrackingJson>, ApiError> {
+    let request = ctx.request(pb::GetDeliveryTrackingRequest { delivery_id });
+    let answer = state.core.tracking.clone().get_delivery_tracking(request).await?;
+    let tracking = answer.into_inner().tracking.ok_or_else(|| missing("tracking"))?;
+    Ok(Json(tracking.into()))
 }
 
 /// `GET /v1/deliveries`

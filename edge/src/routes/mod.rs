@@ -30,6 +30,7 @@ pub fn router(state: EdgeState) -> Router {
             "/v1/deliveries/{delivery_id}/proof-of-delivery",
             get(proofs::proof_of_delivery),
         )
+        .route("/v1/deliveries/{delivery_id}/tracking", get(deliveries::tracking))
         .route("/v1/proof-files/{artifact_id}", get(proofs::file))
         .route("/t/{token}", get(tracking_page::page))
         .route("/v1/webhooks", post(webhooks::create).get(webhooks::list))

@@ -1,0 +1,321 @@
+//! Live dispatch: the couriers' backend moves live deliveries through the
+//! state machine (`lifecycle`) over the internal `DispatchService`.
+//!
+//! Every move runs in one transaction: the delivery is read, the move is
+//! checked against section 3 and this module's preconditions (proof before
+//! pick-up and handover), and `lifecycle::advance` writes it with its events.
+//! An illegal move is `409 conflict` (gRPC `FAILED_PRECONDITION`) and
+//! changes nothing. Test deliveries belong to the simulator and are refused.
+
+use sea_orm::sea_query::{Expr, SimpleExpr};
+use sea_orm::{ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder, QuerySelect, TransactionTrait};
+
+use crate::auth::Mode;
+use crate::deliveries::{self, Courier, CourierLocation, Delivery, entity};
+use crate::events::EventType;
+use crate::lifecycle::{self, CancellationReason, Status};
+use crate::proofs::{self, Checkpoint, ProofSubmission};
+use crate::quotes::to_json;
+use crate::{Core, CoreError, CoreResult};
+use courier::errors::ErrorCode;
+
+/// Open jobs per page when the caller does not say.
+const DEFAULT_PAGE_SIZE: u64 = 20;
+/// The most open jobs one call returns.
+const MAX_PAGE_SIZE: i32 = 100;
+/// The longest courier name, make, model, colour or plate.
+const MAX_TEXT: usize = 200;
+/// A dropoff ETA that moves by at least this much is announced again
+/// (DECISIONS: "a minute or more").
+const ETA_MOVE_MICROS: i64 = 60 * 1_000_000;
+
+/// Live deliveries still `pending` (waiting for a courier), oldest first.
+pub async fn open_jobs(core: &Core, page_size: i32) -> CoreResult<Vec<Delivery>> {
+    let limit = match page_size {
+        0 => DEFAULT_PAGE_SIZE,
+        1..=MAX_PAGE_SIZE => page_size as u64,
+        _ => return Err(CoreError::invalid("page_size", "page_size must be between 1 and 100.")),
+    };
+    entity::Entity::find()
+        .filter(entity::Column::Mode.eq(Mode::Live.as_str()))
+        .filter(entity::Column::Status.eq(Status::Pending.as_str()))
+        .order_by_asc(entity::Column::CreatedAt)
+        .order_by_asc(entity::Column::Id)
+        .limit(limit)
+        .all(&core.db)
+        .await?
+        .into_iter()
+        .map(deliveries::from_model)
+        .collect()
+}
+
+/// A courier takes the job: `pending` → `courier_assigned`. Tracking opens
+/// now and the courier-search timeout is called off.
+pub async fn accept(core: &Core, delivery_id: &str, courier: Courier, pickup_eta: Option<i64>) -> CoreResult<Delivery> {
+    check_courier(&courier)?;
+    let courier = Courier {
+        location: None,
+        ..courier
+    };
+    let now = core.clock.now_micros();
+    let changes = vec![
+        (entity::Column::Courier, Expr::value(to_json(&courier)?)),
+        (entity::Column::TrackingAvailableAt, Expr::value(now)),
+        (entity::Column::PickupEta, Expr::value(pickup_eta)),
+        (entity::Column::NextStepAt, Expr::value(Option::<i64>::None)),
+    ];
+    move_to(core, delivery_id, Status::CourierAssigned, None, |_| Ok(changes)).await
+}
+
+/// The courier is at the pickup: `courier_assigned` → `at_pickup`.
+pub async fn arrive_at_pickup(core: &Core, delivery_id: &str) -> CoreResult<Delivery> {
+    move_to(core, delivery_id, Status::AtPickup, None, |_| Ok(vec![])).await
+}
+
+/// The courier has the goods: `at_pickup` → `picked_up`, once the pickup
+/// proof the delivery asks for is in.
+pub async fn pick_up(core: &Core, delivery_id: &str) -> CoreResult<Delivery> {
+    move_to(core, delivery_id, Status::PickedUp, Some(Checkpoint::Pickup), |_| {
+        Ok(vec![])
+    })
+    .await
+}
+
+/// On the way to the dropoff: `picked_up` → `in_transit`, with the ETA.
+pub async fn start_transit(core: &Core, delivery_id: &str, dropoff_eta: Option<i64>) -> CoreResult<Delivery> {
+    let changes = vec![(entity::Column::DropoffEta, Expr::value(dropoff_eta))];
+    move_to(core, delivery_id, Status::InTransit, None, |_| Ok(changes)).await
+}
+
+/// The courier is at the dropoff: `in_transit` → `at_dropoff`.
+pub async fn arrive_at_dropoff(core: &Core, delivery_id: &str) -> CoreResult<Delivery> {
+    move_to(core, delivery_id, Status::AtDropoff, None, |_| Ok(vec![])).await
+}
+
+/// The goods are handed over: `at_dropoff` → `delivered`, once the dropoff
+/// proof the delivery asks for is in.
+pub async fn complete_handover(core: &Core, delivery_id: &str) -> CoreResult<Delivery> {
+    let now = core.clock.now_micros();
+    move_to(core, delivery_id, Status::Delivered, Some(Checkpoint::Dropoff), |_| {
+        Ok(vec![(entity::Column::DeliveredAt, Expr::value(now))])
+    })
+    .await
+}
+
+/// The handover at the dropoff failed: `at_dropoff` → `cancelled` with
+/// `cancelled_by_maxmove`.
+pub async fn fail_handover(core: &Core, delivery_id: &str) -> CoreResult<Delivery> {
+    cancel(
+        core,
+        delivery_id,
+        Status::AtDropoff,
+        CancellationReason::CancelledByMaxmove,
+    )
+    .await
+}
+
+/// Nobody handed the goods over: `at_pickup` → `cancelled` with
+/// `pickup_no_show`.
+pub async fn report_pickup_no_show(core: &Core, delivery_id: &str) -> CoreResult<Delivery> {
+    cancel(core, delivery_id, Status::AtPickup, CancellationReason::PickupNoShow).await
+}
+
+/// Records the courier's proof at a checkpoint (see
+/// `lifecycle::submit_proof`).
+pub async fn submit_proof(core: &Core, delivery_id: &str, submission: ProofSubmission) -> CoreResult<Delivery> {
+    let tx = core.db.begin().await?;
+    let delivery = live_delivery(&tx, delivery_id).await?;
+    let now = core.clock.now_micros();
+    let updated = lifecycle::submit_proof(core, &tx, &delivery, submission, now).await?;
+    tx.commit().await?;
+    core.changes.publish(&updated.id);
+    Ok(updated)
+}
+
+/// One position reported by the courier app.
+#[derive(Clone, Debug)]
+pub struct LocationReport {
+    pub delivery_id: String,
+    pub latitude: f64,
+    pub longitude: f64,
+    pub recorded_at: Option<i64>,
+    pub dropoff_eta: Option<i64>,
+}
+
+/// Stores the courier's position on a delivery that has a courier and has
+/// not ended; a dropoff ETA that moved by a minute or more is stored and
+/// announced with `delivery.eta_updated`.
+pub async fn report_location(core: &Core, report: LocationReport) -> CoreResult<()> {
+    if !(-90.0..=90.0).contains(&report.latitude) {
+        return Err(CoreError::invalid("latitude", "latitude must be between -90 and 90."));
+    }
+    if !(-180.0..=180.0).contains(&report.longitude) {
+        return Err(CoreError::invalid(
+            "longitude",
+            "longitude must be between -180 and 180.",
+        ));
+    }
+    let now = core.clock.now_micros();
+    let tx = core.db.begin().await?;
+    let delivery = live_delivery(&tx, &report.delivery_id).await?;
+    let Some(mut courier) = delivery.courier.clone().filter(|_| !delivery.status.is_terminal()) else {
+        return Err(CoreError::new(
+            ErrorCode::Conflict,
+            format!("A {} delivery takes no courier locations.", delivery.status.as_str()),
+        ));
+    };
+    courier.location = Some(CourierLocation {
+        latitude: report.latitude,
+        longitude: report.longitude,
+        recorded_at: Some(report.recorded_at.unwrap_or(now)),
+    });
+    let eta_moved = report.dropoff_eta.filter(|eta| {
+        delivery
+            .dropoff_eta
+            .is_none_or(|stored| (eta - stored).abs() >= ETA_MOVE_MICROS)
+    });
+    let mut update = entity::Entity::update_many()
+        .col_expr(entity::Column::Courier, Expr::value(to_json(&courier)?))
+        .filter(entity::Column::Id.eq(delivery.id.as_str()))
+        .filter(entity::Column::Status.eq(delivery.status.as_str()));
+    if let Some(eta) = eta_moved {
+        update = update
+            .col_expr(entity::Column::DropoffEta, Expr::value(eta))
+            .col_expr(entity::Column::UpdatedAt, Expr::value(now));
+    }
+    if update.exec(&tx).await?.rows_affected != 1 {
+        return Err(moved_meanwhile(&delivery.id));
+    }
+    if eta_moved.is_some() {
+        let updated = lifecycle::reload(&tx, &delivery.id).await?;
+        lifecycle::record(&tx, &core.config.public_base_url, &updated, EventType::EtaUpdated, now).await?;
+    }
+    tx.commit().await?;
+    core.changes.publish(&delivery.id);
+    Ok(())
+}
+
+async fn cancel(core: &Core, delivery_id: &str, from: Status, reason: CancellationReason) -> CoreResult<Delivery> {
+    let now = core.clock.now_micros();
+    move_to(core, delivery_id, Status::Cancelled, None, |d| {
+        if d.status != from {
+            return Err(CoreError::new(
+                ErrorCode::Conflict,
+                format!(
+                    "{} applies to an {} delivery; this one is {}.",
+                    reason.as_str(),
+                    from.as_str(),
+                    d.status.as_str()
+                ),
+            ));
+        }
+        Ok(lifecycle::cancellation(reason, now))
+    })
+    .await
+}
+
+/// Moves live delivery `delivery_id` to `to` in one transaction. The move
+/// must be legal from its current status; with `proof`, that checkpoint's
+/// proof must be in when the delivery asks for one. `changes` sees the
+/// delivery as read and returns the columns to set (or a refusal).
+async fn move_to(
+    core: &Core,
+    delivery_id: &str,
+    to: Status,
+    proof: Option<Checkpoint>,
+    changes: impl FnOnce(&Delivery) -> CoreResult<Vec<(entity::Column, SimpleExpr)>>,
+) -> CoreResult<Delivery> {
+    let tx = core.db.begin().await?;
+    let delivery = live_delivery(&tx, delivery_id).await?;
+    if !lifecycle::is_legal(delivery.status, to) {
+        return Err(lifecycle::illegal(delivery.status, to));
+    }
+    if let Some(checkpoint) = proof
+        && proofs::required(&delivery.proof, checkpoint)
+        && !proofs::is_submitted(&tx, &delivery.id, checkpoint).await?
+    {
+        return Err(CoreError::new(
+            ErrorCode::Conflict,
+            format!(
+                "The delivery asks for {} proof; submit it before moving to {}.",
+                checkpoint.as_str(),
+                to.as_str()
+            ),
+        ));
+    }
+    let changes = changes(&delivery)?;
+    let now = core.clock.now_micros();
+    let moved = lifecycle::advance(&tx, &core.config.public_base_url, &delivery, to, changes, now)
+        .await?
+        .ok_or_else(|| moved_meanwhile(&delivery.id))?;
+    tx.commit().await?;
+    core.changes.publish(&moved.id);
+    Ok(moved)
+}
+
+/// A live delivery by id, for dispatch (any workspace); test deliveries are
+/// the simulator's.
+async fn live_delivery(db: &impl ConnectionTrait, delivery_id: &str) -> CoreResult<Delivery> {
+    let model = entity::Entity::find_by_id(delivery_id.to_owned())
+        .one(db)
+        .await?
+        .ok_or_else(|| CoreError::not_found("delivery"))?;
+    let delivery = deliveries::from_model(model)?;
+    if delivery.mode == Mode::Test {
+        return Err(CoreError::new(
+            ErrorCode::Conflict,
+            "Test deliveries are moved by the courier simulator, not by dispatch.",
+        ));
+    }
+    Ok(delivery)
+}
+
+fn moved_meanwhile(id: &str) -> CoreError {
+    CoreError::new(
+        ErrorCode::Conflict,
+        format!("Delivery {id} changed meanwhile; read it again and retry."),
+    )
+}
+
+/// The courier as dispatch hands it over: a name, texts of sane length, a
+/// rating from 0 to 5.
+fn check_courier(courier: &Courier) -> CoreResult<()> {
+    match courier.name.as_deref().map(str::trim) {
+        None | Some("") => return Err(CoreError::invalid("courier.name", "The courier's name is required.")),
+        Some(_) => {}
+    }
+    if courier.rating.is_some_and(|r| !(0.0..=5.0).contains(&r)) {
+        return Err(CoreError::invalid("courier.rating", "rating must be between 0 and 5."));
+    }
+    let vehicle = courier.vehicle.as_ref();
+    let texts = [
+        ("courier.name", courier.name.as_deref()),
+        ("courier.photo_url", courier.photo_url.as_deref()),
+        ("courier.vehicle.make", vehicle.and_then(|v| v.make.as_deref())),
+        ("courier.vehicle.model", vehicle.and_then(|v| v.model.as_deref())),
+        ("courier.vehicle.color", vehicle.and_then(|v| v.color.as_deref())),
+        (
+            "courier.vehicle.license_plate",
+            vehicle.and_then(|v| v.license_plate.as_deref()),
+        ),
+        (
+            "courier.vehicle.photo_url",
+            vehicle.and_then(|v| v.photo_url.as_deref()),
+        ),
+    ];
+    for (param, text) in texts {
+        if text.is_some_and(|t| t.chars().count() > MAX_TEXT && !param.ends_with("photo_url")) {
+            return Err(CoreError::invalid(
+                param,
+                format!("{param} is longer than {MAX_TEXT} characters."),
+            ));
+        }
+        if param.ends_with("photo_url") && text.is_some_and(|t| !t.starts_with("https://") || t.len() > 2048) {
+            return Err(CoreError::invalid(
+                param,
+                format!("{param} must be an https URL of at most 2048 characters."),
+            ));
+        }
+    }
+    Ok(())
+}

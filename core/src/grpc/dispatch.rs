@@ -1,0 +1,199 @@
+//! `courier.internal.v1.DispatchService`: live dispatch for the couriers'
+//! backend (service token of role `dispatch`).
+
+use courier::internal::v1 as ipb;
+use courier::internal::v1::dispatch_service_server::DispatchService;
+use courier::v1 as pb;
+use tonic::{Request, Response, Status, Streaming};
+
+use super::context;
+use super::convert::{micros, required};
+use crate::auth::service_token::Role;
+use crate::deliveries::{Courier, CourierVehicle, Delivery, to_proto};
+use crate::dispatch::{self, LocationReport};
+use crate::proofs::{ArtifactKind, Checkpoint, ProofFile, ProofSubmission};
+use crate::{Core, CoreError, CoreResult};
+
+pub struct DispatchApi(pub Core);
+
+impl DispatchApi {
+    fn authorize<T>(&self, request: &Request<T>) -> Result<(), Status> {
+        context::service(&self.0, request, Role::Dispatch).map(drop)
+    }
+
+    fn out(&self, d: &Delivery) -> Option<pb::Delivery> {
+        Some(to_proto(d, &self.0.config.public_base_url))
+    }
+}
+
+fn courier_in(c: pb::Courier) -> Courier {
+    Courier {
+        name: c.name,
+        photo_url: c.photo_url,
+        rating: c.rating,
+        vehicle: c.vehicle.map(|v| CourierVehicle {
+            make: v.make,
+            model: v.model,
+            color: v.color,
+            license_plate: v.license_plate,
+            photo_url: v.photo_url,
+        }),
+        location: None,
+    }
+}
+
+fn submission_in(r: ipb::SubmitProofRequest) -> CoreResult<ProofSubmission> {
+    let checkpoint = Checkpoint::from_proto(r.checkpoint)
+        .ok_or_else(|| CoreError::invalid("checkpoint", "checkpoint must be pickup or dropoff."))?;
+    let files = r
+        .files
+        .into_iter()
+        .enumerate()
+        .map(|(i, f)| {
+            let kind = ArtifactKind::from_proto(f.kind)
+                .ok_or_else(|| CoreError::invalid(format!("files.{i}.kind"), "Unknown or missing file kind."))?;
+            Ok(ProofFile {
+                kind,
+                file_name: f.file_name,
+                content_type: f.content_type,
+                content: f.content,
+            })
+        })
+        .collect::<CoreResult<Vec<_>>>()?;
+    Ok(ProofSubmission {
+        checkpoint,
+        files,
+        person_name: r.person_name,
+        barcode: r.barcode,
+        age_checked: r.age_checked,
+        left_at_door: r.left_at_door,
+    })
+}
+
+#[tonic::async_trait]
+impl DispatchService for DispatchApi {
+    async fn list_open_jobs(
+        &self,
+        request: Request<ipb::ListOpenJobsRequest>,
+    ) -> Result<Response<ipb::ListOpenJobsResponse>, Status> {
+        self.authorize(&request)?;
+        let jobs = dispatch::open_jobs(&self.0, request.into_inner().page_size).await?;
+        Ok(Response::new(ipb::ListOpenJobsResponse {
+            jobs: jobs
+                .iter()
+                .map(|d| ipb::Job {
+                    delivery: self.out(d),
+                    workspace_id: d.workspace_id.clone(),
+                })
+                .collect(),
+        }))
+    }
+
+    async fn accept_job(
+        &self,
+        request: Request<ipb::AcceptJobRequest>,
+    ) -> Result<Response<ipb::AcceptJobResponse>, Status> {
+        self.authorize(&request)?;
+        let r = request.into_inner();
+        let courier = courier_in(required(r.courier, "courier")?);
+        let pickup_eta = micros(r.pickup_eta, "pickup_eta")?;
+        let d = dispatch::accept(&self.0, &r.delivery_id, courier, pickup_eta).await?;
+        Ok(Response::new(ipb::AcceptJobResponse { delivery: self.out(&d) }))
+    }
+
+    async fn stream_courier_locations(
+        &self,
+        request: Request<Streaming<ipb::StreamCourierLocationsRequest>>,
+    ) -> Result<Response<ipb::StreamCourierLocationsResponse>, Status> {
+        self.authorize(&request)?;
+        let mut positions = request.into_inner();
+        let mut accepted = 0;
+        while let Some(position) = positions.message().await? {
+            let report = LocationReport {
+                recorded_at: micros(position.recorded_at, "recorded_at")?,
+                dropoff_eta: micros(position.dropoff_eta, "dropoff_eta")?,
+                delivery_id: position.delivery_id,
+                latitude: position.latitude,
+                longitude: position.longitude,
+            };
+            dispatch::report_location(&self.0, report).await?;
+            accepted += 1;
+        }
+        Ok(Response::new(ipb::StreamCourierLocationsResponse { accepted }))
+    }
+
+    async fn arrive_at_pickup(
+        &self,
+        request: Request<ipb::ArriveAtPickupRequest>,
+    ) -> Result<Response<ipb::ArriveAtPickupResponse>, Status> {
+        self.authorize(&request)?;
+        let d = dispatch::arrive_at_pickup(&self.0, &request.into_inner().delivery_id).await?;
+        Ok(Response::new(ipb::ArriveAtPickupResponse { delivery: self.out(&d) }))
+    }
+
+    async fn pick_up(&self, request: Request<ipb::PickUpRequest>) -> Result<Response<ipb::PickUpResponse>, Status> {
+        self.authorize(&request)?;
+        let d = dispatch::pick_up(&self.0, &request.into_inner().delivery_id).await?;
+        Ok(Response::new(ipb::PickUpResponse { delivery: self.out(&d) }))
+    }
+
+    async fn start_transit(
+        &self,
+        request: Request<ipb::StartTransitRequest>,
+    ) -> Result<Response<ipb::StartTransitResponse>, Status> {
+        self.authorize(&request)?;
+        let r = request.into_inner();
+        let dropoff_eta = micros(r.dropoff_eta, "dropoff_eta")?;
+        let d = dispatch::start_transit(&self.0, &r.delivery_id, dropoff_eta).await?;
+        Ok(Response::new(ipb::StartTransitResponse { delivery: self.out(&d) }))
+    }
+
+    async fn arrive_at_dropoff(
+        &self,
+        request: Request<ipb::ArriveAtDropoffRequest>,
+    ) -> Result<Response<ipb::ArriveAtDropoffResponse>, Status> {
+        self.authorize(&request)?;
+        let d = dispatch::arrive_at_dropoff(&self.0, &request.into_inner().delivery_id).await?;
+        Ok(Response::new(ipb::ArriveAtDropoffResponse { delivery: self.out(&d) }))
+    }
+
+    async fn submit_proof(
+        &self,
+        request: Request<ipb::SubmitProofRequest>,
+    ) -> Result<Response<ipb::SubmitProofResponse>, Status> {
+        self.authorize(&request)?;
+        let r = request.into_inner();
+        let delivery_id = r.delivery_id.clone();
+        let d = dispatch::submit_proof(&self.0, &delivery_id, submission_in(r)?).await?;
+        Ok(Response::new(ipb::SubmitProofResponse { delivery: self.out(&d) }))
+    }
+
+    async fn complete_handover(
+        &self,
+        request: Request<ipb::CompleteHandoverRequest>,
+    ) -> Result<Response<ipb::CompleteHandoverResponse>, Status> {
+        self.authorize(&request)?;
+        let d = dispatch::complete_handover(&self.0, &request.into_inner().delivery_id).await?;
+        Ok(Response::new(ipb::CompleteHandoverResponse { delivery: self.out(&d) }))
+    }
+
+    async fn fail_handover(
+        &self,
+        request: Request<ipb::FailHandoverRequest>,
+    ) -> Result<Response<ipb::FailHandoverResponse>, Status> {
+        self.authorize(&request)?;
+        let d = dispatch::fail_handover(&self.0, &request.into_inner().delivery_id).await?;
+        Ok(Response::new(ipb::FailHandoverResponse { delivery: self.out(&d) }))
+    }
+
+    async fn report_pickup_no_show(
+        &self,
+        request: Request<ipb::ReportPickupNoShowRequest>,
+    ) -> Result<Response<ipb::ReportPickupNoShowResponse>, Status> {
+        self.authorize(&request)?;
+        let d = dispatch::report_pickup_no_show(&self.0, &request.into_inner().delivery_id).await?;
+        Ok(Response::new(ipb::ReportPickupNoShowResponse {
+            delivery: self.out(&d),
+        }))
+    }
+}

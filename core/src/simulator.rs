@@ -1,0 +1,265 @@
+//! The test-mode courier simulator, and the live courier-search timeout.
+//!
+//! Its schedule is the `next_step_at` column of each delivery, so it survives
+//! restarts. Each step claims one due delivery in its own transaction
+//! (`FOR UPDATE SKIP LOCKED` on PostgreSQL; SQLite has a single writer) and
+//! moves it with a compare-and-set, so several core replicas never step a
+//! delivery twice.
+
+use std::time::Duration;
+
+use sea_orm::sea_query::{Expr, SimpleExpr};
+use sea_orm::{
+    ColumnTrait, ConnectionTrait, DatabaseBackend, DatabaseTransaction, EntityTrait, QueryFilter, QueryOrder,
+    QuerySelect, TransactionTrait,
+};
+use tokio_util::sync::CancellationToken;
+
+use crate::auth::Mode;
+use crate::deliveries::{self, Courier, CourierLocation, CourierVehicle, Delivery, TestScenario, entity};
+use crate::lifecycle::{self, CancellationReason, Status};
+use crate::proofs::{self, Checkpoint};
+use crate::quotes::to_json;
+use crate::{Core, CoreResult};
+
+/// Runs until `stop` fires, stepping every due delivery.
+pub async fn run(core: Core, stop: CancellationToken) {
+    let poll = (core.config.simulator_step / 4).clamp(Duration::from_millis(10), Duration::from_millis(500));
+    let mut tick = tokio::time::interval(poll);
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        tokio::select! {
+            () = stop.cancelled() => return,
+            _ = tick.tick() => {}
+        }
+        loop {
+            match step_one(&core).await {
+                Ok(true) if !stop.is_cancelled() => continue,
+                Ok(_) => break,
+                Err(error) => {
+                    tracing::warn!(%error, "simulator step failed");
+                    break;
+                }
+            }
+        }
+    }
+}
+
+/// Claims and steps one due delivery; `false` when none is due.
+pub async fn step_one(core: &Core) -> CoreResult<bool> {
+    let now = core.clock.now_micros();
+    let tx = core.db.begin().await?;
+    let mut query = entity::Entity::find()
+        .filter(entity::Column::NextStepAt.lte(now))
+        .filter(entity::Column::Status.is_not_in([Status::Delivered.as_str(), Status::Cancelled.as_str()]))
+        .order_by_asc(entity::Column::NextStepAt)
+        .limit(1);
+    if tx.get_database_backend() == DatabaseBackend::Postgres {
+        query = query.lock_with_behavior(
+            sea_orm::sea_query::LockType::Update,
+            sea_orm::sea_query::LockBehavior::SkipLocked,
+        );
+    }
+    let Some(model) = query.one(&tx).await? else {
+        tx.rollback().await?;
+        return Ok(false);
+    };
+    let delivery = deliveries::from_model(model)?;
+    let moved = match delivery.mode {
+        Mode::Test => step_test(core, &tx, &delivery, now).await?,
+        Mode::Live => search_timed_out(core, &tx, &delivery, now).await?,
+    };
+    tx.commit().await?;
+    if moved {
+        core.changes.publish(&delivery.id);
+    }
+    Ok(true)
+}
+
+/// A live delivery still `pending` at its deadline: `no_courier_found`.
+async fn search_timed_out(core: &Core, tx: &DatabaseTransaction, delivery: &Delivery, now: i64) -> CoreResult<bool> {
+    if delivery.status != Status::Pending {
+        set_next_step(tx, &delivery.id, None).await?;
+        return Ok(false);
+    }
+    let changes = lifecycle::cancellation(CancellationReason::NoCourierFound, now);
+    let moved = lifecycle::advance(
+        tx,
+        &core.config.public_base_url,
+        delivery,
+        Status::Cancelled,
+        changes,
+        now,
+    )
+    .await?;
+    Ok(moved.is_some())
+}
+
+async fn set_next_step(tx: &DatabaseTransaction, id: &str, at: Option<i64>) -> CoreResult<()> {
+    entity::Entity::update_many()
+        .col_expr(entity::Column::NextStepAt, Expr::value(at))
+        .filter(entity::Column::Id.eq(id))
+        .exec(tx)
+        .await?;
+    Ok(())
+}
+
+fn micros(duration: Duration) -> i64 {
+    i64::try_from(duration.as_micros()).unwrap_or(i64::MAX)
+}
+
+/// One simulator step of a test delivery: the next status, or the ending its
+/// `test_scenario` asks for.
+async fn step_test(core: &Core, tx: &DatabaseTransaction, d: &Delivery, now: i64) -> CoreResult<bool> {
+    let step = micros(core.config.simulator_step);
+    let base_url = &core.config.public_base_url;
+    let next = Expr::value(Some(now + step));
+    let scenario = d.test_scenario;
+    let cancel = |reason| {
+        let changes = lifecycle::cancellation(reason, now);
+        (Status::Cancelled, changes)
+    };
+    let (to, changes): (Status, Vec<(entity::Column, SimpleExpr)>) = match d.status {
+        Status::Pending if scenario == Some(TestScenario::NoCourierFound) => cancel(CancellationReason::NoCourierFound),
+        Status::Pending => {
+            let courier = simulated_courier(d, now);
+            (
+                Status::CourierAssigned,
+                vec![
+                    (entity::Column::Courier, Expr::value(to_json(&courier)?)),
+                    (entity::Column::TrackingAvailableAt, Expr::value(now)),
+                    (entity::Column::PickupEta, Expr::value(now + step)),
+                    (entity::Column::DropoffEta, Expr::value(now + 5 * step)),
+                    (entity::Column::NextStepAt, next),
+                ],
+            )
+        }
+        Status::CourierAssigned if scenario == Some(TestScenario::CourierCancelled) => {
+            cancel(CancellationReason::CancelledByMaxmove)
+        }
+        Status::CourierAssigned => (
+            Status::AtPickup,
+            vec![
+                (entity::Column::Courier, courier_at(d, 0.0, now)?),
+                (entity::Column::NextStepAt, next),
+            ],
+        ),
+        Status::AtPickup if scenario == Some(TestScenario::PickupNoShow) => cancel(CancellationReason::PickupNoShow),
+        Status::AtPickup => {
+            lifecycle::submit_proof(core, tx, d, proofs::sample_submission(d, Checkpoint::Pickup), now).await?;
+            (Status::PickedUp, vec![(entity::Column::NextStepAt, next)])
+        }
+        Status::PickedUp => (
+            Status::InTransit,
+            vec![
+                (entity::Column::Courier, courier_at(d, 0.5, now)?),
+                (entity::Column::DropoffEta, Expr::value(now + 2 * step)),
+                (entity::Column::NextStepAt, next),
+            ],
+        ),
+        Status::InTransit => (
+            Status::AtDropoff,
+            vec![
+                (entity::Column::Courier, courier_at(d, 1.0, now)?),
+                (entity::Column::DropoffEta, Expr::value(now)),
+                (entity::Column::NextStepAt, next),
+            ],
+        ),
+        Status::AtDropoff if scenario == Some(TestScenario::DeliveryFailed) => {
+            cancel(CancellationReason::CancelledByMaxmove)
+        }
+        Status::AtDropoff if !proofs::is_submitted(tx, &d.id, Checkpoint::Dropoff).await? => {
+            // Proof first (its own step and event), the handover next.
+            lifecycle::submit_proof(core, tx, d, proofs::sample_submission(d, Checkpoint::Dropoff), now).await?;
+            set_next_step(tx, &d.id, Some(now + step)).await?;
+            return Ok(true);
+        }
+        Status::AtDropoff => (
+            Status::Delivered,
+            vec![
+                (entity::Column::DeliveredAt, Expr::value(now)),
+                (entity::Column::NextStepAt, Expr::value(Option::<i64>::None)),
+            ],
+        ),
+        Status::Delivered | Status::Cancelled => {
+            set_next_step(tx, &d.id, None).await?;
+            return Ok(false);
+        }
+    };
+    Ok(lifecycle::advance(tx, base_url, d, to, changes, now).await?.is_some())
+}
+
+const COURIER_NAMES: [&str; 8] = ["Lena", "Jonas", "Mia", "Noah", "Emma", "Paul", "Sofia", "Malik"];
+
+/// A stable pseudo-random number for a delivery (its id's bytes).
+fn seed(d: &Delivery) -> usize {
+    d.id.bytes()
+        .fold(7usize, |acc, b| acc.wrapping_mul(31).wrapping_add(b as usize))
+}
+
+/// The simulated courier of a test delivery, starting a little way from the
+/// pickup.
+fn simulated_courier(d: &Delivery, now: i64) -> Courier {
+    let n = seed(d);
+    let (make, model) = match d.vehicle_type_id.as_str() {
+        "bicycle" => ("Bianchi", "Via Nirone"),
+        "cargo_bike" => ("Urban Arrow", "Cargo L"),
+        "car" => ("Volkswagen", "ID.3"),
+        "small_van" => ("Volkswagen", "Caddy"),
+        _ => ("Mercedes-Benz", "Sprinter"),
+    };
+    let colors = ["blue", "white", "black", "green", "red"];
+    let name = COURIER_NAMES[n % COURIER_NAMES.len()];
+    let initial = name.chars().next().unwrap_or('C');
+    Courier {
+        name: Some(name.to_owned()),
+        photo_url: Some(avatar(initial)),
+        rating: Some(4.5 + (n % 6) as f64 / 10.0),
+        vehicle: Some(CourierVehicle {
+            make: Some(make.to_owned()),
+            model: Some(model.to_owned()),
+            color: Some(colors[n % colors.len()].to_owned()),
+            license_plate: Some(format!("B-MM {}", 1000 + n % 9000)),
+            photo_url: None,
+        }),
+        location: Some(CourierLocation {
+            latitude: d.route.pickup.latitude + 0.004,
+            longitude: d.route.pickup.longitude - 0.004,
+            recorded_at: Some(now),
+        }),
+    }
+}
+
+/// An inline SVG avatar (no third-party resource).
+fn avatar(initial: char) -> String {
+    let svg = format!(
+        "<svg xmlns='http://www.w3.org/2000/svg' width='64' height='64'><circle cx='32' cy='32' r='32' fill='%232f6fde'/><text x='32' y='42' font-size='28' text-anchor='middle' fill='white' font-family='sans-serif'>{initial}</text></svg>"
+    );
+    format!("data:image/svg+xml;utf8,{svg}")
+}
+
+/// The courier with its location `fraction` of the way along the route.
+fn courier_at(d: &Delivery, fraction: f64, now: i64) -> CoreResult<SimpleExpr> {
+    let mut courier = d.courier.clone().unwrap_or_else(|| simulated_courier(d, now));
+    let (latitude, longitude) = point_along(d, fraction);
+    courier.location = Some(CourierLocation {
+        latitude,
+        longitude,
+        recorded_at: Some(now),
+    });
+    Ok(Expr::value(to_json(&courier)?))
+}
+
+/// The point `fraction` (0..=1) of the way along pickup → stops → dropoff,
+/// counting legs equally.
+fn point_along(d: &Delivery, fraction: f64) -> (f64, f64) {
+    let mut points = vec![(d.route.pickup.latitude, d.route.pickup.longitude)];
+    points.extend(d.route.stops.iter().map(|s| (s.latitude, s.longitude)));
+    points.push((d.route.dropoff.latitude, d.route.dropoff.longitude));
+    let legs = (points.len() - 1) as f64;
+    let position = fraction.clamp(0.0, 1.0) * legs;
+    let leg = (position.floor() as usize).min(points.len() - 2);
+    let t = position - leg as f64;
+    let (a, b) = (points[leg], points[leg + 1]);
+    (a.0 + (b.0 - a.0) * t, a.1 + (b.1 - a.1) * t)
+}

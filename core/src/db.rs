@@ -3,12 +3,15 @@
 use std::time::Duration;
 
 use courier_migrations::{Migrator, MigratorTrait};
-use sea_orm::{ConnectOptions, ConnectionTrait, Database, DatabaseBackend, DatabaseConnection};
+use sea_orm::sqlx::sqlite::{SqliteJournalMode, SqliteSynchronous};
+use sea_orm::{ConnectOptions, Database, DatabaseConnection};
 
 use crate::CoreResult;
 
-/// Opens a pool. For SQLite the file's directory is created, WAL journaling
-/// is enabled and writers wait for each other instead of failing.
+/// Opens a pool. For SQLite the file's directory is created, and every
+/// pooled connection gets WAL journaling and `synchronous=NORMAL` (both are
+/// per connection; durable at each checkpoint, safe against corruption)
+/// and waits up to 5 s for another writer instead of failing.
 pub async fn connect(url: &str) -> CoreResult<DatabaseConnection> {
     let is_sqlite = url.starts_with("sqlite:");
     if is_sqlite {
@@ -20,13 +23,13 @@ pub async fn connect(url: &str) -> CoreResult<DatabaseConnection> {
         .min_connections(1)
         .acquire_timeout(Duration::from_secs(10))
         .sqlx_logging(false);
-    let db = Database::connect(options).await?;
-    if db.get_database_backend() == DatabaseBackend::Sqlite {
-        // Persistent for the file; the busy timeout is set by sqlx (5 s).
-        db.execute_unprepared("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;")
-            .await?;
-    }
-    Ok(db)
+    options.map_sqlx_sqlite_opts(|sqlite| {
+        sqlite
+            .journal_mode(SqliteJournalMode::Wal)
+            .synchronous(SqliteSynchronous::Normal)
+            .busy_timeout(Duration::from_secs(5))
+    });
+    Ok(Database::connect(options).await?)
 }
 
 /// Runs every pending migration.

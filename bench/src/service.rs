@@ -1,0 +1,222 @@
+//! Starts the real `courier-core` and `courier-edge` release binaries as
+//! child processes on a fresh database, with a demo workspace and live key.
+
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::time::{Duration, Instant};
+
+use sea_orm::{ConnectionTrait, Database};
+use tokio::process::{Child, Command};
+
+pub type BenchResult<T> = Result<T, Box<dyn std::error::Error + Send + Sync>>;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Backend {
+    Sqlite,
+    Postgres,
+}
+
+impl Backend {
+    pub fn name(self) -> &'static str {
+        match self {
+            Backend::Sqlite => "SQLite",
+            Backend::Postgres => "PostgreSQL",
+        }
+    }
+}
+
+/// A scratch database: a SQLite file in a temporary directory, or a new
+/// PostgreSQL database that `drop_database` removes.
+pub struct ScratchDatabase {
+    pub url: String,
+    pub dir: PathBuf,
+    postgres: Option<(String, String)>,
+}
+
+impl ScratchDatabase {
+    pub async fn create(backend: Backend, postgres_url: &str, label: &str) -> BenchResult<ScratchDatabase> {
+        let dir = std::env::temp_dir().join(format!("courier-bench-{label}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir)?;
+        match backend {
+            Backend::Sqlite => Ok(ScratchDatabase {
+                url: format!("sqlite://{}?mode=rwc", dir.join("courier.db").display()),
+                dir,
+                postgres: None,
+            }),
+            Backend::Postgres => {
+                let name = format!("courier_bench_{label}_{}", std::process::id());
+                let admin = Database::connect(postgres_url).await?;
+                admin.execute_unprepared(&format!("DROP DATABASE IF EXISTS {name}")).await?;
+                admin.execute_unprepared(&format!("CREATE DATABASE {name}")).await?;
+                let _ = admin.close().await;
+                let base = postgres_url.rsplit_once('/').map_or(postgres_url, |(base, _)| base);
+                Ok(ScratchDatabase {
+                    url: format!("{base}/{name}"),
+                    dir,
+                    postgres: Some((postgres_url.to_owned(), name)),
+                })
+            }
+        }
+    }
+
+    pub async fn drop_database(self) {
+        if let Some((admin_url, name)) = &self.postgres
+            && let Ok(admin) = Database::connect(admin_url.as_str()).await
+        {
+            let _ = admin
+                .execute_unprepared(&format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)"))
+                .await;
+        }
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+/// A running core and edge.
+pub struct Service {
+    pub base_url: String,
+    pub live_key: String,
+    pub core: Child,
+    pub edge: Child,
+    pub database: ScratchDatabase,
+}
+
+/// A free loopback port (bound and released).
+pub fn free_addr() -> BenchResult<String> {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0")?;
+    Ok(listener.local_addr()?.to_string())
+}
+
+fn core_command(bin_dir: &Path, database: &ScratchDatabase, grpc_addr: &str, base_url: &str) -> Command {
+    let mut command = Command::new(bin_dir.join("courier-core"));
+    command
+        .env("COURIER_DATABASE_URL", &database.url)
+        .env("COURIER_GRPC_ADDR", grpc_addr)
+        .env("COURIER_PUBLIC_BASE_URL", base_url)
+        .env("COURIER_SECRET_KEY", "bench-secret")
+        .env("COURIER_WEBHOOK_ALLOW_INSECURE", "true")
+        .env("COURIER_BLOB_DIR", database.dir.join("blobs"))
+        .kill_on_drop(true);
+    command
+}
+
+/// Runs a `courier-core` admin command and returns its output.
+async fn admin(bin_dir: &Path, database: &ScratchDatabase, args: &[&str]) -> BenchResult<String> {
+    let output = core_command(bin_dir, database, "127.0.0.1:0", "http://127.0.0.1")
+        .args(args)
+        .output()
+        .await?;
+    if !output.status.success() {
+        return Err(format!("courier-core {args:?}: {}", String::from_utf8_lossy(&output.stderr)).into());
+    }
+    Ok(String::from_utf8_lossy(&output.stdout).into_owned())
+}
+
+impl Service {
+    pub async fn start(bin_dir: &Path, backend: Backend, postgres_url: &str) -> BenchResult<Service> {
+        let database = ScratchDatabase::create(backend, postgres_url, "service").await?;
+        admin(bin_dir, &database, &["migrate"]).await?;
+        let created = admin(
+            bin_dir,
+            &database,
+            &[
+                "workspace",
+                "create",
+                "--name",
+                "Bench",
+                "--kind",
+                "business",
+                "--invoice-billing-enabled",
+                "--credit-limit-cents",
+                "900000000000000",
+            ],
+        )
+        .await?;
+        let workspace = created
+            .split_whitespace()
+            .nth(1)
+            .ok_or("workspace create printed no id")?
+            .to_owned();
+        let key = admin(
+            bin_dir,
+            &database,
+            &["key", "create", "--workspace", &workspace, "--mode", "live", "--label", "bench"],
+        )
+        .await?;
+        let live_key = key
+            .lines()
+            .find(|l| l.starts_with("mm_live_"))
+            .ok_or("key create printed no key")?
+            .to_owned();
+
+        let (grpc_addr, http_addr) = (free_addr()?, free_addr()?);
+        let base_url = format!("http://{http_addr}");
+        // Logs at the production level (info), kept beside the database.
+        let log = |name: &str| std::fs::File::create(database.dir.join(name)).map(Stdio::from);
+        let core = core_command(bin_dir, &database, &grpc_addr, &base_url)
+            .arg("serve")
+            .stdout(Stdio::null())
+            .stderr(log("core.log")?)
+            .spawn()?;
+        let edge = Command::new(bin_dir.join("courier-edge"))
+            .env("COURIER_HTTP_ADDR", &http_addr)
+            .env("COURIER_CORE_URL", format!("http://{grpc_addr}"))
+            .env("COURIER_PUBLIC_BASE_URL", &base_url)
+            .stdout(Stdio::null())
+            .stderr(log("edge.log")?)
+            .kill_on_drop(true)
+            .spawn()?;
+        let service = Service {
+            base_url,
+            live_key,
+            core,
+            edge,
+            database,
+        };
+        service.wait_ready().await?;
+        Ok(service)
+    }
+
+    async fn wait_ready(&self) -> BenchResult<()> {
+        let client = reqwest::Client::builder().no_proxy().build()?;
+        let deadline = Instant::now() + Duration::from_secs(60);
+        loop {
+            let answer = client
+                .get(format!("{}/v1/vehicle-types", self.base_url))
+                .header("x-api-key", &self.live_key)
+                .send()
+                .await;
+            if answer.is_ok_and(|a| a.status().is_success()) {
+                return Ok(());
+            }
+            if Instant::now() > deadline {
+                return Err("the service did not become ready in 60 s".into());
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    }
+
+    /// Resident set of core plus edge, in MiB.
+    pub fn resident_mib(&self) -> f64 {
+        [self.core.id(), self.edge.id()].into_iter().flatten().map(resident_kib).sum::<u64>() as f64 / 1024.0
+    }
+
+    pub async fn stop(mut self) {
+        let _ = self.edge.kill().await;
+        let _ = self.core.kill().await;
+        self.database.drop_database().await;
+    }
+}
+
+/// `VmRSS` of process `pid` in KiB (0 when unreadable).
+pub fn resident_kib(pid: u32) -> u64 {
+    std::fs::read_to_string(format!("/proc/{pid}/status"))
+        .ok()
+        .and_then(|status| {
+            status
+                .lines()
+                .find_map(|l| l.strip_prefix("VmRSS:"))
+                .and_then(|v| v.split_whitespace().next().and_then(|n| n.parse().ok()))
+        })
+        .unwrap_or(0)
+}

@@ -1,7 +1,8 @@
 //! The database ceiling: the writes of one delivery create without the
-//! service. One transaction claims an idempotency key, sums the open live
-//! amount (the credit-limit check), inserts the delivery and its
-//! `delivery.created` event, and stores the answer on the key — the same
+//! service. One transaction claims an idempotency key, inserts the delivery
+//! and its `delivery.created` event, reserves the amount on the workspace's
+//! running open amount (the credit-limit check, a conditional update of one
+//! row shared by every create) and stores the answer on the key — the same
 //! statements with rows of the same size and the same indexes as the real
 //! tables. PostgreSQL runs it with pgbench; SQLite in a loop here.
 
@@ -12,6 +13,9 @@ use sea_orm::{ConnectOptions, ConnectionTrait, Database};
 use crate::service::{Backend, BenchResult, ScratchDatabase};
 
 const SCHEMA: &str = "
+CREATE TABLE workspaces (id TEXT PRIMARY KEY, invoice_billing_enabled BOOLEAN NOT NULL, statement_overdue BOOLEAN NOT NULL,
+  credit_limit_cents BIGINT NOT NULL, open_amount_cents BIGINT NOT NULL);
+INSERT INTO workspaces VALUES ('ws_bench', TRUE, FALSE, 9000000000000000, 0);
 CREATE TABLE deliveries (id TEXT PRIMARY KEY, workspace_id TEXT NOT NULL, mode TEXT NOT NULL, status TEXT NOT NULL,
   external_id TEXT, amount_cents BIGINT, route TEXT NOT NULL, breakdown TEXT, proof TEXT NOT NULL,
   tracking_token TEXT NOT NULL, created_at BIGINT NOT NULL, updated_at BIGINT NOT NULL, invoiced_at BIGINT,
@@ -39,14 +43,15 @@ fn payload(bytes: usize) -> String {
 /// expression `n`, at the SQL expression `now` (so that SQLite and the
 /// pgbench script share them).
 fn statements(n: &str, now: &str) -> Vec<String> {
-    let (route, breakdown, proof, event, answer) = (payload(700), payload(400), payload(250), payload(2200), payload(2600));
+    let (route, breakdown, proof, event, answer) =
+        (payload(700), payload(400), payload(250), payload(2200), payload(2600));
     let id = |prefix: &str| format!("'{prefix}' || {n}");
     let (key, hash, delivery, token, event_id) = (id("key"), id("hash"), id("del"), id("token"), id("evt"));
     vec![
         format!("INSERT INTO idempotency_keys VALUES ('ws_bench', 'live', 'deliveries', {key}, {hash}, NULL, NULL, {now})"),
-        "SELECT COALESCE(SUM(amount_cents), 0) FROM deliveries WHERE workspace_id = 'ws_bench' AND mode = 'live' AND status <> 'cancelled' AND invoiced_at IS NULL".into(),
         format!("INSERT INTO deliveries VALUES ({delivery}, 'ws_bench', 'live', 'pending', NULL, 1500, '{route}', '{breakdown}', '{proof}', {token}, {now}, {now}, NULL, {now})"),
         format!("INSERT INTO events VALUES ({event_id}, 'ws_bench', 'live', 'delivery.created', {delivery}, '{event}', {now})"),
+        "UPDATE workspaces SET open_amount_cents = open_amount_cents + 1500 WHERE id = 'ws_bench' AND invoice_billing_enabled AND NOT statement_overdue AND open_amount_cents + 1500 <= credit_limit_cents".into(),
         format!("UPDATE idempotency_keys SET status = 201, response = '{answer}' WHERE workspace_id = 'ws_bench' AND mode = 'live' AND endpoint = 'deliveries' AND key = {key}"),
     ]
 }

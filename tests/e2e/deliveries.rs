@@ -351,6 +351,38 @@ e2e! {
         app.create_delivery(&key, &body).await;
     }
 
+    async fn concurrent_live_creates_never_share_the_last_credit(app: TestApp) {
+        let body = berlin_delivery();
+        let price = app.create_delivery(&app.live_key, &body).await["amount_cents"].as_i64().expect("price");
+        let billing = admin_pb::BillingState { invoice_billing_enabled: true, credit_limit_cents: 3 * price, statement_overdue: false };
+        let workspace = app.create_workspace_with(admin_pb::WorkspaceKind::Business, Default::default(), billing).await;
+        let key = app.create_key(&workspace, Mode::Live, &[]).await;
+        let mut tasks = Vec::new();
+        for n in 0..8 {
+            let (http, url, key, body) = (app.http.clone(), app.url("/v1/deliveries"), key.clone(), body.clone());
+            tasks.push(tokio::spawn(async move {
+                let response = http.post(url).header("x-api-key", key).header("idempotency-key", format!("credit-{n}")).json(&body).send().await.expect("sent");
+                let status = response.status().as_u16();
+                (status, response.json::<Value>().await.expect("json"))
+            }));
+        }
+        let mut created = Vec::new();
+        for task in tasks {
+            let (status, body) = task.await.expect("task");
+            match status {
+                201 => created.push(body["id"].as_str().expect("id").to_owned()),
+                402 => assert_eq!(body["error"]["code"], "invoice_credit_limit_exceeded", "{body:#}"),
+                other => panic!("unexpected {other}: {body:#}"),
+            }
+        }
+        assert_eq!(created.len(), 3, "exactly the credit limit's worth of deliveries");
+        // Cancelling gives the credit back, once.
+        let cancelled = app.post(&format!("/v1/deliveries/{}/cancel", created[0]), &key, &json!({})).await;
+        assert_eq!(cancelled.status, 200);
+        app.create_delivery(&key, &body).await;
+        app.post_idempotent("/v1/deliveries", &key, "credit-after", &body).await.assert_error(402, "invoice_credit_limit_exceeded", None);
+    }
+
     async fn modes_and_workspaces_never_see_each_other(app: TestApp) {
         let test = app.create_delivery(&app.test_key, &berlin_delivery()).await;
         let live = app.create_delivery(&app.live_key, &berlin_delivery()).await;

@@ -1,62 +1,81 @@
 //! Invoice billing: the checks a live delivery must pass before it is created
 //! (DECISIONS, in this order) and the open amount they measure.
+//!
+//! The open amount (live, priced, not cancelled, not yet invoiced) is a
+//! running total on the workspace row, written only here: reserved by the
+//! creating transaction and released when the delivery is cancelled. The
+//! reservation is one conditional update, so concurrent creates on any
+//! replica cannot both use the last credit, and the row lock it takes is held
+//! only from that statement to the commit.
 
-use sea_orm::sea_query::{Expr, Func};
-use sea_orm::{ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QuerySelect};
+use sea_orm::sea_query::{Expr, ExprTrait};
+use sea_orm::{ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter};
 
-use crate::deliveries::entity as deliveries;
-use crate::lifecycle::Status;
-use crate::workspaces::Workspace;
+use crate::workspaces::{self, entity as workspaces_table};
 use crate::{CoreError, CoreResult};
 use courier::errors::ErrorCode;
 
-/// Live deliveries that are priced, not cancelled and not yet invoiced.
-pub async fn open_amount_cents(db: &impl ConnectionTrait, workspace_id: &str) -> CoreResult<i64> {
-    let sum: Option<Option<i64>> = deliveries::Entity::find()
-        .select_only()
-        .column_as(
-            Expr::expr(Func::cast_as(
-                Func::sum(Expr::col(deliveries::Column::AmountCents)),
-                "BIGINT",
-            )),
-            "open",
+/// Reserves `amount_cents` of the workspace's credit for a live delivery
+/// being created in `tx`: billing enabled, no overdue statement, and the
+/// open amount plus this delivery within the credit limit.
+pub async fn reserve_credit(tx: &impl ConnectionTrait, workspace_id: &str, amount_cents: i64) -> CoreResult<()> {
+    use workspaces_table::Column;
+    let reserved = workspaces_table::Entity::update_many()
+        .col_expr(
+            Column::OpenAmountCents,
+            Expr::col(Column::OpenAmountCents).add(amount_cents),
         )
-        .filter(deliveries::Column::WorkspaceId.eq(workspace_id))
-        .filter(deliveries::Column::Mode.eq("live"))
-        .filter(deliveries::Column::Status.ne(Status::Cancelled.as_str()))
-        .filter(deliveries::Column::InvoicedAt.is_null())
-        .into_tuple()
-        .one(db)
+        .filter(Column::Id.eq(workspace_id))
+        .filter(Column::InvoiceBillingEnabled.eq(true))
+        .filter(Column::StatementOverdue.eq(false))
+        .filter(
+            Expr::col(Column::OpenAmountCents)
+                .add(amount_cents)
+                .lte(Expr::col(Column::CreditLimitCents)),
+        )
+        .exec(tx)
         .await?;
-    Ok(sum.flatten().unwrap_or(0))
+    if reserved.rows_affected == 1 {
+        return Ok(());
+    }
+    Err(refusal(tx, workspace_id, amount_cents).await?)
 }
 
-/// Billing enabled, no overdue statement, and the open amount plus this
-/// delivery within the credit limit. Run inside the creating transaction, on a
-/// workspace row read there.
-pub async fn check_live_create(db: &impl ConnectionTrait, workspace: &Workspace, amount_cents: i64) -> CoreResult<()> {
+/// Gives back the credit of a live delivery that is cancelled in `tx`.
+pub async fn release_credit(tx: &impl ConnectionTrait, workspace_id: &str, amount_cents: i64) -> CoreResult<()> {
+    use workspaces_table::Column;
+    workspaces_table::Entity::update_many()
+        .col_expr(
+            Column::OpenAmountCents,
+            Expr::col(Column::OpenAmountCents).sub(amount_cents),
+        )
+        .filter(Column::Id.eq(workspace_id))
+        .exec(tx)
+        .await?;
+    Ok(())
+}
+
+/// Why a reservation was refused, checked in the order of DECISIONS.
+async fn refusal(db: &impl ConnectionTrait, workspace_id: &str, amount_cents: i64) -> CoreResult<CoreError> {
+    let workspace = workspaces::get(db, workspace_id).await?;
     let billing = workspace.billing;
     if !billing.invoice_billing_enabled {
-        return Err(CoreError::new(
+        return Ok(CoreError::new(
             ErrorCode::InvoiceBillingNotEnabled,
             "The workspace is not approved for invoice billing; live deliveries cannot be created.",
         ));
     }
     if billing.statement_overdue {
-        return Err(CoreError::new(
+        return Ok(CoreError::new(
             ErrorCode::InvoiceStatementOverdue,
             "An invoice statement is overdue; settle it before creating live deliveries.",
         ));
     }
-    let open = open_amount_cents(db, &workspace.id).await?;
-    if open + amount_cents > billing.credit_limit_cents {
-        return Err(CoreError::new(
-            ErrorCode::InvoiceCreditLimitExceeded,
-            format!(
-                "This delivery ({amount_cents} cents) would take the open amount ({open} cents) over the credit limit ({} cents).",
-                billing.credit_limit_cents
-            ),
-        ));
-    }
-    Ok(())
+    Ok(CoreError::new(
+        ErrorCode::InvoiceCreditLimitExceeded,
+        format!(
+            "This delivery ({amount_cents} cents) would take the open amount ({} cents) over the credit limit ({} cents).",
+            workspace.open_amount_cents, billing.credit_limit_cents
+        ),
+    ))
 }

@@ -9,8 +9,8 @@ pub use proto::{courier_out, event_data, status_out, to_proto};
 use prost::Message;
 use sea_orm::sea_query::{Expr, SimpleExpr};
 use sea_orm::{
-    ActiveModelTrait, ActiveValue::Set, ColumnTrait, Condition, ConnectionTrait, DatabaseBackend, EntityTrait,
-    QueryFilter, QueryOrder, QuerySelect,
+    ActiveModelTrait, ActiveValue::Set, ColumnTrait, Condition, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder,
+    QuerySelect,
 };
 use serde::{Deserialize, Serialize};
 
@@ -23,7 +23,7 @@ use crate::quotes::items::ItemInput;
 use crate::quotes::pricing::{Breakdown, ExtraSelection};
 use crate::quotes::{self, RouteInput, from_json, to_json};
 use crate::validate::{self, ContactRule, WaypointInput};
-use crate::{Core, CoreError, CoreResult, billing, workspaces};
+use crate::{Core, CoreError, CoreResult, billing};
 use courier::errors::ErrorCode;
 use courier::v1 as pb;
 
@@ -247,6 +247,9 @@ pub struct Delivery {
     pub cancellation_reason: Option<CancellationReason>,
     pub cancel_reason: Option<String>,
     pub delivered_at: Option<i64>,
+    /// Set when the delivery's amount went on an invoice (it then no longer
+    /// counts towards the open amount).
+    pub invoiced_at: Option<i64>,
     pub next_step_at: Option<i64>,
     /// When the courier is expected at the pickup and at the dropoff.
     pub pickup_eta: Option<i64>,
@@ -395,21 +398,10 @@ async fn insert(
     prepared: Prepared,
 ) -> CoreResult<pb::Delivery> {
     let mut row = prepared.row;
-    if principal.mode == Mode::Live {
-        // Read the billing state in this transaction, locked on PostgreSQL,
-        // so that concurrent creates cannot both use the last credit.
-        let mut query = workspaces::entity::Entity::find_by_id(principal.workspace.id.clone());
-        if tx.get_database_backend() == DatabaseBackend::Postgres {
-            query = query.lock_exclusive();
-        }
-        query.one(tx).await?;
-        let workspace = workspaces::get(tx, &principal.workspace.id).await?;
-        let amount = match &row.amount_cents {
-            sea_orm::ActiveValue::Set(Some(amount)) => *amount,
-            _ => 0,
-        };
-        billing::check_live_create(tx, &workspace, amount).await?;
-    }
+    let amount_cents = match &row.amount_cents {
+        sea_orm::ActiveValue::Set(amount) => *amount,
+        _ => None,
+    };
     let scheduled_at = match &row.scheduled_at {
         sea_orm::ActiveValue::Set(at) => *at,
         _ => None,
@@ -441,6 +433,10 @@ async fn insert(
         delivery.created_at,
     )
     .await?;
+    if let (Mode::Live, Some(amount_cents)) = (principal.mode, amount_cents) {
+        // Last, so that the workspace row stays locked only until the commit.
+        billing::reserve_credit(tx, &principal.workspace.id, amount_cents).await?;
+    }
     Ok(to_proto(&delivery, &core.config.public_base_url))
 }
 
@@ -644,6 +640,7 @@ pub fn from_model(model: entity::Model) -> CoreResult<Delivery> {
         cancelled_at: model.cancelled_at,
         cancel_reason: model.cancel_reason,
         delivered_at: model.delivered_at,
+        invoiced_at: model.invoiced_at,
         next_step_at: model.next_step_at,
         pickup_eta: model.pickup_eta,
         dropoff_eta: model.dropoff_eta,

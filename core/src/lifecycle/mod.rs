@@ -9,6 +9,8 @@
 use sea_orm::sea_query::{Expr, SimpleExpr};
 use sea_orm::{ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter};
 
+use crate::auth::Mode;
+use crate::billing;
 use crate::deliveries::{self, Delivery, entity};
 use crate::events::{self, EventType};
 use crate::proofs::{self, Checkpoint};
@@ -128,17 +130,12 @@ pub const COURIER_SEARCH_TIMEOUT_MICROS: i64 = 30 * 60 * 1_000_000;
 /// When a new delivery is first acted on by a worker: a test delivery's
 /// first simulator step (one step after creation, or one step before
 /// `scheduled_at`), or a live delivery's courier-search timeout.
-pub fn first_step_at(
-    mode: crate::auth::Mode,
-    created_at: i64,
-    scheduled_at: Option<i64>,
-    step: std::time::Duration,
-) -> i64 {
+pub fn first_step_at(mode: Mode, created_at: i64, scheduled_at: Option<i64>, step: std::time::Duration) -> i64 {
     let step = i64::try_from(step.as_micros()).unwrap_or(i64::MAX);
     match (mode, scheduled_at) {
-        (crate::auth::Mode::Test, None) => created_at.saturating_add(step),
-        (crate::auth::Mode::Test, Some(at)) => at.saturating_sub(step).max(created_at.saturating_add(step)),
-        (crate::auth::Mode::Live, at) => at.unwrap_or(created_at).saturating_add(COURIER_SEARCH_TIMEOUT_MICROS),
+        (Mode::Test, None) => created_at.saturating_add(step),
+        (Mode::Test, Some(at)) => at.saturating_sub(step).max(created_at.saturating_add(step)),
+        (Mode::Live, at) => at.unwrap_or(created_at).saturating_add(COURIER_SEARCH_TIMEOUT_MICROS),
     }
 }
 
@@ -210,6 +207,11 @@ pub async fn advance(
 ) -> CoreResult<Option<Delivery>> {
     if !compare_and_set(db, &delivery.id, delivery.status, to, now, changes).await? {
         return Ok(None);
+    }
+    if let (Status::Cancelled, Mode::Live, Some(amount_cents), None) =
+        (to, delivery.mode, delivery.amount_cents, delivery.invoiced_at)
+    {
+        billing::release_credit(db, &delivery.workspace_id, amount_cents).await?;
     }
     let moved = reload(db, &delivery.id).await?;
     for (offset, event_type) in events_for(to).iter().enumerate() {

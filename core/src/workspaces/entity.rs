@@ -14,6 +14,8 @@ pub struct Model {
     pub invoice_billing_enabled: bool,
     pub credit_limit_cents: i64,
     pub statement_overdue: bool,
+    /// Running total kept by `billing`: live, priced, not cancelled, not invoiced.
+    pub open_amount_cents: i64,
     pub created_at: i64,
     pub updated_at: i64,
 }

@@ -1,5 +1,6 @@
 //! Workspaces: a business or a fleet, its plan flags and its billing state.
-//! Owns the `workspaces` table; only this module and `billing` write it.
+//! Owns the `workspaces` table; only this module and `billing` (the running
+//! open amount) write it.
 
 pub mod entity;
 
@@ -58,6 +59,8 @@ pub struct Workspace {
     pub kind: WorkspaceKind,
     pub plan: Plan,
     pub billing: BillingState,
+    /// Live amount priced, not cancelled and not invoiced (kept by `billing`).
+    pub open_amount_cents: i64,
     pub created_at: i64,
 }
 
@@ -114,6 +117,7 @@ pub async fn create(db: &impl ConnectionTrait, now: i64, new: NewWorkspace) -> C
         invoice_billing_enabled: Set(new.billing.invoice_billing_enabled),
         credit_limit_cents: Set(new.billing.credit_limit_cents),
         statement_overdue: Set(new.billing.statement_overdue),
+        open_amount_cents: Set(0),
         created_at: Set(now),
         updated_at: Set(now),
     }
@@ -200,6 +204,7 @@ fn from_model(model: entity::Model) -> CoreResult<Workspace> {
             credit_limit_cents: model.credit_limit_cents,
             statement_overdue: model.statement_overdue,
         },
+        open_amount_cents: model.open_amount_cents,
         created_at: model.created_at,
     })
 }

@@ -14,6 +14,7 @@ use axum::extract::State;
 use axum::http::header;
 use axum::response::IntoResponse;
 use axum::routing::get;
+use axum::serve::ListenerExt;
 use tokio::process::{Child, Command};
 use tonic_health::pb::HealthCheckRequest;
 use tonic_health::pb::health_client::HealthClient;
@@ -99,8 +100,18 @@ async fn serve_http(
     let app = Router::new()
         .route("/v1/deliveries/{id}", get(answer))
         .with_state(ceiling);
-    axum::serve(tokio::net::TcpListener::bind(addr).await?, app).await?;
+    axum::serve(nodelay(tokio::net::TcpListener::bind(addr).await?), app).await?;
     Ok(())
+}
+
+/// `listener` with TCP_NODELAY on every connection, as the edge and the core
+/// set it.
+pub fn nodelay(
+    listener: tokio::net::TcpListener,
+) -> impl axum::serve::Listener<Io = tokio::net::TcpStream, Addr = std::net::SocketAddr> {
+    listener.tap_io(|stream| {
+        let _ = stream.set_nodelay(true);
+    })
 }
 
 /// The running ceiling processes and the URL to load.

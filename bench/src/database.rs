@@ -8,7 +8,7 @@
 
 use std::time::{Duration, Instant};
 
-use sea_orm::{ConnectOptions, ConnectionTrait, Database};
+use sea_orm::{ConnectionTrait, Database};
 
 use crate::service::{Backend, BenchResult, ScratchDatabase};
 
@@ -102,14 +102,10 @@ async fn pgbench(database: &ScratchDatabase, concurrency: usize, duration: Durat
         .ok_or_else(|| format!("pgbench: {text}{}", String::from_utf8_lossy(&output.stderr)).into())
 }
 
-/// The loop runs in this process on one connection, with the pragmas the
-/// core uses (WAL, synchronous=NORMAL).
+/// The loop runs in this process, one transaction after the other, on a
+/// pool opened exactly as the core opens its own (same pragmas).
 async fn sqlite_loop(database: &ScratchDatabase, duration: Duration) -> BenchResult<f64> {
-    let mut options = ConnectOptions::new(database.url.clone());
-    options.max_connections(1).sqlx_logging(false);
-    let db = Database::connect(options).await?;
-    db.execute_unprepared("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;")
-        .await?;
+    let db = courier_core::db::connect(&database.url).await?;
     db.execute_unprepared(SCHEMA).await?;
     let started = Instant::now();
     let mut n = 0u64;

@@ -55,7 +55,7 @@ pub async fn measure(service: &Service, client: &reqwest::Client, duration: Dura
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
     let url = format!("http://{}/hook", listener.local_addr()?);
     let app = Router::new().route("/hook", post(receive)).with_state(arrivals.clone());
-    let receiver = tokio::spawn(async move { axum::serve(listener, app).await });
+    let receiver = tokio::spawn(async move { axum::serve(crate::ceilings::nodelay(listener), app).await });
 
     let endpoint = client
         .post(format!("{}/v1/webhooks", service.base_url))

@@ -13,7 +13,7 @@ use courier::v1::tracking_service_server::TrackingServiceServer;
 use courier::v1::vehicle_type_service_server::VehicleTypeServiceServer;
 use courier::v1::webhook_service_server::WebhookServiceServer;
 use tokio::net::TcpListener;
-use tokio_stream::wrappers::TcpListenerStream;
+use tonic::transport::server::TcpIncoming;
 use tower_http::trace::{DefaultOnFailure, DefaultOnResponse, TraceLayer};
 
 use crate::Core;
@@ -63,7 +63,9 @@ pub async fn serve(
         .add_service(TrackingServiceServer::new(TrackingApi(core.clone())))
         .add_service(DispatchServiceServer::new(DispatchApi(core.clone())))
         .add_service(DeliveryServiceServer::new(DeliveryApi(core)))
-        .serve_with_incoming_shutdown(TcpListenerStream::new(listener), shutdown)
+        // Without TCP_NODELAY a response's trailers wait for the peer's
+        // delayed ACK (40 ms) whenever the message spans two writes.
+        .serve_with_incoming_shutdown(TcpIncoming::from(listener).with_nodelay(Some(true)), shutdown)
         .await?;
     Ok(())
 }

@@ -13,6 +13,7 @@ pub mod routes;
 
 use std::future::Future;
 
+use axum::serve::ListenerExt;
 use tokio::net::TcpListener;
 use tonic::transport::{Channel, Endpoint};
 
@@ -74,6 +75,13 @@ pub async fn serve(
     listener: TcpListener,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
+    // TCP_NODELAY: answers are written as soon as they are ready, never held
+    // back waiting for the client's delayed ACK.
+    let listener = listener.tap_io(|stream| {
+        if let Err(error) = stream.set_nodelay(true) {
+            tracing::debug!(%error, "TCP_NODELAY not set");
+        }
+    });
     axum::serve(listener, routes::router(state))
         .with_graceful_shutdown(shutdown)
         .await

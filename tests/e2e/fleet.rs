@@ -192,6 +192,11 @@ e2e! {
         app.post_idempotent(ORDERS, &key, &long, &other).await.assert_error(409, "idempotency_key_reused", Some("Idempotency-Key"));
         assert_eq!(count_orders(&app).await, 1);
 
+        // Keys are scoped by endpoint: the same key creates a delivery.
+        let delivery = app.post_idempotent("/v1/deliveries", &key, &long, &crate::deliveries::berlin_delivery()).await;
+        assert_eq!(delivery.status, 201, "{:#}", delivery.body);
+        assert!(delivery.body["id"].as_str().expect("id").starts_with("del_"));
+
         // A refusal is part of the key's answer and replayed as well.
         let mut invalid = body.clone();
         invalid["reference"] = json!("");

@@ -16,6 +16,7 @@ pub mod demo;
 pub mod dispatch;
 pub mod error;
 pub mod events;
+pub mod fleet;
 pub mod grpc;
 pub mod idempotency;
 pub mod ids;

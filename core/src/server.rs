@@ -7,6 +7,7 @@ use courier::internal::v1::admin_service_server::AdminServiceServer;
 use courier::internal::v1::dispatch_service_server::DispatchServiceServer;
 use courier::v1::delivery_service_server::DeliveryServiceServer;
 use courier::v1::event_service_server::EventServiceServer;
+use courier::v1::fleet_order_service_server::FleetOrderServiceServer;
 use courier::v1::public_service_server::PublicServiceServer;
 use courier::v1::quote_service_server::QuoteServiceServer;
 use courier::v1::tracking_service_server::TrackingServiceServer;
@@ -17,6 +18,7 @@ use tonic::transport::server::TcpIncoming;
 use tower_http::trace::{DefaultOnFailure, DefaultOnResponse, TraceLayer};
 
 use crate::Core;
+use crate::grpc::fleet::FleetOrderApi;
 use crate::grpc::{admin::AdminApi, deliveries::DeliveryApi, quotes::QuoteApi, vehicle_types::VehicleTypeApi};
 use crate::grpc::{dispatch::DispatchApi, events::EventApi, tracking::TrackingApi, webhooks::WebhookApi};
 
@@ -62,6 +64,7 @@ pub async fn serve(
         .add_service(WebhookServiceServer::new(WebhookApi(core.clone())))
         .add_service(TrackingServiceServer::new(TrackingApi(core.clone())))
         .add_service(DispatchServiceServer::new(DispatchApi(core.clone())))
+        .add_service(FleetOrderServiceServer::new(FleetOrderApi(core.clone())))
         .add_service(DeliveryServiceServer::new(DeliveryApi(core)))
         // Without TCP_NODELAY a response's trailers wait for the peer's
         // delayed ACK (40 ms) whenever the message spans two writes.

@@ -19,6 +19,7 @@ use tonic::transport::{Channel, Endpoint};
 
 use courier::v1::delivery_service_client::DeliveryServiceClient;
 use courier::v1::event_service_client::EventServiceClient;
+use courier::v1::fleet_order_service_client::FleetOrderServiceClient;
 use courier::v1::public_service_client::PublicServiceClient;
 use courier::v1::quote_service_client::QuoteServiceClient;
 use courier::v1::tracking_service_client::TrackingServiceClient;
@@ -38,6 +39,7 @@ pub struct CoreClients {
     pub events: EventServiceClient<Channel>,
     pub webhooks: WebhookServiceClient<Channel>,
     pub tracking: TrackingServiceClient<Channel>,
+    pub fleet_orders: FleetOrderServiceClient<Channel>,
     /// Keyless reads: proof files (up to 10 MiB, hence the larger limit) and
     /// the tracking page.
     pub public: PublicServiceClient<Channel>,
@@ -55,6 +57,7 @@ impl CoreClients {
             public: PublicServiceClient::new(channel.clone()).max_decoding_message_size(PUBLIC_MAX_MESSAGE),
             events: EventServiceClient::new(channel.clone()),
             webhooks: WebhookServiceClient::new(channel.clone()),
+            fleet_orders: FleetOrderServiceClient::new(channel.clone()),
             deliveries: DeliveryServiceClient::new(channel),
         })
     }

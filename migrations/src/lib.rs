@@ -19,6 +19,7 @@ mod m20261122_000009_create_proofs;
 mod m20261122_000010_create_webhook_endpoints;
 mod m20261122_000011_create_webhook_deliveries;
 mod m20261122_000012_create_webhook_attempts;
+mod m20261123_000013_create_fleet_orders;
 mod m20261123_000014_add_workspace_open_amount;
 
 pub struct Migrator;
@@ -39,6 +40,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261122_000010_create_webhook_endpoints::Migration),
             Box::new(m20261122_000011_create_webhook_deliveries::Migration),
             Box::new(m20261122_000012_create_webhook_attempts::Migration),
+            Box::new(m20261123_000013_create_fleet_orders::Migration),
             Box::new(m20261123_000014_add_workspace_open_amount::Migration),
         ]
     }

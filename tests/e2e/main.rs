@@ -9,6 +9,7 @@ mod deliveries;
 mod dispatch;
 mod errors;
 mod events;
+mod fleet;
 mod grpc;
 mod lifecycle;
 mod proofs;

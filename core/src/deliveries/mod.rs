@@ -4,7 +4,7 @@
 pub mod entity;
 mod proto;
 
-pub use proto::{courier_out, event_data, status_out, to_proto};
+pub use proto::{contact_out, courier_out, event_data, status_out, to_proto, waypoint_out};
 
 use prost::Message;
 use sea_orm::sea_query::{Expr, SimpleExpr};

@@ -7,7 +7,7 @@ use courier::v1 as pb;
 use super::{Courier, Delivery, ProofRequirements};
 use crate::auth::Mode;
 use crate::lifecycle::{CancellationReason, Status};
-use crate::validate::WaypointInput;
+use crate::validate::{ContactInput, WaypointInput};
 
 pub fn to_proto(d: &Delivery, public_base_url: &str) -> pb::Delivery {
     pb::Delivery {
@@ -83,12 +83,16 @@ pub fn waypoint_out(w: &WaypointInput) -> pb::Waypoint {
         address: w.address.clone(),
         latitude: w.latitude,
         longitude: w.longitude,
-        contact: w.contact.as_ref().map(|c| pb::Contact {
-            name: c.name.clone(),
-            phone: c.phone.clone(),
-            email: c.email.clone(),
-        }),
+        contact: w.contact.as_ref().map(contact_out),
         instructions: w.instructions.clone(),
+    }
+}
+
+pub fn contact_out(c: &ContactInput) -> pb::Contact {
+    pb::Contact {
+        name: c.name.clone(),
+        phone: c.phone.clone(),
+        email: c.email.clone(),
     }
 }
 

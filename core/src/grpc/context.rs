@@ -2,7 +2,8 @@
 //! `auth`), or an internal service token.
 
 use courier::metadata;
-use tonic::{Request, Status};
+use tonic::metadata::MetadataValue;
+use tonic::{Request, Response, Status};
 
 use crate::auth::service_token::{self, Role};
 use crate::auth::{self, Credentials, Permission, Principal};
@@ -18,29 +19,53 @@ pub fn header<T>(request: &Request<T>, name: &str) -> Option<String> {
 }
 
 /// Authenticates the public API key of `request` and checks `permission`
-/// (`None`: any valid key).
+/// (`None`: any valid key), then reports a request the edge could not parse.
 pub async fn principal<T>(
     core: &Core,
     request: &Request<T>,
     permission: Option<Permission>,
 ) -> Result<Principal, Status> {
+    let principal = authenticate(core, request).await?;
+    if let Some(permission) = permission {
+        principal.require(permission)?;
+    }
+    request_error(request)?;
+    Ok(principal)
+}
+
+/// Authenticates the public API key of `request`, checking no permission:
+/// for endpoints whose own checks come before the permission's.
+pub async fn authenticate<T>(core: &Core, request: &Request<T>) -> Result<Principal, Status> {
     let credentials = Credentials {
         api_key: header(request, metadata::API_KEY),
         authorization: header(request, metadata::AUTHORIZATION),
     };
-    let principal = auth::authenticate(&core.db, core.clock.now_micros(), &credentials).await?;
-    if let Some(permission) = permission {
-        principal.require(permission)?;
+    Ok(auth::authenticate(&core.db, core.clock.now_micros(), &credentials).await?)
+}
+
+/// The refusal of a request body the edge could not parse, forwarded in
+/// `x-request-error-bin`; reported once the caller may call the endpoint.
+pub fn request_error<T>(request: &Request<T>) -> Result<(), Status> {
+    let Some(value) = request.metadata().get_bin(metadata::REQUEST_ERROR) else {
+        return Ok(());
+    };
+    let bytes = value
+        .to_bytes()
+        .map_err(|_| Status::invalid_argument("malformed x-request-error-bin"))?;
+    let (code, message, param) = courier::errors::decode_request_error(&bytes)
+        .ok_or_else(|| Status::invalid_argument("malformed x-request-error-bin"))?;
+    Err(CoreError::Rejected { code, message, param }.into())
+}
+
+/// The answer of an idempotent create, marked when it was replayed.
+pub fn created<T>(message: T, replayed: bool) -> Response<T> {
+    let mut response = Response::new(message);
+    if replayed {
+        response
+            .metadata_mut()
+            .insert(metadata::IDEMPOTENT_REPLAYED, MetadataValue::from_static("true"));
     }
-    if let Some(value) = request.metadata().get_bin(metadata::REQUEST_ERROR) {
-        let bytes = value
-            .to_bytes()
-            .map_err(|_| Status::invalid_argument("malformed x-request-error-bin"))?;
-        let (code, message, param) = courier::errors::decode_request_error(&bytes)
-            .ok_or_else(|| Status::invalid_argument("malformed x-request-error-bin"))?;
-        return Err(CoreError::Rejected { code, message, param }.into());
-    }
-    Ok(principal)
+    response
 }
 
 /// Verifies the service token of an internal call; returns its subject.

@@ -29,16 +29,20 @@ pub fn micros(value: Option<prost_types::Timestamp>, param: &str) -> Result<Opti
     Ok(timestamp(value, param)?.map(|t| t.timestamp_micros()))
 }
 
+pub fn contact_in(c: pb::Contact) -> ContactInput {
+    ContactInput {
+        name: c.name,
+        phone: c.phone,
+        email: c.email,
+    }
+}
+
 pub fn waypoint_in(w: pb::Waypoint) -> WaypointInput {
     WaypointInput {
         address: w.address,
         latitude: w.latitude,
         longitude: w.longitude,
-        contact: w.contact.map(|c| ContactInput {
-            name: c.name,
-            phone: c.phone,
-            email: c.email,
-        }),
+        contact: w.contact.map(contact_in),
         instructions: w.instructions,
     }
 }
@@ -65,6 +69,17 @@ pub fn items_in(items: Option<pb::ShipmentItems>) -> Option<Vec<ItemInput>> {
             })
             .collect()
     })
+}
+
+pub fn item_out(i: &ItemInput) -> pb::ShipmentItem {
+    pb::ShipmentItem {
+        description: i.description.clone(),
+        quantity: i.quantity,
+        weight_kg: i.weight_kg,
+        length_cm: i.length_cm,
+        width_cm: i.width_cm,
+        height_cm: i.height_cm,
+    }
 }
 
 /// The route fields shared by quote and delivery requests.

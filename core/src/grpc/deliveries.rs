@@ -1,7 +1,6 @@
 use courier::metadata;
 use courier::v1 as pb;
 use courier::v1::delivery_service_server::DeliveryService;
-use tonic::metadata::MetadataValue;
 use tonic::{Request, Response, Status};
 
 use super::context;
@@ -110,15 +109,12 @@ impl DeliveryService for DeliveryApi {
             new,
         )
         .await?;
-        let mut response = Response::new(pb::CreateDeliveryResponse {
-            delivery: Some(created.value),
-        });
-        if created.replayed {
-            response
-                .metadata_mut()
-                .insert(metadata::IDEMPOTENT_REPLAYED, MetadataValue::from_static("true"));
-        }
-        Ok(response)
+        Ok(context::created(
+            pb::CreateDeliveryResponse {
+                delivery: Some(created.value),
+            },
+            created.replayed,
+        ))
     }
 
     async fn get_delivery(

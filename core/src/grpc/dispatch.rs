@@ -7,10 +7,12 @@ use courier::v1 as pb;
 use tonic::{Request, Response, Status, Streaming};
 
 use super::context;
-use super::convert::{micros, required};
+use super::convert::{item_out, micros, required};
+use super::deliveries::status_in;
 use crate::auth::service_token::Role;
-use crate::deliveries::{Courier, CourierVehicle, Delivery, to_proto};
+use crate::deliveries::{Courier, CourierVehicle, Delivery, contact_out, status_out, to_proto, waypoint_out};
 use crate::dispatch::{self, LocationReport};
+use crate::fleet::{self, FleetOrder};
 use crate::proofs::{ArtifactKind, Checkpoint, ProofFile, ProofSubmission};
 use crate::{Core, CoreError, CoreResult};
 
@@ -23,6 +25,29 @@ impl DispatchApi {
 
     fn out(&self, d: &Delivery) -> Option<pb::Delivery> {
         Some(to_proto(d, &self.0.config.public_base_url))
+    }
+}
+
+/// A board order with everything its customer sent, for dispatchers.
+fn board_order_out(o: &FleetOrder) -> ipb::BoardOrder {
+    ipb::BoardOrder {
+        order_id: o.order_id.clone(),
+        fleet_order_id: o.id.clone(),
+        workspace_id: o.workspace_id.clone(),
+        status: status_out(o.status) as i32,
+        reference: o.reference.clone(),
+        customer: Some(contact_out(&o.customer)),
+        pickup: Some(waypoint_out(&o.route.pickup)),
+        dropoff: Some(waypoint_out(&o.route.dropoff)),
+        stops: o.route.stops.iter().map(waypoint_out).collect(),
+        vehicle_type_id: o.vehicle_type_id.clone(),
+        items: o.route.items.iter().flatten().map(item_out).collect(),
+        requested_pickup_date: o.requested_pickup_date.clone(),
+        requested_pickup_time: o.requested_pickup_time.clone(),
+        customer_timezone: o.customer_timezone.clone(),
+        notes: o.notes.clone(),
+        created_at: Some(courier::time::micros_to_proto(o.created_at)),
+        updated_at: Some(courier::time::micros_to_proto(o.updated_at)),
     }
 }
 
@@ -194,6 +219,44 @@ impl DispatchService for DispatchApi {
         let d = dispatch::report_pickup_no_show(&self.0, &request.into_inner().delivery_id).await?;
         Ok(Response::new(ipb::ReportPickupNoShowResponse {
             delivery: self.out(&d),
+        }))
+    }
+
+    async fn list_board_orders(
+        &self,
+        request: Request<ipb::ListBoardOrdersRequest>,
+    ) -> Result<Response<ipb::ListBoardOrdersResponse>, Status> {
+        self.authorize(&request)?;
+        let r = request.into_inner();
+        let status = status_in(r.status, "status")?;
+        let page = fleet::board(&self.0, &r.workspace_id, status, r.page_size, Some(&r.page_token)).await?;
+        Ok(Response::new(ipb::ListBoardOrdersResponse {
+            orders: page.items.iter().map(board_order_out).collect(),
+            next_page_token: page.next_page_token.unwrap_or_default(),
+        }))
+    }
+
+    async fn get_board_order(
+        &self,
+        request: Request<ipb::GetBoardOrderRequest>,
+    ) -> Result<Response<ipb::GetBoardOrderResponse>, Status> {
+        self.authorize(&request)?;
+        let order = fleet::board_order(&self.0.db, &request.into_inner().order_id).await?;
+        Ok(Response::new(ipb::GetBoardOrderResponse {
+            order: Some(board_order_out(&order)),
+        }))
+    }
+
+    async fn move_board_order(
+        &self,
+        request: Request<ipb::MoveBoardOrderRequest>,
+    ) -> Result<Response<ipb::MoveBoardOrderResponse>, Status> {
+        self.authorize(&request)?;
+        let r = request.into_inner();
+        let to = required(status_in(r.status, "status")?, "status")?;
+        let order = fleet::move_order(&self.0, &r.order_id, to).await?;
+        Ok(Response::new(ipb::MoveBoardOrderResponse {
+            order: Some(board_order_out(&order)),
         }))
     }
 }

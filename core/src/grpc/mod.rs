@@ -7,6 +7,7 @@ pub mod convert;
 pub mod deliveries;
 pub mod dispatch;
 pub mod events;
+pub mod fleet;
 pub mod public;
 pub mod quotes;
 pub mod tracking;

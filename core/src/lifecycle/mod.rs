@@ -144,11 +144,11 @@ pub fn is_legal(from: Status, to: Status) -> bool {
     from.next() == Some(to) || (to == Status::Cancelled && !from.is_terminal())
 }
 
-/// `409 conflict` for an illegal move.
+/// `409 conflict` for an illegal move (of a delivery or a fleet order).
 pub fn illegal(from: Status, to: Status) -> CoreError {
     CoreError::new(
         ErrorCode::Conflict,
-        format!("A {} delivery cannot move to {}.", from.as_str(), to.as_str()),
+        format!("Status {} cannot move to {}.", from.as_str(), to.as_str()),
     )
 }
 

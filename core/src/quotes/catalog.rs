@@ -392,6 +392,17 @@ impl Catalog {
         self.vehicle_types.iter().find(|vehicle| vehicle.id == id)
     }
 
+    /// The vehicle type a request names in `vehicle_type_id`, or
+    /// `invalid_request` about that field.
+    pub fn requested_vehicle_type(&self, id: &str) -> crate::CoreResult<&VehicleType> {
+        self.vehicle_type(id).ok_or_else(|| {
+            crate::CoreError::invalid(
+                "vehicle_type_id",
+                format!("Unknown vehicle type '{id}'; see GET /v1/vehicle-types."),
+            )
+        })
+    }
+
     /// Every extra, whichever vehicle types offer it.
     pub fn extras(&self) -> &[Extra] {
         &self.extras

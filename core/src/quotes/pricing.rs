@@ -144,15 +144,7 @@ pub async fn price_route(
     router: &dyn RoutingProvider,
     request: &PriceRequest<'_>,
 ) -> CoreResult<PricedRoute> {
-    let vehicle = catalog.vehicle_type(request.vehicle_type_id).ok_or_else(|| {
-        CoreError::invalid(
-            "vehicle_type_id",
-            format!(
-                "Unknown vehicle type '{}'; see GET /v1/vehicle-types.",
-                request.vehicle_type_id
-            ),
-        )
-    })?;
+    let vehicle = catalog.requested_vehicle_type(request.vehicle_type_id)?;
     let area = service_area_of(catalog, request.waypoints)?;
     let extras = price_extras(catalog, vehicle, request.extras)?;
     if let Some(items) = request.items {

@@ -5,6 +5,7 @@
 pub mod common;
 pub mod deliveries;
 pub mod events;
+pub mod fleet;
 pub mod proofs;
 pub mod quotes;
 pub mod tracking;

@@ -2,7 +2,7 @@ use std::collections::HashMap;
 
 use axum::Json;
 use axum::extract::{Path, RawQuery, State};
-use axum::http::{HeaderMap, HeaderValue, StatusCode};
+use axum::http::{HeaderMap, StatusCode};
 use courier::errors::ErrorCode;
 use courier::v1 as pb;
 
@@ -27,10 +27,7 @@ pub async fn create(
 ) -> Result<(StatusCode, HeaderMap, Json<DeliveryJson>), ApiError> {
     let request = ctx.request_for(body, |JsonBody(b)| pb::CreateDeliveryRequest::try_from(b));
     let answer = state.core.deliveries.clone().create_delivery(request).await?;
-    let mut headers = HeaderMap::new();
-    if answer.metadata().get(courier::metadata::IDEMPOTENT_REPLAYED).is_some() {
-        headers.insert("idempotent-replayed", HeaderValue::from_static("true"));
-    }
+    let headers = super::replay_headers(answer.metadata());
     let delivery = answer.into_inner().delivery.ok_or_else(|| missing("delivery"))?;
     Ok((StatusCode::CREATED, headers, Json(delivery.into())))
 }

@@ -4,13 +4,14 @@
 mod deliveries;
 mod docs;
 mod events;
+mod fleet;
 mod proofs;
 mod quotes;
 mod tracking_page;
 mod vehicle_types;
 mod webhooks;
 
-use axum::http::{Method, Uri};
+use axum::http::{HeaderMap, HeaderValue, Method, Uri};
 use axum::routing::{get, patch, post};
 use axum::{Router, middleware as axum_middleware};
 use courier::errors::ErrorCode;
@@ -40,6 +41,8 @@ pub fn router(state: EdgeState) -> Router {
         )
         .route("/v1/webhooks/{webhook_id}/test", post(webhooks::test))
         .route("/v1/webhooks/{webhook_id}/replay", post(webhooks::replay))
+        .route("/v1/fleet/orders", post(fleet::create))
+        .route("/v1/fleet/orders/{fleet_order_id}", get(fleet::get))
         .route("/v1/events", get(events::list))
         .route("/v1/events/{event_id}", get(events::get))
         .route("/v1/docs/errors", get(docs::errors))
@@ -58,4 +61,14 @@ async fn wrong_method(method: Method, uri: Uri) -> ApiError {
         ErrorCode::MethodNotAllowed,
         format!("{} does not take {method}.", uri.path()),
     )
+}
+
+/// `Idempotent-Replayed: true` on a create the core answered from its
+/// idempotency store.
+fn replay_headers(metadata: &tonic::metadata::MetadataMap) -> HeaderMap {
+    let mut headers = HeaderMap::new();
+    if metadata.get(courier::metadata::IDEMPOTENT_REPLAYED).is_some() {
+        headers.insert("idempotent-replayed", HeaderValue::from_static("true"));
+    }
+    headers
 }

@@ -1,0 +1,433 @@
+//! Fleet orders (contract 2.8, 4.11): orders of a fleet's own customers,
+//! taken in through `POST /v1/fleet/orders` (idempotent, live keys of fleet
+//! workspaces whose plan has order intake) and put on the fleet's dispatch
+//! board, where its dispatchers move them through the state machine of
+//! section 3 (`lifecycle`) over the internal `DispatchService`.
+//!
+//! Owns the `fleet_orders` table. One row is both the public fleet order
+//! (`flo_…`) and its board order (`ord_…`), so the public `status` and
+//! `updated_at` are always the board's.
+
+pub mod entity;
+
+use chrono::{NaiveDate, NaiveTime};
+use chrono_tz::Tz;
+use prost::Message;
+use sea_orm::sea_query::Expr;
+use sea_orm::{
+    ActiveModelTrait, ActiveValue::Set, ColumnTrait, Condition, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder,
+    QuerySelect,
+};
+use serde::{Deserialize, Serialize};
+
+use crate::auth::{Mode, Permission, Principal};
+use crate::deliveries::{Page, status_out};
+use crate::idempotency::{self, Idempotent, Scope};
+use crate::lifecycle::{self, Status};
+use crate::pagination::{self, Cursor};
+use crate::quotes::items::{self, ItemInput};
+use crate::quotes::{RouteInput, from_json, to_json};
+use crate::validate::{self, ContactInput, ContactRule, WaypointInput};
+use crate::workspaces::{self, WorkspaceKind};
+use crate::{Core, CoreError, CoreResult};
+use courier::errors::ErrorCode;
+use courier::v1 as pb;
+
+/// The endpoint part of the idempotency scope.
+const CREATE_ENDPOINT: &str = "POST /v1/fleet/orders";
+/// Fleet orders are live only: test keys are refused before anything else.
+const MODE: Mode = Mode::Live;
+const MAX_REFERENCE_CHARS: usize = 120;
+const MAX_TIMEZONE_CHARS: usize = 64;
+const MAX_NOTES_CHARS: usize = 2000;
+
+/// The checks of every fleet endpoint, in the order DECISIONS gives: a fleet
+/// workspace's key (`fleet_key_required`), a live key (`live_key_required`),
+/// a plan with order intake (`fleet_orders_not_available`), then the key's
+/// `permission` (`permission_denied`).
+pub fn admit(principal: &Principal, permission: Permission) -> CoreResult<()> {
+    if principal.workspace.kind != WorkspaceKind::Fleet {
+        return Err(CoreError::new(
+            ErrorCode::FleetKeyRequired,
+            "Fleet orders need a key of a fleet workspace.",
+        ));
+    }
+    if principal.mode != MODE {
+        return Err(CoreError::new(
+            ErrorCode::LiveKeyRequired,
+            "Fleet orders need a live key; test keys can neither create nor read them.",
+        ));
+    }
+    if !principal.workspace.plan.fleet_order_intake {
+        return Err(CoreError::new(
+            ErrorCode::FleetOrdersNotAvailable,
+            "The fleet's plan does not include order intake.",
+        ));
+    }
+    principal.require(permission)
+}
+
+/// Waypoints and items as stored.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct OrderRoute {
+    pub pickup: WaypointInput,
+    pub dropoff: WaypointInput,
+    pub stops: Vec<WaypointInput>,
+    pub items: Option<Vec<ItemInput>>,
+}
+
+/// A fleet order, as the public API and the dispatch board know it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FleetOrder {
+    pub id: String,
+    pub order_id: String,
+    pub workspace_id: String,
+    pub status: Status,
+    pub reference: Option<String>,
+    pub customer: ContactInput,
+    pub route: OrderRoute,
+    pub vehicle_type_id: String,
+    pub requested_pickup_date: Option<String>,
+    pub requested_pickup_time: Option<String>,
+    pub customer_timezone: Option<String>,
+    pub notes: Option<String>,
+    pub created_at: i64,
+    pub updated_at: i64,
+}
+
+/// A fleet order to create. `route` carries no extras and no `scheduled_at`
+/// (fleet orders have neither).
+#[derive(Clone, Debug)]
+pub struct NewFleetOrder {
+    pub customer: ContactInput,
+    pub route: RouteInput,
+    pub reference: Option<String>,
+    pub requested_pickup_date: Option<String>,
+    pub requested_pickup_time: Option<String>,
+    pub customer_timezone: Option<String>,
+    pub notes: Option<String>,
+}
+
+/// `POST /v1/fleet/orders`: validates the order and stores it on the
+/// fleet's board, guarded by the idempotency key exactly like deliveries.
+/// `canonical` is the request in canonical form. The caller was admitted
+/// with [`admit`].
+pub async fn create(
+    core: &Core,
+    principal: &Principal,
+    idempotency_key: Option<&str>,
+    canonical: &[u8],
+    request_id: &str,
+    new: NewFleetOrder,
+) -> CoreResult<Idempotent<pb::FleetOrder>> {
+    let scope = Scope {
+        workspace_id: principal.workspace.id.clone(),
+        mode: principal.mode,
+        endpoint: CREATE_ENDPOINT,
+        key: idempotency::check_key(idempotency_key)?,
+    };
+    let now = core.clock.now_micros();
+    let checked = async { prepare(core, principal, new, now) };
+    idempotency::run(
+        core,
+        &scope,
+        &idempotency::request_hash(canonical),
+        request_id,
+        now,
+        checked,
+        |tx, row: entity::ActiveModel| {
+            Box::pin(async move {
+                let model = row.insert(tx).await?;
+                Ok(to_proto(&from_model(model)?))
+            })
+        },
+    )
+    .await
+}
+
+/// Checks every field (contract 4.11 and section 8) and builds the row.
+fn prepare(core: &Core, principal: &Principal, new: NewFleetOrder, now: i64) -> CoreResult<entity::ActiveModel> {
+    validate::contact("customer", &new.customer)?;
+    let route = new.route;
+    route.validate(
+        courier::time::from_micros(now),
+        ContactRule::Optional,
+        ContactRule::Optional,
+    )?;
+    let vehicle = core.catalog.requested_vehicle_type(&route.vehicle_type_id)?;
+    if let Some(list) = &route.items {
+        items::validate_items(list)?;
+        items::check_fit(vehicle, list)?;
+    }
+    if let Some(reference) = &new.reference {
+        validate::text_length("reference", reference, 1, MAX_REFERENCE_CHARS)?;
+    }
+    if let Some(date) = &new.requested_pickup_date {
+        pickup_date(date)?;
+    }
+    if let Some(time) = &new.requested_pickup_time {
+        pickup_time(time)?;
+    }
+    if let Some(zone) = &new.customer_timezone {
+        time_zone(zone)?;
+    }
+    if let Some(notes) = &new.notes {
+        validate::text_length("notes", notes, 0, MAX_NOTES_CHARS)?;
+    }
+    let stored_route = OrderRoute {
+        pickup: route.pickup,
+        dropoff: route.dropoff,
+        stops: route.stops,
+        items: route.items,
+    };
+    Ok(entity::ActiveModel {
+        id: Set(crate::ids::new_id("flo")),
+        order_id: Set(crate::ids::new_id("ord")),
+        workspace_id: Set(principal.workspace.id.clone()),
+        mode: Set(principal.mode.as_str().to_owned()),
+        status: Set(Status::Pending.as_str().to_owned()),
+        reference: Set(new.reference),
+        customer: Set(to_json(&new.customer)?),
+        route: Set(to_json(&stored_route)?),
+        vehicle_type_id: Set(route.vehicle_type_id),
+        requested_pickup_date: Set(new.requested_pickup_date),
+        requested_pickup_time: Set(new.requested_pickup_time),
+        customer_timezone: Set(new.customer_timezone),
+        notes: Set(new.notes),
+        created_at: Set(now),
+        updated_at: Set(now),
+    })
+}
+
+/// Whether `text` has exactly the shape of `pattern`, where `9` stands for
+/// any ASCII digit and every other character for itself.
+fn has_shape(text: &str, pattern: &str) -> bool {
+    text.len() == pattern.len()
+        && text.bytes().zip(pattern.bytes()).all(|(c, p)| match p {
+            b'9' => c.is_ascii_digit(),
+            _ => c == p,
+        })
+}
+
+/// `YYYY-MM-DD`, and a day the calendar has.
+fn pickup_date(date: &str) -> CoreResult<()> {
+    if !has_shape(date, "9999-99-99") || NaiveDate::parse_from_str(date, "%Y-%m-%d").is_err() {
+        return Err(CoreError::invalid(
+            "requested_pickup_date",
+            "requested_pickup_date must be a calendar date as YYYY-MM-DD.",
+        ));
+    }
+    Ok(())
+}
+
+/// `HH:MM` on a 24-hour clock.
+fn pickup_time(time: &str) -> CoreResult<()> {
+    if !has_shape(time, "99:99") || NaiveTime::parse_from_str(time, "%H:%M").is_err() {
+        return Err(CoreError::invalid(
+            "requested_pickup_time",
+            "requested_pickup_time must be a time of day as HH:MM (00:00 to 23:59).",
+        ));
+    }
+    Ok(())
+}
+
+/// A zone name of the IANA time zone database, at most 64 characters.
+fn time_zone(zone: &str) -> CoreResult<()> {
+    validate::text_length("customer_timezone", zone, 1, MAX_TIMEZONE_CHARS)?;
+    if zone.parse::<Tz>().is_err() {
+        return Err(CoreError::invalid(
+            "customer_timezone",
+            "customer_timezone must be an IANA time zone name, e.g. Europe/Berlin.",
+        ));
+    }
+    Ok(())
+}
+
+/// The caller's fleet order `id`: `not_found` for unknown ids and for other
+/// workspaces' orders alike.
+pub async fn get(db: &impl ConnectionTrait, principal: &Principal, id: &str) -> CoreResult<FleetOrder> {
+    let model = entity::Entity::find_by_id(id.to_owned())
+        .filter(
+            Condition::all()
+                .add(entity::Column::WorkspaceId.eq(principal.workspace.id.as_str()))
+                .add(entity::Column::Mode.eq(principal.mode.as_str())),
+        )
+        .one(db)
+        .await?
+        .ok_or_else(|| CoreError::not_found("fleet order"))?;
+    from_model(model)
+}
+
+/// One page of the dispatch board of fleet workspace `workspace_id`, oldest
+/// first, optionally only orders in `status`. Page tokens are the signed
+/// keyset cursors of `pagination`, bound to the workspace and the filter.
+pub async fn board(
+    core: &Core,
+    workspace_id: &str,
+    status: Option<Status>,
+    page_size: i32,
+    page_token: Option<&str>,
+) -> CoreResult<Page<FleetOrder>> {
+    if workspace_id.is_empty() {
+        return Err(CoreError::invalid("workspace_id", "workspace_id is required."));
+    }
+    let workspace = workspaces::get(&core.db, workspace_id).await?;
+    if workspace.kind != WorkspaceKind::Fleet {
+        return Err(CoreError::not_found("fleet workspace"));
+    }
+    let limit = pagination::page_size(page_size)?;
+    let scope = format!("board|{workspace_id}|{:?}", status.map(Status::as_str));
+    let mut condition = board_scope(workspace_id);
+    if let Some(status) = status {
+        condition = condition.add(entity::Column::Status.eq(status.as_str()));
+    }
+    if let Some(token) = page_token.filter(|t| !t.is_empty()) {
+        let cursor = pagination::decode(&core.secrets.page_token, &scope, token)?;
+        condition = condition.add(
+            Condition::any()
+                .add(entity::Column::CreatedAt.gt(cursor.created_at))
+                .add(
+                    Condition::all()
+                        .add(entity::Column::CreatedAt.eq(cursor.created_at))
+                        .add(entity::Column::Id.gt(cursor.id)),
+                ),
+        );
+    }
+    let mut models = entity::Entity::find()
+        .filter(condition)
+        .order_by_asc(entity::Column::CreatedAt)
+        .order_by_asc(entity::Column::Id)
+        .limit(limit + 1)
+        .all(&core.db)
+        .await?;
+    let next_page_token = if models.len() as u64 > limit {
+        models.truncate(limit as usize);
+        models.last().map(|last| {
+            let cursor = Cursor {
+                created_at: last.created_at,
+                id: last.id.clone(),
+            };
+            pagination::encode(&core.secrets.page_token, &scope, &cursor)
+        })
+    } else {
+        None
+    };
+    let items = models.into_iter().map(from_model).collect::<CoreResult<Vec<_>>>()?;
+    Ok(Page { items, next_page_token })
+}
+
+/// Board order `order_id` (`ord_…`) of any fleet, for its dispatchers.
+pub async fn board_order(db: &impl ConnectionTrait, order_id: &str) -> CoreResult<FleetOrder> {
+    let model = entity::Entity::find()
+        .filter(entity::Column::OrderId.eq(order_id))
+        .filter(entity::Column::Mode.eq(MODE.as_str()))
+        .one(db)
+        .await?
+        .ok_or_else(|| CoreError::not_found("board order"))?;
+    from_model(model)
+}
+
+/// A dispatcher moves board order `order_id` to `to`: legal only where
+/// section 3 allows it (`lifecycle::is_legal`), else `409 conflict` and
+/// nothing changes. The move is a compare-and-set on the status it starts
+/// from, so of two dispatchers racing on one order only one wins.
+pub async fn move_order(core: &Core, order_id: &str, to: Status) -> CoreResult<FleetOrder> {
+    let order = board_order(&core.db, order_id).await?;
+    if !lifecycle::is_legal(order.status, to) {
+        return Err(lifecycle::illegal(order.status, to));
+    }
+    let moved = entity::Entity::update_many()
+        .col_expr(entity::Column::Status, Expr::value(to.as_str()))
+        .col_expr(entity::Column::UpdatedAt, Expr::value(core.clock.now_micros()))
+        .filter(entity::Column::Id.eq(order.id.as_str()))
+        .filter(entity::Column::Status.eq(order.status.as_str()))
+        .exec(&core.db)
+        .await?;
+    if moved.rows_affected != 1 {
+        return Err(CoreError::new(
+            ErrorCode::Conflict,
+            format!("Order {order_id} changed meanwhile; read it again and retry."),
+        ));
+    }
+    board_order(&core.db, order_id).await
+}
+
+/// Every board query of a fleet goes through this scope.
+fn board_scope(workspace_id: &str) -> Condition {
+    Condition::all()
+        .add(entity::Column::WorkspaceId.eq(workspace_id))
+        .add(entity::Column::Mode.eq(MODE.as_str()))
+}
+
+fn from_model(model: entity::Model) -> CoreResult<FleetOrder> {
+    let status = Status::parse(&model.status)
+        .ok_or_else(|| CoreError::Internal(format!("fleet order {} has a corrupt status", model.id)))?;
+    Ok(FleetOrder {
+        status,
+        customer: from_json(&model.customer)?,
+        route: from_json(&model.route)?,
+        id: model.id,
+        order_id: model.order_id,
+        workspace_id: model.workspace_id,
+        reference: model.reference,
+        vehicle_type_id: model.vehicle_type_id,
+        requested_pickup_date: model.requested_pickup_date,
+        requested_pickup_time: model.requested_pickup_time,
+        customer_timezone: model.customer_timezone,
+        notes: model.notes,
+        created_at: model.created_at,
+        updated_at: model.updated_at,
+    })
+}
+
+/// A fleet order as the public API shows it. No tracking page exists for
+/// fleet orders (the fleet's own couriers carry them), so `tracking_url` is
+/// always empty.
+pub fn to_proto(order: &FleetOrder) -> pb::FleetOrder {
+    pb::FleetOrder {
+        id: order.id.clone(),
+        status: status_out(order.status) as i32,
+        reference: order.reference.clone(),
+        order_id: order.order_id.clone(),
+        tracking_url: None,
+        created_at: Some(courier::time::micros_to_proto(order.created_at)),
+        updated_at: Some(courier::time::micros_to_proto(order.updated_at)),
+    }
+}
+
+/// The canonical form of a create request, for idempotency: the parsed
+/// request message, encoded.
+pub fn canonical(request: &pb::CreateFleetOrderRequest) -> Vec<u8> {
+    request.encode_to_vec()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn date_time_and_zone_patterns() {
+        assert!(pickup_date("2026-02-28").is_ok());
+        assert!(pickup_date("2028-02-29").is_ok());
+        for bad in [
+            "2026-02-30",
+            "2026-2-28",
+            "26-02-28",
+            "2026/02/28",
+            "2026-02-28T",
+            " 2026-02-28",
+        ] {
+            assert!(pickup_date(bad).is_err(), "{bad}");
+        }
+        assert!(pickup_time("00:00").is_ok());
+        assert!(pickup_time("23:59").is_ok());
+        for bad in ["24:00", "12:60", "9:30", "09:30:00", "0930", "ab:cd"] {
+            assert!(pickup_time(bad).is_err(), "{bad}");
+        }
+        assert!(time_zone("Europe/Berlin").is_ok());
+        assert!(time_zone("America/Argentina/Buenos_Aires").is_ok());
+        for bad in ["", "Europe/Atlantis", "europe/berlin", "CET+1", &"A".repeat(65)] {
+            assert!(time_zone(bad).is_err(), "{bad}");
+        }
+    }
+}

@@ -1,0 +1,81 @@
+//! `courier.v1.FleetOrderService`: fleet orders for live keys of fleet
+//! workspaces (contract 4.11).
+
+use courier::metadata;
+use courier::v1 as pb;
+use courier::v1::fleet_order_service_server::FleetOrderService;
+use tonic::{Request, Response, Status};
+
+use super::context;
+use super::convert::{self, RouteParts, contact_in, required};
+use crate::Core;
+use crate::auth::{Permission, Principal};
+use crate::fleet::{self, NewFleetOrder};
+
+pub struct FleetOrderApi(pub Core);
+
+/// The caller of a fleet endpoint: its key, the fleet checks in the order
+/// DECISIONS gives (permission last), then a body the edge could not parse.
+async fn fleet_principal<T>(core: &Core, request: &Request<T>, permission: Permission) -> Result<Principal, Status> {
+    let principal = context::authenticate(core, request).await?;
+    fleet::admit(&principal, permission)?;
+    context::request_error(request)?;
+    Ok(principal)
+}
+
+#[tonic::async_trait]
+impl FleetOrderService for FleetOrderApi {
+    async fn create_fleet_order(
+        &self,
+        request: Request<pb::CreateFleetOrderRequest>,
+    ) -> Result<Response<pb::CreateFleetOrderResponse>, Status> {
+        let principal = fleet_principal(&self.0, &request, Permission::FleetOrdersCreate).await?;
+        let idempotency_key = context::header(&request, metadata::IDEMPOTENCY_KEY);
+        let request_id = context::header(&request, metadata::REQUEST_ID).unwrap_or_default();
+        let r = request.into_inner();
+        let canonical = fleet::canonical(&r);
+        let new = NewFleetOrder {
+            customer: contact_in(required(r.customer, "customer")?),
+            route: convert::route_in(RouteParts {
+                pickup: r.pickup,
+                dropoff: r.dropoff,
+                stops: r.stops,
+                vehicle_type_id: r.vehicle_type_id,
+                extras: Vec::new(),
+                items: r.items,
+                scheduled_at: None,
+            })?,
+            reference: r.reference,
+            requested_pickup_date: r.requested_pickup_date,
+            requested_pickup_time: r.requested_pickup_time,
+            customer_timezone: r.customer_timezone,
+            notes: r.notes,
+        };
+        let created = fleet::create(
+            &self.0,
+            &principal,
+            idempotency_key.as_deref(),
+            &canonical,
+            &request_id,
+            new,
+        )
+        .await?;
+        Ok(context::created(
+            pb::CreateFleetOrderResponse {
+                fleet_order: Some(created.value),
+            },
+            created.replayed,
+        ))
+    }
+
+    async fn get_fleet_order(
+        &self,
+        request: Request<pb::GetFleetOrderRequest>,
+    ) -> Result<Response<pb::GetFleetOrderResponse>, Status> {
+        let principal = fleet_principal(&self.0, &request, Permission::FleetOrdersRead).await?;
+        let order = fleet::get(&self.0.db, &principal, &request.into_inner().fleet_order_id).await?;
+        Ok(Response::new(pb::GetFleetOrderResponse {
+            fleet_order: Some(fleet::to_proto(&order)),
+        }))
+    }
+}

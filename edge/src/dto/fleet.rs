@@ -1,0 +1,68 @@
+//! Fleet order shapes (contract 2.8, 4.11).
+
+use courier::json::{status_name, time_out};
+use courier::v1 as pb;
+use serde::{Deserialize, Serialize};
+
+use super::common::{ContactBody, ItemBody, WaypointBody, items_in};
+
+/// `POST /v1/fleet/orders` body.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CreateFleetOrderBody {
+    pub customer: ContactBody,
+    pub pickup: WaypointBody,
+    pub dropoff: WaypointBody,
+    pub stops: Option<Vec<WaypointBody>>,
+    pub vehicle_type_id: String,
+    pub items: Option<Vec<ItemBody>>,
+    pub reference: Option<String>,
+    pub requested_pickup_date: Option<String>,
+    pub requested_pickup_time: Option<String>,
+    pub customer_timezone: Option<String>,
+    pub notes: Option<String>,
+}
+
+impl From<CreateFleetOrderBody> for pb::CreateFleetOrderRequest {
+    fn from(b: CreateFleetOrderBody) -> Self {
+        pb::CreateFleetOrderRequest {
+            customer: Some(b.customer.into()),
+            pickup: Some(b.pickup.into()),
+            dropoff: Some(b.dropoff.into()),
+            stops: b.stops.unwrap_or_default().into_iter().map(Into::into).collect(),
+            vehicle_type_id: b.vehicle_type_id,
+            items: items_in(b.items),
+            reference: b.reference,
+            requested_pickup_date: b.requested_pickup_date,
+            requested_pickup_time: b.requested_pickup_time,
+            customer_timezone: b.customer_timezone,
+            notes: b.notes,
+        }
+    }
+}
+
+/// A FleetOrder: every field always present, `null` where unset.
+#[derive(Debug, Serialize)]
+pub struct FleetOrderJson {
+    pub id: String,
+    pub status: Option<&'static str>,
+    pub reference: Option<String>,
+    pub order_id: String,
+    pub tracking_url: Option<String>,
+    pub created_at: Option<String>,
+    pub updated_at: Option<String>,
+}
+
+impl From<pb::FleetOrder> for FleetOrderJson {
+    fn from(o: pb::FleetOrder) -> Self {
+        FleetOrderJson {
+            status: status_name(o.status()),
+            created_at: time_out(o.created_at.as_ref()),
+            updated_at: time_out(o.updated_at.as_ref()),
+            id: o.id,
+            reference: o.reference,
+            order_id: o.order_id,
+            tracking_url: o.tracking_url,
+        }
+    }
+}

@@ -21,23 +21,26 @@ use tonic_health::pb::health_client::HealthClient;
 
 use crate::service::{BenchResult, free_addr};
 
-/// The child roles of the bench binary.
+/// The child roles of the bench binary: the ceiling servers.
 #[derive(clap::Subcommand)]
 pub enum Role {
     /// Serve `body_file` as JSON on every GET of `/v1/deliveries/{id}`.
-    HttpCeiling {
+    #[command(name = "http-ceiling")]
+    Http {
         #[arg(long)]
         addr: String,
         #[arg(long)]
         body_file: PathBuf,
     },
     /// A tonic server with only the health service.
-    GrpcCeiling {
+    #[command(name = "grpc-ceiling")]
+    Grpc {
         #[arg(long)]
         addr: String,
     },
     /// Like `http-ceiling`, with one health check to `grpc_url` per request.
-    HopCeiling {
+    #[command(name = "hop-ceiling")]
+    Hop {
         #[arg(long)]
         addr: String,
         #[arg(long)]
@@ -65,7 +68,7 @@ async fn answer(State(ceiling): State<Ceiling>) -> axum::response::Response {
 /// Runs a child role until killed.
 pub async fn serve(role: Role) -> BenchResult<()> {
     match role {
-        Role::GrpcCeiling { addr } => {
+        Role::Grpc { addr } => {
             let (reporter, service) = tonic_health::server::health_reporter();
             reporter
                 .set_service_status("", tonic_health::ServingStatus::Serving)
@@ -75,8 +78,8 @@ pub async fn serve(role: Role) -> BenchResult<()> {
                 .serve(addr.parse()?)
                 .await?;
         }
-        Role::HttpCeiling { addr, body_file } => serve_http(&addr, &body_file, None).await?,
-        Role::HopCeiling {
+        Role::Http { addr, body_file } => serve_http(&addr, &body_file, None).await?,
+        Role::Hop {
             addr,
             grpc_url,
             body_file,

@@ -233,6 +233,7 @@ mod tests {
             cancellation_reason: None,
             cancel_reason: None,
             delivered_at: None,
+            invoiced_at: None,
             next_step_at: None,
             pickup_eta: Some(40),
             dropoff_eta: Some(50),

@@ -671,6 +671,7 @@ mod tests {
             cancellation_reason: None,
             cancel_reason: None,
             delivered_at: None,
+            invoiced_at: None,
             next_step_at: None,
             pickup_eta: None,
             dropoff_eta: None,

@@ -105,7 +105,7 @@ async fn pgbench(database: &ScratchDatabase, concurrency: usize, duration: Durat
 /// The loop runs in this process, one transaction after the other, on a
 /// pool opened exactly as the core opens its own (same pragmas).
 async fn sqlite_loop(database: &ScratchDatabase, duration: Duration) -> BenchResult<f64> {
-    let db = courier_core::db::connect(&database.url).await?;
+    let db = courier_core::db::connect(&database.url, None).await?;
     db.execute_unprepared(SCHEMA).await?;
     let started = Instant::now();
     let mut n = 0u64;

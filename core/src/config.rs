@@ -15,6 +15,11 @@ pub struct CoreConfig {
     )]
     pub database_url: String,
 
+    /// Connections in the database pool. Default: 8 for SQLite (readers run
+    /// in parallel; writers take turns), 32 for PostgreSQL.
+    #[arg(long, env = "COURIER_DATABASE_MAX_CONNECTIONS")]
+    pub database_max_connections: Option<u32>,
+
     /// Address the gRPC server listens on.
     #[arg(long, env = "COURIER_GRPC_ADDR", default_value = "127.0.0.1:50051")]
     pub grpc_addr: String,

@@ -12,14 +12,15 @@ use crate::CoreResult;
 /// pooled connection gets WAL journaling and `synchronous=NORMAL` (both are
 /// per connection; durable at each checkpoint, safe against corruption)
 /// and waits up to 5 s for another writer instead of failing.
-pub async fn connect(url: &str) -> CoreResult<DatabaseConnection> {
+/// `max_connections` defaults per backend (see `CoreConfig`).
+pub async fn connect(url: &str, max_connections: Option<u32>) -> CoreResult<DatabaseConnection> {
     let is_sqlite = url.starts_with("sqlite:");
     if is_sqlite {
         create_sqlite_dir(url)?;
     }
     let mut options = ConnectOptions::new(url.to_owned());
     options
-        .max_connections(if is_sqlite { 8 } else { 32 })
+        .max_connections(max_connections.unwrap_or(if is_sqlite { 8 } else { 32 }).max(1))
         .min_connections(1)
         .acquire_timeout(Duration::from_secs(10))
         .sqlx_logging(false);

@@ -89,7 +89,7 @@ impl Core {
     /// Connects to the database, runs pending migrations and loads the
     /// catalogue and secrets.
     pub async fn start(config: config::CoreConfig, clock: clock::Clock) -> CoreResult<Core> {
-        let db = db::connect(&config.database_url).await?;
+        let db = db::connect(&config.database_url, config.database_max_connections).await?;
         db::migrate(&db).await?;
         let secrets = secrets::Secrets::load(&db, config.secret_key.as_deref()).await?;
         let catalog = quotes::catalog::Catalog::load(config.catalog_file.as_deref())

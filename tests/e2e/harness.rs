@@ -104,6 +104,7 @@ impl TestApp {
         let grpc_url = format!("http://{}", grpc_listener.local_addr().expect("addr"));
         let mut config = CoreConfig {
             database_url: database.url.clone(),
+            database_max_connections: None,
             grpc_addr: grpc_url.clone(),
             public_base_url: base_url.clone(),
             secret_key: Some(SECRET.into()),

@@ -122,13 +122,22 @@ pub async fn create(db: &impl ConnectionTrait, now: i64, new: NewApiKey) -> Core
     Ok((from_model(model)?, secret))
 }
 
-pub async fn find_by_secret(db: &impl ConnectionTrait, secret: &str) -> CoreResult<Option<ApiKey>> {
-    entity::Entity::find()
+/// The key with this secret and its workspace, in one query (every public
+/// request runs it).
+pub async fn find_by_secret(
+    db: &impl ConnectionTrait,
+    secret: &str,
+) -> CoreResult<Option<(ApiKey, workspaces::Workspace)>> {
+    let found = entity::Entity::find()
         .filter(entity::Column::KeyHash.eq(hash(secret)))
+        .find_also_related(workspaces::entity::Entity)
         .one(db)
-        .await?
-        .map(from_model)
-        .transpose()
+        .await?;
+    match found {
+        Some((key, Some(workspace))) => Ok(Some((from_model(key)?, workspaces::from_model(workspace)?))),
+        Some((key, None)) => Err(CoreError::Internal(format!("key {} has no workspace", key.id))),
+        None => Ok(None),
+    }
 }
 
 pub async fn list(db: &impl ConnectionTrait, workspace_id: &str) -> CoreResult<Vec<ApiKey>> {
@@ -198,7 +207,20 @@ pub mod entity {
     }
 
     #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]
-    pub enum Relation {}
+    pub enum Relation {
+        #[sea_orm(
+            belongs_to = "crate::workspaces::entity::Entity",
+            from = "Column::WorkspaceId",
+            to = "crate::workspaces::entity::Column::Id"
+        )]
+        Workspace,
+    }
+
+    impl Related<crate::workspaces::entity::Entity> for Entity {
+        fn to() -> RelationDef {
+            Relation::Workspace.def()
+        }
+    }
 
     impl ActiveModelBehavior for ActiveModel {}
 }

@@ -7,7 +7,7 @@ pub mod service_token;
 use courier::errors::ErrorCode;
 use sea_orm::ConnectionTrait;
 
-use crate::workspaces::{self, Workspace};
+use crate::workspaces::Workspace;
 use crate::{CoreError, CoreResult};
 
 /// Key mode: it scopes everything a key creates and sees.
@@ -140,14 +140,10 @@ pub async fn authenticate(db: &impl ConnectionTrait, now: i64, credentials: &Cre
     if api_keys::mode_of_secret(key).is_none() {
         return Err(invalid());
     }
-    let record = api_keys::find_by_secret(db, key).await?.ok_or_else(invalid)?;
+    let (record, workspace) = api_keys::find_by_secret(db, key).await?.ok_or_else(invalid)?;
     if !record.is_usable_at(now) {
         return Err(invalid());
     }
-    let workspace = workspaces::get(db, &record.workspace_id).await.map_err(|e| match e {
-        CoreError::Rejected { .. } => invalid(),
-        other => other,
-    })?;
     if !workspace.has_api_access() {
         return Err(CoreError::new(
             ErrorCode::ApiAccessDisabled,

@@ -186,7 +186,7 @@ pub async fn update_billing(
     from_model(model)
 }
 
-fn from_model(model: entity::Model) -> CoreResult<Workspace> {
+pub(crate) fn from_model(model: entity::Model) -> CoreResult<Workspace> {
     let kind = WorkspaceKind::parse(&model.kind)
         .ok_or_else(|| CoreError::Internal(format!("workspace {} has unknown kind {}", model.id, model.kind)))?;
     Ok(Workspace {

@@ -54,6 +54,8 @@ pub struct Core {
     pub blobs: Arc<dyn blobs::BlobStore>,
     /// Tells watchers in this process that a delivery changed.
     pub changes: Changes,
+    /// Webhook HTTP clients, reused per pinned address.
+    pub webhook_clients: Arc<webhooks::target::PinnedClients>,
 }
 
 /// A feed of changed delivery ids for `WatchDelivery`. Watchers also poll, so
@@ -105,6 +107,7 @@ impl Core {
             faults: Arc::default(),
             blobs,
             changes: Changes::new(),
+            webhook_clients: Arc::default(),
         })
     }
 }

@@ -796,7 +796,8 @@ e2e! {
             .collect();
         for (gap, expected) in gaps.iter().zip(expected) {
             assert!(*gap >= expected * 0.9 - 2.0, "gaps {gaps:?}");
-            assert!(*gap <= expected * 1.1 + 250.0, "gaps {gaps:?}");
+            // Generous slack above: a loaded CI machine delays wake-ups.
+            assert!(*gap <= expected * 1.1 + 500.0, "gaps {gaps:?}");
         }
         assert!(
             gaps[4] > gaps[3] * 1.5 && gaps[3] > gaps[2] * 1.8,

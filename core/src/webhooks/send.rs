@@ -4,7 +4,7 @@
 //!
 //! The target is checked before every send, not only at registration: a host
 //! name may resolve elsewhere today (DNS rebinding), and the connection goes to
-//! the address this check approved ([`target::pinned_client`]). A target that
+//! the address this check approved ([`target::PinnedClients`]). A target that
 //! is refused now fails the event without retries, except a host that does
 //! not resolve at all, which is treated like a network error (DNS outages
 //! pass).
@@ -66,7 +66,7 @@ pub async fn send(core: &Core, url: &str, secret: &str, event_id: &str, body: Ve
         Err(error) if target::is_unresolvable(&error) => return unsent(Verdict::Retryable, refusal(&error)),
         Err(error) => return unsent(Verdict::Permanent, refusal(&error)),
     };
-    let client = match target::pinned_client(&parsed, address, RECEIVER_TIMEOUT) {
+    let client = match core.webhook_clients.get(&parsed, address, RECEIVER_TIMEOUT) {
         Ok(client) => client,
         Err(error) => {
             tracing::error!(%error, "webhook client could not be built");

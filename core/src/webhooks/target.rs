@@ -14,7 +14,7 @@
 //!    *any* resolved address is not public. A DNS answer may change between the
 //!    check and the connection (DNS rebinding), so the caller connects to the
 //!    address this check returns, never to a second lookup.
-//! 3. [`pinned_client`]: an HTTP client that connects only to that address
+//! 3. [`PinnedClients`]: an HTTP client that connects only to that address
 //!    while TLS still verifies the host name, follows no redirects (a redirect
 //!    could point anywhere) and ignores proxy settings.
 //!
@@ -22,6 +22,7 @@
 //! lifts the scheme, host-name and address rules so local receivers work; it is
 //! off by default.
 
+use std::collections::HashMap;
 use std::future::Future;
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
 use std::pin::Pin;
@@ -183,6 +184,36 @@ fn checked_address(address: SocketAddr, policy: TargetPolicy) -> CoreResult<Sock
     Ok(address)
 }
 
+/// HTTP clients pinned to a checked address, kept per (host, address) so
+/// that sends to the same endpoint reuse their connections and TLS set-up
+/// instead of building a client (and a handshake) per send. A client is
+/// only ever used for the address it is pinned to, so the check before each
+/// send still decides where the connection goes. Bounded: emptied when full.
+#[derive(Debug, Default)]
+pub struct PinnedClients {
+    clients: std::sync::Mutex<HashMap<(String, SocketAddr), reqwest::Client>>,
+}
+
+/// Distinct (host, address) pairs kept before the cache starts over.
+const MAX_PINNED_CLIENTS: usize = 1024;
+
+impl PinnedClients {
+    /// A client for `url` that connects only to `addr`.
+    pub fn get(&self, url: &Url, addr: SocketAddr, timeout: Duration) -> CoreResult<reqwest::Client> {
+        let key = (url.host_str().unwrap_or_default().to_owned(), addr);
+        let mut clients = self.clients.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        if let Some(client) = clients.get(&key) {
+            return Ok(client.clone());
+        }
+        let client = pinned_client(url, addr, timeout)?;
+        if clients.len() >= MAX_PINNED_CLIENTS {
+            clients.clear();
+        }
+        clients.insert(key, client.clone());
+        Ok(client)
+    }
+}
+
 /// An HTTP client for one webhook request to `url` that connects only to
 /// `addr` (from [`resolve_target`]): the host name is pinned to `addr`, so no
 /// second DNS lookup happens, while TLS still verifies the certificate against
@@ -192,7 +223,7 @@ fn checked_address(address: SocketAddr, policy: TargetPolicy) -> CoreResult<Sock
 ///
 /// An IP-literal host needs no pinning; `addr` must then be that same IP
 /// (anything else is a caller bug, [`CoreError::Internal`]).
-pub fn pinned_client(url: &Url, addr: SocketAddr, timeout: Duration) -> CoreResult<reqwest::Client> {
+fn pinned_client(url: &Url, addr: SocketAddr, timeout: Duration) -> CoreResult<reqwest::Client> {
     let builder = reqwest::Client::builder()
         .tls_backend_rustls()
         .redirect(reqwest::redirect::Policy::none())

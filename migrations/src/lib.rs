@@ -21,6 +21,7 @@ mod m20261122_000011_create_webhook_deliveries;
 mod m20261122_000012_create_webhook_attempts;
 mod m20261123_000013_create_fleet_orders;
 mod m20261123_000014_add_workspace_open_amount;
+mod m20261123_000015_index_webhook_claims;
 
 pub struct Migrator;
 
@@ -42,6 +43,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261122_000012_create_webhook_attempts::Migration),
             Box::new(m20261123_000013_create_fleet_orders::Migration),
             Box::new(m20261123_000014_add_workspace_open_amount::Migration),
+            Box::new(m20261123_000015_index_webhook_claims::Migration),
         ]
     }
 }

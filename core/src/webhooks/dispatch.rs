@@ -57,6 +57,11 @@ pub async fn run(core: Core, stop: CancellationToken) {
             () = tokio::time::sleep(wait) => {}
             Some(done) = dispatcher.in_flight.join_next_with_id(), if !dispatcher.in_flight.is_empty() => {
                 dispatcher.finished(done);
+                // Free every slot that is free by now, so that one look at
+                // the queue refills them all.
+                while let Some(done) = dispatcher.in_flight.try_join_next_with_id() {
+                    dispatcher.finished(done);
+                }
             }
         }
     }

@@ -1,5 +1,13 @@
-use axum::response::Html;
+use std::sync::{Arc, OnceLock};
+
+use axum::body::{Body, Bytes};
+use axum::extract::Path;
+use axum::http::{HeaderValue, header};
+use axum::response::{Html, IntoResponse, Response};
 use courier::errors::ErrorCode;
+use utoipa_swagger_ui::Config;
+
+use crate::error::ApiError;
 
 /// `GET /v1/docs/errors`: the error catalogue that every `doc_url` points at,
 /// one anchor per code.
@@ -28,4 +36,72 @@ Branch on <code>code</code>; handle unknown codes by HTTP status. Quote <code>re
 
 fn escape(text: &str) -> String {
     text.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;")
+}
+
+/// `GET /v1/openapi.json`: the OpenAPI 3.1 document (see `crate::openapi`),
+/// built once.
+pub async fn openapi() -> Result<Response, ApiError> {
+    static DOCUMENT: OnceLock<Bytes> = OnceLock::new();
+    let bytes = match DOCUMENT.get() {
+        Some(bytes) => bytes.clone(),
+        None => {
+            let bytes = crate::openapi::document()
+                .and_then(|doc| serde_json::to_vec(&doc))
+                .map(Bytes::from)
+                .map_err(|error| {
+                    tracing::error!(%error, "cannot render the OpenAPI document");
+                    ApiError::new(ErrorCode::InternalError, "The API description could not be rendered.")
+                })?;
+            DOCUMENT.get_or_init(|| bytes).clone()
+        }
+    };
+    Ok(([(header::CONTENT_TYPE, "application/json")], bytes).into_response())
+}
+
+/// The Swagger UI settings: the document above, and no validator badge (it
+/// would send the document's URL to a third-party service).
+fn swagger_config() -> Arc<Config<'static>> {
+    static CONFIG: OnceLock<Arc<Config<'static>>> = OnceLock::new();
+    CONFIG
+        .get_or_init(|| Arc::new(Config::new(["/v1/openapi.json"]).validator_url("none")))
+        .clone()
+}
+
+/// `GET /v1/docs`: the interactive reference (Swagger UI, served with all its
+/// assets from this binary). The page's asset links are relative to
+/// `/v1/docs/`; served without the trailing slash they are rewritten to
+/// point there.
+pub async fn reference() -> Result<Response, ApiError> {
+    let mut response = reference_file("index.html")?;
+    let page = axum::body::to_bytes(std::mem::take(response.body_mut()), usize::MAX)
+        .await
+        .map_err(|_| ApiError::new(ErrorCode::InternalError, "The reference page could not be read."))?;
+    let page = String::from_utf8_lossy(&page).replace("\"./", "\"docs/");
+    response.headers_mut().remove(header::CONTENT_LENGTH);
+    *response.body_mut() = Body::from(page);
+    Ok(response)
+}
+
+/// `GET /v1/docs/{asset}`: the reference's scripts, styles and images.
+pub async fn reference_asset(Path(asset): Path<String>) -> Result<Response, ApiError> {
+    reference_file(&asset)
+}
+
+fn reference_file(path: &str) -> Result<Response, ApiError> {
+    let file = utoipa_swagger_ui::serve(path, swagger_config())
+        .map_err(|error| {
+            tracing::error!(%error, path, "cannot serve a reference asset");
+            ApiError::new(ErrorCode::InternalError, "The reference asset could not be served.")
+        })?
+        .ok_or_else(|| ApiError::new(ErrorCode::NotFound, format!("No reference asset {path}.")))?;
+    let mut response = Response::new(Body::from(file.bytes.into_owned()));
+    let headers = response.headers_mut();
+    if let Ok(content_type) = HeaderValue::from_str(&file.content_type) {
+        headers.insert(header::CONTENT_TYPE, content_type);
+    }
+    if file.gzpipped {
+        headers.insert(header::CONTENT_ENCODING, HeaderValue::from_static("gzip"));
+    }
+    headers.insert(header::X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
+    Ok(response)
 }

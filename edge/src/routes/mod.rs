@@ -1,14 +1,14 @@
 //! The `/v1` routes. Each handler converts its JSON to a request message,
 //! calls the core with the caller's context, and converts the answer back.
 
-mod deliveries;
+pub(crate) mod deliveries;
 mod docs;
-mod events;
-mod proofs;
-mod quotes;
+pub(crate) mod events;
+pub(crate) mod proofs;
+pub(crate) mod quotes;
 mod tracking_page;
-mod vehicle_types;
-mod webhooks;
+pub(crate) mod vehicle_types;
+pub(crate) mod webhooks;
 
 use axum::http::{Method, Uri};
 use axum::routing::{get, patch, post};
@@ -43,6 +43,9 @@ pub fn router(state: EdgeState) -> Router {
         .route("/v1/events", get(events::list))
         .route("/v1/events/{event_id}", get(events::get))
         .route("/v1/docs/errors", get(docs::errors))
+        .route("/v1/openapi.json", get(docs::openapi))
+        .route("/v1/docs", get(docs::reference))
+        .route("/v1/docs/{*asset}", get(docs::reference_asset))
         .fallback(unknown_route)
         .method_not_allowed_fallback(wrong_method)
         .layer(axum_middleware::from_fn_with_state(state.clone(), middleware::finish))

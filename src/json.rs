@@ -202,7 +202,7 @@ impl From<pb::Courier> for CourierJson {
 /// same shape with the courier reduced to its name (`EventDeliveryJson`).
 #[derive(Debug, Serialize, ToSchema)]
 #[schema(as = Delivery)]
-pub struct DeliveryJson<C = CourierJson> {
+pub struct DeliveryJson<C = Option<CourierJson>> {
     pub id: String,
     #[schema(value_type = pb::DeliveryStatus)]
     pub status: Option<&'static str>,
@@ -227,7 +227,9 @@ pub struct DeliveryJson<C = CourierJson> {
     #[schema(value_type = Option<String>, format = DateTime)]
     pub tracking_available_at: Option<String>,
     pub tracking_url: Option<String>,
-    pub courier: Option<C>,
+    /// `Option<…>` as a type argument rather than around it, so that the
+    /// schema shows the courier as nullable.
+    pub courier: C,
     #[schema(value_type = String, format = DateTime)]
     pub created_at: Option<String>,
     #[schema(value_type = String, format = DateTime)]
@@ -240,7 +242,7 @@ pub struct DeliveryJson<C = CourierJson> {
     pub delivered_at: Option<String>,
 }
 
-impl<C: From<pb::Courier>> From<pb::Delivery> for DeliveryJson<C> {
+impl<C: From<pb::Courier>> From<pb::Delivery> for DeliveryJson<Option<C>> {
     fn from(d: pb::Delivery) -> Self {
         DeliveryJson {
             status: status_name(d.status()),
@@ -300,4 +302,4 @@ impl From<pb::Courier> for CourierNameJson {
 }
 
 /// DeliveryEventData (contract 2.9).
-pub type EventDeliveryJson = DeliveryJson<CourierNameJson>;
+pub type EventDeliveryJson = DeliveryJson<Option<CourierNameJson>>;

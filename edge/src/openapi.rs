@@ -54,7 +54,7 @@ Amounts are integer cents including VAT; times are RFC 3339 in UTC. Errors answe
         events::list,
         events::get,
     ),
-    components(schemas(crate::error::ErrorBodyJson, dto::events::EventJson, courier::json::DeliveryJson<courier::json::CourierJson>, courier::json::DeliveryJson<courier::json::CourierNameJson>)),
+    components(schemas(crate::error::ErrorBodyJson, dto::events::EventJson, courier::json::DeliveryJson<Option<courier::json::CourierJson>>, courier::json::DeliveryJson<Option<courier::json::CourierNameJson>>)),
     modifiers(&SecuritySchemes),
     tags(
         (name = "Vehicle types", description = "What can carry the goods, and the extras on offer."),
@@ -182,8 +182,8 @@ pub fn document() -> Result<Value, serde_json::Error> {
 /// The two renderings of a delivery share one generic type, whose schemas
 /// utoipa names after their type arguments; the contract's names instead.
 const RENAMED: [(&str, &str); 2] = [
-    ("Delivery_Courier", "Delivery"),
-    ("Delivery_EventCourier", "DeliveryEventData"),
+    ("Delivery_Option_Courier", "Delivery"),
+    ("Delivery_Option_EventCourier", "DeliveryEventData"),
 ];
 
 fn rename_schema(doc: &mut Value, from: &str, to: &str) {

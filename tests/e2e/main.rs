@@ -11,6 +11,7 @@ mod errors;
 mod events;
 mod grpc;
 mod lifecycle;
+mod openapi;
 mod proofs;
 mod quotes;
 mod tracking_page;

@@ -202,7 +202,7 @@ pub fn list_request(query: &HashMap<String, String>) -> Result<pb::ListDeliverie
 #[derive(Debug, Serialize, ToSchema)]
 #[schema(as = DeliveryList)]
 pub struct DeliveryListJson {
-    pub deliveries: Vec<DeliveryJson<CourierJson>>,
+    pub deliveries: Vec<DeliveryJson<Option<CourierJson>>>,
     pub next_page_token: Option<String>,
 }
 

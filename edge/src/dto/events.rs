@@ -26,7 +26,7 @@ pub struct EventJson {
     #[schema(value_type = String, format = DateTime)]
     pub created_at: Option<String>,
     /// The delivery right after the change, with the courier reduced to its name.
-    #[schema(value_type = DeliveryJson<CourierNameJson>)]
+    #[schema(value_type = DeliveryJson<Option<CourierNameJson>>)]
     pub data: Option<EventDeliveryJson>,
 }
 

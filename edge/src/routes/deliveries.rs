@@ -34,7 +34,7 @@ fn missing(what: &str) -> ApiError {
             description = "Required. At most 255 characters; scope: workspace, mode and endpoint; kept 24 hours."),
     ),
     request_body = CreateDeliveryBody,
-    responses((status = 201, description = "The delivery, status `pending`.", body = DeliveryJson<CourierJson>,
+    responses((status = 201, description = "The delivery, status `pending`.", body = DeliveryJson<Option<CourierJson>>,
         headers(("Idempotent-Replayed" = String, description = "`true` when the answer is replayed for a retried key.")))),
     security(("partnerApiKey" = []), ("partnerBearer" = [])),
 )]
@@ -60,7 +60,7 @@ pub async fn create(
     operation_id = "getDelivery",
     tag = "Deliveries",
     params(("deliveryId" = String, Path, description = "The delivery's id (`del_…`).")),
-    responses((status = 200, description = "The delivery.", body = DeliveryJson<CourierJson>)),
+    responses((status = 200, description = "The delivery.", body = DeliveryJson<Option<CourierJson>>)),
     security(("partnerApiKey" = []), ("partnerBearer" = [])),
 )]
 pub async fn get(
@@ -139,7 +139,7 @@ pub async fn list(
     tag = "Deliveries",
     params(("deliveryId" = String, Path, description = "The delivery's id (`del_…`).")),
     request_body(content = Option<CancelDeliveryBody>, description = "Optional; empty means `{}`."),
-    responses((status = 200, description = "The delivery as it now is.", body = DeliveryJson<CourierJson>)),
+    responses((status = 200, description = "The delivery as it now is.", body = DeliveryJson<Option<CourierJson>>)),
     security(("partnerApiKey" = []), ("partnerBearer" = [])),
 )]
 pub async fn cancel(

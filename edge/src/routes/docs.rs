@@ -68,15 +68,20 @@ fn swagger_config() -> Arc<Config<'static>> {
 }
 
 /// `GET /v1/docs`: the interactive reference (Swagger UI, served with all its
-/// assets from this binary). The page's asset links are relative to
-/// `/v1/docs/`; served without the trailing slash they are rewritten to
-/// point there.
+/// assets from this binary). The page's asset links are relative; a `<base>`
+/// makes them resolve under `/v1/docs/`, with or without a trailing slash.
 pub async fn reference() -> Result<Response, ApiError> {
     let mut response = reference_file("index.html")?;
     let page = axum::body::to_bytes(std::mem::take(response.body_mut()), usize::MAX)
         .await
         .map_err(|_| ApiError::new(ErrorCode::InternalError, "The reference page could not be read."))?;
-    let page = String::from_utf8_lossy(&page).replace("\"./", "\"docs/");
+    let page = String::from_utf8_lossy(&page)
+        .replacen("<head>", "<head>\n    <base href=\"/v1/docs/\">", 1)
+        .replacen(
+            "<title>Swagger UI</title>",
+            "<title>Courier API v1 reference</title>",
+            1,
+        );
     response.headers_mut().remove(header::CONTENT_LENGTH);
     *response.body_mut() = Body::from(page);
     Ok(response)

@@ -45,6 +45,7 @@ pub fn router(state: EdgeState) -> Router {
         .route("/v1/docs/errors", get(docs::errors))
         .route("/v1/openapi.json", get(docs::openapi))
         .route("/v1/docs", get(docs::reference))
+        .route("/v1/docs/", get(docs::reference))
         .route("/v1/docs/{*asset}", get(docs::reference_asset))
         .fallback(unknown_route)
         .method_not_allowed_fallback(wrong_method)

@@ -198,8 +198,8 @@ impl From<pb::Courier> for CourierJson {
     }
 }
 
-/// A Delivery (contract 2.1): every field always present. Events carry the
-/// same shape with the courier reduced to its name (`EventDeliveryJson`).
+/// A delivery. Every field is always present, `null` where
+/// unset. Events carry the same shape with `courier` reduced to its name.
 #[derive(Debug, Serialize, ToSchema)]
 #[schema(as = Delivery)]
 pub struct DeliveryJson<C = Option<CourierJson>> {

@@ -83,7 +83,7 @@ impl IntoResponse for ApiError {
     }
 }
 
-/// The body of every error answer (contract section 7).
+/// The body of every error answer.
 #[derive(Debug, Serialize, ToSchema)]
 #[schema(as = Error)]
 pub struct ErrorBodyJson {

@@ -69,7 +69,7 @@ impl From<pb::WebhookAttempt> for WebhookAttemptJson {
     }
 }
 
-/// EventDetails: the Event plus its webhook attempts, oldest first.
+/// An event with every webhook attempt made for it, oldest first.
 #[derive(Debug, Serialize, ToSchema)]
 #[schema(as = EventDetails)]
 pub struct EventDetailsJson {
@@ -87,7 +87,7 @@ impl EventDetailsJson {
     }
 }
 
-/// EventList.
+/// One page of events, newest first.
 #[derive(Debug, Serialize, ToSchema)]
 #[schema(as = EventList)]
 pub struct EventListJson {

@@ -39,7 +39,7 @@ impl TryFrom<CreateQuoteBody> for pb::CreateQuoteRequest {
     }
 }
 
-/// A Quote (contract 2.5).
+/// A price for a route, valid 5 minutes in the key's mode.
 #[derive(Debug, Serialize, ToSchema)]
 #[schema(as = Quote)]
 pub struct QuoteJson {

@@ -18,7 +18,7 @@ use courier::v1 as pb;
 use serde_json::{Map, Value, json};
 use utoipa::openapi::RefOr;
 use utoipa::openapi::schema::Schema;
-use utoipa::openapi::security::{ApiKey, ApiKeyValue, Http, HttpAuthScheme, SecurityScheme};
+use utoipa::openapi::security::{ApiKey, ApiKeyValue, HttpAuthScheme, HttpBuilder, SecurityScheme};
 use utoipa::{Modify, OpenApi};
 
 use crate::dto;
@@ -79,7 +79,15 @@ impl Modify for SecuritySchemes {
                 "The API key (`mm_live_…` or `mm_test_…`). Used when both headers are sent.",
             ))),
         );
-        components.add_security_scheme("partnerBearer", SecurityScheme::Http(Http::new(HttpAuthScheme::Bearer)));
+        components.add_security_scheme(
+            "partnerBearer",
+            SecurityScheme::Http(
+                HttpBuilder::new()
+                    .scheme(HttpAuthScheme::Bearer)
+                    .description(Some("The API key as `Authorization: Bearer <key>`."))
+                    .build(),
+            ),
+        );
     }
 }
 

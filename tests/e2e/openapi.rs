@@ -330,6 +330,8 @@ e2e! {
             assert_eq!(response.status(), 200, "{page_path}");
             let content_type = response.headers()["content-type"].to_str().expect("ascii").to_owned();
             assert!(content_type.starts_with("text/html"), "{content_type}");
+            let policy = response.headers()["content-security-policy"].to_str().expect("ascii");
+            assert!(policy.starts_with("default-src 'self';"), "{policy}");
             let page = response.text().await.expect("html");
 
             let page_url = reqwest::Url::parse(&page_url).expect("url");

@@ -82,7 +82,15 @@ pub async fn reference() -> Result<Response, ApiError> {
             "<title>Courier API v1 reference</title>",
             1,
         );
-    response.headers_mut().remove(header::CONTENT_LENGTH);
+    let headers = response.headers_mut();
+    headers.remove(header::CONTENT_LENGTH);
+    // The browser enforces what the page promises: nothing from another origin.
+    headers.insert(
+        header::CONTENT_SECURITY_POLICY,
+        HeaderValue::from_static(
+            "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; base-uri 'self'; form-action 'none'; frame-ancestors 'none'",
+        ),
+    );
     *response.body_mut() = Body::from(page);
     Ok(response)
 }

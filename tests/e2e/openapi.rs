@@ -11,6 +11,7 @@ use serde_json::{Value, json};
 
 use crate::deliveries::berlin_delivery;
 use crate::harness::{Answer, TestApp, unique_suffix};
+use crate::proofs::pod_workspace;
 use crate::quotes::berlin_quote;
 use crate::webhooks::{Receiver, delete, live_delivery, patch};
 
@@ -269,6 +270,43 @@ e2e! {
         assert_documented(&doc, "get", "/v1/deliveries", &denied);
     }
 
+    async fn a_simulated_run_matches_the_documented_schemas(app: TestApp) {
+        let doc = document(&app).await;
+        let key = pod_workspace(&app).await.test_key;
+        let mut body = berlin_delivery();
+        body["proof_of_delivery"] = json!({ "dropoff": { "photos": 1, "signature": true, "recipient_name": true } });
+        let created = app.create_delivery(&key, &body).await;
+        let id = created["id"].as_str().expect("id").to_owned();
+        let delivered = app.wait_for_status(&key, &id, "delivered", Duration::from_secs(30)).await;
+        assert!(delivered["courier"].is_object(), "{delivered:#}");
+
+        assert_documented(&doc, "get", "/v1/deliveries/{deliveryId}", &app.get(&format!("/v1/deliveries/{id}"), &key).await);
+        let tracking = app.get(&format!("/v1/deliveries/{id}/tracking"), &key).await;
+        assert_documented(&doc, "get", "/v1/deliveries/{deliveryId}/tracking", &tracking);
+
+        let proof = app.get(&format!("/v1/deliveries/{id}/proof-of-delivery"), &key).await;
+        assert_eq!(proof.status, 200, "{:#}", proof.body);
+        assert_documented(&doc, "get", "/v1/deliveries/{deliveryId}/proof-of-delivery", &proof);
+        let link = proof.body["checkpoints"][0]["artifacts"][0]["download_url"].as_str().expect("download_url");
+        let file = app.http.get(link).send().await.expect("proof file");
+        assert_eq!(file.status(), 200);
+        let media = &doc["paths"]["/v1/proof-files/{artifactId}"]["get"]["responses"]["200"]["content"];
+        assert!(media["application/octet-stream"].is_object(), "{media:#}");
+        let forged = app.send(app.http.get(format!("{link}x"))).await;
+        forged.assert_error(404, "not_found", None);
+        assert_documented(&doc, "get", "/v1/proof-files/{artifactId}", &forged);
+
+        // Every event of the run, listed and in detail.
+        let events = app.get(&format!("/v1/events?delivery_id={id}&limit=100"), &key).await;
+        assert_documented(&doc, "get", "/v1/events", &events);
+        let listed = events.body["events"].as_array().expect("events");
+        assert!(listed.len() >= 7, "{listed:#?}");
+        for event in listed {
+            let event_id = event["id"].as_str().expect("id");
+            assert_documented(&doc, "get", "/v1/events/{eventId}", &app.get(&format!("/v1/events/{event_id}"), &key).await);
+        }
+    }
+
     async fn webhook_answers_and_payloads_match_their_schemas(app: TestApp) {
         let doc = document(&app).await;
         let key = &app.live_key;
@@ -307,6 +345,25 @@ e2e! {
         }
         assert!(types.contains(&"delivery.created".to_owned()), "{types:?}");
         assert!(types.contains(&"delivery.status_updated".to_owned()), "{types:?}");
+
+        // The real event's attempt record.
+        let created_event = received
+            .iter()
+            .map(|request| request.json())
+            .find(|body| body["type"] == "delivery.created")
+            .expect("delivery.created");
+        let event_path = format!("/v1/events/{}", created_event["id"].as_str().expect("id"));
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+        let details = loop {
+            let details = app.get(&event_path, key).await;
+            if details.body["webhook_attempts"].as_array().is_some_and(|a| !a.is_empty()) {
+                break details;
+            }
+            assert!(tokio::time::Instant::now() < deadline, "{:#}", details.body);
+            tokio::time::sleep(Duration::from_millis(25)).await;
+        };
+        assert_eq!(details.body["webhook_attempts"][0]["status"], "succeeded");
+        assert_documented(&doc, "get", "/v1/events/{eventId}", &details);
 
         let replayed = app.post(&format!("{path}/replay"), key, &json!({})).await;
         assert_documented(&doc, "post", "/v1/webhooks/{webhookId}/replay", &replayed);

@@ -5,7 +5,7 @@ use axum::extract::Path;
 use axum::http::{HeaderValue, header};
 use axum::response::{Html, IntoResponse, Response};
 use courier::errors::ErrorCode;
-use utoipa_swagger_ui::Config;
+use utoipa_swagger_ui::{Config, SwaggerFile};
 
 use crate::error::ApiError;
 
@@ -71,50 +71,53 @@ fn swagger_config() -> Arc<Config<'static>> {
 /// assets from this binary). The page's asset links are relative; a `<base>`
 /// makes them resolve under `/v1/docs/`, with or without a trailing slash.
 pub async fn reference() -> Result<Response, ApiError> {
-    let mut response = reference_file("index.html")?;
-    let page = axum::body::to_bytes(std::mem::take(response.body_mut()), usize::MAX)
-        .await
-        .map_err(|_| ApiError::new(ErrorCode::InternalError, "The reference page could not be read."))?;
-    let page = String::from_utf8_lossy(&page)
+    let file = swagger_file("index.html")?;
+    let page = String::from_utf8_lossy(&file.bytes)
         .replacen("<head>", "<head>\n    <base href=\"/v1/docs/\">", 1)
         .replacen(
             "<title>Swagger UI</title>",
             "<title>Courier API v1 reference</title>",
             1,
         );
-    let headers = response.headers_mut();
-    headers.remove(header::CONTENT_LENGTH);
+    let mut response = asset_response(page.into_bytes(), &file.content_type, file.gzpipped);
     // The browser enforces what the page promises: nothing from another origin.
-    headers.insert(
+    response.headers_mut().insert(
         header::CONTENT_SECURITY_POLICY,
         HeaderValue::from_static(
             "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; base-uri 'self'; form-action 'none'; frame-ancestors 'none'",
         ),
     );
-    *response.body_mut() = Body::from(page);
     Ok(response)
 }
 
 /// `GET /v1/docs/{asset}`: the reference's scripts, styles and images.
 pub async fn reference_asset(Path(asset): Path<String>) -> Result<Response, ApiError> {
-    reference_file(&asset)
+    let file = swagger_file(&asset)?;
+    Ok(asset_response(
+        file.bytes.into_owned(),
+        &file.content_type,
+        file.gzpipped,
+    ))
 }
 
-fn reference_file(path: &str) -> Result<Response, ApiError> {
-    let file = utoipa_swagger_ui::serve(path, swagger_config())
+fn swagger_file(path: &str) -> Result<SwaggerFile<'static>, ApiError> {
+    utoipa_swagger_ui::serve(path, swagger_config())
         .map_err(|error| {
             tracing::error!(%error, path, "cannot serve a reference asset");
             ApiError::new(ErrorCode::InternalError, "The reference asset could not be served.")
         })?
-        .ok_or_else(|| ApiError::new(ErrorCode::NotFound, format!("No reference asset {path}.")))?;
-    let mut response = Response::new(Body::from(file.bytes.into_owned()));
+        .ok_or_else(|| ApiError::new(ErrorCode::NotFound, format!("No reference asset {path}.")))
+}
+
+fn asset_response(body: Vec<u8>, content_type: &str, gzipped: bool) -> Response {
+    let mut response = Response::new(Body::from(body));
     let headers = response.headers_mut();
-    if let Ok(content_type) = HeaderValue::from_str(&file.content_type) {
+    if let Ok(content_type) = HeaderValue::from_str(content_type) {
         headers.insert(header::CONTENT_TYPE, content_type);
     }
-    if file.gzpipped {
+    if gzipped {
         headers.insert(header::CONTENT_ENCODING, HeaderValue::from_static("gzip"));
     }
     headers.insert(header::X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
-    Ok(response)
+    response
 }

@@ -192,6 +192,7 @@ pub fn document() -> Result<Value, serde_json::Error> {
         rename_schema(&mut doc, composed, name);
     }
     add_error_responses(&mut doc);
+    optional_bodies_are_objects(&mut doc);
     add_request_id_headers(&mut doc);
     add_webhooks(&mut doc);
     require_every_response_field(&mut doc);
@@ -276,6 +277,30 @@ fn add_error_responses(doc: &mut Value) {
                     } } }
                 }),
             );
+        }
+    }
+}
+
+/// An optional body (`Option<T>` in the annotation) may be left out, but when
+/// sent it must be the object: utoipa's `null` alternative is dropped.
+fn optional_bodies_are_objects(doc: &mut Value) {
+    for operation in operations(doc) {
+        let Some(body) = operation.get_mut("requestBody") else {
+            continue;
+        };
+        if body.get("required") == Some(&Value::Bool(true)) {
+            continue;
+        }
+        let Some(media) = body.pointer_mut("/content/application~1json") else {
+            continue;
+        };
+        let object = media
+            .pointer("/schema/oneOf")
+            .and_then(Value::as_array)
+            .and_then(|choices| choices.iter().find(|c| c.get("type") != Some(&json!("null"))))
+            .cloned();
+        if let Some(object) = object {
+            media["schema"] = object;
         }
     }
 }

@@ -61,7 +61,7 @@ pub async fn proof_of_delivery(
         ("signature" = String, Query, description = "As in the `download_url`."),
     ),
     responses((status = 200, description = "The file's bytes, with its content type.",
-        content_type = "application/octet-stream", body = Vec<u8>,
+        content_type = "application/octet-stream",
         headers(("Content-Disposition" = String, description = "`attachment` with the file name.")))),
 )]
 pub async fn file(

@@ -3,7 +3,9 @@
 //! Every field of the contract is always present, `null` where unset.
 
 use serde::Serialize;
+use utoipa::ToSchema;
 
+use crate::names::PublicName;
 use crate::v1 as pb;
 
 /// A time of a response: RFC 3339, UTC, `Z`.
@@ -11,14 +13,16 @@ pub fn time_out(ts: Option<&prost_types::Timestamp>) -> Option<String> {
     ts.and_then(crate::time::from_proto).map(crate::time::format_rfc3339)
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, ToSchema)]
+#[schema(as = Contact)]
 pub struct ContactJson {
     pub name: String,
     pub phone: String,
     pub email: Option<String>,
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, ToSchema)]
+#[schema(as = Waypoint)]
 pub struct WaypointJson {
     pub address: String,
     pub latitude: f64,
@@ -43,7 +47,8 @@ impl From<pb::Waypoint> for WaypointJson {
     }
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, ToSchema)]
+#[schema(as = BreakdownExtra)]
 pub struct BreakdownExtraJson {
     pub extra_id: String,
     pub option_id: Option<String>,
@@ -54,14 +59,16 @@ pub struct BreakdownExtraJson {
     pub amount_cents: i64,
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, ToSchema)]
+#[schema(as = Surcharge)]
 pub struct SurchargeJson {
     pub code: String,
     pub label: String,
     pub amount_cents: i64,
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, ToSchema)]
+#[schema(as = PriceBreakdown)]
 pub struct BreakdownJson {
     pub route_cents: i64,
     pub extras: Vec<BreakdownExtraJson>,
@@ -103,28 +110,18 @@ impl From<pb::PriceBreakdown> for BreakdownJson {
 }
 
 /// Every amount includes VAT.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, ToSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum TaxBehavior {
     Inclusive,
 }
 /// The public name of a status.
 pub fn status_name(status: pb::DeliveryStatus) -> Option<&'static str> {
-    use pb::DeliveryStatus as S;
-    match status {
-        S::Unspecified => None,
-        S::Pending => Some("pending"),
-        S::CourierAssigned => Some("courier_assigned"),
-        S::AtPickup => Some("at_pickup"),
-        S::PickedUp => Some("picked_up"),
-        S::InTransit => Some("in_transit"),
-        S::AtDropoff => Some("at_dropoff"),
-        S::Delivered => Some("delivered"),
-        S::Cancelled => Some("cancelled"),
-    }
+    status.public_name()
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, ToSchema)]
+#[schema(as = PickupProofRequirements)]
 pub struct PickupProofJson {
     pub photos: i32,
     pub signature: bool,
@@ -132,7 +129,8 @@ pub struct PickupProofJson {
     pub barcode: bool,
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, ToSchema)]
+#[schema(as = DropoffProofRequirements)]
 pub struct DropoffProofJson {
     pub photos: i32,
     pub signature: bool,
@@ -142,13 +140,15 @@ pub struct DropoffProofJson {
     pub leave_at_door: bool,
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, ToSchema)]
+#[schema(as = ProofOfDeliveryRequirements)]
 pub struct ProofRequirementsJson {
     pub pickup: Option<PickupProofJson>,
     pub dropoff: Option<DropoffProofJson>,
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, ToSchema)]
+#[schema(as = CourierVehicle)]
 pub struct CourierVehicleJson {
     pub make: Option<String>,
     pub model: Option<String>,
@@ -157,14 +157,17 @@ pub struct CourierVehicleJson {
     pub photo_url: Option<String>,
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, ToSchema)]
+#[schema(as = CourierLocation)]
 pub struct CourierLocationJson {
     pub latitude: f64,
     pub longitude: f64,
+    #[schema(value_type = Option<String>, format = DateTime)]
     pub recorded_at: Option<String>,
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, ToSchema)]
+#[schema(as = Courier)]
 pub struct CourierJson {
     pub name: Option<String>,
     pub photo_url: Option<String>,
@@ -195,12 +198,15 @@ impl From<pb::Courier> for CourierJson {
     }
 }
 
-/// A Delivery (contract 2.1): every field always present. Events carry the
-/// same shape with the courier reduced to its name (`EventDeliveryJson`).
-#[derive(Debug, Serialize)]
-pub struct DeliveryJson<C = CourierJson> {
+/// A delivery. Every field is always present, `null` where
+/// unset. Events carry the same shape with `courier` reduced to its name.
+#[derive(Debug, Serialize, ToSchema)]
+#[schema(as = Delivery)]
+pub struct DeliveryJson<C = Option<CourierJson>> {
     pub id: String,
+    #[schema(value_type = pb::DeliveryStatus)]
     pub status: Option<&'static str>,
+    #[schema(value_type = pb::Mode)]
     pub mode: &'static str,
     pub external_id: Option<String>,
     pub quote_id: Option<String>,
@@ -208,35 +214,40 @@ pub struct DeliveryJson<C = CourierJson> {
     pub currency: Option<String>,
     pub tax_behavior: TaxBehavior,
     pub breakdown: Option<BreakdownJson>,
+    #[schema(value_type = WaypointJson)]
     pub pickup: Option<WaypointJson>,
+    #[schema(value_type = WaypointJson)]
     pub dropoff: Option<WaypointJson>,
     pub stops: Vec<WaypointJson>,
     pub vehicle_type_id: String,
     pub notes: Option<String>,
+    #[schema(value_type = Option<String>, format = DateTime)]
     pub scheduled_at: Option<String>,
     pub proof_of_delivery: Option<ProofRequirementsJson>,
+    #[schema(value_type = Option<String>, format = DateTime)]
     pub tracking_available_at: Option<String>,
     pub tracking_url: Option<String>,
-    pub courier: Option<C>,
+    /// `Option<…>` as a type argument rather than around it, so that the
+    /// schema shows the courier as nullable.
+    pub courier: C,
+    #[schema(value_type = String, format = DateTime)]
     pub created_at: Option<String>,
+    #[schema(value_type = String, format = DateTime)]
     pub updated_at: Option<String>,
+    #[schema(value_type = Option<String>, format = DateTime)]
     pub cancelled_at: Option<String>,
+    #[schema(value_type = Option<pb::CancellationReason>)]
     pub cancellation_reason: Option<&'static str>,
+    #[schema(value_type = Option<String>, format = DateTime)]
     pub delivered_at: Option<String>,
 }
 
-impl<C: From<pb::Courier>> From<pb::Delivery> for DeliveryJson<C> {
+impl<C: From<pb::Courier>> From<pb::Delivery> for DeliveryJson<Option<C>> {
     fn from(d: pb::Delivery) -> Self {
         DeliveryJson {
             status: status_name(d.status()),
             mode: if d.mode() == pb::Mode::Test { "test" } else { "live" },
-            cancellation_reason: match d.cancellation_reason() {
-                pb::CancellationReason::Unspecified => None,
-                pb::CancellationReason::CancelledByYou => Some("cancelled_by_you"),
-                pb::CancellationReason::NoCourierFound => Some("no_courier_found"),
-                pb::CancellationReason::PickupNoShow => Some("pickup_no_show"),
-                pb::CancellationReason::CancelledByMaxmove => Some("cancelled_by_maxmove"),
-            },
+            cancellation_reason: d.cancellation_reason().public_name(),
             scheduled_at: time_out(d.scheduled_at.as_ref()),
             tracking_available_at: time_out(d.tracking_available_at.as_ref()),
             created_at: time_out(d.created_at.as_ref()),
@@ -278,7 +289,8 @@ impl<C: From<pb::Courier>> From<pb::Delivery> for DeliveryJson<C> {
 }
 
 /// The courier as events show it: its name only.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, ToSchema)]
+#[schema(as = EventCourier)]
 pub struct CourierNameJson {
     pub name: Option<String>,
 }
@@ -290,4 +302,4 @@ impl From<pb::Courier> for CourierNameJson {
 }
 
 /// DeliveryEventData (contract 2.9).
-pub type EventDeliveryJson = DeliveryJson<CourierNameJson>;
+pub type EventDeliveryJson = DeliveryJson<Option<CourierNameJson>>;

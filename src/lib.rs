@@ -5,6 +5,7 @@
 pub mod errors;
 pub mod json;
 pub mod logging;
+pub mod names;
 pub mod shutdown;
 pub mod time;
 

@@ -5,6 +5,8 @@
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use courier::errors::{self, ErrorCode};
+use serde::Serialize;
+use utoipa::ToSchema;
 
 /// A public error on its way out.
 #[derive(Clone, Debug)]
@@ -81,17 +83,41 @@ impl IntoResponse for ApiError {
     }
 }
 
+/// The body of every error answer.
+#[derive(Debug, Serialize, ToSchema)]
+#[schema(as = Error)]
+pub struct ErrorBodyJson {
+    pub error: ErrorJson,
+    /// Quote it to support; also in the `Request-Id` header.
+    pub request_id: String,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+#[schema(as = ErrorDetail)]
+pub struct ErrorJson {
+    /// Stable machine-readable code; clients branch on it and handle unknown
+    /// codes by HTTP status.
+    #[schema(schema_with = crate::openapi::error_code_schema)]
+    pub code: &'static str,
+    /// Human text; its wording may change.
+    pub message: String,
+    /// The request field concerned as a dot path (`stops.2.latitude`), or the header.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub param: Option<String>,
+    /// The code's documentation.
+    #[schema(format = "uri")]
+    pub doc_url: String,
+}
+
 /// The JSON body of an error answer.
-pub fn body(error: &ApiError, request_id: &str, base_url: &str) -> serde_json::Value {
-    let mut inner = serde_json::Map::new();
-    inner.insert("code".into(), error.code.as_str().into());
-    inner.insert("message".into(), error.message.clone().into());
-    if let Some(param) = &error.param {
-        inner.insert("param".into(), param.clone().into());
+pub fn body(error: &ApiError, request_id: &str, base_url: &str) -> ErrorBodyJson {
+    ErrorBodyJson {
+        error: ErrorJson {
+            code: error.code.as_str(),
+            message: error.message.clone(),
+            param: error.param.clone(),
+            doc_url: format!("{base_url}/v1/docs/errors#{}", error.code.as_str()),
+        },
+        request_id: request_id.to_owned(),
     }
-    inner.insert(
-        "doc_url".into(),
-        format!("{base_url}/v1/docs/errors#{}", error.code.as_str()).into(),
-    );
-    serde_json::json!({ "error": inner, "request_id": request_id })
 }

@@ -9,6 +9,7 @@ pub mod dto;
 pub mod error;
 pub mod json;
 pub mod middleware;
+pub mod openapi;
 pub mod routes;
 
 use std::future::Future;

@@ -44,7 +44,9 @@ pub async fn finish(State(state): State<EdgeState>, mut request: Request, next: 
                 .headers_mut()
                 .insert("idempotent-replayed", HeaderValue::from_static("true"));
         }
-        *response.body_mut() = Body::from(body.to_string());
+        // Serialising plain strings cannot fail; an empty body would still
+        // carry the status and the `Request-Id` header.
+        *response.body_mut() = Body::from(serde_json::to_vec(&body).unwrap_or_default());
         response
             .headers_mut()
             .insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));

@@ -29,7 +29,7 @@ const FLEET_ORDER_FIELDS: [&str; 7] = [
 
 /// A fleet workspace with API access and order intake (unless `intake` is
 /// false); returns its id and a live key with every fleet permission.
-async fn fleet(app: &TestApp, intake: bool) -> (String, String) {
+pub async fn fleet(app: &TestApp, intake: bool) -> (String, String) {
     let plan = ipb::Plan {
         api_access: true,
         fleet_order_intake: intake,
@@ -41,7 +41,7 @@ async fn fleet(app: &TestApp, intake: bool) -> (String, String) {
 }
 
 /// The smallest valid fleet order inside Berlin.
-fn minimal_order() -> Value {
+pub fn minimal_order() -> Value {
     json!({
         "customer": { "name": "Lea Kundin", "phone": "+49 30 7654321" },
         "pickup": alexanderplatz(),
@@ -51,7 +51,7 @@ fn minimal_order() -> Value {
 }
 
 /// A fleet order with every field.
-fn full_order() -> Value {
+pub fn full_order() -> Value {
     let mut order = minimal_order();
     order["customer"]["email"] = json!("lea@example.com");
     order["pickup"]["contact"] = json!({ "name": "Ana Sender", "phone": "+49 30 1234567" });

@@ -12,6 +12,7 @@ mod events;
 mod fleet;
 mod grpc;
 mod lifecycle;
+mod openapi;
 mod proofs;
 mod quotes;
 mod tracking_page;

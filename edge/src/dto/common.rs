@@ -3,12 +3,14 @@
 
 use courier::v1 as pb;
 use serde::Deserialize;
+use utoipa::ToSchema;
 
 use crate::error::ApiError;
 
 /// A route point of a quote: address and coordinates only.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
+#[schema(as = Address)]
 pub struct AddressBody {
     pub address: String,
     pub latitude: f64,
@@ -27,8 +29,9 @@ impl From<AddressBody> for pb::Waypoint {
     }
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
+#[schema(as = ContactInput)]
 pub struct ContactBody {
     pub name: String,
     pub phone: String,
@@ -46,8 +49,9 @@ impl From<ContactBody> for pb::Contact {
 }
 
 /// A route point that may carry a contact and handoff instructions.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
+#[schema(as = WaypointInput)]
 pub struct WaypointBody {
     pub address: String,
     pub latitude: f64,
@@ -68,8 +72,9 @@ impl From<WaypointBody> for pb::Waypoint {
     }
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
+#[schema(as = SelectedExtra)]
 pub struct SelectedExtraBody {
     pub extra_id: String,
     pub option_id: Option<String>,
@@ -86,8 +91,9 @@ impl From<SelectedExtraBody> for pb::SelectedExtra {
     }
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
+#[schema(as = ShipmentItem)]
 pub struct ItemBody {
     pub description: String,
     pub quantity: i64,

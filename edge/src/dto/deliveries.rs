@@ -2,16 +2,19 @@
 
 use std::collections::HashMap;
 
+use courier::names::PublicName;
 use courier::v1 as pb;
 use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
 
-use courier::json::{DeliveryJson, status_name};
+use courier::json::{CourierJson, DeliveryJson};
 
 use super::common::{ItemBody, SelectedExtraBody, WaypointBody, items_in, time_in};
 use crate::error::ApiError;
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
+#[schema(as = PickupProofInput)]
 pub struct PickupProofBody {
     pub photos: Option<i32>,
     pub signature: Option<bool>,
@@ -19,8 +22,9 @@ pub struct PickupProofBody {
     pub barcode: Option<bool>,
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
+#[schema(as = DropoffProofInput)]
 pub struct DropoffProofBody {
     pub photos: Option<i32>,
     pub signature: Option<bool>,
@@ -30,15 +34,19 @@ pub struct DropoffProofBody {
     pub leave_at_door: Option<bool>,
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
+#[schema(as = ProofOfDeliveryInput)]
 pub struct ProofBody {
     pub pickup: Option<PickupProofBody>,
     pub dropoff: Option<DropoffProofBody>,
 }
 
-#[derive(Debug, Deserialize)]
+/// Test keys only: how the simulated delivery ends; omitted, it runs through
+/// every status to `delivered`.
+#[derive(Debug, Deserialize, ToSchema)]
 #[serde(rename_all = "snake_case")]
+#[schema(as = TestScenario)]
 pub enum TestScenarioBody {
     NoCourierFound,
     CourierCancelled,
@@ -47,8 +55,9 @@ pub enum TestScenarioBody {
 }
 
 /// `POST /v1/deliveries` body.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
+#[schema(as = CreateDeliveryRequest)]
 pub struct CreateDeliveryBody {
     pub quote_id: Option<String>,
     pub pickup: WaypointBody,
@@ -59,6 +68,8 @@ pub struct CreateDeliveryBody {
     pub items: Option<Vec<ItemBody>>,
     pub external_id: Option<String>,
     pub notes: Option<String>,
+    /// Pickup time, 1 minute to 30 days ahead; omit for immediate.
+    #[schema(value_type = Option<String>, format = DateTime)]
     pub scheduled_at: Option<String>,
     pub proof_of_delivery: Option<ProofBody>,
     pub test_scenario: Option<TestScenarioBody>,
@@ -106,8 +117,10 @@ impl TryFrom<CreateDeliveryBody> for pb::CreateDeliveryRequest {
     }
 }
 
-#[derive(Debug, Deserialize)]
+/// Why the client cancels; omitted means `other`.
+#[derive(Debug, Deserialize, ToSchema)]
 #[serde(rename_all = "snake_case")]
+#[schema(as = CancelReason)]
 pub enum CancelReasonBody {
     FoundAnotherService,
     WaitedTooLong,
@@ -118,8 +131,9 @@ pub enum CancelReasonBody {
 }
 
 /// `POST /v1/deliveries/{id}/cancel` body (optional).
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
+#[schema(as = CancelDeliveryRequest)]
 pub struct CancelDeliveryBody {
     pub reason: Option<CancelReasonBody>,
 }
@@ -168,8 +182,11 @@ pub fn list_request(query: &HashMap<String, String>) -> Result<pb::ListDeliverie
     };
     let status = match query.get("status") {
         None => pb::DeliveryStatus::Unspecified,
-        Some(text) => status_in(text).ok_or_else(|| {
-            ApiError::invalid("status", "status must be one of pending, courier_assigned, at_pickup, picked_up, in_transit, at_dropoff, delivered, cancelled.")
+        Some(text) => pb::DeliveryStatus::from_public_name(text).ok_or_else(|| {
+            ApiError::invalid(
+                "status",
+                format!("status must be one of {}.", pb::DeliveryStatus::public_names()),
+            )
         })?,
     };
     Ok(pb::ListDeliveriesRequest {
@@ -182,25 +199,10 @@ pub fn list_request(query: &HashMap<String, String>) -> Result<pb::ListDeliverie
     })
 }
 
-pub fn status_in(text: &str) -> Option<pb::DeliveryStatus> {
-    use pb::DeliveryStatus as S;
-    [
-        S::Pending,
-        S::CourierAssigned,
-        S::AtPickup,
-        S::PickedUp,
-        S::InTransit,
-        S::AtDropoff,
-        S::Delivered,
-        S::Cancelled,
-    ]
-    .into_iter()
-    .find(|s| status_name(*s) == Some(text))
-}
-
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, ToSchema)]
+#[schema(as = DeliveryList)]
 pub struct DeliveryListJson {
-    pub deliveries: Vec<DeliveryJson>,
+    pub deliveries: Vec<DeliveryJson<Option<CourierJson>>>,
     pub next_page_token: Option<String>,
 }
 

@@ -4,57 +4,36 @@
 
 use std::collections::HashMap;
 
-use courier::json::{EventDeliveryJson, time_out};
+use courier::json::{CourierNameJson, DeliveryJson, EventDeliveryJson, time_out};
+use courier::names::PublicName;
 use courier::v1 as pb;
 use serde::Serialize;
+use utoipa::ToSchema;
 
 use super::common::time_in;
 use crate::error::ApiError;
 
-/// Every event type, with its public name.
-const EVENT_TYPES: [(pb::EventType, &str); 8] = [
-    (pb::EventType::DeliveryCreated, "delivery.created"),
-    (pb::EventType::DeliveryStatusUpdated, "delivery.status_updated"),
-    (pb::EventType::DeliveryCourierAssigned, "delivery.courier_assigned"),
-    (pb::EventType::DeliveryCourierArrived, "delivery.courier_arrived"),
-    (pb::EventType::DeliveryEtaUpdated, "delivery.eta_updated"),
-    (pb::EventType::DeliveryPodSubmitted, "delivery.pod_submitted"),
-    (pb::EventType::DeliveryDelivered, "delivery.delivered"),
-    (pb::EventType::DeliveryCancelled, "delivery.cancelled"),
-];
-
-/// The public name of an event type.
-pub fn event_type_name(event_type: pb::EventType) -> Option<&'static str> {
-    EVENT_TYPES
-        .iter()
-        .find(|(t, _)| *t == event_type)
-        .map(|(_, name)| *name)
-}
-
-/// The event type of a public name.
-pub fn event_type_in(name: &str) -> Option<pb::EventType> {
-    EVENT_TYPES.iter().find(|(_, n)| *n == name).map(|(t, _)| *t)
-}
-
-/// "delivery.created, delivery.status_updated, …" for messages.
-pub fn event_type_names() -> String {
-    EVENT_TYPES.iter().map(|(_, name)| *name).collect::<Vec<_>>().join(", ")
-}
-
-/// An Event: `{id, type, version, created_at, data}`.
-#[derive(Debug, Serialize)]
+/// An Event: `{id, type, version, created_at, data}`. Webhook requests carry
+/// the same envelope as their body.
+#[derive(Debug, Serialize, ToSchema)]
+#[schema(as = Event)]
 pub struct EventJson {
     pub id: String,
+    #[schema(value_type = pb::EventType)]
     pub r#type: Option<&'static str>,
+    /// Payload version, a year-month label.
     pub version: String,
+    #[schema(value_type = String, format = DateTime)]
     pub created_at: Option<String>,
+    /// The delivery right after the change, with the courier reduced to its name.
+    #[schema(value_type = DeliveryJson<Option<CourierNameJson>>)]
     pub data: Option<EventDeliveryJson>,
 }
 
 impl From<pb::Event> for EventJson {
     fn from(e: pb::Event) -> Self {
         EventJson {
-            r#type: event_type_name(e.r#type()),
+            r#type: e.r#type().public_name(),
             created_at: time_out(e.created_at.as_ref()),
             data: e.data.map(Into::into),
             id: e.id,
@@ -64,10 +43,13 @@ impl From<pb::Event> for EventJson {
 }
 
 /// One webhook attempt of an event.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, ToSchema)]
+#[schema(as = WebhookAttempt)]
 pub struct WebhookAttemptJson {
     pub webhook_id: String,
+    #[schema(value_type = String, format = DateTime)]
     pub attempted_at: Option<String>,
+    #[schema(value_type = pb::WebhookAttemptStatus)]
     pub status: Option<&'static str>,
     pub response_code: Option<i32>,
     pub latency_ms: Option<i64>,
@@ -76,14 +58,8 @@ pub struct WebhookAttemptJson {
 
 impl From<pb::WebhookAttempt> for WebhookAttemptJson {
     fn from(a: pb::WebhookAttempt) -> Self {
-        use pb::WebhookAttemptStatus as S;
         WebhookAttemptJson {
-            status: match a.status() {
-                S::Unspecified => None,
-                S::Succeeded => Some("succeeded"),
-                S::Failed => Some("failed"),
-                S::Pending => Some("pending"),
-            },
+            status: a.status().public_name(),
             attempted_at: time_out(a.attempted_at.as_ref()),
             webhook_id: a.webhook_id,
             response_code: a.response_code,
@@ -93,8 +69,9 @@ impl From<pb::WebhookAttempt> for WebhookAttemptJson {
     }
 }
 
-/// EventDetails: the Event plus its webhook attempts, oldest first.
-#[derive(Debug, Serialize)]
+/// An event with every webhook attempt made for it, oldest first.
+#[derive(Debug, Serialize, ToSchema)]
+#[schema(as = EventDetails)]
 pub struct EventDetailsJson {
     #[serde(flatten)]
     pub event: EventJson,
@@ -110,8 +87,9 @@ impl EventDetailsJson {
     }
 }
 
-/// EventList.
-#[derive(Debug, Serialize)]
+/// One page of events, newest first.
+#[derive(Debug, Serialize, ToSchema)]
+#[schema(as = EventList)]
 pub struct EventListJson {
     pub events: Vec<EventJson>,
     pub next_page_token: Option<String>,
@@ -158,8 +136,12 @@ pub fn list_request(query: &HashMap<String, String>) -> Result<pb::ListEventsReq
     };
     let event_type = match query.get("type") {
         None => pb::EventType::Unspecified,
-        Some(name) => event_type_in(name)
-            .ok_or_else(|| ApiError::invalid("type", format!("type must be one of {}.", event_type_names())))?,
+        Some(name) => pb::EventType::from_public_name(name).ok_or_else(|| {
+            ApiError::invalid(
+                "type",
+                format!("type must be one of {}.", pb::EventType::public_names()),
+            )
+        })?,
     };
     Ok(pb::ListEventsRequest {
         page_size,

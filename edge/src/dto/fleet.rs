@@ -3,12 +3,14 @@
 use courier::json::{status_name, time_out};
 use courier::v1 as pb;
 use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
 
 use super::common::{ContactBody, ItemBody, WaypointBody, items_in};
 
 /// `POST /v1/fleet/orders` body.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
+#[schema(as = CreateFleetOrderRequest)]
 pub struct CreateFleetOrderBody {
     pub customer: ContactBody,
     pub pickup: WaypointBody,
@@ -16,9 +18,13 @@ pub struct CreateFleetOrderBody {
     pub stops: Option<Vec<WaypointBody>>,
     pub vehicle_type_id: String,
     pub items: Option<Vec<ItemBody>>,
+    /// The customer's order reference, 1 to 120 characters.
     pub reference: Option<String>,
+    /// `YYYY-MM-DD`.
     pub requested_pickup_date: Option<String>,
+    /// `HH:MM`.
     pub requested_pickup_time: Option<String>,
+    /// IANA time zone of the requested date and time.
     pub customer_timezone: Option<String>,
     pub notes: Option<String>,
 }
@@ -42,14 +48,22 @@ impl From<CreateFleetOrderBody> for pb::CreateFleetOrderRequest {
 }
 
 /// A FleetOrder: every field always present, `null` where unset.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, ToSchema)]
+#[schema(as = FleetOrder)]
 pub struct FleetOrderJson {
     pub id: String,
+    #[schema(value_type = pb::DeliveryStatus)]
     pub status: Option<&'static str>,
+    /// The customer's order reference.
     pub reference: Option<String>,
+    /// The order's id on the fleet's dispatch board.
     pub order_id: String,
     pub tracking_url: Option<String>,
+    /// When the order was received.
+    #[schema(format = DateTime)]
     pub created_at: Option<String>,
+    /// The order's last change.
+    #[schema(format = DateTime)]
     pub updated_at: Option<String>,
 }
 

@@ -3,11 +3,15 @@
 //! `unknown`, as the contract's enums allow.
 
 use courier::json::time_out;
+use courier::names::PublicName;
 use courier::v1 as pb;
 use serde::Serialize;
+use utoipa::ToSchema;
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, ToSchema)]
+#[schema(as = ProofArtifact)]
 pub struct ProofArtifactJson {
+    #[schema(value_type = pb::ArtifactKind)]
     pub kind: &'static str,
     pub file_name: Option<String>,
     pub content_type: Option<String>,
@@ -15,36 +19,31 @@ pub struct ProofArtifactJson {
     pub download_url: Option<String>,
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, ToSchema)]
+#[schema(as = ProofCheckpoint)]
 pub struct ProofCheckpointJson {
+    #[schema(value_type = pb::CheckpointKind)]
     pub kind: &'static str,
     pub recipient_name: Option<String>,
+    #[schema(value_type = Option<String>, format = DateTime)]
     pub submitted_at: Option<String>,
     pub artifacts: Vec<ProofArtifactJson>,
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, ToSchema)]
+#[schema(as = ProofOfDelivery)]
 pub struct ProofOfDeliveryJson {
     pub delivery_id: String,
     pub checkpoints: Vec<ProofCheckpointJson>,
 }
 
-fn checkpoint_kind(value: i32) -> &'static str {
-    match pb::CheckpointKind::try_from(value) {
-        Ok(pb::CheckpointKind::Pickup) => "pickup",
-        Ok(pb::CheckpointKind::Dropoff) => "dropoff",
-        _ => "unknown",
-    }
-}
-
-fn artifact_kind(value: i32) -> &'static str {
-    match pb::ArtifactKind::try_from(value) {
-        Ok(pb::ArtifactKind::Photo) => "photo",
-        Ok(pb::ArtifactKind::Signature) => "signature",
-        Ok(pb::ArtifactKind::SignedDeliveryNote) => "signed_delivery_note",
-        Ok(pb::ArtifactKind::Document) => "document",
-        _ => "unknown",
-    }
+/// The public name of a kind; a value this edge does not know yet reads as
+/// the unspecified kind, whose name is `unknown`.
+fn kind_name<K: PublicName + TryFrom<i32> + Default>(value: i32) -> &'static str {
+    K::try_from(value)
+        .unwrap_or_default()
+        .public_name()
+        .unwrap_or("unknown")
 }
 
 impl From<pb::ProofOfDelivery> for ProofOfDeliveryJson {
@@ -55,14 +54,14 @@ impl From<pb::ProofOfDelivery> for ProofOfDeliveryJson {
                 .checkpoints
                 .into_iter()
                 .map(|c| ProofCheckpointJson {
-                    kind: checkpoint_kind(c.kind),
+                    kind: kind_name::<pb::CheckpointKind>(c.kind),
                     recipient_name: c.recipient_name,
                     submitted_at: time_out(c.submitted_at.as_ref()),
                     artifacts: c
                         .artifacts
                         .into_iter()
                         .map(|a| ProofArtifactJson {
-                            kind: artifact_kind(a.kind),
+                            kind: kind_name::<pb::ArtifactKind>(a.kind),
                             file_name: a.file_name,
                             content_type: a.content_type,
                             download_url: a.download_url,

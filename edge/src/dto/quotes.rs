@@ -2,13 +2,15 @@ use courier::v1 as pb;
 use serde::{Deserialize, Serialize};
 
 use courier::json::{BreakdownJson, TaxBehavior, time_out};
+use utoipa::ToSchema;
 
 use super::common::{AddressBody, ItemBody, SelectedExtraBody, items_in, time_in};
 use crate::error::ApiError;
 
 /// `POST /v1/quotes` body.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
+#[schema(as = CreateQuoteRequest)]
 pub struct CreateQuoteBody {
     pub pickup: AddressBody,
     pub dropoff: AddressBody,
@@ -16,6 +18,8 @@ pub struct CreateQuoteBody {
     pub vehicle_type_id: String,
     pub extras: Option<Vec<SelectedExtraBody>>,
     pub items: Option<Vec<ItemBody>>,
+    /// Pickup time, 1 minute to 30 days ahead; omit for immediate.
+    #[schema(value_type = Option<String>, format = DateTime)]
     pub scheduled_at: Option<String>,
 }
 
@@ -35,8 +39,9 @@ impl TryFrom<CreateQuoteBody> for pb::CreateQuoteRequest {
     }
 }
 
-/// A Quote (contract 2.5).
-#[derive(Debug, Serialize)]
+/// A price for a route, valid 5 minutes in the key's mode.
+#[derive(Debug, Serialize, ToSchema)]
+#[schema(as = Quote)]
 pub struct QuoteJson {
     pub id: String,
     pub amount_cents: i64,
@@ -45,7 +50,9 @@ pub struct QuoteJson {
     pub breakdown: BreakdownJson,
     pub distance_km: Option<f64>,
     pub duration_min: i64,
+    #[schema(value_type = String, format = DateTime)]
     pub valid_until: Option<String>,
+    #[schema(value_type = String, format = DateTime)]
     pub created_at: Option<String>,
 }
 

@@ -4,17 +4,25 @@
 use courier::json::{CourierJson, status_name, time_out};
 use courier::v1 as pb;
 use serde::Serialize;
+use utoipa::ToSchema;
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, ToSchema)]
+#[schema(as = TrackingEta)]
 pub struct EtaJson {
+    #[schema(value_type = Option<String>, format = DateTime)]
     pub pickup_at: Option<String>,
+    #[schema(value_type = Option<String>, format = DateTime)]
     pub dropoff_at: Option<String>,
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, ToSchema)]
+#[schema(as = DeliveryTracking)]
 pub struct TrackingJson {
     pub delivery_id: String,
+    #[schema(value_type = pb::DeliveryStatus)]
     pub status: Option<&'static str>,
+    /// From this time `courier.location` is filled.
+    #[schema(value_type = Option<String>, format = DateTime)]
     pub tracking_available_at: Option<String>,
     pub tracking_url: Option<String>,
     pub courier: Option<CourierJson>,

@@ -1,13 +1,17 @@
 use courier::v1 as pb;
 use serde::Serialize;
+use utoipa::ToSchema;
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, ToSchema)]
+#[schema(as = VehicleTypeList)]
 pub struct VehicleTypeListJson {
     pub vehicle_types: Vec<VehicleTypeJson>,
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, ToSchema)]
+#[schema(as = VehicleType)]
 pub struct VehicleTypeJson {
+    /// The value of `vehicle_type_id`.
     pub id: String,
     pub name: String,
     pub description: String,
@@ -18,7 +22,8 @@ pub struct VehicleTypeJson {
     pub extras: Vec<ExtraJson>,
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, ToSchema)]
+#[schema(as = Extra)]
 pub struct ExtraJson {
     pub id: String,
     pub name: String,
@@ -27,7 +32,8 @@ pub struct ExtraJson {
     pub options: Vec<ExtraOptionJson>,
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, ToSchema)]
+#[schema(as = ExtraOption)]
 pub struct ExtraOptionJson {
     pub id: String,
     pub name: String,

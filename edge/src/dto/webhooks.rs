@@ -1,18 +1,24 @@
 //! Webhook endpoint shapes (contract 4.10; DECISIONS.md "Webhooks").
 
 use courier::json::time_out;
+use courier::names::PublicName;
 use courier::v1 as pb;
 use serde::{Deserialize, Deserializer, Serialize};
+use utoipa::ToSchema;
 
-use super::events::{event_type_in, event_type_name, event_type_names};
 use crate::error::ApiError;
 
 /// `POST /v1/webhooks` body.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
+#[schema(as = CreateWebhookEndpointRequest)]
 pub struct CreateWebhookBody {
+    /// Public HTTPS URL, 12 to 2000 characters.
     pub url: String,
+    /// At most 8 distinct types; empty or omitted means every type.
+    #[schema(value_type = Option<Vec<pb::EventType>>)]
     pub events: Option<Vec<String>>,
+    /// At most 500 characters.
     pub description: Option<String>,
 }
 
@@ -28,25 +34,31 @@ impl TryFrom<CreateWebhookBody> for pb::CreateWebhookEndpointRequest {
     }
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, ToSchema)]
 #[serde(rename_all = "snake_case")]
+#[schema(as = UpdateWebhookEndpointStatus)]
 pub enum EndpointStatusBody {
     Active,
     Disabled,
 }
 
 /// `PATCH /v1/webhooks/{id}` body: an absent field stays as it is.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
+#[schema(as = UpdateWebhookEndpointRequest)]
 pub struct UpdateWebhookBody {
     #[serde(default, deserialize_with = "present")]
+    #[schema(value_type = String)]
     pub url: Option<Option<String>>,
+    /// `[]` means every event type.
     #[serde(default, deserialize_with = "present")]
+    #[schema(value_type = Vec<pb::EventType>)]
     pub events: Option<Option<Vec<String>>>,
     /// `null` (or `""`) removes the description.
     #[serde(default, deserialize_with = "present")]
     pub description: Option<Option<String>>,
     #[serde(default, deserialize_with = "present")]
+    #[schema(value_type = EndpointStatusBody)]
     pub status: Option<Option<EndpointStatusBody>>,
 }
 
@@ -88,10 +100,10 @@ fn events_in(names: Vec<String>) -> Result<Vec<i32>, ApiError> {
         .iter()
         .enumerate()
         .map(|(index, name)| {
-            event_type_in(name).map(|t| t as i32).ok_or_else(|| {
+            pb::EventType::from_public_name(name).map(|t| t as i32).ok_or_else(|| {
                 ApiError::invalid(
                     format!("events.{index}"),
-                    format!("events.{index} must be one of {}.", event_type_names()),
+                    format!("events.{index} must be one of {}.", pb::EventType::public_names()),
                 )
             })
         })
@@ -99,37 +111,36 @@ fn events_in(names: Vec<String>) -> Result<Vec<i32>, ApiError> {
 }
 
 /// A body that must be empty or `{}` (`test`, `replay`).
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct EmptyBody {}
 
 /// A webhook endpoint record.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, ToSchema)]
+#[schema(as = WebhookEndpoint)]
 pub struct WebhookEndpointJson {
     pub id: String,
     pub url: String,
+    /// The subscribed types; empty means every type.
+    #[schema(value_type = Vec<pb::EventType>)]
     pub events: Vec<&'static str>,
     pub description: Option<String>,
+    #[schema(value_type = pb::WebhookEndpointStatus)]
     pub status: Option<&'static str>,
+    #[schema(value_type = Option<pb::WebhookDisabledReason>)]
     pub disabled_reason: Option<&'static str>,
+    #[schema(value_type = String, format = DateTime)]
     pub created_at: Option<String>,
+    #[schema(value_type = String, format = DateTime)]
     pub updated_at: Option<String>,
 }
 
 impl From<pb::WebhookEndpoint> for WebhookEndpointJson {
     fn from(e: pb::WebhookEndpoint) -> Self {
         WebhookEndpointJson {
-            events: e.events().filter_map(event_type_name).collect(),
-            status: match e.status() {
-                pb::WebhookEndpointStatus::Unspecified => None,
-                pb::WebhookEndpointStatus::Active => Some("active"),
-                pb::WebhookEndpointStatus::Disabled => Some("disabled"),
-            },
-            disabled_reason: match e.disabled_reason() {
-                pb::WebhookDisabledReason::Unspecified => None,
-                pb::WebhookDisabledReason::Manual => Some("manual"),
-                pb::WebhookDisabledReason::Failing => Some("failing"),
-            },
+            events: e.events().filter_map(PublicName::public_name).collect(),
+            status: e.status().public_name(),
+            disabled_reason: e.disabled_reason().public_name(),
             created_at: time_out(e.created_at.as_ref()),
             updated_at: time_out(e.updated_at.as_ref()),
             id: e.id,
@@ -140,26 +151,31 @@ impl From<pb::WebhookEndpoint> for WebhookEndpointJson {
 }
 
 /// The create answer: the record plus its secret, shown this once.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, ToSchema)]
+#[schema(as = CreatedWebhookEndpoint)]
 pub struct CreatedWebhookJson {
     #[serde(flatten)]
     pub endpoint: WebhookEndpointJson,
+    /// Signing secret (`whsec_…`), shown only in this answer.
     pub secret: String,
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, ToSchema)]
+#[schema(as = WebhookEndpointList)]
 pub struct WebhookListJson {
     pub webhooks: Vec<WebhookEndpointJson>,
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, ToSchema)]
+#[schema(as = DeletedWebhookEndpoint)]
 pub struct DeletedWebhookJson {
     pub id: String,
     pub deleted: bool,
 }
 
 /// The result of the sample event.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, ToSchema)]
+#[schema(as = WebhookTestResult)]
 pub struct WebhookTestJson {
     pub event_id: String,
     pub succeeded: bool,
@@ -180,7 +196,9 @@ impl From<pb::TestWebhookEndpointResponse> for WebhookTestJson {
     }
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, ToSchema)]
+#[schema(as = WebhookReplayResult)]
 pub struct ReplayJson {
+    /// How many failed events were queued again.
     pub queued: i64,
 }

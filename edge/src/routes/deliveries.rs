@@ -8,7 +8,7 @@ use courier::v1 as pb;
 
 use crate::EdgeState;
 use crate::context::CallContext;
-use courier::json::DeliveryJson;
+use courier::json::{CourierJson, DeliveryJson};
 
 use crate::dto::deliveries::{self, CancelDeliveryBody, CreateDeliveryBody, DeliveryListJson};
 use crate::dto::tracking::TrackingJson;
@@ -19,7 +19,25 @@ fn missing(what: &str) -> ApiError {
     ApiError::new(ErrorCode::UpstreamError, format!("The core answered without a {what}."))
 }
 
-/// `POST /v1/deliveries`
+/// Create a delivery
+///
+/// Books a delivery (status `pending`). A test key creates a simulated
+/// delivery that the courier simulator moves through its statuses. A retry
+/// with the same `Idempotency-Key` and body replays the first answer.
+#[utoipa::path(
+    post,
+    path = "/v1/deliveries",
+    operation_id = "createDelivery",
+    tag = "Deliveries",
+    params(
+        ("Idempotency-Key" = String, Header, max_length = 255,
+            description = "Required. At most 255 characters; scope: workspace, mode and endpoint; kept 24 hours."),
+    ),
+    request_body = CreateDeliveryBody,
+    responses((status = 201, description = "The delivery, status `pending`.", body = DeliveryJson<Option<CourierJson>>,
+        headers(("Idempotent-Replayed" = String, description = "`true` when the answer is replayed for a retried key.")))),
+    security(("partnerApiKey" = []), ("partnerBearer" = [])),
+)]
 pub async fn create(
     State(state): State<EdgeState>,
     ctx: CallContext,
@@ -32,7 +50,16 @@ pub async fn create(
     Ok((StatusCode::CREATED, headers, Json(delivery.into())))
 }
 
-/// `GET /v1/deliveries/{id}`
+/// Get a delivery
+#[utoipa::path(
+    get,
+    path = "/v1/deliveries/{deliveryId}",
+    operation_id = "getDelivery",
+    tag = "Deliveries",
+    params(("deliveryId" = String, Path, description = "The delivery's id (`del_…`).")),
+    responses((status = 200, description = "The delivery.", body = DeliveryJson<Option<CourierJson>>)),
+    security(("partnerApiKey" = []), ("partnerBearer" = [])),
+)]
 pub async fn get(
     State(state): State<EdgeState>,
     ctx: CallContext,
@@ -44,7 +71,19 @@ pub async fn get(
     Ok(Json(delivery.into()))
 }
 
-/// `GET /v1/deliveries/{id}/tracking`
+/// Track a delivery
+///
+/// The authoritative source of `tracking_available_at` and of the courier's
+/// location, which is filled once tracking is open.
+#[utoipa::path(
+    get,
+    path = "/v1/deliveries/{deliveryId}/tracking",
+    operation_id = "getDeliveryTracking",
+    tag = "Deliveries",
+    params(("deliveryId" = String, Path, description = "The delivery's id (`del_…`).")),
+    responses((status = 200, description = "Status, courier and ETAs.", body = TrackingJson)),
+    security(("partnerApiKey" = []), ("partnerBearer" = [])),
+)]
 pub async fn tracking(
     State(state): State<EdgeState>,
     ctx: CallContext,
@@ -56,7 +95,26 @@ pub async fn tracking(
     Ok(Json(tracking.into()))
 }
 
-/// `GET /v1/deliveries`
+/// List deliveries
+///
+/// Newest first. Follow `next_page_token` until it is null, keeping the same
+/// filters. Unknown or repeated parameters are refused.
+#[utoipa::path(
+    get,
+    path = "/v1/deliveries",
+    operation_id = "listDeliveries",
+    tag = "Deliveries",
+    params(
+        ("limit" = Option<i32>, Query, minimum = 1, maximum = 100, description = "Page size, 1 to 100; default 20."),
+        ("page_token" = Option<String>, Query, description = "The previous page's `next_page_token`, unchanged."),
+        ("status" = Option<pb::DeliveryStatus>, Query, description = "Only deliveries in this status."),
+        ("external_id" = Option<String>, Query, description = "Only the delivery with this `external_id`."),
+        ("created_after" = Option<String>, Query, format = DateTime, description = "Created at or after this time."),
+        ("created_before" = Option<String>, Query, format = DateTime, description = "Created before this time."),
+    ),
+    responses((status = 200, description = "One page of deliveries.", body = DeliveryListJson)),
+    security(("partnerApiKey" = []), ("partnerBearer" = [])),
+)]
 pub async fn list(
     State(state): State<EdgeState>,
     ctx: CallContext,
@@ -68,7 +126,19 @@ pub async fn list(
     Ok(Json(answer.into_inner().into()))
 }
 
-/// `POST /v1/deliveries/{id}/cancel`
+/// Cancel a delivery
+///
+/// Possible until the courier has picked up the goods. The body is optional.
+#[utoipa::path(
+    post,
+    path = "/v1/deliveries/{deliveryId}/cancel",
+    operation_id = "cancelDelivery",
+    tag = "Deliveries",
+    params(("deliveryId" = String, Path, description = "The delivery's id (`del_…`).")),
+    request_body(content = Option<CancelDeliveryBody>, description = "Optional; empty means `{}`."),
+    responses((status = 200, description = "The delivery as it now is.", body = DeliveryJson<Option<CourierJson>>)),
+    security(("partnerApiKey" = []), ("partnerBearer" = [])),
+)]
 pub async fn cancel(
     State(state): State<EdgeState>,
     ctx: CallContext,

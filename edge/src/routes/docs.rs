@@ -1,5 +1,13 @@
-use axum::response::Html;
+use std::sync::{Arc, OnceLock};
+
+use axum::body::{Body, Bytes};
+use axum::extract::Path;
+use axum::http::{HeaderValue, header};
+use axum::response::{Html, IntoResponse, Response};
 use courier::errors::ErrorCode;
+use utoipa_swagger_ui::{Config, SwaggerFile};
+
+use crate::error::ApiError;
 
 /// `GET /v1/docs/errors`: the error catalogue that every `doc_url` points at,
 /// one anchor per code.
@@ -28,4 +36,88 @@ Branch on <code>code</code>; handle unknown codes by HTTP status. Quote <code>re
 
 fn escape(text: &str) -> String {
     text.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;")
+}
+
+/// `GET /v1/openapi.json`: the OpenAPI 3.1 document (see `crate::openapi`),
+/// built once.
+pub async fn openapi() -> Result<Response, ApiError> {
+    static DOCUMENT: OnceLock<Bytes> = OnceLock::new();
+    let bytes = match DOCUMENT.get() {
+        Some(bytes) => bytes.clone(),
+        None => {
+            let bytes = crate::openapi::document()
+                .and_then(|doc| serde_json::to_vec(&doc))
+                .map(Bytes::from)
+                .map_err(|error| {
+                    tracing::error!(%error, "cannot render the OpenAPI document");
+                    ApiError::new(ErrorCode::InternalError, "The API description could not be rendered.")
+                })?;
+            DOCUMENT.get_or_init(|| bytes).clone()
+        }
+    };
+    Ok(([(header::CONTENT_TYPE, "application/json")], bytes).into_response())
+}
+
+/// The Swagger UI settings: the document above, and no validator badge (it
+/// would send the document's URL to a third-party service).
+fn swagger_config() -> Arc<Config<'static>> {
+    static CONFIG: OnceLock<Arc<Config<'static>>> = OnceLock::new();
+    CONFIG
+        .get_or_init(|| Arc::new(Config::new(["/v1/openapi.json"]).validator_url("none")))
+        .clone()
+}
+
+/// `GET /v1/docs`: the interactive reference (Swagger UI, served with all its
+/// assets from this binary). The page's asset links are relative; a `<base>`
+/// makes them resolve under `/v1/docs/`, with or without a trailing slash.
+pub async fn reference() -> Result<Response, ApiError> {
+    let file = swagger_file("index.html")?;
+    let page = String::from_utf8_lossy(&file.bytes)
+        .replacen("<head>", "<head>\n    <base href=\"/v1/docs/\">", 1)
+        .replacen(
+            "<title>Swagger UI</title>",
+            "<title>Courier API v1 reference</title>",
+            1,
+        );
+    let mut response = asset_response(page.into_bytes(), &file.content_type, file.gzpipped);
+    // The browser enforces what the page promises: nothing from another origin.
+    response.headers_mut().insert(
+        header::CONTENT_SECURITY_POLICY,
+        HeaderValue::from_static(
+            "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; base-uri 'self'; form-action 'none'; frame-ancestors 'none'",
+        ),
+    );
+    Ok(response)
+}
+
+/// `GET /v1/docs/{asset}`: the reference's scripts, styles and images.
+pub async fn reference_asset(Path(asset): Path<String>) -> Result<Response, ApiError> {
+    let file = swagger_file(&asset)?;
+    Ok(asset_response(
+        file.bytes.into_owned(),
+        &file.content_type,
+        file.gzpipped,
+    ))
+}
+
+fn swagger_file(path: &str) -> Result<SwaggerFile<'static>, ApiError> {
+    utoipa_swagger_ui::serve(path, swagger_config())
+        .map_err(|error| {
+            tracing::error!(%error, path, "cannot serve a reference asset");
+            ApiError::new(ErrorCode::InternalError, "The reference asset could not be served.")
+        })?
+        .ok_or_else(|| ApiError::new(ErrorCode::NotFound, format!("No reference asset {path}.")))
+}
+
+fn asset_response(body: Vec<u8>, content_type: &str, gzipped: bool) -> Response {
+    let mut response = Response::new(Body::from(body));
+    let headers = response.headers_mut();
+    if let Ok(content_type) = HeaderValue::from_str(content_type) {
+        headers.insert(header::CONTENT_TYPE, content_type);
+    }
+    if gzipped {
+        headers.insert(header::CONTENT_ENCODING, HeaderValue::from_static("gzip"));
+    }
+    headers.insert(header::X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
+    response
 }

@@ -11,7 +11,27 @@ use crate::context::CallContext;
 use crate::dto::events::{self, EventDetailsJson, EventListJson};
 use crate::error::ApiError;
 
-/// `GET /v1/events`
+/// List events
+///
+/// Every event of the key's workspace and mode, whether or not an endpoint
+/// received it; newest first. Follow `next_page_token` until it is null,
+/// keeping the same filters. Events are kept 30 days.
+#[utoipa::path(
+    get,
+    path = "/v1/events",
+    operation_id = "listEvents",
+    tag = "Events",
+    params(
+        ("limit" = Option<i32>, Query, minimum = 1, maximum = 100, description = "Page size, 1 to 100; default 20."),
+        ("page_token" = Option<String>, Query, description = "The previous page's `next_page_token`, unchanged."),
+        ("delivery_id" = Option<String>, Query, description = "Only events of this delivery."),
+        ("type" = Option<pb::EventType>, Query, description = "Only events of this type."),
+        ("created_after" = Option<String>, Query, format = DateTime, description = "Created at or after this time."),
+        ("created_before" = Option<String>, Query, format = DateTime, description = "Created before this time."),
+    ),
+    responses((status = 200, description = "One page of events.", body = EventListJson)),
+    security(("partnerApiKey" = []), ("partnerBearer" = [])),
+)]
 pub async fn list(
     State(state): State<EdgeState>,
     ctx: CallContext,
@@ -23,7 +43,18 @@ pub async fn list(
     Ok(Json(answer.into_inner().into()))
 }
 
-/// `GET /v1/events/{event_id}`
+/// Get an event
+///
+/// The event with every webhook attempt made for it, oldest first.
+#[utoipa::path(
+    get,
+    path = "/v1/events/{eventId}",
+    operation_id = "getEvent",
+    tag = "Events",
+    params(("eventId" = String, Path, description = "The event's id (`evt_…`).")),
+    responses((status = 200, description = "The event and its attempts.", body = EventDetailsJson)),
+    security(("partnerApiKey" = []), ("partnerBearer" = [])),
+)]
 pub async fn get(
     State(state): State<EdgeState>,
     ctx: CallContext,

@@ -15,7 +15,24 @@ fn missing() -> ApiError {
     ApiError::new(ErrorCode::UpstreamError, "The core answered without a fleet order.")
 }
 
-/// `POST /v1/fleet/orders`
+/// Create a fleet order
+///
+/// Puts an order of the fleet's own customer on its dispatch board. Fleet
+/// workspaces with order intake only, with a live key.
+#[utoipa::path(
+    post,
+    path = "/v1/fleet/orders",
+    operation_id = "createFleetOrder",
+    tag = "Fleet orders",
+    params(
+        ("Idempotency-Key" = String, Header, max_length = 255,
+            description = "Required. At most 255 characters; scope: workspace, mode and endpoint; kept 24 hours."),
+    ),
+    request_body = CreateFleetOrderBody,
+    responses((status = 201, description = "The fleet order, on the dispatch board.", body = FleetOrderJson,
+        headers(("Idempotent-Replayed" = String, description = "`true` when the answer is replayed for a retried key.")))),
+    security(("partnerApiKey" = []), ("partnerBearer" = [])),
+)]
 pub async fn create(
     State(state): State<EdgeState>,
     ctx: CallContext,
@@ -28,7 +45,16 @@ pub async fn create(
     Ok((StatusCode::CREATED, headers, Json(order.into())))
 }
 
-/// `GET /v1/fleet/orders/{id}`
+/// Retrieve a fleet order
+#[utoipa::path(
+    get,
+    path = "/v1/fleet/orders/{fleetOrderId}",
+    operation_id = "getFleetOrder",
+    tag = "Fleet orders",
+    params(("fleetOrderId" = String, Path, description = "The fleet order's id (`flo_…`).")),
+    responses((status = 200, description = "The fleet order as it is now.", body = FleetOrderJson)),
+    security(("partnerApiKey" = []), ("partnerBearer" = [])),
+)]
 pub async fn get(
     State(state): State<EdgeState>,
     ctx: CallContext,

@@ -1,15 +1,15 @@
 //! The `/v1` routes. Each handler converts its JSON to a request message,
 //! calls the core with the caller's context, and converts the answer back.
 
-mod deliveries;
+pub(crate) mod deliveries;
 mod docs;
-mod events;
-mod fleet;
-mod proofs;
-mod quotes;
+pub(crate) mod events;
+pub(crate) mod fleet;
+pub(crate) mod proofs;
+pub(crate) mod quotes;
 mod tracking_page;
-mod vehicle_types;
-mod webhooks;
+pub(crate) mod vehicle_types;
+pub(crate) mod webhooks;
 
 use axum::http::{HeaderMap, HeaderValue, Method, Uri};
 use axum::routing::{get, patch, post};
@@ -46,6 +46,10 @@ pub fn router(state: EdgeState) -> Router {
         .route("/v1/events", get(events::list))
         .route("/v1/events/{event_id}", get(events::get))
         .route("/v1/docs/errors", get(docs::errors))
+        .route("/v1/openapi.json", get(docs::openapi))
+        .route("/v1/docs", get(docs::reference))
+        .route("/v1/docs/", get(docs::reference))
+        .route("/v1/docs/{*asset}", get(docs::reference_asset))
         .fallback(unknown_route)
         .method_not_allowed_fallback(wrong_method)
         .layer(axum_middleware::from_fn_with_state(state.clone(), middleware::finish))

@@ -16,7 +16,19 @@ use crate::context::CallContext;
 use crate::dto::proofs::ProofOfDeliveryJson;
 use crate::error::ApiError;
 
-/// `GET /v1/deliveries/{id}/proof-of-delivery`
+/// Get the proof of delivery
+///
+/// The submitted checkpoints with their files. Every read issues fresh
+/// `download_url`s, each valid 15 minutes.
+#[utoipa::path(
+    get,
+    path = "/v1/deliveries/{deliveryId}/proof-of-delivery",
+    operation_id = "getProofOfDelivery",
+    tag = "Deliveries",
+    params(("deliveryId" = String, Path, description = "The delivery's id (`del_…`).")),
+    responses((status = 200, description = "The proof of delivery.", body = ProofOfDeliveryJson)),
+    security(("partnerApiKey" = []), ("partnerBearer" = [])),
+)]
 pub async fn proof_of_delivery(
     State(state): State<EdgeState>,
     ctx: CallContext,
@@ -33,9 +45,25 @@ pub async fn proof_of_delivery(
     Ok(Json(proof.into()))
 }
 
-/// `GET /v1/proof-files/{artifact_id}?expires=<unix>&signature=<sig>`: the
-/// file, as an attachment. The core checks the signature and expiry; errors
-/// are in the public JSON shape.
+/// Download a proof file
+///
+/// The target of a `download_url`: the file as an attachment. Needs no API
+/// key; the signed, 15-minute link is the capability. The core checks the
+/// signature and expiry; errors are in the public JSON shape.
+#[utoipa::path(
+    get,
+    path = "/v1/proof-files/{artifactId}",
+    operation_id = "downloadProofFile",
+    tag = "Deliveries",
+    params(
+        ("artifactId" = String, Path, description = "The file's id, as in the `download_url`."),
+        ("expires" = i64, Query, description = "Unix seconds, as in the `download_url`."),
+        ("signature" = String, Query, description = "As in the `download_url`."),
+    ),
+    responses((status = 200, description = "The file's bytes, with its content type.",
+        content_type = "application/octet-stream",
+        headers(("Content-Disposition" = String, description = "`attachment` with the file name.")))),
+)]
 pub async fn file(
     State(state): State<EdgeState>,
     ctx: CallContext,

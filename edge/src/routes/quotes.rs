@@ -9,7 +9,19 @@ use crate::dto::quotes::{CreateQuoteBody, QuoteJson};
 use crate::error::ApiError;
 use crate::json::JsonBody;
 
-/// `POST /v1/quotes`
+/// Create a quote
+///
+/// Prices a route for a vehicle type. The quote is valid for 5 minutes in the
+/// key's mode; pass its `id` as `quote_id` to lock the price.
+#[utoipa::path(
+    post,
+    path = "/v1/quotes",
+    operation_id = "createQuote",
+    tag = "Quotes",
+    request_body = CreateQuoteBody,
+    responses((status = 201, description = "The quote.", body = QuoteJson)),
+    security(("partnerApiKey" = []), ("partnerBearer" = [])),
+)]
 pub async fn create(
     State(state): State<EdgeState>,
     ctx: CallContext,

@@ -21,7 +21,19 @@ fn missing_endpoint() -> ApiError {
     ApiError::new(ErrorCode::UpstreamError, "The core answered without an endpoint.")
 }
 
-/// `POST /v1/webhooks`
+/// Register a webhook endpoint
+///
+/// The answer carries the signing `secret`, shown only here. An endpoint
+/// registered with a test key receives events of test deliveries only.
+#[utoipa::path(
+    post,
+    path = "/v1/webhooks",
+    operation_id = "createWebhookEndpoint",
+    tag = "Webhooks",
+    request_body = CreateWebhookBody,
+    responses((status = 201, description = "The endpoint and its secret.", body = CreatedWebhookJson)),
+    security(("partnerApiKey" = []), ("partnerBearer" = [])),
+)]
 pub async fn create(
     State(state): State<EdgeState>,
     ctx: CallContext,
@@ -45,7 +57,17 @@ pub async fn create(
     ))
 }
 
-/// `GET /v1/webhooks`
+/// List webhook endpoints
+///
+/// The key mode's endpoints, oldest first.
+#[utoipa::path(
+    get,
+    path = "/v1/webhooks",
+    operation_id = "listWebhookEndpoints",
+    tag = "Webhooks",
+    responses((status = 200, description = "The endpoints.", body = WebhookListJson)),
+    security(("partnerApiKey" = []), ("partnerBearer" = [])),
+)]
 pub async fn list(
     State(state): State<EdgeState>,
     ctx: CallContext,
@@ -65,7 +87,20 @@ pub async fn list(
     }))
 }
 
-/// `PATCH /v1/webhooks/{webhook_id}`
+/// Change a webhook endpoint
+///
+/// Absent fields stay as they are. `status: "active"` re-enables a disabled
+/// endpoint; replay its failed events afterwards.
+#[utoipa::path(
+    patch,
+    path = "/v1/webhooks/{webhookId}",
+    operation_id = "updateWebhookEndpoint",
+    tag = "Webhooks",
+    params(("webhookId" = String, Path, description = "The endpoint's id (`whe_…`).")),
+    request_body = UpdateWebhookBody,
+    responses((status = 200, description = "The endpoint as it now is.", body = WebhookEndpointJson)),
+    security(("partnerApiKey" = []), ("partnerBearer" = [])),
+)]
 pub async fn update(
     State(state): State<EdgeState>,
     ctx: CallContext,
@@ -78,7 +113,19 @@ pub async fn update(
     Ok(Json(endpoint.into()))
 }
 
-/// `DELETE /v1/webhooks/{webhook_id}`
+/// Delete a webhook endpoint
+///
+/// For good: its queued events are dropped; its attempts stay in the events'
+/// history.
+#[utoipa::path(
+    delete,
+    path = "/v1/webhooks/{webhookId}",
+    operation_id = "deleteWebhookEndpoint",
+    tag = "Webhooks",
+    params(("webhookId" = String, Path, description = "The endpoint's id (`whe_…`).")),
+    responses((status = 200, description = "The endpoint is deleted.", body = DeletedWebhookJson)),
+    security(("partnerApiKey" = []), ("partnerBearer" = [])),
+)]
 pub async fn delete(
     State(state): State<EdgeState>,
     ctx: CallContext,
@@ -98,7 +145,21 @@ pub async fn delete(
     }))
 }
 
-/// `POST /v1/webhooks/{webhook_id}/test`
+/// Send a sample event
+///
+/// Sends one signed `delivery.status_updated` event with `data.test` true and
+/// reports the receiver's answer, whatever it was. The sample is not stored,
+/// retried or listed.
+#[utoipa::path(
+    post,
+    path = "/v1/webhooks/{webhookId}/test",
+    operation_id = "testWebhookEndpoint",
+    tag = "Webhooks",
+    params(("webhookId" = String, Path, description = "The endpoint's id (`whe_…`).")),
+    request_body(content = Option<EmptyBody>, description = "Empty or `{}`."),
+    responses((status = 200, description = "The attempt's result.", body = WebhookTestJson)),
+    security(("partnerApiKey" = []), ("partnerBearer" = [])),
+)]
 pub async fn test(
     State(state): State<EdgeState>,
     ctx: CallContext,
@@ -110,7 +171,20 @@ pub async fn test(
     Ok(Json(answer.into_inner().into()))
 }
 
-/// `POST /v1/webhooks/{webhook_id}/replay`
+/// Replay failed events
+///
+/// Queues every event that ended failed for the endpoint (and is still kept)
+/// again, with the same id and a full 8 attempts.
+#[utoipa::path(
+    post,
+    path = "/v1/webhooks/{webhookId}/replay",
+    operation_id = "replayWebhookEndpoint",
+    tag = "Webhooks",
+    params(("webhookId" = String, Path, description = "The endpoint's id (`whe_…`).")),
+    request_body(content = Option<EmptyBody>, description = "Empty or `{}`."),
+    responses((status = 200, description = "How many events were queued.", body = ReplayJson)),
+    security(("partnerApiKey" = []), ("partnerBearer" = [])),
+)]
 pub async fn replay(
     State(state): State<EdgeState>,
     ctx: CallContext,

@@ -21,3 +21,19 @@ pub async fn signal() {
         () = terminate => {},
     }
 }
+
+/// Runs `work` (servers and workers that begin stopping when `stopping`
+/// completes) to its end, but once `stopping` has completed gives it at most
+/// `grace` more: `None` when the grace period ran out with work in flight.
+pub async fn with_grace<T>(
+    work: impl std::future::Future<Output = T>,
+    stopping: impl std::future::Future<Output = ()>,
+    grace: std::time::Duration,
+) -> Option<T> {
+    tokio::pin!(work);
+    tokio::select! {
+        out = &mut work => return Some(out),
+        () = stopping => {}
+    }
+    tokio::time::timeout(grace, work).await.ok()
+}

@@ -130,7 +130,15 @@ impl Ceilings {
         let children = vec![
             spawn(vec!["http-ceiling", "--addr", &http, "--body-file", &body_arg])?,
             spawn(vec!["grpc-ceiling", "--addr", &grpc])?,
-            spawn(vec!["hop-ceiling", "--addr", &hop, "--grpc-url", &grpc_url, "--body-file", &body_arg])?,
+            spawn(vec![
+                "hop-ceiling",
+                "--addr",
+                &hop,
+                "--grpc-url",
+                &grpc_url,
+                "--body-file",
+                &body_arg,
+            ])?,
         ];
         let ceilings = Ceilings {
             http_url: format!("http://{http}/v1/deliveries/ceiling"),

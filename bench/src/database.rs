@@ -39,7 +39,8 @@ fn payload(bytes: usize) -> String {
 /// expression `n`, at the SQL expression `now` (so that SQLite and the
 /// pgbench script share them).
 fn statements(n: &str, now: &str) -> Vec<String> {
-    let (route, breakdown, proof, event, answer) = (payload(700), payload(400), payload(250), payload(2200), payload(2600));
+    let (route, breakdown, proof, event, answer) =
+        (payload(700), payload(400), payload(250), payload(2200), payload(2600));
     let id = |prefix: &str| format!("'{prefix}' || {n}");
     let (key, hash, delivery, token, event_id) = (id("key"), id("hash"), id("del"), id("token"), id("evt"));
     vec![

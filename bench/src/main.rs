@@ -22,7 +22,10 @@ use load::Stats;
 use service::{Backend, BenchResult, Service};
 
 #[derive(Parser)]
-#[command(name = "courier-bench", about = "Throughput and latency of the main flows next to their ceilings")]
+#[command(
+    name = "courier-bench",
+    about = "Throughput and latency of the main flows next to their ceilings"
+)]
 struct Cli {
     #[command(subcommand)]
     role: Option<ceilings::Role>,
@@ -35,7 +38,11 @@ struct Cli {
     /// Runs per figure; the median is reported.
     #[arg(long, default_value_t = 3)]
     repeat: usize,
-    #[arg(long, env = "COURIER_BENCH_POSTGRES_URL", default_value = "postgres://postgres@127.0.0.1:5432/test")]
+    #[arg(
+        long,
+        env = "COURIER_BENCH_POSTGRES_URL",
+        default_value = "postgres://postgres@127.0.0.1:5432/test"
+    )]
     postgres_url: String,
 }
 
@@ -137,7 +144,12 @@ async fn bench_backend(cli: &Cli, backend: Backend, bin_dir: &std::path::Path) -
     let created = Flow::Create.request(&client, &service, "").send().await?;
     let delivery: Value = created.json().await?;
     let delivery_id = delivery["id"].as_str().ok_or("create answered no id")?.to_owned();
-    let get_body = Flow::Get.request(&client, &service, &delivery_id).send().await?.bytes().await?;
+    let get_body = Flow::Get
+        .request(&client, &service, &delivery_id)
+        .send()
+        .await?
+        .bytes()
+        .await?;
 
     println!("\n### {}\n", backend.name());
     println!("| Flow | Connections | Requests/s | p50 ms | p99 ms | Errors |");
@@ -158,7 +170,10 @@ async fn bench_backend(cli: &Cli, backend: Backend, bin_dir: &std::path::Path) -
                 })
             });
             let (client, service, id) = (client.clone(), service.clone(), delivery_id.clone());
-            let stats = measure(cli.repeat, concurrency, duration, move || flow.request(&client, &service, &id)).await;
+            let stats = measure(cli.repeat, concurrency, duration, move || {
+                flow.request(&client, &service, &id)
+            })
+            .await;
             if let Some(sampler) = sampler {
                 sampler.abort();
             }
@@ -210,7 +225,10 @@ async fn bench_backend(cli: &Cli, backend: Backend, bin_dir: &std::path::Path) -
     let hop = find(&ceiling_results, "ceiling: axum + one tonic call");
     let create = find(&results, Flow::Create.label());
     println!("\nRatios at 64 connections:");
-    println!("- GET /v1/deliveries/{{id}} ÷ edge-to-core hop: {:.2} (target ≥ 0.6)", get / hop);
+    println!(
+        "- GET /v1/deliveries/{{id}} ÷ edge-to-core hop: {:.2} (target ≥ 0.6)",
+        get / hop
+    );
     match backend {
         Backend::Postgres => println!(
             "- POST /v1/deliveries ÷ bare database transaction: {:.2} (target ≥ 0.5)",
@@ -256,10 +274,9 @@ async fn run(cli: &Cli) -> BenchResult<()> {
         .to_owned();
     for binary in ["courier-core", "courier-edge"] {
         if !bin_dir.join(binary).exists() {
-            return Err(format!(
-                "{binary} not found next to the bench; run `cargo build --release --workspace` first"
-            )
-            .into());
+            return Err(
+                format!("{binary} not found next to the bench; run `cargo build --release --workspace` first").into(),
+            );
         }
     }
     println!(

@@ -47,7 +47,9 @@ impl ScratchDatabase {
             Backend::Postgres => {
                 let name = format!("courier_bench_{label}_{}", std::process::id());
                 let admin = Database::connect(postgres_url).await?;
-                admin.execute_unprepared(&format!("DROP DATABASE IF EXISTS {name}")).await?;
+                admin
+                    .execute_unprepared(&format!("DROP DATABASE IF EXISTS {name}"))
+                    .await?;
                 admin.execute_unprepared(&format!("CREATE DATABASE {name}")).await?;
                 let _ = admin.close().await;
                 let base = postgres_url.rsplit_once('/').map_or(postgres_url, |(base, _)| base);
@@ -140,7 +142,16 @@ impl Service {
         let key = admin(
             bin_dir,
             &database,
-            &["key", "create", "--workspace", &workspace, "--mode", "live", "--label", "bench"],
+            &[
+                "key",
+                "create",
+                "--workspace",
+                &workspace,
+                "--mode",
+                "live",
+                "--label",
+                "bench",
+            ],
         )
         .await?;
         let live_key = key
@@ -198,7 +209,12 @@ impl Service {
 
     /// Resident set of core plus edge, in MiB.
     pub fn resident_mib(&self) -> f64 {
-        [self.core.id(), self.edge.id()].into_iter().flatten().map(resident_kib).sum::<u64>() as f64 / 1024.0
+        [self.core.id(), self.edge.id()]
+            .into_iter()
+            .flatten()
+            .map(resident_kib)
+            .sum::<u64>() as f64
+            / 1024.0
     }
 
     pub async fn stop(mut self) {

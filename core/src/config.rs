@@ -19,6 +19,15 @@ pub struct CoreConfig {
     #[arg(long, env = "COURIER_GRPC_ADDR", default_value = "127.0.0.1:50051")]
     pub grpc_addr: String,
 
+    /// Address of the operations listener: Prometheus `GET /metrics`.
+    #[arg(long, env = "COURIER_METRICS_ADDR", default_value = "127.0.0.1:9091")]
+    pub metrics_addr: String,
+
+    /// After SIGTERM or Ctrl-C, how long in-flight calls and webhook sends
+    /// get to finish before the process exits anyway (e.g. `30s`).
+    #[arg(long, env = "COURIER_SHUTDOWN_GRACE", default_value = "30s", value_parser = parse_duration)]
+    pub shutdown_grace: Duration,
+
     /// Base URL of the public API, for tracking pages, download links and
     /// error documentation.
     #[arg(long, env = "COURIER_PUBLIC_BASE_URL", default_value = "http://127.0.0.1:8080")]
@@ -66,24 +75,7 @@ pub struct CoreConfig {
     pub blob_s3: crate::blobs::S3Config,
 }
 
-/// Parses `500ms`, `20s`, `2m`, `1h`.
-pub fn parse_duration(text: &str) -> Result<Duration, String> {
-    let text = text.trim();
-    let split = text
-        .find(|c: char| !c.is_ascii_digit())
-        .ok_or_else(|| format!("'{text}' needs a unit: ms, s, m or h"))?;
-    let (number, unit) = text.split_at(split);
-    let value: u64 = number
-        .parse()
-        .map_err(|_| format!("'{text}' does not start with a whole number"))?;
-    match unit {
-        "ms" => Ok(Duration::from_millis(value)),
-        "s" => Ok(Duration::from_secs(value)),
-        "m" => Ok(Duration::from_secs(value * 60)),
-        "h" => Ok(Duration::from_secs(value * 3600)),
-        _ => Err(format!("'{text}': unknown unit '{unit}' (use ms, s, m or h)")),
-    }
-}
+pub use courier::time::parse_duration;
 
 /// A positive, finite multiplier such as `1`, `0.5` or `0.002`.
 pub fn parse_scale(text: &str) -> Result<f64, String> {
@@ -116,6 +108,12 @@ pub const KNOWN_ENV: &[&str] = &[
     "COURIER_LOG_FORMAT",
     "COURIER_LOG",
     "COURIER_SERVICE_TOKEN",
+    "COURIER_METRICS_ADDR",
+    "COURIER_SHUTDOWN_GRACE",
+    "COURIER_RATE_LIMIT_READS_PER_SECOND",
+    "COURIER_RATE_LIMIT_READ_BURST",
+    "COURIER_RATE_LIMIT_WRITES_PER_SECOND",
+    "COURIER_RATE_LIMIT_WRITE_BURST",
 ];
 
 /// Warns about `COURIER_*` variables that nothing reads (likely typos).
@@ -130,16 +128,6 @@ pub fn warn_unknown_env() {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn parses_durations() {
-        assert_eq!(parse_duration("500ms"), Ok(Duration::from_millis(500)));
-        assert_eq!(parse_duration("20s"), Ok(Duration::from_secs(20)));
-        assert_eq!(parse_duration("2m"), Ok(Duration::from_secs(120)));
-        assert!(parse_duration("20").is_err());
-        assert!(parse_duration("s").is_err());
-        assert!(parse_duration("5d").is_err());
-    }
 
     #[test]
     fn parses_scales() {

@@ -20,6 +20,7 @@ pub mod grpc;
 pub mod idempotency;
 pub mod ids;
 pub mod lifecycle;
+pub mod metrics;
 pub mod pagination;
 pub mod proofs;
 pub mod public_tracking;
@@ -53,6 +54,8 @@ pub struct Core {
     pub blobs: Arc<dyn blobs::BlobStore>,
     /// Tells watchers in this process that a delivery changed.
     pub changes: Changes,
+    /// Prometheus series of this process.
+    pub metrics: metrics::CoreMetrics,
 }
 
 /// A feed of changed delivery ids for `WatchDelivery`. Watchers also poll, so
@@ -104,6 +107,7 @@ impl Core {
             faults: Arc::default(),
             blobs,
             changes: Changes::new(),
+            metrics: metrics::CoreMetrics::default(),
         })
     }
 }

@@ -26,6 +26,7 @@ use super::queue::{self, DeliveryState};
 use super::retry::{self, Verdict};
 use super::{payload, send};
 use crate::events::{self, EventType};
+use crate::metrics::AttemptResult;
 use crate::{Core, CoreError, CoreResult, ids};
 
 /// Sends in flight per core replica.
@@ -190,6 +191,11 @@ async fn try_attempt(core: &Core, row: &webhook_delivery::Model) -> CoreResult<(
             }
         }
     };
+    core.metrics.webhook_attempt(match status {
+        AttemptStatus::Succeeded => AttemptResult::Succeeded,
+        AttemptStatus::Pending => AttemptResult::Retrying,
+        AttemptStatus::Failed => AttemptResult::Failed,
+    });
     let tx = core.db.begin().await?;
     attempts::record(&tx, &row.event_id, &row.webhook_id, status, &outcome).await?;
     let owned = queue::finish(&tx, row, state, made, next_attempt_at, now).await?;

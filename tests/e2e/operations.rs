@@ -1,6 +1,10 @@
 //! Operations: health and readiness, Prometheus metrics, graceful shutdown.
 
+use std::io::Write;
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
+
+use courier::logging::{self, LogFormat};
 
 use serde_json::json;
 use tonic_health::pb::HealthCheckRequest;
@@ -26,6 +30,33 @@ async fn health_client(app: &TestApp) -> HealthClient<tonic::transport::Channel>
         .await
         .expect("core reachable");
     HealthClient::new(channel)
+}
+
+/// Log output kept in memory.
+#[derive(Clone, Default)]
+struct Captured(Arc<Mutex<Vec<u8>>>);
+
+impl Write for Captured {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().expect("lock").extend_from_slice(bytes);
+        Ok(bytes.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// From the first call on, the process logs JSON lines, as the binaries do
+/// with `COURIER_LOG_FORMAT=json`, into memory.
+fn json_logs() -> &'static Captured {
+    static LOGS: OnceLock<Captured> = OnceLock::new();
+    LOGS.get_or_init(|| {
+        let captured = Captured::default();
+        let writer = captured.clone();
+        logging::install(LogFormat::Json, move || writer.clone());
+        captured
+    })
 }
 
 /// Polls the metrics endpoint until every series in `wanted` appears.
@@ -188,5 +219,34 @@ e2e! {
                 (courier_core::webhooks::attempts::AttemptStatus::Succeeded, Some(200))
             );
         }
+    }
+
+    async fn every_log_line_of_a_request_carries_its_id(app: TestApp) {
+        let logs = json_logs();
+        let answer = app.get("/v1/deliveries/dlv_unknown", &app.test_key).await;
+        answer.assert_error(404, "not_found", None);
+        let request_id = answer.header("request-id").expect("request id").to_owned();
+
+        let deadline = Instant::now() + Duration::from_secs(5);
+        let lines = loop {
+            let text = String::from_utf8(logs.0.lock().expect("lock").clone()).expect("UTF-8 logs");
+            let lines: Vec<serde_json::Value> = text
+                .lines()
+                .filter(|line| line.contains(&request_id))
+                .map(|line| serde_json::from_str(line).expect("a JSON log line"))
+                .collect();
+            let side = |span: &str| lines.iter().any(|line| line["span"]["name"] == span);
+            if side("http") && side("grpc") {
+                break lines;
+            }
+            assert!(Instant::now() < deadline, "edge and core lines of {request_id}: {lines:#?}");
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        };
+        for line in &lines {
+            assert_eq!(line["span"]["request_id"], request_id.as_str(), "{line}");
+            assert!(line["level"].is_string() && line["message"].is_string(), "{line}");
+        }
+        let messages: Vec<_> = lines.iter().filter_map(|line| line["message"].as_str()).collect();
+        assert!(messages.contains(&"request refused") && messages.contains(&"request"), "{messages:?}");
     }
 }

@@ -5,6 +5,7 @@
 mod harness;
 
 mod auth;
+mod compose;
 mod deliveries;
 mod dispatch;
 mod errors;

@@ -46,7 +46,7 @@ pub async fn run(core: Core, stop: CancellationToken) {
         if stop.is_cancelled() {
             break;
         }
-        let wait = match dispatcher.dispatch_due(&core).await {
+        let wait = match dispatcher.dispatch_due(&core, &stop).await {
             Ok(wait) => wait,
             Err(error) => {
                 tracing::warn!(%error, "webhook dispatch failed");
@@ -76,9 +76,9 @@ struct Dispatcher {
 }
 
 impl Dispatcher {
-    /// Claims and starts what is due and there is room for; returns how long
-    /// to sleep before looking again.
-    async fn dispatch_due(&mut self, core: &Core) -> CoreResult<Duration> {
+    /// Claims and starts what is due and there is room for, until `stop`
+    /// fires; returns how long to sleep before looking again.
+    async fn dispatch_due(&mut self, core: &Core, stop: &CancellationToken) -> CoreResult<Duration> {
         let now = core.clock.now_micros();
         let due = queue::due_endpoints(&core.db, now + micros(POLL)).await?;
         let token = ids::new_id("clm");
@@ -87,6 +87,10 @@ impl Dispatcher {
         let mut claimed = 0;
         let mut failure = None;
         for (webhook_id, next_attempt_at) in due {
+            if stop.is_cancelled() {
+                // Shutting down: nothing more is claimed.
+                break;
+            }
             let busy = self.per_endpoint.get(&webhook_id).copied().unwrap_or(0);
             let free = MAX_IN_FLIGHT_PER_ENDPOINT.saturating_sub(busy).min(room);
             if free == 0 {

@@ -3,8 +3,8 @@
 
 use std::time::Duration;
 
-use axum::Json;
 use axum::extract::State;
+use axum::{Extension, Json};
 use courier::errors::ErrorCode;
 use serde_json::{Value, json};
 use tonic_health::pb::HealthCheckRequest;
@@ -12,6 +12,7 @@ use tonic_health::pb::health_check_response::ServingStatus;
 
 use crate::EdgeState;
 use crate::error::ApiError;
+use crate::middleware::RequestId;
 
 /// How long the core gets to answer the readiness check.
 const READY_TIMEOUT: Duration = Duration::from_secs(1);
@@ -20,10 +21,17 @@ pub async fn alive() -> Json<Value> {
     Json(json!({ "status": "ok" }))
 }
 
-pub async fn ready(State(state): State<EdgeState>) -> Result<Json<Value>, ApiError> {
+pub async fn ready(
+    State(state): State<EdgeState>,
+    Extension(request_id): Extension<RequestId>,
+) -> Result<Json<Value>, ApiError> {
     let mut health = state.core.health.clone();
     // "" asks about the core as a whole.
-    let check = health.check(HealthCheckRequest { service: String::new() });
+    let mut request = tonic::Request::new(HealthCheckRequest { service: String::new() });
+    if let Ok(value) = request_id.0.parse() {
+        request.metadata_mut().insert(courier::metadata::REQUEST_ID, value);
+    }
+    let check = health.check(request);
     match tokio::time::timeout(READY_TIMEOUT, check).await {
         Ok(Ok(answer)) if answer.get_ref().status() == ServingStatus::Serving => Ok(Json(json!({ "status": "ready" }))),
         Ok(Ok(_)) => Err(ApiError::new(ErrorCode::ServiceUnavailable, "The core is not serving.")),

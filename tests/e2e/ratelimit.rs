@@ -80,7 +80,9 @@ e2e! {
         tokio::time::sleep(Duration::from_secs(header_number(&refused, "retry-after"))).await;
         let again = app.post(WRITE, &app.test_key, &json!({})).await;
         again.assert_error(404, "not_found", None);
-        assert_eq!(limit_headers(&again), (3, 0));
+        let (limit, remaining) = limit_headers(&again);
+        // About one token refilled during the wait, and this request took it.
+        assert!(limit == 3 && remaining <= 1, "{:?}", again.headers);
     }
 
     async fn keyless_answers_are_not_limited(app: TestApp) {

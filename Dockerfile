@@ -5,7 +5,9 @@ COPY . .
 RUN cargo build --release --locked -p courier-core -p courier-edge
 
 FROM debian:bookworm-slim
-RUN apt-get update && apt-get install -y --no-install-recommends ca-certificates \
+RUN apt-get update && apt-get install -y --no-install-recommends ca-certificates curl \
     && rm -rf /var/lib/apt/lists/* && useradd --system --uid 10001 courier
 COPY --from=build /src/target/release/courier-core /src/target/release/courier-edge /usr/local/bin/
 USER courier
+# Public API, gRPC, metrics of the edge and of the core.
+EXPOSE 8080 50051 9090 9091

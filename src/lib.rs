@@ -2,10 +2,12 @@
 //! (`courier.v1` public, `courier.internal.v1` internal), the public error
 //! catalogue, and the conversions between protobuf and chrono timestamps.
 
+pub mod credentials;
 pub mod errors;
 pub mod json;
 pub mod logging;
 pub mod names;
+pub mod ops;
 pub mod shutdown;
 pub mod time;
 

@@ -1,4 +1,5 @@
-//! Conversions between `google.protobuf.Timestamp` and chrono.
+//! Conversions between `google.protobuf.Timestamp` and chrono, and the
+//! duration syntax of the binaries' flags.
 
 use chrono::{DateTime, Utc};
 
@@ -35,6 +36,25 @@ pub fn format_rfc3339(at: DateTime<Utc>) -> String {
     at.to_rfc3339_opts(chrono::SecondsFormat::AutoSi, true)
 }
 
+/// Parses `500ms`, `20s`, `2m`, `1h`.
+pub fn parse_duration(text: &str) -> Result<std::time::Duration, String> {
+    let text = text.trim();
+    let split = text
+        .find(|c: char| !c.is_ascii_digit())
+        .ok_or_else(|| format!("'{text}' needs a unit: ms, s, m or h"))?;
+    let (number, unit) = text.split_at(split);
+    let value: u64 = number
+        .parse()
+        .map_err(|_| format!("'{text}' does not start with a whole number"))?;
+    match unit {
+        "ms" => Ok(std::time::Duration::from_millis(value)),
+        "s" => Ok(std::time::Duration::from_secs(value)),
+        "m" => Ok(std::time::Duration::from_secs(value * 60)),
+        "h" => Ok(std::time::Duration::from_secs(value * 3600)),
+        _ => Err(format!("'{text}': unknown unit '{unit}' (use ms, s, m or h)")),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -52,5 +72,16 @@ mod tests {
     fn formats_utc_with_z() {
         let at = from_micros(1_795_000_000_000_000);
         assert!(format_rfc3339(at).ends_with('Z'));
+    }
+
+    #[test]
+    fn parses_durations() {
+        use std::time::Duration;
+        assert_eq!(parse_duration("500ms"), Ok(Duration::from_millis(500)));
+        assert_eq!(parse_duration("20s"), Ok(Duration::from_secs(20)));
+        assert_eq!(parse_duration("2m"), Ok(Duration::from_secs(120)));
+        assert!(parse_duration("20").is_err());
+        assert!(parse_duration("s").is_err());
+        assert!(parse_duration("5d").is_err());
     }
 }

@@ -98,6 +98,8 @@ fn core_command(bin_dir: &Path, database: &ScratchDatabase, grpc_addr: &str, bas
         .env("COURIER_SECRET_KEY", "bench-secret")
         .env("COURIER_WEBHOOK_ALLOW_INSECURE", "true")
         .env("COURIER_BLOB_DIR", database.dir.join("blobs"))
+        // Any free port: the bench reads no metrics.
+        .env("COURIER_METRICS_ADDR", "127.0.0.1:0")
         .kill_on_drop(true);
     command
 }
@@ -173,6 +175,12 @@ impl Service {
             .env("COURIER_HTTP_ADDR", &http_addr)
             .env("COURIER_CORE_URL", format!("http://{grpc_addr}"))
             .env("COURIER_PUBLIC_BASE_URL", &base_url)
+            .env("COURIER_METRICS_ADDR", "127.0.0.1:0")
+            // The bench measures the service, not the per-key rate limits.
+            .env("COURIER_RATE_LIMIT_READS_PER_SECOND", "1000000")
+            .env("COURIER_RATE_LIMIT_READ_BURST", "1000000")
+            .env("COURIER_RATE_LIMIT_WRITES_PER_SECOND", "1000000")
+            .env("COURIER_RATE_LIMIT_WRITE_BURST", "1000000")
             .stdout(Stdio::null())
             .stderr(log("edge.log")?)
             .kill_on_drop(true)

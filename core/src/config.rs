@@ -24,6 +24,15 @@ pub struct CoreConfig {
     #[arg(long, env = "COURIER_GRPC_ADDR", default_value = "127.0.0.1:50051")]
     pub grpc_addr: String,
 
+    /// Address of the operations listener: Prometheus `GET /metrics`.
+    #[arg(long, env = "COURIER_METRICS_ADDR", default_value = "127.0.0.1:9091")]
+    pub metrics_addr: String,
+
+    /// After SIGTERM or Ctrl-C, how long in-flight calls and webhook sends
+    /// get to finish before the process exits anyway (e.g. `30s`).
+    #[arg(long, env = "COURIER_SHUTDOWN_GRACE", default_value = "30s", value_parser = parse_duration)]
+    pub shutdown_grace: Duration,
+
     /// Base URL of the public API, for tracking pages, download links and
     /// error documentation.
     #[arg(long, env = "COURIER_PUBLIC_BASE_URL", default_value = "http://127.0.0.1:8080")]
@@ -71,24 +80,7 @@ pub struct CoreConfig {
     pub blob_s3: crate::blobs::S3Config,
 }
 
-/// Parses `500ms`, `20s`, `2m`, `1h`.
-pub fn parse_duration(text: &str) -> Result<Duration, String> {
-    let text = text.trim();
-    let split = text
-        .find(|c: char| !c.is_ascii_digit())
-        .ok_or_else(|| format!("'{text}' needs a unit: ms, s, m or h"))?;
-    let (number, unit) = text.split_at(split);
-    let value: u64 = number
-        .parse()
-        .map_err(|_| format!("'{text}' does not start with a whole number"))?;
-    match unit {
-        "ms" => Ok(Duration::from_millis(value)),
-        "s" => Ok(Duration::from_secs(value)),
-        "m" => Ok(Duration::from_secs(value * 60)),
-        "h" => Ok(Duration::from_secs(value * 3600)),
-        _ => Err(format!("'{text}': unknown unit '{unit}' (use ms, s, m or h)")),
-    }
-}
+pub use courier::time::parse_duration;
 
 /// A positive, finite multiplier such as `1`, `0.5` or `0.002`.
 pub fn parse_scale(text: &str) -> Result<f64, String> {
@@ -101,6 +93,7 @@ pub fn parse_scale(text: &str) -> Result<f64, String> {
 /// Every `COURIER_*` variable the binaries read.
 pub const KNOWN_ENV: &[&str] = &[
     "COURIER_DATABASE_URL",
+    "COURIER_DATABASE_MAX_CONNECTIONS",
     "COURIER_GRPC_ADDR",
     "COURIER_HTTP_ADDR",
     "COURIER_CORE_URL",
@@ -121,6 +114,12 @@ pub const KNOWN_ENV: &[&str] = &[
     "COURIER_LOG_FORMAT",
     "COURIER_LOG",
     "COURIER_SERVICE_TOKEN",
+    "COURIER_METRICS_ADDR",
+    "COURIER_SHUTDOWN_GRACE",
+    "COURIER_RATE_LIMIT_READS_PER_SECOND",
+    "COURIER_RATE_LIMIT_READ_BURST",
+    "COURIER_RATE_LIMIT_WRITES_PER_SECOND",
+    "COURIER_RATE_LIMIT_WRITE_BURST",
 ];
 
 /// Warns about `COURIER_*` variables that nothing reads (likely typos).
@@ -137,21 +136,22 @@ mod tests {
     use super::*;
 
     #[test]
-    fn parses_durations() {
-        assert_eq!(parse_duration("500ms"), Ok(Duration::from_millis(500)));
-        assert_eq!(parse_duration("20s"), Ok(Duration::from_secs(20)));
-        assert_eq!(parse_duration("2m"), Ok(Duration::from_secs(120)));
-        assert!(parse_duration("20").is_err());
-        assert!(parse_duration("s").is_err());
-        assert!(parse_duration("5d").is_err());
-    }
-
-    #[test]
     fn parses_scales() {
         assert_eq!(parse_scale("1"), Ok(1.0));
         assert_eq!(parse_scale("0.002"), Ok(0.002));
         for bad in ["0", "-1", "NaN", "inf", "x", ""] {
             assert!(parse_scale(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn every_variable_the_core_reads_is_known() {
+        use clap::Args;
+        let command = CoreConfig::augment_args(clap::Command::new("courier-core"));
+        for arg in command.get_arguments() {
+            if let Some(name) = arg.get_env().and_then(|name| name.to_str()) {
+                assert!(KNOWN_ENV.contains(&name), "{name} is missing from KNOWN_ENV");
+            }
         }
     }
 }

@@ -21,6 +21,7 @@ pub mod grpc;
 pub mod idempotency;
 pub mod ids;
 pub mod lifecycle;
+pub mod metrics;
 pub mod pagination;
 pub mod proofs;
 pub mod public_tracking;
@@ -56,6 +57,8 @@ pub struct Core {
     pub changes: Changes,
     /// Webhook HTTP clients, reused per pinned address.
     pub webhook_clients: Arc<webhooks::target::PinnedClients>,
+    /// Prometheus series of this process.
+    pub metrics: metrics::CoreMetrics,
 }
 
 /// A feed of changed delivery ids for `WatchDelivery`. Watchers also poll, so
@@ -108,6 +111,7 @@ impl Core {
             blobs,
             changes: Changes::new(),
             webhook_clients: Arc::default(),
+            metrics: metrics::CoreMetrics::default(),
         })
     }
 }

@@ -9,6 +9,9 @@ use courier_core::auth::{Mode, Permission};
 use courier_core::config::CoreConfig;
 use courier_core::workspaces::{self, BillingState, NewWorkspace, Plan, WorkspaceKind};
 use courier_core::{Core, CoreError, clock::Clock};
+use prometheus_client::registry::Registry;
+use std::sync::Arc;
+use tokio_util::sync::CancellationToken;
 
 #[derive(Parser)]
 #[command(
@@ -110,6 +113,42 @@ enum KeyCommand {
     },
 }
 
+/// Serves gRPC and metrics and runs the workers until SIGTERM or Ctrl-C;
+/// then the servers and workers finish what is in flight, within the grace
+/// period.
+async fn serve(core: Core) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
+    let listener = tokio::net::TcpListener::bind(&core.config.grpc_addr).await?;
+    let ops_listener = tokio::net::TcpListener::bind(&core.config.metrics_addr).await?;
+    tracing::info!(addr = %listener.local_addr()?, metrics = %ops_listener.local_addr()?, "courier-core serving gRPC");
+    let mut registry = Registry::default();
+    core.metrics.register(&mut registry);
+    let grace = core.config.shutdown_grace;
+    let stop = CancellationToken::new();
+    let mut workers = courier_core::workers::spawn(&core, &stop);
+    let signal = stop.clone();
+    tokio::spawn(async move {
+        courier::shutdown::signal().await;
+        signal.cancel();
+    });
+    let work = async {
+        let metrics =
+            courier::ops::serve_metrics(ops_listener, vec![Arc::new(registry)], stop.clone().cancelled_owned());
+        tokio::try_join!(
+            courier_core::server::serve(core, listener, stop.clone().cancelled_owned()),
+            async { metrics.await.map_err(Into::into) },
+        )?;
+        while workers.join_next().await.is_some() {}
+        Ok::<(), Box<dyn std::error::Error + Send + Sync>>(())
+    };
+    match courier::shutdown::with_grace(work, stop.cancelled(), grace).await {
+        Some(served) => served,
+        None => {
+            tracing::warn!(?grace, "grace period over: exiting with work in flight");
+            Ok(())
+        }
+    }
+}
+
 #[tokio::main]
 async fn main() -> std::process::ExitCode {
     let cli = Cli::parse();
@@ -128,19 +167,7 @@ async fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
     let core = Core::start(cli.config, Clock::default()).await?;
     let now = core.clock.now_micros();
     match cli.command.unwrap_or(Command::Serve) {
-        Command::Serve => {
-            let listener = tokio::net::TcpListener::bind(&core.config.grpc_addr).await?;
-            tracing::info!(addr = %listener.local_addr()?, "courier-core serving gRPC");
-            let stop = tokio_util::sync::CancellationToken::new();
-            let mut workers = courier_core::workers::spawn(&core, &stop);
-            let signal = stop.clone();
-            tokio::spawn(async move {
-                courier::shutdown::signal().await;
-                signal.cancel();
-            });
-            courier_core::server::serve(core, listener, stop.cancelled_owned()).await?;
-            while workers.join_next().await.is_some() {}
-        }
+        Command::Serve => serve(core).await?,
         Command::Migrate => println!("migrations applied"),
         Command::Workspace(WorkspaceCommand::Create {
             name,

@@ -1,7 +1,11 @@
 //! Assembles the gRPC server: public and internal services, health and
-//! reflection, with a tracing span per call carrying the request id.
+//! reflection, with a tracing span per call carrying the request id and a
+//! count and latency per method and status code.
 
 use std::future::Future;
+use std::pin::Pin;
+use std::task::{Context, Poll};
+use std::time::Instant;
 
 use courier::internal::v1::admin_service_server::AdminServiceServer;
 use courier::internal::v1::dispatch_service_server::DispatchServiceServer;
@@ -14,24 +18,54 @@ use courier::v1::tracking_service_server::TrackingServiceServer;
 use courier::v1::vehicle_type_service_server::VehicleTypeServiceServer;
 use courier::v1::webhook_service_server::WebhookServiceServer;
 use tokio::net::TcpListener;
+use tonic::server::NamedService;
 use tonic::transport::server::TcpIncoming;
+use tonic_health::ServingStatus;
+use tonic_health::server::HealthReporter;
 use tower_http::trace::{DefaultOnFailure, DefaultOnResponse, TraceLayer};
 
 use crate::Core;
 use crate::grpc::fleet::FleetOrderApi;
 use crate::grpc::{admin::AdminApi, deliveries::DeliveryApi, quotes::QuoteApi, vehicle_types::VehicleTypeApi};
 use crate::grpc::{dispatch::DispatchApi, events::EventApi, tracking::TrackingApi, webhooks::WebhookApi};
+use crate::metrics::CoreMetrics;
 
-/// Serves the core on `listener` until `shutdown` completes, then finishes
-/// in-flight calls.
+/// Every service the health service reports on; `""` is the server as a
+/// whole.
+const SERVICES: &[&str] = &[
+    "",
+    <AdminServiceServer<AdminApi> as NamedService>::NAME,
+    <DispatchServiceServer<DispatchApi> as NamedService>::NAME,
+    <VehicleTypeServiceServer<VehicleTypeApi> as NamedService>::NAME,
+    <QuoteServiceServer<QuoteApi> as NamedService>::NAME,
+    <PublicServiceServer<crate::grpc::public::PublicApi> as NamedService>::NAME,
+    <EventServiceServer<EventApi> as NamedService>::NAME,
+    <WebhookServiceServer<WebhookApi> as NamedService>::NAME,
+    <TrackingServiceServer<TrackingApi> as NamedService>::NAME,
+    <DeliveryServiceServer<DeliveryApi> as NamedService>::NAME,
+];
+
+async fn report(health: &HealthReporter, status: ServingStatus) {
+    for service in SERVICES {
+        health.set_service_status(*service, status).await;
+    }
+}
+
+/// Serves the core on `listener` until `shutdown` completes: then health
+/// turns `NOT_SERVING` for every service, new connections are refused and
+/// in-flight calls finish.
 pub async fn serve(
     core: Core,
     listener: TcpListener,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
-    let (health_reporter, health_service) = tonic_health::server::health_reporter();
-    health_reporter.set_serving::<QuoteServiceServer<QuoteApi>>().await;
-    health_reporter.set_serving::<AdminServiceServer<AdminApi>>().await;
+    let (health, health_service) = tonic_health::server::health_reporter();
+    report(&health, ServingStatus::Serving).await;
+    let stopping = async move {
+        shutdown.await;
+        report(&health, ServingStatus::NotServing).await;
+        tracing::info!("gRPC server stopping: health NOT_SERVING, finishing calls in flight");
+    };
     let reflection = tonic_reflection::server::Builder::configure()
         .register_encoded_file_descriptor_set(courier::FILE_DESCRIPTOR_SET)
         .build_v1()?;
@@ -52,8 +86,13 @@ pub async fn serve(
         // Refusals are answers, not failures; real failures log where they happen.
         .on_failure(DefaultOnFailure::new().level(tracing::Level::DEBUG));
 
+    let metrics = core.metrics.clone();
     tonic::transport::Server::builder()
         .layer(trace)
+        .layer(tower::layer::layer_fn(move |inner| CallMetrics {
+            inner,
+            metrics: metrics.clone(),
+        }))
         .add_service(health_service)
         .add_service(reflection)
         .add_service(AdminServiceServer::new(AdminApi(core.clone())))
@@ -68,7 +107,53 @@ pub async fn serve(
         .add_service(DeliveryServiceServer::new(DeliveryApi(core)))
         // Without TCP_NODELAY a response's trailers wait for the peer's
         // delayed ACK (40 ms) whenever the message spans two writes.
-        .serve_with_incoming_shutdown(TcpIncoming::from(listener).with_nodelay(Some(true)), shutdown)
+        .serve_with_incoming_shutdown(TcpIncoming::from(listener).with_nodelay(Some(true)), stopping)
         .await?;
     Ok(())
+}
+
+/// Counts each call and measures the time to its answer's headers. The code
+/// is the `grpc-status` header: refusals are trailers-only answers that carry
+/// it there; an answer without it is `Ok` (a stream's later failure is not
+/// seen).
+#[derive(Clone)]
+struct CallMetrics<S> {
+    inner: S,
+    metrics: CoreMetrics,
+}
+
+impl<S, B, R> tower::Service<tonic::codegen::http::Request<B>> for CallMetrics<S>
+where
+    S: tower::Service<tonic::codegen::http::Request<B>, Response = tonic::codegen::http::Response<R>>,
+    S::Future: Send + 'static,
+{
+    type Response = S::Response;
+    type Error = S::Error;
+    type Future = Pin<Box<dyn Future<Output = Result<S::Response, S::Error>> + Send>>;
+
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), S::Error>> {
+        self.inner.poll_ready(cx)
+    }
+
+    fn call(&mut self, request: tonic::codegen::http::Request<B>) -> Self::Future {
+        let method = request.uri().path().to_owned();
+        let started = Instant::now();
+        let metrics = self.metrics.clone();
+        let answer = self.inner.call(request);
+        Box::pin(async move {
+            let response = answer.await?;
+            let code = response
+                .headers()
+                .get("grpc-status")
+                .map_or(tonic::Code::Ok, |value| tonic::Code::from_bytes(value.as_bytes()));
+            // Unknown paths share one label, so probing cannot grow the series.
+            let method = if code == tonic::Code::Unimplemented {
+                "unknown"
+            } else {
+                &method
+            };
+            metrics.grpc_call(method, &format!("{code:?}"), started.elapsed());
+            Ok(response)
+        })
+    }
 }

@@ -64,6 +64,9 @@ pub async fn step_one(core: &Core) -> CoreResult<bool> {
         tx.rollback().await?;
         return Ok(false);
     };
+    if let Some(due) = model.next_step_at {
+        core.metrics.simulator_step(now - due);
+    }
     let delivery = deliveries::from_model(model)?;
     let moved = match delivery.mode {
         Mode::Test => step_test(core, &tx, &delivery, now).await?,

@@ -1,6 +1,8 @@
 //! Background work of the core. Every worker keeps its state in the database
 //! and claims work there, so it survives restarts and runs on several
-//! replicas at once; all stop when the shared cancellation token fires.
+//! replicas at once; all stop when the shared cancellation token fires (the
+//! webhook dispatcher claims nothing more and lets its sends in flight finish
+//! and record their outcome).
 
 use std::time::Duration;
 
@@ -11,6 +13,8 @@ use crate::{Core, events, idempotency, simulator, webhooks};
 
 /// How often expired idempotency keys are deleted.
 const PURGE_EVERY: Duration = Duration::from_secs(600);
+/// How often the webhook queue depth is read for the metrics.
+const SAMPLE_QUEUE_EVERY: Duration = Duration::from_secs(5);
 
 /// Starts the workers; await the set after cancelling `stop` to drain them.
 pub fn spawn(core: &Core, stop: &CancellationToken) -> JoinSet<()> {
@@ -19,7 +23,22 @@ pub fn spawn(core: &Core, stop: &CancellationToken) -> JoinSet<()> {
     workers.spawn(webhooks::dispatch::run(core.clone(), stop.clone()));
     workers.spawn(purge_event_history(core.clone(), stop.clone()));
     workers.spawn(simulator::run(core.clone(), stop.clone()));
+    workers.spawn(sample_webhook_queue(core.clone(), stop.clone()));
     workers
+}
+
+async fn sample_webhook_queue(core: Core, stop: CancellationToken) {
+    let mut tick = tokio::time::interval(SAMPLE_QUEUE_EVERY);
+    loop {
+        tokio::select! {
+            () = stop.cancelled() => return,
+            _ = tick.tick() => {}
+        }
+        match webhooks::queue::pending_count(&core.db).await {
+            Ok(pending) => core.metrics.set_webhook_queue_depth(pending),
+            Err(error) => tracing::warn!(%error, "webhook queue depth not sampled"),
+        }
+    }
 }
 
 async fn purge_idempotency_keys(core: Core, stop: CancellationToken) {

@@ -1,6 +1,7 @@
 //! `courier-dev`: the whole service in one process for development — core,
-//! workers and edge on an embedded SQLite file under `./data`. On an empty
-//! database it creates a demo business workspace and prints its keys once.
+//! workers and edge on an embedded SQLite file under `./data`, and one
+//! metrics listener exposing both. On an empty database it creates a demo
+//! business workspace and prints its keys once.
 
 use clap::parser::ValueSource;
 use clap::{CommandFactory, FromArgMatches, Parser};
@@ -8,7 +9,10 @@ use courier::logging::{self, LogFormat};
 use courier_core::clock::Clock;
 use courier_core::config::CoreConfig;
 use courier_core::{Core, demo};
+use courier_edge::ratelimit::RateLimitConfig;
 use courier_edge::{CoreClients, EdgeState};
+use prometheus_client::registry::Registry;
+use std::sync::Arc;
 use tokio_util::sync::CancellationToken;
 
 #[derive(Parser)]
@@ -24,6 +28,9 @@ struct Cli {
     /// Address the public HTTP API listens on.
     #[arg(long, env = "COURIER_HTTP_ADDR", default_value = "127.0.0.1:8080")]
     http_addr: String,
+
+    #[command(flatten)]
+    rate_limits: RateLimitConfig,
 
     /// Log line format.
     #[arg(long, env = "COURIER_LOG_FORMAT", value_enum, default_value_t = LogFormat::Text)]
@@ -61,22 +68,54 @@ async fn run(mut cli: Cli, base_url_defaulted: bool) -> Result<(), Box<dyn std::
         keys.print();
     }
 
-    let stop = CancellationToken::new();
     let grpc_url = format!("http://{}", grpc.local_addr()?);
-    let edge = EdgeState {
-        core: CoreClients::connect_lazy(&grpc_url)?,
-        base_url: core.config.public_base_url.trim_end_matches('/').to_owned(),
-    };
-    let mut workers = courier_core::workers::spawn(&core, &stop);
-    let core_task = tokio::spawn(courier_core::server::serve(core, grpc, stop.clone().cancelled_owned()));
-    let edge_task = tokio::spawn(courier_edge::serve(edge, http, stop.clone().cancelled_owned()));
-    println!("Courier API listening on http://{http_addr}/v1 (gRPC core on {grpc_url})");
+    let edge = EdgeState::new(
+        CoreClients::connect_lazy(&grpc_url)?,
+        &core.config.public_base_url,
+        &cli.rate_limits,
+    );
+    let ops = tokio::net::TcpListener::bind(&core.config.metrics_addr).await?;
+    let ops_addr = ops.local_addr()?;
+    let mut registry = Registry::default();
+    core.metrics.register(&mut registry);
+    edge.metrics.register(&mut registry);
+    let grace = core.config.shutdown_grace;
+
+    // The edge stops first, so that its requests in flight still reach the
+    // core; then the core, its workers and the metrics listener.
+    let (edge_stop, core_stop) = (CancellationToken::new(), CancellationToken::new());
+    let mut workers = courier_core::workers::spawn(&core, &core_stop);
+    let core_task = tokio::spawn(courier_core::server::serve(
+        core,
+        grpc,
+        core_stop.clone().cancelled_owned(),
+    ));
+    let edge_task = tokio::spawn(courier_edge::serve(edge, http, edge_stop.clone().cancelled_owned()));
+    let ops_task = tokio::spawn(courier::ops::serve_metrics(
+        ops,
+        vec![Arc::new(registry)],
+        core_stop.clone().cancelled_owned(),
+    ));
+    println!(
+        "Courier API listening on http://{http_addr}/v1 (gRPC core on {grpc_url}, metrics on http://{ops_addr}/metrics)"
+    );
 
     courier::shutdown::signal().await;
     tracing::info!("shutting down: finishing in-flight requests");
-    stop.cancel();
-    edge_task.await??;
-    core_task.await??;
-    while workers.join_next().await.is_some() {}
-    Ok(())
+    edge_stop.cancel();
+    let drained = async {
+        edge_task.await??;
+        core_stop.cancel();
+        core_task.await??;
+        ops_task.await??;
+        while workers.join_next().await.is_some() {}
+        Ok::<(), Box<dyn std::error::Error + Send + Sync>>(())
+    };
+    match tokio::time::timeout(grace, drained).await {
+        Ok(drained) => drained,
+        Err(_) => {
+            tracing::warn!(?grace, "grace period over: exiting with work in flight");
+            Ok(())
+        }
+    }
 }

@@ -14,4 +14,16 @@ pub struct EdgeConfig {
     /// Base URL clients reach the API at (for `doc_url` links).
     #[arg(long, env = "COURIER_PUBLIC_BASE_URL", default_value = "http://127.0.0.1:8080")]
     pub public_base_url: String,
+
+    /// Address of the operations listener: Prometheus `GET /metrics`.
+    #[arg(long, env = "COURIER_METRICS_ADDR", default_value = "127.0.0.1:9090")]
+    pub metrics_addr: String,
+
+    /// After SIGTERM or Ctrl-C, how long in-flight requests get to finish
+    /// before the process exits anyway (e.g. `30s`).
+    #[arg(long, env = "COURIER_SHUTDOWN_GRACE", default_value = "30s", value_parser = courier::time::parse_duration)]
+    pub shutdown_grace: std::time::Duration,
+
+    #[command(flatten)]
+    pub rate_limits: crate::ratelimit::RateLimitConfig,
 }

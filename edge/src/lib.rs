@@ -8,15 +8,19 @@ pub mod context;
 pub mod dto;
 pub mod error;
 pub mod json;
+pub mod metrics;
 pub mod middleware;
 pub mod openapi;
+pub mod ratelimit;
 pub mod routes;
 
 use std::future::Future;
+use std::sync::Arc;
 
 use axum::serve::ListenerExt;
 use tokio::net::TcpListener;
 use tonic::transport::{Channel, Endpoint};
+use tonic_health::pb::health_client::HealthClient;
 
 use courier::v1::delivery_service_client::DeliveryServiceClient;
 use courier::v1::event_service_client::EventServiceClient;
@@ -44,6 +48,8 @@ pub struct CoreClients {
     /// Keyless reads: proof files (up to 10 MiB, hence the larger limit) and
     /// the tracking page.
     pub public: PublicServiceClient<Channel>,
+    /// The core's gRPC health service, for `GET /readyz`.
+    pub health: HealthClient<Channel>,
 }
 
 impl CoreClients {
@@ -59,6 +65,7 @@ impl CoreClients {
             events: EventServiceClient::new(channel.clone()),
             webhooks: WebhookServiceClient::new(channel.clone()),
             fleet_orders: FleetOrderServiceClient::new(channel.clone()),
+            health: HealthClient::new(channel.clone()),
             deliveries: DeliveryServiceClient::new(channel),
         })
     }
@@ -70,10 +77,25 @@ pub struct EdgeState {
     pub core: CoreClients,
     /// Public base URL, without a trailing slash (for `doc_url`).
     pub base_url: String,
+    /// Token buckets of the keys seen recently.
+    pub limits: Arc<ratelimit::RateLimiter>,
+    pub metrics: metrics::EdgeMetrics,
 }
 
-/// Serves the REST API on `listener` until `shutdown` completes, letting
-/// in-flight requests finish.
+impl EdgeState {
+    /// `base_url` may end with a slash.
+    pub fn new(core: CoreClients, base_url: &str, limits: &ratelimit::RateLimitConfig) -> EdgeState {
+        EdgeState {
+            core,
+            base_url: base_url.trim_end_matches('/').to_owned(),
+            limits: Arc::new(ratelimit::RateLimiter::new(limits)),
+            metrics: metrics::EdgeMetrics::default(),
+        }
+    }
+}
+
+/// Serves the REST API on `listener` until `shutdown` completes: then new
+/// connections are refused and in-flight requests finish.
 pub async fn serve(
     state: EdgeState,
     listener: TcpListener,

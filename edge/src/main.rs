@@ -4,6 +4,9 @@ use clap::Parser;
 use courier::logging::{self, LogFormat};
 use courier_edge::config::EdgeConfig;
 use courier_edge::{CoreClients, EdgeState};
+use prometheus_client::registry::Registry;
+use std::sync::Arc;
+use tokio_util::sync::CancellationToken;
 
 #[derive(Parser)]
 #[command(name = "courier-edge", version, about = "Courier edge: the public /v1 REST API")]
@@ -30,12 +33,39 @@ async fn main() -> std::process::ExitCode {
 }
 
 async fn run(config: EdgeConfig) -> Result<(), Box<dyn std::error::Error>> {
-    let state = EdgeState {
-        core: CoreClients::connect_lazy(&config.core_url)?,
-        base_url: config.public_base_url.trim_end_matches('/').to_owned(),
-    };
+    let state = EdgeState::new(
+        CoreClients::connect_lazy(&config.core_url)?,
+        &config.public_base_url,
+        &config.rate_limits,
+    );
+    let mut registry = Registry::default();
+    state.metrics.register(&mut registry);
     let listener = tokio::net::TcpListener::bind(&config.http_addr).await?;
-    tracing::info!(addr = %listener.local_addr()?, core = %config.core_url, "courier-edge serving HTTP");
-    courier_edge::serve(state, listener, courier::shutdown::signal()).await?;
+    let ops_listener = tokio::net::TcpListener::bind(&config.metrics_addr).await?;
+    tracing::info!(
+        addr = %listener.local_addr()?,
+        metrics = %ops_listener.local_addr()?,
+        core = %config.core_url,
+        "courier-edge serving HTTP"
+    );
+    let stop = CancellationToken::new();
+    let signal = stop.clone();
+    tokio::spawn(async move {
+        courier::shutdown::signal().await;
+        tracing::info!("stopping: refusing new connections, finishing requests in flight");
+        signal.cancel();
+    });
+    let work = async {
+        tokio::try_join!(
+            courier_edge::serve(state, listener, stop.clone().cancelled_owned()),
+            courier::ops::serve_metrics(ops_listener, vec![Arc::new(registry)], stop.clone().cancelled_owned()),
+        )
+    };
+    match courier::shutdown::with_grace(work, stop.cancelled(), config.shutdown_grace).await {
+        Some(served) => {
+            served?;
+        }
+        None => tracing::warn!(grace = ?config.shutdown_grace, "grace period over: exiting with requests in flight"),
+    }
     Ok(())
 }

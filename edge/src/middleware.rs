@@ -1,10 +1,11 @@
-//! Runs around every request: assigns the request id, logs the request, and
-//! renders errors in the public shape with `request_id` and `doc_url`.
+//! Runs around every request: assigns the request id, logs and counts the
+//! request, and renders errors in the public shape with `request_id` and
+//! `doc_url`.
 
 use std::time::Instant;
 
 use axum::body::Body;
-use axum::extract::{Request, State};
+use axum::extract::{MatchedPath, Request, State};
 use axum::http::{HeaderValue, header};
 use axum::middleware::Next;
 use axum::response::Response;
@@ -13,6 +14,7 @@ use tracing::Instrument;
 
 use crate::EdgeState;
 use crate::error::{self, ApiError};
+use crate::metrics::Answered;
 
 /// The request id of the current request, `req_…`.
 #[derive(Clone, Debug)]
@@ -32,11 +34,14 @@ pub async fn finish(State(state): State<EdgeState>, mut request: Request, next: 
     request.extensions_mut().insert(RequestId(request_id.clone()));
     let method = request.method().clone();
     let path = request.uri().path().to_owned();
+    let route = request.extensions().get::<MatchedPath>().map(|m| m.as_str().to_owned());
     let span = tracing::info_span!("http", request_id = %request_id, %method, %path);
     let started = Instant::now();
     let mut response = next.run(request).instrument(span.clone()).await;
 
+    let mut code = None;
     if let Some(api_error) = response.extensions_mut().remove::<ApiError>() {
+        code = Some(api_error.code.as_str());
         let quoted_id = api_error.replayed_request_id.as_deref().unwrap_or(&request_id);
         let body = error::body(&api_error, quoted_id, &state.base_url);
         if api_error.replayed_request_id.is_some() {
@@ -56,10 +61,18 @@ pub async fn finish(State(state): State<EdgeState>, mut request: Request, next: 
     if let Ok(value) = HeaderValue::from_str(&request_id) {
         response.headers_mut().insert("request-id", value);
     }
+    let elapsed = started.elapsed();
+    state.metrics.answered(Answered {
+        method: method.as_str(),
+        route: route.as_deref(),
+        status: response.status().as_u16(),
+        code,
+        elapsed,
+    });
     span.in_scope(|| {
         tracing::info!(
             status = response.status().as_u16(),
-            latency_ms = started.elapsed().as_millis() as u64,
+            latency_ms = elapsed.as_millis() as u64,
             "request"
         )
     });

@@ -14,7 +14,9 @@ use courier_core::Core;
 use courier_core::auth::service_token::{self, Role};
 use courier_core::clock::Clock;
 use courier_core::config::CoreConfig;
+use courier_edge::ratelimit::RateLimitConfig;
 use courier_edge::{CoreClients, EdgeState};
+use prometheus_client::registry::Registry;
 use sea_orm::{ConnectionTrait, Database};
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
@@ -40,9 +42,103 @@ pub struct TestApp {
     /// Full-permission keys of `workspace_id`.
     pub test_key: String,
     pub live_key: String,
-    stop: CancellationToken,
-    _workers: tokio::task::JoinSet<()>,
+    /// `GET /metrics` of the core and the edge (one operations listener, as
+    /// the dev runner has).
+    pub metrics_url: String,
+    /// The edge's state (rate limiter, metrics).
+    pub edge: EdgeState,
+    servers: Servers,
     _database: DatabaseGuard,
+}
+
+/// The tasks serving one core and edge.
+struct Servers {
+    /// Stops the core, its workers, the metrics listener and the edge.
+    stop: CancellationToken,
+    /// Stops the edge alone (a child of `stop`).
+    edge_stop: CancellationToken,
+    edge: tokio::task::JoinHandle<std::io::Result<()>>,
+    core: tokio::task::JoinHandle<Result<(), Box<dyn std::error::Error + Send + Sync>>>,
+    workers: tokio::task::JoinSet<()>,
+}
+
+/// Rate limits high enough that no test meets them unless it sets its own.
+pub fn unlimited() -> RateLimitConfig {
+    RateLimitConfig {
+        reads_per_second: 1_000_000,
+        read_burst: 1_000_000,
+        writes_per_second: 1_000_000,
+        write_burst: 1_000_000,
+    }
+}
+
+/// Binds core, edge and metrics listeners on free loopback ports: the core's
+/// configuration gets the resulting addresses.
+struct Listeners {
+    http: tokio::net::TcpListener,
+    grpc: tokio::net::TcpListener,
+    ops: tokio::net::TcpListener,
+    base_url: String,
+    grpc_url: String,
+    metrics_url: String,
+}
+
+impl Listeners {
+    async fn bind() -> Listeners {
+        let bind = || tokio::net::TcpListener::bind("127.0.0.1:0");
+        let (http, grpc, ops) = (
+            bind().await.expect("bind http"),
+            bind().await.expect("bind grpc"),
+            bind().await.expect("bind ops"),
+        );
+        let url = |l: &tokio::net::TcpListener| format!("http://{}", l.local_addr().expect("addr"));
+        Listeners {
+            base_url: url(&http),
+            grpc_url: url(&grpc),
+            metrics_url: format!("{}/metrics", url(&ops)),
+            http,
+            grpc,
+            ops,
+        }
+    }
+
+    /// Starts the core's server and workers and the edge on these listeners.
+    fn serve(self, core: &Core, limits: &RateLimitConfig) -> (Servers, EdgeState) {
+        let stop = CancellationToken::new();
+        let edge_stop = stop.child_token();
+        let workers = courier_core::workers::spawn(core, &stop);
+        let core_task = tokio::spawn(courier_core::server::serve(
+            core.clone(),
+            self.grpc,
+            stop.clone().cancelled_owned(),
+        ));
+        let edge = EdgeState::new(
+            CoreClients::connect_lazy(&self.grpc_url).expect("edge channel"),
+            &self.base_url,
+            limits,
+        );
+        let edge_task = tokio::spawn(courier_edge::serve(
+            edge.clone(),
+            self.http,
+            edge_stop.clone().cancelled_owned(),
+        ));
+        let mut registry = Registry::default();
+        core.metrics.register(&mut registry);
+        edge.metrics.register(&mut registry);
+        tokio::spawn(courier::ops::serve_metrics(
+            self.ops,
+            vec![std::sync::Arc::new(registry)],
+            stop.clone().cancelled_owned(),
+        ));
+        let servers = Servers {
+            stop,
+            edge_stop,
+            edge: edge_task,
+            core: core_task,
+            workers,
+        };
+        (servers, edge)
+    }
 }
 
 /// An answer of the REST API.
@@ -94,18 +190,32 @@ impl TestApp {
     /// Like [`TestApp::spawn`], with the core's configuration adjusted by
     /// `configure` before the core starts.
     pub async fn spawn_with(backend: Backend, configure: impl FnOnce(&mut CoreConfig)) -> Option<TestApp> {
+        TestApp::spawn_configured(backend, configure, |_| {}).await
+    }
+
+    /// Like [`TestApp::spawn_with`], with the edge's rate limits (by default
+    /// [`unlimited`]) adjusted by `limit`.
+    pub async fn spawn_configured(
+        backend: Backend,
+        configure: impl FnOnce(&mut CoreConfig),
+        limit: impl FnOnce(&mut RateLimitConfig),
+    ) -> Option<TestApp> {
         let database = match backend {
             Backend::Sqlite => DatabaseGuard::sqlite(),
             Backend::Postgres => DatabaseGuard::postgres().await?,
         };
-        let http_listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind http");
-        let grpc_listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind grpc");
-        let base_url = format!("http://{}", http_listener.local_addr().expect("addr"));
-        let grpc_url = format!("http://{}", grpc_listener.local_addr().expect("addr"));
+        let listeners = Listeners::bind().await;
+        let (base_url, grpc_url, metrics_url) = (
+            listeners.base_url.clone(),
+            listeners.grpc_url.clone(),
+            listeners.metrics_url.clone(),
+        );
         let mut config = CoreConfig {
             database_url: database.url.clone(),
             database_max_connections: None,
             grpc_addr: grpc_url.clone(),
+            metrics_addr: metrics_url.clone(),
+            shutdown_grace: Duration::from_secs(5),
             public_base_url: base_url.clone(),
             secret_key: Some(SECRET.into()),
             simulator_step: Duration::from_millis(50),
@@ -118,20 +228,11 @@ impl TestApp {
             blob_s3: Default::default(),
         };
         configure(&mut config);
+        let mut limits = unlimited();
+        limit(&mut limits);
         let clock = Clock::default();
         let core = Core::start(config, clock.clone()).await.expect("core starts");
-        let stop = CancellationToken::new();
-        let workers = courier_core::workers::spawn(&core, &stop);
-        tokio::spawn(courier_core::server::serve(
-            core.clone(),
-            grpc_listener,
-            stop.clone().cancelled_owned(),
-        ));
-        let edge = EdgeState {
-            core: CoreClients::connect_lazy(&grpc_url).expect("edge channel"),
-            base_url: base_url.clone(),
-        };
-        tokio::spawn(courier_edge::serve(edge, http_listener, stop.clone().cancelled_owned()));
+        let (servers, edge) = listeners.serve(&core, &limits);
 
         let now = clock.now().timestamp();
         let admin_token =
@@ -146,8 +247,9 @@ impl TestApp {
             workspace_id: String::new(),
             test_key: String::new(),
             live_key: String::new(),
-            stop,
-            _workers: workers,
+            metrics_url,
+            edge,
+            servers,
             _database: database,
         };
         let workspace = app
@@ -163,29 +265,33 @@ impl TestApp {
     /// workers finish what they are doing), then starts a new core, workers
     /// and edge on the same database and clock, on new ports.
     pub async fn restart_core(&mut self) {
-        self.stop.cancel();
-        while self._workers.join_next().await.is_some() {}
-        let http_listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind http");
-        let grpc_listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind grpc");
-        let base_url = format!("http://{}", http_listener.local_addr().expect("addr"));
-        let grpc_url = format!("http://{}", grpc_listener.local_addr().expect("addr"));
+        self.servers.stop.cancel();
+        while self.servers.workers.join_next().await.is_some() {}
+        let listeners = Listeners::bind().await;
         let mut config = (*self.core.config).clone();
-        config.grpc_addr = grpc_url.clone();
-        config.public_base_url = base_url.clone();
+        config.grpc_addr = listeners.grpc_url.clone();
+        config.metrics_addr = listeners.metrics_url.clone();
+        config.public_base_url = listeners.base_url.clone();
         let core = Core::start(config, self.clock.clone()).await.expect("core restarts");
-        let stop = CancellationToken::new();
-        self._workers = courier_core::workers::spawn(&core, &stop);
-        tokio::spawn(courier_core::server::serve(
-            core.clone(),
-            grpc_listener,
-            stop.clone().cancelled_owned(),
-        ));
-        let edge = EdgeState {
-            core: CoreClients::connect_lazy(&grpc_url).expect("edge channel"),
-            base_url: base_url.clone(),
-        };
-        tokio::spawn(courier_edge::serve(edge, http_listener, stop.clone().cancelled_owned()));
-        (self.core, self.stop, self.base_url, self.grpc_url) = (core, stop, base_url, grpc_url);
+        let (base_url, grpc_url, metrics_url) = (
+            listeners.base_url.clone(),
+            listeners.grpc_url.clone(),
+            listeners.metrics_url.clone(),
+        );
+        let (servers, edge) = listeners.serve(&core, &unlimited());
+        (self.core, self.servers, self.edge) = (core, servers, edge);
+        (self.base_url, self.grpc_url, self.metrics_url) = (base_url, grpc_url, metrics_url);
+    }
+
+    /// Shuts down as the binaries do on SIGTERM: the edge refuses new
+    /// connections and finishes its requests in flight, then the core turns
+    /// health `NOT_SERVING`, finishes its calls, and its workers their work.
+    pub async fn shutdown(&mut self) {
+        self.servers.edge_stop.cancel();
+        (&mut self.servers.edge).await.expect("edge task").expect("edge served");
+        self.servers.stop.cancel();
+        (&mut self.servers.core).await.expect("core task").expect("core served");
+        while self.servers.workers.join_next().await.is_some() {}
     }
 
     pub fn url(&self, path: &str) -> String {
@@ -377,7 +483,7 @@ impl TestApp {
 
 impl Drop for TestApp {
     fn drop(&mut self) {
-        self.stop.cancel();
+        self.servers.stop.cancel();
     }
 }
 
@@ -493,6 +599,31 @@ macro_rules! e2e {
             #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
             async fn postgres() {
                 if let Some(app) = $crate::harness::TestApp::spawn_with($crate::harness::Backend::Postgres, $configure).await {
+                    run(app).await;
+                }
+            }
+        }
+    )*};
+    // `e2e! { edge |limits| …; async fn … }`: the edge's rate limits are
+    // adjusted first (see `TestApp::spawn_configured`).
+    (edge $limit:expr; $(async fn $name:ident($app:ident: TestApp) $body:block)*) => {$(
+        mod $name {
+            #[allow(unused_imports)]
+            use super::*;
+
+            async fn run($app: $crate::harness::TestApp) $body
+
+            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+            async fn sqlite() {
+                let app = $crate::harness::TestApp::spawn_configured($crate::harness::Backend::Sqlite, |_| {}, $limit)
+                    .await
+                    .expect("sqlite app");
+                run(app).await;
+            }
+
+            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+            async fn postgres() {
+                if let Some(app) = $crate::harness::TestApp::spawn_configured($crate::harness::Backend::Postgres, |_| {}, $limit).await {
                     run(app).await;
                 }
             }

@@ -5,6 +5,7 @@
 mod harness;
 
 mod auth;
+mod compose;
 mod deliveries;
 mod dispatch;
 mod errors;
@@ -13,7 +14,9 @@ mod fleet;
 mod grpc;
 mod lifecycle;
 mod openapi;
+mod operations;
 mod proofs;
 mod quotes;
+mod ratelimit;
 mod tracking_page;
 mod webhooks;

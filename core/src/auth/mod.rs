@@ -4,6 +4,7 @@
 pub mod api_keys;
 pub mod service_token;
 
+use courier::credentials::PresentedKey;
 use courier::errors::ErrorCode;
 use sea_orm::ConnectionTrait;
 
@@ -111,18 +112,13 @@ pub struct Credentials {
 impl Credentials {
     /// The key to check: `x-api-key` wins over `Authorization: Bearer`.
     fn key(&self) -> CoreResult<&str> {
-        if let Some(key) = self.api_key.as_deref().map(str::trim).filter(|k| !k.is_empty()) {
-            return Ok(key);
-        }
-        let Some(header) = self.authorization.as_deref().map(str::trim).filter(|h| !h.is_empty()) else {
-            return Err(CoreError::new(
+        match courier::credentials::presented_key(self.api_key.as_deref(), self.authorization.as_deref()) {
+            PresentedKey::Key(key) => Ok(key),
+            PresentedKey::Missing => Err(CoreError::new(
                 ErrorCode::MissingApiKey,
                 "No API key: send it in the x-api-key header or as Authorization: Bearer <API_KEY>.",
-            ));
-        };
-        match header.split_once(' ') {
-            Some((scheme, key)) if scheme.eq_ignore_ascii_case("bearer") && !key.trim().is_empty() => Ok(key.trim()),
-            _ => Err(CoreError::at(
+            )),
+            PresentedKey::MalformedAuthorization => Err(CoreError::at(
                 ErrorCode::InvalidApiKey,
                 "Authorization",
                 "The Authorization header must be 'Bearer <API_KEY>'.",

@@ -26,6 +26,7 @@ use super::queue::{self, DeliveryState};
 use super::retry::{self, Verdict};
 use super::{payload, send};
 use crate::events::{self, EventType};
+use crate::metrics::AttemptResult;
 use crate::{Core, CoreError, CoreResult, ids};
 
 /// Sends in flight per core replica.
@@ -45,7 +46,7 @@ pub async fn run(core: Core, stop: CancellationToken) {
         if stop.is_cancelled() {
             break;
         }
-        let wait = match dispatcher.dispatch_due(&core).await {
+        let wait = match dispatcher.dispatch_due(&core, &stop).await {
             Ok(wait) => wait,
             Err(error) => {
                 tracing::warn!(%error, "webhook dispatch failed");
@@ -80,9 +81,9 @@ struct Dispatcher {
 }
 
 impl Dispatcher {
-    /// Claims and starts what is due and there is room for; returns how long
-    /// to sleep before looking again.
-    async fn dispatch_due(&mut self, core: &Core) -> CoreResult<Duration> {
+    /// Claims and starts what is due and there is room for, until `stop`
+    /// fires; returns how long to sleep before looking again.
+    async fn dispatch_due(&mut self, core: &Core, stop: &CancellationToken) -> CoreResult<Duration> {
         let now = core.clock.now_micros();
         let due = queue::due_endpoints(&core.db, now + micros(POLL)).await?;
         let token = ids::new_id("clm");
@@ -91,6 +92,10 @@ impl Dispatcher {
         let mut claimed = 0;
         let mut failure = None;
         for (webhook_id, next_attempt_at) in due {
+            if stop.is_cancelled() {
+                // Shutting down: nothing more is claimed.
+                break;
+            }
             let busy = self.per_endpoint.get(&webhook_id).copied().unwrap_or(0);
             let free = MAX_IN_FLIGHT_PER_ENDPOINT.saturating_sub(busy).min(room);
             if free == 0 {
@@ -195,6 +200,11 @@ async fn try_attempt(core: &Core, row: &webhook_delivery::Model) -> CoreResult<(
             }
         }
     };
+    core.metrics.webhook_attempt(match status {
+        AttemptStatus::Succeeded => AttemptResult::Succeeded,
+        AttemptStatus::Pending => AttemptResult::Retrying,
+        AttemptStatus::Failed => AttemptResult::Failed,
+    });
     let tx = core.db.begin().await?;
     attempts::record(&tx, &row.event_id, &row.webhook_id, status, &outcome).await?;
     let owned = queue::finish(&tx, row, state, made, next_attempt_at, now).await?;

@@ -11,7 +11,8 @@
 
 use sea_orm::sea_query::{Expr, LockBehavior, LockType, Order, Query};
 use sea_orm::{
-    ActiveValue::Set, ColumnTrait, ConnectionTrait, DatabaseBackend, EntityTrait, QueryFilter, QueryOrder, QuerySelect,
+    ActiveValue::Set, ColumnTrait, ConnectionTrait, DatabaseBackend, EntityTrait, PaginatorTrait, QueryFilter,
+    QueryOrder, QuerySelect,
 };
 
 use super::attempts::{self, AttemptStatus};
@@ -269,4 +270,12 @@ pub async fn purge_before(db: &impl ConnectionTrait, cutoff: i64) -> CoreResult<
         .exec(db)
         .await?;
     Ok(result.rows_affected)
+}
+
+/// How many rows wait for an attempt (the queue depth).
+pub async fn pending_count(db: &impl ConnectionTrait) -> CoreResult<u64> {
+    Ok(webhook_delivery::Entity::find()
+        .filter(webhook_delivery::Column::State.eq(DeliveryState::Pending.as_str()))
+        .count(db)
+        .await?)
 }

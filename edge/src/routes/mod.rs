@@ -1,10 +1,13 @@
 //! The `/v1` routes. Each handler converts its JSON to a request message,
 //! calls the core with the caller's context, and converts the answer back.
+//! Routes that take an API key are rate-limited per key; the keyless ones
+//! (capability links, documentation, health) are not.
 
 pub(crate) mod deliveries;
 mod docs;
 pub(crate) mod events;
 pub(crate) mod fleet;
+mod health;
 pub(crate) mod proofs;
 pub(crate) mod quotes;
 mod tracking_page;
@@ -18,10 +21,10 @@ use courier::errors::ErrorCode;
 
 use crate::EdgeState;
 use crate::error::ApiError;
-use crate::middleware;
+use crate::{middleware, ratelimit};
 
 pub fn router(state: EdgeState) -> Router {
-    Router::new()
+    let keyed = Router::new()
         .route("/v1/vehicle-types", get(vehicle_types::list))
         .route("/v1/quotes", post(quotes::create))
         .route("/v1/deliveries", post(deliveries::create).get(deliveries::list))
@@ -32,8 +35,6 @@ pub fn router(state: EdgeState) -> Router {
             get(proofs::proof_of_delivery),
         )
         .route("/v1/deliveries/{delivery_id}/tracking", get(deliveries::tracking))
-        .route("/v1/proof-files/{artifact_id}", get(proofs::file))
-        .route("/t/{token}", get(tracking_page::page))
         .route("/v1/webhooks", post(webhooks::create).get(webhooks::list))
         .route(
             "/v1/webhooks/{webhook_id}",
@@ -45,11 +46,19 @@ pub fn router(state: EdgeState) -> Router {
         .route("/v1/fleet/orders/{fleet_order_id}", get(fleet::get))
         .route("/v1/events", get(events::list))
         .route("/v1/events/{event_id}", get(events::get))
+        .route_layer(axum_middleware::from_fn_with_state(state.clone(), ratelimit::limit));
+    let keyless = Router::new()
+        .route("/v1/proof-files/{artifact_id}", get(proofs::file))
+        .route("/t/{token}", get(tracking_page::page))
         .route("/v1/docs/errors", get(docs::errors))
         .route("/v1/openapi.json", get(docs::openapi))
         .route("/v1/docs", get(docs::reference))
         .route("/v1/docs/", get(docs::reference))
         .route("/v1/docs/{*asset}", get(docs::reference_asset))
+        .route("/healthz", get(health::alive))
+        .route("/readyz", get(health::ready));
+    keyed
+        .merge(keyless)
         .fallback(unknown_route)
         .method_not_allowed_fallback(wrong_method)
         .layer(axum_middleware::from_fn_with_state(state.clone(), middleware::finish))

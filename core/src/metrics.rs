@@ -1,0 +1,115 @@
+//! The core's Prometheus metrics: gRPC calls, webhook attempts and queue
+//! depth, simulator lag. Handles are cheap clones of shared series; the
+//! binary registers them on the operations listener.
+
+use std::time::Duration;
+
+use prometheus_client::encoding::EncodeLabelSet;
+use prometheus_client::metrics::counter::Counter;
+use prometheus_client::metrics::family::Family;
+use prometheus_client::metrics::gauge::Gauge;
+use prometheus_client::metrics::histogram::Histogram;
+use prometheus_client::registry::Registry;
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct CallLabels {
+    /// `/package.Service/Method`.
+    method: String,
+    /// gRPC status code name (`Ok`, `InvalidArgument`, …).
+    code: String,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct AttemptLabels {
+    result: &'static str,
+}
+
+/// What the core counts and measures.
+#[derive(Clone)]
+pub struct CoreMetrics {
+    grpc_requests: Family<CallLabels, Counter>,
+    grpc_duration: Family<CallLabels, Histogram, fn() -> Histogram>,
+    webhook_attempts: Family<AttemptLabels, Counter>,
+    webhook_queue_depth: Gauge,
+    simulator_lag: Histogram,
+}
+
+impl Default for CoreMetrics {
+    fn default() -> Self {
+        CoreMetrics {
+            grpc_requests: Family::default(),
+            grpc_duration: Family::new_with_constructor(courier::ops::latency_histogram),
+            webhook_attempts: Family::default(),
+            webhook_queue_depth: Gauge::default(),
+            simulator_lag: courier::ops::latency_histogram(),
+        }
+    }
+}
+
+/// How a webhook attempt ended, as counted.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AttemptResult {
+    Succeeded,
+    /// Failed, another attempt is scheduled.
+    Retrying,
+    /// Failed for good.
+    Failed,
+}
+
+impl CoreMetrics {
+    /// Adds every series to `registry`.
+    pub fn register(&self, registry: &mut Registry) {
+        registry.register(
+            "courier_core_grpc_requests",
+            "gRPC calls answered by the core, by method and status code",
+            self.grpc_requests.clone(),
+        );
+        registry.register(
+            "courier_core_grpc_request_duration_seconds",
+            "Time to the answer's headers of gRPC calls, by method and status code",
+            self.grpc_duration.clone(),
+        );
+        registry.register(
+            "courier_webhook_attempts",
+            "Webhook delivery attempts, by result",
+            self.webhook_attempts.clone(),
+        );
+        registry.register(
+            "courier_webhook_queue_depth",
+            "Webhook sends waiting (pending queue rows), sampled from the database",
+            self.webhook_queue_depth.clone(),
+        );
+        registry.register(
+            "courier_simulator_lag_seconds",
+            "How late due simulator steps were taken up",
+            self.simulator_lag.clone(),
+        );
+    }
+
+    pub fn grpc_call(&self, method: &str, code: &str, elapsed: Duration) {
+        let labels = CallLabels {
+            method: method.to_owned(),
+            code: code.to_owned(),
+        };
+        self.grpc_requests.get_or_create(&labels).inc();
+        self.grpc_duration.get_or_create(&labels).observe(elapsed.as_secs_f64());
+    }
+
+    pub fn webhook_attempt(&self, result: AttemptResult) {
+        let result = match result {
+            AttemptResult::Succeeded => "succeeded",
+            AttemptResult::Retrying => "retrying",
+            AttemptResult::Failed => "failed",
+        };
+        self.webhook_attempts.get_or_create(&AttemptLabels { result }).inc();
+    }
+
+    pub fn set_webhook_queue_depth(&self, pending: u64) {
+        self.webhook_queue_depth.set(i64::try_from(pending).unwrap_or(i64::MAX));
+    }
+
+    /// A simulator step taken `late_micros` after it was due.
+    pub fn simulator_step(&self, late_micros: i64) {
+        self.simulator_lag.observe(late_micros.max(0) as f64 / 1e6);
+    }
+}

@@ -1,0 +1,252 @@
+//! Operations: health and readiness, Prometheus metrics, graceful shutdown.
+
+use std::io::Write;
+use std::sync::{Arc, Mutex, OnceLock};
+use std::time::{Duration, Instant};
+
+use courier::logging::{self, LogFormat};
+
+use serde_json::json;
+use tonic_health::pb::HealthCheckRequest;
+use tonic_health::pb::health_check_response::ServingStatus;
+use tonic_health::pb::health_client::HealthClient;
+
+use crate::deliveries::berlin_delivery;
+use crate::harness::{TestApp, unlimited};
+use crate::webhooks::{Receiver, Reply, create_endpoint};
+
+/// How long a webhook receiver here takes to answer.
+const SLOW: Duration = Duration::from_secs(1);
+
+/// The address of a URL `http://host:port`.
+fn address(url: &str) -> &str {
+    url.trim_start_matches("http://")
+}
+
+async fn health_client(app: &TestApp) -> HealthClient<tonic::transport::Channel> {
+    let channel = tonic::transport::Endpoint::from_shared(app.grpc_url.clone())
+        .expect("gRPC URL")
+        .connect()
+        .await
+        .expect("core reachable");
+    HealthClient::new(channel)
+}
+
+/// Log output kept in memory.
+#[derive(Clone, Default)]
+struct Captured(Arc<Mutex<Vec<u8>>>);
+
+impl Write for Captured {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().expect("lock").extend_from_slice(bytes);
+        Ok(bytes.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// From the first call on, the process logs JSON lines, as the binaries do
+/// with `COURIER_LOG_FORMAT=json`, into memory.
+fn json_logs() -> &'static Captured {
+    static LOGS: OnceLock<Captured> = OnceLock::new();
+    LOGS.get_or_init(|| {
+        let captured = Captured::default();
+        let writer = captured.clone();
+        logging::install(LogFormat::Json, move || writer.clone());
+        captured
+    })
+}
+
+/// Polls the metrics endpoint until every series in `wanted` appears.
+async fn metrics_with(app: &TestApp, wanted: &[&str]) -> String {
+    let deadline = Instant::now() + Duration::from_secs(15);
+    loop {
+        let response = app.http.get(&app.metrics_url).send().await.expect("metrics answer");
+        assert_eq!(response.status(), 200);
+        let content_type = response.headers()["content-type"].to_str().expect("ascii").to_owned();
+        assert!(
+            content_type.starts_with("application/openmetrics-text"),
+            "{content_type}"
+        );
+        let text = response.text().await.expect("metrics text");
+        let missing: Vec<_> = wanted.iter().filter(|series| !text.contains(*series)).collect();
+        if missing.is_empty() {
+            return text;
+        }
+        assert!(Instant::now() < deadline, "missing {missing:?} in:\n{text}");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+e2e! {
+    async fn health_and_readiness(app: TestApp) {
+        let alive = app.send(app.http.get(app.url("/healthz"))).await;
+        assert_eq!((alive.status, alive.body.clone()), (200, json!({ "status": "ok" })));
+        let ready = app.send(app.http.get(app.url("/readyz"))).await;
+        assert_eq!((ready.status, ready.body.clone()), (200, json!({ "status": "ready" })));
+
+        // The core reports every service, and itself as a whole, SERVING.
+        let mut health = health_client(&app).await;
+        for service in ["", "courier.v1.DeliveryService", "courier.v1.WebhookService", "courier.internal.v1.DispatchService"] {
+            let answer = health
+                .check(HealthCheckRequest { service: service.into() })
+                .await
+                .expect("health answer");
+            assert_eq!(answer.get_ref().status(), ServingStatus::Serving, "{service:?}");
+        }
+
+        // An edge whose core cannot be reached is alive but not ready.
+        let closed = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
+        let nowhere = format!("http://{}", closed.local_addr().expect("addr"));
+        drop(closed);
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
+        let lonely_url = format!("http://{}", listener.local_addr().expect("addr"));
+        let lonely = courier_edge::EdgeState::new(
+            courier_edge::CoreClients::connect_lazy(&nowhere).expect("channel"),
+            &lonely_url,
+            &unlimited(),
+        );
+        tokio::spawn(courier_edge::serve(lonely, listener, std::future::pending()));
+        let alive = app.send(app.http.get(format!("{lonely_url}/healthz"))).await;
+        assert_eq!(alive.status, 200);
+        let started = Instant::now();
+        let unready = app.send(app.http.get(format!("{lonely_url}/readyz"))).await;
+        unready.assert_error(503, "service_unavailable", None);
+        assert!(started.elapsed() < Duration::from_secs(3), "readyz took {:?}", started.elapsed());
+    }
+
+    async fn metrics_name_routes_codes_and_workers(app: TestApp) {
+        let receiver = Receiver::start().await;
+        create_endpoint(&app, &app.test_key, &receiver.url, json!([])).await;
+        assert_eq!(app.get("/v1/vehicle-types", &app.test_key).await.status, 200);
+        app.get("/v1/deliveries/dlv_unknown", &app.test_key)
+            .await
+            .assert_error(404, "not_found", None);
+        app.get("/no/such/route", &app.test_key).await.assert_error(404, "not_found", None);
+        // A test delivery: its events go to the receiver, the simulator steps it.
+        app.create_delivery(&app.test_key, &berlin_delivery()).await;
+        receiver.wait_for(1, Duration::from_secs(10)).await;
+
+        let text = metrics_with(&app, &[
+            r#"courier_edge_http_requests_total{method="GET",route="/v1/vehicle-types",status="200",code=""} 1"#,
+            r#"courier_edge_http_requests_total{method="GET",route="/v1/deliveries/{delivery_id}",status="404",code="not_found"} 1"#,
+            r#"courier_edge_http_requests_total{method="GET",route="unmatched",status="404",code="not_found"} 1"#,
+            r#"courier_edge_http_request_duration_seconds_bucket{le="+Inf",method="POST",route="/v1/deliveries",status="201",code=""} 1"#,
+            r#"courier_core_grpc_requests_total{method="/courier.v1.DeliveryService/GetDelivery",code="NotFound"} 1"#,
+            r#"courier_core_grpc_requests_total{method="/courier.v1.VehicleTypeService/ListVehicleTypes",code="Ok"} 1"#,
+            r#"courier_core_grpc_request_duration_seconds_count{method="/courier.v1.DeliveryService/CreateDelivery",code="Ok"} 1"#,
+            r#"courier_webhook_attempts_total{result="succeeded"}"#,
+            "courier_webhook_queue_depth ",
+            "courier_simulator_lag_seconds_count ",
+        ]).await;
+        // Raw paths never become series.
+        assert!(!text.contains("dlv_unknown") && !text.contains("/no/such/route"));
+        let stepped = text
+            .lines()
+            .find_map(|line| line.strip_prefix("courier_simulator_lag_seconds_count "))
+            .and_then(|count| count.trim().parse::<u64>().ok())
+            .expect("simulator lag count");
+        assert!(stepped > 0, "{text}");
+        assert!(text.trim_end().ends_with("# EOF"));
+    }
+
+    async fn shutdown_lets_requests_in_flight_finish(app: TestApp) {
+        let mut app = app;
+        let receiver = Receiver::start().await;
+        receiver.always(Reply::status(200).after(SLOW));
+        let (webhook_id, _) = create_endpoint(&app, &app.test_key, &receiver.url, json!([])).await;
+
+        let mut health = health_client(&app).await;
+        let mut watch = health
+            .watch(HealthCheckRequest { service: String::new() })
+            .await
+            .expect("watch")
+            .into_inner();
+        let first = watch.message().await.expect("watch answer").expect("status");
+        assert_eq!(first.status(), ServingStatus::Serving);
+
+        // A slow request: the core sends a sample event to the slow receiver.
+        let in_flight = tokio::spawn(
+            app.http
+                .post(app.url(&format!("/v1/webhooks/{webhook_id}/test")))
+                .header("x-api-key", &app.test_key)
+                .json(&json!({}))
+                .send(),
+        );
+        receiver.wait_for(1, Duration::from_secs(5)).await;
+        let (edge, core) = (address(&app.base_url).to_owned(), address(&app.grpc_url).to_owned());
+
+        let health_turns = async move {
+            let next = watch.message().await.expect("watch answer").expect("status");
+            assert_eq!(next.status(), ServingStatus::NotServing);
+            // An open stream would hold the server until the grace period.
+            drop((watch, health));
+        };
+        let started = Instant::now();
+        let ((), answer, ()) = tokio::join!(app.shutdown(), in_flight, health_turns);
+        let answer = answer.expect("request task").expect("full answer");
+        assert_eq!(answer.status(), 200);
+        let body: serde_json::Value = answer.json().await.expect("JSON body");
+        assert_eq!((body["succeeded"].as_bool(), body["response_code"].as_i64()), (Some(true), Some(200)));
+        assert!(started.elapsed() < SLOW * 5, "shutdown took {:?}", started.elapsed());
+
+        for address in [edge, core] {
+            assert!(tokio::net::TcpStream::connect(&address).await.is_err(), "{address} still accepts");
+        }
+    }
+
+    async fn shutdown_lets_webhook_sends_finish(app: TestApp) {
+        let mut app = app;
+        let receiver = Receiver::start().await;
+        receiver.always(Reply::status(200).after(SLOW));
+        create_endpoint(&app, &app.test_key, &receiver.url, json!(["delivery.created"])).await;
+        app.create_delivery(&app.test_key, &berlin_delivery()).await;
+        let sending = receiver.wait_for(1, Duration::from_secs(10)).await;
+
+        app.shutdown().await;
+        // Every send that started was recorded as an attempt, none started after.
+        let received = receiver.received();
+        assert_eq!(received.len(), sending.len(), "a send started after the shutdown");
+        for request in &received {
+            let attempts = courier_core::webhooks::attempts::of_event(&app.core.db, request.header("x-event-id"))
+                .await
+                .expect("attempts");
+            assert_eq!(attempts.len(), 1, "{attempts:?}");
+            assert_eq!(
+                (attempts[0].status, attempts[0].response_code),
+                (courier_core::webhooks::attempts::AttemptStatus::Succeeded, Some(200))
+            );
+        }
+    }
+
+    async fn every_log_line_of_a_request_carries_its_id(app: TestApp) {
+        let logs = json_logs();
+        let answer = app.get("/v1/deliveries/dlv_unknown", &app.test_key).await;
+        answer.assert_error(404, "not_found", None);
+        let request_id = answer.header("request-id").expect("request id").to_owned();
+
+        let deadline = Instant::now() + Duration::from_secs(5);
+        let lines = loop {
+            let text = String::from_utf8(logs.0.lock().expect("lock").clone()).expect("UTF-8 logs");
+            let lines: Vec<serde_json::Value> = text
+                .lines()
+                .filter(|line| line.contains(&request_id))
+                .map(|line| serde_json::from_str(line).expect("a JSON log line"))
+                .collect();
+            let side = |span: &str| lines.iter().any(|line| line["span"]["name"] == span);
+            if side("http") && side("grpc") {
+                break lines;
+            }
+            assert!(Instant::now() < deadline, "edge and core lines of {request_id}: {lines:#?}");
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        };
+        for line in &lines {
+            assert_eq!(line["span"]["request_id"], request_id.as_str(), "{line}");
+            assert!(line["level"].is_string() && line["message"].is_string(), "{line}");
+        }
+        let messages: Vec<_> = lines.iter().filter_map(|line| line["message"].as_str()).collect();
+        assert!(messages.contains(&"request refused") && messages.contains(&"request"), "{messages:?}");
+    }
+}

@@ -292,7 +292,7 @@ pub async fn create(
     let now = core.clock.now_micros();
     let prepare = prepare(core, principal, new);
     let (core_for_work, principal_for_work) = (core.clone(), principal.clone());
-    idempotency::run(
+    let created = idempotency::run(
         core,
         &scope,
         &idempotency::request_hash(canonical),
@@ -303,7 +303,11 @@ pub async fn create(
             Box::pin(async move { insert(&core_for_work, tx, &principal_for_work, prepared).await })
         },
     )
-    .await
+    .await?;
+    if !created.replayed {
+        core.changes.publish(&created.value.id);
+    }
+    Ok(created)
 }
 
 async fn prepare(core: &Core, principal: &Principal, new: NewDelivery) -> CoreResult<Prepared> {

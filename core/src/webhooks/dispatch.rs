@@ -6,22 +6,23 @@
 //! - Sends run concurrently, at most [`MAX_IN_FLIGHT`] per replica and
 //!   [`MAX_IN_FLIGHT_PER_ENDPOINT`] per endpoint, each bounded by the 5-second
 //!   receiver timeout: one slow or dead endpoint cannot hold back the others.
-//! - It sleeps until the earliest due row (at most [`POLL`]), or until a send
-//!   finishes and frees a slot.
+//! - It sleeps until the earliest due row (at most [`POLL`]), until a send
+//!   finishes and frees a slot, or until a change committed in this process
+//!   (which may have queued events) is announced on `Core::changes`.
 //! - On shutdown it stops claiming and lets the sends in flight finish; a row
 //!   it never got to is due again when its lease ends.
 
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
 use std::time::Duration;
 
 use rand::Rng;
-use sea_orm::{EntityTrait, TransactionTrait};
+use sea_orm::{ColumnTrait, DatabaseConnection, EntityTrait, QueryFilter, TransactionTrait};
 use tokio::task::{Id, JoinSet};
 use tokio_util::sync::CancellationToken;
 
 use super::attempts::{self, AttemptStatus};
 use super::endpoints::{self, DisabledReason, EndpointStatus};
-use super::entity::webhook_delivery;
+use super::entity::{endpoint, webhook_delivery};
 use super::queue::{self, DeliveryState};
 use super::retry::{self, Verdict};
 use super::{payload, send};
@@ -42,6 +43,9 @@ const LEASE: Duration = Duration::from_secs(60);
 /// Runs until `stop` fires, then waits for the sends in flight.
 pub async fn run(core: Core, stop: CancellationToken) {
     let mut dispatcher = Dispatcher::default();
+    // A change committed in this process may have queued events: look at
+    // once instead of at the next poll (other replicas' changes wait for it).
+    let mut changes = core.changes.subscribe();
     loop {
         if stop.is_cancelled() {
             break;
@@ -56,6 +60,10 @@ pub async fn run(core: Core, stop: CancellationToken) {
         tokio::select! {
             () = stop.cancelled() => break,
             () = tokio::time::sleep(wait) => {}
+            Ok(_) = changes.recv(), if dispatcher.in_flight.len() < MAX_IN_FLIGHT => {
+                // One look covers every change announced meanwhile.
+                while changes.try_recv().is_ok() {}
+            }
             Some(done) = dispatcher.in_flight.join_next_with_id(), if !dispatcher.in_flight.is_empty() => {
                 dispatcher.finished(done);
                 // Free every slot that is free by now, so that one look at
@@ -119,10 +127,10 @@ impl Dispatcher {
             claimed += got;
         }
         if claimed > 0 {
-            for row in queue::claimed(&core.db, &token).await? {
-                *self.per_endpoint.entry(row.webhook_id.clone()).or_default() += 1;
-                let webhook_id = row.webhook_id.clone();
-                let handle = self.in_flight.spawn(attempt(core.clone(), row));
+            for claim in load_claims(&core.db, &token).await? {
+                let webhook_id = claim.row.webhook_id.clone();
+                *self.per_endpoint.entry(webhook_id.clone()).or_default() += 1;
+                let handle = self.in_flight.spawn(attempt(core.clone(), claim));
                 self.tasks.insert(handle.id(), webhook_id);
             }
         }
@@ -151,24 +159,56 @@ impl Dispatcher {
     }
 }
 
+/// A claimed row with the event and endpoint its attempt needs; `None` when
+/// they no longer exist.
+struct Claim {
+    row: webhook_delivery::Model,
+    event: Option<events::entity::Model>,
+    endpoint: Option<endpoint::Model>,
+}
+
+/// The rows claimed with `token`, with their events and endpoints read in
+/// one query each for the whole batch rather than two per attempt.
+async fn load_claims(db: &DatabaseConnection, token: &str) -> CoreResult<Vec<Claim>> {
+    let rows = queue::claimed(db, token).await?;
+    let event_ids: BTreeSet<&str> = rows.iter().map(|row| row.event_id.as_str()).collect();
+    let events: HashMap<String, events::entity::Model> = events::entity::Entity::find()
+        .filter(events::entity::Column::Id.is_in(event_ids))
+        .all(db)
+        .await?
+        .into_iter()
+        .map(|event| (event.id.clone(), event))
+        .collect();
+    let webhook_ids: BTreeSet<&str> = rows.iter().map(|row| row.webhook_id.as_str()).collect();
+    let endpoints: HashMap<String, endpoint::Model> = endpoints::find_many(db, webhook_ids)
+        .await?
+        .into_iter()
+        .map(|endpoint| (endpoint.id.clone(), endpoint))
+        .collect();
+    Ok(rows
+        .into_iter()
+        .map(|row| Claim {
+            event: events.get(&row.event_id).cloned(),
+            endpoint: endpoints.get(&row.webhook_id).cloned(),
+            row,
+        })
+        .collect())
+}
+
 /// One attempt of a claimed row, logged whatever happens.
-async fn attempt(core: Core, row: webhook_delivery::Model) {
-    if let Err(error) = try_attempt(&core, &row).await {
+async fn attempt(core: Core, claim: Claim) {
+    let row = claim.row.clone();
+    if let Err(error) = try_attempt(&core, claim).await {
         tracing::warn!(%error, event_id = %row.event_id, webhook_id = %row.webhook_id, "webhook attempt not recorded");
     }
 }
 
-async fn try_attempt(core: &Core, row: &webhook_delivery::Model) -> CoreResult<()> {
-    let Some(endpoint) = endpoints::find(&core.db, &row.webhook_id).await? else {
+async fn try_attempt(core: &Core, claim: Claim) -> CoreResult<()> {
+    let row = &claim.row;
+    let (Some(endpoint), Some(event)) = (claim.endpoint, claim.event) else {
         return queue::forget(&core.db, &row.id).await;
     };
     let secret = endpoint.secret.clone();
-    let Some(event) = events::entity::Entity::find_by_id(row.event_id.clone())
-        .one(&core.db)
-        .await?
-    else {
-        return queue::forget(&core.db, &row.id).await;
-    };
     let endpoint = endpoints::from_model(endpoint)?;
     if endpoint.status == EndpointStatus::Disabled {
         // Queued before the endpoint was disabled: fails without a request.

@@ -301,9 +301,16 @@ pub async fn replay(core: &Core, principal: &Principal, id: &str) -> CoreResult<
     queue::requeue_failed(&core.db, &endpoint.id, core.clock.now_micros()).await
 }
 
-/// The endpoint `id`, whoever owns it (for the dispatcher).
-pub async fn find(db: &impl ConnectionTrait, id: &str) -> CoreResult<Option<endpoint::Model>> {
-    Ok(endpoint::Entity::find_by_id(id.to_owned()).one(db).await?)
+/// The endpoints among `ids` that exist, whoever owns them (for the
+/// dispatcher).
+pub async fn find_many<'a>(
+    db: &impl ConnectionTrait,
+    ids: impl IntoIterator<Item = &'a str>,
+) -> CoreResult<Vec<endpoint::Model>> {
+    Ok(endpoint::Entity::find()
+        .filter(endpoint::Column::Id.is_in(ids))
+        .all(db)
+        .await?)
 }
 
 /// Disables an active endpoint with `reason` and fails what is queued for it.

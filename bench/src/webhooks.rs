@@ -1,6 +1,11 @@
 //! Webhook delivery: a loopback receiver records when each
 //! `delivery.created` event arrives; the latency is from the event's
 //! `created_at` (the state change's commit time) to its arrival.
+//!
+//! Three runs: the dispatcher draining a backlog (the receiver holds every
+//! request until the backlog is queued, so the rate is the dispatcher's, not
+//! the creates'), events while creates run flat out, and latency at a steady
+//! modest rate.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -20,9 +25,16 @@ struct Arrivals {
     last: Option<Instant>,
 }
 
-type Shared = Arc<Mutex<Arrivals>>;
+#[derive(Clone)]
+struct Receiver {
+    arrivals: Arc<Mutex<Arrivals>>,
+    /// Requests wait until this is `true`.
+    open: tokio::sync::watch::Receiver<bool>,
+}
 
-async fn receive(State(arrivals): State<Shared>, body: String) -> &'static str {
+async fn receive(State(Receiver { arrivals, mut open }): State<Receiver>, body: String) -> &'static str {
+    // The sender dropping (end of the run) opens the gate too.
+    let _ = open.wait_for(|open| *open).await;
     let now = chrono::Utc::now();
     let created = serde_json::from_str::<Value>(&body)
         .ok()
@@ -38,6 +50,8 @@ async fn receive(State(arrivals): State<Shared>, body: String) -> &'static str {
 
 /// What the webhook runs measured.
 pub struct WebhookStats {
+    /// Events per second reaching the receiver from a queued backlog.
+    pub drain_per_second: f64,
     /// Events per second reaching the receiver while creates run flat out.
     pub events_per_second: f64,
     pub saturated_p50_ms: f64,
@@ -49,12 +63,20 @@ pub struct WebhookStats {
 
 /// The steady rate of the unsaturated run.
 pub const PACED_RATE: u32 = 50;
+/// How long the backlog builds while the receiver holds its requests: well
+/// under the dispatcher's 5-second receiver timeout, so that no held request
+/// times out into a retry.
+const BACKLOG_BUILD: Duration = Duration::from_secs(3);
 
 pub async fn measure(service: &Service, client: &reqwest::Client, duration: Duration) -> BenchResult<WebhookStats> {
     let arrivals: Shared = Arc::default();
+    let (gate, open) = tokio::sync::watch::channel(false);
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
     let url = format!("http://{}/hook", listener.local_addr()?);
-    let app = Router::new().route("/hook", post(receive)).with_state(arrivals.clone());
+    let app = Router::new().route("/hook", post(receive)).with_state(Receiver {
+        arrivals: arrivals.clone(),
+        open,
+    });
     let receiver = tokio::spawn(async move { axum::serve(crate::ceilings::nodelay(listener), app).await });
 
     let endpoint = client
@@ -67,14 +89,25 @@ pub async fn measure(service: &Service, client: &reqwest::Client, duration: Dura
         return Err(format!("webhook endpoint: {}", endpoint.text().await?).into());
     }
 
+    // Drain: a backlog queued while the receiver holds its requests, then
+    // timed from the moment it answers.
+    let backlog = create_many(service, client, 64, duration.min(BACKLOG_BUILD)).await;
+    let opened = Instant::now();
+    gate.send_replace(true);
+    let drained = wait_for(&arrivals, backlog).await;
+    let drain_per_second = drained
+        .last
+        .map_or(0.0, |last| drained.latencies.len() as f64 / last.duration_since(opened).as_secs_f64());
+
     // Flat out: 64 connections creating deliveries.
+    let before = drained.latencies.len();
     let started = Instant::now();
     let created = create_many(service, client, 64, duration).await;
-    let saturated = wait_for(&arrivals, created).await;
+    let saturated = wait_for(&arrivals, before + created).await;
     let events_per_second = saturated
         .last
         .map_or(0.0, |last| created as f64 / last.duration_since(started).as_secs_f64());
-    let mut saturated_latencies = saturated.latencies;
+    let mut saturated_latencies = saturated.latencies[before.min(saturated.latencies.len())..].to_vec();
     saturated_latencies.sort_unstable();
 
     // Paced: one create every 1/PACED_RATE s.
@@ -88,11 +121,12 @@ pub async fn measure(service: &Service, client: &reqwest::Client, duration: Dura
             paced += 1;
         }
     }
-    let all = wait_for(&arrivals, created + paced as usize).await;
+    let all = wait_for(&arrivals, backlog + created + paced as usize).await;
     let mut paced_latencies: Vec<Duration> = all.latencies[before.min(all.latencies.len())..].to_vec();
     paced_latencies.sort_unstable();
     receiver.abort();
     Ok(WebhookStats {
+        drain_per_second,
         events_per_second,
         saturated_p50_ms: percentile_ms(&saturated_latencies, 0.5),
         saturated_p99_ms: percentile_ms(&saturated_latencies, 0.99),
@@ -100,6 +134,8 @@ pub async fn measure(service: &Service, client: &reqwest::Client, duration: Dura
         paced_p99_ms: percentile_ms(&paced_latencies, 0.99),
     })
 }
+
+type Shared = Arc<Mutex<Arrivals>>;
 
 /// Waits (up to a minute) until `count` events arrived; returns a copy.
 async fn wait_for(arrivals: &Shared, count: usize) -> Arrivals {

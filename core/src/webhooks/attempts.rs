@@ -49,28 +49,31 @@ pub struct Attempt {
     pub error: Option<String>,
 }
 
-/// Logs the attempt `outcome` of sending `event_id` to `webhook_id`.
-pub async fn record(
+/// Logs attempts, each the `outcome` of sending an event to an endpoint
+/// (`event_id`, `webhook_id`), in one statement.
+pub async fn record_many<'a>(
     db: &impl ConnectionTrait,
-    event_id: &str,
-    webhook_id: &str,
-    status: AttemptStatus,
-    outcome: &Outcome,
+    sends: impl IntoIterator<Item = (&'a str, &'a str, AttemptStatus, &'a Outcome)>,
 ) -> CoreResult<()> {
-    insert(
-        db,
-        attempt::Model {
-            id: ids::new_id("wha"),
-            event_id: event_id.to_owned(),
-            webhook_id: webhook_id.to_owned(),
-            attempted_at: outcome.attempted_at,
-            status: status.as_str().to_owned(),
-            response_code: outcome.response_code.map(i32::from),
-            latency_ms: outcome.latency_ms,
-            error: outcome.error.clone(),
-        },
-    )
-    .await
+    let rows: Vec<attempt::ActiveModel> = sends
+        .into_iter()
+        .map(|(event_id, webhook_id, status, outcome)| {
+            active(attempt::Model {
+                id: ids::new_id("wha"),
+                event_id: event_id.to_owned(),
+                webhook_id: webhook_id.to_owned(),
+                attempted_at: outcome.attempted_at,
+                status: status.as_str().to_owned(),
+                response_code: outcome.response_code.map(i32::from),
+                latency_ms: outcome.latency_ms,
+                error: outcome.error.clone(),
+            })
+        })
+        .collect();
+    if !rows.is_empty() {
+        attempt::Entity::insert_many(rows).exec(db).await?;
+    }
+    Ok(())
 }
 
 /// Logs an attempt that sent nothing, with the reason.
@@ -99,6 +102,11 @@ pub async fn record_unsent(
 }
 
 async fn insert(db: &impl ConnectionTrait, row: attempt::Model) -> CoreResult<()> {
+    active(row).insert(db).await?;
+    Ok(())
+}
+
+fn active(row: attempt::Model) -> attempt::ActiveModel {
     attempt::ActiveModel {
         id: Set(row.id),
         event_id: Set(row.event_id),
@@ -109,9 +117,6 @@ async fn insert(db: &impl ConnectionTrait, row: attempt::Model) -> CoreResult<()
         latency_ms: Set(row.latency_ms),
         error: Set(row.error),
     }
-    .insert(db)
-    .await?;
-    Ok(())
 }
 
 /// Every attempt of `event_id` to any endpoint, oldest first.

@@ -6,6 +6,10 @@
 //! - Sends run concurrently, at most [`MAX_IN_FLIGHT`] per replica and
 //!   [`MAX_IN_FLIGHT_PER_ENDPOINT`] per endpoint, each bounded by the 5-second
 //!   receiver timeout: one slow or dead endpoint cannot hold back the others.
+//! - Each send hands its outcome back to the loop, which records every send
+//!   finished by then in one transaction and refills the free slots with one
+//!   claim: the busier the queue, the larger the batches, so the database
+//!   work per event shrinks as the load grows.
 //! - It sleeps until the earliest due row (at most [`POLL`]), until a send
 //!   finishes and frees a slot, or until a change committed in this process
 //!   (which may have queued events) is announced on `Core::changes`.
@@ -31,9 +35,9 @@ use crate::metrics::AttemptResult;
 use crate::{Core, CoreError, CoreResult, ids};
 
 /// Sends in flight per core replica.
-pub const MAX_IN_FLIGHT: usize = 32;
+pub const MAX_IN_FLIGHT: usize = 64;
 /// Sends in flight per endpoint and replica.
-pub const MAX_IN_FLIGHT_PER_ENDPOINT: usize = 8;
+pub const MAX_IN_FLIGHT_PER_ENDPOINT: usize = 16;
 /// Longest sleep between two looks at the queue.
 const POLL: Duration = Duration::from_millis(200);
 /// How long a claimed row belongs to its dispatcher: longer than a DNS
@@ -65,23 +69,27 @@ pub async fn run(core: Core, stop: CancellationToken) {
                 while changes.try_recv().is_ok() {}
             }
             Some(done) = dispatcher.in_flight.join_next_with_id(), if !dispatcher.in_flight.is_empty() => {
-                dispatcher.finished(done);
-                // Free every slot that is free by now, so that one look at
-                // the queue refills them all.
+                // Take every send finished by now, so that one transaction
+                // records them and one look at the queue refills their slots.
+                let mut sent = dispatcher.finished(done).into_iter().collect::<Vec<_>>();
                 while let Some(done) = dispatcher.in_flight.try_join_next_with_id() {
-                    dispatcher.finished(done);
+                    sent.extend(dispatcher.finished(done));
                 }
+                record_logged(&core, sent).await;
             }
         }
     }
     while let Some(done) = dispatcher.in_flight.join_next_with_id().await {
-        dispatcher.finished(done);
+        let sent = dispatcher.finished(done).into_iter().collect();
+        record_logged(&core, sent).await;
     }
 }
 
 #[derive(Default)]
 struct Dispatcher {
-    in_flight: JoinSet<()>,
+    /// Each send ends with its outcome to record, or `None` when it recorded
+    /// its end itself (nothing was sent) or failed (logged).
+    in_flight: JoinSet<Option<Sent>>,
     /// Endpoint of each send in flight.
     tasks: HashMap<Id, String>,
     /// Sends in flight per endpoint.
@@ -140,12 +148,14 @@ impl Dispatcher {
         }
     }
 
-    fn finished(&mut self, done: Result<(Id, ()), tokio::task::JoinError>) {
-        let id = match done {
-            Ok((id, ())) => id,
+    /// Frees the slot of a finished send; its outcome, if it has one to
+    /// record.
+    fn finished(&mut self, done: Result<(Id, Option<Sent>), tokio::task::JoinError>) -> Option<Sent> {
+        let (id, sent) = match done {
+            Ok((id, sent)) => (id, sent),
             Err(error) => {
                 tracing::error!(%error, "webhook send task failed");
-                error.id()
+                (error.id(), None)
             }
         };
         if let Some(webhook_id) = self.tasks.remove(&id)
@@ -156,6 +166,7 @@ impl Dispatcher {
                 self.per_endpoint.remove(&webhook_id);
             }
         }
+        sent
     }
 }
 
@@ -195,30 +206,49 @@ async fn load_claims(db: &DatabaseConnection, token: &str) -> CoreResult<Vec<Cla
         .collect())
 }
 
-/// One attempt of a claimed row, logged whatever happens.
-async fn attempt(core: Core, claim: Claim) {
-    let row = claim.row.clone();
-    if let Err(error) = try_attempt(&core, claim).await {
-        tracing::warn!(%error, event_id = %row.event_id, webhook_id = %row.webhook_id, "webhook attempt not recorded");
+/// A send made, and where its row stands after it: for [`record`].
+struct Sent {
+    row: webhook_delivery::Model,
+    state: DeliveryState,
+    status: AttemptStatus,
+    /// Attempts made so far, this one included.
+    made: i32,
+    next_attempt_at: Option<i64>,
+    outcome: send::Outcome,
+}
+
+/// One attempt of a claimed row: the send to record, or `None` when there
+/// was nothing to send (that end is recorded here) or it failed (logged).
+async fn attempt(core: Core, claim: Claim) -> Option<Sent> {
+    let (event_id, webhook_id) = (claim.row.event_id.clone(), claim.row.webhook_id.clone());
+    match try_attempt(&core, claim).await {
+        Ok(sent) => sent,
+        Err(error) => {
+            tracing::warn!(%error, %event_id, %webhook_id, "webhook attempt not recorded");
+            None
+        }
     }
 }
 
-async fn try_attempt(core: &Core, claim: Claim) -> CoreResult<()> {
-    let row = &claim.row;
+async fn try_attempt(core: &Core, claim: Claim) -> CoreResult<Option<Sent>> {
+    let row = claim.row;
     let (Some(endpoint), Some(event)) = (claim.endpoint, claim.event) else {
-        return queue::forget(&core.db, &row.id).await;
+        queue::forget(&core.db, &row.id).await?;
+        return Ok(None);
     };
     let secret = endpoint.secret.clone();
     let endpoint = endpoints::from_model(endpoint)?;
     if endpoint.status == EndpointStatus::Disabled {
         // Queued before the endpoint was disabled: fails without a request.
-        return give_up(core, row, endpoints::disabled_error()).await;
+        give_up(core, &row, endpoints::disabled_error()).await?;
+        return Ok(None);
     }
     let body = match render(&event) {
         Ok(body) => body,
         Err(error) => {
             tracing::error!(%error, event_id = %event.id, "webhook body could not be rendered");
-            return give_up(core, row, "Internal error: the event could not be rendered.").await;
+            give_up(core, &row, "Internal error: the event could not be rendered.").await?;
+            return Ok(None);
         }
     };
     let outcome = send::send(core, &endpoint.url, &secret, &event.id, body).await;
@@ -245,11 +275,47 @@ async fn try_attempt(core: &Core, claim: Claim) -> CoreResult<()> {
         AttemptStatus::Pending => AttemptResult::Retrying,
         AttemptStatus::Failed => AttemptResult::Failed,
     });
+    Ok(Some(Sent {
+        row,
+        state,
+        status,
+        made,
+        next_attempt_at,
+        outcome,
+    }))
+}
+
+/// [`record`], logging a failure: the rows keep their lease and are sent
+/// again when it ends.
+async fn record_logged(core: &Core, sent: Vec<Sent>) {
+    let count = sent.len();
+    if let Err(error) = record(core, sent).await {
+        tracing::warn!(%error, count, "webhook attempts not recorded");
+    }
+}
+
+/// Records finished sends in one transaction: their attempts, where their
+/// rows stand (only rows whose lease is still theirs), and the failing-streak
+/// rule for rows that ended failed.
+async fn record(core: &Core, sent: Vec<Sent>) -> CoreResult<()> {
+    if sent.is_empty() {
+        return Ok(());
+    }
+    let now = core.clock.now_micros();
     let tx = core.db.begin().await?;
-    attempts::record(&tx, &row.event_id, &row.webhook_id, status, &outcome).await?;
-    let owned = queue::finish(&tx, row, state, made, next_attempt_at, now).await?;
-    if owned && state == DeliveryState::Failed {
-        disable_if_failing(core, &tx, &row.webhook_id, now).await?;
+    attempts::record_many(
+        &tx,
+        sent.iter()
+            .map(|s| (s.row.event_id.as_str(), s.row.webhook_id.as_str(), s.status, &s.outcome)),
+    )
+    .await?;
+    let (succeeded, others): (Vec<&Sent>, Vec<&Sent>) = sent.iter().partition(|s| s.state == DeliveryState::Succeeded);
+    queue::finish_succeeded(&tx, succeeded.iter().map(|s| &s.row), now).await?;
+    for s in others {
+        let owned = queue::finish(&tx, &s.row, s.state, s.made, s.next_attempt_at, now).await?;
+        if owned && s.state == DeliveryState::Failed {
+            disable_if_failing(core, &tx, &s.row.webhook_id, now).await?;
+        }
     }
     tx.commit().await?;
     Ok(())

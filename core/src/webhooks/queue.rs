@@ -9,7 +9,9 @@
 //! and only the token holder may record the outcome ([`finish`]), so several
 //! core replicas never send one attempt twice.
 
-use sea_orm::sea_query::{Expr, LockBehavior, LockType, Order, Query};
+use std::collections::BTreeMap;
+
+use sea_orm::sea_query::{Expr, ExprTrait, LockBehavior, LockType, Order, Query};
 use sea_orm::{
     ActiveValue::Set, ColumnTrait, ConnectionTrait, DatabaseBackend, EntityTrait, PaginatorTrait, QueryFilter,
     QueryOrder, QuerySelect,
@@ -169,6 +171,44 @@ pub async fn finish(
         .exec(db)
         .await?;
     Ok(result.rows_affected == 1)
+}
+
+/// [`finish`] for rows whose attempt succeeded, one statement per claim
+/// token: rows whose lease was lost meanwhile are left as they are.
+pub async fn finish_succeeded<'a>(
+    db: &impl ConnectionTrait,
+    rows: impl IntoIterator<Item = &'a webhook_delivery::Model>,
+    now: i64,
+) -> CoreResult<()> {
+    let mut by_token: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
+    for row in rows {
+        if let Some(token) = row.claim_token.as_deref() {
+            by_token.entry(token).or_default().push(row.id.as_str());
+        }
+    }
+    for (token, ids) in by_token {
+        webhook_delivery::Entity::update_many()
+            .col_expr(
+                webhook_delivery::Column::State,
+                Expr::value(DeliveryState::Succeeded.as_str()),
+            )
+            .col_expr(
+                webhook_delivery::Column::Attempts,
+                Expr::col(webhook_delivery::Column::Attempts).add(1),
+            )
+            .col_expr(webhook_delivery::Column::NextAttemptAt, Expr::value(now))
+            .col_expr(
+                webhook_delivery::Column::ClaimToken,
+                Expr::value(Option::<String>::None),
+            )
+            .col_expr(webhook_delivery::Column::UpdatedAt, Expr::value(now))
+            .col_expr(webhook_delivery::Column::FinishedAt, Expr::value(now))
+            .filter(webhook_delivery::Column::Id.is_in(ids))
+            .filter(webhook_delivery::Column::ClaimToken.eq(token))
+            .exec(db)
+            .await?;
+    }
+    Ok(())
 }
 
 /// Removes a row whose endpoint or event no longer exists.

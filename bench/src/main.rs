@@ -38,6 +38,9 @@ struct Cli {
     /// Runs per figure; the median is reported.
     #[arg(long, default_value_t = 3)]
     repeat: usize,
+    /// Measure only the webhook runs (for work on the dispatcher).
+    #[arg(long)]
+    webhooks_only: bool,
     #[arg(
         long,
         env = "COURIER_BENCH_POSTGRES_URL",
@@ -152,9 +155,14 @@ async fn bench_backend(cli: &Cli, backend: Backend, bin_dir: &std::path::Path) -
         .await?;
 
     println!("\n### {}\n", backend.name());
+    let service = Arc::new(service);
+    if cli.webhooks_only {
+        let webhook = webhooks::measure(&service, &client, duration).await?;
+        print_webhooks(&webhook);
+        return stop(service).await;
+    }
     println!("| Flow | Connections | Requests/s | p50 ms | p99 ms | Errors |");
     println!("|---|---:|---:|---:|---:|---:|");
-    let service = Arc::new(service);
     let peak_kib = Arc::new(AtomicU64::new(0));
     let mut results = Vec::new();
     for concurrency in CONCURRENCY {
@@ -206,16 +214,7 @@ async fn bench_backend(cli: &Cli, backend: Backend, bin_dir: &std::path::Path) -
     println!("| ceiling: the create's writes, bare database | 64 | {database_rate:.0} | | | |");
 
     let webhook = webhooks::measure(&service, &client, duration).await?;
-    println!(
-        "\nWebhooks: {:.0} events/s to one receiver draining a backlog; {:.0} events/s while creates run flat out (p50 {:.1} ms, p99 {:.1} ms from state change to receiver); at {} creates/s: p50 {:.1} ms, p99 {:.1} ms.",
-        webhook.drain_per_second,
-        webhook.events_per_second,
-        webhook.saturated_p50_ms,
-        webhook.saturated_p99_ms,
-        webhooks::PACED_RATE,
-        webhook.paced_p50_ms,
-        webhook.paced_p99_ms
-    );
+    print_webhooks(&webhook);
 
     let find = |set: &[(&str, usize, Stats)], label: &str| {
         set.iter()
@@ -251,11 +250,30 @@ async fn bench_backend(cli: &Cli, backend: Backend, bin_dir: &std::path::Path) -
         peak_kib.load(Ordering::Relaxed) as f64 / 1024.0
     );
 
+    stop(service).await
+}
+
+fn print_webhooks(webhook: &webhooks::WebhookStats) {
+    println!(
+        "\nWebhooks: {:.0} events/s to one receiver draining a backlog; {:.0} events/s while creates run flat out (p50 {:.1} ms, p99 {:.1} ms from state change to receiver); at {} creates/s: p50 {:.1} ms, p99 {:.1} ms.",
+        webhook.drain_per_second,
+        webhook.events_per_second,
+        webhook.saturated_p50_ms,
+        webhook.saturated_p99_ms,
+        webhooks::PACED_RATE,
+        webhook.paced_p50_ms,
+        webhook.paced_p99_ms
+    );
+}
+
+async fn stop(service: Arc<Service>) -> BenchResult<()> {
     match Arc::try_unwrap(service) {
-        Ok(service) => service.stop().await,
-        Err(_) => return Err("service still shared at the end".into()),
+        Ok(service) => {
+            service.stop().await;
+            Ok(())
+        }
+        Err(_) => Err("service still shared at the end".into()),
     }
-    Ok(())
 }
 
 #[tokio::main]

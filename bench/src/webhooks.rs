@@ -95,9 +95,9 @@ pub async fn measure(service: &Service, client: &reqwest::Client, duration: Dura
     let opened = Instant::now();
     gate.send_replace(true);
     let drained = wait_for(&arrivals, backlog).await;
-    let drain_per_second = drained
-        .last
-        .map_or(0.0, |last| drained.latencies.len() as f64 / last.duration_since(opened).as_secs_f64());
+    let drain_per_second = drained.last.map_or(0.0, |last| {
+        drained.latencies.len() as f64 / last.duration_since(opened).as_secs_f64()
+    });
 
     // Flat out: 64 connections creating deliveries.
     let before = drained.latencies.len();

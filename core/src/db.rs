@@ -4,7 +4,10 @@ use std::time::Duration;
 
 use courier_migrations::{Migrator, MigratorTrait};
 use sea_orm::sqlx::sqlite::{SqliteJournalMode, SqliteSynchronous};
-use sea_orm::{ConnectOptions, Database, DatabaseConnection};
+use sea_orm::{
+    ConnectOptions, Database, DatabaseConnection, DatabaseTransaction, SqliteTransactionMode, TransactionOptions,
+    TransactionTrait,
+};
 
 use crate::CoreResult;
 
@@ -31,6 +34,20 @@ pub async fn connect(url: &str, max_connections: Option<u32>) -> CoreResult<Data
             .busy_timeout(Duration::from_secs(5))
     });
     Ok(Database::connect(options).await?)
+}
+
+/// Starts a transaction that writes. On SQLite it takes the write lock at
+/// once (`BEGIN IMMEDIATE`), waiting its turn behind other writers: a
+/// deferred transaction that reads before its first write fails with
+/// `SQLITE_BUSY` instead of waiting when another connection commits in
+/// between. PostgreSQL ignores the mode.
+pub async fn begin(db: &DatabaseConnection) -> CoreResult<DatabaseTransaction> {
+    Ok(db
+        .begin_with_options(TransactionOptions {
+            sqlite_transaction_mode: Some(SqliteTransactionMode::Immediate),
+            ..TransactionOptions::default()
+        })
+        .await?)
 }
 
 /// Runs every pending migration.

@@ -17,7 +17,7 @@ use prost::Message;
 use sea_orm::sea_query::{Expr, OnConflict};
 use sea_orm::{
     ActiveValue::Set, ColumnTrait, ConnectionTrait, DatabaseBackend, DatabaseConnection, DatabaseTransaction,
-    EntityTrait, QueryFilter, TransactionTrait,
+    EntityTrait, QueryFilter,
 };
 use sha2::{Digest, Sha256};
 
@@ -96,7 +96,7 @@ where
         Ok(prepared) => prepared,
         Err(error) => return remember_refusal(db, scope, hash, request_id, now, error).await,
     };
-    let tx = db.begin().await?;
+    let tx = crate::db::begin(db).await?;
     if !claim(&tx, scope, hash, now).await? {
         tx.rollback().await?;
         return match lookup(db, scope, now).await? {
@@ -296,7 +296,7 @@ where
         error_param: param.clone().unwrap_or_default(),
         request_id: request_id.to_owned(),
     };
-    let tx = db.begin().await?;
+    let tx = crate::db::begin(db).await?;
     if !claim(&tx, scope, hash, now).await? {
         tx.rollback().await?;
         // Another request with this key answered meanwhile: its answer wins.

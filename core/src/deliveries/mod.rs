@@ -578,13 +578,12 @@ pub async fn end_cancelled(
     reason: CancellationReason,
     mut changes: Vec<(entity::Column, SimpleExpr)>,
 ) -> CoreResult<Option<Delivery>> {
-    use sea_orm::TransactionTrait;
     if !reason.allowed_from(delivery.status) {
         return Err(lifecycle::illegal(delivery.status, Status::Cancelled));
     }
     let now = core.clock.now_micros();
     changes.extend(lifecycle::cancellation(reason, now));
-    let tx = core.db.begin().await?;
+    let tx = crate::db::begin(&core.db).await?;
     let cancelled = lifecycle::advance(
         &tx,
         &core.config.public_base_url,

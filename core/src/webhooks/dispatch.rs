@@ -35,9 +35,9 @@ use crate::metrics::AttemptResult;
 use crate::{Core, CoreError, CoreResult, ids};
 
 /// Sends in flight per core replica.
-pub const MAX_IN_FLIGHT: usize = 64;
+pub const MAX_IN_FLIGHT: usize = 128;
 /// Sends in flight per endpoint and replica.
-pub const MAX_IN_FLIGHT_PER_ENDPOINT: usize = 16;
+pub const MAX_IN_FLIGHT_PER_ENDPOINT: usize = 32;
 /// Longest sleep between two looks at the queue.
 const POLL: Duration = Duration::from_millis(200);
 /// How long a claimed row belongs to its dispatcher: longer than a DNS

@@ -33,6 +33,16 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
+    /// Exit 0 when the core at `--grpc-addr` serves, 1 when not (the
+    /// container health check; opens no database).
+    Health,
+    #[command(flatten)]
+    WithDatabase(DatabaseCommand),
+}
+
+/// The commands that open the database (and apply pending migrations).
+#[derive(Subcommand)]
+enum DatabaseCommand {
     /// Serve gRPC and run the background workers (the default).
     Serve,
     /// Apply pending database migrations and exit.
@@ -164,12 +174,20 @@ async fn main() -> std::process::ExitCode {
 }
 
 async fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
+    let command = match cli.command.unwrap_or(Command::WithDatabase(DatabaseCommand::Serve)) {
+        Command::Health => {
+            courier_core::server::probe(&cli.config.grpc_addr, std::time::Duration::from_secs(2)).await?;
+            println!("serving");
+            return Ok(());
+        }
+        Command::WithDatabase(command) => command,
+    };
     let core = Core::start(cli.config, Clock::default()).await?;
     let now = core.clock.now_micros();
-    match cli.command.unwrap_or(Command::Serve) {
-        Command::Serve => serve(core).await?,
-        Command::Migrate => println!("migrations applied"),
-        Command::Workspace(WorkspaceCommand::Create {
+    match command {
+        DatabaseCommand::Serve => serve(core).await?,
+        DatabaseCommand::Migrate => println!("migrations applied"),
+        DatabaseCommand::Workspace(WorkspaceCommand::Create {
             name,
             kind,
             api_access,
@@ -199,7 +217,7 @@ async fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
             let w = workspaces::create(&core.db, now, new).await?;
             println!("workspace {} ({}) created", w.id, w.kind.as_str());
         }
-        Command::Workspace(WorkspaceCommand::List) => {
+        DatabaseCommand::Workspace(WorkspaceCommand::List) => {
             for w in workspaces::list(&core.db).await? {
                 println!(
                     "{}\t{}\t{}\t{:?}\t{:?}",
@@ -211,7 +229,7 @@ async fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
                 );
             }
         }
-        Command::Key(KeyCommand::Create {
+        DatabaseCommand::Key(KeyCommand::Create {
             workspace,
             mode,
             label,
@@ -242,7 +260,7 @@ async fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
             let (key, secret) = api_keys::create(&core.db, now, new).await?;
             println!("key {} created; it is shown only now:\n{secret}", key.id);
         }
-        Command::Key(KeyCommand::List { workspace }) => {
+        DatabaseCommand::Key(KeyCommand::List { workspace }) => {
             for k in api_keys::list(&core.db, &workspace).await? {
                 let permissions: Vec<_> = k.permissions.iter().map(|p| p.as_str()).collect();
                 let state = if k.is_usable_at(now) { "active" } else { "inactive" };
@@ -257,11 +275,11 @@ async fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
                 );
             }
         }
-        Command::Key(KeyCommand::Revoke { id }) => {
+        DatabaseCommand::Key(KeyCommand::Revoke { id }) => {
             let key = api_keys::revoke(&core.db, now, &id).await?;
             println!("key {} revoked", key.id);
         }
-        Command::Token { role, subject, ttl } => {
+        DatabaseCommand::Token { role, subject, ttl } => {
             let role = Role::parse(&role).ok_or("unknown role")?;
             let token = service_token::mint(&core.secrets.service_token, role, &subject, now / 1_000_000, ttl)?;
             println!("{token}");

@@ -157,3 +157,38 @@ where
         })
     }
 }
+
+/// Asks the core serving gRPC at `addr` (a listen address such as
+/// `0.0.0.0:50051`; an unspecified host means this machine) whether it
+/// serves, within `timeout`: the container health check
+/// (`courier-core health`). `Err` says why not.
+pub async fn probe(addr: &str, timeout: std::time::Duration) -> Result<(), String> {
+    use tonic_health::pb::health_check_response::ServingStatus as Answer;
+    use tonic_health::pb::{HealthCheckRequest, health_client::HealthClient};
+
+    let mut target: std::net::SocketAddr = addr.parse().map_err(|_| format!("{addr} is not an address"))?;
+    if target.ip().is_unspecified() {
+        target.set_ip(match target {
+            std::net::SocketAddr::V4(_) => std::net::Ipv4Addr::LOCALHOST.into(),
+            std::net::SocketAddr::V6(_) => std::net::Ipv6Addr::LOCALHOST.into(),
+        });
+    }
+    let check = async {
+        let channel = tonic::transport::Endpoint::from_shared(format!("http://{target}"))
+            .map_err(|e| e.to_string())?
+            .connect()
+            .await
+            .map_err(|e| format!("cannot connect to {target}: {e}"))?;
+        let answer = HealthClient::new(channel)
+            .check(HealthCheckRequest { service: String::new() })
+            .await
+            .map_err(|status| format!("health check failed: {}", status.message()))?;
+        match answer.get_ref().status() {
+            Answer::Serving => Ok(()),
+            other => Err(format!("the core is {}", other.as_str_name())),
+        }
+    };
+    tokio::time::timeout(timeout, check)
+        .await
+        .unwrap_or_else(|_| Err(format!("no answer from {target} within {timeout:?}")))
+}

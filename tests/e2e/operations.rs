@@ -94,6 +94,20 @@ async fn metrics_until(app: &TestApp, ready: impl Fn(&str) -> Result<(), String>
 }
 
 e2e! {
+    async fn the_core_health_command_probes_grpc_health(app: TestApp) {
+        let mut app = app;
+        let core = address(&app.grpc_url).to_owned();
+        let probe = |addr: String| async move { courier_core::server::probe(&addr, Duration::from_secs(2)).await };
+        probe(core.clone()).await.expect("a serving core");
+        // A listen address on every interface means this machine.
+        let port = core.rsplit(':').next().expect("port");
+        probe(format!("0.0.0.0:{port}")).await.expect("the unspecified host is this machine");
+        probe("not an address".to_owned()).await.expect_err("refused");
+        app.shutdown().await;
+        let stopped = probe(core).await.expect_err("a stopped core");
+        assert!(stopped.contains("cannot connect"), "{stopped}");
+    }
+
     async fn health_and_readiness(app: TestApp) {
         let alive = app.send(app.http.get(app.url("/healthz"))).await;
         assert_eq!((alive.status, alive.body.clone()), (200, json!({ "status": "ok" })));

@@ -1,17 +1,19 @@
-//! Opaque, signed keyset page tokens for newest-first lists.
+//! Keyset pages of a list ([`Keyset::page`]) with opaque, signed page tokens.
 //!
 //! A token carries the position after the last item of a page (its creation
 //! time and id) and an HMAC over that position and the list's scope: the
 //! workspace, the key mode, the list and every filter. A token altered, forged,
 //! or presented with other filters or another mode fails the check and is
 //! `invalid_page_token`. Keyset positions never repeat or skip an item while
-//! new items are created (they sort before the position).
+//! new items are created (newest first, they sort before the position;
+//! oldest first, they come on later pages).
 
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use sea_orm::{ColumnTrait, Condition, EntityTrait, Order, QueryFilter, QueryOrder, QuerySelect};
 
 use crate::secrets::hmac_sha256;
-use crate::{CoreError, CoreResult};
+use crate::{Core, CoreError, CoreResult};
 use courier::errors::ErrorCode;
 
 /// The list position after an item: its creation time and id.
@@ -32,14 +34,69 @@ pub fn page_size(requested: i32) -> CoreResult<u64> {
     }
 }
 
-pub fn encode(key: &[u8], scope: &str, cursor: &Cursor) -> String {
+/// A list of `E` read in pages by position: creation time, then id.
+pub struct Keyset<E: EntityTrait> {
+    pub created_at: E::Column,
+    pub id: E::Column,
+    /// Newest first (the public lists) or oldest first (dispatch boards).
+    pub newest_first: bool,
+}
+
+impl<E: EntityTrait> Keyset<E> {
+    /// The rows matching `condition` after `page_token`'s position, at most
+    /// [`page_size`]`(requested_size)` of them, and the next page's token
+    /// when more follow. `scope` names the list, its owner and its filters,
+    /// so that a token is good for that list only; `position` reads a row's.
+    pub async fn page(
+        &self,
+        core: &Core,
+        scope: &str,
+        mut condition: Condition,
+        requested_size: i32,
+        page_token: Option<&str>,
+        position: impl Fn(&E::Model) -> Cursor,
+    ) -> CoreResult<(Vec<E::Model>, Option<String>)> {
+        let limit = page_size(requested_size)?;
+        if let Some(token) = page_token.filter(|t| !t.is_empty()) {
+            let cursor = decode(&core.secrets.page_token, scope, token)?;
+            let (created_at, id) = if self.newest_first {
+                (self.created_at.lt(cursor.created_at), self.id.lt(cursor.id))
+            } else {
+                (self.created_at.gt(cursor.created_at), self.id.gt(cursor.id))
+            };
+            condition = condition.add(
+                Condition::any()
+                    .add(created_at)
+                    .add(Condition::all().add(self.created_at.eq(cursor.created_at)).add(id)),
+            );
+        }
+        let order = if self.newest_first { Order::Desc } else { Order::Asc };
+        let mut rows = E::find()
+            .filter(condition)
+            .order_by(self.created_at, order.clone())
+            .order_by(self.id, order)
+            .limit(limit + 1)
+            .all(&core.db)
+            .await?;
+        let next_page_token = if rows.len() as u64 > limit {
+            rows.truncate(limit as usize);
+            rows.last()
+                .map(|last| encode(&core.secrets.page_token, scope, &position(last)))
+        } else {
+            None
+        };
+        Ok((rows, next_page_token))
+    }
+}
+
+fn encode(key: &[u8], scope: &str, cursor: &Cursor) -> String {
     let mut payload = cursor.created_at.to_be_bytes().to_vec();
     payload.extend_from_slice(cursor.id.as_bytes());
     let mac = mac(key, scope, &payload);
     format!("{}.{}", URL_SAFE_NO_PAD.encode(&payload), URL_SAFE_NO_PAD.encode(mac))
 }
 
-pub fn decode(key: &[u8], scope: &str, token: &str) -> CoreResult<Cursor> {
+fn decode(key: &[u8], scope: &str, token: &str) -> CoreResult<Cursor> {
     let invalid = || {
         CoreError::at(
             ErrorCode::InvalidPageToken,

@@ -8,17 +8,14 @@ pub use proto::{contact_out, courier_out, event_data, status_out, to_proto, wayp
 
 use prost::Message;
 use sea_orm::sea_query::{Expr, SimpleExpr};
-use sea_orm::{
-    ActiveModelTrait, ActiveValue::Set, ColumnTrait, Condition, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder,
-    QuerySelect,
-};
+use sea_orm::{ActiveModelTrait, ActiveValue::Set, ColumnTrait, Condition, ConnectionTrait, EntityTrait, QueryFilter};
 use serde::{Deserialize, Serialize};
 
 use crate::auth::{Mode, Principal};
 use crate::events::EventType;
 use crate::idempotency::{self, Idempotent, Scope};
 use crate::lifecycle::{self, CancellationReason, Status};
-use crate::pagination::{self, Cursor};
+use crate::pagination::{Cursor, Keyset};
 use crate::quotes::items::ItemInput;
 use crate::quotes::pricing::{Breakdown, ExtraSelection};
 use crate::quotes::{self, RouteInput, from_json, to_json};
@@ -477,7 +474,6 @@ pub async fn list(
     page_size: i32,
     page_token: Option<&str>,
 ) -> CoreResult<Page<Delivery>> {
-    let limit = pagination::page_size(page_size)?;
     let scope = format!(
         "deliveries|{}|{}|{:?}|{:?}|{:?}|{:?}",
         principal.workspace.id,
@@ -500,37 +496,16 @@ pub async fn list(
     if let Some(before) = filter.created_before {
         condition = condition.add(entity::Column::CreatedAt.lt(before));
     }
-    if let Some(token) = page_token.filter(|t| !t.is_empty()) {
-        let cursor = pagination::decode(&core.secrets.page_token, &scope, token)?;
-        condition = condition.add(
-            Condition::any()
-                .add(entity::Column::CreatedAt.lt(cursor.created_at))
-                .add(
-                    Condition::all()
-                        .add(entity::Column::CreatedAt.eq(cursor.created_at))
-                        .add(entity::Column::Id.lt(cursor.id)),
-                ),
-        );
+    let (models, next_page_token) = Keyset::<entity::Entity> {
+        created_at: entity::Column::CreatedAt,
+        id: entity::Column::Id,
+        newest_first: true,
     }
-    let mut models = entity::Entity::find()
-        .filter(condition)
-        .order_by_desc(entity::Column::CreatedAt)
-        .order_by_desc(entity::Column::Id)
-        .limit(limit + 1)
-        .all(&core.db)
-        .await?;
-    let next_page_token = if models.len() as u64 > limit {
-        models.truncate(limit as usize);
-        models.last().map(|last| {
-            let cursor = Cursor {
-                created_at: last.created_at,
-                id: last.id.clone(),
-            };
-            pagination::encode(&core.secrets.page_token, &scope, &cursor)
-        })
-    } else {
-        None
-    };
+    .page(core, &scope, condition, page_size, page_token, |row| Cursor {
+        created_at: row.created_at,
+        id: row.id.clone(),
+    })
+    .await?;
     let items = models.into_iter().map(from_model).collect::<CoreResult<Vec<_>>>()?;
     Ok(Page { items, next_page_token })
 }

@@ -10,12 +10,12 @@
 use std::time::Duration;
 
 use prost::Message;
-use sea_orm::{ColumnTrait, Condition, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder, QuerySelect};
+use sea_orm::{ColumnTrait, Condition, ConnectionTrait, EntityTrait, QueryFilter};
 
 use super::{EventType, entity};
 use crate::auth::Principal;
 use crate::deliveries::Page;
-use crate::pagination::{self, Cursor};
+use crate::pagination::{Cursor, Keyset};
 use crate::webhooks::attempts::{self, Attempt};
 use crate::{Core, CoreError, CoreResult};
 use courier::v1 as pb;
@@ -53,7 +53,6 @@ pub async fn list(
     page_size: i32,
     page_token: Option<&str>,
 ) -> CoreResult<Page<Event>> {
-    let limit = pagination::page_size(page_size)?;
     let scope = format!(
         "events|{}|{}|{:?}|{:?}|{:?}|{:?}",
         principal.workspace.id,
@@ -76,37 +75,16 @@ pub async fn list(
     if let Some(before) = filter.created_before {
         condition = condition.add(entity::Column::CreatedAt.lt(before));
     }
-    if let Some(token) = page_token.filter(|t| !t.is_empty()) {
-        let cursor = pagination::decode(&core.secrets.page_token, &scope, token)?;
-        condition = condition.add(
-            Condition::any()
-                .add(entity::Column::CreatedAt.lt(cursor.created_at))
-                .add(
-                    Condition::all()
-                        .add(entity::Column::CreatedAt.eq(cursor.created_at))
-                        .add(entity::Column::Id.lt(cursor.id)),
-                ),
-        );
+    let (models, next_page_token) = Keyset::<entity::Entity> {
+        created_at: entity::Column::CreatedAt,
+        id: entity::Column::Id,
+        newest_first: true,
     }
-    let mut models = entity::Entity::find()
-        .filter(condition)
-        .order_by_desc(entity::Column::CreatedAt)
-        .order_by_desc(entity::Column::Id)
-        .limit(limit + 1)
-        .all(&core.db)
-        .await?;
-    let next_page_token = if models.len() as u64 > limit {
-        models.truncate(limit as usize);
-        models.last().map(|last| {
-            let cursor = Cursor {
-                created_at: last.created_at,
-                id: last.id.clone(),
-            };
-            pagination::encode(&core.secrets.page_token, &scope, &cursor)
-        })
-    } else {
-        None
-    };
+    .page(core, &scope, condition, page_size, page_token, |row| Cursor {
+        created_at: row.created_at,
+        id: row.id.clone(),
+    })
+    .await?;
     let items = models.iter().map(from_model).collect::<CoreResult<Vec<_>>>()?;
     Ok(Page { items, next_page_token })
 }

@@ -14,17 +14,14 @@ use chrono::{NaiveDate, NaiveTime};
 use chrono_tz::Tz;
 use prost::Message;
 use sea_orm::sea_query::Expr;
-use sea_orm::{
-    ActiveModelTrait, ActiveValue::Set, ColumnTrait, Condition, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder,
-    QuerySelect,
-};
+use sea_orm::{ActiveModelTrait, ActiveValue::Set, ColumnTrait, Condition, ConnectionTrait, EntityTrait, QueryFilter};
 use serde::{Deserialize, Serialize};
 
 use crate::auth::{Mode, Permission, Principal};
 use crate::deliveries::{Page, status_out};
 use crate::idempotency::{self, Idempotent, Scope};
 use crate::lifecycle::{self, Status};
-use crate::pagination::{self, Cursor};
+use crate::pagination::{Cursor, Keyset};
 use crate::quotes::items::{self, ItemInput};
 use crate::quotes::{RouteInput, from_json, to_json};
 use crate::validate::{self, ContactInput, ContactRule, WaypointInput};
@@ -275,43 +272,21 @@ pub async fn board(
     if workspace.kind != WorkspaceKind::Fleet {
         return Err(CoreError::not_found("fleet workspace"));
     }
-    let limit = pagination::page_size(page_size)?;
     let scope = format!("board|{workspace_id}|{:?}", status.map(Status::as_str));
     let mut condition = board_scope(workspace_id);
     if let Some(status) = status {
         condition = condition.add(entity::Column::Status.eq(status.as_str()));
     }
-    if let Some(token) = page_token.filter(|t| !t.is_empty()) {
-        let cursor = pagination::decode(&core.secrets.page_token, &scope, token)?;
-        condition = condition.add(
-            Condition::any()
-                .add(entity::Column::CreatedAt.gt(cursor.created_at))
-                .add(
-                    Condition::all()
-                        .add(entity::Column::CreatedAt.eq(cursor.created_at))
-                        .add(entity::Column::Id.gt(cursor.id)),
-                ),
-        );
+    let (models, next_page_token) = Keyset::<entity::Entity> {
+        created_at: entity::Column::CreatedAt,
+        id: entity::Column::Id,
+        newest_first: false,
     }
-    let mut models = entity::Entity::find()
-        .filter(condition)
-        .order_by_asc(entity::Column::CreatedAt)
-        .order_by_asc(entity::Column::Id)
-        .limit(limit + 1)
-        .all(&core.db)
-        .await?;
-    let next_page_token = if models.len() as u64 > limit {
-        models.truncate(limit as usize);
-        models.last().map(|last| {
-            let cursor = Cursor {
-                created_at: last.created_at,
-                id: last.id.clone(),
-            };
-            pagination::encode(&core.secrets.page_token, &scope, &cursor)
-        })
-    } else {
-        None
-    };
+    .page(core, &scope, condition, page_size, page_token, |row| Cursor {
+        created_at: row.created_at,
+        id: row.id.clone(),
+    })
+    .await?;
     let items = models.into_iter().map(from_model).collect::<CoreResult<Vec<_>>>()?;
     Ok(Page { items, next_page_token })
 }

@@ -21,7 +21,7 @@ use sea_orm::{
 };
 use sha2::{Digest, Sha256};
 
-use crate::auth::Mode;
+use crate::auth::{Mode, Principal};
 use crate::{Core, CoreError, CoreResult};
 use courier::errors::ErrorCode;
 
@@ -36,6 +36,19 @@ pub struct Scope {
     pub mode: Mode,
     pub endpoint: &'static str,
     pub key: String,
+}
+
+impl Scope {
+    /// The scope of `principal`'s create at `endpoint` with the
+    /// `Idempotency-Key` it sent ([`check_key`]).
+    pub fn new(principal: &Principal, endpoint: &'static str, key: Option<&str>) -> CoreResult<Scope> {
+        Ok(Scope {
+            workspace_id: principal.workspace.id.clone(),
+            mode: principal.mode,
+            endpoint,
+            key: check_key(key)?,
+        })
+    }
 }
 
 /// An answer, and whether it was replayed from the store.

@@ -280,12 +280,7 @@ pub async fn create(
     request_id: &str,
     new: NewDelivery,
 ) -> CoreResult<Idempotent<pb::Delivery>> {
-    let scope = Scope {
-        workspace_id: principal.workspace.id.clone(),
-        mode: principal.mode,
-        endpoint: "POST /v1/deliveries",
-        key: idempotency::check_key(idempotency_key)?,
-    };
+    let scope = Scope::new(principal, "POST /v1/deliveries", idempotency_key)?;
     let now = core.clock.now_micros();
     let prepare = prepare(core, principal, new);
     let (core_for_work, principal_for_work) = (core.clone(), principal.clone());

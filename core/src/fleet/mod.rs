@@ -117,12 +117,7 @@ pub async fn create(
     request_id: &str,
     new: NewFleetOrder,
 ) -> CoreResult<Idempotent<pb::FleetOrder>> {
-    let scope = Scope {
-        workspace_id: principal.workspace.id.clone(),
-        mode: principal.mode,
-        endpoint: CREATE_ENDPOINT,
-        key: idempotency::check_key(idempotency_key)?,
-    };
+    let scope = Scope::new(principal, CREATE_ENDPOINT, idempotency_key)?;
     let now = core.clock.now_micros();
     let checked = async { prepare(core, principal, new, now) };
     idempotency::run(

@@ -14,7 +14,7 @@ use std::collections::BTreeMap;
 use sea_orm::sea_query::{Expr, ExprTrait, LockBehavior, LockType, Order, Query};
 use sea_orm::{
     ActiveValue::Set, ColumnTrait, ConnectionTrait, DatabaseBackend, EntityTrait, PaginatorTrait, QueryFilter,
-    QueryOrder, QuerySelect,
+    QueryOrder, QuerySelect, UpdateMany,
 };
 
 use super::attempts::{self, AttemptStatus};
@@ -152,20 +152,8 @@ pub async fn finish(
     let Some(token) = row.claim_token.as_deref() else {
         return Ok(false);
     };
-    let finished_at = (state != DeliveryState::Pending).then_some(now);
-    let result = webhook_delivery::Entity::update_many()
-        .col_expr(webhook_delivery::Column::State, Expr::value(state.as_str()))
+    let result = released(state, next_attempt_at, now)
         .col_expr(webhook_delivery::Column::Attempts, Expr::value(attempts))
-        .col_expr(
-            webhook_delivery::Column::NextAttemptAt,
-            Expr::value(next_attempt_at.unwrap_or(now)),
-        )
-        .col_expr(
-            webhook_delivery::Column::ClaimToken,
-            Expr::value(Option::<String>::None),
-        )
-        .col_expr(webhook_delivery::Column::UpdatedAt, Expr::value(now))
-        .col_expr(webhook_delivery::Column::FinishedAt, Expr::value(finished_at))
         .filter(webhook_delivery::Column::Id.eq(row.id.as_str()))
         .filter(webhook_delivery::Column::ClaimToken.eq(token))
         .exec(db)
@@ -187,28 +175,35 @@ pub async fn finish_succeeded<'a>(
         }
     }
     for (token, ids) in by_token {
-        webhook_delivery::Entity::update_many()
-            .col_expr(
-                webhook_delivery::Column::State,
-                Expr::value(DeliveryState::Succeeded.as_str()),
-            )
+        released(DeliveryState::Succeeded, None, now)
             .col_expr(
                 webhook_delivery::Column::Attempts,
                 Expr::col(webhook_delivery::Column::Attempts).add(1),
             )
-            .col_expr(webhook_delivery::Column::NextAttemptAt, Expr::value(now))
-            .col_expr(
-                webhook_delivery::Column::ClaimToken,
-                Expr::value(Option::<String>::None),
-            )
-            .col_expr(webhook_delivery::Column::UpdatedAt, Expr::value(now))
-            .col_expr(webhook_delivery::Column::FinishedAt, Expr::value(now))
             .filter(webhook_delivery::Column::Id.is_in(ids))
             .filter(webhook_delivery::Column::ClaimToken.eq(token))
             .exec(db)
             .await?;
     }
     Ok(())
+}
+
+/// The update that ends an attempt's lease: the row's new `state`, due
+/// again at `next_attempt_at` while pending, finished at `now` otherwise.
+fn released(state: DeliveryState, next_attempt_at: Option<i64>, now: i64) -> UpdateMany<webhook_delivery::Entity> {
+    let finished_at = (state != DeliveryState::Pending).then_some(now);
+    webhook_delivery::Entity::update_many()
+        .col_expr(webhook_delivery::Column::State, Expr::value(state.as_str()))
+        .col_expr(
+            webhook_delivery::Column::NextAttemptAt,
+            Expr::value(next_attempt_at.unwrap_or(now)),
+        )
+        .col_expr(
+            webhook_delivery::Column::ClaimToken,
+            Expr::value(Option::<String>::None),
+        )
+        .col_expr(webhook_delivery::Column::UpdatedAt, Expr::value(now))
+        .col_expr(webhook_delivery::Column::FinishedAt, Expr::value(finished_at))
 }
 
 /// Removes a row whose endpoint or event no longer exists.

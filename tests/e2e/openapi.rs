@@ -14,7 +14,7 @@ use crate::fleet::{fleet, full_order, minimal_order};
 use crate::harness::{Answer, TestApp, unique_suffix};
 use crate::proofs::pod_workspace;
 use crate::quotes::berlin_quote;
-use crate::webhooks::{Receiver, delete, live_delivery, patch};
+use crate::webhooks::{EVENT_TYPES, Receiver, delete, live_delivery, patch};
 
 /// Every path and method of the contract's endpoint table (section 4), path
 /// parameters as the contract names them.
@@ -37,18 +37,6 @@ const CONTRACT_OPERATIONS: [(&str, &str); 18] = [
     ("get", "/v1/events/{eventId}"),
     ("post", "/v1/fleet/orders"),
     ("get", "/v1/fleet/orders/{fleetOrderId}"),
-];
-
-/// The event types of contract section 6.
-const EVENT_TYPES: [&str; 8] = [
-    "delivery.created",
-    "delivery.status_updated",
-    "delivery.courier_assigned",
-    "delivery.courier_arrived",
-    "delivery.eta_updated",
-    "delivery.pod_submitted",
-    "delivery.delivered",
-    "delivery.cancelled",
 ];
 
 const HTTP_METHODS: [&str; 8] = ["get", "put", "post", "delete", "options", "head", "patch", "trace"];

@@ -20,6 +20,18 @@ use sha2::Sha256;
 use crate::deliveries::berlin_delivery;
 use crate::harness::TestApp;
 
+/// The event types of contract section 6.
+pub const EVENT_TYPES: [&str; 8] = [
+    "delivery.created",
+    "delivery.status_updated",
+    "delivery.courier_assigned",
+    "delivery.courier_arrived",
+    "delivery.eta_updated",
+    "delivery.pod_submitted",
+    "delivery.delivered",
+    "delivery.cancelled",
+];
+
 /// How a receiver answers one request.
 #[derive(Clone, Debug)]
 pub struct Reply {
@@ -430,16 +442,7 @@ e2e! {
             Some(10)
         );
 
-        let all: Vec<&str> = vec![
-            "delivery.created",
-            "delivery.status_updated",
-            "delivery.courier_assigned",
-            "delivery.courier_arrived",
-            "delivery.eta_updated",
-            "delivery.pod_submitted",
-            "delivery.delivered",
-            "delivery.cancelled",
-        ];
+        let all: Vec<&str> = EVENT_TYPES.to_vec();
         let created = app
             .post(
                 "/v1/webhooks",

@@ -38,15 +38,36 @@ struct Cli {
     /// Runs per figure; the median is reported.
     #[arg(long, default_value_t = 3)]
     repeat: usize,
-    /// Measure only the webhook runs (for work on the dispatcher).
-    #[arg(long)]
-    webhooks_only: bool,
+    /// Measure only these parts (repeatable; default all), e.g. `--only
+    /// webhooks` for work on the dispatcher, `--only flows --only ceilings`
+    /// for the request paths.
+    #[arg(long, value_enum)]
+    only: Vec<Part>,
     #[arg(
         long,
         env = "COURIER_BENCH_POSTGRES_URL",
         default_value = "postgres://postgres@127.0.0.1:5432/test"
     )]
     postgres_url: String,
+}
+
+/// The parts of a run.
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum Part {
+    /// The service's flows at 1 and 64 connections, and the resident set.
+    Flows,
+    /// Bare axum, and axum plus one tonic call.
+    Ceilings,
+    /// The create's writes on the bare database.
+    Database,
+    /// The three webhook runs.
+    Webhooks,
+}
+
+impl Cli {
+    fn runs(&self, part: Part) -> bool {
+        self.only.is_empty() || self.only.contains(&part)
+    }
 }
 
 /// Connection counts every flow is measured at.
@@ -73,6 +94,9 @@ fn quote_body() -> Value {
         "vehicle_type_id": "car",
     })
 }
+
+const HTTP_CEILING: &str = "ceiling: bare axum, same body";
+const HOP_CEILING: &str = "ceiling: axum + one tonic call";
 
 #[derive(Clone, Copy)]
 enum Flow {
@@ -156,16 +180,16 @@ async fn bench_backend(cli: &Cli, backend: Backend, bin_dir: &std::path::Path) -
 
     println!("\n### {}\n", backend.name());
     let service = Arc::new(service);
-    if cli.webhooks_only {
-        let webhook = webhooks::measure(&service, &client, duration).await?;
-        print_webhooks(&webhook);
-        return stop(service).await;
+    if [Part::Flows, Part::Ceilings, Part::Database]
+        .into_iter()
+        .any(|p| cli.runs(p))
+    {
+        println!("| Flow | Connections | Requests/s | p50 ms | p99 ms | Errors |");
+        println!("|---|---:|---:|---:|---:|---:|");
     }
-    println!("| Flow | Connections | Requests/s | p50 ms | p99 ms | Errors |");
-    println!("|---|---:|---:|---:|---:|---:|");
     let peak_kib = Arc::new(AtomicU64::new(0));
     let mut results = Vec::new();
-    for concurrency in CONCURRENCY {
+    for concurrency in CONCURRENCY.into_iter().filter(|_| cli.runs(Part::Flows)) {
         for flow in Flow::ALL {
             let sampler = (concurrency > 1).then(|| {
                 let (service, peak) = (service.clone(), peak_kib.clone());
@@ -190,65 +214,81 @@ async fn bench_backend(cli: &Cli, backend: Backend, bin_dir: &std::path::Path) -
         }
     }
 
-    let ceilings = ceilings::Ceilings::start(&service.database.dir, &get_body).await?;
-    let mut ceiling_results = Vec::new();
-    for concurrency in CONCURRENCY {
-        for (label, url) in [
-            ("ceiling: bare axum, same body", ceilings.http_url.clone()),
-            ("ceiling: axum + one tonic call", ceilings.hop_url.clone()),
-        ] {
-            let client = client.clone();
-            let stats = measure(cli.repeat, concurrency, duration, move || client.get(&url)).await;
-            row(label, concurrency, &stats);
-            ceiling_results.push((label, concurrency, stats));
+    if cli.runs(Part::Ceilings) {
+        let ceilings = ceilings::Ceilings::start(&service.database.dir, &get_body).await?;
+        for concurrency in CONCURRENCY {
+            for (label, url) in [
+                (HTTP_CEILING, ceilings.http_url.clone()),
+                (HOP_CEILING, ceilings.hop_url.clone()),
+            ] {
+                let client = client.clone();
+                let stats = measure(cli.repeat, concurrency, duration, move || client.get(&url)).await;
+                row(label, concurrency, &stats);
+                results.push((label, concurrency, stats));
+            }
+        }
+        ceilings.stop().await;
+    }
+
+    let database_rate = if cli.runs(Part::Database) {
+        let mut runs = Vec::new();
+        for _ in 0..cli.repeat {
+            runs.push(database::ceiling(backend, &cli.postgres_url, 64, duration).await?);
+        }
+        runs.sort_by(f64::total_cmp);
+        let rate = runs[runs.len() / 2];
+        println!("| ceiling: the create's writes, bare database | 64 | {rate:.0} | | | |");
+        Some(rate)
+    } else {
+        None
+    };
+
+    let webhook = if cli.runs(Part::Webhooks) {
+        let webhook = webhooks::measure(&service, &client, duration).await?;
+        print_webhooks(&webhook);
+        Some(webhook)
+    } else {
+        None
+    };
+
+    let at_64 = |label: &str| {
+        results
+            .iter()
+            .find(|(l, c, _)| *l == label && *c == 64)
+            .map(|(_, _, s)| s.requests_per_second)
+    };
+    println!("\nRatios at 64 connections:");
+    if let (Some(get), Some(hop)) = (at_64(Flow::Get.label()), at_64(HOP_CEILING)) {
+        println!(
+            "- GET /v1/deliveries/{{id}} ÷ edge-to-core hop: {:.2} (target ≥ 0.6)",
+            get / hop
+        );
+    }
+    if let Some(create) = at_64(Flow::Create.label()) {
+        let of_bare = database_rate.map_or("not measured".into(), |rate| format!("{:.2}", create / rate));
+        match backend {
+            Backend::Postgres => {
+                println!("- POST /v1/deliveries ÷ bare database transaction: {of_bare} (target ≥ 0.5)")
+            }
+            Backend::Sqlite => {
+                println!("- POST /v1/deliveries: {create:.0}/s (target ≥ 5000/s); ÷ bare SQLite loop: {of_bare}")
+            }
         }
     }
-    ceilings.stop().await;
-
-    let mut database_runs = Vec::new();
-    for _ in 0..cli.repeat {
-        database_runs.push(database::ceiling(backend, &cli.postgres_url, 64, duration).await?);
+    if let Some(webhook) = webhook {
+        println!(
+            "- Webhooks to one receiver: {:.0} events/s draining a backlog (target ≥ 3000/s); p99 at {} creates/s: {:.0} ms (target < 250 ms)",
+            webhook.drain_per_second,
+            webhooks::PACED_RATE,
+            webhook.paced_p99_ms
+        );
     }
-    database_runs.sort_by(f64::total_cmp);
-    let database_rate = database_runs[database_runs.len() / 2];
-    println!("| ceiling: the create's writes, bare database | 64 | {database_rate:.0} | | | |");
-
-    let webhook = webhooks::measure(&service, &client, duration).await?;
-    print_webhooks(&webhook);
-
-    let find = |set: &[(&str, usize, Stats)], label: &str| {
-        set.iter()
-            .find(|(l, c, _)| *l == label && *c == 64)
-            .map_or(0.0, |(_, _, s)| s.requests_per_second)
-    };
-    let get = find(&results, Flow::Get.label());
-    let hop = find(&ceiling_results, "ceiling: axum + one tonic call");
-    let create = find(&results, Flow::Create.label());
-    println!("\nRatios at 64 connections:");
-    println!(
-        "- GET /v1/deliveries/{{id}} ÷ edge-to-core hop: {:.2} (target ≥ 0.6)",
-        get / hop
-    );
-    match backend {
-        Backend::Postgres => println!(
-            "- POST /v1/deliveries ÷ bare database transaction: {:.2} (target ≥ 0.5)",
-            create / database_rate
-        ),
-        Backend::Sqlite => println!(
-            "- POST /v1/deliveries: {create:.0}/s (target ≥ 5000/s); ÷ bare SQLite loop: {:.2}",
-            create / database_rate
-        ),
+    if cli.runs(Part::Flows) {
+        println!(
+            "- Resident set of core + edge, peak under 64 connections: {:.0} MiB (target < 150 MiB)",
+            peak_kib.load(Ordering::Relaxed) as f64 / 1024.0
+        );
     }
-    println!(
-        "- Webhooks to one receiver: {:.0} events/s draining a backlog (target ≥ 3000/s); p99 at {} creates/s: {:.0} ms (target < 250 ms)",
-        webhook.drain_per_second,
-        webhooks::PACED_RATE,
-        webhook.paced_p99_ms
-    );
-    println!(
-        "- Resident set of core + edge, peak under 64 connections: {:.0} MiB (target < 150 MiB)",
-        peak_kib.load(Ordering::Relaxed) as f64 / 1024.0
-    );
 
     stop(service).await
 }

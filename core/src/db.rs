@@ -11,11 +11,20 @@ use sea_orm::{
 
 use crate::CoreResult;
 
+/// How long a PostgreSQL connection may sit in the pool before it is
+/// pinged on checkout.
+const PING_AFTER_IDLE: Duration = Duration::from_secs(30);
+
 /// Opens a pool. For SQLite the file's directory is created, and every
 /// pooled connection gets WAL journaling and `synchronous=NORMAL` (both are
 /// per connection; durable at each checkpoint, safe against corruption)
 /// and waits up to 5 s for another writer instead of failing.
 /// `max_connections` defaults per backend (see `CoreConfig`).
+///
+/// A pooled connection is not pinged on every checkout (one more round trip
+/// per statement outside a transaction): never on SQLite, whose connection
+/// is a file; on PostgreSQL only after it sat idle for [`PING_AFTER_IDLE`],
+/// when a server restart or a proxy may have dropped it.
 pub async fn connect(url: &str, max_connections: Option<u32>) -> CoreResult<DatabaseConnection> {
     let is_sqlite = url.starts_with("sqlite:");
     if is_sqlite {
@@ -27,6 +36,11 @@ pub async fn connect(url: &str, max_connections: Option<u32>) -> CoreResult<Data
         .min_connections(1)
         .acquire_timeout(Duration::from_secs(10))
         .sqlx_logging(false);
+    if is_sqlite {
+        options.test_before_acquire(false);
+    } else {
+        options.test_before_acquire_if_idle_for(PING_AFTER_IDLE);
+    }
     options.map_sqlx_sqlite_opts(|sqlite| {
         sqlite
             .journal_mode(SqliteJournalMode::Wal)
@@ -73,4 +87,31 @@ fn create_sqlite_dir(url: &str) -> CoreResult<()> {
             .map_err(|e| crate::CoreError::Internal(format!("cannot create {}: {e}", dir.display())))?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use sea_orm::{ConnectionTrait, Statement};
+
+    use super::*;
+
+    /// The bundled SQLite is built with the query planner stability
+    /// guarantee (`.cargo/config.toml`), so that a statement with a bound
+    /// `LIMIT` is prepared once per connection, not on every execution.
+    #[tokio::test]
+    async fn bundled_sqlite_keeps_plans() -> CoreResult<()> {
+        let db = connect("sqlite::memory:", Some(1)).await?;
+        let options = db
+            .query_all_raw(Statement::from_string(
+                db.get_database_backend(),
+                "PRAGMA compile_options",
+            ))
+            .await?;
+        let names: Vec<String> = options
+            .iter()
+            .map(|row| row.try_get_by_index::<String>(0))
+            .collect::<Result<_, _>>()?;
+        assert!(names.iter().any(|n| n == "ENABLE_QPSG"), "compile options: {names:?}");
+        Ok(())
+    }
 }

@@ -1,15 +1,18 @@
 //! Database connection and migrations, for SQLite and PostgreSQL.
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use courier_migrations::{Migrator, MigratorTrait};
+use sea_orm::prelude::async_trait::async_trait;
 use sea_orm::sqlx::sqlite::{SqliteJournalMode, SqliteSynchronous};
 use sea_orm::{
-    ConnectOptions, Database, DatabaseConnection, DatabaseTransaction, SqliteTransactionMode, TransactionOptions,
-    TransactionTrait,
+    ConnectOptions, ConnectionTrait, Database, DatabaseConnection, DatabaseTransaction, DbBackend, DbErr, ExecResult,
+    QueryResult, SqliteTransactionMode, Statement, TransactionOptions, TransactionTrait,
 };
+use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
-use crate::CoreResult;
+use crate::{Core, CoreError, CoreResult};
 
 /// How long a PostgreSQL connection may sit in the pool before it is
 /// pinged on checkout.
@@ -50,18 +53,96 @@ pub async fn connect(url: &str, max_connections: Option<u32>) -> CoreResult<Data
     Ok(Database::connect(options).await?)
 }
 
-/// Starts a transaction that writes. On SQLite it takes the write lock at
-/// once (`BEGIN IMMEDIATE`), waiting its turn behind other writers: a
-/// deferred transaction that reads before its first write fails with
-/// `SQLITE_BUSY` instead of waiting when another connection commits in
-/// between. PostgreSQL ignores the mode.
-pub async fn begin(db: &DatabaseConnection) -> CoreResult<DatabaseTransaction> {
-    Ok(db
+/// Whose turn it is to write, on SQLite: one write transaction of this
+/// process at a time, the others queued in arrival order. SQLite has one
+/// writer per database; without the queue, connections that find the write
+/// lock taken wait in SQLite's busy handler, which sleeps 1 to 100 ms
+/// between tries and leaves the lock idle meanwhile. Other processes on the
+/// same file (the admin commands) still wait by the busy timeout.
+/// PostgreSQL takes no turns.
+#[derive(Clone, Debug, Default)]
+pub struct WriteTurns(Option<Arc<Semaphore>>);
+
+impl WriteTurns {
+    pub fn for_database(db: &DatabaseConnection) -> WriteTurns {
+        WriteTurns((db.get_database_backend() == DbBackend::Sqlite).then(|| Arc::new(Semaphore::new(1))))
+    }
+}
+
+/// A transaction that writes, from [`begin`]. On SQLite it holds this
+/// process's write turn until it commits, rolls back or is dropped.
+pub struct WriteTransaction {
+    tx: DatabaseTransaction,
+    // Declared after `tx`, so dropped after it: the turn passes on once the
+    // transaction has ended.
+    _turn: Option<OwnedSemaphorePermit>,
+}
+
+impl WriteTransaction {
+    pub async fn commit(self) -> CoreResult<()> {
+        Ok(self.tx.commit().await?)
+    }
+
+    pub async fn rollback(self) -> CoreResult<()> {
+        Ok(self.tx.rollback().await?)
+    }
+}
+
+impl std::ops::Deref for WriteTransaction {
+    type Target = DatabaseTransaction;
+
+    fn deref(&self) -> &DatabaseTransaction {
+        &self.tx
+    }
+}
+
+#[async_trait]
+impl ConnectionTrait for WriteTransaction {
+    fn get_database_backend(&self) -> DbBackend {
+        self.tx.get_database_backend()
+    }
+
+    async fn execute_raw(&self, stmt: Statement) -> Result<ExecResult, DbErr> {
+        self.tx.execute_raw(stmt).await
+    }
+
+    async fn execute_unprepared(&self, sql: &str) -> Result<ExecResult, DbErr> {
+        self.tx.execute_unprepared(sql).await
+    }
+
+    async fn query_one_raw(&self, stmt: Statement) -> Result<Option<QueryResult>, DbErr> {
+        self.tx.query_one_raw(stmt).await
+    }
+
+    async fn query_all_raw(&self, stmt: Statement) -> Result<Vec<QueryResult>, DbErr> {
+        self.tx.query_all_raw(stmt).await
+    }
+}
+
+/// Starts a transaction that writes, once it is this process's turn to
+/// write ([`WriteTurns`]). On SQLite it takes the write lock at once
+/// (`BEGIN IMMEDIATE`): a deferred transaction that reads before its first
+/// write fails with `SQLITE_BUSY` instead of waiting when another
+/// connection commits in between. PostgreSQL ignores the mode.
+pub async fn begin(core: &Core) -> CoreResult<WriteTransaction> {
+    let turn = match &core.write_turns.0 {
+        Some(turns) => Some(
+            turns
+                .clone()
+                .acquire_owned()
+                .await
+                .map_err(|_| CoreError::Internal("the write turns were closed".into()))?,
+        ),
+        None => None,
+    };
+    let tx = core
+        .db
         .begin_with_options(TransactionOptions {
             sqlite_transaction_mode: Some(SqliteTransactionMode::Immediate),
             ..TransactionOptions::default()
         })
-        .await?)
+        .await?;
+    Ok(WriteTransaction { tx, _turn: turn })
 }
 
 /// Runs every pending migration.
@@ -91,8 +172,6 @@ fn create_sqlite_dir(url: &str) -> CoreResult<()> {
 
 #[cfg(test)]
 mod tests {
-    use sea_orm::{ConnectionTrait, Statement};
-
     use super::*;
 
     /// The bundled SQLite is built with the query planner stability

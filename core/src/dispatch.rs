@@ -123,7 +123,7 @@ pub async fn report_pickup_no_show(core: &Core, delivery_id: &str) -> CoreResult
 /// Records the courier's proof at a checkpoint (see
 /// `lifecycle::submit_proof`).
 pub async fn submit_proof(core: &Core, delivery_id: &str, submission: ProofSubmission) -> CoreResult<Delivery> {
-    let tx = crate::db::begin(&core.db).await?;
+    let tx = crate::db::begin(core).await?;
     let delivery = live_delivery(&tx, delivery_id).await?;
     let now = core.clock.now_micros();
     let updated = lifecycle::submit_proof(core, &tx, &delivery, submission, now).await?;
@@ -156,7 +156,7 @@ pub async fn report_location(core: &Core, report: LocationReport) -> CoreResult<
         ));
     }
     let now = core.clock.now_micros();
-    let tx = crate::db::begin(&core.db).await?;
+    let tx = crate::db::begin(core).await?;
     let delivery = live_delivery(&tx, &report.delivery_id).await?;
     let Some(mut courier) = delivery.courier.clone().filter(|_| !delivery.status.is_terminal()) else {
         return Err(CoreError::new(
@@ -225,7 +225,7 @@ async fn move_to(
     proof: Option<Checkpoint>,
     changes: impl FnOnce(&Delivery) -> CoreResult<Vec<(entity::Column, SimpleExpr)>>,
 ) -> CoreResult<Delivery> {
-    let tx = crate::db::begin(&core.db).await?;
+    let tx = crate::db::begin(core).await?;
     let delivery = live_delivery(&tx, delivery_id).await?;
     if !lifecycle::is_legal(delivery.status, to) {
         return Err(lifecycle::illegal(delivery.status, to));

@@ -107,9 +107,9 @@ where
     }
     let prepared = match prepare.await {
         Ok(prepared) => prepared,
-        Err(error) => return remember_refusal(db, scope, hash, request_id, now, error).await,
+        Err(error) => return remember_refusal(core, scope, hash, request_id, now, error).await,
     };
-    let tx = crate::db::begin(db).await?;
+    let tx = crate::db::begin(core).await?;
     if !claim(&tx, scope, hash, now).await? {
         tx.rollback().await?;
         return match lookup(db, scope, now).await? {
@@ -137,7 +137,7 @@ where
         }
         Err(error) => {
             tx.rollback().await?;
-            remember_refusal(db, scope, hash, request_id, now, error).await
+            remember_refusal(core, scope, hash, request_id, now, error).await
         }
     }
 }
@@ -286,7 +286,7 @@ fn is_stored(code: ErrorCode) -> bool {
 }
 
 async fn remember_refusal<M>(
-    db: &DatabaseConnection,
+    core: &Core,
     scope: &Scope,
     hash: &str,
     request_id: &str,
@@ -309,7 +309,8 @@ where
         error_param: param.clone().unwrap_or_default(),
         request_id: request_id.to_owned(),
     };
-    let tx = crate::db::begin(db).await?;
+    let db = &core.db;
+    let tx = crate::db::begin(core).await?;
     if !claim(&tx, scope, hash, now).await? {
         tx.rollback().await?;
         // Another request with this key answered meanwhile: its answer wins.

@@ -59,6 +59,8 @@ pub struct Core {
     pub webhook_clients: Arc<webhooks::target::PinnedClients>,
     /// Prometheus series of this process.
     pub metrics: metrics::CoreMetrics,
+    /// Queues this process's write transactions on SQLite (see `db::begin`).
+    pub write_turns: db::WriteTurns,
 }
 
 /// A feed of changed delivery ids for `WatchDelivery`. Watchers also poll, so
@@ -101,6 +103,7 @@ impl Core {
             .map_err(|e| CoreError::Internal(format!("catalogue: {e}")))?;
         let blobs = blobs::from_config(&config)?;
         Ok(Core {
+            write_turns: db::WriteTurns::for_database(&db),
             db,
             clock,
             secrets,

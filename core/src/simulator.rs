@@ -48,7 +48,7 @@ pub async fn run(core: Core, stop: CancellationToken) {
 /// Claims and steps one due delivery; `false` when none is due.
 pub async fn step_one(core: &Core) -> CoreResult<bool> {
     let now = core.clock.now_micros();
-    let tx = crate::db::begin(&core.db).await?;
+    let tx = crate::db::begin(core).await?;
     let mut query = entity::Entity::find()
         .filter(entity::Column::NextStepAt.lte(now))
         .filter(entity::Column::Status.is_not_in([Status::Delivered.as_str(), Status::Cancelled.as_str()]))

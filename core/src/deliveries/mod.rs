@@ -553,7 +553,7 @@ pub async fn end_cancelled(
     }
     let now = core.clock.now_micros();
     changes.extend(lifecycle::cancellation(reason, now));
-    let tx = crate::db::begin(&core.db).await?;
+    let tx = crate::db::begin(core).await?;
     let cancelled = lifecycle::advance(
         &tx,
         &core.config.public_base_url,

@@ -302,7 +302,7 @@ async fn record(core: &Core, sent: Vec<Sent>) -> CoreResult<()> {
         return Ok(());
     }
     let now = core.clock.now_micros();
-    let tx = crate::db::begin(&core.db).await?;
+    let tx = crate::db::begin(core).await?;
     attempts::record_many(
         &tx,
         sent.iter()
@@ -333,7 +333,7 @@ fn render(event: &events::entity::Model) -> CoreResult<Vec<u8>> {
 /// attempt.
 async fn give_up(core: &Core, row: &webhook_delivery::Model, error: &str) -> CoreResult<()> {
     let now = core.clock.now_micros();
-    let tx = crate::db::begin(&core.db).await?;
+    let tx = crate::db::begin(core).await?;
     if queue::finish(&tx, row, DeliveryState::Failed, row.attempts, None, now).await? {
         attempts::record_unsent(&tx, &row.event_id, &row.webhook_id, now, AttemptStatus::Failed, error).await?;
     }

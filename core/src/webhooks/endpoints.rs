@@ -154,7 +154,7 @@ pub async fn create(core: &Core, principal: &Principal, new: NewEndpoint) -> Cor
 
     let now = core.clock.now_micros();
     let secret = super::signature::new_secret();
-    let tx = crate::db::begin(&core.db).await?;
+    let tx = crate::db::begin(core).await?;
     lock_endpoint_list(&tx, principal).await?;
     let existing = endpoint::Entity::find()
         .filter(endpoint::Column::WorkspaceId.eq(principal.workspace.id.as_str()))
@@ -234,7 +234,7 @@ pub async fn update(core: &Core, principal: &Principal, id: &str, patch: Endpoin
     }
 
     let now = core.clock.now_micros();
-    let tx = crate::db::begin(&core.db).await?;
+    let tx = crate::db::begin(core).await?;
     let mut row = endpoint::ActiveModel {
         id: Set(current.id.clone()),
         updated_at: Set(now),
@@ -270,7 +270,7 @@ pub async fn update(core: &Core, principal: &Principal, id: &str, patch: Endpoin
 /// until their retention ends.
 pub async fn delete(core: &Core, principal: &Principal, id: &str) -> CoreResult<String> {
     let current = find_scoped(&core.db, principal, id).await?;
-    let tx = crate::db::begin(&core.db).await?;
+    let tx = crate::db::begin(core).await?;
     queue::delete_for_endpoint(&tx, &current.id).await?;
     endpoint::Entity::delete_by_id(current.id.clone()).exec(&tx).await?;
     tx.commit().await?;

@@ -9,6 +9,7 @@
 use std::time::{Duration, Instant};
 
 use sea_orm::{ConnectionTrait, Database};
+use tokio_util::sync::CancellationToken;
 
 use crate::service::{Backend, BenchResult, ScratchDatabase};
 
@@ -103,10 +104,13 @@ async fn pgbench(database: &ScratchDatabase, concurrency: usize, duration: Durat
 }
 
 /// The loop runs in this process, one transaction after the other, on a
-/// pool opened exactly as the core opens its own (same pragmas).
+/// pool opened exactly as the core opens its own (same pragmas), with the
+/// core's background WAL checkpointer running beside it.
 async fn sqlite_loop(database: &ScratchDatabase, duration: Duration) -> BenchResult<f64> {
     let db = courier_core::db::connect(&database.url, None).await?;
     db.execute_unprepared(SCHEMA).await?;
+    let stop = CancellationToken::new();
+    let checkpoints = tokio::spawn(courier_core::db::checkpoint_wal(db.clone(), stop.clone()));
     let started = Instant::now();
     let mut n = 0u64;
     while started.elapsed() < duration {
@@ -121,6 +125,8 @@ async fn sqlite_loop(database: &ScratchDatabase, duration: Duration) -> BenchRes
         n += 1;
     }
     let rate = n as f64 / started.elapsed().as_secs_f64();
+    stop.cancel();
+    let _ = checkpoints.await;
     let _ = db.close().await;
     Ok(rate)
 }

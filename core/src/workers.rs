@@ -24,6 +24,7 @@ pub fn spawn(core: &Core, stop: &CancellationToken) -> JoinSet<()> {
     workers.spawn(purge_event_history(core.clone(), stop.clone()));
     workers.spawn(simulator::run(core.clone(), stop.clone()));
     workers.spawn(sample_webhook_queue(core.clone(), stop.clone()));
+    workers.spawn(crate::db::checkpoint_wal(core.db.clone(), stop.clone()));
     workers
 }
 

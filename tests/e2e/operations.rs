@@ -1,4 +1,5 @@
-//! Operations: health and readiness, Prometheus metrics, graceful shutdown.
+//! Operations: health and readiness, Prometheus metrics, graceful shutdown,
+//! how write transactions share the database.
 
 use std::io::Write;
 use std::sync::{Arc, Mutex, OnceLock};
@@ -6,6 +7,7 @@ use std::time::{Duration, Instant};
 
 use courier::logging::{self, LogFormat};
 
+use sea_orm::DbBackend;
 use serde_json::json;
 use tonic_health::pb::HealthCheckRequest;
 use tonic_health::pb::health_check_response::ServingStatus;
@@ -281,5 +283,31 @@ e2e! {
         }
         let messages: Vec<_> = lines.iter().filter_map(|line| line["message"].as_str()).collect();
         assert!(messages.contains(&"request refused") && messages.contains(&"request"), "{messages:?}");
+    }
+}
+
+e2e! {
+    async fn write_transactions_take_turns_on_sqlite_only(app: TestApp) {
+        let first = courier_core::db::begin(&app.core).await.expect("first transaction");
+        let core = app.core.clone();
+        let mut second = tokio::spawn(async move { courier_core::db::begin(&core).await });
+        let began_meanwhile = tokio::time::timeout(Duration::from_millis(200), &mut second).await.ok();
+        match app.core.db.get_database_backend() {
+            DbBackend::Sqlite => assert!(
+                began_meanwhile.is_none(),
+                "a second SQLite write began while the first was open"
+            ),
+            _ => assert!(began_meanwhile.is_some(), "PostgreSQL write transactions take no turns"),
+        }
+        first.commit().await.expect("first commits");
+        let second = match began_meanwhile {
+            Some(joined) => joined,
+            None => tokio::time::timeout(Duration::from_secs(5), second)
+                .await
+                .expect("the second begins once the first ended"),
+        }
+        .expect("joined")
+        .expect("second transaction");
+        second.rollback().await.expect("second rolls back");
     }
 }

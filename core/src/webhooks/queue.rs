@@ -11,7 +11,7 @@
 
 use std::collections::BTreeMap;
 
-use sea_orm::sea_query::{Expr, ExprTrait, LockBehavior, LockType, Order, Query};
+use sea_orm::sea_query::{Expr, ExprTrait, LockBehavior, LockType, Order, Query, QueryStatementBuilder};
 use sea_orm::{
     ActiveValue::Set, ColumnTrait, ConnectionTrait, DatabaseBackend, EntityTrait, PaginatorTrait, QueryFilter,
     QueryOrder, QuerySelect, UpdateMany,
@@ -81,18 +81,38 @@ pub async fn enqueue(db: &impl ConnectionTrait, event: &events::entity::Model) -
 }
 
 /// Endpoints with pending rows due by `horizon`, each with its earliest due
-/// time: what the dispatcher may claim now, and when to look again.
+/// time: what the dispatcher may claim now, and when to look again. One
+/// index seek per endpoint (`webhook_id, state, next_attempt_at`), so a look
+/// costs the same whatever the backlog; grouping the due rows instead read
+/// every one of them on every look.
 pub async fn due_endpoints(db: &impl ConnectionTrait, horizon: i64) -> CoreResult<Vec<(String, i64)>> {
-    Ok(webhook_delivery::Entity::find()
-        .select_only()
-        .column(webhook_delivery::Column::WebhookId)
-        .column_as(webhook_delivery::Column::NextAttemptAt.min(), "next_attempt_at")
-        .filter(webhook_delivery::Column::State.eq(DeliveryState::Pending.as_str()))
-        .filter(webhook_delivery::Column::NextAttemptAt.lte(horizon))
-        .group_by(webhook_delivery::Column::WebhookId)
-        .into_tuple::<(String, i64)>()
-        .all(db)
-        .await?)
+    let (row, earliest, webhook) = ("pending_row", "next_attempt_at", "webhook_id");
+    let earliest_pending = Query::select()
+        .expr(Expr::col((row, webhook_delivery::Column::NextAttemptAt)).min())
+        .from_as(webhook_delivery::Entity, row)
+        .and_where(
+            Expr::col((row, webhook_delivery::Column::WebhookId)).equals((endpoint::Entity, endpoint::Column::Id)),
+        )
+        .and_where(Expr::col((row, webhook_delivery::Column::State)).eq(DeliveryState::Pending.as_str()))
+        .to_owned();
+    let per_endpoint = Query::select()
+        .expr_as(Expr::col((endpoint::Entity, endpoint::Column::Id)), webhook)
+        .expr_as(
+            Expr::SubQuery(None, Box::new(earliest_pending.into_sub_query_statement())),
+            earliest,
+        )
+        .from(endpoint::Entity)
+        .to_owned();
+    let due = Query::select()
+        .columns([webhook, earliest])
+        .from_subquery(per_endpoint, "due")
+        .and_where(Expr::col(earliest).lte(horizon))
+        .to_owned();
+    let rows = db.query_all(&due).await?;
+    Ok(rows
+        .iter()
+        .map(|r| Ok((r.try_get::<String>("", webhook)?, r.try_get::<i64>("", earliest)?)))
+        .collect::<Result<_, sea_orm::DbErr>>()?)
 }
 
 /// Claims up to `limit` rows of `webhook_id` due at `now`, oldest due first:

@@ -6,10 +6,11 @@
 //! - Sends run concurrently, at most [`MAX_IN_FLIGHT`] per replica and
 //!   [`MAX_IN_FLIGHT_PER_ENDPOINT`] per endpoint, each bounded by the 5-second
 //!   receiver timeout: one slow or dead endpoint cannot hold back the others.
-//! - Each send hands its outcome back to the loop, which records every send
-//!   finished by then in one transaction and refills the free slots with one
-//!   claim: the busier the queue, the larger the batches, so the database
-//!   work per event shrinks as the load grows.
+//! - Each send hands its outcome back to the loop, which refills the free
+//!   slots with one claim while a task of its own records every send finished
+//!   by then in one transaction (one such transaction at a time): the busier
+//!   the queue, the larger the batches, so the database work per event
+//!   shrinks as the load grows.
 //! - It sleeps until the earliest due row (at most [`POLL`]), until a send
 //!   finishes and frees a slot, or until a change committed in this process
 //!   (which may have queued events) is announced on `Core::changes`.
@@ -47,6 +48,7 @@ const LEASE: Duration = Duration::from_secs(60);
 /// Runs until `stop` fires, then waits for the sends in flight.
 pub async fn run(core: Core, stop: CancellationToken) {
     let mut dispatcher = Dispatcher::default();
+    let mut recorder = Recorder::default();
     // A change committed in this process may have queued events: look at
     // once instead of at the next poll (other replicas' changes wait for it).
     let mut changes = core.changes.subscribe();
@@ -69,19 +71,69 @@ pub async fn run(core: Core, stop: CancellationToken) {
                 while changes.try_recv().is_ok() {}
             }
             Some(done) = dispatcher.in_flight.join_next_with_id(), if !dispatcher.in_flight.is_empty() => {
-                // Take every send finished by now, so that one transaction
-                // records them and one look at the queue refills their slots.
+                // Take every send finished by now: one transaction records
+                // them and one look at the queue refills their slots.
                 let mut sent = dispatcher.finished(done).into_iter().collect::<Vec<_>>();
                 while let Some(done) = dispatcher.in_flight.try_join_next_with_id() {
                     sent.extend(dispatcher.finished(done));
                 }
-                record_logged(&core, sent).await;
+                recorder.add(&core, sent);
             }
+            () = recorder.recorded(), if recorder.is_recording() => recorder.start(&core),
         }
     }
     while let Some(done) = dispatcher.in_flight.join_next_with_id().await {
-        let sent = dispatcher.finished(done).into_iter().collect();
-        record_logged(&core, sent).await;
+        recorder.add(&core, dispatcher.finished(done).into_iter().collect());
+    }
+    recorder.flush(&core).await;
+}
+
+/// Records finished sends in a task of its own, so that the loop claims the
+/// next batch while the last one is recorded. One record transaction at a
+/// time: sends that finish meanwhile wait and go into the next one.
+#[derive(Default)]
+struct Recorder {
+    recording: Option<tokio::task::JoinHandle<()>>,
+    waiting: Vec<Sent>,
+}
+
+impl Recorder {
+    fn add(&mut self, core: &Core, sent: Vec<Sent>) {
+        self.waiting.extend(sent);
+        self.start(core);
+    }
+
+    /// Starts recording what waits, unless a record transaction runs.
+    fn start(&mut self, core: &Core) {
+        if self.recording.is_none() && !self.waiting.is_empty() {
+            let (core, sent) = (core.clone(), std::mem::take(&mut self.waiting));
+            self.recording = Some(tokio::spawn(async move { record_logged(&core, sent).await }));
+        }
+    }
+
+    fn is_recording(&self) -> bool {
+        self.recording.is_some()
+    }
+
+    /// Waits for the record transaction in flight to end.
+    async fn recorded(&mut self) {
+        if let Some(recording) = self.recording.as_mut() {
+            if let Err(error) = recording.await {
+                tracing::error!(%error, "webhook record task failed");
+            }
+            self.recording = None;
+        }
+    }
+
+    /// Records everything that waits, and waits for it.
+    async fn flush(&mut self, core: &Core) {
+        loop {
+            self.recorded().await;
+            if self.waiting.is_empty() {
+                return;
+            }
+            self.start(core);
+        }
     }
 }
 

@@ -256,6 +256,51 @@ e2e! {
         }
     }
 
+    async fn shutdown_gives_rows_claimed_ahead_back_to_the_queue(app: TestApp) {
+        use courier_core::webhooks::entity::webhook_delivery::{Column, Entity};
+        use sea_orm::{ColumnTrait, EntityTrait, PaginatorTrait, QueryFilter};
+
+        let mut app = app;
+        let receiver = Receiver::start().await;
+        // Slow enough that no send ends before the shutdown, inside the
+        // dispatcher's 5-second receiver timeout.
+        receiver.always(Reply::status(200).after(Duration::from_secs(4)));
+        create_endpoint(&app, &app.test_key, &receiver.url, json!(["delivery.created"])).await;
+        // More events than the endpoint's sends in flight (32): the others
+        // are claimed ahead and wait in the dispatcher.
+        const EVENTS: u64 = 40;
+        for _ in 0..EVENTS {
+            app.create_delivery(&app.test_key, &berlin_delivery()).await;
+        }
+        let deadline = Instant::now() + Duration::from_secs(3);
+        loop {
+            let claimed = Entity::find()
+                .filter(Column::ClaimToken.is_not_null())
+                .count(&app.core.db)
+                .await
+                .expect("claimed rows");
+            if claimed == EVENTS {
+                break;
+            }
+            assert!(Instant::now() < deadline, "{claimed} of {EVENTS} rows claimed");
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+
+        app.shutdown().await;
+        assert_eq!(receiver.received().len(), 32, "only the sends in flight were made");
+        let now = app.clock.now_micros();
+        let rows = Entity::find().all(&app.core.db).await.expect("queue rows");
+        let released: Vec<_> = rows.iter().filter(|row| row.state == "pending").collect();
+        assert_eq!(released.len(), 8, "{rows:?}");
+        for row in rows.iter() {
+            assert_eq!(row.claim_token, None, "{row:?}");
+        }
+        for row in released {
+            assert!(row.next_attempt_at <= now, "a released row waits for its lease: {row:?}");
+            assert_eq!(row.attempts, 0, "{row:?}");
+        }
+    }
+
     async fn every_log_line_of_a_request_carries_its_id(app: TestApp) {
         let logs = json_logs();
         let answer = app.get("/v1/deliveries/dlv_unknown", &app.test_key).await;

@@ -6,18 +6,23 @@
 //! - Sends run concurrently, at most [`MAX_IN_FLIGHT`] per replica and
 //!   [`MAX_IN_FLIGHT_PER_ENDPOINT`] per endpoint, each bounded by the 5-second
 //!   receiver timeout: one slow or dead endpoint cannot hold back the others.
-//! - Each send hands its outcome back to the loop, which refills the free
-//!   slots with one claim while a task of its own records every send finished
-//!   by then in one transaction (one such transaction at a time): the busier
-//!   the queue, the larger the batches, so the database work per event
-//!   shrinks as the load grows.
+//! - It claims up to [`CLAIM_AHEAD_PER_ENDPOINT`] rows per endpoint ahead of
+//!   a free slot, so that a finished send's slot is refilled at once from
+//!   memory, and a claim is skipped until at least [`MIN_CLAIM`] places are
+//!   free: claims come in large batches whose database work is spread over
+//!   many events. A claimed row waits at most a few receiver timeouts, well
+//!   inside its lease.
+//! - Each send hands its outcome back to the loop; a task of its own records
+//!   every send finished by then in one transaction (one such transaction at
+//!   a time) while the loop claims the next batch.
 //! - It sleeps until the earliest due row (at most [`POLL`]), until a send
 //!   finishes and frees a slot, or until a change committed in this process
 //!   (which may have queued events) is announced on `Core::changes`.
-//! - On shutdown it stops claiming and lets the sends in flight finish; a row
-//!   it never got to is due again when its lease ends.
+//! - On shutdown it stops claiming, gives the rows claimed ahead back to the
+//!   queue (due at once) and lets the sends in flight finish; a row it never
+//!   got to otherwise is due again when its lease ends.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeSet, HashMap, VecDeque};
 use std::time::Duration;
 
 use rand::Rng;
@@ -39,6 +44,14 @@ use crate::{Core, CoreError, CoreResult, ids};
 pub const MAX_IN_FLIGHT: usize = 128;
 /// Sends in flight per endpoint and replica.
 pub const MAX_IN_FLIGHT_PER_ENDPOINT: usize = 32;
+/// Rows claimed per endpoint and replica ahead of a free slot (at most
+/// three rounds of sends: 15 s of receiver timeouts, inside the lease).
+const CLAIM_AHEAD_PER_ENDPOINT: usize = 96;
+/// Rows claimed ahead per replica, all endpoints together.
+const MAX_CLAIMED_AHEAD: usize = 256;
+/// The smallest claim for an endpoint that still holds rows: fewer free
+/// places wait for more sends to finish.
+const MIN_CLAIM: usize = 48;
 /// Longest sleep between two looks at the queue.
 const POLL: Duration = Duration::from_millis(200);
 /// How long a claimed row belongs to its dispatcher: longer than a DNS
@@ -82,6 +95,7 @@ pub async fn run(core: Core, stop: CancellationToken) {
             () = recorder.recorded(), if recorder.is_recording() => recorder.start(&core),
         }
     }
+    dispatcher.release_ready(&core).await;
     while let Some(done) = dispatcher.in_flight.join_next_with_id().await {
         recorder.add(&core, dispatcher.finished(done).into_iter().collect());
     }
@@ -146,17 +160,21 @@ struct Dispatcher {
     tasks: HashMap<Id, String>,
     /// Sends in flight per endpoint.
     per_endpoint: HashMap<String, usize>,
+    /// Rows claimed ahead of a free slot, per endpoint, oldest first.
+    ready: HashMap<String, VecDeque<Claim>>,
 }
 
 impl Dispatcher {
-    /// Claims and starts what is due and there is room for, until `stop`
-    /// fires; returns how long to sleep before looking again.
+    /// Starts what is claimed already, then claims what is due and there is
+    /// room for and starts it, until `stop` fires; returns how long to sleep
+    /// before looking again.
     async fn dispatch_due(&mut self, core: &Core, stop: &CancellationToken) -> CoreResult<Duration> {
+        self.start_ready(core);
         let now = core.clock.now_micros();
         let due = queue::due_endpoints(&core.db, now + micros(POLL)).await?;
         let token = ids::new_id("clm");
         let mut wait = POLL;
-        let mut room = MAX_IN_FLIGHT.saturating_sub(self.in_flight.len());
+        let mut room = (MAX_IN_FLIGHT + MAX_CLAIMED_AHEAD).saturating_sub(self.in_flight.len() + self.ready_count());
         let mut claimed = 0;
         let mut failure = None;
         for (webhook_id, next_attempt_at) in due {
@@ -164,9 +182,12 @@ impl Dispatcher {
                 // Shutting down: nothing more is claimed.
                 break;
             }
-            let busy = self.per_endpoint.get(&webhook_id).copied().unwrap_or(0);
-            let free = MAX_IN_FLIGHT_PER_ENDPOINT.saturating_sub(busy).min(room);
-            if free == 0 {
+            let held = self.per_endpoint.get(&webhook_id).copied().unwrap_or(0)
+                + self.ready.get(&webhook_id).map_or(0, VecDeque::len);
+            let free = (MAX_IN_FLIGHT_PER_ENDPOINT + CLAIM_AHEAD_PER_ENDPOINT)
+                .saturating_sub(held)
+                .min(room);
+            if free == 0 || (held > 0 && free < MIN_CLAIM) {
                 // Woken when one of its sends finishes.
                 continue;
             }
@@ -188,15 +209,53 @@ impl Dispatcher {
         }
         if claimed > 0 {
             for claim in load_claims(&core.db, &token).await? {
-                let webhook_id = claim.row.webhook_id.clone();
-                *self.per_endpoint.entry(webhook_id.clone()).or_default() += 1;
-                let handle = self.in_flight.spawn(attempt(core.clone(), claim));
-                self.tasks.insert(handle.id(), webhook_id);
+                self.ready
+                    .entry(claim.row.webhook_id.clone())
+                    .or_default()
+                    .push_back(claim);
             }
+            self.start_ready(core);
         }
         match failure {
             Some(error) => Err(error),
             None => Ok(wait.max(Duration::from_millis(1))),
+        }
+    }
+
+    /// Starts claimed rows while their endpoint and this replica have free
+    /// slots.
+    fn start_ready(&mut self, core: &Core) {
+        for (webhook_id, claims) in &mut self.ready {
+            let busy = self.per_endpoint.entry(webhook_id.clone()).or_default();
+            while *busy < MAX_IN_FLIGHT_PER_ENDPOINT && self.in_flight.len() < MAX_IN_FLIGHT {
+                let Some(claim) = claims.pop_front() else { break };
+                *busy += 1;
+                let handle = self.in_flight.spawn(attempt(core.clone(), claim));
+                self.tasks.insert(handle.id(), webhook_id.clone());
+            }
+        }
+        self.ready.retain(|_, claims| !claims.is_empty());
+        self.per_endpoint.retain(|_, busy| *busy > 0);
+    }
+
+    fn ready_count(&self) -> usize {
+        self.ready.values().map(VecDeque::len).sum()
+    }
+
+    /// Gives the rows claimed ahead back to the queue, due at once: on
+    /// shutdown, so that the next dispatcher need not wait for their lease.
+    async fn release_ready(&mut self, core: &Core) {
+        let rows: Vec<webhook_delivery::Model> = self
+            .ready
+            .drain()
+            .flat_map(|(_, claims)| claims)
+            .map(|c| c.row)
+            .collect();
+        if rows.is_empty() {
+            return;
+        }
+        if let Err(error) = queue::release(&core.db, &rows, core.clock.now_micros()).await {
+            tracing::warn!(%error, count = rows.len(), "claimed webhook rows not released; due again when their lease ends");
         }
     }
 

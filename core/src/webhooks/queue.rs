@@ -188,13 +188,7 @@ pub async fn finish_succeeded<'a>(
     rows: impl IntoIterator<Item = &'a webhook_delivery::Model>,
     now: i64,
 ) -> CoreResult<()> {
-    let mut by_token: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
-    for row in rows {
-        if let Some(token) = row.claim_token.as_deref() {
-            by_token.entry(token).or_default().push(row.id.as_str());
-        }
-    }
-    for (token, ids) in by_token {
+    for (token, ids) in by_claim_token(rows) {
         released(DeliveryState::Succeeded, None, now)
             .col_expr(
                 webhook_delivery::Column::Attempts,
@@ -206,6 +200,35 @@ pub async fn finish_succeeded<'a>(
             .await?;
     }
     Ok(())
+}
+
+/// Ends the lease of claimed rows that were never attempted: pending and
+/// due at `now` again, their attempts unchanged. Rows whose lease was lost
+/// meanwhile are left as they are.
+pub async fn release<'a>(
+    db: &impl ConnectionTrait,
+    rows: impl IntoIterator<Item = &'a webhook_delivery::Model>,
+    now: i64,
+) -> CoreResult<()> {
+    for (token, ids) in by_claim_token(rows) {
+        released(DeliveryState::Pending, Some(now), now)
+            .filter(webhook_delivery::Column::Id.is_in(ids))
+            .filter(webhook_delivery::Column::ClaimToken.eq(token))
+            .exec(db)
+            .await?;
+    }
+    Ok(())
+}
+
+/// The ids of claimed rows, by claim token.
+fn by_claim_token<'a>(rows: impl IntoIterator<Item = &'a webhook_delivery::Model>) -> BTreeMap<&'a str, Vec<&'a str>> {
+    let mut by_token: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
+    for row in rows {
+        if let Some(token) = row.claim_token.as_deref() {
+            by_token.entry(token).or_default().push(row.id.as_str());
+        }
+    }
+    by_token
 }
 
 /// The update that ends an attempt's lease: the row's new `state`, due

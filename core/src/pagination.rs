@@ -10,7 +10,8 @@
 
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
-use sea_orm::{ColumnTrait, Condition, EntityTrait, Order, QueryFilter, QueryOrder, QuerySelect};
+use sea_orm::sea_query::ValueType;
+use sea_orm::{ColumnTrait, Condition, EntityTrait, ModelTrait, Order, QueryFilter, QueryOrder, QuerySelect};
 
 use crate::secrets::hmac_sha256;
 use crate::{Core, CoreError, CoreResult};
@@ -18,9 +19,9 @@ use courier::errors::ErrorCode;
 
 /// The list position after an item: its creation time and id.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Cursor {
-    pub created_at: i64,
-    pub id: String,
+struct Cursor {
+    created_at: i64,
+    id: String,
 }
 
 const MAC_BYTES: usize = 16;
@@ -46,7 +47,7 @@ impl<E: EntityTrait> Keyset<E> {
     /// The rows matching `condition` after `page_token`'s position, at most
     /// [`page_size`]`(requested_size)` of them, and the next page's token
     /// when more follow. `scope` names the list, its owner and its filters,
-    /// so that a token is good for that list only; `position` reads a row's.
+    /// so that a token is good for that list only.
     pub async fn page(
         &self,
         core: &Core,
@@ -54,7 +55,6 @@ impl<E: EntityTrait> Keyset<E> {
         mut condition: Condition,
         requested_size: i32,
         page_token: Option<&str>,
-        position: impl Fn(&E::Model) -> Cursor,
     ) -> CoreResult<(Vec<E::Model>, Option<String>)> {
         let limit = page_size(requested_size)?;
         if let Some(token) = page_token.filter(|t| !t.is_empty()) {
@@ -80,12 +80,23 @@ impl<E: EntityTrait> Keyset<E> {
             .await?;
         let next_page_token = if rows.len() as u64 > limit {
             rows.truncate(limit as usize);
-            rows.last()
-                .map(|last| encode(&core.secrets.page_token, scope, &position(last)))
+            match rows.last() {
+                Some(last) => Some(encode(&core.secrets.page_token, scope, &self.position(last)?)),
+                None => None,
+            }
         } else {
             None
         };
         Ok((rows, next_page_token))
+    }
+
+    /// The position after `row`, read from its keyset columns.
+    fn position(&self, row: &E::Model) -> CoreResult<Cursor> {
+        let mistyped = |column: &str| CoreError::Internal(format!("keyset column {column} is not of its type"));
+        Ok(Cursor {
+            created_at: <i64 as ValueType>::try_from(row.get(self.created_at)).map_err(|_| mistyped("created_at"))?,
+            id: <String as ValueType>::try_from(row.get(self.id)).map_err(|_| mistyped("id"))?,
+        })
     }
 }
 

@@ -15,7 +15,7 @@ use crate::auth::{Mode, Principal};
 use crate::events::EventType;
 use crate::idempotency::{self, Idempotent, Scope};
 use crate::lifecycle::{self, CancellationReason, Status};
-use crate::pagination::{Cursor, Keyset};
+use crate::pagination::Keyset;
 use crate::quotes::items::ItemInput;
 use crate::quotes::pricing::{Breakdown, ExtraSelection};
 use crate::quotes::{self, RouteInput, from_json, to_json};
@@ -496,10 +496,7 @@ pub async fn list(
         id: entity::Column::Id,
         newest_first: true,
     }
-    .page(core, &scope, condition, page_size, page_token, |row| Cursor {
-        created_at: row.created_at,
-        id: row.id.clone(),
-    })
+    .page(core, &scope, condition, page_size, page_token)
     .await?;
     let items = models.into_iter().map(from_model).collect::<CoreResult<Vec<_>>>()?;
     Ok(Page { items, next_page_token })

@@ -181,54 +181,52 @@ pub async fn finish(
     Ok(result.rows_affected == 1)
 }
 
-/// [`finish`] for rows whose attempt succeeded, one statement per claim
-/// token: rows whose lease was lost meanwhile are left as they are.
+/// [`finish`] for rows whose attempt succeeded.
 pub async fn finish_succeeded<'a>(
     db: &impl ConnectionTrait,
     rows: impl IntoIterator<Item = &'a webhook_delivery::Model>,
     now: i64,
 ) -> CoreResult<()> {
-    for (token, ids) in by_claim_token(rows) {
-        released(DeliveryState::Succeeded, None, now)
-            .col_expr(
-                webhook_delivery::Column::Attempts,
-                Expr::col(webhook_delivery::Column::Attempts).add(1),
-            )
-            .filter(webhook_delivery::Column::Id.is_in(ids))
-            .filter(webhook_delivery::Column::ClaimToken.eq(token))
-            .exec(db)
-            .await?;
-    }
-    Ok(())
+    end_leases(db, rows, || {
+        released(DeliveryState::Succeeded, None, now).col_expr(
+            webhook_delivery::Column::Attempts,
+            Expr::col(webhook_delivery::Column::Attempts).add(1),
+        )
+    })
+    .await
 }
 
 /// Ends the lease of claimed rows that were never attempted: pending and
-/// due at `now` again, their attempts unchanged. Rows whose lease was lost
-/// meanwhile are left as they are.
+/// due at `now` again, their attempts unchanged.
 pub async fn release<'a>(
     db: &impl ConnectionTrait,
     rows: impl IntoIterator<Item = &'a webhook_delivery::Model>,
     now: i64,
 ) -> CoreResult<()> {
-    for (token, ids) in by_claim_token(rows) {
-        released(DeliveryState::Pending, Some(now), now)
-            .filter(webhook_delivery::Column::Id.is_in(ids))
-            .filter(webhook_delivery::Column::ClaimToken.eq(token))
-            .exec(db)
-            .await?;
-    }
-    Ok(())
+    end_leases(db, rows, || released(DeliveryState::Pending, Some(now), now)).await
 }
 
-/// The ids of claimed rows, by claim token.
-fn by_claim_token<'a>(rows: impl IntoIterator<Item = &'a webhook_delivery::Model>) -> BTreeMap<&'a str, Vec<&'a str>> {
+/// Applies `update` to claimed rows, one statement per claim token; rows
+/// whose lease was lost meanwhile are left as they are.
+async fn end_leases<'a>(
+    db: &impl ConnectionTrait,
+    rows: impl IntoIterator<Item = &'a webhook_delivery::Model>,
+    update: impl Fn() -> UpdateMany<webhook_delivery::Entity>,
+) -> CoreResult<()> {
     let mut by_token: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
     for row in rows {
         if let Some(token) = row.claim_token.as_deref() {
             by_token.entry(token).or_default().push(row.id.as_str());
         }
     }
-    by_token
+    for (token, ids) in by_token {
+        update()
+            .filter(webhook_delivery::Column::Id.is_in(ids))
+            .filter(webhook_delivery::Column::ClaimToken.eq(token))
+            .exec(db)
+            .await?;
+    }
+    Ok(())
 }
 
 /// The update that ends an attempt's lease: the row's new `state`, due

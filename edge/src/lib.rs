@@ -71,12 +71,13 @@ impl CoreClients {
     }
 }
 
-/// What every handler can reach.
+/// What every handler can reach. Cloned for every request (each middleware
+/// and handler takes it by value), so it holds only shared handles.
 #[derive(Clone)]
 pub struct EdgeState {
-    pub core: CoreClients,
+    pub core: Arc<CoreClients>,
     /// Public base URL, without a trailing slash (for `doc_url`).
-    pub base_url: String,
+    pub base_url: Arc<str>,
     /// Token buckets of the keys seen recently.
     pub limits: Arc<ratelimit::RateLimiter>,
     pub metrics: metrics::EdgeMetrics,
@@ -86,8 +87,8 @@ impl EdgeState {
     /// `base_url` may end with a slash.
     pub fn new(core: CoreClients, base_url: &str, limits: &ratelimit::RateLimitConfig) -> EdgeState {
         EdgeState {
-            core,
-            base_url: base_url.trim_end_matches('/').to_owned(),
+            core: Arc::new(core),
+            base_url: base_url.trim_end_matches('/').into(),
             limits: Arc::new(ratelimit::RateLimiter::new(limits)),
             metrics: metrics::EdgeMetrics::default(),
         }

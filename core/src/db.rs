@@ -188,23 +188,117 @@ pub async fn migrate(db: &DatabaseConnection) -> CoreResult<()> {
     Ok(())
 }
 
-fn create_sqlite_dir(url: &str) -> CoreResult<()> {
+/// The file of a SQLite database URL; `None` for PostgreSQL and in-memory
+/// databases.
+fn sqlite_file(url: &str) -> Option<std::path::PathBuf> {
+    if !url.starts_with("sqlite:") {
+        return None;
+    }
     let path = url
         .trim_start_matches("sqlite://")
         .trim_start_matches("sqlite:")
         .split('?')
         .next()
         .unwrap_or_default();
-    if path.is_empty() || path.starts_with(":memory:") {
-        return Ok(());
-    }
-    if let Some(dir) = std::path::Path::new(path).parent()
+    (!path.is_empty() && !path.starts_with(":memory:")).then(|| path.into())
+}
+
+fn create_sqlite_dir(url: &str) -> CoreResult<()> {
+    if let Some(file) = sqlite_file(url)
+        && let Some(dir) = file.parent()
         && !dir.as_os_str().is_empty()
     {
         std::fs::create_dir_all(dir)
             .map_err(|e| crate::CoreError::Internal(format!("cannot create {}: {e}", dir.display())))?;
     }
     Ok(())
+}
+
+/// The claim of the one core process that serves a SQLite database: an
+/// exclusive lock on `<file>-serve.lock` holding the process's gRPC
+/// address, held while it serves and dropped by the operating system when
+/// the process ends. The in-memory caches of the serving process
+/// (`auth::cache`) rely on it seeing every change to the database: a second
+/// core refuses to serve the same file, and the admin commands send the
+/// changes such a cache holds (key revocations) to the serving process.
+/// PostgreSQL is served by any number of replicas, and nothing is claimed.
+#[derive(Debug)]
+pub struct ServeLock {
+    _file: Option<std::fs::File>,
+}
+
+fn lock_path(database: &std::path::Path) -> std::path::PathBuf {
+    let mut name = database.as_os_str().to_owned();
+    name.push("-serve.lock");
+    name.into()
+}
+
+fn lock_error(path: &std::path::Path, error: impl std::fmt::Display) -> CoreError {
+    CoreError::Internal(format!("cannot lock {}: {error}", path.display()))
+}
+
+impl ServeLock {
+    /// Claims the database at `database_url` for this process, serving gRPC
+    /// at `grpc_addr`; fails while another process serves it.
+    pub fn claim(database_url: &str, grpc_addr: std::net::SocketAddr) -> CoreResult<ServeLock> {
+        use std::io::Write;
+        let Some(database) = sqlite_file(database_url) else {
+            return Ok(ServeLock { _file: None });
+        };
+        let path = lock_path(&database);
+        let mut file = std::fs::OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .read(true)
+            .write(true)
+            .open(&path)
+            .map_err(|e| lock_error(&path, e))?;
+        match file.try_lock() {
+            Ok(()) => {}
+            Err(std::fs::TryLockError::WouldBlock) => {
+                return Err(CoreError::Internal(format!(
+                    "another courier-core process serves {} (it holds {})",
+                    database.display(),
+                    path.display()
+                )));
+            }
+            Err(std::fs::TryLockError::Error(e)) => return Err(lock_error(&path, e)),
+        }
+        file.set_len(0).map_err(|e| lock_error(&path, e))?;
+        write!(file, "{grpc_addr}")
+            .and_then(|()| file.flush())
+            .map_err(|e| lock_error(&path, e))?;
+        Ok(ServeLock { _file: Some(file) })
+    }
+}
+
+/// The gRPC address of the process serving the SQLite database at
+/// `database_url` ([`ServeLock`]); `None` when none serves it, and for
+/// PostgreSQL.
+pub fn serving_process(database_url: &str) -> CoreResult<Option<std::net::SocketAddr>> {
+    let Some(database) = sqlite_file(database_url) else {
+        return Ok(None);
+    };
+    let path = lock_path(&database);
+    let file = match std::fs::File::open(&path) {
+        Ok(file) => file,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(lock_error(&path, e)),
+    };
+    match file.try_lock_shared() {
+        // Nobody holds it: nobody serves (our lock ends with `file`).
+        Ok(()) => Ok(None),
+        Err(std::fs::TryLockError::WouldBlock) => {
+            let text = std::fs::read_to_string(&path).map_err(|e| lock_error(&path, e))?;
+            text.trim().parse().map(Some).map_err(|_| {
+                CoreError::Internal(format!(
+                    "{} is locked without an address; is a core starting?",
+                    path.display()
+                ))
+            })
+        }
+        Err(std::fs::TryLockError::Error(e)) => Err(lock_error(&path, e)),
+    }
 }
 
 #[cfg(test)]

@@ -61,6 +61,8 @@ pub struct Core {
     pub metrics: metrics::CoreMetrics,
     /// Queues this process's write transactions on SQLite (see `db::begin`).
     pub write_turns: db::WriteTurns,
+    /// Checked API keys, on SQLite (see `auth::cache`).
+    pub keys: Arc<auth::cache::KeyCache>,
 }
 
 /// A feed of changed delivery ids for `WatchDelivery`. Watchers also poll, so
@@ -104,6 +106,9 @@ impl Core {
         let blobs = blobs::from_config(&config)?;
         Ok(Core {
             write_turns: db::WriteTurns::for_database(&db),
+            keys: Arc::new(auth::cache::KeyCache::new(
+                db.get_database_backend() == sea_orm::DbBackend::Sqlite,
+            )),
             db,
             clock,
             secrets,

@@ -128,6 +128,7 @@ enum KeyCommand {
 /// period.
 async fn serve(core: Core) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
     let listener = tokio::net::TcpListener::bind(&core.config.grpc_addr).await?;
+    let _serving = courier_core::db::ServeLock::claim(&core.config.database_url, listener.local_addr()?)?;
     let ops_listener = tokio::net::TcpListener::bind(&core.config.metrics_addr).await?;
     tracing::info!(addr = %listener.local_addr()?, metrics = %ops_listener.local_addr()?, "courier-core serving gRPC");
     let mut registry = Registry::default();
@@ -276,8 +277,8 @@ async fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
             }
         }
         DatabaseCommand::Key(KeyCommand::Revoke { id }) => {
-            let key = api_keys::revoke(&core.db, now, &id).await?;
-            println!("key {} revoked", key.id);
+            let id = courier_core::server::revoke_api_key(&core, &id).await?;
+            println!("key {id} revoked");
         }
         DatabaseCommand::Token { role, subject, ttl } => {
             let role = Role::parse(&role).ok_or("unknown role")?;

@@ -24,11 +24,12 @@ use tonic_health::ServingStatus;
 use tonic_health::server::HealthReporter;
 use tower_http::trace::{DefaultOnFailure, DefaultOnResponse, TraceLayer};
 
-use crate::Core;
+use crate::auth::service_token::{self, Role};
 use crate::grpc::fleet::FleetOrderApi;
 use crate::grpc::{admin::AdminApi, deliveries::DeliveryApi, quotes::QuoteApi, vehicle_types::VehicleTypeApi};
 use crate::grpc::{dispatch::DispatchApi, events::EventApi, tracking::TrackingApi, webhooks::WebhookApi};
 use crate::metrics::CoreMetrics;
+use crate::{Core, CoreError, CoreResult};
 
 /// Every service the health service reports on; `""` is the server as a
 /// whole.
@@ -158,23 +159,28 @@ where
     }
 }
 
-/// Asks the core serving gRPC at `addr` (a listen address such as
-/// `0.0.0.0:50051`; an unspecified host means this machine) whether it
-/// serves, within `timeout`: the container health check
-/// (`courier-core health`). `Err` says why not.
-pub async fn probe(addr: &str, timeout: std::time::Duration) -> Result<(), String> {
-    use tonic_health::pb::health_check_response::ServingStatus as Answer;
-    use tonic_health::pb::{HealthCheckRequest, health_client::HealthClient};
-
-    let mut target: std::net::SocketAddr = addr.parse().map_err(|_| format!("{addr} is not an address"))?;
-    if target.ip().is_unspecified() {
-        target.set_ip(match target {
+/// Where a client on this machine reaches a core listening at `addr`: an
+/// unspecified host (`0.0.0.0`) means this machine.
+fn local_url(mut addr: std::net::SocketAddr) -> String {
+    if addr.ip().is_unspecified() {
+        addr.set_ip(match addr {
             std::net::SocketAddr::V4(_) => std::net::Ipv4Addr::LOCALHOST.into(),
             std::net::SocketAddr::V6(_) => std::net::Ipv6Addr::LOCALHOST.into(),
         });
     }
+    format!("http://{addr}")
+}
+
+/// Asks the core serving gRPC at `addr` (a listen address such as
+/// `0.0.0.0:50051`) whether it serves, within `timeout`: the container
+/// health check (`courier-core health`). `Err` says why not.
+pub async fn probe(addr: &str, timeout: std::time::Duration) -> Result<(), String> {
+    use tonic_health::pb::health_check_response::ServingStatus as Answer;
+    use tonic_health::pb::{HealthCheckRequest, health_client::HealthClient};
+
+    let target = local_url(addr.parse().map_err(|_| format!("{addr} is not an address"))?);
     let check = async {
-        let channel = tonic::transport::Endpoint::from_shared(format!("http://{target}"))
+        let channel = tonic::transport::Endpoint::from_shared(target.clone())
             .map_err(|e| e.to_string())?
             .connect()
             .await
@@ -191,4 +197,59 @@ pub async fn probe(addr: &str, timeout: std::time::Duration) -> Result<(), Strin
     tokio::time::timeout(timeout, check)
         .await
         .unwrap_or_else(|_| Err(format!("no answer from {target} within {timeout:?}")))
+}
+
+/// `courier-core key revoke`: revokes key `id` through the AdminService of
+/// the process serving this SQLite database, when one does
+/// (`db::ServeLock`), so that its key cache forgets the key at once;
+/// directly in the database otherwise. Returns the revoked key's id.
+pub async fn revoke_api_key(core: &Core, id: &str) -> CoreResult<String> {
+    use courier::internal::v1::RevokeApiKeyRequest;
+    use courier::internal::v1::admin_service_client::AdminServiceClient;
+
+    let now = core.clock.now_micros();
+    let Some(serving) = crate::db::serving_process(&core.config.database_url)? else {
+        return Ok(crate::auth::api_keys::revoke(&core.db, &core.keys, now, id).await?.id);
+    };
+    let unreachable = |e: &dyn std::fmt::Display| {
+        CoreError::Internal(format!(
+            "the core serving this database ({serving}) did not answer: {e}"
+        ))
+    };
+    let token = service_token::mint(
+        &core.secrets.service_token,
+        Role::Admin,
+        "courier-core key revoke",
+        now / 1_000_000,
+        60,
+    )?;
+    let channel = tonic::transport::Endpoint::from_shared(local_url(serving))
+        .map_err(|e| unreachable(&e))?
+        .connect_timeout(std::time::Duration::from_secs(5))
+        .connect()
+        .await
+        .map_err(|e| unreachable(&e))?;
+    let mut request = tonic::Request::new(RevokeApiKeyRequest {
+        api_key_id: id.to_owned(),
+    });
+    let bearer = format!("Bearer {token}")
+        .parse()
+        .map_err(|_| CoreError::Internal("a minted token is not a header value".into()))?;
+    request.metadata_mut().insert(courier::metadata::AUTHORIZATION, bearer);
+    let answer = AdminServiceClient::new(channel)
+        .revoke_api_key(request)
+        .await
+        .map_err(|status| {
+            let (code, param) = courier::errors::from_status(&status);
+            CoreError::Rejected {
+                code,
+                message: status.message().to_owned(),
+                param,
+            }
+        })?;
+    Ok(answer
+        .into_inner()
+        .api_key
+        .map(|key| key.id)
+        .unwrap_or_else(|| id.to_owned()))
 }

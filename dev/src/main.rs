@@ -64,6 +64,7 @@ async fn run(mut cli: Cli, base_url_defaulted: bool) -> Result<(), Box<dyn std::
         cli.core.public_base_url = format!("http://{http_addr}");
     }
     let core = Core::start(cli.core, Clock::default()).await?;
+    let _serving = courier_core::db::ServeLock::claim(&core.config.database_url, grpc.local_addr()?)?;
     if let Some(keys) = demo::bootstrap(&core).await? {
         keys.print();
     }

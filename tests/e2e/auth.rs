@@ -4,6 +4,8 @@ use std::time::Duration;
 
 use courier::internal::v1 as admin_pb;
 use courier::v1::Mode;
+use courier_core::Core;
+use courier_core::db::ServeLock;
 use serde_json::json;
 
 e2e! {
@@ -52,6 +54,36 @@ e2e! {
         let revoked = app.admin().await.revoke_api_key(request).await.expect("revoke").into_inner();
         assert!(revoked.api_key.expect("key").revoked_at.is_some());
         app.get("/v1/vehicle-types", &key).await.assert_error(401, "invalid_api_key", None);
+    }
+
+    // `courier-core key revoke` runs as a second process on the database;
+    // on SQLite it sends the revocation to the serving core, whose key
+    // cache would otherwise go on accepting the key.
+    async fn revoked_by_the_admin_command_is_refused_on_the_next_request(app: TestApp) {
+        let (id, key) = app.create_key_with(&app.workspace_id, Mode::Live, &[], admin_pb::KeyExpiry::Never).await;
+        assert_eq!(app.get("/v1/vehicle-types", &key).await.status, 200);
+        let command = Core::start((*app.core.config).clone(), app.clock.clone()).await.expect("admin command starts");
+        let revoked = courier_core::server::revoke_api_key(&command, &id).await.expect("revoked");
+        assert_eq!(revoked, id);
+        app.get("/v1/vehicle-types", &key).await.assert_error(401, "invalid_api_key", None);
+        let unknown = courier_core::server::revoke_api_key(&command, "key_unknown").await.expect_err("no such key");
+        assert_eq!(unknown.code().as_str(), "not_found");
+    }
+
+    // One process serves a SQLite database (its caches see every change);
+    // PostgreSQL takes any number of replicas.
+    async fn a_second_core_cannot_serve_the_same_sqlite_database(app: TestApp) {
+        let url = &app.core.config.database_url;
+        let claimed = ServeLock::claim(url, "127.0.0.1:1".parse().expect("addr"));
+        if url.starts_with("sqlite:") {
+            let refused = claimed.expect_err("already served");
+            assert!(refused.to_string().contains("another courier-core process serves"), "{refused}");
+            let serving = courier_core::db::serving_process(url).expect("readable").expect("served");
+            assert_eq!(format!("http://{serving}"), app.grpc_url);
+        } else {
+            claimed.expect("replicas share PostgreSQL");
+            assert!(courier_core::db::serving_process(url).expect("readable").is_none());
+        }
     }
 
     async fn missing_permission_is_403(app: TestApp) {

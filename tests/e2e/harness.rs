@@ -14,6 +14,7 @@ use courier_core::Core;
 use courier_core::auth::service_token::{self, Role};
 use courier_core::clock::Clock;
 use courier_core::config::CoreConfig;
+use courier_core::db::ServeLock;
 use courier_edge::ratelimit::RateLimitConfig;
 use courier_edge::{CoreClients, EdgeState};
 use prometheus_client::registry::Registry;
@@ -60,6 +61,8 @@ struct Servers {
     edge: tokio::task::JoinHandle<std::io::Result<()>>,
     core: tokio::task::JoinHandle<Result<(), Box<dyn std::error::Error + Send + Sync>>>,
     workers: tokio::task::JoinSet<()>,
+    /// This core's claim on a SQLite database, as the binaries hold it.
+    serving: Option<ServeLock>,
 }
 
 /// Rate limits high enough that no test meets them unless it sets its own.
@@ -104,6 +107,8 @@ impl Listeners {
 
     /// Starts the core's server and workers and the edge on these listeners.
     fn serve(self, core: &Core, limits: &RateLimitConfig) -> (Servers, EdgeState) {
+        let serving = ServeLock::claim(&core.config.database_url, self.grpc.local_addr().expect("grpc addr"))
+            .expect("the database is not served yet");
         let stop = CancellationToken::new();
         let edge_stop = stop.child_token();
         let workers = courier_core::workers::spawn(core, &stop);
@@ -136,6 +141,7 @@ impl Listeners {
             edge: edge_task,
             core: core_task,
             workers,
+            serving: Some(serving),
         };
         (servers, edge)
     }
@@ -267,6 +273,7 @@ impl TestApp {
     pub async fn restart_core(&mut self) {
         self.servers.stop.cancel();
         while self.servers.workers.join_next().await.is_some() {}
+        self.servers.serving = None;
         let listeners = Listeners::bind().await;
         let mut config = (*self.core.config).clone();
         config.grpc_addr = listeners.grpc_url.clone();

@@ -6,6 +6,7 @@
 use sea_orm::{ActiveModelTrait, ActiveValue::Set, ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder};
 use sha2::{Digest, Sha256};
 
+use super::cache::KeyCache;
 use super::{Mode, Permission};
 use crate::workspaces::{self, WorkspaceKind};
 use crate::{CoreError, CoreResult};
@@ -73,7 +74,8 @@ pub fn mode_of_secret(secret: &str) -> Option<Mode> {
     }
 }
 
-fn hash(secret: &str) -> String {
+/// What is stored of a key: the SHA-256 of its secret, in hex.
+pub(crate) fn hash(secret: &str) -> String {
     Sha256::digest(secret.as_bytes())
         .iter()
         .map(|b| format!("{b:02x}"))
@@ -122,14 +124,14 @@ pub async fn create(db: &impl ConnectionTrait, now: i64, new: NewApiKey) -> Core
     Ok((from_model(model)?, secret))
 }
 
-/// The key with this secret and its workspace, in one query (every public
-/// request runs it).
-pub async fn find_by_secret(
+/// The key whose secret has this [`hash`], and its workspace, in one query
+/// (the key check of every public request the key cache does not answer).
+pub async fn find_by_hash(
     db: &impl ConnectionTrait,
-    secret: &str,
+    hash: &str,
 ) -> CoreResult<Option<(ApiKey, workspaces::Workspace)>> {
     let found = entity::Entity::find()
-        .filter(entity::Column::KeyHash.eq(hash(secret)))
+        .filter(entity::Column::KeyHash.eq(hash))
         .find_also_related(workspaces::entity::Entity)
         .one(db)
         .await?;
@@ -152,8 +154,9 @@ pub async fn list(db: &impl ConnectionTrait, workspace_id: &str) -> CoreResult<V
         .collect()
 }
 
-/// Revokes a key; revoking it again keeps the first revocation time.
-pub async fn revoke(db: &impl ConnectionTrait, now: i64, id: &str) -> CoreResult<ApiKey> {
+/// Revokes a key; revoking it again keeps the first revocation time. The
+/// key cache forgets the key before this answers.
+pub async fn revoke(db: &impl ConnectionTrait, keys: &KeyCache, now: i64, id: &str) -> CoreResult<ApiKey> {
     let model = entity::Entity::find_by_id(id.to_owned())
         .one(db)
         .await?
@@ -163,7 +166,9 @@ pub async fn revoke(db: &impl ConnectionTrait, now: i64, id: &str) -> CoreResult
     }
     let mut active: entity::ActiveModel = model.into();
     active.revoked_at = Set(Some(now));
-    from_model(active.update(db).await?)
+    let revoked = active.update(db).await?;
+    keys.forget_all();
+    from_model(revoked)
 }
 
 fn from_model(model: entity::Model) -> CoreResult<ApiKey> {

@@ -2,6 +2,7 @@
 //! service tokens. Owns the `api_keys` table.
 
 pub mod api_keys;
+pub mod cache;
 pub mod service_token;
 
 use courier::credentials::PresentedKey;
@@ -10,6 +11,7 @@ use sea_orm::ConnectionTrait;
 
 use crate::workspaces::Workspace;
 use crate::{CoreError, CoreResult};
+use cache::{KeyCache, KnownKey};
 
 /// Key mode: it scopes everything a key creates and sees.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -129,28 +131,44 @@ impl Credentials {
 
 /// Checks the key of a public request: known, not expired, not revoked, and
 /// its workspace has API access. Permissions are checked by the caller with
-/// [`Principal::require`], after this.
-pub async fn authenticate(db: &impl ConnectionTrait, now: i64, credentials: &Credentials) -> CoreResult<Principal> {
+/// [`Principal::require`], after this. `keys` answers for keys it knows
+/// (see [`cache`]); the others are read from `db`.
+pub async fn authenticate(
+    db: &impl ConnectionTrait,
+    keys: &KeyCache,
+    now: i64,
+    credentials: &Credentials,
+) -> CoreResult<Principal> {
     let key = credentials.key()?;
     let invalid = || CoreError::new(ErrorCode::InvalidApiKey, "The API key is invalid, expired or revoked.");
     if api_keys::mode_of_secret(key).is_none() {
         return Err(invalid());
     }
-    let (record, workspace) = api_keys::find_by_secret(db, key).await?.ok_or_else(invalid)?;
-    if !record.is_usable_at(now) {
+    let hash = api_keys::hash(key);
+    let known = match keys.get(&hash) {
+        Some(known) => known,
+        None => {
+            let ticket = keys.ticket();
+            let (key, workspace) = api_keys::find_by_hash(db, &hash).await?.ok_or_else(invalid)?;
+            let known = std::sync::Arc::new(KnownKey { key, workspace });
+            keys.put(ticket, hash, known.clone());
+            known
+        }
+    };
+    if !known.key.is_usable_at(now) {
         return Err(invalid());
     }
-    if !workspace.has_api_access() {
+    if !known.workspace.has_api_access() {
         return Err(CoreError::new(
             ErrorCode::ApiAccessDisabled,
             "The workspace's plan does not include API access.",
         ));
     }
     Ok(Principal {
-        workspace,
-        key_id: record.id,
-        mode: record.mode,
-        permissions: record.permissions,
+        workspace: known.workspace.clone(),
+        key_id: known.key.id.clone(),
+        mode: known.key.mode,
+        permissions: known.key.permissions.clone(),
     })
 }
 

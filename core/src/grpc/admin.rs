@@ -141,8 +141,14 @@ impl AdminService for AdminApi {
     ) -> Result<Response<pb::UpdateWorkspacePlanResponse>, Status> {
         context::service(&self.0, &request, Role::Admin)?;
         let r = request.into_inner();
-        let workspace =
-            workspaces::update_plan(&self.0.db, self.0.clock.now_micros(), &r.workspace_id, plan_in(r.plan)?).await?;
+        let workspace = workspaces::update_plan(
+            &self.0.db,
+            &self.0.keys,
+            self.0.clock.now_micros(),
+            &r.workspace_id,
+            plan_in(r.plan)?,
+        )
+        .await?;
         Ok(Response::new(pb::UpdateWorkspacePlanResponse {
             workspace: Some(workspace_out(&workspace)),
         }))
@@ -201,7 +207,13 @@ impl AdminService for AdminApi {
         request: Request<pb::RevokeApiKeyRequest>,
     ) -> Result<Response<pb::RevokeApiKeyResponse>, Status> {
         context::service(&self.0, &request, Role::Admin)?;
-        let key = api_keys::revoke(&self.0.db, self.0.clock.now_micros(), &request.into_inner().api_key_id).await?;
+        let key = api_keys::revoke(
+            &self.0.db,
+            &self.0.keys,
+            self.0.clock.now_micros(),
+            &request.into_inner().api_key_id,
+        )
+        .await?;
         Ok(Response::new(pb::RevokeApiKeyResponse {
             api_key: Some(key_out(&key)),
         }))

@@ -40,7 +40,7 @@ pub async fn authenticate<T>(core: &Core, request: &Request<T>) -> Result<Princi
         api_key: header(request, metadata::API_KEY),
         authorization: header(request, metadata::AUTHORIZATION),
     };
-    Ok(auth::authenticate(&core.db, core.clock.now_micros(), &credentials).await?)
+    Ok(auth::authenticate(&core.db, &core.keys, core.clock.now_micros(), &credentials).await?)
 }
 
 /// The refusal of a request body the edge could not parse, forwarded in

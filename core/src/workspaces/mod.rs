@@ -6,6 +6,7 @@ pub mod entity;
 
 use sea_orm::{ActiveModelTrait, ActiveValue::Set, ConnectionTrait, EntityTrait, QueryOrder};
 
+use crate::auth::cache::KeyCache;
 use crate::{CoreError, CoreResult};
 use courier::errors::ErrorCode;
 
@@ -148,7 +149,15 @@ pub async fn is_empty(db: &impl ConnectionTrait) -> CoreResult<bool> {
     Ok(entity::Entity::find().one(db).await?.is_none())
 }
 
-pub async fn update_plan(db: &impl ConnectionTrait, now: i64, id: &str, plan: Plan) -> CoreResult<Workspace> {
+/// Changes the plan; the key cache forgets the workspace's keys (their
+/// checks read the plan) before this answers.
+pub async fn update_plan(
+    db: &impl ConnectionTrait,
+    keys: &KeyCache,
+    now: i64,
+    id: &str,
+    plan: Plan,
+) -> CoreResult<Workspace> {
     validate_plan(&plan)?;
     get(db, id).await?;
     let model = entity::ActiveModel {
@@ -162,11 +171,15 @@ pub async fn update_plan(db: &impl ConnectionTrait, now: i64, id: &str, plan: Pl
     }
     .update(db)
     .await?;
+    keys.forget_all();
     from_model(model)
 }
 
+/// Changes the billing state; like [`update_plan`], the key cache forgets
+/// the workspace's keys.
 pub async fn update_billing(
     db: &impl ConnectionTrait,
+    keys: &KeyCache,
     now: i64,
     id: &str,
     billing: BillingState,
@@ -183,6 +196,7 @@ pub async fn update_billing(
     }
     .update(db)
     .await?;
+    keys.forget_all();
     from_model(model)
 }
 

@@ -1,0 +1,166 @@
+//! Checked keys kept in memory, so that a request's key check costs no
+//! database read.
+//!
+//! Kept only where this process sees every change to keys and workspaces:
+//! on SQLite, which one serving core process owns (`db::ServeLock`; the
+//! admin commands send revocations to that process). PostgreSQL replicas
+//! share their database, and a key revoked through one replica must fail on
+//! the very next request on every other (DECISIONS), so there every request
+//! reads its key.
+//!
+//! Expiry needs no invalidation: it is checked against the clock on every
+//! use. Changes to a key or its workspace (revocation, plan) empty the cache
+//! once they are committed. A lookup that read the database before such a
+//! change cannot put its stale answer back afterwards: it may store only
+//! while the cache's generation is still the one it saw before its read.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use super::api_keys::ApiKey;
+use crate::workspaces::Workspace;
+
+/// Keys kept at most; a full cache starts over empty.
+const CAPACITY: usize = 10_000;
+
+/// A stored key and its workspace, as the key check read them.
+#[derive(Debug)]
+pub struct KnownKey {
+    pub key: ApiKey,
+    pub workspace: Workspace,
+}
+
+/// Known keys by the SHA-256 of their secret (the secrets themselves are
+/// never kept).
+#[derive(Debug)]
+pub struct KeyCache {
+    enabled: bool,
+    state: Mutex<State>,
+}
+
+#[derive(Debug, Default)]
+struct State {
+    generation: u64,
+    keys: HashMap<String, Arc<KnownKey>>,
+}
+
+/// The cache's generation when a lookup started; see [`KeyCache::put`].
+#[derive(Clone, Copy, Debug)]
+pub struct Ticket(u64);
+
+impl KeyCache {
+    /// A cache that keeps keys when `enabled`, and otherwise none.
+    pub fn new(enabled: bool) -> KeyCache {
+        KeyCache {
+            enabled,
+            state: Mutex::default(),
+        }
+    }
+
+    fn state(&self) -> MutexGuard<'_, State> {
+        // The state stays consistent whatever a panicking holder did: every
+        // change is a single insert, clear or increment.
+        self.state.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    pub fn get(&self, hash: &str) -> Option<Arc<KnownKey>> {
+        if !self.enabled {
+            return None;
+        }
+        self.state().keys.get(hash).cloned()
+    }
+
+    /// Take before reading the database for a key that [`KeyCache::get`]
+    /// did not have.
+    pub fn ticket(&self) -> Ticket {
+        Ticket(self.state().generation)
+    }
+
+    /// Keeps `known` under `hash`, unless the cache was emptied since
+    /// `ticket` was taken (what was read may predate that change).
+    pub fn put(&self, ticket: Ticket, hash: String, known: Arc<KnownKey>) {
+        if !self.enabled {
+            return;
+        }
+        let mut state = self.state();
+        if state.generation != ticket.0 {
+            return;
+        }
+        if state.keys.len() >= CAPACITY {
+            state.keys.clear();
+        }
+        state.keys.insert(hash, known);
+    }
+
+    /// Forgets every key: call once a change to a key or a workspace is
+    /// committed, before answering it.
+    pub fn forget_all(&self) {
+        let mut state = self.state();
+        state.generation += 1;
+        state.keys.clear();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::auth::Mode;
+    use crate::workspaces::{BillingState, Plan, WorkspaceKind};
+
+    fn known(id: &str) -> Arc<KnownKey> {
+        Arc::new(KnownKey {
+            key: ApiKey {
+                id: id.into(),
+                workspace_id: "wks_1".into(),
+                mode: Mode::Test,
+                label: "l".into(),
+                permissions: Vec::new(),
+                prefix: "mm_test_abcd".into(),
+                created_at: 0,
+                expires_at: None,
+                revoked_at: None,
+            },
+            workspace: Workspace {
+                id: "wks_1".into(),
+                name: "w".into(),
+                kind: WorkspaceKind::Business,
+                plan: Plan::default(),
+                billing: BillingState::default(),
+                open_amount_cents: 0,
+                created_at: 0,
+            },
+        })
+    }
+
+    #[test]
+    fn a_lookup_older_than_a_change_is_not_kept() {
+        let cache = KeyCache::new(true);
+        let before_change = cache.ticket();
+        cache.forget_all();
+        cache.put(before_change, "h".into(), known("key_1"));
+        assert!(cache.get("h").is_none());
+
+        cache.put(cache.ticket(), "h".into(), known("key_1"));
+        assert_eq!(cache.get("h").map(|k| k.key.id.clone()), Some("key_1".into()));
+        cache.forget_all();
+        assert!(cache.get("h").is_none());
+    }
+
+    #[test]
+    fn a_disabled_cache_keeps_nothing() {
+        let cache = KeyCache::new(false);
+        cache.put(cache.ticket(), "h".into(), known("key_1"));
+        assert!(cache.get("h").is_none());
+    }
+
+    #[test]
+    fn a_full_cache_starts_over() {
+        let cache = KeyCache::new(true);
+        for n in 0..CAPACITY {
+            cache.put(cache.ticket(), format!("h{n}"), known("key_1"));
+        }
+        cache.put(cache.ticket(), "last".into(), known("key_2"));
+        assert!(cache.get("h0").is_none());
+        assert!(cache.get("last").is_some());
+    }
+}

@@ -188,7 +188,12 @@ pub async fn report_location(core: &Core, report: LocationReport) -> CoreResult<
     }
     if eta_moved.is_some() {
         let updated = lifecycle::reload(&tx, &delivery.id).await?;
-        lifecycle::record(&tx, &core.config.public_base_url, &updated, EventType::EtaUpdated, now).await?;
+        lifecycle::record(
+            &tx,
+            &core.config.public_base_url,
+            &[(&updated, EventType::EtaUpdated, now)],
+        )
+        .await?;
     }
     tx.commit().await?;
     core.changes.publish(&delivery.id);

@@ -101,21 +101,36 @@ where
     P: Send,
     M: Message + Default,
 {
-    let db = &core.db;
-    if let Some(stored) = lookup(db, scope, now).await? {
+    if let Some(stored) = lookup(&core.db, scope, now).await? {
         return replay(stored, hash);
     }
     let prepared = match prepare.await {
         Ok(prepared) => prepared,
         Err(error) => return remember_refusal(core, scope, hash, request_id, now, error).await,
     };
+    run_prepared(core, scope, hash, request_id, now, prepared, work).await
+}
+
+/// [`run`] from a `prepared` request: claims the key, runs `work` and
+/// stores its answer in one transaction, or answers for the request that
+/// holds or held the key.
+pub async fn run_prepared<P, M>(
+    core: &Core,
+    scope: &Scope,
+    hash: &str,
+    request_id: &str,
+    now: i64,
+    prepared: P,
+    work: impl for<'t> FnOnce(&'t DatabaseTransaction, P) -> Work<'t, M> + Send,
+) -> CoreResult<Idempotent<M>>
+where
+    P: Send,
+    M: Message + Default,
+{
     let tx = crate::db::begin(core).await?;
     if !claim(&tx, scope, hash, now).await? {
         tx.rollback().await?;
-        return match lookup(db, scope, now).await? {
-            Some(stored) => replay(stored, hash),
-            None => Err(in_progress()),
-        };
+        return answered_elsewhere(core, scope, hash, now).await;
     }
     match work(&tx, prepared).await {
         Ok(value) => {
@@ -126,13 +141,7 @@ where
             };
             store(&tx, scope, &outcome).await?;
             tx.commit().await?;
-            if core
-                .faults
-                .fail_after_commit
-                .swap(false, std::sync::atomic::Ordering::SeqCst)
-            {
-                return Err(CoreError::Internal("injected fault after commit".into()));
-            }
+            core.faults.after_commit()?;
             Ok(Idempotent { value, replayed: false })
         }
         Err(error) => {
@@ -140,6 +149,99 @@ where
             remember_refusal(core, scope, hash, request_id, now, error).await
         }
     }
+}
+
+/// The answer to a create refused before its transaction (`error`): the
+/// answer stored under its key if there is one, else the refusal, stored
+/// when it is part of the key's answer.
+pub async fn refuse<M: Message + Default>(
+    core: &Core,
+    scope: &Scope,
+    hash: &str,
+    request_id: &str,
+    now: i64,
+    error: CoreError,
+) -> CoreResult<Idempotent<M>> {
+    if let Some(stored) = lookup(&core.db, scope, now).await? {
+        return replay(stored, hash);
+    }
+    remember_refusal(core, scope, hash, request_id, now, error).await
+}
+
+/// The answer to a request whose key another request claimed: its stored
+/// answer, or `request_in_progress` while it has none.
+pub async fn answered_elsewhere<M: Message + Default>(
+    core: &Core,
+    scope: &Scope,
+    hash: &str,
+    now: i64,
+) -> CoreResult<Idempotent<M>> {
+    match lookup(&core.db, scope, now).await? {
+        Some(stored) => replay(stored, hash),
+        None => Err(in_progress()),
+    }
+}
+
+/// A key to claim together with the answer it keeps, for a create whose
+/// work follows in the same transaction ([`claim_answered`]).
+pub struct AnsweredClaim<'a> {
+    pub scope: &'a Scope,
+    pub hash: &'a str,
+    pub request_id: &'a str,
+    /// The create's answer, encoded.
+    pub response: Vec<u8>,
+}
+
+/// Claims the keys of a batch of creates in `tx`, each with its answer
+/// already stored (the batch commits all or nothing): one delete of expired
+/// rows and one insert, however many keys. Returns whether each was claimed;
+/// a key not claimed is held or was answered by another request (also one
+/// earlier in `claims`).
+pub async fn claim_answered(
+    tx: &impl ConnectionTrait,
+    claims: &[AnsweredClaim<'_>],
+    now: i64,
+) -> CoreResult<Vec<bool>> {
+    if claims.is_empty() {
+        return Ok(Vec::new());
+    }
+    let mut keys = sea_orm::Condition::any();
+    for claim in claims {
+        keys = keys.add(key_filter(claim.scope));
+    }
+    entity::Entity::delete_many()
+        .filter(keys)
+        .filter(entity::Column::CreatedAt.lt(now - RETENTION_MICROS))
+        .exec(tx)
+        .await?;
+    if tx.get_database_backend() == DatabaseBackend::Postgres {
+        tx.execute_unprepared(LOCK_TIMEOUT).await?;
+    }
+    let rows = claims.iter().map(|claim| {
+        let outcome = StoredOutcome {
+            response: claim.response.clone(),
+            request_id: claim.request_id.to_owned(),
+            ..Default::default()
+        };
+        row(claim.scope, claim.hash, outcome.encode_to_vec(), now)
+    });
+    let inserted = entity::Entity::insert_many(rows)
+        .on_conflict(on_key_conflict())
+        .exec_with_returning_keys(tx)
+        .await?;
+    let mut inserted: std::collections::HashSet<(String, String, String, String)> = inserted.into_iter().collect();
+    Ok(claims
+        .iter()
+        .map(|claim| {
+            let scope = claim.scope;
+            inserted.remove(&(
+                scope.workspace_id.clone(),
+                scope.mode.as_str().to_owned(),
+                scope.endpoint.to_owned(),
+                scope.key.clone(),
+            ))
+        })
+        .collect())
 }
 
 /// Deletes keys older than the retention; returns how many.
@@ -229,6 +331,35 @@ fn replay<M: Message + Default>(stored: StoredKey, hash: &str) -> CoreResult<Ide
     Ok(Idempotent { value, replayed: true })
 }
 
+/// On PostgreSQL a claim waits this long for a request holding the same
+/// key to end (it then replays that request's answer).
+const LOCK_TIMEOUT: &str = "SET LOCAL lock_timeout = '5s'";
+
+/// The row of `scope`'s key, created `now`.
+fn row(scope: &Scope, hash: &str, outcome: Vec<u8>, now: i64) -> entity::ActiveModel {
+    entity::ActiveModel {
+        workspace_id: Set(scope.workspace_id.clone()),
+        mode: Set(scope.mode.as_str().to_owned()),
+        endpoint: Set(scope.endpoint.to_owned()),
+        key: Set(scope.key.clone()),
+        request_hash: Set(hash.to_owned()),
+        outcome: Set(outcome),
+        created_at: Set(now),
+    }
+}
+
+/// A claim of a key already held does nothing.
+fn on_key_conflict() -> OnConflict {
+    OnConflict::columns([
+        entity::Column::WorkspaceId,
+        entity::Column::Mode,
+        entity::Column::Endpoint,
+        entity::Column::Key,
+    ])
+    .do_nothing()
+    .to_owned()
+}
+
 /// Inserts the key's row; `false` if another request holds or held it.
 async fn claim(tx: &DatabaseTransaction, scope: &Scope, hash: &str, now: i64) -> CoreResult<bool> {
     // An expired row of the same key no longer counts.
@@ -238,28 +369,10 @@ async fn claim(tx: &DatabaseTransaction, scope: &Scope, hash: &str, now: i64) ->
         .exec(tx)
         .await?;
     if tx.get_database_backend() == DatabaseBackend::Postgres {
-        tx.execute_unprepared("SET LOCAL lock_timeout = '5s'").await?;
+        tx.execute_unprepared(LOCK_TIMEOUT).await?;
     }
-    let row = entity::ActiveModel {
-        workspace_id: Set(scope.workspace_id.clone()),
-        mode: Set(scope.mode.as_str().to_owned()),
-        endpoint: Set(scope.endpoint.to_owned()),
-        key: Set(scope.key.clone()),
-        request_hash: Set(hash.to_owned()),
-        outcome: Set(Vec::new()),
-        created_at: Set(now),
-    };
-    let inserted = entity::Entity::insert(row)
-        .on_conflict(
-            OnConflict::columns([
-                entity::Column::WorkspaceId,
-                entity::Column::Mode,
-                entity::Column::Endpoint,
-                entity::Column::Key,
-            ])
-            .do_nothing()
-            .to_owned(),
-        )
+    let inserted = entity::Entity::insert(row(scope, hash, Vec::new(), now))
+        .on_conflict(on_key_conflict())
         .exec_without_returning(tx)
         .await;
     match inserted {
@@ -309,15 +422,11 @@ where
         error_param: param.clone().unwrap_or_default(),
         request_id: request_id.to_owned(),
     };
-    let db = &core.db;
     let tx = crate::db::begin(core).await?;
     if !claim(&tx, scope, hash, now).await? {
         tx.rollback().await?;
         // Another request with this key answered meanwhile: its answer wins.
-        return match lookup(db, scope, now).await? {
-            Some(stored) => replay(stored, hash),
-            None => Err(in_progress()),
-        };
+        return answered_elsewhere(core, scope, hash, now).await;
     }
     store(&tx, scope, &outcome).await?;
     tx.commit().await?;

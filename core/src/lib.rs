@@ -63,6 +63,8 @@ pub struct Core {
     pub write_turns: db::WriteTurns,
     /// Checked API keys, on SQLite (see `auth::cache`).
     pub keys: Arc<auth::cache::KeyCache>,
+    /// Delivery creates waiting for their shared transaction.
+    pub create_queue: Arc<deliveries::batch::Queue>,
 }
 
 /// A feed of changed delivery ids for `WatchDelivery`. Watchers also poll, so
@@ -94,6 +96,17 @@ pub struct Faults {
     pub fail_after_commit: std::sync::atomic::AtomicBool,
 }
 
+impl Faults {
+    /// Call once an idempotent create's transaction committed, per create:
+    /// the injected failure, if one is set (it fires once).
+    pub fn after_commit(&self) -> CoreResult<()> {
+        if self.fail_after_commit.swap(false, std::sync::atomic::Ordering::SeqCst) {
+            return Err(CoreError::Internal("injected fault after commit".into()));
+        }
+        Ok(())
+    }
+}
+
 impl Core {
     /// Connects to the database, runs pending migrations and loads the
     /// catalogue and secrets.
@@ -106,6 +119,7 @@ impl Core {
         let blobs = blobs::from_config(&config)?;
         Ok(Core {
             write_turns: db::WriteTurns::for_database(&db),
+            create_queue: Arc::default(),
             keys: Arc::new(auth::cache::KeyCache::new(
                 db.get_database_backend() == sea_orm::DbBackend::Sqlite,
             )),

@@ -9,7 +9,7 @@ use courier_core::lifecycle::{self, Status};
 use sea_orm::{ColumnTrait, EntityTrait, QueryFilter};
 use serde_json::{Value, json};
 
-use crate::harness::{TestApp, unique_suffix};
+use crate::harness::{TestApp, together, unique_suffix};
 use crate::quotes::{alexanderplatz, kreuzberg, place};
 
 fn contact(name: &str) -> Value {
@@ -191,6 +191,49 @@ e2e! {
         }
         assert_eq!(ids.len(), 1);
         assert_eq!(count_deliveries(&app).await, 1);
+    }
+
+    // Creates arriving together share one transaction (group commit); each
+    // keeps its own answer, and one refused create does not take the others
+    // with it.
+    async fn concurrent_creates_keep_their_own_answers(app: TestApp) {
+        let send = |n: usize| {
+            let (http, url, key) = (app.http.clone(), app.url("/v1/deliveries"), app.test_key.clone());
+            let mut body = berlin_delivery();
+            // Three creates want the same external_id: one gets it.
+            body["external_id"] = json!(if n.is_multiple_of(10) { "shared".to_owned() } else { format!("order-{n}") });
+            async move {
+                let response = http.post(url).header("x-api-key", key).header("idempotency-key", format!("together-{n}")).json(&body).send().await.expect("sent");
+                let replayed = response.headers().get("idempotent-replayed").is_some();
+                (response.status().as_u16(), replayed, response.json::<Value>().await.expect("json"))
+            }
+        };
+        let first: Vec<_> = together((0..30).map(send)).await;
+        let created: Vec<&Value> = first.iter().filter(|(status, ..)| *status == 201).map(|(_, _, body)| body).collect();
+        assert_eq!(created.len(), 28, "{first:#?}");
+        for (status, replayed, body) in &first {
+            assert!(!replayed);
+            if *status == 409 {
+                assert_eq!(body["error"]["code"], "duplicate_external_id", "{body:#}");
+            }
+        }
+        let ids: HashSet<&str> = created.iter().map(|d| d["id"].as_str().expect("id")).collect();
+        assert_eq!(ids.len(), 28);
+        assert_eq!(count_deliveries(&app).await, 28);
+        for id in &ids {
+            assert_eq!(event_types(&app, id).await, ["delivery.created"]);
+        }
+        // Every key answers again as it first did.
+        let again: Vec<_> = together((0..30).map(send)).await;
+        for ((status, _, body), (status_again, replayed, body_again)) in first.iter().zip(&again) {
+            assert_eq!((status, true), (status_again, *replayed));
+            if *status == 201 {
+                assert_eq!(body, body_again);
+            } else {
+                assert_eq!(body["error"], body_again["error"]);
+            }
+        }
+        assert_eq!(count_deliveries(&app).await, 28);
     }
 
     async fn a_crash_after_commit_is_recovered_by_retrying(app: TestApp) {

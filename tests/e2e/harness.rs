@@ -507,6 +507,20 @@ enum Cleanup {
     Postgres { admin_url: String, name: String },
 }
 
+/// Runs `requests` at the same time; their outputs in order.
+pub async fn together<F>(requests: impl Iterator<Item = F>) -> Vec<F::Output>
+where
+    F: std::future::Future + Send + 'static,
+    F::Output: Send + 'static,
+{
+    let tasks: Vec<_> = requests.map(tokio::spawn).collect();
+    let mut outputs = Vec::with_capacity(tasks.len());
+    for task in tasks {
+        outputs.push(task.await.expect("request task"));
+    }
+    outputs
+}
+
 pub fn unique_suffix() -> String {
     use rand::Rng;
     let n: u64 = rand::rng().random();

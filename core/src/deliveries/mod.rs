@@ -1,6 +1,7 @@
 //! Deliveries: create (idempotent), read, list and cancel (contract 2.1, 4.4–4.7).
 //! Owns the `deliveries` table; status moves go through `lifecycle`.
 
+pub mod batch;
 pub mod entity;
 mod proto;
 
@@ -8,7 +9,7 @@ pub use proto::{contact_out, courier_out, event_data, status_out, to_proto, wayp
 
 use prost::Message;
 use sea_orm::sea_query::{Expr, SimpleExpr};
-use sea_orm::{ActiveModelTrait, ActiveValue::Set, ColumnTrait, Condition, ConnectionTrait, EntityTrait, QueryFilter};
+use sea_orm::{ActiveModelTrait, ColumnTrait, Condition, ConnectionTrait, EntityTrait, QueryFilter};
 use serde::{Deserialize, Serialize};
 
 use crate::auth::{Mode, Principal};
@@ -264,14 +265,15 @@ pub struct NewDelivery {
     pub test_scenario: Option<TestScenario>,
 }
 
-/// What creation decided before its transaction: the priced delivery row.
-struct Prepared {
-    row: entity::ActiveModel,
+/// A delivery ready to be stored: checked, priced, every column decided.
+pub(crate) struct Prepared {
+    row: entity::Model,
 }
 
-/// `POST /v1/deliveries`: validates, prices (or redeems the quote) and stores
-/// the delivery with its `delivery.created` event, guarded by the
-/// idempotency key. `canonical` is the request in canonical form.
+/// `POST /v1/deliveries`: validates and prices (or redeems the quote), then
+/// stores the delivery with its `delivery.created` event, guarded by the
+/// idempotency key, in a transaction shared with the creates that arrive
+/// meanwhile ([`batch`]). `canonical` is the request in canonical form.
 pub async fn create(
     core: &Core,
     principal: &Principal,
@@ -281,25 +283,26 @@ pub async fn create(
     new: NewDelivery,
 ) -> CoreResult<Idempotent<pb::Delivery>> {
     let scope = Scope::new(principal, "POST /v1/deliveries", idempotency_key)?;
+    let hash = idempotency::request_hash(canonical);
     let now = core.clock.now_micros();
-    let prepare = prepare(core, principal, new);
-    let (core_for_work, principal_for_work) = (core.clone(), principal.clone());
-    let created = idempotency::run(
+    // A retry is answered from the key's row when the claim finds it taken
+    // (or, refused here, before the refusal is stored): no read of the key
+    // before pricing, which has no side effect to repeat.
+    let prepared = match prepare(core, principal, new).await {
+        Ok(prepared) => prepared,
+        Err(error) => return idempotency::refuse(core, &scope, &hash, request_id, now, error).await,
+    };
+    batch::create(
         core,
-        &scope,
-        &idempotency::request_hash(canonical),
-        request_id,
-        now,
-        prepare,
-        move |tx, prepared: Prepared| {
-            Box::pin(async move { insert(&core_for_work, tx, &principal_for_work, prepared).await })
+        batch::Create {
+            scope,
+            hash,
+            request_id: request_id.to_owned(),
+            now,
+            prepared,
         },
     )
-    .await?;
-    if !created.replayed {
-        core.changes.publish(&created.value.id);
-    }
-    Ok(created)
+    .await
 }
 
 async fn prepare(core: &Core, principal: &Principal, new: NewDelivery) -> CoreResult<Prepared> {
@@ -351,89 +354,74 @@ async fn prepare(core: &Core, principal: &Principal, new: NewDelivery) -> CoreRe
         items: route.items,
     };
     let now_micros = now.timestamp_micros();
-    let row = entity::ActiveModel {
-        id: Set(crate::ids::new_id("del")),
-        workspace_id: Set(principal.workspace.id.clone()),
-        mode: Set(principal.mode.as_str().to_owned()),
-        status: Set(Status::Pending.as_str().to_owned()),
-        external_id: Set(new.external_id),
-        quote_id: Set(new.quote_id),
-        amount_cents: Set(Some(amount_cents)),
-        currency: Set(Some(currency)),
-        breakdown: Set(Some(to_json(&breakdown)?)),
-        route: Set(to_json(&stored_route)?),
-        vehicle_type_id: Set(route.vehicle_type_id),
-        service_area_id: Set(service_area_id),
-        distance_km: Set(distance_km),
-        duration_min: Set(duration_min),
-        notes: Set(new.notes),
-        scheduled_at: Set(route.scheduled_at.map(|t| t.timestamp_micros())),
-        proof_requirements: Set(to_json(&proof)?),
-        test_scenario: Set(new.test_scenario.map(|s| s.as_str().to_owned())),
-        tracking_token: Set(crate::ids::random_base62(32)),
-        tracking_available_at: Set(None),
-        courier: Set(None),
-        created_at: Set(now_micros),
-        updated_at: Set(now_micros),
-        cancelled_at: Set(None),
-        cancellation_reason: Set(None),
-        cancel_reason: Set(None),
-        delivered_at: Set(None),
-        invoiced_at: Set(None),
-        next_step_at: Set(None),
-        pickup_eta: Set(None),
-        dropoff_eta: Set(None),
+    let scheduled_at = route.scheduled_at.map(|t| t.timestamp_micros());
+    let row = entity::Model {
+        id: crate::ids::new_id("del"),
+        workspace_id: principal.workspace.id.clone(),
+        mode: principal.mode.as_str().to_owned(),
+        status: Status::Pending.as_str().to_owned(),
+        external_id: new.external_id,
+        quote_id: new.quote_id,
+        amount_cents: Some(amount_cents),
+        currency: Some(currency),
+        breakdown: Some(to_json(&breakdown)?),
+        route: to_json(&stored_route)?,
+        vehicle_type_id: route.vehicle_type_id,
+        service_area_id,
+        distance_km,
+        duration_min,
+        notes: new.notes,
+        scheduled_at,
+        proof_requirements: to_json(&proof)?,
+        test_scenario: new.test_scenario.map(|s| s.as_str().to_owned()),
+        tracking_token: crate::ids::random_base62(32),
+        tracking_available_at: None,
+        courier: None,
+        created_at: now_micros,
+        updated_at: now_micros,
+        cancelled_at: None,
+        cancellation_reason: None,
+        cancel_reason: None,
+        delivered_at: None,
+        invoiced_at: None,
+        next_step_at: Some(lifecycle::first_step_at(
+            principal.mode,
+            now_micros,
+            scheduled_at,
+            core.config.simulator_step,
+        )),
+        pickup_eta: None,
+        dropoff_eta: None,
     };
     Ok(Prepared { row })
 }
 
-async fn insert(
-    core: &Core,
-    tx: &sea_orm::DatabaseTransaction,
-    principal: &Principal,
-    prepared: Prepared,
-) -> CoreResult<pb::Delivery> {
-    let mut row = prepared.row;
-    let amount_cents = match &row.amount_cents {
-        sea_orm::ActiveValue::Set(amount) => *amount,
-        _ => None,
-    };
-    let scheduled_at = match &row.scheduled_at {
-        sea_orm::ActiveValue::Set(at) => *at,
-        _ => None,
-    };
-    let created_at = match &row.created_at {
-        sea_orm::ActiveValue::Set(at) => *at,
-        _ => core.clock.now_micros(),
-    };
-    row.next_step_at = Set(Some(crate::lifecycle::first_step_at(
-        principal.mode,
-        created_at,
-        scheduled_at,
-        core.config.simulator_step,
-    )));
-    let model = row.insert(tx).await.map_err(|error| match error.sql_err() {
-        Some(sea_orm::SqlErr::UniqueConstraintViolation(message)) if message.contains("external_id") => CoreError::at(
-            ErrorCode::DuplicateExternalId,
-            "external_id",
-            "external_id is already used by another delivery in this mode.",
-        ),
-        _ => error.into(),
-    })?;
+/// Stores one prepared delivery in `tx` with its `delivery.created` event
+/// and, when live, its credit reservation; answers the delivery. A batch
+/// that fails runs its creates through this one by one ([`batch`]), so that
+/// each gets its own answer.
+async fn insert(core: &Core, tx: &sea_orm::DatabaseTransaction, prepared: Prepared) -> CoreResult<pb::Delivery> {
+    let model = entity::ActiveModel::from(prepared.row)
+        .insert(tx)
+        .await
+        .map_err(|error| match error.sql_err() {
+            Some(sea_orm::SqlErr::UniqueConstraintViolation(message)) if message.contains("external_id") => {
+                CoreError::at(
+                    ErrorCode::DuplicateExternalId,
+                    "external_id",
+                    "external_id is already used by another delivery in this mode.",
+                )
+            }
+            _ => error.into(),
+        })?;
     let delivery = from_model(model)?;
-    lifecycle::record(
-        tx,
-        &core.config.public_base_url,
-        &delivery,
-        EventType::Created,
-        delivery.created_at,
-    )
-    .await?;
-    if let (Mode::Live, Some(amount_cents)) = (principal.mode, amount_cents) {
+    let base_url = &core.config.public_base_url;
+    lifecycle::record(tx, base_url, &[(&delivery, EventType::Created, delivery.created_at)]).await?;
+    if let (Mode::Live, Some(amount_cents)) = (delivery.mode, delivery.amount_cents) {
         // Last, so that the workspace row stays locked only until the commit.
-        billing::reserve_credit(tx, &principal.workspace.id, amount_cents).await?;
+        billing::reserve_credit(tx, &delivery.workspace_id, amount_cents).await?;
     }
-    Ok(to_proto(&delivery, &core.config.public_base_url))
+    Ok(to_proto(&delivery, base_url))
 }
 
 /// The caller's delivery `id`: `not_found` for unknown ids and for other

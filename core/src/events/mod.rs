@@ -6,7 +6,7 @@ pub mod entity;
 pub mod history;
 
 use prost::Message;
-use sea_orm::{ActiveModelTrait, ActiveValue::Set, ConnectionTrait};
+use sea_orm::{ConnectionTrait, EntityTrait};
 
 use crate::CoreResult;
 use crate::auth::Mode;
@@ -57,30 +57,40 @@ impl EventType {
     }
 }
 
-/// Records that `event_type` happened to a delivery, whose state after the
-/// change is `data` (the courier already reduced to its name). Call it inside
-/// the transaction that made the change.
-pub async fn record(
-    db: &impl ConnectionTrait,
-    workspace_id: &str,
-    mode: Mode,
-    event_type: EventType,
-    data: &courier::v1::Delivery,
-    now: i64,
-) -> CoreResult<String> {
-    let id = crate::ids::new_id("evt");
-    let row = entity::ActiveModel {
-        id: Set(id.clone()),
-        workspace_id: Set(workspace_id.to_owned()),
-        mode: Set(mode.as_str().to_owned()),
-        delivery_id: Set(data.id.clone()),
-        r#type: Set(event_type.as_str().to_owned()),
-        version: Set(VERSION.to_owned()),
-        data: Set(data.encode_to_vec()),
-        created_at: Set(now),
+/// An event to record: what happened to a delivery.
+#[derive(Clone, Debug)]
+pub struct NewEvent {
+    pub workspace_id: String,
+    pub mode: Mode,
+    pub event_type: EventType,
+    /// The delivery after the change, its courier reduced to its name
+    /// (`deliveries::event_data`).
+    pub data: courier::v1::Delivery,
+    pub at: i64,
+}
+
+/// Records `events` in `db`, the transaction of the change they report, and
+/// queues them for webhooks in the same transaction: one insert of all the
+/// events, however many.
+pub async fn record(db: &impl ConnectionTrait, events: Vec<NewEvent>) -> CoreResult<()> {
+    if events.is_empty() {
+        return Ok(());
     }
-    .insert(db)
-    .await?;
-    crate::webhooks::enqueue(db, &row).await?;
-    Ok(id)
+    let rows: Vec<entity::Model> = events
+        .into_iter()
+        .map(|event| entity::Model {
+            id: crate::ids::new_id("evt"),
+            workspace_id: event.workspace_id,
+            mode: event.mode.as_str().to_owned(),
+            delivery_id: event.data.id.clone(),
+            r#type: event.event_type.as_str().to_owned(),
+            version: VERSION.to_owned(),
+            data: event.data.encode_to_vec(),
+            created_at: event.at,
+        })
+        .collect();
+    entity::Entity::insert_many(rows.iter().cloned().map(entity::ActiveModel::from))
+        .exec_without_returning(db)
+        .await?;
+    crate::webhooks::enqueue(db, &rows).await
 }

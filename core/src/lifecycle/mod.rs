@@ -214,31 +214,34 @@ pub async fn advance(
         billing::release_credit(db, &delivery.workspace_id, amount_cents).await?;
     }
     let moved = reload(db, &delivery.id).await?;
-    for (offset, event_type) in events_for(to).iter().enumerate() {
-        record(db, public_base_url, &moved, *event_type, now + offset as i64).await?;
-    }
+    let happened: Vec<_> = events_for(to)
+        .iter()
+        .enumerate()
+        .map(|(offset, event_type)| (&moved, *event_type, now + offset as i64))
+        .collect();
+    record(db, public_base_url, &happened).await?;
     Ok(Some(moved))
 }
 
-/// Records an event about `delivery` as it is (no status move), e.g.
-/// `delivery.pod_submitted` or a moved ETA.
+/// Records events about deliveries as they are, each `(delivery, type,
+/// time)`: the events of a move, `delivery.pod_submitted`, a moved ETA, or
+/// the `delivery.created` of new deliveries.
 pub async fn record(
     db: &impl ConnectionTrait,
     public_base_url: &str,
-    delivery: &Delivery,
-    event_type: EventType,
-    now: i64,
-) -> CoreResult<String> {
-    let snapshot = deliveries::to_proto(delivery, public_base_url);
-    events::record(
-        db,
-        &delivery.workspace_id,
-        delivery.mode,
-        event_type,
-        &deliveries::event_data(&snapshot),
-        now,
-    )
-    .await
+    happened: &[(&Delivery, EventType, i64)],
+) -> CoreResult<()> {
+    let events = happened
+        .iter()
+        .map(|&(delivery, event_type, at)| events::NewEvent {
+            workspace_id: delivery.workspace_id.clone(),
+            mode: delivery.mode,
+            event_type,
+            data: deliveries::event_data(&deliveries::to_proto(delivery, public_base_url)),
+            at,
+        })
+        .collect();
+    events::record(db, events).await
 }
 
 /// Records the courier's proof at a checkpoint of `delivery`, in `db` (the
@@ -279,7 +282,12 @@ pub async fn submit_proof(
         .exec(db)
         .await?;
     let updated = reload(db, &delivery.id).await?;
-    record(db, &core.config.public_base_url, &updated, EventType::PodSubmitted, now).await?;
+    record(
+        db,
+        &core.config.public_base_url,
+        &[(&updated, EventType::PodSubmitted, now)],
+    )
+    .await?;
     Ok(updated)
 }
 

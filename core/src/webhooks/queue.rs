@@ -13,8 +13,8 @@ use std::collections::BTreeMap;
 
 use sea_orm::sea_query::{Expr, ExprTrait, LockBehavior, LockType, Order, Query, QueryStatementBuilder};
 use sea_orm::{
-    ActiveValue::Set, ColumnTrait, ConnectionTrait, DatabaseBackend, EntityTrait, PaginatorTrait, QueryFilter,
-    QueryOrder, QuerySelect, UpdateMany,
+    ActiveValue::Set, ColumnTrait, Condition, ConnectionTrait, DatabaseBackend, EntityTrait, PaginatorTrait,
+    QueryFilter, QueryOrder, QuerySelect, UpdateMany,
 };
 
 use super::attempts::{self, AttemptStatus};
@@ -42,41 +42,64 @@ impl DeliveryState {
     }
 }
 
-/// Queues `event` for every active endpoint of its workspace and mode that
-/// subscribes to its type. Call it in the transaction that records the event.
-pub async fn enqueue(db: &impl ConnectionTrait, event: &events::entity::Model) -> CoreResult<()> {
-    let Some(event_type) = events::EventType::parse(&event.r#type) else {
-        return Err(crate::CoreError::Internal(format!(
-            "event {} has unknown type {}",
-            event.id, event.r#type
-        )));
-    };
+/// Queues each of `events` for every active endpoint of its workspace and
+/// mode that subscribes to its type: one read of the endpoints and one
+/// insert of the rows, however many events. Call it in the transaction that
+/// records the events.
+pub async fn enqueue(db: &impl ConnectionTrait, events: &[events::entity::Model]) -> CoreResult<()> {
+    if events.is_empty() {
+        return Ok(());
+    }
+    let mut scopes: Vec<(&str, &str)> = events
+        .iter()
+        .map(|e| (e.workspace_id.as_str(), e.mode.as_str()))
+        .collect();
+    scopes.sort_unstable();
+    scopes.dedup();
+    let mut of_scopes = Condition::any();
+    for (workspace_id, mode) in &scopes {
+        of_scopes = of_scopes.add(
+            Condition::all()
+                .add(endpoint::Column::WorkspaceId.eq(*workspace_id))
+                .add(endpoint::Column::Mode.eq(*mode)),
+        );
+    }
     let active = endpoint::Entity::find()
-        .filter(endpoint::Column::WorkspaceId.eq(event.workspace_id.as_str()))
-        .filter(endpoint::Column::Mode.eq(event.mode.as_str()))
+        .filter(of_scopes)
         .filter(endpoint::Column::Status.eq(EndpointStatus::Active.as_str()))
         .all(db)
         .await?
         .into_iter()
         .map(endpoints::from_model)
         .collect::<CoreResult<Vec<_>>>()?;
-    let subscribers: Vec<_> = active.iter().filter(|e| e.subscribes_to(event_type)).collect();
-    if subscribers.is_empty() {
-        return Ok(());
+    let mut rows = Vec::new();
+    for event in events {
+        let event_type = events::EventType::parse(&event.r#type).ok_or_else(|| {
+            crate::CoreError::Internal(format!("event {} has unknown type {}", event.id, event.r#type))
+        })?;
+        let subscribers = active.iter().filter(|endpoint| {
+            endpoint.workspace_id == event.workspace_id
+                && endpoint.mode.as_str() == event.mode
+                && endpoint.subscribes_to(event_type)
+        });
+        rows.extend(subscribers.map(|endpoint| webhook_delivery::ActiveModel {
+            id: Set(ids::new_id("whd")),
+            event_id: Set(event.id.clone()),
+            webhook_id: Set(endpoint.id.clone()),
+            state: Set(DeliveryState::Pending.as_str().to_owned()),
+            attempts: Set(0),
+            next_attempt_at: Set(event.created_at),
+            claim_token: Set(None),
+            created_at: Set(event.created_at),
+            updated_at: Set(event.created_at),
+            finished_at: Set(None),
+        }));
     }
-    let rows = subscribers.into_iter().map(|endpoint| webhook_delivery::ActiveModel {
-        id: Set(ids::new_id("whd")),
-        event_id: Set(event.id.clone()),
-        webhook_id: Set(endpoint.id.clone()),
-        state: Set(DeliveryState::Pending.as_str().to_owned()),
-        attempts: Set(0),
-        next_attempt_at: Set(event.created_at),
-        claim_token: Set(None),
-        created_at: Set(event.created_at),
-        updated_at: Set(event.created_at),
-        finished_at: Set(None),
-    });
-    webhook_delivery::Entity::insert_many(rows).exec(db).await?;
+    if !rows.is_empty() {
+        webhook_delivery::Entity::insert_many(rows)
+            .exec_without_returning(db)
+            .await?;
+    }
     Ok(())
 }
 

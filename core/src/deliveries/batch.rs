@@ -1,0 +1,233 @@
+//! Group commit of delivery creates: the creates that arrive while one
+//! transaction commits share the next one.
+//!
+//! A create is checked and priced in its own request, then queued here. One
+//! task at a time per process drains the queue, up to [`MAX_BATCH`] creates
+//! per transaction: one claim of all their idempotency keys (each stored
+//! with its answer), one insert of the deliveries, one of their
+//! `delivery.created` events and one of the events' webhook rows, and one
+//! credit reservation per live workspace, however many creates. On SQLite,
+//! where a create's transaction holds the one write lock, this turns a
+//! dozen statements per create into a dozen per batch; a lone create is a
+//! batch of one and waits for nothing.
+//!
+//! A batch commits all or nothing. If any of its statements fails (a
+//! duplicate `external_id`, a credit limit, a held key timing out), nothing
+//! of it is kept and each of its creates runs alone in its own transaction
+//! (`deliveries::insert` under `idempotency::run_prepared`), where the
+//! failure becomes that create's own answer. A create whose key another
+//! request claimed (one earlier in the same batch included) gets that
+//! request's answer once the batch commits.
+
+use std::collections::{BTreeMap, HashSet};
+use std::sync::{Mutex, MutexGuard};
+
+use prost::Message;
+use sea_orm::EntityTrait;
+use tokio::sync::oneshot;
+
+use super::{Prepared, entity, from_model, insert, to_proto};
+use crate::auth::Mode;
+use crate::events::EventType;
+use crate::idempotency::{self, AnsweredClaim, Idempotent, Scope};
+use crate::{Core, CoreError, CoreResult, billing, lifecycle};
+use courier::v1 as pb;
+
+/// Creates per transaction at most: bounds the statements' parameters (a
+/// delivery row has 32) well below SQLite's and PostgreSQL's limits.
+const MAX_BATCH: usize = 64;
+
+/// A checked and priced create with its idempotency key.
+pub(crate) struct Create {
+    pub scope: Scope,
+    pub hash: String,
+    pub request_id: String,
+    /// When the request arrived.
+    pub now: i64,
+    pub prepared: Prepared,
+}
+
+type Answer = CoreResult<Idempotent<pb::Delivery>>;
+
+struct Waiting {
+    create: Create,
+    answer: oneshot::Sender<Answer>,
+}
+
+/// The creates waiting for a transaction, and whether a task is draining
+/// them.
+#[derive(Default)]
+pub struct Queue(Mutex<QueueState>);
+
+#[derive(Default)]
+struct QueueState {
+    waiting: Vec<Waiting>,
+    draining: bool,
+}
+
+impl Queue {
+    fn state(&self) -> MutexGuard<'_, QueueState> {
+        // Every change under the lock is a push, a take or a flag: a
+        // panicking holder leaves nothing half done.
+        self.0.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+}
+
+/// Stores `create` in the next batch and answers it once that committed.
+pub(crate) async fn create(core: &Core, create: Create) -> Answer {
+    let (answer, answered) = oneshot::channel();
+    let start_draining = {
+        let mut state = core.create_queue.state();
+        state.waiting.push(Waiting { create, answer });
+        !std::mem::replace(&mut state.draining, true)
+    };
+    if start_draining {
+        // A task of its own: a batch must finish even when the request that
+        // started it goes away.
+        tokio::spawn(drain(core.clone()));
+    }
+    answered
+        .await
+        .map_err(|_| CoreError::Internal("the create batch ended without an answer".into()))?
+}
+
+/// Runs batches until the queue is empty.
+async fn drain(core: Core) {
+    // Should a batch panic, the next create starts a new drain; the
+    // creates of the lost batch are answered with an error when their
+    // senders drop.
+    struct Draining<'a>(&'a Queue);
+    impl Drop for Draining<'_> {
+        fn drop(&mut self) {
+            self.0.state().draining = false;
+        }
+    }
+    let _draining = Draining(&core.create_queue);
+    loop {
+        let batch: Vec<Waiting> = {
+            let mut state = core.create_queue.state();
+            if state.waiting.is_empty() {
+                state.draining = false;
+                return;
+            }
+            let take = state.waiting.len().min(MAX_BATCH);
+            state.waiting.drain(..take).collect()
+        };
+        run(&core, batch).await;
+    }
+}
+
+/// One batch: committed together, or, if that fails, one by one.
+async fn run(core: &Core, batch: Vec<Waiting>) {
+    let now = core.clock.now_micros();
+    let committed = {
+        let creates: Vec<&Create> = batch.iter().map(|w| &w.create).collect();
+        commit(core, &creates, now).await
+    };
+    match committed {
+        Ok(created) => {
+            for (waiting, created) in batch.into_iter().zip(created) {
+                let Waiting { create, answer } = waiting;
+                let answer_now = match created {
+                    Some(value) => core.faults.after_commit().map(|()| {
+                        core.changes.publish(&value.id);
+                        Idempotent { value, replayed: false }
+                    }),
+                    None => idempotency::answered_elsewhere(core, &create.scope, &create.hash, now).await,
+                };
+                // The request may have gone: its answer is then unread.
+                let _ = answer.send(answer_now);
+            }
+        }
+        Err(error) => {
+            tracing::debug!(%error, creates = batch.len(), "create batch not committed; creating one by one");
+            for Waiting { create, answer } in batch {
+                let _ = answer.send(alone(core, create).await);
+            }
+        }
+    }
+}
+
+/// One create in a transaction of its own.
+async fn alone(core: &Core, create: Create) -> Answer {
+    let core_for_work = core.clone();
+    let created = idempotency::run_prepared(
+        core,
+        &create.scope,
+        &create.hash,
+        &create.request_id,
+        create.now,
+        create.prepared,
+        move |tx, prepared| Box::pin(async move { insert(&core_for_work, tx, prepared).await }),
+    )
+    .await?;
+    if !created.replayed {
+        core.changes.publish(&created.value.id);
+    }
+    Ok(created)
+}
+
+/// Stores every create of the batch whose key it claims, in one
+/// transaction; answers, per create, the delivery it created (`None`: its
+/// key is another request's).
+async fn commit(core: &Core, creates: &[&Create], now: i64) -> CoreResult<Vec<Option<pb::Delivery>>> {
+    let base_url = &core.config.public_base_url;
+    let deliveries = creates
+        .iter()
+        .map(|c| from_model(c.prepared.row.clone()))
+        .collect::<CoreResult<Vec<_>>>()?;
+    let answers: Vec<pb::Delivery> = deliveries.iter().map(|d| to_proto(d, base_url)).collect();
+    // A key twice in one batch: the first create claims it.
+    let mut keys = HashSet::new();
+    let first_of_key: Vec<bool> = creates
+        .iter()
+        .map(|c| keys.insert((&c.scope.workspace_id, c.scope.mode, c.scope.endpoint, &c.scope.key)))
+        .collect();
+    let claims: Vec<AnsweredClaim> = creates
+        .iter()
+        .zip(&answers)
+        .zip(&first_of_key)
+        .filter(|(_, first)| **first)
+        .map(|((c, answer), _)| AnsweredClaim {
+            scope: &c.scope,
+            hash: &c.hash,
+            request_id: &c.request_id,
+            response: answer.encode_to_vec(),
+        })
+        .collect();
+
+    let tx = crate::db::begin(core).await?;
+    let mut claimed_of_claims = idempotency::claim_answered(&*tx, &claims, now).await?.into_iter();
+    let claimed: Vec<bool> = first_of_key
+        .iter()
+        .map(|first| *first && claimed_of_claims.next().unwrap_or(false))
+        .collect();
+    let stored: Vec<usize> = (0..creates.len()).filter(|&i| claimed[i]).collect();
+    if !stored.is_empty() {
+        let rows = stored
+            .iter()
+            .map(|&i| entity::ActiveModel::from(creates[i].prepared.row.clone()));
+        entity::Entity::insert_many(rows).exec_without_returning(&*tx).await?;
+        let created: Vec<_> = stored
+            .iter()
+            .map(|&i| (&deliveries[i], EventType::Created, deliveries[i].created_at))
+            .collect();
+        lifecycle::record(&*tx, base_url, &created).await?;
+        // Last, so that the workspace rows stay locked only until the commit.
+        let mut reserved: BTreeMap<&str, i64> = BTreeMap::new();
+        for delivery in stored.iter().map(|&i| &deliveries[i]) {
+            if let (Mode::Live, Some(amount_cents)) = (delivery.mode, delivery.amount_cents) {
+                *reserved.entry(delivery.workspace_id.as_str()).or_default() += amount_cents;
+            }
+        }
+        for (workspace_id, amount_cents) in reserved {
+            billing::reserve_credit(&*tx, workspace_id, amount_cents).await?;
+        }
+    }
+    tx.commit().await?;
+    Ok(answers
+        .into_iter()
+        .zip(claimed)
+        .map(|(answer, claimed)| claimed.then_some(answer))
+        .collect())
+}

@@ -57,7 +57,15 @@ mod tests {
         assert_eq!(base62_fixed(0), "00000000");
         assert_eq!(base62_fixed(61), "0000000z");
         assert_eq!(base62_fixed(62), "00000010");
-        let times = [0, 61, 62, 3_843, 1_700_000_000_000, 1_800_000_000_000, 62u128.pow(8) - 1];
+        let times = [
+            0,
+            61,
+            62,
+            3_843,
+            1_700_000_000_000,
+            1_800_000_000_000,
+            62u128.pow(8) - 1,
+        ];
         let texts: Vec<String> = times.iter().map(|&t| base62_fixed(t)).collect();
         assert!(texts.windows(2).all(|pair| pair[0] < pair[1]), "{texts:?}");
         let earlier = new_id("evt");

@@ -88,18 +88,34 @@ impl WriteTurns {
 /// process's write turn until it commits, rolls back or is dropped.
 pub struct WriteTransaction {
     tx: DatabaseTransaction,
-    // Declared after `tx`, so dropped after it: the turn passes on once the
+    // Declared after `tx`, so dropped after it: they are released once the
     // transaction has ended.
+    held: std::sync::Mutex<Vec<Box<dyn Send>>>,
     _turn: Option<OwnedSemaphorePermit>,
 }
 
 impl WriteTransaction {
     pub async fn commit(self) -> CoreResult<()> {
-        Ok(self.tx.commit().await?)
+        let WriteTransaction { tx, held, _turn } = self;
+        let committed = tx.commit().await;
+        drop(held);
+        Ok(committed?)
     }
 
     pub async fn rollback(self) -> CoreResult<()> {
-        Ok(self.tx.rollback().await?)
+        let WriteTransaction { tx, held, _turn } = self;
+        let rolled_back = tx.rollback().await;
+        drop(held);
+        Ok(rolled_back?)
+    }
+
+    /// Keeps `mark` until this transaction has ended (committed, rolled
+    /// back or dropped): e.g. the delivery cache's mark of a row it writes.
+    pub fn hold_until_end(&self, mark: impl Send + 'static) {
+        self.held
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .push(Box::new(mark));
     }
 }
 
@@ -156,7 +172,11 @@ pub async fn begin(core: &Core) -> CoreResult<WriteTransaction> {
             ..TransactionOptions::default()
         })
         .await?;
-    Ok(WriteTransaction { tx, _turn: turn })
+    Ok(WriteTransaction {
+        tx,
+        held: std::sync::Mutex::default(),
+        _turn: turn,
+    })
 }
 
 /// Copies the SQLite WAL back into the database file every

@@ -174,16 +174,12 @@ pub async fn report_location(core: &Core, report: LocationReport) -> CoreResult<
             .dropoff_eta
             .is_none_or(|stored| (eta - stored).abs() >= ETA_MOVE_MICROS)
     });
-    let mut update = entity::Entity::update_many()
-        .col_expr(entity::Column::Courier, Expr::value(to_json(&courier)?))
-        .filter(entity::Column::Id.eq(delivery.id.as_str()))
-        .filter(entity::Column::Status.eq(delivery.status.as_str()));
+    let mut changes = vec![(entity::Column::Courier, Expr::value(to_json(&courier)?))];
     if let Some(eta) = eta_moved {
-        update = update
-            .col_expr(entity::Column::DropoffEta, Expr::value(eta))
-            .col_expr(entity::Column::UpdatedAt, Expr::value(now));
+        changes.push((entity::Column::DropoffEta, Expr::value(eta)));
+        changes.push((entity::Column::UpdatedAt, Expr::value(now)));
     }
-    if update.exec(&tx).await?.rows_affected != 1 {
+    if !deliveries::update(core, &tx, &delivery.id, Some(delivery.status), changes).await? {
         return Err(moved_meanwhile(&delivery.id));
     }
     if eta_moved.is_some() {
@@ -250,7 +246,7 @@ async fn move_to(
     }
     let changes = changes(&delivery)?;
     let now = core.clock.now_micros();
-    let moved = lifecycle::advance(&tx, &core.config.public_base_url, &delivery, to, changes, now)
+    let moved = lifecycle::advance(core, &tx, &delivery, to, changes, now)
         .await?
         .ok_or_else(|| moved_meanwhile(&delivery.id))?;
     tx.commit().await?;

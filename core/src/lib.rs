@@ -65,6 +65,8 @@ pub struct Core {
     pub keys: Arc<auth::cache::KeyCache>,
     /// Delivery creates waiting for their shared transaction.
     pub create_queue: Arc<deliveries::batch::Queue>,
+    /// Deliveries as last read, on SQLite (see `deliveries::cache`).
+    pub delivery_cache: Arc<deliveries::cache::DeliveryCache>,
 }
 
 /// A feed of changed delivery ids for `WatchDelivery`. Watchers also poll, so
@@ -117,12 +119,14 @@ impl Core {
         let catalog = quotes::catalog::Catalog::load(config.catalog_file.as_deref())
             .map_err(|e| CoreError::Internal(format!("catalogue: {e}")))?;
         let blobs = blobs::from_config(&config)?;
+        // On SQLite one process serves the database (`db::ServeLock`) and
+        // sees every change: it may keep what it read.
+        let serves_alone = db.get_database_backend() == sea_orm::DbBackend::Sqlite;
         Ok(Core {
             write_turns: db::WriteTurns::for_database(&db),
             create_queue: Arc::default(),
-            keys: Arc::new(auth::cache::KeyCache::new(
-                db.get_database_backend() == sea_orm::DbBackend::Sqlite,
-            )),
+            keys: Arc::new(auth::cache::KeyCache::new(serves_alone)),
+            delivery_cache: Arc::new(deliveries::cache::DeliveryCache::new(serves_alone)),
             db,
             clock,
             secrets,

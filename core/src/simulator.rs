@@ -9,13 +9,11 @@
 use std::time::Duration;
 
 use sea_orm::sea_query::{Expr, SimpleExpr};
-use sea_orm::{
-    ColumnTrait, ConnectionTrait, DatabaseBackend, DatabaseTransaction, EntityTrait, QueryFilter, QueryOrder,
-    QuerySelect,
-};
+use sea_orm::{ColumnTrait, ConnectionTrait, DatabaseBackend, EntityTrait, QueryFilter, QueryOrder, QuerySelect};
 use tokio_util::sync::CancellationToken;
 
 use crate::auth::Mode;
+use crate::db::WriteTransaction;
 use crate::deliveries::{self, Courier, CourierLocation, CourierVehicle, Delivery, TestScenario, entity};
 use crate::lifecycle::{self, CancellationReason, Status};
 use crate::proofs::{self, Checkpoint};
@@ -80,30 +78,19 @@ pub async fn step_one(core: &Core) -> CoreResult<bool> {
 }
 
 /// A live delivery still `pending` at its deadline: `no_courier_found`.
-async fn search_timed_out(core: &Core, tx: &DatabaseTransaction, delivery: &Delivery, now: i64) -> CoreResult<bool> {
+async fn search_timed_out(core: &Core, tx: &WriteTransaction, delivery: &Delivery, now: i64) -> CoreResult<bool> {
     if delivery.status != Status::Pending {
-        set_next_step(tx, &delivery.id, None).await?;
+        set_next_step(core, tx, &delivery.id, None).await?;
         return Ok(false);
     }
     let changes = lifecycle::cancellation(CancellationReason::NoCourierFound, now);
-    let moved = lifecycle::advance(
-        tx,
-        &core.config.public_base_url,
-        delivery,
-        Status::Cancelled,
-        changes,
-        now,
-    )
-    .await?;
+    let moved = lifecycle::advance(core, tx, delivery, Status::Cancelled, changes, now).await?;
     Ok(moved.is_some())
 }
 
-async fn set_next_step(tx: &DatabaseTransaction, id: &str, at: Option<i64>) -> CoreResult<()> {
-    entity::Entity::update_many()
-        .col_expr(entity::Column::NextStepAt, Expr::value(at))
-        .filter(entity::Column::Id.eq(id))
-        .exec(tx)
-        .await?;
+async fn set_next_step(core: &Core, tx: &WriteTransaction, id: &str, at: Option<i64>) -> CoreResult<()> {
+    let changes = vec![(entity::Column::NextStepAt, Expr::value(at))];
+    deliveries::update(core, tx, id, None, changes).await?;
     Ok(())
 }
 
@@ -113,9 +100,8 @@ fn micros(duration: Duration) -> i64 {
 
 /// One simulator step of a test delivery: the next status, or the ending its
 /// `test_scenario` asks for.
-async fn step_test(core: &Core, tx: &DatabaseTransaction, d: &Delivery, now: i64) -> CoreResult<bool> {
+async fn step_test(core: &Core, tx: &WriteTransaction, d: &Delivery, now: i64) -> CoreResult<bool> {
     let step = micros(core.config.simulator_step);
-    let base_url = &core.config.public_base_url;
     let next = Expr::value(Some(now + step));
     let scenario = d.test_scenario;
     let cancel = |reason| {
@@ -174,7 +160,7 @@ async fn step_test(core: &Core, tx: &DatabaseTransaction, d: &Delivery, now: i64
         Status::AtDropoff if !proofs::is_submitted(tx, &d.id, Checkpoint::Dropoff).await? => {
             // Proof first (its own step and event), the handover next.
             lifecycle::submit_proof(core, tx, d, proofs::sample_submission(d, Checkpoint::Dropoff), now).await?;
-            set_next_step(tx, &d.id, Some(now + step)).await?;
+            set_next_step(core, tx, &d.id, Some(now + step)).await?;
             return Ok(true);
         }
         Status::AtDropoff => (
@@ -185,11 +171,11 @@ async fn step_test(core: &Core, tx: &DatabaseTransaction, d: &Delivery, now: i64
             ],
         ),
         Status::Delivered | Status::Cancelled => {
-            set_next_step(tx, &d.id, None).await?;
+            set_next_step(core, tx, &d.id, None).await?;
             return Ok(false);
         }
     };
-    Ok(lifecycle::advance(tx, base_url, d, to, changes, now).await?.is_some())
+    Ok(lifecycle::advance(core, tx, d, to, changes, now).await?.is_some())
 }
 
 const COURIER_NAMES: [&str; 8] = ["Lena", "Jonas", "Mia", "Noah", "Emma", "Paul", "Sofia", "Malik"];

@@ -5,11 +5,11 @@ use std::collections::HashSet;
 
 use courier::internal::v1 as admin_pb;
 use courier::v1::Mode;
-use courier_core::lifecycle::{self, Status};
+use courier_core::lifecycle::Status;
 use sea_orm::{ColumnTrait, EntityTrait, QueryFilter};
 use serde_json::{Value, json};
 
-use crate::harness::{TestApp, together, unique_suffix};
+use crate::harness::{TestApp, move_delivery, together, unique_suffix};
 use crate::quotes::{alexanderplatz, kreuzberg, place};
 
 fn contact(name: &str) -> Value {
@@ -75,9 +75,7 @@ async fn count_deliveries(app: &TestApp) -> usize {
 /// Moves a delivery along the state machine as a dispatcher would.
 async fn force_status(app: &TestApp, id: &str, path: &[Status]) {
     for pair in path.windows(2) {
-        let moved = lifecycle::compare_and_set(&app.core.db, id, pair[0], pair[1], app.clock.now_micros(), vec![])
-            .await
-            .expect("move");
+        let moved = move_delivery(&app.core, id, pair[0], pair[1], vec![]).await;
         assert!(moved, "{:?} -> {:?}", pair[0], pair[1]);
     }
 }
@@ -555,11 +553,8 @@ e2e! {
             let d = app.create_delivery(&app.test_key, &berlin_delivery()).await;
             let id = d["id"].as_str().expect("id").to_owned();
             force_status(&app, &id, &[Status::Pending, Status::CourierAssigned, Status::AtPickup]).await;
-            let (db, now) = (app.core.db.clone(), app.clock.now_micros());
-            let mover_id = id.clone();
-            let pickup = tokio::spawn(async move {
-                lifecycle::compare_and_set(&db, &mover_id, Status::AtPickup, Status::PickedUp, now, vec![]).await.expect("move")
-            });
+            let (core, mover_id) = (app.core.clone(), id.clone());
+            let pickup = tokio::spawn(async move { move_delivery(&core, &mover_id, Status::AtPickup, Status::PickedUp, vec![]).await });
             let cancel = app.post(&format!("/v1/deliveries/{id}/cancel"), &app.test_key, &json!({})).await;
             let picked_up = pickup.await.expect("task");
             let status = app.get(&format!("/v1/deliveries/{id}"), &app.test_key).await.body["status"].as_str().expect("s").to_owned();

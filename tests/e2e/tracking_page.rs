@@ -5,12 +5,12 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use courier_core::deliveries::{Courier, CourierLocation, CourierVehicle, entity};
-use courier_core::lifecycle::{self, Status};
+use courier_core::lifecycle::Status;
 use sea_orm::sea_query::Expr;
 use serde_json::{Value, json};
 
 use crate::deliveries::berlin_delivery;
-use crate::harness::{Backend, TestApp, unique_suffix};
+use crate::harness::{Backend, TestApp, move_delivery, unique_suffix};
 
 /// A live delivery (the simulator leaves it alone) with notes and contacts.
 async fn delivery(app: &TestApp) -> Value {
@@ -47,20 +47,18 @@ async fn assign_courier(app: &TestApp, id: &str) {
         }),
     };
     let json_text = serde_json::to_string(&courier).expect("json");
-    let moved = lifecycle::compare_and_set(
-        &app.core.db,
+    let moved = move_delivery(
+        &app.core,
         id,
         Status::Pending,
         Status::CourierAssigned,
-        now,
         vec![
             (entity::Column::Courier, Expr::value(json_text)),
             (entity::Column::TrackingAvailableAt, Expr::value(now)),
             (entity::Column::PickupEta, Expr::value(now + 7 * 60_000_000)),
         ],
     )
-    .await
-    .expect("assign");
+    .await;
     assert!(moved);
 }
 

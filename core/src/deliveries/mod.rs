@@ -2,17 +2,21 @@
 //! Owns the `deliveries` table; status moves go through `lifecycle`.
 
 pub mod batch;
+pub mod cache;
 pub mod entity;
 mod proto;
 
 pub use proto::{contact_out, courier_out, event_data, status_out, to_proto, waypoint_out};
 
+use std::sync::Arc;
+
 use prost::Message;
 use sea_orm::sea_query::{Expr, SimpleExpr};
-use sea_orm::{ActiveModelTrait, ColumnTrait, Condition, ConnectionTrait, EntityTrait, QueryFilter};
+use sea_orm::{ActiveModelTrait, ColumnTrait, Condition, EntityTrait, QueryFilter};
 use serde::{Deserialize, Serialize};
 
 use crate::auth::{Mode, Principal};
+use crate::db::WriteTransaction;
 use crate::events::EventType;
 use crate::idempotency::{self, Idempotent, Scope};
 use crate::lifecycle::{self, CancellationReason, Status};
@@ -425,14 +429,52 @@ async fn insert(core: &Core, tx: &sea_orm::DatabaseTransaction, prepared: Prepar
 }
 
 /// The caller's delivery `id`: `not_found` for unknown ids and for other
-/// workspaces' or modes' deliveries alike.
-pub async fn get(db: &impl ConnectionTrait, principal: &Principal, id: &str) -> CoreResult<Delivery> {
-    let model = entity::Entity::find_by_id(id.to_owned())
-        .filter(scoped(principal))
-        .one(db)
-        .await?
-        .ok_or_else(|| CoreError::not_found("delivery"))?;
-    from_model(model)
+/// workspaces' or modes' deliveries alike. Answered from the delivery cache
+/// when it has the delivery ([`cache`]).
+pub async fn get(core: &Core, principal: &Principal, id: &str) -> CoreResult<Arc<Delivery>> {
+    let cache = &core.delivery_cache;
+    let delivery = match cache.get(id) {
+        Some(delivery) => delivery,
+        None => {
+            let ticket = cache.ticket(id);
+            let model = entity::Entity::find_by_id(id.to_owned())
+                .filter(scoped(principal))
+                .one(&core.db)
+                .await?
+                .ok_or_else(|| CoreError::not_found("delivery"))?;
+            let delivery = Arc::new(from_model(model)?);
+            if let Some(ticket) = ticket {
+                cache.put(ticket, delivery.clone());
+            }
+            delivery
+        }
+    };
+    if delivery.workspace_id != principal.workspace.id || delivery.mode != principal.mode {
+        return Err(CoreError::not_found("delivery"));
+    }
+    Ok(delivery)
+}
+
+/// Changes delivery `id` in `tx` (only while its status is `while_status`,
+/// when given) by `changes`: the one way a stored delivery changes, so that
+/// the delivery cache knows of every write ([`cache`]). Whether the row
+/// changed.
+pub async fn update(
+    core: &Core,
+    tx: &WriteTransaction,
+    id: &str,
+    while_status: Option<Status>,
+    changes: Vec<(entity::Column, SimpleExpr)>,
+) -> CoreResult<bool> {
+    tx.hold_until_end(core.delivery_cache.writing(id));
+    let mut update = entity::Entity::update_many().filter(entity::Column::Id.eq(id));
+    if let Some(status) = while_status {
+        update = update.filter(entity::Column::Status.eq(status.as_str()));
+    }
+    for (column, value) in changes {
+        update = update.col_expr(column, value);
+    }
+    Ok(update.exec(tx).await?.rows_affected == 1)
 }
 
 /// Filters of the delivery list.
@@ -502,7 +544,7 @@ pub async fn cancel(
 ) -> CoreResult<Delivery> {
     let reason = reason.unwrap_or(CancelReason::Other);
     loop {
-        let delivery = get(&core.db, principal, id).await?;
+        let delivery = get(core, principal, id).await?;
         if delivery.status.is_terminal() {
             return Err(CoreError::new(
                 ErrorCode::Conflict,
@@ -539,15 +581,7 @@ pub async fn end_cancelled(
     let now = core.clock.now_micros();
     changes.extend(lifecycle::cancellation(reason, now));
     let tx = crate::db::begin(core).await?;
-    let cancelled = lifecycle::advance(
-        &tx,
-        &core.config.public_base_url,
-        delivery,
-        Status::Cancelled,
-        changes,
-        now,
-    )
-    .await?;
+    let cancelled = lifecycle::advance(core, &tx, delivery, Status::Cancelled, changes, now).await?;
     tx.commit().await?;
     if cancelled.is_some() {
         core.changes.publish(&delivery.id);

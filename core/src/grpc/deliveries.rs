@@ -122,7 +122,7 @@ impl DeliveryService for DeliveryApi {
         request: Request<pb::GetDeliveryRequest>,
     ) -> Result<Response<pb::GetDeliveryResponse>, Status> {
         let principal = context::principal(&self.0, &request, Some(Permission::DeliveriesRead)).await?;
-        let delivery = deliveries::get(&self.0.db, &principal, &request.into_inner().delivery_id).await?;
+        let delivery = deliveries::get(&self.0, &principal, &request.into_inner().delivery_id).await?;
         Ok(Response::new(pb::GetDeliveryResponse {
             delivery: Some(to_proto(&delivery, &self.0.config.public_base_url)),
         }))

@@ -7,14 +7,15 @@
 //! nothing.
 
 use sea_orm::sea_query::{Expr, SimpleExpr};
-use sea_orm::{ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter};
+use sea_orm::{ConnectionTrait, EntityTrait};
 
 use crate::auth::Mode;
 use crate::billing;
+use crate::db::WriteTransaction;
 use crate::deliveries::{self, Delivery, entity};
 use crate::events::{self, EventType};
 use crate::proofs::{self, Checkpoint};
-use crate::{CoreError, CoreResult};
+use crate::{Core, CoreError, CoreResult};
 use courier::errors::ErrorCode;
 
 /// Delivery and fleet order status.
@@ -152,32 +153,24 @@ pub fn illegal(from: Status, to: Status) -> CoreError {
     )
 }
 
-/// Moves delivery `id` from `from` to `to`, applying `changes` to the row,
-/// only if it is still `from`. Returns whether this call made the move; the
-/// caller re-reads and decides on `false`.
+/// Moves delivery `id` from `from` to `to` in `tx`, applying `changes` to
+/// the row, only if it is still `from`. Returns whether this call made the
+/// move; the caller re-reads and decides on `false`.
 pub async fn compare_and_set(
-    db: &impl ConnectionTrait,
+    core: &Core,
+    tx: &WriteTransaction,
     id: &str,
     from: Status,
     to: Status,
     now: i64,
-    changes: Vec<(entity::Column, sea_orm::sea_query::SimpleExpr)>,
+    mut changes: Vec<(entity::Column, SimpleExpr)>,
 ) -> CoreResult<bool> {
     if !is_legal(from, to) {
         return Err(illegal(from, to));
     }
-    let mut update = entity::Entity::update_many()
-        .col_expr(entity::Column::Status, Expr::value(to.as_str()))
-        .col_expr(entity::Column::UpdatedAt, Expr::value(now));
-    for (column, value) in changes {
-        update = update.col_expr(column, value);
-    }
-    let result = update
-        .filter(entity::Column::Id.eq(id))
-        .filter(entity::Column::Status.eq(from.as_str()))
-        .exec(db)
-        .await?;
-    Ok(result.rows_affected == 1)
+    changes.push((entity::Column::Status, Expr::value(to.as_str())));
+    changes.push((entity::Column::UpdatedAt, Expr::value(now)));
+    deliveries::update(core, tx, id, Some(from), changes).await
 }
 
 /// The events a move to `to` emits (DECISIONS "Events per transition").
@@ -193,33 +186,33 @@ pub fn events_for(to: Status) -> &'static [EventType] {
     }
 }
 
-/// Moves `delivery` to `to` inside `db` (the mover's transaction): the
+/// Moves `delivery` to `to` inside `tx` (the mover's transaction): the
 /// compare-and-set on its current status with `changes`, then its events,
 /// each carrying the delivery as it now is. `None` when the status moved
 /// meanwhile (nothing changed).
 pub async fn advance(
-    db: &impl ConnectionTrait,
-    public_base_url: &str,
+    core: &Core,
+    tx: &WriteTransaction,
     delivery: &Delivery,
     to: Status,
     changes: Vec<(entity::Column, SimpleExpr)>,
     now: i64,
 ) -> CoreResult<Option<Delivery>> {
-    if !compare_and_set(db, &delivery.id, delivery.status, to, now, changes).await? {
+    if !compare_and_set(core, tx, &delivery.id, delivery.status, to, now, changes).await? {
         return Ok(None);
     }
     if let (Status::Cancelled, Mode::Live, Some(amount_cents), None) =
         (to, delivery.mode, delivery.amount_cents, delivery.invoiced_at)
     {
-        billing::release_credit(db, &delivery.workspace_id, amount_cents).await?;
+        billing::release_credit(tx, &delivery.workspace_id, amount_cents).await?;
     }
-    let moved = reload(db, &delivery.id).await?;
+    let moved = reload(tx, &delivery.id).await?;
     let happened: Vec<_> = events_for(to)
         .iter()
         .enumerate()
         .map(|(offset, event_type)| (&moved, *event_type, now + offset as i64))
         .collect();
-    record(db, public_base_url, &happened).await?;
+    record(tx, &core.config.public_base_url, &happened).await?;
     Ok(Some(moved))
 }
 
@@ -250,8 +243,8 @@ pub async fn record(
 /// proof is an event of its own, `delivery.pod_submitted`. Returns the
 /// delivery as it now is.
 pub async fn submit_proof(
-    core: &crate::Core,
-    db: &impl ConnectionTrait,
+    core: &Core,
+    tx: &WriteTransaction,
     delivery: &Delivery,
     submission: proofs::ProofSubmission,
     now: i64,
@@ -272,18 +265,15 @@ pub async fn submit_proof(
             ),
         ));
     }
-    proofs::submit(core, db, delivery, submission, now).await?;
+    proofs::submit(core, tx, delivery, submission, now).await?;
     if checkpoint == Checkpoint::Pickup {
         return Ok(delivery.clone());
     }
-    entity::Entity::update_many()
-        .col_expr(entity::Column::UpdatedAt, Expr::value(now))
-        .filter(entity::Column::Id.eq(delivery.id.as_str()))
-        .exec(db)
-        .await?;
-    let updated = reload(db, &delivery.id).await?;
+    let changes = vec![(entity::Column::UpdatedAt, Expr::value(now))];
+    deliveries::update(core, tx, &delivery.id, None, changes).await?;
+    let updated = reload(tx, &delivery.id).await?;
     record(
-        db,
+        tx,
         &core.config.public_base_url,
         &[(&updated, EventType::PodSubmitted, now)],
     )

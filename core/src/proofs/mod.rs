@@ -479,7 +479,7 @@ pub async fn proof_of_delivery(
     principal: &Principal,
     delivery_id: &str,
 ) -> CoreResult<pb::ProofOfDelivery> {
-    let delivery = deliveries::get(&core.db, principal, delivery_id).await?;
+    let delivery = deliveries::get(core, principal, delivery_id).await?;
     if !principal.workspace.plan.proof_of_delivery {
         return Err(CoreError::new(
             ErrorCode::PodNotAvailable,
@@ -530,7 +530,7 @@ pub async fn proof_of_delivery(
         });
     }
     Ok(pb::ProofOfDelivery {
-        delivery_id: delivery.id,
+        delivery_id: delivery.id.clone(),
         checkpoints: out,
     })
 }

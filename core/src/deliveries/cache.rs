@@ -1,0 +1,257 @@
+//! Deliveries kept in memory for reads (`GET /v1/deliveries/{id}`, its
+//! tracking, and the other reads by id), exact: a read never sees a
+//! delivery older than the database would show it.
+//!
+//! Kept only on SQLite, whose one serving process makes every change to
+//! deliveries (`db::ServeLock`). PostgreSQL replicas change deliveries
+//! behind each other's backs, so there every read goes to the database.
+//!
+//! Every change of a delivery row goes through [`super::update`], inside a
+//! `db::WriteTransaction`, and holds a [`Writing`] mark on the delivery from
+//! before its statement until its transaction has ended:
+//! - while a delivery is being written, its reads bypass the cache (they
+//!   read what the database shows, before or after the commit) and put
+//!   nothing back;
+//! - when the write ends, the delivery's slot moves to a new generation, and
+//!   a read that started before that (it may have read the old row) cannot
+//!   put its result back.
+//!
+//! Marks and generations are kept per slot (a hash of the id), so that
+//! their memory is fixed; deliveries sharing a slot only bypass the cache
+//! together.
+
+use std::collections::HashMap;
+use std::hash::{BuildHasher, RandomState};
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use super::Delivery;
+
+/// Deliveries kept at most: about 2 KiB each.
+const CAPACITY: usize = 4_096;
+
+/// Slots of write marks and generations.
+const SLOTS: usize = 1_024;
+
+#[derive(Debug)]
+pub struct DeliveryCache {
+    enabled: bool,
+    hasher: RandomState,
+    state: Mutex<State>,
+}
+
+#[derive(Debug)]
+struct State {
+    deliveries: HashMap<String, Arc<Delivery>>,
+    slots: Vec<Slot>,
+}
+
+#[derive(Clone, Copy, Debug, Default)]
+struct Slot {
+    generation: u64,
+    /// Writes of the slot's deliveries whose transaction has not ended.
+    writing: u32,
+}
+
+/// Where a read stood before it went to the database; see
+/// [`DeliveryCache::put`].
+#[derive(Clone, Copy, Debug)]
+pub struct Ticket {
+    slot: usize,
+    generation: u64,
+}
+
+impl DeliveryCache {
+    /// A cache that keeps deliveries when `enabled`, and otherwise none.
+    pub fn new(enabled: bool) -> DeliveryCache {
+        DeliveryCache {
+            enabled,
+            hasher: RandomState::new(),
+            state: Mutex::new(State {
+                deliveries: HashMap::new(),
+                slots: vec![Slot::default(); SLOTS],
+            }),
+        }
+    }
+
+    fn state(&self) -> MutexGuard<'_, State> {
+        // Every change under the lock is one insert, removal or counter
+        // step: a panicking holder leaves nothing half done.
+        self.state.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    fn slot(&self, id: &str) -> usize {
+        (self.hasher.hash_one(id) % SLOTS as u64) as usize
+    }
+
+    /// The delivery as last read, unless it is being written.
+    pub fn get(&self, id: &str) -> Option<Arc<Delivery>> {
+        if !self.enabled {
+            return None;
+        }
+        let slot = self.slot(id);
+        let state = self.state();
+        if state.slots[slot].writing > 0 {
+            return None;
+        }
+        state.deliveries.get(id).cloned()
+    }
+
+    /// Take before reading delivery `id` from the database; `None` when what
+    /// is read must not be kept (a write is under way, or no cache).
+    pub fn ticket(&self, id: &str) -> Option<Ticket> {
+        if !self.enabled {
+            return None;
+        }
+        let slot = self.slot(id);
+        let state = self.state();
+        let Slot { generation, writing } = state.slots[slot];
+        (writing == 0).then_some(Ticket { slot, generation })
+    }
+
+    /// Keeps `delivery`, read from the database after `ticket` was taken,
+    /// unless a write of its slot began or ended since.
+    pub fn put(&self, ticket: Ticket, delivery: Arc<Delivery>) {
+        let mut state = self.state();
+        let Slot { generation, writing } = state.slots[ticket.slot];
+        if writing > 0 || generation != ticket.generation {
+            return;
+        }
+        if state.deliveries.len() >= CAPACITY
+            && let Some(evicted) = state.deliveries.keys().next().cloned()
+        {
+            state.deliveries.remove(&evicted);
+        }
+        state.deliveries.insert(delivery.id.clone(), delivery);
+    }
+
+    /// Marks delivery `id` as being written until the returned mark drops:
+    /// take it before the statement, drop it once the transaction ended.
+    pub fn writing(self: &Arc<Self>, id: &str) -> Writing {
+        if !self.enabled {
+            return Writing(None);
+        }
+        let slot = self.slot(id);
+        let mut state = self.state();
+        state.slots[slot].writing += 1;
+        state.deliveries.remove(id);
+        Writing(Some((self.clone(), slot, id.to_owned())))
+    }
+}
+
+/// A write of one delivery under way (see the module).
+#[derive(Debug)]
+pub struct Writing(Option<(Arc<DeliveryCache>, usize, String)>);
+
+impl Drop for Writing {
+    fn drop(&mut self) {
+        let Some((cache, slot, id)) = self.0.take() else {
+            return;
+        };
+        let mut state = cache.state();
+        let slot = &mut state.slots[slot];
+        slot.writing = slot.writing.saturating_sub(1);
+        slot.generation += 1;
+        state.deliveries.remove(&id);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn delivery(id: &str, status: &str) -> Arc<Delivery> {
+        let model = crate::deliveries::entity::Model {
+            id: id.into(),
+            workspace_id: "wks_1".into(),
+            mode: "test".into(),
+            status: status.into(),
+            external_id: None,
+            quote_id: None,
+            amount_cents: Some(100),
+            currency: Some("EUR".into()),
+            breakdown: None,
+            route: r#"{"pickup":{"address":"a","latitude":52.5,"longitude":13.4,"contact":null,"instructions":null},"dropoff":{"address":"b","latitude":52.5,"longitude":13.4,"contact":null,"instructions":null},"stops":[],"extras":[],"items":null}"#.into(),
+            vehicle_type_id: "bicycle".into(),
+            service_area_id: "berlin".into(),
+            distance_km: 1.0,
+            duration_min: 5,
+            notes: None,
+            scheduled_at: None,
+            proof_requirements: r#"{"pickup":{"photos":1,"signature":false,"sender_name":false,"barcode":false},"dropoff":{"photos":1,"signature":false,"recipient_name":false,"barcode":false,"age_check":false,"leave_at_door":false}}"#.into(),
+            test_scenario: None,
+            tracking_token: "t".into(),
+            tracking_available_at: None,
+            courier: None,
+            created_at: 0,
+            updated_at: 0,
+            cancelled_at: None,
+            cancellation_reason: None,
+            cancel_reason: None,
+            delivered_at: None,
+            invoiced_at: None,
+            next_step_at: None,
+            pickup_eta: None,
+            dropoff_eta: None,
+        };
+        Arc::new(crate::deliveries::from_model(model).expect("a valid row"))
+    }
+
+    fn status_of(cache: &DeliveryCache, id: &str) -> Option<&'static str> {
+        cache.get(id).map(|d| d.status.as_str())
+    }
+
+    #[test]
+    fn a_read_from_before_a_write_is_not_kept() {
+        let cache = Arc::new(DeliveryCache::new(true));
+        // Read before the write began, put back after it ended.
+        let ticket = cache.ticket("del_1").expect("no write under way");
+        drop(cache.writing("del_1"));
+        cache.put(ticket, delivery("del_1", "pending"));
+        assert_eq!(status_of(&cache, "del_1"), None);
+
+        // Read while the write is under way: nothing to keep.
+        let writing = cache.writing("del_1");
+        assert!(cache.ticket("del_1").is_none());
+        drop(writing);
+
+        // Read after it: kept.
+        let ticket = cache.ticket("del_1").expect("no write under way");
+        cache.put(ticket, delivery("del_1", "courier_assigned"));
+        assert_eq!(status_of(&cache, "del_1"), Some("courier_assigned"));
+    }
+
+    #[test]
+    fn a_write_hides_the_delivery_until_its_transaction_ended() {
+        let cache = Arc::new(DeliveryCache::new(true));
+        let ticket = cache.ticket("del_1").expect("ticket");
+        cache.put(ticket, delivery("del_1", "pending"));
+        let writing = cache.writing("del_1");
+        assert_eq!(status_of(&cache, "del_1"), None);
+        // A read that began before the write cannot put its answer back
+        // while the write is under way either.
+        cache.put(ticket, delivery("del_1", "pending"));
+        assert_eq!(status_of(&cache, "del_1"), None);
+        drop(writing);
+        assert_eq!(status_of(&cache, "del_1"), None);
+    }
+
+    #[test]
+    fn a_disabled_cache_keeps_nothing() {
+        let cache = Arc::new(DeliveryCache::new(false));
+        assert!(cache.ticket("del_1").is_none());
+        drop(cache.writing("del_1"));
+        assert!(cache.get("del_1").is_none());
+    }
+
+    #[test]
+    fn a_full_cache_makes_room() {
+        let cache = Arc::new(DeliveryCache::new(true));
+        for n in 0..=CAPACITY {
+            let id = format!("del_{n}");
+            let ticket = cache.ticket(&id).expect("ticket");
+            cache.put(ticket, delivery(&id, "pending"));
+        }
+        assert_eq!(cache.state().deliveries.len(), CAPACITY);
+        assert!(cache.get(&format!("del_{CAPACITY}")).is_some());
+    }
+}

@@ -17,21 +17,28 @@ pub enum LogFormat {
     Json,
 }
 
-/// Installs the global subscriber writing to stderr; a second call is a
-/// no-op.
+/// Installs the global subscriber writing to stderr, coloured only when it
+/// is a terminal (a file or a log collector gets plain text); a second call
+/// is a no-op.
 pub fn init(format: LogFormat) {
-    install(format, std::io::stderr);
+    let colours = std::io::IsTerminal::is_terminal(&std::io::stderr());
+    let filter = std::env::var("COURIER_LOG").unwrap_or_else(|_| "info".to_owned());
+    install(format, std::io::stderr, colours, &filter);
 }
 
-/// Installs the global subscriber writing to `writer`; a second call is a
-/// no-op.
-pub fn install<W>(format: LogFormat, writer: W)
+/// Installs the global subscriber writing to `writer` the lines `filter`
+/// (env-filter directives) lets through, with terminal colours in text
+/// lines when `colours`; a second call is a no-op.
+pub fn install<W>(format: LogFormat, writer: W, colours: bool, filter: &str)
 where
     W: for<'w> MakeWriter<'w> + Send + Sync + 'static,
 {
-    let filter = tracing_subscriber::EnvFilter::try_from_env("COURIER_LOG")
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
-    let builder = tracing_subscriber::fmt().with_env_filter(filter).with_writer(writer);
+    let filter =
+        tracing_subscriber::EnvFilter::try_new(filter).unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+    let builder = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(writer)
+        .with_ansi(colours);
     let _ = match format {
         LogFormat::Text => builder.try_init(),
         LogFormat::Json => builder.json().flatten_event(true).try_init(),

@@ -50,13 +50,14 @@ impl Write for Captured {
 }
 
 /// From the first call on, the process logs JSON lines, as the binaries do
-/// with `COURIER_LOG_FORMAT=json`, into memory.
+/// with `COURIER_LOG_FORMAT=json`, into memory: at `info`, and the core's
+/// line per call (at `debug`) too.
 fn json_logs() -> &'static Captured {
     static LOGS: OnceLock<Captured> = OnceLock::new();
     LOGS.get_or_init(|| {
         let captured = Captured::default();
         let writer = captured.clone();
-        logging::install(LogFormat::Json, move || writer.clone());
+        logging::install(LogFormat::Json, move || writer.clone(), false, "info,tower_http=debug");
         captured
     })
 }

@@ -1,6 +1,5 @@
 //! Database connection and migrations, for SQLite and PostgreSQL.
 
-use std::sync::Arc;
 use std::time::Duration;
 
 use courier_migrations::{Migrator, MigratorTrait};
@@ -10,7 +9,6 @@ use sea_orm::{
     ConnectOptions, ConnectionTrait, Database, DatabaseConnection, DatabaseTransaction, DbBackend, DbErr, ExecResult,
     QueryResult, SqliteTransactionMode, Statement, TransactionOptions, TransactionTrait,
 };
-use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use tokio_util::sync::CancellationToken;
 
 use crate::{Core, CoreError, CoreResult};
@@ -32,6 +30,10 @@ const CHECKPOINT_EVERY: Duration = Duration::from_millis(100);
 /// before the write fails as the database being unavailable.
 const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
 
+/// Statements a SQLite writer keeps prepared: the batch inserts of every
+/// size (`deliveries::batch`) besides the other writes.
+const WRITER_STATEMENTS: usize = 512;
+
 /// Opens a pool. For SQLite the file's directory is created, and every
 /// pooled connection gets WAL journaling and `synchronous=NORMAL` (both are
 /// per connection; durable at each checkpoint, safe against corruption)
@@ -47,63 +49,67 @@ pub async fn connect(url: &str, max_connections: Option<u32>) -> CoreResult<Data
     if is_sqlite {
         create_sqlite_dir(url)?;
     }
+    let max_connections = max_connections.unwrap_or(if is_sqlite { 8 } else { 32 });
+    Ok(Database::connect(options(url, max_connections, 100, Duration::from_secs(10))).await?)
+}
+
+/// Opens the pool of write transactions ([`begin`]). On SQLite, one
+/// connection: the database has one writer at a time, so write
+/// transactions take turns for it in arrival order (instead of connections
+/// sleeping 1 to 100 ms in SQLite's busy handler while the lock sits idle),
+/// waiting at most [`BUSY_TIMEOUT`]; and it keeps what it writes in its
+/// page cache and its statements prepared. On PostgreSQL, and for an
+/// in-memory SQLite database (one per connection), `shared`.
+pub async fn connect_writer(url: &str, shared: &DatabaseConnection) -> CoreResult<DatabaseConnection> {
+    if sqlite_file(url).is_none() {
+        return Ok(shared.clone());
+    }
+    Ok(Database::connect(options(url, 1, WRITER_STATEMENTS, BUSY_TIMEOUT)).await?)
+}
+
+fn options(url: &str, max_connections: u32, statements: usize, acquire_timeout: Duration) -> ConnectOptions {
     let mut options = ConnectOptions::new(url.to_owned());
     options
-        .max_connections(max_connections.unwrap_or(if is_sqlite { 8 } else { 32 }).max(1))
+        .max_connections(max_connections.max(1))
         .min_connections(1)
-        .acquire_timeout(Duration::from_secs(10))
+        .acquire_timeout(acquire_timeout)
         .sqlx_logging(false);
-    if is_sqlite {
+    if url.starts_with("sqlite:") {
         options.test_before_acquire(false);
     } else {
         options.test_before_acquire_if_idle_for(PING_AFTER_IDLE);
     }
-    options.map_sqlx_sqlite_opts(|sqlite| {
+    options.map_sqlx_sqlite_opts(move |sqlite| {
         sqlite
             .journal_mode(SqliteJournalMode::Wal)
             .synchronous(SqliteSynchronous::Normal)
             .busy_timeout(BUSY_TIMEOUT)
+            .statement_cache_capacity(statements)
             .pragma("wal_autocheckpoint", AUTOCHECKPOINT_PAGES.to_string())
     });
-    Ok(Database::connect(options).await?)
-}
-
-/// Whose turn it is to write, on SQLite: one write transaction of this
-/// process at a time, the others queued in arrival order. SQLite has one
-/// writer per database; without the queue, connections that find the write
-/// lock taken wait in SQLite's busy handler, which sleeps 1 to 100 ms
-/// between tries and leaves the lock idle meanwhile. Other processes on the
-/// same file (the admin commands) still wait by the busy timeout.
-/// PostgreSQL takes no turns.
-#[derive(Clone, Debug, Default)]
-pub struct WriteTurns(Option<Arc<Semaphore>>);
-
-impl WriteTurns {
-    pub fn for_database(db: &DatabaseConnection) -> WriteTurns {
-        WriteTurns((db.get_database_backend() == DbBackend::Sqlite).then(|| Arc::new(Semaphore::new(1))))
-    }
+    options
 }
 
 /// A transaction that writes, from [`begin`]. On SQLite it holds this
-/// process's write turn until it commits, rolls back or is dropped.
+/// process's one write connection until it commits, rolls back or is
+/// dropped.
 pub struct WriteTransaction {
     tx: DatabaseTransaction,
     // Declared after `tx`, so dropped after it: they are released once the
     // transaction has ended.
     held: std::sync::Mutex<Vec<Box<dyn Send>>>,
-    _turn: Option<OwnedSemaphorePermit>,
 }
 
 impl WriteTransaction {
     pub async fn commit(self) -> CoreResult<()> {
-        let WriteTransaction { tx, held, _turn } = self;
+        let WriteTransaction { tx, held } = self;
         let committed = tx.commit().await;
         drop(held);
         Ok(committed?)
     }
 
     pub async fn rollback(self) -> CoreResult<()> {
-        let WriteTransaction { tx, held, _turn } = self;
+        let WriteTransaction { tx, held } = self;
         let rolled_back = tx.rollback().await;
         drop(held);
         Ok(rolled_back?)
@@ -150,23 +156,15 @@ impl ConnectionTrait for WriteTransaction {
     }
 }
 
-/// Starts a transaction that writes, once it is this process's turn to
-/// write ([`WriteTurns`]). On SQLite it takes the write lock at once
-/// (`BEGIN IMMEDIATE`): a deferred transaction that reads before its first
-/// write fails with `SQLITE_BUSY` instead of waiting when another
-/// connection commits in between. PostgreSQL ignores the mode.
+/// Starts a transaction that writes, on the write pool ([`connect_writer`]:
+/// on SQLite, once this process's one write connection is free). On SQLite
+/// it takes the write lock at once (`BEGIN IMMEDIATE`): a deferred
+/// transaction that reads before its first write fails with `SQLITE_BUSY`
+/// instead of waiting when another connection commits in between.
+/// PostgreSQL ignores the mode.
 pub async fn begin(core: &Core) -> CoreResult<WriteTransaction> {
-    let turn = match &core.write_turns.0 {
-        Some(turns) => Some(
-            tokio::time::timeout(BUSY_TIMEOUT, turns.clone().acquire_owned())
-                .await
-                .map_err(|_| DbErr::Custom("timed out waiting for the turn to write".into()))?
-                .map_err(|_| CoreError::Internal("the write turns were closed".into()))?,
-        ),
-        None => None,
-    };
     let tx = core
-        .db
+        .writer
         .begin_with_options(TransactionOptions {
             sqlite_transaction_mode: Some(SqliteTransactionMode::Immediate),
             ..TransactionOptions::default()
@@ -175,7 +173,6 @@ pub async fn begin(core: &Core) -> CoreResult<WriteTransaction> {
     Ok(WriteTransaction {
         tx,
         held: std::sync::Mutex::default(),
-        _turn: turn,
     })
 }
 

@@ -59,8 +59,9 @@ pub struct Core {
     pub webhook_clients: Arc<webhooks::target::PinnedClients>,
     /// Prometheus series of this process.
     pub metrics: metrics::CoreMetrics,
-    /// Queues this process's write transactions on SQLite (see `db::begin`).
-    pub write_turns: db::WriteTurns,
+    /// The pool of write transactions (`db::begin`): on SQLite one
+    /// connection of its own, on PostgreSQL `db`.
+    pub writer: DatabaseConnection,
     /// Checked API keys, on SQLite (see `auth::cache`).
     pub keys: Arc<auth::cache::KeyCache>,
     /// Delivery creates waiting for their shared transaction.
@@ -123,7 +124,7 @@ impl Core {
         // sees every change: it may keep what it read.
         let serves_alone = db.get_database_backend() == sea_orm::DbBackend::Sqlite;
         Ok(Core {
-            write_turns: db::WriteTurns::for_database(&db),
+            writer: db::connect_writer(&config.database_url, &db).await?,
             create_queue: Arc::default(),
             keys: Arc::new(auth::cache::KeyCache::new(serves_alone)),
             delivery_cache: Arc::new(deliveries::cache::DeliveryCache::new(serves_alone)),

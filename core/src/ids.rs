@@ -22,10 +22,17 @@ const TIME_CHARS: usize = 8;
 /// new row's id lands at the end of its index instead of on a random page,
 /// which halves what a create writes to the database (BENCHMARKS.md).
 pub fn new_id(prefix: &str) -> String {
+    format!("{prefix}_{}", ordered_random(22))
+}
+
+/// The time in milliseconds (8 base62 characters), then `len` random base62
+/// characters: unguessable like `random_base62(len)`, and in creation order
+/// (see [`new_id`]).
+pub fn ordered_random(len: usize) -> String {
     let millis = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |since| since.as_millis());
-    format!("{prefix}_{}{}", base62_fixed(millis), random_base62(22))
+    base62_fixed(millis) + &random_base62(len)
 }
 
 /// `n` in [`TIME_CHARS`] base62 digits, most significant first, so that

@@ -378,7 +378,7 @@ async fn prepare(core: &Core, principal: &Principal, new: NewDelivery) -> CoreRe
         scheduled_at,
         proof_requirements: to_json(&proof)?,
         test_scenario: new.test_scenario.map(|s| s.as_str().to_owned()),
-        tracking_token: crate::ids::random_base62(32),
+        tracking_token: crate::ids::ordered_random(32),
         tracking_available_at: None,
         courier: None,
         created_at: now_micros,

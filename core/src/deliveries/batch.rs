@@ -1,15 +1,20 @@
-//! Group commit of delivery creates: the creates that arrive while one
-//! transaction commits share the next one.
+//! Group commit of delivery creates on SQLite: the creates that arrive
+//! while one transaction commits share the next one.
 //!
 //! A create is checked and priced in its own request, then queued here. One
 //! task at a time per process drains the queue, up to [`MAX_BATCH`] creates
 //! per transaction: one claim of all their idempotency keys (each stored
 //! with its answer), one insert of the deliveries, one of their
 //! `delivery.created` events and one of the events' webhook rows, and one
-//! credit reservation per live workspace, however many creates. On SQLite,
-//! where a create's transaction holds the one write lock, this turns a
-//! dozen statements per create into a dozen per batch; a lone create is a
-//! batch of one and waits for nothing.
+//! credit reservation per live workspace, however many creates. SQLite
+//! writes one transaction at a time, so this turns a dozen statements per
+//! create into a dozen per batch; a lone create is a batch of one and waits
+//! for nothing.
+//!
+//! PostgreSQL runs transactions side by side, so there each create has its
+//! own: measured, batches of 30 to 60 creates spent 90 to 190 ms there, most
+//! of it preparing multi-row statements of every new size, and creates fell
+//! from 500 to 310 per second.
 //!
 //! A batch commits all or nothing. If any of its statements fails (a
 //! duplicate `external_id`, a credit limit, a held key timing out), nothing
@@ -23,7 +28,7 @@ use std::collections::{BTreeMap, HashSet};
 use std::sync::{Mutex, MutexGuard};
 
 use prost::Message;
-use sea_orm::EntityTrait;
+use sea_orm::{DbBackend, EntityTrait};
 use tokio::sync::oneshot;
 
 use super::{Prepared, entity, from_model, insert, to_proto};
@@ -73,8 +78,12 @@ impl Queue {
     }
 }
 
-/// Stores `create` in the next batch and answers it once that committed.
+/// Stores `create` in the next batch and answers it once that committed; on
+/// PostgreSQL, in a transaction of its own.
 pub(crate) async fn create(core: &Core, create: Create) -> Answer {
+    if core.writer.get_database_backend() != DbBackend::Sqlite {
+        return alone(core, create).await;
+    }
     let (answer, answered) = oneshot::channel();
     let start_draining = {
         let mut state = core.create_queue.state();

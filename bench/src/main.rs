@@ -133,25 +133,79 @@ impl Flow {
     }
 }
 
-/// Loads `url_for` `repeat` times at `concurrency` and takes the median.
-async fn measure(
-    repeat: usize,
+/// One load run of `request` at `concurrency` for `duration`.
+async fn load_once(
     concurrency: usize,
     duration: Duration,
-    request: impl Fn() -> reqwest::RequestBuilder + Send + Sync + Clone + 'static,
+    request: impl Fn() -> reqwest::RequestBuilder + Send + Sync + 'static,
 ) -> Stats {
-    let mut runs = Vec::new();
+    load::run(concurrency, duration, move |_| {
+        let sent = request().send();
+        async move { sent.await.is_ok_and(|a| a.status().is_success()) }
+    })
+    .await
+}
+
+fn flow_request(
+    flow: Flow,
+    client: &reqwest::Client,
+    service: &Arc<Service>,
+    delivery_id: &str,
+) -> impl Fn() -> reqwest::RequestBuilder + Send + Sync + Clone + 'static {
+    let (client, service, id) = (client.clone(), service.clone(), delivery_id.to_owned());
+    move || flow.request(&client, &service, &id)
+}
+
+fn ceiling_request(
+    client: &reqwest::Client,
+    url: &str,
+) -> impl Fn() -> reqwest::RequestBuilder + Send + Sync + Clone + 'static {
+    let (client, url) = (client.clone(), url.to_owned());
+    move || client.get(&url)
+}
+
+/// One run of the create's writes on the bare database, as a rate.
+async fn database_run(backend: Backend, postgres_url: &str, duration: Duration) -> BenchResult<Stats> {
+    Ok(Stats {
+        requests_per_second: database::ceiling(backend, postgres_url, 64, duration).await?,
+        ..Stats::default()
+    })
+}
+
+fn database_row(rate: f64) {
+    println!("| ceiling: the create's writes, bare database | 64 | {rate:.0} | | | |");
+}
+
+/// A flow and its ceiling measured alternately.
+struct Pair {
+    flow: Stats,
+    ceiling: Stats,
+    /// The median of the runs' flow ÷ ceiling, pair by pair.
+    ratio: f64,
+}
+
+/// Runs `flow` and `ceiling` one after the other, `repeat` times: the host's
+/// speed drifts over minutes on a shared machine, and a ratio of two runs
+/// taken seconds apart is what it cancels out of.
+async fn paired<F, C>(repeat: usize, flow: impl Fn() -> F, ceiling: impl Fn() -> C) -> BenchResult<Pair>
+where
+    F: Future<Output = Stats>,
+    C: Future<Output = BenchResult<Stats>>,
+{
+    let (mut flows, mut ceilings, mut ratios) = (Vec::new(), Vec::new(), Vec::new());
     for _ in 0..repeat {
-        let request = request.clone();
-        runs.push(
-            load::run(concurrency, duration, move |_| {
-                let sent = request().send();
-                async move { sent.await.is_ok_and(|a| a.status().is_success()) }
-            })
-            .await,
-        );
+        let flow = flow().await;
+        let ceiling = ceiling().await?;
+        ratios.push(flow.requests_per_second / ceiling.requests_per_second);
+        flows.push(flow);
+        ceilings.push(ceiling);
     }
-    load::median(&runs)
+    ratios.sort_by(f64::total_cmp);
+    Ok(Pair {
+        flow: load::median(&flows),
+        ceiling: load::median(&ceilings),
+        ratio: ratios.get(ratios.len() / 2).copied().unwrap_or_default(),
+    })
 }
 
 fn row(label: &str, concurrency: usize, s: &Stats) {
@@ -159,6 +213,15 @@ fn row(label: &str, concurrency: usize, s: &Stats) {
         "| {label} | {concurrency} | {:.0} | {:.2} | {:.2} | {} |",
         s.requests_per_second, s.p50_ms, s.p99_ms, s.errors
     );
+}
+
+/// Each measured row: label, connections, figures.
+type Results = Vec<(&'static str, usize, Stats)>;
+
+/// Prints a row and keeps it for the ratios.
+fn record(results: &mut Results, label: &'static str, concurrency: usize, stats: Stats) {
+    row(label, concurrency, &stats);
+    results.push((label, concurrency, stats));
 }
 
 async fn bench_backend(cli: &Cli, backend: Backend, bin_dir: &std::path::Path) -> BenchResult<()> {
@@ -187,8 +250,14 @@ async fn bench_backend(cli: &Cli, backend: Backend, bin_dir: &std::path::Path) -
         println!("| Flow | Connections | Requests/s | p50 ms | p99 ms | Errors |");
         println!("|---|---:|---:|---:|---:|---:|");
     }
+    let ceilings = if cli.runs(Part::Ceilings) {
+        Some(ceilings::Ceilings::start(&service.database.dir, &get_body).await?)
+    } else {
+        None
+    };
     let peak_kib = Arc::new(AtomicU64::new(0));
-    let mut results = Vec::new();
+    let mut results: Results = Vec::new();
+    let (mut get_of_hop, mut create_of_bare) = (None, None);
     for concurrency in CONCURRENCY.into_iter().filter(|_| cli.runs(Part::Flows)) {
         for flow in Flow::ALL {
             let sampler = (concurrency > 1).then(|| {
@@ -201,47 +270,62 @@ async fn bench_backend(cli: &Cli, backend: Backend, bin_dir: &std::path::Path) -
                     }
                 })
             });
-            let (client, service, id) = (client.clone(), service.clone(), delivery_id.clone());
-            let stats = measure(cli.repeat, concurrency, duration, move || {
-                flow.request(&client, &service, &id)
-            })
-            .await;
+            let request = flow_request(flow, &client, &service, &delivery_id);
+            let flow_run = || load_once(concurrency, duration, request.clone());
+            match (flow, concurrency, &ceilings) {
+                (Flow::Get, 64, Some(ceilings)) => {
+                    let hop = ceiling_request(&client, &ceilings.hop_url);
+                    let hop_run = || async { Ok(load_once(concurrency, duration, hop.clone()).await) };
+                    let pair = paired(cli.repeat, flow_run, hop_run).await?;
+                    record(&mut results, flow.label(), concurrency, pair.flow);
+                    record(&mut results, HOP_CEILING, concurrency, pair.ceiling);
+                    get_of_hop = Some(pair.ratio);
+                }
+                (Flow::Create, 64, _) if cli.runs(Part::Database) => {
+                    let bare = || database_run(backend, &cli.postgres_url, duration);
+                    let pair = paired(cli.repeat, flow_run, bare).await?;
+                    record(&mut results, flow.label(), concurrency, pair.flow);
+                    database_row(pair.ceiling.requests_per_second);
+                    create_of_bare = Some(pair.ratio);
+                }
+                _ => {
+                    let mut runs = Vec::new();
+                    for _ in 0..cli.repeat {
+                        runs.push(flow_run().await);
+                    }
+                    record(&mut results, flow.label(), concurrency, load::median(&runs));
+                }
+            }
             if let Some(sampler) = sampler {
                 sampler.abort();
             }
-            row(flow.label(), concurrency, &stats);
-            results.push((flow.label(), concurrency, stats));
         }
     }
 
-    if cli.runs(Part::Ceilings) {
-        let ceilings = ceilings::Ceilings::start(&service.database.dir, &get_body).await?;
+    if let Some(ceilings) = ceilings {
         for concurrency in CONCURRENCY {
-            for (label, url) in [
-                (HTTP_CEILING, ceilings.http_url.clone()),
-                (HOP_CEILING, ceilings.hop_url.clone()),
-            ] {
-                let client = client.clone();
-                let stats = measure(cli.repeat, concurrency, duration, move || client.get(&url)).await;
-                row(label, concurrency, &stats);
-                results.push((label, concurrency, stats));
+            for (label, url) in [(HTTP_CEILING, &ceilings.http_url), (HOP_CEILING, &ceilings.hop_url)] {
+                if results.iter().any(|(l, c, _)| *l == label && *c == concurrency) {
+                    continue;
+                }
+                let request = ceiling_request(&client, url);
+                let mut runs = Vec::new();
+                for _ in 0..cli.repeat {
+                    runs.push(load_once(concurrency, duration, request.clone()).await);
+                }
+                record(&mut results, label, concurrency, load::median(&runs));
             }
         }
         ceilings.stop().await;
     }
 
-    let database_rate = if cli.runs(Part::Database) {
+    if create_of_bare.is_none() && cli.runs(Part::Database) {
         let mut runs = Vec::new();
         for _ in 0..cli.repeat {
-            runs.push(database::ceiling(backend, &cli.postgres_url, 64, duration).await?);
+            runs.push(database_run(backend, &cli.postgres_url, duration).await?);
         }
-        runs.sort_by(f64::total_cmp);
-        let rate = runs[runs.len() / 2];
-        println!("| ceiling: the create's writes, bare database | 64 | {rate:.0} | | | |");
-        Some(rate)
-    } else {
-        None
-    };
+        database_row(load::median(&runs).requests_per_second);
+    }
 
     let webhook = if cli.runs(Part::Webhooks) {
         let webhook = webhooks::measure(&service, &client, duration).await?;
@@ -251,29 +335,26 @@ async fn bench_backend(cli: &Cli, backend: Backend, bin_dir: &std::path::Path) -
         None
     };
 
-    let at_64 = |label: &str| {
-        results
-            .iter()
-            .find(|(l, c, _)| *l == label && *c == 64)
-            .map(|(_, _, s)| s.requests_per_second)
-    };
-    println!("\nRatios at 64 connections:");
-    if let (Some(get), Some(hop)) = (at_64(Flow::Get.label()), at_64(HOP_CEILING)) {
-        println!(
-            "- GET /v1/deliveries/{{id}} ÷ edge-to-core hop: {:.2} (target ≥ 0.6)",
-            get / hop
-        );
+    let create_at_64 = results
+        .iter()
+        .find(|(l, c, _)| *l == Flow::Create.label() && *c == 64)
+        .map(|(_, _, s)| s.requests_per_second);
+    println!(
+        "\nRatios at 64 connections (each the median of {} paired runs):",
+        cli.repeat
+    );
+    if let Some(ratio) = get_of_hop {
+        println!("- GET /v1/deliveries/{{id}} ÷ edge-to-core hop: {ratio:.2} (target ≥ 0.6)");
     }
-    if let Some(create) = at_64(Flow::Create.label()) {
-        let of_bare = database_rate.map_or("not measured".into(), |rate| format!("{:.2}", create / rate));
-        match backend {
-            Backend::Postgres => {
-                println!("- POST /v1/deliveries ÷ bare database transaction: {of_bare} (target ≥ 0.5)")
-            }
-            Backend::Sqlite => {
-                println!("- POST /v1/deliveries: {create:.0}/s (target ≥ 5000/s); ÷ bare SQLite loop: {of_bare}")
-            }
+    let of_bare = create_of_bare.map_or("not measured".into(), |ratio| format!("{ratio:.2}"));
+    match (backend, create_at_64) {
+        (Backend::Postgres, Some(_)) => {
+            println!("- POST /v1/deliveries ÷ bare database transaction: {of_bare} (target ≥ 0.5)")
         }
+        (Backend::Sqlite, Some(create)) => {
+            println!("- POST /v1/deliveries: {create:.0}/s (target ≥ 5000/s); ÷ bare SQLite loop: {of_bare}")
+        }
+        (_, None) => {}
     }
     if let Some(webhook) = webhook {
         println!(

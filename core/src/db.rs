@@ -30,6 +30,9 @@ const CHECKPOINT_EVERY: Duration = Duration::from_millis(100);
 /// before the write fails as the database being unavailable.
 const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
 
+/// Statements each pooled connection keeps prepared (sqlx's default).
+const POOL_STATEMENTS: usize = 100;
+
 /// Statements a SQLite writer keeps prepared: the batch inserts of every
 /// size (`deliveries::batch`) besides the other writes.
 const WRITER_STATEMENTS: usize = 512;
@@ -50,7 +53,7 @@ pub async fn connect(url: &str, max_connections: Option<u32>) -> CoreResult<Data
         create_sqlite_dir(url)?;
     }
     let max_connections = max_connections.unwrap_or(if is_sqlite { 8 } else { 32 });
-    Ok(Database::connect(options(url, max_connections, 100, Duration::from_secs(10))).await?)
+    Ok(Database::connect(options(url, max_connections, POOL_STATEMENTS, Duration::from_secs(10))).await?)
 }
 
 /// Opens the pool of write transactions ([`begin`]). On SQLite, one

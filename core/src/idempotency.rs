@@ -205,18 +205,10 @@ pub async fn claim_answered(
     if claims.is_empty() {
         return Ok(Vec::new());
     }
-    let mut keys = sea_orm::Condition::any();
-    for claim in claims {
-        keys = keys.add(key_filter(claim.scope));
-    }
-    entity::Entity::delete_many()
-        .filter(keys)
-        .filter(entity::Column::CreatedAt.lt(now - RETENTION_MICROS))
-        .exec(tx)
-        .await?;
-    if tx.get_database_backend() == DatabaseBackend::Postgres {
-        tx.execute_unprepared(LOCK_TIMEOUT).await?;
-    }
+    let keys = claims.iter().fold(sea_orm::Condition::any(), |keys, claim| {
+        keys.add(key_filter(claim.scope))
+    });
+    before_claim(tx, keys, now).await?;
     let rows = claims.iter().map(|claim| {
         let outcome = StoredOutcome {
             response: claim.response.clone(),
@@ -331,9 +323,20 @@ fn replay<M: Message + Default>(stored: StoredKey, hash: &str) -> CoreResult<Ide
     Ok(Idempotent { value, replayed: true })
 }
 
-/// On PostgreSQL a claim waits this long for a request holding the same
-/// key to end (it then replays that request's answer).
-const LOCK_TIMEOUT: &str = "SET LOCAL lock_timeout = '5s'";
+/// Before claiming `keys` in `tx`: their expired rows no longer count and
+/// go; on PostgreSQL the claim then waits at most 5 s for a request holding
+/// one of them to end (it then replays that request's answer).
+async fn before_claim(tx: &impl ConnectionTrait, keys: sea_orm::Condition, now: i64) -> CoreResult<()> {
+    entity::Entity::delete_many()
+        .filter(keys)
+        .filter(entity::Column::CreatedAt.lt(now - RETENTION_MICROS))
+        .exec(tx)
+        .await?;
+    if tx.get_database_backend() == DatabaseBackend::Postgres {
+        tx.execute_unprepared("SET LOCAL lock_timeout = '5s'").await?;
+    }
+    Ok(())
+}
 
 /// The row of `scope`'s key, created `now`.
 fn row(scope: &Scope, hash: &str, outcome: Vec<u8>, now: i64) -> entity::ActiveModel {
@@ -362,15 +365,7 @@ fn on_key_conflict() -> OnConflict {
 
 /// Inserts the key's row; `false` if another request holds or held it.
 async fn claim(tx: &DatabaseTransaction, scope: &Scope, hash: &str, now: i64) -> CoreResult<bool> {
-    // An expired row of the same key no longer counts.
-    entity::Entity::delete_many()
-        .filter(key_filter(scope))
-        .filter(entity::Column::CreatedAt.lt(now - RETENTION_MICROS))
-        .exec(tx)
-        .await?;
-    if tx.get_database_backend() == DatabaseBackend::Postgres {
-        tx.execute_unprepared(LOCK_TIMEOUT).await?;
-    }
+    before_claim(tx, key_filter(scope), now).await?;
     let inserted = entity::Entity::insert(row(scope, hash, Vec::new(), now))
         .on_conflict(on_key_conflict())
         .exec_without_returning(tx)

@@ -149,7 +149,7 @@ pub fn locality(address: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::deliveries::{Courier, CourierLocation, CourierVehicle, ProofRequirements, StoredRoute};
+    use crate::deliveries::{Courier, CourierLocation, CourierVehicle, StoredRoute};
     use crate::lifecycle::Status;
     use crate::validate::ContactInput;
 
@@ -185,14 +185,11 @@ mod tests {
     fn delivery(status: Status) -> Delivery {
         Delivery {
             id: "del_1".into(),
-            workspace_id: "wks_1".into(),
             mode: Mode::Live,
             status,
             external_id: Some("order-42".into()),
-            quote_id: None,
             amount_cents: Some(1200),
             currency: Some("EUR".into()),
-            breakdown: None,
             route: StoredRoute {
                 pickup: waypoint("Alexanderplatz 1, 10178 Berlin", 52.52),
                 dropoff: waypoint("Oranienstraße 10, 10997 Berlin", 52.50),
@@ -200,14 +197,9 @@ mod tests {
                 extras: vec![],
                 items: None,
             },
-            vehicle_type_id: "car".into(),
-            service_area_id: "berlin".into(),
             distance_km: 3.0,
             duration_min: 12,
             notes: Some("Fragile".into()),
-            scheduled_at: None,
-            proof: ProofRequirements::default(),
-            test_scenario: None,
             tracking_token: "tok".into(),
             tracking_available_at: Some(10),
             courier: Some(Courier {
@@ -229,14 +221,9 @@ mod tests {
             }),
             created_at: 1,
             updated_at: 30,
-            cancelled_at: None,
-            cancellation_reason: None,
-            cancel_reason: None,
-            delivered_at: None,
-            invoiced_at: None,
-            next_step_at: None,
             pickup_eta: Some(40),
             dropoff_eta: Some(50),
+            ..deliveries::sample()
         }
     }
 

@@ -158,42 +158,14 @@ impl Drop for Writing {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::lifecycle::Status;
 
-    fn delivery(id: &str, status: &str) -> Arc<Delivery> {
-        let model = crate::deliveries::entity::Model {
+    fn delivery(id: &str, status: Status) -> Arc<Delivery> {
+        Arc::new(Delivery {
             id: id.into(),
-            workspace_id: "wks_1".into(),
-            mode: "test".into(),
-            status: status.into(),
-            external_id: None,
-            quote_id: None,
-            amount_cents: Some(100),
-            currency: Some("EUR".into()),
-            breakdown: None,
-            route: r#"{"pickup":{"address":"a","latitude":52.5,"longitude":13.4,"contact":null,"instructions":null},"dropoff":{"address":"b","latitude":52.5,"longitude":13.4,"contact":null,"instructions":null},"stops":[],"extras":[],"items":null}"#.into(),
-            vehicle_type_id: "bicycle".into(),
-            service_area_id: "berlin".into(),
-            distance_km: 1.0,
-            duration_min: 5,
-            notes: None,
-            scheduled_at: None,
-            proof_requirements: r#"{"pickup":{"photos":1,"signature":false,"sender_name":false,"barcode":false},"dropoff":{"photos":1,"signature":false,"recipient_name":false,"barcode":false,"age_check":false,"leave_at_door":false}}"#.into(),
-            test_scenario: None,
-            tracking_token: "t".into(),
-            tracking_available_at: None,
-            courier: None,
-            created_at: 0,
-            updated_at: 0,
-            cancelled_at: None,
-            cancellation_reason: None,
-            cancel_reason: None,
-            delivered_at: None,
-            invoiced_at: None,
-            next_step_at: None,
-            pickup_eta: None,
-            dropoff_eta: None,
-        };
-        Arc::new(crate::deliveries::from_model(model).expect("a valid row"))
+            status,
+            ..crate::deliveries::sample()
+        })
     }
 
     fn status_of(cache: &DeliveryCache, id: &str) -> Option<&'static str> {
@@ -206,7 +178,7 @@ mod tests {
         // Read before the write began, put back after it ended.
         let ticket = cache.ticket("del_1").expect("no write under way");
         drop(cache.writing("del_1"));
-        cache.put(ticket, delivery("del_1", "pending"));
+        cache.put(ticket, delivery("del_1", Status::Pending));
         assert_eq!(status_of(&cache, "del_1"), None);
 
         // Read while the write is under way: nothing to keep.
@@ -216,7 +188,7 @@ mod tests {
 
         // Read after it: kept.
         let ticket = cache.ticket("del_1").expect("no write under way");
-        cache.put(ticket, delivery("del_1", "courier_assigned"));
+        cache.put(ticket, delivery("del_1", Status::CourierAssigned));
         assert_eq!(status_of(&cache, "del_1"), Some("courier_assigned"));
     }
 
@@ -224,12 +196,12 @@ mod tests {
     fn a_write_hides_the_delivery_until_its_transaction_ended() {
         let cache = Arc::new(DeliveryCache::new(true));
         let ticket = cache.ticket("del_1").expect("ticket");
-        cache.put(ticket, delivery("del_1", "pending"));
+        cache.put(ticket, delivery("del_1", Status::Pending));
         let writing = cache.writing("del_1");
         assert_eq!(status_of(&cache, "del_1"), None);
         // A read that began before the write cannot put its answer back
         // while the write is under way either.
-        cache.put(ticket, delivery("del_1", "pending"));
+        cache.put(ticket, delivery("del_1", Status::Pending));
         assert_eq!(status_of(&cache, "del_1"), None);
         drop(writing);
         assert_eq!(status_of(&cache, "del_1"), None);
@@ -249,7 +221,7 @@ mod tests {
         for n in 0..=CAPACITY {
             let id = format!("del_{n}");
             let ticket = cache.ticket(&id).expect("ticket");
-            cache.put(ticket, delivery(&id, "pending"));
+            cache.put(ticket, delivery(&id, Status::Pending));
         }
         assert_eq!(cache.state().deliveries.len(), CAPACITY);
         assert!(cache.get(&format!("del_{CAPACITY}")).is_some());

@@ -258,6 +258,58 @@ pub struct Delivery {
     pub dropoff_eta: Option<i64>,
 }
 
+/// A plain test-mode delivery at pickup, across Berlin by car, for unit
+/// tests to change the fields they look at.
+#[cfg(test)]
+pub(crate) fn sample() -> Delivery {
+    let place = |address: &str| crate::validate::WaypointInput {
+        address: address.into(),
+        latitude: 52.5,
+        longitude: 13.4,
+        contact: None,
+        instructions: None,
+    };
+    Delivery {
+        id: "del_sample0000000000000001".into(),
+        workspace_id: "wks_1".into(),
+        mode: Mode::Test,
+        status: Status::AtPickup,
+        external_id: None,
+        quote_id: None,
+        amount_cents: None,
+        currency: None,
+        breakdown: None,
+        route: StoredRoute {
+            pickup: place("Alexanderplatz 1, 10178 Berlin"),
+            dropoff: place("Oranienstraße 10, 10997 Berlin"),
+            stops: vec![],
+            extras: vec![],
+            items: None,
+        },
+        vehicle_type_id: "car".into(),
+        service_area_id: "berlin".into(),
+        distance_km: 1.0,
+        duration_min: 5,
+        notes: None,
+        scheduled_at: None,
+        proof: ProofRequirements::default(),
+        test_scenario: None,
+        tracking_token: "t".into(),
+        tracking_available_at: None,
+        courier: None,
+        created_at: 0,
+        updated_at: 0,
+        cancelled_at: None,
+        cancellation_reason: None,
+        cancel_reason: None,
+        delivered_at: None,
+        invoiced_at: None,
+        next_step_at: None,
+        pickup_eta: None,
+        dropoff_eta: None,
+    }
+}
+
 /// A delivery to create.
 #[derive(Clone, Debug)]
 pub struct NewDelivery {

@@ -630,51 +630,9 @@ mod tests {
     }
 
     fn delivery(proof: ProofRequirements) -> Delivery {
-        let place = |address: &str| crate::validate::WaypointInput {
-            address: address.into(),
-            latitude: 52.5,
-            longitude: 13.4,
-            contact: None,
-            instructions: None,
-        };
         Delivery {
-            id: "del_sample0000000000000001".into(),
-            workspace_id: "wks_1".into(),
-            mode: crate::auth::Mode::Test,
-            status: crate::lifecycle::Status::AtPickup,
-            external_id: None,
-            quote_id: None,
-            amount_cents: None,
-            currency: None,
-            breakdown: None,
-            route: crate::deliveries::StoredRoute {
-                pickup: place("Alexanderplatz 1, 10178 Berlin"),
-                dropoff: place("Oranienstraße 10, 10997 Berlin"),
-                stops: vec![],
-                extras: vec![],
-                items: None,
-            },
-            vehicle_type_id: "car".into(),
-            service_area_id: "berlin".into(),
-            distance_km: 1.0,
-            duration_min: 5,
-            notes: None,
-            scheduled_at: None,
             proof,
-            test_scenario: None,
-            tracking_token: "t".into(),
-            tracking_available_at: None,
-            courier: None,
-            created_at: 0,
-            updated_at: 0,
-            cancelled_at: None,
-            cancellation_reason: None,
-            cancel_reason: None,
-            delivered_at: None,
-            invoiced_at: None,
-            next_step_at: None,
-            pickup_eta: None,
-            dropoff_eta: None,
+            ..deliveries::sample()
         }
     }
 

@@ -17,7 +17,8 @@ use crate::secrets::hmac_sha256;
 use crate::{Core, CoreError, CoreResult};
 use courier::errors::ErrorCode;
 
-/// The list position after an item: its creation time and id.
+/// The list position after an item: its time (creation, or another time
+/// the list is ordered by) and id.
 #[derive(Clone, Debug, PartialEq, Eq)]
 struct Cursor {
     created_at: i64,
@@ -26,12 +27,18 @@ struct Cursor {
 
 const MAC_BYTES: usize = 16;
 
-/// Page size: 1 to 100, default 20.
+/// Page size of the public lists (REST `limit`): 1 to 100, default 20.
 pub fn page_size(requested: i32) -> CoreResult<u64> {
-    match requested {
-        0 => Ok(20),
-        1..=100 => Ok(requested as u64),
-        _ => Err(CoreError::invalid("limit", "limit must be 1 to 100.")),
+    page_size_of("limit", requested, 20, 100)
+}
+
+/// Page size named `field` (gRPC `page_size`): 1 to `max`, `default`
+/// when 0 (unset).
+pub fn page_size_of(field: &str, requested: i32, default: u64, max: u64) -> CoreResult<u64> {
+    match <u64 as TryFrom<i32>>::try_from(requested) {
+        Ok(0) => Ok(default),
+        Ok(size) if size <= max => Ok(size),
+        _ => Err(CoreError::invalid(field, format!("{field} must be 1 to {max}."))),
     }
 }
 
@@ -45,18 +52,17 @@ pub struct Keyset<E: EntityTrait> {
 
 impl<E: EntityTrait> Keyset<E> {
     /// The rows matching `condition` after `page_token`'s position, at most
-    /// [`page_size`]`(requested_size)` of them, and the next page's token
-    /// when more follow. `scope` names the list, its owner and its filters,
+    /// `limit` of them (from [`page_size`] or [`page_size_of`]), and the
+    /// next page's token when more follow. `scope` names the list, its owner and its filters,
     /// so that a token is good for that list only.
     pub async fn page(
         &self,
         core: &Core,
         scope: &str,
         mut condition: Condition,
-        requested_size: i32,
+        limit: u64,
         page_token: Option<&str>,
     ) -> CoreResult<(Vec<E::Model>, Option<String>)> {
-        let limit = page_size(requested_size)?;
         if let Some(token) = page_token.filter(|t| !t.is_empty()) {
             let cursor = decode(&core.secrets.page_token, scope, token)?;
             let (created_at, id) = if self.newest_first {

@@ -20,7 +20,7 @@ use crate::db::WriteTransaction;
 use crate::events::EventType;
 use crate::idempotency::{self, Idempotent, Scope};
 use crate::lifecycle::{self, CancellationReason, Status};
-use crate::pagination::Keyset;
+use crate::pagination::{self, Keyset};
 use crate::quotes::items::ItemInput;
 use crate::quotes::pricing::{Breakdown, ExtraSelection};
 use crate::quotes::{self, RouteInput, from_json, to_json};
@@ -249,9 +249,6 @@ pub struct Delivery {
     pub cancellation_reason: Option<CancellationReason>,
     pub cancel_reason: Option<String>,
     pub delivered_at: Option<i64>,
-    /// Set when the delivery's amount went on an invoice (it then no longer
-    /// counts towards the open amount).
-    pub invoiced_at: Option<i64>,
     pub next_step_at: Option<i64>,
     /// When the courier is expected at the pickup and at the dropoff.
     pub pickup_eta: Option<i64>,
@@ -303,7 +300,6 @@ pub(crate) fn sample() -> Delivery {
         cancellation_reason: None,
         cancel_reason: None,
         delivered_at: None,
-        invoiced_at: None,
         next_step_at: None,
         pickup_eta: None,
         dropoff_eta: None,
@@ -439,7 +435,6 @@ async fn prepare(core: &Core, principal: &Principal, new: NewDelivery) -> CoreRe
         cancellation_reason: None,
         cancel_reason: None,
         delivered_at: None,
-        invoiced_at: None,
         next_step_at: Some(lifecycle::first_step_at(
             principal.mode,
             now_micros,
@@ -578,7 +573,7 @@ pub async fn list(
         id: entity::Column::Id,
         newest_first: true,
     }
-    .page(core, &scope, condition, page_size, page_token)
+    .page(core, &scope, condition, pagination::page_size(page_size)?, page_token)
     .await?;
     let items = models.into_iter().map(from_model).collect::<CoreResult<Vec<_>>>()?;
     Ok(Page { items, next_page_token })
@@ -684,7 +679,6 @@ pub fn from_model(model: entity::Model) -> CoreResult<Delivery> {
         cancelled_at: model.cancelled_at,
         cancel_reason: model.cancel_reason,
         delivered_at: model.delivered_at,
-        invoiced_at: model.invoiced_at,
         next_step_at: model.next_step_at,
         pickup_eta: model.pickup_eta,
         dropoff_eta: model.dropoff_eta,

@@ -15,7 +15,7 @@ use sea_orm::{ColumnTrait, Condition, ConnectionTrait, EntityTrait, QueryFilter}
 use super::{EventType, entity};
 use crate::auth::Principal;
 use crate::deliveries::Page;
-use crate::pagination::Keyset;
+use crate::pagination::{self, Keyset};
 use crate::webhooks::attempts::{self, Attempt};
 use crate::{Core, CoreError, CoreResult};
 use courier::v1 as pb;
@@ -80,7 +80,7 @@ pub async fn list(
         id: entity::Column::Id,
         newest_first: true,
     }
-    .page(core, &scope, condition, page_size, page_token)
+    .page(core, &scope, condition, pagination::page_size(page_size)?, page_token)
     .await?;
     let items = models.iter().map(from_model).collect::<CoreResult<Vec<_>>>()?;
     Ok(Page { items, next_page_token })

@@ -21,7 +21,7 @@ use crate::auth::{Mode, Permission, Principal};
 use crate::deliveries::{Page, status_out};
 use crate::idempotency::{self, Idempotent, Scope};
 use crate::lifecycle::{self, Status};
-use crate::pagination::Keyset;
+use crate::pagination::{self, Keyset};
 use crate::quotes::items::{self, ItemInput};
 use crate::quotes::{RouteInput, from_json, to_json};
 use crate::validate::{self, ContactInput, ContactRule, WaypointInput};
@@ -277,7 +277,7 @@ pub async fn board(
         id: entity::Column::Id,
         newest_first: false,
     }
-    .page(core, &scope, condition, page_size, page_token)
+    .page(core, &scope, condition, pagination::page_size(page_size)?, page_token)
     .await?;
     let items = models.into_iter().map(from_model).collect::<CoreResult<Vec<_>>>()?;
     Ok(Page { items, next_page_token })

@@ -9,6 +9,7 @@ pub mod logging;
 pub mod names;
 pub mod ops;
 pub mod shutdown;
+pub mod statements;
 pub mod time;
 
 /// The public API (`courier.v1`).

@@ -19,7 +19,7 @@ CREATE TABLE workspaces (id TEXT PRIMARY KEY, invoice_billing_enabled BOOLEAN NO
 INSERT INTO workspaces VALUES ('ws_bench', TRUE, FALSE, 9000000000000000, 0);
 CREATE TABLE deliveries (id TEXT PRIMARY KEY, workspace_id TEXT NOT NULL, mode TEXT NOT NULL, status TEXT NOT NULL,
   external_id TEXT, amount_cents BIGINT, route TEXT NOT NULL, breakdown TEXT, proof TEXT NOT NULL,
-  tracking_token TEXT NOT NULL, created_at BIGINT NOT NULL, updated_at BIGINT NOT NULL, invoiced_at BIGINT,
+  tracking_token TEXT NOT NULL, created_at BIGINT NOT NULL, updated_at BIGINT NOT NULL,
   next_step_at BIGINT);
 CREATE UNIQUE INDEX deliveries_external_id ON deliveries (workspace_id, mode, external_id);
 CREATE INDEX deliveries_listing ON deliveries (workspace_id, mode, created_at, id);
@@ -50,7 +50,7 @@ fn statements(n: &str, now: &str) -> Vec<String> {
     let (key, hash, delivery, token, event_id) = (id("key"), id("hash"), id("del"), id("token"), id("evt"));
     vec![
         format!("INSERT INTO idempotency_keys VALUES ('ws_bench', 'live', 'deliveries', {key}, {hash}, NULL, NULL, {now})"),
-        format!("INSERT INTO deliveries VALUES ({delivery}, 'ws_bench', 'live', 'pending', NULL, 1500, '{route}', '{breakdown}', '{proof}', {token}, {now}, {now}, NULL, {now})"),
+        format!("INSERT INTO deliveries VALUES ({delivery}, 'ws_bench', 'live', 'pending', NULL, 1500, '{route}', '{breakdown}', '{proof}', {token}, {now}, {now}, {now})"),
         format!("INSERT INTO events VALUES ({event_id}, 'ws_bench', 'live', 'delivery.created', {delivery}, '{event}', {now})"),
         "UPDATE workspaces SET open_amount_cents = open_amount_cents + 1500 WHERE id = 'ws_bench' AND invoice_billing_enabled AND NOT statement_overdue AND open_amount_cents + 1500 <= credit_limit_cents".into(),
         format!("UPDATE idempotency_keys SET status = 201, response = '{answer}' WHERE workspace_id = 'ws_bench' AND mode = 'live' AND endpoint = 'deliveries' AND key = {key}"),

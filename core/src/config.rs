@@ -47,6 +47,12 @@ pub struct CoreConfig {
     #[arg(long, env = "COURIER_SIMULATOR_STEP", default_value = "20s", value_parser = parse_duration)]
     pub simulator_step: Duration,
 
+    /// How often the billing worker closes periods that reached their
+    /// billing day and flags overdue statements (at most a minute, so a
+    /// statement is flagged at most a minute late).
+    #[arg(long, env = "COURIER_BILLING_CHECK_EVERY", default_value = "30s", value_parser = parse_billing_check)]
+    pub billing_check_every: Duration,
+
     /// Development only: allow plain-HTTP and loopback webhook targets.
     #[arg(long, env = "COURIER_WEBHOOK_ALLOW_INSECURE", default_value_t = false)]
     pub webhook_allow_insecure: bool,
@@ -90,6 +96,16 @@ pub fn parse_scale(text: &str) -> Result<f64, String> {
     }
 }
 
+/// A billing check interval: 10 ms to 1 minute (DECISIONS: an overdue
+/// statement is flagged at most a minute late).
+fn parse_billing_check(text: &str) -> Result<Duration, String> {
+    let every = parse_duration(text)?;
+    if every < Duration::from_millis(10) || every > Duration::from_secs(60) {
+        return Err(format!("'{text}': the billing check runs every 10ms to 1m"));
+    }
+    Ok(every)
+}
+
 /// Every `COURIER_*` variable the binaries read.
 pub const KNOWN_ENV: &[&str] = &[
     "COURIER_DATABASE_URL",
@@ -100,6 +116,7 @@ pub const KNOWN_ENV: &[&str] = &[
     "COURIER_PUBLIC_BASE_URL",
     "COURIER_SECRET_KEY",
     "COURIER_SIMULATOR_STEP",
+    "COURIER_BILLING_CHECK_EVERY",
     "COURIER_WEBHOOK_ALLOW_INSECURE",
     "COURIER_WEBHOOK_RETRY_SCALE",
     "COURIER_WEBHOOK_DISABLE_AFTER",

@@ -4,7 +4,7 @@
 
 use crate::auth::Mode;
 use crate::auth::api_keys::{self, KeyExpiry, NewApiKey};
-use crate::workspaces::{self, BillingState, NewWorkspace, Plan, WorkspaceKind};
+use crate::workspaces::{self, BillingSettings, NewWorkspace, Plan, WorkspaceKind};
 use crate::{Core, CoreResult};
 
 /// Keys of a newly created demo workspace.
@@ -32,10 +32,10 @@ pub async fn bootstrap(core: &Core) -> CoreResult<Option<DemoKeys>> {
                 proof_of_delivery: true,
                 discount_bps: 0,
             },
-            billing: BillingState {
+            billing: BillingSettings {
                 invoice_billing_enabled: true,
                 credit_limit_cents: 500_000,
-                statement_overdue: false,
+                ..BillingSettings::default()
             },
         },
     )

@@ -97,6 +97,9 @@ pub struct Faults {
     /// The next idempotent create fails after its transaction committed, as
     /// if the core died before answering.
     pub fail_after_commit: std::sync::atomic::AtomicBool,
+    /// The next statement close fails once its statements are written,
+    /// before its commit, as if the core died there.
+    pub fail_before_commit: std::sync::atomic::AtomicBool,
 }
 
 impl Faults {
@@ -105,6 +108,15 @@ impl Faults {
     pub fn after_commit(&self) -> CoreResult<()> {
         if self.fail_after_commit.swap(false, std::sync::atomic::Ordering::SeqCst) {
             return Err(CoreError::Internal("injected fault after commit".into()));
+        }
+        Ok(())
+    }
+
+    /// Call just before a statement close commits: the injected failure,
+    /// if one is set (it fires once).
+    pub fn before_commit(&self) -> CoreResult<()> {
+        if self.fail_before_commit.swap(false, std::sync::atomic::Ordering::SeqCst) {
+            return Err(CoreError::Internal("injected fault before commit".into()));
         }
         Ok(())
     }

@@ -1,5 +1,5 @@
 //! `courier-core`: the gRPC core server, its migrations, and the operator's
-//! admin commands (workspaces, keys, service tokens).
+//! admin commands (workspaces, keys, billing, service tokens).
 
 use clap::{Parser, Subcommand};
 use courier::logging::{self, LogFormat};
@@ -7,7 +7,7 @@ use courier_core::auth::api_keys::{self, KeyExpiry, NewApiKey};
 use courier_core::auth::service_token::{self, Role};
 use courier_core::auth::{Mode, Permission};
 use courier_core::config::CoreConfig;
-use courier_core::workspaces::{self, BillingState, NewWorkspace, Plan, WorkspaceKind};
+use courier_core::workspaces::{self, BillingSettings, NewWorkspace, Plan, WorkspaceKind};
 use courier_core::{Core, CoreError, clock::Clock};
 use prometheus_client::registry::Registry;
 use std::sync::Arc;
@@ -59,6 +59,9 @@ enum DatabaseCommand {
     /// Manage API keys.
     #[command(subcommand)]
     Key(KeyCommand),
+    /// Billing: settings, billable deliveries and statements.
+    #[command(subcommand)]
+    Billing(BillingCommand),
     /// Mint a service token for an internal gRPC caller.
     Token {
         #[arg(long, value_parser = ["admin", "dispatch", "billing"])]
@@ -93,8 +96,12 @@ enum WorkspaceCommand {
         invoice_billing_enabled: bool,
         #[arg(long, default_value_t = 0)]
         credit_limit_cents: i64,
-        #[arg(long)]
-        statement_overdue: bool,
+        /// Day of the month (1 to 28) on which a billing period closes.
+        #[arg(long, default_value_t = BillingSettings::DEFAULT_BILLING_DAY)]
+        billing_day: u32,
+        /// Days from a statement's issue to its due date.
+        #[arg(long, default_value_t = BillingSettings::DEFAULT_PAYMENT_TERMS_DAYS)]
+        payment_terms_days: u32,
     },
     /// List workspaces.
     List,
@@ -126,6 +133,63 @@ enum KeyCommand {
     Revoke {
         #[arg(long)]
         id: String,
+    },
+}
+
+#[derive(Subcommand)]
+enum BillingCommand {
+    /// Show a workspace's billing settings, overdue flag and open amount.
+    State {
+        #[arg(long)]
+        workspace: String,
+    },
+    /// Change a workspace's billing settings (the ones given).
+    Update {
+        #[arg(long)]
+        workspace: String,
+        #[arg(long)]
+        invoice_billing_enabled: Option<bool>,
+        #[arg(long)]
+        credit_limit_cents: Option<i64>,
+        #[arg(long)]
+        billing_day: Option<u32>,
+        #[arg(long)]
+        payment_terms_days: Option<u32>,
+    },
+    /// List the delivered live deliveries that no statement billed yet.
+    Billable {
+        #[arg(long)]
+        workspace: String,
+    },
+    /// Close the workspace's billing period now.
+    Close {
+        #[arg(long)]
+        workspace: String,
+    },
+    /// List a workspace's statements, newest first.
+    Statements {
+        #[arg(long)]
+        workspace: String,
+    },
+    /// Record the payment of an open statement.
+    Pay {
+        #[arg(long)]
+        statement: String,
+    },
+    /// Void an open statement.
+    Void {
+        #[arg(long)]
+        statement: String,
+    },
+    /// Write a statement with its deliveries as CSV or a printable HTML page.
+    Export {
+        #[arg(long)]
+        statement: String,
+        #[arg(long, value_parser = ["csv", "html"], default_value = "csv")]
+        format: String,
+        /// The file to write; standard output when omitted.
+        #[arg(long)]
+        output: Option<std::path::PathBuf>,
     },
 }
 
@@ -203,7 +267,8 @@ async fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
             discount_bps,
             invoice_billing_enabled,
             credit_limit_cents,
-            statement_overdue,
+            billing_day,
+            payment_terms_days,
         }) => {
             let kind = WorkspaceKind::parse(&kind).ok_or_else(workspaces::unknown_kind)?;
             let new = NewWorkspace {
@@ -215,10 +280,11 @@ async fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
                     proof_of_delivery,
                     discount_bps,
                 },
-                billing: BillingState {
+                billing: BillingSettings {
                     invoice_billing_enabled,
                     credit_limit_cents,
-                    statement_overdue,
+                    billing_day,
+                    payment_terms_days,
                 },
             };
             let w = workspaces::create(&core.db, now, new).await?;
@@ -286,6 +352,7 @@ async fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
             let id = courier_core::server::revoke_api_key(&core, &id).await?;
             println!("key {id} revoked");
         }
+        DatabaseCommand::Billing(command) => billing(&core, command).await?,
         DatabaseCommand::Token { role, subject, ttl } => {
             let role = Role::parse(&role).ok_or("unknown role")?;
             let token = service_token::mint(&core.secrets.service_token, role, &subject, now / 1_000_000, ttl)?;
@@ -293,4 +360,131 @@ async fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
         }
     }
     Ok(())
+}
+
+/// The billing commands: the same domain calls as the billing service.
+async fn billing(core: &Core, command: BillingCommand) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
+    use courier::statements as document;
+    use courier_core::billing::{lines, statements};
+    use courier_core::grpc::billing::{line_out, statement_out};
+    let now = core.clock.now_micros();
+    let show = |s: &statements::Statement| {
+        let overdue = if s.is_overdue(now) { "\toverdue" } else { "" };
+        format!(
+            "{}\t{}\t{} {}\t{} deliveries\tperiod {} to {}\tdue {}{overdue}",
+            s.id,
+            s.status.as_str(),
+            document::amount(s.total_cents),
+            s.currency,
+            s.delivery_count,
+            rfc3339(s.period_start),
+            rfc3339(s.period_end),
+            rfc3339(s.due_at),
+        )
+    };
+    match command {
+        BillingCommand::State { workspace } => print_billing(&workspaces::get(&core.db, &workspace).await?),
+        BillingCommand::Update {
+            workspace,
+            invoice_billing_enabled,
+            credit_limit_cents,
+            billing_day,
+            payment_terms_days,
+        } => {
+            let mut settings = workspaces::get(&core.db, &workspace).await?.billing;
+            settings.invoice_billing_enabled = invoice_billing_enabled.unwrap_or(settings.invoice_billing_enabled);
+            settings.credit_limit_cents = credit_limit_cents.unwrap_or(settings.credit_limit_cents);
+            settings.billing_day = billing_day.unwrap_or(settings.billing_day);
+            settings.payment_terms_days = payment_terms_days.unwrap_or(settings.payment_terms_days);
+            print_billing(&workspaces::update_billing(&core.db, &core.keys, now, &workspace, settings).await?);
+        }
+        BillingCommand::Billable { workspace } => {
+            workspaces::get(&core.db, &workspace).await?;
+            let mut token = None;
+            loop {
+                let (page, next) = lines::billable(core, &workspace, 100, token.as_deref()).await?;
+                for line in page {
+                    println!(
+                        "{}\t{} {}\tdelivered {}",
+                        line.delivery_id,
+                        document::amount(line.amount_cents),
+                        line.currency,
+                        rfc3339(line.delivered_at)
+                    );
+                }
+                let Some(next) = next else { break };
+                token = Some(next);
+            }
+        }
+        BillingCommand::Close { workspace } => {
+            for statement in statements::close(core, &workspace, statements::PeriodEnd::Now).await? {
+                println!("{}", show(&statement));
+            }
+        }
+        BillingCommand::Statements { workspace } => {
+            let mut token = None;
+            loop {
+                let (page, next) = statements::list(core, &workspace, 100, token.as_deref()).await?;
+                for statement in &page {
+                    println!("{}", show(statement));
+                }
+                let Some(next) = next else { break };
+                token = Some(next);
+            }
+        }
+        BillingCommand::Pay { statement } => println!("{}", show(&statements::mark_paid(core, &statement).await?)),
+        BillingCommand::Void { statement } => println!("{}", show(&statements::void(core, &statement).await?)),
+        BillingCommand::Export {
+            statement,
+            format,
+            output,
+        } => {
+            let statement = statements::get(&core.db, &statement).await?;
+            let workspace = workspaces::get(&core.db, &statement.workspace_id).await?;
+            let mut deliveries = Vec::new();
+            let mut token = None;
+            loop {
+                let (page, next) = lines::of_statement(core, &statement.id, 1000, token.as_deref()).await?;
+                deliveries.extend(page.into_iter().map(line_out));
+                let Some(next) = next else { break };
+                token = Some(next);
+            }
+            let text = if format == "html" {
+                document::html(&workspace.name, &statement_out(&statement, now), &deliveries)?
+            } else {
+                document::csv(&deliveries)?
+            };
+            match output {
+                Some(path) => std::fs::write(&path, text)?,
+                None => print!("{text}"),
+            }
+        }
+    }
+    Ok(())
+}
+
+fn print_billing(workspace: &workspaces::Workspace) {
+    let billing = &workspace.billing;
+    println!(
+        "{}\tinvoice billing {}\tcredit limit {}\topen amount {}\tbilling day {}\tpayment terms {} days\t{}",
+        workspace.id,
+        if billing.invoice_billing_enabled {
+            "enabled"
+        } else {
+            "disabled"
+        },
+        courier::statements::amount(billing.credit_limit_cents),
+        courier::statements::amount(workspace.open_amount_cents),
+        billing.billing_day,
+        billing.payment_terms_days,
+        if workspace.statement_overdue {
+            "statement overdue"
+        } else {
+            "no statement overdue"
+        },
+    );
+}
+
+fn rfc3339(micros: i64) -> String {
+    courier::time::format_rfc3339(courier::time::from_micros(micros))
 }

@@ -8,6 +8,7 @@ use std::task::{Context, Poll};
 use std::time::Instant;
 
 use courier::internal::v1::admin_service_server::AdminServiceServer;
+use courier::internal::v1::billing_service_server::BillingServiceServer;
 use courier::internal::v1::dispatch_service_server::DispatchServiceServer;
 use courier::v1::delivery_service_server::DeliveryServiceServer;
 use courier::v1::event_service_server::EventServiceServer;
@@ -25,6 +26,7 @@ use tonic_health::server::HealthReporter;
 use tower_http::trace::{DefaultOnFailure, DefaultOnResponse, TraceLayer};
 
 use crate::auth::service_token::{self, Role};
+use crate::grpc::billing::BillingApi;
 use crate::grpc::fleet::FleetOrderApi;
 use crate::grpc::{admin::AdminApi, deliveries::DeliveryApi, quotes::QuoteApi, vehicle_types::VehicleTypeApi};
 use crate::grpc::{dispatch::DispatchApi, events::EventApi, tracking::TrackingApi, webhooks::WebhookApi};
@@ -36,6 +38,7 @@ use crate::{Core, CoreError, CoreResult};
 const SERVICES: &[&str] = &[
     "",
     <AdminServiceServer<AdminApi> as NamedService>::NAME,
+    <BillingServiceServer<BillingApi> as NamedService>::NAME,
     <DispatchServiceServer<DispatchApi> as NamedService>::NAME,
     <VehicleTypeServiceServer<VehicleTypeApi> as NamedService>::NAME,
     <QuoteServiceServer<QuoteApi> as NamedService>::NAME,
@@ -44,6 +47,7 @@ const SERVICES: &[&str] = &[
     <WebhookServiceServer<WebhookApi> as NamedService>::NAME,
     <TrackingServiceServer<TrackingApi> as NamedService>::NAME,
     <DeliveryServiceServer<DeliveryApi> as NamedService>::NAME,
+    <FleetOrderServiceServer<FleetOrderApi> as NamedService>::NAME,
 ];
 
 async fn report(health: &HealthReporter, status: ServingStatus) {
@@ -100,6 +104,7 @@ pub async fn serve(
         .add_service(health_service)
         .add_service(reflection)
         .add_service(AdminServiceServer::new(AdminApi(core.clone())))
+        .add_service(BillingServiceServer::new(BillingApi(core.clone())))
         .add_service(VehicleTypeServiceServer::new(VehicleTypeApi(core.clone())))
         .add_service(QuoteServiceServer::new(QuoteApi(core.clone())))
         .add_service(PublicServiceServer::new(crate::grpc::public::PublicApi(core.clone())))

@@ -1,4 +1,5 @@
-//! Background work of the core. Every worker keeps its state in the database
+//! Background work of the core (the billing cycle's worker is
+//! `billing::cycle::run`). Every worker keeps its state in the database
 //! and claims work there, so it survives restarts and runs on several
 //! replicas at once; all stop when the shared cancellation token fires (the
 //! webhook dispatcher claims nothing more and lets its sends in flight finish
@@ -9,7 +10,7 @@ use std::time::Duration;
 use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
 
-use crate::{Core, events, idempotency, simulator, webhooks};
+use crate::{Core, billing, events, idempotency, simulator, webhooks};
 
 /// How often expired idempotency keys are deleted.
 const PURGE_EVERY: Duration = Duration::from_secs(600);
@@ -23,6 +24,7 @@ pub fn spawn(core: &Core, stop: &CancellationToken) -> JoinSet<()> {
     workers.spawn(webhooks::dispatch::run(core.clone(), stop.clone()));
     workers.spawn(purge_event_history(core.clone(), stop.clone()));
     workers.spawn(simulator::run(core.clone(), stop.clone()));
+    workers.spawn(billing::cycle::run(core.clone(), stop.clone()));
     workers.spawn(sample_webhook_queue(core.clone(), stop.clone()));
     workers.spawn(crate::db::checkpoint_wal(core.db.clone(), stop.clone()));
     workers

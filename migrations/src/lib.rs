@@ -22,6 +22,7 @@ mod m20261122_000012_create_webhook_attempts;
 mod m20261123_000013_create_fleet_orders;
 mod m20261123_000014_add_workspace_open_amount;
 mod m20261123_000015_index_webhook_claims;
+mod m20261124_000016_create_statements;
 
 pub struct Migrator;
 
@@ -44,6 +45,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261123_000013_create_fleet_orders::Migration),
             Box::new(m20261123_000014_add_workspace_open_amount::Migration),
             Box::new(m20261123_000015_index_webhook_claims::Migration),
+            Box::new(m20261124_000016_create_statements::Migration),
         ]
     }
 }

@@ -9,6 +9,7 @@ use std::time::Duration;
 
 use courier::internal::v1 as admin_pb;
 use courier::internal::v1::admin_service_client::AdminServiceClient;
+use courier::internal::v1::billing_service_client::BillingServiceClient;
 use courier::internal::v1::dispatch_service_client::DispatchServiceClient;
 use courier_core::Core;
 use courier_core::auth::service_token::{self, Role};
@@ -225,6 +226,7 @@ impl TestApp {
             public_base_url: base_url.clone(),
             secret_key: Some(SECRET.into()),
             simulator_step: Duration::from_millis(50),
+            billing_check_every: Duration::from_millis(50),
             webhook_allow_insecure: true,
             webhook_retry_scale: 0.002,
             webhook_disable_after: 20,
@@ -368,15 +370,25 @@ impl TestApp {
     }
 
     pub fn dispatch_request<T>(&self, message: T) -> tonic::Request<T> {
+        self.service_request(Role::Dispatch, message)
+    }
+
+    /// A billing gRPC client; `billing_request` adds a billing service token.
+    pub async fn billing(&self) -> BillingServiceClient<Channel> {
+        BillingServiceClient::connect(self.grpc_url.clone())
+            .await
+            .expect("billing client")
+    }
+
+    pub fn billing_request<T>(&self, message: T) -> tonic::Request<T> {
+        self.service_request(Role::Billing, message)
+    }
+
+    /// `message` with a fresh service token of `role`.
+    pub fn service_request<T>(&self, role: Role, message: T) -> tonic::Request<T> {
         let now = self.clock.now().timestamp();
-        let token = service_token::mint(
-            &self.core.secrets.service_token,
-            Role::Dispatch,
-            "e2e-dispatch",
-            now,
-            600,
-        )
-        .expect("dispatch token");
+        let token = service_token::mint(&self.core.secrets.service_token, role, "e2e-service", now, 600)
+            .expect("service token");
         let mut request = tonic::Request::new(message);
         let value = format!("Bearer {token}").parse().expect("metadata");
         request.metadata_mut().insert("authorization", value);
@@ -428,7 +440,7 @@ impl TestApp {
             admin_pb::BillingState {
                 invoice_billing_enabled: true,
                 credit_limit_cents: 10_000_000,
-                statement_overdue: false,
+                ..Default::default()
             },
         )
         .await

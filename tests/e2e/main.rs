@@ -5,6 +5,7 @@
 mod harness;
 
 mod auth;
+mod billing;
 mod compose;
 mod deliveries;
 mod dispatch;

@@ -105,7 +105,7 @@ impl KeyCache {
 mod tests {
     use super::*;
     use crate::auth::Mode;
-    use crate::workspaces::{BillingState, Plan, WorkspaceKind};
+    use crate::workspaces::{BillingSettings, Plan, WorkspaceKind};
 
     fn known(id: &str) -> Arc<KnownKey> {
         Arc::new(KnownKey {
@@ -125,7 +125,8 @@ mod tests {
                 name: "w".into(),
                 kind: WorkspaceKind::Business,
                 plan: Plan::default(),
-                billing: BillingState::default(),
+                billing: BillingSettings::default(),
+                statement_overdue: false,
                 open_amount_cents: 0,
                 created_at: 0,
             },

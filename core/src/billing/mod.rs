@@ -1,12 +1,25 @@
-//! Invoice billing: the checks a live delivery must pass before it is created
-//! (DECISIONS, in this order) and the open amount they measure.
+//! Invoice billing (docs/billing.md): the checks a live delivery must pass
+//! before it is created (DECISIONS, in this order), the open amount they
+//! measure, and the billing cycle that moves delivered deliveries onto
+//! statements.
 //!
-//! The open amount (live, priced, not cancelled, not yet invoiced) is a
+//! The open amount (live, priced, not cancelled, on no statement) is a
 //! running total on the workspace row, written only here: reserved by the
-//! creating transaction and released when the delivery is cancelled. The
-//! reservation is one conditional update, so concurrent creates on any
-//! replica cannot both use the last credit, and the row lock it takes is held
-//! only from that statement to the commit.
+//! creating transaction, released when the delivery is cancelled and when a
+//! statement bills it. The reservation is one conditional update, so
+//! concurrent creates on any replica cannot both use the last credit, and
+//! the row lock it takes is held only from that statement to the commit.
+//!
+//! - `lines`: the billing line of every delivered live delivery (table
+//!   `billing_lines`), written in the transaction that delivers it.
+//! - `statements`: statements (table `statements`): close a period, list,
+//!   read, pay, void, and the overdue flag.
+//! - `cycle`: billing periods and the worker that closes them on each
+//!   workspace's billing day and flags overdue statements.
+
+pub mod cycle;
+pub mod lines;
+pub mod statements;
 
 use sea_orm::sea_query::{Expr, ExprTrait};
 use sea_orm::{ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter};
@@ -41,7 +54,8 @@ pub async fn reserve_credit(tx: &impl ConnectionTrait, workspace_id: &str, amoun
     Err(refusal(tx, workspace_id, amount_cents).await?)
 }
 
-/// Gives back the credit of a live delivery that is cancelled in `tx`.
+/// Gives back the credit of a live delivery that is cancelled in `tx`, or
+/// of the deliveries a statement bills.
 pub async fn release_credit(tx: &impl ConnectionTrait, workspace_id: &str, amount_cents: i64) -> CoreResult<()> {
     use workspaces_table::Column;
     workspaces_table::Entity::update_many()
@@ -49,6 +63,17 @@ pub async fn release_credit(tx: &impl ConnectionTrait, workspace_id: &str, amoun
             Column::OpenAmountCents,
             Expr::col(Column::OpenAmountCents).sub(amount_cents),
         )
+        .filter(Column::Id.eq(workspace_id))
+        .exec(tx)
+        .await?;
+    Ok(())
+}
+
+/// Sets the workspace's overdue flag (`statements` decides it).
+async fn set_overdue(tx: &impl ConnectionTrait, workspace_id: &str, overdue: bool) -> CoreResult<()> {
+    use workspaces_table::Column;
+    workspaces_table::Entity::update_many()
+        .col_expr(Column::StatementOverdue, Expr::value(overdue))
         .filter(Column::Id.eq(workspace_id))
         .exec(tx)
         .await?;
@@ -65,7 +90,7 @@ async fn refusal(db: &impl ConnectionTrait, workspace_id: &str, amount_cents: i6
             "The workspace is not approved for invoice billing; live deliveries cannot be created.",
         ));
     }
-    if billing.statement_overdue {
+    if workspace.statement_overdue {
         return Ok(CoreError::new(
             ErrorCode::InvoiceStatementOverdue,
             "An invoice statement is overdue; settle it before creating live deliveries.",

@@ -35,7 +35,6 @@ pub struct Model {
     pub cancellation_reason: Option<String>,
     pub cancel_reason: Option<String>,
     pub delivered_at: Option<i64>,
-    pub invoiced_at: Option<i64>,
     pub next_step_at: Option<i64>,
     pub pickup_eta: Option<i64>,
     pub dropoff_eta: Option<i64>,

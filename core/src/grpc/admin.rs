@@ -7,7 +7,7 @@ use super::context;
 use crate::auth::api_keys::{self, ApiKey, KeyExpiry, NewApiKey};
 use crate::auth::service_token::Role;
 use crate::auth::{Mode, Permission};
-use crate::workspaces::{self, BillingState, NewWorkspace, Plan, Workspace, WorkspaceKind};
+use crate::workspaces::{self, BillingSettings, NewWorkspace, Plan, Workspace, WorkspaceKind};
 use crate::{Core, CoreError};
 
 pub struct AdminApi(pub Core);
@@ -23,20 +23,54 @@ pub fn plan_in(plan: Option<pb::Plan>) -> Result<Plan, CoreError> {
     })
 }
 
-pub fn billing_in(billing: Option<pb::BillingState>) -> BillingState {
+/// The billing settings of a new workspace; unset days take their
+/// defaults. `statement_overdue` is the billing cycle's to set.
+pub fn billing_in(billing: Option<pb::BillingState>) -> Result<BillingSettings, CoreError> {
     let billing = billing.unwrap_or_default();
-    BillingState {
+    if billing.statement_overdue {
+        return Err(overdue_is_output_only());
+    }
+    Ok(BillingSettings {
         invoice_billing_enabled: billing.invoice_billing_enabled,
         credit_limit_cents: billing.credit_limit_cents,
-        statement_overdue: billing.statement_overdue,
+        billing_day: day_count(
+            "billing.billing_day",
+            billing.billing_day,
+            BillingSettings::DEFAULT_BILLING_DAY,
+        )?,
+        payment_terms_days: day_count(
+            "billing.payment_terms_days",
+            billing.payment_terms_days,
+            BillingSettings::DEFAULT_PAYMENT_TERMS_DAYS,
+        )?,
+    })
+}
+
+/// A day number or count of a request: `default` when unset.
+pub fn day_count(field: &str, value: Option<i32>, default: u32) -> Result<u32, CoreError> {
+    match value {
+        None => Ok(default),
+        Some(value) => {
+            u32::try_from(value).map_err(|_| CoreError::invalid(field, format!("{field} must not be negative.")))
+        }
     }
 }
 
-pub fn billing_out(billing: &BillingState) -> pb::BillingState {
+pub fn overdue_is_output_only() -> CoreError {
+    CoreError::invalid(
+        "billing.statement_overdue",
+        "statement_overdue is output only: the billing cycle sets it while an open statement is past due.",
+    )
+}
+
+pub fn billing_out(workspace: &Workspace) -> pb::BillingState {
+    let billing = &workspace.billing;
     pb::BillingState {
         invoice_billing_enabled: billing.invoice_billing_enabled,
         credit_limit_cents: billing.credit_limit_cents,
-        statement_overdue: billing.statement_overdue,
+        statement_overdue: workspace.statement_overdue,
+        billing_day: Some(billing.billing_day as i32),
+        payment_terms_days: Some(billing.payment_terms_days as i32),
     }
 }
 
@@ -54,7 +88,7 @@ pub fn workspace_out(w: &Workspace) -> pb::Workspace {
             proof_of_delivery: w.plan.proof_of_delivery,
             discount_bps: w.plan.discount_bps as i32,
         }),
-        billing: Some(billing_out(&w.billing)),
+        billing: Some(billing_out(w)),
         created_at: Some(courier::time::micros_to_proto(w.created_at)),
     }
 }
@@ -105,7 +139,7 @@ impl AdminService for AdminApi {
             name: r.name,
             kind,
             plan: plan_in(r.plan)?,
-            billing: billing_in(r.billing),
+            billing: billing_in(r.billing)?,
         };
         let workspace = workspaces::create(&self.0.db, self.0.clock.now_micros(), new).await?;
         Ok(Response::new(pb::CreateWorkspaceResponse {

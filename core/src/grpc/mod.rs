@@ -2,6 +2,7 @@
 //! and encodes the answer. No business rule lives here.
 
 pub mod admin;
+pub mod billing;
 pub mod context;
 pub mod convert;
 pub mod deliveries;

@@ -201,12 +201,13 @@ pub async fn advance(
     if !compare_and_set(core, tx, &delivery.id, delivery.status, to, now, changes).await? {
         return Ok(None);
     }
-    if let (Status::Cancelled, Mode::Live, Some(amount_cents), None) =
-        (to, delivery.mode, delivery.amount_cents, delivery.invoiced_at)
-    {
+    if let (Status::Cancelled, Mode::Live, Some(amount_cents)) = (to, delivery.mode, delivery.amount_cents) {
         billing::release_credit(tx, &delivery.workspace_id, amount_cents).await?;
     }
     let moved = reload(tx, &delivery.id).await?;
+    if to == Status::Delivered {
+        billing::lines::record(tx, &moved).await?;
+    }
     let happened: Vec<_> = events_for(to)
         .iter()
         .enumerate()

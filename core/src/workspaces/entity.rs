@@ -13,8 +13,11 @@ pub struct Model {
     pub discount_bps: i32,
     pub invoice_billing_enabled: bool,
     pub credit_limit_cents: i64,
+    pub billing_day: i32,
+    pub payment_terms_days: i32,
+    /// Kept by `billing`: an open statement is past its due date.
     pub statement_overdue: bool,
-    /// Running total kept by `billing`: live, priced, not cancelled, not invoiced.
+    /// Running total kept by `billing`: live, priced, not cancelled, on no statement.
     pub open_amount_cents: i64,
     pub created_at: i64,
     pub updated_at: i64,

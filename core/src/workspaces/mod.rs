@@ -1,12 +1,13 @@
-//! Workspaces: a business or a fleet, its plan flags and its billing state.
-//! Owns the `workspaces` table; only this module and `billing` (the running
-//! open amount) write it.
+//! Workspaces: a business or a fleet, its plan flags and its billing
+//! settings. Owns the `workspaces` table; only this module and `billing`
+//! (the running open amount and the overdue flag) write it.
 
 pub mod entity;
 
-use sea_orm::{ActiveModelTrait, ActiveValue::Set, ConnectionTrait, EntityTrait, QueryOrder};
+use sea_orm::{ActiveModelTrait, ActiveValue::Set, ConnectionTrait, EntityTrait, QueryOrder, QuerySelect};
 
 use crate::auth::cache::KeyCache;
+use crate::db::WriteTransaction;
 use crate::{CoreError, CoreResult};
 use courier::errors::ErrorCode;
 
@@ -45,12 +46,31 @@ pub struct Plan {
     pub discount_bps: u32,
 }
 
-/// Invoice billing state.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct BillingState {
+/// Invoice billing as the billing service sets it (docs/billing.md).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BillingSettings {
     pub invoice_billing_enabled: bool,
     pub credit_limit_cents: i64,
-    pub statement_overdue: bool,
+    /// The day of the month (1 to 28) on which a period closes, 00:00 UTC.
+    pub billing_day: u32,
+    /// Days from a statement's issue to its due date (0 to 365).
+    pub payment_terms_days: u32,
+}
+
+impl BillingSettings {
+    pub const DEFAULT_BILLING_DAY: u32 = 1;
+    pub const DEFAULT_PAYMENT_TERMS_DAYS: u32 = 14;
+}
+
+impl Default for BillingSettings {
+    fn default() -> Self {
+        BillingSettings {
+            invoice_billing_enabled: false,
+            credit_limit_cents: 0,
+            billing_day: Self::DEFAULT_BILLING_DAY,
+            payment_terms_days: Self::DEFAULT_PAYMENT_TERMS_DAYS,
+        }
+    }
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -59,8 +79,11 @@ pub struct Workspace {
     pub name: String,
     pub kind: WorkspaceKind,
     pub plan: Plan,
-    pub billing: BillingState,
-    /// Live amount priced, not cancelled and not invoiced (kept by `billing`).
+    pub billing: BillingSettings,
+    /// An open statement is past its due date (kept by `billing`).
+    pub statement_overdue: bool,
+    /// Live amount priced, not cancelled and on no statement (kept by
+    /// `billing`).
     pub open_amount_cents: i64,
     pub created_at: i64,
 }
@@ -77,7 +100,7 @@ pub struct NewWorkspace {
     pub name: String,
     pub kind: WorkspaceKind,
     pub plan: Plan,
-    pub billing: BillingState,
+    pub billing: BillingSettings,
 }
 
 fn validate_plan(plan: &Plan) -> CoreResult<()> {
@@ -90,11 +113,23 @@ fn validate_plan(plan: &Plan) -> CoreResult<()> {
     Ok(())
 }
 
-fn validate_billing(billing: &BillingState) -> CoreResult<()> {
+fn validate_billing(billing: &BillingSettings) -> CoreResult<()> {
     if billing.credit_limit_cents < 0 {
         return Err(CoreError::invalid(
             "billing.credit_limit_cents",
             "credit_limit_cents must not be negative.",
+        ));
+    }
+    if !(1..=28).contains(&billing.billing_day) {
+        return Err(CoreError::invalid(
+            "billing.billing_day",
+            "billing_day must be 1 to 28 (a day every month has).",
+        ));
+    }
+    if billing.payment_terms_days > 365 {
+        return Err(CoreError::invalid(
+            "billing.payment_terms_days",
+            "payment_terms_days must be 0 to 365.",
         ));
     }
     Ok(())
@@ -117,7 +152,9 @@ pub async fn create(db: &impl ConnectionTrait, now: i64, new: NewWorkspace) -> C
         discount_bps: Set(new.plan.discount_bps as i32),
         invoice_billing_enabled: Set(new.billing.invoice_billing_enabled),
         credit_limit_cents: Set(new.billing.credit_limit_cents),
-        statement_overdue: Set(new.billing.statement_overdue),
+        billing_day: Set(new.billing.billing_day as i32),
+        payment_terms_days: Set(new.billing.payment_terms_days as i32),
+        statement_overdue: Set(false),
         open_amount_cents: Set(0),
         created_at: Set(now),
         updated_at: Set(now),
@@ -130,6 +167,18 @@ pub async fn create(db: &impl ConnectionTrait, now: i64, new: NewWorkspace) -> C
 pub async fn get(db: &impl ConnectionTrait, id: &str) -> CoreResult<Workspace> {
     let model = entity::Entity::find_by_id(id.to_owned())
         .one(db)
+        .await?
+        .ok_or_else(|| CoreError::not_found("workspace"))?;
+    from_model(model)
+}
+
+/// The workspace, its row locked until `tx` ends (PostgreSQL `FOR UPDATE`;
+/// a SQLite write transaction holds the whole database): the billing
+/// cycle's moves of one workspace take turns on it.
+pub async fn get_for_update(tx: &WriteTransaction, id: &str) -> CoreResult<Workspace> {
+    let model = entity::Entity::find_by_id(id.to_owned())
+        .lock_exclusive()
+        .one(tx)
         .await?
         .ok_or_else(|| CoreError::not_found("workspace"))?;
     from_model(model)
@@ -175,14 +224,14 @@ pub async fn update_plan(
     from_model(model)
 }
 
-/// Changes the billing state; like [`update_plan`], the key cache forgets
-/// the workspace's keys.
+/// Changes the billing settings; like [`update_plan`], the key cache
+/// forgets the workspace's keys.
 pub async fn update_billing(
     db: &impl ConnectionTrait,
     keys: &KeyCache,
     now: i64,
     id: &str,
-    billing: BillingState,
+    billing: BillingSettings,
 ) -> CoreResult<Workspace> {
     validate_billing(&billing)?;
     get(db, id).await?;
@@ -190,7 +239,8 @@ pub async fn update_billing(
         id: Set(id.to_owned()),
         invoice_billing_enabled: Set(billing.invoice_billing_enabled),
         credit_limit_cents: Set(billing.credit_limit_cents),
-        statement_overdue: Set(billing.statement_overdue),
+        billing_day: Set(billing.billing_day as i32),
+        payment_terms_days: Set(billing.payment_terms_days as i32),
         updated_at: Set(now),
         ..Default::default()
     }
@@ -213,11 +263,14 @@ pub(crate) fn from_model(model: entity::Model) -> CoreResult<Workspace> {
             proof_of_delivery: model.proof_of_delivery,
             discount_bps: u32::try_from(model.discount_bps).unwrap_or(0),
         },
-        billing: BillingState {
+        billing: BillingSettings {
             invoice_billing_enabled: model.invoice_billing_enabled,
             credit_limit_cents: model.credit_limit_cents,
-            statement_overdue: model.statement_overdue,
+            billing_day: u32::try_from(model.billing_day).unwrap_or(BillingSettings::DEFAULT_BILLING_DAY),
+            payment_terms_days: u32::try_from(model.payment_terms_days)
+                .unwrap_or(BillingSettings::DEFAULT_PAYMENT_TERMS_DAYS),
         },
+        statement_overdue: model.statement_overdue,
         open_amount_cents: model.open_amount_cents,
         created_at: model.created_at,
     })

@@ -1,0 +1,112 @@
+//! The billing cycle's worker: every `billing_check_every` it closes the
+//! period of each workspace whose billing day has passed since its last
+//! statement, and brings the overdue flags in line with the statements.
+//! Its state is the database (billing lines, statements), so it resumes
+//! after a restart, and replicas running it at once take turns on each
+//! workspace's row (`statements`): a period is closed once.
+
+use chrono::{Datelike, TimeZone, Utc};
+use sea_orm::{ColumnTrait, EntityTrait, QueryFilter, QuerySelect};
+use tokio_util::sync::CancellationToken;
+
+use super::lines::entity as lines_table;
+use super::statements::{self, PeriodEnd};
+use crate::{Core, CoreResult, workspaces};
+
+/// The latest billing day at or before `now` (unix microseconds): day
+/// `billing_day` (1 to 28) of this month or the last, at 00:00 UTC.
+pub fn last_billing_day(now: i64, billing_day: u32) -> i64 {
+    let today = Utc.timestamp_micros(now).single().unwrap_or_default().date_naive();
+    let (mut year, mut month) = (today.year(), today.month());
+    if today.day() < billing_day {
+        (year, month) = if month == 1 { (year - 1, 12) } else { (year, month - 1) };
+    }
+    chrono::NaiveDate::from_ymd_opt(year, month, billing_day.clamp(1, 28))
+        .and_then(|day| day.and_hms_opt(0, 0, 0))
+        .map(|midnight| midnight.and_utc().timestamp_micros())
+        .unwrap_or(now)
+}
+
+/// Runs the billing checks until `stop` fires.
+pub async fn run(core: Core, stop: CancellationToken) {
+    let mut tick = tokio::time::interval(core.config.billing_check_every);
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        tokio::select! {
+            () = stop.cancelled() => return,
+            _ = tick.tick() => {}
+        }
+        match close_due_periods(&core).await {
+            Ok(0) => {}
+            Ok(closed) => tracing::info!(closed, "billing periods closed"),
+            Err(error) => tracing::warn!(%error, "billing periods not closed"),
+        }
+        match statements::flag_overdue(&core).await {
+            Ok(0) => {}
+            Ok(changed) => tracing::info!(changed, "overdue flags changed"),
+            Err(error) => tracing::warn!(%error, "overdue flags not checked"),
+        }
+    }
+}
+
+/// Closes the period of every workspace with a billable line delivered
+/// before its latest billing day; returns the statements issued.
+pub async fn close_due_periods(core: &Core) -> CoreResult<usize> {
+    let now = core.clock.now_micros();
+    let oldest_billable: Vec<(String, Option<i64>)> = lines_table::Entity::find()
+        .select_only()
+        .column(lines_table::Column::WorkspaceId)
+        .column_as(lines_table::Column::DeliveredAt.min(), "oldest")
+        .filter(lines_table::Column::StatementId.is_null())
+        .group_by(lines_table::Column::WorkspaceId)
+        .into_tuple()
+        .all(&core.db)
+        .await?;
+    let mut issued = 0;
+    for (workspace_id, oldest) in oldest_billable {
+        let workspace = workspaces::get(&core.db, &workspace_id).await?;
+        let day = last_billing_day(now, workspace.billing.billing_day);
+        if oldest.is_some_and(|oldest| oldest < day) {
+            match statements::close(core, &workspace_id, PeriodEnd::BillingDay(day)).await {
+                Ok(closed) => issued += closed.len(),
+                Err(error) => tracing::warn!(%error, workspace_id, "billing period not closed"),
+            }
+        }
+    }
+    Ok(issued)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn at(text: &str) -> i64 {
+        chrono::DateTime::parse_from_rfc3339(text)
+            .expect("time")
+            .timestamp_micros()
+    }
+
+    #[test]
+    fn billing_days_are_midnight_utc_of_this_month_or_the_last() {
+        assert_eq!(
+            last_billing_day(at("2026-11-24T14:00:00Z"), 1),
+            at("2026-11-01T00:00:00Z")
+        );
+        assert_eq!(
+            last_billing_day(at("2026-11-24T14:00:00Z"), 24),
+            at("2026-11-24T00:00:00Z")
+        );
+        assert_eq!(
+            last_billing_day(at("2026-11-24T14:00:00Z"), 25),
+            at("2026-10-25T00:00:00Z")
+        );
+        assert_eq!(
+            last_billing_day(at("2027-01-05T00:00:00Z"), 28),
+            at("2026-12-28T00:00:00Z")
+        );
+        assert_eq!(
+            last_billing_day(at("2026-03-01T00:00:00Z"), 1),
+            at("2026-03-01T00:00:00Z")
+        );
+    }
+}

@@ -1,0 +1,346 @@
+//! Statements: a closed billing period of one workspace in one currency
+//! (docs/billing.md). Closing a period puts every billable line delivered
+//! before its end on a statement and moves their amounts out of the open
+//! amount, in one transaction; paying or voiding an open statement clears
+//! the overdue flag once no open statement is past due.
+//!
+//! Every move of one workspace's billing (close, pay, void, the overdue
+//! flag) first locks the workspace row (`workspaces::get_for_update`), so
+//! replicas take turns: two closes of one period make one statement, and a
+//! payment and the overdue check never undo each other.
+
+use sea_orm::sea_query::{Expr, ExprTrait, Query};
+use sea_orm::{
+    ActiveModelTrait, ActiveValue::Set, ColumnTrait, Condition, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder,
+    QuerySelect,
+};
+
+use super::lines;
+use crate::db::{self, WriteTransaction};
+use crate::pagination::{self, Keyset};
+use crate::workspaces::{self, entity as workspaces_table};
+use crate::{Core, CoreError, CoreResult};
+use courier::errors::ErrorCode;
+
+pub mod entity {
+    use sea_orm::entity::prelude::*;
+
+    #[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
+    #[sea_orm(table_name = "statements")]
+    pub struct Model {
+        #[sea_orm(primary_key, auto_increment = false)]
+        pub id: String,
+        pub workspace_id: String,
+        pub status: String,
+        pub currency: String,
+        pub total_cents: i64,
+        pub delivery_count: i32,
+        pub period_start: i64,
+        pub period_end: i64,
+        pub issued_at: i64,
+        pub due_at: i64,
+        pub paid_at: Option<i64>,
+        pub voided_at: Option<i64>,
+        pub updated_at: i64,
+    }
+
+    #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]
+    pub enum Relation {}
+
+    impl ActiveModelBehavior for ActiveModel {}
+}
+
+const MICROS_PER_DAY: i64 = 86_400 * 1_000_000;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StatementStatus {
+    Open,
+    Paid,
+    Void,
+}
+
+impl StatementStatus {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            StatementStatus::Open => "open",
+            StatementStatus::Paid => "paid",
+            StatementStatus::Void => "void",
+        }
+    }
+
+    pub fn parse(text: &str) -> Option<StatementStatus> {
+        [StatementStatus::Open, StatementStatus::Paid, StatementStatus::Void]
+            .into_iter()
+            .find(|s| s.as_str() == text)
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Statement {
+    pub id: String,
+    pub workspace_id: String,
+    pub status: StatementStatus,
+    pub currency: String,
+    pub total_cents: i64,
+    pub delivery_count: i32,
+    pub period_start: i64,
+    pub period_end: i64,
+    pub issued_at: i64,
+    pub due_at: i64,
+    pub paid_at: Option<i64>,
+    pub voided_at: Option<i64>,
+}
+
+impl Statement {
+    /// Open and past its due date.
+    pub fn is_overdue(&self, now: i64) -> bool {
+        self.status == StatementStatus::Open && self.due_at <= now
+    }
+}
+
+/// Which period a close ends.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PeriodEnd {
+    /// Now, on the billing service's request: nothing to bill is a refusal.
+    Now,
+    /// A billing day that has passed (`cycle`): skipped when a statement
+    /// already ends there or later, or when nothing is billable.
+    BillingDay(i64),
+}
+
+/// Closes a period of `workspace_id`: one statement per currency with every
+/// billable line delivered before the period's end; their amounts leave the
+/// open amount. The period starts where the previous statement ended (or
+/// when the workspace was created).
+pub async fn close(core: &Core, workspace_id: &str, end: PeriodEnd) -> CoreResult<Vec<Statement>> {
+    let tx = db::begin(core).await?;
+    let workspace = workspaces::get_for_update(&tx, workspace_id).await?;
+    // Read after the lock: a close that waited sees the one before it.
+    let now = core.clock.now_micros();
+    let previous_end: Option<i64> = entity::Entity::find()
+        .select_only()
+        .column_as(entity::Column::PeriodEnd.max(), "previous_end")
+        .filter(entity::Column::WorkspaceId.eq(workspace_id))
+        .into_tuple::<Option<i64>>()
+        .one(&*tx)
+        .await?
+        .flatten();
+    let period_end = match end {
+        PeriodEnd::Now => now,
+        PeriodEnd::BillingDay(day) if previous_end.is_some_and(|previous| previous >= day) => return Ok(vec![]),
+        PeriodEnd::BillingDay(day) => day,
+    };
+    let period_start = Ord::min(previous_end.unwrap_or(workspace.created_at), period_end);
+    let billable = lines::billable_before(workspace_id, period_end);
+    let currencies: Vec<String> = lines::entity::Entity::find()
+        .select_only()
+        .column(lines::entity::Column::Currency)
+        .distinct()
+        .filter(billable.clone())
+        .order_by_asc(lines::entity::Column::Currency)
+        .into_tuple()
+        .all(&*tx)
+        .await?;
+    if currencies.is_empty() {
+        return match end {
+            PeriodEnd::Now => Err(CoreError::new(
+                ErrorCode::NothingToBill,
+                "The workspace has no delivered live delivery that is on no statement: there is nothing to bill.",
+            )),
+            PeriodEnd::BillingDay(_) => Ok(vec![]),
+        };
+    }
+    let due_at = now.saturating_add(i64::from(workspace.billing.payment_terms_days) * MICROS_PER_DAY);
+    let mut statements = Vec::with_capacity(currencies.len());
+    let mut billed_cents = 0;
+    for currency in currencies {
+        let id = crate::ids::new_id("stm");
+        let (count, total_cents) = lines::bill(&*tx, billable.clone(), &currency, &id).await?;
+        let delivery_count =
+            i32::try_from(count).map_err(|_| CoreError::Internal(format!("statement {id} has {count} deliveries")))?;
+        let statement = entity::ActiveModel {
+            id: Set(id),
+            workspace_id: Set(workspace_id.to_owned()),
+            status: Set(StatementStatus::Open.as_str().to_owned()),
+            currency: Set(currency),
+            total_cents: Set(total_cents),
+            delivery_count: Set(delivery_count),
+            period_start: Set(period_start),
+            period_end: Set(period_end),
+            issued_at: Set(now),
+            due_at: Set(due_at),
+            paid_at: Set(None),
+            voided_at: Set(None),
+            updated_at: Set(now),
+        }
+        .insert(&*tx)
+        .await?;
+        billed_cents += total_cents;
+        statements.push(from_model(statement)?);
+    }
+    super::release_credit(&*tx, workspace_id, billed_cents).await?;
+    core.faults.before_commit()?;
+    tx.commit().await?;
+    Ok(statements)
+}
+
+pub async fn get(db: &impl ConnectionTrait, id: &str) -> CoreResult<Statement> {
+    let model = entity::Entity::find_by_id(id.to_owned())
+        .one(db)
+        .await?
+        .ok_or_else(|| CoreError::not_found("statement"))?;
+    from_model(model)
+}
+
+/// The statements of `workspace_id`, newest first.
+pub async fn list(
+    core: &Core,
+    workspace_id: &str,
+    page_size: i32,
+    page_token: Option<&str>,
+) -> CoreResult<(Vec<Statement>, Option<String>)> {
+    workspaces::get(&core.db, workspace_id).await?;
+    let limit = pagination::page_size_of("page_size", page_size, 20, 100)?;
+    let keyset = Keyset::<entity::Entity> {
+        created_at: entity::Column::IssuedAt,
+        id: entity::Column::Id,
+        newest_first: true,
+    };
+    let condition = Condition::all().add(entity::Column::WorkspaceId.eq(workspace_id));
+    let (rows, next) = keyset
+        .page(
+            core,
+            &format!("statements|{workspace_id}"),
+            condition,
+            limit,
+            page_token,
+        )
+        .await?;
+    Ok((rows.into_iter().map(from_model).collect::<CoreResult<_>>()?, next))
+}
+
+/// Records the payment of open statement `id`.
+pub async fn mark_paid(core: &Core, id: &str) -> CoreResult<Statement> {
+    settle(core, id, StatementStatus::Paid).await
+}
+
+/// Voids open statement `id`: its lines stay on it and are not billed
+/// again, and their amounts do not return to the open amount.
+pub async fn void(core: &Core, id: &str) -> CoreResult<Statement> {
+    settle(core, id, StatementStatus::Void).await
+}
+
+async fn settle(core: &Core, id: &str, to: StatementStatus) -> CoreResult<Statement> {
+    let tx = db::begin(core).await?;
+    let statement = get(&*tx, id).await?;
+    workspaces::get_for_update(&tx, &statement.workspace_id).await?;
+    let now = core.clock.now_micros();
+    let time_column = match to {
+        StatementStatus::Paid => entity::Column::PaidAt,
+        _ => entity::Column::VoidedAt,
+    };
+    let settled = entity::Entity::update_many()
+        .col_expr(entity::Column::Status, Expr::value(to.as_str()))
+        .col_expr(time_column, Expr::value(now))
+        .col_expr(entity::Column::UpdatedAt, Expr::value(now))
+        .filter(entity::Column::Id.eq(id))
+        .filter(entity::Column::Status.eq(StatementStatus::Open.as_str()))
+        .exec(&*tx)
+        .await?;
+    if settled.rows_affected == 0 {
+        let current = get(&*tx, id).await?;
+        let verb = if to == StatementStatus::Paid { "paid" } else { "voided" };
+        return Err(CoreError::new(
+            ErrorCode::StatementNotOpen,
+            format!(
+                "Statement {id} is {}: only an open statement can be {verb}.",
+                current.status.as_str()
+            ),
+        ));
+    }
+    reconcile_overdue(&tx, &statement.workspace_id, now).await?;
+    let settled = get(&*tx, id).await?;
+    tx.commit().await?;
+    Ok(settled)
+}
+
+/// Sets the workspace's overdue flag to whether one of its open statements
+/// is past due at `now`; the caller holds the workspace's row lock.
+async fn reconcile_overdue(tx: &WriteTransaction, workspace_id: &str, now: i64) -> CoreResult<bool> {
+    let overdue = entity::Entity::find()
+        .filter(entity::Column::WorkspaceId.eq(workspace_id))
+        .filter(overdue_at(now))
+        .one(&**tx)
+        .await?
+        .is_some();
+    super::set_overdue(&**tx, workspace_id, overdue).await?;
+    Ok(overdue)
+}
+
+fn overdue_at(now: i64) -> Condition {
+    Condition::all()
+        .add(entity::Column::Status.eq(StatementStatus::Open.as_str()))
+        .add(entity::Column::DueAt.lte(now))
+}
+
+/// Brings every workspace's overdue flag in line with its statements at
+/// the clock's now: set where an open statement is past due, cleared where
+/// none is. Returns how many flags changed.
+pub async fn flag_overdue(core: &Core) -> CoreResult<usize> {
+    let now = core.clock.now_micros();
+    let overdue_workspaces = Query::select()
+        .column(entity::Column::WorkspaceId)
+        .from(entity::Entity)
+        .cond_where(overdue_at(now))
+        .to_owned();
+    use workspaces_table::Column;
+    let wrong: Vec<String> = workspaces_table::Entity::find()
+        .select_only()
+        .column(Column::Id)
+        .filter(
+            Condition::any()
+                .add(
+                    Condition::all()
+                        .add(Column::StatementOverdue.eq(false))
+                        .add(Column::Id.in_subquery(overdue_workspaces.clone())),
+                )
+                .add(
+                    Condition::all()
+                        .add(Column::StatementOverdue.eq(true))
+                        .add(Expr::col(Column::Id).not_in_subquery(overdue_workspaces)),
+                ),
+        )
+        .into_tuple()
+        .all(&core.db)
+        .await?;
+    let mut changed = 0;
+    for workspace_id in wrong {
+        let tx = db::begin(core).await?;
+        let before = workspaces::get_for_update(&tx, &workspace_id).await?.statement_overdue;
+        let now = core.clock.now_micros();
+        if reconcile_overdue(&tx, &workspace_id, now).await? != before {
+            changed += 1;
+        }
+        tx.commit().await?;
+    }
+    Ok(changed)
+}
+
+fn from_model(model: entity::Model) -> CoreResult<Statement> {
+    let status = StatementStatus::parse(&model.status)
+        .ok_or_else(|| CoreError::Internal(format!("statement {} has unknown status {}", model.id, model.status)))?;
+    Ok(Statement {
+        id: model.id,
+        workspace_id: model.workspace_id,
+        status,
+        currency: model.currency,
+        total_cents: model.total_cents,
+        delivery_count: model.delivery_count,
+        period_start: model.period_start,
+        period_end: model.period_end,
+        issued_at: model.issued_at,
+        due_at: model.due_at,
+        paid_at: model.paid_at,
+        voided_at: model.voided_at,
+    })
+}

@@ -4,7 +4,10 @@
 //! [`from_status`] and renders the public shape. `/v1/docs/errors` is generated
 //! from [`ErrorCode::ALL`].
 
+use std::collections::HashMap;
+
 use prost::Message;
+use tonic_types::{ErrorDetails, StatusExt};
 
 use crate::metadata;
 use crate::v1::ErrorDetail;
@@ -62,6 +65,8 @@ error_codes! {
     InvalidIdempotencyKey => ("invalid_idempotency_key", 400, InvalidArgument, "The `Idempotency-Key` header is longer than 255 characters."),
     InvalidPageToken => ("invalid_page_token", 400, InvalidArgument, "The `page_token` is not one this service issued for the same filters and key mode. Pass `next_page_token` unchanged, with the same filters."),
     InvalidWebhookUrl => ("invalid_webhook_url", 400, InvalidArgument, "The webhook URL is not a public HTTPS URL: private, local and reserved network targets are refused at registration and before every send."),
+    MissingServiceToken => ("missing_service_token", 401, Unauthenticated, "Internal gRPC services: no service token was sent in `authorization: Bearer <token>`."),
+    InvalidServiceToken => ("invalid_service_token", 401, Unauthenticated, "Internal gRPC services: the service token is malformed, forged, expired or of an unknown role."),
     MissingApiKey => ("missing_api_key", 401, Unauthenticated, "No API key was sent in `x-api-key` or `Authorization: Bearer`."),
     InvalidApiKey => ("invalid_api_key", 401, Unauthenticated, "The API key is unknown, expired or revoked."),
     InvoiceCreditLimitExceeded => ("invoice_credit_limit_exceeded", 402, FailedPrecondition, "The live delivery would take the workspace's open amount over its credit limit. Settle open statements first."),
@@ -91,15 +96,29 @@ error_codes! {
     ServiceUnavailable => ("service_unavailable", 503, Unavailable, "The service is temporarily unavailable. Retry with backoff."),
 }
 
-/// A gRPC status carrying a public error: the code and `param` travel in the
-/// status details (an encoded [`ErrorDetail`]) and, for plain gRPC tooling,
-/// in the `x-error-code` / `x-error-param` metadata.
+/// The `ErrorInfo.domain` of every public error.
+pub const ERROR_DOMAIN: &str = "courier";
+/// The `ErrorInfo.metadata` key of the field or header concerned.
+const PARAM_KEY: &str = "param";
+
+/// A gRPC status carrying a public error in the standard rich error model:
+/// `grpc-status-details-bin` holds a `google.rpc.Status` whose details are a
+/// `google.rpc.ErrorInfo` (reason: the public code, domain `courier`,
+/// metadata `param`) and, for a field error, a `google.rpc.BadRequest`
+/// field violation naming it. For plain gRPC tooling the code and `param`
+/// are also in the `x-error-code` / `x-error-param` metadata.
 pub fn to_status(code: ErrorCode, message: &str, param: Option<&str>) -> tonic::Status {
-    let detail = ErrorDetail {
-        code: code.as_str().to_owned(),
-        param: param.unwrap_or_default().to_owned(),
-        message: String::new(),
-    };
+    let mut info = HashMap::new();
+    if let Some(param) = param {
+        info.insert(PARAM_KEY.to_owned(), param.to_owned());
+    }
+    let mut details = ErrorDetails::with_error_info(code.as_str(), ERROR_DOMAIN, info);
+    if let Some(field) = param
+        .filter(|p| is_field_path(p))
+        .filter(|_| code.grpc_code() == tonic::Code::InvalidArgument)
+    {
+        details.add_bad_request_violation(field, message);
+    }
     let mut metadata = tonic::metadata::MetadataMap::new();
     if let Ok(value) = code.as_str().parse() {
         metadata.insert(metadata::ERROR_CODE, value);
@@ -107,12 +126,13 @@ pub fn to_status(code: ErrorCode, message: &str, param: Option<&str>) -> tonic::
     if let Some(value) = param.and_then(|p| p.parse().ok()) {
         metadata.insert(metadata::ERROR_PARAM, value);
     }
-    tonic::Status::with_details_and_metadata(
-        code.grpc_code(),
-        message.to_owned(),
-        detail.encode_to_vec().into(),
-        metadata,
-    )
+    tonic::Status::with_error_details_and_metadata(code.grpc_code(), message.to_owned(), details, metadata)
+}
+
+/// Whether `param` names a request field (`stops.2.latitude`), not a header
+/// (`Idempotency-Key`) or the body as a whole.
+fn is_field_path(param: &str) -> bool {
+    param != "body" && param.starts_with(|c: char| c.is_ascii_lowercase())
 }
 
 /// A request error as the edge forwards it (see `metadata::REQUEST_ERROR`).
@@ -135,9 +155,12 @@ pub fn decode_request_error(bytes: &[u8]) -> Option<(ErrorCode, String, Option<S
 /// The public error a status carries (its code and `param`), if the core
 /// put one there.
 pub fn public_error(status: &tonic::Status) -> Option<(ErrorCode, Option<String>)> {
-    let detail = ErrorDetail::decode(status.details()).ok()?;
-    let code = ErrorCode::parse(&detail.code)?;
-    Some((code, (!detail.param.is_empty()).then_some(detail.param)))
+    let info = status.get_details_error_info()?;
+    if info.domain != ERROR_DOMAIN {
+        return None;
+    }
+    let code = ErrorCode::parse(&info.reason)?;
+    Some((code, info.metadata.get(PARAM_KEY).cloned()))
 }
 
 /// The public error of any status: the one it carries, or, for a status
@@ -165,6 +188,40 @@ mod tests {
             assert_eq!(from_status(&status), (code, Some("stops.2.latitude".to_owned())));
             assert_eq!(ErrorCode::parse(code.as_str()), Some(code));
         }
+    }
+
+    #[test]
+    fn statuses_follow_the_standard_rich_error_model() {
+        let status = to_status(
+            ErrorCode::InvalidRequest,
+            "latitude must be between -90 and 90.",
+            Some("stops.2.latitude"),
+        );
+        let details = status.get_error_details();
+        let info = details.error_info().expect("ErrorInfo");
+        assert_eq!(
+            (info.reason.as_str(), info.domain.as_str()),
+            ("invalid_request", "courier")
+        );
+        assert_eq!(info.metadata.get("param").map(String::as_str), Some("stops.2.latitude"));
+        let violations = &details.bad_request().expect("BadRequest").field_violations;
+        assert_eq!(violations.len(), 1);
+        assert_eq!(violations[0].field, "stops.2.latitude");
+        // A header is no field; a refusal of state has no field violation.
+        let header = to_status(ErrorCode::MissingIdempotencyKey, "m", Some("Idempotency-Key"));
+        assert!(header.get_details_bad_request().is_none());
+        assert!(
+            to_status(ErrorCode::Conflict, "m", None)
+                .get_details_bad_request()
+                .is_none()
+        );
+        // Another domain's ErrorInfo is not a public error.
+        let foreign = tonic::Status::with_error_details(
+            tonic::Code::Internal,
+            "m",
+            ErrorDetails::with_error_info("not_found", "elsewhere", HashMap::new()),
+        );
+        assert_eq!(public_error(&foreign), None);
     }
 
     #[test]

@@ -27,9 +27,10 @@ struct Cursor {
 
 const MAC_BYTES: usize = 16;
 
-/// Page size of the public lists (REST `limit`): 1 to 100, default 20.
+/// Page size of the public lists (gRPC `page_size`, REST `limit`): 1 to
+/// 100, default 20.
 pub fn page_size(requested: i32) -> CoreResult<u64> {
-    page_size_of("limit", requested, 20, 100)
+    page_size_of("page_size", requested, 20, 100)
 }
 
 /// Page size named `field` (gRPC `page_size`): 1 to `max`, `default`

@@ -37,6 +37,7 @@ use crate::{Core, CoreError, CoreResult};
 /// whole.
 const SERVICES: &[&str] = &[
     "",
+    "grpc.health.v1.Health",
     <AdminServiceServer<AdminApi> as NamedService>::NAME,
     <BillingServiceServer<BillingApi> as NamedService>::NAME,
     <DispatchServiceServer<DispatchApi> as NamedService>::NAME,
@@ -71,9 +72,14 @@ pub async fn serve(
         report(&health, ServingStatus::NotServing).await;
         tracing::info!("gRPC server stopping: health NOT_SERVING, finishing calls in flight");
     };
+    // Reflection in both versions: grpcurl and most tools speak v1, older
+    // ones (and some IDEs) only v1alpha.
     let reflection = tonic_reflection::server::Builder::configure()
         .register_encoded_file_descriptor_set(courier::FILE_DESCRIPTOR_SET)
         .build_v1()?;
+    let reflection_v1alpha = tonic_reflection::server::Builder::configure()
+        .register_encoded_file_descriptor_set(courier::FILE_DESCRIPTOR_SET)
+        .build_v1alpha()?;
 
     // A span per call carrying the edge's request id, so that every line
     // logged while serving it carries the id. The line per finished call is
@@ -103,6 +109,7 @@ pub async fn serve(
         }))
         .add_service(health_service)
         .add_service(reflection)
+        .add_service(reflection_v1alpha)
         .add_service(AdminServiceServer::new(AdminApi(core.clone())))
         .add_service(BillingServiceServer::new(BillingApi(core.clone())))
         .add_service(VehicleTypeServiceServer::new(VehicleTypeApi(core.clone())))

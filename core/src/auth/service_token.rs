@@ -60,7 +60,7 @@ pub fn mint(key: &[u8], role: Role, subject: &str, now: i64, ttl_seconds: i64) -
 /// Verifies `authorization` (`Bearer <jwt>`) and that its role is `required`
 /// or `admin`. Returns the token's subject.
 pub fn verify(key: &[u8], authorization: Option<&str>, required: Role) -> CoreResult<String> {
-    let unauthenticated = |message: &str| CoreError::new(ErrorCode::InvalidApiKey, message.to_owned());
+    let unauthenticated = |message: &str| CoreError::new(ErrorCode::InvalidServiceToken, message.to_owned());
     let token = authorization
         .and_then(|h| {
             h.trim()
@@ -70,7 +70,7 @@ pub fn verify(key: &[u8], authorization: Option<&str>, required: Role) -> CoreRe
         .map(str::trim)
         .ok_or_else(|| {
             CoreError::new(
-                ErrorCode::MissingApiKey,
+                ErrorCode::MissingServiceToken,
                 "Internal services need 'authorization: Bearer <service token>'.",
             )
         })?;
@@ -113,7 +113,13 @@ mod tests {
         assert!(verify(key, Some(&expired), Role::Admin).is_err());
         assert_eq!(
             verify(key, None, Role::Admin).map_err(|e| e.code()).err(),
-            Some(ErrorCode::MissingApiKey)
+            Some(ErrorCode::MissingServiceToken)
+        );
+        assert_eq!(
+            verify(key, Some("Bearer nonsense"), Role::Admin)
+                .map_err(|e| e.code())
+                .err(),
+            Some(ErrorCode::InvalidServiceToken)
         );
     }
 }

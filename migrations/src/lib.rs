@@ -23,6 +23,7 @@ mod m20261123_000013_create_fleet_orders;
 mod m20261123_000014_add_workspace_open_amount;
 mod m20261123_000015_index_webhook_claims;
 mod m20261124_000016_create_statements;
+mod m20261124_000017_attempt_status_as_ended;
 
 pub struct Migrator;
 
@@ -46,6 +47,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261123_000014_add_workspace_open_amount::Migration),
             Box::new(m20261123_000015_index_webhook_claims::Migration),
             Box::new(m20261124_000016_create_statements::Migration),
+            Box::new(m20261124_000017_attempt_status_as_ended::Migration),
         ]
     }
 }

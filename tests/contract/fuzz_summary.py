@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import base64
 import json
+import re
 import sys
 from collections import Counter
 from pathlib import Path
@@ -24,29 +25,46 @@ def body_text(body: dict | None, limit: int = 700) -> str:
     return text if len(text) <= limit else text[:limit] + f"… ({len(text)} bytes)"
 
 
-def findings(report: Path, label: str):
-    """(key, description) for each failed check in one NDJSON report."""
+def answer_of(interaction: dict) -> tuple[object, str, str, str]:
+    """Status, body text, error code and param of a recorded answer."""
+    response = interaction.get("response") or {}
+    answer = body_text(response.get("content") or response.get("body"))
+    try:
+        error = json.loads(answer)["error"]
+        code, param = error["code"], error.get("param") or ""
+    except (ValueError, KeyError, TypeError):
+        code, param = "", ""
+    return response.get("status_code", "no answer"), answer, code, param
+
+
+def scan(report: Path, label: str, seen: dict, dropped: Counter) -> None:
+    """Adds each failed check of one NDJSON report to `seen` (the smallest
+    request per finding) and each failure hooks.py dropped to `dropped`."""
     for line in report.read_text(encoding="utf-8").splitlines():
-        event = json.loads(line)
-        finished = event.get("ScenarioFinished")
+        finished = json.loads(line).get("ScenarioFinished")
         if not finished:
             continue
         recorder = finished["recorder"]
-        for case_id, checks in recorder["checks"].items():
+        interactions = recorder.get("interactions", {})
+        for case_id, count in (recorder.get("filtered_failures") or {}).items():
+            status, _, code, _ = answer_of(interactions.get(case_id) or {})
+            dropped[f"{status} {code}".strip()] += count
+        for case_id, checks in recorder.get("checks", {}).items():
             for check in checks:
                 if check["status"] != "failure":
                     continue
                 failure = check["failure_info"]["failure"]
-                interaction = recorder["interactions"].get(case_id) or {}
-                request, response = interaction.get("request", {}), interaction.get("response") or {}
+                interaction = interactions.get(case_id) or {}
+                request = interaction.get("request", {})
                 case = recorder["cases"][case_id]["value"]
-                answer = body_text(response.get("content") or response.get("body"))
-                try:
-                    code = json.loads(answer)["error"]["code"]
-                except (ValueError, KeyError, TypeError):
-                    code = ""
-                status = response.get("status_code", "no answer")
-                key = (failure["code"], failure["operation"], status, code, failure["title"])
+                status, answer, code, param = answer_of(interaction)
+                # One finding per check, operation, answer and field (list
+                # indexes aside): one rule broken by many cases is one problem.
+                key = (failure["code"], failure["title"], failure["operation"], status, code,
+                       re.sub(r"\.\d+(?=\.|$)", ".*", param))
+                body = body_text(request.get("body"), limit=10**6)
+                if key in seen and len(seen[key][0]) <= len(body):
+                    continue
                 headers = {
                     name: values[0] if isinstance(values, list) else values
                     for name, values in (request.get("headers") or {}).items()
@@ -54,14 +72,15 @@ def findings(report: Path, label: str):
                     and not name.lower().startswith("x-schemathesis")
                 }
                 mode = (case.get("meta") or {}).get("generation", {}).get("mode", "?")
-                yield key, (
+                message = failure["message"].strip().replace("\n", "\n    ")
+                seen[key] = (body, (
                     f"[{label} key, {mode} case, {finished['phase']} phase]\n"
                     f"    {request.get('method', case['method'])} {request.get('uri', case['path'])}\n"
                     f"    headers: {json.dumps(headers)}\n"
                     + (f"    body: {body_text(request.get('body'))}\n" if request.get("body") else "")
                     + f"    -> {status}: {answer}\n"
-                    f"    {failure['message'].strip()}"
-                )
+                    f"    {message}"
+                ))
 
 
 def main() -> int:
@@ -70,17 +89,23 @@ def main() -> int:
     parser.add_argument("runs", nargs="+", help="LABEL=REPORT_DIR for each run")
     args = parser.parse_args()
 
-    seen: dict[tuple, str] = {}
+    seen: dict[tuple, tuple[str, str]] = {}
+    dropped: Counter = Counter()
     for run in args.runs:
         label, directory = run.split("=", 1)
         for report in sorted(Path(directory).glob("*.ndjson")):
-            for key, text in findings(report, label):
-                seen.setdefault(key, text)
+            scan(report, label, seen, dropped)
 
-    print(f"fuzzer findings: {len(seen)} distinct (by check, operation, status and error code)")
-    for number, ((code, operation, status, error_code, title), text) in enumerate(sorted(seen.items(), key=str), 1):
-        print(f"\n{number}. {code} {title}: {operation} -> {status} {error_code}".rstrip())
+    print(f"fuzzer findings: {len(seen)} distinct (by check, operation, status, error code and param)")
+    for number, ((code, title, operation, status, error_code, param), (_, text)) in enumerate(
+        sorted(seen.items(), key=lambda item: str(item[0])), 1
+    ):
+        print(f"\n{number}. {code} {title}: {operation} -> {status} {error_code} {param}".rstrip())
         print(f"   {text}")
+
+    if dropped:
+        print("\nschema-valid requests refused for facts beyond the schema (accepted, see hooks.py): "
+              + ", ".join(f"{answer} x{count}" for answer, count in dropped.most_common()))
 
     tally_path = Path(args.tally)
     created = Counter(

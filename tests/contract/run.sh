@@ -16,6 +16,8 @@ repo=$(cd "$here/../.." && pwd)
 bin_dir=$(cd "${1:-$repo/target/debug}" && pwd)
 venv="${XDG_CACHE_HOME:-$HOME/.cache}/courier-ci/contract-venv"
 fuzz_budget=${COURIER_CONTRACT_FUZZ_SECONDS:-150}   # hard limit of each fuzzer run
+seed=${COURIER_CONTRACT_SEED:-}                     # replays a run's generated cases
+in_netns=${COURIER_CONTRACT_IN_NETNS:-}
 
 for binary in courier-dev courier-core; do
     [ -x "$bin_dir/$binary" ] || { echo "contract: $bin_dir/$binary is missing (cargo build -p courier-dev -p courier-core)" >&2; exit 2; }
@@ -34,10 +36,11 @@ ensure_venv() {
     echo "$wanted" >"$stamp"
 }
 
-if [ -z "${COURIER_CONTRACT_IN_NETNS:-}" ]; then
+if [ -z "$in_netns" ]; then
     ensure_venv  # needs the package registry, so before leaving the network
     if unshare --net --mount true 2>/dev/null; then
-        exec unshare --net --mount env COURIER_CONTRACT_IN_NETNS=1 bash "${BASH_SOURCE[0]}" "$bin_dir"
+        exec unshare --net --mount env COURIER_CONTRACT_IN_NETNS=1 COURIER_CONTRACT_FUZZ_SECONDS="$fuzz_budget" \
+            COURIER_CONTRACT_SEED="$seed" bash "${BASH_SOURCE[0]}" "$bin_dir"
     elif [ "${COURIER_CONTRACT_HOST_NETWORK:-}" != 1 ]; then
         echo "contract: cannot create a network namespace (unshare --net needs root);" \
             "COURIER_CONTRACT_HOST_NETWORK=1 runs on the host network instead" >&2
@@ -47,7 +50,7 @@ fi
 
 # Only this script's settings reach the service.
 for name in $(compgen -e); do
-    case "$name" in COURIER_CONTRACT_*) ;; COURIER_*) unset "$name" ;; esac
+    case "$name" in COURIER_*) unset "$name" ;; esac
 done
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/courier-contract.XXXXXX")
@@ -70,7 +73,7 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-if [ -n "${COURIER_CONTRACT_IN_NETNS:-}" ]; then
+if [ -n "$in_netns" ]; then
     ip link set lo up
     # No name resolves in here; the reserved example domains that a document's
     # examples use resolve to loopback, where nothing answers.
@@ -141,7 +144,7 @@ for run in "test:$test_key" "live:$live_key" "fleet:$fleet_key"; do
         COURIER_CONTRACT_TALLY="$tmp/creates.ndjson" \
         timeout --kill-after=10 "$fuzz_budget" "$venv/bin/schemathesis" --config-file "$here/schemathesis.toml" \
         run "$base/v1/openapi.json" --no-color --report ndjson --report-dir "$tmp/fuzz-$label" \
-        ${COURIER_CONTRACT_SEED:+--seed "$COURIER_CONTRACT_SEED"}); then :; else
+        ${seed:+--seed "$seed"}); then :; else
         status=$?
         [ "$status" -lt 124 ] || echo "contract: schemathesis ($label key) did not finish within ${fuzz_budget}s"
         failed+=("schemathesis ($label key)")

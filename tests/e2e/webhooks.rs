@@ -711,7 +711,7 @@ e2e! {
             .collect();
         assert_eq!(
             summary,
-            [("pending", Some(500)), ("pending", Some(429)), ("succeeded", Some(200))]
+            [("failed", Some(500)), ("failed", Some(429)), ("succeeded", Some(200))]
         );
         assert!(attempts[0]["error"].as_str().is_some_and(|e| e.contains("500")));
         tokio::time::sleep(QUIET).await;
@@ -748,7 +748,7 @@ e2e! {
         })
         .await;
         for attempt in &attempts[..2] {
-            assert_eq!(attempt["status"], "pending");
+            assert_eq!(attempt["status"], "failed");
             assert!(attempt["response_code"].is_null());
             assert!(
                 attempt["error"].as_str().is_some_and(|e| e.contains("connect")),
@@ -771,7 +771,7 @@ e2e! {
         );
         let event_id = requests[0].header("x-event-id").to_owned();
         let attempts = attempts_when(&app, &app.live_key, &event_id, SOON, |a| a.len() == 2).await;
-        assert_eq!(attempts[0]["status"], "pending");
+        assert_eq!(attempts[0]["status"], "failed");
         assert!(attempts[0]["response_code"].is_null());
         assert!(
             attempts[0]["latency_ms"]
@@ -815,7 +815,7 @@ e2e! {
         assert_eq!(
             statuses,
             [
-                "pending", "pending", "pending", "pending", "pending", "pending", "pending", "failed"
+                "failed", "failed", "failed", "failed", "failed", "failed", "failed", "failed"
             ]
         );
     }
@@ -1111,7 +1111,7 @@ e2e! {
             let attempts = attempts_when(&app, &app.live_key, event_id, SOON, |a| a.len() == 2).await;
             assert_eq!(
                 (attempts[0]["status"].as_str(), attempts[1]["status"].as_str()),
-                (Some("pending"), Some("succeeded"))
+                (Some("failed"), Some("succeeded"))
             );
         }
         tokio::time::sleep(QUIET).await;
@@ -1128,4 +1128,33 @@ async fn answer_id(app: &TestApp) -> String {
         .and_then(|e| e["id"].as_str())
         .expect("an endpoint")
         .to_owned()
+}
+
+e2e! {
+    // The harness runs with the development setting on (plain HTTP and
+    // loopback receivers): it opens nothing else.
+    async fn the_development_setting_opens_loopback_only(app: TestApp) {
+        for url in [
+            "http://169.254.169.254/latest/meta-data/",
+            "http://10.0.0.1/hook",
+            "http://172.16.0.1/hook",
+            "http://192.168.1.1/hook",
+            "http://100.64.0.1/hook",
+            "http://0.0.0.0/hook",
+            "http://[fc00::1]/hook",
+            "http://[fe80::1]/hook",
+            "http://[::ffff:10.0.0.1]/hook",
+            "http://intranet/hook",
+            "http://printer.local/hook",
+            "http://metadata.google.internal/hook",
+        ] {
+            let answer = app.post("/v1/webhooks", &app.live_key, &json!({ "url": url })).await;
+            answer.assert_error(400, "invalid_webhook_url", Some("url"));
+        }
+        for url in ["http://127.0.0.1:9/hook", "http://localhost:9/hook", "http://[::1]:9/hook"] {
+            let answer = app.post("/v1/webhooks", &app.live_key, &json!({ "url": url })).await;
+            assert_eq!(answer.status, 201, "{url}: {:#}", answer.body);
+        }
+        assert_eq!(app.get("/v1/webhooks", &app.live_key).await.body["webhooks"].as_array().map(Vec::len), Some(3));
+    }
 }

@@ -64,7 +64,6 @@ fn attempt_out(attempt: Attempt) -> pb::WebhookAttempt {
         status: match attempt.status {
             AttemptStatus::Succeeded => pb::WebhookAttemptStatus::Succeeded,
             AttemptStatus::Failed => pb::WebhookAttemptStatus::Failed,
-            AttemptStatus::Pending => pb::WebhookAttemptStatus::Pending,
         } as i32,
         response_code: attempt.response_code,
         latency_ms: attempt.latency_ms,

@@ -2,11 +2,12 @@
 //! refused before sending, shown as `webhook_attempts` of an event's details
 //! (contract 2.9; DECISIONS.md "Webhooks").
 //!
-//! An attempt's `status` says where the event stood for that endpoint right
-//! after the attempt: `succeeded` (the receiver answered `2xx`), `pending`
-//! (it failed and a retry is scheduled) or `failed` (it failed and no further
-//! attempt follows: an answer that is not retried, the last of the 8
-//! attempts, a refused target or a disabled endpoint).
+//! An attempt's `status` is how that attempt ended: `succeeded` (the
+//! receiver answered `2xx`) or `failed` (anything else: another answer, no
+//! answer, a refused target or a disabled endpoint), whether or not a retry
+//! follows (DECISIONS, "Webhooks"). The queue row (`queue`) says whether the
+//! event is still on its way. An attempt is logged once it has ended, so
+//! the public `pending` (an attempt being made right now) is never stored.
 
 use sea_orm::{ActiveModelTrait, ActiveValue::Set, ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder};
 
@@ -14,12 +15,11 @@ use super::entity::attempt;
 use super::send::Outcome;
 use crate::{CoreError, CoreResult, ids};
 
-/// Where the event stood for the endpoint after an attempt.
+/// How an attempt ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum AttemptStatus {
     Succeeded,
     Failed,
-    Pending,
 }
 
 impl AttemptStatus {
@@ -27,12 +27,11 @@ impl AttemptStatus {
         match self {
             AttemptStatus::Succeeded => "succeeded",
             AttemptStatus::Failed => "failed",
-            AttemptStatus::Pending => "pending",
         }
     }
 
     pub fn parse(text: &str) -> Option<AttemptStatus> {
-        [AttemptStatus::Succeeded, AttemptStatus::Failed, AttemptStatus::Pending]
+        [AttemptStatus::Succeeded, AttemptStatus::Failed]
             .into_iter()
             .find(|s| s.as_str() == text)
     }

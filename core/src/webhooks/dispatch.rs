@@ -372,19 +372,15 @@ async fn try_attempt(core: &Core, claim: Claim) -> CoreResult<Option<Sent>> {
         Verdict::Retryable => {
             let jitter = rand::rng().random_range(-1.0..=1.0);
             match retry::next_delay(made, core.config.webhook_retry_scale, jitter, outcome.retry_after) {
-                Some(delay) => (
-                    DeliveryState::Pending,
-                    AttemptStatus::Pending,
-                    Some(now + micros(delay)),
-                ),
+                Some(delay) => (DeliveryState::Pending, AttemptStatus::Failed, Some(now + micros(delay))),
                 None => (DeliveryState::Failed, AttemptStatus::Failed, None),
             }
         }
     };
-    core.metrics.webhook_attempt(match status {
-        AttemptStatus::Succeeded => AttemptResult::Succeeded,
-        AttemptStatus::Pending => AttemptResult::Retrying,
-        AttemptStatus::Failed => AttemptResult::Failed,
+    core.metrics.webhook_attempt(match state {
+        DeliveryState::Succeeded => AttemptResult::Succeeded,
+        DeliveryState::Pending => AttemptResult::Retrying,
+        DeliveryState::Failed => AttemptResult::Failed,
     });
     Ok(Some(Sent {
         row,

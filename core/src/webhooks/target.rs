@@ -19,8 +19,10 @@
 //!    could point anywhere) and ignores proxy settings.
 //!
 //! The development setting `COURIER_WEBHOOK_ALLOW_INSECURE` ([`TargetPolicy`])
-//! lifts the scheme, host-name and address rules so local receivers work; it is
-//! off by default.
+//! allows plain `http` and this machine (loopback addresses, `localhost`) so
+//! local receivers work; every other private, link-local, metadata or
+//! reserved range stays refused (DECISIONS, "Webhooks"). It is off by
+//! default.
 
 use std::collections::HashMap;
 use std::future::Future;
@@ -51,8 +53,26 @@ const LOCAL_NAME_SUFFIXES: &[&str] = &[".localhost", ".local", ".internal", ".lo
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct TargetPolicy {
     /// Development setting (`COURIER_WEBHOOK_ALLOW_INSECURE`): allows plain
-    /// `http` and loopback, private and local targets. Off by default.
+    /// `http` and loopback targets, nothing else. Off by default.
     pub allow_insecure: bool,
+}
+
+impl TargetPolicy {
+    /// Whether a webhook may be sent to `ip`.
+    fn allows(self, ip: IpAddr) -> bool {
+        is_public_ip(ip) || (self.allow_insecure && ip.to_canonical().is_loopback())
+    }
+
+    /// Whether a host name may be used as it is: public names, and in
+    /// development the names of this machine (`localhost`, `*.localhost`).
+    fn allows_name(self, name: &str) -> bool {
+        let name = name.strip_suffix('.').unwrap_or(name).to_ascii_lowercase();
+        !is_local_host_name(&name) || (self.allow_insecure && (name == "localhost" || name.ends_with(".localhost")))
+    }
+
+    fn ensure_allowed(self, ip: IpAddr) -> CoreResult<()> {
+        if self.allows(ip) { Ok(()) } else { Err(non_public()) }
+    }
 }
 
 /// Checks a webhook URL without network access and returns it parsed.
@@ -80,14 +100,13 @@ pub fn check_url_syntax(url: &str, policy: TargetPolicy) -> CoreResult<Url> {
     }
     match parsed.host() {
         None => return Err(refused("The webhook URL must have a host.")),
-        Some(_) if policy.allow_insecure => {}
         Some(Host::Domain(name)) => {
-            if is_local_host_name(name) {
+            if !policy.allows_name(name) {
                 return Err(refused("The webhook URL must name a public host, not a local one."));
             }
         }
-        Some(Host::Ipv4(ip)) => ensure_public(IpAddr::V4(ip))?,
-        Some(Host::Ipv6(ip)) => ensure_public(IpAddr::V6(ip))?,
+        Some(Host::Ipv4(ip)) => policy.ensure_allowed(IpAddr::V4(ip))?,
+        Some(Host::Ipv6(ip)) => policy.ensure_allowed(IpAddr::V6(ip))?,
     }
     Ok(parsed)
 }
@@ -133,9 +152,10 @@ impl Resolver for SystemResolver {
 /// Resolves the host of `url` (a URL accepted by [`check_url_syntax`]) and
 /// returns the address to connect to, with the URL's port or the scheme's
 /// default. Refuses with `invalid_webhook_url` when the host cannot be resolved
-/// (error, no answer or no answer within [`LOOKUP_TIMEOUT`]) or, unless
-/// `policy.allow_insecure`, when any resolved address is not public: one
-/// private answer among public ones is enough for a rebinding attack.
+/// (error, no answer or no answer within [`LOOKUP_TIMEOUT`]) or when any
+/// resolved address is one the policy refuses (not public; in development,
+/// not public and not loopback): one private answer among public ones is
+/// enough for a rebinding attack.
 ///
 /// The caller must connect to the returned address (see [`pinned_client`]).
 pub async fn resolve_target(url: &Url, policy: TargetPolicy, resolver: &dyn Resolver) -> CoreResult<SocketAddr> {
@@ -161,9 +181,7 @@ pub async fn resolve_target(url: &Url, policy: TargetPolicy, resolver: &dyn Reso
         }
     };
     let first = *addresses.first().ok_or_else(unresolvable)?;
-    if !policy.allow_insecure
-        && let Some(private) = addresses.iter().find(|address| !is_public_ip(address.ip()))
-    {
+    if let Some(private) = addresses.iter().find(|address| !policy.allows(address.ip())) {
         // The address stays in the log: telling the caller would reveal how
         // internal names resolve.
         tracing::info!(
@@ -178,9 +196,7 @@ pub async fn resolve_target(url: &Url, policy: TargetPolicy, resolver: &dyn Reso
 
 /// `address` if the policy allows it.
 fn checked_address(address: SocketAddr, policy: TargetPolicy) -> CoreResult<SocketAddr> {
-    if !policy.allow_insecure {
-        ensure_public(address.ip())?;
-    }
+    policy.ensure_allowed(address.ip())?;
     Ok(address)
 }
 
@@ -357,10 +373,6 @@ fn is_public_ipv6(ip: Ipv6Addr) -> bool {
 /// The IPv4 address in the last 32 bits.
 fn embedded_ipv4(bits: u128) -> Ipv4Addr {
     Ipv4Addr::from_bits((bits & u128::from(u32::MAX)) as u32)
-}
-
-fn ensure_public(ip: IpAddr) -> CoreResult<()> {
-    if is_public_ip(ip) { Ok(()) } else { Err(non_public()) }
 }
 
 /// The message of a refusal because the host did not resolve: a state that
@@ -593,19 +605,39 @@ mod tests {
     }
 
     #[test]
-    fn insecure_policy_allows_local_development_targets() {
+    fn insecure_policy_allows_plain_http_and_loopback_only() {
         for case in [
             "http://127.0.0.1:8080/hook",
+            "http://127.8.9.10/hook",
             "http://localhost:3000/hook",
-            "https://10.1.2.3/",
+            "http://receiver.localhost/hook",
             "https://[::1]/",
-            "http://intranet/",
+            "http://[::ffff:127.0.0.1]/",
+            "http://example.com/hooks",
         ] {
             check_url_syntax(case, INSECURE).unwrap_or_else(|e| panic!("{case}: {e:?}"));
         }
-        // Still refused in development: other schemes and credentials.
-        assert_refused_url(check_url_syntax("ftp://127.0.0.1/", INSECURE), "ftp");
-        assert_refused_url(check_url_syntax("http://u:p@127.0.0.1/", INSECURE), "userinfo");
+        // Every other private, link-local, metadata or reserved range, and
+        // local names that resolve there, stay refused in development.
+        for case in [
+            "http://169.254.169.254/latest/meta-data/",
+            "http://10.1.2.3/",
+            "http://172.16.0.1/",
+            "http://192.168.1.1/",
+            "http://100.64.0.1/",
+            "http://0.0.0.0/",
+            "http://[fc00::1]/",
+            "http://[fe80::1]/",
+            "http://[::ffff:10.0.0.1]/",
+            "http://[fd00:ec2::254]/",
+            "http://intranet/",
+            "http://printer.local/",
+            "http://metadata.google.internal/",
+            "ftp://127.0.0.1/",
+            "http://u:p@127.0.0.1/",
+        ] {
+            assert_refused_url(check_url_syntax(case, INSECURE), case);
+        }
     }
 
     #[test]
@@ -759,7 +791,16 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn insecure_policy_accepts_private_answers() {
+    async fn insecure_policy_accepts_loopback_answers_only() {
+        for answers in [&["10.0.0.5"][..], &["127.0.0.1", "169.254.169.254"], &["192.168.0.2"]] {
+            let result = resolve_target(
+                &url("http://dev.example.com/"),
+                INSECURE,
+                &FakeResolver::answering(answers),
+            )
+            .await;
+            assert_refused_url(result, &format!("{answers:?}"));
+        }
         let resolver = FakeResolver::answering(&["127.0.0.1"]);
         let address = resolve_target(&url("http://localhost:8080/hook"), INSECURE, &resolver)
             .await

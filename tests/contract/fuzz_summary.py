@@ -47,8 +47,9 @@ def scan(report: Path, label: str, seen: dict, dropped: Counter) -> None:
         recorder = finished["recorder"]
         interactions = recorder.get("interactions", {})
         for case_id, count in (recorder.get("filtered_failures") or {}).items():
-            status, _, code, _ = answer_of(interactions.get(case_id) or {})
-            dropped[f"{status} {code}".strip()] += count
+            status, _, code, param = answer_of(interactions.get(case_id) or {})
+            param = re.sub(r"\.\d+(?=\.|$)", ".*", param)
+            dropped[" ".join(str(part) for part in (status, code, param) if part)] += count
         for case_id, checks in recorder.get("checks", {}).items():
             for check in checks:
                 if check["status"] != "failure":
@@ -60,8 +61,14 @@ def scan(report: Path, label: str, seen: dict, dropped: Counter) -> None:
                 status, answer, code, param = answer_of(interaction)
                 # One finding per check, operation, answer and field (list
                 # indexes aside): one rule broken by many cases is one problem.
-                key = (failure["code"], failure["title"], failure["operation"], status, code,
-                       re.sub(r"\.\d+(?=\.|$)", ".*", param))
+                key = (
+                    failure["code"],
+                    failure["title"],
+                    failure["operation"],
+                    status,
+                    code,
+                    re.sub(r"\.\d+(?=\.|$)", ".*", param),
+                )
                 body = body_text(request.get("body"), limit=10**6)
                 if key in seen and len(seen[key][0]) <= len(body):
                     continue
@@ -73,14 +80,17 @@ def scan(report: Path, label: str, seen: dict, dropped: Counter) -> None:
                 }
                 mode = (case.get("meta") or {}).get("generation", {}).get("mode", "?")
                 message = failure["message"].strip().replace("\n", "\n    ")
-                seen[key] = (body, (
-                    f"[{label} key, {mode} case, {finished['phase']} phase]\n"
-                    f"    {request.get('method', case['method'])} {request.get('uri', case['path'])}\n"
-                    f"    headers: {json.dumps(headers)}\n"
-                    + (f"    body: {body_text(request.get('body'))}\n" if request.get("body") else "")
-                    + f"    -> {status}: {answer}\n"
-                    f"    {message}"
-                ))
+                seen[key] = (
+                    body,
+                    (
+                        f"[{label} key, {mode} case, {finished['phase']} phase]\n"
+                        f"    {request.get('method', case['method'])} {request.get('uri', case['path'])}\n"
+                        f"    headers: {json.dumps(headers)}\n"
+                        + (f"    body: {body_text(request.get('body'))}\n" if request.get("body") else "")
+                        + f"    -> {status}: {answer}\n"
+                        f"    {message}"
+                    ),
+                )
 
 
 def main() -> int:
@@ -104,20 +114,25 @@ def main() -> int:
         print(f"   {text}")
 
     if dropped:
-        print("\nschema-valid requests refused for facts beyond the schema (accepted, see hooks.py): "
-              + ", ".join(f"{answer} x{count}" for answer, count in dropped.most_common()))
+        print(
+            "\nschema-valid requests refused for facts beyond the schema (accepted, see hooks.py): "
+            + ", ".join(f"{answer} x{count}" for answer, count in dropped.most_common())
+        )
 
     tally_path = Path(args.tally)
-    created = Counter(
-        json.loads(line)["path"] for line in tally_path.read_text().splitlines()
-    ) if tally_path.exists() else Counter()
+    created = (
+        Counter(json.loads(line)["path"] for line in tally_path.read_text().splitlines())
+        if tally_path.exists()
+        else Counter()
+    )
     print("\ncreated from the document alone: " + ", ".join(f"POST {path}: {created[path]}" for path in CREATES))
     missing = [path for path in CREATES if not created[path]]
     if missing:
         print(
             "  none accepted for "
             + ", ".join(f"POST {path}" for path in missing)
-            + ": the document gives a generator no request the service accepts (no examples, or constraints it does not state)"
+            + ": the document gives a generator no request the service accepts"
+            " (no examples, or constraints it does not state)"
         )
     return 1 if seen or missing else 0
 

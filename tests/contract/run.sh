@@ -15,7 +15,7 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 repo=$(cd "$here/../.." && pwd)
 bin_dir=$(cd "${1:-$repo/target/debug}" && pwd)
 venv="${XDG_CACHE_HOME:-$HOME/.cache}/courier-ci/contract-venv"
-fuzz_budget=${COURIER_CONTRACT_FUZZ_SECONDS:-150}   # hard limit of each fuzzer run
+fuzz_budget=${COURIER_CONTRACT_FUZZ_SECONDS:-100}   # hard limit of each fuzzer run (~30 s needed)
 seed=${COURIER_CONTRACT_SEED:-}                     # replays a run's generated cases
 in_netns=${COURIER_CONTRACT_IN_NETNS:-}
 

@@ -75,4 +75,46 @@ e2e! {
             assert!(page.contains(&format!("id=\"{}\"", code.as_str())), "{} missing", code.as_str());
         }
     }
+
+    async fn messages_are_in_the_services_words(app: TestApp) {
+        let raw = |body: String| app.http.post(app.url("/v1/quotes")).header("x-api-key", &app.test_key).header("content-type", "application/json").body(body);
+        let quote = crate::quotes::berlin_quote();
+        let cases = [
+            (json!({"pickup": "Alexanderplatz"}), "pickup", "pickup must be an object."),
+            (json!({"pickup": {"address": "Alexanderplatz 1, Berlin", "latitude": true, "longitude": 13.4}}), "pickup.latitude", "pickup.latitude must be a number."),
+            (json!({"stops": {"a": 1}}), "stops", "stops must be an array."),
+        ];
+        for (change, param, message) in cases {
+            let mut body = quote.clone();
+            for (key, value) in change.as_object().expect("object") {
+                body[key] = value.clone();
+            }
+            let answer = app.post("/v1/quotes", &app.test_key, &body).await;
+            answer.assert_error(400, "invalid_request", Some(param));
+            assert_eq!(answer.body["error"]["message"], message);
+        }
+        let mut body = quote.clone();
+        body["items"] = json!([{"description": "Box", "quantity": 1.5, "weight_kg": 1, "length_cm": 10, "width_cm": 10, "height_cm": 10}]);
+        let answer = app.post("/v1/quotes", &app.test_key, &body).await;
+        answer.assert_error(400, "invalid_request", Some("items.0.quantity"));
+        assert_eq!(answer.body["error"]["message"], "items.0.quantity must be a whole number.");
+        let answer = app.send(raw("{\"pickup\": ".into())).await;
+        answer.assert_error(400, "invalid_request", Some("body"));
+        assert_eq!(answer.body["error"]["message"], "The request body is not valid JSON: it ends early (line 1, column 11).");
+
+        // An integer written with a fraction of zero is an integer (JSON Schema).
+        body["items"][0]["quantity"] = json!(2.0);
+        let answer = app.post("/v1/quotes", &app.test_key, &body).await;
+        assert_eq!(answer.status, 201, "{:#}", answer.body);
+
+        // A member named twice is refused, naming it.
+        let text = serde_json::to_string(&quote).expect("json");
+        let twice = text.replacen("\"vehicle_type_id\"", "\"vehicle_type_id\":\"car\",\"vehicle_type_id\"", 1);
+        let answer = app.send(raw(twice)).await;
+        answer.assert_error(400, "invalid_request", Some("vehicle_type_id"));
+        assert_eq!(answer.body["error"]["message"], "vehicle_type_id appears more than once; name each member once.");
+        let nested = text.replacen("\"latitude\"", "\"latitude\":1,\"latitude\"", 1);
+        let answer = app.send(raw(nested)).await;
+        answer.assert_error(400, "invalid_request", Some("dropoff.latitude"));
+    }
 }

@@ -5,6 +5,7 @@
 pub mod credentials;
 pub mod errors;
 pub mod json;
+pub mod limits;
 pub mod logging;
 pub mod names;
 pub mod ops;

@@ -27,7 +27,7 @@ use courier::errors::ErrorCode;
 
 /// How long a key is remembered.
 pub const RETENTION_MICROS: i64 = 24 * 3600 * 1_000_000;
-const MAX_KEY_CHARS: usize = 255;
+const MAX_KEY_CHARS: usize = courier::limits::IDEMPOTENCY_KEY.max;
 
 /// Where a key applies.
 #[derive(Clone, Debug)]

@@ -30,7 +30,13 @@ const MAC_BYTES: usize = 16;
 /// Page size of the public lists (gRPC `page_size`, REST `limit`): 1 to
 /// 100, default 20.
 pub fn page_size(requested: i32) -> CoreResult<u64> {
-    page_size_of("page_size", requested, 20, 100)
+    let limits = courier::limits::PAGE_SIZE;
+    page_size_of(
+        "page_size",
+        requested,
+        courier::limits::DEFAULT_PAGE_SIZE as u64,
+        limits.max as u64,
+    )
 }
 
 /// Page size named `field` (gRPC `page_size`): 1 to `max`, `default`

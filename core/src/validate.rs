@@ -5,6 +5,7 @@ use chrono::{DateTime, Duration, Utc};
 
 use crate::quotes::geo::GeoPoint;
 use crate::{CoreError, CoreResult};
+use courier::limits::{self, Chars};
 
 /// A waypoint as a request carries it.
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
@@ -43,7 +44,12 @@ pub enum ContactRule {
     Optional,
 }
 
-pub const MAX_STOPS: usize = 10;
+pub const MAX_STOPS: usize = limits::STOPS.max as usize;
+
+/// Within `limit` (characters), else `invalid_request`.
+pub fn text_within(param: &str, value: &str, limit: Chars) -> CoreResult<()> {
+    text_length(param, value, limit.min, limit.max)
+}
 
 /// `min..=max` characters (Unicode scalar values), else `invalid_request`.
 pub fn text_length(param: &str, value: &str, min: usize, max: usize) -> CoreResult<()> {
@@ -63,14 +69,15 @@ pub fn text_length(param: &str, value: &str, min: usize, max: usize) -> CoreResu
 }
 
 pub fn waypoint(param: &str, waypoint: &WaypointInput, rule: ContactRule) -> CoreResult<()> {
-    text_length(&format!("{param}.address"), &waypoint.address, 3, 500)?;
-    if !waypoint.latitude.is_finite() || !(-90.0..=90.0).contains(&waypoint.latitude) {
+    text_within(&format!("{param}.address"), &waypoint.address, limits::ADDRESS)?;
+    let ((min_latitude, max_latitude), (min_longitude, max_longitude)) = (limits::LATITUDE, limits::LONGITUDE);
+    if !waypoint.latitude.is_finite() || !(min_latitude..=max_latitude).contains(&waypoint.latitude) {
         return Err(CoreError::invalid(
             format!("{param}.latitude"),
             "latitude must be a number from -90 to 90.",
         ));
     }
-    if !waypoint.longitude.is_finite() || !(-180.0..=180.0).contains(&waypoint.longitude) {
+    if !waypoint.longitude.is_finite() || !(min_longitude..=max_longitude).contains(&waypoint.longitude) {
         return Err(CoreError::invalid(
             format!("{param}.longitude"),
             "longitude must be a number from -180 to 180.",
@@ -96,13 +103,13 @@ pub fn waypoint(param: &str, waypoint: &WaypointInput, rule: ContactRule) -> Cor
                 "Quotes take no instructions.",
             ));
         }
-        text_length(&format!("{param}.instructions"), instructions, 0, 500)?;
+        text_within(&format!("{param}.instructions"), instructions, limits::INSTRUCTIONS)?;
     }
     Ok(())
 }
 
 pub fn contact(param: &str, contact: &ContactInput) -> CoreResult<()> {
-    text_length(&format!("{param}.name"), &contact.name, 1, 200)?;
+    text_within(&format!("{param}.name"), &contact.name, limits::CONTACT_NAME)?;
     phone(&format!("{param}.phone"), &contact.phone)?;
     if let Some(email_address) = &contact.email {
         email(&format!("{param}.email"), email_address)?;
@@ -110,10 +117,11 @@ pub fn contact(param: &str, contact: &ContactInput) -> CoreResult<()> {
     Ok(())
 }
 
-/// 5 to 32 characters in international format: `+`, then digits with optional
-/// spaces, dashes, dots or parentheses.
+/// 5 to 32 characters in international format: `+`, then at least four
+/// digits with optional spaces, dashes, dots or parentheses
+/// (`limits::PHONE_PATTERN`).
 pub fn phone(param: &str, phone: &str) -> CoreResult<()> {
-    text_length(param, phone, 5, 32)?;
+    text_within(param, phone, limits::PHONE)?;
     let digits = phone.chars().filter(char::is_ascii_digit).count();
     let allowed = phone
         .chars()
@@ -129,9 +137,9 @@ pub fn phone(param: &str, phone: &str) -> CoreResult<()> {
 }
 
 /// A plausible address: one `@`, a non-empty local part, a dotted domain and
-/// no white space.
+/// no white space (`limits::EMAIL_PATTERN`).
 pub fn email(param: &str, email: &str) -> CoreResult<()> {
-    let valid = email.chars().count() <= 254
+    let valid = (limits::EMAIL.min..=limits::EMAIL.max).contains(&email.chars().count())
         && !email.chars().any(char::is_whitespace)
         && email.split_once('@').is_some_and(|(local, domain)| {
             !local.is_empty()
@@ -221,5 +229,21 @@ mod tests {
         assert!(email("e", "a@b").is_err());
         assert!(email("e", "a b@c.de").is_err());
         assert!(email("e", "@c.de").is_err());
+    }
+
+    proptest::proptest! {
+        /// The patterns the OpenAPI document states accept exactly what
+        /// the checks accept (lengths aside, which both take from `limits`).
+        #[test]
+        fn documented_patterns_agree_with_the_checks(
+            phone_text in "[+]?[0-9 ().a-]{4,31}",
+            email_text in "[a-z@. ]{1,12}",
+        ) {
+            let phone_pattern = regex::Regex::new(limits::PHONE_PATTERN).expect("phone pattern");
+            proptest::prop_assert_eq!(phone("p", &phone_text).is_ok(), phone_pattern.is_match(&phone_text), "{}", phone_text);
+            let email_pattern = regex::Regex::new(limits::EMAIL_PATTERN).expect("email pattern");
+            let fits = (limits::EMAIL.min..=limits::EMAIL.max).contains(&email_text.chars().count());
+            proptest::prop_assert_eq!(email("e", &email_text).is_ok(), fits && email_pattern.is_match(&email_text), "{}", email_text);
+        }
     }
 }

@@ -13,11 +13,12 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use courier::errors::ErrorCode;
-use courier::names::{PublicName, string_enum};
+use courier::limits::{self, Chars, Count};
+use courier::names::PublicName;
 use courier::v1 as pb;
 use serde_json::{Map, Value, json};
 use utoipa::openapi::RefOr;
-use utoipa::openapi::schema::Schema;
+use utoipa::openapi::schema::{ObjectBuilder, Schema, Type};
 use utoipa::openapi::security::{ApiKey, ApiKeyValue, HttpAuthScheme, HttpBuilder, SecurityScheme};
 use utoipa::{Modify, OpenApi};
 
@@ -205,13 +206,19 @@ pub fn operation_errors(operation_id: &str) -> Option<Vec<ErrorCode>> {
     Some(own.iter().chain(authentication).chain(SERVICE).copied().collect())
 }
 
-/// The `code` of the Error schema: every public code of the catalogue.
+/// The `code` of the Error schema: an open string (new codes can appear
+/// within v1, contract section 7), with every code of the catalogue listed
+/// as an example.
 pub fn error_code_schema() -> RefOr<Schema> {
-    string_enum(
-        ErrorCode::ALL.iter().map(|code| code.as_str()),
-        "Stable machine-readable code (see `/v1/docs/errors`). New codes can appear within v1; \
-handle unknown codes by HTTP status.",
-    )
+    let known: Vec<Value> = ErrorCode::ALL.iter().map(|code| json!(code.as_str())).collect();
+    ObjectBuilder::new()
+        .schema_type(Type::String)
+        .description(Some(
+            "Stable machine-readable code (see `/v1/docs/errors`); the known codes are its `examples`. \
+New codes can appear within v1: handle an unknown code by the HTTP status.",
+        ))
+        .examples(known)
+        .into()
 }
 
 /// The document, as served.
@@ -222,6 +229,9 @@ pub fn document() -> Result<Value, serde_json::Error> {
     }
     add_error_responses(&mut doc);
     optional_bodies_are_objects(&mut doc);
+    add_request_rules(&mut doc);
+    add_delivery_waypoint(&mut doc);
+    add_examples(&mut doc);
     add_request_id_headers(&mut doc);
     add_webhooks(&mut doc);
     require_every_response_field(&mut doc);
@@ -273,7 +283,8 @@ fn operations(doc: &mut Value) -> impl Iterator<Item = &mut Map<String, Value>> 
 }
 
 /// One response per HTTP status the operation's refusals carry, with the
-/// codes it can answer there as the `enum` of `error.code`.
+/// codes it can answer there listed as `examples` of `error.code` (an open
+/// string: a code added within v1 still validates).
 fn add_error_responses(doc: &mut Value) {
     for operation in operations(doc) {
         let codes = operation
@@ -301,11 +312,264 @@ fn add_error_responses(doc: &mut Value) {
                     "content": { "application/json": { "schema": {
                         "allOf": [
                             { "$ref": "#/components/schemas/Error" },
-                            { "properties": { "error": { "properties": { "code": { "enum": names } } } } },
+                            { "properties": { "error": { "properties": { "code": { "examples": names } } } } },
                         ]
                     } } }
                 }),
             );
+        }
+    }
+}
+
+/// A text length as JSON Schema states it.
+fn text(limit: Chars) -> Value {
+    let mut rule = json!({ "maxLength": limit.max });
+    if limit.min > 0 {
+        rule["minLength"] = json!(limit.min);
+    }
+    rule
+}
+
+/// A whole number's range.
+fn range(count: Count) -> Value {
+    json!({ "minimum": count.min, "maximum": count.max })
+}
+
+/// A list's size; `unique` when the core refuses an entry given twice.
+fn entries(count: Count, unique: bool) -> Value {
+    let mut rule = json!({ "maxItems": count.max });
+    if count.min > 0 {
+        rule["minItems"] = json!(count.min);
+    }
+    if unique {
+        rule["uniqueItems"] = json!(true);
+    }
+    rule
+}
+
+fn with(mut rule: Value, extra: Value) -> Value {
+    if let (Some(rule), Some(extra)) = (rule.as_object_mut(), extra.as_object()) {
+        rule.extend(extra.clone());
+    }
+    rule
+}
+
+/// Every request rule JSON Schema can express, as (schema, property, rule),
+/// from `courier::limits`: the constants the core checks against.
+fn request_rules() -> Vec<(&'static str, &'static str, Value)> {
+    let (min_latitude, max_latitude) = limits::LATITUDE;
+    let (min_longitude, max_longitude) = limits::LONGITUDE;
+    let positive_up_to = |max: f64| json!({ "exclusiveMinimum": 0, "maximum": max });
+    let mut rules = Vec::new();
+    for schema in ["Address", "WaypointInput"] {
+        rules.push((schema, "address", text(limits::ADDRESS)));
+        rules.push((
+            schema,
+            "latitude",
+            json!({ "minimum": min_latitude, "maximum": max_latitude }),
+        ));
+        rules.push((
+            schema,
+            "longitude",
+            json!({ "minimum": min_longitude, "maximum": max_longitude }),
+        ));
+    }
+    rules.push(("WaypointInput", "instructions", text(limits::INSTRUCTIONS)));
+    rules.push(("ContactInput", "name", text(limits::CONTACT_NAME)));
+    rules.push((
+        "ContactInput",
+        "phone",
+        with(text(limits::PHONE), json!({ "pattern": limits::PHONE_PATTERN })),
+    ));
+    rules.push((
+        "ContactInput",
+        "email",
+        with(
+            text(limits::EMAIL),
+            json!({ "format": "email", "pattern": limits::EMAIL_PATTERN }),
+        ),
+    ));
+    for schema in ["CreateQuoteRequest", "CreateDeliveryRequest", "CreateFleetOrderRequest"] {
+        rules.push((schema, "stops", entries(limits::STOPS, false)));
+        rules.push((schema, "items", entries(limits::ITEMS, false)));
+    }
+    for schema in ["CreateQuoteRequest", "CreateDeliveryRequest"] {
+        rules.push((schema, "extras", entries(limits::EXTRAS, true)));
+    }
+    rules.push(("CreateDeliveryRequest", "external_id", text(limits::EXTERNAL_ID)));
+    rules.push(("CreateDeliveryRequest", "notes", text(limits::NOTES)));
+    rules.push(("CreateFleetOrderRequest", "reference", text(limits::FLEET_REFERENCE)));
+    rules.push(("CreateFleetOrderRequest", "notes", text(limits::NOTES)));
+    rules.push(("CreateFleetOrderRequest", "customer_timezone", text(limits::TIME_ZONE)));
+    rules.push((
+        "CreateFleetOrderRequest",
+        "requested_pickup_date",
+        json!({ "format": "date", "pattern": limits::PICKUP_DATE_PATTERN }),
+    ));
+    rules.push((
+        "CreateFleetOrderRequest",
+        "requested_pickup_time",
+        json!({ "pattern": limits::PICKUP_TIME_PATTERN }),
+    ));
+    rules.push(("SelectedExtra", "quantity", range(limits::EXTRA_QUANTITY)));
+    rules.push(("ShipmentItem", "description", text(limits::ITEM_DESCRIPTION)));
+    rules.push(("ShipmentItem", "quantity", range(limits::ITEM_QUANTITY)));
+    rules.push(("ShipmentItem", "weight_kg", positive_up_to(limits::MAX_ITEM_WEIGHT_KG)));
+    for dimension in ["length_cm", "width_cm", "height_cm"] {
+        rules.push(("ShipmentItem", dimension, positive_up_to(limits::MAX_ITEM_DIMENSION_CM)));
+    }
+    for schema in ["PickupProofInput", "DropoffProofInput"] {
+        rules.push((schema, "photos", range(limits::PROOF_PHOTOS)));
+    }
+    for schema in ["CreateWebhookEndpointRequest", "UpdateWebhookEndpointRequest"] {
+        rules.push((
+            schema,
+            "url",
+            with(text(limits::WEBHOOK_URL), json!({ "format": "uri" })),
+        ));
+        rules.push((schema, "description", text(limits::WEBHOOK_DESCRIPTION)));
+        rules.push((schema, "events", entries(limits::WEBHOOK_EVENTS, true)));
+    }
+    rules
+}
+
+/// States the request rules on the request schemas, and the header and
+/// query parameter rules on every operation.
+fn add_request_rules(doc: &mut Value) {
+    for (schema, property, rule) in request_rules() {
+        let pointer = format!("/components/schemas/{schema}/properties/{property}");
+        if let (Some(Value::Object(target)), Value::Object(rule)) = (doc.pointer_mut(&pointer), rule) {
+            target.extend(rule);
+        }
+    }
+    for operation in operations(doc) {
+        let parameters = operation
+            .get_mut("parameters")
+            .and_then(Value::as_array_mut)
+            .into_iter()
+            .flatten();
+        for parameter in parameters {
+            let rule = match parameter.get("name").and_then(Value::as_str) {
+                Some("Idempotency-Key") => text(limits::IDEMPOTENCY_KEY),
+                Some("limit") => range(limits::PAGE_SIZE),
+                _ => continue,
+            };
+            if let (Some(Value::Object(schema)), Value::Object(rule)) = (parameter.get_mut("schema"), rule) {
+                schema.extend(rule);
+            }
+        }
+    }
+}
+
+/// A delivery's pickup and dropoff must name a contact (stops and fleet
+/// order waypoints may): their own schema, `DeliveryWaypoint`, says so.
+fn add_delivery_waypoint(doc: &mut Value) {
+    let Some(mut waypoint) = doc.pointer("/components/schemas/WaypointInput").cloned() else {
+        return;
+    };
+    waypoint["description"] =
+        json!("A delivery's pickup or dropoff: a route point with the contact the courier calls.");
+    waypoint["properties"]["contact"] = json!({ "$ref": "#/components/schemas/ContactInput" });
+    if let Some(required) = waypoint["required"].as_array_mut() {
+        required.push(json!("contact"));
+    }
+    if let Some(schemas) = doc.pointer_mut("/components/schemas").and_then(Value::as_object_mut) {
+        schemas.insert("DeliveryWaypoint".into(), waypoint);
+    }
+    for end in ["pickup", "dropoff"] {
+        let pointer = format!("/components/schemas/CreateDeliveryRequest/properties/{end}");
+        if let Some(property) = doc.pointer_mut(&pointer) {
+            *property = json!({ "$ref": "#/components/schemas/DeliveryWaypoint" });
+        }
+    }
+}
+
+/// A realistic request per operation that succeeds against the demo data
+/// (`courier-dev`): Berlin addresses in the service area, the catalogue's
+/// vehicle types and extras.
+fn add_examples(doc: &mut Value) {
+    let alexanderplatz =
+        json!({ "address": "Alexanderplatz 1, 10178 Berlin", "latitude": 52.5219, "longitude": 13.4132 });
+    let oranienstrasse =
+        json!({ "address": "Oranienstraße 25, 10999 Berlin", "latitude": 52.501, "longitude": 13.419 });
+    let with_contact = |place: &Value, name: &str, phone: &str, instructions: &str| {
+        with(
+            place.clone(),
+            json!({ "contact": { "name": name, "phone": phone, "email": "orders@example.com" }, "instructions": instructions }),
+        )
+    };
+    let pickup = with_contact(
+        &alexanderplatz,
+        "Mia Hoffmann",
+        "+49 30 1234567",
+        "Goods receiving, ring twice.",
+    );
+    let dropoff = with_contact(
+        &oranienstrasse,
+        "Jonas Weber",
+        "+49 151 2345678",
+        "Third floor, left door.",
+    );
+    let item = json!({ "description": "Box of books", "quantity": 2, "weight_kg": 4.5, "length_cm": 40, "width_cm": 30, "height_cm": 25 });
+    let bodies = [
+        (
+            "createQuote",
+            json!({ "pickup": alexanderplatz, "dropoff": oranienstrasse, "vehicle_type_id": "cargo_bike", "items": [item] }),
+        ),
+        (
+            "createDelivery",
+            json!({
+                "pickup": pickup, "dropoff": dropoff, "vehicle_type_id": "cargo_bike", "items": [item],
+                "notes": "Fragile: keep upright.",
+                "proof_of_delivery": { "dropoff": { "photos": 1, "recipient_name": true } }
+            }),
+        ),
+        ("cancelDelivery", json!({ "reason": "no_longer_needed" })),
+        (
+            "createWebhookEndpoint",
+            json!({ "url": "https://93.184.215.14/webhooks/courier", "events": ["delivery.delivered", "delivery.cancelled"], "description": "Order system" }),
+        ),
+        (
+            "updateWebhookEndpoint",
+            json!({ "description": "Order system (all events)", "events": [] }),
+        ),
+        ("testWebhookEndpoint", json!({})),
+        ("replayWebhookEndpoint", json!({})),
+        (
+            "createFleetOrder",
+            json!({
+                "customer": { "name": "Lena Fischer", "phone": "+49 30 9876543", "email": "lena@example.com" },
+                "pickup": alexanderplatz, "dropoff": oranienstrasse, "vehicle_type_id": "car",
+                "reference": "WEB-10231", "requested_pickup_date": "2026-12-01", "requested_pickup_time": "14:30",
+                "customer_timezone": "Europe/Berlin", "items": [item]
+            }),
+        ),
+    ];
+    for operation in operations(doc) {
+        let id = operation
+            .get("operationId")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_owned();
+        if let Some((_, body)) = bodies.iter().find(|(operation_id, _)| *operation_id == id)
+            && let Some(media) = operation
+                .get_mut("requestBody")
+                .and_then(|body| body.pointer_mut("/content/application~1json"))
+        {
+            media["example"] = body.clone();
+        }
+        let parameters = operation
+            .get_mut("parameters")
+            .and_then(Value::as_array_mut)
+            .into_iter()
+            .flatten();
+        for parameter in parameters {
+            let example = match parameter.get("name").and_then(Value::as_str) {
+                Some("Idempotency-Key") => json!("7f3c9a2e-5b1d-4c8e-9f60-2d4b8a1c3e57"),
+                Some("limit") => json!(20),
+                _ => continue,
+            };
+            parameter["example"] = example;
         }
     }
 }

@@ -28,9 +28,10 @@ def body_text(body: dict | None, limit: int = 700) -> str:
 def answer_of(interaction: dict) -> tuple[object, str, str, str]:
     """Status, body text, error code and param of a recorded answer."""
     response = interaction.get("response") or {}
-    answer = body_text(response.get("content") or response.get("body"))
+    content = response.get("content") or response.get("body")
+    answer = body_text(content)
     try:
-        error = json.loads(answer)["error"]
+        error = json.loads(body_text(content, limit=10**7))["error"]
         code, param = error["code"], error.get("param") or ""
     except (ValueError, KeyError, TypeError):
         code, param = "", ""

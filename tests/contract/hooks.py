@@ -25,11 +25,19 @@ REFUSED_BEYOND_THE_SCHEMA = frozenset(
 )
 # By field of an `invalid_request`: the catalogue (which vehicle types,
 # extras and options exist; the document does not enumerate them, so that
-# adding one does not break generated clients), the time of the request
-# (`scheduled_at` 1 minute to 30 days ahead) and the key's mode
-# (`test_scenario` is for test keys). List indexes read as `*`.
+# adding one does not break generated clients), the time zone database
+# (`customer_timezone`), the time of the request (`scheduled_at` 1 minute to
+# 30 days ahead) and the key's mode (`test_scenario` is for test keys). List
+# indexes read as `*`.
 INVALID_BEYOND_THE_SCHEMA = frozenset(
-    {"vehicle_type_id", "extras.*.extra_id", "extras.*.option_id", "scheduled_at", "test_scenario"}
+    {
+        "vehicle_type_id",
+        "extras.*.extra_id",
+        "extras.*.option_id",
+        "customer_timezone",
+        "scheduled_at",
+        "test_scenario",
+    }
 )
 # Any other 400 (`invalid_request` on another field, `invalid_items`, the
 # Idempotency-Key codes, a code not listed) says the request broke a rule

@@ -48,13 +48,14 @@ if [ -z "$in_netns" ]; then
     fi
 fi
 
-# Only this script's settings reach the service.
+# Only this script's settings reach the service, and every request stays on loopback.
 for name in $(compgen -e); do
-    case "$name" in COURIER_*) unset "$name" ;; esac
+    case "${name,,}" in courier_* | http_proxy | https_proxy | all_proxy) unset "$name" ;; esac
 done
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/courier-contract.XXXXXX")
 dev_pid=""
+show_log=1  # the service's log is worth reading if it does not start or dies
 cleanup() {
     local status=$?
     if [ -n "$dev_pid" ] && kill -0 "$dev_pid" 2>/dev/null; then
@@ -63,7 +64,7 @@ cleanup() {
         kill -KILL "$dev_pid" 2>/dev/null || true
         wait "$dev_pid" 2>/dev/null || true
     fi
-    if [ "$status" -ne 0 ] && [ -s "$tmp/dev.log" ]; then
+    if [ "$status" -ne 0 ] && [ "$show_log" = 1 ] && [ -s "$tmp/dev.log" ]; then
         echo "--- last lines of the service's log ---"
         tail -n 40 "$tmp/dev.log"
     fi
@@ -83,7 +84,7 @@ fi
 
 export COURIER_DATABASE_URL="sqlite://$tmp/courier.db?mode=rwc"
 export COURIER_BLOB_DIR="$tmp/blobs"
-export COURIER_LOG=warn
+export COURIER_LOG=info
 
 # The service: port 0 everywhere (it prints the addresses it bound), fast
 # simulator, loopback webhooks allowed, rate limits out of the fuzzer's way.
@@ -94,38 +95,58 @@ COURIER_HTTP_ADDR=127.0.0.1:0 COURIER_GRPC_ADDR=127.0.0.1:0 COURIER_METRICS_ADDR
     "$bin_dir/courier-dev" >"$tmp/dev.out" 2>"$tmp/dev.log" &
 dev_pid=$!
 
-# Polls `condition` every 0.2 s for at most `seconds`, failing early if the service died.
+# Polls the command `condition` every 0.2 s for at most `seconds`, failing early if the service died.
 wait_for() {
     local what=$1 seconds=$2 condition=$3 deadline=$((SECONDS + $2))
-    until eval "$condition"; do
+    until "$condition"; do
         kill -0 "$dev_pid" 2>/dev/null || { echo "contract: courier-dev exited while waiting for $what" >&2; return 1; }
         [ "$SECONDS" -lt "$deadline" ] || { echo "contract: no $what within ${seconds}s" >&2; return 1; }
         sleep 0.2
     done
 }
 
-wait_for "listening line" 120 'grep -q "^Courier API listening on " "$tmp/dev.out"'
+listening() { grep -qs "^Courier API listening on " "$tmp/dev.out"; }
+ready() { [ "$(curl -s -o /dev/null -w "%{http_code}" "$base/readyz")" = 200 ]; }
+
+wait_for "listening line" 120 listening
 base=$(sed -n 's|^Courier API listening on \(http://[^ /]*\)/v1 .*|\1|p' "$tmp/dev.out")
 test_key=$(sed -n 's/^test key: //p' "$tmp/dev.out")
 live_key=$(sed -n 's/^live key: //p' "$tmp/dev.out")
-[ -n "$base" ] && [ -n "$test_key" ] && [ -n "$live_key" ] || {
+if [ -z "$base" ] || [ -z "$test_key" ] || [ -z "$live_key" ]; then
     echo "contract: no address or keys in the service's output:" >&2
     cat "$tmp/dev.out" >&2
     exit 1
-}
+fi
 
 # A fleet workspace with order intake and a live key of it (the demo workspace is a business).
 workspace=$("$bin_dir/courier-core" workspace create --name "Contract Fleet" --kind fleet --api-access \
     --fleet-order-intake 2>>"$tmp/dev.log" | sed -n 's/^workspace \(wks_[^ ]*\) .*/\1/p')
 fleet_key=$("$bin_dir/courier-core" key create --workspace "$workspace" --mode live --label fuzz \
     2>>"$tmp/dev.log" | grep '^mm_live_')
-[ -n "$workspace" ] && [ -n "$fleet_key" ] || { echo "contract: could not create the fleet workspace and key" >&2; exit 1; }
+if [ -z "$workspace" ] || [ -z "$fleet_key" ]; then
+    echo "contract: could not create the fleet workspace and key" >&2
+    exit 1
+fi
 
-wait_for "ready service" 60 '[ "$(curl -s -o /dev/null -w "%{http_code}" "$base/readyz")" = 200 ]'
+wait_for "ready service" 60 ready
 echo "contract: courier-dev ready at $base/v1"
+show_log=0
 
 failed=()
 timings=()
+runs=("test:$test_key" "live:$live_key" "fleet:$fleet_key")
+
+# A service that died takes the remaining checks with it: say so, with its exit status.
+check_alive() {
+    kill -0 "$dev_pid" 2>/dev/null && return 0
+    local status=0
+    wait "$dev_pid" || status=$?
+    dev_pid=""
+    show_log=1
+    echo "contract: courier-dev exited (status $status${1:+, $1})" >&2
+    failed+=("courier-dev exited (status $status)")
+    return 1
+}
 
 # 1. The generated client's flow.
 started=$SECONDS
@@ -135,7 +156,8 @@ timings+=("generated-client flow: $((SECONDS - started))s")
 
 # 2. The fuzzer, once per key; each run stops after its examples, or is stopped at the budget.
 reports=()
-for run in "test:$test_key" "live:$live_key" "fleet:$fleet_key"; do
+check_alive "during the generated-client flow" || runs=()
+for run in "${runs[@]}"; do
     label=${run%%:*}
     echo
     echo "=== schemathesis with the $label key ==="
@@ -151,16 +173,21 @@ for run in "test:$test_key" "live:$live_key" "fleet:$fleet_key"; do
     fi
     timings+=("schemathesis ($label key): $((SECONDS - started))s")
     reports+=("$label=$tmp/fuzz-$label")
+    check_alive "during schemathesis with the $label key" || break
 done
 echo
-if "$venv/bin/python" "$here/fuzz_summary.py" --tally "$tmp/creates.ndjson" "${reports[@]}"; then :; else
+if [ "${#reports[@]}" -gt 0 ] && "$venv/bin/python" "$here/fuzz_summary.py" --tally "$tmp/creates.ndjson" "${reports[@]}"; then
+    :
+else
     failed+=("fuzzer summary")
 fi
 
 echo
-echo "contract timings: $(IFS=';'; echo "${timings[*]}" | sed 's/;/, /g')"
+joined=$(printf '%s, ' "${timings[@]}")
+echo "contract timings: ${joined%, }"
 if [ "${#failed[@]}" -gt 0 ]; then
-    echo "contract checks failed: $(IFS=';'; echo "${failed[*]}" | sed 's/;/, /g')"
+    joined=$(printf '%s, ' "${failed[@]}")
+    echo "contract checks failed: ${joined%, }"
     exit 1
 fi
 echo "contract checks passed"

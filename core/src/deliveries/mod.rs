@@ -97,10 +97,14 @@ impl ProofRequest {
     /// The stored requirements: defaults filled in, photos 1 to 10, and no
     /// `leave_at_door` together with `age_check`.
     pub fn requirements(&self) -> CoreResult<ProofRequirements> {
+        let allowed = courier::limits::PROOF_PHOTOS;
         let photos = |param: &str, value: Option<i32>| match value {
             None => Ok(1),
-            Some(n @ 1..=10) => Ok(n as u32),
-            Some(_) => Err(CoreError::invalid(param, format!("{param} must be 1 to 10."))),
+            Some(n) if (allowed.min..=allowed.max).contains(&i64::from(n)) => Ok(n as u32),
+            Some(_) => Err(CoreError::invalid(
+                param,
+                format!("{param} must be {} to {}.", allowed.min, allowed.max),
+            )),
         };
         let r = ProofRequirements {
             pickup: PickupProof {
@@ -362,10 +366,10 @@ async fn prepare(core: &Core, principal: &Principal, new: NewDelivery) -> CoreRe
     let route = new.route;
     route.validate(now, ContactRule::Required, ContactRule::Optional)?;
     if let Some(external_id) = &new.external_id {
-        validate::text_length("external_id", external_id, 1, 128)?;
+        validate::text_within("external_id", external_id, courier::limits::EXTERNAL_ID)?;
     }
     if let Some(notes) = &new.notes {
-        validate::text_length("notes", notes, 0, 2000)?;
+        validate::text_within("notes", notes, courier::limits::NOTES)?;
     }
     let proof = new.proof.unwrap_or_default().requirements()?;
     if new.test_scenario.is_some() && principal.mode == Mode::Live {

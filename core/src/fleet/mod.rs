@@ -12,6 +12,7 @@ pub mod entity;
 
 use chrono::{NaiveDate, NaiveTime};
 use chrono_tz::Tz;
+use courier::limits;
 use prost::Message;
 use sea_orm::sea_query::Expr;
 use sea_orm::{ActiveModelTrait, ActiveValue::Set, ColumnTrait, Condition, ConnectionTrait, EntityTrait, QueryFilter};
@@ -34,9 +35,6 @@ use courier::v1 as pb;
 const CREATE_ENDPOINT: &str = "POST /v1/fleet/orders";
 /// Fleet orders are live only: test keys are refused before anything else.
 const MODE: Mode = Mode::Live;
-const MAX_REFERENCE_CHARS: usize = 120;
-const MAX_TIMEZONE_CHARS: usize = 64;
-const MAX_NOTES_CHARS: usize = 2000;
 
 /// The checks of every fleet endpoint, in the order DECISIONS gives: a fleet
 /// workspace's key (`fleet_key_required`), a live key (`live_key_required`),
@@ -152,7 +150,7 @@ fn prepare(core: &Core, principal: &Principal, new: NewFleetOrder, now: i64) -> 
         items::check_fit(vehicle, list)?;
     }
     if let Some(reference) = &new.reference {
-        validate::text_length("reference", reference, 1, MAX_REFERENCE_CHARS)?;
+        validate::text_within("reference", reference, limits::FLEET_REFERENCE)?;
     }
     if let Some(date) = &new.requested_pickup_date {
         pickup_date(date)?;
@@ -164,7 +162,7 @@ fn prepare(core: &Core, principal: &Principal, new: NewFleetOrder, now: i64) -> 
         time_zone(zone)?;
     }
     if let Some(notes) = &new.notes {
-        validate::text_length("notes", notes, 0, MAX_NOTES_CHARS)?;
+        validate::text_within("notes", notes, limits::NOTES)?;
     }
     let stored_route = OrderRoute {
         pickup: route.pickup,
@@ -225,7 +223,7 @@ fn pickup_time(time: &str) -> CoreResult<()> {
 
 /// A zone name of the IANA time zone database, at most 64 characters.
 fn time_zone(zone: &str) -> CoreResult<()> {
-    validate::text_length("customer_timezone", zone, 1, MAX_TIMEZONE_CHARS)?;
+    validate::text_within("customer_timezone", zone, limits::TIME_ZONE)?;
     if zone.parse::<Tz>().is_err() {
         return Err(CoreError::invalid(
             "customer_timezone",

@@ -15,17 +15,18 @@ use serde::{Deserialize, Serialize};
 
 use super::catalog::VehicleType;
 use crate::error::{CoreError, CoreResult};
+use courier::limits;
 
 /// Most items in one request.
-pub const MAX_ITEMS: usize = 100;
+pub const MAX_ITEMS: usize = limits::ITEMS.max as usize;
 /// Longest item description, in characters.
-pub const MAX_DESCRIPTION_CHARS: usize = 200;
+pub const MAX_DESCRIPTION_CHARS: usize = limits::ITEM_DESCRIPTION.max;
 /// Largest quantity of one item.
-pub const MAX_ITEM_QUANTITY: i64 = 1000;
+pub const MAX_ITEM_QUANTITY: i64 = limits::ITEM_QUANTITY.max;
 /// Heaviest plausible single item; anything heavier is a typo, not cargo.
-pub const MAX_WEIGHT_KG: f64 = 10_000.0;
+pub const MAX_WEIGHT_KG: f64 = limits::MAX_ITEM_WEIGHT_KG;
 /// Longest plausible side of a single item (20 m).
-pub const MAX_DIMENSION_CM: f64 = 2_000.0;
+pub const MAX_DIMENSION_CM: f64 = limits::MAX_ITEM_DIMENSION_CM;
 
 /// One kind of goods as the client describes it (`ShipmentItem`).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

@@ -34,9 +34,9 @@ use super::routing::{RouteEstimate, RoutingProvider};
 use crate::error::{CoreError, CoreResult};
 
 /// Most extras in one request.
-pub const MAX_EXTRAS: usize = 20;
+pub const MAX_EXTRAS: usize = courier::limits::EXTRAS.max as usize;
 /// Largest quantity of one extra.
-pub const MAX_EXTRA_QUANTITY: i64 = 99;
+pub const MAX_EXTRA_QUANTITY: i64 = courier::limits::EXTRA_QUANTITY.max;
 /// A discount of 10000 basis points makes the fare free.
 pub const MAX_DISCOUNT_BPS: u32 = 10_000;
 /// Local hour at which the night surcharge starts (inclusive).

@@ -33,9 +33,9 @@ use courier::errors::ErrorCode;
 /// Endpoints per workspace and mode (contract section 8).
 pub const MAX_ENDPOINTS_PER_MODE: u64 = 10;
 /// Entries of an endpoint's `events` (contract section 8).
-pub const MAX_EVENTS: usize = 8;
+pub const MAX_EVENTS: usize = courier::limits::WEBHOOK_EVENTS.max as usize;
 /// Characters of a description (contract section 8).
-pub const MAX_DESCRIPTION_CHARS: usize = 500;
+pub const MAX_DESCRIPTION_CHARS: usize = courier::limits::WEBHOOK_DESCRIPTION.max;
 
 /// Why queued events of a disabled endpoint failed.
 const DISABLED_ERROR: &str = "The endpoint is disabled; the event was not sent.";

@@ -36,9 +36,9 @@ use url::{Host, Url};
 use crate::error::{CoreError, CoreResult};
 
 /// Shortest accepted URL, in characters (contract section 8).
-pub const MIN_URL_CHARS: usize = 12;
+pub const MIN_URL_CHARS: usize = courier::limits::WEBHOOK_URL.min;
 /// Longest accepted URL, in characters (contract section 8).
-pub const MAX_URL_CHARS: usize = 2000;
+pub const MAX_URL_CHARS: usize = courier::limits::WEBHOOK_URL.max;
 
 /// Longest wait for a DNS answer before the host counts as unresolvable, so a
 /// stuck resolver cannot hold a delivery worker indefinitely.

@@ -121,6 +121,20 @@ pub fn items_in(items: Option<Vec<ItemBody>>) -> Option<pb::ShipmentItems> {
 }
 
 /// An RFC 3339 date-time field of a request.
+/// The `limit` query parameter of a list as gRPC's `page_size` (0: the
+/// default). REST refuses `0`, which gRPC reads as "the default".
+pub fn limit_in(text: Option<&str>) -> Result<i32, ApiError> {
+    let allowed = courier::limits::PAGE_SIZE;
+    let Some(text) = text else { return Ok(0) };
+    match text.parse::<i32>() {
+        Ok(n) if (allowed.min..=allowed.max).contains(&i64::from(n)) => Ok(n),
+        _ => Err(ApiError::invalid(
+            "limit",
+            format!("limit must be a whole number from {} to {}.", allowed.min, allowed.max),
+        )),
+    }
+}
+
 pub fn time_in(param: &str, value: Option<&str>) -> Result<Option<prost_types::Timestamp>, ApiError> {
     value
         .map(|text| {

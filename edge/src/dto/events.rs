@@ -122,18 +122,7 @@ pub fn list_request(query: &HashMap<String, String>) -> Result<pb::ListEventsReq
             format!("{unknown} is not a known query parameter."),
         ));
     }
-    let page_size = match query.get("limit") {
-        None => 0,
-        Some(text) => match text.parse::<i32>() {
-            Ok(n) if (1..=100).contains(&n) => n,
-            _ => {
-                return Err(ApiError::invalid(
-                    "limit",
-                    "limit must be a whole number from 1 to 100.",
-                ));
-            }
-        },
-    };
+    let page_size = super::common::limit_in(query.get("limit").map(String::as_str))?;
     let event_type = match query.get("type") {
         None => pb::EventType::Unspecified,
         Some(name) => pb::EventType::from_public_name(name).ok_or_else(|| {

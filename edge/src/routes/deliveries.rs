@@ -30,7 +30,7 @@ fn missing(what: &str) -> ApiError {
     operation_id = "createDelivery",
     tag = "Deliveries",
     params(
-        ("Idempotency-Key" = String, Header, max_length = 255,
+        ("Idempotency-Key" = String, Header,
             description = "Required. At most 255 characters; scope: workspace, mode and endpoint; kept 24 hours."),
     ),
     request_body = CreateDeliveryBody,
@@ -105,7 +105,7 @@ pub async fn tracking(
     operation_id = "listDeliveries",
     tag = "Deliveries",
     params(
-        ("limit" = Option<i32>, Query, minimum = 1, maximum = 100, description = "Page size, 1 to 100; default 20."),
+        ("limit" = Option<i32>, Query, description = "Page size, 1 to 100; default 20."),
         ("page_token" = Option<String>, Query, description = "The previous page's `next_page_token`, unchanged."),
         ("status" = Option<pb::DeliveryStatus>, Query, description = "Only deliveries in this status."),
         ("external_id" = Option<String>, Query, description = "Only the delivery with this `external_id`."),

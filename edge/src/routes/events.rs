@@ -22,7 +22,7 @@ use crate::error::ApiError;
     operation_id = "listEvents",
     tag = "Events",
     params(
-        ("limit" = Option<i32>, Query, minimum = 1, maximum = 100, description = "Page size, 1 to 100; default 20."),
+        ("limit" = Option<i32>, Query, description = "Page size, 1 to 100; default 20."),
         ("page_token" = Option<String>, Query, description = "The previous page's `next_page_token`, unchanged."),
         ("delivery_id" = Option<String>, Query, description = "Only events of this delivery."),
         ("type" = Option<pb::EventType>, Query, description = "Only events of this type."),

@@ -25,7 +25,7 @@ fn missing() -> ApiError {
     operation_id = "createFleetOrder",
     tag = "Fleet orders",
     params(
-        ("Idempotency-Key" = String, Header, max_length = 255,
+        ("Idempotency-Key" = String, Header,
             description = "Required. At most 255 characters; scope: workspace, mode and endpoint; kept 24 hours."),
     ),
     request_body = CreateFleetOrderBody,

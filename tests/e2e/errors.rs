@@ -117,4 +117,38 @@ e2e! {
         let answer = app.send(raw(nested)).await;
         answer.assert_error(400, "invalid_request", Some("dropoff.latitude"));
     }
+
+    async fn refusals_before_routing_are_statuses_without_a_body(app: TestApp) {
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        let address = app.base_url.trim_start_matches("http://").to_owned();
+        let exchange = |request: Vec<u8>| {
+            let address = address.clone();
+            async move {
+                let mut stream = tokio::net::TcpStream::connect(&address).await.expect("connect");
+                stream.write_all(&request).await.expect("write");
+                let mut answer = Vec::new();
+                tokio::time::timeout(std::time::Duration::from_secs(10), stream.read_to_end(&mut answer))
+                    .await
+                    .expect("answer in time")
+                    .expect("read");
+                String::from_utf8_lossy(&answer).into_owned()
+            }
+        };
+        let headers = |count: usize| (0..count).map(|n| format!("x-h{n}: v\r\n")).collect::<String>();
+        // docs/API.md lists these: the HTTP server answers them itself.
+        for (request, status) in [
+            (b"GET /v1/vehicle-types HTTP/1.1\r\nHost: x\r\nX-Bad: a\x00b\r\n\r\n".to_vec(), "400"),
+            (b"NOT HTTP AT ALL\r\n\r\n".to_vec(), "400"),
+            (format!("GET /v1/vehicle-types?{} HTTP/1.1\r\nHost: x\r\n\r\n", "a".repeat(70_000)).into_bytes(), "414"),
+            (format!("GET /v1/vehicle-types HTTP/1.1\r\nHost: x\r\n{}\r\n", headers(2000)).into_bytes(), "431"),
+        ] {
+            let answer = exchange(request).await;
+            assert!(answer.starts_with(&format!("HTTP/1.1 {status} ")), "{answer}");
+        }
+        // A long URI the server parses reaches the service: the error shape.
+        let request = format!("GET /v1/vehicle-types?{} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", "a".repeat(20_000));
+        let answer = exchange(request.into_bytes()).await;
+        assert!(answer.starts_with("HTTP/1.1 401 "), "{answer}");
+        assert!(answer.contains("request-id: req_") && answer.contains("\"missing_api_key\""), "{answer}");
+    }
 }

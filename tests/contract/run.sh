@@ -185,9 +185,12 @@ fi
 echo
 joined=$(printf '%s, ' "${timings[@]}")
 echo "contract timings: ${joined%, }"
+checks=$((2 + ${#runs[@]}))  # the flow, each fuzzer run, the summary
 if [ "${#failed[@]}" -gt 0 ]; then
     joined=$(printf '%s, ' "${failed[@]}")
     echo "contract checks failed: ${joined%, }"
+    passed=$((checks > ${#failed[@]} ? checks - ${#failed[@]} : 0))
+    echo "contract: $passed passed, ${#failed[@]} failed"
     exit 1
 fi
-echo "contract checks passed"
+echo "contract: $checks passed, 0 failed"

@@ -47,6 +47,25 @@ pub struct CoreConfig {
     #[arg(long, env = "COURIER_SIMULATOR_STEP", default_value = "20s", value_parser = parse_duration)]
     pub simulator_step: Duration,
 
+    /// Base URL of an OSRM server pricing routes on real roads
+    /// (docs/routing.md); empty: the offline estimate.
+    #[arg(long, env = "COURIER_ROUTING_URL", default_value = "")]
+    pub routing_url: String,
+
+    /// How long one call to the routing server may take.
+    #[arg(long, env = "COURIER_ROUTING_TIMEOUT", default_value = "2s", value_parser = parse_duration)]
+    pub routing_timeout: Duration,
+
+    /// When the routing server fails: answer `502 upstream_error`, or price
+    /// with the offline estimate.
+    #[arg(long, env = "COURIER_ROUTING_FALLBACK", value_enum, default_value_t = RoutingFallback::Error)]
+    pub routing_fallback: RoutingFallback,
+
+    /// How long the routing circuit breaker stays open before one call tries
+    /// again.
+    #[arg(long, env = "COURIER_ROUTING_BREAKER_COOLDOWN", default_value = "30s", value_parser = parse_duration)]
+    pub routing_breaker_cooldown: Duration,
+
     /// How often the billing worker closes periods that reached their
     /// billing day and flags overdue statements (at most a minute, so a
     /// statement is flagged at most a minute late).
@@ -96,6 +115,16 @@ pub fn parse_scale(text: &str) -> Result<f64, String> {
     }
 }
 
+/// What a failed route answers.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum RoutingFallback {
+    /// `502 upstream_error`.
+    #[default]
+    Error,
+    /// The offline estimate, logged and counted.
+    Offline,
+}
+
 /// A billing check interval: 10 ms to 1 minute (DECISIONS: an overdue
 /// statement is flagged at most a minute late).
 fn parse_billing_check(text: &str) -> Result<Duration, String> {
@@ -117,6 +146,10 @@ pub const KNOWN_ENV: &[&str] = &[
     "COURIER_SECRET_KEY",
     "COURIER_SIMULATOR_STEP",
     "COURIER_BILLING_CHECK_EVERY",
+    "COURIER_ROUTING_URL",
+    "COURIER_ROUTING_TIMEOUT",
+    "COURIER_ROUTING_FALLBACK",
+    "COURIER_ROUTING_BREAKER_COOLDOWN",
     "COURIER_WEBHOOK_ALLOW_INSECURE",
     "COURIER_WEBHOOK_RETRY_SCALE",
     "COURIER_WEBHOOK_DISABLE_AFTER",

@@ -135,6 +135,8 @@ impl Core {
         // On SQLite one process serves the database (`db::ServeLock`) and
         // sees every change: it may keep what it read.
         let serves_alone = db.get_database_backend() == sea_orm::DbBackend::Sqlite;
+        let metrics = metrics::CoreMetrics::default();
+        let router = quotes::routing::from_config(&config, &metrics)?;
         Ok(Core {
             writer: db::connect_writer(&config.database_url, &db).await?,
             create_queue: Arc::default(),
@@ -144,13 +146,13 @@ impl Core {
             clock,
             secrets,
             catalog: Arc::new(catalog),
-            router: Arc::new(quotes::routing::OfflineRouter::default()),
+            router,
             config: Arc::new(config),
             faults: Arc::default(),
             blobs,
             changes: Changes::new(),
             webhook_clients: Arc::default(),
-            metrics: metrics::CoreMetrics::default(),
+            metrics,
         })
     }
 }

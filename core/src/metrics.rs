@@ -24,6 +24,23 @@ struct AttemptLabels {
     result: &'static str,
 }
 
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct ResultLabels {
+    result: &'static str,
+}
+
+/// How a route asked of the road router ended, as counted.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RoutingResult {
+    Ok,
+    /// The route cannot be driven (a `400`).
+    NoRoute,
+    /// No usable answer after the retry.
+    Failed,
+    /// Not asked: the circuit breaker is open.
+    BreakerOpen,
+}
+
 /// What the core counts and measures.
 #[derive(Clone)]
 pub struct CoreMetrics {
@@ -32,6 +49,10 @@ pub struct CoreMetrics {
     webhook_attempts: Family<AttemptLabels, Counter>,
     webhook_queue_depth: Gauge,
     simulator_lag: Histogram,
+    routing_routes: Family<ResultLabels, Counter>,
+    routing_latency: Histogram,
+    routing_cache: Family<ResultLabels, Counter>,
+    routing_fallbacks: Counter,
 }
 
 impl Default for CoreMetrics {
@@ -42,6 +63,10 @@ impl Default for CoreMetrics {
             webhook_attempts: Family::default(),
             webhook_queue_depth: Gauge::default(),
             simulator_lag: courier::ops::latency_histogram(),
+            routing_routes: Family::default(),
+            routing_latency: courier::ops::latency_histogram(),
+            routing_cache: Family::default(),
+            routing_fallbacks: Counter::default(),
         }
     }
 }
@@ -84,6 +109,26 @@ impl CoreMetrics {
             "How late due simulator steps were taken up",
             self.simulator_lag.clone(),
         );
+        registry.register(
+            "courier_routing_routes",
+            "Routes asked of the road router, by result (ok, no_route, failed, breaker_open)",
+            self.routing_routes.clone(),
+        );
+        registry.register(
+            "courier_routing_request_duration_seconds",
+            "Time of each call to the road router",
+            self.routing_latency.clone(),
+        );
+        registry.register(
+            "courier_routing_cache_lookups",
+            "Route lookups in the road router's cache, by result (hit, miss)",
+            self.routing_cache.clone(),
+        );
+        registry.register(
+            "courier_routing_fallbacks",
+            "Routes priced with the offline estimate because the road router failed",
+            self.routing_fallbacks.clone(),
+        );
     }
 
     pub fn grpc_call(&self, method: &str, code: &str, elapsed: Duration) {
@@ -106,6 +151,29 @@ impl CoreMetrics {
 
     pub fn set_webhook_queue_depth(&self, pending: u64) {
         self.webhook_queue_depth.set(i64::try_from(pending).unwrap_or(i64::MAX));
+    }
+
+    pub fn routing_result(&self, result: RoutingResult) {
+        let result = match result {
+            RoutingResult::Ok => "ok",
+            RoutingResult::NoRoute => "no_route",
+            RoutingResult::Failed => "failed",
+            RoutingResult::BreakerOpen => "breaker_open",
+        };
+        self.routing_routes.get_or_create(&ResultLabels { result }).inc();
+    }
+
+    pub fn routing_latency(&self, elapsed: Duration) {
+        self.routing_latency.observe(elapsed.as_secs_f64());
+    }
+
+    pub fn routing_cache(&self, hit: bool) {
+        let result = if hit { "hit" } else { "miss" };
+        self.routing_cache.get_or_create(&ResultLabels { result }).inc();
+    }
+
+    pub fn routing_fallback(&self) {
+        self.routing_fallbacks.inc();
     }
 
     /// A simulator step taken `late_micros` after it was due.

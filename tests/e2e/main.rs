@@ -19,5 +19,6 @@ mod operations;
 mod proofs;
 mod quotes;
 mod ratelimit;
+mod routing;
 mod tracking_page;
 mod webhooks;

@@ -107,6 +107,14 @@ pub struct VehicleType {
     pub max_height_cm: f64,
     /// Ids of the extras this vehicle type offers, in display order.
     pub extras: Vec<String>,
+    /// The road router's profile for this vehicle (`driving`, `cycling`):
+    /// the `{profile}` of OSRM's `/route/v1/{profile}/…`.
+    #[serde(default = "default_routing_profile")]
+    pub routing_profile: String,
+}
+
+fn default_routing_profile() -> String {
+    "driving".to_owned()
 }
 
 impl VehicleType {
@@ -491,6 +499,7 @@ impl Catalog {
         for (index, vehicle) in self.vehicle_types.iter().enumerate() {
             let at = format!("vehicle_types.{index}");
             ensure_slug(&vehicle.id, &format!("{at}.id"))?;
+            ensure_slug(&vehicle.routing_profile, &format!("{at}.routing_profile"))?;
             ensure_text(&vehicle.name, &format!("{at}.name"))?;
             ensure_limit(vehicle.max_weight_kg, MAX_WEIGHT_KG, &format!("{at}.max_weight_kg"))?;
             for (value, field) in [

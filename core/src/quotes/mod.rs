@@ -7,6 +7,7 @@ pub mod catalog;
 pub mod entity;
 pub mod geo;
 pub mod items;
+pub mod osrm;
 pub mod pricing;
 pub mod routing;
 
@@ -19,7 +20,8 @@ use crate::auth::Principal;
 use crate::validate::{self, ContactRule, WaypointInput};
 use crate::{Core, CoreError, CoreResult};
 use items::ItemInput;
-use pricing::{Breakdown, ExtraSelection, PriceRequest, PricedRoute, RoutePoint};
+use pricing::{Breakdown, ExtraSelection, PriceRequest, PricedRoute};
+use routing::RoutePoint;
 
 /// How long a quote's price holds.
 pub const QUOTE_VALIDITY: Duration = Duration::minutes(5);

@@ -30,7 +30,7 @@ use serde::{Deserialize, Serialize};
 use super::catalog::{Catalog, ServiceArea, SurchargeRule, VehicleType};
 use super::geo::GeoPoint;
 use super::items::{ItemInput, check_fit, validate_items};
-use super::routing::{RouteEstimate, RoutingProvider};
+use super::routing::{RouteEstimate, RoutePoint, RoutingProvider};
 use crate::error::{CoreError, CoreResult};
 
 /// Most extras in one request.
@@ -61,14 +61,6 @@ pub struct ExtraSelection {
 
 fn default_extra_quantity() -> i64 {
     1
-}
-
-/// A waypoint with the request field it came from, for error `param`s.
-#[derive(Clone, Debug, PartialEq)]
-pub struct RoutePoint {
-    /// `pickup`, `stops.N` or `dropoff`.
-    pub param: String,
-    pub point: GeoPoint,
 }
 
 /// Everything that determines a price.
@@ -161,8 +153,7 @@ pub async fn price_route(
         .rate_for(&vehicle.id)
         .ok_or_else(|| CoreError::Internal(format!("service area '{}' has no rates for '{}'", area.id, vehicle.id)))?;
 
-    let points: Vec<GeoPoint> = request.waypoints.iter().map(|w| w.point).collect();
-    let estimate = router.route(&points, &vehicle.id).await?;
+    let estimate = router.route(request.waypoints, vehicle).await?;
     let (distance_centikm, duration_min) = checked_estimate(estimate)?;
 
     let fare = rate.base_cents
@@ -436,7 +427,7 @@ mod tests {
     struct FixedRouter(RouteEstimate);
 
     impl RoutingProvider for FixedRouter {
-        fn route<'a>(&'a self, _: &'a [GeoPoint], _: &'a str) -> RouteFuture<'a> {
+        fn route<'a>(&'a self, _: &'a [RoutePoint], _: &'a VehicleType) -> RouteFuture<'a> {
             let estimate = self.0;
             Box::pin(async move { Ok(estimate) })
         }
@@ -823,7 +814,7 @@ mod tests {
     fn router_failures_and_nonsense_are_errors() {
         struct FailingRouter;
         impl RoutingProvider for FailingRouter {
-            fn route<'a>(&'a self, _: &'a [GeoPoint], _: &'a str) -> RouteFuture<'a> {
+            fn route<'a>(&'a self, _: &'a [RoutePoint], _: &'a VehicleType) -> RouteFuture<'a> {
                 Box::pin(async { Err(CoreError::new(ErrorCode::UpstreamError, "router down")) })
             }
         }

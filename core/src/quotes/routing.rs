@@ -7,17 +7,27 @@
 //! vehicle type plus handling time at each waypoint. It is deterministic,
 //! which also makes quotes reproducible in tests.
 //!
-//! A road router (for example one calling OSRM's HTTP `route` service with
-//! the waypoints in order and a profile per vehicle type) implements the same
-//! [`RoutingProvider`] trait and is swapped in where the core builds its
-//! `Arc<dyn RoutingProvider>`; it should report its own failures as
-//! `upstream_error`.
+//! The road router, [`super::osrm::OsrmRouter`], calls an OSRM server with
+//! the waypoints in order and the vehicle type's profile; the configuration
+//! chooses it (`COURIER_ROUTING_URL`, see [`from_config`]).
 
 use std::future::Future;
 use std::pin::Pin;
+use std::sync::Arc;
 
+use super::catalog::VehicleType;
 use super::geo::{GeoPoint, distance_km};
+use crate::config::CoreConfig;
 use crate::error::CoreResult;
+use crate::metrics::CoreMetrics;
+
+/// A waypoint with the request field it came from, for error `param`s.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RoutePoint {
+    /// `pickup`, `stops.N` or `dropoff`.
+    pub param: String,
+    pub point: GeoPoint,
+}
 
 /// Distance and driving time of a route through all waypoints in order.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -33,8 +43,18 @@ pub type RouteFuture<'a> = Pin<Box<dyn Future<Output = CoreResult<RouteEstimate>
 /// Estimates routes for a vehicle type.
 pub trait RoutingProvider: Send + Sync {
     /// The route through `waypoints` (pickup, stops, dropoff, in driving
-    /// order) for the vehicle type `vehicle_type_id`.
-    fn route<'a>(&'a self, waypoints: &'a [GeoPoint], vehicle_type_id: &'a str) -> RouteFuture<'a>;
+    /// order) for `vehicle`. A route that cannot be driven is a refusal
+    /// naming the waypoint; a router that cannot answer is `upstream_error`.
+    fn route<'a>(&'a self, waypoints: &'a [RoutePoint], vehicle: &'a VehicleType) -> RouteFuture<'a>;
+}
+
+/// The router the configuration asks for: OSRM at `routing_url`, or the
+/// offline estimate when it is empty.
+pub fn from_config(config: &CoreConfig, metrics: &CoreMetrics) -> CoreResult<Arc<dyn RoutingProvider>> {
+    if config.routing_url.trim().is_empty() {
+        return Ok(Arc::new(OfflineRouter::default()));
+    }
+    Ok(Arc::new(super::osrm::OsrmRouter::new(config, metrics.clone())?))
 }
 
 /// Road distance per great-circle distance in a typical European city.
@@ -116,16 +136,24 @@ impl OfflineRouter {
 }
 
 impl RoutingProvider for OfflineRouter {
-    fn route<'a>(&'a self, waypoints: &'a [GeoPoint], vehicle_type_id: &'a str) -> RouteFuture<'a> {
-        let estimate = self.estimate(waypoints, vehicle_type_id);
+    fn route<'a>(&'a self, waypoints: &'a [RoutePoint], vehicle: &'a VehicleType) -> RouteFuture<'a> {
+        let points: Vec<GeoPoint> = waypoints.iter().map(|w| w.point).collect();
+        let estimate = self.estimate(&points, &vehicle.id);
         Box::pin(async move { Ok(estimate) })
     }
+}
+
+/// Minutes to add to a router's driving time for handling at every
+/// waypoint after the pickup, as the offline estimate does.
+pub fn with_handling(driving_seconds: f64, waypoints: usize) -> i64 {
+    let stops = waypoints.saturating_sub(1) as f64;
+    let total_min = driving_seconds / 60.0 + stops * DEFAULT_HANDLING_MIN_PER_STOP as f64;
+    (total_min.ceil() as i64).max(1)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::sync::Arc;
 
     fn block_on<F: Future>(future: F) -> F::Output {
         tokio::runtime::Builder::new_current_thread()
@@ -137,9 +165,18 @@ mod tests {
     #[test]
     fn usable_as_shared_trait_object() {
         let router: Arc<dyn RoutingProvider> = Arc::new(OfflineRouter::default());
-        let waypoints = [GeoPoint::new(52.52, 13.40), GeoPoint::new(52.50, 13.45)];
-        let estimate = block_on(router.route(&waypoints, "car")).expect("route");
-        assert_eq!(estimate, OfflineRouter::default().estimate(&waypoints, "car"));
+        let points = [GeoPoint::new(52.52, 13.40), GeoPoint::new(52.50, 13.45)];
+        let waypoints: Vec<RoutePoint> = points
+            .iter()
+            .map(|point| RoutePoint {
+                param: "pickup".into(),
+                point: *point,
+            })
+            .collect();
+        let catalog = crate::quotes::catalog::Catalog::load(None).expect("catalogue");
+        let car = catalog.vehicle_type("car").expect("car");
+        let estimate = block_on(router.route(&waypoints, car)).expect("route");
+        assert_eq!(estimate, OfflineRouter::default().estimate(&points, "car"));
     }
 
     #[test]

@@ -15,6 +15,7 @@ const PROTOS: &[&str] = &[
     "courier/v1/public.proto",
     "courier/internal/v1/admin.proto",
     "courier/internal/v1/billing.proto",
+    "courier/internal/v1/console.proto",
     "courier/internal/v1/dispatch.proto",
 ];
 

@@ -44,6 +44,10 @@ pub mod metadata {
     pub const ORIGINAL_REQUEST_ID: &str = "x-original-request-id";
     /// The public error code of a failed call (also in the status details).
     pub const ERROR_CODE: &str = "x-error-code";
+    /// The console session token of a call made for a signed-in user.
+    pub const CONSOLE_SESSION: &str = "x-console-session";
+    /// The session's CSRF token, on console calls that change something.
+    pub const CSRF_TOKEN: &str = "x-csrf-token";
     /// The `param` of a failed call, when there is one.
     pub const ERROR_PARAM: &str = "x-error-param";
     /// A request the edge could not parse (an encoded `ErrorDetail`): the core

@@ -1,18 +1,26 @@
 //! The demo workspace of a fresh development database: a business with
-//! invoice billing enabled and a credit limit, and one full-permission key
-//! per mode, printed once.
+//! invoice billing enabled and a credit limit, one full-permission key per
+//! mode, and a console login (an operator who owns the workspace), printed
+//! once.
 
+use crate::accounts::memberships::{self, Role};
+use crate::accounts::{self, NewUser};
 use crate::auth::Mode;
 use crate::auth::api_keys::{self, KeyExpiry, NewApiKey};
 use crate::workspaces::{self, BillingSettings, NewWorkspace, Plan, WorkspaceKind};
 use crate::{Core, CoreResult};
 
-/// Keys of a newly created demo workspace.
+/// Keys and login of a newly created demo workspace.
 pub struct DemoKeys {
     pub workspace_id: String,
     pub test_key: String,
     pub live_key: String,
+    pub login_email: String,
+    pub login_password: String,
 }
+
+/// The demo login's email.
+pub const DEMO_EMAIL: &str = "demo@example.com";
 
 /// Creates the demo workspace when the database has no workspace yet.
 pub async fn bootstrap(core: &Core) -> CoreResult<Option<DemoKeys>> {
@@ -49,10 +57,25 @@ pub async fn bootstrap(core: &Core) -> CoreResult<Option<DemoKeys>> {
     };
     let (_, test_key) = api_keys::create(&core.db, now, key(Mode::Test)).await?;
     let (_, live_key) = api_keys::create(&core.db, now, key(Mode::Live)).await?;
+    let login_password = crate::ids::random_base62(16);
+    let operator = accounts::create_user(
+        &core.db,
+        now,
+        NewUser {
+            email: DEMO_EMAIL.into(),
+            name: "Demo Operator".into(),
+            password: login_password.clone(),
+            operator: true,
+        },
+    )
+    .await?;
+    memberships::add(&core.db, now, &workspace.id, &operator.id, Role::Owner).await?;
     Ok(Some(DemoKeys {
         workspace_id: workspace.id,
         test_key,
         live_key,
+        login_email: operator.email,
+        login_password,
     }))
 }
 
@@ -65,5 +88,6 @@ impl DemoKeys {
         );
         println!("test key: {}", self.test_key);
         println!("live key: {}", self.live_key);
+        println!("console login: {} password: {}", self.login_email, self.login_password);
     }
 }

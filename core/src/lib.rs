@@ -5,6 +5,7 @@
 //! Domain modules (`workspaces`, `auth`, `quotes`, …) know nothing of gRPC;
 //! `grpc` decodes requests, calls them and encodes answers.
 
+pub mod accounts;
 pub mod auth;
 pub mod billing;
 pub mod blobs;

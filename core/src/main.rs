@@ -62,6 +62,9 @@ enum DatabaseCommand {
     /// Billing: settings, billable deliveries and statements.
     #[command(subcommand)]
     Billing(BillingCommand),
+    /// Console users.
+    #[command(subcommand)]
+    User(UserCommand),
     /// Mint a service token for an internal gRPC caller.
     Token {
         #[arg(long, value_parser = ["admin", "dispatch", "billing"])]
@@ -133,6 +136,26 @@ enum KeyCommand {
     Revoke {
         #[arg(long)]
         id: String,
+    },
+}
+
+#[derive(Subcommand)]
+enum UserCommand {
+    /// Create a console user; a generated password is printed once.
+    Create {
+        #[arg(long)]
+        email: String,
+        #[arg(long)]
+        name: String,
+        /// Operators manage workspaces, plans, billing and statements.
+        #[arg(long)]
+        operator: bool,
+        /// A workspace the user joins…
+        #[arg(long)]
+        workspace: Option<String>,
+        /// …with this role.
+        #[arg(long, value_parser = ["owner", "admin", "member"], default_value = "owner", requires = "workspace")]
+        role: String,
     },
 }
 
@@ -353,6 +376,32 @@ async fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
             println!("key {id} revoked");
         }
         DatabaseCommand::Billing(command) => billing(&core, command).await?,
+        DatabaseCommand::User(UserCommand::Create {
+            email,
+            name,
+            operator,
+            workspace,
+            role,
+        }) => {
+            use courier_core::accounts::memberships::{self, Role};
+            let role = Role::parse(&role).ok_or("unknown role")?;
+            if let Some(workspace) = &workspace {
+                workspaces::get(&core.db, workspace).await?;
+            }
+            let password = courier_core::ids::random_base62(16);
+            let new = courier_core::accounts::NewUser {
+                email,
+                name,
+                password: password.clone(),
+                operator,
+            };
+            let user = courier_core::accounts::create_user(&core.db, now, new).await?;
+            if let Some(workspace) = workspace {
+                memberships::add(&core.db, now, &workspace, &user.id, role).await?;
+            }
+            println!("user {} created; sign in with", user.id);
+            println!("email: {} password: {password}", user.email);
+        }
         DatabaseCommand::Token { role, subject, ttl } => {
             let role = Role::parse(&role).ok_or("unknown role")?;
             let token = service_token::mint(&core.secrets.service_token, role, &subject, now / 1_000_000, ttl)?;

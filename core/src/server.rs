@@ -9,6 +9,7 @@ use std::time::Instant;
 
 use courier::internal::v1::admin_service_server::AdminServiceServer;
 use courier::internal::v1::billing_service_server::BillingServiceServer;
+use courier::internal::v1::console_service_server::ConsoleServiceServer;
 use courier::internal::v1::dispatch_service_server::DispatchServiceServer;
 use courier::v1::delivery_service_server::DeliveryServiceServer;
 use courier::v1::event_service_server::EventServiceServer;
@@ -27,6 +28,7 @@ use tower_http::trace::{DefaultOnFailure, DefaultOnResponse, TraceLayer};
 
 use crate::auth::service_token::{self, Role};
 use crate::grpc::billing::BillingApi;
+use crate::grpc::console::ConsoleApi;
 use crate::grpc::fleet::FleetOrderApi;
 use crate::grpc::{admin::AdminApi, deliveries::DeliveryApi, quotes::QuoteApi, vehicle_types::VehicleTypeApi};
 use crate::grpc::{dispatch::DispatchApi, events::EventApi, tracking::TrackingApi, webhooks::WebhookApi};
@@ -40,6 +42,7 @@ const SERVICES: &[&str] = &[
     "grpc.health.v1.Health",
     <AdminServiceServer<AdminApi> as NamedService>::NAME,
     <BillingServiceServer<BillingApi> as NamedService>::NAME,
+    <ConsoleServiceServer<ConsoleApi> as NamedService>::NAME,
     <DispatchServiceServer<DispatchApi> as NamedService>::NAME,
     <VehicleTypeServiceServer<VehicleTypeApi> as NamedService>::NAME,
     <QuoteServiceServer<QuoteApi> as NamedService>::NAME,
@@ -112,6 +115,7 @@ pub async fn serve(
         .add_service(reflection_v1alpha)
         .add_service(AdminServiceServer::new(AdminApi(core.clone())))
         .add_service(BillingServiceServer::new(BillingApi(core.clone())))
+        .add_service(ConsoleServiceServer::new(ConsoleApi(core.clone())))
         .add_service(VehicleTypeServiceServer::new(VehicleTypeApi(core.clone())))
         .add_service(QuoteServiceServer::new(QuoteApi(core.clone())))
         .add_service(PublicServiceServer::new(crate::grpc::public::PublicApi(core.clone())))

@@ -95,3 +95,48 @@ fn billing_commands_show_change_and_refuse() {
     let unknown = cli.fails(&["billing", "statements", "--workspace", "wks_missing"]);
     assert!(unknown.contains("No such workspace."), "{unknown}");
 }
+
+#[test]
+fn users_are_created_with_a_generated_password_printed_once() {
+    let cli = Cli::new();
+    let created = cli.ok(&["workspace", "create", "--name", "Acme", "--kind", "business"]);
+    let workspace = created
+        .split_whitespace()
+        .find(|word| word.starts_with("wks_"))
+        .expect("workspace id")
+        .to_owned();
+    let user = cli.ok(&[
+        "user",
+        "create",
+        "--email",
+        "Ops@Example.com",
+        "--name",
+        "Olga Ops",
+        "--operator",
+        "--workspace",
+        &workspace,
+    ]);
+    let login = user
+        .lines()
+        .find(|line| line.starts_with("email: "))
+        .expect("login line");
+    assert!(login.starts_with("email: ops@example.com password: "), "{login}");
+    let password = login.rsplit(' ').next().expect("password");
+    assert!(password.len() >= 16, "{password}");
+
+    let taken = cli.fails(&["user", "create", "--email", "ops@example.com", "--name", "Again"]);
+    assert!(taken.contains("already exists"), "{taken}");
+    let nowhere = cli.fails(&[
+        "user",
+        "create",
+        "--email",
+        "x@example.com",
+        "--name",
+        "X",
+        "--workspace",
+        "wks_missing",
+    ]);
+    assert!(nowhere.contains("No such workspace."), "{nowhere}");
+    let bad = cli.fails(&["user", "create", "--email", "not-an-email", "--name", "X"]);
+    assert!(bad.contains("email must be an email address"), "{bad}");
+}

@@ -24,6 +24,7 @@ mod m20261123_000014_add_workspace_open_amount;
 mod m20261123_000015_index_webhook_claims;
 mod m20261124_000016_create_statements;
 mod m20261124_000017_attempt_status_as_ended;
+mod m20261124_000018_create_accounts;
 
 pub struct Migrator;
 
@@ -48,6 +49,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261123_000015_index_webhook_claims::Migration),
             Box::new(m20261124_000016_create_statements::Migration),
             Box::new(m20261124_000017_attempt_status_as_ended::Migration),
+            Box::new(m20261124_000018_create_accounts::Migration),
         ]
     }
 }

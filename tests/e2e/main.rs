@@ -7,6 +7,7 @@ mod harness;
 mod auth;
 mod billing;
 mod compose;
+mod console_accounts;
 mod deliveries;
 mod dispatch;
 mod errors;

@@ -108,7 +108,33 @@ pub fn mode_out(mode: Mode) -> PbMode {
     }
 }
 
-fn key_out(key: &ApiKey) -> pb::ApiKey {
+/// The permissions of a key request, by their public names.
+pub fn permissions_in(names: &[String]) -> Result<Vec<Permission>, CoreError> {
+    names
+        .iter()
+        .enumerate()
+        .map(|(index, name)| {
+            Permission::parse(name).ok_or_else(|| {
+                CoreError::invalid(format!("permissions.{index}"), format!("Unknown permission '{name}'."))
+            })
+        })
+        .collect()
+}
+
+pub fn expiry_in(expiry: i32) -> Result<KeyExpiry, CoreError> {
+    match pb::KeyExpiry::try_from(expiry) {
+        Ok(pb::KeyExpiry::Never) => Ok(KeyExpiry::Never),
+        Ok(pb::KeyExpiry::Days30) => Ok(KeyExpiry::Days30),
+        Ok(pb::KeyExpiry::Days90) => Ok(KeyExpiry::Days90),
+        Ok(pb::KeyExpiry::Days365) => Ok(KeyExpiry::Days365),
+        _ => Err(CoreError::invalid(
+            "expiry",
+            "expiry must be NEVER, DAYS_30, DAYS_90 or DAYS_365.",
+        )),
+    }
+}
+
+pub fn key_out(key: &ApiKey) -> pb::ApiKey {
     pb::ApiKey {
         id: key.id.clone(),
         workspace_id: key.workspace_id.clone(),
@@ -194,29 +220,12 @@ impl AdminService for AdminApi {
     ) -> Result<Response<pb::CreateApiKeyResponse>, Status> {
         context::service(&self.0, &request, Role::Admin)?;
         let r = request.into_inner();
-        let permissions = r
-            .permissions
-            .iter()
-            .map(|p| {
-                Permission::parse(p)
-                    .ok_or_else(|| CoreError::invalid("permissions", format!("Unknown permission '{p}'.")))
-            })
-            .collect::<Result<Vec<_>, _>>()?;
-        let expiry = match pb::KeyExpiry::try_from(r.expiry) {
-            Ok(pb::KeyExpiry::Never) => KeyExpiry::Never,
-            Ok(pb::KeyExpiry::Days30) => KeyExpiry::Days30,
-            Ok(pb::KeyExpiry::Days90) => KeyExpiry::Days90,
-            Ok(pb::KeyExpiry::Days365) => KeyExpiry::Days365,
-            _ => {
-                return Err(CoreError::invalid("expiry", "expiry must be NEVER, DAYS_30, DAYS_90 or DAYS_365.").into());
-            }
-        };
         let new = NewApiKey {
             workspace_id: r.workspace_id,
             mode: mode_in(r.mode)?,
             label: r.label,
-            permissions,
-            expiry,
+            permissions: permissions_in(&r.permissions)?,
+            expiry: expiry_in(r.expiry)?,
         };
         let (key, secret) = api_keys::create(&self.0.db, self.0.clock.now_micros(), new).await?;
         Ok(Response::new(pb::CreateApiKeyResponse {

@@ -3,6 +3,7 @@
 
 pub mod admin;
 pub mod billing;
+pub mod console;
 pub mod context;
 pub mod convert;
 pub mod deliveries;

@@ -1,0 +1,248 @@
+//! Console sessions (DECISIONS "Console (web)"): a random token the console
+//! keeps in an HttpOnly cookie, of which only the SHA-256 is stored; it ends
+//! after 12 hours without use, at sign-out, and when the password changes.
+//! Each session has a CSRF token that every state-changing console call
+//! presents. Failed sign-ins are counted per email and per client address
+//! in the database (every replica sees them) and throttled.
+
+use sea_orm::{ActiveModelTrait, ActiveValue::Set, ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter};
+use sha2::{Digest, Sha256};
+
+use super::{User, entity as users_table, find_by_email, verify_password};
+use crate::{Core, CoreError, CoreResult, db, ids};
+use courier::errors::ErrorCode;
+
+pub mod entity {
+    use sea_orm::entity::prelude::*;
+
+    #[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
+    #[sea_orm(table_name = "sessions")]
+    pub struct Model {
+        #[sea_orm(primary_key, auto_increment = false)]
+        pub token_hash: String,
+        pub user_id: String,
+        pub csrf_token: String,
+        pub created_at: i64,
+        pub last_seen_at: i64,
+    }
+
+    #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]
+    pub enum Relation {}
+
+    impl ActiveModelBehavior for ActiveModel {}
+}
+
+pub mod failures {
+    use sea_orm::entity::prelude::*;
+
+    #[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
+    #[sea_orm(table_name = "sign_in_failures")]
+    pub struct Model {
+        /// `email:<address>` or `address:<client address>`.
+        #[sea_orm(primary_key, auto_increment = false)]
+        pub subject: String,
+        pub window_start: i64,
+        pub failures: i32,
+    }
+
+    #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]
+    pub enum Relation {}
+
+    impl ActiveModelBehavior for ActiveModel {}
+}
+
+const MINUTE_MICROS: i64 = 60_000_000;
+/// A session ends after this long without use.
+pub const IDLE_MICROS: i64 = 12 * 60 * MINUTE_MICROS;
+/// Failed sign-ins are counted over this window…
+pub const FAILURE_WINDOW_MICROS: i64 = 15 * MINUTE_MICROS;
+/// …and this many for one email, or for one client address, stop further
+/// attempts until the window ends.
+pub const MAX_FAILURES_PER_EMAIL: i32 = 5;
+pub const MAX_FAILURES_PER_ADDRESS: i32 = 20;
+/// Use is recorded at most this often, so reads do not write every time.
+const TOUCH_EVERY_MICROS: i64 = MINUTE_MICROS;
+
+/// A signed-in session, as the console sees it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Session {
+    pub user: User,
+    /// Every state-changing call presents it.
+    pub csrf_token: String,
+    pub expires_at: i64,
+}
+
+/// Signs `email` in with `password` from the client `address`; the new
+/// session's token (shown once, to be kept in a cookie) and the session.
+pub async fn sign_in(core: &Core, email: &str, password: &str, address: &str) -> CoreResult<(String, Session)> {
+    let now = core.clock.now_micros();
+    let email = email.trim().to_lowercase();
+    let subjects = [format!("email:{email}"), format!("address:{address}")];
+    throttled(&core.db, &subjects, now).await?;
+    let user = find_by_email(&core.db, &email).await?;
+    let hash = user.as_ref().map_or(super::decoy_hash(), |u| u.password_hash.as_str());
+    let matches = verify_password(password, hash);
+    let Some(user) = user.filter(|_| matches) else {
+        record_failure(core, &subjects, now).await?;
+        return Err(CoreError::new(
+            ErrorCode::InvalidCredentials,
+            "The email or the password is wrong.",
+        ));
+    };
+    failures::Entity::delete_by_id(subjects[0].clone())
+        .exec(&core.db)
+        .await?;
+    let token = ids::random_base62(43);
+    let csrf_token = ids::random_base62(32);
+    entity::ActiveModel {
+        token_hash: Set(hash_token(&token)),
+        user_id: Set(user.id.clone()),
+        csrf_token: Set(csrf_token.clone()),
+        created_at: Set(now),
+        last_seen_at: Set(now),
+    }
+    .insert(&core.db)
+    .await?;
+    let session = Session {
+        user: super::from_model(user),
+        csrf_token,
+        expires_at: now + IDLE_MICROS,
+    };
+    Ok((token, session))
+}
+
+/// The session of `token`, used now; `401 invalid_session` when unknown,
+/// ended or idle for 12 hours.
+pub async fn authenticate(core: &Core, token: &str) -> CoreResult<Session> {
+    let now = core.clock.now_micros();
+    let invalid = || {
+        CoreError::new(
+            ErrorCode::InvalidSession,
+            "The console session is unknown, signed out or expired; sign in again.",
+        )
+    };
+    let row = entity::Entity::find_by_id(hash_token(token))
+        .one(&core.db)
+        .await?
+        .ok_or_else(invalid)?;
+    if row.last_seen_at + IDLE_MICROS <= now {
+        entity::Entity::delete_by_id(row.token_hash).exec(&core.db).await?;
+        return Err(invalid());
+    }
+    let mut last_seen_at = row.last_seen_at;
+    if now - row.last_seen_at >= TOUCH_EVERY_MICROS {
+        last_seen_at = now;
+        entity::ActiveModel {
+            token_hash: Set(row.token_hash.clone()),
+            last_seen_at: Set(now),
+            ..Default::default()
+        }
+        .update(&core.db)
+        .await?;
+    }
+    let user = users_table::Entity::find_by_id(row.user_id.clone())
+        .one(&core.db)
+        .await?
+        .ok_or_else(invalid)?;
+    Ok(Session {
+        user: super::from_model(user),
+        csrf_token: row.csrf_token,
+        expires_at: last_seen_at + IDLE_MICROS,
+    })
+}
+
+/// `403 invalid_csrf_token` unless `presented` is the session's token.
+pub fn check_csrf(session: &Session, presented: Option<&str>) -> CoreResult<()> {
+    let expected = session.csrf_token.as_bytes();
+    let matches = presented.is_some_and(|p| {
+        p.len() == expected.len() && p.bytes().zip(expected).fold(0u8, |acc, (a, b)| acc | (a ^ b)) == 0
+    });
+    if matches {
+        Ok(())
+    } else {
+        Err(CoreError::new(
+            ErrorCode::InvalidCsrfToken,
+            "The form is out of date or did not come from the console; reload the page and try again.",
+        ))
+    }
+}
+
+/// Ends the session of `token`.
+pub async fn sign_out(core: &Core, token: &str) -> CoreResult<()> {
+    entity::Entity::delete_by_id(hash_token(token)).exec(&core.db).await?;
+    Ok(())
+}
+
+/// Changes the signed-in user's password and ends every other session of
+/// theirs.
+pub async fn change_password(core: &Core, token: &str, current: &str, new: &str) -> CoreResult<()> {
+    let session = authenticate(core, token).await?;
+    let user = find_by_email(&core.db, &session.user.email)
+        .await?
+        .ok_or_else(|| CoreError::not_found("user"))?;
+    if !verify_password(current, &user.password_hash) {
+        return Err(CoreError::at(
+            ErrorCode::InvalidCredentials,
+            "current_password",
+            "The current password is wrong.",
+        ));
+    }
+    let now = core.clock.now_micros();
+    let tx = db::begin(core).await?;
+    super::set_password(&*tx, now, &user.id, new).await?;
+    entity::Entity::delete_many()
+        .filter(entity::Column::UserId.eq(&user.id))
+        .filter(entity::Column::TokenHash.ne(hash_token(token)))
+        .exec(&*tx)
+        .await?;
+    tx.commit().await
+}
+
+/// `429 rate_limited` while an email or address has used up its failures.
+async fn throttled(db: &impl ConnectionTrait, subjects: &[String; 2], now: i64) -> CoreResult<()> {
+    for (subject, limit) in subjects.iter().zip([MAX_FAILURES_PER_EMAIL, MAX_FAILURES_PER_ADDRESS]) {
+        let Some(row) = failures::Entity::find_by_id(subject.clone()).one(db).await? else {
+            continue;
+        };
+        let ends = row.window_start + FAILURE_WINDOW_MICROS;
+        if row.failures >= limit && now < ends {
+            let minutes = (ends - now + MINUTE_MICROS - 1) / MINUTE_MICROS;
+            return Err(CoreError::new(
+                ErrorCode::RateLimited,
+                format!("Too many failed sign-ins; try again in {minutes} minutes."),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Counts a failed sign-in for each subject, in a window of its own.
+async fn record_failure(core: &Core, subjects: &[String; 2], now: i64) -> CoreResult<()> {
+    let tx = db::begin(core).await?;
+    for subject in subjects {
+        let row = failures::Entity::find_by_id(subject.clone()).one(&*tx).await?;
+        let (window_start, failures, exists) = match row {
+            Some(row) if now < row.window_start + FAILURE_WINDOW_MICROS => (row.window_start, row.failures + 1, true),
+            Some(_) => (now, 1, true),
+            None => (now, 1, false),
+        };
+        let model = failures::ActiveModel {
+            subject: Set(subject.clone()),
+            window_start: Set(window_start),
+            failures: Set(failures),
+        };
+        if exists {
+            model.update(&*tx).await?;
+        } else {
+            model.insert(&*tx).await?;
+        }
+    }
+    tx.commit().await
+}
+
+fn hash_token(token: &str) -> String {
+    Sha256::digest(token.as_bytes())
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}

@@ -1,0 +1,312 @@
+use courier::internal::v1 as pb;
+use courier::internal::v1::console_service_server::ConsoleService;
+use courier::metadata;
+use courier::time::micros_to_proto;
+use tonic::{Request, Response, Status};
+
+use super::admin::{expiry_in, key_out, mode_in, permissions_in};
+use super::context::header;
+use crate::accounts::invitations::{self, Invitation, Joiner};
+use crate::accounts::memberships::{self, Member, Role};
+use crate::accounts::sessions::{self, Session};
+use crate::accounts::{NewUser, User};
+use crate::auth::api_keys::{self, NewApiKey};
+use crate::{Core, CoreError, db};
+use courier::errors::ErrorCode;
+
+pub struct ConsoleApi(pub Core);
+
+/// What a call does in a workspace, and so who may make it.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Access {
+    /// Any member (and operators) may read.
+    Read,
+    /// Owners and admins (and operators) only, even to read (API keys).
+    ReadManaged,
+    /// Owners and admins (and operators) may change, with the CSRF token.
+    Manage,
+}
+
+impl ConsoleApi {
+    /// The session the call presents, and its token.
+    async fn session<T>(&self, request: &Request<T>) -> Result<(String, Session), Status> {
+        let token = header(request, metadata::CONSOLE_SESSION).unwrap_or_default();
+        let session = sessions::authenticate(&self.0, &token).await?;
+        Ok((token, session))
+    }
+
+    /// The session, when its user may act in `workspace_id` with `access`
+    /// (a workspace the user is no member of is `not_found`).
+    async fn acting<T>(&self, request: &Request<T>, workspace_id: &str, access: Access) -> Result<Session, Status> {
+        let (_, session) = self.session(request).await?;
+        if access == Access::Manage {
+            sessions::check_csrf(&session, header(request, metadata::CSRF_TOKEN).as_deref())?;
+        }
+        let role = memberships::role_of(&self.0.db, workspace_id, &session.user.id).await?;
+        let allowed = match (role, access) {
+            _ if session.user.operator => true,
+            (Some(role), Access::Manage | Access::ReadManaged) => role.manages(),
+            (Some(_), Access::Read) => true,
+            (None, _) => return Err(CoreError::not_found("workspace").into()),
+        };
+        if !allowed {
+            return Err(CoreError::new(
+                ErrorCode::PermissionDenied,
+                "Only the workspace's owners and admins can do this.",
+            )
+            .into());
+        }
+        Ok(session)
+    }
+
+    async fn session_out(&self, session: &Session) -> Result<pb::ConsoleSession, Status> {
+        let memberships = memberships::of_user(&self.0.db, &session.user.id).await?;
+        Ok(pb::ConsoleSession {
+            user: Some(user_out(&session.user)),
+            memberships: memberships
+                .into_iter()
+                .map(|m| pb::WorkspaceMembership {
+                    workspace_id: m.workspace_id,
+                    workspace_name: m.workspace_name,
+                    role: role_out(m.role) as i32,
+                })
+                .collect(),
+            csrf_token: session.csrf_token.clone(),
+            expires_at: Some(micros_to_proto(session.expires_at)),
+        })
+    }
+
+    async fn members(&self, workspace_id: &str) -> Result<Vec<pb::Member>, Status> {
+        Ok(memberships::list(&self.0.db, workspace_id)
+            .await?
+            .iter()
+            .map(member_out)
+            .collect())
+    }
+}
+
+fn user_out(user: &User) -> pb::ConsoleUser {
+    pb::ConsoleUser {
+        id: user.id.clone(),
+        email: user.email.clone(),
+        name: user.name.clone(),
+        operator: user.operator,
+    }
+}
+
+fn member_out(member: &Member) -> pb::Member {
+    pb::Member {
+        user: Some(user_out(&member.user)),
+        role: role_out(member.role) as i32,
+        since: Some(micros_to_proto(member.since)),
+    }
+}
+
+fn role_out(role: Role) -> pb::MemberRole {
+    match role {
+        Role::Owner => pb::MemberRole::Owner,
+        Role::Admin => pb::MemberRole::Admin,
+        Role::Member => pb::MemberRole::Member,
+    }
+}
+
+fn role_in(role: i32) -> Result<Role, CoreError> {
+    match pb::MemberRole::try_from(role) {
+        Ok(pb::MemberRole::Owner) => Ok(Role::Owner),
+        Ok(pb::MemberRole::Admin) => Ok(Role::Admin),
+        Ok(pb::MemberRole::Member) => Ok(Role::Member),
+        _ => Err(CoreError::invalid("role", "role must be OWNER, ADMIN or MEMBER.")),
+    }
+}
+
+fn invitation_out(invitation: &Invitation) -> pb::Invitation {
+    pb::Invitation {
+        workspace_id: invitation.workspace_id.clone(),
+        workspace_name: invitation.workspace_name.clone(),
+        role: role_out(invitation.role) as i32,
+        expires_at: Some(micros_to_proto(invitation.expires_at)),
+    }
+}
+
+#[tonic::async_trait]
+impl ConsoleService for ConsoleApi {
+    async fn sign_in(&self, request: Request<pb::SignInRequest>) -> Result<Response<pb::SignInResponse>, Status> {
+        let r = request.into_inner();
+        let (token, session) = sessions::sign_in(&self.0, &r.email, &r.password, &r.client_address).await?;
+        Ok(Response::new(pb::SignInResponse {
+            session_token: token,
+            session: Some(self.session_out(&session).await?),
+        }))
+    }
+
+    async fn get_session(
+        &self,
+        request: Request<pb::GetSessionRequest>,
+    ) -> Result<Response<pb::GetSessionResponse>, Status> {
+        let (_, session) = self.session(&request).await?;
+        Ok(Response::new(pb::GetSessionResponse {
+            session: Some(self.session_out(&session).await?),
+        }))
+    }
+
+    async fn sign_out(&self, request: Request<pb::SignOutRequest>) -> Result<Response<pb::SignOutResponse>, Status> {
+        let (token, session) = self.session(&request).await?;
+        sessions::check_csrf(&session, header(&request, metadata::CSRF_TOKEN).as_deref())?;
+        sessions::sign_out(&self.0, &token).await?;
+        Ok(Response::new(pb::SignOutResponse {}))
+    }
+
+    async fn change_password(
+        &self,
+        request: Request<pb::ChangePasswordRequest>,
+    ) -> Result<Response<pb::ChangePasswordResponse>, Status> {
+        let (token, session) = self.session(&request).await?;
+        sessions::check_csrf(&session, header(&request, metadata::CSRF_TOKEN).as_deref())?;
+        let r = request.into_inner();
+        sessions::change_password(&self.0, &token, &r.current_password, &r.new_password).await?;
+        Ok(Response::new(pb::ChangePasswordResponse {}))
+    }
+
+    async fn create_invitation(
+        &self,
+        request: Request<pb::CreateInvitationRequest>,
+    ) -> Result<Response<pb::CreateInvitationResponse>, Status> {
+        let workspace_id = request.get_ref().workspace_id.clone();
+        let session = self.acting(&request, &workspace_id, Access::Manage).await?;
+        let role = role_in(request.get_ref().role)?;
+        let (token, invitation) = invitations::create(&self.0, &workspace_id, role, &session.user.id).await?;
+        Ok(Response::new(pb::CreateInvitationResponse {
+            token,
+            invitation: Some(invitation_out(&invitation)),
+        }))
+    }
+
+    async fn get_invitation(
+        &self,
+        request: Request<pb::GetInvitationRequest>,
+    ) -> Result<Response<pb::GetInvitationResponse>, Status> {
+        let invitation = invitations::get(&self.0, &request.into_inner().token).await?;
+        Ok(Response::new(pb::GetInvitationResponse {
+            invitation: Some(invitation_out(&invitation)),
+        }))
+    }
+
+    async fn accept_invitation(
+        &self,
+        request: Request<pb::AcceptInvitationRequest>,
+    ) -> Result<Response<pb::AcceptInvitationResponse>, Status> {
+        use pb::accept_invitation_request::Joiner as PbJoiner;
+        let r = request.into_inner();
+        let joiner = match r.joiner {
+            Some(PbJoiner::NewAccount(account)) => Joiner::New(NewUser {
+                email: account.email,
+                name: account.name,
+                password: account.password,
+                operator: false,
+            }),
+            Some(PbJoiner::ExistingAccount(account)) => Joiner::Existing {
+                email: account.email,
+                password: account.password,
+            },
+            None => {
+                return Err(CoreError::invalid("joiner", "Send new_account or existing_account.").into());
+            }
+        };
+        let user = invitations::accept(&self.0, &r.token, joiner).await?;
+        Ok(Response::new(pb::AcceptInvitationResponse {
+            user: Some(user_out(&user)),
+        }))
+    }
+
+    async fn list_members(
+        &self,
+        request: Request<pb::ListMembersRequest>,
+    ) -> Result<Response<pb::ListMembersResponse>, Status> {
+        let workspace_id = request.get_ref().workspace_id.clone();
+        self.acting(&request, &workspace_id, Access::Read).await?;
+        Ok(Response::new(pb::ListMembersResponse {
+            members: self.members(&workspace_id).await?,
+        }))
+    }
+
+    async fn update_member_role(
+        &self,
+        request: Request<pb::UpdateMemberRoleRequest>,
+    ) -> Result<Response<pb::UpdateMemberRoleResponse>, Status> {
+        let workspace_id = request.get_ref().workspace_id.clone();
+        self.acting(&request, &workspace_id, Access::Manage).await?;
+        let r = request.into_inner();
+        let role = role_in(r.role)?;
+        let tx = db::begin(&self.0).await?;
+        memberships::change_role(&tx, &workspace_id, &r.user_id, role).await?;
+        tx.commit().await?;
+        Ok(Response::new(pb::UpdateMemberRoleResponse {
+            members: self.members(&workspace_id).await?,
+        }))
+    }
+
+    async fn remove_member(
+        &self,
+        request: Request<pb::RemoveMemberRequest>,
+    ) -> Result<Response<pb::RemoveMemberResponse>, Status> {
+        let workspace_id = request.get_ref().workspace_id.clone();
+        self.acting(&request, &workspace_id, Access::Manage).await?;
+        let user_id = request.into_inner().user_id;
+        let tx = db::begin(&self.0).await?;
+        memberships::remove(&tx, &workspace_id, &user_id).await?;
+        tx.commit().await?;
+        Ok(Response::new(pb::RemoveMemberResponse {
+            members: self.members(&workspace_id).await?,
+        }))
+    }
+
+    async fn list_workspace_api_keys(
+        &self,
+        request: Request<pb::ListWorkspaceApiKeysRequest>,
+    ) -> Result<Response<pb::ListWorkspaceApiKeysResponse>, Status> {
+        let workspace_id = request.get_ref().workspace_id.clone();
+        self.acting(&request, &workspace_id, Access::ReadManaged).await?;
+        let keys = api_keys::list(&self.0.db, &workspace_id).await?;
+        Ok(Response::new(pb::ListWorkspaceApiKeysResponse {
+            api_keys: keys.iter().map(key_out).collect(),
+        }))
+    }
+
+    async fn create_workspace_api_key(
+        &self,
+        request: Request<pb::CreateWorkspaceApiKeyRequest>,
+    ) -> Result<Response<pb::CreateWorkspaceApiKeyResponse>, Status> {
+        let workspace_id = request.get_ref().workspace_id.clone();
+        self.acting(&request, &workspace_id, Access::Manage).await?;
+        let r = request.into_inner();
+        let new = NewApiKey {
+            workspace_id,
+            mode: mode_in(r.mode)?,
+            label: r.label,
+            permissions: permissions_in(&r.permissions)?,
+            expiry: expiry_in(r.expiry)?,
+        };
+        let (key, secret) = api_keys::create(&self.0.db, self.0.clock.now_micros(), new).await?;
+        Ok(Response::new(pb::CreateWorkspaceApiKeyResponse {
+            api_key: Some(key_out(&key)),
+            secret,
+        }))
+    }
+
+    async fn revoke_workspace_api_key(
+        &self,
+        request: Request<pb::RevokeWorkspaceApiKeyRequest>,
+    ) -> Result<Response<pb::RevokeWorkspaceApiKeyResponse>, Status> {
+        let workspace_id = request.get_ref().workspace_id.clone();
+        self.acting(&request, &workspace_id, Access::Manage).await?;
+        let key_id = request.into_inner().api_key_id;
+        let keys = api_keys::list(&self.0.db, &workspace_id).await?;
+        if !keys.iter().any(|k| k.id == key_id) {
+            return Err(CoreError::not_found("API key").into());
+        }
+        let key = api_keys::revoke(&self.0.db, &self.0.keys, self.0.clock.now_micros(), &key_id).await?;
+        Ok(Response::new(pb::RevokeWorkspaceApiKeyResponse {
+            api_key: Some(key_out(&key)),
+        }))
+    }
+}

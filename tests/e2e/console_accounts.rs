@@ -1,0 +1,187 @@
+//! Console accounts over the internal gRPC `ConsoleService`: sign-in with
+//! throttling, sessions with idle expiry and CSRF, members and invitation
+//! links with the last-owner rule, and API keys that owners and admins
+//! manage and members cannot reach.
+
+use std::time::Duration;
+
+use courier::internal::v1 as ipb;
+use courier::internal::v1::console_service_client::ConsoleServiceClient;
+use courier_core::accounts::memberships::{self, Role};
+use courier_core::accounts::{self, NewUser};
+use tonic::Code;
+use tonic::transport::Channel;
+
+use crate::harness::TestApp;
+
+const PASSWORD: &str = "correct horse battery";
+
+fn refusal(status: &tonic::Status) -> (Code, &'static str) {
+    (status.code(), courier::errors::from_status(status).0.as_str())
+}
+
+async fn client(app: &TestApp) -> ConsoleServiceClient<Channel> {
+    ConsoleServiceClient::connect(app.grpc_url.clone())
+        .await
+        .expect("console client")
+}
+
+/// A user of `workspace` with `role`.
+async fn user(app: &TestApp, email: &str, workspace: &str, role: Role) -> String {
+    let now = app.clock.now_micros();
+    let new = NewUser {
+        email: email.into(),
+        name: "E2E User".into(),
+        password: PASSWORD.into(),
+        operator: false,
+    };
+    let user = accounts::create_user(&app.core.db, now, new).await.expect("user");
+    memberships::add(&app.core.db, now, workspace, &user.id, role)
+        .await
+        .expect("membership");
+    user.id
+}
+
+/// A signed-in session: its token and CSRF token.
+struct Signed {
+    token: String,
+    csrf: String,
+}
+
+impl Signed {
+    /// `message` as this session sends it; `change` adds the CSRF token.
+    fn request<T>(&self, message: T, change: bool) -> tonic::Request<T> {
+        let mut request = tonic::Request::new(message);
+        request
+            .metadata_mut()
+            .insert("x-console-session", self.token.parse().expect("meta"));
+        if change {
+            request
+                .metadata_mut()
+                .insert("x-csrf-token", self.csrf.parse().expect("meta"));
+        }
+        request
+    }
+}
+
+async fn sign_in(app: &TestApp, email: &str, password: &str) -> Result<Signed, tonic::Status> {
+    let request = ipb::SignInRequest {
+        email: email.into(),
+        password: password.into(),
+        client_address: "127.0.0.1".into(),
+    };
+    let answer = client(app).await.sign_in(request).await?.into_inner();
+    let session = answer.session.expect("session");
+    Ok(Signed {
+        token: answer.session_token,
+        csrf: session.csrf_token,
+    })
+}
+
+e2e! {
+    async fn sign_in_is_throttled_and_sessions_end(app: TestApp) {
+        user(&app, "owner@example.com", &app.workspace_id, Role::Owner).await;
+        let wrong = sign_in(&app, "owner@example.com", "not the password").await.err().expect("wrong password");
+        assert_eq!(refusal(&wrong), (Code::Unauthenticated, "invalid_credentials"));
+        let unknown = sign_in(&app, "nobody@example.com", PASSWORD).await.err().expect("unknown email");
+        assert_eq!(refusal(&unknown), (Code::Unauthenticated, "invalid_credentials"), "the same answer as a wrong password");
+
+        // The email is case-insensitive; the session names its user and workspaces.
+        let signed = sign_in(&app, " Owner@Example.com ", PASSWORD).await.expect("sign in");
+        let session = client(&app).await.get_session(signed.request(ipb::GetSessionRequest {}, false)).await.expect("session").into_inner().session.expect("session");
+        assert_eq!(session.user.as_ref().map(|u| u.email.as_str()), Some("owner@example.com"));
+        assert_eq!(session.memberships.iter().map(|m| (m.workspace_id.as_str(), m.role())).collect::<Vec<_>>(), [(app.workspace_id.as_str(), ipb::MemberRole::Owner)]);
+
+        // Sign-out needs the CSRF token, and ends the session.
+        let status = client(&app).await.sign_out(signed.request(ipb::SignOutRequest {}, false)).await.expect_err("no csrf");
+        assert_eq!(refusal(&status), (Code::PermissionDenied, "invalid_csrf_token"));
+        client(&app).await.sign_out(signed.request(ipb::SignOutRequest {}, true)).await.expect("sign out");
+        let status = client(&app).await.get_session(signed.request(ipb::GetSessionRequest {}, false)).await.expect_err("signed out");
+        assert_eq!(refusal(&status), (Code::Unauthenticated, "invalid_session"));
+        let status = client(&app).await.get_session(ipb::GetSessionRequest {}).await.expect_err("no session");
+        assert_eq!(refusal(&status), (Code::Unauthenticated, "invalid_session"));
+
+        // Twelve idle hours end a session; use keeps it going.
+        let signed = sign_in(&app, "owner@example.com", PASSWORD).await.expect("sign in");
+        app.clock.advance(Duration::from_secs(11 * 3600));
+        client(&app).await.get_session(signed.request(ipb::GetSessionRequest {}, false)).await.expect("still on");
+        app.clock.advance(Duration::from_secs(11 * 3600));
+        client(&app).await.get_session(signed.request(ipb::GetSessionRequest {}, false)).await.expect("used 11 h ago");
+        app.clock.advance(Duration::from_secs(12 * 3600));
+        let status = client(&app).await.get_session(signed.request(ipb::GetSessionRequest {}, false)).await.expect_err("idle");
+        assert_eq!(refusal(&status), (Code::Unauthenticated, "invalid_session"));
+
+        // Five wrong passwords for one email: even the right one waits.
+        for _ in 0..courier_core::accounts::sessions::MAX_FAILURES_PER_EMAIL {
+            sign_in(&app, "owner@example.com", "guess").await.err().expect("wrong");
+        }
+        let throttled = sign_in(&app, "owner@example.com", PASSWORD).await.err().expect("throttled");
+        assert_eq!(refusal(&throttled), (Code::ResourceExhausted, "rate_limited"));
+        app.clock.advance(Duration::from_secs(15 * 60));
+        sign_in(&app, "owner@example.com", PASSWORD).await.expect("the window ended");
+    }
+
+    async fn members_invitations_and_keys_follow_roles(app: TestApp) {
+        let owner_id = user(&app, "owner@example.com", &app.workspace_id, Role::Owner).await;
+        let owner = sign_in(&app, "owner@example.com", PASSWORD).await.expect("owner");
+        let mut console = client(&app).await;
+
+        // An invitation link for an admin, accepted with a new account.
+        let invite = ipb::CreateInvitationRequest { workspace_id: app.workspace_id.clone(), role: ipb::MemberRole::Admin as i32 };
+        let status = console.create_invitation(owner.request(invite.clone(), false)).await.expect_err("no csrf");
+        assert_eq!(refusal(&status), (Code::PermissionDenied, "invalid_csrf_token"));
+        let link = console.create_invitation(owner.request(invite, true)).await.expect("invitation").into_inner();
+        let offered = console.get_invitation(ipb::GetInvitationRequest { token: link.token.clone() }).await.expect("offer").into_inner();
+        assert_eq!(offered.invitation.map(|i| i.role()), Some(ipb::MemberRole::Admin));
+        let account = ipb::NewAccount { email: "admin@example.com".into(), name: "Ada Admin".into(), password: PASSWORD.into() };
+        let accept = ipb::AcceptInvitationRequest { token: link.token.clone(), joiner: Some(ipb::accept_invitation_request::Joiner::NewAccount(account)) };
+        console.accept_invitation(accept.clone()).await.expect("accepted");
+        let status = console.accept_invitation(accept).await.expect_err("a link works once");
+        assert_eq!(refusal(&status), (Code::NotFound, "not_found"));
+        let admin = sign_in(&app, "admin@example.com", PASSWORD).await.expect("admin signs in");
+
+        // The admin creates a key; it works on /v1; revoked, the next call fails.
+        let create = ipb::CreateWorkspaceApiKeyRequest { workspace_id: app.workspace_id.clone(), mode: courier::v1::Mode::Test as i32, label: "console".into(), permissions: vec![], expiry: ipb::KeyExpiry::Days90 as i32 };
+        let created = console.create_workspace_api_key(admin.request(create.clone(), true)).await.expect("key").into_inner();
+        assert_eq!(app.get("/v1/deliveries", &created.secret).await.status, 200);
+        let key_id = created.api_key.expect("key").id;
+        let listed = console.list_workspace_api_keys(admin.request(ipb::ListWorkspaceApiKeysRequest { workspace_id: app.workspace_id.clone() }, false)).await.expect("keys").into_inner();
+        assert!(listed.api_keys.iter().any(|k| k.id == key_id));
+        let revoke = ipb::RevokeWorkspaceApiKeyRequest { workspace_id: app.workspace_id.clone(), api_key_id: key_id.clone() };
+        console.revoke_workspace_api_key(admin.request(revoke, true)).await.expect("revoked");
+        app.get("/v1/deliveries", &created.secret).await.assert_error(401, "invalid_api_key", None);
+
+        // A member reads members but reaches no key, by any call.
+        user(&app, "member@example.com", &app.workspace_id, Role::Member).await;
+        let member = sign_in(&app, "member@example.com", PASSWORD).await.expect("member");
+        let members = console.list_members(member.request(ipb::ListMembersRequest { workspace_id: app.workspace_id.clone() }, false)).await.expect("members").into_inner();
+        assert_eq!(members.members.len(), 3);
+        let status = console.list_workspace_api_keys(member.request(ipb::ListWorkspaceApiKeysRequest { workspace_id: app.workspace_id.clone() }, false)).await.expect_err("member keys");
+        assert_eq!(refusal(&status), (Code::PermissionDenied, "permission_denied"));
+        let status = console.create_workspace_api_key(member.request(create.clone(), true)).await.expect_err("member creates");
+        assert_eq!(refusal(&status), (Code::PermissionDenied, "permission_denied"));
+
+        // Another workspace's user sees nothing of this one.
+        let other = app.create_workspace(ipb::WorkspaceKind::Business, Default::default()).await;
+        user(&app, "stranger@example.com", &other, Role::Owner).await;
+        let stranger = sign_in(&app, "stranger@example.com", PASSWORD).await.expect("stranger");
+        let status = console.list_members(stranger.request(ipb::ListMembersRequest { workspace_id: app.workspace_id.clone() }, false)).await.expect_err("foreign");
+        assert_eq!(refusal(&status), (Code::NotFound, "not_found"));
+        let status = console.create_workspace_api_key(stranger.request(create, true)).await.expect_err("foreign key");
+        assert_eq!(refusal(&status), (Code::NotFound, "not_found"));
+
+        // The last owner can be neither demoted nor removed.
+        let demote = ipb::UpdateMemberRoleRequest { workspace_id: app.workspace_id.clone(), user_id: owner_id.clone(), role: ipb::MemberRole::Admin as i32 };
+        let status = console.update_member_role(admin.request(demote.clone(), true)).await.expect_err("last owner");
+        assert_eq!(refusal(&status), (Code::FailedPrecondition, "last_owner"));
+        let remove = ipb::RemoveMemberRequest { workspace_id: app.workspace_id.clone(), user_id: owner_id.clone() };
+        let status = console.remove_member(admin.request(remove.clone(), true)).await.expect_err("last owner");
+        assert_eq!(refusal(&status), (Code::FailedPrecondition, "last_owner"));
+        // With a second owner, the first may go.
+        let admin_id = members.members.iter().find(|m| m.user.as_ref().is_some_and(|u| u.email == "admin@example.com")).and_then(|m| m.user.clone()).expect("admin").id;
+        let promote = ipb::UpdateMemberRoleRequest { workspace_id: app.workspace_id.clone(), user_id: admin_id, role: ipb::MemberRole::Owner as i32 };
+        console.update_member_role(owner.request(promote, true)).await.expect("promote");
+        let left = console.remove_member(admin.request(remove, true)).await.expect("removed").into_inner();
+        assert_eq!(left.members.len(), 2);
+    }
+}

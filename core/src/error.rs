@@ -7,7 +7,7 @@ use courier::errors::ErrorCode;
 pub enum CoreError {
     /// A refusal the public API shows as it is: a code, a message and the
     /// request field (dot path) or header concerned.
-    #[error("{code:?}: {message}")]
+    #[error("{}: {message}", code.as_str())]
     Rejected {
         code: ErrorCode,
         message: String,
@@ -15,7 +15,7 @@ pub enum CoreError {
     },
     /// A refusal stored under an idempotency key, answered again: the first
     /// request's code, message, `param` and request id.
-    #[error("{code:?} (replayed): {message}")]
+    #[error("{} (replayed): {message}", code.as_str())]
     Replayed {
         code: ErrorCode,
         message: String,

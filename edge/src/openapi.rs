@@ -443,12 +443,7 @@ fn add_request_rules(doc: &mut Value) {
         }
     }
     for operation in operations(doc) {
-        let parameters = operation
-            .get_mut("parameters")
-            .and_then(Value::as_array_mut)
-            .into_iter()
-            .flatten();
-        for parameter in parameters {
+        for parameter in parameters(operation) {
             let rule = match parameter.get("name").and_then(Value::as_str) {
                 Some("Idempotency-Key") => text(limits::IDEMPOTENCY_KEY),
                 Some("limit") => range(limits::PAGE_SIZE),
@@ -558,12 +553,7 @@ fn add_examples(doc: &mut Value) {
         {
             media["example"] = body.clone();
         }
-        let parameters = operation
-            .get_mut("parameters")
-            .and_then(Value::as_array_mut)
-            .into_iter()
-            .flatten();
-        for parameter in parameters {
+        for parameter in parameters(operation) {
             let example = match parameter.get("name").and_then(Value::as_str) {
                 Some("Idempotency-Key") => json!("7f3c9a2e-5b1d-4c8e-9f60-2d4b8a1c3e57"),
                 Some("limit") => json!(20),
@@ -596,6 +586,15 @@ fn optional_bodies_are_objects(doc: &mut Value) {
             media["schema"] = object;
         }
     }
+}
+
+/// The parameters of an operation.
+fn parameters(operation: &mut Map<String, Value>) -> impl Iterator<Item = &mut Value> {
+    operation
+        .get_mut("parameters")
+        .and_then(Value::as_array_mut)
+        .into_iter()
+        .flatten()
 }
 
 /// Every answer carries `Request-Id`.

@@ -75,6 +75,7 @@ async fn run(mut cli: Cli, base_url_defaulted: bool) -> Result<(), Box<dyn std::
         &core.config.public_base_url,
         &cli.rate_limits,
     );
+    let base_url = core.config.public_base_url.clone();
     let ops = tokio::net::TcpListener::bind(&core.config.metrics_addr).await?;
     let ops_addr = ops.local_addr()?;
     let mut registry = Registry::default();
@@ -91,7 +92,14 @@ async fn run(mut cli: Cli, base_url_defaulted: bool) -> Result<(), Box<dyn std::
         grpc,
         core_stop.clone().cancelled_owned(),
     ));
-    let edge_task = tokio::spawn(courier_edge::serve(edge, http, edge_stop.clone().cancelled_owned()));
+    // The console beside the edge, on the same listener, under /console.
+    let console = courier_console::ConsoleState::new(&grpc_url, &format!("{base_url}/console"))?;
+    let app = courier_edge::routes::router(edge).nest("/console", courier_console::router(console));
+    let edge_task = tokio::spawn(courier_edge::serve_router(
+        app,
+        http,
+        edge_stop.clone().cancelled_owned(),
+    ));
     let ops_task = tokio::spawn(courier::ops::serve_metrics(
         ops,
         vec![Arc::new(registry)],
@@ -100,6 +108,7 @@ async fn run(mut cli: Cli, base_url_defaulted: bool) -> Result<(), Box<dyn std::
     println!(
         "Courier API listening on http://{http_addr}/v1 (gRPC core on {grpc_url}, metrics on http://{ops_addr}/metrics)"
     );
+    println!("Console on {base_url}/console");
 
     courier::shutdown::signal().await;
     tracing::info!("shutting down: finishing in-flight requests");

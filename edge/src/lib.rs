@@ -102,6 +102,17 @@ pub async fn serve(
     listener: TcpListener,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
+    serve_router(routes::router(state), listener, shutdown).await
+}
+
+/// Serves `router` as the edge serves its own: with TCP_NODELAY and a
+/// graceful shutdown (the dev runner serves the edge and the console on
+/// one listener).
+pub async fn serve_router(
+    router: axum::Router,
+    listener: TcpListener,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> std::io::Result<()> {
     // TCP_NODELAY: answers are written as soon as they are ready, never held
     // back waiting for the client's delayed ACK.
     let listener = listener.tap_io(|stream| {
@@ -109,7 +120,5 @@ pub async fn serve(
             tracing::debug!(%error, "TCP_NODELAY not set");
         }
     });
-    axum::serve(listener, routes::router(state))
-        .with_graceful_shutdown(shutdown)
-        .await
+    axum::serve(listener, router).with_graceful_shutdown(shutdown).await
 }

@@ -123,8 +123,12 @@ impl Listeners {
             &self.base_url,
             limits,
         );
-        let edge_task = tokio::spawn(courier_edge::serve(
-            edge.clone(),
+        // The console beside the edge under /console, as the dev runner has it.
+        let console = courier_console::ConsoleState::new(&self.grpc_url, &format!("{}/console", self.base_url))
+            .expect("console state");
+        let app = courier_edge::routes::router(edge.clone()).nest("/console", courier_console::router(console));
+        let edge_task = tokio::spawn(courier_edge::serve_router(
+            app,
             self.http,
             edge_stop.clone().cancelled_owned(),
         ));

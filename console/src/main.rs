@@ -1,0 +1,47 @@
+//! `courier-console`: the web console on its own listener, under
+//! `/console`, calling the core over gRPC.
+
+use clap::Parser;
+use courier::logging::{self, LogFormat};
+use courier_console::{ConsoleState, router};
+
+#[derive(Parser)]
+#[command(name = "courier-console", version, about = "Courier web console")]
+struct Cli {
+    /// Address the console listens on.
+    #[arg(long, env = "COURIER_CONSOLE_ADDR", default_value = "127.0.0.1:8081")]
+    addr: String,
+    /// The core's gRPC address.
+    #[arg(long, env = "COURIER_CORE_URL", default_value = "http://127.0.0.1:50051")]
+    core_url: String,
+    /// The console's public base URL (it serves `{base}/console`).
+    #[arg(long, env = "COURIER_CONSOLE_BASE_URL", default_value = "http://127.0.0.1:8081")]
+    base_url: String,
+    #[arg(long, env = "COURIER_LOG_FORMAT", value_enum, default_value_t = LogFormat::Text)]
+    log_format: LogFormat,
+}
+
+#[tokio::main]
+async fn main() -> std::process::ExitCode {
+    let cli = Cli::parse();
+    logging::init(cli.log_format);
+    match run(cli).await {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(error) => {
+            eprintln!("error: {error}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}
+
+async fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
+    let root = format!("{}/console", cli.base_url.trim_end_matches('/'));
+    let state = ConsoleState::new(&cli.core_url, &root)?;
+    let listener = tokio::net::TcpListener::bind(&cli.addr).await?;
+    tracing::info!(addr = %listener.local_addr()?, %root, "courier-console serving");
+    let app = axum::Router::new().nest("/console", router(state));
+    axum::serve(listener, app)
+        .with_graceful_shutdown(courier::shutdown::signal())
+        .await?;
+    Ok(())
+}

@@ -185,6 +185,19 @@ impl Signed {
     }
 }
 
+/// A page that needs a signed-in user takes `Signed`; without a valid
+/// session the browser is sent to sign in.
+impl axum::extract::FromRequestParts<ConsoleState> for Signed {
+    type Rejection = Response;
+
+    async fn from_request_parts(
+        parts: &mut axum::http::request::Parts,
+        state: &ConsoleState,
+    ) -> Result<Self, Self::Rejection> {
+        Signed::of(state, &parts.headers).await
+    }
+}
+
 fn authorize<T>(request: &mut tonic::Request<T>, token: &str, csrf: Option<&str>) {
     if let Ok(value) = token.parse() {
         request.metadata_mut().insert(metadata::CONSOLE_SESSION, value);
@@ -390,11 +403,7 @@ async fn sign_in(State(state): State<ConsoleState>, headers: HeaderMap, body: By
     }
 }
 
-async fn sign_out(State(state): State<ConsoleState>, headers: HeaderMap, body: Bytes) -> Response {
-    let signed = match Signed::of(&state, &headers).await {
-        Ok(signed) => signed,
-        Err(response) => return response,
-    };
+async fn sign_out(State(state): State<ConsoleState>, signed: Signed, body: Bytes) -> Response {
     let form = fields(&body);
     if let Err(status) = state
         .core
@@ -418,11 +427,7 @@ struct HomePage {
     layout: Layout,
 }
 
-async fn home(State(state): State<ConsoleState>, headers: HeaderMap) -> Response {
-    let signed = match Signed::of(&state, &headers).await {
-        Ok(signed) => signed,
-        Err(response) => return response,
-    };
+async fn home(State(state): State<ConsoleState>, signed: Signed) -> Response {
     if let [only] = signed.session.memberships.as_slice() {
         return Redirect::to(&format!("{}/w/{}/members", state.root, only.workspace_id)).into_response();
     }
@@ -554,14 +559,11 @@ async fn keys_view(
 
 async fn keys_page(
     State(state): State<ConsoleState>,
-    headers: HeaderMap,
+    signed: Signed,
     Path(workspace): Path<String>,
     Query(query): Query<ModeQuery>,
 ) -> Response {
-    match Signed::of(&state, &headers).await {
-        Ok(signed) => keys_view(&state, &signed, &workspace, query.mode(), String::new(), None).await,
-        Err(response) => response,
-    }
+    keys_view(&state, &signed, &workspace, query.mode(), String::new(), None).await
 }
 
 #[derive(Template)]
@@ -574,15 +576,11 @@ struct KeyCreatedPage {
 
 async fn create_key(
     State(state): State<ConsoleState>,
-    headers: HeaderMap,
+    signed: Signed,
     Path(workspace): Path<String>,
     Query(query): Query<ModeQuery>,
     body: Bytes,
 ) -> Response {
-    let signed = match Signed::of(&state, &headers).await {
-        Ok(signed) => signed,
-        Err(response) => return response,
-    };
     let form = fields(&body);
     let mode = query.mode();
     let expiry = match field(&form, "expiry") {
@@ -626,15 +624,11 @@ async fn create_key(
 
 async fn revoke_key(
     State(state): State<ConsoleState>,
-    headers: HeaderMap,
+    signed: Signed,
     Path((workspace, key)): Path<(String, String)>,
     Query(query): Query<ModeQuery>,
     body: Bytes,
 ) -> Response {
-    let signed = match Signed::of(&state, &headers).await {
-        Ok(signed) => signed,
-        Err(response) => return response,
-    };
     let form = fields(&body);
     let mode = query.mode();
     if field(&form, "confirm") != "yes" {
@@ -747,14 +741,10 @@ async fn members_page(
 
 async fn invite(
     State(state): State<ConsoleState>,
-    headers: HeaderMap,
+    signed: Signed,
     Path(workspace): Path<String>,
     body: Bytes,
 ) -> Response {
-    let signed = match Signed::of(&state, &headers).await {
-        Ok(signed) => signed,
-        Err(response) => return response,
-    };
     let form = fields(&body);
     let message = pb::CreateInvitationRequest {
         workspace_id: workspace.clone(),
@@ -776,14 +766,10 @@ async fn invite(
 
 async fn change_role(
     State(state): State<ConsoleState>,
-    headers: HeaderMap,
+    signed: Signed,
     Path((workspace, user)): Path<(String, String)>,
     body: Bytes,
 ) -> Response {
-    let signed = match Signed::of(&state, &headers).await {
-        Ok(signed) => signed,
-        Err(response) => return response,
-    };
     let form = fields(&body);
     let message = pb::UpdateMemberRoleRequest {
         workspace_id: workspace.clone(),
@@ -800,14 +786,10 @@ async fn change_role(
 
 async fn remove_member(
     State(state): State<ConsoleState>,
-    headers: HeaderMap,
+    signed: Signed,
     Path((workspace, user)): Path<(String, String)>,
     body: Bytes,
 ) -> Response {
-    let signed = match Signed::of(&state, &headers).await {
-        Ok(signed) => signed,
-        Err(response) => return response,
-    };
     let form = fields(&body);
     let message = pb::RemoveMemberRequest {
         workspace_id: workspace.clone(),

@@ -22,7 +22,8 @@ pub const MAX_BODY_BYTES: usize = 1024 * 1024;
 /// A request body parsed into `T` (a DTO with `deny_unknown_fields`).
 pub struct JsonBody<T>(pub T);
 
-/// Like [`JsonBody`], but an empty body counts as `{}` (optional bodies).
+/// Like [`JsonBody`], but an empty body (no bytes) counts as `{}`
+/// (optional bodies).
 pub struct OptionalJsonBody<T>(pub T);
 
 impl<S: Send + Sync, T: DeserializeOwned> FromRequest<S> for JsonBody<T> {
@@ -39,7 +40,9 @@ impl<S: Send + Sync, T: DeserializeOwned> FromRequest<S> for OptionalJsonBody<T>
 
     async fn from_request(request: Request, _state: &S) -> Result<Self, ApiError> {
         let bytes = read_body(request.into_body()).await?;
-        if bytes.iter().all(u8::is_ascii_whitespace) {
+        // Absent means no bytes at all: white space alone is a body, and
+        // not JSON (the document calls the body optional, not blank).
+        if bytes.is_empty() {
             return parse(b"{}").map(OptionalJsonBody);
         }
         parse(&bytes).map(OptionalJsonBody)

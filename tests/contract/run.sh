@@ -16,7 +16,10 @@ repo=$(cd "$here/../.." && pwd)
 bin_dir=$(cd "${1:-$repo/target/debug}" && pwd)
 venv="${XDG_CACHE_HOME:-$HOME/.cache}/courier-ci/contract-venv"
 fuzz_budget=${COURIER_CONTRACT_FUZZ_SECONDS:-100}   # hard limit of each fuzzer run (~30 s needed)
-seed=${COURIER_CONTRACT_SEED:-}                     # replays a run's generated cases
+# The fuzzer's seed: given, or taken from the commit, so that a commit's run
+# is reproducible (CI runs again exactly what it ran) and each commit probes
+# new cases.
+seed=${COURIER_CONTRACT_SEED:-$(( 16#$(git -C "$repo" rev-parse --short=7 HEAD 2>/dev/null || echo 1) ))}
 in_netns=${COURIER_CONTRACT_IN_NETNS:-}
 
 for binary in courier-dev courier-core; do

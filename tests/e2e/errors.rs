@@ -151,4 +151,15 @@ e2e! {
         assert!(answer.starts_with("HTTP/1.1 401 "), "{answer}");
         assert!(answer.contains("request-id: req_") && answer.contains("\"missing_api_key\""), "{answer}");
     }
+
+    async fn an_optional_body_is_absent_or_json(app: TestApp) {
+        let created = app.create_delivery(&app.test_key, &crate::deliveries::berlin_delivery()).await;
+        let url = app.url(&format!("/v1/deliveries/{}/cancel", created["id"].as_str().expect("id")));
+        let cancel = |body: &'static str| app.http.post(url.clone()).header("x-api-key", &app.test_key).header("content-type", "application/json").body(body);
+        // White space alone is a body, and not JSON: refused, nothing changes.
+        app.send(cancel(" ")).await.assert_error(400, "invalid_request", Some("body"));
+        app.send(cancel("\n")).await.assert_error(400, "invalid_request", Some("body"));
+        let answer = app.send(cancel("")).await;
+        assert_eq!((answer.status, answer.body["status"].as_str()), (200, Some("cancelled")), "{:#}", answer.body);
+    }
 }

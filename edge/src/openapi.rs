@@ -442,6 +442,16 @@ fn add_request_rules(doc: &mut Value) {
             target.extend(rule);
         }
     }
+    // Goods left at the door cannot have their buyer's age checked.
+    if let Some(Value::Object(dropoff)) = doc.pointer_mut("/components/schemas/DropoffProofInput") {
+        dropoff.insert(
+            "not".into(),
+            json!({
+                "required": ["leave_at_door", "age_check"],
+                "properties": { "leave_at_door": { "const": true }, "age_check": { "const": true } }
+            }),
+        );
+    }
     for operation in operations(doc) {
         for parameter in parameters(operation) {
             let rule = match parameter.get("name").and_then(Value::as_str) {

@@ -487,6 +487,13 @@ e2e! {
         assert_eq!(property("ContactInput", "email")["format"], "email");
         assert!(property("ContactInput", "phone")["pattern"].is_string());
         assert!(property("CreateFleetOrderRequest", "requested_pickup_time")["pattern"].is_string());
+        // Cross-field: no age check on goods left at the door.
+        let both = json!({ "leave_at_door": true, "age_check": true });
+        let mut root = doc.clone();
+        root["$ref"] = json!("#/components/schemas/DropoffProofInput");
+        let validator = jsonschema::validator_for(&root).expect("compiles");
+        assert!(!validator.is_valid(&both));
+        assert!(validator.is_valid(&json!({ "leave_at_door": true, "age_check": false })));
         // A delivery's pickup and dropoff need their contact; a stop does not.
         let waypoint = &schemas["DeliveryWaypoint"];
         assert!(waypoint["required"].as_array().expect("required").contains(&json!("contact")));

@@ -19,7 +19,6 @@ use sea_orm::{
     ActiveValue::Set, ColumnTrait, ConnectionTrait, DatabaseBackend, DatabaseConnection, DatabaseTransaction,
     EntityTrait, QueryFilter,
 };
-use sha2::{Digest, Sha256};
 
 use crate::auth::{Mode, Principal};
 use crate::{Core, CoreError, CoreResult};
@@ -78,7 +77,7 @@ pub fn check_key(key: Option<&str>) -> CoreResult<String> {
 /// The hash compared between requests that share a key: SHA-256 of the
 /// request in canonical form (the parsed request, encoded).
 pub fn request_hash(canonical: &[u8]) -> String {
-    Sha256::digest(canonical).iter().map(|b| format!("{b:02x}")).collect()
+    crate::secrets::sha256_hex(canonical)
 }
 
 /// The work a key guards, run inside the claiming transaction.

@@ -4,7 +4,7 @@
 
 use hmac::{Hmac, KeyInit, Mac};
 use sea_orm::{ActiveValue::Set, DatabaseConnection, EntityTrait, sea_query::OnConflict};
-use sha2::Sha256;
+use sha2::{Digest, Sha256};
 
 use crate::{CoreError, CoreResult};
 
@@ -37,6 +37,12 @@ impl Secrets {
             download_url: derive_key(master, "download-url"),
         }
     }
+}
+
+/// The SHA-256 of `bytes` in lower-case hex: how secrets the service hands
+/// out once (API keys, session and invitation tokens) are stored.
+pub fn sha256_hex(bytes: &[u8]) -> String {
+    Sha256::digest(bytes).iter().map(|b| format!("{b:02x}")).collect()
 }
 
 /// HMAC-SHA256 of `message` under `key`.

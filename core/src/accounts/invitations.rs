@@ -3,14 +3,13 @@
 //! workspace, with a new account or by signing in to theirs. Only the
 //! SHA-256 of the link's token is stored, and a link works once.
 
-use sea_orm::sea_query::Expr;
-use sea_orm::{ActiveModelTrait, ActiveValue::Set, ColumnTrait, EntityTrait, QueryFilter};
-use sha2::{Digest, Sha256};
-
 use super::memberships::{self, Role};
-use super::{NewUser, User, find_by_email, verify_password};
+use super::{NewUser, User, user_with_password};
+use crate::secrets::sha256_hex;
 use crate::{Core, CoreError, CoreResult, db, ids, workspaces};
 use courier::errors::ErrorCode;
+use sea_orm::sea_query::Expr;
+use sea_orm::{ActiveModelTrait, ActiveValue::Set, ColumnTrait, EntityTrait, QueryFilter};
 
 pub mod entity {
     use sea_orm::entity::prelude::*;
@@ -54,7 +53,7 @@ pub async fn create(core: &Core, workspace_id: &str, role: Role, created_by: &st
     let now = core.clock.now_micros();
     let token = ids::random_base62(32);
     entity::ActiveModel {
-        token_hash: Set(hash(&token)),
+        token_hash: Set(sha256_hex(token.as_bytes())),
         workspace_id: Set(workspace.id.clone()),
         role: Set(role.as_str().to_owned()),
         created_by: Set(created_by.to_owned()),
@@ -101,25 +100,20 @@ pub async fn accept(core: &Core, token: &str, joiner: Joiner) -> CoreResult<User
     let tx = db::begin(core).await?;
     let user = match joiner {
         Joiner::New(new) => super::create_user(&*tx, now, new).await?,
-        Joiner::Existing { email, password } => {
-            let user = find_by_email(&*tx, &email).await?;
-            let hash = user.as_ref().map_or(super::decoy_hash(), |u| u.password_hash.as_str());
-            let matches = verify_password(&password, hash);
-            match user.filter(|_| matches) {
-                Some(user) => super::from_model(user),
-                None => {
-                    return Err(CoreError::new(
-                        ErrorCode::InvalidCredentials,
-                        "The email or the password is wrong.",
-                    ));
-                }
+        Joiner::Existing { email, password } => match user_with_password(&*tx, &email, &password).await? {
+            Some(user) => super::from_model(user),
+            None => {
+                return Err(CoreError::new(
+                    ErrorCode::InvalidCredentials,
+                    "The email or the password is wrong.",
+                ));
             }
-        }
+        },
     };
     let used = entity::Entity::update_many()
         .col_expr(entity::Column::AcceptedBy, Expr::value(user.id.clone()))
         .col_expr(entity::Column::AcceptedAt, Expr::value(now))
-        .filter(entity::Column::TokenHash.eq(hash(token)))
+        .filter(entity::Column::TokenHash.eq(sha256_hex(token.as_bytes())))
         .filter(entity::Column::AcceptedAt.is_null())
         .exec(&*tx)
         .await?;
@@ -133,16 +127,9 @@ pub async fn accept(core: &Core, token: &str, joiner: Joiner) -> CoreResult<User
 
 async fn open(core: &Core, token: &str) -> CoreResult<entity::Model> {
     let now = core.clock.now_micros();
-    entity::Entity::find_by_id(hash(token))
+    entity::Entity::find_by_id(sha256_hex(token.as_bytes()))
         .one(&core.db)
         .await?
         .filter(|row| row.accepted_at.is_none() && now < row.expires_at)
         .ok_or_else(|| CoreError::not_found("invitation"))
-}
-
-fn hash(token: &str) -> String {
-    Sha256::digest(token.as_bytes())
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
 }

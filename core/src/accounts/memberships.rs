@@ -2,6 +2,8 @@
 //! keys, webhooks and members; members read. A workspace keeps at least one
 //! owner: the last one can be neither removed nor demoted.
 
+use std::collections::HashMap;
+
 use sea_orm::{ActiveModelTrait, ActiveValue::Set, ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder};
 
 use super::User;
@@ -107,15 +109,23 @@ pub async fn of_user(db: &impl ConnectionTrait, user_id: &str) -> CoreResult<Vec
         .filter(entity::Column::UserId.eq(user_id))
         .all(db)
         .await?;
-    let mut memberships = Vec::with_capacity(rows.len());
-    for row in rows {
-        let workspace = workspaces::get(db, &row.workspace_id).await?;
-        memberships.push(Membership {
-            workspace_id: workspace.id,
-            workspace_name: workspace.name,
-            role: parse_role(&row.role)?,
-        });
-    }
+    let names: HashMap<String, String> =
+        workspaces::get_many(db, rows.iter().map(|r| r.workspace_id.clone()).collect())
+            .await?
+            .into_iter()
+            .map(|w| (w.id, w.name))
+            .collect();
+    let mut memberships = rows
+        .into_iter()
+        .filter_map(|row| {
+            let name = names.get(&row.workspace_id)?.clone();
+            Some(parse_role(&row.role).map(|role| Membership {
+                workspace_id: row.workspace_id,
+                workspace_name: name,
+                role,
+            }))
+        })
+        .collect::<CoreResult<Vec<_>>>()?;
     memberships.sort_by(|a, b| a.workspace_name.cmp(&b.workspace_name));
     Ok(memberships)
 }
@@ -127,10 +137,18 @@ pub async fn list(db: &impl ConnectionTrait, workspace_id: &str) -> CoreResult<V
         .order_by_asc(entity::Column::CreatedAt)
         .all(db)
         .await?;
+    let mut users: HashMap<String, User> = super::get_many(db, rows.iter().map(|r| r.user_id.clone()).collect())
+        .await?
+        .into_iter()
+        .map(|user| (user.id.clone(), user))
+        .collect();
     let mut members = Vec::with_capacity(rows.len());
     for row in rows {
+        let user = users
+            .remove(&row.user_id)
+            .ok_or_else(|| CoreError::Internal(format!("member {} has no user", row.user_id)))?;
         members.push(Member {
-            user: super::get(db, &row.user_id).await?,
+            user,
             role: parse_role(&row.role)?,
             since: row.created_at,
         });

@@ -112,6 +112,30 @@ pub(crate) async fn find_by_email(db: &impl ConnectionTrait, email: &str) -> Cor
         .await?)
 }
 
+/// The user of `email` when `password` is theirs. An unknown email is
+/// checked against a decoy hash, so it costs as long as a wrong password.
+pub(crate) async fn user_with_password(
+    db: &impl ConnectionTrait,
+    email: &str,
+    password: &str,
+) -> CoreResult<Option<entity::Model>> {
+    let user = find_by_email(db, email).await?;
+    let hash = user.as_ref().map_or(decoy_hash(), |u| u.password_hash.as_str());
+    let matches = verify_password(password, hash);
+    Ok(user.filter(|_| matches))
+}
+
+/// The users of `ids` (unknown ids left out), in one read.
+pub(crate) async fn get_many(db: &impl ConnectionTrait, ids: Vec<String>) -> CoreResult<Vec<User>> {
+    Ok(entity::Entity::find()
+        .filter(entity::Column::Id.is_in(ids))
+        .all(db)
+        .await?
+        .into_iter()
+        .map(from_model)
+        .collect())
+}
+
 /// Changes a user's password once the current one is confirmed.
 pub(crate) async fn set_password(db: &impl ConnectionTrait, now: i64, user_id: &str, password: &str) -> CoreResult<()> {
     let password_hash = hash_password(password)?;

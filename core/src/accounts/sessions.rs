@@ -5,12 +5,11 @@
 //! presents. Failed sign-ins are counted per email and per client address
 //! in the database (every replica sees them) and throttled.
 
-use sea_orm::{ActiveModelTrait, ActiveValue::Set, ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter};
-use sha2::{Digest, Sha256};
-
-use super::{User, entity as users_table, find_by_email, verify_password};
+use super::{User, entity as users_table, user_with_password};
+use crate::secrets::sha256_hex;
 use crate::{Core, CoreError, CoreResult, db, ids};
 use courier::errors::ErrorCode;
+use sea_orm::{ActiveModelTrait, ActiveValue::Set, ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter};
 
 pub mod entity {
     use sea_orm::entity::prelude::*;
@@ -79,10 +78,7 @@ pub async fn sign_in(core: &Core, email: &str, password: &str, address: &str) ->
     let email = email.trim().to_lowercase();
     let subjects = [format!("email:{email}"), format!("address:{address}")];
     throttled(&core.db, &subjects, now).await?;
-    let user = find_by_email(&core.db, &email).await?;
-    let hash = user.as_ref().map_or(super::decoy_hash(), |u| u.password_hash.as_str());
-    let matches = verify_password(password, hash);
-    let Some(user) = user.filter(|_| matches) else {
+    let Some(user) = user_with_password(&core.db, &email, password).await? else {
         record_failure(core, &subjects, now).await?;
         return Err(CoreError::new(
             ErrorCode::InvalidCredentials,
@@ -95,7 +91,7 @@ pub async fn sign_in(core: &Core, email: &str, password: &str, address: &str) ->
     let token = ids::random_base62(43);
     let csrf_token = ids::random_base62(32);
     entity::ActiveModel {
-        token_hash: Set(hash_token(&token)),
+        token_hash: Set(sha256_hex(token.as_bytes())),
         user_id: Set(user.id.clone()),
         csrf_token: Set(csrf_token.clone()),
         created_at: Set(now),
@@ -121,7 +117,7 @@ pub async fn authenticate(core: &Core, token: &str) -> CoreResult<Session> {
             "The console session is unknown, signed out or expired; sign in again.",
         )
     };
-    let row = entity::Entity::find_by_id(hash_token(token))
+    let row = entity::Entity::find_by_id(sha256_hex(token.as_bytes()))
         .one(&core.db)
         .await?
         .ok_or_else(invalid)?;
@@ -169,30 +165,28 @@ pub fn check_csrf(session: &Session, presented: Option<&str>) -> CoreResult<()> 
 
 /// Ends the session of `token`.
 pub async fn sign_out(core: &Core, token: &str) -> CoreResult<()> {
-    entity::Entity::delete_by_id(hash_token(token)).exec(&core.db).await?;
+    entity::Entity::delete_by_id(sha256_hex(token.as_bytes()))
+        .exec(&core.db)
+        .await?;
     Ok(())
 }
 
-/// Changes the signed-in user's password and ends every other session of
-/// theirs.
-pub async fn change_password(core: &Core, token: &str, current: &str, new: &str) -> CoreResult<()> {
-    let session = authenticate(core, token).await?;
-    let user = find_by_email(&core.db, &session.user.email)
-        .await?
-        .ok_or_else(|| CoreError::not_found("user"))?;
-    if !verify_password(current, &user.password_hash) {
+/// Changes the password of `session`'s user (signed in with `token`) and
+/// ends every other session of theirs.
+pub async fn change_password(core: &Core, session: &Session, token: &str, current: &str, new: &str) -> CoreResult<()> {
+    let Some(user) = user_with_password(&core.db, &session.user.email, current).await? else {
         return Err(CoreError::at(
             ErrorCode::InvalidCredentials,
             "current_password",
             "The current password is wrong.",
         ));
-    }
+    };
     let now = core.clock.now_micros();
     let tx = db::begin(core).await?;
     super::set_password(&*tx, now, &user.id, new).await?;
     entity::Entity::delete_many()
         .filter(entity::Column::UserId.eq(&user.id))
-        .filter(entity::Column::TokenHash.ne(hash_token(token)))
+        .filter(entity::Column::TokenHash.ne(sha256_hex(token.as_bytes())))
         .exec(&*tx)
         .await?;
     tx.commit().await
@@ -238,11 +232,4 @@ async fn record_failure(core: &Core, subjects: &[String; 2], now: i64) -> CoreRe
         }
     }
     tx.commit().await
-}
-
-fn hash_token(token: &str) -> String {
-    Sha256::digest(token.as_bytes())
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
 }

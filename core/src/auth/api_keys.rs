@@ -4,7 +4,6 @@
 //! every replica.
 
 use sea_orm::{ActiveModelTrait, ActiveValue::Set, ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder};
-use sha2::{Digest, Sha256};
 
 use super::cache::KeyCache;
 use super::{Mode, Permission};
@@ -76,10 +75,7 @@ pub fn mode_of_secret(secret: &str) -> Option<Mode> {
 
 /// What is stored of a key: the SHA-256 of its secret, in hex.
 pub(crate) fn hash(secret: &str) -> String {
-    Sha256::digest(secret.as_bytes())
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
+    crate::secrets::sha256_hex(secret.as_bytes())
 }
 
 /// Creates a key; returns it with its full secret (shown once).

@@ -5,6 +5,8 @@
 //! after a restart, and replicas running it at once take turns on each
 //! workspace's row (`statements`): a period is closed once.
 
+use std::collections::HashMap;
+
 use chrono::{Datelike, TimeZone, Utc};
 use sea_orm::{ColumnTrait, EntityTrait, QueryFilter, QuerySelect};
 use tokio_util::sync::CancellationToken;
@@ -62,10 +64,18 @@ pub async fn close_due_periods(core: &Core) -> CoreResult<usize> {
         .into_tuple()
         .all(&core.db)
         .await?;
+    let ids = oldest_billable.iter().map(|(id, _)| id.clone()).collect();
+    let billing_days: HashMap<String, u32> = workspaces::get_many(&core.db, ids)
+        .await?
+        .into_iter()
+        .map(|w| (w.id, w.billing.billing_day))
+        .collect();
     let mut issued = 0;
     for (workspace_id, oldest) in oldest_billable {
-        let workspace = workspaces::get(&core.db, &workspace_id).await?;
-        let day = last_billing_day(now, workspace.billing.billing_day);
+        let Some(billing_day) = billing_days.get(&workspace_id) else {
+            continue;
+        };
+        let day = last_billing_day(now, *billing_day);
         if oldest.is_some_and(|oldest| oldest < day) {
             match statements::close(core, &workspace_id, PeriodEnd::BillingDay(day)).await {
                 Ok(closed) => issued += closed.len(),

@@ -163,7 +163,7 @@ impl ConsoleService for ConsoleApi {
         let (token, session) = self.session(&request).await?;
         sessions::check_csrf(&session, header(&request, metadata::CSRF_TOKEN).as_deref())?;
         let r = request.into_inner();
-        sessions::change_password(&self.0, &token, &r.current_password, &r.new_password).await?;
+        sessions::change_password(&self.0, &session, &token, &r.current_password, &r.new_password).await?;
         Ok(Response::new(pb::ChangePasswordResponse {}))
     }
 

@@ -4,7 +4,9 @@
 
 pub mod entity;
 
-use sea_orm::{ActiveModelTrait, ActiveValue::Set, ConnectionTrait, EntityTrait, QueryOrder, QuerySelect};
+use sea_orm::{
+    ActiveModelTrait, ActiveValue::Set, ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder, QuerySelect,
+};
 
 use crate::auth::cache::KeyCache;
 use crate::db::WriteTransaction;
@@ -182,6 +184,17 @@ pub async fn get_for_update(tx: &WriteTransaction, id: &str) -> CoreResult<Works
         .await?
         .ok_or_else(|| CoreError::not_found("workspace"))?;
     from_model(model)
+}
+
+/// The workspaces of `ids` (unknown ids left out), in one read.
+pub async fn get_many(db: &impl ConnectionTrait, ids: Vec<String>) -> CoreResult<Vec<Workspace>> {
+    entity::Entity::find()
+        .filter(entity::Column::Id.is_in(ids))
+        .all(db)
+        .await?
+        .into_iter()
+        .map(from_model)
+        .collect()
 }
 
 pub async fn list(db: &impl ConnectionTrait) -> CoreResult<Vec<Workspace>> {

@@ -46,8 +46,13 @@ pub mod metadata {
     pub const ERROR_CODE: &str = "x-error-code";
     /// The console session token of a call made for a signed-in user.
     pub const CONSOLE_SESSION: &str = "x-console-session";
-    /// The session's CSRF token, on console calls that change something.
+    /// The session's CSRF token, on console calls that change something
+    /// and on every console call to a public service.
     pub const CSRF_TOKEN: &str = "x-csrf-token";
+    /// On a console call to a public service: the workspace the user acts in…
+    pub const CONSOLE_WORKSPACE: &str = "x-console-workspace";
+    /// …and the mode (`test` or `live`) whose data the call sees.
+    pub const CONSOLE_MODE: &str = "x-console-mode";
     /// The `param` of a failed call, when there is one.
     pub const ERROR_PARAM: &str = "x-error-param";
     /// A request the edge could not parse (an encoded `ErrorDetail`): the core

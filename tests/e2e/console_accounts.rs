@@ -134,7 +134,7 @@ e2e! {
         let offered = console.get_invitation(ipb::GetInvitationRequest { token: link.token.clone() }).await.expect("offer").into_inner();
         assert_eq!(offered.invitation.map(|i| i.role()), Some(ipb::MemberRole::Admin));
         let account = ipb::NewAccount { email: "admin@example.com".into(), name: "Ada Admin".into(), password: PASSWORD.into() };
-        let accept = ipb::AcceptInvitationRequest { token: link.token.clone(), joiner: Some(ipb::accept_invitation_request::Joiner::NewAccount(account)) };
+        let accept = ipb::AcceptInvitationRequest { token: link.token.clone(), joiner: Some(ipb::accept_invitation_request::Joiner::NewAccount(account)), ..Default::default() };
         console.accept_invitation(accept.clone()).await.expect("accepted");
         let status = console.accept_invitation(accept).await.expect_err("a link works once");
         assert_eq!(refusal(&status), (Code::NotFound, "not_found"));

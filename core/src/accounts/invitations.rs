@@ -4,10 +4,9 @@
 //! SHA-256 of the link's token is stored, and a link works once.
 
 use super::memberships::{self, Role};
-use super::{NewUser, User, user_with_password};
+use super::{NewUser, User, sessions};
 use crate::secrets::sha256_hex;
 use crate::{Core, CoreError, CoreResult, db, ids, workspaces};
-use courier::errors::ErrorCode;
 use sea_orm::sea_query::Expr;
 use sea_orm::{ActiveModelTrait, ActiveValue::Set, ColumnTrait, EntityTrait, QueryFilter};
 
@@ -89,26 +88,34 @@ pub async fn get(core: &Core, token: &str) -> CoreResult<Invitation> {
 /// Who accepts: someone new, or a user proving their password.
 pub enum Joiner {
     New(NewUser),
-    Existing { email: String, password: String },
+    /// From the client `address`: wrong passwords count towards the sign-in
+    /// throttle, as on the sign-in form.
+    Existing {
+        email: String,
+        password: String,
+        address: String,
+    },
 }
 
 /// Accepts the invitation of `token`: the joiner becomes a member with the
 /// invitation's role, and the link stops working.
 pub async fn accept(core: &Core, token: &str, joiner: Joiner) -> CoreResult<User> {
     let invitation = get(core, token).await?;
+    let existing = match joiner {
+        Joiner::Existing {
+            email,
+            password,
+            address,
+        } => Ok(super::from_model(
+            sessions::check_password(core, &email, &password, &address).await?,
+        )),
+        Joiner::New(new) => Err(new),
+    };
     let now = core.clock.now_micros();
     let tx = db::begin(core).await?;
-    let user = match joiner {
-        Joiner::New(new) => super::create_user(&*tx, now, new).await?,
-        Joiner::Existing { email, password } => match user_with_password(&*tx, &email, &password).await? {
-            Some(user) => super::from_model(user),
-            None => {
-                return Err(CoreError::new(
-                    ErrorCode::InvalidCredentials,
-                    "The email or the password is wrong.",
-                ));
-            }
-        },
+    let user = match existing {
+        Ok(user) => user,
+        Err(new) => super::create_user(&*tx, now, new).await?,
     };
     let used = entity::Entity::update_many()
         .col_expr(entity::Column::AcceptedBy, Expr::value(user.id.clone()))

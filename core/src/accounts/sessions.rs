@@ -5,9 +5,11 @@
 //! presents. Failed sign-ins are counted per email and per client address
 //! in the database (every replica sees them) and throttled.
 
+use super::memberships;
 use super::{User, entity as users_table, user_with_password};
+use crate::auth::{Mode, Permission, Principal};
 use crate::secrets::sha256_hex;
-use crate::{Core, CoreError, CoreResult, db, ids};
+use crate::{Core, CoreError, CoreResult, db, ids, workspaces};
 use courier::errors::ErrorCode;
 use sea_orm::{ActiveModelTrait, ActiveValue::Set, ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter};
 
@@ -75,19 +77,7 @@ pub struct Session {
 /// session's token (shown once, to be kept in a cookie) and the session.
 pub async fn sign_in(core: &Core, email: &str, password: &str, address: &str) -> CoreResult<(String, Session)> {
     let now = core.clock.now_micros();
-    let email = email.trim().to_lowercase();
-    let subjects = [format!("email:{email}"), format!("address:{address}")];
-    throttled(&core.db, &subjects, now).await?;
-    let Some(user) = user_with_password(&core.db, &email, password).await? else {
-        record_failure(core, &subjects, now).await?;
-        return Err(CoreError::new(
-            ErrorCode::InvalidCredentials,
-            "The email or the password is wrong.",
-        ));
-    };
-    failures::Entity::delete_by_id(subjects[0].clone())
-        .exec(&core.db)
-        .await?;
+    let user = check_password(core, email, password, address).await?;
     let token = ids::random_base62(43);
     let csrf_token = ids::random_base62(32);
     entity::ActiveModel {
@@ -105,6 +95,32 @@ pub async fn sign_in(core: &Core, email: &str, password: &str, address: &str) ->
         expires_at: now + IDLE_MICROS,
     };
     Ok((token, session))
+}
+
+/// The user of `email` when `password` is theirs, an attempt from the client
+/// `address`; failed attempts count towards the sign-in throttle, whatever
+/// form made them (sign-in, joining by invitation).
+pub(super) async fn check_password(
+    core: &Core,
+    email: &str,
+    password: &str,
+    address: &str,
+) -> CoreResult<users_table::Model> {
+    let now = core.clock.now_micros();
+    let email = email.trim().to_lowercase();
+    let subjects = [format!("email:{email}"), format!("address:{address}")];
+    throttled(&core.db, &subjects, now).await?;
+    let Some(user) = user_with_password(&core.db, &email, password).await? else {
+        record_failure(core, &subjects, now).await?;
+        return Err(CoreError::new(
+            ErrorCode::InvalidCredentials,
+            "The email or the password is wrong.",
+        ));
+    };
+    failures::Entity::delete_by_id(subjects[0].clone())
+        .exec(&core.db)
+        .await?;
+    Ok(user)
 }
 
 /// The session of `token`, used now; `401 invalid_session` when unknown,
@@ -161,6 +177,45 @@ pub fn check_csrf(session: &Session, presented: Option<&str>) -> CoreResult<()> 
             "The form is out of date or did not come from the console; reload the page and try again.",
         ))
     }
+}
+
+/// The caller of a public service acting for the signed-in user of `token`
+/// in `workspace_id` and `mode` (docs/console.md, "The console acts through
+/// the API"): owners, admins and operators hold every permission the
+/// workspace's kind offers, members only the read ones, so a console page
+/// and an API call with such a key give the same answer. Every such call
+/// carries the session's CSRF token. A workspace the user is no member of is
+/// `not_found`, as for keys of another workspace.
+pub async fn principal(
+    core: &Core,
+    token: &str,
+    csrf: Option<&str>,
+    workspace_id: &str,
+    mode: Mode,
+) -> CoreResult<Principal> {
+    let session = authenticate(core, token).await?;
+    check_csrf(&session, csrf)?;
+    let role = memberships::role_of(&core.db, workspace_id, &session.user.id).await?;
+    if role.is_none() && !session.user.operator {
+        return Err(CoreError::not_found("workspace"));
+    }
+    let workspace = workspaces::get(&core.db, workspace_id).await?;
+    if !workspace.has_api_access() {
+        return Err(CoreError::new(
+            ErrorCode::ApiAccessDisabled,
+            "The workspace's plan does not include API access.",
+        ));
+    }
+    let manages = session.user.operator || role.is_some_and(memberships::Role::manages);
+    let permissions = Permission::offered_to(workspace.kind)
+        .into_iter()
+        .filter(|p| manages || p.reads_only())
+        .collect();
+    Ok(Principal {
+        workspace,
+        mode,
+        permissions,
+    })
 }
 
 /// Ends the session of `token`.

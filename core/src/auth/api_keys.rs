@@ -7,7 +7,7 @@ use sea_orm::{ActiveModelTrait, ActiveValue::Set, ColumnTrait, ConnectionTrait, 
 
 use super::cache::KeyCache;
 use super::{Mode, Permission};
-use crate::workspaces::{self, WorkspaceKind};
+use crate::workspaces;
 use crate::{CoreError, CoreResult};
 
 const DAY_MICROS: i64 = 86_400_000_000;
@@ -85,10 +85,7 @@ pub async fn create(db: &impl ConnectionTrait, now: i64, new: NewApiKey) -> Core
     if label.is_empty() || label.chars().count() > 100 {
         return Err(CoreError::invalid("label", "label must be 1 to 100 characters."));
     }
-    let offered: Vec<Permission> = Permission::ALL
-        .into_iter()
-        .filter(|p| workspace.kind == WorkspaceKind::Fleet || !p.fleet_only())
-        .collect();
+    let offered = Permission::offered_to(workspace.kind);
     let mut permissions = if new.permissions.is_empty() {
         offered.clone()
     } else {

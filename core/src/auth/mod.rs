@@ -9,7 +9,7 @@ use courier::credentials::PresentedKey;
 use courier::errors::ErrorCode;
 use sea_orm::ConnectionTrait;
 
-use crate::workspaces::Workspace;
+use crate::workspaces::{Workspace, WorkspaceKind};
 use crate::{CoreError, CoreResult};
 use cache::{KeyCache, KnownKey};
 
@@ -77,13 +77,26 @@ impl Permission {
     pub fn fleet_only(self) -> bool {
         matches!(self, Permission::FleetOrdersCreate | Permission::FleetOrdersRead)
     }
+
+    /// Reads nothing but changes nothing either: what a console member holds.
+    pub fn reads_only(self) -> bool {
+        matches!(self, Permission::DeliveriesRead | Permission::FleetOrdersRead)
+    }
+
+    /// The permissions a workspace of `kind` can grant.
+    pub fn offered_to(kind: WorkspaceKind) -> Vec<Permission> {
+        Permission::ALL
+            .into_iter()
+            .filter(|p| kind == WorkspaceKind::Fleet || !p.fleet_only())
+            .collect()
+    }
 }
 
-/// The caller of a public RPC, once its key checked out.
+/// The caller of a public RPC, once its key (or console session, see
+/// `accounts::sessions::principal`) checked out.
 #[derive(Clone, Debug)]
 pub struct Principal {
     pub workspace: Workspace,
-    pub key_id: String,
     pub mode: Mode,
     pub permissions: Vec<Permission>,
 }
@@ -166,7 +179,6 @@ pub async fn authenticate(
     }
     Ok(Principal {
         workspace: known.workspace.clone(),
-        key_id: known.key.id.clone(),
         mode: known.key.mode,
         permissions: known.key.permissions.clone(),
     })

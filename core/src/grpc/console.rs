@@ -207,6 +207,7 @@ impl ConsoleService for ConsoleApi {
             Some(PbJoiner::ExistingAccount(account)) => Joiner::Existing {
                 email: account.email,
                 password: account.password,
+                address: r.client_address,
             },
             None => {
                 return Err(CoreError::invalid("joiner", "Send new_account or existing_account.").into());

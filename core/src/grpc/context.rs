@@ -1,12 +1,14 @@
 //! Who is calling, read from request metadata: the public API key (checked by
-//! `auth`), or an internal service token.
+//! `auth`), a console session acting in a workspace (`accounts::sessions`),
+//! or an internal service token.
 
 use courier::metadata;
 use tonic::metadata::MetadataValue;
 use tonic::{Request, Response, Status};
 
+use crate::accounts::sessions;
 use crate::auth::service_token::{self, Role};
-use crate::auth::{self, Credentials, Permission, Principal};
+use crate::auth::{self, Credentials, Mode, Permission, Principal};
 use crate::{Core, CoreError};
 
 /// A metadata entry of `request` as text.
@@ -33,9 +35,19 @@ pub async fn principal<T>(
     Ok(principal)
 }
 
-/// Authenticates the public API key of `request`, checking no permission:
-/// for endpoints whose own checks come before the permission's.
+/// Authenticates the public API key of `request`, or the console session
+/// acting in a workspace, checking no permission: for endpoints whose own
+/// checks come before the permission's.
 pub async fn authenticate<T>(core: &Core, request: &Request<T>) -> Result<Principal, Status> {
+    if let Some(session) = header(request, metadata::CONSOLE_SESSION) {
+        let workspace = header(request, metadata::CONSOLE_WORKSPACE).unwrap_or_default();
+        let mode = header(request, metadata::CONSOLE_MODE)
+            .as_deref()
+            .and_then(Mode::parse)
+            .ok_or_else(|| Status::invalid_argument("x-console-mode must be test or live"))?;
+        let csrf = header(request, metadata::CSRF_TOKEN);
+        return Ok(sessions::principal(core, &session, csrf.as_deref(), &workspace, mode).await?);
+    }
     let credentials = Credentials {
         api_key: header(request, metadata::API_KEY),
         authorization: header(request, metadata::AUTHORIZATION),

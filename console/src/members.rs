@@ -1,0 +1,286 @@
+//! Members of a workspace (list, invite by link, change role, remove) and
+//! the invitation page a new member opens.
+
+use askama::Template;
+use axum::body::Bytes;
+use axum::extract::{Path, State};
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Redirect, Response};
+use courier::internal::v1 as pb;
+
+use crate::ConsoleState;
+use crate::page::{
+    Layout, Refusal, Signed, bare_layout, client_address, day, failure, field, fields, render, role_in, role_name,
+};
+
+/// The roles, as offered in the member forms (the least first).
+const ROLES: [&str; 3] = ["member", "admin", "owner"];
+
+pub(crate) struct MemberRow {
+    id: String,
+    name: String,
+    email: String,
+    role: &'static str,
+    since: String,
+    /// The role choices, the member's own selected.
+    options: Vec<(&'static str, bool)>,
+}
+
+#[derive(Template)]
+#[template(path = "members.html")]
+pub(crate) struct MembersPage {
+    layout: Layout,
+    workspace_id: String,
+    members: Vec<MemberRow>,
+    manages: bool,
+    roles: [&'static str; 3],
+    invitation_link: Option<String>,
+}
+
+pub(crate) async fn members_view(
+    state: &ConsoleState,
+    signed: &Signed,
+    workspace: &str,
+    invitation_link: Option<String>,
+    error: Option<String>,
+) -> Response {
+    let request = signed.request(
+        pb::ListMembersRequest {
+            workspace_id: workspace.to_owned(),
+        },
+        None,
+    );
+    let members = match state.core.clone().list_members(request).await {
+        Ok(answer) => answer.into_inner().members,
+        Err(status) => return failure(state, &status),
+    };
+    let mut layout = signed.layout(state, "Members", Some(workspace), "test");
+    layout.section = "members";
+    let status = if error.is_some() {
+        StatusCode::CONFLICT
+    } else {
+        StatusCode::OK
+    };
+    layout.error = error;
+    let manages = layout.workspace.as_ref().is_some_and(|w| w.manages);
+    let rows = members
+        .iter()
+        .map(|m| {
+            let user = m.user.clone().unwrap_or_default();
+            let role = role_name(m.role());
+            MemberRow {
+                id: user.id,
+                name: user.name,
+                email: user.email,
+                role,
+                since: day(m.since.as_ref()),
+                options: ROLES.iter().map(|r| (*r, *r == role)).collect(),
+            }
+        })
+        .collect();
+    render(
+        MembersPage {
+            layout,
+            workspace_id: workspace.to_owned(),
+            members: rows,
+            manages,
+            roles: ROLES,
+            invitation_link,
+        },
+        status,
+    )
+}
+
+pub(crate) async fn members_page(
+    State(state): State<ConsoleState>,
+    headers: HeaderMap,
+    Path(workspace): Path<String>,
+) -> Response {
+    match Signed::of(&state, &headers).await {
+        Ok(signed) => members_view(&state, &signed, &workspace, None, None).await,
+        Err(response) => response,
+    }
+}
+
+pub(crate) async fn invite(
+    State(state): State<ConsoleState>,
+    signed: Signed,
+    Path(workspace): Path<String>,
+    body: Bytes,
+) -> Response {
+    let form = fields(&body);
+    let message = pb::CreateInvitationRequest {
+        workspace_id: workspace.clone(),
+        role: role_in(field(&form, "role")) as i32,
+    };
+    match state
+        .core
+        .clone()
+        .create_invitation(signed.request(message, Some(field(&form, "csrf"))))
+        .await
+    {
+        Ok(answer) => {
+            let link = format!("{}/invitations/{}", state.root, answer.into_inner().token);
+            members_view(&state, &signed, &workspace, Some(link), None).await
+        }
+        Err(status) => failure(&state, &status),
+    }
+}
+
+pub(crate) async fn change_role(
+    State(state): State<ConsoleState>,
+    signed: Signed,
+    Path((workspace, user)): Path<(String, String)>,
+    body: Bytes,
+) -> Response {
+    let form = fields(&body);
+    let message = pb::UpdateMemberRoleRequest {
+        workspace_id: workspace.clone(),
+        user_id: user,
+        role: role_in(field(&form, "role")) as i32,
+    };
+    let answer = state
+        .core
+        .clone()
+        .update_member_role(signed.request(message, Some(field(&form, "csrf"))))
+        .await;
+    member_change_answer(&state, &signed, &workspace, answer.map(|_| ())).await
+}
+
+pub(crate) async fn remove_member(
+    State(state): State<ConsoleState>,
+    signed: Signed,
+    Path((workspace, user)): Path<(String, String)>,
+    body: Bytes,
+) -> Response {
+    let form = fields(&body);
+    let message = pb::RemoveMemberRequest {
+        workspace_id: workspace.clone(),
+        user_id: user,
+    };
+    let answer = state
+        .core
+        .clone()
+        .remove_member(signed.request(message, Some(field(&form, "csrf"))))
+        .await;
+    member_change_answer(&state, &signed, &workspace, answer.map(|_| ())).await
+}
+
+/// After a change of members: the page again, with the core's refusal
+/// (the last owner) when there is one.
+pub(crate) async fn member_change_answer(
+    state: &ConsoleState,
+    signed: &Signed,
+    workspace: &str,
+    answer: Result<(), tonic::Status>,
+) -> Response {
+    match answer {
+        Ok(()) => Redirect::to(&format!("{}/w/{workspace}/members", state.root)).into_response(),
+        Err(status) if status.code() == tonic::Code::FailedPrecondition => {
+            members_view(state, signed, workspace, None, Some(status.message().to_owned())).await
+        }
+        Err(status) => failure(state, &status),
+    }
+}
+
+#[derive(Template)]
+#[template(path = "invitation.html")]
+pub(crate) struct InvitationPage {
+    layout: Layout,
+    token: String,
+    workspace_name: String,
+    role: &'static str,
+    name: String,
+    email: String,
+    refusal: Option<Refusal>,
+}
+
+impl InvitationPage {
+    fn field_error(&self, field: &str) -> Option<&str> {
+        self.refusal.as_ref().and_then(|r| r.at(field))
+    }
+}
+
+pub(crate) async fn invitation_view(
+    state: &ConsoleState,
+    token: String,
+    name: String,
+    email: String,
+    refusal: Option<Refusal>,
+) -> Response {
+    let request = pb::GetInvitationRequest { token: token.clone() };
+    let invitation = match state.core.clone().get_invitation(request).await {
+        Ok(answer) => answer.into_inner().invitation.unwrap_or_default(),
+        Err(status) => return failure(state, &status),
+    };
+    let mut layout = bare_layout(state, "Join a workspace");
+    if let Some(refusal) = refusal.as_ref().filter(|r| r.param.is_none()) {
+        layout.error = Some(refusal.message.clone());
+    }
+    let status = if refusal.is_some() {
+        StatusCode::BAD_REQUEST
+    } else {
+        StatusCode::OK
+    };
+    render(
+        InvitationPage {
+            layout,
+            token,
+            workspace_name: invitation.workspace_name.clone(),
+            role: role_name(invitation.role()),
+            name,
+            email,
+            refusal,
+        },
+        status,
+    )
+}
+
+pub(crate) async fn invitation_page(State(state): State<ConsoleState>, Path(token): Path<String>) -> Response {
+    invitation_view(&state, token, String::new(), String::new(), None).await
+}
+
+pub(crate) async fn accept_invitation(
+    State(state): State<ConsoleState>,
+    Path(token): Path<String>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Response {
+    let form = fields(&body);
+    let (name, email) = (field(&form, "name").to_owned(), field(&form, "email").to_owned());
+    let password = field(&form, "password").to_owned();
+    // Someone with an account already proves it with their password;
+    // anyone else creates one.
+    let joiner = if field(&form, "joiner") == "existing" {
+        pb::accept_invitation_request::Joiner::ExistingAccount(pb::ExistingAccount {
+            email: email.clone(),
+            password,
+        })
+    } else {
+        pb::accept_invitation_request::Joiner::NewAccount(pb::NewAccount {
+            email: email.clone(),
+            name: name.clone(),
+            password,
+        })
+    };
+    let request = pb::AcceptInvitationRequest {
+        token: token.clone(),
+        joiner: Some(joiner),
+        client_address: client_address(&headers),
+    };
+    match state.core.clone().accept_invitation(request).await {
+        Ok(_) => Redirect::to(&format!("{}/sign-in", state.root)).into_response(),
+        Err(status)
+            if matches!(
+                status.code(),
+                tonic::Code::InvalidArgument
+                    | tonic::Code::FailedPrecondition
+                    | tonic::Code::Unauthenticated
+                    | tonic::Code::ResourceExhausted
+            ) =>
+        {
+            invitation_view(&state, token, name, email, Some(Refusal::of(&status))).await
+        }
+        Err(status) => failure(&state, &status),
+    }
+}

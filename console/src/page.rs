@@ -1,0 +1,285 @@
+//! What every console page shares: the signed-in session, the layout, the
+//! core's refusals shown next to their field, and the forms' fields.
+
+use askama::Template;
+use axum::body::Bytes;
+use axum::http::{HeaderMap, StatusCode, header};
+use axum::response::{Html, IntoResponse, Redirect, Response};
+use courier::internal::v1 as pb;
+use courier::metadata;
+
+use crate::{COOKIE, ConsoleState};
+
+/// The parts of the layout every page shows.
+pub(crate) struct Layout {
+    pub(crate) title: String,
+    pub(crate) root: String,
+    pub(crate) user: Option<String>,
+    pub(crate) csrf: String,
+    pub(crate) workspaces: Vec<WorkspaceLink>,
+    pub(crate) workspace: Option<WorkspaceLink>,
+    pub(crate) mode: &'static str,
+    pub(crate) section: &'static str,
+    pub(crate) error: Option<String>,
+}
+
+#[derive(Clone)]
+pub(crate) struct WorkspaceLink {
+    pub(crate) id: String,
+    pub(crate) name: String,
+    pub(crate) role: &'static str,
+    pub(crate) manages: bool,
+    pub(crate) current: bool,
+}
+
+/// A refusal of the core shown on a page: its message, and the field its
+/// `param` names.
+pub(crate) struct Refusal {
+    pub(crate) param: Option<String>,
+    pub(crate) message: String,
+}
+
+impl Refusal {
+    pub(crate) fn of(status: &tonic::Status) -> Refusal {
+        let (_, param) = courier::errors::from_status(status);
+        Refusal {
+            param,
+            message: status.message().to_owned(),
+        }
+    }
+
+    pub(crate) fn at(&self, field: &str) -> Option<&str> {
+        (self.param.as_deref() == Some(field)).then_some(self.message.as_str())
+    }
+}
+
+/// The signed-in user's session, or a redirect to sign in.
+pub(crate) struct Signed {
+    pub(crate) token: String,
+    pub(crate) session: pb::ConsoleSession,
+}
+
+impl Signed {
+    pub(crate) async fn of(state: &ConsoleState, headers: &HeaderMap) -> Result<Signed, Response> {
+        let to_sign_in = || Redirect::to(&format!("{}/sign-in", state.root)).into_response();
+        let token = cookie(headers).ok_or_else(to_sign_in)?;
+        let mut request = tonic::Request::new(pb::GetSessionRequest {});
+        authorize(&mut request, &token, None);
+        match state.core.clone().get_session(request).await {
+            Ok(answer) => Ok(Signed {
+                token,
+                session: answer.into_inner().session.unwrap_or_default(),
+            }),
+            Err(status) if status.code() == tonic::Code::Unauthenticated => Err(to_sign_in()),
+            Err(status) => Err(failure(state, &status)),
+        }
+    }
+
+    /// `message` for the core on behalf of this session; `csrf` on changes.
+    pub(crate) fn request<T>(&self, message: T, csrf: Option<&str>) -> tonic::Request<T> {
+        let mut request = tonic::Request::new(message);
+        authorize(&mut request, &self.token, csrf);
+        request
+    }
+
+    /// `message` for a public service, acting in `workspace` with the data
+    /// of `mode` on behalf of this session. The core checks the CSRF token on
+    /// every such call: a form's own on a change (`csrf`), the session's on a
+    /// read (`None`).
+    pub(crate) fn acting<T>(&self, message: T, workspace: &str, mode: &str, csrf: Option<&str>) -> tonic::Request<T> {
+        let mut request = self.request(message, Some(csrf.unwrap_or(&self.session.csrf_token)));
+        let metadata = request.metadata_mut();
+        for (name, value) in [(metadata::CONSOLE_WORKSPACE, workspace), (metadata::CONSOLE_MODE, mode)] {
+            if let Ok(value) = value.parse() {
+                metadata.insert(name, value);
+            }
+        }
+        request
+    }
+
+    pub(crate) fn layout(
+        &self,
+        state: &ConsoleState,
+        title: &str,
+        workspace: Option<&str>,
+        mode: &'static str,
+    ) -> Layout {
+        let operator = self.session.user.as_ref().is_some_and(|u| u.operator);
+        let workspaces: Vec<WorkspaceLink> = self
+            .session
+            .memberships
+            .iter()
+            .map(|m| {
+                let role = role_name(m.role());
+                WorkspaceLink {
+                    id: m.workspace_id.clone(),
+                    name: m.workspace_name.clone(),
+                    role,
+                    manages: operator || role != "member",
+                    current: workspace == Some(m.workspace_id.as_str()),
+                }
+            })
+            .collect();
+        Layout {
+            title: title.to_owned(),
+            root: state.root.clone(),
+            user: self.session.user.as_ref().map(|u| u.email.clone()),
+            csrf: self.session.csrf_token.clone(),
+            workspace: workspaces.iter().find(|w| w.current).cloned(),
+            workspaces,
+            mode,
+            section: "",
+            error: None,
+        }
+    }
+}
+
+/// A page that needs a signed-in user takes `Signed`; without a valid
+/// session the browser is sent to sign in.
+impl axum::extract::FromRequestParts<ConsoleState> for Signed {
+    type Rejection = Response;
+
+    async fn from_request_parts(
+        parts: &mut axum::http::request::Parts,
+        state: &ConsoleState,
+    ) -> Result<Self, Self::Rejection> {
+        Signed::of(state, &parts.headers).await
+    }
+}
+
+pub(crate) fn authorize<T>(request: &mut tonic::Request<T>, token: &str, csrf: Option<&str>) {
+    if let Ok(value) = token.parse() {
+        request.metadata_mut().insert(metadata::CONSOLE_SESSION, value);
+    }
+    if let Some(Ok(value)) = csrf.map(str::parse) {
+        request.metadata_mut().insert(metadata::CSRF_TOKEN, value);
+    }
+}
+
+pub(crate) fn cookie(headers: &HeaderMap) -> Option<String> {
+    headers
+        .get_all(header::COOKIE)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(';'))
+        .filter_map(|pair| pair.trim().split_once('='))
+        .find(|(name, _)| *name == COOKIE)
+        .map(|(_, value)| value.to_owned())
+}
+
+pub(crate) fn role_name(role: pb::MemberRole) -> &'static str {
+    match role {
+        pb::MemberRole::Owner => "owner",
+        pb::MemberRole::Admin => "admin",
+        _ => "member",
+    }
+}
+
+pub(crate) fn role_in(name: &str) -> pb::MemberRole {
+    match name {
+        "owner" => pb::MemberRole::Owner,
+        "admin" => pb::MemberRole::Admin,
+        "member" => pb::MemberRole::Member,
+        _ => pb::MemberRole::Unspecified,
+    }
+}
+
+/// The browser's address as the proxy in front reports it, for the core's
+/// throttling of wrong passwords.
+pub(crate) fn client_address(headers: &HeaderMap) -> String {
+    headers
+        .get("x-forwarded-for")
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.split(',').next())
+        .unwrap_or("direct")
+        .trim()
+        .to_owned()
+}
+
+/// The form fields of a body, in order (a field may repeat).
+pub(crate) fn fields(body: &Bytes) -> Vec<(String, String)> {
+    url::form_urlencoded::parse(body).into_owned().collect()
+}
+
+pub(crate) fn field<'a>(fields: &'a [(String, String)], name: &str) -> &'a str {
+    fields
+        .iter()
+        .find(|(key, _)| key == name)
+        .map_or("", |(_, value)| value.as_str())
+}
+
+#[derive(serde::Deserialize)]
+pub(crate) struct ModeQuery {
+    pub(crate) mode: Option<String>,
+}
+
+impl ModeQuery {
+    pub(crate) fn mode(&self) -> &'static str {
+        if self.mode.as_deref() == Some("live") {
+            "live"
+        } else {
+            "test"
+        }
+    }
+}
+
+pub(crate) fn render(template: impl Template, status: StatusCode) -> Response {
+    match template.render() {
+        Ok(html) => (status, Html(html)).into_response(),
+        Err(error) => {
+            tracing::error!(%error, "console page not rendered");
+            (StatusCode::INTERNAL_SERVER_ERROR, "The page could not be rendered.").into_response()
+        }
+    }
+}
+
+#[derive(Template)]
+#[template(path = "message.html")]
+pub(crate) struct MessagePage {
+    pub(crate) layout: Layout,
+    pub(crate) message: String,
+}
+
+pub(crate) fn bare_layout(state: &ConsoleState, title: &str) -> Layout {
+    Layout {
+        title: title.to_owned(),
+        root: state.root.clone(),
+        user: None,
+        csrf: String::new(),
+        workspaces: Vec::new(),
+        workspace: None,
+        mode: "test",
+        section: "",
+        error: None,
+    }
+}
+
+/// A page for a core answer the console cannot act on (the core is down, a
+/// workspace is not the user's, …), with the core's words.
+pub(crate) fn failure(state: &ConsoleState, status: &tonic::Status) -> Response {
+    let (code, _) = courier::errors::from_status(status);
+    let http = StatusCode::from_u16(code.http_status()).unwrap_or(StatusCode::BAD_GATEWAY);
+    let title = match http {
+        StatusCode::NOT_FOUND => "Not found",
+        StatusCode::FORBIDDEN => "Not allowed",
+        _ => "Something went wrong",
+    };
+    let message = if http.is_server_error() {
+        "The service could not answer; try again in a moment.".to_owned()
+    } else {
+        status.message().to_owned()
+    };
+    render(
+        MessagePage {
+            layout: bare_layout(state, title),
+            message,
+        },
+        http,
+    )
+}
+
+pub(crate) fn day(at: Option<&prost_types::Timestamp>) -> String {
+    at.and_then(courier::time::from_proto)
+        .map(|at| at.format("%Y-%m-%d").to_string())
+        .unwrap_or_else(|| "never".into())
+}

@@ -1,0 +1,116 @@
+//! Signing in and out, and the workspace the user looks at.
+
+use askama::Template;
+use axum::body::Bytes;
+use axum::extract::{Query, State};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Redirect, Response};
+use courier::internal::v1 as pb;
+
+use crate::page::{Layout, Signed, bare_layout, client_address, failure, field, fields, render};
+use crate::{COOKIE, ConsoleState};
+
+#[derive(Template)]
+#[template(path = "sign_in.html")]
+pub(crate) struct SignInPage {
+    layout: Layout,
+    email: String,
+}
+
+pub(crate) async fn sign_in_page(State(state): State<ConsoleState>) -> Response {
+    render(
+        SignInPage {
+            layout: bare_layout(&state, "Sign in"),
+            email: String::new(),
+        },
+        StatusCode::OK,
+    )
+}
+
+pub(crate) async fn sign_in(State(state): State<ConsoleState>, headers: HeaderMap, body: Bytes) -> Response {
+    let form = fields(&body);
+    let email = field(&form, "email").to_owned();
+    let request = pb::SignInRequest {
+        email: email.clone(),
+        password: field(&form, "password").to_owned(),
+        client_address: client_address(&headers),
+    };
+    match state.core.clone().sign_in(request).await {
+        Ok(answer) => {
+            let token = answer.into_inner().session_token;
+            let secure = if state.secure { "; Secure" } else { "" };
+            let cookie = format!("{COOKIE}={token}; HttpOnly; SameSite=Lax; Path=/console; Max-Age=43200{secure}");
+            let mut response = Redirect::to(&state.root).into_response();
+            if let Ok(value) = HeaderValue::from_str(&cookie) {
+                response.headers_mut().insert(header::SET_COOKIE, value);
+            }
+            response
+        }
+        Err(status)
+            if matches!(
+                status.code(),
+                tonic::Code::Unauthenticated | tonic::Code::ResourceExhausted | tonic::Code::InvalidArgument
+            ) =>
+        {
+            let mut layout = bare_layout(&state, "Sign in");
+            layout.error = Some(status.message().to_owned());
+            let code = if status.code() == tonic::Code::ResourceExhausted {
+                StatusCode::TOO_MANY_REQUESTS
+            } else {
+                StatusCode::UNAUTHORIZED
+            };
+            render(SignInPage { layout, email }, code)
+        }
+        Err(status) => failure(&state, &status),
+    }
+}
+
+pub(crate) async fn sign_out(State(state): State<ConsoleState>, signed: Signed, body: Bytes) -> Response {
+    let form = fields(&body);
+    if let Err(status) = state
+        .core
+        .clone()
+        .sign_out(signed.request(pb::SignOutRequest {}, Some(field(&form, "csrf"))))
+        .await
+    {
+        return failure(&state, &status);
+    }
+    let mut response = Redirect::to(&format!("{}/sign-in", state.root)).into_response();
+    let expired = format!("{COOKIE}=; HttpOnly; SameSite=Lax; Path=/console; Max-Age=0");
+    if let Ok(value) = HeaderValue::from_str(&expired) {
+        response.headers_mut().insert(header::SET_COOKIE, value);
+    }
+    response
+}
+
+#[derive(Template)]
+#[template(path = "home.html")]
+pub(crate) struct HomePage {
+    layout: Layout,
+}
+
+pub(crate) async fn home(State(state): State<ConsoleState>, signed: Signed) -> Response {
+    if let [only] = signed.session.memberships.as_slice() {
+        return Redirect::to(&format!("{}/w/{}/members", state.root, only.workspace_id)).into_response();
+    }
+    render(
+        HomePage {
+            layout: signed.layout(&state, "Workspaces", None, "test"),
+        },
+        StatusCode::OK,
+    )
+}
+
+#[derive(serde::Deserialize)]
+pub(crate) struct SwitchQuery {
+    workspace: String,
+}
+
+pub(crate) async fn switch(State(state): State<ConsoleState>, Query(query): Query<SwitchQuery>) -> Response {
+    let workspace: String = query
+        .workspace
+        .chars()
+        .filter(|c| c.is_ascii_alphanumeric() || *c == '_')
+        .collect();
+    Redirect::to(&format!("{}/w/{workspace}/members", state.root)).into_response()
+}

@@ -1,0 +1,465 @@
+//! Webhook endpoints of a workspace, per mode: list, create (the secret
+//! shown once), edit, disable and enable, send a test event, replay failed
+//! events, delete. Every action is the public `WebhookService` call the API
+//! makes, with the session in place of a key, so limits and errors are the
+//! API's. Owners and admins only (the core decides; docs/console.md).
+
+use askama::Template;
+use axum::body::Bytes;
+use axum::extract::{Path, Query, State};
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Redirect, Response};
+use courier::names::PublicName;
+use courier::v1 as pb;
+
+use crate::ConsoleState;
+use crate::page::{Layout, ModeQuery, Refusal, Signed, day, failure, field, fields, render};
+
+/// An endpoint as the pages show it.
+pub(crate) struct EndpointRow {
+    id: String,
+    url: String,
+    description: String,
+    /// `(event type, subscribed)` for every event type.
+    events: Vec<(&'static str, bool)>,
+    status: &'static str,
+    disabled_reason: &'static str,
+    created_at: String,
+}
+
+impl EndpointRow {
+    fn of(endpoint: &pb::WebhookEndpoint) -> EndpointRow {
+        EndpointRow {
+            id: endpoint.id.clone(),
+            url: endpoint.url.clone(),
+            description: endpoint.description.clone().unwrap_or_default(),
+            events: event_choices(&endpoint.events().collect::<Vec<_>>()),
+            status: match endpoint.status() {
+                pb::WebhookEndpointStatus::Disabled => "disabled",
+                _ => "active",
+            },
+            disabled_reason: match endpoint.disabled_reason() {
+                pb::WebhookDisabledReason::Manual => "disabled by hand",
+                pb::WebhookDisabledReason::Failing => "disabled: deliveries kept failing",
+                _ => "",
+            },
+            created_at: day(endpoint.created_at.as_ref()),
+        }
+    }
+
+    fn subscribed(&self) -> String {
+        let names: Vec<&str> = self
+            .events
+            .iter()
+            .filter(|(_, on)| *on)
+            .map(|(name, _)| *name)
+            .collect();
+        names.join(", ")
+    }
+}
+
+/// Every event type, ticked when in `chosen`.
+fn event_choices(chosen: &[pb::EventType]) -> Vec<(&'static str, bool)> {
+    pb::EventType::NAMES
+        .iter()
+        .map(|(event, name)| (*name, chosen.contains(event)))
+        .collect()
+}
+
+/// The event types ticked in a form; a name the API does not know is kept as
+/// unspecified, which the core refuses naming `events`.
+fn events_in(form: &[(String, String)]) -> Vec<i32> {
+    form.iter()
+        .filter(|(key, _)| key == "event")
+        .map(|(_, name)| pb::EventType::from_public_name(name).unwrap_or(pb::EventType::Unspecified) as i32)
+        .collect()
+}
+
+/// What a form sent, shown again beside the core's refusal.
+#[derive(Default)]
+pub(crate) struct Draft {
+    url: String,
+    description: String,
+    events: Vec<(&'static str, bool)>,
+}
+
+impl Draft {
+    fn of(form: &[(String, String)]) -> Draft {
+        let ticked: Vec<pb::EventType> = events_in(form)
+            .into_iter()
+            .filter_map(|e| pb::EventType::try_from(e).ok())
+            .collect();
+        Draft {
+            url: field(form, "url").to_owned(),
+            description: field(form, "description").to_owned(),
+            events: event_choices(&ticked),
+        }
+    }
+}
+
+#[derive(Template)]
+#[template(path = "webhooks.html")]
+pub(crate) struct WebhooksPage {
+    layout: Layout,
+    workspace_id: String,
+    endpoints: Vec<EndpointRow>,
+    draft: Draft,
+    refusal: Option<Refusal>,
+}
+
+impl WebhooksPage {
+    fn field_error(&self, field: &str) -> Option<&str> {
+        self.refusal.as_ref().and_then(|r| r.at(field))
+    }
+}
+
+/// The workspace's endpoints of `mode`.
+async fn endpoints(
+    state: &ConsoleState,
+    signed: &Signed,
+    workspace: &str,
+    mode: &str,
+) -> Result<Vec<pb::WebhookEndpoint>, tonic::Status> {
+    let request = signed.acting(pb::ListWebhookEndpointsRequest {}, workspace, mode, None);
+    Ok(state
+        .webhooks
+        .clone()
+        .list_webhook_endpoints(request)
+        .await?
+        .into_inner()
+        .endpoints)
+}
+
+/// The layout of a webhook page, with a refusal that names no form field
+/// shown as the page's banner.
+fn layout(
+    state: &ConsoleState,
+    signed: &Signed,
+    title: &str,
+    workspace: &str,
+    mode: &'static str,
+    refusal: Option<&Refusal>,
+) -> Layout {
+    let mut layout = signed.layout(state, title, Some(workspace), mode);
+    layout.section = "webhooks";
+    if let Some(refusal) = refusal.filter(|r| !matches!(r.param.as_deref(), Some("url" | "events" | "description"))) {
+        layout.error = Some(refusal.message.clone());
+    }
+    layout
+}
+
+async fn list_view(
+    state: &ConsoleState,
+    signed: &Signed,
+    workspace: &str,
+    mode: &'static str,
+    draft: Draft,
+    refusal: Option<Refusal>,
+) -> Response {
+    let endpoints = match endpoints(state, signed, workspace, mode).await {
+        Ok(endpoints) => endpoints,
+        Err(status) => return failure(state, &status),
+    };
+    let status = if refusal.is_some() {
+        StatusCode::BAD_REQUEST
+    } else {
+        StatusCode::OK
+    };
+    render(
+        WebhooksPage {
+            layout: layout(state, signed, "Webhooks", workspace, mode, refusal.as_ref()),
+            workspace_id: workspace.to_owned(),
+            endpoints: endpoints.iter().map(EndpointRow::of).collect(),
+            draft,
+            refusal,
+        },
+        status,
+    )
+}
+
+pub(crate) async fn list_page(
+    State(state): State<ConsoleState>,
+    signed: Signed,
+    Path(workspace): Path<String>,
+    Query(query): Query<ModeQuery>,
+) -> Response {
+    let draft = Draft {
+        events: event_choices(&[]),
+        ..Draft::default()
+    };
+    list_view(&state, &signed, &workspace, query.mode(), draft, None).await
+}
+
+#[derive(Template)]
+#[template(path = "webhook_created.html")]
+pub(crate) struct CreatedPage {
+    layout: Layout,
+    workspace_id: String,
+    endpoint: EndpointRow,
+    secret: String,
+}
+
+pub(crate) async fn create(
+    State(state): State<ConsoleState>,
+    signed: Signed,
+    Path(workspace): Path<String>,
+    Query(query): Query<ModeQuery>,
+    body: Bytes,
+) -> Response {
+    let form = fields(&body);
+    let mode = query.mode();
+    let description = field(&form, "description");
+    let message = pb::CreateWebhookEndpointRequest {
+        url: field(&form, "url").to_owned(),
+        events: events_in(&form),
+        description: (!description.is_empty()).then(|| description.to_owned()),
+    };
+    let request = signed.acting(message, &workspace, mode, Some(field(&form, "csrf")));
+    match state.webhooks.clone().create_webhook_endpoint(request).await {
+        Ok(answer) => {
+            let answer = answer.into_inner();
+            render(
+                CreatedPage {
+                    layout: layout(&state, &signed, "Endpoint created", &workspace, mode, None),
+                    workspace_id: workspace,
+                    endpoint: EndpointRow::of(&answer.endpoint.unwrap_or_default()),
+                    secret: answer.secret,
+                },
+                StatusCode::OK,
+            )
+        }
+        Err(status) if status.code() == tonic::Code::InvalidArgument => {
+            list_view(
+                &state,
+                &signed,
+                &workspace,
+                mode,
+                Draft::of(&form),
+                Some(Refusal::of(&status)),
+            )
+            .await
+        }
+        Err(status) => failure(&state, &status),
+    }
+}
+
+/// The outcome of the last action, shown on the endpoint's page.
+pub(crate) enum Outcome {
+    None,
+    /// A test event's attempt.
+    Tested(pb::TestWebhookEndpointResponse),
+    /// Failed events queued again.
+    Replayed(i64),
+    /// The core's refusal (its field, when the edit form names one).
+    Refused(Refusal),
+}
+
+#[derive(Template)]
+#[template(path = "webhook.html")]
+pub(crate) struct EndpointPage {
+    layout: Layout,
+    workspace_id: String,
+    endpoint: EndpointRow,
+    /// The edit form's values: the endpoint's, or what was sent and refused.
+    draft: Draft,
+    outcome: Outcome,
+}
+
+impl EndpointPage {
+    fn field_error(&self, field: &str) -> Option<&str> {
+        match &self.outcome {
+            Outcome::Refused(refusal) => refusal.at(field),
+            _ => None,
+        }
+    }
+}
+
+async fn endpoint_view(
+    state: &ConsoleState,
+    signed: &Signed,
+    workspace: &str,
+    mode: &'static str,
+    id: &str,
+    draft: Option<Draft>,
+    outcome: Outcome,
+) -> Response {
+    let endpoints = match endpoints(state, signed, workspace, mode).await {
+        Ok(endpoints) => endpoints,
+        Err(status) => return failure(state, &status),
+    };
+    let Some(endpoint) = endpoints.iter().find(|e| e.id == id) else {
+        return failure(
+            state,
+            &tonic::Status::not_found(format!("No {mode} webhook endpoint has the id {id}.")),
+        );
+    };
+    let endpoint = EndpointRow::of(endpoint);
+    let draft = draft.unwrap_or_else(|| Draft {
+        url: endpoint.url.clone(),
+        description: endpoint.description.clone(),
+        events: endpoint.events.clone(),
+    });
+    let refusal = match &outcome {
+        Outcome::Refused(refusal) => Some(refusal),
+        _ => None,
+    };
+    let status = if refusal.is_some() {
+        StatusCode::BAD_REQUEST
+    } else {
+        StatusCode::OK
+    };
+    render(
+        EndpointPage {
+            layout: layout(state, signed, "Webhook endpoint", workspace, mode, refusal),
+            workspace_id: workspace.to_owned(),
+            endpoint,
+            draft,
+            outcome,
+        },
+        status,
+    )
+}
+
+pub(crate) async fn detail_page(
+    State(state): State<ConsoleState>,
+    signed: Signed,
+    Path((workspace, id)): Path<(String, String)>,
+    Query(query): Query<ModeQuery>,
+) -> Response {
+    endpoint_view(&state, &signed, &workspace, query.mode(), &id, None, Outcome::None).await
+}
+
+/// After a change: back to the endpoint's page (or the list once deleted);
+/// a refusal of the request is shown on the page, with what was sent.
+async fn answer<T>(
+    state: &ConsoleState,
+    signed: &Signed,
+    (workspace, mode, id): (&str, &'static str, &str),
+    draft: Option<Draft>,
+    result: Result<tonic::Response<T>, tonic::Status>,
+) -> Response {
+    match result {
+        Ok(_) => Redirect::to(&format!("{}/w/{workspace}/webhooks/{id}?mode={mode}", state.root)).into_response(),
+        Err(status)
+            if matches!(
+                status.code(),
+                tonic::Code::InvalidArgument | tonic::Code::FailedPrecondition
+            ) =>
+        {
+            let outcome = Outcome::Refused(Refusal::of(&status));
+            endpoint_view(state, signed, workspace, mode, id, draft, outcome).await
+        }
+        Err(status) => failure(state, &status),
+    }
+}
+
+pub(crate) async fn update(
+    State(state): State<ConsoleState>,
+    signed: Signed,
+    Path((workspace, id)): Path<(String, String)>,
+    Query(query): Query<ModeQuery>,
+    body: Bytes,
+) -> Response {
+    let form = fields(&body);
+    let mode = query.mode();
+    let message = pb::UpdateWebhookEndpointRequest {
+        webhook_id: id.clone(),
+        url: Some(field(&form, "url").to_owned()),
+        events: Some(pb::EventTypeList {
+            events: events_in(&form),
+        }),
+        description: Some(field(&form, "description").to_owned()),
+        status: pb::WebhookEndpointStatus::Unspecified as i32,
+    };
+    let request = signed.acting(message, &workspace, mode, Some(field(&form, "csrf")));
+    let result = state.webhooks.clone().update_webhook_endpoint(request).await;
+    answer(&state, &signed, (&workspace, mode, &id), Some(Draft::of(&form)), result).await
+}
+
+pub(crate) async fn set_status(
+    State(state): State<ConsoleState>,
+    signed: Signed,
+    Path((workspace, id)): Path<(String, String)>,
+    Query(query): Query<ModeQuery>,
+    body: Bytes,
+) -> Response {
+    let form = fields(&body);
+    let mode = query.mode();
+    let status = match field(&form, "status") {
+        "active" => pb::WebhookEndpointStatus::Active,
+        "disabled" => pb::WebhookEndpointStatus::Disabled,
+        _ => pb::WebhookEndpointStatus::Unspecified,
+    };
+    let message = pb::UpdateWebhookEndpointRequest {
+        webhook_id: id.clone(),
+        status: status as i32,
+        ..Default::default()
+    };
+    let request = signed.acting(message, &workspace, mode, Some(field(&form, "csrf")));
+    let result = state.webhooks.clone().update_webhook_endpoint(request).await;
+    answer(&state, &signed, (&workspace, mode, &id), None, result).await
+}
+
+pub(crate) async fn send_test(
+    State(state): State<ConsoleState>,
+    signed: Signed,
+    Path((workspace, id)): Path<(String, String)>,
+    Query(query): Query<ModeQuery>,
+    body: Bytes,
+) -> Response {
+    let form = fields(&body);
+    let mode = query.mode();
+    let message = pb::TestWebhookEndpointRequest { webhook_id: id.clone() };
+    let request = signed.acting(message, &workspace, mode, Some(field(&form, "csrf")));
+    match state.webhooks.clone().test_webhook_endpoint(request).await {
+        Ok(attempt) => {
+            let outcome = Outcome::Tested(attempt.into_inner());
+            endpoint_view(&state, &signed, &workspace, mode, &id, None, outcome).await
+        }
+        Err(status) => answer::<()>(&state, &signed, (&workspace, mode, &id), None, Err(status)).await,
+    }
+}
+
+pub(crate) async fn replay(
+    State(state): State<ConsoleState>,
+    signed: Signed,
+    Path((workspace, id)): Path<(String, String)>,
+    Query(query): Query<ModeQuery>,
+    body: Bytes,
+) -> Response {
+    let form = fields(&body);
+    let mode = query.mode();
+    let message = pb::ReplayWebhookEndpointRequest { webhook_id: id.clone() };
+    let request = signed.acting(message, &workspace, mode, Some(field(&form, "csrf")));
+    match state.webhooks.clone().replay_webhook_endpoint(request).await {
+        Ok(answer) => {
+            let outcome = Outcome::Replayed(answer.into_inner().queued);
+            endpoint_view(&state, &signed, &workspace, mode, &id, None, outcome).await
+        }
+        Err(status) => answer::<()>(&state, &signed, (&workspace, mode, &id), None, Err(status)).await,
+    }
+}
+
+pub(crate) async fn delete(
+    State(state): State<ConsoleState>,
+    signed: Signed,
+    Path((workspace, id)): Path<(String, String)>,
+    Query(query): Query<ModeQuery>,
+    body: Bytes,
+) -> Response {
+    let form = fields(&body);
+    let mode = query.mode();
+    if field(&form, "confirm") != "yes" {
+        let outcome = Outcome::Refused(Refusal {
+            param: None,
+            message: "Tick the confirmation to delete the endpoint.".into(),
+        });
+        return endpoint_view(&state, &signed, &workspace, mode, &id, None, outcome).await;
+    }
+    let message = pb::DeleteWebhookEndpointRequest { webhook_id: id.clone() };
+    let request = signed.acting(message, &workspace, mode, Some(field(&form, "csrf")));
+    match state.webhooks.clone().delete_webhook_endpoint(request).await {
+        Ok(_) => Redirect::to(&format!("{}/w/{workspace}/webhooks?mode={mode}", state.root)).into_response(),
+        Err(status) => answer::<()>(&state, &signed, (&workspace, mode, &id), None, Err(status)).await,
+    }
+}

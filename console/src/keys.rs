@@ -18,6 +18,7 @@ pub(crate) struct KeyRow {
     permissions: String,
     created_at: String,
     expires_at: String,
+    last_used_at: String,
     state: &'static str,
     revocable: bool,
 }
@@ -28,7 +29,8 @@ pub(crate) struct KeysPage {
     layout: Layout,
     workspace_id: String,
     keys: Vec<KeyRow>,
-    permissions: Vec<&'static str>,
+    /// What a new key may hold: the workspace kind's permissions.
+    permissions: Vec<String>,
     label: String,
     refusal: Option<Refusal>,
 }
@@ -53,8 +55,11 @@ pub(crate) async fn keys_view(
         },
         None,
     );
-    let keys = match state.core.clone().list_workspace_api_keys(request).await {
-        Ok(answer) => answer.into_inner().api_keys,
+    let (keys, offered) = match state.core.clone().list_workspace_api_keys(request).await {
+        Ok(answer) => {
+            let answer = answer.into_inner();
+            (answer.api_keys, answer.offered_permissions)
+        }
         Err(status) => return failure(state, &status),
     };
     let wanted = if mode == "live" {
@@ -72,6 +77,11 @@ pub(crate) async fn keys_view(
             permissions: key.permissions.join(", "),
             created_at: day(key.created_at.as_ref()),
             expires_at: day(key.expires_at.as_ref()),
+            last_used_at: key
+                .last_used_at
+                .as_ref()
+                .and_then(courier::time::from_proto)
+                .map_or_else(|| "never".into(), |at| at.format("%Y-%m-%d %H:%M UTC").to_string()),
             state: if key.revoked_at.is_some() { "revoked" } else { "active" },
             revocable: key.revoked_at.is_none(),
         })
@@ -94,14 +104,7 @@ pub(crate) async fn keys_view(
             layout,
             workspace_id: workspace.to_owned(),
             keys: rows,
-            permissions: vec![
-                "quotes:create",
-                "deliveries:read",
-                "deliveries:write",
-                "webhooks:manage",
-                "fleet_orders:create",
-                "fleet_orders:read",
-            ],
+            permissions: offered,
             label,
             refusal,
         },

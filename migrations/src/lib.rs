@@ -25,6 +25,7 @@ mod m20261123_000015_index_webhook_claims;
 mod m20261124_000016_create_statements;
 mod m20261124_000017_attempt_status_as_ended;
 mod m20261124_000018_create_accounts;
+mod m20261124_000019_add_key_last_used;
 
 pub struct Migrator;
 
@@ -50,6 +51,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261124_000016_create_statements::Migration),
             Box::new(m20261124_000017_attempt_status_as_ended::Migration),
             Box::new(m20261124_000018_create_accounts::Migration),
+            Box::new(m20261124_000019_add_key_last_used::Migration),
         ]
     }
 }

@@ -1,7 +1,8 @@
 //! Console accounts over the internal gRPC `ConsoleService`: sign-in with
 //! throttling, sessions with idle expiry and CSRF, members and invitation
 //! links with the last-owner rule, and API keys that owners and admins
-//! manage and members cannot reach.
+//! manage and members cannot reach; the public services called with a
+//! session in place of a key, as the console's webhook pages call them.
 
 use std::time::Duration;
 
@@ -49,6 +50,16 @@ struct Signed {
 }
 
 impl Signed {
+    /// `message` for a public service, acting in `workspace` and `mode`,
+    /// with the CSRF token (every such call carries it).
+    fn acting<T>(&self, message: T, workspace: &str, mode: &str) -> tonic::Request<T> {
+        let mut request = self.request(message, true);
+        let metadata = request.metadata_mut();
+        metadata.insert("x-console-workspace", workspace.parse().expect("meta"));
+        metadata.insert("x-console-mode", mode.parse().expect("meta"));
+        request
+    }
+
     /// `message` as this session sends it; `change` adds the CSRF token.
     fn request<T>(&self, message: T, change: bool) -> tonic::Request<T> {
         let mut request = tonic::Request::new(message);
@@ -183,5 +194,84 @@ e2e! {
         console.update_member_role(owner.request(promote, true)).await.expect("promote");
         let left = console.remove_member(admin.request(remove, true)).await.expect("removed").into_inner();
         assert_eq!(left.members.len(), 2);
+    }
+
+    async fn a_session_acts_on_the_public_services_by_role_and_mode(app: TestApp) {
+        use courier::v1 as pb;
+        use courier::v1::webhook_service_client::WebhookServiceClient;
+        user(&app, "owner@example.com", &app.workspace_id, Role::Owner).await;
+        user(&app, "member@example.com", &app.workspace_id, Role::Member).await;
+        let owner = sign_in(&app, "owner@example.com", PASSWORD).await.expect("owner");
+        let member = sign_in(&app, "member@example.com", PASSWORD).await.expect("member");
+        let mut webhooks = WebhookServiceClient::connect(app.grpc_url.clone()).await.expect("client");
+        let receiver = crate::webhooks::Receiver::start().await;
+        let create = pb::CreateWebhookEndpointRequest { url: receiver.url.clone(), events: vec![pb::EventType::DeliveryCreated as i32], description: None };
+
+        // The owner's endpoint is the test key's, not the live key's.
+        let created = webhooks.create_webhook_endpoint(owner.acting(create.clone(), &app.workspace_id, "test")).await.expect("created").into_inner();
+        assert!(created.secret.starts_with("whsec_"));
+        let id = created.endpoint.expect("endpoint").id;
+        let listed = app.get("/v1/webhooks", &app.test_key).await;
+        assert!(listed.body["webhooks"].as_array().expect("list").iter().any(|w| w["id"] == id.as_str()), "{:#}", listed.body);
+        let live = app.get("/v1/webhooks", &app.live_key).await;
+        assert_eq!(live.body["webhooks"].as_array().map(Vec::len), Some(0));
+
+        // The API's own errors, in the API's words.
+        let invalid = pb::CreateWebhookEndpointRequest { url: "not a web address".into(), ..create.clone() };
+        let status = webhooks.create_webhook_endpoint(owner.acting(invalid, &app.workspace_id, "test")).await.expect_err("not a URL");
+        assert_eq!((status.code(), courier::errors::from_status(&status).1.as_deref()), (Code::InvalidArgument, Some("url")));
+
+        // Without the CSRF token, with a member's session, in another
+        // workspace or signed out: refused, and nothing changes.
+        let mut unsigned = owner.acting(create.clone(), &app.workspace_id, "test");
+        unsigned.metadata_mut().remove("x-csrf-token");
+        let status = webhooks.create_webhook_endpoint(unsigned).await.expect_err("no csrf");
+        assert_eq!(refusal(&status), (Code::PermissionDenied, "invalid_csrf_token"));
+        let status = webhooks.list_webhook_endpoints(member.acting(pb::ListWebhookEndpointsRequest {}, &app.workspace_id, "test")).await.expect_err("member");
+        assert_eq!(refusal(&status), (Code::PermissionDenied, "permission_denied"));
+        let status = webhooks.create_webhook_endpoint(member.acting(create.clone(), &app.workspace_id, "test")).await.expect_err("member");
+        assert_eq!(refusal(&status), (Code::PermissionDenied, "permission_denied"));
+        let other = app.create_workspace(ipb::WorkspaceKind::Business, Default::default()).await;
+        let status = webhooks.list_webhook_endpoints(owner.acting(pb::ListWebhookEndpointsRequest {}, &other, "test")).await.expect_err("foreign");
+        assert_eq!(refusal(&status), (Code::NotFound, "not_found"));
+        client(&app).await.sign_out(owner.request(ipb::SignOutRequest {}, true)).await.expect("sign out");
+        let status = webhooks.list_webhook_endpoints(owner.acting(pb::ListWebhookEndpointsRequest {}, &app.workspace_id, "test")).await.expect_err("signed out");
+        assert_eq!(refusal(&status), (Code::Unauthenticated, "invalid_session"));
+        assert_eq!(app.get("/v1/webhooks", &app.test_key).await.body["webhooks"].as_array().map(Vec::len), Some(1));
+
+        // The edge never forwards a session: on /v1 it is no credential.
+        let answer = app.send(app.http.get(app.url("/v1/webhooks")).header("x-console-session", &member.token).header("x-console-workspace", &app.workspace_id).header("x-console-mode", "test").header("x-csrf-token", &member.csrf)).await;
+        answer.assert_error(401, "missing_api_key", None);
+    }
+
+    async fn an_existing_user_joins_by_invitation_with_their_password(app: TestApp) {
+        user(&app, "owner@example.com", &app.workspace_id, Role::Owner).await;
+        let other = app.create_workspace(ipb::WorkspaceKind::Business, Default::default()).await;
+        user(&app, "elsewhere@example.com", &other, Role::Owner).await;
+        let owner = sign_in(&app, "owner@example.com", PASSWORD).await.expect("owner");
+        let mut console = client(&app).await;
+        let invite = ipb::CreateInvitationRequest { workspace_id: app.workspace_id.clone(), role: ipb::MemberRole::Member as i32 };
+        let link = console.create_invitation(owner.request(invite, true)).await.expect("invitation").into_inner();
+        let joining = |password: &str| ipb::AcceptInvitationRequest {
+            token: link.token.clone(),
+            joiner: Some(ipb::accept_invitation_request::Joiner::ExistingAccount(ipb::ExistingAccount { email: "elsewhere@example.com".into(), password: password.into() })),
+            client_address: "192.0.2.7".into(),
+        };
+        // Wrong passwords count towards the sign-in throttle.
+        for _ in 0..courier_core::accounts::sessions::MAX_FAILURES_PER_EMAIL {
+            let status = console.accept_invitation(joining("guess")).await.expect_err("wrong");
+            assert_eq!(refusal(&status), (Code::Unauthenticated, "invalid_credentials"));
+        }
+        let status = console.accept_invitation(joining(PASSWORD)).await.expect_err("throttled");
+        assert_eq!(refusal(&status), (Code::ResourceExhausted, "rate_limited"));
+        app.clock.advance(Duration::from_secs(15 * 60));
+        console.accept_invitation(joining(PASSWORD)).await.expect("joined");
+        let joined = sign_in(&app, "elsewhere@example.com", PASSWORD).await.expect("signs in");
+        let session = console.get_session(joined.request(ipb::GetSessionRequest {}, false)).await.expect("session").into_inner().session.expect("session");
+        let mut workspaces: Vec<_> = session.memberships.iter().map(|m| (m.workspace_id.clone(), m.role())).collect();
+        workspaces.sort();
+        let mut expected = vec![(app.workspace_id.clone(), ipb::MemberRole::Member), (other, ipb::MemberRole::Owner)];
+        expected.sort();
+        assert_eq!(workspaces, expected);
     }
 }

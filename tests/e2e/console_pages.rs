@@ -61,7 +61,11 @@ async fn post(browser: &reqwest::Client, url: &str, form: &[(&str, &str)]) -> (u
 async fn get(browser: &reqwest::Client, url: &str) -> (u16, String, reqwest::header::HeaderMap) {
     let response = browser.get(url).send().await.expect("get");
     let (status, headers) = (response.status().as_u16(), response.headers().clone());
-    (status, response.text().await.expect("body"), headers)
+    let page = response.text().await.expect("body");
+    // The Content-Security-Policy allows no style attributes: a page with
+    // one would look different from what was designed.
+    assert!(!page.contains("style=\""), "a style attribute on {url}");
+    (status, page, headers)
 }
 
 fn csrf(page: &str) -> String {

@@ -8,6 +8,7 @@ mod auth;
 mod billing;
 mod compose;
 mod console_accounts;
+mod console_browser;
 mod console_pages;
 mod deliveries;
 mod dispatch;

@@ -11,6 +11,9 @@ use crate::workspaces;
 use crate::{CoreError, CoreResult};
 
 const DAY_MICROS: i64 = 86_400_000_000;
+/// A key's use is written down at most this often (per key and replica), so
+/// that requests do not each write.
+pub const USE_RECORDED_EVERY_MICROS: i64 = 60_000_000;
 
 /// How long a new key lives.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -44,6 +47,8 @@ pub struct ApiKey {
     pub created_at: i64,
     pub expires_at: Option<i64>,
     pub revoked_at: Option<i64>,
+    /// The last use on the API, to [`USE_RECORDED_EVERY_MICROS`].
+    pub last_used_at: Option<i64>,
 }
 
 impl ApiKey {
@@ -111,6 +116,7 @@ pub async fn create(db: &impl ConnectionTrait, now: i64, new: NewApiKey) -> Core
         created_at: Set(now),
         expires_at: Set(new.expiry.days().map(|d| now + d * DAY_MICROS)),
         revoked_at: Set(None),
+        last_used_at: Set(None),
     }
     .insert(db)
     .await?;
@@ -147,6 +153,22 @@ pub async fn list(db: &impl ConnectionTrait, workspace_id: &str) -> CoreResult<V
         .collect()
 }
 
+/// Writes down that key `id` was used at `now`, unless a use less than
+/// [`USE_RECORDED_EVERY_MICROS`] ago is written already (by any replica).
+pub async fn record_use(db: &impl ConnectionTrait, id: &str, now: i64) -> CoreResult<()> {
+    entity::Entity::update_many()
+        .col_expr(entity::Column::LastUsedAt, sea_orm::sea_query::Expr::value(now))
+        .filter(entity::Column::Id.eq(id))
+        .filter(
+            sea_orm::Condition::any()
+                .add(entity::Column::LastUsedAt.is_null())
+                .add(entity::Column::LastUsedAt.lte(now - USE_RECORDED_EVERY_MICROS)),
+        )
+        .exec(db)
+        .await?;
+    Ok(())
+}
+
 /// Revokes a key; revoking it again keeps the first revocation time. The
 /// key cache forgets the key before this answers.
 pub async fn revoke(db: &impl ConnectionTrait, keys: &KeyCache, now: i64, id: &str) -> CoreResult<ApiKey> {
@@ -181,6 +203,7 @@ fn from_model(model: entity::Model) -> CoreResult<ApiKey> {
         created_at: model.created_at,
         expires_at: model.expires_at,
         revoked_at: model.revoked_at,
+        last_used_at: model.last_used_at,
     })
 }
 
@@ -202,6 +225,7 @@ pub mod entity {
         pub created_at: i64,
         pub expires_at: Option<i64>,
         pub revoked_at: Option<i64>,
+        pub last_used_at: Option<i64>,
     }
 
     #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

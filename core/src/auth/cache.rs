@@ -15,9 +15,10 @@
 //! while the cache's generation is still the one it saw before its read.
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
-use super::api_keys::ApiKey;
+use super::api_keys::{ApiKey, USE_RECORDED_EVERY_MICROS};
 use crate::workspaces::Workspace;
 
 /// Keys kept at most; a full cache starts over empty.
@@ -28,6 +29,30 @@ const CAPACITY: usize = 10_000;
 pub struct KnownKey {
     pub key: ApiKey,
     pub workspace: Workspace,
+    /// The key's last use this process wrote down (0: none), so that a
+    /// cached key's use is written at most once a minute.
+    last_use_written: AtomicI64,
+}
+
+impl KnownKey {
+    pub fn new(key: ApiKey, workspace: Workspace) -> KnownKey {
+        KnownKey {
+            last_use_written: AtomicI64::new(key.last_used_at.unwrap_or(0)),
+            key,
+            workspace,
+        }
+    }
+
+    /// Whether the use at `now` is to be written down: true at most once
+    /// per [`USE_RECORDED_EVERY_MICROS`], for one caller.
+    pub fn claim_use_record(&self, now: i64) -> bool {
+        let last = self.last_use_written.load(Ordering::Relaxed);
+        now - last >= USE_RECORDED_EVERY_MICROS
+            && self
+                .last_use_written
+                .compare_exchange(last, now, Ordering::Relaxed, Ordering::Relaxed)
+                .is_ok()
+    }
 }
 
 /// Known keys by the SHA-256 of their secret (the secrets themselves are
@@ -108,8 +133,8 @@ mod tests {
     use crate::workspaces::{BillingSettings, Plan, WorkspaceKind};
 
     fn known(id: &str) -> Arc<KnownKey> {
-        Arc::new(KnownKey {
-            key: ApiKey {
+        Arc::new(KnownKey::new(
+            ApiKey {
                 id: id.into(),
                 workspace_id: "wks_1".into(),
                 mode: Mode::Test,
@@ -119,8 +144,9 @@ mod tests {
                 created_at: 0,
                 expires_at: None,
                 revoked_at: None,
+                last_used_at: None,
             },
-            workspace: Workspace {
+            Workspace {
                 id: "wks_1".into(),
                 name: "w".into(),
                 kind: WorkspaceKind::Business,
@@ -130,7 +156,18 @@ mod tests {
                 open_amount_cents: 0,
                 created_at: 0,
             },
-        })
+        ))
+    }
+
+    #[test]
+    fn a_keys_use_is_written_at_most_once_a_minute() {
+        let key = known("key_1");
+        assert!(key.claim_use_record(USE_RECORDED_EVERY_MICROS));
+        assert!(
+            !key.claim_use_record(USE_RECORDED_EVERY_MICROS + 1),
+            "written a moment ago"
+        );
+        assert!(key.claim_use_record(2 * USE_RECORDED_EVERY_MICROS));
     }
 
     #[test]

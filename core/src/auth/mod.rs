@@ -163,7 +163,7 @@ pub async fn authenticate(
         None => {
             let ticket = keys.ticket();
             let (key, workspace) = api_keys::find_by_hash(db, &hash).await?.ok_or_else(invalid)?;
-            let known = std::sync::Arc::new(KnownKey { key, workspace });
+            let known = std::sync::Arc::new(KnownKey::new(key, workspace));
             keys.put(ticket, hash, known.clone());
             known
         }
@@ -176,6 +176,13 @@ pub async fn authenticate(
             ErrorCode::ApiAccessDisabled,
             "The workspace's plan does not include API access.",
         ));
+    }
+    if known.claim_use_record(now) {
+        // Best effort: a key's last use is for people reviewing keys; a
+        // failed write must not fail the request it describes.
+        if let Err(error) = api_keys::record_use(db, &known.key.id, now).await {
+            tracing::warn!(%error, key = %known.key.id, "last use of an API key not recorded");
+        }
     }
     Ok(Principal {
         workspace: known.workspace.clone(),

@@ -145,6 +145,7 @@ pub fn key_out(key: &ApiKey) -> pb::ApiKey {
         created_at: Some(courier::time::micros_to_proto(key.created_at)),
         expires_at: key.expires_at.map(courier::time::micros_to_proto),
         revoked_at: key.revoked_at.map(courier::time::micros_to_proto),
+        last_used_at: key.last_used_at.map(courier::time::micros_to_proto),
     }
 }
 

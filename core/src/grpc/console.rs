@@ -10,8 +10,9 @@ use crate::accounts::invitations::{self, Invitation, Joiner};
 use crate::accounts::memberships::{self, Member, Role};
 use crate::accounts::sessions::{self, Session};
 use crate::accounts::{NewUser, User};
+use crate::auth::Permission;
 use crate::auth::api_keys::{self, NewApiKey};
-use crate::{Core, CoreError, db};
+use crate::{Core, CoreError, db, workspaces};
 use courier::errors::ErrorCode;
 
 pub struct ConsoleApi(pub Core);
@@ -268,8 +269,13 @@ impl ConsoleService for ConsoleApi {
         let workspace_id = request.get_ref().workspace_id.clone();
         self.acting(&request, &workspace_id, Access::ReadManaged).await?;
         let keys = api_keys::list(&self.0.db, &workspace_id).await?;
+        let workspace = workspaces::get(&self.0.db, &workspace_id).await?;
         Ok(Response::new(pb::ListWorkspaceApiKeysResponse {
             api_keys: keys.iter().map(key_out).collect(),
+            offered_permissions: Permission::offered_to(workspace.kind)
+                .into_iter()
+                .map(|p| p.as_str().to_owned())
+                .collect(),
         }))
     }
 

@@ -1,0 +1,422 @@
+//! The console in a real headless Chromium, driven over WebDriver
+//! (chromedriver): signing in by keyboard, a key created, used on /v1 and
+//! revoked; a webhook endpoint registered against a loopback receiver and a
+//! test event sent; a member invited, joining and signing in, and kept out of
+//! the key pages by link and by a forged form post.
+//!
+//! With `COURIER_CONSOLE_SCREENSHOTS=<dir>` every page visited is saved
+//! there as a PNG at desktop and at phone width (390 px).
+
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::time::{Duration, Instant};
+
+use courier_core::accounts::memberships::{self, Role};
+use courier_core::accounts::{self, NewUser};
+use fantoccini::{Client, ClientBuilder, Locator};
+use serde_json::json;
+
+use crate::harness::{TestApp, unique_suffix};
+use crate::webhooks::{Receiver, signature_is_valid};
+
+const CHROMEDRIVER: &str = "/usr/bin/chromedriver";
+const CHROMIUM: &str = "/usr/bin/chromium";
+const PASSWORD: &str = "correct horse battery";
+/// How long a page may take to appear after a click.
+const PAGE_WAIT: Duration = Duration::from_secs(20);
+const ENTER: &str = "\u{E007}";
+const TAB: &str = "\u{E004}";
+
+/// A chromedriver of this test, stopped with it.
+struct Driver {
+    process: std::process::Child,
+    url: String,
+}
+
+impl Driver {
+    /// Starts chromedriver on a free loopback port and waits until it says
+    /// it is ready; `None` (the test skipped) where it is not installed.
+    async fn start() -> Option<Driver> {
+        if !Path::new(CHROMEDRIVER).exists() || !Path::new(CHROMIUM).exists() {
+            assert!(
+                std::env::var("COURIER_TEST_REQUIRE_CHROMIUM").as_deref() != Ok("1"),
+                "COURIER_TEST_REQUIRE_CHROMIUM=1 but {CHROMEDRIVER} or {CHROMIUM} is missing"
+            );
+            eprintln!("SKIPPED: {CHROMEDRIVER} or {CHROMIUM} not found (install chromium and chromium-driver)");
+            return None;
+        }
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .and_then(|l| l.local_addr())
+            .expect("a free port")
+            .port();
+        let process = std::process::Command::new(CHROMEDRIVER)
+            .arg(format!("--port={port}"))
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("chromedriver starts");
+        // Owned from here on, so that it is stopped whatever happens next.
+        let driver = Driver {
+            process,
+            url: format!("http://127.0.0.1:{port}"),
+        };
+        let http = reqwest::Client::builder().no_proxy().build().expect("client");
+        let deadline = Instant::now() + Duration::from_secs(30);
+        loop {
+            let ready = match http.get(format!("{}/status", driver.url)).send().await {
+                Ok(answer) => answer
+                    .json::<serde_json::Value>()
+                    .await
+                    .is_ok_and(|status| status["value"]["ready"] == true),
+                Err(_) => false,
+            };
+            if ready {
+                return Some(driver);
+            }
+            assert!(Instant::now() < deadline, "chromedriver was not ready within 30 s");
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    }
+
+    /// A new browser window of its own (own profile, own cookies).
+    async fn browser(&self) -> Browser {
+        let profile = std::env::temp_dir().join(format!("courier-e2e-console-{}", unique_suffix()));
+        let capabilities = json!({
+            "goog:chromeOptions": {
+                "binary": CHROMIUM,
+                "args": [
+                    "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic",
+                    "--no-first-run", "--disable-background-networking",
+                    "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage",
+                    "--window-size=1280,900",
+                    format!("--user-data-dir={}", profile.display()),
+                ],
+            }
+        });
+        let serde_json::Value::Object(capabilities) = capabilities else {
+            unreachable!("an object literal")
+        };
+        let client = ClientBuilder::new(hyper_util::client::legacy::connect::HttpConnector::new())
+            .capabilities(capabilities)
+            .connect(&self.url)
+            .await
+            .expect("a browser session");
+        Browser { client, profile }
+    }
+}
+
+impl Drop for Driver {
+    fn drop(&mut self) {
+        let _ = self.process.kill();
+        let _ = self.process.wait();
+    }
+}
+
+/// One browser window, signed in as one user.
+struct Browser {
+    client: Client,
+    profile: PathBuf,
+}
+
+impl Browser {
+    async fn close(self) {
+        let _ = self.client.close().await;
+        let _ = std::fs::remove_dir_all(&self.profile);
+    }
+
+    async fn open(&self, url: &str) {
+        self.client.goto(url).await.expect("navigates");
+        self.screenshot().await;
+    }
+
+    async fn find(&self, css: &str) -> fantoccini::elements::Element {
+        self.client
+            .wait()
+            .at_most(PAGE_WAIT)
+            .for_element(Locator::Css(css))
+            .await
+            .unwrap_or_else(|e| panic!("{css} not on the page: {e}"))
+    }
+
+    async fn text(&self, css: &str) -> String {
+        self.find(css).await.text().await.expect("text")
+    }
+
+    async fn fill(&self, css: &str, text: &str) {
+        let field = self.find(css).await;
+        field.clear().await.expect("clear");
+        field.send_keys(text).await.expect("type");
+    }
+
+    async fn click(&self, xpath: &str) {
+        self.client
+            .wait()
+            .at_most(PAGE_WAIT)
+            .for_element(Locator::XPath(xpath))
+            .await
+            .unwrap_or_else(|e| panic!("{xpath} not on the page: {e}"))
+            .click()
+            .await
+            .expect("click");
+    }
+
+    /// Clicks the element at `xpath`, which loads a new page, and waits for
+    /// `css` on it.
+    async fn click_to(&self, xpath: &str, css: &str) {
+        self.mark().await;
+        self.click(xpath).await;
+        self.arrived(css).await;
+    }
+
+    /// Marks the page shown, so that [`Browser::arrived`] can tell the next.
+    async fn mark(&self) {
+        self.client
+            .execute("window.courierOldPage = true", vec![])
+            .await
+            .expect("mark the page");
+    }
+
+    /// Waits until a page other than the marked one shows `css`.
+    async fn arrived(&self, css: &str) {
+        self.client
+            .wait()
+            .at_most(PAGE_WAIT)
+            .for_element(Locator::Css(css))
+            .await
+            .unwrap_or_else(|e| panic!("{css} not on the page: {e}"));
+        let deadline = Instant::now() + PAGE_WAIT;
+        loop {
+            let old = self
+                .client
+                .execute("return window.courierOldPage === true", vec![])
+                .await;
+            if matches!(old, Ok(serde_json::Value::Bool(false))) {
+                break;
+            }
+            assert!(Instant::now() < deadline, "no new page within {PAGE_WAIT:?}");
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        self.find(css).await;
+        self.screenshot().await;
+    }
+
+    async fn heading(&self) -> String {
+        self.text("h1").await
+    }
+
+    async fn page(&self) -> String {
+        self.client.source().await.expect("source")
+    }
+
+    /// The page as shown, at desktop and phone width, when screenshots are
+    /// asked for.
+    async fn screenshot(&self) {
+        let Ok(dir) = std::env::var("COURIER_CONSOLE_SCREENSHOTS") else {
+            return;
+        };
+        let url = self.client.current_url().await.expect("url");
+        let name: String = url
+            .path()
+            .trim_start_matches("/console")
+            .split('/')
+            .filter(|part| !part.is_empty() && !part.starts_with("wks_"))
+            .map(|part| if part.len() > 20 { "id" } else { part })
+            .collect::<Vec<_>>()
+            .join("-");
+        let name = if name.is_empty() { "home".to_owned() } else { name };
+        let title = self.client.title().await.unwrap_or_default();
+        let title: String = title
+            .split(" · ")
+            .next()
+            .unwrap_or_default()
+            .chars()
+            .map(|c| {
+                if c.is_ascii_alphanumeric() {
+                    c.to_ascii_lowercase()
+                } else {
+                    '-'
+                }
+            })
+            .collect();
+        for (width, label) in [(1280, "desktop"), (390, "phone")] {
+            self.client.set_window_size(width, 900).await.expect("resize");
+            let height = self
+                .client
+                .execute("return document.documentElement.scrollHeight", vec![])
+                .await
+                .ok()
+                .and_then(|h| h.as_u64())
+                .unwrap_or(900)
+                .clamp(400, 4000);
+            self.client.set_window_size(width, height as u32).await.expect("resize");
+            let png = self.client.screenshot().await.expect("screenshot");
+            let path = Path::new(&dir).join(format!("{name}--{title}-{label}.png"));
+            std::fs::create_dir_all(&dir).expect("screenshot dir");
+            std::fs::write(path, png).expect("screenshot written");
+        }
+        self.client.set_window_size(1280, 900).await.expect("resize");
+    }
+
+    /// Signs in by keyboard alone: type, Tab, type, Enter.
+    async fn sign_in(&self, app: &TestApp, email: &str) {
+        self.open(&app.url("/console/sign-in")).await;
+        self.find("#email").await.send_keys(email).await.expect("email");
+        self.mark().await;
+        self.client
+            .active_element()
+            .await
+            .expect("focus")
+            .send_keys(&format!("{TAB}{PASSWORD}{ENTER}"))
+            .await
+            .expect("password");
+        self.arrived("nav").await;
+    }
+}
+
+async fn user(app: &TestApp, email: &str, role: Role) {
+    let now = app.clock.now_micros();
+    let new = NewUser {
+        email: email.into(),
+        name: "Browser User".into(),
+        password: PASSWORD.into(),
+        operator: false,
+    };
+    let user = accounts::create_user(&app.core.db, now, new).await.expect("user");
+    memberships::add(&app.core.db, now, &app.workspace_id, &user.id, role)
+        .await
+        .expect("membership");
+}
+
+e2e! {
+    async fn an_owner_creates_a_key_in_the_browser_uses_it_and_revokes_it(app: TestApp) {
+        let Some(driver) = Driver::start().await else { return };
+        user(&app, "owner@example.com", Role::Owner).await;
+        let owner = driver.browser().await;
+        owner.sign_in(&app, "owner@example.com").await;
+
+        owner.click_to("//nav//a[text()='API keys']", "#label").await;
+        assert_eq!(owner.heading().await, "API keys (test)");
+        assert!(owner.page().await.contains("Test data"), "test data is marked");
+        owner.fill("#label", "Warehouse <backend>").await;
+        owner.click("//label[contains(., 'deliveries:read')]/input").await;
+        owner.find("#expiry").await.select_by_value("30").await.expect("expiry");
+        owner.click_to("//button[text()='Create key']", "#secret").await;
+        let secret = owner.text("#secret").await;
+        assert!(secret.starts_with("mm_test_"), "{secret}");
+        assert_eq!(app.get("/v1/deliveries", &secret).await.status, 200);
+        app.post("/v1/quotes", &secret, &json!({})).await.assert_error(403, "permission_denied", None);
+
+        owner.click_to("//a[text()='Back to the keys']", "table").await;
+        let row = format!("//tr[td[contains(., '{}')]]", &secret[..12]);
+        assert!(owner.text("table").await.contains("Warehouse <backend>"), "the label, escaped and shown");
+        let used = owner.client.find(Locator::XPath(&format!("{row}/td[@data-label='Last used']"))).await.expect("last used").text().await.expect("text");
+        assert!(used.ends_with("UTC"), "the key's use is shown: {used}");
+        assert!(!owner.page().await.contains("fleet_orders:create"), "a business workspace offers no fleet permission");
+        owner.click(&format!("{row}//input[@name='confirm']")).await;
+        owner.click_to(&format!("{row}//button[text()='Revoke']"), "table").await;
+        assert!(owner.find("table").await.text().await.expect("text").contains("revoked"));
+        app.get("/v1/deliveries", &secret).await.assert_error(401, "invalid_api_key", None);
+
+        // The live switch shows the live keys only.
+        owner.click_to("//nav//a[text()='Live']", "h1").await;
+        assert_eq!(owner.heading().await, "API keys (live)");
+        assert!(!owner.page().await.contains(&secret[..12]));
+        owner.close().await;
+    }
+
+    async fn an_owner_registers_a_webhook_in_the_browser_and_sends_a_test_event(app: TestApp) {
+        let Some(driver) = Driver::start().await else { return };
+        user(&app, "owner@example.com", Role::Owner).await;
+        let receiver = Receiver::start().await;
+        let owner = driver.browser().await;
+        owner.sign_in(&app, "owner@example.com").await;
+
+        owner.click_to("//nav//a[text()='Webhooks']", "#url").await;
+        // The core's refusal is shown next to the field it names.
+        owner.fill("#url", "ftp://example.com/hooks").await;
+        owner.mark().await;
+        owner.find("#url").await.send_keys(ENTER).await.expect("submit");
+        owner.arrived("#url-error").await;
+        let error = owner.text("#url-error").await;
+        assert!(!error.is_empty());
+        assert_eq!(app.get("/v1/webhooks", &app.test_key).await.body["webhooks"].as_array().map(Vec::len), Some(0));
+
+        owner.fill("#url", &receiver.url).await;
+        owner.click("//label[contains(., 'delivery.created')]/input").await;
+        owner.fill("#description", "Order system").await;
+        owner.click_to("//button[text()='Add endpoint']", "#secret").await;
+        let secret = owner.text("#secret").await;
+        assert!(secret.starts_with("whsec_"), "{secret}");
+        let listed = app.get("/v1/webhooks", &app.test_key).await;
+        assert_eq!(listed.body["webhooks"][0]["url"], receiver.url.as_str(), "{:#}", listed.body);
+        assert_eq!(listed.body["webhooks"][0]["events"], json!(["delivery.created"]));
+
+        owner.click_to("//a[text()='Open the endpoint']", "h1").await;
+        owner.click_to("//button[text()='Send test event']", ".result").await;
+        let result = owner.text(".result").await;
+        assert!(result.contains("succeeded") && result.contains("200"), "{result}");
+        let received = receiver.wait_for(1, Duration::from_secs(10)).await;
+        assert!(signature_is_valid(&secret, &received[0]), "signed with the secret shown once");
+
+        owner.click_to("//button[text()='Disable']", "h1").await;
+        assert_eq!(app.get("/v1/webhooks", &app.test_key).await.body["webhooks"][0]["status"], "disabled");
+        owner.click_to("//button[text()='Replay failed events']", ".banner").await;
+        assert!(owner.text(".banner").await.contains("disabled"), "the API's endpoint_disabled refusal");
+        owner.click_to("//button[text()='Enable']", "h1").await;
+        owner.click("//input[@name='confirm']").await;
+        owner.click_to("//button[text()='Delete endpoint']", "h1").await;
+        assert_eq!(owner.heading().await, "Webhooks (test)");
+        assert_eq!(app.get("/v1/webhooks", &app.test_key).await.body["webhooks"].as_array().map(Vec::len), Some(0));
+        owner.close().await;
+    }
+
+    async fn an_invited_member_signs_in_and_cannot_reach_the_key_pages(app: TestApp) {
+        let Some(driver) = Driver::start().await else { return };
+        user(&app, "owner@example.com", Role::Owner).await;
+        let owner = driver.browser().await;
+        owner.sign_in(&app, "owner@example.com").await;
+        owner.click_to("//nav//a[text()='Members']", "#invite-role").await;
+        owner.find("#invite-role").await.select_by_value("member").await.expect("role");
+        owner.click_to("//button[text()='Create an invitation link']", "#invitation-link").await;
+        let link = owner.text("#invitation-link").await;
+
+        let member = driver.browser().await;
+        member.open(&link).await;
+        assert!(member.heading().await.starts_with("Join "), "{}", member.heading().await);
+        member.fill("#name", "Mia Member").await;
+        member.fill("#email", "mia@example.com").await;
+        member.fill("#password", PASSWORD).await;
+        member.click_to("//button[text()='Create account and join']", "#email").await;
+        member.sign_in(&app, "mia@example.com").await;
+        assert!(member.text("table").await.contains("mia@example.com"));
+        let nav = member.text("nav").await;
+        assert!(!nav.contains("API keys") && !nav.contains("Webhooks"), "{nav}");
+
+        // By link: not allowed.
+        member.open(&app.url(&format!("/console/w/{}/keys?mode=test", app.workspace_id))).await;
+        assert_eq!(member.heading().await, "Not allowed");
+        // By a forged form post, with the member's own valid CSRF token: refused, nothing created.
+        member.open(&app.url(&format!("/console/w/{}/members", app.workspace_id))).await;
+        let forged = format!(
+            "const form = document.createElement('form'); form.method = 'post'; form.action = '{}';\
+             for (const [name, value] of [['csrf', document.querySelector('input[name=csrf]').value], ['label', 'forged'], ['mode', 'test']]) {{\
+             const input = document.createElement('input'); input.name = name; input.value = value; form.appendChild(input); }}\
+             document.body.appendChild(form); form.submit();",
+            app.url(&format!("/console/w/{}/keys?mode=test", app.workspace_id))
+        );
+        member.mark().await;
+        member.client.execute(&forged, vec![]).await.expect("forged post");
+        member.arrived("h1").await;
+        assert_eq!(member.heading().await, "Not allowed");
+        owner.open(&app.url(&format!("/console/w/{}/keys?mode=test", app.workspace_id))).await;
+        assert!(!owner.page().await.contains("forged"), "no key was created");
+
+        // Signed out, the pages send to sign-in.
+        member.open(&app.url(&format!("/console/w/{}/members", app.workspace_id))).await;
+        member.click_to("//button[text()='Sign out']", "#email").await;
+        member.open(&app.url(&format!("/console/w/{}/members", app.workspace_id))).await;
+        assert_eq!(member.heading().await, "Sign in");
+        member.close().await;
+        owner.close().await;
+    }
+}

@@ -48,8 +48,14 @@ impl Refusal {
         }
     }
 
+    /// The message, when the refusal is about the form's `field` (a `param`
+    /// such as `events.0` is about the field `events`).
     pub(crate) fn at(&self, field: &str) -> Option<&str> {
-        (self.param.as_deref() == Some(field)).then_some(self.message.as_str())
+        let param = self.param.as_deref()?;
+        let about = param
+            .strip_prefix(field)
+            .is_some_and(|rest| rest.is_empty() || rest.starts_with(['.', '[']));
+        about.then_some(self.message.as_str())
     }
 }
 

@@ -47,6 +47,7 @@ impl EndpointRow {
         }
     }
 
+    /// The event types sent; none listed means every one (as on the API).
     fn subscribed(&self) -> String {
         let names: Vec<&str> = self
             .events
@@ -54,7 +55,11 @@ impl EndpointRow {
             .filter(|(_, on)| *on)
             .map(|(name, _)| *name)
             .collect();
-        names.join(", ")
+        if names.is_empty() {
+            "all events".into()
+        } else {
+            names.join(", ")
+        }
     }
 }
 
@@ -142,7 +147,7 @@ fn layout(
 ) -> Layout {
     let mut layout = signed.layout(state, title, Some(workspace), mode);
     layout.section = "webhooks";
-    if let Some(refusal) = refusal.filter(|r| !matches!(r.param.as_deref(), Some("url" | "events" | "description"))) {
+    if let Some(refusal) = refusal.filter(|r| ["url", "events", "description"].iter().all(|f| r.at(f).is_none())) {
         layout.error = Some(refusal.message.clone());
     }
     layout
@@ -290,7 +295,11 @@ async fn endpoint_view(
     let Some(endpoint) = endpoints.iter().find(|e| e.id == id) else {
         return failure(
             state,
-            &tonic::Status::not_found(format!("No {mode} webhook endpoint has the id {id}.")),
+            &courier::errors::to_status(
+                courier::errors::ErrorCode::NotFound,
+                &format!("No {mode} webhook endpoint has the id {id}."),
+                None,
+            ),
         );
     };
     let endpoint = EndpointRow::of(endpoint);

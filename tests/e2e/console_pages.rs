@@ -62,10 +62,39 @@ async fn get(browser: &reqwest::Client, url: &str) -> (u16, String, reqwest::hea
     let response = browser.get(url).send().await.expect("get");
     let (status, headers) = (response.status().as_u16(), response.headers().clone());
     let page = response.text().await.expect("body");
-    // The Content-Security-Policy allows no style attributes: a page with
-    // one would look different from what was designed.
-    assert!(!page.contains("style=\""), "a style attribute on {url}");
+    assert_local_and_strict(url, &page, &headers);
     (status, page, headers)
+}
+
+/// Every page carries the strict Content-Security-Policy and loads nothing
+/// from elsewhere; and it has no style attribute, which the policy would
+/// block (the page would look other than designed).
+fn assert_local_and_strict(url: &str, page: &str, headers: &reqwest::header::HeaderMap) {
+    if !headers
+        .get("content-type")
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|t| t.starts_with("text/html"))
+    {
+        return;
+    }
+    let policy = headers
+        .get("content-security-policy")
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or_default();
+    assert!(
+        policy.contains("default-src 'none'") && policy.contains("frame-ancestors 'none'"),
+        "{url}: {policy}"
+    );
+    assert!(!page.contains("style=\""), "a style attribute on {url}");
+    let origin = url.split("/console").next().unwrap_or_default();
+    for resource in ["src=\"", "href=\""] {
+        for (at, _) in page.match_indices(resource) {
+            let target = &page[at + resource.len()..];
+            let local =
+                target.starts_with(&format!("{origin}/console")) || target.starts_with('#') || target.starts_with('?');
+            assert!(local, "{url} refers elsewhere: {}", &target[..40.min(target.len())]);
+        }
+    }
 }
 
 fn csrf(page: &str) -> String {
@@ -93,16 +122,8 @@ e2e! {
         // Signed out: every page sends to sign-in.
         let (status, location, _) = post(&browser(), &keys_url, &[]).await;
         assert_eq!((status, location), (303, app.url("/console/sign-in")));
-        let (status, page, headers) = get(&browser(), &app.url("/console/sign-in")).await;
+        let (status, _, _) = get(&browser(), &app.url("/console/sign-in")).await;
         assert_eq!(status, 200);
-        let policy = headers.get("content-security-policy").and_then(|v| v.to_str().ok()).expect("CSP");
-        assert!(policy.contains("default-src 'none'") && policy.contains("frame-ancestors 'none'"), "{policy}");
-        for resource in ["src=\"", "href=\""] {
-            for (at, _) in page.match_indices(resource) {
-                let target = &page[at + resource.len()..];
-                assert!(target.starts_with(&app.url("/console")) || target.starts_with('#'), "a resource elsewhere: {}", &target[..40.min(target.len())]);
-            }
-        }
 
         let wrong = post(&browser(), &app.url("/console/sign-in"), &[("email", "owner@example.com"), ("password", "nope")]).await;
         assert_eq!(wrong.0, 401);
@@ -165,5 +186,98 @@ e2e! {
         assert_eq!((status, location), (303, app.url("/console/sign-in")));
         let (status, _, _) = get(&member, &members_url).await;
         assert_eq!(status, 303, "signed out");
+    }
+
+    async fn webhook_pages_act_as_the_api_and_refuse_forged_posts(app: TestApp) {
+        user(&app, "owner@example.com", Role::Owner).await;
+        user(&app, "member@example.com", Role::Member).await;
+        let receiver = crate::webhooks::Receiver::start().await;
+        let owner = sign_in(&app, "owner@example.com").await;
+        let list_url = app.url(&format!("/console/w/{}/webhooks?mode=live", app.workspace_id));
+        let (status, page, _) = get(&owner, &list_url).await;
+        assert_eq!(status, 200, "{page}");
+        let token = csrf(&page);
+        let endpoints = |key: String| {
+            let app = &app;
+            async move { app.get("/v1/webhooks", &key).await.body["webhooks"].as_array().cloned().unwrap_or_default() }
+        };
+
+        // Without the CSRF token, or with another session's: nothing is created.
+        let form = [("url", receiver.url.as_str()), ("event", "delivery.created")];
+        let (status, _, _) = post(&owner, &list_url, &form).await;
+        assert_eq!(status, 403);
+        let member = sign_in(&app, "member@example.com").await;
+        let member_token = csrf(&get(&member, &app.url(&format!("/console/w/{}/members", app.workspace_id))).await.1);
+        let (status, _, _) = post(&owner, &list_url, &[("csrf", member_token.as_str()), ("url", &receiver.url), ("event", "delivery.created")]).await;
+        assert_eq!(status, 403);
+        // A member is refused by link and by post.
+        assert_eq!(get(&member, &list_url).await.0, 403);
+        let (status, _, _) = post(&member, &list_url, &[("csrf", member_token.as_str()), ("url", &receiver.url), ("event", "delivery.created")]).await;
+        assert_eq!(status, 403);
+        assert!(endpoints(app.live_key.clone()).await.is_empty());
+
+        // The API's refusal, next to its field, with what was typed kept.
+        let (status, _, page) = post(&owner, &list_url, &[("csrf", token.as_str()), ("url", "ftp://example.com/<hooks>"), ("event", "delivery.created")]).await;
+        assert_eq!(status, 400, "{page}");
+        assert!(page.contains("id=\"url-error\"") && page.contains("ftp://example.com/&#60;hooks&#62;"), "{page}");
+
+        // Created in live mode: the live key sees it, the test key does not.
+        let (status, _, page) = post(&owner, &list_url, &[("csrf", token.as_str()), ("url", &receiver.url), ("event", "delivery.created"), ("event", "delivery.delivered"), ("description", "ERP")]).await;
+        assert_eq!(status, 200, "{page}");
+        assert!(page.contains("whsec_"));
+        let live = endpoints(app.live_key.clone()).await;
+        assert_eq!(live.len(), 1);
+        assert_eq!(live[0]["events"], serde_json::json!(["delivery.created", "delivery.delivered"]));
+        assert!(endpoints(app.test_key.clone()).await.is_empty());
+        let id = live[0]["id"].as_str().expect("id").to_owned();
+        let endpoint_url = |action: &str| app.url(&format!("/console/w/{}/webhooks/{id}{action}?mode=live", app.workspace_id));
+
+        // Edit: the description cleared, one event fewer.
+        let (status, location, _) = post(&owner, &endpoint_url(""), &[("csrf", token.as_str()), ("url", &receiver.url), ("event", "delivery.created"), ("description", "")]).await;
+        assert_eq!((status, location), (303, endpoint_url("")));
+        let live = endpoints(app.live_key.clone()).await;
+        assert_eq!((live[0]["events"].clone(), live[0]["description"].clone()), (serde_json::json!(["delivery.created"]), serde_json::Value::Null));
+        // None ticked is every event, as on the API; a refusal shows next to its field.
+        let (status, _, page) = post(&owner, &endpoint_url(""), &[("csrf", token.as_str()), ("url", &receiver.url)]).await;
+        assert_eq!(status, 303, "{page}");
+        assert_eq!(endpoints(app.live_key.clone()).await[0]["events"], serde_json::json!([]), "empty: every event");
+        assert!(get(&owner, &endpoint_url("")).await.1.contains("<dd>all events</dd>"));
+        let (status, _, page) = post(&owner, &endpoint_url(""), &[("csrf", token.as_str()), ("url", &receiver.url), ("event", "delivery.teleported")]).await;
+        assert_eq!(status, 400, "{page}");
+        assert!(page.contains("id=\"events-error\""), "{page}");
+
+        // The test event's attempt is shown.
+        let (status, _, page) = post(&owner, &endpoint_url("/test"), &[("csrf", token.as_str())]).await;
+        assert_eq!(status, 200, "{page}");
+        assert!(page.contains("Test event delivered") && page.contains("<dd>200</dd>"), "{page}");
+        receiver.wait_for(1, std::time::Duration::from_secs(10)).await;
+
+        // Deleting needs the confirmation; the test mode cannot reach it.
+        assert_eq!(get(&owner, &app.url(&format!("/console/w/{}/webhooks/{id}?mode=test", app.workspace_id))).await.0, 404);
+        let (status, _, _) = post(&owner, &endpoint_url("/delete"), &[("csrf", token.as_str())]).await;
+        assert_eq!(status, 400);
+        assert_eq!(endpoints(app.live_key.clone()).await.len(), 1);
+        let (status, _, _) = post(&owner, &endpoint_url("/delete"), &[("csrf", token.as_str()), ("confirm", "yes")]).await;
+        assert_eq!(status, 303);
+        assert!(endpoints(app.live_key.clone()).await.is_empty());
+    }
+
+    async fn expired_sessions_and_repeated_wrong_passwords_send_back_to_sign_in(app: TestApp) {
+        user(&app, "owner@example.com", Role::Owner).await;
+        let owner = sign_in(&app, "owner@example.com").await;
+        let members_url = app.url(&format!("/console/w/{}/members", app.workspace_id));
+        assert_eq!(get(&owner, &members_url).await.0, 200);
+        app.clock.advance(std::time::Duration::from_secs(12 * 3600));
+        let response = owner.get(&members_url).send().await.expect("get");
+        assert_eq!(response.status().as_u16(), 303, "idle for 12 hours");
+        assert_eq!(response.headers().get("location").and_then(|v| v.to_str().ok()), Some(app.url("/console/sign-in").as_str()));
+
+        for _ in 0..courier_core::accounts::sessions::MAX_FAILURES_PER_EMAIL {
+            let (status, _, _) = post(&browser(), &app.url("/console/sign-in"), &[("email", "owner@example.com"), ("password", "wrong guess")]).await;
+            assert_eq!(status, 401);
+        }
+        let (status, _, page) = post(&browser(), &app.url("/console/sign-in"), &[("email", "owner@example.com"), ("password", PASSWORD)]).await;
+        assert_eq!(status, 429, "{page}");
+        assert!(page.contains("role=\"alert\""), "the reason is shown: {page}");
     }
 }

@@ -9,6 +9,7 @@ pub mod limits;
 pub mod logging;
 pub mod names;
 pub mod ops;
+pub mod route_drawing;
 pub mod shutdown;
 pub mod statements;
 pub mod time;

@@ -86,6 +86,20 @@ public_names! {
         PickupNoShow => "pickup_no_show",
         CancelledByMaxmove => "cancelled_by_maxmove",
     }
+    CancelReason as "CancelReason", "Why the client cancelled." {
+        FoundAnotherService => "found_another_service",
+        WaitedTooLong => "waited_too_long",
+        BookedByMistake => "booked_by_mistake",
+        NoLongerNeeded => "no_longer_needed",
+        ChangeDetails => "change_details",
+        Other => "other",
+    }
+    TestScenario as "TestScenario", "How the simulator plays a test delivery out instead of delivering it." {
+        NoCourierFound => "no_courier_found",
+        CourierCancelled => "courier_cancelled",
+        PickupNoShow => "pickup_no_show",
+        DeliveryFailed => "delivery_failed",
+    }
     EventType as "EventType", "The type of an event." {
         DeliveryCreated => "delivery.created",
         DeliveryStatusUpdated => "delivery.status_updated",

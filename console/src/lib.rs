@@ -8,6 +8,8 @@
 //! Pages that show what the API shows (webhooks) call the public services
 //! with the session in place of a key (docs/console.md).
 
+mod deliveries;
+mod events;
 mod keys;
 mod members;
 mod page;
@@ -20,6 +22,10 @@ use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use courier::internal::v1::console_service_client::ConsoleServiceClient;
+use courier::v1::delivery_service_client::DeliveryServiceClient;
+use courier::v1::event_service_client::EventServiceClient;
+use courier::v1::tracking_service_client::TrackingServiceClient;
+use courier::v1::vehicle_type_service_client::VehicleTypeServiceClient;
 use courier::v1::webhook_service_client::WebhookServiceClient;
 use tonic::transport::Channel;
 
@@ -32,14 +38,18 @@ use session::{home, sign_in, sign_in_page, sign_out, switch};
 const COOKIE: &str = "courier_session";
 /// What the pages may load: only this origin's files; no frames.
 const CONTENT_SECURITY_POLICY: &str = "default-src 'none'; style-src 'self'; script-src 'self'; img-src 'self' data:; \
-form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
+form-action 'self'; frame-ancestors 'none'; base-uri 'none'; connect-src 'self'";
 
 /// What every request of the console shares.
 #[derive(Clone)]
 pub struct ConsoleState {
     core: ConsoleServiceClient<Channel>,
-    /// The public webhook service, called with the session in place of a key.
+    /// The public services, called with the session in place of a key.
     webhooks: WebhookServiceClient<Channel>,
+    deliveries: DeliveryServiceClient<Channel>,
+    tracking: TrackingServiceClient<Channel>,
+    events: EventServiceClient<Channel>,
+    vehicle_types: VehicleTypeServiceClient<Channel>,
     /// The console's own URL (`…/console`), for links and cookies.
     root: String,
     /// Whether the console is served over HTTPS (cookies get `Secure`).
@@ -53,7 +63,11 @@ impl ConsoleState {
         let channel = Channel::from_shared(core_url.to_owned())?.connect_lazy();
         Ok(ConsoleState {
             core: ConsoleServiceClient::new(channel.clone()),
-            webhooks: WebhookServiceClient::new(channel),
+            webhooks: WebhookServiceClient::new(channel.clone()),
+            deliveries: DeliveryServiceClient::new(channel.clone()),
+            tracking: TrackingServiceClient::new(channel.clone()),
+            events: EventServiceClient::new(channel.clone()),
+            vehicle_types: VehicleTypeServiceClient::new(channel),
             root: root.trim_end_matches('/').to_owned(),
             secure: root.starts_with("https://"),
         })
@@ -67,6 +81,17 @@ pub fn router(state: ConsoleState) -> Router {
         .route("/sign-in", get(sign_in_page).post(sign_in))
         .route("/sign-out", post(sign_out))
         .route("/switch", get(switch))
+        .route(
+            "/w/{workspace}/deliveries",
+            get(deliveries::list_page).post(deliveries::create),
+        )
+        .route("/w/{workspace}/deliveries/find", get(deliveries::find))
+        .route("/w/{workspace}/deliveries/new", get(deliveries::new_page))
+        .route("/w/{workspace}/deliveries/{delivery}", get(deliveries::detail_page))
+        .route("/w/{workspace}/deliveries/{delivery}/live", get(deliveries::live))
+        .route("/w/{workspace}/deliveries/{delivery}/cancel", post(deliveries::cancel))
+        .route("/w/{workspace}/events", get(events::list_page))
+        .route("/w/{workspace}/events/{event}", get(events::detail_page))
         .route("/w/{workspace}/keys", get(keys_page).post(create_key))
         .route("/w/{workspace}/keys/{key}/revoke", post(revoke_key))
         .route("/w/{workspace}/members", get(members_page))

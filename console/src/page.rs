@@ -60,6 +60,7 @@ impl Refusal {
 }
 
 /// The signed-in user's session, or a redirect to sign in.
+#[derive(Clone)]
 pub(crate) struct Signed {
     pub(crate) token: String,
     pub(crate) session: pb::ConsoleSession,

@@ -294,26 +294,14 @@ fn route_card(t: &pb::PublicTracking) -> String {
     let mut route: Vec<(f64, f64)> = vec![(pickup.latitude, pickup.longitude)];
     route.extend(t.stops.iter().map(|s| (s.latitude, s.longitude)));
     route.push((dropoff.latitude, dropoff.longitude));
-    let mut all = route.clone();
-    all.extend(location.map(|l| (l.latitude, l.longitude)));
-
     let (width, height, margin) = (320.0, 220.0, 26.0);
-    let mean_lat = all.iter().map(|p| p.0).sum::<f64>() / all.len() as f64;
-    let x_scale = mean_lat.to_radians().cos().max(0.1);
-    let flat = |(lat, lng): (f64, f64)| (lng * x_scale, -lat);
-    let flats: Vec<(f64, f64)> = all.iter().copied().map(flat).collect();
-    let min_x = flats.iter().map(|p| p.0).fold(f64::INFINITY, f64::min);
-    let max_x = flats.iter().map(|p| p.0).fold(f64::NEG_INFINITY, f64::max);
-    let min_y = flats.iter().map(|p| p.1).fold(f64::INFINITY, f64::min);
-    let max_y = flats.iter().map(|p| p.1).fold(f64::NEG_INFINITY, f64::max);
-    let span_x = (max_x - min_x).max(1e-4);
-    let span_y = (max_y - min_y).max(1e-4);
-    let scale = ((width - 2.0 * margin) / span_x).min((height - 2.0 * margin) / span_y);
-    let (offset_x, offset_y) = ((width - span_x * scale) / 2.0, (height - span_y * scale) / 2.0);
-    let project = |point: (f64, f64)| {
-        let (x, y) = flat(point);
-        ((x - min_x) * scale + offset_x, (y - min_y) * scale + offset_y)
-    };
+    let drawing = courier::route_drawing::project(
+        &route,
+        location.map(|l| (l.latitude, l.longitude)),
+        width,
+        height,
+        margin,
+    );
 
     let mut svg = format!(
         "<svg id=\"route\" viewBox=\"0 0 {width} {height}\" role=\"img\" aria-label=\"Route drawing\" \
@@ -327,21 +315,13 @@ fn route_card(t: &pb::PublicTracking) -> String {
             "<path d=\"M{x:.1} 0V{height}M0 {y:.1}H{width}\" stroke=\"#dae3ee\" stroke-width=\"1\"/>"
         );
     }
-    let points: Vec<String> = route
-        .iter()
-        .map(|p| {
-            let (x, y) = project(*p);
-            format!("{x:.1},{y:.1}")
-        })
-        .collect();
     let _ = write!(
         svg,
         "<polyline points=\"{}\" fill=\"none\" stroke=\"#8796aa\" stroke-width=\"4\" stroke-dasharray=\"8 6\" \
          stroke-linecap=\"round\" stroke-linejoin=\"round\"/>",
-        points.join(" ")
+        drawing.polyline()
     );
-    let marker = |svg: &mut String, point: (f64, f64), color: &str, label: &str, title: &str| {
-        let (x, y) = project(point);
+    let marker = |svg: &mut String, (x, y): (f64, f64), color: &str, label: &str, title: &str| {
         let _ = write!(
             svg,
             "<g><title>{}</title><circle cx=\"{x:.1}\" cy=\"{y:.1}\" r=\"11\" fill=\"{color}\" stroke=\"#fff\" \
@@ -352,32 +332,14 @@ fn route_card(t: &pb::PublicTracking) -> String {
             esc(label)
         );
     };
-    for (i, stop) in t.stops.iter().enumerate() {
+    let (first, last) = (drawing.route[0], drawing.route[drawing.route.len() - 1]);
+    for (i, point) in drawing.route[1..drawing.route.len() - 1].iter().enumerate() {
         let label = (i + 1).to_string();
-        marker(
-            &mut svg,
-            (stop.latitude, stop.longitude),
-            STOP_COLOR,
-            &label,
-            &format!("Stop {label}"),
-        );
+        marker(&mut svg, *point, STOP_COLOR, &label, &format!("Stop {label}"));
     }
-    marker(
-        &mut svg,
-        (pickup.latitude, pickup.longitude),
-        PICKUP_COLOR,
-        "A",
-        "Pickup",
-    );
-    marker(
-        &mut svg,
-        (dropoff.latitude, dropoff.longitude),
-        DROPOFF_COLOR,
-        "B",
-        "Dropoff",
-    );
-    if let Some(l) = location {
-        let (x, y) = project((l.latitude, l.longitude));
+    marker(&mut svg, first, PICKUP_COLOR, "A", "Pickup");
+    marker(&mut svg, last, DROPOFF_COLOR, "B", "Dropoff");
+    if let Some((x, y)) = drawing.courier {
         let _ = write!(
             svg,
             "<g id=\"courier-position\"><title>Courier</title>\

@@ -323,6 +323,9 @@ pub(crate) struct LivePart {
     drawing: Drawing,
     timeline: Vec<TimelineEntry>,
     proof: Vec<ProofView>,
+    /// Why there is no proof to show (the plan has none), when not simply
+    /// "none yet".
+    proof_note: Option<String>,
     /// Where each event's page is, for the timeline's links.
     events_base: String,
     mode: &'static str,
@@ -412,11 +415,23 @@ async fn live_part(
         ))
         .await
     {
-        Ok(answer) => answer.into_inner().proof_of_delivery.unwrap_or_default().checkpoints,
-        // No proof yet is a page without a proof section, not a failure.
-        Err(status) if matches!(status.code(), tonic::Code::NotFound | tonic::Code::FailedPrecondition) => Vec::new(),
+        Ok(answer) => (
+            answer.into_inner().proof_of_delivery.unwrap_or_default().checkpoints,
+            None,
+        ),
+        // No proof yet, or none in the plan: the page says so, it does not fail.
+        Err(status)
+            if matches!(
+                status.code(),
+                tonic::Code::NotFound | tonic::Code::FailedPrecondition | tonic::Code::PermissionDenied
+            ) =>
+        {
+            let note = (status.code() == tonic::Code::PermissionDenied).then(|| status.message().to_owned());
+            (Vec::new(), note)
+        }
         Err(status) => return Err(status),
     };
+    let (proof, proof_note) = proof;
     let courier = delivery.courier.as_ref();
     Ok(LivePart {
         status: status_name(delivery),
@@ -460,6 +475,7 @@ async fn live_part(
                     .collect(),
             })
             .collect(),
+        proof_note,
         events_base: format!("{}/w/{workspace}/events", state.root),
         mode,
     })

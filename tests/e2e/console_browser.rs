@@ -420,3 +420,60 @@ e2e! {
         owner.close().await;
     }
 }
+
+e2e! {
+    with |config| config.simulator_step = Duration::from_millis(600);
+
+    async fn a_test_delivery_booked_in_the_browser_moves_on_its_page_until_delivered(app: TestApp) {
+        let Some(driver) = Driver::start().await else { return };
+        user(&app, "owner@example.com", Role::Owner).await;
+        let plan = courier::internal::v1::Plan { proof_of_delivery: true, ..Default::default() };
+        let request = app.admin_request(courier::internal::v1::UpdateWorkspacePlanRequest { workspace_id: app.workspace_id.clone(), plan: Some(plan) });
+        app.admin().await.update_workspace_plan(request).await.expect("plan with proof of delivery");
+        let owner = driver.browser().await;
+        owner.sign_in(&app, "owner@example.com").await;
+        assert_eq!(owner.heading().await, "Deliveries (test)", "a workspace opens on its deliveries");
+
+        owner.click_to("//a[text()='New test delivery']", "#pickup_address").await;
+        owner.click_to("//button[text()='Book test delivery']", "#delivery-status").await;
+        let url = owner.client.current_url().await.expect("url");
+        let id = url.path().rsplit('/').next().expect("id").to_owned();
+        assert!(id.starts_with("del_"), "{url}");
+
+        // The page follows the delivery without a reload: the marked
+        // document is still the one shown when it says delivered.
+        owner.mark().await;
+        let deadline = Instant::now() + Duration::from_secs(60);
+        let mut seen = Vec::new();
+        loop {
+            let status = match owner.client.find(Locator::Id("delivery-status")).await {
+                Ok(element) => element.text().await.ok(),
+                // Replaced between the find and the read: read again.
+                Err(_) => None,
+            };
+            if let Some(status) = status {
+                if seen.last() != Some(&status) {
+                    seen.push(status.clone());
+                    owner.screenshot().await;
+                }
+                if status == "delivered" {
+                    break;
+                }
+            }
+            assert!(Instant::now() < deadline, "not delivered on the page within 60 s; seen {seen:?}");
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        assert!(seen.len() > 2, "the page showed the statuses in between: {seen:?}");
+        let same_page = owner.client.execute("return window.courierOldPage === true", vec![]).await.expect("script");
+        assert_eq!(same_page, serde_json::Value::Bool(true), "the page was not reloaded");
+        assert!(owner.page().await.contains("delivery.delivered"), "the timeline shows the delivery");
+        assert_eq!(app.get(&format!("/v1/deliveries/{id}"), &app.test_key).await.body["status"], "delivered");
+
+        // Its proof files open.
+        let link = owner.find("#proof a").await.attr("href").await.expect("href").expect("a link");
+        let file = app.http.get(&link).send().await.expect("proof file");
+        assert_eq!(file.status().as_u16(), 200, "{link}");
+        assert!(file.headers().get("content-type").and_then(|v| v.to_str().ok()).is_some_and(|t| t.starts_with("image/")));
+        owner.close().await;
+    }
+}

@@ -66,8 +66,8 @@ async fn get(browser: &reqwest::Client, url: &str) -> (u16, String, reqwest::hea
     (status, page, headers)
 }
 
-/// Every page carries the strict Content-Security-Policy and loads nothing
-/// from elsewhere; and it has no style attribute, which the policy would
+/// Every page carries the strict Content-Security-Policy and neither loads
+/// nor links anything of another origin; and it has no style attribute, which the policy would
 /// block (the page would look other than designed).
 fn assert_local_and_strict(url: &str, page: &str, headers: &reqwest::header::HeaderMap) {
     if !headers
@@ -90,8 +90,7 @@ fn assert_local_and_strict(url: &str, page: &str, headers: &reqwest::header::Hea
     for resource in ["src=\"", "href=\""] {
         for (at, _) in page.match_indices(resource) {
             let target = &page[at + resource.len()..];
-            let local =
-                target.starts_with(&format!("{origin}/console")) || target.starts_with('#') || target.starts_with('?');
+            let local = target.starts_with(&format!("{origin}/")) || target.starts_with('#') || target.starts_with('?');
             assert!(local, "{url} refers elsewhere: {}", &target[..40.min(target.len())]);
         }
     }
@@ -279,5 +278,79 @@ e2e! {
         let (status, _, page) = post(&browser(), &app.url("/console/sign-in"), &[("email", "owner@example.com"), ("password", PASSWORD)]).await;
         assert_eq!(status, 429, "{page}");
         assert!(page.contains("role=\"alert\""), "the reason is shown: {page}");
+    }
+}
+
+e2e! {
+    async fn delivery_and_event_pages_read_as_the_api_and_members_cannot_cancel(app: TestApp) {
+        user(&app, "owner@example.com", Role::Owner).await;
+        user(&app, "member@example.com", Role::Member).await;
+        let mut ids = Vec::new();
+        for i in 0..27 {
+            let mut body = crate::deliveries::berlin_delivery();
+            body["external_id"] = serde_json::json!(format!("order-{i}"));
+            ids.push(app.create_delivery(&app.live_key, &body).await["id"].as_str().expect("id").to_owned());
+        }
+        let member = sign_in(&app, "member@example.com").await;
+        let base = app.url(&format!("/console/w/{}", app.workspace_id));
+
+        // Keyset pages of 25, newest first; the next page holds the rest.
+        let (status, page, _) = get(&member, &format!("{base}/deliveries?mode=live")).await;
+        assert_eq!(status, 200, "{page}");
+        assert_eq!(page.matches("<td data-label=\"Delivery\">").count(), 25);
+        assert!(page.contains(&ids[26]) && !page.contains(&format!("{}\"", ids[0])), "newest first");
+        let next = page.split("rel=\"next\" href=\"").nth(1).and_then(|rest| rest.split('"').next()).expect("a next page").replace("&#38;", "&");
+        let (status, page, _) = get(&member, &next).await;
+        assert_eq!(status, 200, "{page}");
+        assert_eq!(page.matches("<td data-label=\"Delivery\">").count(), 2);
+        assert!(!page.contains("rel=\"next\""));
+        // The API's filters; test mode shows none of the live deliveries.
+        let (_, page, _) = get(&member, &format!("{base}/deliveries?mode=live&external_id=order-3")).await;
+        assert_eq!(page.matches("<td data-label=\"Delivery\">").count(), 1);
+        assert!(page.contains(&ids[3]));
+        let (_, page, _) = get(&member, &format!("{base}/deliveries?mode=test")).await;
+        assert!(page.contains("No test deliveries match."));
+        let (status, page, _) = get(&member, &format!("{base}/deliveries?mode=live&created_from=24.11.2026")).await;
+        assert_eq!(status, 400);
+        assert!(page.contains("created_from must be a date"), "{page}");
+
+        // A delivery's page, its live feed, and its events with their payload.
+        let (status, page, _) = get(&member, &format!("{base}/deliveries/{}?mode=live", ids[3])).await;
+        assert_eq!(status, 200, "{page}");
+        assert!(page.contains("order-3") && page.contains("delivery.created") && page.contains("Alexanderplatz"), "{page}");
+        assert!(!page.contains("Cancel delivery"), "members read only");
+        let live = member.get(format!("{base}/deliveries/{}/live?mode=live", ids[3])).send().await.expect("live");
+        assert_eq!(live.headers().get("content-type").and_then(|v| v.to_str().ok()), Some("text/event-stream"));
+        let mut live = live;
+        let first = live.chunk().await.expect("a chunk").expect("an event");
+        let first = String::from_utf8_lossy(&first);
+        assert!(first.starts_with("event: delivery") && first.contains("delivery-status"), "{first}");
+        drop(live);
+        let event_id = page.split("/events/").nth(1).and_then(|rest| rest.split('?').next()).expect("an event link").to_owned();
+        let (status, page, _) = get(&member, &format!("{base}/events/{event_id}?mode=live")).await;
+        assert_eq!(status, 200, "{page}");
+        assert!(page.contains("&#34;type&#34;: &#34;delivery.created&#34;") && page.contains(&ids[3]), "the payload as the API shows it: {page}");
+        let (_, page, _) = get(&member, &format!("{base}/events?mode=live&type=delivery.created")).await;
+        assert_eq!(page.matches("<td data-label=\"Event\">").count(), 25);
+
+        // A member's cancel is refused; the owner's goes through, with its reason.
+        let token = csrf(&get(&member, &format!("{base}/members")).await.1);
+        let cancel_url = format!("{base}/deliveries/{}/cancel?mode=live", ids[3]);
+        let (status, _, _) = post(&member, &cancel_url, &[("csrf", token.as_str()), ("reason", "other")]).await;
+        assert_eq!(status, 403);
+        assert_eq!(app.get(&format!("/v1/deliveries/{}", ids[3]), &app.live_key).await.body["status"], "pending");
+        let owner = sign_in(&app, "owner@example.com").await;
+        let token = csrf(&get(&owner, &format!("{base}/members")).await.1);
+        let (status, _, _) = post(&owner, &cancel_url, &[("reason", "other")]).await;
+        assert_eq!(status, 403, "no CSRF token");
+        let (status, location, _) = post(&owner, &cancel_url, &[("csrf", token.as_str()), ("reason", "booked_by_mistake")]).await;
+        assert_eq!((status, location), (303, format!("{base}/deliveries/{}?mode=live", ids[3])));
+        let cancelled = app.get(&format!("/v1/deliveries/{}", ids[3]), &app.live_key).await;
+        assert_eq!((cancelled.body["status"].as_str(), cancelled.body["cancellation_reason"].as_str()), (Some("cancelled"), Some("cancelled_by_you")));
+
+        // Another workspace's delivery is not found, by id or by the live feed.
+        let other = app.create_workspace(courier::internal::v1::WorkspaceKind::Business, Default::default()).await;
+        assert_eq!(get(&owner, &app.url(&format!("/console/w/{other}/deliveries/{}?mode=live", ids[4]))).await.0, 404);
+        assert_eq!(get(&owner, &format!("{base}/deliveries/{}?mode=test", ids[4])).await.0, 404, "a live delivery is not in test mode");
     }
 }

@@ -8,6 +8,7 @@
 //! Pages that show what the API shows (webhooks) call the public services
 //! with the session in place of a key (docs/console.md).
 
+mod billing;
 mod deliveries;
 mod events;
 mod keys;
@@ -21,6 +22,7 @@ use axum::extract::State;
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
+use courier::internal::v1::billing_service_client::BillingServiceClient;
 use courier::internal::v1::console_service_client::ConsoleServiceClient;
 use courier::v1::delivery_service_client::DeliveryServiceClient;
 use courier::v1::event_service_client::EventServiceClient;
@@ -44,6 +46,8 @@ form-action 'self'; frame-ancestors 'none'; base-uri 'none'; connect-src 'self'"
 #[derive(Clone)]
 pub struct ConsoleState {
     core: ConsoleServiceClient<Channel>,
+    /// The internal billing service, called with the session.
+    billing: BillingServiceClient<Channel>,
     /// The public services, called with the session in place of a key.
     webhooks: WebhookServiceClient<Channel>,
     deliveries: DeliveryServiceClient<Channel>,
@@ -63,6 +67,7 @@ impl ConsoleState {
         let channel = Channel::from_shared(core_url.to_owned())?.connect_lazy();
         Ok(ConsoleState {
             core: ConsoleServiceClient::new(channel.clone()),
+            billing: BillingServiceClient::new(channel.clone()),
             webhooks: WebhookServiceClient::new(channel.clone()),
             deliveries: DeliveryServiceClient::new(channel.clone()),
             tracking: TrackingServiceClient::new(channel.clone()),
@@ -92,6 +97,16 @@ pub fn router(state: ConsoleState) -> Router {
         .route("/w/{workspace}/deliveries/{delivery}/cancel", post(deliveries::cancel))
         .route("/w/{workspace}/events", get(events::list_page))
         .route("/w/{workspace}/events/{event}", get(events::detail_page))
+        .route("/w/{workspace}/billing", get(billing::page))
+        .route(
+            "/w/{workspace}/billing/statements/{statement}",
+            get(billing::statement_page),
+        )
+        .route("/w/{workspace}/billing/statements/{statement}/csv", get(billing::csv))
+        .route(
+            "/w/{workspace}/billing/statements/{statement}/print",
+            get(billing::print),
+        )
         .route("/w/{workspace}/keys", get(keys_page).post(create_key))
         .route("/w/{workspace}/keys/{key}/revoke", post(revoke_key))
         .route("/w/{workspace}/members", get(members_page))
@@ -120,10 +135,11 @@ pub fn router(state: ConsoleState) -> Router {
 
 async fn security_headers(mut response: Response) -> Response {
     let headers = response.headers_mut();
-    headers.insert(
-        "content-security-policy",
-        HeaderValue::from_static(CONTENT_SECURITY_POLICY),
-    );
+    // A page that is a document of its own (the printable statement) brings
+    // its own policy.
+    headers
+        .entry(header::CONTENT_SECURITY_POLICY)
+        .or_insert(HeaderValue::from_static(CONTENT_SECURITY_POLICY));
     headers.insert("x-content-type-options", HeaderValue::from_static("nosniff"));
     headers.insert("referrer-policy", HeaderValue::from_static("same-origin"));
     headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));

@@ -354,3 +354,75 @@ e2e! {
         assert_eq!(get(&owner, &format!("{base}/deliveries/{}?mode=test", ids[4])).await.0, 404, "a live delivery is not in test mode");
     }
 }
+
+e2e! {
+    async fn a_statement_closed_by_an_operator_shows_on_the_billing_page_and_its_csv_adds_up(app: TestApp) {
+        use courier::internal::v1::billing_service_client::BillingServiceClient;
+        user(&app, "member@example.com", Role::Member).await;
+        let now = app.clock.now_micros();
+        let operator = NewUser { email: "ops@example.com".into(), name: "Ops".into(), password: PASSWORD.into(), operator: true };
+        accounts::create_user(&app.core.db, now, operator).await.expect("operator");
+        let mut amounts = 0;
+        for _ in 0..3 {
+            let created = app.create_delivery(&app.live_key, &crate::deliveries::berlin_delivery()).await;
+            amounts += created["amount_cents"].as_i64().expect("amount_cents");
+            crate::billing::deliver(&app, created["id"].as_str().expect("id")).await;
+        }
+
+        // Closing is the operators': a member's session is refused, an operator's closes.
+        let session = |email: &'static str| {
+            let app = &app;
+            async move {
+                let request = courier::internal::v1::SignInRequest { email: email.into(), password: PASSWORD.into(), client_address: "127.0.0.1".into() };
+                let answer = courier::internal::v1::console_service_client::ConsoleServiceClient::connect(app.grpc_url.clone()).await.expect("client").sign_in(request).await.expect("sign in").into_inner();
+                (answer.session_token, answer.session.expect("session").csrf_token)
+            }
+        };
+        let close = |(token, csrf): &(String, String)| {
+            let mut request = tonic::Request::new(courier::internal::v1::CloseStatementRequest { workspace_id: app.workspace_id.clone() });
+            request.metadata_mut().insert("x-console-session", token.parse().expect("meta"));
+            request.metadata_mut().insert("x-csrf-token", csrf.parse().expect("meta"));
+            request
+        };
+        let mut billing = BillingServiceClient::connect(app.grpc_url.clone()).await.expect("billing");
+        let status = billing.close_statement(close(&session("member@example.com").await)).await.expect_err("a member");
+        assert_eq!(courier::errors::from_status(&status).0.as_str(), "permission_denied");
+        let closed = billing.close_statement(close(&session("ops@example.com").await)).await.expect("an operator closes").into_inner();
+        let statement = closed.statements[0].id.clone();
+        assert_eq!(closed.statements[0].total_cents, amounts);
+
+        // Every member reads it, with its deliveries, CSV and printable page.
+        let member = sign_in(&app, "member@example.com").await;
+        let base = app.url(&format!("/console/w/{}/billing", app.workspace_id));
+        let (status, page, _) = get(&member, &base).await;
+        assert_eq!(status, 200, "{page}");
+        assert!(page.contains(&statement) && page.contains("0.00 EUR"), "closed: nothing open any more: {page}");
+        let (status, page, _) = get(&member, &format!("{base}/statements/{statement}")).await;
+        assert_eq!(status, 200, "{page}");
+        assert_eq!(page.matches("<td data-label=\"Delivery\">").count(), 3);
+        let total = format!("{}.{:02} EUR", amounts / 100, amounts % 100);
+        assert!(page.contains(&total), "{total}: {page}");
+        let csv = member.get(format!("{base}/statements/{statement}/csv")).send().await.expect("csv");
+        assert_eq!(csv.headers().get("content-type").and_then(|v| v.to_str().ok()), Some("text/csv; charset=utf-8"));
+        let csv = csv.text().await.expect("text");
+        let mut reader = csv::Reader::from_reader(csv.as_bytes());
+        let cents: i64 = reader
+            .records()
+            .map(|record| {
+                let record = record.expect("a CSV row");
+                let (units, fraction) = record.get(7).and_then(|a| a.split_once('.')).expect("an amount with two decimals");
+                units.parse::<i64>().expect("units") * 100 + fraction.parse::<i64>().expect("cents")
+            })
+            .sum();
+        assert_eq!(cents, amounts, "{csv}");
+        let (status, page, headers) = get(&member, &format!("{base}/statements/{statement}/print")).await;
+        assert_eq!(status, 200);
+        assert!(page.contains(&statement));
+        assert!(headers.get("content-security-policy").and_then(|v| v.to_str().ok()).is_some_and(|p| p.contains("form-action 'none'")));
+
+        // Another workspace's statement is not found from this workspace.
+        let other = app.create_workspace(courier::internal::v1::WorkspaceKind::Business, Default::default()).await;
+        assert_eq!(get(&member, &app.url(&format!("/console/w/{other}/billing"))).await.0, 404);
+        assert_eq!(get(&member, &app.url(&format!("/console/w/{other}/billing/statements/{statement}"))).await.0, 404);
+    }
+}

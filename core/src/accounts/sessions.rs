@@ -195,10 +195,7 @@ pub async fn principal(
 ) -> CoreResult<Principal> {
     let session = authenticate(core, token).await?;
     check_csrf(&session, csrf)?;
-    let role = memberships::role_of(&core.db, workspace_id, &session.user.id).await?;
-    if role.is_none() && !session.user.operator {
-        return Err(CoreError::not_found("workspace"));
-    }
+    let role = check_member(core, &session, workspace_id).await?;
     let workspace = workspaces::get(&core.db, workspace_id).await?;
     if !workspace.has_api_access() {
         return Err(CoreError::new(
@@ -216,6 +213,17 @@ pub async fn principal(
         mode,
         permissions,
     })
+}
+
+/// The role of `session`'s user in `workspace_id` (`None` for an operator
+/// who is no member); `not_found` for a workspace the user may not see, as
+/// for keys of another workspace.
+pub async fn check_member(core: &Core, session: &Session, workspace_id: &str) -> CoreResult<Option<memberships::Role>> {
+    let role = memberships::role_of(&core.db, workspace_id, &session.user.id).await?;
+    if role.is_none() && !session.user.operator {
+        return Err(CoreError::not_found("workspace"));
+    }
+    Ok(role)
 }
 
 /// Ends the session of `token`.

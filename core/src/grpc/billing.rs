@@ -119,11 +119,13 @@ impl BillingService for BillingApi {
         &self,
         request: Request<pb::GetBillingStateRequest>,
     ) -> Result<Response<pb::GetBillingStateResponse>, Status> {
-        context::service(&self.0, &request, Role::Billing)?;
+        let caller = context::internal_caller(&self.0, &request, Role::Billing, false).await?;
+        caller.may_read(&self.0, &request.get_ref().workspace_id).await?;
         let workspace = workspaces::get(&self.0.db, &request.into_inner().workspace_id).await?;
         Ok(Response::new(pb::GetBillingStateResponse {
             billing: Some(billing_out(&workspace)),
             open_amount_cents: workspace.open_amount_cents,
+            currency: self.0.catalog.currency().to_owned(),
         }))
     }
 
@@ -131,7 +133,7 @@ impl BillingService for BillingApi {
         &self,
         request: Request<pb::UpdateBillingStateRequest>,
     ) -> Result<Response<pb::UpdateBillingStateResponse>, Status> {
-        context::service(&self.0, &request, Role::Billing)?;
+        context::internal_caller(&self.0, &request, Role::Billing, true).await?;
         let r = request.into_inner();
         let current = workspaces::get(&self.0.db, &r.workspace_id).await?;
         let settings = settings_in(&current, r.billing, r.update_mask)?;
@@ -147,8 +149,9 @@ impl BillingService for BillingApi {
         &self,
         request: Request<pb::ListBillableDeliveriesRequest>,
     ) -> Result<Response<pb::ListBillableDeliveriesResponse>, Status> {
-        context::service(&self.0, &request, Role::Billing)?;
+        let caller = context::internal_caller(&self.0, &request, Role::Billing, false).await?;
         let r = request.into_inner();
+        caller.may_read(&self.0, &r.workspace_id).await?;
         workspaces::get(&self.0.db, &r.workspace_id).await?;
         let (rows, next) = lines::billable(&self.0, &r.workspace_id, r.page_size, token(&r.page_token)).await?;
         Ok(Response::new(pb::ListBillableDeliveriesResponse {
@@ -161,7 +164,7 @@ impl BillingService for BillingApi {
         &self,
         request: Request<pb::CloseStatementRequest>,
     ) -> Result<Response<pb::CloseStatementResponse>, Status> {
-        context::service(&self.0, &request, Role::Billing)?;
+        context::internal_caller(&self.0, &request, Role::Billing, true).await?;
         let closed = statements::close(&self.0, &request.into_inner().workspace_id, PeriodEnd::Now).await?;
         let now = self.0.clock.now_micros();
         Ok(Response::new(pb::CloseStatementResponse {
@@ -173,8 +176,9 @@ impl BillingService for BillingApi {
         &self,
         request: Request<pb::ListStatementsRequest>,
     ) -> Result<Response<pb::ListStatementsResponse>, Status> {
-        context::service(&self.0, &request, Role::Billing)?;
+        let caller = context::internal_caller(&self.0, &request, Role::Billing, false).await?;
         let r = request.into_inner();
+        caller.may_read(&self.0, &r.workspace_id).await?;
         let (rows, next) = statements::list(&self.0, &r.workspace_id, r.page_size, token(&r.page_token)).await?;
         let now = self.0.clock.now_micros();
         Ok(Response::new(pb::ListStatementsResponse {
@@ -187,9 +191,14 @@ impl BillingService for BillingApi {
         &self,
         request: Request<pb::GetStatementRequest>,
     ) -> Result<Response<pb::GetStatementResponse>, Status> {
-        context::service(&self.0, &request, Role::Billing)?;
+        let caller = context::internal_caller(&self.0, &request, Role::Billing, false).await?;
         let r = request.into_inner();
         let statement = statements::get(&self.0.db, &r.statement_id).await?;
+        // Another workspace's statement is as unknown as a missing one.
+        caller
+            .may_read(&self.0, &statement.workspace_id)
+            .await
+            .map_err(|_| Status::from(CoreError::not_found("statement")))?;
         let (rows, next) = lines::of_statement(&self.0, &statement.id, r.page_size, token(&r.page_token)).await?;
         Ok(Response::new(pb::GetStatementResponse {
             statement: Some(statement_out(&statement, self.0.clock.now_micros())),
@@ -202,7 +211,7 @@ impl BillingService for BillingApi {
         &self,
         request: Request<pb::MarkStatementPaidRequest>,
     ) -> Result<Response<pb::MarkStatementPaidResponse>, Status> {
-        context::service(&self.0, &request, Role::Billing)?;
+        context::internal_caller(&self.0, &request, Role::Billing, true).await?;
         let statement = statements::mark_paid(&self.0, &request.into_inner().statement_id).await?;
         Ok(Response::new(pb::MarkStatementPaidResponse {
             statement: Some(statement_out(&statement, self.0.clock.now_micros())),
@@ -213,7 +222,7 @@ impl BillingService for BillingApi {
         &self,
         request: Request<pb::VoidStatementRequest>,
     ) -> Result<Response<pb::VoidStatementResponse>, Status> {
-        context::service(&self.0, &request, Role::Billing)?;
+        context::internal_caller(&self.0, &request, Role::Billing, true).await?;
         let statement = statements::void(&self.0, &request.into_inner().statement_id).await?;
         Ok(Response::new(pb::VoidStatementResponse {
             statement: Some(statement_out(&statement, self.0.clock.now_micros())),

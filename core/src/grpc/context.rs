@@ -2,11 +2,12 @@
 //! `auth`), a console session acting in a workspace (`accounts::sessions`),
 //! or an internal service token.
 
+use courier::errors::ErrorCode;
 use courier::metadata;
 use tonic::metadata::MetadataValue;
 use tonic::{Request, Response, Status};
 
-use crate::accounts::sessions;
+use crate::accounts::sessions::{self, Session};
 use crate::auth::service_token::{self, Role};
 use crate::auth::{self, Credentials, Mode, Permission, Principal};
 use crate::{Core, CoreError};
@@ -88,4 +89,53 @@ pub fn service<T>(core: &Core, request: &Request<T>, role: Role) -> Result<Strin
         authorization.as_deref(),
         role,
     )?)
+}
+
+/// The caller of an internal RPC that the console also makes: a system with
+/// a service token, or a signed-in console user (docs/console.md, "Internal
+/// services from the console").
+pub enum InternalCaller {
+    Service,
+    User(Session),
+}
+
+impl InternalCaller {
+    /// `not_found` unless the caller may read `workspace_id`: systems and
+    /// operators read every workspace, users the workspaces they belong to.
+    pub async fn may_read(&self, core: &Core, workspace_id: &str) -> Result<(), Status> {
+        match self {
+            InternalCaller::Service => Ok(()),
+            InternalCaller::User(session) => {
+                sessions::check_member(core, session, workspace_id).await?;
+                Ok(())
+            }
+        }
+    }
+}
+
+/// Who calls an internal RPC of `role` that the console also makes: a
+/// console session (any member may read; a `change` is the operators' and
+/// carries the CSRF token) or else a service token of `role`.
+pub async fn internal_caller<T>(
+    core: &Core,
+    request: &Request<T>,
+    role: Role,
+    change: bool,
+) -> Result<InternalCaller, Status> {
+    let Some(token) = header(request, metadata::CONSOLE_SESSION) else {
+        service(core, request, role)?;
+        return Ok(InternalCaller::Service);
+    };
+    let session = sessions::authenticate(core, &token).await?;
+    if change {
+        sessions::check_csrf(&session, header(request, metadata::CSRF_TOKEN).as_deref())?;
+        if !session.user.operator {
+            return Err(CoreError::new(
+                ErrorCode::PermissionDenied,
+                "Only the platform's operators can do this.",
+            )
+            .into());
+        }
+    }
+    Ok(InternalCaller::User(session))
 }

@@ -1,0 +1,281 @@
+//! A workspace's billing (docs/billing.md): the open amount against the
+//! credit limit, the statements with their deliveries, and each statement
+//! as CSV and as a printable page. The internal `BillingService` with the
+//! session in place of a service token: every member reads; closing, paying
+//! and voiding are the operators' (the core decides).
+
+use askama::Template;
+use axum::extract::{Path, Query, State};
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use courier::internal::v1 as pb;
+
+use crate::ConsoleState;
+use crate::deliveries::{money, when};
+use crate::page::{Layout, Signed, day, failure, render};
+
+const PAGE_SIZE: i32 = 25;
+/// Deliveries read per call when a whole statement is exported.
+const EXPORT_PAGE_SIZE: i32 = 100;
+/// The printable statement is a document of its own with inline styles.
+const PRINT_CSP: &str = "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'; \
+form-action 'none'";
+
+#[derive(serde::Deserialize, Default)]
+pub(crate) struct PageQuery {
+    page_token: Option<String>,
+}
+
+pub(crate) struct StatementRow {
+    id: String,
+    period: String,
+    issued_at: String,
+    due_at: String,
+    total: String,
+    deliveries: i32,
+    status: &'static str,
+    overdue: bool,
+}
+
+impl StatementRow {
+    fn of(statement: &pb::Statement) -> StatementRow {
+        StatementRow {
+            id: statement.id.clone(),
+            period: format!(
+                "{} – {}",
+                day(statement.period_start.as_ref()),
+                day(statement.period_end.as_ref())
+            ),
+            issued_at: day(statement.issued_at.as_ref()),
+            due_at: day(statement.due_at.as_ref()),
+            total: money(statement.total_cents, &statement.currency),
+            deliveries: statement.delivery_count,
+            status: courier::statements::status_name(statement.status()),
+            overdue: statement.overdue,
+        }
+    }
+}
+
+#[derive(Template)]
+#[template(path = "billing.html")]
+pub(crate) struct BillingPage {
+    layout: Layout,
+    workspace_id: String,
+    invoice_billing: bool,
+    credit_limit: String,
+    open_amount: String,
+    /// The open amount as a share of the credit limit, 0 to 100.
+    used_percent: i64,
+    billing_day: i32,
+    payment_terms_days: i32,
+    overdue: bool,
+    statements: Vec<StatementRow>,
+    next_page: Option<String>,
+}
+
+pub(crate) async fn page(
+    State(state): State<ConsoleState>,
+    signed: Signed,
+    Path(workspace): Path<String>,
+    Query(query): Query<PageQuery>,
+) -> Response {
+    let request = signed.request(
+        pb::GetBillingStateRequest {
+            workspace_id: workspace.clone(),
+        },
+        None,
+    );
+    let billing = match state.billing.clone().get_billing_state(request).await {
+        Ok(answer) => answer.into_inner(),
+        Err(status) => return failure(&state, &status),
+    };
+    let request = signed.request(
+        pb::ListStatementsRequest {
+            workspace_id: workspace.clone(),
+            page_size: PAGE_SIZE,
+            page_token: query.page_token.clone().unwrap_or_default(),
+        },
+        None,
+    );
+    let statements = match state.billing.clone().list_statements(request).await {
+        Ok(answer) => answer.into_inner(),
+        Err(status) => return failure(&state, &status),
+    };
+    let settings = billing.billing.unwrap_or_default();
+    let mut layout = signed.layout(&state, "Billing", Some(&workspace), "live");
+    layout.section = "billing";
+    let limit = settings.credit_limit_cents;
+    render(
+        BillingPage {
+            layout,
+            workspace_id: workspace,
+            invoice_billing: settings.invoice_billing_enabled,
+            credit_limit: money(limit, &billing.currency),
+            open_amount: money(billing.open_amount_cents, &billing.currency),
+            used_percent: if limit > 0 {
+                (billing.open_amount_cents.saturating_mul(100) / limit).clamp(0, 100)
+            } else {
+                0
+            },
+            billing_day: settings.billing_day.unwrap_or(1),
+            payment_terms_days: settings.payment_terms_days.unwrap_or(14),
+            overdue: settings.statement_overdue,
+            statements: statements.statements.iter().map(StatementRow::of).collect(),
+            next_page: (!statements.next_page_token.is_empty())
+                .then(|| url::form_urlencoded::byte_serialize(statements.next_page_token.as_bytes()).collect()),
+        },
+        StatusCode::OK,
+    )
+}
+
+pub(crate) struct LineRow {
+    delivery_id: String,
+    external_id: String,
+    delivered_at: String,
+    pickup: String,
+    dropoff: String,
+    amount: String,
+}
+
+#[derive(Template)]
+#[template(path = "statement.html")]
+pub(crate) struct StatementPage {
+    layout: Layout,
+    workspace_id: String,
+    statement: StatementRow,
+    lines: Vec<LineRow>,
+    next_page: Option<String>,
+}
+
+pub(crate) async fn statement_page(
+    State(state): State<ConsoleState>,
+    signed: Signed,
+    Path((workspace, id)): Path<(String, String)>,
+    Query(query): Query<PageQuery>,
+) -> Response {
+    let request = signed.request(
+        pb::GetStatementRequest {
+            statement_id: id.clone(),
+            page_size: PAGE_SIZE,
+            page_token: query.page_token.clone().unwrap_or_default(),
+        },
+        None,
+    );
+    let answer = match state.billing.clone().get_statement(request).await {
+        Ok(answer) => answer.into_inner(),
+        Err(status) => return failure(&state, &status),
+    };
+    let statement = answer.statement.unwrap_or_default();
+    if statement.workspace_id != workspace {
+        return failure(&state, &not_found(&id));
+    }
+    let mut layout = signed.layout(&state, &format!("Statement {id}"), Some(&workspace), "live");
+    layout.section = "billing";
+    render(
+        StatementPage {
+            layout,
+            workspace_id: workspace,
+            statement: StatementRow::of(&statement),
+            lines: answer
+                .deliveries
+                .iter()
+                .map(|d| LineRow {
+                    delivery_id: d.delivery_id.clone(),
+                    external_id: d.external_id.clone().unwrap_or_default(),
+                    delivered_at: when(d.delivered_at.as_ref()),
+                    pickup: d.pickup_address.clone(),
+                    dropoff: d.dropoff_address.clone(),
+                    amount: money(d.amount_cents, &d.currency),
+                })
+                .collect(),
+            next_page: (!answer.next_page_token.is_empty())
+                .then(|| url::form_urlencoded::byte_serialize(answer.next_page_token.as_bytes()).collect()),
+        },
+        StatusCode::OK,
+    )
+}
+
+fn not_found(id: &str) -> tonic::Status {
+    courier::errors::to_status(
+        courier::errors::ErrorCode::NotFound,
+        &format!("No statement of this workspace has the id {id}."),
+        None,
+    )
+}
+
+/// The whole statement: every page of its deliveries.
+async fn whole_statement(
+    state: &ConsoleState,
+    signed: &Signed,
+    workspace: &str,
+    id: &str,
+) -> Result<(pb::Statement, Vec<pb::BillableDelivery>), tonic::Status> {
+    let mut deliveries = Vec::new();
+    let mut page_token = String::new();
+    loop {
+        let request = signed.request(
+            pb::GetStatementRequest {
+                statement_id: id.to_owned(),
+                page_size: EXPORT_PAGE_SIZE,
+                page_token,
+            },
+            None,
+        );
+        let answer = state.billing.clone().get_statement(request).await?.into_inner();
+        let statement = answer.statement.unwrap_or_default();
+        if statement.workspace_id != workspace {
+            return Err(not_found(id));
+        }
+        deliveries.extend(answer.deliveries);
+        if answer.next_page_token.is_empty() {
+            return Ok((statement, deliveries));
+        }
+        page_token = answer.next_page_token;
+    }
+}
+
+/// `…/statements/{id}/csv`: the statement's deliveries as a CSV download.
+pub(crate) async fn csv(
+    State(state): State<ConsoleState>,
+    signed: Signed,
+    Path((workspace, id)): Path<(String, String)>,
+) -> Response {
+    let (_, deliveries) = match whole_statement(&state, &signed, &workspace, &id).await {
+        Ok(statement) => statement,
+        Err(status) => return failure(&state, &status),
+    };
+    let Ok(csv) = courier::statements::csv(&deliveries) else {
+        return failure(&state, &tonic::Status::internal("the CSV could not be written"));
+    };
+    let mut response = ([(header::CONTENT_TYPE, "text/csv; charset=utf-8")], csv).into_response();
+    if let Ok(value) = HeaderValue::from_str(&format!("attachment; filename=\"{id}.csv\"")) {
+        response.headers_mut().insert(header::CONTENT_DISPOSITION, value);
+    }
+    response
+}
+
+/// `…/statements/{id}/print`: the printable statement.
+pub(crate) async fn print(
+    State(state): State<ConsoleState>,
+    signed: Signed,
+    Path((workspace, id)): Path<(String, String)>,
+) -> Response {
+    let (statement, deliveries) = match whole_statement(&state, &signed, &workspace, &id).await {
+        Ok(statement) => statement,
+        Err(status) => return failure(&state, &status),
+    };
+    let name = signed
+        .session
+        .memberships
+        .iter()
+        .find(|m| m.workspace_id == workspace)
+        .map_or(workspace.as_str(), |m| m.workspace_name.as_str());
+    match courier::statements::html(name, &statement, &deliveries) {
+        Ok(html) => (
+            [(header::CONTENT_SECURITY_POLICY, PRINT_CSP)],
+            axum::response::Html(html),
+        )
+            .into_response(),
+        Err(_) => failure(&state, &tonic::Status::internal("the statement could not be rendered")),
+    }
+}

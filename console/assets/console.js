@@ -8,11 +8,12 @@ document.addEventListener("click", (event) => {
   }
 });
 
-// A delivery's page follows the delivery: the server sends the page's live
-// part, rendered, on every change. Without script the page refreshes itself.
+// Live pages (a delivery, the dispatch board): the server sends the page's
+// live part, rendered, on every change. Without script the page refreshes
+// itself.
 const live = document.querySelector("[data-live]");
 if (live && window.EventSource) {
   const source = new EventSource(live.dataset.live);
-  source.addEventListener("delivery", (event) => { live.innerHTML = event.data; });
+  source.addEventListener("update", (event) => { live.innerHTML = event.data; });
   source.addEventListener("end", () => source.close());
 }

@@ -657,7 +657,7 @@ pub(crate) async fn live(
                         let delivery = update.delivery.unwrap_or_default();
                         match live_part(&state, &signed, (&workspace, mode), &delivery, update.eta.as_ref()).await {
                             Ok(part) => match part.render() {
-                                Ok(html) => Event::default().event("delivery").data(html),
+                                Ok(html) => Event::default().event("update").data(html),
                                 Err(error) => Event::default().event("end").data(error.to_string()),
                             },
                             Err(status) => Event::default().event("end").data(status.message()),

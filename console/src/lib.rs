@@ -9,6 +9,7 @@
 //! with the session in place of a key (docs/console.md).
 
 mod billing;
+mod board;
 mod deliveries;
 mod events;
 mod keys;
@@ -24,6 +25,7 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use courier::internal::v1::billing_service_client::BillingServiceClient;
 use courier::internal::v1::console_service_client::ConsoleServiceClient;
+use courier::internal::v1::dispatch_service_client::DispatchServiceClient;
 use courier::v1::delivery_service_client::DeliveryServiceClient;
 use courier::v1::event_service_client::EventServiceClient;
 use courier::v1::tracking_service_client::TrackingServiceClient;
@@ -48,6 +50,8 @@ pub struct ConsoleState {
     core: ConsoleServiceClient<Channel>,
     /// The internal billing service, called with the session.
     billing: BillingServiceClient<Channel>,
+    /// The internal dispatch service (a fleet's board), called with the session.
+    dispatch: DispatchServiceClient<Channel>,
     /// The public services, called with the session in place of a key.
     webhooks: WebhookServiceClient<Channel>,
     deliveries: DeliveryServiceClient<Channel>,
@@ -68,6 +72,7 @@ impl ConsoleState {
         Ok(ConsoleState {
             core: ConsoleServiceClient::new(channel.clone()),
             billing: BillingServiceClient::new(channel.clone()),
+            dispatch: DispatchServiceClient::new(channel.clone()),
             webhooks: WebhookServiceClient::new(channel.clone()),
             deliveries: DeliveryServiceClient::new(channel.clone()),
             tracking: TrackingServiceClient::new(channel.clone()),
@@ -97,6 +102,9 @@ pub fn router(state: ConsoleState) -> Router {
         .route("/w/{workspace}/deliveries/{delivery}/cancel", post(deliveries::cancel))
         .route("/w/{workspace}/events", get(events::list_page))
         .route("/w/{workspace}/events/{event}", get(events::detail_page))
+        .route("/w/{workspace}/board", get(board::page))
+        .route("/w/{workspace}/board/live", get(board::live))
+        .route("/w/{workspace}/board/{order}/move", post(board::move_order))
         .route("/w/{workspace}/billing", get(billing::page))
         .route(
             "/w/{workspace}/billing/statements/{statement}",

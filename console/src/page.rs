@@ -29,6 +29,8 @@ pub(crate) struct WorkspaceLink {
     pub(crate) name: String,
     pub(crate) role: &'static str,
     pub(crate) manages: bool,
+    /// A fleet workspace has a dispatch board.
+    pub(crate) fleet: bool,
     pub(crate) current: bool,
 }
 
@@ -123,6 +125,7 @@ impl Signed {
                     name: m.workspace_name.clone(),
                     role,
                     manages: operator || role != "member",
+                    fleet: m.workspace_kind() == pb::WorkspaceKind::Fleet,
                     current: workspace == Some(m.workspace_id.as_str()),
                 }
             })

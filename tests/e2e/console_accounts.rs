@@ -274,4 +274,37 @@ e2e! {
         expected.sort();
         assert_eq!(workspaces, expected);
     }
+
+    async fn the_board_follows_roles_members_read_and_owners_move(app: TestApp) {
+        use courier::internal::v1::dispatch_service_client::DispatchServiceClient;
+        let (fleet, key) = crate::fleet::fleet(&app, true).await;
+        user(&app, "owner@example.com", &fleet, Role::Owner).await;
+        user(&app, "member@example.com", &fleet, Role::Member).await;
+        user(&app, "stranger@example.com", &app.workspace_id, Role::Owner).await;
+        let order = crate::fleet::create(&app, &key, &crate::fleet::minimal_order()).await;
+        let order_id = order["order_id"].as_str().expect("order_id").to_owned();
+        let mut dispatch = DispatchServiceClient::connect(app.grpc_url.clone()).await.expect("client");
+        let list = ipb::ListBoardOrdersRequest { workspace_id: fleet.clone(), newest_first: true, ..Default::default() };
+        let step = ipb::MoveBoardOrderRequest { order_id: order_id.clone(), status: courier::v1::DeliveryStatus::CourierAssigned as i32 };
+
+        let member = sign_in(&app, "member@example.com", PASSWORD).await.expect("member");
+        let listed = dispatch.list_board_orders(member.request(list.clone(), false)).await.expect("members read").into_inner();
+        assert_eq!(listed.orders[0].legal_moves, vec![courier::v1::DeliveryStatus::CourierAssigned as i32, courier::v1::DeliveryStatus::Cancelled as i32]);
+        let status = dispatch.move_board_order(member.request(step.clone(), true)).await.expect_err("a member moves");
+        assert_eq!(refusal(&status), (Code::PermissionDenied, "permission_denied"));
+
+        let stranger = sign_in(&app, "stranger@example.com", PASSWORD).await.expect("stranger");
+        let status = dispatch.list_board_orders(stranger.request(list.clone(), false)).await.expect_err("another workspace");
+        assert_eq!(refusal(&status), (Code::NotFound, "not_found"));
+        let status = dispatch.move_board_order(stranger.request(step.clone(), true)).await.expect_err("another workspace's order");
+        assert_eq!(refusal(&status), (Code::NotFound, "not_found"));
+
+        let owner = sign_in(&app, "owner@example.com", PASSWORD).await.expect("owner");
+        let status = dispatch.move_board_order(owner.request(step.clone(), false)).await.expect_err("no csrf");
+        assert_eq!(refusal(&status), (Code::PermissionDenied, "invalid_csrf_token"));
+        let moved = dispatch.move_board_order(owner.request(step.clone(), true)).await.expect("the owner moves").into_inner();
+        assert_eq!(moved.order.map(|o| o.status), Some(courier::v1::DeliveryStatus::CourierAssigned as i32));
+        let status = dispatch.move_board_order(owner.request(step, true)).await.expect_err("the same move twice");
+        assert_eq!(refusal(&status), (Code::FailedPrecondition, "conflict"));
+    }
 }

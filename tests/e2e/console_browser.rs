@@ -477,3 +477,41 @@ e2e! {
         owner.close().await;
     }
 }
+
+e2e! {
+    async fn a_fleet_order_from_the_api_appears_on_the_board_and_moves_by_a_click(app: TestApp) {
+        let Some(driver) = Driver::start().await else { return };
+        let (fleet, key) = crate::fleet::fleet(&app, true).await;
+        let now = app.clock.now_micros();
+        let dispatcher = NewUser { email: "dispatch@example.com".into(), name: "Dana Dispatch".into(), password: PASSWORD.into(), operator: false };
+        let dispatcher = accounts::create_user(&app.core.db, now, dispatcher).await.expect("user");
+        memberships::add(&app.core.db, now, &fleet, &dispatcher.id, Role::Admin).await.expect("membership");
+        let browser = driver.browser().await;
+        browser.sign_in(&app, "dispatch@example.com").await;
+        browser.click_to("//nav//a[text()='Dispatch board']", "#board").await;
+
+        // An order pushed through the API appears without a reload.
+        browser.mark().await;
+        let mut order = crate::fleet::minimal_order();
+        order["reference"] = json!("SO-77");
+        let created = crate::fleet::create(&app, &key, &order).await;
+        let card = "//article[h3[text()='SO-77']]";
+        browser
+            .client
+            .wait()
+            .at_most(PAGE_WAIT)
+            .for_element(Locator::XPath(&format!("//section[@aria-labelledby='column-pending']{card}")))
+            .await
+            .expect("the new order in the pending column");
+        let same_page = browser.client.execute("return window.courierOldPage === true", vec![]).await.expect("script");
+        assert_eq!(same_page, serde_json::Value::Bool(true), "the board was not reloaded");
+        browser.screenshot().await;
+
+        // One click moves it to the next status; the API shows the move.
+        browser.click_to(&format!("{card}//button[contains(., 'courier assigned')]"), "#board").await;
+        browser.find("section[aria-labelledby='column-courier_assigned'] article").await;
+        let fetched = app.get(&format!("/v1/fleet/orders/{}", created["id"].as_str().expect("id")), &key).await;
+        assert_eq!(fetched.body["status"], "courier_assigned", "{:#}", fetched.body);
+        browser.close().await;
+    }
+}

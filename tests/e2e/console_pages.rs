@@ -324,7 +324,7 @@ e2e! {
         let mut live = live;
         let first = live.chunk().await.expect("a chunk").expect("an event");
         let first = String::from_utf8_lossy(&first);
-        assert!(first.starts_with("event: delivery") && first.contains("delivery-status"), "{first}");
+        assert!(first.starts_with("event: update") && first.contains("delivery-status"), "{first}");
         drop(live);
         let event_id = page.split("/events/").nth(1).and_then(|rest| rest.split('?').next()).expect("an event link").to_owned();
         let (status, page, _) = get(&member, &format!("{base}/events/{event_id}?mode=live")).await;

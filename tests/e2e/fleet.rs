@@ -68,7 +68,7 @@ pub fn full_order() -> Value {
     order
 }
 
-async fn create(app: &TestApp, key: &str, body: &Value) -> Value {
+pub async fn create(app: &TestApp, key: &str, body: &Value) -> Value {
     let answer = app.post_idempotent(ORDERS, key, &unique_suffix(), body).await;
     assert_eq!(answer.status, 201, "{:#}", answer.body);
     answer.body
@@ -105,6 +105,7 @@ fn list(workspace_id: &str, status: DeliveryStatus, page_size: i32, page_token: 
         status: status as i32,
         page_size,
         page_token: page_token.into(),
+        newest_first: false,
     }
 }
 

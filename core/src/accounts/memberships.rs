@@ -66,6 +66,7 @@ impl Role {
 pub struct Membership {
     pub workspace_id: String,
     pub workspace_name: String,
+    pub workspace_kind: workspaces::WorkspaceKind,
     pub role: Role,
 }
 
@@ -109,19 +110,20 @@ pub async fn of_user(db: &impl ConnectionTrait, user_id: &str) -> CoreResult<Vec
         .filter(entity::Column::UserId.eq(user_id))
         .all(db)
         .await?;
-    let names: HashMap<String, String> =
+    let workspaces: HashMap<String, workspaces::Workspace> =
         workspaces::get_many(db, rows.iter().map(|r| r.workspace_id.clone()).collect())
             .await?
             .into_iter()
-            .map(|w| (w.id, w.name))
+            .map(|w| (w.id.clone(), w))
             .collect();
     let mut memberships = rows
         .into_iter()
         .filter_map(|row| {
-            let name = names.get(&row.workspace_id)?.clone();
+            let workspace = workspaces.get(&row.workspace_id)?;
             Some(parse_role(&row.role).map(|role| Membership {
+                workspace_name: workspace.name.clone(),
+                workspace_kind: workspace.kind,
                 workspace_id: row.workspace_id,
-                workspace_name: name,
                 role,
             }))
         })

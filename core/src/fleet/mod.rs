@@ -255,6 +255,7 @@ pub async fn board(
     core: &Core,
     workspace_id: &str,
     status: Option<Status>,
+    newest_first: bool,
     page_size: i32,
     page_token: Option<&str>,
 ) -> CoreResult<Page<FleetOrder>> {
@@ -265,7 +266,7 @@ pub async fn board(
     if workspace.kind != WorkspaceKind::Fleet {
         return Err(CoreError::not_found("fleet workspace"));
     }
-    let scope = format!("board|{workspace_id}|{:?}", status.map(Status::as_str));
+    let scope = format!("board|{workspace_id}|{:?}|{newest_first}", status.map(Status::as_str));
     let mut condition = board_scope(workspace_id);
     if let Some(status) = status {
         condition = condition.add(entity::Column::Status.eq(status.as_str()));
@@ -273,7 +274,7 @@ pub async fn board(
     let (models, next_page_token) = Keyset::<entity::Entity> {
         created_at: entity::Column::CreatedAt,
         id: entity::Column::Id,
-        newest_first: false,
+        newest_first,
     }
     .page(core, &scope, condition, pagination::page_size(page_size)?, page_token)
     .await?;

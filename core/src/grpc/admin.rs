@@ -74,14 +74,18 @@ pub fn billing_out(workspace: &Workspace) -> pb::BillingState {
     }
 }
 
+pub fn kind_out(kind: WorkspaceKind) -> pb::WorkspaceKind {
+    match kind {
+        WorkspaceKind::Business => pb::WorkspaceKind::Business,
+        WorkspaceKind::Fleet => pb::WorkspaceKind::Fleet,
+    }
+}
+
 pub fn workspace_out(w: &Workspace) -> pb::Workspace {
     pb::Workspace {
         id: w.id.clone(),
         name: w.name.clone(),
-        kind: match w.kind {
-            WorkspaceKind::Business => pb::WorkspaceKind::Business,
-            WorkspaceKind::Fleet => pb::WorkspaceKind::Fleet,
-        } as i32,
+        kind: kind_out(w.kind) as i32,
         plan: Some(pb::Plan {
             api_access: w.plan.api_access,
             fleet_order_intake: w.plan.fleet_order_intake,

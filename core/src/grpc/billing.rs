@@ -133,7 +133,9 @@ impl BillingService for BillingApi {
         &self,
         request: Request<pb::UpdateBillingStateRequest>,
     ) -> Result<Response<pb::UpdateBillingStateResponse>, Status> {
-        context::internal_caller(&self.0, &request, Role::Billing, true).await?;
+        context::internal_caller(&self.0, &request, Role::Billing, true)
+            .await?
+            .must_be_operator()?;
         let r = request.into_inner();
         let current = workspaces::get(&self.0.db, &r.workspace_id).await?;
         let settings = settings_in(&current, r.billing, r.update_mask)?;
@@ -164,7 +166,9 @@ impl BillingService for BillingApi {
         &self,
         request: Request<pb::CloseStatementRequest>,
     ) -> Result<Response<pb::CloseStatementResponse>, Status> {
-        context::internal_caller(&self.0, &request, Role::Billing, true).await?;
+        context::internal_caller(&self.0, &request, Role::Billing, true)
+            .await?
+            .must_be_operator()?;
         let closed = statements::close(&self.0, &request.into_inner().workspace_id, PeriodEnd::Now).await?;
         let now = self.0.clock.now_micros();
         Ok(Response::new(pb::CloseStatementResponse {
@@ -211,7 +215,9 @@ impl BillingService for BillingApi {
         &self,
         request: Request<pb::MarkStatementPaidRequest>,
     ) -> Result<Response<pb::MarkStatementPaidResponse>, Status> {
-        context::internal_caller(&self.0, &request, Role::Billing, true).await?;
+        context::internal_caller(&self.0, &request, Role::Billing, true)
+            .await?
+            .must_be_operator()?;
         let statement = statements::mark_paid(&self.0, &request.into_inner().statement_id).await?;
         Ok(Response::new(pb::MarkStatementPaidResponse {
             statement: Some(statement_out(&statement, self.0.clock.now_micros())),
@@ -222,7 +228,9 @@ impl BillingService for BillingApi {
         &self,
         request: Request<pb::VoidStatementRequest>,
     ) -> Result<Response<pb::VoidStatementResponse>, Status> {
-        context::internal_caller(&self.0, &request, Role::Billing, true).await?;
+        context::internal_caller(&self.0, &request, Role::Billing, true)
+            .await?
+            .must_be_operator()?;
         let statement = statements::void(&self.0, &request.into_inner().statement_id).await?;
         Ok(Response::new(pb::VoidStatementResponse {
             statement: Some(statement_out(&statement, self.0.clock.now_micros())),

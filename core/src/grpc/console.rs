@@ -4,7 +4,7 @@ use courier::metadata;
 use courier::time::micros_to_proto;
 use tonic::{Request, Response, Status};
 
-use super::admin::{expiry_in, key_out, mode_in, permissions_in};
+use super::admin::{expiry_in, key_out, kind_out, mode_in, permissions_in};
 use super::context::header;
 use crate::accounts::invitations::{self, Invitation, Joiner};
 use crate::accounts::memberships::{self, Member, Role};
@@ -70,6 +70,7 @@ impl ConsoleApi {
                     workspace_id: m.workspace_id,
                     workspace_name: m.workspace_name,
                     role: role_out(m.role) as i32,
+                    workspace_kind: kind_out(m.workspace_kind) as i32,
                 })
                 .collect(),
             csrf_token: session.csrf_token.clone(),

@@ -7,6 +7,7 @@ use courier::metadata;
 use tonic::metadata::MetadataValue;
 use tonic::{Request, Response, Status};
 
+use crate::accounts::memberships::Role as MemberRole;
 use crate::accounts::sessions::{self, Session};
 use crate::auth::service_token::{self, Role};
 use crate::auth::{self, Credentials, Mode, Permission, Principal};
@@ -111,11 +112,42 @@ impl InternalCaller {
             }
         }
     }
+
+    /// Like [`InternalCaller::may_read`], and of users only owners and
+    /// admins of `workspace_id` (and operators).
+    pub async fn may_manage(&self, core: &Core, workspace_id: &str) -> Result<(), Status> {
+        match self {
+            InternalCaller::Service => Ok(()),
+            InternalCaller::User(session) => {
+                let role = sessions::check_member(core, session, workspace_id).await?;
+                if session.user.operator || role.is_some_and(MemberRole::manages) {
+                    Ok(())
+                } else {
+                    Err(denied("Only the workspace's owners and admins can do this."))
+                }
+            }
+        }
+    }
+
+    /// Systems and operators only.
+    pub fn must_be_operator(&self) -> Result<(), Status> {
+        match self {
+            InternalCaller::User(session) if !session.user.operator => {
+                Err(denied("Only the platform's operators can do this."))
+            }
+            _ => Ok(()),
+        }
+    }
+}
+
+fn denied(message: &str) -> Status {
+    CoreError::new(ErrorCode::PermissionDenied, message).into()
 }
 
 /// Who calls an internal RPC of `role` that the console also makes: a
-/// console session (any member may read; a `change` is the operators' and
-/// carries the CSRF token) or else a service token of `role`.
+/// console session (whose `change` carries the CSRF token; what it may read
+/// or change is then asked of the [`InternalCaller`]) or else a service
+/// token of `role`.
 pub async fn internal_caller<T>(
     core: &Core,
     request: &Request<T>,
@@ -129,13 +161,6 @@ pub async fn internal_caller<T>(
     let session = sessions::authenticate(core, &token).await?;
     if change {
         sessions::check_csrf(&session, header(request, metadata::CSRF_TOKEN).as_deref())?;
-        if !session.user.operator {
-            return Err(CoreError::new(
-                ErrorCode::PermissionDenied,
-                "Only the platform's operators can do this.",
-            )
-            .into());
-        }
     }
     Ok(InternalCaller::User(session))
 }

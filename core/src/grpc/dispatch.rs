@@ -48,6 +48,10 @@ fn board_order_out(o: &FleetOrder) -> ipb::BoardOrder {
         notes: o.notes.clone(),
         created_at: Some(courier::time::micros_to_proto(o.created_at)),
         updated_at: Some(courier::time::micros_to_proto(o.updated_at)),
+        legal_moves: crate::lifecycle::legal_moves(o.status)
+            .into_iter()
+            .map(|s| status_out(s) as i32)
+            .collect(),
     }
 }
 
@@ -226,10 +230,19 @@ impl DispatchService for DispatchApi {
         &self,
         request: Request<ipb::ListBoardOrdersRequest>,
     ) -> Result<Response<ipb::ListBoardOrdersResponse>, Status> {
-        self.authorize(&request)?;
+        let caller = context::internal_caller(&self.0, &request, Role::Dispatch, false).await?;
         let r = request.into_inner();
+        caller.may_read(&self.0, &r.workspace_id).await?;
         let status = status_in(r.status, "status")?;
-        let page = fleet::board(&self.0, &r.workspace_id, status, r.page_size, Some(&r.page_token)).await?;
+        let page = fleet::board(
+            &self.0,
+            &r.workspace_id,
+            status,
+            r.newest_first,
+            r.page_size,
+            Some(&r.page_token),
+        )
+        .await?;
         Ok(Response::new(ipb::ListBoardOrdersResponse {
             orders: page.items.iter().map(board_order_out).collect(),
             next_page_token: page.next_page_token.unwrap_or_default(),
@@ -240,8 +253,12 @@ impl DispatchService for DispatchApi {
         &self,
         request: Request<ipb::GetBoardOrderRequest>,
     ) -> Result<Response<ipb::GetBoardOrderResponse>, Status> {
-        self.authorize(&request)?;
+        let caller = context::internal_caller(&self.0, &request, Role::Dispatch, false).await?;
         let order = fleet::board_order(&self.0.db, &request.into_inner().order_id).await?;
+        caller
+            .may_read(&self.0, &order.workspace_id)
+            .await
+            .map_err(|_| Status::from(CoreError::not_found("board order")))?;
         Ok(Response::new(ipb::GetBoardOrderResponse {
             order: Some(board_order_out(&order)),
         }))
@@ -251,9 +268,16 @@ impl DispatchService for DispatchApi {
         &self,
         request: Request<ipb::MoveBoardOrderRequest>,
     ) -> Result<Response<ipb::MoveBoardOrderResponse>, Status> {
-        self.authorize(&request)?;
+        let caller = context::internal_caller(&self.0, &request, Role::Dispatch, true).await?;
         let r = request.into_inner();
         let to = required(status_in(r.status, "status")?, "status")?;
+        let order = fleet::board_order(&self.0.db, &r.order_id).await?;
+        // Another workspace's order is as unknown as a missing one.
+        caller
+            .may_read(&self.0, &order.workspace_id)
+            .await
+            .map_err(|_| Status::from(CoreError::not_found("board order")))?;
+        caller.may_manage(&self.0, &order.workspace_id).await?;
         let order = fleet::move_order(&self.0, &r.order_id, to).await?;
         Ok(Response::new(ipb::MoveBoardOrderResponse {
             order: Some(board_order_out(&order)),

@@ -145,6 +145,12 @@ pub fn is_legal(from: Status, to: Status) -> bool {
     from.next() == Some(to) || (to == Status::Cancelled && !from.is_terminal())
 }
 
+/// Every legal move from `from`: the next status, and cancelling before the
+/// end (what a dispatcher is offered).
+pub fn legal_moves(from: Status) -> Vec<Status> {
+    Status::ALL.into_iter().filter(|to| is_legal(from, *to)).collect()
+}
+
 /// `409 conflict` for an illegal move (of a delivery or a fleet order).
 pub fn illegal(from: Status, to: Status) -> CoreError {
     CoreError::new(

@@ -1,0 +1,233 @@
+//! A fleet's dispatch board: the orders its customers push through
+//! `POST /v1/fleet/orders`, in columns by status, newest first, each moved
+//! by a click through the moves the core offers (`legal_moves`). It follows
+//! new orders and moves while open. The internal `DispatchService` with the
+//! session in place of a service token: members read, owners and admins
+//! move (the core decides).
+
+use std::convert::Infallible;
+use std::time::Duration;
+
+use askama::Template;
+use axum::body::Bytes;
+use axum::extract::{Path, State};
+use axum::http::StatusCode;
+use axum::response::sse::{Event, KeepAlive, Sse};
+use axum::response::{IntoResponse, Redirect, Response};
+use courier::internal::v1 as ipb;
+use courier::names::PublicName;
+use courier::v1 as pb;
+
+use crate::ConsoleState;
+use crate::deliveries::when;
+use crate::page::{Layout, Signed, failure, field, fields, render};
+
+/// Orders shown per column.
+const COLUMN_SIZE: i32 = 20;
+/// How often an open board asks for changes.
+const BOARD_POLL: Duration = Duration::from_secs(2);
+
+#[derive(PartialEq)]
+pub(crate) struct Card {
+    order_id: String,
+    title: String,
+    customer: String,
+    pickup: String,
+    dropoff: String,
+    created_at: String,
+    /// `(status, button label)` for every move the core allows now.
+    moves: Vec<(&'static str, String)>,
+}
+
+#[derive(PartialEq)]
+pub(crate) struct Column {
+    status: &'static str,
+    cards: Vec<Card>,
+    /// More orders than shown.
+    more: bool,
+}
+
+/// The board's columns; rendered whole on every change.
+#[derive(Template, PartialEq)]
+#[template(path = "board_columns.html")]
+pub(crate) struct Columns {
+    columns: Vec<Column>,
+    root: String,
+    workspace_id: String,
+    csrf: String,
+    manages: bool,
+}
+
+fn card(order: &ipb::BoardOrder) -> Card {
+    let address = |w: &Option<pb::Waypoint>| w.as_ref().map(|w| w.address.clone()).unwrap_or_default();
+    Card {
+        order_id: order.order_id.clone(),
+        title: order.reference.clone().unwrap_or_else(|| order.order_id.clone()),
+        customer: order.customer.as_ref().map(|c| c.name.clone()).unwrap_or_default(),
+        pickup: address(&order.pickup),
+        dropoff: address(&order.dropoff),
+        created_at: when(order.created_at.as_ref()),
+        moves: order
+            .legal_moves()
+            .filter_map(|status| {
+                let name = status.public_name()?;
+                let label = if status == pb::DeliveryStatus::Cancelled {
+                    "Cancel".to_owned()
+                } else {
+                    format!("→ {}", name.replace('_', " "))
+                };
+                Some((name, label))
+            })
+            .collect(),
+    }
+}
+
+async fn columns(
+    state: &ConsoleState,
+    signed: &Signed,
+    workspace: &str,
+    manages: bool,
+) -> Result<Columns, tonic::Status> {
+    let mut columns = Vec::new();
+    for (status, name) in pb::DeliveryStatus::NAMES {
+        let request = signed.request(
+            ipb::ListBoardOrdersRequest {
+                workspace_id: workspace.to_owned(),
+                status: *status as i32,
+                page_size: COLUMN_SIZE,
+                newest_first: true,
+                ..Default::default()
+            },
+            None,
+        );
+        let answer = state.dispatch.clone().list_board_orders(request).await?.into_inner();
+        columns.push(Column {
+            status: name,
+            cards: answer.orders.iter().map(card).collect(),
+            more: !answer.next_page_token.is_empty(),
+        });
+    }
+    Ok(Columns {
+        columns,
+        root: state.root.clone(),
+        workspace_id: workspace.to_owned(),
+        csrf: signed.session.csrf_token.clone(),
+        manages,
+    })
+}
+
+#[derive(Template)]
+#[template(path = "board.html")]
+pub(crate) struct BoardPage {
+    layout: Layout,
+    workspace_id: String,
+    columns: Columns,
+}
+
+async fn board_view(state: &ConsoleState, signed: &Signed, workspace: &str, error: Option<String>) -> Response {
+    let mut layout = signed.layout(state, "Dispatch board", Some(workspace), "live");
+    layout.section = "board";
+    let manages = layout.workspace.as_ref().is_some_and(|w| w.manages);
+    let columns = match columns(state, signed, workspace, manages).await {
+        Ok(columns) => columns,
+        Err(status) => return failure(state, &status),
+    };
+    let status = if error.is_some() {
+        StatusCode::CONFLICT
+    } else {
+        StatusCode::OK
+    };
+    layout.error = error;
+    render(
+        BoardPage {
+            layout,
+            workspace_id: workspace.to_owned(),
+            columns,
+        },
+        status,
+    )
+}
+
+pub(crate) async fn page(State(state): State<ConsoleState>, signed: Signed, Path(workspace): Path<String>) -> Response {
+    board_view(&state, &signed, &workspace, None).await
+}
+
+/// `…/board/live`: server-sent events, the board's columns rendered again
+/// whenever what they show changed.
+pub(crate) async fn live(State(state): State<ConsoleState>, signed: Signed, Path(workspace): Path<String>) -> Response {
+    let manages = signed
+        .layout(&state, "", Some(&workspace), "live")
+        .workspace
+        .is_some_and(|w| w.manages);
+    let updates = board_changes(state, signed, workspace, manages);
+    Sse::new(updates)
+        .keep_alive(KeepAlive::new().interval(Duration::from_secs(15)))
+        .into_response()
+}
+
+/// The board's changes: read every [`BOARD_POLL`], sent when different.
+fn board_changes(
+    state: ConsoleState,
+    signed: Signed,
+    workspace: String,
+    manages: bool,
+) -> impl tokio_stream::Stream<Item = Result<Event, Infallible>> {
+    let (sender, receiver) = tokio::sync::mpsc::channel(1);
+    tokio::spawn(async move {
+        let mut shown: Option<Columns> = None;
+        let mut poll = tokio::time::interval(BOARD_POLL);
+        loop {
+            poll.tick().await;
+            let (event, end) = match columns(&state, &signed, &workspace, manages).await {
+                Ok(current) if shown.as_ref() == Some(&current) => continue,
+                Ok(current) => {
+                    let rendered = current.render();
+                    shown = Some(current);
+                    match rendered {
+                        Ok(html) => (Event::default().event("update").data(html), false),
+                        Err(error) => (Event::default().event("end").data(error.to_string()), true),
+                    }
+                }
+                Err(status) => (Event::default().event("end").data(status.message()), true),
+            };
+            if sender.send(Ok(event)).await.is_err() || end {
+                return;
+            }
+        }
+    });
+    tokio_stream::wrappers::ReceiverStream::new(receiver)
+}
+
+/// Moves an order, then shows the board again (with the core's refusal of
+/// an illegal or stale move).
+pub(crate) async fn move_order(
+    State(state): State<ConsoleState>,
+    signed: Signed,
+    Path((workspace, order)): Path<(String, String)>,
+    body: Bytes,
+) -> Response {
+    let form = fields(&body);
+    let status =
+        pb::DeliveryStatus::from_public_name(field(&form, "status")).unwrap_or(pb::DeliveryStatus::Unspecified);
+    let message = ipb::MoveBoardOrderRequest {
+        order_id: order,
+        status: status as i32,
+    };
+    match state
+        .dispatch
+        .clone()
+        .move_board_order(signed.request(message, Some(field(&form, "csrf"))))
+        .await
+    {
+        Ok(_) => Redirect::to(&format!("{}/w/{workspace}/board", state.root)).into_response(),
+        Err(status)
+            if matches!(
+                status.code(),
+                tonic::Code::FailedPrecondition | tonic::Code::InvalidArgument | tonic::Code::Aborted
+            ) =>
+        {
+            board_view(&state, &signed, &workspace, Some(status.message().to_owned())).await
+        }
+        Err(status) => failure(&state, &status),
+    }
+}

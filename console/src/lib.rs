@@ -14,6 +14,7 @@ mod deliveries;
 mod events;
 mod keys;
 mod members;
+mod overview;
 mod page;
 mod session;
 mod webhooks;
@@ -102,6 +103,7 @@ pub fn router(state: ConsoleState) -> Router {
         .route("/w/{workspace}/deliveries/{delivery}/cancel", post(deliveries::cancel))
         .route("/w/{workspace}/events", get(events::list_page))
         .route("/w/{workspace}/events/{event}", get(events::detail_page))
+        .route("/w/{workspace}/overview", get(overview::page))
         .route("/w/{workspace}/board", get(board::page))
         .route("/w/{workspace}/board/live", get(board::live))
         .route("/w/{workspace}/board/{order}/move", post(board::move_order))

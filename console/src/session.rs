@@ -91,7 +91,7 @@ pub(crate) struct HomePage {
 
 pub(crate) async fn home(State(state): State<ConsoleState>, signed: Signed) -> Response {
     if let [only] = signed.session.memberships.as_slice() {
-        return Redirect::to(&format!("{}/w/{}/deliveries", state.root, only.workspace_id)).into_response();
+        return Redirect::to(&format!("{}/w/{}/overview", state.root, only.workspace_id)).into_response();
     }
     render(
         HomePage {
@@ -112,5 +112,5 @@ pub(crate) async fn switch(State(state): State<ConsoleState>, Query(query): Quer
         .chars()
         .filter(|c| c.is_ascii_alphanumeric() || *c == '_')
         .collect();
-    Redirect::to(&format!("{}/w/{workspace}/deliveries", state.root)).into_response()
+    Redirect::to(&format!("{}/w/{workspace}/overview", state.root)).into_response()
 }

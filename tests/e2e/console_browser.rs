@@ -388,6 +388,7 @@ e2e! {
         member.fill("#password", PASSWORD).await;
         member.click_to("//button[text()='Create account and join']", "#email").await;
         member.sign_in(&app, "mia@example.com").await;
+        member.click_to("//nav//a[text()='Members']", "table").await;
         assert!(member.text("table").await.contains("mia@example.com"));
         let nav = member.text("nav").await;
         assert!(!nav.contains("API keys") && !nav.contains("Webhooks"), "{nav}");
@@ -432,8 +433,8 @@ e2e! {
         app.admin().await.update_workspace_plan(request).await.expect("plan with proof of delivery");
         let owner = driver.browser().await;
         owner.sign_in(&app, "owner@example.com").await;
-        assert_eq!(owner.heading().await, "Deliveries (test)", "a workspace opens on its deliveries");
-
+        assert_eq!(owner.heading().await, "Overview (test)", "a workspace opens on its overview");
+        owner.click_to("//nav//a[text()='Deliveries']", "table").await;
         owner.click_to("//a[text()='New test delivery']", "#pickup_address").await;
         owner.click_to("//button[text()='Book test delivery']", "#delivery-status").await;
         let url = owner.client.current_url().await.expect("url");

@@ -348,6 +348,13 @@ e2e! {
         let cancelled = app.get(&format!("/v1/deliveries/{}", ids[3]), &app.live_key).await;
         assert_eq!((cancelled.body["status"].as_str(), cancelled.body["cancellation_reason"].as_str()), (Some("cancelled"), Some("cancelled_by_you")));
 
+        // The overview counts today's deliveries by status; a cancel by the
+        // client needs no attention.
+        let (status, page, _) = get(&owner, &format!("{base}/overview?mode=live")).await;
+        assert_eq!(status, 200, "{page}");
+        assert!(page.contains(">pending</a></dt><dd>26</dd>") && page.contains(">cancelled</a></dt><dd>1</dd>"), "{page}");
+        assert!(page.contains("Nothing: no delivery was cancelled by the service today"), "{page}");
+
         // Another workspace's delivery is not found, by id or by the live feed.
         let other = app.create_workspace(courier::internal::v1::WorkspaceKind::Business, Default::default()).await;
         assert_eq!(get(&owner, &app.url(&format!("/console/w/{other}/deliveries/{}?mode=live", ids[4]))).await.0, 404);

@@ -1,0 +1,158 @@
+//! A workspace's overview, its landing page: today's deliveries by status,
+//! deliveries that need attention (cancelled by the service today), webhook
+//! endpoints disabled for failing, and the open amount against the credit
+//! limit. Every figure is read through the same calls as the other pages.
+
+use askama::Template;
+use axum::extract::{Path, Query, State};
+use axum::http::StatusCode;
+use axum::response::Response;
+use chrono::Utc;
+use courier::internal::v1 as ipb;
+use courier::names::PublicName;
+use courier::v1 as pb;
+
+use crate::ConsoleState;
+use crate::deliveries::money;
+use crate::page::{Layout, ModeQuery, Signed, failure, render};
+
+/// Deliveries counted per status; more show as "100+".
+const COUNT_LIMIT: i32 = 100;
+
+pub(crate) struct StatusCount {
+    status: &'static str,
+    count: String,
+}
+
+pub(crate) struct Attention {
+    id: String,
+    reason: &'static str,
+}
+
+pub(crate) struct FailingEndpoint {
+    id: String,
+    url: String,
+}
+
+#[derive(Template)]
+#[template(path = "overview.html")]
+pub(crate) struct OverviewPage {
+    layout: Layout,
+    workspace_id: String,
+    today: String,
+    counts: Vec<StatusCount>,
+    attention: Vec<Attention>,
+    /// `None` for members, who do not see webhook endpoints.
+    failing: Option<Vec<FailingEndpoint>>,
+    open_amount: String,
+    credit_limit: String,
+    used_percent: i64,
+    overdue: bool,
+}
+
+impl OverviewPage {
+    fn all_well(&self) -> bool {
+        self.attention.is_empty() && self.failing.as_ref().is_none_or(Vec::is_empty)
+    }
+}
+
+pub(crate) async fn page(
+    State(state): State<ConsoleState>,
+    signed: Signed,
+    Path(workspace): Path<String>,
+    Query(query): Query<ModeQuery>,
+) -> Response {
+    let mode = query.mode();
+    let today = Utc::now().date_naive();
+    let since = prost_types::Timestamp {
+        seconds: today.and_hms_opt(0, 0, 0).map_or(0, |t| t.and_utc().timestamp()),
+        nanos: 0,
+    };
+    let mut counts = Vec::new();
+    let mut attention = Vec::new();
+    for (status, name) in pb::DeliveryStatus::NAMES {
+        let request = signed.acting(
+            pb::ListDeliveriesRequest {
+                page_size: COUNT_LIMIT,
+                status: *status as i32,
+                created_after: Some(since),
+                ..Default::default()
+            },
+            &workspace,
+            mode,
+            None,
+        );
+        let answer = match state.deliveries.clone().list_deliveries(request).await {
+            Ok(answer) => answer.into_inner(),
+            Err(status) => return failure(&state, &status),
+        };
+        let more = if answer.next_page_token.is_empty() { "" } else { "+" };
+        counts.push(StatusCount {
+            status: name,
+            count: format!("{}{more}", answer.deliveries.len()),
+        });
+        if *status == pb::DeliveryStatus::Cancelled {
+            attention.extend(
+                answer
+                    .deliveries
+                    .iter()
+                    .filter(|d| d.cancellation_reason() != pb::CancellationReason::CancelledByYou)
+                    .map(|d| Attention {
+                        id: d.id.clone(),
+                        reason: d.cancellation_reason().public_name().unwrap_or("unknown"),
+                    }),
+            );
+        }
+    }
+    let mut layout = signed.layout(&state, "Overview", Some(&workspace), mode);
+    layout.section = "overview";
+    let manages = layout.workspace.as_ref().is_some_and(|w| w.manages);
+    let failing = if manages {
+        let request = signed.acting(pb::ListWebhookEndpointsRequest {}, &workspace, mode, None);
+        match state.webhooks.clone().list_webhook_endpoints(request).await {
+            Ok(answer) => Some(
+                answer
+                    .into_inner()
+                    .endpoints
+                    .into_iter()
+                    .filter(|e| e.disabled_reason() == pb::WebhookDisabledReason::Failing)
+                    .map(|e| FailingEndpoint { id: e.id, url: e.url })
+                    .collect(),
+            ),
+            Err(status) => return failure(&state, &status),
+        }
+    } else {
+        None
+    };
+    let request = signed.request(
+        ipb::GetBillingStateRequest {
+            workspace_id: workspace.clone(),
+        },
+        None,
+    );
+    let billing = match state.billing.clone().get_billing_state(request).await {
+        Ok(answer) => answer.into_inner(),
+        Err(status) => return failure(&state, &status),
+    };
+    let settings = billing.billing.unwrap_or_default();
+    let limit = settings.credit_limit_cents;
+    render(
+        OverviewPage {
+            layout,
+            workspace_id: workspace,
+            today: today.format("%Y-%m-%d").to_string(),
+            counts,
+            attention,
+            failing,
+            open_amount: money(billing.open_amount_cents, &billing.currency),
+            credit_limit: money(limit, &billing.currency),
+            used_percent: if limit > 0 {
+                (billing.open_amount_cents.saturating_mul(100) / limit).clamp(0, 100)
+            } else {
+                0
+            },
+            overdue: settings.statement_overdue,
+        },
+        StatusCode::OK,
+    )
+}

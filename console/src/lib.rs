@@ -14,6 +14,7 @@ mod deliveries;
 mod events;
 mod keys;
 mod members;
+mod operators;
 mod overview;
 mod page;
 mod session;
@@ -24,6 +25,7 @@ use axum::extract::State;
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
+use courier::internal::v1::admin_service_client::AdminServiceClient;
 use courier::internal::v1::billing_service_client::BillingServiceClient;
 use courier::internal::v1::console_service_client::ConsoleServiceClient;
 use courier::internal::v1::dispatch_service_client::DispatchServiceClient;
@@ -51,6 +53,8 @@ pub struct ConsoleState {
     core: ConsoleServiceClient<Channel>,
     /// The internal billing service, called with the session.
     billing: BillingServiceClient<Channel>,
+    /// The internal admin service (the back office), called with the session.
+    admin: AdminServiceClient<Channel>,
     /// The internal dispatch service (a fleet's board), called with the session.
     dispatch: DispatchServiceClient<Channel>,
     /// The public services, called with the session in place of a key.
@@ -73,6 +77,7 @@ impl ConsoleState {
         Ok(ConsoleState {
             core: ConsoleServiceClient::new(channel.clone()),
             billing: BillingServiceClient::new(channel.clone()),
+            admin: AdminServiceClient::new(channel.clone()),
             dispatch: DispatchServiceClient::new(channel.clone()),
             webhooks: WebhookServiceClient::new(channel.clone()),
             deliveries: DeliveryServiceClient::new(channel.clone()),
@@ -103,6 +108,18 @@ pub fn router(state: ConsoleState) -> Router {
         .route("/w/{workspace}/deliveries/{delivery}/cancel", post(deliveries::cancel))
         .route("/w/{workspace}/events", get(events::list_page))
         .route("/w/{workspace}/events/{event}", get(events::detail_page))
+        .route("/ops", get(operators::workspaces_page))
+        .route("/ops/workspaces", post(operators::create_workspace))
+        .route("/ops/audit", get(operators::audit_page))
+        .route("/ops/w/{workspace}", get(operators::workspace_page))
+        .route("/ops/w/{workspace}/plan", post(operators::update_plan))
+        .route("/ops/w/{workspace}/billing", post(operators::update_billing))
+        .route("/ops/w/{workspace}/keys/{key}/revoke", post(operators::revoke_key))
+        .route("/ops/w/{workspace}/statements/close", post(operators::close_statement))
+        .route(
+            "/ops/w/{workspace}/statements/{statement}/{outcome}",
+            post(operators::settle_statement),
+        )
         .route("/w/{workspace}/overview", get(overview::page))
         .route("/w/{workspace}/board", get(board::page))
         .route("/w/{workspace}/board/live", get(board::live))

@@ -15,6 +15,8 @@ pub(crate) struct Layout {
     pub(crate) title: String,
     pub(crate) root: String,
     pub(crate) user: Option<String>,
+    /// The user is one of the platform's operators (the back office link).
+    pub(crate) operator: bool,
     pub(crate) csrf: String,
     pub(crate) workspaces: Vec<WorkspaceLink>,
     pub(crate) workspace: Option<WorkspaceLink>,
@@ -134,8 +136,20 @@ impl Signed {
             title: title.to_owned(),
             root: state.root.clone(),
             user: self.session.user.as_ref().map(|u| u.email.clone()),
+            operator,
             csrf: self.session.csrf_token.clone(),
-            workspace: workspaces.iter().find(|w| w.current).cloned(),
+            // An operator looking into a workspace of which they are no
+            // member (support) gets its navigation too; the core allows it.
+            workspace: workspaces.iter().find(|w| w.current).cloned().or_else(|| {
+                workspace.filter(|_| operator).map(|id| WorkspaceLink {
+                    id: id.to_owned(),
+                    name: id.to_owned(),
+                    role: "operator",
+                    manages: true,
+                    fleet: false,
+                    current: true,
+                })
+            }),
             workspaces,
             mode,
             section: "",
@@ -255,6 +269,7 @@ pub(crate) fn bare_layout(state: &ConsoleState, title: &str) -> Layout {
         title: title.to_owned(),
         root: state.root.clone(),
         user: None,
+        operator: false,
         csrf: String::new(),
         workspaces: Vec::new(),
         workspace: None,

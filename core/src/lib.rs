@@ -6,6 +6,7 @@
 //! `grpc` decodes requests, calls them and encodes answers.
 
 pub mod accounts;
+pub mod audit;
 pub mod auth;
 pub mod billing;
 pub mod blobs;

@@ -307,4 +307,42 @@ e2e! {
         let status = dispatch.move_board_order(owner.request(step, true)).await.expect_err("the same move twice");
         assert_eq!(refusal(&status), (Code::FailedPrecondition, "conflict"));
     }
+
+    async fn the_back_office_is_the_operators_and_every_change_is_audited(app: TestApp) {
+        user(&app, "owner@example.com", &app.workspace_id, Role::Owner).await;
+        let now = app.clock.now_micros();
+        let operator = NewUser { email: "ops@example.com".into(), name: "Ops".into(), password: PASSWORD.into(), operator: true };
+        accounts::create_user(&app.core.db, now, operator).await.expect("operator");
+        let owner = sign_in(&app, "owner@example.com", PASSWORD).await.expect("owner");
+        let ops = sign_in(&app, "ops@example.com", PASSWORD).await.expect("operator");
+        let mut admin = app.admin().await;
+        let create = ipb::CreateWorkspaceRequest { name: "Ops Made".into(), kind: ipb::WorkspaceKind::Business as i32, plan: None, billing: None };
+
+        // A workspace owner is no operator, by any call.
+        let status = admin.list_workspaces(owner.request(ipb::ListWorkspacesRequest {}, false)).await.expect_err("owner lists");
+        assert_eq!(refusal(&status), (Code::PermissionDenied, "permission_denied"));
+        let status = admin.create_workspace(owner.request(create.clone(), true)).await.expect_err("owner creates");
+        assert_eq!(refusal(&status), (Code::PermissionDenied, "permission_denied"));
+        let status = admin.create_workspace(ops.request(create.clone(), false)).await.expect_err("no csrf");
+        assert_eq!(refusal(&status), (Code::PermissionDenied, "invalid_csrf_token"));
+
+        // The operator's change and the admin system's are both recorded.
+        let made = admin.create_workspace(ops.request(create.clone(), true)).await.expect("operator creates").into_inner().workspace.expect("workspace").id;
+        let by_system = admin.create_workspace(app.admin_request(create)).await.expect("system creates").into_inner().workspace.expect("workspace").id;
+        let key = app.create_key(&made, courier::v1::Mode::Live, &[]).await;
+        assert_eq!(app.get("/v1/vehicle-types", &key).await.status, 200);
+        let listed = admin.list_api_keys(ops.request(ipb::ListApiKeysRequest { workspace_id: made.clone() }, false)).await.expect("keys").into_inner();
+        let revoke = ipb::RevokeApiKeyRequest { api_key_id: listed.api_keys[0].id.clone() };
+        admin.revoke_api_key(ops.request(revoke, true)).await.expect("revoked");
+        app.get("/v1/vehicle-types", &key).await.assert_error(401, "invalid_api_key", None);
+
+        let log = admin.list_audit_entries(ops.request(ipb::ListAuditEntriesRequest::default(), false)).await.expect("log").into_inner();
+        let entries: Vec<(String, String, String)> = log.entries.iter().map(|e| (e.actor.clone(), e.action.clone(), e.workspace_id.clone().unwrap_or_default())).collect();
+        assert_eq!(entries[0], ("operator:ops@example.com".into(), "api_key.revoke".into(), made.clone()), "newest first: {entries:?}");
+        assert!(entries.iter().any(|e| e.1 == "api_key.create" && e.2 == made && e.0.starts_with("service:")), "{entries:?}");
+        assert!(entries.contains(&("operator:ops@example.com".into(), "workspace.create".into(), made.clone())), "{entries:?}");
+        assert!(entries.iter().any(|e| e.1 == "workspace.create" && e.2 == by_system && e.0.starts_with("service:")), "{entries:?}");
+        let status = admin.list_audit_entries(owner.request(ipb::ListAuditEntriesRequest::default(), false)).await.expect_err("owner reads the log");
+        assert_eq!(refusal(&status), (Code::PermissionDenied, "permission_denied"));
+    }
 }

@@ -516,3 +516,52 @@ e2e! {
         browser.close().await;
     }
 }
+
+e2e! {
+    async fn an_operator_creates_a_workspace_whose_owner_signs_in_and_creates_a_key(app: TestApp) {
+        let Some(driver) = Driver::start().await else { return };
+        let now = app.clock.now_micros();
+        let operator = NewUser { email: "ops@example.com".into(), name: "Olga Ops".into(), password: PASSWORD.into(), operator: true };
+        accounts::create_user(&app.core.db, now, operator).await.expect("operator");
+        let ops = driver.browser().await;
+        ops.open(&app.url("/console/sign-in")).await;
+        ops.fill("#email", "ops@example.com").await;
+        ops.fill("#password", PASSWORD).await;
+        ops.click_to("//button[text()='Sign in']", "header").await;
+        ops.click_to("//header//a[text()='Back office']", "#name").await;
+        ops.fill("#name", "Acme Couriers").await;
+        ops.fill("#credit_limit", "1500.50").await;
+        ops.click_to("//button[text()='Create workspace']", "h1").await;
+        assert_eq!(ops.heading().await, "Acme Couriers (business)");
+        let workspace = ops.client.current_url().await.expect("url").path().rsplit('/').next().expect("id").to_owned();
+        assert!(workspace.starts_with("wks_"), "{workspace}");
+        assert_eq!(ops.find("#credit_limit").await.prop("value").await.expect("value").as_deref(), Some("1500.50"));
+
+        // The operator invites the owner from the workspace's members page.
+        ops.click_to("//main//a[text()='Members']", "#invite-role").await;
+        ops.find("#invite-role").await.select_by_value("owner").await.expect("role");
+        ops.click_to("//button[text()='Create an invitation link']", "#invitation-link").await;
+        let link = ops.text("#invitation-link").await;
+
+        let owner = driver.browser().await;
+        owner.open(&link).await;
+        owner.fill("#name", "Otto Owner").await;
+        owner.fill("#email", "otto@example.com").await;
+        owner.fill("#password", PASSWORD).await;
+        owner.click_to("//button[text()='Create account and join']", "#password").await;
+        owner.sign_in(&app, "otto@example.com").await;
+        owner.click_to("//nav//a[text()='API keys']", "#label").await;
+        owner.fill("#label", "Shop backend").await;
+        owner.click_to("//button[text()='Create key']", "#secret").await;
+        let secret = owner.text("#secret").await;
+        assert_eq!(app.get("/v1/deliveries", &secret).await.status, 200);
+
+        // The audit log names who created the workspace.
+        ops.click_to("//header//a[text()='Back office']", "h1").await;
+        ops.click_to("//a[text()='Audit log']", "table").await;
+        let log = ops.text("table").await;
+        assert!(log.contains("operator:ops@example.com") && log.contains("workspace.create") && log.contains(&workspace), "{log}");
+        owner.close().await;
+        ops.close().await;
+    }
+}

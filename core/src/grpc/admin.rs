@@ -3,7 +3,7 @@ use courier::internal::v1::admin_service_server::AdminService;
 use courier::v1::Mode as PbMode;
 use tonic::{Request, Response, Status};
 
-use super::context;
+use super::context::{self, InternalCaller};
 use crate::auth::api_keys::{self, ApiKey, KeyExpiry, NewApiKey};
 use crate::auth::service_token::Role;
 use crate::auth::{Mode, Permission};
@@ -159,7 +159,7 @@ impl AdminService for AdminApi {
         &self,
         request: Request<pb::CreateWorkspaceRequest>,
     ) -> Result<Response<pb::CreateWorkspaceResponse>, Status> {
-        context::service(&self.0, &request, Role::Admin)?;
+        let caller = self.caller(&request, true).await?;
         let r = request.into_inner();
         let kind = match pb::WorkspaceKind::try_from(r.kind) {
             Ok(pb::WorkspaceKind::Business) => WorkspaceKind::Business,
@@ -173,6 +173,9 @@ impl AdminService for AdminApi {
             billing: billing_in(r.billing)?,
         };
         let workspace = workspaces::create(&self.0.db, self.0.clock.now_micros(), new).await?;
+        caller
+            .audit(&self.0, "workspace.create", &workspace.id, &workspace.id)
+            .await?;
         Ok(Response::new(pb::CreateWorkspaceResponse {
             workspace: Some(workspace_out(&workspace)),
         }))
@@ -182,7 +185,7 @@ impl AdminService for AdminApi {
         &self,
         request: Request<pb::GetWorkspaceRequest>,
     ) -> Result<Response<pb::GetWorkspaceResponse>, Status> {
-        context::service(&self.0, &request, Role::Admin)?;
+        self.caller(&request, false).await?;
         let workspace = workspaces::get(&self.0.db, &request.into_inner().workspace_id).await?;
         Ok(Response::new(pb::GetWorkspaceResponse {
             workspace: Some(workspace_out(&workspace)),
@@ -193,7 +196,7 @@ impl AdminService for AdminApi {
         &self,
         request: Request<pb::ListWorkspacesRequest>,
     ) -> Result<Response<pb::ListWorkspacesResponse>, Status> {
-        context::service(&self.0, &request, Role::Admin)?;
+        self.caller(&request, false).await?;
         let list = workspaces::list(&self.0.db).await?;
         Ok(Response::new(pb::ListWorkspacesResponse {
             workspaces: list.iter().map(workspace_out).collect(),
@@ -204,7 +207,7 @@ impl AdminService for AdminApi {
         &self,
         request: Request<pb::UpdateWorkspacePlanRequest>,
     ) -> Result<Response<pb::UpdateWorkspacePlanResponse>, Status> {
-        context::service(&self.0, &request, Role::Admin)?;
+        let caller = self.caller(&request, true).await?;
         let r = request.into_inner();
         let workspace = workspaces::update_plan(
             &self.0.db,
@@ -214,6 +217,9 @@ impl AdminService for AdminApi {
             plan_in(r.plan)?,
         )
         .await?;
+        caller
+            .audit(&self.0, "workspace.update_plan", &workspace.id, &workspace.id)
+            .await?;
         Ok(Response::new(pb::UpdateWorkspacePlanResponse {
             workspace: Some(workspace_out(&workspace)),
         }))
@@ -223,7 +229,7 @@ impl AdminService for AdminApi {
         &self,
         request: Request<pb::CreateApiKeyRequest>,
     ) -> Result<Response<pb::CreateApiKeyResponse>, Status> {
-        context::service(&self.0, &request, Role::Admin)?;
+        let caller = self.caller(&request, true).await?;
         let r = request.into_inner();
         let new = NewApiKey {
             workspace_id: r.workspace_id,
@@ -233,6 +239,9 @@ impl AdminService for AdminApi {
             expiry: expiry_in(r.expiry)?,
         };
         let (key, secret) = api_keys::create(&self.0.db, self.0.clock.now_micros(), new).await?;
+        caller
+            .audit(&self.0, "api_key.create", &key.workspace_id, &key.id)
+            .await?;
         Ok(Response::new(pb::CreateApiKeyResponse {
             api_key: Some(key_out(&key)),
             secret,
@@ -243,7 +252,7 @@ impl AdminService for AdminApi {
         &self,
         request: Request<pb::ListApiKeysRequest>,
     ) -> Result<Response<pb::ListApiKeysResponse>, Status> {
-        context::service(&self.0, &request, Role::Admin)?;
+        self.caller(&request, false).await?;
         let keys = api_keys::list(&self.0.db, &request.into_inner().workspace_id).await?;
         Ok(Response::new(pb::ListApiKeysResponse {
             api_keys: keys.iter().map(key_out).collect(),
@@ -254,7 +263,7 @@ impl AdminService for AdminApi {
         &self,
         request: Request<pb::RevokeApiKeyRequest>,
     ) -> Result<Response<pb::RevokeApiKeyResponse>, Status> {
-        context::service(&self.0, &request, Role::Admin)?;
+        let caller = self.caller(&request, true).await?;
         let key = api_keys::revoke(
             &self.0.db,
             &self.0.keys,
@@ -262,8 +271,44 @@ impl AdminService for AdminApi {
             &request.into_inner().api_key_id,
         )
         .await?;
+        caller
+            .audit(&self.0, "api_key.revoke", &key.workspace_id, &key.id)
+            .await?;
         Ok(Response::new(pb::RevokeApiKeyResponse {
             api_key: Some(key_out(&key)),
         }))
+    }
+
+    async fn list_audit_entries(
+        &self,
+        request: Request<pb::ListAuditEntriesRequest>,
+    ) -> Result<Response<pb::ListAuditEntriesResponse>, Status> {
+        self.caller(&request, false).await?;
+        let r = request.into_inner();
+        let (entries, next) = crate::audit::list(&self.0, r.page_size, Some(&r.page_token)).await?;
+        Ok(Response::new(pb::ListAuditEntriesResponse {
+            entries: entries
+                .into_iter()
+                .map(|e| pb::AuditEntry {
+                    id: e.id,
+                    create_time: Some(courier::time::micros_to_proto(e.created_at)),
+                    actor: e.actor,
+                    action: e.action,
+                    workspace_id: e.workspace_id,
+                    target: e.target,
+                })
+                .collect(),
+            next_page_token: next.unwrap_or_default(),
+        }))
+    }
+}
+
+impl AdminApi {
+    /// An operator signed in to the console, or the admin service system;
+    /// a `change` of a session carries its CSRF token.
+    async fn caller<T>(&self, request: &Request<T>, change: bool) -> Result<InternalCaller, Status> {
+        let caller = context::internal_caller(&self.0, request, Role::Admin, change).await?;
+        caller.must_be_operator()?;
+        Ok(caller)
     }
 }

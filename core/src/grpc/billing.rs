@@ -4,7 +4,7 @@ use courier::time::micros_to_proto;
 use tonic::{Request, Response, Status};
 
 use super::admin::{billing_out, day_count, overdue_is_output_only};
-use super::context;
+use super::context::{self, InternalCaller};
 use crate::auth::service_token::Role;
 use crate::billing::lines;
 use crate::billing::lines::BillingLine;
@@ -133,14 +133,15 @@ impl BillingService for BillingApi {
         &self,
         request: Request<pb::UpdateBillingStateRequest>,
     ) -> Result<Response<pb::UpdateBillingStateResponse>, Status> {
-        context::internal_caller(&self.0, &request, Role::Billing, true)
-            .await?
-            .must_be_operator()?;
+        let caller = self.operator(&request).await?;
         let r = request.into_inner();
         let current = workspaces::get(&self.0.db, &r.workspace_id).await?;
         let settings = settings_in(&current, r.billing, r.update_mask)?;
         let now = self.0.clock.now_micros();
         let workspace = workspaces::update_billing(&self.0.db, &self.0.keys, now, &r.workspace_id, settings).await?;
+        caller
+            .audit(&self.0, "billing.update", &workspace.id, &workspace.id)
+            .await?;
         Ok(Response::new(pb::UpdateBillingStateResponse {
             billing: Some(billing_out(&workspace)),
             open_amount_cents: workspace.open_amount_cents,
@@ -166,10 +167,14 @@ impl BillingService for BillingApi {
         &self,
         request: Request<pb::CloseStatementRequest>,
     ) -> Result<Response<pb::CloseStatementResponse>, Status> {
-        context::internal_caller(&self.0, &request, Role::Billing, true)
-            .await?
-            .must_be_operator()?;
-        let closed = statements::close(&self.0, &request.into_inner().workspace_id, PeriodEnd::Now).await?;
+        let caller = self.operator(&request).await?;
+        let workspace_id = request.into_inner().workspace_id;
+        let closed = statements::close(&self.0, &workspace_id, PeriodEnd::Now).await?;
+        for statement in &closed {
+            caller
+                .audit(&self.0, "statement.close", &workspace_id, &statement.id)
+                .await?;
+        }
         let now = self.0.clock.now_micros();
         Ok(Response::new(pb::CloseStatementResponse {
             statements: closed.iter().map(|s| statement_out(s, now)).collect(),
@@ -215,10 +220,11 @@ impl BillingService for BillingApi {
         &self,
         request: Request<pb::MarkStatementPaidRequest>,
     ) -> Result<Response<pb::MarkStatementPaidResponse>, Status> {
-        context::internal_caller(&self.0, &request, Role::Billing, true)
-            .await?
-            .must_be_operator()?;
+        let caller = self.operator(&request).await?;
         let statement = statements::mark_paid(&self.0, &request.into_inner().statement_id).await?;
+        caller
+            .audit(&self.0, "statement.mark_paid", &statement.workspace_id, &statement.id)
+            .await?;
         Ok(Response::new(pb::MarkStatementPaidResponse {
             statement: Some(statement_out(&statement, self.0.clock.now_micros())),
         }))
@@ -228,12 +234,23 @@ impl BillingService for BillingApi {
         &self,
         request: Request<pb::VoidStatementRequest>,
     ) -> Result<Response<pb::VoidStatementResponse>, Status> {
-        context::internal_caller(&self.0, &request, Role::Billing, true)
-            .await?
-            .must_be_operator()?;
+        let caller = self.operator(&request).await?;
         let statement = statements::void(&self.0, &request.into_inner().statement_id).await?;
+        caller
+            .audit(&self.0, "statement.void", &statement.workspace_id, &statement.id)
+            .await?;
         Ok(Response::new(pb::VoidStatementResponse {
             statement: Some(statement_out(&statement, self.0.clock.now_micros())),
         }))
+    }
+}
+
+impl BillingApi {
+    /// Changes are the operators' and the billing system's; a session's
+    /// carries its CSRF token.
+    async fn operator<T>(&self, request: &Request<T>) -> Result<InternalCaller, Status> {
+        let caller = context::internal_caller(&self.0, request, Role::Billing, true).await?;
+        caller.must_be_operator()?;
+        Ok(caller)
     }
 }

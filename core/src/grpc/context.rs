@@ -9,6 +9,7 @@ use tonic::{Request, Response, Status};
 
 use crate::accounts::memberships::Role as MemberRole;
 use crate::accounts::sessions::{self, Session};
+use crate::audit::{self, Actor};
 use crate::auth::service_token::{self, Role};
 use crate::auth::{self, Credentials, Mode, Permission, Principal};
 use crate::{Core, CoreError};
@@ -96,7 +97,8 @@ pub fn service<T>(core: &Core, request: &Request<T>, role: Role) -> Result<Strin
 /// a service token, or a signed-in console user (docs/console.md, "Internal
 /// services from the console").
 pub enum InternalCaller {
-    Service,
+    /// A system, by its token's subject.
+    Service(String),
     User(Session),
 }
 
@@ -105,7 +107,7 @@ impl InternalCaller {
     /// operators read every workspace, users the workspaces they belong to.
     pub async fn may_read(&self, core: &Core, workspace_id: &str) -> Result<(), Status> {
         match self {
-            InternalCaller::Service => Ok(()),
+            InternalCaller::Service(_) => Ok(()),
             InternalCaller::User(session) => {
                 sessions::check_member(core, session, workspace_id).await?;
                 Ok(())
@@ -117,7 +119,7 @@ impl InternalCaller {
     /// admins of `workspace_id` (and operators).
     pub async fn may_manage(&self, core: &Core, workspace_id: &str) -> Result<(), Status> {
         match self {
-            InternalCaller::Service => Ok(()),
+            InternalCaller::Service(_) => Ok(()),
             InternalCaller::User(session) => {
                 let role = sessions::check_member(core, session, workspace_id).await?;
                 if session.user.operator || role.is_some_and(MemberRole::manages) {
@@ -127,6 +129,26 @@ impl InternalCaller {
                 }
             }
         }
+    }
+
+    /// Who this is, for the audit log.
+    pub fn actor(&self) -> Actor {
+        match self {
+            InternalCaller::Service(subject) => Actor::Service(subject.clone()),
+            InternalCaller::User(session) => Actor::Operator {
+                email: session.user.email.clone(),
+            },
+        }
+    }
+
+    /// Records a change this caller made in `workspace_id` to `target`.
+    pub async fn audit(&self, core: &Core, action: &str, workspace_id: &str, target: &str) -> Result<(), Status> {
+        let change = audit::Change {
+            action,
+            workspace_id: Some(workspace_id),
+            target,
+        };
+        Ok(audit::record(&core.db, core.clock.now_micros(), &self.actor(), change).await?)
     }
 
     /// Systems and operators only.
@@ -155,8 +177,7 @@ pub async fn internal_caller<T>(
     change: bool,
 ) -> Result<InternalCaller, Status> {
     let Some(token) = header(request, metadata::CONSOLE_SESSION) else {
-        service(core, request, role)?;
-        return Ok(InternalCaller::Service);
+        return Ok(InternalCaller::Service(service(core, request, role)?));
     };
     let session = sessions::authenticate(core, &token).await?;
     if change {

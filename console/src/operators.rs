@@ -1,0 +1,531 @@
+//! The operators' back office under `/console/ops`: every workspace (create
+//! a business or fleet workspace; its plan, billing state and credit limit;
+//! its keys, which an operator may revoke; its statements, closed now, paid
+//! or voided; links to its members and deliveries) and the audit log of
+//! every change made here. The internal `AdminService` and `BillingService`
+//! with the session in place of a service token: only operators pass, and
+//! the core records each change with who made it (docs/console.md).
+
+use askama::Template;
+use axum::body::Bytes;
+use axum::extract::{Path, Query, State};
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Redirect, Response};
+use courier::internal::v1 as ipb;
+
+use crate::ConsoleState;
+use crate::deliveries::{money, when};
+use crate::page::{Layout, Signed, day, failure, field, fields, render};
+
+pub(crate) struct WorkspaceRow {
+    id: String,
+    name: String,
+    kind: &'static str,
+    plan: String,
+    credit: String,
+    created_at: String,
+}
+
+fn kind_name(kind: ipb::WorkspaceKind) -> &'static str {
+    match kind {
+        ipb::WorkspaceKind::Fleet => "fleet",
+        _ => "business",
+    }
+}
+
+fn plan_text(plan: &ipb::Plan) -> String {
+    let mut flags: Vec<String> = [
+        (plan.api_access, "API access"),
+        (plan.fleet_order_intake, "order intake"),
+        (plan.proof_of_delivery, "proof of delivery"),
+    ]
+    .iter()
+    .filter(|(on, _)| *on)
+    .map(|(_, name)| (*name).to_owned())
+    .collect();
+    if plan.discount_bps > 0 {
+        flags.push(format!(
+            "{}.{:02} % discount",
+            plan.discount_bps / 100,
+            plan.discount_bps % 100
+        ));
+    }
+    flags.join(", ")
+}
+
+fn layout(state: &ConsoleState, signed: &Signed, title: &str) -> Layout {
+    let mut layout = signed.layout(state, title, None, "live");
+    layout.section = "ops";
+    layout
+}
+
+#[derive(Template)]
+#[template(path = "ops_workspaces.html")]
+pub(crate) struct WorkspacesPage {
+    layout: Layout,
+    workspaces: Vec<WorkspaceRow>,
+    name: String,
+}
+
+async fn workspaces_view(state: &ConsoleState, signed: &Signed, name: String, error: Option<String>) -> Response {
+    let request = signed.request(ipb::ListWorkspacesRequest {}, None);
+    let workspaces = match state.admin.clone().list_workspaces(request).await {
+        Ok(answer) => answer.into_inner().workspaces,
+        Err(status) => return failure(state, &status),
+    };
+    let mut layout = layout(state, signed, "Back office");
+    let status = if error.is_some() {
+        StatusCode::BAD_REQUEST
+    } else {
+        StatusCode::OK
+    };
+    layout.error = error;
+    render(
+        WorkspacesPage {
+            layout,
+            workspaces: workspaces
+                .iter()
+                .map(|w| WorkspaceRow {
+                    id: w.id.clone(),
+                    name: w.name.clone(),
+                    kind: kind_name(w.kind()),
+                    plan: plan_text(&w.plan.clone().unwrap_or_default()),
+                    credit: w
+                        .billing
+                        .as_ref()
+                        .map(|b| courier::statements::amount(b.credit_limit_cents))
+                        .unwrap_or_default(),
+                    created_at: day(w.created_at.as_ref()),
+                })
+                .collect(),
+            name,
+        },
+        status,
+    )
+}
+
+pub(crate) async fn workspaces_page(State(state): State<ConsoleState>, signed: Signed) -> Response {
+    workspaces_view(&state, &signed, String::new(), None).await
+}
+
+/// Cents from a form's amount in major units (`1500` or `1500.50`).
+fn cents(text: &str) -> Option<i64> {
+    let text = text.trim();
+    if text.is_empty() {
+        return Some(0);
+    }
+    let (units, fraction) = text.split_once('.').unwrap_or((text, "0"));
+    let fraction = format!("{fraction:0<2}");
+    if fraction.len() > 2 {
+        return None;
+    }
+    Some(
+        units
+            .parse::<i64>()
+            .ok()?
+            .checked_mul(100)?
+            .checked_add(fraction.parse::<i64>().ok()?)?,
+    )
+}
+
+fn plan_in(form: &[(String, String)]) -> Result<ipb::Plan, String> {
+    let discount = field(form, "discount_bps").trim();
+    Ok(ipb::Plan {
+        api_access: field(form, "api_access") == "on",
+        fleet_order_intake: field(form, "fleet_order_intake") == "on",
+        proof_of_delivery: field(form, "proof_of_delivery") == "on",
+        discount_bps: if discount.is_empty() {
+            0
+        } else {
+            discount
+                .parse()
+                .map_err(|_| "The discount must be a whole number of basis points, 0 to 10000.".to_owned())?
+        },
+    })
+}
+
+pub(crate) async fn create_workspace(State(state): State<ConsoleState>, signed: Signed, body: Bytes) -> Response {
+    let form = fields(&body);
+    let name = field(&form, "name").to_owned();
+    let plan = match plan_in(&form) {
+        Ok(plan) => plan,
+        Err(message) => return workspaces_view(&state, &signed, name, Some(message)).await,
+    };
+    let Some(credit_limit_cents) = cents(field(&form, "credit_limit")) else {
+        let message = "The credit limit must be an amount, such as 1500 or 1500.50.".to_owned();
+        return workspaces_view(&state, &signed, name, Some(message)).await;
+    };
+    let message = ipb::CreateWorkspaceRequest {
+        name: name.clone(),
+        kind: if field(&form, "kind") == "fleet" {
+            ipb::WorkspaceKind::Fleet
+        } else {
+            ipb::WorkspaceKind::Business
+        } as i32,
+        plan: Some(plan),
+        billing: Some(ipb::BillingState {
+            invoice_billing_enabled: field(&form, "invoice_billing") == "on",
+            credit_limit_cents,
+            ..Default::default()
+        }),
+    };
+    match state
+        .admin
+        .clone()
+        .create_workspace(signed.request(message, Some(field(&form, "csrf"))))
+        .await
+    {
+        Ok(answer) => {
+            let id = answer.into_inner().workspace.map(|w| w.id).unwrap_or_default();
+            Redirect::to(&format!("{}/ops/w/{id}", state.root)).into_response()
+        }
+        Err(status) if status.code() == tonic::Code::InvalidArgument => {
+            workspaces_view(&state, &signed, name, Some(status.message().to_owned())).await
+        }
+        Err(status) => failure(&state, &status),
+    }
+}
+
+pub(crate) struct KeyRow {
+    id: String,
+    label: String,
+    mode: &'static str,
+    prefix: String,
+    last_used_at: String,
+    revoked: bool,
+}
+
+pub(crate) struct StatementRow {
+    id: String,
+    period: String,
+    total: String,
+    status: &'static str,
+    overdue: bool,
+}
+
+#[derive(Template)]
+#[template(path = "ops_workspace.html")]
+pub(crate) struct WorkspacePage {
+    layout: Layout,
+    workspace_id: String,
+    name: String,
+    kind: &'static str,
+    plan: ipb::Plan,
+    billing: ipb::BillingState,
+    credit_limit: String,
+    open_amount: String,
+    keys: Vec<KeyRow>,
+    statements: Vec<StatementRow>,
+}
+
+async fn workspace_view(state: &ConsoleState, signed: &Signed, workspace: &str, error: Option<String>) -> Response {
+    let request = signed.request(
+        ipb::GetWorkspaceRequest {
+            workspace_id: workspace.to_owned(),
+        },
+        None,
+    );
+    let found = match state.admin.clone().get_workspace(request).await {
+        Ok(answer) => answer.into_inner().workspace.unwrap_or_default(),
+        Err(status) => return failure(state, &status),
+    };
+    let keys = signed.request(
+        ipb::ListApiKeysRequest {
+            workspace_id: workspace.to_owned(),
+        },
+        None,
+    );
+    let keys = match state.admin.clone().list_api_keys(keys).await {
+        Ok(answer) => answer.into_inner().api_keys,
+        Err(status) => return failure(state, &status),
+    };
+    let billing_state = signed.request(
+        ipb::GetBillingStateRequest {
+            workspace_id: workspace.to_owned(),
+        },
+        None,
+    );
+    let billing_state = match state.billing.clone().get_billing_state(billing_state).await {
+        Ok(answer) => answer.into_inner(),
+        Err(status) => return failure(state, &status),
+    };
+    let statements = signed.request(
+        ipb::ListStatementsRequest {
+            workspace_id: workspace.to_owned(),
+            page_size: 50,
+            page_token: String::new(),
+        },
+        None,
+    );
+    let statements = match state.billing.clone().list_statements(statements).await {
+        Ok(answer) => answer.into_inner().statements,
+        Err(status) => return failure(state, &status),
+    };
+    let billing = found.billing.clone().unwrap_or_default();
+    let mut layout = layout(state, signed, &format!("Workspace {}", found.name));
+    let status = if error.is_some() {
+        StatusCode::BAD_REQUEST
+    } else {
+        StatusCode::OK
+    };
+    layout.error = error;
+    render(
+        WorkspacePage {
+            layout,
+            workspace_id: found.id.clone(),
+            name: found.name.clone(),
+            kind: kind_name(found.kind()),
+            plan: found.plan.clone().unwrap_or_default(),
+            credit_limit: courier::statements::amount(billing.credit_limit_cents),
+            open_amount: money(billing_state.open_amount_cents, &billing_state.currency),
+            billing,
+            keys: keys
+                .iter()
+                .map(|k| KeyRow {
+                    id: k.id.clone(),
+                    label: k.label.clone(),
+                    mode: if k.mode() == courier::v1::Mode::Live {
+                        "live"
+                    } else {
+                        "test"
+                    },
+                    prefix: k.prefix.clone(),
+                    last_used_at: when(k.last_used_at.as_ref()),
+                    revoked: k.revoked_at.is_some(),
+                })
+                .collect(),
+            statements: statements
+                .iter()
+                .map(|s| StatementRow {
+                    id: s.id.clone(),
+                    period: format!("{} – {}", day(s.period_start.as_ref()), day(s.period_end.as_ref())),
+                    total: money(s.total_cents, &s.currency),
+                    status: courier::statements::status_name(s.status()),
+                    overdue: s.overdue,
+                })
+                .collect(),
+        },
+        status,
+    )
+}
+
+pub(crate) async fn workspace_page(
+    State(state): State<ConsoleState>,
+    signed: Signed,
+    Path(workspace): Path<String>,
+) -> Response {
+    workspace_view(&state, &signed, &workspace, None).await
+}
+
+/// After an operator's change: the workspace's page, with the core's
+/// refusal when there is one.
+async fn after<T>(
+    state: &ConsoleState,
+    signed: &Signed,
+    workspace: &str,
+    result: Result<tonic::Response<T>, tonic::Status>,
+) -> Response {
+    match result {
+        Ok(_) => Redirect::to(&format!("{}/ops/w/{workspace}", state.root)).into_response(),
+        Err(status)
+            if matches!(
+                status.code(),
+                tonic::Code::InvalidArgument | tonic::Code::FailedPrecondition
+            ) =>
+        {
+            workspace_view(state, signed, workspace, Some(status.message().to_owned())).await
+        }
+        Err(status) => failure(state, &status),
+    }
+}
+
+pub(crate) async fn update_plan(
+    State(state): State<ConsoleState>,
+    signed: Signed,
+    Path(workspace): Path<String>,
+    body: Bytes,
+) -> Response {
+    let form = fields(&body);
+    let plan = match plan_in(&form) {
+        Ok(plan) => plan,
+        Err(message) => return workspace_view(&state, &signed, &workspace, Some(message)).await,
+    };
+    let message = ipb::UpdateWorkspacePlanRequest {
+        workspace_id: workspace.clone(),
+        plan: Some(plan),
+    };
+    let result = state
+        .admin
+        .clone()
+        .update_workspace_plan(signed.request(message, Some(field(&form, "csrf"))))
+        .await;
+    after(&state, &signed, &workspace, result).await
+}
+
+pub(crate) async fn update_billing(
+    State(state): State<ConsoleState>,
+    signed: Signed,
+    Path(workspace): Path<String>,
+    body: Bytes,
+) -> Response {
+    let form = fields(&body);
+    let Some(credit_limit_cents) = cents(field(&form, "credit_limit")) else {
+        let message = "The credit limit must be an amount, such as 1500 or 1500.50.".to_owned();
+        return workspace_view(&state, &signed, &workspace, Some(message)).await;
+    };
+    let number = |name: &str| field(&form, name).trim().parse::<i32>().ok();
+    let mask = [
+        "invoice_billing_enabled",
+        "credit_limit_cents",
+        "billing_day",
+        "payment_terms_days",
+    ];
+    let message = ipb::UpdateBillingStateRequest {
+        workspace_id: workspace.clone(),
+        billing: Some(ipb::BillingState {
+            invoice_billing_enabled: field(&form, "invoice_billing") == "on",
+            credit_limit_cents,
+            // Output only: sent as the page showed it.
+            statement_overdue: field(&form, "statement_overdue") == "true",
+            billing_day: Some(number("billing_day").unwrap_or(0)),
+            payment_terms_days: Some(number("payment_terms_days").unwrap_or(-1)),
+        }),
+        update_mask: Some(prost_types::FieldMask {
+            paths: mask.iter().map(|p| (*p).to_owned()).collect(),
+        }),
+    };
+    let result = state
+        .billing
+        .clone()
+        .update_billing_state(signed.request(message, Some(field(&form, "csrf"))))
+        .await;
+    after(&state, &signed, &workspace, result).await
+}
+
+pub(crate) async fn revoke_key(
+    State(state): State<ConsoleState>,
+    signed: Signed,
+    Path((workspace, key)): Path<(String, String)>,
+    body: Bytes,
+) -> Response {
+    let form = fields(&body);
+    let message = ipb::RevokeApiKeyRequest { api_key_id: key };
+    let result = state
+        .admin
+        .clone()
+        .revoke_api_key(signed.request(message, Some(field(&form, "csrf"))))
+        .await;
+    after(&state, &signed, &workspace, result).await
+}
+
+pub(crate) async fn close_statement(
+    State(state): State<ConsoleState>,
+    signed: Signed,
+    Path(workspace): Path<String>,
+    body: Bytes,
+) -> Response {
+    let form = fields(&body);
+    let message = ipb::CloseStatementRequest {
+        workspace_id: workspace.clone(),
+    };
+    let result = state
+        .billing
+        .clone()
+        .close_statement(signed.request(message, Some(field(&form, "csrf"))))
+        .await;
+    after(&state, &signed, &workspace, result).await
+}
+
+pub(crate) async fn settle_statement(
+    State(state): State<ConsoleState>,
+    signed: Signed,
+    Path((workspace, statement, outcome)): Path<(String, String, String)>,
+    body: Bytes,
+) -> Response {
+    let form = fields(&body);
+    let request_csrf = Some(field(&form, "csrf"));
+    let result = match outcome.as_str() {
+        "paid" => state
+            .billing
+            .clone()
+            .mark_statement_paid(signed.request(
+                ipb::MarkStatementPaidRequest {
+                    statement_id: statement,
+                },
+                request_csrf,
+            ))
+            .await
+            .map(|_| tonic::Response::new(())),
+        "void" => state
+            .billing
+            .clone()
+            .void_statement(signed.request(
+                ipb::VoidStatementRequest {
+                    statement_id: statement,
+                },
+                request_csrf,
+            ))
+            .await
+            .map(|_| tonic::Response::new(())),
+        _ => return crate::not_found(State(state)).await,
+    };
+    after(&state, &signed, &workspace, result).await
+}
+
+pub(crate) struct AuditRow {
+    at: String,
+    actor: String,
+    action: String,
+    workspace_id: String,
+    target: String,
+}
+
+#[derive(Template)]
+#[template(path = "ops_audit.html")]
+pub(crate) struct AuditPage {
+    layout: Layout,
+    entries: Vec<AuditRow>,
+    next_page: Option<String>,
+}
+
+#[derive(serde::Deserialize, Default)]
+pub(crate) struct PageQuery {
+    page_token: Option<String>,
+}
+
+pub(crate) async fn audit_page(
+    State(state): State<ConsoleState>,
+    signed: Signed,
+    Query(query): Query<PageQuery>,
+) -> Response {
+    let request = signed.request(
+        ipb::ListAuditEntriesRequest {
+            page_size: 50,
+            page_token: query.page_token.unwrap_or_default(),
+        },
+        None,
+    );
+    let answer = match state.admin.clone().list_audit_entries(request).await {
+        Ok(answer) => answer.into_inner(),
+        Err(status) => return failure(&state, &status),
+    };
+    render(
+        AuditPage {
+            layout: layout(&state, &signed, "Audit log"),
+            entries: answer
+                .entries
+                .into_iter()
+                .map(|e| AuditRow {
+                    at: when(e.create_time.as_ref()),
+                    actor: e.actor,
+                    action: e.action,
+                    workspace_id: e.workspace_id.unwrap_or_default(),
+                    target: e.target,
+                })
+                .collect(),
+            next_page: (!answer.next_page_token.is_empty())
+                .then(|| url::form_urlencoded::byte_serialize(answer.next_page_token.as_bytes()).collect()),
+        },
+        StatusCode::OK,
+    )
+}

@@ -89,7 +89,7 @@ async fn workspaces_view(state: &ConsoleState, signed: &Signed, name: String, er
                     id: w.id.clone(),
                     name: w.name.clone(),
                     kind: kind_name(w.kind()),
-                    plan: plan_text(&w.plan.clone().unwrap_or_default()),
+                    plan: plan_text(&w.plan.unwrap_or_default()),
                     credit: w
                         .billing
                         .as_ref()
@@ -108,24 +108,20 @@ pub(crate) async fn workspaces_page(State(state): State<ConsoleState>, signed: S
     workspaces_view(&state, &signed, String::new(), None).await
 }
 
-/// Cents from a form's amount in major units (`1500` or `1500.50`).
+/// Cents from a form's amount in major units (`1500` or `1500.50`); `None`
+/// for anything else.
 fn cents(text: &str) -> Option<i64> {
     let text = text.trim();
     if text.is_empty() {
         return Some(0);
     }
-    let (units, fraction) = text.split_once('.').unwrap_or((text, "0"));
-    let fraction = format!("{fraction:0<2}");
-    if fraction.len() > 2 {
+    let (units, fraction) = text.split_once('.').unwrap_or((text, ""));
+    let digits = |part: &str| part.chars().all(|c| c.is_ascii_digit());
+    if units.is_empty() || !digits(units) || !digits(fraction) || fraction.len() > 2 {
         return None;
     }
-    Some(
-        units
-            .parse::<i64>()
-            .ok()?
-            .checked_mul(100)?
-            .checked_add(fraction.parse::<i64>().ok()?)?,
-    )
+    let fraction: i64 = format!("{fraction:0<2}").parse().ok()?;
+    units.parse::<i64>().ok()?.checked_mul(100)?.checked_add(fraction)
 }
 
 fn plan_in(form: &[(String, String)]) -> Result<ipb::Plan, String> {
@@ -261,7 +257,7 @@ async fn workspace_view(state: &ConsoleState, signed: &Signed, workspace: &str, 
         Ok(answer) => answer.into_inner().statements,
         Err(status) => return failure(state, &status),
     };
-    let billing = found.billing.clone().unwrap_or_default();
+    let billing = found.billing.unwrap_or_default();
     let mut layout = layout(state, signed, &format!("Workspace {}", found.name));
     let status = if error.is_some() {
         StatusCode::BAD_REQUEST
@@ -275,7 +271,7 @@ async fn workspace_view(state: &ConsoleState, signed: &Signed, workspace: &str, 
             workspace_id: found.id.clone(),
             name: found.name.clone(),
             kind: kind_name(found.kind()),
-            plan: found.plan.clone().unwrap_or_default(),
+            plan: found.plan.unwrap_or_default(),
             credit_limit: courier::statements::amount(billing.credit_limit_cents),
             open_amount: money(billing_state.open_amount_cents, &billing_state.currency),
             billing,
@@ -528,4 +524,20 @@ pub(crate) async fn audit_page(
         },
         StatusCode::OK,
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::cents;
+
+    #[test]
+    fn amounts_in_major_units() {
+        assert_eq!(cents("1500"), Some(150_000));
+        assert_eq!(cents(" 1500.5 "), Some(150_050));
+        assert_eq!(cents("0.05"), Some(5));
+        assert_eq!(cents(""), Some(0));
+        for wrong in ["-5", "1.234", "1e3", "12,50", ".5", "abc"] {
+            assert_eq!(cents(wrong), None, "{wrong}");
+        }
+    }
 }

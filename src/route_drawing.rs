@@ -39,9 +39,10 @@ pub fn project(route: &[(f64, f64)], courier: Option<(f64, f64)>, width: f64, he
     let max_x = flats.iter().map(|p| p.0).fold(f64::NEG_INFINITY, f64::max);
     let min_y = flats.iter().map(|p| p.1).fold(f64::INFINITY, f64::min);
     let max_y = flats.iter().map(|p| p.1).fold(f64::NEG_INFINITY, f64::max);
-    let span_x = (max_x - min_x).max(1e-4);
-    let span_y = (max_y - min_y).max(1e-4);
-    let scale = ((width - 2.0 * margin) / span_x).min((height - 2.0 * margin) / span_y);
+    let (span_x, span_y) = (max_x - min_x, max_y - min_y);
+    // A route of one point (or a line) must not scale to infinity.
+    let scale = ((width - 2.0 * margin) / span_x.max(1e-4)).min((height - 2.0 * margin) / span_y.max(1e-4));
+    // Centred in the box, whatever the route's shape.
     let (offset_x, offset_y) = ((width - span_x * scale) / 2.0, (height - span_y * scale) / 2.0);
     let place = |point: (f64, f64)| {
         let (x, y) = flat(point);

@@ -231,3 +231,84 @@ pub(crate) async fn move_order(
         Err(status) => failure(&state, &status),
     }
 }
+
+#[derive(Template)]
+#[template(path = "board_order.html")]
+pub(crate) struct OrderPage {
+    layout: Layout,
+    workspace_id: String,
+    card: Card,
+    status: &'static str,
+    customer_contact: String,
+    stops: Vec<String>,
+    items: Vec<String>,
+    requested_pickup: String,
+    notes: String,
+    vehicle_type_id: String,
+    updated_at: String,
+    manages: bool,
+}
+
+/// `…/board/{order}`: an order with everything its customer sent.
+pub(crate) async fn order_page(
+    State(state): State<ConsoleState>,
+    signed: Signed,
+    Path((workspace, order)): Path<(String, String)>,
+) -> Response {
+    let request = signed.request(ipb::GetBoardOrderRequest { order_id: order }, None);
+    let order = match state.dispatch.clone().get_board_order(request).await {
+        Ok(answer) => answer.into_inner().order.unwrap_or_default(),
+        Err(status) => return failure(&state, &status),
+    };
+    if order.workspace_id != workspace {
+        let status = courier::errors::to_status(
+            courier::errors::ErrorCode::NotFound,
+            "This board has no such order.",
+            None,
+        );
+        return failure(&state, &status);
+    }
+    let mut layout = signed.layout(&state, &format!("Order {}", order.order_id), Some(&workspace), "live");
+    layout.section = "board";
+    let manages = layout.workspace.as_ref().is_some_and(|w| w.manages);
+    let customer = order.customer.clone().unwrap_or_default();
+    let requested_pickup = [
+        order.requested_pickup_date.as_deref(),
+        order.requested_pickup_time.as_deref(),
+        order.customer_timezone.as_deref(),
+    ]
+    .into_iter()
+    .flatten()
+    .collect::<Vec<_>>()
+    .join(" ");
+    render(
+        OrderPage {
+            layout,
+            workspace_id: workspace,
+            card: card(&order),
+            status: order.status().public_name().unwrap_or("unknown"),
+            customer_contact: [Some(customer.phone.as_str()), customer.email.as_deref()]
+                .into_iter()
+                .flatten()
+                .collect::<Vec<_>>()
+                .join(" · "),
+            stops: order.stops.iter().map(|w| w.address.clone()).collect(),
+            items: order
+                .items
+                .iter()
+                .map(|i| {
+                    format!(
+                        "{} × {} ({} kg, {}×{}×{} cm)",
+                        i.quantity, i.description, i.weight_kg, i.length_cm, i.width_cm, i.height_cm
+                    )
+                })
+                .collect(),
+            requested_pickup,
+            notes: order.notes.clone().unwrap_or_default(),
+            vehicle_type_id: order.vehicle_type_id.clone(),
+            updated_at: when(order.updated_at.as_ref()),
+            manages,
+        },
+        StatusCode::OK,
+    )
+}

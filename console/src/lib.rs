@@ -123,6 +123,7 @@ pub fn router(state: ConsoleState) -> Router {
         .route("/w/{workspace}/overview", get(overview::page))
         .route("/w/{workspace}/board", get(board::page))
         .route("/w/{workspace}/board/live", get(board::live))
+        .route("/w/{workspace}/board/{order}", get(board::order_page))
         .route("/w/{workspace}/board/{order}/move", post(board::move_order))
         .route("/w/{workspace}/billing", get(billing::page))
         .route(

@@ -496,7 +496,7 @@ e2e! {
         let mut order = crate::fleet::minimal_order();
         order["reference"] = json!("SO-77");
         let created = crate::fleet::create(&app, &key, &order).await;
-        let card = "//article[h3[text()='SO-77']]";
+        let card = "//article[h3[.='SO-77']]";
         browser
             .client
             .wait()
@@ -513,6 +513,11 @@ e2e! {
         browser.find("section[aria-labelledby='column-courier_assigned'] article").await;
         let fetched = app.get(&format!("/v1/fleet/orders/{}", created["id"].as_str().expect("id")), &key).await;
         assert_eq!(fetched.body["status"], "courier_assigned", "{:#}", fetched.body);
+
+        // The order's page has what the customer sent.
+        browser.click_to(&format!("{card}//a"), "dl.facts").await;
+        let facts = browser.text("dl.facts").await;
+        assert!(facts.contains("Lea Kundin") && facts.contains("Alexanderplatz"), "{facts}");
         browser.close().await;
     }
 }

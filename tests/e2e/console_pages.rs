@@ -320,8 +320,8 @@ e2e! {
         assert!(page.contains("order-3") && page.contains("delivery.created") && page.contains("Alexanderplatz"), "{page}");
         assert!(!page.contains("Cancel delivery"), "members read only");
         assert!(!page.contains("Back office"), "no back office link for a member");
-        let (status, page, _) = get(&member, &app.url("/console/ops")).await;
-        assert_eq!(status, 403, "{page}");
+        let (status, back_office, _) = get(&member, &app.url("/console/ops")).await;
+        assert_eq!(status, 403, "{back_office}");
         let live = member.get(format!("{base}/deliveries/{}/live?mode=live", ids[3])).send().await.expect("live");
         assert_eq!(live.headers().get("content-type").and_then(|v| v.to_str().ok()), Some("text/event-stream"));
         let mut live = live;

@@ -172,16 +172,25 @@ pub(crate) struct EventPage {
     attempts: Vec<AttemptRow>,
 }
 
-/// The event as webhook bodies and `GET /v1/events/{id}` show it.
+/// The event as webhook bodies and `GET /v1/events/{id}` show it, its
+/// members in the same order.
 fn payload(event: &pb::Event) -> String {
-    let json = serde_json::json!({
-        "id": event.id,
-        "type": event.r#type().public_name(),
-        "version": event.version,
-        "created_at": courier::json::time_out(event.created_at.as_ref()),
-        "data": event.data.clone().map(courier::json::EventDeliveryJson::from),
-    });
-    serde_json::to_string_pretty(&json).unwrap_or_default()
+    #[derive(serde::Serialize)]
+    struct Envelope {
+        id: String,
+        r#type: Option<&'static str>,
+        version: String,
+        created_at: Option<String>,
+        data: Option<courier::json::EventDeliveryJson>,
+    }
+    let envelope = Envelope {
+        id: event.id.clone(),
+        r#type: event.r#type().public_name(),
+        version: event.version.clone(),
+        created_at: courier::json::time_out(event.created_at.as_ref()),
+        data: event.data.clone().map(courier::json::EventDeliveryJson::from),
+    };
+    serde_json::to_string_pretty(&envelope).unwrap_or_default()
 }
 
 #[derive(serde::Deserialize)]

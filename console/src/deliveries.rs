@@ -313,7 +313,6 @@ pub(crate) struct ProofView {
 #[template(path = "delivery_live.html")]
 pub(crate) struct LivePart {
     status: &'static str,
-    terminal: bool,
     cancellation_reason: &'static str,
     courier_name: String,
     courier_vehicle: String,
@@ -329,6 +328,15 @@ pub(crate) struct LivePart {
     /// Where each event's page is, for the timeline's links.
     events_base: String,
     mode: &'static str,
+    /// Offered to owners and admins until the delivery has ended (whether
+    /// the rules allow it then is the core's answer).
+    cancel: Option<CancelForm>,
+}
+
+pub(crate) struct CancelForm {
+    action: String,
+    csrf: String,
+    reasons: Vec<&'static str>,
 }
 
 fn drawing_of(delivery: &pb::Delivery) -> Drawing {
@@ -376,6 +384,14 @@ async fn live_part(
     delivery: &pb::Delivery,
     eta: Option<&pb::DeliveryEta>,
 ) -> Result<LivePart, tonic::Status> {
+    let manages = signed
+        .layout(state, "", Some(workspace), mode)
+        .workspace
+        .is_some_and(|w| w.manages);
+    let terminal = matches!(
+        delivery.status(),
+        pb::DeliveryStatus::Delivered | pb::DeliveryStatus::Cancelled
+    );
     let events = state
         .events
         .clone()
@@ -435,10 +451,6 @@ async fn live_part(
     let courier = delivery.courier.as_ref();
     Ok(LivePart {
         status: status_name(delivery),
-        terminal: matches!(
-            delivery.status(),
-            pb::DeliveryStatus::Delivered | pb::DeliveryStatus::Cancelled
-        ),
         cancellation_reason: delivery.cancellation_reason().public_name().unwrap_or(""),
         courier_name: courier.and_then(|c| c.name.clone()).unwrap_or_default(),
         courier_vehicle: courier
@@ -478,6 +490,14 @@ async fn live_part(
         proof_note,
         events_base: format!("{}/w/{workspace}/events", state.root),
         mode,
+        cancel: (manages && !terminal).then(|| CancelForm {
+            action: format!(
+                "{}/w/{workspace}/deliveries/{}/cancel?mode={mode}",
+                state.root, delivery.id
+            ),
+            csrf: signed.session.csrf_token.clone(),
+            reasons: pb::CancelReason::NAMES.iter().map(|(_, name)| *name).collect(),
+        }),
     })
 }
 
@@ -495,9 +515,6 @@ pub(crate) struct DeliveryPage {
     notes: String,
     tracking_url: String,
     created_at: String,
-    cancellable: bool,
-    manages: bool,
-    cancel_reasons: Vec<&'static str>,
     live: LivePart,
 }
 
@@ -590,7 +607,6 @@ async fn delivery_view(
     };
     let mut layout = signed.layout(state, &format!("Delivery {id}"), Some(workspace), mode);
     layout.section = "deliveries";
-    let manages = layout.workspace.as_ref().is_some_and(|w| w.manages);
     let status = if refusal.is_some() {
         StatusCode::CONFLICT
     } else {
@@ -613,11 +629,6 @@ async fn delivery_view(
             notes: delivery.notes.clone().unwrap_or_default(),
             tracking_url: delivery.tracking_url.clone().unwrap_or_default(),
             created_at: when(delivery.created_at.as_ref()),
-            // Whether the rules allow it is the core's answer; a finished
-            // delivery offers no form.
-            cancellable: !live.terminal,
-            manages,
-            cancel_reasons: pb::CancelReason::NAMES.iter().map(|(_, name)| *name).collect(),
             live,
         },
         status,

@@ -468,6 +468,7 @@ e2e! {
         let same_page = owner.client.execute("return window.courierOldPage === true", vec![]).await.expect("script");
         assert_eq!(same_page, serde_json::Value::Bool(true), "the page was not reloaded");
         assert!(owner.page().await.contains("delivery.delivered"), "the timeline shows the delivery");
+        assert!(!owner.page().await.contains("Cancel delivery"), "a delivered delivery offers no cancel");
         assert_eq!(app.get(&format!("/v1/deliveries/{id}"), &app.test_key).await.body["status"], "delivered");
 
         // Its proof files open.

@@ -6,6 +6,7 @@
 //! Run: `cargo build --release --workspace && target/release/courier-bench`
 
 mod ceilings;
+mod console;
 mod database;
 mod load;
 mod service;
@@ -62,6 +63,8 @@ enum Part {
     Database,
     /// The three webhook runs.
     Webhooks,
+    /// The console's deliveries page with 10,000 deliveries.
+    Console,
 }
 
 impl Cli {
@@ -335,6 +338,20 @@ async fn bench_backend(cli: &Cli, backend: Backend, bin_dir: &std::path::Path) -
         None
     };
 
+    if cli.runs(Part::Console) {
+        let figures = console::measure(bin_dir, &service, &client, duration, cli.repeat).await?;
+        println!(
+            "\nConsole deliveries page, the first page of a workspace with {}+ deliveries (target: p99 < 100 ms):",
+            console::DELIVERIES
+        );
+        for (connections, stats) in &figures {
+            println!(
+                "- {connections} connection(s): {:.0} pages/s, p50 {:.1} ms, p99 {:.1} ms, {} errors",
+                stats.requests_per_second, stats.p50_ms, stats.p99_ms, stats.errors
+            );
+        }
+    }
+
     let create_at_64 = results
         .iter()
         .find(|(l, c, _)| *l == Flow::Create.label() && *c == 64)
@@ -418,7 +435,7 @@ async fn run(cli: &Cli) -> BenchResult<()> {
         .parent()
         .ok_or("the bench binary has no directory")?
         .to_owned();
-    for binary in ["courier-core", "courier-edge"] {
+    for binary in ["courier-core", "courier-edge", "courier-console"] {
         if !bin_dir.join(binary).exists() {
             return Err(
                 format!("{binary} not found next to the bench; run `cargo build --release --workspace` first").into(),

@@ -77,6 +77,9 @@ impl ScratchDatabase {
 /// A running core and edge.
 pub struct Service {
     pub base_url: String,
+    /// The core's gRPC address (`http://…`).
+    pub grpc_url: String,
+    pub workspace_id: String,
     pub live_key: String,
     pub core: Child,
     pub edge: Child,
@@ -187,6 +190,8 @@ impl Service {
             .spawn()?;
         let service = Service {
             base_url,
+            grpc_url: format!("http://{grpc_addr}"),
+            workspace_id: workspace,
             live_key,
             core,
             edge,
@@ -194,6 +199,11 @@ impl Service {
         };
         service.wait_ready().await?;
         Ok(service)
+    }
+
+    /// Runs a `courier-core` admin command on this service's database.
+    pub async fn admin(&self, bin_dir: &Path, args: &[&str]) -> BenchResult<String> {
+        admin(bin_dir, &self.database, args).await
     }
 
     async fn wait_ready(&self) -> BenchResult<()> {

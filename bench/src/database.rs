@@ -21,7 +21,7 @@ CREATE TABLE deliveries (id TEXT PRIMARY KEY, workspace_id TEXT NOT NULL, mode T
   external_id TEXT, amount_cents BIGINT, route TEXT NOT NULL, breakdown TEXT, proof TEXT NOT NULL,
   tracking_token TEXT NOT NULL, created_at BIGINT NOT NULL, updated_at BIGINT NOT NULL,
   next_step_at BIGINT);
-CREATE UNIQUE INDEX deliveries_external_id ON deliveries (workspace_id, mode, external_id);
+CREATE UNIQUE INDEX deliveries_external_id_given ON deliveries (workspace_id, mode, external_id) WHERE external_id IS NOT NULL;
 CREATE INDEX deliveries_listing ON deliveries (workspace_id, mode, created_at, id);
 CREATE UNIQUE INDEX deliveries_tracking_token ON deliveries (tracking_token);
 CREATE INDEX deliveries_next_step ON deliveries (next_step_at);

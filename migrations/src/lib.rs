@@ -27,6 +27,7 @@ mod m20261124_000017_attempt_status_as_ended;
 mod m20261124_000018_create_accounts;
 mod m20261124_000019_add_key_last_used;
 mod m20261124_000020_create_audit_log;
+mod m20261124_000021_partial_external_id_index;
 
 pub struct Migrator;
 
@@ -54,6 +55,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261124_000018_create_accounts::Migration),
             Box::new(m20261124_000019_add_key_last_used::Migration),
             Box::new(m20261124_000020_create_audit_log::Migration),
+            Box::new(m20261124_000021_partial_external_id_index::Migration),
         ]
     }
 }

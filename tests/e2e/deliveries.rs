@@ -566,3 +566,37 @@ e2e! {
         }
     }
 }
+
+// The list is served by `deliveries_listing` in key order, with no sort of
+// the workspace's rows, even before the database has statistics of them
+// (the uniqueness index of external ids once won that choice on PostgreSQL
+// and sorted the whole workspace for every page).
+e2e! {
+    async fn the_list_reads_the_listing_index_without_sorting(app: TestApp) {
+        use sea_orm::{ConnectionTrait, DbBackend, Statement};
+        let body = berlin_delivery();
+        for _ in 0..120 {
+            app.create_delivery(&app.live_key, &body).await;
+        }
+        let backend = app.core.db.get_database_backend();
+        let query = format!(
+            "SELECT * FROM deliveries WHERE workspace_id = '{}' AND mode = 'live' ORDER BY created_at DESC, id DESC LIMIT 21",
+            app.workspace_id
+        );
+        let explain = match backend {
+            DbBackend::Postgres => format!("EXPLAIN {query}"),
+            _ => format!("EXPLAIN QUERY PLAN {query}"),
+        };
+        let rows = app.core.db.query_all_raw(Statement::from_string(backend, explain)).await.expect("explain");
+        let plan: Vec<String> = rows
+            .iter()
+            .map(|row| {
+                let column = if backend == DbBackend::Postgres { "QUERY PLAN" } else { "detail" };
+                row.try_get::<String>("", column).expect("plan line")
+            })
+            .collect();
+        let plan = plan.join("\n");
+        assert!(plan.contains("deliveries_listing"), "{plan}");
+        assert!(!plan.contains("Sort") && !plan.contains("TEMP B-TREE"), "no sort of the workspace's rows: {plan}");
+    }
+}

@@ -356,10 +356,15 @@ async fn bench_backend(cli: &Cli, backend: Backend, bin_dir: &std::path::Path) -
         .iter()
         .find(|(l, c, _)| *l == Flow::Create.label() && *c == 64)
         .map(|(_, _, s)| s.requests_per_second);
-    println!(
-        "\nRatios at 64 connections (each the median of {} paired runs):",
-        cli.repeat
-    );
+    if [Part::Flows, Part::Ceilings, Part::Database, Part::Webhooks]
+        .into_iter()
+        .any(|p| cli.runs(p))
+    {
+        println!(
+            "\nRatios at 64 connections (each the median of {} paired runs):",
+            cli.repeat
+        );
+    }
     if let Some(ratio) = get_of_hop {
         println!("- GET /v1/deliveries/{{id}} ÷ edge-to-core hop: {ratio:.2} (target ≥ 0.6)");
     }

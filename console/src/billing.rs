@@ -12,7 +12,7 @@ use courier::internal::v1 as pb;
 
 use crate::ConsoleState;
 use crate::deliveries::{money, when};
-use crate::page::{Layout, Signed, day, failure, render};
+use crate::page::{Layout, Signed, day, failure, next_page, render};
 
 const PAGE_SIZE: i32 = 25;
 /// Deliveries read per call when a whole statement is exported.
@@ -24,6 +24,15 @@ form-action 'none'";
 #[derive(serde::Deserialize, Default)]
 pub(crate) struct PageQuery {
     page_token: Option<String>,
+}
+
+/// The open amount as a share of the credit limit, 0 to 100.
+pub(crate) fn used_percent(open_amount_cents: i64, credit_limit_cents: i64) -> i64 {
+    if credit_limit_cents > 0 {
+        (open_amount_cents.saturating_mul(100) / credit_limit_cents).clamp(0, 100)
+    } else {
+        0
+    }
 }
 
 pub(crate) struct StatementRow {
@@ -112,17 +121,12 @@ pub(crate) async fn page(
             invoice_billing: settings.invoice_billing_enabled,
             credit_limit: money(limit, &billing.currency),
             open_amount: money(billing.open_amount_cents, &billing.currency),
-            used_percent: if limit > 0 {
-                (billing.open_amount_cents.saturating_mul(100) / limit).clamp(0, 100)
-            } else {
-                0
-            },
+            used_percent: used_percent(billing.open_amount_cents, limit),
             billing_day: settings.billing_day.unwrap_or(1),
             payment_terms_days: settings.payment_terms_days.unwrap_or(14),
             overdue: settings.statement_overdue,
             statements: statements.statements.iter().map(StatementRow::of).collect(),
-            next_page: (!statements.next_page_token.is_empty())
-                .then(|| url::form_urlencoded::byte_serialize(statements.next_page_token.as_bytes()).collect()),
+            next_page: next_page(&statements.next_page_token),
         },
         StatusCode::OK,
     )
@@ -188,8 +192,7 @@ pub(crate) async fn statement_page(
                     amount: money(d.amount_cents, &d.currency),
                 })
                 .collect(),
-            next_page: (!answer.next_page_token.is_empty())
-                .then(|| url::form_urlencoded::byte_serialize(answer.next_page_token.as_bytes()).collect()),
+            next_page: next_page(&answer.next_page_token),
         },
         StatusCode::OK,
     )

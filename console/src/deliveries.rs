@@ -21,7 +21,7 @@ use courier::v1 as pb;
 use tokio_stream::StreamExt;
 
 use crate::ConsoleState;
-use crate::page::{Layout, Refusal, Signed, failure, field, fields, render};
+use crate::page::{Layout, ModeQuery, Refusal, Signed, failure, field, fields, mode_named, next_page, render};
 
 /// Deliveries on one list page.
 const PAGE_SIZE: i32 = 25;
@@ -61,11 +61,7 @@ pub(crate) struct ListQuery {
 
 impl ListQuery {
     fn mode(&self) -> &'static str {
-        if self.mode.as_deref() == Some("live") {
-            "live"
-        } else {
-            "test"
-        }
+        mode_named(self.mode.as_deref())
     }
 
     /// The query string of these filters (no page token), for links.
@@ -225,10 +221,7 @@ pub(crate) async fn list_page(
             external_id: query.external_id.clone().unwrap_or_default(),
             created_from: query.created_from.clone().unwrap_or_default(),
             created_to: query.created_to.clone().unwrap_or_default(),
-            next_page: (!next_page_token.is_empty()).then(|| {
-                let token: String = url::form_urlencoded::byte_serialize(next_page_token.as_bytes()).collect();
-                format!("{}&page_token={token}", query.filters())
-            }),
+            next_page: next_page(&next_page_token).map(|token| format!("{}&page_token={token}", query.filters())),
             filters: query.filters(),
             first_page: query.page_token.as_deref().is_none_or(str::is_empty),
             refusal,
@@ -256,11 +249,7 @@ pub(crate) async fn find(
         .chars()
         .filter(|c| c.is_ascii_alphanumeric() || *c == '_')
         .collect();
-    let mode = if query.mode.as_deref() == Some("live") {
-        "live"
-    } else {
-        "test"
-    };
+    let mode = mode_named(query.mode.as_deref());
     Redirect::to(&format!("{}/w/{workspace}/deliveries/{id}?mode={mode}", state.root)).into_response()
 }
 
@@ -566,21 +555,6 @@ fn breakdown_of(delivery: &pb::Delivery) -> Vec<(String, String)> {
     lines
 }
 
-#[derive(serde::Deserialize)]
-pub(crate) struct ModeOnly {
-    mode: Option<String>,
-}
-
-impl ModeOnly {
-    fn mode(&self) -> &'static str {
-        if self.mode.as_deref() == Some("live") {
-            "live"
-        } else {
-            "test"
-        }
-    }
-}
-
 async fn delivery_view(
     state: &ConsoleState,
     signed: &Signed,
@@ -639,7 +613,7 @@ pub(crate) async fn detail_page(
     State(state): State<ConsoleState>,
     signed: Signed,
     Path((workspace, id)): Path<(String, String)>,
-    Query(query): Query<ModeOnly>,
+    Query(query): Query<ModeQuery>,
 ) -> Response {
     delivery_view(&state, &signed, &workspace, query.mode(), &id, None).await
 }
@@ -651,7 +625,7 @@ pub(crate) async fn live(
     State(state): State<ConsoleState>,
     signed: Signed,
     Path((workspace, id)): Path<(String, String)>,
-    Query(query): Query<ModeOnly>,
+    Query(query): Query<ModeQuery>,
 ) -> Response {
     let mode = query.mode();
     let request = signed.acting(pb::WatchDeliveryRequest { delivery_id: id }, &workspace, mode, None);
@@ -689,7 +663,7 @@ pub(crate) async fn cancel(
     State(state): State<ConsoleState>,
     signed: Signed,
     Path((workspace, id)): Path<(String, String)>,
-    Query(query): Query<ModeOnly>,
+    Query(query): Query<ModeQuery>,
     body: Bytes,
 ) -> Response {
     let form = fields(&body);

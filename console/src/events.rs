@@ -11,7 +11,7 @@ use courier::v1 as pb;
 
 use crate::ConsoleState;
 use crate::deliveries::when;
-use crate::page::{Layout, Refusal, Signed, failure, render};
+use crate::page::{Layout, ModeQuery, Refusal, Signed, failure, mode_named, next_page, render};
 
 const PAGE_SIZE: i32 = 25;
 
@@ -25,11 +25,7 @@ pub(crate) struct ListQuery {
 
 impl ListQuery {
     fn mode(&self) -> &'static str {
-        if self.mode.as_deref() == Some("live") {
-            "live"
-        } else {
-            "test"
-        }
+        mode_named(self.mode.as_deref())
     }
 
     fn filters(&self) -> String {
@@ -141,10 +137,7 @@ pub(crate) async fn list_page(
                 .map(|(_, name)| (*name, type_filter == Some(*name)))
                 .collect(),
             delivery_id: query.delivery_id.clone().unwrap_or_default(),
-            next_page: (!next_page_token.is_empty()).then(|| {
-                let token: String = url::form_urlencoded::byte_serialize(next_page_token.as_bytes()).collect();
-                format!("{}&page_token={token}", query.filters())
-            }),
+            next_page: next_page(&next_page_token).map(|token| format!("{}&page_token={token}", query.filters())),
             filters: query.filters(),
             first_page: query.page_token.as_deref().is_none_or(str::is_empty),
             refusal,
@@ -193,22 +186,13 @@ fn payload(event: &pb::Event) -> String {
     serde_json::to_string_pretty(&envelope).unwrap_or_default()
 }
 
-#[derive(serde::Deserialize)]
-pub(crate) struct ModeOnly {
-    mode: Option<String>,
-}
-
 pub(crate) async fn detail_page(
     State(state): State<ConsoleState>,
     signed: Signed,
     Path((workspace, id)): Path<(String, String)>,
-    Query(query): Query<ModeOnly>,
+    Query(query): Query<ModeQuery>,
 ) -> Response {
-    let mode = if query.mode.as_deref() == Some("live") {
-        "live"
-    } else {
-        "test"
-    };
+    let mode = query.mode();
     let request = signed.acting(pb::GetEventRequest { event_id: id.clone() }, &workspace, mode, None);
     let answer = match state.events.clone().get_event(request).await {
         Ok(answer) => answer.into_inner(),

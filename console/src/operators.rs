@@ -15,7 +15,7 @@ use courier::internal::v1 as ipb;
 
 use crate::ConsoleState;
 use crate::deliveries::{money, when};
-use crate::page::{Layout, Signed, day, failure, field, fields, render};
+use crate::page::{Layout, Signed, day, failure, field, fields, next_page, render};
 
 pub(crate) struct WorkspaceRow {
     id: String,
@@ -519,8 +519,7 @@ pub(crate) async fn audit_page(
                     target: e.target,
                 })
                 .collect(),
-            next_page: (!answer.next_page_token.is_empty())
-                .then(|| url::form_urlencoded::byte_serialize(answer.next_page_token.as_bytes()).collect()),
+            next_page: next_page(&answer.next_page_token),
         },
         StatusCode::OK,
     )

@@ -13,6 +13,7 @@ use courier::names::PublicName;
 use courier::v1 as pb;
 
 use crate::ConsoleState;
+use crate::billing::used_percent;
 use crate::deliveries::money;
 use crate::page::{Layout, ModeQuery, Signed, failure, render};
 
@@ -146,11 +147,7 @@ pub(crate) async fn page(
             failing,
             open_amount: money(billing.open_amount_cents, &billing.currency),
             credit_limit: money(limit, &billing.currency),
-            used_percent: if limit > 0 {
-                (billing.open_amount_cents.saturating_mul(100) / limit).clamp(0, 100)
-            } else {
-                0
-            },
+            used_percent: used_percent(billing.open_amount_cents, limit),
             overdue: settings.statement_overdue,
         },
         StatusCode::OK,

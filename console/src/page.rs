@@ -239,12 +239,18 @@ pub(crate) struct ModeQuery {
 
 impl ModeQuery {
     pub(crate) fn mode(&self) -> &'static str {
-        if self.mode.as_deref() == Some("live") {
-            "live"
-        } else {
-            "test"
-        }
+        mode_named(self.mode.as_deref())
     }
+}
+
+/// The mode a query names: `live` when it says so, `test` otherwise.
+pub(crate) fn mode_named(name: Option<&str>) -> &'static str {
+    if name == Some("live") { "live" } else { "test" }
+}
+
+/// A next page's token as it goes into a link, or `None` on the last page.
+pub(crate) fn next_page(token: &str) -> Option<String> {
+    (!token.is_empty()).then(|| url::form_urlencoded::byte_serialize(token.as_bytes()).collect())
 }
 
 pub(crate) fn render(template: impl Template, status: StatusCode) -> Response {

@@ -246,18 +246,31 @@ pub(crate) struct OrderPage {
     notes: String,
     vehicle_type_id: String,
     updated_at: String,
+    /// Every move, oldest first.
+    moves: Vec<MoveLine>,
     manages: bool,
 }
 
-/// `…/board/{order}`: an order with everything its customer sent.
+pub(crate) struct MoveLine {
+    from: &'static str,
+    to: &'static str,
+    actor: String,
+    at: String,
+}
+
+/// `…/board/{order}`: an order with everything its customer sent, and
+/// every move dispatchers made.
 pub(crate) async fn order_page(
     State(state): State<ConsoleState>,
     signed: Signed,
     Path((workspace, order)): Path<(String, String)>,
 ) -> Response {
     let request = signed.request(ipb::GetBoardOrderRequest { order_id: order }, None);
-    let order = match state.dispatch.clone().get_board_order(request).await {
-        Ok(answer) => answer.into_inner().order.unwrap_or_default(),
+    let (order, moves) = match state.dispatch.clone().get_board_order(request).await {
+        Ok(answer) => {
+            let answer = answer.into_inner();
+            (answer.order.unwrap_or_default(), answer.moves)
+        }
         Err(status) => return failure(&state, &status),
     };
     if order.workspace_id != workspace {
@@ -307,6 +320,15 @@ pub(crate) async fn order_page(
             notes: order.notes.clone().unwrap_or_default(),
             vehicle_type_id: order.vehicle_type_id.clone(),
             updated_at: when(order.updated_at.as_ref()),
+            moves: moves
+                .iter()
+                .map(|m| MoveLine {
+                    from: m.from_status().public_name().unwrap_or("unknown"),
+                    to: m.to_status().public_name().unwrap_or("unknown"),
+                    actor: m.actor.clone(),
+                    at: when(m.moved_at.as_ref()),
+                })
+                .collect(),
             manages,
         },
         StatusCode::OK,

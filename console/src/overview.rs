@@ -1,7 +1,8 @@
 //! A workspace's overview, its landing page: today's deliveries by status,
-//! deliveries that need attention (cancelled by the service today), webhook
-//! endpoints disabled for failing, and the open amount against the credit
-//! limit. Every figure is read through the same calls as the other pages.
+//! deliveries that need attention (cancelled by the service today, or at the
+//! dropoff with no proof yet), webhook endpoints disabled for failing, and
+//! the open amount against the credit limit. Every figure is read through
+//! the same calls as the other pages (docs/console.md, "Overview").
 
 use askama::Template;
 use axum::extract::{Path, Query, State};
@@ -14,7 +15,7 @@ use courier::v1 as pb;
 
 use crate::ConsoleState;
 use crate::billing::used_percent;
-use crate::deliveries::money;
+use crate::deliveries::{money, when};
 use crate::page::{Layout, ModeQuery, Signed, failure, render};
 
 /// Deliveries counted per status; more show as "100+".
@@ -27,7 +28,7 @@ pub(crate) struct StatusCount {
 
 pub(crate) struct Attention {
     id: String,
-    reason: &'static str,
+    note: String,
 }
 
 pub(crate) struct FailingEndpoint {
@@ -55,6 +56,45 @@ impl OverviewPage {
     fn all_well(&self) -> bool {
         self.attention.is_empty() && self.failing.as_ref().is_none_or(Vec::is_empty)
     }
+}
+
+/// `delivery`, at the dropoff, as an attention item when its dropoff proof
+/// is not in yet (no `delivery.pod_submitted` event): the courier is at the
+/// door and the handover cannot complete. Read from the events, since the
+/// proof itself is hidden from plans without proof of delivery.
+async fn without_dropoff_proof(
+    state: &ConsoleState,
+    signed: &Signed,
+    workspace: &str,
+    mode: &str,
+    delivery: &pb::Delivery,
+) -> Result<Option<Attention>, tonic::Status> {
+    let request = signed.acting(
+        pb::ListEventsRequest {
+            page_size: 1,
+            delivery_id: Some(delivery.id.clone()),
+            r#type: pb::EventType::DeliveryPodSubmitted as i32,
+            ..Default::default()
+        },
+        workspace,
+        mode,
+        None,
+    );
+    let submitted = !state
+        .events
+        .clone()
+        .list_events(request)
+        .await?
+        .into_inner()
+        .events
+        .is_empty();
+    Ok((!submitted).then(|| Attention {
+        id: delivery.id.clone(),
+        note: format!(
+            "at the dropoff since {} with no proof of delivery yet",
+            when(delivery.updated_at.as_ref())
+        ),
+    }))
 }
 
 pub(crate) async fn page(
@@ -92,17 +132,30 @@ pub(crate) async fn page(
             status: name,
             count: format!("{}{more}", answer.deliveries.len()),
         });
-        if *status == pb::DeliveryStatus::Cancelled {
-            attention.extend(
+        match *status {
+            pb::DeliveryStatus::Cancelled => attention.extend(
                 answer
                     .deliveries
                     .iter()
                     .filter(|d| d.cancellation_reason() != pb::CancellationReason::CancelledByYou)
                     .map(|d| Attention {
                         id: d.id.clone(),
-                        reason: d.cancellation_reason().public_name().unwrap_or("unknown"),
+                        note: format!(
+                            "cancelled today: {}",
+                            d.cancellation_reason().public_name().unwrap_or("unknown")
+                        ),
                     }),
-            );
+            ),
+            pb::DeliveryStatus::AtDropoff => {
+                for delivery in &answer.deliveries {
+                    match without_dropoff_proof(&state, &signed, &workspace, mode, delivery).await {
+                        Ok(Some(item)) => attention.push(item),
+                        Ok(None) => {}
+                        Err(status) => return failure(&state, &status),
+                    }
+                }
+            }
+            _ => {}
         }
     }
     let mut layout = signed.layout(&state, "Overview", Some(&workspace), mode);

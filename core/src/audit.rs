@@ -37,13 +37,17 @@ pub enum Actor {
     Service(String),
     /// An operator signed in to the console.
     Operator { email: String },
+    /// A workspace's owner or admin signed in to the console.
+    User { email: String },
 }
 
 impl Actor {
-    fn label(&self) -> String {
+    /// How the log and a board order's history name the actor.
+    pub fn label(&self) -> String {
         match self {
             Actor::Service(subject) => format!("service:{subject}"),
             Actor::Operator { email } => format!("operator:{email}"),
+            Actor::User { email } => format!("user:{email}"),
         }
     }
 }

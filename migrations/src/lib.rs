@@ -28,6 +28,7 @@ mod m20261124_000018_create_accounts;
 mod m20261124_000019_add_key_last_used;
 mod m20261124_000020_create_audit_log;
 mod m20261124_000021_partial_external_id_index;
+mod m20261124_000022_create_fleet_order_moves;
 
 pub struct Migrator;
 
@@ -56,6 +57,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261124_000019_add_key_last_used::Migration),
             Box::new(m20261124_000020_create_audit_log::Migration),
             Box::new(m20261124_000021_partial_external_id_index::Migration),
+            Box::new(m20261124_000022_create_fleet_order_moves::Migration),
         ]
     }
 }

@@ -9,6 +9,7 @@
 //! `updated_at` are always the board's.
 
 pub mod entity;
+pub mod moves;
 
 use chrono::{NaiveDate, NaiveTime};
 use chrono_tz::Tz;
@@ -18,6 +19,7 @@ use sea_orm::sea_query::Expr;
 use sea_orm::{ActiveModelTrait, ActiveValue::Set, ColumnTrait, Condition, ConnectionTrait, EntityTrait, QueryFilter};
 use serde::{Deserialize, Serialize};
 
+use crate::audit::Actor;
 use crate::auth::{Mode, Permission, Principal};
 use crate::deliveries::{Page, status_out};
 use crate::idempotency::{self, Idempotent, Scope};
@@ -27,7 +29,7 @@ use crate::quotes::items::{self, ItemInput};
 use crate::quotes::{RouteInput, from_json, to_json};
 use crate::validate::{self, ContactInput, ContactRule, WaypointInput};
 use crate::workspaces::{self, WorkspaceKind};
-use crate::{Core, CoreError, CoreResult};
+use crate::{Core, CoreError, CoreResult, db};
 use courier::errors::ErrorCode;
 use courier::v1 as pb;
 
@@ -293,21 +295,24 @@ pub async fn board_order(db: &impl ConnectionTrait, order_id: &str) -> CoreResul
     from_model(model)
 }
 
-/// A dispatcher moves board order `order_id` to `to`: legal only where
-/// section 3 allows it (`lifecycle::is_legal`), else `409 conflict` and
-/// nothing changes. The move is a compare-and-set on the status it starts
-/// from, so of two dispatchers racing on one order only one wins.
-pub async fn move_order(core: &Core, order_id: &str, to: Status) -> CoreResult<FleetOrder> {
+/// `actor` moves board order `order_id` to `to`: legal only where section 3
+/// allows it (`lifecycle::is_legal`), else `409 conflict` and nothing
+/// changes. The move is a compare-and-set on the status it starts from, so
+/// of two dispatchers racing on one order only one wins; the order's history
+/// (`moves`) gets the move in the same transaction.
+pub async fn move_order(core: &Core, order_id: &str, to: Status, actor: &Actor) -> CoreResult<FleetOrder> {
     let order = board_order(&core.db, order_id).await?;
     if !lifecycle::is_legal(order.status, to) {
         return Err(lifecycle::illegal(order.status, to));
     }
+    let now = core.clock.now_micros();
+    let tx = db::begin(core).await?;
     let moved = entity::Entity::update_many()
         .col_expr(entity::Column::Status, Expr::value(to.as_str()))
-        .col_expr(entity::Column::UpdatedAt, Expr::value(core.clock.now_micros()))
+        .col_expr(entity::Column::UpdatedAt, Expr::value(now))
         .filter(entity::Column::Id.eq(order.id.as_str()))
         .filter(entity::Column::Status.eq(order.status.as_str()))
-        .exec(&core.db)
+        .exec(&tx)
         .await?;
     if moved.rows_affected != 1 {
         return Err(CoreError::new(
@@ -315,7 +320,10 @@ pub async fn move_order(core: &Core, order_id: &str, to: Status) -> CoreResult<F
             format!("Order {order_id} changed meanwhile; read it again and retry."),
         ));
     }
-    board_order(&core.db, order_id).await
+    moves::record(&tx, &order.id, (order.status, to), actor, now).await?;
+    let order = board_order(&tx, order_id).await?;
+    tx.commit().await?;
+    Ok(order)
 }
 
 /// Every board query of a fleet goes through this scope.

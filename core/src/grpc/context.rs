@@ -131,11 +131,14 @@ impl InternalCaller {
         }
     }
 
-    /// Who this is, for the audit log.
+    /// Who this is, for the audit log and a board order's history.
     pub fn actor(&self) -> Actor {
         match self {
             InternalCaller::Service(subject) => Actor::Service(subject.clone()),
-            InternalCaller::User(session) => Actor::Operator {
+            InternalCaller::User(session) if session.user.operator => Actor::Operator {
+                email: session.user.email.clone(),
+            },
+            InternalCaller::User(session) => Actor::User {
                 email: session.user.email.clone(),
             },
         }

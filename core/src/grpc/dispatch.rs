@@ -259,8 +259,18 @@ impl DispatchService for DispatchApi {
             .may_read(&self.0, &order.workspace_id)
             .await
             .map_err(|_| Status::from(CoreError::not_found("board order")))?;
+        let moves = fleet::moves::history(&self.0.db, &order.id).await?;
         Ok(Response::new(ipb::GetBoardOrderResponse {
             order: Some(board_order_out(&order)),
+            moves: moves
+                .iter()
+                .map(|m| ipb::BoardOrderMove {
+                    from_status: status_out(m.from) as i32,
+                    to_status: status_out(m.to) as i32,
+                    actor: m.actor.clone(),
+                    moved_at: Some(courier::time::micros_to_proto(m.moved_at)),
+                })
+                .collect(),
         }))
     }
 
@@ -278,7 +288,7 @@ impl DispatchService for DispatchApi {
             .await
             .map_err(|_| Status::from(CoreError::not_found("board order")))?;
         caller.may_manage(&self.0, &order.workspace_id).await?;
-        let order = fleet::move_order(&self.0, &r.order_id, to).await?;
+        let order = fleet::move_order(&self.0, &r.order_id, to, &caller.actor()).await?;
         Ok(Response::new(ipb::MoveBoardOrderResponse {
             order: Some(board_order_out(&order)),
         }))

@@ -56,7 +56,7 @@ async fn berlin_price(app: &TestApp) -> i64 {
     created["amount_cents"].as_i64().expect("amount")
 }
 
-fn proof(id: &str, checkpoint: pb::CheckpointKind) -> ipb::SubmitProofRequest {
+pub fn proof(id: &str, checkpoint: pb::CheckpointKind) -> ipb::SubmitProofRequest {
     ipb::SubmitProofRequest {
         delivery_id: id.into(),
         checkpoint: checkpoint as i32,
@@ -94,8 +94,32 @@ async fn accept(app: &TestApp, id: &str) {
     dispatch.accept_job(app.dispatch_request(accept)).await.expect("accept");
 }
 
+/// Live delivery `id` is taken and its courier waits at the dropoff, the
+/// dropoff proof not yet in.
+pub async fn bring_to_dropoff(app: &TestApp, id: &str) {
+    accept(app, id).await;
+    to_dropoff(app, id).await;
+}
+
 /// The accepted live delivery `id` goes from its pickup to `delivered`.
 async fn hand_over(app: &TestApp, id: &str) {
+    to_dropoff(app, id).await;
+    let mut dispatch = app.dispatch().await;
+    let id = id.to_owned();
+    let dropoff = proof(&id, pb::CheckpointKind::Dropoff);
+    dispatch
+        .submit_proof(app.dispatch_request(dropoff))
+        .await
+        .expect("dropoff proof");
+    let handover = ipb::CompleteHandoverRequest { delivery_id: id };
+    dispatch
+        .complete_handover(app.dispatch_request(handover))
+        .await
+        .expect("handover");
+}
+
+/// The accepted live delivery `id` goes from its pickup to `at_dropoff`.
+async fn to_dropoff(app: &TestApp, id: &str) {
     let mut dispatch = app.dispatch().await;
     let id = id.to_owned();
     let arrive = ipb::ArriveAtPickupRequest {
@@ -129,16 +153,6 @@ async fn hand_over(app: &TestApp, id: &str) {
         .arrive_at_dropoff(app.dispatch_request(at_dropoff))
         .await
         .expect("at dropoff");
-    let dropoff = proof(&id, pb::CheckpointKind::Dropoff);
-    dispatch
-        .submit_proof(app.dispatch_request(dropoff))
-        .await
-        .expect("dropoff proof");
-    let handover = ipb::CompleteHandoverRequest { delivery_id: id };
-    dispatch
-        .complete_handover(app.dispatch_request(handover))
-        .await
-        .expect("handover");
 }
 
 /// Books a live delivery with `key`; its id and amount.

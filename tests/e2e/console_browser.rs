@@ -148,16 +148,26 @@ impl Browser {
         field.send_keys(text).await.expect("type");
     }
 
+    /// Clicks the element at `xpath`; found again when a live page
+    /// replaced it between the find and the click.
     async fn click(&self, xpath: &str) {
-        self.client
-            .wait()
-            .at_most(PAGE_WAIT)
-            .for_element(Locator::XPath(xpath))
-            .await
-            .unwrap_or_else(|e| panic!("{xpath} not on the page: {e}"))
-            .click()
-            .await
-            .expect("click");
+        let deadline = Instant::now() + PAGE_WAIT;
+        loop {
+            let element = self
+                .client
+                .wait()
+                .at_most(PAGE_WAIT)
+                .for_element(Locator::XPath(xpath))
+                .await
+                .unwrap_or_else(|e| panic!("{xpath} not on the page: {e}"));
+            match element.click().await {
+                Ok(()) => return,
+                Err(fantoccini::error::CmdError::Standard(e))
+                    if e.error == fantoccini::error::ErrorStatus::StaleElementReference
+                        && Instant::now() < deadline => {}
+                Err(e) => panic!("click on {xpath}: {e}"),
+            }
+        }
     }
 
     /// Clicks the element at `xpath`, which loads a new page, and waits for
@@ -519,6 +529,9 @@ e2e! {
         browser.click_to(&format!("{card}//a"), "dl.facts").await;
         let facts = browser.text("dl.facts").await;
         assert!(facts.contains("Lea Kundin") && facts.contains("Alexanderplatz"), "{facts}");
+        // ... and its history names who moved it.
+        let history = browser.text("ol.timeline").await;
+        assert!(history.contains("pending → courier_assigned by user:dispatch@example.com"), "{history}");
         browser.close().await;
     }
 }
@@ -568,6 +581,68 @@ e2e! {
         let log = ops.text("table").await;
         assert!(log.contains("operator:ops@example.com") && log.contains("workspace.create") && log.contains(&workspace), "{log}");
         owner.close().await;
+        ops.close().await;
+    }
+}
+
+e2e! {
+    async fn a_statement_closed_in_the_back_office_shows_to_a_member_who_cannot_cancel(app: TestApp) {
+        let Some(driver) = Driver::start().await else { return };
+        let now = app.clock.now_micros();
+        let operator = NewUser { email: "ops@example.com".into(), name: "Olga Ops".into(), password: PASSWORD.into(), operator: true };
+        accounts::create_user(&app.core.db, now, operator).await.expect("operator");
+        user(&app, "member@example.com", Role::Member).await;
+        let mut amounts = 0;
+        for _ in 0..2 {
+            let created = app.create_delivery(&app.live_key, &crate::deliveries::berlin_delivery()).await;
+            amounts += created["amount_cents"].as_i64().expect("amount_cents");
+            crate::billing::deliver(&app, created["id"].as_str().expect("id")).await;
+        }
+        let pending = app.create_delivery(&app.live_key, &crate::deliveries::berlin_delivery()).await;
+        let pending = pending["id"].as_str().expect("id").to_owned();
+
+        // The operator closes a statement from the workspace's back-office page.
+        let ops = driver.browser().await;
+        ops.open(&app.url("/console/sign-in")).await;
+        ops.fill("#email", "ops@example.com").await;
+        ops.fill("#password", PASSWORD).await;
+        ops.click_to("//button[text()='Sign in']", "header").await;
+        ops.open(&app.url(&format!("/console/ops/w/{}", app.workspace_id))).await;
+        ops.click_to("//button[text()='Close a statement now']", "table").await;
+        let statement = ops.text("td[data-label='Statement'] code").await;
+        assert!(statement.starts_with("stm_"), "{statement}");
+
+        // A member finds it on the billing page; its CSV adds up to its total.
+        let member = driver.browser().await;
+        member.sign_in(&app, "member@example.com").await;
+        member.click_to("//nav//a[text()='Billing']", "table").await;
+        member.click_to(&format!("//a[code='{statement}']"), "p.actions").await;
+        let total = format!("{}.{:02} EUR", amounts / 100, amounts % 100);
+        assert!(member.page().await.contains(&total), "{total}");
+        let csv_link = member.find("a[href$='/csv']").await.attr("href").await.expect("href").expect("a link");
+        let fetch = format!("return fetch('{csv_link}').then(r => r.text())");
+        let csv = member.client.execute(&fetch, vec![]).await.expect("the CSV, fetched with the member's session");
+        let csv = csv.as_str().expect("text").to_owned();
+        let cents: i64 = csv::Reader::from_reader(csv.as_bytes())
+            .records()
+            .map(|record| {
+                let record = record.expect("a CSV row");
+                let (units, fraction) = record.get(7).and_then(|a| a.split_once('.')).expect("an amount with two decimals");
+                units.parse::<i64>().expect("units") * 100 + fraction.parse::<i64>().expect("cents")
+            })
+            .sum();
+        assert_eq!(cents, amounts, "{csv}");
+
+        // The member can read a pending delivery but not cancel it, and has
+        // no back office.
+        member.open(&app.url(&format!("/console/w/{}/deliveries/{pending}?mode=live", app.workspace_id))).await;
+        member.find("#delivery-status").await;
+        assert!(!member.page().await.contains("Cancel delivery"), "members read only");
+        assert!(!member.text("header").await.contains("Back office"));
+        member.open(&app.url("/console/ops")).await;
+        assert_eq!(member.heading().await, "Not allowed");
+        assert_eq!(app.get(&format!("/v1/deliveries/{pending}"), &app.live_key).await.body["status"], "pending");
+        member.close().await;
         ops.close().await;
     }
 }

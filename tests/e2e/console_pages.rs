@@ -363,6 +363,16 @@ e2e! {
         assert_eq!(status, 200, "{page}");
         assert!(page.contains(">pending</a></dt><dd>26</dd>") && page.contains(">cancelled</a></dt><dd>1</dd>"), "{page}");
         assert!(page.contains("Nothing: no delivery was cancelled by the service today"), "{page}");
+        // A courier at the dropoff without the proof needs attention, until
+        // the proof is in.
+        crate::billing::bring_to_dropoff(&app, &ids[5]).await;
+        let (_, page, _) = get(&owner, &format!("{base}/overview?mode=live")).await;
+        assert!(page.contains(&format!("<code>{}</code></a> at the dropoff since", ids[5])), "{page}");
+        assert!(page.contains("with no proof of delivery yet") && !page.contains("Nothing: "), "{page}");
+        let dropoff = crate::billing::proof(&ids[5], courier::v1::CheckpointKind::Dropoff);
+        app.dispatch().await.submit_proof(app.dispatch_request(dropoff)).await.expect("dropoff proof");
+        let (_, page, _) = get(&owner, &format!("{base}/overview?mode=live")).await;
+        assert!(page.contains("Nothing: no delivery was cancelled by the service today"), "{page}");
 
         // Another workspace's delivery is not found, by id or by the live feed.
         let other = app.create_workspace(courier::internal::v1::WorkspaceKind::Business, Default::default()).await;

@@ -10,6 +10,7 @@ pub mod audit;
 pub mod auth;
 pub mod billing;
 pub mod blobs;
+pub mod cache_feed;
 pub mod clock;
 pub mod config;
 pub mod db;
@@ -64,12 +65,14 @@ pub struct Core {
     /// The pool of write transactions (`db::begin`): on SQLite one
     /// connection of its own, on PostgreSQL `db`.
     pub writer: DatabaseConnection,
-    /// Checked API keys, on SQLite (see `auth::cache`).
+    /// Checked API keys (see `auth::cache`).
     pub keys: Arc<auth::cache::KeyCache>,
     /// Delivery creates waiting for their shared transaction.
     pub create_queue: Arc<deliveries::batch::Queue>,
-    /// Deliveries as last read, on SQLite (see `deliveries::cache`).
+    /// Deliveries as last read (see `deliveries::cache`).
     pub delivery_cache: Arc<deliveries::cache::DeliveryCache>,
+    /// Whether other replicas' changes reach the caches (`cache_feed`).
+    pub cache_feed: Arc<cache_feed::Feed>,
 }
 
 /// A feed of changed delivery ids for `WatchDelivery`. Watchers also poll, so
@@ -135,15 +138,28 @@ impl Core {
             .map_err(|e| CoreError::Internal(format!("catalogue: {e}")))?;
         let blobs = blobs::from_config(&config)?;
         // On SQLite one process serves the database (`db::ServeLock`) and
-        // sees every change: it may keep what it read.
-        let serves_alone = db.get_database_backend() == sea_orm::DbBackend::Sqlite;
+        // sees every change: what it keeps is exact. PostgreSQL replicas
+        // keep what other replicas' announcements allow (`cache_feed`).
+        let cache_feed = Arc::new(cache_feed::Feed::default());
+        let freshness = if db.get_database_backend() == sea_orm::DbBackend::Sqlite {
+            cache_feed::Freshness::Exact
+        } else {
+            cache_feed::Freshness::Announced(cache_feed.clone())
+        };
         let metrics = metrics::CoreMetrics::default();
         let router = quotes::routing::from_config(&config, &metrics)?;
         Ok(Core {
             writer: db::connect_writer(&config.database_url, &db).await?,
             create_queue: Arc::default(),
-            keys: Arc::new(auth::cache::KeyCache::new(serves_alone)),
-            delivery_cache: Arc::new(deliveries::cache::DeliveryCache::new(serves_alone)),
+            keys: Arc::new(auth::cache::KeyCache::new(
+                freshness.clone(),
+                metrics.cache_counters("keys"),
+            )),
+            delivery_cache: Arc::new(deliveries::cache::DeliveryCache::new(
+                freshness,
+                metrics.cache_counters("deliveries"),
+            )),
+            cache_feed,
             db,
             clock,
             secrets,

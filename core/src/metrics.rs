@@ -1,5 +1,5 @@
 //! The core's Prometheus metrics: gRPC calls, webhook attempts and queue
-//! depth, simulator lag. Handles are cheap clones of shared series; the
+//! depth, simulator lag, road routing, and the key and delivery caches. Handles are cheap clones of shared series; the
 //! binary registers them on the operations listener.
 
 use std::time::Duration;
@@ -29,6 +29,26 @@ struct ResultLabels {
     result: &'static str,
 }
 
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct CacheLabels {
+    cache: &'static str,
+    result: &'static str,
+}
+
+/// The hit and miss counters of one cache, made once so that a lookup only
+/// increments an atomic.
+#[derive(Clone, Debug, Default)]
+pub struct CacheCounters {
+    hits: Counter,
+    misses: Counter,
+}
+
+impl CacheCounters {
+    pub fn lookup(&self, hit: bool) {
+        if hit { &self.hits } else { &self.misses }.inc();
+    }
+}
+
 /// How a route asked of the road router ended, as counted.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum RoutingResult {
@@ -53,6 +73,9 @@ pub struct CoreMetrics {
     routing_latency: Histogram,
     routing_cache: Family<ResultLabels, Counter>,
     routing_fallbacks: Counter,
+    cache_lookups: Family<CacheLabels, Counter>,
+    cache_invalidation_lag: Histogram,
+    cache_feed_connected: Gauge,
 }
 
 impl Default for CoreMetrics {
@@ -67,6 +90,9 @@ impl Default for CoreMetrics {
             routing_latency: courier::ops::latency_histogram(),
             routing_cache: Family::default(),
             routing_fallbacks: Counter::default(),
+            cache_lookups: Family::default(),
+            cache_invalidation_lag: courier::ops::latency_histogram(),
+            cache_feed_connected: Gauge::default(),
         }
     }
 }
@@ -129,6 +155,38 @@ impl CoreMetrics {
             "Routes priced with the offline estimate because the road router failed",
             self.routing_fallbacks.clone(),
         );
+        registry.register(
+            "courier_cache_lookups",
+            "Lookups in the key and delivery caches, by cache (keys, deliveries) and result (hit, miss)",
+            self.cache_lookups.clone(),
+        );
+        registry.register(
+            "courier_cache_invalidation_lag_seconds",
+            "From a change's announcement to its eviction on this replica (PostgreSQL)",
+            self.cache_invalidation_lag.clone(),
+        );
+        registry.register(
+            "courier_cache_feed_connected",
+            "1 while this replica listens for cache announcements (PostgreSQL); its caches are bypassed at 0",
+            self.cache_feed_connected.clone(),
+        );
+    }
+
+    /// The counters of cache `cache` (`keys` or `deliveries`).
+    pub fn cache_counters(&self, cache: &'static str) -> CacheCounters {
+        let counter = |result| self.cache_lookups.get_or_create(&CacheLabels { cache, result }).clone();
+        CacheCounters {
+            hits: counter("hit"),
+            misses: counter("miss"),
+        }
+    }
+
+    pub fn observe_cache_invalidation_lag(&self, lag: Duration) {
+        self.cache_invalidation_lag.observe(lag.as_secs_f64());
+    }
+
+    pub fn set_cache_feed_connected(&self, connected: bool) {
+        self.cache_feed_connected.set(i64::from(connected));
     }
 
     pub fn grpc_call(&self, method: &str, code: &str, elapsed: Duration) {

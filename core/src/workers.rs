@@ -27,6 +27,7 @@ pub fn spawn(core: &Core, stop: &CancellationToken) -> JoinSet<()> {
     workers.spawn(billing::cycle::run(core.clone(), stop.clone()));
     workers.spawn(sample_webhook_queue(core.clone(), stop.clone()));
     workers.spawn(crate::db::checkpoint_wal(core.db.clone(), stop.clone()));
+    workers.spawn(crate::cache_feed::listen(core.clone(), stop.clone()));
     workers
 }
 

@@ -514,6 +514,56 @@ impl Drop for TestApp {
     }
 }
 
+/// Another core replica with its own workers and edge, on the PostgreSQL
+/// database of a [`TestApp`] (a SQLite database is served by one process).
+pub struct Replica {
+    pub base_url: String,
+    pub metrics_url: String,
+    servers: Servers,
+}
+
+impl TestApp {
+    /// Starts a replica beside this app's core, and waits until both hear
+    /// each other's cache announcements.
+    pub async fn spawn_replica(&self) -> Replica {
+        let listeners = Listeners::bind().await;
+        let mut config = (*self.core.config).clone();
+        config.grpc_addr = listeners.grpc_url.clone();
+        config.metrics_addr = listeners.metrics_url.clone();
+        config.public_base_url = listeners.base_url.clone();
+        let core = Core::start(config, self.clock.clone()).await.expect("replica starts");
+        let (base_url, metrics_url) = (listeners.base_url.clone(), listeners.metrics_url.clone());
+        let (servers, _edge) = listeners.serve(&core, &unlimited());
+        for feed in [&self.core.cache_feed, &core.cache_feed] {
+            let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+            while !feed.is_connected() {
+                assert!(
+                    tokio::time::Instant::now() < deadline,
+                    "no announcement listener within 10 s"
+                );
+                tokio::time::sleep(Duration::from_millis(10)).await;
+            }
+        }
+        Replica {
+            base_url,
+            metrics_url,
+            servers,
+        }
+    }
+}
+
+impl Replica {
+    pub fn url(&self, path: &str) -> String {
+        format!("{}{path}", self.base_url)
+    }
+}
+
+impl Drop for Replica {
+    fn drop(&mut self) {
+        self.servers.stop.cancel();
+    }
+}
+
 /// A database that exists for one test and is removed after it.
 struct DatabaseGuard {
     url: String,

@@ -22,6 +22,7 @@ mod operations;
 mod proofs;
 mod quotes;
 mod ratelimit;
+mod replicas;
 mod routing;
 mod tracking_page;
 mod webhooks;

@@ -1,12 +1,11 @@
 //! Checked keys kept in memory, so that a request's key check costs no
 //! database read.
 //!
-//! Kept only where this process sees every change to keys and workspaces:
-//! on SQLite, which one serving core process owns (`db::ServeLock`; the
-//! admin commands send revocations to that process). PostgreSQL replicas
-//! share their database, and a key revoked through one replica must fail on
-//! the very next request on every other (DECISIONS), so there every request
-//! reads its key.
+//! On SQLite one serving core process sees every change to keys and
+//! workspaces (`db::ServeLock`; the admin commands send revocations to that
+//! process), so what it keeps is exact. PostgreSQL replicas keep keys as
+//! `cache_feed` allows: while announcements of other replicas' changes
+//! arrive, and for one second at most.
 //!
 //! Expiry needs no invalidation: it is checked against the clock on every
 //! use. Changes to a key or its workspace (revocation, plan) empty the cache
@@ -17,8 +16,11 @@
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Instant;
 
 use super::api_keys::{ApiKey, USE_RECORDED_EVERY_MICROS};
+use crate::cache_feed::Freshness;
+use crate::metrics::CacheCounters;
 use crate::workspaces::Workspace;
 
 /// Keys kept at most; a full cache starts over empty.
@@ -59,14 +61,16 @@ impl KnownKey {
 /// never kept).
 #[derive(Debug)]
 pub struct KeyCache {
-    enabled: bool,
+    freshness: Freshness,
+    counters: CacheCounters,
     state: Mutex<State>,
 }
 
 #[derive(Debug, Default)]
 struct State {
     generation: u64,
-    keys: HashMap<String, Arc<KnownKey>>,
+    /// Each key with when it was stored.
+    keys: HashMap<String, (Arc<KnownKey>, Instant)>,
 }
 
 /// The cache's generation when a lookup started; see [`KeyCache::put`].
@@ -74,10 +78,11 @@ struct State {
 pub struct Ticket(u64);
 
 impl KeyCache {
-    /// A cache that keeps keys when `enabled`, and otherwise none.
-    pub fn new(enabled: bool) -> KeyCache {
+    /// A cache that keeps keys as `freshness` allows.
+    pub fn new(freshness: Freshness, counters: CacheCounters) -> KeyCache {
         KeyCache {
-            enabled,
+            freshness,
+            counters,
             state: Mutex::default(),
         }
     }
@@ -89,10 +94,15 @@ impl KeyCache {
     }
 
     pub fn get(&self, hash: &str) -> Option<Arc<KnownKey>> {
-        if !self.enabled {
-            return None;
-        }
-        self.state().keys.get(hash).cloned()
+        let freshness = &self.freshness;
+        let found = self
+            .state()
+            .keys
+            .get(hash)
+            .filter(|(_, stored)| freshness.serves(*stored))
+            .map(|(known, _)| known.clone());
+        self.counters.lookup(found.is_some());
+        found
     }
 
     /// Take before reading the database for a key that [`KeyCache::get`]
@@ -104,7 +114,7 @@ impl KeyCache {
     /// Keeps `known` under `hash`, unless the cache was emptied since
     /// `ticket` was taken (what was read may predate that change).
     pub fn put(&self, ticket: Ticket, hash: String, known: Arc<KnownKey>) {
-        if !self.enabled {
+        if !self.freshness.usable() {
             return;
         }
         let mut state = self.state();
@@ -114,11 +124,12 @@ impl KeyCache {
         if state.keys.len() >= CAPACITY {
             state.keys.clear();
         }
-        state.keys.insert(hash, known);
+        state.keys.insert(hash, (known, Instant::now()));
     }
 
     /// Forgets every key: call once a change to a key or a workspace is
-    /// committed, before answering it.
+    /// committed, before answering it (and announce it to the other
+    /// replicas, `cache_feed::announce`).
     pub fn forget_all(&self) {
         let mut state = self.state();
         state.generation += 1;
@@ -172,7 +183,7 @@ mod tests {
 
     #[test]
     fn a_lookup_older_than_a_change_is_not_kept() {
-        let cache = KeyCache::new(true);
+        let cache = KeyCache::new(Freshness::Exact, CacheCounters::default());
         let before_change = cache.ticket();
         cache.forget_all();
         cache.put(before_change, "h".into(), known("key_1"));
@@ -185,15 +196,16 @@ mod tests {
     }
 
     #[test]
-    fn a_disabled_cache_keeps_nothing() {
-        let cache = KeyCache::new(false);
+    fn a_replica_without_announcements_keeps_nothing() {
+        let feed = Arc::new(crate::cache_feed::Feed::default());
+        let cache = KeyCache::new(Freshness::Announced(feed), CacheCounters::default());
         cache.put(cache.ticket(), "h".into(), known("key_1"));
         assert!(cache.get("h").is_none());
     }
 
     #[test]
     fn a_full_cache_starts_over() {
-        let cache = KeyCache::new(true);
+        let cache = KeyCache::new(Freshness::Exact, CacheCounters::default());
         for n in 0..CAPACITY {
             cache.put(cache.ticket(), format!("h{n}"), known("key_1"));
         }

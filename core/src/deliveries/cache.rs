@@ -2,9 +2,12 @@
 //! tracking, and the other reads by id), exact: a read never sees a
 //! delivery older than the database would show it.
 //!
-//! Kept only on SQLite, whose one serving process makes every change to
-//! deliveries (`db::ServeLock`). PostgreSQL replicas change deliveries
-//! behind each other's backs, so there every read goes to the database.
+//! On SQLite one serving process makes every change to deliveries
+//! (`db::ServeLock`), so what it keeps is exact. PostgreSQL replicas change
+//! deliveries behind each other's backs: there the cache keeps deliveries as
+//! `cache_feed` allows (while other replicas' announcements arrive, each
+//! evicting the delivery it names, and for one second at most), and this
+//! replica's own writes are exact as below.
 //!
 //! Every change of a delivery row goes through [`super::update`], inside a
 //! `db::WriteTransaction`, and holds a [`Writing`] mark on the delivery from
@@ -23,8 +26,11 @@
 use std::collections::HashMap;
 use std::hash::{BuildHasher, RandomState};
 use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Instant;
 
 use super::Delivery;
+use crate::cache_feed::Freshness;
+use crate::metrics::CacheCounters;
 
 /// Deliveries kept at most: about 2 KiB each.
 const CAPACITY: usize = 4_096;
@@ -34,14 +40,16 @@ const SLOTS: usize = 1_024;
 
 #[derive(Debug)]
 pub struct DeliveryCache {
-    enabled: bool,
+    freshness: Freshness,
+    counters: CacheCounters,
     hasher: RandomState,
     state: Mutex<State>,
 }
 
 #[derive(Debug)]
 struct State {
-    deliveries: HashMap<String, Arc<Delivery>>,
+    /// Each delivery with when it was stored.
+    deliveries: HashMap<String, (Arc<Delivery>, Instant)>,
     slots: Vec<Slot>,
 }
 
@@ -61,10 +69,11 @@ pub struct Ticket {
 }
 
 impl DeliveryCache {
-    /// A cache that keeps deliveries when `enabled`, and otherwise none.
-    pub fn new(enabled: bool) -> DeliveryCache {
+    /// A cache that keeps deliveries as `freshness` allows.
+    pub fn new(freshness: Freshness, counters: CacheCounters) -> DeliveryCache {
         DeliveryCache {
-            enabled,
+            freshness,
+            counters,
             hasher: RandomState::new(),
             state: Mutex::new(State {
                 deliveries: HashMap::new(),
@@ -85,21 +94,28 @@ impl DeliveryCache {
 
     /// The delivery as last read, unless it is being written.
     pub fn get(&self, id: &str) -> Option<Arc<Delivery>> {
-        if !self.enabled {
-            return None;
-        }
+        let freshness = &self.freshness;
         let slot = self.slot(id);
-        let state = self.state();
-        if state.slots[slot].writing > 0 {
-            return None;
-        }
-        state.deliveries.get(id).cloned()
+        let found = {
+            let state = self.state();
+            if state.slots[slot].writing > 0 {
+                None
+            } else {
+                state
+                    .deliveries
+                    .get(id)
+                    .filter(|(_, stored)| freshness.serves(*stored))
+                    .map(|(delivery, _)| delivery.clone())
+            }
+        };
+        self.counters.lookup(found.is_some());
+        found
     }
 
     /// Take before reading delivery `id` from the database; `None` when what
     /// is read must not be kept (a write is under way, or no cache).
     pub fn ticket(&self, id: &str) -> Option<Ticket> {
-        if !self.enabled {
+        if !self.freshness.usable() {
             return None;
         }
         let slot = self.slot(id);
@@ -121,15 +137,31 @@ impl DeliveryCache {
         {
             state.deliveries.remove(&evicted);
         }
-        state.deliveries.insert(delivery.id.clone(), delivery);
+        state.deliveries.insert(delivery.id.clone(), (delivery, Instant::now()));
+    }
+
+    /// Forgets delivery `id`, changed by another replica: a read that began
+    /// before cannot put its answer back.
+    pub fn forget(&self, id: &str) {
+        let slot = self.slot(id);
+        let mut state = self.state();
+        state.slots[slot].generation += 1;
+        state.deliveries.remove(id);
+    }
+
+    /// Forgets every delivery; no read that began before puts its answer
+    /// back.
+    pub fn forget_all(&self) {
+        let mut state = self.state();
+        for slot in &mut state.slots {
+            slot.generation += 1;
+        }
+        state.deliveries.clear();
     }
 
     /// Marks delivery `id` as being written until the returned mark drops:
     /// take it before the statement, drop it once the transaction ended.
     pub fn writing(self: &Arc<Self>, id: &str) -> Writing {
-        if !self.enabled {
-            return Writing(None);
-        }
         let slot = self.slot(id);
         let mut state = self.state();
         state.slots[slot].writing += 1;
@@ -174,7 +206,7 @@ mod tests {
 
     #[test]
     fn a_read_from_before_a_write_is_not_kept() {
-        let cache = Arc::new(DeliveryCache::new(true));
+        let cache = Arc::new(DeliveryCache::new(Freshness::Exact, CacheCounters::default()));
         // Read before the write began, put back after it ended.
         let ticket = cache.ticket("del_1").expect("no write under way");
         drop(cache.writing("del_1"));
@@ -194,7 +226,7 @@ mod tests {
 
     #[test]
     fn a_write_hides_the_delivery_until_its_transaction_ended() {
-        let cache = Arc::new(DeliveryCache::new(true));
+        let cache = Arc::new(DeliveryCache::new(Freshness::Exact, CacheCounters::default()));
         let ticket = cache.ticket("del_1").expect("ticket");
         cache.put(ticket, delivery("del_1", Status::Pending));
         let writing = cache.writing("del_1");
@@ -208,16 +240,33 @@ mod tests {
     }
 
     #[test]
-    fn a_disabled_cache_keeps_nothing() {
-        let cache = Arc::new(DeliveryCache::new(false));
+    fn a_replica_without_announcements_keeps_nothing() {
+        let feed = Arc::new(crate::cache_feed::Feed::default());
+        let cache = Arc::new(DeliveryCache::new(Freshness::Announced(feed), CacheCounters::default()));
         assert!(cache.ticket("del_1").is_none());
         drop(cache.writing("del_1"));
         assert!(cache.get("del_1").is_none());
     }
 
     #[test]
+    fn another_replicas_change_evicts_and_outdates_reads_under_way() {
+        let cache = Arc::new(DeliveryCache::new(Freshness::Exact, CacheCounters::default()));
+        let ticket = cache.ticket("del_1").expect("ticket");
+        cache.put(ticket, delivery("del_1", Status::Pending));
+        let read_under_way = cache.ticket("del_1").expect("ticket");
+        cache.forget("del_1");
+        assert_eq!(status_of(&cache, "del_1"), None);
+        cache.put(read_under_way, delivery("del_1", Status::Pending));
+        assert_eq!(status_of(&cache, "del_1"), None, "read before the change");
+        let read_under_way = cache.ticket("del_1").expect("ticket");
+        cache.forget_all();
+        cache.put(read_under_way, delivery("del_1", Status::Pending));
+        assert_eq!(status_of(&cache, "del_1"), None, "read before the reconnect");
+    }
+
+    #[test]
     fn a_full_cache_makes_room() {
-        let cache = Arc::new(DeliveryCache::new(true));
+        let cache = Arc::new(DeliveryCache::new(Freshness::Exact, CacheCounters::default()));
         for n in 0..=CAPACITY {
             let id = format!("del_{n}");
             let ticket = cache.ticket(&id).expect("ticket");

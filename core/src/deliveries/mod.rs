@@ -25,7 +25,7 @@ use crate::quotes::items::ItemInput;
 use crate::quotes::pricing::{Breakdown, ExtraSelection};
 use crate::quotes::{self, RouteInput, from_json, to_json};
 use crate::validate::{self, ContactRule, WaypointInput};
-use crate::{Core, CoreError, CoreResult, billing};
+use crate::{Core, CoreError, CoreResult, billing, cache_feed};
 use courier::errors::ErrorCode;
 use courier::v1 as pb;
 
@@ -518,6 +518,7 @@ pub async fn update(
     changes: Vec<(entity::Column, SimpleExpr)>,
 ) -> CoreResult<bool> {
     tx.hold_until_end(core.delivery_cache.writing(id));
+    cache_feed::announce(tx, cache_feed::Change::Delivery(id.to_owned())).await?;
     let mut update = entity::Entity::update_many().filter(entity::Column::Id.eq(id));
     if let Some(status) = while_status {
         update = update.filter(entity::Column::Status.eq(status.as_str()));

@@ -10,7 +10,7 @@ use sea_orm::{
 
 use crate::auth::cache::KeyCache;
 use crate::db::WriteTransaction;
-use crate::{CoreError, CoreResult};
+use crate::{CoreError, CoreResult, cache_feed};
 use courier::errors::ErrorCode;
 
 /// What a workspace is.
@@ -233,6 +233,7 @@ pub async fn update_plan(
     }
     .update(db)
     .await?;
+    cache_feed::announce(db, cache_feed::Change::Keys).await?;
     keys.forget_all();
     from_model(model)
 }
@@ -259,6 +260,7 @@ pub async fn update_billing(
     }
     .update(db)
     .await?;
+    cache_feed::announce(db, cache_feed::Change::Keys).await?;
     keys.forget_all();
     from_model(model)
 }

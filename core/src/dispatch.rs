@@ -184,7 +184,7 @@ pub async fn report_location(core: &Core, report: LocationReport) -> CoreResult<
     }
     if eta_moved.is_some() {
         let updated = lifecycle::reload(&tx, &delivery.id).await?;
-        lifecycle::record(
+        deliveries::record_events(
             &tx,
             &core.config.public_base_url,
             &[(&updated, EventType::EtaUpdated, now)],

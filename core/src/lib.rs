@@ -23,6 +23,8 @@ pub mod fleet;
 pub mod grpc;
 pub mod idempotency;
 pub mod ids;
+#[cfg(test)]
+mod import_graph;
 pub mod lifecycle;
 pub mod metrics;
 pub mod pagination;
@@ -32,6 +34,7 @@ pub mod quotes;
 pub mod secrets;
 pub mod server;
 pub mod simulator;
+pub mod statuses;
 pub mod tracking;
 pub mod validate;
 pub mod webhooks;

@@ -17,6 +17,12 @@ use crate::secrets::hmac_sha256;
 use crate::{Core, CoreError, CoreResult};
 use courier::errors::ErrorCode;
 
+/// One page of a list, with the token of the next (`None` on the last).
+pub struct Page<T> {
+    pub items: Vec<T>,
+    pub next_page_token: Option<String>,
+}
+
 /// The list position after an item: its time (creation, or another time
 /// the list is ordered by) and id.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -9,8 +9,8 @@ use sea_orm::{ActiveModelTrait, ActiveValue::Set, ColumnTrait, Condition, Connec
 
 use crate::auth::Mode;
 use crate::deliveries::Delivery;
-use crate::lifecycle::Status;
 use crate::pagination::{self, Keyset};
+use crate::statuses::Status;
 use crate::{Core, CoreError, CoreResult};
 
 pub mod entity {

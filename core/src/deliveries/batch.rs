@@ -31,11 +31,11 @@ use prost::Message;
 use sea_orm::{DbBackend, EntityTrait};
 use tokio::sync::oneshot;
 
-use super::{Prepared, entity, from_model, insert, to_proto};
+use super::{Prepared, entity, from_model, insert, record_events, to_proto};
 use crate::auth::Mode;
 use crate::events::EventType;
 use crate::idempotency::{self, AnsweredClaim, Idempotent, Scope};
-use crate::{Core, CoreError, CoreResult, billing, lifecycle};
+use crate::{Core, CoreError, CoreResult, billing};
 use courier::v1 as pb;
 
 /// Creates per transaction at most: bounds the statements' parameters (a
@@ -221,7 +221,7 @@ async fn commit(core: &Core, creates: &[&Create], now: i64) -> CoreResult<Vec<Op
             .iter()
             .map(|&i| (&deliveries[i], EventType::Created, deliveries[i].created_at))
             .collect();
-        lifecycle::record(&*tx, base_url, &created).await?;
+        record_events(&*tx, base_url, &created).await?;
         // Last, so that the workspace rows stay locked only until the commit.
         let mut reserved: BTreeMap<&str, i64> = BTreeMap::new();
         for delivery in stored.iter().map(|&i| &deliveries[i]) {

@@ -1,5 +1,6 @@
-//! Deliveries: create (idempotent), read, list and cancel (contract 2.1, 4.4–4.7).
-//! Owns the `deliveries` table; status moves go through `lifecycle`.
+//! Deliveries: create (idempotent), read and list (contract 2.1, 4.4–4.6),
+//! and the events recorded about them. Owns the `deliveries` table; status
+//! moves, cancel included, go through `lifecycle`.
 
 pub mod batch;
 pub mod cache;
@@ -11,19 +12,19 @@ pub use proto::{contact_out, courier_out, event_data, status_out, to_proto, wayp
 use std::sync::Arc;
 
 use prost::Message;
-use sea_orm::sea_query::{Expr, SimpleExpr};
-use sea_orm::{ActiveModelTrait, ColumnTrait, Condition, EntityTrait, QueryFilter};
+use sea_orm::sea_query::SimpleExpr;
+use sea_orm::{ActiveModelTrait, ColumnTrait, Condition, ConnectionTrait, EntityTrait, QueryFilter};
 use serde::{Deserialize, Serialize};
 
 use crate::auth::{Mode, Principal};
 use crate::db::WriteTransaction;
-use crate::events::EventType;
+use crate::events::{self, EventType};
 use crate::idempotency::{self, Idempotent, Scope};
-use crate::lifecycle::{self, CancellationReason, Status};
-use crate::pagination::{self, Keyset};
+use crate::pagination::{self, Keyset, Page};
 use crate::quotes::items::ItemInput;
 use crate::quotes::pricing::{Breakdown, ExtraSelection};
 use crate::quotes::{self, RouteInput, from_json, to_json};
+use crate::statuses::{CancellationReason, Status};
 use crate::validate::{self, ContactRule, WaypointInput};
 use crate::{Core, CoreError, CoreResult, billing, cache_feed};
 use courier::errors::ErrorCode;
@@ -439,7 +440,7 @@ async fn prepare(core: &Core, principal: &Principal, new: NewDelivery) -> CoreRe
         cancellation_reason: None,
         cancel_reason: None,
         delivered_at: None,
-        next_step_at: Some(lifecycle::first_step_at(
+        next_step_at: Some(first_step_at(
             principal.mode,
             now_micros,
             scheduled_at,
@@ -471,7 +472,7 @@ async fn insert(core: &Core, tx: &sea_orm::DatabaseTransaction, prepared: Prepar
         })?;
     let delivery = from_model(model)?;
     let base_url = &core.config.public_base_url;
-    lifecycle::record(tx, base_url, &[(&delivery, EventType::Created, delivery.created_at)]).await?;
+    record_events(tx, base_url, &[(&delivery, EventType::Created, delivery.created_at)]).await?;
     if let (Mode::Live, Some(amount_cents)) = (delivery.mode, delivery.amount_cents) {
         // Last, so that the workspace row stays locked only until the commit.
         billing::reserve_credit(tx, &delivery.workspace_id, amount_cents).await?;
@@ -538,12 +539,6 @@ pub struct ListFilter {
     pub created_before: Option<i64>,
 }
 
-/// A page of a newest-first list.
-pub struct Page<T> {
-    pub items: Vec<T>,
-    pub next_page_token: Option<String>,
-}
-
 pub async fn list(
     core: &Core,
     principal: &Principal,
@@ -584,61 +579,41 @@ pub async fn list(
     Ok(Page { items, next_page_token })
 }
 
-/// `POST /v1/deliveries/{id}/cancel`: before pickup the delivery is cancelled
-/// (`cancelled_by_you`, the reason stored); after pickup `not_cancellable`;
-/// once ended `conflict`. A concurrent status move either lands first (and is
-/// then judged) or loses the compare-and-set.
-pub async fn cancel(
-    core: &Core,
-    principal: &Principal,
-    id: &str,
-    reason: Option<CancelReason>,
-) -> CoreResult<Delivery> {
-    let reason = reason.unwrap_or(CancelReason::Other);
-    loop {
-        let delivery = get(core, principal, id).await?;
-        if delivery.status.is_terminal() {
-            return Err(CoreError::new(
-                ErrorCode::Conflict,
-                format!("The delivery is already {}.", delivery.status.as_str()),
-            ));
-        }
-        if !delivery.status.before_pickup() {
-            return Err(CoreError::new(
-                ErrorCode::NotCancellable,
-                "The courier has already picked up the goods; the delivery can no longer be cancelled.",
-            ));
-        }
-        let changes: Vec<(entity::Column, SimpleExpr)> =
-            vec![(entity::Column::CancelReason, Expr::value(reason.as_str()))];
-        if let Some(cancelled) = end_cancelled(core, &delivery, CancellationReason::CancelledByYou, changes).await? {
-            return Ok(cancelled);
-        }
-        // The status moved meanwhile: judge the delivery as it is now.
-    }
+/// Records events about deliveries as they are, each `(delivery, type,
+/// time)`: the events of a move, `delivery.pod_submitted`, a moved ETA, or
+/// the `delivery.created` of new deliveries.
+pub async fn record_events(
+    db: &impl ConnectionTrait,
+    public_base_url: &str,
+    happened: &[(&Delivery, EventType, i64)],
+) -> CoreResult<()> {
+    let events = happened
+        .iter()
+        .map(|&(delivery, event_type, at)| events::NewEvent {
+            workspace_id: delivery.workspace_id.clone(),
+            mode: delivery.mode,
+            event_type,
+            data: event_data(&to_proto(delivery, public_base_url)),
+            at,
+        })
+        .collect();
+    events::record(db, events).await
 }
 
-/// Cancels `delivery` with `reason` if it is still in the status it was read
-/// in, writing `delivery.cancelled` in the same transaction. `None` when the
-/// status moved meanwhile.
-pub async fn end_cancelled(
-    core: &Core,
-    delivery: &Delivery,
-    reason: CancellationReason,
-    mut changes: Vec<(entity::Column, SimpleExpr)>,
-) -> CoreResult<Option<Delivery>> {
-    if !reason.allowed_from(delivery.status) {
-        return Err(lifecycle::illegal(delivery.status, Status::Cancelled));
+/// How long a live delivery may wait for a courier before it is cancelled
+/// with `no_courier_found` (counted from creation, or from `scheduled_at`).
+pub const COURIER_SEARCH_TIMEOUT_MICROS: i64 = 30 * 60 * 1_000_000;
+
+/// When a new delivery is first acted on by a worker: a test delivery's
+/// first simulator step (one step after creation, or one step before
+/// `scheduled_at`), or a live delivery's courier-search timeout.
+pub fn first_step_at(mode: Mode, created_at: i64, scheduled_at: Option<i64>, step: std::time::Duration) -> i64 {
+    let step = i64::try_from(step.as_micros()).unwrap_or(i64::MAX);
+    match (mode, scheduled_at) {
+        (Mode::Test, None) => created_at.saturating_add(step),
+        (Mode::Test, Some(at)) => at.saturating_sub(step).max(created_at.saturating_add(step)),
+        (Mode::Live, at) => at.unwrap_or(created_at).saturating_add(COURIER_SEARCH_TIMEOUT_MICROS),
     }
-    let now = core.clock.now_micros();
-    changes.extend(lifecycle::cancellation(reason, now));
-    let tx = crate::db::begin(core).await?;
-    let cancelled = lifecycle::advance(core, &tx, delivery, Status::Cancelled, changes, now).await?;
-    tx.commit().await?;
-    if cancelled.is_some() {
-        core.changes.publish(&delivery.id);
-    }
-    Ok(cancelled)
 }
 
 /// Every query of a caller's deliveries goes through this scope.

@@ -6,7 +6,7 @@ use courier::v1 as pb;
 
 use super::{Courier, Delivery, ProofRequirements};
 use crate::auth::Mode;
-use crate::lifecycle::{CancellationReason, Status};
+use crate::statuses::{CancellationReason, Status};
 use crate::validate::{ContactInput, WaypointInput};
 
 pub fn to_proto(d: &Delivery, public_base_url: &str) -> pb::Delivery {

@@ -14,8 +14,7 @@ use sea_orm::{ColumnTrait, Condition, ConnectionTrait, EntityTrait, QueryFilter}
 
 use super::{EventType, entity};
 use crate::auth::Principal;
-use crate::deliveries::Page;
-use crate::pagination::{self, Keyset};
+use crate::pagination::{self, Keyset, Page};
 use crate::webhooks::attempts::{self, Attempt};
 use crate::{Core, CoreError, CoreResult};
 use courier::v1 as pb;

@@ -21,10 +21,10 @@ use serde::{Deserialize, Serialize};
 
 use crate::audit::Actor;
 use crate::auth::{Mode, Permission, Principal};
-use crate::deliveries::{Page, status_out};
+use crate::deliveries::status_out;
 use crate::idempotency::{self, Idempotent, Scope};
 use crate::lifecycle::{self, Status};
-use crate::pagination::{self, Keyset};
+use crate::pagination::{self, Keyset, Page};
 use crate::quotes::items::{self, ItemInput};
 use crate::quotes::{RouteInput, from_json, to_json};
 use crate::validate::{self, ContactInput, ContactRule, WaypointInput};

@@ -209,14 +209,8 @@ impl AdminService for AdminApi {
     ) -> Result<Response<pb::UpdateWorkspacePlanResponse>, Status> {
         let caller = self.caller(&request, true).await?;
         let r = request.into_inner();
-        let workspace = workspaces::update_plan(
-            &self.0.db,
-            &self.0.keys,
-            self.0.clock.now_micros(),
-            &r.workspace_id,
-            plan_in(r.plan)?,
-        )
-        .await?;
+        let workspace =
+            workspaces::update_plan(&self.0, self.0.clock.now_micros(), &r.workspace_id, plan_in(r.plan)?).await?;
         caller
             .audit(&self.0, "workspace.update_plan", &workspace.id, &workspace.id)
             .await?;

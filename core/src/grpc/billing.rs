@@ -138,7 +138,7 @@ impl BillingService for BillingApi {
         let current = workspaces::get(&self.0.db, &r.workspace_id).await?;
         let settings = settings_in(&current, r.billing, r.update_mask)?;
         let now = self.0.clock.now_micros();
-        let workspace = workspaces::update_billing(&self.0.db, &self.0.keys, now, &r.workspace_id, settings).await?;
+        let workspace = workspaces::update_billing(&self.0, now, &r.workspace_id, settings).await?;
         caller
             .audit(&self.0, "billing.update", &workspace.id, &workspace.id)
             .await?;

@@ -8,7 +8,7 @@ use super::convert::{self, RouteParts};
 use crate::Core;
 use crate::auth::Permission;
 use crate::deliveries::{self, CancelReason, ListFilter, NewDelivery, ProofRequest, TestScenario, to_proto};
-use crate::lifecycle::Status as DeliveryStatus;
+use crate::lifecycle::{self, Status as DeliveryStatus};
 use crate::{CoreError, CoreResult};
 
 pub struct DeliveryApi(pub Core);
@@ -157,7 +157,7 @@ impl DeliveryService for DeliveryApi {
     ) -> Result<Response<pb::CancelDeliveryResponse>, Status> {
         let principal = context::principal(&self.0, &request, Some(Permission::DeliveriesWrite)).await?;
         let r = request.into_inner();
-        let delivery = deliveries::cancel(&self.0, &principal, &r.delivery_id, cancel_reason_in(r.reason)?).await?;
+        let delivery = lifecycle::cancel(&self.0, &principal, &r.delivery_id, cancel_reason_in(r.reason)?).await?;
         Ok(Response::new(pb::CancelDeliveryResponse {
             delivery: Some(to_proto(&delivery, &self.0.config.public_base_url)),
         }))

@@ -9,136 +9,16 @@
 use sea_orm::sea_query::{Expr, SimpleExpr};
 use sea_orm::{ConnectionTrait, EntityTrait};
 
-use crate::auth::Mode;
+use crate::auth::{Mode, Principal};
 use crate::billing;
 use crate::db::WriteTransaction;
 use crate::deliveries::{self, Delivery, entity};
-use crate::events::{self, EventType};
+use crate::events::EventType;
 use crate::proofs::{self, Checkpoint};
 use crate::{Core, CoreError, CoreResult};
 use courier::errors::ErrorCode;
 
-/// Delivery and fleet order status.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Status {
-    Pending,
-    CourierAssigned,
-    AtPickup,
-    PickedUp,
-    InTransit,
-    AtDropoff,
-    Delivered,
-    Cancelled,
-}
-
-impl Status {
-    pub const ALL: [Status; 8] = [
-        Status::Pending,
-        Status::CourierAssigned,
-        Status::AtPickup,
-        Status::PickedUp,
-        Status::InTransit,
-        Status::AtDropoff,
-        Status::Delivered,
-        Status::Cancelled,
-    ];
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Status::Pending => "pending",
-            Status::CourierAssigned => "courier_assigned",
-            Status::AtPickup => "at_pickup",
-            Status::PickedUp => "picked_up",
-            Status::InTransit => "in_transit",
-            Status::AtDropoff => "at_dropoff",
-            Status::Delivered => "delivered",
-            Status::Cancelled => "cancelled",
-        }
-    }
-
-    pub fn parse(text: &str) -> Option<Status> {
-        Status::ALL.into_iter().find(|s| s.as_str() == text)
-    }
-
-    pub fn is_terminal(self) -> bool {
-        matches!(self, Status::Delivered | Status::Cancelled)
-    }
-
-    /// Whether the courier has not yet picked up the goods.
-    pub fn before_pickup(self) -> bool {
-        matches!(self, Status::Pending | Status::CourierAssigned | Status::AtPickup)
-    }
-
-    /// The status a forward move leads to, if any.
-    pub fn next(self) -> Option<Status> {
-        match self {
-            Status::Pending => Some(Status::CourierAssigned),
-            Status::CourierAssigned => Some(Status::AtPickup),
-            Status::AtPickup => Some(Status::PickedUp),
-            Status::PickedUp => Some(Status::InTransit),
-            Status::InTransit => Some(Status::AtDropoff),
-            Status::AtDropoff => Some(Status::Delivered),
-            Status::Delivered | Status::Cancelled => None,
-        }
-    }
-}
-
-/// Why a delivery was cancelled (public `cancellation_reason`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum CancellationReason {
-    CancelledByYou,
-    NoCourierFound,
-    PickupNoShow,
-    CancelledByMaxmove,
-}
-
-impl CancellationReason {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            CancellationReason::CancelledByYou => "cancelled_by_you",
-            CancellationReason::NoCourierFound => "no_courier_found",
-            CancellationReason::PickupNoShow => "pickup_no_show",
-            CancellationReason::CancelledByMaxmove => "cancelled_by_maxmove",
-        }
-    }
-
-    pub fn parse(text: &str) -> Option<CancellationReason> {
-        [
-            CancellationReason::CancelledByYou,
-            CancellationReason::NoCourierFound,
-            CancellationReason::PickupNoShow,
-            CancellationReason::CancelledByMaxmove,
-        ]
-        .into_iter()
-        .find(|r| r.as_str() == text)
-    }
-
-    /// The states this reason may cancel from (section 3).
-    pub fn allowed_from(self, status: Status) -> bool {
-        match self {
-            CancellationReason::CancelledByYou => status.before_pickup(),
-            CancellationReason::NoCourierFound => status == Status::Pending,
-            CancellationReason::PickupNoShow => status == Status::AtPickup,
-            CancellationReason::CancelledByMaxmove => !status.is_terminal(),
-        }
-    }
-}
-
-/// How long a live delivery may wait for a courier before it is cancelled
-/// with `no_courier_found` (counted from creation, or from `scheduled_at`).
-pub const COURIER_SEARCH_TIMEOUT_MICROS: i64 = 30 * 60 * 1_000_000;
-
-/// When a new delivery is first acted on by a worker: a test delivery's
-/// first simulator step (one step after creation, or one step before
-/// `scheduled_at`), or a live delivery's courier-search timeout.
-pub fn first_step_at(mode: Mode, created_at: i64, scheduled_at: Option<i64>, step: std::time::Duration) -> i64 {
-    let step = i64::try_from(step.as_micros()).unwrap_or(i64::MAX);
-    match (mode, scheduled_at) {
-        (Mode::Test, None) => created_at.saturating_add(step),
-        (Mode::Test, Some(at)) => at.saturating_sub(step).max(created_at.saturating_add(step)),
-        (Mode::Live, at) => at.unwrap_or(created_at).saturating_add(COURIER_SEARCH_TIMEOUT_MICROS),
-    }
-}
+pub use crate::statuses::{CancellationReason, Status};
 
 /// Whether `from` → `to` is a legal move at all.
 pub fn is_legal(from: Status, to: Status) -> bool {
@@ -219,29 +99,8 @@ pub async fn advance(
         .enumerate()
         .map(|(offset, event_type)| (&moved, *event_type, now + offset as i64))
         .collect();
-    record(tx, &core.config.public_base_url, &happened).await?;
+    deliveries::record_events(tx, &core.config.public_base_url, &happened).await?;
     Ok(Some(moved))
-}
-
-/// Records events about deliveries as they are, each `(delivery, type,
-/// time)`: the events of a move, `delivery.pod_submitted`, a moved ETA, or
-/// the `delivery.created` of new deliveries.
-pub async fn record(
-    db: &impl ConnectionTrait,
-    public_base_url: &str,
-    happened: &[(&Delivery, EventType, i64)],
-) -> CoreResult<()> {
-    let events = happened
-        .iter()
-        .map(|&(delivery, event_type, at)| events::NewEvent {
-            workspace_id: delivery.workspace_id.clone(),
-            mode: delivery.mode,
-            event_type,
-            data: deliveries::event_data(&deliveries::to_proto(delivery, public_base_url)),
-            at,
-        })
-        .collect();
-    events::record(db, events).await
 }
 
 /// Records the courier's proof at a checkpoint of `delivery`, in `db` (the
@@ -279,7 +138,7 @@ pub async fn submit_proof(
     let changes = vec![(entity::Column::UpdatedAt, Expr::value(now))];
     deliveries::update(core, tx, &delivery.id, None, changes).await?;
     let updated = reload(tx, &delivery.id).await?;
-    record(
+    deliveries::record_events(
         tx,
         &core.config.public_base_url,
         &[(&updated, EventType::PodSubmitted, now)],
@@ -304,6 +163,63 @@ pub fn cancellation(reason: CancellationReason, now: i64) -> Vec<(entity::Column
         (entity::Column::CancellationReason, Expr::value(reason.as_str())),
         (entity::Column::NextStepAt, Expr::value(Option::<i64>::None)),
     ]
+}
+
+/// `POST /v1/deliveries/{id}/cancel`: before pickup the delivery is cancelled
+/// (`cancelled_by_you`, the reason stored); after pickup `not_cancellable`;
+/// once ended `conflict`. A concurrent status move either lands first (and is
+/// then judged) or loses the compare-and-set.
+pub async fn cancel(
+    core: &Core,
+    principal: &Principal,
+    id: &str,
+    reason: Option<deliveries::CancelReason>,
+) -> CoreResult<Delivery> {
+    let reason = reason.unwrap_or(deliveries::CancelReason::Other);
+    loop {
+        let delivery = deliveries::get(core, principal, id).await?;
+        if delivery.status.is_terminal() {
+            return Err(CoreError::new(
+                ErrorCode::Conflict,
+                format!("The delivery is already {}.", delivery.status.as_str()),
+            ));
+        }
+        if !delivery.status.before_pickup() {
+            return Err(CoreError::new(
+                ErrorCode::NotCancellable,
+                "The courier has already picked up the goods; the delivery can no longer be cancelled.",
+            ));
+        }
+        let changes: Vec<(entity::Column, SimpleExpr)> =
+            vec![(entity::Column::CancelReason, Expr::value(reason.as_str()))];
+        if let Some(cancelled) = end_cancelled(core, &delivery, CancellationReason::CancelledByYou, changes).await? {
+            return Ok(cancelled);
+        }
+        // The status moved meanwhile: judge the delivery as it is now.
+    }
+}
+
+/// Cancels `delivery` with `reason` if it is still in the status it was read
+/// in, writing `delivery.cancelled` in the same transaction. `None` when the
+/// status moved meanwhile.
+pub async fn end_cancelled(
+    core: &Core,
+    delivery: &Delivery,
+    reason: CancellationReason,
+    mut changes: Vec<(entity::Column, SimpleExpr)>,
+) -> CoreResult<Option<Delivery>> {
+    if !reason.allowed_from(delivery.status) {
+        return Err(illegal(delivery.status, Status::Cancelled));
+    }
+    let now = core.clock.now_micros();
+    changes.extend(cancellation(reason, now));
+    let tx = crate::db::begin(core).await?;
+    let cancelled = advance(core, &tx, delivery, Status::Cancelled, changes, now).await?;
+    tx.commit().await?;
+    if cancelled.is_some() {
+        core.changes.publish(&delivery.id);
+    }
+    Ok(cancelled)
 }
 
 #[cfg(test)]

@@ -8,9 +8,8 @@ use sea_orm::{
     ActiveModelTrait, ActiveValue::Set, ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder, QuerySelect,
 };
 
-use crate::auth::cache::KeyCache;
 use crate::db::WriteTransaction;
-use crate::{CoreError, CoreResult, cache_feed};
+use crate::{Core, CoreError, CoreResult, cache_feed};
 use courier::errors::ErrorCode;
 
 /// What a workspace is.
@@ -213,15 +212,9 @@ pub async fn is_empty(db: &impl ConnectionTrait) -> CoreResult<bool> {
 
 /// Changes the plan; the key cache forgets the workspace's keys (their
 /// checks read the plan) before this answers.
-pub async fn update_plan(
-    db: &impl ConnectionTrait,
-    keys: &KeyCache,
-    now: i64,
-    id: &str,
-    plan: Plan,
-) -> CoreResult<Workspace> {
+pub async fn update_plan(core: &Core, now: i64, id: &str, plan: Plan) -> CoreResult<Workspace> {
     validate_plan(&plan)?;
-    get(db, id).await?;
+    get(&core.db, id).await?;
     let model = entity::ActiveModel {
         id: Set(id.to_owned()),
         api_access: Set(plan.api_access),
@@ -231,24 +224,18 @@ pub async fn update_plan(
         updated_at: Set(now),
         ..Default::default()
     }
-    .update(db)
+    .update(&core.db)
     .await?;
-    cache_feed::announce(db, cache_feed::Change::Keys).await?;
-    keys.forget_all();
+    cache_feed::announce(&core.db, cache_feed::Change::Keys).await?;
+    core.keys.forget_all();
     from_model(model)
 }
 
 /// Changes the billing settings; like [`update_plan`], the key cache
 /// forgets the workspace's keys.
-pub async fn update_billing(
-    db: &impl ConnectionTrait,
-    keys: &KeyCache,
-    now: i64,
-    id: &str,
-    billing: BillingSettings,
-) -> CoreResult<Workspace> {
+pub async fn update_billing(core: &Core, now: i64, id: &str, billing: BillingSettings) -> CoreResult<Workspace> {
     validate_billing(&billing)?;
-    get(db, id).await?;
+    get(&core.db, id).await?;
     let model = entity::ActiveModel {
         id: Set(id.to_owned()),
         invoice_billing_enabled: Set(billing.invoice_billing_enabled),
@@ -258,10 +245,10 @@ pub async fn update_billing(
         updated_at: Set(now),
         ..Default::default()
     }
-    .update(db)
+    .update(&core.db)
     .await?;
-    cache_feed::announce(db, cache_feed::Change::Keys).await?;
-    keys.forget_all();
+    cache_feed::announce(&core.db, cache_feed::Change::Keys).await?;
+    core.keys.forget_all();
     from_model(model)
 }
 

@@ -6,8 +6,9 @@ use courier_migrations::{Migrator, MigratorTrait};
 use sea_orm::prelude::async_trait::async_trait;
 use sea_orm::sqlx::sqlite::{SqliteJournalMode, SqliteSynchronous};
 use sea_orm::{
-    ConnectOptions, ConnectionTrait, Database, DatabaseConnection, DatabaseTransaction, DbBackend, DbErr, ExecResult,
-    QueryResult, SqliteTransactionMode, Statement, TransactionOptions, TransactionTrait,
+    ActiveModelTrait, ConnectOptions, ConnectionTrait, Database, DatabaseConnection, DatabaseTransaction, DbBackend,
+    DbErr, EntityTrait, ExecResult, IdenStatic, Iterable, QueryResult, SqliteTransactionMode, Statement,
+    TransactionOptions, TransactionTrait,
 };
 use tokio_util::sync::CancellationToken;
 
@@ -384,4 +385,73 @@ mod tests {
         let _ = std::fs::remove_dir_all(dir);
         Ok(())
     }
+}
+
+/// Inserts `rows` of entity `E` in `db` with one statement whose text does
+/// not depend on how many rows there are. On PostgreSQL the rows travel as
+/// one JSON parameter expanded in SQL against the table's own row type
+/// ([`json_rows`]), so each connection prepares the statement once whatever
+/// the batch size (multi-row `VALUES` of every new size cost more to prepare
+/// than to run: docs/scaling.md). On SQLite sea-orm's multi-row insert: its
+/// one writer keeps every size prepared.
+pub async fn insert_rows<E>(db: &impl ConnectionTrait, rows: Vec<E::ActiveModel>) -> CoreResult<()>
+where
+    E: EntityTrait,
+    E::ActiveModel: ActiveModelTrait<Entity = E>,
+{
+    if rows.is_empty() {
+        return Ok(());
+    }
+    if db.get_database_backend() != DbBackend::Postgres {
+        E::insert_many(rows).exec_without_returning(db).await?;
+        return Ok(());
+    }
+    let (sql, rows) = json_rows::<E>(rows)?;
+    db.execute_raw(Statement::from_sql_and_values(DbBackend::Postgres, sql, [rows]))
+        .await?;
+    Ok(())
+}
+
+/// PostgreSQL's insert of `rows` of `E` as one parameter: the statement
+/// `INSERT INTO <table> SELECT * FROM json_populate_recordset(NULL::<table>,
+/// $1)` (a caller may append `ON CONFLICT …`) and the rows as a JSON array of
+/// objects keyed by column name. Bytes go as bytea's hex form.
+pub fn json_rows<E>(rows: Vec<E::ActiveModel>) -> CoreResult<(String, sea_orm::Value)>
+where
+    E: EntityTrait,
+    E::ActiveModel: ActiveModelTrait<Entity = E>,
+{
+    let table = E::default().table_name().to_owned();
+    let rows = rows
+        .into_iter()
+        .map(|row| {
+            E::Column::iter()
+                .map(|column| {
+                    let value = row.get(column).into_value().unwrap_or(sea_orm::Value::String(None));
+                    Ok((column.as_str().to_owned(), json_value(value)?))
+                })
+                .collect::<CoreResult<serde_json::Map<_, _>>>()
+                .map(serde_json::Value::Object)
+        })
+        .collect::<CoreResult<Vec<_>>>()?;
+    let sql = format!("INSERT INTO {table} SELECT * FROM json_populate_recordset(NULL::{table}, $1::json)");
+    Ok((
+        sql,
+        sea_orm::Value::Json(Some(Box::new(serde_json::Value::Array(rows)))),
+    ))
+}
+
+fn json_value(value: sea_orm::Value) -> CoreResult<serde_json::Value> {
+    use sea_orm::Value as V;
+    use serde_json::json;
+    Ok(match value {
+        V::Bool(v) => json!(v),
+        V::SmallInt(v) => json!(v),
+        V::Int(v) => json!(v),
+        V::BigInt(v) => json!(v),
+        V::Double(v) => json!(v),
+        V::String(v) => json!(v),
+        V::Bytes(v) => json!(v.map(|bytes| format!("\\x{}", hex::encode(bytes)))),
+        other => return Err(CoreError::Internal(format!("no JSON form for column value {other:?}"))),
+    })
 }

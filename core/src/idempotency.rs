@@ -17,7 +17,7 @@ use prost::Message;
 use sea_orm::sea_query::{Expr, OnConflict};
 use sea_orm::{
     ActiveValue::Set, ColumnTrait, ConnectionTrait, DatabaseBackend, DatabaseConnection, DatabaseTransaction,
-    EntityTrait, QueryFilter,
+    EntityTrait, QueryFilter, Statement,
 };
 
 use crate::auth::{Mode, Principal};
@@ -27,6 +27,9 @@ use courier::errors::ErrorCode;
 /// How long a key is remembered.
 pub const RETENTION_MICROS: i64 = 24 * 3600 * 1_000_000;
 const MAX_KEY_CHARS: usize = courier::limits::IDEMPOTENCY_KEY.max;
+/// How long a claim on PostgreSQL waits for another request holding the
+/// same key before it is `request_in_progress`.
+const LOCK_TIMEOUT: &str = "SET LOCAL lock_timeout = '5s'";
 
 /// Where a key applies.
 #[derive(Clone, Debug)]
@@ -192,10 +195,12 @@ pub struct AnsweredClaim<'a> {
 }
 
 /// Claims the keys of a batch of creates in `tx`, each with its answer
-/// already stored (the batch commits all or nothing): one delete of expired
-/// rows and one insert, however many keys. Returns whether each was claimed;
-/// a key not claimed is held or was answered by another request (also one
-/// earlier in `claims`).
+/// already stored (the batch commits all or nothing). Returns whether each
+/// was claimed; a key not claimed is held or was answered by another
+/// request (also one earlier in `claims`). On PostgreSQL one statement whose
+/// text does not depend on the number of keys (`db::json_rows`; an expired
+/// row of a key is taken over in place); on SQLite one delete of expired rows
+/// and one insert, however many keys.
 pub async fn claim_answered(
     tx: &impl ConnectionTrait,
     claims: &[AnsweredClaim<'_>],
@@ -204,23 +209,52 @@ pub async fn claim_answered(
     if claims.is_empty() {
         return Ok(Vec::new());
     }
-    let keys = claims.iter().fold(sea_orm::Condition::any(), |keys, claim| {
-        keys.add(key_filter(claim.scope))
-    });
-    before_claim(tx, keys, now).await?;
-    let rows = claims.iter().map(|claim| {
-        let outcome = StoredOutcome {
-            response: claim.response.clone(),
-            request_id: claim.request_id.to_owned(),
-            ..Default::default()
+    let rows: Vec<entity::ActiveModel> = claims
+        .iter()
+        .map(|claim| {
+            let outcome = StoredOutcome {
+                response: claim.response.clone(),
+                request_id: claim.request_id.to_owned(),
+                ..Default::default()
+            };
+            row(claim.scope, claim.hash, outcome.encode_to_vec(), now)
+        })
+        .collect();
+    let mut inserted: std::collections::HashSet<(String, String, String, String)> =
+        if tx.get_database_backend() == DatabaseBackend::Postgres {
+            tx.execute_unprepared(LOCK_TIMEOUT).await?;
+            let (insert, rows) = crate::db::json_rows::<entity::Entity>(rows)?;
+            let sql = format!(
+                "{insert} ON CONFLICT (workspace_id, mode, endpoint, key) DO UPDATE SET \
+                 request_hash = EXCLUDED.request_hash, outcome = EXCLUDED.outcome, created_at = EXCLUDED.created_at \
+                 WHERE idempotency_keys.created_at < $2 RETURNING workspace_id, mode, endpoint, key"
+            );
+            let statement =
+                Statement::from_sql_and_values(DatabaseBackend::Postgres, sql, [rows, (now - RETENTION_MICROS).into()]);
+            tx.query_all_raw(statement)
+                .await?
+                .iter()
+                .map(|row| {
+                    Ok((
+                        row.try_get("", "workspace_id")?,
+                        row.try_get("", "mode")?,
+                        row.try_get("", "endpoint")?,
+                        row.try_get("", "key")?,
+                    ))
+                })
+                .collect::<Result<_, sea_orm::DbErr>>()?
+        } else {
+            let keys = claims.iter().fold(sea_orm::Condition::any(), |keys, claim| {
+                keys.add(key_filter(claim.scope))
+            });
+            before_claim(tx, keys, now).await?;
+            entity::Entity::insert_many(rows)
+                .on_conflict(on_key_conflict())
+                .exec_with_returning_keys(tx)
+                .await?
+                .into_iter()
+                .collect()
         };
-        row(claim.scope, claim.hash, outcome.encode_to_vec(), now)
-    });
-    let inserted = entity::Entity::insert_many(rows)
-        .on_conflict(on_key_conflict())
-        .exec_with_returning_keys(tx)
-        .await?;
-    let mut inserted: std::collections::HashSet<(String, String, String, String)> = inserted.into_iter().collect();
     Ok(claims
         .iter()
         .map(|claim| {
@@ -332,7 +366,7 @@ async fn before_claim(tx: &impl ConnectionTrait, keys: sea_orm::Condition, now: 
         .exec(tx)
         .await?;
     if tx.get_database_backend() == DatabaseBackend::Postgres {
-        tx.execute_unprepared("SET LOCAL lock_timeout = '5s'").await?;
+        tx.execute_unprepared(LOCK_TIMEOUT).await?;
     }
     Ok(())
 }

@@ -1,20 +1,21 @@
-//! Group commit of delivery creates on SQLite: the creates that arrive
-//! while one transaction commits share the next one.
+//! Group commit of delivery creates: the creates that arrive while one
+//! transaction commits share the next one.
 //!
 //! A create is checked and priced in its own request, then queued here. One
 //! task at a time per process drains the queue, up to [`MAX_BATCH`] creates
 //! per transaction: one claim of all their idempotency keys (each stored
 //! with its answer), one insert of the deliveries, one of their
 //! `delivery.created` events and one of the events' webhook rows, and one
-//! credit reservation per live workspace, however many creates. SQLite
-//! writes one transaction at a time, so this turns a dozen statements per
-//! create into a dozen per batch; a lone create is a batch of one and waits
-//! for nothing.
+//! credit reservation per live workspace, however many creates. A lone
+//! create is a batch of one and waits for nothing.
 //!
-//! PostgreSQL runs transactions side by side, so there each create has its
-//! own: measured, batches of 30 to 60 creates spent 90 to 190 ms there, most
-//! of it preparing multi-row statements of every new size, and creates fell
-//! from 500 to 310 per second.
+//! On SQLite, which writes one transaction at a time, this turns a dozen
+//! statements per create into a dozen per batch. On PostgreSQL it also
+//! takes a workspace's credit row once per batch instead of once per create
+//! (docs/scaling.md, "Creates"), and every statement's text is the same
+//! whatever the batch size (`db::insert_rows`): multi-row statements of
+//! every new size cost more to prepare than to run (batches of 30 to 60
+//! creates spent 90 to 190 ms there before).
 //!
 //! A batch commits all or nothing. If any of its statements fails (a
 //! duplicate `external_id`, a credit limit, a held key timing out), nothing
@@ -28,7 +29,6 @@ use std::collections::{BTreeMap, HashSet};
 use std::sync::{Mutex, MutexGuard};
 
 use prost::Message;
-use sea_orm::{DbBackend, EntityTrait};
 use tokio::sync::oneshot;
 
 use super::{Prepared, entity, from_model, insert, record_events, to_proto};
@@ -78,12 +78,8 @@ impl Queue {
     }
 }
 
-/// Stores `create` in the next batch and answers it once that committed; on
-/// PostgreSQL, in a transaction of its own.
+/// Stores `create` in the next batch and answers it once that committed.
 pub(crate) async fn create(core: &Core, create: Create) -> Answer {
-    if core.writer.get_database_backend() != DbBackend::Sqlite {
-        return alone(core, create).await;
-    }
     let (answer, answered) = oneshot::channel();
     let start_draining = {
         let mut state = core.create_queue.state();
@@ -215,8 +211,9 @@ async fn commit(core: &Core, creates: &[&Create], now: i64) -> CoreResult<Vec<Op
     if !stored.is_empty() {
         let rows = stored
             .iter()
-            .map(|&i| entity::ActiveModel::from(creates[i].prepared.row.clone()));
-        entity::Entity::insert_many(rows).exec_without_returning(&*tx).await?;
+            .map(|&i| entity::ActiveModel::from(creates[i].prepared.row.clone()))
+            .collect();
+        crate::db::insert_rows::<entity::Entity>(&*tx, rows).await?;
         let created: Vec<_> = stored
             .iter()
             .map(|&i| (&deliveries[i], EventType::Created, deliveries[i].created_at))

@@ -6,7 +6,7 @@ pub mod entity;
 pub mod history;
 
 use prost::Message;
-use sea_orm::{ConnectionTrait, EntityTrait};
+use sea_orm::ConnectionTrait;
 
 use crate::CoreResult;
 use crate::auth::Mode;
@@ -89,8 +89,6 @@ pub async fn record(db: &impl ConnectionTrait, events: Vec<NewEvent>) -> CoreRes
             created_at: event.at,
         })
         .collect();
-    entity::Entity::insert_many(rows.iter().cloned().map(entity::ActiveModel::from))
-        .exec_without_returning(db)
-        .await?;
+    crate::db::insert_rows::<entity::Entity>(db, rows.iter().cloned().map(entity::ActiveModel::from).collect()).await?;
     crate::webhooks::enqueue(db, &rows).await
 }

@@ -95,12 +95,7 @@ pub async fn enqueue(db: &impl ConnectionTrait, events: &[events::entity::Model]
             finished_at: Set(None),
         }));
     }
-    if !rows.is_empty() {
-        webhook_delivery::Entity::insert_many(rows)
-            .exec_without_returning(db)
-            .await?;
-    }
-    Ok(())
+    crate::db::insert_rows::<webhook_delivery::Entity>(db, rows).await
 }
 
 /// Endpoints with pending rows due by `horizon`, each with its earliest due

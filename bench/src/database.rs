@@ -1,10 +1,15 @@
-//! The database ceiling: the writes of one delivery create without the
-//! service. One transaction claims an idempotency key, inserts the delivery
-//! and its `delivery.created` event, reserves the amount on the workspace's
-//! running open amount (the credit-limit check, a conditional update of one
-//! row shared by every create) and stores the answer on the key — the same
-//! statements with rows of the same size and the same indexes as the real
-//! tables. PostgreSQL runs it with pgbench; SQLite in a loop here.
+//! The database ceilings, without the service:
+//! - [`Workload::CreateWrites`], the writes of one delivery create as the
+//!   core wrote them before group commit on PostgreSQL: one transaction
+//!   claims an idempotency key, inserts the delivery and its
+//!   `delivery.created` event, reserves the amount on the workspace's
+//!   running open amount (a conditional update of one row shared by every
+//!   create) and stores the answer on the key;
+//! - [`Workload::TwoInserts`], the physical ceiling: one transaction inserts
+//!   a delivery and its event, with no row shared between transactions.
+//!
+//! Same rows sizes and indexes as the real tables. PostgreSQL runs them with
+//! pgbench; SQLite in a loop here.
 
 use std::time::{Duration, Instant};
 
@@ -35,6 +40,13 @@ CREATE TABLE idempotency_keys (workspace_id TEXT NOT NULL, mode TEXT NOT NULL, e
 CREATE INDEX idempotency_keys_created_at ON idempotency_keys (created_at);
 ";
 
+/// What a ceiling's transaction does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Workload {
+    CreateWrites,
+    TwoInserts,
+}
+
 /// Row payloads about as large as a real delivery's JSON columns.
 fn payload(bytes: usize) -> String {
     "x".repeat(bytes)
@@ -43,24 +55,33 @@ fn payload(bytes: usize) -> String {
 /// The transaction's statements for the create numbered by the SQL
 /// expression `n`, at the SQL expression `now` (so that SQLite and the
 /// pgbench script share them).
-fn statements(n: &str, now: &str) -> Vec<String> {
+fn statements(workload: Workload, n: &str, now: &str) -> Vec<String> {
     let (route, breakdown, proof, event, answer) =
         (payload(700), payload(400), payload(250), payload(2200), payload(2600));
     let id = |prefix: &str| format!("'{prefix}' || {n}");
     let (key, hash, delivery, token, event_id) = (id("key"), id("hash"), id("del"), id("token"), id("evt"));
-    vec![
-        format!("INSERT INTO idempotency_keys VALUES ('ws_bench', 'live', 'deliveries', {key}, {hash}, NULL, NULL, {now})"),
-        format!("INSERT INTO deliveries VALUES ({delivery}, 'ws_bench', 'live', 'pending', NULL, 1500, '{route}', '{breakdown}', '{proof}', {token}, {now}, {now}, {now})"),
-        format!("INSERT INTO events VALUES ({event_id}, 'ws_bench', 'live', 'delivery.created', {delivery}, '{event}', {now})"),
-        "UPDATE workspaces SET open_amount_cents = open_amount_cents + 1500 WHERE id = 'ws_bench' AND invoice_billing_enabled AND NOT statement_overdue AND open_amount_cents + 1500 <= credit_limit_cents".into(),
-        format!("UPDATE idempotency_keys SET status = 201, response = '{answer}' WHERE workspace_id = 'ws_bench' AND mode = 'live' AND endpoint = 'deliveries' AND key = {key}"),
-    ]
+    let insert_delivery = format!(
+        "INSERT INTO deliveries VALUES ({delivery}, 'ws_bench', 'live', 'pending', NULL, 1500, '{route}', '{breakdown}', '{proof}', {token}, {now}, {now}, {now})"
+    );
+    let insert_event = format!(
+        "INSERT INTO events VALUES ({event_id}, 'ws_bench', 'live', 'delivery.created', {delivery}, '{event}', {now})"
+    );
+    match workload {
+        Workload::TwoInserts => vec![insert_delivery, insert_event],
+        Workload::CreateWrites => vec![
+            format!("INSERT INTO idempotency_keys VALUES ('ws_bench', 'live', 'deliveries', {key}, {hash}, NULL, NULL, {now})"),
+            insert_delivery,
+            insert_event,
+            "UPDATE workspaces SET open_amount_cents = open_amount_cents + 1500 WHERE id = 'ws_bench' AND invoice_billing_enabled AND NOT statement_overdue AND open_amount_cents + 1500 <= credit_limit_cents".into(),
+            format!("UPDATE idempotency_keys SET status = 201, response = '{answer}' WHERE workspace_id = 'ws_bench' AND mode = 'live' AND endpoint = 'deliveries' AND key = {key}"),
+        ],
+    }
 }
 
-fn pgbench_script() -> String {
+fn pgbench_script(workload: Workload) -> String {
     let now = "(extract(epoch from clock_timestamp()) * 1000000)::bigint";
     let mut script = String::from("\\set n random(1, 1000000000000)\nBEGIN;\n");
-    for statement in statements(":n", now) {
+    for statement in statements(workload, ":n", now) {
         script.push_str(&statement);
         script.push_str(";\n");
     }
@@ -68,24 +89,36 @@ fn pgbench_script() -> String {
     script
 }
 
-/// Creates per second the bare database sustains at `concurrency`
-/// connections (SQLite: one writer, whatever `concurrency` says).
-pub async fn ceiling(backend: Backend, postgres_url: &str, concurrency: usize, duration: Duration) -> BenchResult<f64> {
+/// Transactions of `workload` per second the bare database sustains at
+/// `concurrency` connections (SQLite: one writer, whatever `concurrency`
+/// says).
+pub async fn ceiling(
+    backend: Backend,
+    postgres_url: &str,
+    workload: Workload,
+    concurrency: usize,
+    duration: Duration,
+) -> BenchResult<f64> {
     let database = ScratchDatabase::create(backend, postgres_url, "raw").await?;
     let result = match backend {
-        Backend::Postgres => pgbench(&database, concurrency, duration).await,
-        Backend::Sqlite => sqlite_loop(&database, duration).await,
+        Backend::Postgres => pgbench(&database, workload, concurrency, duration).await,
+        Backend::Sqlite => sqlite_loop(&database, workload, duration).await,
     };
     database.drop_database().await;
     result
 }
 
-async fn pgbench(database: &ScratchDatabase, concurrency: usize, duration: Duration) -> BenchResult<f64> {
+async fn pgbench(
+    database: &ScratchDatabase,
+    workload: Workload,
+    concurrency: usize,
+    duration: Duration,
+) -> BenchResult<f64> {
     let db = Database::connect(database.url.as_str()).await?;
     db.execute_unprepared(SCHEMA).await?;
     let _ = db.close().await;
     let script = database.dir.join("create.sql");
-    std::fs::write(&script, pgbench_script())?;
+    std::fs::write(&script, pgbench_script(workload))?;
     let output = tokio::process::Command::new("pgbench")
         .args(["-n", "-M", "prepared", "-j", "2"])
         .args(["-c", &concurrency.to_string()])
@@ -106,7 +139,7 @@ async fn pgbench(database: &ScratchDatabase, concurrency: usize, duration: Durat
 /// The loop runs in this process, one transaction after the other, on a
 /// pool opened exactly as the core opens its own (same pragmas), with the
 /// core's background WAL checkpointer running beside it.
-async fn sqlite_loop(database: &ScratchDatabase, duration: Duration) -> BenchResult<f64> {
+async fn sqlite_loop(database: &ScratchDatabase, workload: Workload, duration: Duration) -> BenchResult<f64> {
     let db = courier_core::db::connect(&database.url, None).await?;
     db.execute_unprepared(SCHEMA).await?;
     let stop = CancellationToken::new();
@@ -116,7 +149,7 @@ async fn sqlite_loop(database: &ScratchDatabase, duration: Duration) -> BenchRes
     while started.elapsed() < duration {
         let now = chrono::Utc::now().timestamp_micros().to_string();
         let mut transaction = String::from("BEGIN;");
-        for statement in statements(&n.to_string(), &now) {
+        for statement in statements(workload, &n.to_string(), &now) {
             transaction.push_str(&statement);
             transaction.push(';');
         }

@@ -9,6 +9,7 @@ mod ceilings;
 mod console;
 mod database;
 mod load;
+mod million;
 mod service;
 mod webhooks;
 
@@ -59,17 +60,20 @@ enum Part {
     Flows,
     /// Bare axum, and axum plus one tonic call.
     Ceilings,
-    /// The create's writes on the bare database.
+    /// The bare database ceilings: the create's writes, and a two-insert transaction.
     Database,
     /// The three webhook runs.
     Webhooks,
     /// The console's deliveries page with 10,000 deliveries.
     Console,
+    /// List pages beside GET by id on a million deliveries and events
+    /// (PostgreSQL; only when named, as seeding takes minutes and gigabytes).
+    Million,
 }
 
 impl Cli {
     fn runs(&self, part: Part) -> bool {
-        self.only.is_empty() || self.only.contains(&part)
+        self.only.contains(&part) || (self.only.is_empty() && part != Part::Million)
     }
 }
 
@@ -168,15 +172,24 @@ fn ceiling_request(
 }
 
 /// One run of the create's writes on the bare database, as a rate.
-async fn database_run(backend: Backend, postgres_url: &str, duration: Duration) -> BenchResult<Stats> {
+async fn database_run(
+    backend: Backend,
+    postgres_url: &str,
+    workload: database::Workload,
+    duration: Duration,
+) -> BenchResult<Stats> {
     Ok(Stats {
-        requests_per_second: database::ceiling(backend, postgres_url, 64, duration).await?,
+        requests_per_second: database::ceiling(backend, postgres_url, workload, 64, duration).await?,
         ..Stats::default()
     })
 }
 
-fn database_row(rate: f64) {
-    println!("| ceiling: the create's writes, bare database | 64 | {rate:.0} | | | |");
+fn database_row(workload: database::Workload, rate: f64) {
+    let label = match workload {
+        database::Workload::CreateWrites => "ceiling: the create's writes, bare database",
+        database::Workload::TwoInserts => "ceiling: bare 2-insert transaction, no shared row",
+    };
+    println!("| {label} | 64 | {rate:.0} | | | |");
 }
 
 /// A flow and its ceiling measured alternately.
@@ -260,7 +273,7 @@ async fn bench_backend(cli: &Cli, backend: Backend, bin_dir: &std::path::Path) -
     };
     let peak_kib = Arc::new(AtomicU64::new(0));
     let mut results: Results = Vec::new();
-    let (mut get_of_hop, mut create_of_bare) = (None, None);
+    let (mut get_of_hop, mut create_of_bare, mut create_of_two_inserts) = (None, None, None);
     for concurrency in CONCURRENCY.into_iter().filter(|_| cli.runs(Part::Flows)) {
         for flow in Flow::ALL {
             let sampler = (concurrency > 1).then(|| {
@@ -285,11 +298,16 @@ async fn bench_backend(cli: &Cli, backend: Backend, bin_dir: &std::path::Path) -
                     get_of_hop = Some(pair.ratio);
                 }
                 (Flow::Create, 64, _) if cli.runs(Part::Database) => {
-                    let bare = || database_run(backend, &cli.postgres_url, duration);
+                    let bare = || database_run(backend, &cli.postgres_url, database::Workload::CreateWrites, duration);
                     let pair = paired(cli.repeat, flow_run, bare).await?;
                     record(&mut results, flow.label(), concurrency, pair.flow);
-                    database_row(pair.ceiling.requests_per_second);
+                    database_row(database::Workload::CreateWrites, pair.ceiling.requests_per_second);
                     create_of_bare = Some(pair.ratio);
+                    let two_inserts =
+                        || database_run(backend, &cli.postgres_url, database::Workload::TwoInserts, duration);
+                    let pair = paired(cli.repeat, flow_run, two_inserts).await?;
+                    database_row(database::Workload::TwoInserts, pair.ceiling.requests_per_second);
+                    create_of_two_inserts = Some(pair.ratio);
                 }
                 _ => {
                     let mut runs = Vec::new();
@@ -323,11 +341,13 @@ async fn bench_backend(cli: &Cli, backend: Backend, bin_dir: &std::path::Path) -
     }
 
     if create_of_bare.is_none() && cli.runs(Part::Database) {
-        let mut runs = Vec::new();
-        for _ in 0..cli.repeat {
-            runs.push(database_run(backend, &cli.postgres_url, duration).await?);
+        for workload in [database::Workload::CreateWrites, database::Workload::TwoInserts] {
+            let mut runs = Vec::new();
+            for _ in 0..cli.repeat {
+                runs.push(database_run(backend, &cli.postgres_url, workload, duration).await?);
+            }
+            database_row(workload, load::median(&runs).requests_per_second);
         }
-        database_row(load::median(&runs).requests_per_second);
     }
 
     let webhook = if cli.runs(Part::Webhooks) {
@@ -352,26 +372,66 @@ async fn bench_backend(cli: &Cli, backend: Backend, bin_dir: &std::path::Path) -
         }
     }
 
+    let mut list_ratios = Vec::new();
+    if cli.runs(Part::Million) {
+        if backend == Backend::Postgres {
+            let seconds = million::seed(&service, &delivery_id).await?;
+            println!(
+                "\nList pages with {} deliveries and as many events in the workspace (seeded in {seconds:.0} s), 64 connections:",
+                million::ROWS
+            );
+            for plan in million::plans(&service).await? {
+                println!("- plan of the first page, {plan}");
+            }
+            let get = flow_request(Flow::Get, &client, &service, &delivery_id);
+            for flow in [Flow::List, Flow::Events] {
+                let list = flow_request(flow, &client, &service, &delivery_id);
+                let list_run = || load_once(64, duration, list.clone());
+                let get_run = || async { Ok(load_once(64, duration, get.clone()).await) };
+                let pair = paired(cli.repeat, list_run, get_run).await?;
+                row(flow.label(), 64, &pair.flow);
+                row(Flow::Get.label(), 64, &pair.ceiling);
+                list_ratios.push((flow.label(), pair.ratio));
+            }
+        } else {
+            println!("\nList pages with a million rows: PostgreSQL only.");
+        }
+    }
+
     let create_at_64 = results
         .iter()
         .find(|(l, c, _)| *l == Flow::Create.label() && *c == 64)
         .map(|(_, _, s)| s.requests_per_second);
-    if [Part::Flows, Part::Ceilings, Part::Database, Part::Webhooks]
-        .into_iter()
-        .any(|p| cli.runs(p))
+    if [
+        Part::Flows,
+        Part::Ceilings,
+        Part::Database,
+        Part::Webhooks,
+        Part::Million,
+    ]
+    .into_iter()
+    .any(|p| cli.runs(p))
     {
         println!(
             "\nRatios at 64 connections (each the median of {} paired runs):",
             cli.repeat
         );
     }
+    for (label, ratio) in &list_ratios {
+        println!(
+            "- {label} ÷ GET /v1/deliveries/{{id}}, {} deliveries: {ratio:.2} (target ≥ 0.5)",
+            million::ROWS
+        );
+    }
     if let Some(ratio) = get_of_hop {
         println!("- GET /v1/deliveries/{{id}} ÷ edge-to-core hop: {ratio:.2} (target ≥ 0.6)");
     }
     let of_bare = create_of_bare.map_or("not measured".into(), |ratio| format!("{ratio:.2}"));
+    let of_two_inserts = create_of_two_inserts.map_or("not measured".into(), |ratio| format!("{ratio:.2}"));
     match (backend, create_at_64) {
         (Backend::Postgres, Some(_)) => {
-            println!("- POST /v1/deliveries ÷ bare database transaction: {of_bare} (target ≥ 0.5)")
+            println!("- POST /v1/deliveries ÷ bare database transaction: {of_bare}");
+            println!("- POST /v1/deliveries ÷ bare 2-insert transaction: {of_two_inserts} (target ≥ 0.5)");
         }
         (Backend::Sqlite, Some(create)) => {
             println!("- POST /v1/deliveries: {create:.0}/s (target ≥ 5000/s); ÷ bare SQLite loop: {of_bare}")

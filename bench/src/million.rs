@@ -1,0 +1,100 @@
+//! List pages on a table of a million rows (PostgreSQL): the benchmark's
+//! workspace gets 1,000,000 deliveries and as many events, copied in SQL
+//! from the ones the run created (new ids, tracking tokens and creation
+//! times, no external id), and analysed. Then the first page of
+//! `GET /v1/deliveries?limit=20` and of `GET /v1/events?limit=20` is
+//! measured against `GET /v1/deliveries/{id}`, paired run by run, with the
+//! query plan of each list as PostgreSQL runs it.
+
+use std::time::Instant;
+
+use sea_orm::{ConnectionTrait, Database, DatabaseConnection, DbBackend, Statement, TransactionTrait};
+
+use crate::service::{BenchResult, Service};
+
+/// Rows copied into each table.
+pub const ROWS: i64 = 1_000_000;
+/// Rows per copying statement (one transaction each).
+const CHUNK: i64 = 100_000;
+
+/// Copies `template_delivery` and its `delivery.created` event [`ROWS`]
+/// times each, in chunks; then `VACUUM ANALYZE`. Answers the seconds taken.
+pub async fn seed(service: &Service, template_delivery: &str) -> BenchResult<f64> {
+    let started = Instant::now();
+    let db = Database::connect(service.database.url.as_str()).await?;
+    for from in (0..ROWS).step_by(CHUNK as usize) {
+        let to = from + CHUNK;
+        // Each copy overrides only what must differ (`jsonb_populate_record`
+        // keeps every other column of the template as it is).
+        let deliveries = format!(
+            "INSERT INTO deliveries SELECT (jsonb_populate_record(d, jsonb_build_object(\
+               'id', 'del_m' || g, 'tracking_token', 'tok_m' || g, 'external_id', NULL, \
+               'created_at', d.created_at - g * 1000, 'updated_at', d.created_at - g * 1000))).* \
+             FROM deliveries d, generate_series({from} + 1, {to}) g WHERE d.id = $1"
+        );
+        db.execute_raw(Statement::from_sql_and_values(
+            DbBackend::Postgres,
+            deliveries,
+            [template_delivery.into()],
+        ))
+        .await?;
+        let events = format!(
+            "INSERT INTO events SELECT (jsonb_populate_record(e, jsonb_build_object(\
+               'id', 'evt_m' || g, 'delivery_id', 'del_m' || g, 'created_at', e.created_at - g * 1000))).* \
+             FROM events e, generate_series({from} + 1, {to}) g \
+             WHERE e.delivery_id = $1 AND e.type = 'delivery.created'"
+        );
+        db.execute_raw(Statement::from_sql_and_values(
+            DbBackend::Postgres,
+            events,
+            [template_delivery.into()],
+        ))
+        .await?;
+    }
+    db.execute_unprepared("VACUUM ANALYZE deliveries").await?;
+    db.execute_unprepared("VACUUM ANALYZE events").await?;
+    let _ = db.close().await;
+    Ok(started.elapsed().as_secs_f64())
+}
+
+/// The plan PostgreSQL runs for the first page of each list, as the core
+/// asks it (a generic plan, as a prepared statement gets after five runs):
+/// each line `table: plan`.
+pub async fn plans(service: &Service) -> BenchResult<Vec<String>> {
+    let db = Database::connect(service.database.url.as_str()).await?;
+    let mut plans = Vec::new();
+    for table in ["deliveries", "events"] {
+        let plan = explain(&db, table, &service.workspace_id).await?;
+        plans.push(format!("{table}: {plan}"));
+    }
+    let _ = db.close().await;
+    Ok(plans)
+}
+
+async fn explain(db: &DatabaseConnection, table: &str, workspace_id: &str) -> BenchResult<String> {
+    // One connection for the setting, the prepared statement and its plan.
+    let db = db.begin().await?;
+    db.execute_unprepared("SET LOCAL plan_cache_mode = force_generic_plan")
+        .await?;
+    let prepared = format!("list_{table}");
+    db.execute_unprepared(&format!(
+        "PREPARE {prepared}(text, text, bigint) AS SELECT * FROM {table} \
+         WHERE workspace_id = $1 AND mode = $2 ORDER BY created_at DESC, id DESC LIMIT $3"
+    ))
+    .await?;
+    let rows = db
+        .query_all_raw(Statement::from_string(
+            DbBackend::Postgres,
+            format!("EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF) EXECUTE {prepared}('{workspace_id}', 'live', 21)"),
+        ))
+        .await?;
+    db.execute_unprepared(&format!("DEALLOCATE {prepared}")).await?;
+    db.rollback().await?;
+    let lines: Vec<String> = rows
+        .iter()
+        .filter_map(|row| row.try_get_by_index::<String>(0).ok())
+        .map(|line| line.trim().to_owned())
+        .filter(|line| !line.is_empty())
+        .collect();
+    Ok(lines.join(" | "))
+}

@@ -3,6 +3,7 @@
 //! catalogue, and the conversions between protobuf and chrono timestamps.
 
 pub mod credentials;
+pub mod env;
 pub mod errors;
 pub mod json;
 pub mod limits;

@@ -9,6 +9,9 @@
 
 use tracing_subscriber::fmt::MakeWriter;
 
+/// The variable holding the env-filter expression.
+pub const FILTER_VARIABLE: &str = "COURIER_LOG";
+
 /// Log line format.
 #[derive(clap::ValueEnum, Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum LogFormat {
@@ -22,7 +25,7 @@ pub enum LogFormat {
 /// is a no-op.
 pub fn init(format: LogFormat) {
     let colours = std::io::IsTerminal::is_terminal(&std::io::stderr());
-    let filter = std::env::var("COURIER_LOG").unwrap_or_else(|_| "info".to_owned());
+    let filter = std::env::var(FILTER_VARIABLE).unwrap_or_else(|_| "info".to_owned());
     install(format, std::io::stderr, colours, &filter);
 }
 

@@ -1,7 +1,7 @@
 //! `courier-console`: the web console on its own listener, under
 //! `/console`, calling the core over gRPC.
 
-use clap::Parser;
+use clap::{CommandFactory, Parser};
 use courier::logging::{self, LogFormat};
 use courier_console::{ConsoleState, router};
 
@@ -25,6 +25,7 @@ struct Cli {
 async fn main() -> std::process::ExitCode {
     let cli = Cli::parse();
     logging::init(cli.log_format);
+    courier::env::warn_unknown(&[Cli::command()]);
     match run(cli).await {
         Ok(()) => std::process::ExitCode::SUCCESS,
         Err(error) => {

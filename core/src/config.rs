@@ -135,52 +135,6 @@ fn parse_billing_check(text: &str) -> Result<Duration, String> {
     Ok(every)
 }
 
-/// Every `COURIER_*` variable the binaries read.
-pub const KNOWN_ENV: &[&str] = &[
-    "COURIER_DATABASE_URL",
-    "COURIER_DATABASE_MAX_CONNECTIONS",
-    "COURIER_GRPC_ADDR",
-    "COURIER_HTTP_ADDR",
-    "COURIER_CORE_URL",
-    "COURIER_PUBLIC_BASE_URL",
-    "COURIER_SECRET_KEY",
-    "COURIER_SIMULATOR_STEP",
-    "COURIER_BILLING_CHECK_EVERY",
-    "COURIER_ROUTING_URL",
-    "COURIER_ROUTING_TIMEOUT",
-    "COURIER_ROUTING_FALLBACK",
-    "COURIER_ROUTING_BREAKER_COOLDOWN",
-    "COURIER_WEBHOOK_ALLOW_INSECURE",
-    "COURIER_WEBHOOK_RETRY_SCALE",
-    "COURIER_WEBHOOK_DISABLE_AFTER",
-    "COURIER_WEBHOOK_DISABLE_WINDOW",
-    "COURIER_CATALOG_FILE",
-    "COURIER_BLOB_DIR",
-    "COURIER_BLOB_S3_ENDPOINT",
-    "COURIER_BLOB_S3_BUCKET",
-    "COURIER_BLOB_S3_ACCESS_KEY",
-    "COURIER_BLOB_S3_SECRET_KEY",
-    "COURIER_BLOB_S3_REGION",
-    "COURIER_LOG_FORMAT",
-    "COURIER_LOG",
-    "COURIER_SERVICE_TOKEN",
-    "COURIER_METRICS_ADDR",
-    "COURIER_SHUTDOWN_GRACE",
-    "COURIER_RATE_LIMIT_READS_PER_SECOND",
-    "COURIER_RATE_LIMIT_READ_BURST",
-    "COURIER_RATE_LIMIT_WRITES_PER_SECOND",
-    "COURIER_RATE_LIMIT_WRITE_BURST",
-];
-
-/// Warns about `COURIER_*` variables that nothing reads (likely typos).
-pub fn warn_unknown_env() {
-    for (name, _) in std::env::vars() {
-        if name.starts_with("COURIER_") && !KNOWN_ENV.contains(&name.as_str()) {
-            tracing::warn!(variable = %name, "unknown COURIER_* environment variable ignored");
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -191,17 +145,6 @@ mod tests {
         assert_eq!(parse_scale("0.002"), Ok(0.002));
         for bad in ["0", "-1", "NaN", "inf", "x", ""] {
             assert!(parse_scale(bad).is_err(), "{bad}");
-        }
-    }
-
-    #[test]
-    fn every_variable_the_core_reads_is_known() {
-        use clap::Args;
-        let command = CoreConfig::augment_args(clap::Command::new("courier-core"));
-        for arg in command.get_arguments() {
-            if let Some(name) = arg.get_env().and_then(|name| name.to_str()) {
-                assert!(KNOWN_ENV.contains(&name), "{name} is missing from KNOWN_ENV");
-            }
         }
     }
 }

@@ -1,7 +1,7 @@
 //! `courier-core`: the gRPC core server, its migrations, and the operator's
 //! admin commands (workspaces, keys, billing, service tokens).
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, Parser, Subcommand};
 use courier::logging::{self, LogFormat};
 use courier_core::auth::api_keys::{self, KeyExpiry, NewApiKey};
 use courier_core::auth::service_token::{self, Role};
@@ -257,7 +257,7 @@ async fn serve(core: Core) -> Result<(), Box<dyn std::error::Error + Send + Sync
 async fn main() -> std::process::ExitCode {
     let cli = Cli::parse();
     logging::init(cli.log_format);
-    courier_core::config::warn_unknown_env();
+    courier::env::warn_unknown(&[Cli::command()]);
     match run(cli).await {
         Ok(()) => std::process::ExitCode::SUCCESS,
         Err(error) => {

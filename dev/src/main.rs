@@ -46,7 +46,7 @@ async fn main() -> std::process::ExitCode {
         Err(error) => error.exit(),
     };
     logging::init(cli.log_format);
-    courier_core::config::warn_unknown_env();
+    courier::env::warn_unknown(&[Cli::command()]);
     match run(cli, base_url_defaulted).await {
         Ok(()) => std::process::ExitCode::SUCCESS,
         Err(error) => {

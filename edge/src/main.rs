@@ -1,6 +1,6 @@
 //! `courier-edge`: the public REST API server.
 
-use clap::Parser;
+use clap::{CommandFactory, Parser};
 use courier::logging::{self, LogFormat};
 use courier_edge::config::EdgeConfig;
 use courier_edge::{CoreClients, EdgeState};
@@ -29,6 +29,7 @@ struct Cli {
 async fn main() -> std::process::ExitCode {
     let cli = Cli::parse();
     logging::init(cli.log_format);
+    courier::env::warn_unknown(&[Cli::command()]);
     match run(cli.config).await {
         Ok(()) => std::process::ExitCode::SUCCESS,
         Err(error) => {

@@ -322,71 +322,6 @@ pub fn serving_process(database_url: &str) -> CoreResult<Option<std::net::Socket
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// The bundled SQLite is built with the query planner stability
-    /// guarantee (`.cargo/config.toml`), so that a statement with a bound
-    /// `LIMIT` is prepared once per connection, not on every execution.
-    #[tokio::test]
-    async fn bundled_sqlite_keeps_plans() -> CoreResult<()> {
-        let db = connect("sqlite::memory:", Some(1)).await?;
-        let options = db
-            .query_all_raw(Statement::from_string(
-                db.get_database_backend(),
-                "PRAGMA compile_options",
-            ))
-            .await?;
-        let names: Vec<String> = options
-            .iter()
-            .map(|row| row.try_get_by_index::<String>(0))
-            .collect::<Result<_, _>>()?;
-        assert!(names.iter().any(|n| n == "ENABLE_QPSG"), "compile options: {names:?}");
-        Ok(())
-    }
-
-    /// Rows a writer commits reach the database file itself (not only the
-    /// WAL) through the background checkpointer, well below the writers'
-    /// own checkpoint threshold.
-    #[tokio::test]
-    async fn the_checkpointer_copies_the_wal_into_the_database_file() -> CoreResult<()> {
-        let dir = std::env::temp_dir().join(format!(
-            "courier-wal-{}-{}",
-            std::process::id(),
-            crate::ids::new_id("t")
-        ));
-        let path = dir.join("wal.db");
-        let db = connect(&format!("sqlite://{}?mode=rwc", path.display()), Some(2)).await?;
-        db.execute_unprepared("CREATE TABLE t (n INTEGER); INSERT INTO t VALUES (1), (2);")
-            .await?;
-        // Opened immutable, SQLite reads the database file and ignores the WAL.
-        let rows_in_file = || async {
-            let file = Database::connect(format!("sqlite://{}?mode=ro&immutable=1", path.display())).await?;
-            let rows = file
-                .query_all_raw(Statement::from_string(DbBackend::Sqlite, "SELECT n FROM t"))
-                .await
-                .map_or(0, |rows| rows.len());
-            file.close().await?;
-            CoreResult::Ok(rows)
-        };
-        assert_eq!(rows_in_file().await?, 0, "committed rows wait in the WAL");
-
-        let stop = CancellationToken::new();
-        let checkpoints = tokio::spawn(checkpoint_wal(db.clone(), stop.clone()));
-        tokio::time::sleep(CHECKPOINT_EVERY * 3).await;
-        stop.cancel();
-        checkpoints
-            .await
-            .map_err(|e| CoreError::Internal(format!("checkpointer: {e}")))?;
-        assert_eq!(rows_in_file().await?, 2);
-
-        db.close().await?;
-        let _ = std::fs::remove_dir_all(dir);
-        Ok(())
-    }
-}
-
 /// Inserts `rows` of entity `E` in `db` with one statement whose text does
 /// not depend on how many rows there are. On PostgreSQL the rows travel as
 /// one JSON parameter expanded in SQL against the table's own row type
@@ -454,4 +389,69 @@ fn json_value(value: sea_orm::Value) -> CoreResult<serde_json::Value> {
         V::Bytes(v) => json!(v.map(|bytes| format!("\\x{}", hex::encode(bytes)))),
         other => return Err(CoreError::Internal(format!("no JSON form for column value {other:?}"))),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The bundled SQLite is built with the query planner stability
+    /// guarantee (`.cargo/config.toml`), so that a statement with a bound
+    /// `LIMIT` is prepared once per connection, not on every execution.
+    #[tokio::test]
+    async fn bundled_sqlite_keeps_plans() -> CoreResult<()> {
+        let db = connect("sqlite::memory:", Some(1)).await?;
+        let options = db
+            .query_all_raw(Statement::from_string(
+                db.get_database_backend(),
+                "PRAGMA compile_options",
+            ))
+            .await?;
+        let names: Vec<String> = options
+            .iter()
+            .map(|row| row.try_get_by_index::<String>(0))
+            .collect::<Result<_, _>>()?;
+        assert!(names.iter().any(|n| n == "ENABLE_QPSG"), "compile options: {names:?}");
+        Ok(())
+    }
+
+    /// Rows a writer commits reach the database file itself (not only the
+    /// WAL) through the background checkpointer, well below the writers'
+    /// own checkpoint threshold.
+    #[tokio::test]
+    async fn the_checkpointer_copies_the_wal_into_the_database_file() -> CoreResult<()> {
+        let dir = std::env::temp_dir().join(format!(
+            "courier-wal-{}-{}",
+            std::process::id(),
+            crate::ids::new_id("t")
+        ));
+        let path = dir.join("wal.db");
+        let db = connect(&format!("sqlite://{}?mode=rwc", path.display()), Some(2)).await?;
+        db.execute_unprepared("CREATE TABLE t (n INTEGER); INSERT INTO t VALUES (1), (2);")
+            .await?;
+        // Opened immutable, SQLite reads the database file and ignores the WAL.
+        let rows_in_file = || async {
+            let file = Database::connect(format!("sqlite://{}?mode=ro&immutable=1", path.display())).await?;
+            let rows = file
+                .query_all_raw(Statement::from_string(DbBackend::Sqlite, "SELECT n FROM t"))
+                .await
+                .map_or(0, |rows| rows.len());
+            file.close().await?;
+            CoreResult::Ok(rows)
+        };
+        assert_eq!(rows_in_file().await?, 0, "committed rows wait in the WAL");
+
+        let stop = CancellationToken::new();
+        let checkpoints = tokio::spawn(checkpoint_wal(db.clone(), stop.clone()));
+        tokio::time::sleep(CHECKPOINT_EVERY * 3).await;
+        stop.cancel();
+        checkpoints
+            .await
+            .map_err(|e| CoreError::Internal(format!("checkpointer: {e}")))?;
+        assert_eq!(rows_in_file().await?, 2);
+
+        db.close().await?;
+        let _ = std::fs::remove_dir_all(dir);
+        Ok(())
+    }
 }

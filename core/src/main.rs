@@ -445,7 +445,7 @@ async fn billing(core: &Core, command: BillingCommand) -> Result<(), Box<dyn std
             settings.credit_limit_cents = credit_limit_cents.unwrap_or(settings.credit_limit_cents);
             settings.billing_day = billing_day.unwrap_or(settings.billing_day);
             settings.payment_terms_days = payment_terms_days.unwrap_or(settings.payment_terms_days);
-            print_billing(&workspaces::update_billing(&core, now, &workspace, settings).await?);
+            print_billing(&workspaces::update_billing(core, now, &workspace, settings).await?);
         }
         BillingCommand::Billable { workspace } => {
             workspaces::get(&core.db, &workspace).await?;

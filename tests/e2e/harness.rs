@@ -609,6 +609,46 @@ where
     outputs
 }
 
+/// A test's wall time, written to `e2e-timings.tsv` in Cargo's temporary
+/// directory for integration tests (`target/tmp`) when the test ends: one
+/// line per test of the last run, name and seconds, so the slow ones can be
+/// listed with `sort -t$'\t' -k2 -n target/tmp/e2e-timings.tsv | tail`.
+pub struct Timing {
+    started: std::time::Instant,
+    name: String,
+}
+
+/// The run's timings file, started empty by the run's first test.
+fn timings_file() -> Option<&'static std::sync::Mutex<std::fs::File>> {
+    static FILE: std::sync::OnceLock<Option<std::sync::Mutex<std::fs::File>>> = std::sync::OnceLock::new();
+    FILE.get_or_init(|| {
+        let path = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("e2e-timings.tsv");
+        std::fs::File::create(path).ok().map(std::sync::Mutex::new)
+    })
+    .as_ref()
+}
+
+impl Timing {
+    pub fn start() -> Timing {
+        timings_file();
+        Timing {
+            started: std::time::Instant::now(),
+            name: std::thread::current().name().unwrap_or("unnamed").to_owned(),
+        }
+    }
+}
+
+impl Drop for Timing {
+    fn drop(&mut self) {
+        use std::io::Write;
+        let line = format!("{}\t{:.2}\n", self.name, self.started.elapsed().as_secs_f64());
+        if let Some(file) = timings_file() {
+            let mut file = file.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+            let _ = file.write_all(line.as_bytes());
+        }
+    }
+}
+
 pub fn unique_suffix() -> String {
     use rand::Rng;
     let n: u64 = rand::rng().random();
@@ -637,7 +677,14 @@ impl DatabaseGuard {
                     !required,
                     "PostgreSQL required but unreachable at {admin_url}: {failure:?}"
                 );
-                eprintln!("PostgreSQL unreachable at {admin_url}; PostgreSQL variant skipped");
+                // Straight to the process's stderr: the test harness captures
+                // `eprintln!` of passing tests, and a skip must not hide.
+                use std::io::Write;
+                let test = std::thread::current().name().unwrap_or("a test").to_owned();
+                let _ = writeln!(
+                    std::io::stderr(),
+                    "SKIPPED {test}: PostgreSQL unreachable at {admin_url} (set COURIER_TEST_REQUIRE_POSTGRES=1 to fail instead)"
+                );
                 return None;
             }
         };
@@ -699,6 +746,7 @@ macro_rules! e2e {
 
             #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
             async fn sqlite() {
+                let _timing = $crate::harness::Timing::start();
                 let app = $crate::harness::TestApp::spawn_with($crate::harness::Backend::Sqlite, $configure)
                     .await
                     .expect("sqlite app");
@@ -707,6 +755,7 @@ macro_rules! e2e {
 
             #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
             async fn postgres() {
+                let _timing = $crate::harness::Timing::start();
                 if let Some(app) = $crate::harness::TestApp::spawn_with($crate::harness::Backend::Postgres, $configure).await {
                     run(app).await;
                 }
@@ -724,6 +773,7 @@ macro_rules! e2e {
 
             #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
             async fn sqlite() {
+                let _timing = $crate::harness::Timing::start();
                 let app = $crate::harness::TestApp::spawn_configured($crate::harness::Backend::Sqlite, |_| {}, $limit)
                     .await
                     .expect("sqlite app");
@@ -732,6 +782,7 @@ macro_rules! e2e {
 
             #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
             async fn postgres() {
+                let _timing = $crate::harness::Timing::start();
                 if let Some(app) = $crate::harness::TestApp::spawn_configured($crate::harness::Backend::Postgres, |_| {}, $limit).await {
                     run(app).await;
                 }
@@ -747,12 +798,14 @@ macro_rules! e2e {
 
             #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
             async fn sqlite() {
+                let _timing = $crate::harness::Timing::start();
                 let app = $crate::harness::TestApp::spawn($crate::harness::Backend::Sqlite).await.expect("sqlite app");
                 run(app).await;
             }
 
             #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
             async fn postgres() {
+                let _timing = $crate::harness::Timing::start();
                 if let Some(app) = $crate::harness::TestApp::spawn($crate::harness::Backend::Postgres).await {
                     run(app).await;
                 }

@@ -132,17 +132,19 @@ e2e! {
         // A step may land in between; both are before pickup.
         assert_eq!(cancelled.status, 200, "{:#}", cancelled.body);
         assert_eq!(cancelled.body["cancellation_reason"], "cancelled_by_you");
-        tokio::time::sleep(Duration::from_millis(300)).await;
+
+        // A witness booked after the cancel: once the simulator has moved it
+        // three steps, it has had every chance to step the cancelled one.
+        let witness = app.create_delivery(&app.test_key, &berlin_delivery()).await;
+        let witness = witness["id"].as_str().expect("id");
+        app.wait_for_status(&app.test_key, witness, "picked_up", RUN_LIMIT).await;
         let after = app.get(&format!("/v1/deliveries/{id}"), &app.test_key).await;
         assert_eq!(after.body["status"], "cancelled", "the simulator leaves a cancelled delivery alone");
 
-        let created = app.create_delivery(&app.test_key, &berlin_delivery()).await;
-        let id = created["id"].as_str().expect("id");
-        app.wait_for_status(&app.test_key, id, "picked_up", RUN_LIMIT).await;
-        app.post(&format!("/v1/deliveries/{id}/cancel"), &app.test_key, &json!({}))
+        app.post(&format!("/v1/deliveries/{witness}/cancel"), &app.test_key, &json!({}))
             .await
             .assert_error(409, "not_cancellable", None);
-        app.wait_for_status(&app.test_key, id, "delivered", RUN_LIMIT).await;
+        app.wait_for_status(&app.test_key, witness, "delivered", RUN_LIMIT).await;
     }
 
     // A read answers what was committed before it began, or later: reads

@@ -13,7 +13,7 @@ use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use sea_orm::sea_query::ValueType;
 use sea_orm::{ColumnTrait, Condition, EntityTrait, ModelTrait, Order, QueryFilter, QueryOrder, QuerySelect};
 
-use crate::secrets::hmac_sha256;
+use crate::secrets;
 use crate::{Core, CoreError, CoreResult};
 use courier::errors::ErrorCode;
 
@@ -122,8 +122,12 @@ impl<E: EntityTrait> Keyset<E> {
 fn encode(key: &[u8], scope: &str, cursor: &Cursor) -> String {
     let mut payload = cursor.created_at.to_be_bytes().to_vec();
     payload.extend_from_slice(cursor.id.as_bytes());
-    let mac = mac(key, scope, &payload);
-    format!("{}.{}", URL_SAFE_NO_PAD.encode(&payload), URL_SAFE_NO_PAD.encode(mac))
+    let signature = secrets::sign(key, &signed(scope, &payload), MAC_BYTES);
+    format!(
+        "{}.{}",
+        URL_SAFE_NO_PAD.encode(&payload),
+        URL_SAFE_NO_PAD.encode(signature)
+    )
 }
 
 fn decode(key: &[u8], scope: &str, token: &str) -> CoreResult<Cursor> {
@@ -137,8 +141,7 @@ fn decode(key: &[u8], scope: &str, token: &str) -> CoreResult<Cursor> {
     let (payload, signature) = token.split_once('.').ok_or_else(invalid)?;
     let payload = URL_SAFE_NO_PAD.decode(payload).map_err(|_| invalid())?;
     let signature = URL_SAFE_NO_PAD.decode(signature).map_err(|_| invalid())?;
-    let expected = mac(key, scope, &payload);
-    if !constant_time_eq(&signature, &expected) || payload.len() < 8 {
+    if !secrets::verify(key, &signed(scope, &payload), &signature, MAC_BYTES) || payload.len() < 8 {
         return Err(invalid());
     }
     let (time, id) = payload.split_at(8);
@@ -147,15 +150,12 @@ fn decode(key: &[u8], scope: &str, token: &str) -> CoreResult<Cursor> {
     Ok(Cursor { created_at, id })
 }
 
-fn mac(key: &[u8], scope: &str, payload: &[u8]) -> Vec<u8> {
+/// What a page token's signature covers: the list's scope, then the cursor.
+fn signed(scope: &str, payload: &[u8]) -> Vec<u8> {
     let mut message = scope.as_bytes().to_vec();
     message.push(0);
     message.extend_from_slice(payload);
-    hmac_sha256(key, &message)[..MAC_BYTES].to_vec()
-}
-
-fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
-    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+    message
 }
 
 #[cfg(test)]

@@ -52,6 +52,25 @@ pub fn hmac_sha256(key: &[u8], message: &[u8]) -> Vec<u8> {
     mac.finalize().into_bytes().to_vec()
 }
 
+/// The first `len` bytes (at most 32) of the HMAC-SHA256 of `message`
+/// under `key`: the one signature of every signed link and token the service
+/// hands out (page tokens, proof-file links); [`verify`] checks it.
+pub fn sign(key: &[u8], message: &[u8], len: usize) -> Vec<u8> {
+    let mut signature = hmac_sha256(key, message);
+    signature.truncate(len);
+    signature
+}
+
+/// Whether `signature` is [`sign`]'s `len`-byte signature of `message`
+/// under `key`, compared in constant time.
+pub fn verify(key: &[u8], message: &[u8], signature: &[u8], len: usize) -> bool {
+    let Ok(mut mac) = <Hmac<Sha256> as KeyInit>::new_from_slice(key) else {
+        return false;
+    };
+    mac.update(message);
+    signature.len() == len.min(32) && mac.verify_truncated_left(signature).is_ok()
+}
+
 fn derive_key(master: &[u8], purpose: &str) -> Vec<u8> {
     hmac_sha256(master, purpose.as_bytes())
 }
@@ -89,4 +108,22 @@ pub mod entity {
     pub enum Relation {}
 
     impl ActiveModelBehavior for ActiveModel {}
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_signature_verifies_only_whole_and_unchanged() {
+        let signature = sign(b"key", b"message", 16);
+        assert_eq!(signature.len(), 16);
+        assert!(verify(b"key", b"message", &signature, 16));
+        assert!(!verify(b"key", b"messagE", &signature, 16), "another message");
+        assert!(!verify(b"other", b"message", &signature, 16), "another key");
+        assert!(!verify(b"key", b"message", &signature[..8], 16), "a shorter prefix");
+        let mut altered = signature.clone();
+        altered[0] ^= 1;
+        assert!(!verify(b"key", b"message", &altered, 16));
+    }
 }

@@ -27,7 +27,7 @@ use sea_orm::{ActiveValue::Set, ColumnTrait, ConnectionTrait, EntityTrait, Query
 
 use crate::auth::Principal;
 use crate::deliveries::{self, Delivery, ProofRequirements};
-use crate::secrets::hmac_sha256;
+use crate::secrets;
 use crate::{Core, CoreError, CoreResult, ids};
 
 /// How long a `download_url` stays valid.
@@ -543,21 +543,28 @@ fn download_url(key: &[u8], base_url: &str, artifact_id: &str, expires: i64) -> 
     )
 }
 
-/// Base64url (no padding) HMAC-SHA256 over the artifact id and expiry.
+/// The signature's length: a whole HMAC-SHA256.
+const LINK_SIGNATURE_BYTES: usize = 32;
+
+/// What a link's signature covers: the artifact and the expiry.
+fn link_message(artifact_id: &str, expires: i64) -> Vec<u8> {
+    format!("proof-file\n{artifact_id}\n{expires}").into_bytes()
+}
+
+/// Base64url (no padding) signature over the artifact id and expiry.
 fn link_signature(key: &[u8], artifact_id: &str, expires: i64) -> String {
-    URL_SAFE_NO_PAD.encode(hmac_sha256(
+    URL_SAFE_NO_PAD.encode(secrets::sign(
         key,
-        format!("proof-file\n{artifact_id}\n{expires}").as_bytes(),
+        &link_message(artifact_id, expires),
+        LINK_SIGNATURE_BYTES,
     ))
 }
 
-/// Whether `signature` is the link signature, compared in constant time.
+/// Whether `signature` is the link's signature, compared in constant time.
 fn signature_matches(key: &[u8], artifact_id: &str, expires: i64, signature: &str) -> bool {
-    let Ok(given) = URL_SAFE_NO_PAD.decode(signature) else {
-        return false;
-    };
-    let expected = hmac_sha256(key, format!("proof-file\n{artifact_id}\n{expires}").as_bytes());
-    given.len() == expected.len() && given.iter().zip(&expected).fold(0u8, |acc, (a, b)| acc | (a ^ b)) == 0
+    URL_SAFE_NO_PAD
+        .decode(signature)
+        .is_ok_and(|given| secrets::verify(key, &link_message(artifact_id, expires), &given, LINK_SIGNATURE_BYTES))
 }
 
 /// A proof file as a download link delivers it.

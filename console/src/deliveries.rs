@@ -743,12 +743,7 @@ impl TestDeliveryForm {
 
 /// 32 random hexadecimal characters, for idempotency keys.
 fn uuid_like() -> String {
-    use std::fmt::Write as _;
-    let bytes: [u8; 16] = rand::random();
-    bytes.iter().fold(String::new(), |mut out, b| {
-        let _ = write!(out, "{b:02x}");
-        out
-    })
+    hex::encode(rand::random::<[u8; 16]>())
 }
 
 #[derive(Template)]

@@ -42,7 +42,7 @@ impl Secrets {
 /// The SHA-256 of `bytes` in lower-case hex: how secrets the service hands
 /// out once (API keys, session and invitation tokens) are stored.
 pub fn sha256_hex(bytes: &[u8]) -> String {
-    Sha256::digest(bytes).iter().map(|b| format!("{b:02x}")).collect()
+    hex::encode(Sha256::digest(bytes))
 }
 
 /// HMAC-SHA256 of `message` under `key`.

@@ -107,6 +107,21 @@ pub async fn file(
     Ok(response)
 }
 
+/// What RFC 5987 leaves unencoded in a `filename*` (its `attr-char`).
+const RFC_5987_ENCODED: &percent_encoding::AsciiSet = &percent_encoding::NON_ALPHANUMERIC
+    .remove(b'!')
+    .remove(b'#')
+    .remove(b'$')
+    .remove(b'&')
+    .remove(b'+')
+    .remove(b'-')
+    .remove(b'.')
+    .remove(b'^')
+    .remove(b'_')
+    .remove(b'`')
+    .remove(b'|')
+    .remove(b'~');
+
 /// `attachment` with an ASCII `filename` fallback and the exact name as
 /// RFC 5987 `filename*`.
 fn content_disposition(name: &str) -> String {
@@ -120,14 +135,7 @@ fn content_disposition(name: &str) -> String {
             }
         })
         .collect();
-    let mut encoded = String::with_capacity(name.len());
-    for byte in name.bytes() {
-        if byte.is_ascii_alphanumeric() || b"!#$&+-.^_`|~".contains(&byte) {
-            encoded.push(byte as char);
-        } else {
-            encoded.push_str(&format!("%{byte:02X}"));
-        }
-    }
+    let encoded = percent_encoding::utf8_percent_encode(name, RFC_5987_ENCODED);
     format!("attachment; filename=\"{fallback}\"; filename*=UTF-8''{encoded}")
 }
 

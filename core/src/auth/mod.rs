@@ -7,7 +7,7 @@ pub mod service_token;
 
 use courier::credentials::PresentedKey;
 use courier::errors::ErrorCode;
-use sea_orm::ConnectionTrait;
+use sea_orm::{ColumnTrait, Condition, ConnectionTrait};
 
 use crate::workspaces::{Workspace, WorkspaceKind};
 use crate::{CoreError, CoreResult};
@@ -102,6 +102,15 @@ pub struct Principal {
 }
 
 impl Principal {
+    /// The condition every query of this caller's tenant data carries: its
+    /// workspace and its mode, given the table's two columns for them
+    /// (ARCHITECTURE.md, "Every query of tenant data is scoped").
+    pub fn scope(&self, workspace_id: impl ColumnTrait, mode: impl ColumnTrait) -> Condition {
+        Condition::all()
+            .add(workspace_id.eq(self.workspace.id.as_str()))
+            .add(mode.eq(self.mode.as_str()))
+    }
+
     /// `403 permission_denied` unless the key holds `permission`.
     pub fn require(&self, permission: Permission) -> CoreResult<()> {
         if self.permissions.contains(&permission) {

@@ -618,9 +618,7 @@ pub fn first_step_at(mode: Mode, created_at: i64, scheduled_at: Option<i64>, ste
 
 /// Every query of a caller's deliveries goes through this scope.
 fn scoped(principal: &Principal) -> Condition {
-    Condition::all()
-        .add(entity::Column::WorkspaceId.eq(principal.workspace.id.as_str()))
-        .add(entity::Column::Mode.eq(principal.mode.as_str()))
+    principal.scope(entity::Column::WorkspaceId, entity::Column::Mode)
 }
 
 pub fn from_model(model: entity::Model) -> CoreResult<Delivery> {

@@ -127,7 +127,5 @@ fn from_model(model: &entity::Model) -> CoreResult<Event> {
 
 /// Every query of a caller's events goes through this scope.
 fn scoped(principal: &Principal) -> Condition {
-    Condition::all()
-        .add(entity::Column::WorkspaceId.eq(principal.workspace.id.as_str()))
-        .add(entity::Column::Mode.eq(principal.mode.as_str()))
+    principal.scope(entity::Column::WorkspaceId, entity::Column::Mode)
 }

@@ -239,11 +239,7 @@ fn time_zone(zone: &str) -> CoreResult<()> {
 /// workspaces' orders alike.
 pub async fn get(db: &impl ConnectionTrait, principal: &Principal, id: &str) -> CoreResult<FleetOrder> {
     let model = entity::Entity::find_by_id(id.to_owned())
-        .filter(
-            Condition::all()
-                .add(entity::Column::WorkspaceId.eq(principal.workspace.id.as_str()))
-                .add(entity::Column::Mode.eq(principal.mode.as_str())),
-        )
+        .filter(principal.scope(entity::Column::WorkspaceId, entity::Column::Mode))
         .one(db)
         .await?
         .ok_or_else(|| CoreError::not_found("fleet order"))?;

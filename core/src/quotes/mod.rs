@@ -13,7 +13,7 @@ pub mod routing;
 
 use chrono::{DateTime, Duration, Utc};
 use courier::errors::ErrorCode;
-use sea_orm::{ActiveModelTrait, ActiveValue::Set, ConnectionTrait, EntityTrait};
+use sea_orm::{ActiveModelTrait, ActiveValue::Set, ConnectionTrait, EntityTrait, QueryFilter};
 use serde::{Deserialize, Serialize};
 
 use crate::auth::Principal;
@@ -172,9 +172,9 @@ pub async fn redeem(
     route: &RouteKey,
 ) -> CoreResult<Quote> {
     let model = entity::Entity::find_by_id(id.to_owned())
+        .filter(principal.scope(entity::Column::WorkspaceId, entity::Column::Mode))
         .one(db)
         .await?
-        .filter(|q| q.workspace_id == principal.workspace.id && q.mode == principal.mode.as_str())
         .ok_or_else(|| {
             CoreError::at(
                 ErrorCode::QuoteNotFound,

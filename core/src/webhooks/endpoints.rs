@@ -157,8 +157,7 @@ pub async fn create(core: &Core, principal: &Principal, new: NewEndpoint) -> Cor
     let tx = crate::db::begin(core).await?;
     lock_endpoint_list(&tx, principal).await?;
     let existing = endpoint::Entity::find()
-        .filter(endpoint::Column::WorkspaceId.eq(principal.workspace.id.as_str()))
-        .filter(endpoint::Column::Mode.eq(principal.mode.as_str()))
+        .filter(principal.scope(endpoint::Column::WorkspaceId, endpoint::Column::Mode))
         .count(&tx)
         .await?;
     if existing >= MAX_ENDPOINTS_PER_MODE {
@@ -195,8 +194,7 @@ pub async fn create(core: &Core, principal: &Principal, new: NewEndpoint) -> Cor
 /// The caller's endpoints, oldest first.
 pub async fn list(core: &Core, principal: &Principal) -> CoreResult<Vec<Endpoint>> {
     endpoint::Entity::find()
-        .filter(endpoint::Column::WorkspaceId.eq(principal.workspace.id.as_str()))
-        .filter(endpoint::Column::Mode.eq(principal.mode.as_str()))
+        .filter(principal.scope(endpoint::Column::WorkspaceId, endpoint::Column::Mode))
         .order_by_asc(endpoint::Column::CreatedAt)
         .order_by_asc(endpoint::Column::Id)
         .all(&core.db)
@@ -429,8 +427,7 @@ fn events_to_json(events: &[EventType]) -> CoreResult<String> {
 
 async fn find_scoped(db: &impl ConnectionTrait, principal: &Principal, id: &str) -> CoreResult<endpoint::Model> {
     endpoint::Entity::find_by_id(id.to_owned())
-        .filter(endpoint::Column::WorkspaceId.eq(principal.workspace.id.as_str()))
-        .filter(endpoint::Column::Mode.eq(principal.mode.as_str()))
+        .filter(principal.scope(endpoint::Column::WorkspaceId, endpoint::Column::Mode))
         .one(db)
         .await?
         .ok_or_else(|| CoreError::not_found("webhook endpoint"))

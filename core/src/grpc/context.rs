@@ -12,7 +12,7 @@ use crate::accounts::sessions::{self, Session};
 use crate::audit::{self, Actor};
 use crate::auth::service_token::{self, Role};
 use crate::auth::{self, Credentials, Mode, Permission, Principal};
-use crate::{Core, CoreError};
+use crate::{Core, CoreError, CoreResult};
 
 /// A metadata entry of `request` as text.
 pub fn header<T>(request: &Request<T>, name: &str) -> Option<String> {
@@ -30,18 +30,31 @@ pub async fn principal<T>(
     request: &Request<T>,
     permission: Option<Permission>,
 ) -> Result<Principal, Status> {
+    principal_checked(core, request, |principal| match permission {
+        Some(permission) => principal.require(permission),
+        None => Ok(()),
+    })
+    .await
+}
+
+/// Like [`principal`], with the endpoint's own checks (`check`) in place of
+/// the permission's. The one other way to a public caller: neither reaches
+/// a handler without the edge's body error (`request_error`) reported, so a
+/// handler cannot act on the empty message such a request carries.
+pub async fn principal_checked<T>(
+    core: &Core,
+    request: &Request<T>,
+    check: impl FnOnce(&Principal) -> CoreResult<()>,
+) -> Result<Principal, Status> {
     let principal = authenticate(core, request).await?;
-    if let Some(permission) = permission {
-        principal.require(permission)?;
-    }
+    check(&principal)?;
     request_error(request)?;
     Ok(principal)
 }
 
 /// Authenticates the public API key of `request`, or the console session
-/// acting in a workspace, checking no permission: for endpoints whose own
-/// checks come before the permission's.
-pub async fn authenticate<T>(core: &Core, request: &Request<T>) -> Result<Principal, Status> {
+/// acting in a workspace, checking no permission.
+async fn authenticate<T>(core: &Core, request: &Request<T>) -> Result<Principal, Status> {
     if let Some(session) = header(request, metadata::CONSOLE_SESSION) {
         let workspace = header(request, metadata::CONSOLE_WORKSPACE).unwrap_or_default();
         let mode = header(request, metadata::CONSOLE_MODE)
@@ -60,7 +73,7 @@ pub async fn authenticate<T>(core: &Core, request: &Request<T>) -> Result<Princi
 
 /// The refusal of a request body the edge could not parse, forwarded in
 /// `x-request-error-bin`; reported once the caller may call the endpoint.
-pub fn request_error<T>(request: &Request<T>) -> Result<(), Status> {
+fn request_error<T>(request: &Request<T>) -> Result<(), Status> {
     let Some(value) = request.metadata().get_bin(metadata::REQUEST_ERROR) else {
         return Ok(());
     };

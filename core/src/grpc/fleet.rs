@@ -17,10 +17,7 @@ pub struct FleetOrderApi(pub Core);
 /// The caller of a fleet endpoint: its key, the fleet checks in the order
 /// DECISIONS gives (permission last), then a body the edge could not parse.
 async fn fleet_principal<T>(core: &Core, request: &Request<T>, permission: Permission) -> Result<Principal, Status> {
-    let principal = context::authenticate(core, request).await?;
-    fleet::admit(&principal, permission)?;
-    context::request_error(request)?;
-    Ok(principal)
+    context::principal_checked(core, request, |principal| fleet::admit(principal, permission)).await
 }
 
 #[tonic::async_trait]

@@ -18,7 +18,7 @@ use courier::v1 as pb;
 use sea_orm::{ColumnTrait, EntityTrait, QueryFilter};
 
 use crate::auth::Mode;
-use crate::deliveries::{self, Delivery, courier_out, entity, status_out};
+use crate::deliveries::{self, Delivery, courier_out, entity};
 use crate::validate::WaypointInput;
 use crate::{Core, CoreError, CoreResult};
 
@@ -60,7 +60,7 @@ fn view(d: &Delivery, now: i64, utc_offset_minutes: i32, time_zone: String) -> p
         }
     });
     pb::PublicTracking {
-        status: status_out(d.status) as i32,
+        status: d.status.to_proto() as i32,
         courier,
         pickup: Some(place(&d.route.pickup)),
         stops: d.route.stops.iter().map(place).collect(),

@@ -2,6 +2,9 @@
 //! cancelled (contract section 3): plain types every module may use. The
 //! rules of moving between them are `lifecycle`'s.
 
+use courier::names::PublicName;
+use courier::v1 as pb;
+
 /// Delivery and fleet order status.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Status {
@@ -27,21 +30,27 @@ impl Status {
         Status::Cancelled,
     ];
 
+    /// As the API and the database name it (`picked_up`): the API's name
+    /// table (`courier::names`), so the two cannot differ.
     pub fn as_str(self) -> &'static str {
-        match self {
-            Status::Pending => "pending",
-            Status::CourierAssigned => "courier_assigned",
-            Status::AtPickup => "at_pickup",
-            Status::PickedUp => "picked_up",
-            Status::InTransit => "in_transit",
-            Status::AtDropoff => "at_dropoff",
-            Status::Delivered => "delivered",
-            Status::Cancelled => "cancelled",
-        }
+        self.to_proto().public_name().unwrap_or_default()
     }
 
     pub fn parse(text: &str) -> Option<Status> {
         Status::ALL.into_iter().find(|s| s.as_str() == text)
+    }
+
+    pub fn to_proto(self) -> pb::DeliveryStatus {
+        match self {
+            Status::Pending => pb::DeliveryStatus::Pending,
+            Status::CourierAssigned => pb::DeliveryStatus::CourierAssigned,
+            Status::AtPickup => pb::DeliveryStatus::AtPickup,
+            Status::PickedUp => pb::DeliveryStatus::PickedUp,
+            Status::InTransit => pb::DeliveryStatus::InTransit,
+            Status::AtDropoff => pb::DeliveryStatus::AtDropoff,
+            Status::Delivered => pb::DeliveryStatus::Delivered,
+            Status::Cancelled => pb::DeliveryStatus::Cancelled,
+        }
     }
 
     pub fn is_terminal(self) -> bool {
@@ -77,24 +86,30 @@ pub enum CancellationReason {
 }
 
 impl CancellationReason {
+    pub const ALL: [CancellationReason; 4] = [
+        CancellationReason::CancelledByYou,
+        CancellationReason::NoCourierFound,
+        CancellationReason::PickupNoShow,
+        CancellationReason::CancelledByMaxmove,
+    ];
+
+    /// As the API and the database name it (`no_courier_found`), from the
+    /// API's name table.
     pub fn as_str(self) -> &'static str {
-        match self {
-            CancellationReason::CancelledByYou => "cancelled_by_you",
-            CancellationReason::NoCourierFound => "no_courier_found",
-            CancellationReason::PickupNoShow => "pickup_no_show",
-            CancellationReason::CancelledByMaxmove => "cancelled_by_maxmove",
-        }
+        self.to_proto().public_name().unwrap_or_default()
     }
 
     pub fn parse(text: &str) -> Option<CancellationReason> {
-        [
-            CancellationReason::CancelledByYou,
-            CancellationReason::NoCourierFound,
-            CancellationReason::PickupNoShow,
-            CancellationReason::CancelledByMaxmove,
-        ]
-        .into_iter()
-        .find(|r| r.as_str() == text)
+        CancellationReason::ALL.into_iter().find(|r| r.as_str() == text)
+    }
+
+    pub fn to_proto(self) -> pb::CancellationReason {
+        match self {
+            CancellationReason::CancelledByYou => pb::CancellationReason::CancelledByYou,
+            CancellationReason::NoCourierFound => pb::CancellationReason::NoCourierFound,
+            CancellationReason::PickupNoShow => pb::CancellationReason::PickupNoShow,
+            CancellationReason::CancelledByMaxmove => pb::CancellationReason::CancelledByMaxmove,
+        }
     }
 
     /// The states this reason may cancel from (section 3).
@@ -105,5 +120,22 @@ impl CancellationReason {
             CancellationReason::PickupNoShow => status == Status::AtPickup,
             CancellationReason::CancelledByMaxmove => !status.is_terminal(),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_value_has_its_public_name() {
+        for status in Status::ALL {
+            assert_eq!(Status::parse(status.as_str()), Some(status), "{status:?}");
+        }
+        for reason in CancellationReason::ALL {
+            assert_eq!(CancellationReason::parse(reason.as_str()), Some(reason), "{reason:?}");
+        }
+        assert_eq!(Status::PickedUp.as_str(), "picked_up");
+        assert_eq!(CancellationReason::CancelledByMaxmove.as_str(), "cancelled_by_maxmove");
     }
 }

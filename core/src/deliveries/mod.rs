@@ -7,7 +7,7 @@ pub mod cache;
 pub mod entity;
 mod proto;
 
-pub use proto::{contact_out, courier_out, event_data, status_out, to_proto, waypoint_out};
+pub use proto::{contact_out, courier_out, event_data, to_proto, waypoint_out};
 
 use std::sync::Arc;
 

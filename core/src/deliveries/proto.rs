@@ -6,13 +6,13 @@ use courier::v1 as pb;
 
 use super::{Courier, Delivery, ProofRequirements};
 use crate::auth::Mode;
-use crate::statuses::{CancellationReason, Status};
+use crate::statuses::CancellationReason;
 use crate::validate::{ContactInput, WaypointInput};
 
 pub fn to_proto(d: &Delivery, public_base_url: &str) -> pb::Delivery {
     pb::Delivery {
         id: d.id.clone(),
-        status: status_out(d.status) as i32,
+        status: d.status.to_proto() as i32,
         mode: match d.mode {
             Mode::Live => pb::Mode::Live,
             Mode::Test => pb::Mode::Test,
@@ -41,7 +41,8 @@ pub fn to_proto(d: &Delivery, public_base_url: &str) -> pb::Delivery {
         cancelled_at: d.cancelled_at.map(micros_to_proto),
         cancellation_reason: d
             .cancellation_reason
-            .map_or(pb::CancellationReason::Unspecified, reason_out) as i32,
+            .map_or(pb::CancellationReason::Unspecified, CancellationReason::to_proto)
+            as i32,
         delivered_at: d.delivered_at.map(micros_to_proto),
     }
 }
@@ -54,28 +55,6 @@ pub fn event_data(delivery: &pb::Delivery) -> pb::Delivery {
         ..Default::default()
     });
     data
-}
-
-pub fn status_out(status: Status) -> pb::DeliveryStatus {
-    match status {
-        Status::Pending => pb::DeliveryStatus::Pending,
-        Status::CourierAssigned => pb::DeliveryStatus::CourierAssigned,
-        Status::AtPickup => pb::DeliveryStatus::AtPickup,
-        Status::PickedUp => pb::DeliveryStatus::PickedUp,
-        Status::InTransit => pb::DeliveryStatus::InTransit,
-        Status::AtDropoff => pb::DeliveryStatus::AtDropoff,
-        Status::Delivered => pb::DeliveryStatus::Delivered,
-        Status::Cancelled => pb::DeliveryStatus::Cancelled,
-    }
-}
-
-fn reason_out(reason: CancellationReason) -> pb::CancellationReason {
-    match reason {
-        CancellationReason::CancelledByYou => pb::CancellationReason::CancelledByYou,
-        CancellationReason::NoCourierFound => pb::CancellationReason::NoCourierFound,
-        CancellationReason::PickupNoShow => pb::CancellationReason::PickupNoShow,
-        CancellationReason::CancelledByMaxmove => pb::CancellationReason::CancelledByMaxmove,
-    }
 }
 
 pub fn waypoint_out(w: &WaypointInput) -> pb::Waypoint {

@@ -8,6 +8,9 @@ pub mod history;
 use prost::Message;
 use sea_orm::ConnectionTrait;
 
+use courier::names::PublicName;
+use courier::v1 as pb;
+
 use crate::CoreResult;
 use crate::auth::Mode;
 
@@ -39,21 +42,27 @@ impl EventType {
         EventType::Cancelled,
     ];
 
+    /// As the API and the database name it (`delivery.created`): the API's
+    /// name table (`courier::names`), so the two cannot differ.
     pub fn as_str(self) -> &'static str {
-        match self {
-            EventType::Created => "delivery.created",
-            EventType::StatusUpdated => "delivery.status_updated",
-            EventType::CourierAssigned => "delivery.courier_assigned",
-            EventType::CourierArrived => "delivery.courier_arrived",
-            EventType::EtaUpdated => "delivery.eta_updated",
-            EventType::PodSubmitted => "delivery.pod_submitted",
-            EventType::Delivered => "delivery.delivered",
-            EventType::Cancelled => "delivery.cancelled",
-        }
+        self.to_proto().public_name().unwrap_or_default()
     }
 
     pub fn parse(text: &str) -> Option<EventType> {
         EventType::ALL.into_iter().find(|t| t.as_str() == text)
+    }
+
+    pub fn to_proto(self) -> pb::EventType {
+        match self {
+            EventType::Created => pb::EventType::DeliveryCreated,
+            EventType::StatusUpdated => pb::EventType::DeliveryStatusUpdated,
+            EventType::CourierAssigned => pb::EventType::DeliveryCourierAssigned,
+            EventType::CourierArrived => pb::EventType::DeliveryCourierArrived,
+            EventType::EtaUpdated => pb::EventType::DeliveryEtaUpdated,
+            EventType::PodSubmitted => pb::EventType::DeliveryPodSubmitted,
+            EventType::Delivered => pb::EventType::DeliveryDelivered,
+            EventType::Cancelled => pb::EventType::DeliveryCancelled,
+        }
     }
 }
 

@@ -21,7 +21,6 @@ use serde::{Deserialize, Serialize};
 
 use crate::audit::Actor;
 use crate::auth::{Mode, Permission, Principal};
-use crate::deliveries::status_out;
 use crate::idempotency::{self, Idempotent, Scope};
 use crate::lifecycle::{self, Status};
 use crate::pagination::{self, Keyset, Page};
@@ -356,7 +355,7 @@ fn from_model(model: entity::Model) -> CoreResult<FleetOrder> {
 pub fn to_proto(order: &FleetOrder) -> pb::FleetOrder {
     pb::FleetOrder {
         id: order.id.clone(),
-        status: status_out(order.status) as i32,
+        status: order.status.to_proto() as i32,
         reference: order.reference.clone(),
         order_id: order.order_id.clone(),
         tracking_url: None,

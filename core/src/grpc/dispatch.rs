@@ -10,7 +10,7 @@ use super::context;
 use super::convert::{item_out, micros, required};
 use super::deliveries::status_in;
 use crate::auth::service_token::Role;
-use crate::deliveries::{Courier, CourierVehicle, Delivery, contact_out, status_out, to_proto, waypoint_out};
+use crate::deliveries::{Courier, CourierVehicle, Delivery, contact_out, to_proto, waypoint_out};
 use crate::dispatch::{self, LocationReport};
 use crate::fleet::{self, FleetOrder};
 use crate::proofs::{ArtifactKind, Checkpoint, ProofFile, ProofSubmission};
@@ -34,7 +34,7 @@ fn board_order_out(o: &FleetOrder) -> ipb::BoardOrder {
         order_id: o.order_id.clone(),
         fleet_order_id: o.id.clone(),
         workspace_id: o.workspace_id.clone(),
-        status: status_out(o.status) as i32,
+        status: o.status.to_proto() as i32,
         reference: o.reference.clone(),
         customer: Some(contact_out(&o.customer)),
         pickup: Some(waypoint_out(&o.route.pickup)),
@@ -50,7 +50,7 @@ fn board_order_out(o: &FleetOrder) -> ipb::BoardOrder {
         updated_at: Some(courier::time::micros_to_proto(o.updated_at)),
         legal_moves: crate::lifecycle::legal_moves(o.status)
             .into_iter()
-            .map(|s| status_out(s) as i32)
+            .map(|s| s.to_proto() as i32)
             .collect(),
     }
 }
@@ -265,8 +265,8 @@ impl DispatchService for DispatchApi {
             moves: moves
                 .iter()
                 .map(|m| ipb::BoardOrderMove {
-                    from_status: status_out(m.from) as i32,
-                    to_status: status_out(m.to) as i32,
+                    from_status: m.from.to_proto() as i32,
+                    to_status: m.to.to_proto() as i32,
                     actor: m.actor.clone(),
                     moved_at: Some(courier::time::micros_to_proto(m.moved_at)),
                 })

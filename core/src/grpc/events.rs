@@ -33,23 +33,10 @@ pub fn event_type_in(value: i32, param: &str) -> CoreResult<Option<EventType>> {
     }
 }
 
-pub fn event_type_out(event_type: EventType) -> pb::EventType {
-    match event_type {
-        EventType::Created => pb::EventType::DeliveryCreated,
-        EventType::StatusUpdated => pb::EventType::DeliveryStatusUpdated,
-        EventType::CourierAssigned => pb::EventType::DeliveryCourierAssigned,
-        EventType::CourierArrived => pb::EventType::DeliveryCourierArrived,
-        EventType::EtaUpdated => pb::EventType::DeliveryEtaUpdated,
-        EventType::PodSubmitted => pb::EventType::DeliveryPodSubmitted,
-        EventType::Delivered => pb::EventType::DeliveryDelivered,
-        EventType::Cancelled => pb::EventType::DeliveryCancelled,
-    }
-}
-
 fn event_out(event: Event) -> pb::Event {
     pb::Event {
         id: event.id,
-        r#type: event_type_out(event.event_type) as i32,
+        r#type: event.event_type.to_proto() as i32,
         version: event.version,
         created_at: Some(micros_to_proto(event.created_at)),
         data: Some(event.data),

@@ -7,7 +7,7 @@ use courier::v1::webhook_service_server::WebhookService;
 use tonic::{Request, Response, Status};
 
 use super::context;
-use super::events::{event_type_in, event_type_out};
+use super::events::event_type_in;
 use crate::auth::Permission;
 use crate::events::EventType;
 use crate::webhooks::endpoints::{self, DisabledReason, Endpoint, EndpointPatch, EndpointStatus, NewEndpoint};
@@ -42,7 +42,7 @@ fn endpoint_out(endpoint: Endpoint) -> pb::WebhookEndpoint {
     pb::WebhookEndpoint {
         id: endpoint.id,
         url: endpoint.url,
-        events: endpoint.events.into_iter().map(|t| event_type_out(t) as i32).collect(),
+        events: endpoint.events.into_iter().map(|t| t.to_proto() as i32).collect(),
         description: endpoint.description,
         status: match endpoint.status {
             EndpointStatus::Active => pb::WebhookEndpointStatus::Active,

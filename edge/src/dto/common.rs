@@ -1,6 +1,8 @@
 //! Shapes shared by several resources: addresses, contacts, extras, items,
 //! price breakdowns, times.
 
+use std::collections::HashMap;
+
 use courier::v1 as pb;
 use serde::Deserialize;
 use utoipa::ToSchema;
@@ -120,10 +122,50 @@ pub fn items_in(items: Option<Vec<ItemBody>>) -> Option<pb::ShipmentItems> {
     })
 }
 
-/// An RFC 3339 date-time field of a request.
+/// The query parameters every list shares (`limit`, `page_token`,
+/// `created_after`, `created_before`), parsed once for all lists, with the
+/// list's own parameters left in `filters`. Unknown parameters are refused
+/// like unknown body fields.
+pub struct ListQuery<'a> {
+    pub page_size: i32,
+    pub page_token: String,
+    pub created_after: Option<prost_types::Timestamp>,
+    pub created_before: Option<prost_types::Timestamp>,
+    /// The list's own parameters, by name.
+    pub filters: HashMap<&'a str, &'a str>,
+}
+
+impl<'a> ListQuery<'a> {
+    /// Parses `query`, accepting `filters` besides the shared parameters.
+    pub fn parse(query: &'a HashMap<String, String>, filters: &[&str]) -> Result<ListQuery<'a>, ApiError> {
+        const SHARED: [&str; 4] = ["limit", "page_token", "created_after", "created_before"];
+        if let Some(unknown) = query
+            .keys()
+            .find(|k| !SHARED.contains(&k.as_str()) && !filters.contains(&k.as_str()))
+        {
+            return Err(ApiError::invalid(
+                unknown.clone(),
+                format!("{unknown} is not a known query parameter."),
+            ));
+        }
+        let get = |name: &str| query.get(name).map(String::as_str);
+        Ok(ListQuery {
+            page_size: limit_in(get("limit"))?,
+            page_token: get("page_token").unwrap_or_default().to_owned(),
+            created_after: time_in("created_after", get("created_after"))?,
+            created_before: time_in("created_before", get("created_before"))?,
+            filters: query
+                .iter()
+                .filter(|(name, _)| filters.contains(&name.as_str()))
+                .map(|(name, value)| (name.as_str(), value.as_str()))
+                .collect(),
+        })
+    }
+}
+
 /// The `limit` query parameter of a list as gRPC's `page_size` (0: the
 /// default). REST refuses `0`, which gRPC reads as "the default".
-pub fn limit_in(text: Option<&str>) -> Result<i32, ApiError> {
+fn limit_in(text: Option<&str>) -> Result<i32, ApiError> {
     let allowed = courier::limits::PAGE_SIZE;
     let Some(text) = text else { return Ok(0) };
     match text.parse::<i32>() {
@@ -135,6 +177,7 @@ pub fn limit_in(text: Option<&str>) -> Result<i32, ApiError> {
     }
 }
 
+/// An RFC 3339 date-time field of a request.
 pub fn time_in(param: &str, value: Option<&str>) -> Result<Option<prost_types::Timestamp>, ApiError> {
     value
         .map(|text| {

@@ -9,7 +9,7 @@ use utoipa::ToSchema;
 
 use courier::json::{CourierJson, DeliveryJson};
 
-use super::common::{ItemBody, SelectedExtraBody, WaypointBody, items_in, time_in};
+use super::common::{ItemBody, ListQuery, SelectedExtraBody, WaypointBody, items_in, time_in};
 use crate::error::ApiError;
 
 #[derive(Debug, Deserialize, ToSchema)]
@@ -150,26 +150,10 @@ pub fn cancel_reason_in(reason: Option<CancelReasonBody>) -> pb::CancelReason {
     }
 }
 
-const LIST_PARAMS: &[&str] = &[
-    "limit",
-    "page_token",
-    "status",
-    "external_id",
-    "created_after",
-    "created_before",
-];
-
-/// `GET /v1/deliveries` query: unknown parameters are refused like unknown
-/// body fields.
+/// `GET /v1/deliveries` query.
 pub fn list_request(query: &HashMap<String, String>) -> Result<pb::ListDeliveriesRequest, ApiError> {
-    if let Some(unknown) = query.keys().find(|k| !LIST_PARAMS.contains(&k.as_str())) {
-        return Err(ApiError::invalid(
-            unknown.clone(),
-            format!("{unknown} is not a known query parameter."),
-        ));
-    }
-    let page_size = super::common::limit_in(query.get("limit").map(String::as_str))?;
-    let status = match query.get("status") {
+    let query = ListQuery::parse(query, &["status", "external_id"])?;
+    let status = match query.filters.get("status") {
         None => pb::DeliveryStatus::Unspecified,
         Some(text) => pb::DeliveryStatus::from_public_name(text).ok_or_else(|| {
             ApiError::invalid(
@@ -179,12 +163,12 @@ pub fn list_request(query: &HashMap<String, String>) -> Result<pb::ListDeliverie
         })?,
     };
     Ok(pb::ListDeliveriesRequest {
-        page_size,
-        page_token: query.get("page_token").cloned().unwrap_or_default(),
+        page_size: query.page_size,
+        page_token: query.page_token,
         status: status as i32,
-        external_id: query.get("external_id").cloned(),
-        created_after: time_in("created_after", query.get("created_after").map(String::as_str))?,
-        created_before: time_in("created_before", query.get("created_before").map(String::as_str))?,
+        external_id: query.filters.get("external_id").map(|id| (*id).to_owned()),
+        created_after: query.created_after,
+        created_before: query.created_before,
     })
 }
 

@@ -10,7 +10,7 @@ use courier::v1 as pb;
 use serde::Serialize;
 use utoipa::ToSchema;
 
-use super::common::time_in;
+use super::common::ListQuery;
 use crate::error::ApiError;
 
 /// An Event: `{id, type, version, created_at, data}`. Webhook requests carry
@@ -104,26 +104,10 @@ impl From<pb::ListEventsResponse> for EventListJson {
     }
 }
 
-const LIST_PARAMS: &[&str] = &[
-    "limit",
-    "page_token",
-    "delivery_id",
-    "type",
-    "created_after",
-    "created_before",
-];
-
-/// `GET /v1/events` query: unknown parameters are refused like unknown body
-/// fields.
+/// `GET /v1/events` query.
 pub fn list_request(query: &HashMap<String, String>) -> Result<pb::ListEventsRequest, ApiError> {
-    if let Some(unknown) = query.keys().find(|k| !LIST_PARAMS.contains(&k.as_str())) {
-        return Err(ApiError::invalid(
-            unknown.clone(),
-            format!("{unknown} is not a known query parameter."),
-        ));
-    }
-    let page_size = super::common::limit_in(query.get("limit").map(String::as_str))?;
-    let event_type = match query.get("type") {
+    let query = ListQuery::parse(query, &["delivery_id", "type"])?;
+    let event_type = match query.filters.get("type") {
         None => pb::EventType::Unspecified,
         Some(name) => pb::EventType::from_public_name(name).ok_or_else(|| {
             ApiError::invalid(
@@ -133,11 +117,11 @@ pub fn list_request(query: &HashMap<String, String>) -> Result<pb::ListEventsReq
         })?,
     };
     Ok(pb::ListEventsRequest {
-        page_size,
-        page_token: query.get("page_token").cloned().unwrap_or_default(),
-        delivery_id: query.get("delivery_id").cloned(),
+        page_size: query.page_size,
+        page_token: query.page_token,
+        delivery_id: query.filters.get("delivery_id").map(|id| (*id).to_owned()),
         r#type: event_type as i32,
-        created_after: time_in("created_after", query.get("created_after").map(String::as_str))?,
-        created_before: time_in("created_before", query.get("created_before").map(String::as_str))?,
+        created_after: query.created_after,
+        created_before: query.created_before,
     })
 }

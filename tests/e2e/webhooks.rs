@@ -268,6 +268,26 @@ fn keys(value: &Value) -> HashSet<&str> {
 const QUIET: Duration = Duration::from_millis(400);
 const SOON: Duration = Duration::from_secs(10);
 
+/// Waits until no webhook send is pending: every queued send has succeeded
+/// or failed for good, its outcome written after the receiver answered, so
+/// nothing more can reach a receiver until a new event is recorded.
+async fn queue_settled(app: &TestApp) {
+    let deadline = Instant::now() + SOON;
+    loop {
+        let pending = courier_core::webhooks::queue::pending_count(&app.core.db)
+            .await
+            .expect("pending count");
+        if pending == 0 {
+            return;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "{pending} webhook sends still pending after {SOON:?}"
+        );
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    }
+}
+
 e2e! {
     async fn endpoints_are_created_listed_changed_and_deleted(app: TestApp) {
         let url = "https://hooks.example.com/courier";
@@ -680,7 +700,7 @@ e2e! {
             (Some(false), Some(503))
         );
         assert!(answer.body["error"].as_str().is_some_and(|e| e.contains("503")));
-        tokio::time::sleep(QUIET).await;
+        queue_settled(&app).await;
         assert_eq!(receiver.received().len(), 1, "the sample is sent once, never retried");
         assert_eq!(receiver.received()[0].json()["data"]["mode"], "test");
     }
@@ -714,7 +734,7 @@ e2e! {
             [("failed", Some(500)), ("failed", Some(429)), ("succeeded", Some(200))]
         );
         assert!(attempts[0]["error"].as_str().is_some_and(|e| e.contains("500")));
-        tokio::time::sleep(QUIET).await;
+        queue_settled(&app).await;
         assert_eq!(receiver.received().len(), 3);
     }
 
@@ -726,7 +746,7 @@ e2e! {
         let requests = receiver.wait_for(1, SOON).await;
         let event_id = requests[0].header("x-event-id").to_owned();
         let attempts = attempts_when(&app, &app.live_key, &event_id, SOON, |a| !a.is_empty()).await;
-        tokio::time::sleep(QUIET).await;
+        queue_settled(&app).await;
         assert_eq!(receiver.received().len(), 1, "a 400 is final");
         assert_eq!(attempts.len(), 1);
         assert_eq!(
@@ -806,7 +826,7 @@ e2e! {
             gaps[4] > gaps[3] * 1.5 && gaps[3] > gaps[2] * 1.8,
             "growing gaps {gaps:?}"
         );
-        tokio::time::sleep(Duration::from_millis(2500)).await;
+        queue_settled(&app).await;
         assert_eq!(receiver.received().len(), 8, "eight attempts in all");
         let event_id = requests[0].header("x-event-id").to_owned();
         assert!(ids(&receiver.received()).iter().all(|id| *id == event_id));
@@ -832,7 +852,7 @@ e2e! {
             .to_owned();
         test_receiver.wait_for(1, SOON).await;
         live_receiver.wait_for(1, SOON).await;
-        tokio::time::sleep(QUIET).await;
+        queue_settled(&app).await;
         let test_bodies: Vec<Value> = test_receiver.received().iter().map(Received::json).collect();
         let live_bodies: Vec<Value> = live_receiver.received().iter().map(Received::json).collect();
         assert_eq!(test_bodies.len(), 1, "{test_bodies:#?}");
@@ -869,7 +889,7 @@ e2e! {
         assert_eq!(answer.status, 200, "{:#}", answer.body);
         all.wait_for(2, SOON).await;
         cancelled_only.wait_for(1, SOON).await;
-        tokio::time::sleep(QUIET).await;
+        queue_settled(&app).await;
         let mut types: Vec<String> = all
             .received()
             .iter()
@@ -1068,7 +1088,7 @@ e2e! {
         let event = event_of(&app, &delivery_id, "delivery.created").await;
         let event_id = event["id"].as_str().expect("id");
         let attempts = attempts_when(&app, &app.live_key, event_id, SOON, |a| !a.is_empty()).await;
-        tokio::time::sleep(QUIET).await;
+        queue_settled(&app).await;
         let attempts_later = attempts_when(&app, &app.live_key, event_id, SOON, |_| true).await;
         assert_eq!(attempts_later, attempts, "not retried");
         assert_eq!(attempts[0]["status"], "failed");
@@ -1114,7 +1134,7 @@ e2e! {
                 (Some("failed"), Some("succeeded"))
             );
         }
-        tokio::time::sleep(QUIET).await;
+        queue_settled(&app).await;
         assert_eq!(receiver.received().len(), 6, "nothing sent twice");
     }
 }

@@ -11,7 +11,7 @@
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use sea_orm::sea_query::ValueType;
-use sea_orm::{ColumnTrait, Condition, EntityTrait, ModelTrait, Order, QueryFilter, QueryOrder, QuerySelect};
+use sea_orm::{ColumnTrait, Condition, EntityTrait, ModelTrait, Order, QueryFilter, QueryOrder, QuerySelect, Select};
 
 use crate::secrets;
 use crate::{Core, CoreError, CoreResult};
@@ -72,10 +72,62 @@ impl<E: EntityTrait> Keyset<E> {
         &self,
         core: &Core,
         scope: &str,
-        mut condition: Condition,
+        condition: Condition,
         limit: u64,
         page_token: Option<&str>,
     ) -> CoreResult<(Vec<E::Model>, Option<String>)> {
+        let rows = self
+            .select(core, scope, condition, limit, page_token)?
+            .all(&core.db)
+            .await?;
+        let positions = rows
+            .iter()
+            .map(|row| self.position(row))
+            .collect::<CoreResult<Vec<_>>>()?;
+        let next_page_token = next_token(core, scope, &positions, limit);
+        Ok((rows.into_iter().take(limit as usize).collect(), next_page_token))
+    }
+
+    /// Like [`Keyset::page`], the ids alone, in order: read from the keyset
+    /// index without the rows (an index-only scan where the index holds the
+    /// filter's columns), for callers that have the rows in memory.
+    pub async fn page_ids(
+        &self,
+        core: &Core,
+        scope: &str,
+        condition: Condition,
+        limit: u64,
+        page_token: Option<&str>,
+    ) -> CoreResult<(Vec<String>, Option<String>)> {
+        let positions: Vec<(i64, String)> = self
+            .select(core, scope, condition, limit, page_token)?
+            .select_only()
+            .column(self.created_at)
+            .column(self.id)
+            .into_tuple()
+            .all(&core.db)
+            .await?;
+        let positions: Vec<Cursor> = positions
+            .into_iter()
+            .map(|(created_at, id)| Cursor { created_at, id })
+            .collect();
+        let next_page_token = next_token(core, scope, &positions, limit);
+        Ok((
+            positions.into_iter().take(limit as usize).map(|p| p.id).collect(),
+            next_page_token,
+        ))
+    }
+
+    /// The query of one page: `condition` after the token's position, in
+    /// order, one row more than `limit` to tell whether more follow.
+    fn select(
+        &self,
+        core: &Core,
+        scope: &str,
+        mut condition: Condition,
+        limit: u64,
+        page_token: Option<&str>,
+    ) -> CoreResult<Select<E>> {
         if let Some(token) = page_token.filter(|t| !t.is_empty()) {
             let cursor = decode(&core.secrets.page_token, scope, token)?;
             let (created_at, id) = if self.newest_first {
@@ -90,23 +142,11 @@ impl<E: EntityTrait> Keyset<E> {
             );
         }
         let order = if self.newest_first { Order::Desc } else { Order::Asc };
-        let mut rows = E::find()
+        Ok(E::find()
             .filter(condition)
             .order_by(self.created_at, order.clone())
             .order_by(self.id, order)
-            .limit(limit + 1)
-            .all(&core.db)
-            .await?;
-        let next_page_token = if rows.len() as u64 > limit {
-            rows.truncate(limit as usize);
-            match rows.last() {
-                Some(last) => Some(encode(&core.secrets.page_token, scope, &self.position(last)?)),
-                None => None,
-            }
-        } else {
-            None
-        };
-        Ok((rows, next_page_token))
+            .limit(limit + 1))
     }
 
     /// The position after `row`, read from its keyset columns.
@@ -117,6 +157,16 @@ impl<E: EntityTrait> Keyset<E> {
             id: <String as ValueType>::try_from(row.get(self.id)).map_err(|_| mistyped("id"))?,
         })
     }
+}
+
+/// The next page's token: the position of the page's last row, when a row
+/// beyond `limit` was read.
+fn next_token(core: &Core, scope: &str, positions: &[Cursor], limit: u64) -> Option<String> {
+    if positions.len() as u64 <= limit {
+        return None;
+    }
+    let last = positions.get(usize::try_from(limit).ok()?.checked_sub(1)?)?;
+    Some(encode(&core.secrets.page_token, scope, last))
 }
 
 fn encode(key: &[u8], scope: &str, cursor: &Cursor) -> String {

@@ -623,15 +623,7 @@ e2e! {
         let fetch = format!("return fetch('{csv_link}').then(r => r.text())");
         let csv = member.client.execute(&fetch, vec![]).await.expect("the CSV, fetched with the member's session");
         let csv = csv.as_str().expect("text").to_owned();
-        let cents: i64 = csv::Reader::from_reader(csv.as_bytes())
-            .records()
-            .map(|record| {
-                let record = record.expect("a CSV row");
-                let (units, fraction) = record.get(7).and_then(|a| a.split_once('.')).expect("an amount with two decimals");
-                units.parse::<i64>().expect("units") * 100 + fraction.parse::<i64>().expect("cents")
-            })
-            .sum();
-        assert_eq!(cents, amounts, "{csv}");
+        assert_eq!(crate::console_pages::statement_csv_cents(&csv), amounts, "{csv}");
 
         // The member can read a pending delivery but not cancel it, and has
         // no back office.

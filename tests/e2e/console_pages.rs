@@ -101,6 +101,22 @@ fn csrf(page: &str) -> String {
     page[start..start + page[start..].find('"').expect("end")].to_owned()
 }
 
+/// The sum of a statement CSV's amounts (its eighth column, `units.cents`),
+/// in cents.
+pub fn statement_csv_cents(csv: &str) -> i64 {
+    csv::Reader::from_reader(csv.as_bytes())
+        .records()
+        .map(|record| {
+            let record = record.expect("a CSV row");
+            let (units, fraction) = record
+                .get(7)
+                .and_then(|a| a.split_once('.'))
+                .expect("an amount with two decimals");
+            units.parse::<i64>().expect("units") * 100 + fraction.parse::<i64>().expect("cents")
+        })
+        .sum()
+}
+
 async fn sign_in(app: &TestApp, email: &str) -> reqwest::Client {
     let browser = browser();
     let (status, location, _) = post(
@@ -431,16 +447,7 @@ e2e! {
         let csv = member.get(format!("{base}/statements/{statement}/csv")).send().await.expect("csv");
         assert_eq!(csv.headers().get("content-type").and_then(|v| v.to_str().ok()), Some("text/csv; charset=utf-8"));
         let csv = csv.text().await.expect("text");
-        let mut reader = csv::Reader::from_reader(csv.as_bytes());
-        let cents: i64 = reader
-            .records()
-            .map(|record| {
-                let record = record.expect("a CSV row");
-                let (units, fraction) = record.get(7).and_then(|a| a.split_once('.')).expect("an amount with two decimals");
-                units.parse::<i64>().expect("units") * 100 + fraction.parse::<i64>().expect("cents")
-            })
-            .sum();
-        assert_eq!(cents, amounts, "{csv}");
+        assert_eq!(statement_csv_cents(&csv), amounts, "{csv}");
         let (status, page, headers) = get(&member, &format!("{base}/statements/{statement}/print")).await;
         assert_eq!(status, 200);
         assert!(page.contains(&statement));

@@ -7,15 +7,13 @@
 //! An illegal move is `409 conflict` (gRPC `FAILED_PRECONDITION`) and
 //! changes nothing. Test deliveries belong to the simulator and are refused.
 
-use sea_orm::sea_query::{Expr, SimpleExpr};
-use sea_orm::{ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder, QuerySelect};
+use sea_orm::ConnectionTrait;
 
 use crate::auth::Mode;
-use crate::deliveries::{self, Courier, CourierLocation, Delivery, entity};
+use crate::deliveries::{self, Change, Courier, CourierLocation, Delivery};
 use crate::events::EventType;
 use crate::lifecycle::{self, CancellationReason, Status};
 use crate::proofs::{self, Checkpoint, ProofSubmission};
-use crate::quotes::to_json;
 use crate::{Core, CoreError, CoreResult};
 use courier::errors::ErrorCode;
 
@@ -36,17 +34,7 @@ pub async fn open_jobs(core: &Core, page_size: i32) -> CoreResult<Vec<Delivery>>
         1..=MAX_PAGE_SIZE => page_size as u64,
         _ => return Err(CoreError::invalid("page_size", "page_size must be between 1 and 100.")),
     };
-    entity::Entity::find()
-        .filter(entity::Column::Mode.eq(Mode::Live.as_str()))
-        .filter(entity::Column::Status.eq(Status::Pending.as_str()))
-        .order_by_asc(entity::Column::CreatedAt)
-        .order_by_asc(entity::Column::Id)
-        .limit(limit)
-        .all(&core.db)
-        .await?
-        .into_iter()
-        .map(deliveries::from_model)
-        .collect()
+    deliveries::pending_live(&core.db, limit).await
 }
 
 /// A courier takes the job: `pending` → `courier_assigned`. Tracking opens
@@ -58,38 +46,37 @@ pub async fn accept(core: &Core, delivery_id: &str, courier: Courier, pickup_eta
         ..courier
     };
     let now = core.clock.now_micros();
-    let changes = vec![
-        (entity::Column::Courier, Expr::value(to_json(&courier)?)),
-        (entity::Column::TrackingAvailableAt, Expr::value(now)),
-        (entity::Column::PickupEta, Expr::value(pickup_eta)),
-        (entity::Column::NextStepAt, Expr::value(Option::<i64>::None)),
-    ];
-    move_to(core, delivery_id, Status::CourierAssigned, None, |_| Ok(changes)).await
+    let change = Change::default()
+        .courier(courier)
+        .tracking_opens(now)
+        .pickup_eta(pickup_eta)
+        .next_step(None);
+    move_to(core, delivery_id, Status::CourierAssigned, None, |_| Ok(change)).await
 }
 
 /// The courier is at the pickup: `courier_assigned` → `at_pickup`.
 pub async fn arrive_at_pickup(core: &Core, delivery_id: &str) -> CoreResult<Delivery> {
-    move_to(core, delivery_id, Status::AtPickup, None, |_| Ok(vec![])).await
+    move_to(core, delivery_id, Status::AtPickup, None, |_| Ok(Change::default())).await
 }
 
 /// The courier has the goods: `at_pickup` → `picked_up`, once the pickup
 /// proof the delivery asks for is in.
 pub async fn pick_up(core: &Core, delivery_id: &str) -> CoreResult<Delivery> {
     move_to(core, delivery_id, Status::PickedUp, Some(Checkpoint::Pickup), |_| {
-        Ok(vec![])
+        Ok(Change::default())
     })
     .await
 }
 
 /// On the way to the dropoff: `picked_up` → `in_transit`, with the ETA.
 pub async fn start_transit(core: &Core, delivery_id: &str, dropoff_eta: Option<i64>) -> CoreResult<Delivery> {
-    let changes = vec![(entity::Column::DropoffEta, Expr::value(dropoff_eta))];
-    move_to(core, delivery_id, Status::InTransit, None, |_| Ok(changes)).await
+    let change = Change::default().dropoff_eta(dropoff_eta);
+    move_to(core, delivery_id, Status::InTransit, None, |_| Ok(change)).await
 }
 
 /// The courier is at the dropoff: `in_transit` → `at_dropoff`.
 pub async fn arrive_at_dropoff(core: &Core, delivery_id: &str) -> CoreResult<Delivery> {
-    move_to(core, delivery_id, Status::AtDropoff, None, |_| Ok(vec![])).await
+    move_to(core, delivery_id, Status::AtDropoff, None, |_| Ok(Change::default())).await
 }
 
 /// The goods are handed over: `at_dropoff` → `delivered`, once the dropoff
@@ -97,7 +84,7 @@ pub async fn arrive_at_dropoff(core: &Core, delivery_id: &str) -> CoreResult<Del
 pub async fn complete_handover(core: &Core, delivery_id: &str) -> CoreResult<Delivery> {
     let now = core.clock.now_micros();
     move_to(core, delivery_id, Status::Delivered, Some(Checkpoint::Dropoff), |_| {
-        Ok(vec![(entity::Column::DeliveredAt, Expr::value(now))])
+        Ok(Change::default().delivered(now))
     })
     .await
 }
@@ -174,16 +161,15 @@ pub async fn report_location(core: &Core, report: LocationReport) -> CoreResult<
             .dropoff_eta
             .is_none_or(|stored| (eta - stored).abs() >= ETA_MOVE_MICROS)
     });
-    let mut changes = vec![(entity::Column::Courier, Expr::value(to_json(&courier)?))];
+    let mut change = Change::default().courier(courier);
     if let Some(eta) = eta_moved {
-        changes.push((entity::Column::DropoffEta, Expr::value(eta)));
-        changes.push((entity::Column::UpdatedAt, Expr::value(now)));
+        change = change.dropoff_eta(Some(eta)).touched(now);
     }
-    if !deliveries::update(core, &tx, &delivery.id, Some(delivery.status), changes).await? {
+    if !deliveries::update(core, &tx, &delivery.id, Some(delivery.status), change).await? {
         return Err(moved_meanwhile(&delivery.id));
     }
     if eta_moved.is_some() {
-        let updated = lifecycle::reload(&tx, &delivery.id).await?;
+        let updated = deliveries::reload(&tx, &delivery.id).await?;
         deliveries::record_events(
             &tx,
             &core.config.public_base_url,
@@ -210,21 +196,21 @@ async fn cancel(core: &Core, delivery_id: &str, from: Status, reason: Cancellati
                 ),
             ));
         }
-        Ok(lifecycle::cancellation(reason, now))
+        Ok(Change::default().cancelled(reason, now))
     })
     .await
 }
 
 /// Moves live delivery `delivery_id` to `to` in one transaction. The move
 /// must be legal from its current status; with `proof`, that checkpoint's
-/// proof must be in when the delivery asks for one. `changes` sees the
-/// delivery as read and returns the columns to set (or a refusal).
+/// proof must be in when the delivery asks for one. `change` sees the
+/// delivery as read and returns what else changes (or a refusal).
 async fn move_to(
     core: &Core,
     delivery_id: &str,
     to: Status,
     proof: Option<Checkpoint>,
-    changes: impl FnOnce(&Delivery) -> CoreResult<Vec<(entity::Column, SimpleExpr)>>,
+    change: impl FnOnce(&Delivery) -> CoreResult<Change>,
 ) -> CoreResult<Delivery> {
     let tx = crate::db::begin(core).await?;
     let delivery = live_delivery(&tx, delivery_id).await?;
@@ -244,9 +230,9 @@ async fn move_to(
             ),
         ));
     }
-    let changes = changes(&delivery)?;
+    let change = change(&delivery)?;
     let now = core.clock.now_micros();
-    let moved = lifecycle::advance(core, &tx, &delivery, to, changes, now)
+    let moved = lifecycle::advance(core, &tx, &delivery, to, change, now)
         .await?
         .ok_or_else(|| moved_meanwhile(&delivery.id))?;
     tx.commit().await?;
@@ -257,11 +243,9 @@ async fn move_to(
 /// A live delivery by id, for dispatch (any workspace); test deliveries are
 /// the simulator's.
 async fn live_delivery(db: &impl ConnectionTrait, delivery_id: &str) -> CoreResult<Delivery> {
-    let model = entity::Entity::find_by_id(delivery_id.to_owned())
-        .one(db)
+    let delivery = deliveries::find(db, delivery_id)
         .await?
         .ok_or_else(|| CoreError::not_found("delivery"))?;
-    let delivery = deliveries::from_model(model)?;
     if delivery.mode == Mode::Test {
         return Err(CoreError::new(
             ErrorCode::Conflict,

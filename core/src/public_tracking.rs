@@ -15,10 +15,9 @@
 use chrono::{Offset, TimeZone};
 use courier::time::micros_to_proto;
 use courier::v1 as pb;
-use sea_orm::{ColumnTrait, EntityTrait, QueryFilter};
 
 use crate::auth::Mode;
-use crate::deliveries::{self, Delivery, courier_out, entity};
+use crate::deliveries::{self, Delivery, courier_out};
 use crate::validate::WaypointInput;
 use crate::{Core, CoreError, CoreResult};
 
@@ -30,12 +29,9 @@ pub async fn by_token(core: &Core, token: &str) -> CoreResult<pb::PublicTracking
     if token.is_empty() || token.len() > 64 || !token.bytes().all(|b| b.is_ascii_alphanumeric()) {
         return Err(not_found());
     }
-    let model = entity::Entity::find()
-        .filter(entity::Column::TrackingToken.eq(token))
-        .one(&core.db)
+    let delivery = deliveries::by_tracking_token(&core.db, token)
         .await?
         .ok_or_else(not_found)?;
-    let delivery = deliveries::from_model(model)?;
     let now = core.clock.now();
     let (utc_offset_minutes, time_zone) = match core.catalog.service_area(&delivery.service_area_id) {
         Some(area) => {

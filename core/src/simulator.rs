@@ -8,16 +8,13 @@
 
 use std::time::Duration;
 
-use sea_orm::sea_query::{Expr, SimpleExpr};
-use sea_orm::{ColumnTrait, ConnectionTrait, DatabaseBackend, EntityTrait, QueryFilter, QueryOrder, QuerySelect};
 use tokio_util::sync::CancellationToken;
 
 use crate::auth::Mode;
 use crate::db::WriteTransaction;
-use crate::deliveries::{self, Courier, CourierLocation, CourierVehicle, Delivery, TestScenario, entity};
+use crate::deliveries::{self, Change, Courier, CourierLocation, CourierVehicle, Delivery, TestScenario};
 use crate::lifecycle::{self, CancellationReason, Status};
 use crate::proofs::{self, Checkpoint};
-use crate::quotes::to_json;
 use crate::{Core, CoreResult};
 
 /// Runs until `stop` fires, stepping every due delivery.
@@ -47,25 +44,11 @@ pub async fn run(core: Core, stop: CancellationToken) {
 pub async fn step_one(core: &Core) -> CoreResult<bool> {
     let now = core.clock.now_micros();
     let tx = crate::db::begin(core).await?;
-    let mut query = entity::Entity::find()
-        .filter(entity::Column::NextStepAt.lte(now))
-        .filter(entity::Column::Status.is_not_in([Status::Delivered.as_str(), Status::Cancelled.as_str()]))
-        .order_by_asc(entity::Column::NextStepAt)
-        .limit(1);
-    if tx.get_database_backend() == DatabaseBackend::Postgres {
-        query = query.lock_with_behavior(
-            sea_orm::sea_query::LockType::Update,
-            sea_orm::sea_query::LockBehavior::SkipLocked,
-        );
-    }
-    let Some(model) = query.one(&tx).await? else {
+    let Some((delivery, due)) = deliveries::claim_due_step(&tx, now).await? else {
         tx.rollback().await?;
         return Ok(false);
     };
-    if let Some(due) = model.next_step_at {
-        core.metrics.simulator_step(now - due);
-    }
-    let delivery = deliveries::from_model(model)?;
+    core.metrics.simulator_step(now - due);
     let moved = match delivery.mode {
         Mode::Test => step_test(core, &tx, &delivery, now).await?,
         Mode::Live => search_timed_out(core, &tx, &delivery, now).await?,
@@ -83,14 +66,13 @@ async fn search_timed_out(core: &Core, tx: &WriteTransaction, delivery: &Deliver
         set_next_step(core, tx, &delivery.id, None).await?;
         return Ok(false);
     }
-    let changes = lifecycle::cancellation(CancellationReason::NoCourierFound, now);
-    let moved = lifecycle::advance(core, tx, delivery, Status::Cancelled, changes, now).await?;
+    let change = Change::default().cancelled(CancellationReason::NoCourierFound, now);
+    let moved = lifecycle::advance(core, tx, delivery, Status::Cancelled, change, now).await?;
     Ok(moved.is_some())
 }
 
 async fn set_next_step(core: &Core, tx: &WriteTransaction, id: &str, at: Option<i64>) -> CoreResult<()> {
-    let changes = vec![(entity::Column::NextStepAt, Expr::value(at))];
-    deliveries::update(core, tx, id, None, changes).await?;
+    deliveries::update(core, tx, id, None, Change::default().next_step(at)).await?;
     Ok(())
 }
 
@@ -102,57 +84,37 @@ fn micros(duration: Duration) -> i64 {
 /// `test_scenario` asks for.
 async fn step_test(core: &Core, tx: &WriteTransaction, d: &Delivery, now: i64) -> CoreResult<bool> {
     let step = micros(core.config.simulator_step);
-    let next = Expr::value(Some(now + step));
+    let next = Change::default().next_step(Some(now + step));
     let scenario = d.test_scenario;
-    let cancel = |reason| {
-        let changes = lifecycle::cancellation(reason, now);
-        (Status::Cancelled, changes)
-    };
-    let (to, changes): (Status, Vec<(entity::Column, SimpleExpr)>) = match d.status {
+    let cancel = |reason| (Status::Cancelled, Change::default().cancelled(reason, now));
+    let (to, change) = match d.status {
         Status::Pending if scenario == Some(TestScenario::NoCourierFound) => cancel(CancellationReason::NoCourierFound),
         Status::Pending => {
             let courier = simulated_courier(d, now);
             (
                 Status::CourierAssigned,
-                vec![
-                    (entity::Column::Courier, Expr::value(to_json(&courier)?)),
-                    (entity::Column::TrackingAvailableAt, Expr::value(now)),
-                    (entity::Column::PickupEta, Expr::value(now + step)),
-                    (entity::Column::DropoffEta, Expr::value(now + 5 * step)),
-                    (entity::Column::NextStepAt, next),
-                ],
+                next.courier(courier)
+                    .tracking_opens(now)
+                    .pickup_eta(Some(now + step))
+                    .dropoff_eta(Some(now + 5 * step)),
             )
         }
         Status::CourierAssigned if scenario == Some(TestScenario::CourierCancelled) => {
             cancel(CancellationReason::CancelledByMaxmove)
         }
-        Status::CourierAssigned => (
-            Status::AtPickup,
-            vec![
-                (entity::Column::Courier, courier_at(d, 0.0, now)?),
-                (entity::Column::NextStepAt, next),
-            ],
-        ),
+        Status::CourierAssigned => (Status::AtPickup, next.courier(courier_at(d, 0.0, now))),
         Status::AtPickup if scenario == Some(TestScenario::PickupNoShow) => cancel(CancellationReason::PickupNoShow),
         Status::AtPickup => {
             lifecycle::submit_proof(core, tx, d, proofs::sample_submission(d, Checkpoint::Pickup), now).await?;
-            (Status::PickedUp, vec![(entity::Column::NextStepAt, next)])
+            (Status::PickedUp, next)
         }
         Status::PickedUp => (
             Status::InTransit,
-            vec![
-                (entity::Column::Courier, courier_at(d, 0.5, now)?),
-                (entity::Column::DropoffEta, Expr::value(now + 2 * step)),
-                (entity::Column::NextStepAt, next),
-            ],
+            next.courier(courier_at(d, 0.5, now)).dropoff_eta(Some(now + 2 * step)),
         ),
         Status::InTransit => (
             Status::AtDropoff,
-            vec![
-                (entity::Column::Courier, courier_at(d, 1.0, now)?),
-                (entity::Column::DropoffEta, Expr::value(now)),
-                (entity::Column::NextStepAt, next),
-            ],
+            next.courier(courier_at(d, 1.0, now)).dropoff_eta(Some(now)),
         ),
         Status::AtDropoff if scenario == Some(TestScenario::DeliveryFailed) => {
             cancel(CancellationReason::CancelledByMaxmove)
@@ -163,19 +125,13 @@ async fn step_test(core: &Core, tx: &WriteTransaction, d: &Delivery, now: i64) -
             set_next_step(core, tx, &d.id, Some(now + step)).await?;
             return Ok(true);
         }
-        Status::AtDropoff => (
-            Status::Delivered,
-            vec![
-                (entity::Column::DeliveredAt, Expr::value(now)),
-                (entity::Column::NextStepAt, Expr::value(Option::<i64>::None)),
-            ],
-        ),
+        Status::AtDropoff => (Status::Delivered, Change::default().delivered(now)),
         Status::Delivered | Status::Cancelled => {
             set_next_step(core, tx, &d.id, None).await?;
             return Ok(false);
         }
     };
-    Ok(lifecycle::advance(core, tx, d, to, changes, now).await?.is_some())
+    Ok(lifecycle::advance(core, tx, d, to, change, now).await?.is_some())
 }
 
 const COURIER_NAMES: [&str; 8] = ["Lena", "Jonas", "Mia", "Noah", "Emma", "Paul", "Sofia", "Malik"];
@@ -228,7 +184,7 @@ fn avatar(initial: char) -> String {
 }
 
 /// The courier with its location `fraction` of the way along the route.
-fn courier_at(d: &Delivery, fraction: f64, now: i64) -> CoreResult<SimpleExpr> {
+fn courier_at(d: &Delivery, fraction: f64, now: i64) -> Courier {
     let mut courier = d.courier.clone().unwrap_or_else(|| simulated_courier(d, now));
     let (latitude, longitude) = point_along(d, fraction);
     courier.location = Some(CourierLocation {
@@ -236,7 +192,7 @@ fn courier_at(d: &Delivery, fraction: f64, now: i64) -> CoreResult<SimpleExpr> {
         longitude,
         recorded_at: Some(now),
     });
-    Ok(Expr::value(to_json(&courier)?))
+    courier
 }
 
 /// The point `fraction` (0..=1) of the way along pickup → stops → dropoff,

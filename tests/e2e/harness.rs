@@ -577,18 +577,18 @@ enum Cleanup {
     Postgres { admin_url: String, name: String },
 }
 
-/// Moves delivery `id` from `from` to `to` with `changes` in a transaction of
+/// Moves delivery `id` from `from` to `to` with `change` in a transaction of
 /// its own, as a mover of the core does; whether it moved.
 pub async fn move_delivery(
     core: &Core,
     id: &str,
     from: courier_core::lifecycle::Status,
     to: courier_core::lifecycle::Status,
-    changes: Vec<(courier_core::deliveries::entity::Column, sea_orm::sea_query::SimpleExpr)>,
+    change: courier_core::deliveries::Change,
 ) -> bool {
     let tx = courier_core::db::begin(core).await.expect("transaction");
     let now = core.clock.now_micros();
-    let moved = courier_core::lifecycle::compare_and_set(core, &tx, id, from, to, now, changes)
+    let moved = courier_core::lifecycle::compare_and_set(core, &tx, id, from, to, now, change)
         .await
         .expect("move");
     tx.commit().await.expect("commit");

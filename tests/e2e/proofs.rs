@@ -44,7 +44,7 @@ async fn live_delivery(app: &TestApp, key: &str, proof: Option<Value>) -> Delive
     }
     let created = app.create_delivery(key, &body).await;
     let id = created["id"].as_str().expect("id");
-    courier_core::lifecycle::reload(&app.core.db, id)
+    courier_core::deliveries::reload(&app.core.db, id)
         .await
         .expect("delivery")
 }

@@ -4,9 +4,8 @@
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use courier_core::deliveries::{Courier, CourierLocation, CourierVehicle, entity};
+use courier_core::deliveries::{Change, Courier, CourierLocation, CourierVehicle};
 use courier_core::lifecycle::Status;
-use sea_orm::sea_query::Expr;
 use serde_json::{Value, json};
 
 use crate::deliveries::berlin_delivery;
@@ -46,19 +45,11 @@ async fn assign_courier(app: &TestApp, id: &str) {
             recorded_at: Some(now),
         }),
     };
-    let json_text = serde_json::to_string(&courier).expect("json");
-    let moved = move_delivery(
-        &app.core,
-        id,
-        Status::Pending,
-        Status::CourierAssigned,
-        vec![
-            (entity::Column::Courier, Expr::value(json_text)),
-            (entity::Column::TrackingAvailableAt, Expr::value(now)),
-            (entity::Column::PickupEta, Expr::value(now + 7 * 60_000_000)),
-        ],
-    )
-    .await;
+    let change = Change::default()
+        .courier(courier)
+        .tracking_opens(now)
+        .pickup_eta(Some(now + 7 * 60_000_000));
+    let moved = move_delivery(&app.core, id, Status::Pending, Status::CourierAssigned, change).await;
     assert!(moved);
 }
 

@@ -4,17 +4,24 @@
 
 pub mod batch;
 pub mod cache;
-pub mod entity;
+mod change;
+/// The table's rows. Only this module writes them (with a [`Change`]);
+/// other modules read deliveries through its functions.
+pub(crate) mod entity;
 mod proto;
 
+pub use change::Change;
 pub use proto::{contact_out, courier_out, event_data, to_proto, waypoint_out};
 
 use std::collections::HashMap;
 use std::sync::Arc;
 
 use prost::Message;
-use sea_orm::sea_query::SimpleExpr;
-use sea_orm::{ActiveModelTrait, ColumnTrait, Condition, ConnectionTrait, EntityTrait, QueryFilter};
+use sea_orm::sea_query::{LockBehavior, LockType};
+use sea_orm::{
+    ActiveModelTrait, ColumnTrait, Condition, ConnectionTrait, DatabaseBackend, EntityTrait, QueryFilter, QueryOrder,
+    QuerySelect,
+};
 use serde::{Deserialize, Serialize};
 
 use crate::auth::{Mode, Principal};
@@ -509,7 +516,7 @@ pub async fn get(core: &Core, principal: &Principal, id: &str) -> CoreResult<Arc
 }
 
 /// Changes delivery `id` in `tx` (only while its status is `while_status`,
-/// when given) by `changes`: the one way a stored delivery changes, so that
+/// when given) by `change`: the one way a stored delivery changes, so that
 /// the delivery cache knows of every write ([`cache`]). Whether the row
 /// changed.
 pub async fn update(
@@ -517,7 +524,7 @@ pub async fn update(
     tx: &WriteTransaction,
     id: &str,
     while_status: Option<Status>,
-    changes: Vec<(entity::Column, SimpleExpr)>,
+    change: Change,
 ) -> CoreResult<bool> {
     tx.hold_until_end(core.delivery_cache.writing(id));
     cache_feed::announce(tx, cache_feed::Change::Delivery(id.to_owned())).await?;
@@ -525,10 +532,75 @@ pub async fn update(
     if let Some(status) = while_status {
         update = update.filter(entity::Column::Status.eq(status.as_str()));
     }
-    for (column, value) in changes {
+    for (column, value) in change.into_columns()? {
         update = update.col_expr(column, value);
     }
     Ok(update.exec(tx).await?.rows_affected == 1)
+}
+
+/// Delivery `id` as stored now, read in `db` (a mover's transaction sees
+/// its own writes).
+pub async fn reload(db: &impl ConnectionTrait, id: &str) -> CoreResult<Delivery> {
+    let model = entity::Entity::find_by_id(id.to_owned())
+        .one(db)
+        .await?
+        .ok_or_else(|| CoreError::Internal(format!("delivery {id} vanished")))?;
+    from_model(model)
+}
+
+/// Delivery `id` in `db` for a mover that has not read it yet; `None` when
+/// there is none.
+pub async fn find(db: &impl ConnectionTrait, id: &str) -> CoreResult<Option<Delivery>> {
+    entity::Entity::find_by_id(id.to_owned())
+        .one(db)
+        .await?
+        .map(from_model)
+        .transpose()
+}
+
+/// The delivery whose public tracking token is `token`, if any.
+pub async fn by_tracking_token(db: &impl ConnectionTrait, token: &str) -> CoreResult<Option<Delivery>> {
+    entity::Entity::find()
+        .filter(entity::Column::TrackingToken.eq(token))
+        .one(db)
+        .await?
+        .map(from_model)
+        .transpose()
+}
+
+/// Up to `limit` live deliveries still `pending` (waiting for a courier),
+/// oldest first.
+pub async fn pending_live(db: &impl ConnectionTrait, limit: u64) -> CoreResult<Vec<Delivery>> {
+    entity::Entity::find()
+        .filter(entity::Column::Mode.eq(Mode::Live.as_str()))
+        .filter(entity::Column::Status.eq(Status::Pending.as_str()))
+        .order_by_asc(entity::Column::CreatedAt)
+        .order_by_asc(entity::Column::Id)
+        .limit(limit)
+        .all(db)
+        .await?
+        .into_iter()
+        .map(from_model)
+        .collect()
+}
+
+/// Claims the delivery whose scheduled step is the most overdue at `now`
+/// for `tx`: locked against other replicas on PostgreSQL (`FOR UPDATE SKIP
+/// LOCKED`; SQLite has a single writer). With the time it was due.
+pub async fn claim_due_step(tx: &WriteTransaction, now: i64) -> CoreResult<Option<(Delivery, i64)>> {
+    let mut query = entity::Entity::find()
+        .filter(entity::Column::NextStepAt.lte(now))
+        .filter(entity::Column::Status.is_not_in([Status::Delivered.as_str(), Status::Cancelled.as_str()]))
+        .order_by_asc(entity::Column::NextStepAt)
+        .limit(1);
+    if tx.get_database_backend() == DatabaseBackend::Postgres {
+        query = query.lock_with_behavior(LockType::Update, LockBehavior::SkipLocked);
+    }
+    let Some(model) = query.one(tx).await? else {
+        return Ok(None);
+    };
+    let due = model.next_step_at.unwrap_or(now);
+    Ok(Some((from_model(model)?, due)))
 }
 
 /// Filters of the delivery list.
@@ -660,7 +732,7 @@ fn scoped(principal: &Principal) -> Condition {
     principal.scope(entity::Column::WorkspaceId, entity::Column::Mode)
 }
 
-pub fn from_model(model: entity::Model) -> CoreResult<Delivery> {
+fn from_model(model: entity::Model) -> CoreResult<Delivery> {
     let corrupt = |what: &str| CoreError::Internal(format!("delivery {} has a corrupt {what}", model.id));
     Ok(Delivery {
         mode: Mode::parse(&model.mode).ok_or_else(|| corrupt("mode"))?,

@@ -6,13 +6,10 @@
 //! movers racing on one delivery never both win, and the loser changes
 //! nothing.
 
-use sea_orm::sea_query::{Expr, SimpleExpr};
-use sea_orm::{ConnectionTrait, EntityTrait};
-
 use crate::auth::{Mode, Principal};
 use crate::billing;
 use crate::db::WriteTransaction;
-use crate::deliveries::{self, Delivery, entity};
+use crate::deliveries::{self, Change, Delivery};
 use crate::events::EventType;
 use crate::proofs::{self, Checkpoint};
 use crate::{Core, CoreError, CoreResult};
@@ -39,7 +36,7 @@ pub fn illegal(from: Status, to: Status) -> CoreError {
     )
 }
 
-/// Moves delivery `id` from `from` to `to` in `tx`, applying `changes` to
+/// Moves delivery `id` from `from` to `to` in `tx`, applying `change` to
 /// the row, only if it is still `from`. Returns whether this call made the
 /// move; the caller re-reads and decides on `false`.
 pub async fn compare_and_set(
@@ -49,14 +46,12 @@ pub async fn compare_and_set(
     from: Status,
     to: Status,
     now: i64,
-    mut changes: Vec<(entity::Column, SimpleExpr)>,
+    change: Change,
 ) -> CoreResult<bool> {
     if !is_legal(from, to) {
         return Err(illegal(from, to));
     }
-    changes.push((entity::Column::Status, Expr::value(to.as_str())));
-    changes.push((entity::Column::UpdatedAt, Expr::value(now)));
-    deliveries::update(core, tx, id, Some(from), changes).await
+    deliveries::update(core, tx, id, Some(from), change.moved(to, now)).await
 }
 
 /// The events a move to `to` emits (DECISIONS "Events per transition").
@@ -73,7 +68,7 @@ pub fn events_for(to: Status) -> &'static [EventType] {
 }
 
 /// Moves `delivery` to `to` inside `tx` (the mover's transaction): the
-/// compare-and-set on its current status with `changes`, then its events,
+/// compare-and-set on its current status with `change`, then its events,
 /// each carrying the delivery as it now is. `None` when the status moved
 /// meanwhile (nothing changed).
 pub async fn advance(
@@ -81,16 +76,16 @@ pub async fn advance(
     tx: &WriteTransaction,
     delivery: &Delivery,
     to: Status,
-    changes: Vec<(entity::Column, SimpleExpr)>,
+    change: Change,
     now: i64,
 ) -> CoreResult<Option<Delivery>> {
-    if !compare_and_set(core, tx, &delivery.id, delivery.status, to, now, changes).await? {
+    if !compare_and_set(core, tx, &delivery.id, delivery.status, to, now, change).await? {
         return Ok(None);
     }
     if let (Status::Cancelled, Mode::Live, Some(amount_cents)) = (to, delivery.mode, delivery.amount_cents) {
         billing::release_credit(tx, &delivery.workspace_id, amount_cents).await?;
     }
-    let moved = reload(tx, &delivery.id).await?;
+    let moved = deliveries::reload(tx, &delivery.id).await?;
     if to == Status::Delivered {
         billing::lines::record(tx, &moved).await?;
     }
@@ -135,9 +130,8 @@ pub async fn submit_proof(
     if checkpoint == Checkpoint::Pickup {
         return Ok(delivery.clone());
     }
-    let changes = vec![(entity::Column::UpdatedAt, Expr::value(now))];
-    deliveries::update(core, tx, &delivery.id, None, changes).await?;
-    let updated = reload(tx, &delivery.id).await?;
+    deliveries::update(core, tx, &delivery.id, None, Change::default().touched(now)).await?;
+    let updated = deliveries::reload(tx, &delivery.id).await?;
     deliveries::record_events(
         tx,
         &core.config.public_base_url,
@@ -145,24 +139,6 @@ pub async fn submit_proof(
     )
     .await?;
     Ok(updated)
-}
-
-/// The delivery row as it is now.
-pub async fn reload(db: &impl ConnectionTrait, id: &str) -> CoreResult<Delivery> {
-    let model = entity::Entity::find_by_id(id.to_owned())
-        .one(db)
-        .await?
-        .ok_or_else(|| CoreError::Internal(format!("delivery {id} vanished")))?;
-    deliveries::from_model(model)
-}
-
-/// The changes that cancel a delivery with `reason`.
-pub fn cancellation(reason: CancellationReason, now: i64) -> Vec<(entity::Column, SimpleExpr)> {
-    vec![
-        (entity::Column::CancelledAt, Expr::value(now)),
-        (entity::Column::CancellationReason, Expr::value(reason.as_str())),
-        (entity::Column::NextStepAt, Expr::value(Option::<i64>::None)),
-    ]
 }
 
 /// `POST /v1/deliveries/{id}/cancel`: before pickup the delivery is cancelled
@@ -190,9 +166,8 @@ pub async fn cancel(
                 "The courier has already picked up the goods; the delivery can no longer be cancelled.",
             ));
         }
-        let changes: Vec<(entity::Column, SimpleExpr)> =
-            vec![(entity::Column::CancelReason, Expr::value(reason.as_str()))];
-        if let Some(cancelled) = end_cancelled(core, &delivery, CancellationReason::CancelledByYou, changes).await? {
+        let change = Change::default().client_reason(reason);
+        if let Some(cancelled) = end_cancelled(core, &delivery, CancellationReason::CancelledByYou, change).await? {
             return Ok(cancelled);
         }
         // The status moved meanwhile: judge the delivery as it is now.
@@ -202,19 +177,19 @@ pub async fn cancel(
 /// Cancels `delivery` with `reason` if it is still in the status it was read
 /// in, writing `delivery.cancelled` in the same transaction. `None` when the
 /// status moved meanwhile.
-pub async fn end_cancelled(
+async fn end_cancelled(
     core: &Core,
     delivery: &Delivery,
     reason: CancellationReason,
-    mut changes: Vec<(entity::Column, SimpleExpr)>,
+    change: Change,
 ) -> CoreResult<Option<Delivery>> {
     if !reason.allowed_from(delivery.status) {
         return Err(illegal(delivery.status, Status::Cancelled));
     }
     let now = core.clock.now_micros();
-    changes.extend(cancellation(reason, now));
     let tx = crate::db::begin(core).await?;
-    let cancelled = advance(core, &tx, delivery, Status::Cancelled, changes, now).await?;
+    let change = change.cancelled(reason, now);
+    let cancelled = advance(core, &tx, delivery, Status::Cancelled, change, now).await?;
     tx.commit().await?;
     if cancelled.is_some() {
         core.changes.publish(&delivery.id);

@@ -1,0 +1,176 @@
+//! The typed change set of a stored delivery. Movers (lifecycle, dispatch,
+//! the simulator) say what changes in the delivery's own terms; only this
+//! module turns that into columns, so `deliveries` stays the one writer of
+//! its table and a new column cannot be set from elsewhere by accident.
+
+use sea_orm::sea_query::{Expr, SimpleExpr};
+
+use super::{CancelReason, Courier, entity};
+use crate::CoreResult;
+use crate::quotes::to_json;
+use crate::statuses::{CancellationReason, Status};
+
+/// What one write changes on a delivery; unset fields stay as stored.
+#[derive(Clone, Debug, Default)]
+#[must_use]
+pub struct Change {
+    status: Option<Status>,
+    updated_at: Option<i64>,
+    courier: Option<Courier>,
+    tracking_available_at: Option<i64>,
+    pickup_eta: Option<Option<i64>>,
+    dropoff_eta: Option<Option<i64>>,
+    next_step_at: Option<Option<i64>>,
+    delivered_at: Option<i64>,
+    cancelled: Option<(CancellationReason, i64)>,
+    client_reason: Option<CancelReason>,
+}
+
+impl Change {
+    /// The move to `status` at `now`. Only `lifecycle` moves a status: it
+    /// checks the move is legal and writes its events in the same
+    /// transaction.
+    pub(crate) fn moved(self, status: Status, now: i64) -> Self {
+        Change {
+            status: Some(status),
+            ..self.touched(now)
+        }
+    }
+
+    /// The delivery as the client sees it changed at `now` (`updated_at`).
+    pub fn touched(self, now: i64) -> Self {
+        Change {
+            updated_at: Some(now),
+            ..self
+        }
+    }
+
+    /// The courier as the delivery now shows it.
+    pub fn courier(self, courier: Courier) -> Self {
+        Change {
+            courier: Some(courier),
+            ..self
+        }
+    }
+
+    /// Live tracking opens at `at`.
+    pub fn tracking_opens(self, at: i64) -> Self {
+        Change {
+            tracking_available_at: Some(at),
+            ..self
+        }
+    }
+
+    pub fn pickup_eta(self, eta: Option<i64>) -> Self {
+        Change {
+            pickup_eta: Some(eta),
+            ..self
+        }
+    }
+
+    pub fn dropoff_eta(self, eta: Option<i64>) -> Self {
+        Change {
+            dropoff_eta: Some(eta),
+            ..self
+        }
+    }
+
+    /// When the simulator or the courier-search timeout next looks at the
+    /// delivery; `None` takes it off their schedule.
+    pub fn next_step(self, at: Option<i64>) -> Self {
+        Change {
+            next_step_at: Some(at),
+            ..self
+        }
+    }
+
+    /// Handed over at `at`; nothing is scheduled any more.
+    pub fn delivered(self, at: i64) -> Self {
+        Change {
+            delivered_at: Some(at),
+            ..self.next_step(None)
+        }
+    }
+
+    /// Cancelled at `at` for `reason`; nothing is scheduled any more.
+    pub fn cancelled(self, reason: CancellationReason, at: i64) -> Self {
+        Change {
+            cancelled: Some((reason, at)),
+            ..self.next_step(None)
+        }
+    }
+
+    /// The reason the client gave for its cancel.
+    pub fn client_reason(self, reason: CancelReason) -> Self {
+        Change {
+            client_reason: Some(reason),
+            ..self
+        }
+    }
+
+    /// The columns to set, in the entity's terms.
+    pub(super) fn into_columns(self) -> CoreResult<Vec<(entity::Column, SimpleExpr)>> {
+        use entity::Column as C;
+        let mut columns = Vec::new();
+        let mut set = |column, value: SimpleExpr| columns.push((column, value));
+        if let Some(status) = self.status {
+            set(C::Status, Expr::value(status.as_str()));
+        }
+        if let Some(at) = self.updated_at {
+            set(C::UpdatedAt, Expr::value(at));
+        }
+        if let Some(courier) = &self.courier {
+            set(C::Courier, Expr::value(to_json(courier)?));
+        }
+        if let Some(at) = self.tracking_available_at {
+            set(C::TrackingAvailableAt, Expr::value(at));
+        }
+        if let Some(eta) = self.pickup_eta {
+            set(C::PickupEta, Expr::value(eta));
+        }
+        if let Some(eta) = self.dropoff_eta {
+            set(C::DropoffEta, Expr::value(eta));
+        }
+        if let Some(at) = self.next_step_at {
+            set(C::NextStepAt, Expr::value(at));
+        }
+        if let Some(at) = self.delivered_at {
+            set(C::DeliveredAt, Expr::value(at));
+        }
+        if let Some((reason, at)) = self.cancelled {
+            set(C::CancelledAt, Expr::value(at));
+            set(C::CancellationReason, Expr::value(reason.as_str()));
+        }
+        if let Some(reason) = self.client_reason {
+            set(C::CancelReason, Expr::value(reason.as_str()));
+        }
+        Ok(columns)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_cancel_takes_the_delivery_off_the_schedule() {
+        let columns = Change::default()
+            .next_step(Some(5))
+            .cancelled(CancellationReason::PickupNoShow, 9)
+            .moved(Status::Cancelled, 9)
+            .into_columns()
+            .expect("columns");
+        let names: Vec<_> = columns.iter().map(|(c, _)| format!("{c:?}")).collect();
+        assert_eq!(
+            names,
+            ["Status", "UpdatedAt", "NextStepAt", "CancelledAt", "CancellationReason"]
+        );
+        let next_step = &columns[2].1;
+        assert_eq!(next_step, &Expr::value(Option::<i64>::None));
+    }
+
+    #[test]
+    fn an_empty_change_sets_nothing() {
+        assert!(Change::default().into_columns().expect("columns").is_empty());
+    }
+}

@@ -154,7 +154,7 @@ pub async fn measure(
             runs.push(
                 load::run(connections, duration, move |_| {
                     let sent = client.get(&url).header("cookie", &cookie).send();
-                    async move { sent.await.is_ok_and(|a| a.status().is_success()) }
+                    load::succeeded(sent)
                 })
                 .await,
             );

@@ -6,6 +6,16 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
+/// Whether a request succeeded, with its whole body read as a client reads
+/// it. A body left unread would close the connection instead of returning
+/// it to the pool, so large answers would pay a new connection each.
+pub async fn succeeded(sent: impl Future<Output = reqwest::Result<reqwest::Response>>) -> bool {
+    match sent.await {
+        Ok(answer) if answer.status().is_success() => answer.bytes().await.is_ok(),
+        _ => false,
+    }
+}
+
 /// What one load run measured.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Stats {

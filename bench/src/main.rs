@@ -148,7 +148,7 @@ async fn load_once(
 ) -> Stats {
     load::run(concurrency, duration, move |_| {
         let sent = request().send();
-        async move { sent.await.is_ok_and(|a| a.status().is_success()) }
+        load::succeeded(sent)
     })
     .await
 }

@@ -158,7 +158,7 @@ async fn create_many(service: &Service, client: &reqwest::Client, concurrency: u
     let (service_url, key, client) = (service.base_url.clone(), service.live_key.clone(), client.clone());
     let stats = load::run(concurrency, duration, move |_| {
         let request = create_request(&client, &service_url, &key);
-        async move { request.send().await.is_ok_and(|a| a.status().is_success()) }
+        load::succeeded(request.send())
     })
     .await;
     stats.completed as usize

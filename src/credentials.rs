@@ -1,4 +1,4 @@
-//! Which API key a request presents (contract section 5): the core
+//! Which API key a request presents (docs/guide.md "Authentication"): the core
 //! authenticates it, the edge rate-limits by it, both pick it the same way.
 
 /// The key a request presents, or why it presents none.

@@ -1,5 +1,5 @@
-//! The public error catalogue (contract section 7): every machine code with its
-//! HTTP status, its gRPC code and its documentation. The core encodes domain
+//! The public error catalogue (docs/guide.md "Errors"): every machine code with
+//! its HTTP status, its gRPC code and its documentation. The core encodes domain
 //! errors into a gRPC status with [`to_status`]; the edge decodes them with
 //! [`from_status`] and renders the public shape. `/v1/docs/errors` is generated
 //! from [`ErrorCode::ALL`].

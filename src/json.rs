@@ -1,6 +1,6 @@
 //! The public JSON shapes that both the edge (API answers) and the core
 //! (webhook payloads) render, so that a delivery looks the same everywhere.
-//! Every field of the contract is always present, `null` where unset.
+//! Every field is always present, `null` where unset (docs/guide.md "Conventions").
 
 use serde::Serialize;
 use utoipa::ToSchema;
@@ -301,5 +301,5 @@ impl From<pb::Courier> for CourierNameJson {
     }
 }
 
-/// DeliveryEventData (contract 2.9).
+/// DeliveryEventData: an event's `data` (docs/guide.md "Events").
 pub type EventDeliveryJson = DeliveryJson<Option<CourierNameJson>>;

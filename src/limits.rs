@@ -1,4 +1,4 @@
-//! The rules of the public API's request fields (contract sections 4 and 8):
+//! The rules of the public API's request fields (docs/guide.md "Limits"):
 //! one source for the checks the core makes and for what the OpenAPI
 //! document states, so that the two cannot drift.
 

@@ -1,12 +1,11 @@
-//! The web console (DECISIONS "Console (web)", docs/console.md): server-
-//! rendered pages under `/console` for workspace owners, admins and members.
-//! It holds no database and no rule: every page reads and every form acts
-//! through the core's `ConsoleService`, with the user's session token (an
-//! HttpOnly cookie) and, on every change, the session's CSRF token from the
-//! form. Templates escape what they render (askama); the only script is a
-//! copy button, served from here, under a strict Content-Security-Policy.
-//! Pages that show what the API shows (webhooks) call the public services
-//! with the session in place of a key (docs/console.md).
+//! The web console (docs/console.md): server-rendered pages under `/console`
+//! for workspace owners, admins and members. It holds no database and no rule:
+//! every page reads and every form acts through the core's `ConsoleService`,
+//! with the user's session token (an HttpOnly cookie) and, on every change, the
+//! session's CSRF token from the form. Templates escape what they render
+//! (askama); the only script is a copy button, served from here, under a strict
+//! Content-Security-Policy. Pages that show what the API shows (webhooks) call
+//! the public services with the session in place of a key (docs/console.md).
 
 mod billing;
 mod board;

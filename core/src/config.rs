@@ -125,8 +125,8 @@ pub enum RoutingFallback {
     Offline,
 }
 
-/// A billing check interval: 10 ms to 1 minute (DECISIONS: an overdue
-/// statement is flagged at most a minute late).
+/// A billing check interval: 10 ms to 1 minute (an overdue statement is
+/// flagged at most a minute late: docs/billing.md "Overdue statements").
 fn parse_billing_check(text: &str) -> Result<Duration, String> {
     let every = parse_duration(text)?;
     if every < Duration::from_millis(10) || every > Duration::from_secs(60) {

@@ -2,10 +2,11 @@
 //! state machine (`lifecycle`) over the internal `DispatchService`.
 //!
 //! Every move runs in one transaction: the delivery is read, the move is
-//! checked against section 3 and this module's preconditions (proof before
-//! pick-up and handover), and `lifecycle::advance` writes it with its events.
-//! An illegal move is `409 conflict` (gRPC `FAILED_PRECONDITION`) and
-//! changes nothing. Test deliveries belong to the simulator and are refused.
+//! checked against the state machine (docs/guide.md "Delivery states") and this
+//! module's preconditions (proof before pick-up and handover), and
+//! `lifecycle::advance` writes it with its events. An illegal move is
+//! `409 conflict` (gRPC `FAILED_PRECONDITION`) and changes nothing. Test
+//! deliveries belong to the simulator and are refused.
 
 use sea_orm::ConnectionTrait;
 
@@ -24,7 +25,7 @@ const MAX_PAGE_SIZE: i32 = 100;
 /// The longest courier name, make, model, colour or plate.
 const MAX_TEXT: usize = 200;
 /// A dropoff ETA that moves by at least this much is announced again
-/// (DECISIONS: "a minute or more").
+/// ("a minute or more", docs/guide.md "Delivery states").
 const ETA_MOVE_MICROS: i64 = 60 * 1_000_000;
 
 /// Live deliveries still `pending` (waiting for a courier), oldest first.

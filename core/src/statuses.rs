@@ -1,5 +1,5 @@
-//! The statuses of deliveries and fleet orders and why a delivery was
-//! cancelled (contract section 3): plain types every module may use. The
+//! The statuses of deliveries and fleet orders and why a delivery was cancelled
+//! (docs/guide.md "Delivery states"): plain types every module may use. The
 //! rules of moving between them are `lifecycle`'s.
 
 use courier::names::PublicName;
@@ -112,7 +112,7 @@ impl CancellationReason {
         }
     }
 
-    /// The states this reason may cancel from (section 3).
+    /// The states this reason may cancel from (docs/guide.md "Delivery states").
     pub fn allowed_from(self, status: Status) -> bool {
         match self {
             CancellationReason::CancelledByYou => status.before_pickup(),

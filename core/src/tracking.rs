@@ -1,5 +1,5 @@
-//! Live tracking of one delivery for its owner (contract 4.8 and DECISIONS
-//! "Tracking response"): the authoritative `tracking_available_at` and
+//! Live tracking of one delivery for its owner (docs/guide.md "Tracking"):
+//! the authoritative `tracking_available_at` and
 //! courier position, the ETAs, and `WatchDelivery`, which pushes each change
 //! as it happens.
 //!

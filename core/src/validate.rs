@@ -1,5 +1,6 @@
 //! Request field rules shared by quotes, deliveries and fleet orders
-//! (contract sections 4.1 and 8). Every refusal names its field as a dot path.
+//! (docs/guide.md "Vehicle types and pricing", "Limits"). Every refusal names
+//! its field as a dot path.
 
 use chrono::{DateTime, Duration, Utc};
 

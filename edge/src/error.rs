@@ -1,4 +1,4 @@
-//! The public error shape (contract section 7). Handlers return [`ApiError`];
+//! The public error shape (docs/guide.md "Errors"). Handlers return [`ApiError`];
 //! the response middleware renders it with the request id and `doc_url`,
 //! which only it knows.
 

@@ -70,7 +70,7 @@ Amounts are integer cents including VAT; times are RFC 3339 in UTC. Errors answe
 )]
 struct ApiDoc;
 
-/// The two ways to send an API key (contract section 5).
+/// The two ways to send an API key (docs/guide.md "Authentication").
 struct SecuritySchemes;
 
 impl Modify for SecuritySchemes {
@@ -95,7 +95,7 @@ impl Modify for SecuritySchemes {
     }
 }
 
-/// Refusals of the key check (contract section 5) and the rate limit.
+/// Refusals of the key check (docs/guide.md "Authentication") and the rate limit.
 const AUTHENTICATION: &[ErrorCode] = &[
     ErrorCode::MissingApiKey,
     ErrorCode::InvalidApiKey,
@@ -207,8 +207,8 @@ pub fn operation_errors(operation_id: &str) -> Option<Vec<ErrorCode>> {
 }
 
 /// The `code` of the Error schema: an open string (new codes can appear
-/// within v1, contract section 7), with every code of the catalogue listed
-/// as an example.
+/// within v1, docs/guide.md "Errors"), with every code of the catalogue
+/// listed as an example.
 pub fn error_code_schema() -> RefOr<Schema> {
     let known: Vec<Value> = ErrorCode::ALL.iter().map(|code| json!(code.as_str())).collect();
     ObjectBuilder::new()
@@ -239,7 +239,8 @@ pub fn document() -> Result<Value, serde_json::Error> {
 }
 
 /// The two renderings of a delivery share one generic type, whose schemas
-/// utoipa names after their type arguments; the contract's names instead.
+/// utoipa names after their type arguments; the guide's names instead
+/// (docs/guide.md "Deliveries", "Events").
 const RENAMED: [(&str, &str); 2] = [
     ("Delivery_Option_Courier", "Delivery"),
     ("Delivery_Option_EventCourier", "DeliveryEventData"),
@@ -628,7 +629,7 @@ fn add_request_id_headers(doc: &mut Value) {
     }
 }
 
-/// When each event type is sent (DECISIONS "Events per transition").
+/// When each event type is sent (docs/guide.md "Delivery states", "Events").
 fn event_description(event_type: pb::EventType) -> &'static str {
     use pb::EventType as T;
     match event_type {
@@ -702,9 +703,9 @@ base64-decoded part of the endpoint's secret after `whsec_` (Standard Webhooks).
 }
 
 /// Success bodies and webhook payloads render every field, `null` where
-/// unset (contract 2.1): every property of every schema they reach is
-/// required. Error bodies omit `param` when there is none, so schemas reached
-/// only from error answers keep their derived `required`.
+/// unset (docs/guide.md "Conventions"): every property of every schema they
+/// reach is required. Error bodies omit `param` when there is none, so schemas
+/// reached only from error answers keep their derived `required`.
 fn require_every_response_field(doc: &mut Value) {
     let mut pending: Vec<String> = Vec::new();
     let success_schemas = |doc: &Value| -> Vec<Value> {

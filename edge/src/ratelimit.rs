@@ -1,5 +1,5 @@
-//! Per-key rate limits (DECISIONS "Limits and operations"): two token buckets
-//! per presented API key, one for reads (`GET`, `HEAD`) and one for writes.
+//! Per-key rate limits (docs/guide.md "Limits"; docs/API.md "Rate limits"): two
+//! token buckets per presented API key, one for reads (`GET`, `HEAD`) and one for writes.
 //!
 //! - A bucket holds up to `burst` tokens and refills at `per_second`; a
 //!   request takes one token or is refused with `429 rate_limited` and a

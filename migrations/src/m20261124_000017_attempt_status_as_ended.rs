@@ -1,6 +1,6 @@
 use sea_orm_migration::prelude::*;
 
-/// An attempt's status is how that attempt ended (DECISIONS, "Webhooks"):
+/// An attempt's status is how that attempt ended (docs/guide.md "Events"):
 /// attempts logged as `pending` because a retry followed them failed.
 #[derive(DeriveMigrationName)]
 pub struct Migration;

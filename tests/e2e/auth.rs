@@ -1,4 +1,4 @@
-//! Key authentication (contract section 5).
+//! Key authentication (docs/guide.md "Authentication").
 
 use std::time::Duration;
 

@@ -1,5 +1,5 @@
 //! Deliveries: create with idempotency, get, list with page tokens, cancel
-//! (contract 2.1, 3, 4.4–4.7).
+//! (docs/guide.md "Deliveries", "Delivery states", "Idempotency").
 
 use std::collections::HashSet;
 

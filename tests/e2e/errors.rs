@@ -1,4 +1,4 @@
-//! The error shape on every kind of bad input (contract section 7).
+//! The error shape on every kind of bad input (docs/guide.md "Errors").
 
 use serde_json::json;
 

@@ -1,5 +1,5 @@
-//! `GET /v1/events` and `GET /v1/events/{event_id}` (contract 2.9, 2.10,
-//! 4.12), and the 30-day retention of events and attempts.
+//! `GET /v1/events` and `GET /v1/events/{event_id}` (docs/guide.md
+//! "Events"), and the 30-day retention of events and attempts.
 
 use std::collections::HashSet;
 use std::time::Duration;

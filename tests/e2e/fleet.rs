@@ -1,8 +1,8 @@
-//! Fleet orders (contract 2.8, 4.11, DECISIONS "Keys, workspaces, plans",
-//! "Idempotency") and the fleet dispatch board of the internal
-//! `DispatchService`: intake with idempotency, every field rule with its
-//! `param`, the fleet checks in their order, and dispatchers moving board
-//! orders through the state machine with the status visible publicly.
+//! Fleet orders (docs/guide.md "Fleet orders", "Idempotency") and the fleet
+//! dispatch board of the internal `DispatchService`: intake with idempotency,
+//! every field rule with its `param`, the fleet checks in their order, and
+//! dispatchers moving board orders through the state machine with the status
+//! visible publicly.
 
 use std::collections::HashSet;
 use std::time::Duration;

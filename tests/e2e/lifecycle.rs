@@ -1,4 +1,4 @@
-//! The test-mode courier simulator (contract section 3, DECISIONS): the
+//! The test-mode courier simulator (docs/guide.md "Delivery states"): the
 //! default run, each scenario's ending, a restart in the middle, and two
 //! cores on one PostgreSQL database stepping each delivery exactly once.
 

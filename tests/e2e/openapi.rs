@@ -1,7 +1,7 @@
 //! The OpenAPI 3.1 document (`GET /v1/openapi.json`) and the interactive
-//! reference (`GET /v1/docs`), contract section 9: the document is valid
-//! OpenAPI 3.1, covers the contract, and describes what the API really
-//! answers; the reference needs nothing from another origin.
+//! reference (`GET /v1/docs`; docs/guide.md "Overview"): the document is valid
+//! OpenAPI 3.1, covers every public operation, and describes what the API
+//! really answers; the reference needs nothing from another origin.
 
 use std::time::Duration;
 
@@ -16,8 +16,8 @@ use crate::proofs::pod_workspace;
 use crate::quotes::berlin_quote;
 use crate::webhooks::{EVENT_TYPES, Receiver, delete, live_delivery, patch};
 
-/// Every path and method of the contract's endpoint table (section 4), path
-/// parameters as the contract names them.
+/// Every path and method of the endpoint table (docs/guide.md "Overview"),
+/// path parameters as the guide names them.
 const CONTRACT_OPERATIONS: [(&str, &str); 18] = [
     ("get", "/v1/vehicle-types"),
     ("post", "/v1/quotes"),

@@ -1,4 +1,4 @@
-//! Proof of delivery (contract 2.6, 2.7, 4.9): requirement checks on
+//! Proof of delivery (docs/guide.md "Proof of delivery"): requirement checks on
 //! submission, the read with signed download links, and the links themselves
 //! (keyless, tamper-proof, expiring after 15 minutes).
 

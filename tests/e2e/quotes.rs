@@ -1,4 +1,5 @@
-//! `GET /v1/vehicle-types` and `POST /v1/quotes` (contract 4.2, 4.3, 8).
+//! `GET /v1/vehicle-types` and `POST /v1/quotes` (docs/guide.md
+//! "Vehicle types and pricing", "Quotes", "Limits").
 
 use serde_json::{Value, json};
 

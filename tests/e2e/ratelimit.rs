@@ -1,6 +1,6 @@
-//! Per-key rate limits (DECISIONS.md "Limits and operations"): token buckets
-//! for reads and writes, `RateLimit-*` headers on every keyed answer, `429
-//! rate_limited` with `Retry-After`.
+//! Per-key rate limits (docs/guide.md "Limits"): token buckets for reads and
+//! writes, `RateLimit-*` headers on every keyed answer, `429 rate_limited` with
+//! `Retry-After`.
 
 use std::time::Duration;
 

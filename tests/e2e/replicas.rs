@@ -15,8 +15,8 @@ use crate::deliveries::berlin_delivery;
 use crate::harness::{Backend, Replica, TestApp, unique_suffix};
 use crate::webhooks::{Receiver, create_endpoint};
 
-/// What a PostgreSQL replica may lag behind another's change (DECISIONS,
-/// "Keys, workspaces, plans").
+/// What a PostgreSQL replica may lag behind another's change (docs/scaling.md
+/// "Caches on replicas").
 const STALENESS: Duration = Duration::from_secs(1);
 
 /// The app on PostgreSQL and a second replica beside it; `None` where

@@ -1,5 +1,6 @@
-//! The public tracking page, `GET /t/{token}` (DECISIONS "Deliveries"): keyless
-//! HTML with the status, courier and route, and nothing of the contacts.
+//! The public tracking page, `GET /t/{token}` (docs/guide.md "Tracking"):
+//! keyless HTML with the status, courier and route, and nothing of the
+//! contacts.
 
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};

@@ -1,6 +1,6 @@
-//! Webhook endpoints and event delivery (contract 4.10, section 6;
-//! DECISIONS.md "Webhooks"), against real receivers on loopback and an
-//! independent Standard Webhooks signature check.
+//! Webhook endpoints and event delivery (docs/guide.md "Webhooks"), against
+//! real receivers on loopback and an independent Standard Webhooks signature
+//! check.
 
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::sync::{Arc, Mutex};
@@ -20,7 +20,7 @@ use sha2::Sha256;
 use crate::deliveries::berlin_delivery;
 use crate::harness::TestApp;
 
-/// The event types of contract section 6.
+/// The event types (docs/guide.md "Events").
 pub const EVENT_TYPES: [&str; 8] = [
     "delivery.created",
     "delivery.status_updated",

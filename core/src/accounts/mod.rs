@@ -1,6 +1,6 @@
-//! Console accounts (docs/console.md, DECISIONS "Console (web)"): users who
-//! sign in with an email and a password, their memberships of workspaces
-//! with a role, sessions, and invitation links.
+//! Console accounts (docs/console.md): users who sign in with an email and a
+//! password, their memberships of workspaces with a role, sessions, and
+//! invitation links.
 //!
 //! - this module: users (table `users`): create, find, passwords (argon2id,
 //!   only the hash is stored);

@@ -1,4 +1,4 @@
-//! Console sessions (DECISIONS "Console (web)"): a random token the console
+//! Console sessions (docs/console.md "Sessions"): a random token the console
 //! keeps in an HttpOnly cookie, of which only the SHA-256 is stored; it ends
 //! after 12 hours without use, at sign-out, and when the password changes.
 //! Each session has a CSRF token that every state-changing console call

@@ -1,5 +1,5 @@
-//! Who is calling: public API keys (section 5 of the contract) and internal
-//! service tokens. Owns the `api_keys` table.
+//! Who is calling: public API keys (docs/guide.md "Authentication") and
+//! internal service tokens. Owns the `api_keys` table.
 
 pub mod api_keys;
 pub mod cache;

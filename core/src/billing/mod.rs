@@ -1,7 +1,7 @@
 //! Invoice billing (docs/billing.md): the checks a live delivery must pass
-//! before it is created (DECISIONS, in this order), the open amount they
-//! measure, and the billing cycle that moves delivered deliveries onto
-//! statements.
+//! before it is created (in the order of docs/guide.md "Billing and credit"),
+//! the open amount they measure, and the billing cycle that moves delivered
+//! deliveries onto statements.
 //!
 //! The open amount (live, priced, not cancelled, on no statement) is a
 //! running total on the workspace row, written only here: reserved by the
@@ -80,7 +80,8 @@ async fn set_overdue(tx: &impl ConnectionTrait, workspace_id: &str, overdue: boo
     Ok(())
 }
 
-/// Why a reservation was refused, checked in the order of DECISIONS.
+/// Why a reservation was refused, checked in the order of docs/guide.md
+/// "Billing and credit".
 async fn refusal(db: &impl ConnectionTrait, workspace_id: &str, amount_cents: i64) -> CoreResult<CoreError> {
     let workspace = workspaces::get(db, workspace_id).await?;
     let billing = workspace.billing;

@@ -1,4 +1,4 @@
-//! Deliveries: create (idempotent), read and list (contract 2.1, 4.4–4.6),
+//! Deliveries: create (idempotent), read and list (docs/guide.md "Deliveries"),
 //! and the events recorded about them. Owns the `deliveries` table; status
 //! moves, cancel included, go through `lifecycle`.
 

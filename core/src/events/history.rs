@@ -1,5 +1,5 @@
-//! The event history: the events API (contract 4.12) and its 30-day
-//! retention (DECISIONS.md "Webhooks").
+//! The event history: the events API and its 30-day retention
+//! (docs/guide.md "Events").
 //!
 //! Events are listed whether or not an endpoint received them, newest first,
 //! scoped to the caller's workspace and key mode, with signed keyset page

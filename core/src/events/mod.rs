@@ -17,7 +17,7 @@ use crate::auth::Mode;
 /// Payload version of every event (a year-month label).
 pub const VERSION: &str = "2026-11";
 
-/// The eight public event types (contract section 6).
+/// The eight public event types (docs/guide.md "Events").
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum EventType {
     Created,

@@ -1,8 +1,9 @@
-//! Fleet orders (contract 2.8, 4.11): orders of a fleet's own customers,
-//! taken in through `POST /v1/fleet/orders` (idempotent, live keys of fleet
-//! workspaces whose plan has order intake) and put on the fleet's dispatch
-//! board, where its dispatchers move them through the state machine of
-//! section 3 (`lifecycle`) over the internal `DispatchService`.
+//! Fleet orders (docs/guide.md "Fleet orders"): orders of a fleet's own
+//! customers, taken in through `POST /v1/fleet/orders` (idempotent, live keys
+//! of fleet workspaces whose plan has order intake) and put on the fleet's
+//! dispatch board, where its dispatchers move them through the state machine
+//! (`lifecycle`; docs/guide.md "Delivery states") over the internal
+//! `DispatchService`.
 //!
 //! Owns the `fleet_orders` table. One row is both the public fleet order
 //! (`flo_…`) and its board order (`ord_…`), so the public `status` and
@@ -37,10 +38,11 @@ const CREATE_ENDPOINT: &str = "POST /v1/fleet/orders";
 /// Fleet orders are live only: test keys are refused before anything else.
 const MODE: Mode = Mode::Live;
 
-/// The checks of every fleet endpoint, in the order DECISIONS gives: a fleet
-/// workspace's key (`fleet_key_required`), a live key (`live_key_required`),
-/// a plan with order intake (`fleet_orders_not_available`), then the key's
-/// `permission` (`permission_denied`).
+/// The checks of every fleet endpoint, in the order docs/guide.md
+/// "Fleet orders" gives: a fleet workspace's key (`fleet_key_required`), a live
+/// key (`live_key_required`), a plan with order intake
+/// (`fleet_orders_not_available`), then the key's `permission`
+/// (`permission_denied`).
 pub fn admit(principal: &Principal, permission: Permission) -> CoreResult<()> {
     if principal.workspace.kind != WorkspaceKind::Fleet {
         return Err(CoreError::new(
@@ -136,7 +138,8 @@ pub async fn create(
     .await
 }
 
-/// Checks every field (contract 4.11 and section 8) and builds the row.
+/// Checks every field (docs/guide.md "Fleet orders", "Limits") and builds
+/// the row.
 fn prepare(core: &Core, principal: &Principal, new: NewFleetOrder, now: i64) -> CoreResult<entity::ActiveModel> {
     validate::contact("customer", &new.customer)?;
     let route = new.route;
@@ -290,11 +293,12 @@ pub async fn board_order(db: &impl ConnectionTrait, order_id: &str) -> CoreResul
     from_model(model)
 }
 
-/// `actor` moves board order `order_id` to `to`: legal only where section 3
-/// allows it (`lifecycle::is_legal`), else `409 conflict` and nothing
-/// changes. The move is a compare-and-set on the status it starts from, so
-/// of two dispatchers racing on one order only one wins; the order's history
-/// (`moves`) gets the move in the same transaction.
+/// `actor` moves board order `order_id` to `to`: legal only where the state
+/// machine allows it (`lifecycle::is_legal`; docs/guide.md "Delivery states"),
+/// else `409 conflict` and nothing changes. The move is a compare-and-set on
+/// the status it starts from, so of two dispatchers racing on one order only
+/// one wins; the order's history (`moves`) gets the move in the same
+/// transaction.
 pub async fn move_order(core: &Core, order_id: &str, to: Status, actor: &Actor) -> CoreResult<FleetOrder> {
     let order = board_order(&core.db, order_id).await?;
     if !lifecycle::is_legal(order.status, to) {

@@ -65,7 +65,8 @@ pub async fn record(
 }
 
 /// Every move of fleet order `fleet_order_id`, oldest first. An order moves
-/// at most once per status of section 3, so the history is short.
+/// at most once per status (docs/guide.md "Delivery states"), so the history
+/// is short.
 pub async fn history(db: &impl ConnectionTrait, fleet_order_id: &str) -> CoreResult<Vec<Move>> {
     entity::Entity::find()
         .filter(entity::Column::FleetOrderId.eq(fleet_order_id))

@@ -1,5 +1,5 @@
 //! `courier.v1.FleetOrderService`: fleet orders for live keys of fleet
-//! workspaces (contract 4.11).
+//! workspaces (docs/guide.md "Fleet orders").
 
 use courier::metadata;
 use courier::v1 as pb;
@@ -15,7 +15,8 @@ use crate::fleet::{self, NewFleetOrder};
 pub struct FleetOrderApi(pub Core);
 
 /// The caller of a fleet endpoint: its key, the fleet checks in the order
-/// DECISIONS gives (permission last), then a body the edge could not parse.
+/// docs/guide.md "Fleet orders" gives (permission last), then a body the edge
+/// could not parse.
 async fn fleet_principal<T>(core: &Core, request: &Request<T>, permission: Permission) -> Result<Principal, Status> {
     context::principal_checked(core, request, |principal| fleet::admit(principal, permission)).await
 }

@@ -1,5 +1,5 @@
-//! The delivery state machine (contract section 3), used by every mover:
-//! client cancel, the test-mode simulator, live dispatch and timeouts.
+//! The delivery state machine (docs/guide.md "Delivery states"), used by every
+//! mover: client cancel, the test-mode simulator, live dispatch and timeouts.
 //!
 //! A move is a compare-and-set inside the mover's transaction: the row is
 //! updated only if its status is still the one the move starts from, so two
@@ -54,7 +54,7 @@ pub async fn compare_and_set(
     deliveries::update(core, tx, id, Some(from), change.moved(to, now)).await
 }
 
-/// The events a move to `to` emits (DECISIONS "Events per transition").
+/// The events a move to `to` emits (docs/guide.md "Delivery states").
 pub fn events_for(to: Status) -> &'static [EventType] {
     match to {
         Status::Pending => &[EventType::Created],

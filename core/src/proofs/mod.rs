@@ -1,6 +1,6 @@
-//! Proof of delivery (contract 2.6, 2.7, 4.9): what the courier records at
-//! the pickup and the dropoff, checked against the rules stored on the
-//! delivery, and read back by the client with short-lived download links.
+//! Proof of delivery (docs/guide.md "Proof of delivery"): what the courier
+//! records at the pickup and the dropoff, checked against the rules stored on
+//! the delivery, and read back by the client with short-lived download links.
 //!
 //! Owns the `proof_checkpoints` and `proof_artifacts` tables; the files go to
 //! the blob store (`crate::blobs`), since they are too large for the

@@ -1,6 +1,6 @@
-//! Quotes: price a route and keep the price for 5 minutes (contract 2.5, 4.3).
-//! Owns the `quotes` table. The catalogue, geometry, routing, item and
-//! pricing rules live in the submodules; this module validates a request,
+//! Quotes: price a route and keep the price for 5 minutes (docs/guide.md
+//! "Quotes"). Owns the `quotes` table. The catalogue, geometry, routing, item
+//! and pricing rules live in the submodules; this module validates a request,
 //! prices it and stores the result per workspace and mode.
 
 pub mod catalog;

@@ -1046,7 +1046,7 @@ mod tests {
                 .expect("valid requests price");
             let b = &priced.breakdown;
 
-            // The identity of 2.3, exactly.
+            // The identity of docs/guide.md "Vehicle types and pricing", exactly.
             let extras_total: i64 = b.extras.iter().map(|e| e.amount_cents).sum();
             prop_assert_eq!(
                 priced.amount_cents,

@@ -1,11 +1,11 @@
 //! The attempt log (`webhook_attempts`): one row per webhook request made, or
 //! refused before sending, shown as `webhook_attempts` of an event's details
-//! (contract 2.9; DECISIONS.md "Webhooks").
+//! (docs/guide.md "Events").
 //!
 //! An attempt's `status` is how that attempt ended: `succeeded` (the
 //! receiver answered `2xx`) or `failed` (anything else: another answer, no
 //! answer, a refused target or a disabled endpoint), whether or not a retry
-//! follows (DECISIONS, "Webhooks"). The queue row (`queue`) says whether the
+//! follows (docs/guide.md "Events"). The queue row (`queue`) says whether the
 //! event is still on its way. An attempt is logged once it has ended, so
 //! the public `pending` (an attempt being made right now) is never stored.
 

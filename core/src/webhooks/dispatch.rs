@@ -448,9 +448,9 @@ async fn give_up(core: &Core, row: &webhook_delivery::Model, error: &str) -> Cor
     Ok(())
 }
 
-/// DECISIONS.md: an endpoint whose last `webhook_disable_after` events all
-/// ended failed, the first of them at least `webhook_disable_window` ago, is
-/// disabled with reason `failing`. A threshold of 0 turns the rule off.
+/// An endpoint whose last `webhook_disable_after` events all ended failed, the
+/// first of them at least `webhook_disable_window` ago, is disabled with reason
+/// `failing` (docs/guide.md "Webhooks"). A threshold of 0 turns the rule off.
 async fn disable_if_failing(
     core: &Core,
     db: &impl sea_orm::ConnectionTrait,

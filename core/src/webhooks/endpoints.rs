@@ -1,4 +1,4 @@
-//! Webhook endpoints (contract 4.10; DECISIONS.md "Webhooks"): registration,
+//! Webhook endpoints (docs/guide.md "Webhooks"): registration,
 //! listing, changes, deletion, the sample event and replay. Owns the
 //! `webhook_endpoints` table.
 //!
@@ -30,11 +30,11 @@ use crate::events::EventType;
 use crate::{Core, CoreError, CoreResult, ids};
 use courier::errors::ErrorCode;
 
-/// Endpoints per workspace and mode (contract section 8).
+/// Endpoints per workspace and mode (docs/guide.md "Limits").
 pub const MAX_ENDPOINTS_PER_MODE: u64 = 10;
-/// Entries of an endpoint's `events` (contract section 8).
+/// Entries of an endpoint's `events` (docs/guide.md "Limits").
 pub const MAX_EVENTS: usize = courier::limits::WEBHOOK_EVENTS.max as usize;
-/// Characters of a description (contract section 8).
+/// Characters of a description (docs/guide.md "Limits").
 pub const MAX_DESCRIPTION_CHARS: usize = courier::limits::WEBHOOK_DESCRIPTION.max;
 
 /// Why queued events of a disabled endpoint failed.

@@ -1,6 +1,6 @@
 //! Webhooks: endpoints, the delivery queue, the dispatcher that sends events
 //! to endpoints with retries, the attempt log, signing and target checks
-//! (contract 4.10 and section 6; DECISIONS.md "Webhooks").
+//! (docs/guide.md "Webhooks").
 //!
 //! How an event reaches an endpoint: `events::record` writes the event and,
 //! in the same transaction, [`enqueue`] adds one queue row for each active

@@ -1,7 +1,8 @@
-//! The body of a webhook request: the event envelope `{id, type, version,
-//! created_at, data}` (contract section 6) as JSON bytes. `data` is the stored
-//! delivery snapshot rendered by the same [`EventDeliveryJson`] the edge uses
-//! for `GET /v1/events`, so a webhook body and the events API always agree.
+//! The body of a webhook request: the event envelope
+//! `{id, type, version, created_at, data}` (docs/guide.md "Events") as JSON
+//! bytes. `data` is the stored delivery snapshot rendered by the same
+//! [`EventDeliveryJson`] the edge uses for `GET /v1/events`, so a webhook body
+//! and the events API always agree.
 //!
 //! The bytes are rendered once per attempt and signed as they are sent; the
 //! receiver must verify the raw bytes, never a re-serialisation.

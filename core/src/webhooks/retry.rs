@@ -1,5 +1,4 @@
-//! When a webhook attempt is tried again (contract section 6, rules 4–5;
-//! DECISIONS.md "Webhooks").
+//! When a webhook attempt is tried again (docs/guide.md "Webhooks").
 //!
 //! - Retried: a timeout, a network error, `408`, `409`, `425`, `429` and every
 //!   `5xx`. Every other answer outside `2xx` (redirects included, since they
@@ -8,8 +7,8 @@
 //!   5 min, 10 min, 15 min and 15 min, each with ±10 % jitter so that the
 //!   retries of many events failed by one outage do not arrive together.
 //! - A `Retry-After` answer (seconds or an HTTP date) lengthens the wait, never
-//!   shortens it, and no wait exceeds 15 minutes: the contract promises
-//!   attempts at most 15 minutes apart.
+//!   shortens it, and no wait exceeds 15 minutes: the API promises attempts
+//!   at most 15 minutes apart.
 //! - `COURIER_WEBHOOK_RETRY_SCALE` multiplies the schedule and its bound, so
 //!   tests run the whole schedule in seconds. A receiver's `Retry-After` is
 //!   its own request and is not scaled (only bounded).
@@ -87,7 +86,7 @@ mod tests {
     }
 
     #[test]
-    fn retried_answers_are_exactly_the_contract_list() {
+    fn retried_answers_are_exactly_the_documented_list() {
         for status in [200, 201, 204, 299] {
             assert_eq!(classify_status(status), Verdict::Succeeded, "{status}");
         }

@@ -16,10 +16,10 @@ use crate::webhooks::signature;
 use crate::webhooks::target::{self, SystemResolver, TargetPolicy};
 use crate::{Core, CoreError};
 
-/// How long a receiver has to answer (contract section 8).
+/// How long a receiver has to answer (docs/guide.md "Webhooks").
 pub const RECEIVER_TIMEOUT: Duration = Duration::from_secs(5);
 
-/// Header repeating the event id (contract section 6, rule 2).
+/// Header repeating the event id (docs/guide.md "Webhooks").
 pub const HEADER_EVENT_ID: &str = "x-event-id";
 
 /// The `user-agent` of webhook requests.

@@ -1,6 +1,6 @@
 //! Webhook signatures, following the Standard Webhooks specification
 //! (<https://www.standardwebhooks.com>), so that any Standard Webhooks verifier
-//! library accepts our requests without custom code (DECISIONS.md, "Webhooks").
+//! library accepts our requests without custom code (docs/guide.md "Webhooks").
 //!
 //! - The endpoint secret is `whsec_` followed by the base64 of the raw key; the
 //!   HMAC key is the decoded part, not the text.

@@ -1,9 +1,10 @@
 //! Webhook target checks: a customer-supplied URL must never make the platform
 //! send requests into its own network (server-side request forgery).
 //!
-//! The contract (4.10) accepts only public HTTPS URLs and refuses private, local
-//! and reserved targets with `400 invalid_webhook_url`, at registration and again
-//! before every send (DECISIONS.md, "Webhooks"). The checks come in three steps:
+//! The API accepts only public HTTPS URLs and refuses private, local and
+//! reserved targets with `400 invalid_webhook_url`, at registration and again
+//! before every send (docs/guide.md "Webhooks"). The checks come in three
+//! steps:
 //!
 //! 1. [`check_url_syntax`] at registration and before a send: length, scheme,
 //!    no credentials, no local host names, and IP-literal hosts must be public.
@@ -21,7 +22,7 @@
 //! The development setting `COURIER_WEBHOOK_ALLOW_INSECURE` ([`TargetPolicy`])
 //! allows plain `http` and this machine (loopback addresses, `localhost`) so
 //! local receivers work; every other private, link-local, metadata or
-//! reserved range stays refused (DECISIONS, "Webhooks"). It is off by
+//! reserved range stays refused (docs/API.md "Webhooks"). It is off by
 //! default.
 
 use std::collections::HashMap;
@@ -35,9 +36,9 @@ use url::{Host, Url};
 
 use crate::error::{CoreError, CoreResult};
 
-/// Shortest accepted URL, in characters (contract section 8).
+/// Shortest accepted URL, in characters (docs/guide.md "Limits").
 pub const MIN_URL_CHARS: usize = courier::limits::WEBHOOK_URL.min;
-/// Longest accepted URL, in characters (contract section 8).
+/// Longest accepted URL, in characters (docs/guide.md "Limits").
 pub const MAX_URL_CHARS: usize = courier::limits::WEBHOOK_URL.max;
 
 /// Longest wait for a DNS answer before the host counts as unresolvable, so a

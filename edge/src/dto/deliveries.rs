@@ -1,4 +1,4 @@
-//! Delivery shapes (contract 2.1, 2.2, 2.4, 2.6, 4.4–4.7).
+//! Delivery shapes (docs/guide.md "Deliveries").
 
 use std::collections::HashMap;
 

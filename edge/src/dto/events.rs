@@ -1,4 +1,4 @@
-//! Event shapes (contract 2.9, 2.10, 4.12): Event, EventDetails and EventList.
+//! Event shapes (docs/guide.md "Events"): Event, EventDetails and EventList.
 //! `data` is rendered by the same `EventDeliveryJson` the core uses for
 //! webhook bodies, so both show an event identically.
 

@@ -1,4 +1,4 @@
-//! Fleet order shapes (contract 2.8, 4.11).
+//! Fleet order shapes (docs/guide.md "Fleet orders").
 
 use courier::json::{status_name, time_out};
 use courier::v1 as pb;

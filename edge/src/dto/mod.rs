@@ -1,6 +1,6 @@
 //! The edge's own JSON shapes: request bodies with `deny_unknown_fields`, and
-//! response bodies where every field of the contract is always present
-//! (`null` where unset). Converted to and from protobuf explicitly.
+//! response bodies where every field is always present (`null` where unset;
+//! docs/guide.md "Conventions"). Converted to and from protobuf explicitly.
 
 pub mod common;
 pub mod deliveries;

@@ -1,6 +1,6 @@
-//! Proof of delivery as the API shows it (contract 2.7). Every field is
-//! always present, `null` where unset; kinds the edge does not know yet are
-//! `unknown`, as the contract's enums allow.
+//! Proof of delivery as the API shows it (docs/guide.md "Proof of delivery").
+//! Every field is always present, `null` where unset; kinds the edge does not
+//! know yet are `unknown`, as the public enums allow.
 
 use courier::json::time_out;
 use courier::names::PublicName;

@@ -1,5 +1,4 @@
-//! `GET /v1/deliveries/{id}/tracking` (contract 4.8, DECISIONS "Tracking
-//! response").
+//! `GET /v1/deliveries/{id}/tracking` (docs/guide.md "Tracking").
 
 use courier::json::{CourierJson, status_name, time_out};
 use courier::v1 as pb;

@@ -1,4 +1,4 @@
-//! Webhook endpoint shapes (contract 4.10; DECISIONS.md "Webhooks").
+//! Webhook endpoint shapes (docs/guide.md "Webhooks").
 
 use courier::json::time_out;
 use courier::names::PublicName;

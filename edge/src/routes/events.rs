@@ -1,4 +1,4 @@
-//! `GET /v1/events` and `GET /v1/events/{event_id}` (contract 4.12).
+//! `GET /v1/events` and `GET /v1/events/{event_id}` (docs/guide.md "Events").
 
 use axum::Json;
 use axum::extract::{Path, RawQuery, State};

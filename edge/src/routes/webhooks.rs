@@ -1,5 +1,5 @@
-//! `/v1/webhooks` (contract 4.10): register, list, change, delete, send a
-//! sample event, replay failed events.
+//! `/v1/webhooks` (docs/guide.md "Webhooks"): register, list, change, delete,
+//! send a sample event, replay failed events.
 
 use axum::Json;
 use axum::extract::{Path, RawQuery, State};

@@ -159,7 +159,7 @@ pub(crate) async fn list_page(
     let mode = query.mode();
     let status_filter = query.status.as_deref().filter(|s| !s.is_empty());
     let mut request = pb::ListDeliveriesRequest {
-        page_size: PAGE_SIZE,
+        page_size: Some(PAGE_SIZE),
         page_token: query.page_token.clone().unwrap_or_default(),
         status: status_filter
             .and_then(pb::DeliveryStatus::from_public_name)
@@ -386,7 +386,7 @@ async fn live_part(
         .clone()
         .list_events(signed.acting(
             pb::ListEventsRequest {
-                page_size: 100,
+                page_size: Some(100),
                 delivery_id: Some(delivery.id.clone()),
                 ..Default::default()
             },

@@ -90,7 +90,7 @@ pub(crate) async fn list_page(
     let mode = query.mode();
     let type_filter = query.r#type.as_deref().filter(|t| !t.is_empty());
     let request = pb::ListEventsRequest {
-        page_size: PAGE_SIZE,
+        page_size: Some(PAGE_SIZE),
         page_token: query.page_token.clone().unwrap_or_default(),
         delivery_id: query.delivery_id.clone().filter(|v| !v.is_empty()),
         r#type: type_filter

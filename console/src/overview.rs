@@ -71,7 +71,7 @@ async fn without_dropoff_proof(
 ) -> Result<Option<Attention>, tonic::Status> {
     let request = signed.acting(
         pb::ListEventsRequest {
-            page_size: 1,
+            page_size: Some(1),
             delivery_id: Some(delivery.id.clone()),
             r#type: pb::EventType::DeliveryPodSubmitted as i32,
             ..Default::default()
@@ -114,7 +114,7 @@ pub(crate) async fn page(
     for (status, name) in pb::DeliveryStatus::NAMES {
         let request = signed.acting(
             pb::ListDeliveriesRequest {
-                page_size: COUNT_LIMIT,
+                page_size: Some(COUNT_LIMIT),
                 status: *status as i32,
                 created_after: Some(since),
                 ..Default::default()

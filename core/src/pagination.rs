@@ -45,14 +45,29 @@ pub fn page_size(requested: i32) -> CoreResult<u64> {
     )
 }
 
+/// The page size of a public list, whose `optional page_size` is the
+/// REST `limit`: unset is the default; a number given must be 1 to the
+/// maximum, 0 included (REST refuses `limit=0`).
+pub fn requested_page_size(requested: Option<i32>) -> CoreResult<u64> {
+    match requested {
+        None => page_size(0),
+        Some(size) if size > 0 => page_size(size),
+        Some(_) => Err(out_of_range("page_size", courier::limits::PAGE_SIZE.max as u64)),
+    }
+}
+
 /// Page size named `field` (gRPC `page_size`): 1 to `max`, `default`
 /// when 0 (unset).
 pub fn page_size_of(field: &str, requested: i32, default: u64, max: u64) -> CoreResult<u64> {
     match <u64 as TryFrom<i32>>::try_from(requested) {
         Ok(0) => Ok(default),
         Ok(size) if size <= max => Ok(size),
-        _ => Err(CoreError::invalid(field, format!("{field} must be 1 to {max}."))),
+        _ => Err(out_of_range(field, max)),
     }
+}
+
+fn out_of_range(field: &str, max: u64) -> CoreError {
+    CoreError::invalid(field, format!("{field} must be a whole number from 1 to {max}."))
 }
 
 /// A list of `E` read in pages by position: creation time, then id.

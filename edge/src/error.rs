@@ -66,6 +66,20 @@ impl ApiError {
     }
 }
 
+impl ApiError {
+    /// The same error in REST's words where a gRPC field has another name
+    /// there (a list's `page_size` is its `limit`).
+    pub fn renaming(mut self, field: &str, param: &str) -> Self {
+        if self.param.as_deref() == Some(field) {
+            self.param = Some(param.to_owned());
+            if let Some(rest) = self.message.strip_prefix(field) {
+                self.message = format!("{param}{rest}");
+            }
+        }
+        self
+    }
+}
+
 impl From<tonic::Status> for ApiError {
     fn from(status: tonic::Status) -> Self {
         ApiError::from_status(status)

@@ -138,17 +138,17 @@ e2e! {
         use courier::v1::delivery_service_client::DeliveryServiceClient;
         use tonic_types::StatusExt;
         let mut deliveries = DeliveryServiceClient::connect(app.grpc_url.clone()).await.expect("connect");
-        let mut request = tonic::Request::new(pb::ListDeliveriesRequest { page_size: 101, ..Default::default() });
+        let mut request = tonic::Request::new(pb::ListDeliveriesRequest { page_size: Some(101), ..Default::default() });
         request.metadata_mut().insert("x-api-key", app.test_key.parse().expect("meta"));
         let status = deliveries.list_deliveries(request).await.expect_err("page size");
         assert_eq!(status.code(), tonic::Code::InvalidArgument);
-        assert_eq!(status.message(), "page_size must be 1 to 100.");
+        assert_eq!(status.message(), "page_size must be a whole number from 1 to 100.");
         let details = status.get_error_details();
         let info = details.error_info().expect("ErrorInfo");
         assert_eq!((info.reason.as_str(), info.domain.as_str()), ("invalid_request", "courier"));
         assert_eq!(info.metadata.get("param").map(String::as_str), Some("page_size"));
         let violation = &details.bad_request().expect("BadRequest").field_violations[0];
-        assert_eq!((violation.field.as_str(), violation.description.as_str()), ("page_size", "page_size must be 1 to 100."));
+        assert_eq!((violation.field.as_str(), violation.description.as_str()), ("page_size", "page_size must be a whole number from 1 to 100."));
 
         // A refusal of state carries its reason and no field violation.
         let mut request = tonic::Request::new(pb::GetDeliveryRequest { delivery_id: "del_missing".into() });

@@ -616,7 +616,7 @@ pub async fn list(
     core: &Core,
     principal: &Principal,
     filter: &ListFilter,
-    page_size: i32,
+    page_size: Option<i32>,
     page_token: Option<&str>,
 ) -> CoreResult<Page<Delivery>> {
     let scope = format!(
@@ -646,7 +646,13 @@ pub async fn list(
         id: entity::Column::Id,
         newest_first: true,
     }
-    .page_ids(core, &scope, condition, pagination::page_size(page_size)?, page_token)
+    .page_ids(
+        core,
+        &scope,
+        condition,
+        pagination::requested_page_size(page_size)?,
+        page_token,
+    )
     .await?;
     let items = by_ids(core, principal, &ids).await?;
     Ok(Page { items, next_page_token })

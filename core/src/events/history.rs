@@ -43,13 +43,13 @@ pub struct EventFilter {
     pub created_before: Option<i64>,
 }
 
-/// The caller's events, newest first; `page_size` 0 means the default (20),
-/// at most 100.
+/// The caller's events, newest first, in pages of `page_size`
+/// ([`pagination::requested_page_size`]).
 pub async fn list(
     core: &Core,
     principal: &Principal,
     filter: &EventFilter,
-    page_size: i32,
+    page_size: Option<i32>,
     page_token: Option<&str>,
 ) -> CoreResult<Page<Event>> {
     let scope = format!(
@@ -79,7 +79,13 @@ pub async fn list(
         id: entity::Column::Id,
         newest_first: true,
     }
-    .page(core, &scope, condition, pagination::page_size(page_size)?, page_token)
+    .page(
+        core,
+        &scope,
+        condition,
+        pagination::requested_page_size(page_size)?,
+        page_token,
+    )
     .await?;
     let items = models.iter().map(from_model).collect::<CoreResult<Vec<_>>>()?;
     Ok(Page { items, next_page_token })

@@ -127,7 +127,8 @@ pub fn items_in(items: Option<Vec<ItemBody>>) -> Option<pb::ShipmentItems> {
 /// list's own parameters left in `filters`. Unknown parameters are refused
 /// like unknown body fields.
 pub struct ListQuery<'a> {
-    pub page_size: i32,
+    /// `limit` as given; the core judges its range (`page_size`).
+    pub page_size: Option<i32>,
     pub page_token: String,
     pub created_after: Option<prost_types::Timestamp>,
     pub created_before: Option<prost_types::Timestamp>,
@@ -163,18 +164,20 @@ impl<'a> ListQuery<'a> {
     }
 }
 
-/// The `limit` query parameter of a list as gRPC's `page_size` (0: the
-/// default). REST refuses `0`, which gRPC reads as "the default".
-fn limit_in(text: Option<&str>) -> Result<i32, ApiError> {
+/// The `limit` query parameter of a list as gRPC's `page_size`: a whole
+/// number, whose range the core checks (its refusal names `limit` again,
+/// see [`ApiError::renaming`]).
+fn limit_in(text: Option<&str>) -> Result<Option<i32>, ApiError> {
     let allowed = courier::limits::PAGE_SIZE;
-    let Some(text) = text else { return Ok(0) };
-    match text.parse::<i32>() {
-        Ok(n) if (allowed.min..=allowed.max).contains(&i64::from(n)) => Ok(n),
-        _ => Err(ApiError::invalid(
-            "limit",
-            format!("limit must be a whole number from {} to {}.", allowed.min, allowed.max),
-        )),
-    }
+    text.map(|text| {
+        text.parse::<i32>().map_err(|_| {
+            ApiError::invalid(
+                "limit",
+                format!("limit must be a whole number from {} to {}.", allowed.min, allowed.max),
+            )
+        })
+    })
+    .transpose()
 }
 
 /// An RFC 3339 date-time field of a request.

@@ -122,7 +122,8 @@ pub async fn list(
 ) -> Result<Json<DeliveryListJson>, ApiError> {
     let parsed = parse_query(query.as_deref()).and_then(|q| deliveries::list_request(&q));
     let request = ctx.request_for(parsed, Ok);
-    let answer = state.core.deliveries.clone().list_deliveries(request).await?;
+    let answer = (state.core.deliveries.clone().list_deliveries(request).await)
+        .map_err(|status| ApiError::from(status).renaming("page_size", "limit"))?;
     Ok(Json(answer.into_inner().into()))
 }
 

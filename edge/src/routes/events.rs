@@ -39,7 +39,8 @@ pub async fn list(
 ) -> Result<Json<EventListJson>, ApiError> {
     let parsed = parse_query(query.as_deref()).and_then(|q| events::list_request(&q));
     let request = ctx.request_for(parsed, Ok);
-    let answer = state.core.events.clone().list_events(request).await?;
+    let answer = (state.core.events.clone().list_events(request).await)
+        .map_err(|status| ApiError::from(status).renaming("page_size", "limit"))?;
     Ok(Json(answer.into_inner().into()))
 }
 

@@ -635,8 +635,8 @@ fn event_description(event_type: pb::EventType) -> &'static str {
     match event_type {
         T::DeliveryCreated => "A delivery was created (status `pending`, courier null).",
         T::DeliveryStatusUpdated => {
-            "The goods were picked up (`picked_up`) or the courier set off to the dropoff (`in_transit`). \
-The sample event of `POST /v1/webhooks/{webhookId}/test` is of this type, with `data.test` true."
+            "The goods were picked up (`picked_up`), the courier set off to the dropoff (`in_transit`) \
+or arrived there (`at_dropoff`). The sample event of `POST /v1/webhooks/{webhookId}/test` is of this type, with `data.test` true."
         }
         T::DeliveryCourierAssigned => "A courier accepted the delivery (`courier_assigned`).",
         T::DeliveryCourierArrived => "The courier arrived at the pickup (`at_pickup`).",

@@ -9,6 +9,7 @@ fn compose_file() -> Value {
 
 #[test]
 fn compose_file_follows_the_compose_specification() {
+    let _timing = crate::harness::Timing::start();
     let schema: Value = serde_json::from_str(include_str!("../data/compose-spec.json")).expect("schema is JSON");
     let validator = jsonschema::validator_for(&schema).expect("the schema compiles");
     let compose = compose_file();
@@ -26,6 +27,7 @@ fn compose_file_follows_the_compose_specification() {
 
 #[test]
 fn compose_services_check_health_and_expose_metrics() {
+    let _timing = crate::harness::Timing::start();
     let compose = compose_file();
     let services = &compose["services"];
     let test_of = |service: &str| {

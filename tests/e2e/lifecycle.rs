@@ -189,6 +189,7 @@ e2e! {
 /// `db::ServeLock`.)
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn two_cores_on_one_postgres_step_each_delivery_once() {
+    let _timing = crate::harness::Timing::start();
     let step = |config: &mut courier_core::config::CoreConfig| config.simulator_step = Duration::from_millis(100);
     let Some(app) = TestApp::spawn_with(Backend::Postgres, step).await else {
         return;

@@ -71,6 +71,7 @@ fn p99(mut times: Vec<Duration>) -> Duration {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_key_revoked_through_one_replica_is_refused_by_the_other_within_a_second() {
+    let _timing = crate::harness::Timing::start();
     let Some((app, replica)) = two_replicas().await else {
         return;
     };
@@ -120,6 +121,7 @@ async fn a_key_revoked_through_one_replica_is_refused_by_the_other_within_a_seco
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_delivery_changed_through_one_replica_reads_changed_everywhere() {
+    let _timing = crate::harness::Timing::start();
     let Some((app, replica)) = two_replicas().await else {
         return;
     };
@@ -161,6 +163,7 @@ async fn a_delivery_changed_through_one_replica_reads_changed_everywhere() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn creates_spread_over_two_replicas_never_book_twice_lose_an_event_or_overspend() {
+    let _timing = crate::harness::Timing::start();
     let Some((app, replica)) = two_replicas().await else {
         return;
     };

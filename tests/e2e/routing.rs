@@ -121,12 +121,14 @@ macro_rules! routing_test {
 
             #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
             async fn sqlite() {
+                let _timing = crate::harness::Timing::start();
                 let (app, router) = start(Backend::Sqlite).await.expect("sqlite app");
                 run(app, router).await;
             }
 
             #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
             async fn postgres() {
+                let _timing = crate::harness::Timing::start();
                 if let Some((app, router)) = start(Backend::Postgres).await {
                     run(app, router).await;
                 }

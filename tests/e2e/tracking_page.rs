@@ -144,6 +144,7 @@ fn run_with_timeout(mut command: Command, limit: Duration) -> std::process::Outp
 /// what is under test here, not the database.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_headless_browser_renders_the_tracking_page() {
+    let _timing = crate::harness::Timing::start();
     const CHROMIUM: &str = "/usr/bin/chromium";
     if !std::path::Path::new(CHROMIUM).exists() {
         assert!(

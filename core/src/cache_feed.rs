@@ -141,7 +141,7 @@ pub async fn listen(core: Core, stop: CancellationToken) {
     if core.db.get_database_backend() != DbBackend::Postgres {
         return;
     }
-    let pool = core.db.get_postgres_connection_pool().clone();
+    let pool = core.writer.get_postgres_connection_pool().clone();
     let feed = core.cache_feed.clone();
     while !stop.is_cancelled() {
         let connected = async {

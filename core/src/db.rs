@@ -57,18 +57,103 @@ pub async fn connect(url: &str, max_connections: Option<u32>) -> CoreResult<Data
     Ok(Database::connect(options(url, max_connections, POOL_STATEMENTS, Duration::from_secs(10))).await?)
 }
 
-/// Opens the pool of write transactions ([`begin`]). On SQLite, one
-/// connection: the database has one writer at a time, so write
-/// transactions take turns for it in arrival order (instead of connections
-/// sleeping 1 to 100 ms in SQLite's busy handler while the lock sits idle),
-/// waiting at most [`BUSY_TIMEOUT`]; and it keeps what it writes in its
-/// page cache and its statements prepared. On PostgreSQL, and for an
-/// in-memory SQLite database (one per connection), `shared`.
-pub async fn connect_writer(url: &str, shared: &DatabaseConnection) -> CoreResult<DatabaseConnection> {
-    if sqlite_file(url).is_none() {
-        return Ok(shared.clone());
+/// How the read pool's PostgreSQL sessions plan their prepared statements:
+/// once, generically. Every read is an index lookup by key or a keyset page
+/// whose generic plan is the index scan; under PostgreSQL's default
+/// (`auto`) a page with `LIMIT $n` is estimated cheaper with its values in,
+/// so it was planned again on every execution, which cost more than
+/// running it (docs/scaling.md, "List pages").
+const READ_PLAN_CACHE_MODE: &str = "force_generic_plan";
+
+/// The core's two pools: reads on one, every write on the other.
+pub struct Pools {
+    pub reader: Reader,
+    /// Write transactions ([`begin`]) and single-statement writes. On
+    /// SQLite one connection: the database has one writer at a time, so
+    /// writes take turns for it in arrival order (instead of connections
+    /// sleeping 1 to 100 ms in SQLite's busy handler while the lock sits
+    /// idle), waiting at most [`BUSY_TIMEOUT`]; and it keeps what it writes
+    /// in its page cache and its statements prepared.
+    pub writer: DatabaseConnection,
+}
+
+/// Opens the pools of `url` (each of at most `max_connections`, see
+/// [`connect`]) and brings the schema up to date on the writer. The read
+/// pool's connections cannot write: SQLite's are `query_only`,
+/// PostgreSQL's start every transaction read-only (and plan generically,
+/// [`READ_PLAN_CACHE_MODE`]), so a write that skips the write path fails
+/// in every test instead of racing the single writer. An in-memory SQLite
+/// database (one per connection) has one pool for both, and only
+/// [`Reader`]'s type guards it.
+pub async fn open(url: &str, max_connections: Option<u32>) -> CoreResult<Pools> {
+    let is_sqlite = url.starts_with("sqlite:");
+    if is_sqlite {
+        create_sqlite_dir(url)?;
     }
-    Ok(Database::connect(options(url, 1, WRITER_STATEMENTS, BUSY_TIMEOUT)).await?)
+    let max_connections = max_connections.unwrap_or(if is_sqlite { 8 } else { 32 });
+    let read_timeout = Duration::from_secs(10);
+    if is_sqlite && sqlite_file(url).is_none() {
+        let shared = Database::connect(options(url, max_connections, POOL_STATEMENTS, read_timeout)).await?;
+        migrate(&shared).await?;
+        return Ok(Pools {
+            reader: Reader(shared.clone()),
+            writer: shared,
+        });
+    }
+    let writer = if is_sqlite {
+        Database::connect(options(url, 1, WRITER_STATEMENTS, BUSY_TIMEOUT)).await?
+    } else {
+        Database::connect(options(url, max_connections, POOL_STATEMENTS, read_timeout)).await?
+    };
+    migrate(&writer).await?;
+    let mut read_options = options(url, max_connections, POOL_STATEMENTS, read_timeout);
+    read_options
+        .map_sqlx_sqlite_opts(|sqlite| sqlite.pragma("query_only", "ON"))
+        .map_sqlx_postgres_opts(|postgres| {
+            postgres.options([
+                ("default_transaction_read_only", "on"),
+                ("plan_cache_mode", READ_PLAN_CACHE_MODE),
+            ])
+        });
+    Ok(Pools {
+        reader: Reader(Database::connect(read_options).await?),
+        writer,
+    })
+}
+
+/// The read pool: queries only. A statement that changes something is
+/// refused here, and by the database itself (see [`open`]); writes go
+/// through [`begin`] or the write pool.
+#[derive(Clone, Debug)]
+pub struct Reader(DatabaseConnection);
+
+#[async_trait]
+impl ConnectionTrait for Reader {
+    fn get_database_backend(&self) -> DbBackend {
+        self.0.get_database_backend()
+    }
+
+    async fn execute_raw(&self, stmt: Statement) -> Result<ExecResult, DbErr> {
+        Err(read_only(&stmt.sql))
+    }
+
+    async fn execute_unprepared(&self, sql: &str) -> Result<ExecResult, DbErr> {
+        Err(read_only(sql))
+    }
+
+    async fn query_one_raw(&self, stmt: Statement) -> Result<Option<QueryResult>, DbErr> {
+        self.0.query_one_raw(stmt).await
+    }
+
+    async fn query_all_raw(&self, stmt: Statement) -> Result<Vec<QueryResult>, DbErr> {
+        self.0.query_all_raw(stmt).await
+    }
+}
+
+fn read_only(sql: &str) -> DbErr {
+    DbErr::Custom(format!(
+        "a write on the read pool (writes go through the write pool): {sql}"
+    ))
 }
 
 fn options(url: &str, max_connections: u32, statements: usize, acquire_timeout: Duration) -> ConnectOptions {
@@ -160,7 +245,7 @@ impl ConnectionTrait for WriteTransaction {
     }
 }
 
-/// Starts a transaction that writes, on the write pool ([`connect_writer`]:
+/// Starts a transaction that writes, on the write pool ([`Pools::writer`]:
 /// on SQLite, once this process's one write connection is free). On SQLite
 /// it takes the write lock at once (`BEGIN IMMEDIATE`): a deferred
 /// transaction that reads before its first write fails with `SQLITE_BUSY`
@@ -186,7 +271,7 @@ pub async fn begin(core: &Core) -> CoreResult<WriteTransaction> {
 /// threshold, with the write lock held and two fsyncs: measured at 60 % of
 /// the time of a create's bare transaction. A passive checkpoint here runs
 /// beside the writers and blocks none of them.
-pub async fn checkpoint_wal(db: DatabaseConnection, stop: CancellationToken) {
+pub async fn checkpoint_wal(db: impl ConnectionTrait, stop: CancellationToken) {
     if db.get_database_backend() != DbBackend::Sqlite {
         return;
     }
@@ -197,7 +282,10 @@ pub async fn checkpoint_wal(db: DatabaseConnection, stop: CancellationToken) {
             () = stop.cancelled() => return,
             _ = tick.tick() => {}
         }
-        if let Err(error) = db.execute_unprepared("PRAGMA wal_checkpoint(PASSIVE)").await {
+        // The pragma answers a row (busy, pages in the WAL, pages copied),
+        // so it runs as a query; `query_only` allows it.
+        let checkpoint = Statement::from_string(DbBackend::Sqlite, "PRAGMA wal_checkpoint(PASSIVE)");
+        if let Err(error) = db.query_one_raw(checkpoint).await {
             tracing::warn!(%error, "WAL checkpoint failed");
         }
     }
@@ -426,8 +514,10 @@ mod tests {
             crate::ids::new_id("t")
         ));
         let path = dir.join("wal.db");
-        let db = connect(&format!("sqlite://{}?mode=rwc", path.display()), Some(2)).await?;
-        db.execute_unprepared("CREATE TABLE t (n INTEGER); INSERT INTO t VALUES (1), (2);")
+        let pools = open(&format!("sqlite://{}?mode=rwc", path.display()), Some(2)).await?;
+        pools
+            .writer
+            .execute_unprepared("CREATE TABLE t (n INTEGER); INSERT INTO t VALUES (1), (2);")
             .await?;
         // Opened immutable, SQLite reads the database file and ignores the WAL.
         let rows_in_file = || async {
@@ -442,7 +532,7 @@ mod tests {
         assert_eq!(rows_in_file().await?, 0, "committed rows wait in the WAL");
 
         let stop = CancellationToken::new();
-        let checkpoints = tokio::spawn(checkpoint_wal(db.clone(), stop.clone()));
+        let checkpoints = tokio::spawn(checkpoint_wal(pools.reader.clone(), stop.clone()));
         tokio::time::sleep(CHECKPOINT_EVERY * 3).await;
         stop.cancel();
         checkpoints
@@ -450,7 +540,31 @@ mod tests {
             .map_err(|e| CoreError::Internal(format!("checkpointer: {e}")))?;
         assert_eq!(rows_in_file().await?, 2);
 
-        db.close().await?;
+        pools.writer.close().await?;
+        pools.reader.0.close().await?;
+        let _ = std::fs::remove_dir_all(dir);
+        Ok(())
+    }
+
+    /// A write on the read pool fails: refused by its type, and by SQLite
+    /// itself for a statement that reaches the connection.
+    #[tokio::test]
+    async fn the_read_pool_cannot_write() -> CoreResult<()> {
+        let dir = std::env::temp_dir().join(format!("courier-ro-{}-{}", std::process::id(), crate::ids::new_id("t")));
+        let pools = open(&format!("sqlite://{}?mode=rwc", dir.join("ro.db").display()), Some(1)).await?;
+        let insert = "INSERT INTO workspaces (id) VALUES ('w')";
+        let refused = pools.reader.execute_unprepared(insert).await;
+        assert!(matches!(refused, Err(DbErr::Custom(_))), "{refused:?}");
+        let returning = Statement::from_string(DbBackend::Sqlite, format!("{insert} RETURNING id"));
+        let refused = pools.reader.query_one_raw(returning).await;
+        assert!(
+            refused.as_ref().is_err_and(|e| e.to_string().contains("readonly")),
+            "{refused:?}"
+        );
+        let read = Statement::from_string(DbBackend::Sqlite, "SELECT COUNT(*) FROM workspaces");
+        assert!(pools.reader.query_one_raw(read).await?.is_some());
+        pools.writer.close().await?;
+        pools.reader.0.close().await?;
         let _ = std::fs::remove_dir_all(dir);
         Ok(())
     }

@@ -29,7 +29,7 @@ pub async fn bootstrap(core: &Core) -> CoreResult<Option<DemoKeys>> {
     }
     let now = core.clock.now_micros();
     let workspace = workspaces::create(
-        &core.db,
+        &core.writer,
         now,
         NewWorkspace {
             name: "Demo Business".into(),
@@ -55,11 +55,11 @@ pub async fn bootstrap(core: &Core) -> CoreResult<Option<DemoKeys>> {
         permissions: Vec::new(),
         expiry: KeyExpiry::Never,
     };
-    let (_, test_key) = api_keys::create(&core.db, now, key(Mode::Test)).await?;
-    let (_, live_key) = api_keys::create(&core.db, now, key(Mode::Live)).await?;
+    let (_, test_key) = api_keys::create(&core.writer, now, key(Mode::Test)).await?;
+    let (_, live_key) = api_keys::create(&core.writer, now, key(Mode::Live)).await?;
     let login_password = crate::ids::random_base62(16);
     let operator = accounts::create_user(
-        &core.db,
+        &core.writer,
         now,
         NewUser {
             email: DEMO_EMAIL.into(),
@@ -69,7 +69,7 @@ pub async fn bootstrap(core: &Core) -> CoreResult<Option<DemoKeys>> {
         },
     )
     .await?;
-    memberships::add(&core.db, now, &workspace.id, &operator.id, Role::Owner).await?;
+    memberships::add(&core.writer, now, &workspace.id, &operator.id, Role::Owner).await?;
     Ok(Some(DemoKeys {
         workspace_id: workspace.id,
         test_key,

@@ -50,7 +50,8 @@ pub use error::{CoreError, CoreResult};
 /// Everything a request or worker of the core needs, cheap to clone.
 #[derive(Clone)]
 pub struct Core {
-    pub db: DatabaseConnection,
+    /// The read pool; it cannot write (`db::Reader`).
+    pub db: db::Reader,
     pub clock: clock::Clock,
     pub secrets: secrets::Secrets,
     pub catalog: Arc<quotes::catalog::Catalog>,
@@ -65,8 +66,8 @@ pub struct Core {
     pub webhook_clients: Arc<webhooks::target::PinnedClients>,
     /// Prometheus series of this process.
     pub metrics: metrics::CoreMetrics,
-    /// The pool of write transactions (`db::begin`): on SQLite one
-    /// connection of its own, on PostgreSQL `db`.
+    /// The write pool: write transactions (`db::begin`) and
+    /// single-statement writes (`db::Pools::writer`).
     pub writer: DatabaseConnection,
     /// Checked API keys (see `auth::cache`).
     pub keys: Arc<auth::cache::KeyCache>,
@@ -134,9 +135,8 @@ impl Core {
     /// Connects to the database, runs pending migrations and loads the
     /// catalogue and secrets.
     pub async fn start(config: config::CoreConfig, clock: clock::Clock) -> CoreResult<Core> {
-        let db = db::connect(&config.database_url, config.database_max_connections).await?;
-        db::migrate(&db).await?;
-        let secrets = secrets::Secrets::load(&db, config.secret_key.as_deref()).await?;
+        let db::Pools { reader: db, writer } = db::open(&config.database_url, config.database_max_connections).await?;
+        let secrets = secrets::Secrets::load(&writer, config.secret_key.as_deref()).await?;
         let catalog = quotes::catalog::Catalog::load(config.catalog_file.as_deref())
             .map_err(|e| CoreError::Internal(format!("catalogue: {e}")))?;
         let blobs = blobs::from_config(&config)?;
@@ -144,7 +144,7 @@ impl Core {
         // sees every change: what it keeps is exact. PostgreSQL replicas
         // keep what other replicas' announcements allow (`cache_feed`).
         let cache_feed = Arc::new(cache_feed::Feed::default());
-        let freshness = if db.get_database_backend() == sea_orm::DbBackend::Sqlite {
+        let freshness = if writer.get_database_backend() == sea_orm::DbBackend::Sqlite {
             cache_feed::Freshness::Exact
         } else {
             cache_feed::Freshness::Announced(cache_feed.clone())
@@ -152,7 +152,7 @@ impl Core {
         let metrics = metrics::CoreMetrics::default();
         let router = quotes::routing::from_config(&config, &metrics)?;
         Ok(Core {
-            writer: db::connect_writer(&config.database_url, &db).await?,
+            writer,
             create_queue: Arc::default(),
             keys: Arc::new(auth::cache::KeyCache::new(
                 freshness.clone(),

@@ -310,7 +310,7 @@ async fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
                     payment_terms_days,
                 },
             };
-            let w = workspaces::create(&core.db, now, new).await?;
+            let w = workspaces::create(&core.writer, now, new).await?;
             println!("workspace {} ({}) created", w.id, w.kind.as_str());
         }
         DatabaseCommand::Workspace(WorkspaceCommand::List) => {
@@ -353,7 +353,7 @@ async fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
                 permissions,
                 expiry,
             };
-            let (key, secret) = api_keys::create(&core.db, now, new).await?;
+            let (key, secret) = api_keys::create(&core.writer, now, new).await?;
             println!("key {} created; it is shown only now:\n{secret}", key.id);
         }
         DatabaseCommand::Key(KeyCommand::List { workspace }) => {
@@ -395,9 +395,9 @@ async fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
                 password: password.clone(),
                 operator,
             };
-            let user = courier_core::accounts::create_user(&core.db, now, new).await?;
+            let user = courier_core::accounts::create_user(&core.writer, now, new).await?;
             if let Some(workspace) = workspace {
-                memberships::add(&core.db, now, &workspace, &user.id, role).await?;
+                memberships::add(&core.writer, now, &workspace, &user.id, role).await?;
             }
             println!("user {} created; sign in with", user.id);
             println!("email: {} password: {password}", user.email);

@@ -52,7 +52,7 @@ async fn purge_idempotency_keys(core: Core, stop: CancellationToken) {
             () = stop.cancelled() => return,
             _ = tick.tick() => {}
         }
-        match idempotency::purge_expired(&core.db, core.clock.now_micros()).await {
+        match idempotency::purge_expired(&core.writer, core.clock.now_micros()).await {
             Ok(0) => {}
             Ok(purged) => tracing::info!(purged, "expired idempotency keys deleted"),
             Err(error) => tracing::warn!(%error, "idempotency key purge failed"),
@@ -70,12 +70,12 @@ async fn purge_event_history(core: Core, stop: CancellationToken) {
             _ = tick.tick() => {}
         }
         let now = core.clock.now_micros();
-        match webhooks::purge_expired(&core.db, now).await {
+        match webhooks::purge_expired(&core.writer, now).await {
             Ok(0) => {}
             Ok(purged) => tracing::info!(purged, "expired webhook attempts and queue rows deleted"),
             Err(error) => tracing::warn!(%error, "webhook history purge failed"),
         }
-        match events::history::purge_expired(&core.db, now).await {
+        match events::history::purge_expired(&core.writer, now).await {
             Ok(0) => {}
             Ok(purged) => tracing::info!(purged, "expired events deleted"),
             Err(error) => tracing::warn!(%error, "event purge failed"),

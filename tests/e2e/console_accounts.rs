@@ -36,8 +36,8 @@ async fn user(app: &TestApp, email: &str, workspace: &str, role: Role) -> String
         password: PASSWORD.into(),
         operator: false,
     };
-    let user = accounts::create_user(&app.core.db, now, new).await.expect("user");
-    memberships::add(&app.core.db, now, workspace, &user.id, role)
+    let user = accounts::create_user(&app.core.writer, now, new).await.expect("user");
+    memberships::add(&app.core.writer, now, workspace, &user.id, role)
         .await
         .expect("membership");
     user.id
@@ -312,7 +312,7 @@ e2e! {
         user(&app, "owner@example.com", &app.workspace_id, Role::Owner).await;
         let now = app.clock.now_micros();
         let operator = NewUser { email: "ops@example.com".into(), name: "Ops".into(), password: PASSWORD.into(), operator: true };
-        accounts::create_user(&app.core.db, now, operator).await.expect("operator");
+        accounts::create_user(&app.core.writer, now, operator).await.expect("operator");
         let owner = sign_in(&app, "owner@example.com", PASSWORD).await.expect("owner");
         let ops = sign_in(&app, "ops@example.com", PASSWORD).await.expect("operator");
         let mut admin = app.admin().await;

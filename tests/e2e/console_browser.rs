@@ -291,8 +291,8 @@ async fn user(app: &TestApp, email: &str, role: Role) {
         password: PASSWORD.into(),
         operator: false,
     };
-    let user = accounts::create_user(&app.core.db, now, new).await.expect("user");
-    memberships::add(&app.core.db, now, &app.workspace_id, &user.id, role)
+    let user = accounts::create_user(&app.core.writer, now, new).await.expect("user");
+    memberships::add(&app.core.writer, now, &app.workspace_id, &user.id, role)
         .await
         .expect("membership");
 }
@@ -496,8 +496,8 @@ e2e! {
         let (fleet, key) = crate::fleet::fleet(&app, true).await;
         let now = app.clock.now_micros();
         let dispatcher = NewUser { email: "dispatch@example.com".into(), name: "Dana Dispatch".into(), password: PASSWORD.into(), operator: false };
-        let dispatcher = accounts::create_user(&app.core.db, now, dispatcher).await.expect("user");
-        memberships::add(&app.core.db, now, &fleet, &dispatcher.id, Role::Admin).await.expect("membership");
+        let dispatcher = accounts::create_user(&app.core.writer, now, dispatcher).await.expect("user");
+        memberships::add(&app.core.writer, now, &fleet, &dispatcher.id, Role::Admin).await.expect("membership");
         let browser = driver.browser().await;
         browser.sign_in(&app, "dispatch@example.com").await;
         browser.click_to("//nav//a[text()='Dispatch board']", "#board").await;
@@ -541,7 +541,7 @@ e2e! {
         let Some(driver) = Driver::start().await else { return };
         let now = app.clock.now_micros();
         let operator = NewUser { email: "ops@example.com".into(), name: "Olga Ops".into(), password: PASSWORD.into(), operator: true };
-        accounts::create_user(&app.core.db, now, operator).await.expect("operator");
+        accounts::create_user(&app.core.writer, now, operator).await.expect("operator");
         let ops = driver.browser().await;
         ops.open(&app.url("/console/sign-in")).await;
         ops.fill("#email", "ops@example.com").await;
@@ -590,7 +590,7 @@ e2e! {
         let Some(driver) = Driver::start().await else { return };
         let now = app.clock.now_micros();
         let operator = NewUser { email: "ops@example.com".into(), name: "Olga Ops".into(), password: PASSWORD.into(), operator: true };
-        accounts::create_user(&app.core.db, now, operator).await.expect("operator");
+        accounts::create_user(&app.core.writer, now, operator).await.expect("operator");
         user(&app, "member@example.com", Role::Member).await;
         let mut amounts = 0;
         for _ in 0..2 {

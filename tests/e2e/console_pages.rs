@@ -27,8 +27,8 @@ async fn user(app: &TestApp, email: &str, role: Role) {
         password: PASSWORD.into(),
         operator: false,
     };
-    let user = accounts::create_user(&app.core.db, now, new).await.expect("user");
-    memberships::add(&app.core.db, now, &app.workspace_id, &user.id, role)
+    let user = accounts::create_user(&app.core.writer, now, new).await.expect("user");
+    memberships::add(&app.core.writer, now, &app.workspace_id, &user.id, role)
         .await
         .expect("membership");
 }
@@ -403,7 +403,7 @@ e2e! {
         user(&app, "member@example.com", Role::Member).await;
         let now = app.clock.now_micros();
         let operator = NewUser { email: "ops@example.com".into(), name: "Ops".into(), password: PASSWORD.into(), operator: true };
-        accounts::create_user(&app.core.db, now, operator).await.expect("operator");
+        accounts::create_user(&app.core.writer, now, operator).await.expect("operator");
         let mut amounts = 0;
         for _ in 0..3 {
             let created = app.create_delivery(&app.live_key, &crate::deliveries::berlin_delivery()).await;

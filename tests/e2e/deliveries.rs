@@ -176,7 +176,7 @@ e2e! {
         let later = app.post_idempotent("/v1/deliveries", &app.test_key, &long, &body).await;
         assert_eq!((later.status, later.header("idempotent-replayed")), (201, None));
         assert_ne!(later.body["id"], first.body["id"]);
-        let purged = courier_core::idempotency::purge_expired(&app.core.db, app.clock.now_micros()).await.expect("purge");
+        let purged = courier_core::idempotency::purge_expired(&app.core.writer, app.clock.now_micros()).await.expect("purge");
         assert!(purged >= 2, "purged {purged}");
     }
 

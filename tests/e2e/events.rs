@@ -294,10 +294,10 @@ e2e! {
 /// What the retention worker does, now.
 async fn purge(app: &TestApp) {
     let now = app.clock.now_micros();
-    courier_core::webhooks::purge_expired(&app.core.db, now)
+    courier_core::webhooks::purge_expired(&app.core.writer, now)
         .await
         .expect("purge attempts");
-    courier_core::events::history::purge_expired(&app.core.db, now)
+    courier_core::events::history::purge_expired(&app.core.writer, now)
         .await
         .expect("purge events");
 }

@@ -338,7 +338,7 @@ e2e! {
         let core = app.core.clone();
         let mut second = tokio::spawn(async move { courier_core::db::begin(&core).await });
         let began_meanwhile = tokio::time::timeout(Duration::from_millis(200), &mut second).await.ok();
-        match app.core.db.get_database_backend() {
+        match app.core.writer.get_database_backend() {
             DbBackend::Sqlite => assert!(
                 began_meanwhile.is_none(),
                 "a second SQLite write began while the first was open"

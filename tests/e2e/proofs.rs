@@ -59,7 +59,9 @@ fn photo(name: &str, bytes: &[u8]) -> ProofFile {
 }
 
 async fn submit(app: &TestApp, delivery: &Delivery, submission: ProofSubmission) -> Result<(), CoreError> {
-    proofs::submit(&app.core, &app.core.db, delivery, submission, app.clock.now_micros()).await
+    let tx = courier_core::db::begin(&app.core).await?;
+    proofs::submit(&app.core, &tx, delivery, submission, app.clock.now_micros()).await?;
+    tx.commit().await
 }
 
 fn pod_path(id: &str) -> String {

@@ -61,7 +61,7 @@ pub async fn create(core: &Core, workspace_id: &str, role: Role, created_by: &st
         accepted_by: Set(None),
         accepted_at: Set(None),
     }
-    .insert(&core.db)
+    .insert(&core.writer)
     .await?;
     let invitation = Invitation {
         workspace_id: workspace.id,

@@ -87,7 +87,7 @@ pub async fn sign_in(core: &Core, email: &str, password: &str, address: &str) ->
         created_at: Set(now),
         last_seen_at: Set(now),
     }
-    .insert(&core.db)
+    .insert(&core.writer)
     .await?;
     let session = Session {
         user: super::from_model(user),
@@ -118,7 +118,7 @@ pub(super) async fn check_password(
         ));
     };
     failures::Entity::delete_by_id(subjects[0].clone())
-        .exec(&core.db)
+        .exec(&core.writer)
         .await?;
     Ok(user)
 }
@@ -138,7 +138,7 @@ pub async fn authenticate(core: &Core, token: &str) -> CoreResult<Session> {
         .await?
         .ok_or_else(invalid)?;
     if row.last_seen_at + IDLE_MICROS <= now {
-        entity::Entity::delete_by_id(row.token_hash).exec(&core.db).await?;
+        entity::Entity::delete_by_id(row.token_hash).exec(&core.writer).await?;
         return Err(invalid());
     }
     let mut last_seen_at = row.last_seen_at;
@@ -149,7 +149,7 @@ pub async fn authenticate(core: &Core, token: &str) -> CoreResult<Session> {
             last_seen_at: Set(now),
             ..Default::default()
         }
-        .update(&core.db)
+        .update(&core.writer)
         .await?;
     }
     let user = users_table::Entity::find_by_id(row.user_id.clone())
@@ -229,7 +229,7 @@ pub async fn check_member(core: &Core, session: &Session, workspace_id: &str) ->
 /// Ends the session of `token`.
 pub async fn sign_out(core: &Core, token: &str) -> CoreResult<()> {
     entity::Entity::delete_by_id(sha256_hex(token.as_bytes()))
-        .exec(&core.db)
+        .exec(&core.writer)
         .await?;
     Ok(())
 }

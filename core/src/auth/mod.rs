@@ -154,9 +154,11 @@ impl Credentials {
 /// Checks the key of a public request: known, not expired, not revoked, and
 /// its workspace has API access. Permissions are checked by the caller with
 /// [`Principal::require`], after this. `keys` answers for keys it knows
-/// (see [`cache`]); the others are read from `db`.
+/// (see [`cache`]); the others are read from `db`. A key's last use is
+/// written on `writer`.
 pub async fn authenticate(
     db: &impl ConnectionTrait,
+    writer: &impl ConnectionTrait,
     keys: &KeyCache,
     now: i64,
     credentials: &Credentials,
@@ -189,7 +191,7 @@ pub async fn authenticate(
     if known.claim_use_record(now) {
         // Best effort: a key's last use is for people reviewing keys; a
         // failed write must not fail the request it describes.
-        if let Err(error) = api_keys::record_use(db, &known.key.id, now).await {
+        if let Err(error) = api_keys::record_use(writer, &known.key.id, now).await {
             tracing::warn!(%error, key = %known.key.id, "last use of an API key not recorded");
         }
     }

@@ -172,7 +172,7 @@ impl AdminService for AdminApi {
             plan: plan_in(r.plan)?,
             billing: billing_in(r.billing)?,
         };
-        let workspace = workspaces::create(&self.0.db, self.0.clock.now_micros(), new).await?;
+        let workspace = workspaces::create(&self.0.writer, self.0.clock.now_micros(), new).await?;
         caller
             .audit(&self.0, "workspace.create", &workspace.id, &workspace.id)
             .await?;
@@ -232,7 +232,7 @@ impl AdminService for AdminApi {
             permissions: permissions_in(&r.permissions)?,
             expiry: expiry_in(r.expiry)?,
         };
-        let (key, secret) = api_keys::create(&self.0.db, self.0.clock.now_micros(), new).await?;
+        let (key, secret) = api_keys::create(&self.0.writer, self.0.clock.now_micros(), new).await?;
         caller
             .audit(&self.0, "api_key.create", &key.workspace_id, &key.id)
             .await?;
@@ -259,7 +259,7 @@ impl AdminService for AdminApi {
     ) -> Result<Response<pb::RevokeApiKeyResponse>, Status> {
         let caller = self.caller(&request, true).await?;
         let key = api_keys::revoke(
-            &self.0.db,
+            &self.0.writer,
             &self.0.keys,
             self.0.clock.now_micros(),
             &request.into_inner().api_key_id,

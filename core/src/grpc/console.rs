@@ -294,7 +294,7 @@ impl ConsoleService for ConsoleApi {
             permissions: permissions_in(&r.permissions)?,
             expiry: expiry_in(r.expiry)?,
         };
-        let (key, secret) = api_keys::create(&self.0.db, self.0.clock.now_micros(), new).await?;
+        let (key, secret) = api_keys::create(&self.0.writer, self.0.clock.now_micros(), new).await?;
         Ok(Response::new(pb::CreateWorkspaceApiKeyResponse {
             api_key: Some(key_out(&key)),
             secret,
@@ -312,7 +312,7 @@ impl ConsoleService for ConsoleApi {
         if !keys.iter().any(|k| k.id == key_id) {
             return Err(CoreError::not_found("API key").into());
         }
-        let key = api_keys::revoke(&self.0.db, &self.0.keys, self.0.clock.now_micros(), &key_id).await?;
+        let key = api_keys::revoke(&self.0.writer, &self.0.keys, self.0.clock.now_micros(), &key_id).await?;
         Ok(Response::new(pb::RevokeWorkspaceApiKeyResponse {
             api_key: Some(key_out(&key)),
         }))

@@ -68,7 +68,14 @@ async fn authenticate<T>(core: &Core, request: &Request<T>) -> Result<Principal,
         api_key: header(request, metadata::API_KEY),
         authorization: header(request, metadata::AUTHORIZATION),
     };
-    Ok(auth::authenticate(&core.db, &core.keys, core.clock.now_micros(), &credentials).await?)
+    Ok(auth::authenticate(
+        &core.db,
+        &core.writer,
+        &core.keys,
+        core.clock.now_micros(),
+        &credentials,
+    )
+    .await?)
 }
 
 /// The refusal of a request body the edge could not parse, forwarded in
@@ -164,7 +171,7 @@ impl InternalCaller {
             workspace_id: Some(workspace_id),
             target,
         };
-        Ok(audit::record(&core.db, core.clock.now_micros(), &self.actor(), change).await?)
+        Ok(audit::record(&core.writer, core.clock.now_micros(), &self.actor(), change).await?)
     }
 
     /// Systems and operators only.

@@ -361,7 +361,7 @@ fn is_media_type(text: &str) -> bool {
 /// under unguessable keys.)
 pub async fn submit(
     core: &Core,
-    db: &impl ConnectionTrait,
+    db: &crate::db::WriteTransaction,
     delivery: &Delivery,
     submission: ProofSubmission,
     now: i64,

@@ -156,7 +156,7 @@ pub async fn create(core: &Core, principal: &Principal, route: RouteInput) -> Co
         valid_until: Set(quote.valid_until),
         created_at: Set(quote.created_at),
     }
-    .insert(&core.db)
+    .insert(&core.writer)
     .await?;
     Ok(quote)
 }

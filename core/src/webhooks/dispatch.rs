@@ -26,7 +26,7 @@ use std::collections::{BTreeSet, HashMap, VecDeque};
 use std::time::Duration;
 
 use rand::Rng;
-use sea_orm::{ColumnTrait, DatabaseConnection, EntityTrait, QueryFilter};
+use sea_orm::{ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter};
 use tokio::task::{Id, JoinSet};
 use tokio_util::sync::CancellationToken;
 
@@ -196,7 +196,7 @@ impl Dispatcher {
                 continue;
             }
             let lease_end = now + micros(LEASE);
-            let got = match queue::claim(&core.db, &webhook_id, free as u64, now, lease_end, &token).await {
+            let got = match queue::claim(&core.writer, &webhook_id, free as u64, now, lease_end, &token).await {
                 Ok(got) => usize::try_from(got).unwrap_or(free),
                 Err(error) => {
                     // Start what is claimed already; the rest waits for the next look.
@@ -254,7 +254,7 @@ impl Dispatcher {
         if rows.is_empty() {
             return;
         }
-        if let Err(error) = queue::release(&core.db, &rows, core.clock.now_micros()).await {
+        if let Err(error) = queue::release(&core.writer, &rows, core.clock.now_micros()).await {
             tracing::warn!(%error, count = rows.len(), "claimed webhook rows not released; due again when their lease ends");
         }
     }
@@ -291,7 +291,7 @@ struct Claim {
 
 /// The rows claimed with `token`, with their events and endpoints read in
 /// one query each for the whole batch rather than two per attempt.
-async fn load_claims(db: &DatabaseConnection, token: &str) -> CoreResult<Vec<Claim>> {
+async fn load_claims(db: &impl ConnectionTrait, token: &str) -> CoreResult<Vec<Claim>> {
     let rows = queue::claimed(db, token).await?;
     let event_ids: BTreeSet<&str> = rows.iter().map(|row| row.event_id.as_str()).collect();
     let events: HashMap<String, events::entity::Model> = events::entity::Entity::find()
@@ -344,7 +344,7 @@ async fn attempt(core: Core, claim: Claim) -> Option<Sent> {
 async fn try_attempt(core: &Core, claim: Claim) -> CoreResult<Option<Sent>> {
     let row = claim.row;
     let (Some(endpoint), Some(event)) = (claim.endpoint, claim.event) else {
-        queue::forget(&core.db, &row.id).await?;
+        queue::forget(&core.writer, &row.id).await?;
         return Ok(None);
     };
     let secret = endpoint.secret.clone();

@@ -296,7 +296,7 @@ pub async fn test(core: &Core, principal: &Principal, id: &str) -> CoreResult<Te
 pub async fn replay(core: &Core, principal: &Principal, id: &str) -> CoreResult<u64> {
     let endpoint = from_model(find_scoped(&core.db, principal, id).await?)?;
     ensure_active(&endpoint)?;
-    queue::requeue_failed(&core.db, &endpoint.id, core.clock.now_micros()).await
+    queue::requeue_failed(&core.writer, &endpoint.id, core.clock.now_micros()).await
 }
 
 /// The endpoints among `ids` that exist, whoever owns them (for the

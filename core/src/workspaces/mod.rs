@@ -224,9 +224,9 @@ pub async fn update_plan(core: &Core, now: i64, id: &str, plan: Plan) -> CoreRes
         updated_at: Set(now),
         ..Default::default()
     }
-    .update(&core.db)
+    .update(&core.writer)
     .await?;
-    cache_feed::announce(&core.db, cache_feed::Change::Keys).await?;
+    cache_feed::announce(&core.writer, cache_feed::Change::Keys).await?;
     core.keys.forget_all();
     from_model(model)
 }
@@ -245,9 +245,9 @@ pub async fn update_billing(core: &Core, now: i64, id: &str, billing: BillingSet
         updated_at: Set(now),
         ..Default::default()
     }
-    .update(&core.db)
+    .update(&core.writer)
     .await?;
-    cache_feed::announce(&core.db, cache_feed::Change::Keys).await?;
+    cache_feed::announce(&core.writer, cache_feed::Change::Keys).await?;
     core.keys.forget_all();
     from_model(model)
 }

@@ -59,27 +59,27 @@ pub async fn seed(service: &Service, template_delivery: &str) -> BenchResult<f64
 
 /// The plan PostgreSQL runs for the first page of each list, as the core
 /// asks it (a generic plan, as a prepared statement gets after five runs):
-/// each line `table: plan`. The deliveries list reads its page's ids (the
-/// rows come from the delivery cache); the events list reads whole rows.
+/// each line `table: plan`. Both lists read their page's ids alone (the
+/// rows come from the delivery and event caches).
 pub async fn plans(service: &Service) -> BenchResult<Vec<String>> {
     let db = Database::connect(service.database.url.as_str()).await?;
     let mut plans = Vec::new();
-    for (table, columns) in [("deliveries", "created_at, id"), ("events", "*")] {
-        let plan = explain(&db, table, columns, &service.workspace_id).await?;
+    for table in ["deliveries", "events"] {
+        let plan = explain(&db, table, &service.workspace_id).await?;
         plans.push(format!("{table}: {plan}"));
     }
     let _ = db.close().await;
     Ok(plans)
 }
 
-async fn explain(db: &DatabaseConnection, table: &str, columns: &str, workspace_id: &str) -> BenchResult<String> {
+async fn explain(db: &DatabaseConnection, table: &str, workspace_id: &str) -> BenchResult<String> {
     // One connection for the setting, the prepared statement and its plan.
     let db = db.begin().await?;
     db.execute_unprepared("SET LOCAL plan_cache_mode = force_generic_plan")
         .await?;
     let prepared = format!("list_{table}");
     db.execute_unprepared(&format!(
-        "PREPARE {prepared}(text, text, bigint) AS SELECT {columns} FROM {table} \
+        "PREPARE {prepared}(text, text, bigint) AS SELECT created_at, id FROM {table} \
          WHERE workspace_id = $1 AND mode = $2 ORDER BY created_at DESC, id DESC LIMIT $3"
     ))
     .await?;

@@ -75,6 +75,8 @@ pub struct Core {
     pub create_queue: Arc<deliveries::batch::Queue>,
     /// Deliveries as last read (see `deliveries::cache`).
     pub delivery_cache: Arc<deliveries::cache::DeliveryCache>,
+    /// Events as recorded (see `events::cache`).
+    pub event_cache: Arc<events::cache::EventCache>,
     /// Whether other replicas' changes reach the caches (`cache_feed`).
     pub cache_feed: Arc<cache_feed::Feed>,
 }
@@ -162,6 +164,7 @@ impl Core {
                 freshness,
                 metrics.cache_counters("deliveries"),
             )),
+            event_cache: Arc::new(events::cache::EventCache::new(metrics.cache_counters("events"))),
             cache_feed,
             db,
             clock,

@@ -4,9 +4,13 @@
 //! Events are listed whether or not an endpoint received them, newest first,
 //! scoped to the caller's workspace and key mode, with signed keyset page
 //! tokens bound to the filters (the same scheme as the deliveries list), so
-//! pages never repeat or skip an event while new ones are recorded. Sample
+//! pages never repeat or skip an event while new ones are recorded. A page
+//! reads its ids from the listing index and its events from the event
+//! cache where it has them (`super::cache`; events never change). Sample
 //! events of the endpoint test are never stored, hence never listed.
 
+use std::collections::HashMap;
+use std::sync::Arc;
 use std::time::Duration;
 
 use prost::Message;
@@ -51,7 +55,7 @@ pub async fn list(
     filter: &EventFilter,
     page_size: Option<i32>,
     page_token: Option<&str>,
-) -> CoreResult<Page<Event>> {
+) -> CoreResult<Page<Arc<Event>>> {
     let scope = format!(
         "events|{}|{}|{:?}|{:?}|{:?}|{:?}",
         principal.workspace.id,
@@ -74,12 +78,12 @@ pub async fn list(
     if let Some(before) = filter.created_before {
         condition = condition.add(entity::Column::CreatedAt.lt(before));
     }
-    let (models, next_page_token) = Keyset::<entity::Entity> {
+    let (ids, next_page_token) = Keyset::<entity::Entity> {
         created_at: entity::Column::CreatedAt,
         id: entity::Column::Id,
         newest_first: true,
     }
-    .page(
+    .page_ids(
         core,
         &scope,
         condition,
@@ -87,8 +91,38 @@ pub async fn list(
         page_token,
     )
     .await?;
-    let items = models.iter().map(from_model).collect::<CoreResult<Vec<_>>>()?;
+    let items = by_ids(core, principal, &ids).await?;
     Ok(Page { items, next_page_token })
+}
+
+/// The caller's events of `ids`, in that order: from the event cache where
+/// it has them, the rest in one read (kept for the next page).
+async fn by_ids(core: &Core, principal: &Principal, ids: &[String]) -> CoreResult<Vec<Arc<Event>>> {
+    let mut found: HashMap<&str, Arc<Event>> = HashMap::with_capacity(ids.len());
+    let mut missing = Vec::new();
+    for id in ids {
+        match core.event_cache.get(id) {
+            Some(event) => {
+                found.insert(id, event);
+            }
+            None => missing.push(id.as_str()),
+        }
+    }
+    if !missing.is_empty() {
+        let models = entity::Entity::find()
+            .filter(entity::Column::Id.is_in(missing))
+            .filter(scoped(principal))
+            .all(&core.db)
+            .await?;
+        for model in &models {
+            let event = Arc::new(from_model(model)?);
+            core.event_cache.put(event.clone());
+            if let Some(id) = ids.iter().find(|id| **id == event.id) {
+                found.insert(id, event);
+            }
+        }
+    }
+    Ok(ids.iter().filter_map(|id| found.remove(id.as_str())).collect())
 }
 
 /// The caller's event `id` with every webhook attempt made for it, oldest

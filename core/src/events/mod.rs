@@ -2,6 +2,7 @@
 //! change itself, read by the events API and delivered by the webhooks
 //! dispatcher. Owns the `events` table.
 
+pub mod cache;
 pub mod entity;
 pub mod history;
 

@@ -1,6 +1,8 @@
 //! `courier.v1.EventService` (deliveries:read): the events list and an
 //! event's details with its webhook attempts.
 
+use std::sync::Arc;
+
 use courier::time::micros_to_proto;
 use courier::v1 as pb;
 use courier::v1::event_service_server::EventService;
@@ -78,7 +80,12 @@ impl EventService for EventApi {
         };
         let page = history::list(&self.0, &principal, &filter, r.page_size, Some(&r.page_token)).await?;
         Ok(Response::new(pb::ListEventsResponse {
-            events: page.items.into_iter().map(event_out).collect(),
+            events: page
+                .items
+                .into_iter()
+                .map(Arc::unwrap_or_clone)
+                .map(event_out)
+                .collect(),
             next_page_token: page.next_page_token.unwrap_or_default(),
         }))
     }

@@ -15,9 +15,9 @@ pub struct CoreConfig {
     )]
     pub database_url: String,
 
-    /// Connections in each database pool (`db::open`): the read pool, and on
-    /// PostgreSQL the write pool too. Default: 8 for SQLite (readers run in
-    /// parallel; writes take turns on one connection), 32 for PostgreSQL.
+    /// Database connections of this replica (`db::open`). Default: 8 for
+    /// SQLite (readers run in parallel; writes take turns on one connection
+    /// more), 32 for PostgreSQL (a quarter for writes, the rest for reads).
     #[arg(long, env = "COURIER_DATABASE_MAX_CONNECTIONS")]
     pub database_max_connections: Option<u32>,
 

@@ -77,8 +77,10 @@ pub struct Pools {
     pub writer: DatabaseConnection,
 }
 
-/// Opens the pools of `url` (each of at most `max_connections`, see
-/// [`connect`]) and brings the schema up to date on the writer. The read
+/// Opens the pools of `url` and brings the schema up to date on the
+/// writer. `max_connections` (see [`connect`]) is what the replica may hold
+/// in all: on SQLite the read pool's (writes take one connection more), on
+/// PostgreSQL split, a quarter for writes ([`write_share`]). The read
 /// pool's connections cannot write: SQLite's are `query_only`,
 /// PostgreSQL's start every transaction read-only (and plan generically,
 /// [`READ_PLAN_CACHE_MODE`]), so a write that skips the write path fails
@@ -100,13 +102,16 @@ pub async fn open(url: &str, max_connections: Option<u32>) -> CoreResult<Pools> 
             writer: shared,
         });
     }
-    let writer = if is_sqlite {
-        Database::connect(options(url, 1, WRITER_STATEMENTS, BUSY_TIMEOUT)).await?
+    let (writer, readers) = if is_sqlite {
+        let writer = Database::connect(options(url, 1, WRITER_STATEMENTS, BUSY_TIMEOUT)).await?;
+        (writer, max_connections)
     } else {
-        Database::connect(options(url, max_connections, POOL_STATEMENTS, read_timeout)).await?
+        let writers = write_share(max_connections);
+        let writer = Database::connect(options(url, writers, POOL_STATEMENTS, read_timeout)).await?;
+        (writer, max_connections.saturating_sub(writers).max(1))
     };
     migrate(&writer).await?;
-    let mut read_options = options(url, max_connections, POOL_STATEMENTS, read_timeout);
+    let mut read_options = options(url, readers, POOL_STATEMENTS, read_timeout);
     read_options
         .map_sqlx_sqlite_opts(|sqlite| sqlite.pragma("query_only", "ON"))
         .map_sqlx_postgres_opts(|postgres| {
@@ -119,6 +124,15 @@ pub async fn open(url: &str, max_connections: Option<u32>) -> CoreResult<Pools> 
         reader: Reader(Database::connect(read_options).await?),
         writer,
     })
+}
+
+/// The PostgreSQL write pool's part of a replica's `max_connections`: a
+/// quarter, at least one. Writes are few and short (creates commit in
+/// groups, `deliveries::batch`), reads are most of the traffic; and the
+/// replica keeps to the one budget the server's `max_connections` is
+/// planned with.
+fn write_share(max_connections: u32) -> u32 {
+    (max_connections / 4).max(1)
 }
 
 /// The read pool: queries only. A statement that changes something is

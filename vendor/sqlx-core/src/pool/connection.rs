@@ -304,6 +304,15 @@ impl<DB: Database> Floating<DB, Live<DB>> {
             }
         }
 
+        // Nothing left to send (no rollback of a dropped transaction
+        // queued): released as it is, without a round trip per statement.
+        // An interrupted statement's answer is drained by the connection's
+        // next use, which waits until the server is ready first.
+        if !self.raw.should_flush() {
+            self.release();
+            return true;
+        }
+
         // test the connection on-release to ensure it is still viable,
         // and flush anything time-sensitive like transaction rollbacks
         // if an Executor future/stream is dropped during an `.await` call, the connection

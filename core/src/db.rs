@@ -1,9 +1,11 @@
 //! Database connection and migrations, for SQLite and PostgreSQL.
 
+use std::net::IpAddr;
 use std::time::Duration;
 
 use courier_migrations::{Migrator, MigratorTrait};
 use sea_orm::prelude::async_trait::async_trait;
+use sea_orm::sqlx::postgres::{PgConnectOptions, PgSslMode};
 use sea_orm::sqlx::sqlite::{SqliteJournalMode, SqliteSynchronous};
 use sea_orm::{
     ActiveModelTrait, ConnectOptions, ConnectionTrait, Database, DatabaseConnection, DatabaseTransaction, DbBackend,
@@ -115,7 +117,7 @@ pub async fn open(url: &str, max_connections: Option<u32>) -> CoreResult<Pools> 
     read_options
         .map_sqlx_sqlite_opts(|sqlite| sqlite.pragma("query_only", "ON"))
         .map_sqlx_postgres_opts(|postgres| {
-            postgres.options([
+            plaintext_on_loopback(postgres).options([
                 ("default_transaction_read_only", "on"),
                 ("plan_cache_mode", READ_PLAN_CACHE_MODE),
             ])
@@ -182,6 +184,7 @@ fn options(url: &str, max_connections: u32, statements: usize, acquire_timeout: 
     } else {
         options.test_before_acquire_if_idle_for(PING_AFTER_IDLE);
     }
+    options.map_sqlx_postgres_opts(plaintext_on_loopback);
     options.map_sqlx_sqlite_opts(move |sqlite| {
         sqlite
             .journal_mode(SqliteJournalMode::Wal)
@@ -191,6 +194,26 @@ fn options(url: &str, max_connections: u32, statements: usize, acquire_timeout: 
             .pragma("wal_autocheckpoint", AUTOCHECKPOINT_PAGES.to_string())
     });
     options
+}
+
+/// A server on this machine is reached without TLS unless the URL demands
+/// it: `sslmode=prefer` (the default) falls back to plaintext whenever the
+/// server does, so it protects nothing, and on loopback it only costs each
+/// round trip an encryption on both ends (docs/scaling.md, "List pages").
+/// `require` and `verify-*` are kept.
+fn plaintext_on_loopback(postgres: PgConnectOptions) -> PgConnectOptions {
+    let loopback = match postgres.get_host() {
+        "localhost" => true,
+        host => host
+            .trim_matches(['[', ']'])
+            .parse::<IpAddr>()
+            .is_ok_and(|ip| ip.is_loopback()),
+    };
+    if loopback && matches!(postgres.get_ssl_mode(), PgSslMode::Prefer) {
+        postgres.ssl_mode(PgSslMode::Disable)
+    } else {
+        postgres
+    }
 }
 
 /// A transaction that writes, from [`begin`]. On SQLite it holds this
@@ -496,6 +519,20 @@ fn json_value(value: sea_orm::Value) -> CoreResult<serde_json::Value> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn loopback_servers_are_reached_without_tls_unless_the_url_demands_it() {
+        let mode = |url: &str| {
+            let options: PgConnectOptions = url.parse().expect("a PostgreSQL URL");
+            format!("{:?}", plaintext_on_loopback(options).get_ssl_mode())
+        };
+        assert_eq!(mode("postgres://postgres@127.0.0.1:5432/test"), "Disable");
+        assert_eq!(mode("postgres://postgres@localhost/test"), "Disable");
+        assert_eq!(mode("postgres://postgres@[::1]/test"), "Disable");
+        assert_eq!(mode("postgres://postgres@127.0.0.1/test?sslmode=require"), "Require");
+        assert_eq!(mode("postgres://postgres@db.internal/test"), "Prefer");
+        assert_eq!(mode("postgres://postgres@10.0.0.7/test"), "Prefer");
+    }
 
     /// The bundled SQLite is built with the query planner stability
     /// guarantee (`.cargo/config.toml`), so that a statement with a bound

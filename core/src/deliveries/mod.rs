@@ -618,7 +618,7 @@ pub async fn list(
     filter: &ListFilter,
     page_size: Option<i32>,
     page_token: Option<&str>,
-) -> CoreResult<Page<Delivery>> {
+) -> CoreResult<Page<Arc<Delivery>>> {
     let scope = format!(
         "deliveries|{}|{}|{:?}|{:?}|{:?}|{:?}",
         principal.workspace.id,
@@ -661,7 +661,7 @@ pub async fn list(
 /// The caller's deliveries of `ids`, in that order: from the delivery cache
 /// where it has them, the rest in one read (kept for the next reader). A
 /// page's ids come from the listing index; its rows, mostly, from memory.
-async fn by_ids(core: &Core, principal: &Principal, ids: &[String]) -> CoreResult<Vec<Delivery>> {
+async fn by_ids(core: &Core, principal: &Principal, ids: &[String]) -> CoreResult<Vec<Arc<Delivery>>> {
     let cache = &core.delivery_cache;
     let mut found: HashMap<String, Arc<Delivery>> = HashMap::with_capacity(ids.len());
     let mut missing = Vec::new();
@@ -692,7 +692,6 @@ async fn by_ids(core: &Core, principal: &Principal, ids: &[String]) -> CoreResul
         .iter()
         .filter_map(|id| found.remove(id))
         .filter(|d| d.workspace_id == principal.workspace.id && d.mode == principal.mode)
-        .map(Arc::unwrap_or_clone)
         .collect())
 }
 

@@ -8,6 +8,7 @@ pub mod context;
 pub mod dto;
 pub mod error;
 pub mod json;
+pub mod list_pages;
 pub mod metrics;
 pub mod middleware;
 pub mod openapi;
@@ -50,6 +51,9 @@ pub struct CoreClients {
     pub public: PublicServiceClient<Channel>,
     /// The core's gRPC health service, for `GET /readyz`.
     pub health: HealthClient<Channel>,
+    /// The channel itself, for the list RPCs whose items the edge reads
+    /// encoded ([`list_pages`]).
+    pub channel: Channel,
 }
 
 impl CoreClients {
@@ -66,7 +70,8 @@ impl CoreClients {
             webhooks: WebhookServiceClient::new(channel.clone()),
             fleet_orders: FleetOrderServiceClient::new(channel.clone()),
             health: HealthClient::new(channel.clone()),
-            deliveries: DeliveryServiceClient::new(channel),
+            deliveries: DeliveryServiceClient::new(channel.clone()),
+            channel,
         })
     }
 }
@@ -81,6 +86,8 @@ pub struct EdgeState {
     /// Token buckets of the keys seen recently.
     pub limits: Arc<ratelimit::RateLimiter>,
     pub metrics: metrics::EdgeMetrics,
+    /// The JSON of list items seen recently, under their encoded bytes.
+    pub renderings: Arc<list_pages::Renderings>,
 }
 
 impl EdgeState {
@@ -91,6 +98,7 @@ impl EdgeState {
             base_url: base_url.trim_end_matches('/').into(),
             limits: Arc::new(ratelimit::RateLimiter::new(limits)),
             metrics: metrics::EdgeMetrics::default(),
+            renderings: Arc::default(),
         }
     }
 }

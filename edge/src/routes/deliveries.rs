@@ -3,6 +3,7 @@ use std::collections::HashMap;
 use axum::Json;
 use axum::extract::{Path, RawQuery, State};
 use axum::http::{HeaderMap, StatusCode};
+use axum::response::Response;
 use courier::errors::ErrorCode;
 use courier::v1 as pb;
 
@@ -14,6 +15,7 @@ use crate::dto::deliveries::{self, CancelDeliveryBody, CreateDeliveryBody, Deliv
 use crate::dto::tracking::TrackingJson;
 use crate::error::ApiError;
 use crate::json::{JsonBody, OptionalJsonBody};
+use crate::list_pages;
 
 fn missing(what: &str) -> ApiError {
     ApiError::new(ErrorCode::UpstreamError, format!("The core answered without a {what}."))
@@ -119,12 +121,15 @@ pub async fn list(
     State(state): State<EdgeState>,
     ctx: CallContext,
     RawQuery(query): RawQuery,
-) -> Result<Json<DeliveryListJson>, ApiError> {
+) -> Result<Response, ApiError> {
     let parsed = parse_query(query.as_deref()).and_then(|q| deliveries::list_request(&q));
     let request = ctx.request_for(parsed, Ok);
-    let answer = (state.core.deliveries.clone().list_deliveries(request).await)
+    let answer = (list_pages::call(state.core.channel.clone(), &list_pages::LIST_DELIVERIES, request).await)
         .map_err(|status| ApiError::from(status).renaming("page_size", "limit"))?;
-    Ok(Json(answer.into_inner().into()))
+    let items = (answer.items.iter())
+        .map(|item| (state.renderings.deliveries).json::<pb::Delivery, DeliveryJson>(item))
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(list_pages::page("deliveries", &items, &answer.next_page_token))
 }
 
 /// Cancel a delivery

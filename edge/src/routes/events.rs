@@ -2,14 +2,16 @@
 
 use axum::Json;
 use axum::extract::{Path, RawQuery, State};
+use axum::response::Response;
 use courier::errors::ErrorCode;
 use courier::v1 as pb;
 
 use super::deliveries::parse_query;
 use crate::EdgeState;
 use crate::context::CallContext;
-use crate::dto::events::{self, EventDetailsJson, EventListJson};
+use crate::dto::events::{self, EventDetailsJson, EventJson, EventListJson};
 use crate::error::ApiError;
+use crate::list_pages;
 
 /// List events
 ///
@@ -36,12 +38,15 @@ pub async fn list(
     State(state): State<EdgeState>,
     ctx: CallContext,
     RawQuery(query): RawQuery,
-) -> Result<Json<EventListJson>, ApiError> {
+) -> Result<Response, ApiError> {
     let parsed = parse_query(query.as_deref()).and_then(|q| events::list_request(&q));
     let request = ctx.request_for(parsed, Ok);
-    let answer = (state.core.events.clone().list_events(request).await)
+    let answer = (list_pages::call(state.core.channel.clone(), &list_pages::LIST_EVENTS, request).await)
         .map_err(|status| ApiError::from(status).renaming("page_size", "limit"))?;
-    Ok(Json(answer.into_inner().into()))
+    let items = (answer.items.iter())
+        .map(|item| (state.renderings.events).json::<pb::Event, EventJson>(item))
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(list_pages::page("events", &items, &answer.next_page_token))
 }
 
 /// Get an event

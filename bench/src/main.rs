@@ -319,6 +319,10 @@ async fn bench_backend(cli: &Cli, backend: Backend, bin_dir: &std::path::Path) -
             }
             if let Some(sampler) = sampler {
                 sampler.abort();
+                // Awaited so that its handle on the service is dropped now
+                // (an aborted task is dropped at its next turn), not after
+                // `stop` needs the service to itself.
+                let _ = sampler.await;
             }
         }
     }

@@ -7,6 +7,7 @@
 //! With `COURIER_CONSOLE_SCREENSHOTS=<dir>` every page visited is saved
 //! there as a PNG at desktop and at phone width (390 px).
 
+use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::time::{Duration, Instant};
@@ -27,7 +28,8 @@ const PAGE_WAIT: Duration = Duration::from_secs(20);
 const ENTER: &str = "\u{E007}";
 const TAB: &str = "\u{E004}";
 
-/// A chromedriver of this test, stopped with it.
+/// A chromedriver of this test, stopped with it, and with it the browsers
+/// it started (they share its process group), even when the test panics.
 struct Driver {
     process: std::process::Child,
     url: String,
@@ -50,6 +52,7 @@ impl Driver {
             .expect("a free port")
             .port();
         let process = std::process::Command::new(CHROMEDRIVER)
+            .process_group(0)
             .arg(format!("--port={port}"))
             .stdout(Stdio::null())
             .stderr(Stdio::null())
@@ -107,6 +110,13 @@ impl Driver {
 
 impl Drop for Driver {
     fn drop(&mut self) {
+        // The whole group: killing chromedriver alone leaves its Chromium
+        // processes running when a test ends without closing its session.
+        let group = format!("-{}", self.process.id());
+        let _ = std::process::Command::new("kill")
+            .args(["-KILL", "--", &group])
+            .stderr(Stdio::null())
+            .status();
         let _ = self.process.kill();
         let _ = self.process.wait();
     }

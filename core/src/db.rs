@@ -49,14 +49,22 @@ const WRITER_STATEMENTS: usize = 512;
 /// A pooled connection is not pinged on every checkout (one more round trip
 /// per statement outside a transaction): never on SQLite, whose connection
 /// is a file; on PostgreSQL only after it sat idle for [`PING_AFTER_IDLE`],
-/// when a server restart or a proxy may have dropped it.
+/// when a server restart or a proxy may have dropped it. Nor is it pinged
+/// when it goes back with nothing left to send (the note on
+/// `vendor/sqlx-core` in `Cargo.toml`).
 pub async fn connect(url: &str, max_connections: Option<u32>) -> CoreResult<DatabaseConnection> {
+    let max_connections = prepare(url, max_connections)?;
+    Ok(Database::connect(options(url, max_connections, POOL_STATEMENTS, Duration::from_secs(10))).await?)
+}
+
+/// The connections `url` may hold (`max_connections`, or the backend's
+/// default), once a SQLite file's directory exists.
+fn prepare(url: &str, max_connections: Option<u32>) -> CoreResult<u32> {
     let is_sqlite = url.starts_with("sqlite:");
     if is_sqlite {
         create_sqlite_dir(url)?;
     }
-    let max_connections = max_connections.unwrap_or(if is_sqlite { 8 } else { 32 });
-    Ok(Database::connect(options(url, max_connections, POOL_STATEMENTS, Duration::from_secs(10))).await?)
+    Ok(max_connections.unwrap_or(if is_sqlite { 8 } else { 32 }))
 }
 
 /// How the read pool's PostgreSQL sessions plan their prepared statements:
@@ -91,10 +99,7 @@ pub struct Pools {
 /// [`Reader`]'s type guards it.
 pub async fn open(url: &str, max_connections: Option<u32>) -> CoreResult<Pools> {
     let is_sqlite = url.starts_with("sqlite:");
-    if is_sqlite {
-        create_sqlite_dir(url)?;
-    }
-    let max_connections = max_connections.unwrap_or(if is_sqlite { 8 } else { 32 });
+    let max_connections = prepare(url, max_connections)?;
     let read_timeout = Duration::from_secs(10);
     if is_sqlite && sqlite_file(url).is_none() {
         let shared = Database::connect(options(url, max_connections, POOL_STATEMENTS, read_timeout)).await?;

@@ -541,11 +541,9 @@ pub async fn update(
 /// Delivery `id` as stored now, read in `db` (a mover's transaction sees
 /// its own writes).
 pub async fn reload(db: &impl ConnectionTrait, id: &str) -> CoreResult<Delivery> {
-    let model = entity::Entity::find_by_id(id.to_owned())
-        .one(db)
+    find(db, id)
         .await?
-        .ok_or_else(|| CoreError::Internal(format!("delivery {id} vanished")))?;
-    from_model(model)
+        .ok_or_else(|| CoreError::Internal(format!("delivery {id} vanished")))
 }
 
 /// Delivery `id` in `db` for a mover that has not read it yet; `None` when

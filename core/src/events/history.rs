@@ -101,12 +101,12 @@ pub async fn list(
 /// read repeats no scope, which would let a generic plan scan the listing
 /// index of the whole workspace instead (docs/scaling.md, "List pages").
 async fn by_ids(core: &Core, ids: &[String]) -> CoreResult<Vec<Arc<Event>>> {
-    let mut found: HashMap<&str, Arc<Event>> = HashMap::with_capacity(ids.len());
+    let mut found: HashMap<String, Arc<Event>> = HashMap::with_capacity(ids.len());
     let mut missing = Vec::new();
     for id in ids {
         match core.event_cache.get(id) {
             Some(event) => {
-                found.insert(id, event);
+                found.insert(id.clone(), event);
             }
             None => missing.push(id.as_str()),
         }
@@ -119,12 +119,10 @@ async fn by_ids(core: &Core, ids: &[String]) -> CoreResult<Vec<Arc<Event>>> {
         for model in &models {
             let event = Arc::new(from_model(model)?);
             core.event_cache.put(event.clone());
-            if let Some(id) = ids.iter().find(|id| **id == event.id) {
-                found.insert(id, event);
-            }
+            found.insert(event.id.clone(), event);
         }
     }
-    Ok(ids.iter().filter_map(|id| found.remove(id.as_str())).collect())
+    Ok(ids.iter().filter_map(|id| found.remove(id)).collect())
 }
 
 /// The caller's event `id` with every webhook attempt made for it, oldest

@@ -121,6 +121,7 @@ pub async fn open(url: &str, max_connections: Option<u32>) -> CoreResult<Pools> 
     let mut read_options = options(url, readers, POOL_STATEMENTS, read_timeout);
     read_options
         .map_sqlx_sqlite_opts(|sqlite| sqlite.pragma("query_only", "ON"))
+        // Replaces the mapping `options` set, so it applies that one too.
         .map_sqlx_postgres_opts(|postgres| {
             plaintext_on_loopback(postgres).options([
                 ("default_transaction_read_only", "on"),

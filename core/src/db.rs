@@ -54,7 +54,14 @@ const WRITER_STATEMENTS: usize = 512;
 /// `vendor/sqlx-core` in `Cargo.toml`).
 pub async fn connect(url: &str, max_connections: Option<u32>) -> CoreResult<DatabaseConnection> {
     let max_connections = prepare(url, max_connections)?;
-    Ok(Database::connect(options(url, max_connections, POOL_STATEMENTS, Duration::from_secs(10))).await?)
+    Ok(Database::connect(options(
+        url,
+        max_connections,
+        POOL_STATEMENTS,
+        Duration::from_secs(10),
+        false,
+    ))
+    .await?)
 }
 
 /// The connections `url` may hold (`max_connections`, or the backend's
@@ -102,7 +109,7 @@ pub async fn open(url: &str, max_connections: Option<u32>) -> CoreResult<Pools> 
     let max_connections = prepare(url, max_connections)?;
     let read_timeout = Duration::from_secs(10);
     if is_sqlite && sqlite_file(url).is_none() {
-        let shared = Database::connect(options(url, max_connections, POOL_STATEMENTS, read_timeout)).await?;
+        let shared = Database::connect(options(url, max_connections, POOL_STATEMENTS, read_timeout, false)).await?;
         migrate(&shared).await?;
         return Ok(Pools {
             reader: Reader(shared.clone()),
@@ -110,24 +117,15 @@ pub async fn open(url: &str, max_connections: Option<u32>) -> CoreResult<Pools> 
         });
     }
     let (writer, readers) = if is_sqlite {
-        let writer = Database::connect(options(url, 1, WRITER_STATEMENTS, BUSY_TIMEOUT)).await?;
+        let writer = Database::connect(options(url, 1, WRITER_STATEMENTS, BUSY_TIMEOUT, false)).await?;
         (writer, max_connections)
     } else {
         let writers = write_share(max_connections);
-        let writer = Database::connect(options(url, writers, POOL_STATEMENTS, read_timeout)).await?;
+        let writer = Database::connect(options(url, writers, POOL_STATEMENTS, read_timeout, false)).await?;
         (writer, max_connections.saturating_sub(writers).max(1))
     };
     migrate(&writer).await?;
-    let mut read_options = options(url, readers, POOL_STATEMENTS, read_timeout);
-    read_options
-        .map_sqlx_sqlite_opts(|sqlite| sqlite.pragma("query_only", "ON"))
-        // Replaces the mapping `options` set, so it applies that one too.
-        .map_sqlx_postgres_opts(|postgres| {
-            plaintext_on_loopback(postgres).options([
-                ("default_transaction_read_only", "on"),
-                ("plan_cache_mode", READ_PLAN_CACHE_MODE),
-            ])
-        });
+    let read_options = options(url, readers, POOL_STATEMENTS, read_timeout, true);
     Ok(Pools {
         reader: Reader(Database::connect(read_options).await?),
         writer,
@@ -178,7 +176,16 @@ fn read_only(sql: &str) -> DbErr {
     ))
 }
 
-fn options(url: &str, max_connections: u32, statements: usize, acquire_timeout: Duration) -> ConnectOptions {
+/// A pool's options; with `read_only`, its connections cannot write (see
+/// [`open`]). Every setting of a connection is made here: a second mapping
+/// of sqlx's options would replace this one, not add to it.
+fn options(
+    url: &str,
+    max_connections: u32,
+    statements: usize,
+    acquire_timeout: Duration,
+    read_only: bool,
+) -> ConnectOptions {
     let mut options = ConnectOptions::new(url.to_owned());
     options
         .max_connections(max_connections.max(1))
@@ -190,14 +197,29 @@ fn options(url: &str, max_connections: u32, statements: usize, acquire_timeout: 
     } else {
         options.test_before_acquire_if_idle_for(PING_AFTER_IDLE);
     }
-    options.map_sqlx_postgres_opts(plaintext_on_loopback);
+    options.map_sqlx_postgres_opts(move |postgres| {
+        let postgres = plaintext_on_loopback(postgres);
+        if read_only {
+            postgres.options([
+                ("default_transaction_read_only", "on"),
+                ("plan_cache_mode", READ_PLAN_CACHE_MODE),
+            ])
+        } else {
+            postgres
+        }
+    });
     options.map_sqlx_sqlite_opts(move |sqlite| {
-        sqlite
+        let sqlite = sqlite
             .journal_mode(SqliteJournalMode::Wal)
             .synchronous(SqliteSynchronous::Normal)
             .busy_timeout(BUSY_TIMEOUT)
             .statement_cache_capacity(statements)
-            .pragma("wal_autocheckpoint", AUTOCHECKPOINT_PAGES.to_string())
+            .pragma("wal_autocheckpoint", AUTOCHECKPOINT_PAGES.to_string());
+        if read_only {
+            sqlite.pragma("query_only", "ON")
+        } else {
+            sqlite
+        }
     });
     options
 }

@@ -35,7 +35,7 @@ use crate::error::ApiError;
 /// token 2), whose wire format it reads: a repeated message field is a
 /// repeated length-delimited field.
 #[derive(Clone, PartialEq, Message)]
-pub struct WireList {
+struct WireList {
     #[prost(bytes = "bytes", repeated, tag = "1")]
     pub items: Vec<Bytes>,
     #[prost(string, tag = "2")]
@@ -48,23 +48,49 @@ pub struct ListRpc {
     pub method: &'static str,
     /// `/service/method`.
     pub path: &'static str,
+    /// The items' field in the JSON answer.
+    pub field: &'static str,
 }
 
 pub const LIST_DELIVERIES: ListRpc = ListRpc {
     service: "courier.v1.DeliveryService",
     method: "ListDeliveries",
     path: "/courier.v1.DeliveryService/ListDeliveries",
+    field: "deliveries",
 };
 
 pub const LIST_EVENTS: ListRpc = ListRpc {
     service: "courier.v1.EventService",
     method: "ListEvents",
     path: "/courier.v1.EventService/ListEvents",
+    field: "events",
 };
+
+/// The answer of a list route: `rpc` called with `request`, each `Item`
+/// rendered as `Json` through `renderings`. The core's refusal of
+/// `page_size` names the query's `limit`.
+pub async fn answer<Request, Item, Json>(
+    channel: Channel,
+    rpc: &ListRpc,
+    renderings: &RenderingCache,
+    request: tonic::Request<Request>,
+) -> Result<Response, ApiError>
+where
+    Request: Message + Send + Sync + 'static,
+    Item: Message + Default,
+    Json: Serialize + From<Item>,
+{
+    let list =
+        (call(channel, rpc, request).await).map_err(|status| ApiError::from(status).renaming("page_size", "limit"))?;
+    let items = (list.items.iter())
+        .map(|item| renderings.json::<Item, Json>(item))
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(page(rpc.field, &items, &list.next_page_token))
+}
 
 /// Calls `rpc` on `channel` as the generated client would, and answers the
 /// list with its items encoded.
-pub async fn call<Request: Message + Send + Sync + 'static>(
+async fn call<Request: Message + Send + Sync + 'static>(
     channel: Channel,
     rpc: &ListRpc,
     mut request: tonic::Request<Request>,
@@ -170,7 +196,7 @@ impl RenderingCache {
 
 /// The answer `{"<field>":[items…],"next_page_token":…}` of a page whose
 /// items are rendered already, as `application/json`.
-pub fn page(field: &str, items: &[Bytes], next_page_token: &str) -> Response {
+fn page(field: &str, items: &[Bytes], next_page_token: &str) -> Response {
     let token = (!next_page_token.is_empty()).then_some(next_page_token);
     let items_len: usize = items.iter().map(|item| item.len() + 1).sum();
     let mut body = Vec::with_capacity(items_len + field.len() + next_page_token.len() + 40);

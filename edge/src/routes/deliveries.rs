@@ -124,12 +124,10 @@ pub async fn list(
 ) -> Result<Response, ApiError> {
     let parsed = parse_query(query.as_deref()).and_then(|q| deliveries::list_request(&q));
     let request = ctx.request_for(parsed, Ok);
-    let answer = (list_pages::call(state.core.channel.clone(), &list_pages::LIST_DELIVERIES, request).await)
-        .map_err(|status| ApiError::from(status).renaming("page_size", "limit"))?;
-    let items = (answer.items.iter())
-        .map(|item| (state.renderings.deliveries).json::<pb::Delivery, DeliveryJson>(item))
-        .collect::<Result<Vec<_>, _>>()?;
-    Ok(list_pages::page("deliveries", &items, &answer.next_page_token))
+    let channel = state.core.channel.clone();
+    let renderings = &state.renderings.deliveries;
+    list_pages::answer::<_, pb::Delivery, DeliveryJson>(channel, &list_pages::LIST_DELIVERIES, renderings, request)
+        .await
 }
 
 /// Cancel a delivery

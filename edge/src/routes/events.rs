@@ -41,12 +41,9 @@ pub async fn list(
 ) -> Result<Response, ApiError> {
     let parsed = parse_query(query.as_deref()).and_then(|q| events::list_request(&q));
     let request = ctx.request_for(parsed, Ok);
-    let answer = (list_pages::call(state.core.channel.clone(), &list_pages::LIST_EVENTS, request).await)
-        .map_err(|status| ApiError::from(status).renaming("page_size", "limit"))?;
-    let items = (answer.items.iter())
-        .map(|item| (state.renderings.events).json::<pb::Event, EventJson>(item))
-        .collect::<Result<Vec<_>, _>>()?;
-    Ok(list_pages::page("events", &items, &answer.next_page_token))
+    let channel = state.core.channel.clone();
+    let renderings = &state.renderings.events;
+    list_pages::answer::<_, pb::Event, EventJson>(channel, &list_pages::LIST_EVENTS, renderings, request).await
 }
 
 /// Get an event

@@ -33,6 +33,7 @@ pub mod public_tracking;
 pub mod quotes;
 pub mod secrets;
 pub mod server;
+pub mod shared_reads;
 pub mod simulator;
 pub mod statuses;
 pub mod tracking;
@@ -79,6 +80,8 @@ pub struct Core {
     pub event_cache: Arc<events::cache::EventCache>,
     /// Whether other replicas' changes reach the caches (`cache_feed`).
     pub cache_feed: Arc<cache_feed::Feed>,
+    /// List pages' positions being read, shared by identical requests.
+    pub page_reads: Arc<shared_reads::SharedReads<pagination::Positions>>,
 }
 
 /// A feed of changed delivery ids for `WatchDelivery`. Watchers also poll, so
@@ -166,6 +169,7 @@ impl Core {
             )),
             event_cache: Arc::new(events::cache::EventCache::new(metrics.cache_counters("events"))),
             cache_feed,
+            page_reads: Arc::new(shared_reads::SharedReads::new(metrics.list_page_reads())),
             db,
             clock,
             secrets,

@@ -49,6 +49,24 @@ impl CacheCounters {
     }
 }
 
+/// The counters of one kind of shared read (`shared_reads`): requests, and
+/// the reads that served them.
+#[derive(Clone, Debug, Default)]
+pub struct SharedReadCounters {
+    requests: Counter,
+    reads: Counter,
+}
+
+impl SharedReadCounters {
+    pub fn requested(&self) {
+        self.requests.inc();
+    }
+
+    pub fn read(&self) {
+        self.reads.inc();
+    }
+}
+
 /// How a route asked of the road router ended, as counted.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum RoutingResult {
@@ -76,6 +94,7 @@ pub struct CoreMetrics {
     cache_lookups: Family<CacheLabels, Counter>,
     cache_invalidation_lag: Histogram,
     cache_feed_connected: Gauge,
+    list_page_reads: SharedReadCounters,
 }
 
 impl Default for CoreMetrics {
@@ -93,6 +112,7 @@ impl Default for CoreMetrics {
             cache_lookups: Family::default(),
             cache_invalidation_lag: courier::ops::latency_histogram(),
             cache_feed_connected: Gauge::default(),
+            list_page_reads: SharedReadCounters::default(),
         }
     }
 }
@@ -170,6 +190,21 @@ impl CoreMetrics {
             "1 while this replica listens for cache announcements (PostgreSQL); its caches are bypassed at 0",
             self.cache_feed_connected.clone(),
         );
+        registry.register(
+            "courier_core_list_page_requests",
+            "List pages asked for (deliveries, events, boards)",
+            self.list_page_reads.requests.clone(),
+        );
+        registry.register(
+            "courier_core_list_page_reads",
+            "Database reads of list pages' positions; identical pages in flight share one",
+            self.list_page_reads.reads.clone(),
+        );
+    }
+
+    /// The counters of the list pages' position reads.
+    pub fn list_page_reads(&self) -> SharedReadCounters {
+        self.list_page_reads.clone()
     }
 
     /// The counters of cache `cache` (`keys` or `deliveries`).

@@ -8,11 +8,17 @@
 //! new items are created (newest first, they sort before the position;
 //! oldest first, they come on later pages).
 
+use std::sync::Arc;
+
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use sea_orm::sea_query::ValueType;
-use sea_orm::{ColumnTrait, Condition, EntityTrait, ModelTrait, Order, QueryFilter, QueryOrder, QuerySelect, Select};
+use sea_orm::{
+    ColumnTrait, Condition, ConnectionTrait, DbErr, EntityTrait, ModelTrait, Order, QueryFilter, QueryOrder,
+    QuerySelect, QueryTrait, Select, Statement,
+};
 
+use crate::db::Reader;
 use crate::secrets;
 use crate::{Core, CoreError, CoreResult};
 use courier::errors::ErrorCode;
@@ -23,10 +29,14 @@ pub struct Page<T> {
     pub next_page_token: Option<String>,
 }
 
+/// The positions read for one page, shared by the requests that asked for
+/// it at once.
+pub type Positions = Arc<Vec<Cursor>>;
+
 /// The list position after an item: its time (creation, or another time
 /// the list is ordered by) and id.
 #[derive(Clone, Debug, PartialEq, Eq)]
-struct Cursor {
+pub struct Cursor {
     created_at: i64,
     id: String,
 }
@@ -105,7 +115,9 @@ impl<E: EntityTrait> Keyset<E> {
 
     /// Like [`Keyset::page`], the ids alone, in order: read from the keyset
     /// index without the rows (an index-only scan where the index holds the
-    /// filter's columns), for callers that have the rows in memory.
+    /// filter's columns), for callers that have the rows in memory. The
+    /// same page asked for at once by several requests is read once for
+    /// them (`shared_reads`): the statement and its values are the key.
     pub async fn page_ids(
         &self,
         core: &Core,
@@ -114,21 +126,21 @@ impl<E: EntityTrait> Keyset<E> {
         limit: u64,
         page_token: Option<&str>,
     ) -> CoreResult<(Vec<String>, Option<String>)> {
-        let positions: Vec<(i64, String)> = self
+        let statement = self
             .select(core, scope, condition, limit, page_token)?
             .select_only()
             .column(self.created_at)
             .column(self.id)
-            .into_tuple()
-            .all(&core.db)
+            .build(core.db.get_database_backend());
+        let key = format!("{}\u{0}{:?}", statement.sql, statement.values);
+        let db = core.db.clone();
+        let positions = core
+            .page_reads
+            .read(key, move || read_positions(db.clone(), statement.clone()))
             .await?;
-        let positions: Vec<Cursor> = positions
-            .into_iter()
-            .map(|(created_at, id)| Cursor { created_at, id })
-            .collect();
         let next_page_token = next_token(core, scope, &positions, limit);
         Ok((
-            positions.into_iter().take(limit as usize).map(|p| p.id).collect(),
+            positions.iter().take(limit as usize).map(|p| p.id.clone()).collect(),
             next_page_token,
         ))
     }
@@ -172,6 +184,21 @@ impl<E: EntityTrait> Keyset<E> {
             id: <String as ValueType>::try_from(row.get(self.id)).map_err(|_| mistyped("id"))?,
         })
     }
+}
+
+/// The positions a page's statement reads: creation time, then id.
+async fn read_positions(db: Reader, statement: Statement) -> CoreResult<Positions> {
+    let rows = db.query_all_raw(statement).await?;
+    let positions = rows
+        .iter()
+        .map(|row| {
+            Ok(Cursor {
+                created_at: row.try_get_by_index(0)?,
+                id: row.try_get_by_index(1)?,
+            })
+        })
+        .collect::<Result<Vec<_>, DbErr>>()?;
+    Ok(Arc::new(positions))
 }
 
 /// The next page's token: the position of the page's last row, when a row

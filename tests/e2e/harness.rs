@@ -337,6 +337,12 @@ impl TestApp {
             .await
     }
 
+    /// The metrics page of the core and the edge, as text.
+    pub async fn metrics_text(&self) -> String {
+        let answer = self.http.get(&self.metrics_url).send().await.expect("metrics answer");
+        answer.text().await.expect("metrics text")
+    }
+
     /// `POST` with an `Idempotency-Key`.
     pub async fn post_idempotent(&self, path: &str, key: &str, idempotency_key: &str, body: &Value) -> Answer {
         let request = self

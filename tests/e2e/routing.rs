@@ -155,16 +155,9 @@ fn assert_price_identity(quote: &Value) {
 
 /// The routing series of the metrics page, as `name{labels} value` lines.
 async fn routing_metrics(app: &TestApp) -> String {
-    let text = app
-        .http
-        .get(&app.metrics_url)
-        .send()
+    app.metrics_text()
         .await
-        .expect("metrics")
-        .text()
-        .await
-        .expect("text");
-    text.lines()
+        .lines()
         .filter(|line| line.starts_with("courier_routing_"))
         .collect::<Vec<_>>()
         .join("\n")

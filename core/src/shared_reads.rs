@@ -90,9 +90,7 @@ where
     loop {
         let round = {
             let mut waiting = reader.shared.lock();
-            let Some(round) = waiting.get_mut(&reader.key).map(std::mem::take) else {
-                break;
-            };
+            let round = waiting.get_mut(&reader.key).map(std::mem::take).unwrap_or_default();
             if round.is_empty() {
                 waiting.remove(&reader.key);
                 break;

@@ -614,14 +614,6 @@ e2e! {
     }
 }
 
-/// A counter's value in the core's metrics text (0 before its first count).
-async fn counter(app: &TestApp, name: &str) -> f64 {
-    let text = app.metrics_text().await;
-    let line = text.lines().find(|line| line.split_whitespace().next() == Some(name));
-    line.and_then(|line| line.split_whitespace().nth(1))
-        .map_or(0.0, |value| value.parse().expect("a number"))
-}
-
 // Requests for the same page at the same time share one read
 // (`shared_reads`), yet each request's page was read after it arrived:
 // every client finds the delivery it created just before asking. (The
@@ -629,7 +621,7 @@ async fn counter(app: &TestApp, name: &str) -> f64 {
 // over the wire, on both databases.)
 e2e! {
     async fn a_page_asked_for_at_once_holds_what_each_asker_created(app: TestApp) {
-        let asked_before = counter(&app, "courier_core_list_page_requests_total").await;
+        let asked_before = app.metric(&app.metrics_url, "courier_core_list_page_requests_total", "").await;
         let ask = |_: usize| {
             let (http, base, key) = (app.http.clone(), app.url(""), app.test_key.clone());
             async move {
@@ -648,8 +640,8 @@ e2e! {
         };
         let missing: Vec<String> = together((0..24).map(ask)).await.into_iter().flatten().collect();
         assert!(missing.is_empty(), "created, then not on the first page asked for after: {missing:?}");
-        let asked = counter(&app, "courier_core_list_page_requests_total").await;
-        let reads = counter(&app, "courier_core_list_page_reads_total").await;
+        let asked = app.metric(&app.metrics_url, "courier_core_list_page_requests_total", "").await;
+        let reads = app.metric(&app.metrics_url, "courier_core_list_page_reads_total", "").await;
         assert!(asked - asked_before >= 120.0, "every page counted: {asked_before}, then {asked}");
         assert!(reads <= asked, "a page is read at most once per request: {reads} reads, {asked} pages");
     }

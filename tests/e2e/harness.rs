@@ -337,10 +337,20 @@ impl TestApp {
             .await
     }
 
-    /// The metrics page of the core and the edge, as text.
-    pub async fn metrics_text(&self) -> String {
-        let answer = self.http.get(&self.metrics_url).send().await.expect("metrics answer");
+    /// The metrics page at `metrics_url` (this app's, or a replica's), as
+    /// text.
+    pub async fn metrics_text(&self, metrics_url: &str) -> String {
+        let answer = self.http.get(metrics_url).send().await.expect("metrics answer");
         answer.text().await.expect("metrics text")
+    }
+
+    /// Series `name` of the metrics page at `metrics_url`, summed over its
+    /// lines whose labels contain `labels` (0 before its first count).
+    pub async fn metric(&self, metrics_url: &str, name: &str, labels: &str) -> f64 {
+        (self.metrics_text(metrics_url).await.lines())
+            .filter(|line| line.starts_with(name) && line.contains(labels))
+            .filter_map(|line| line.rsplit(' ').next()?.parse::<f64>().ok())
+            .sum()
     }
 
     /// `POST` with an `Idempotency-Key`.

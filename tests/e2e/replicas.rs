@@ -27,24 +27,6 @@ async fn two_replicas() -> Option<(TestApp, Replica)> {
     Some((app, replica))
 }
 
-/// A series of the replica's `/metrics`, summed over its labels matching
-/// `labels`.
-async fn metric(app: &TestApp, metrics_url: &str, name: &str, labels: &str) -> f64 {
-    let text = app
-        .http
-        .get(metrics_url)
-        .send()
-        .await
-        .expect("metrics")
-        .text()
-        .await
-        .expect("text");
-    text.lines()
-        .filter(|line| line.starts_with(name) && line.contains(labels))
-        .filter_map(|line| line.rsplit(' ').next()?.parse::<f64>().ok())
-        .sum()
-}
-
 /// Asks `url` with `key` until it answers `status`; how long that took.
 async fn time_until(app: &TestApp, url: &str, key: &str, status: u16, field: Option<(&str, &str)>) -> Duration {
     let started = Instant::now();
@@ -101,21 +83,17 @@ async fn a_key_revoked_through_one_replica_is_refused_by_the_other_within_a_seco
     assert!(worst <= STALENESS, "p99 {worst:?}");
     // The other replica served the keys from its cache, and each revocation
     // reached it as an announcement (not only by the age limit).
-    let hits = metric(
-        &app,
-        &replica.metrics_url,
-        "courier_cache_lookups_total",
-        "cache=\"keys\",result=\"hit\"",
-    )
-    .await;
+    let hits = app
+        .metric(
+            &replica.metrics_url,
+            "courier_cache_lookups_total",
+            "cache=\"keys\",result=\"hit\"",
+        )
+        .await;
     assert!(hits >= 100.0, "key cache hits: {hits}");
-    let heard = metric(
-        &app,
-        &replica.metrics_url,
-        "courier_cache_invalidation_lag_seconds_count",
-        "",
-    )
-    .await;
+    let heard = app
+        .metric(&replica.metrics_url, "courier_cache_invalidation_lag_seconds_count", "")
+        .await;
     assert!(heard >= 100.0, "announcements heard: {heard}");
 }
 
@@ -151,13 +129,13 @@ async fn a_delivery_changed_through_one_replica_reads_changed_everywhere() {
     }
     let worst = times.iter().max().copied().unwrap_or_default();
     assert!(worst <= STALENESS, "slowest {worst:?}");
-    let hits = metric(
-        &app,
-        &replica.metrics_url,
-        "courier_cache_lookups_total",
-        "cache=\"deliveries\",result=\"hit\"",
-    )
-    .await;
+    let hits = app
+        .metric(
+            &replica.metrics_url,
+            "courier_cache_lookups_total",
+            "cache=\"deliveries\",result=\"hit\"",
+        )
+        .await;
     assert!(hits >= 1.0, "delivery cache hits: {hits}");
 }
 

@@ -155,7 +155,7 @@ fn assert_price_identity(quote: &Value) {
 
 /// The routing series of the metrics page, as `name{labels} value` lines.
 async fn routing_metrics(app: &TestApp) -> String {
-    app.metrics_text()
+    app.metrics_text(&app.metrics_url)
         .await
         .lines()
         .filter(|line| line.starts_with("courier_routing_"))

@@ -12,6 +12,7 @@ use crate::accounts::sessions::{self, Session};
 use crate::audit::{self, Actor};
 use crate::auth::service_token::{self, Role};
 use crate::auth::{self, Credentials, Mode, Permission, Principal};
+use crate::grpc::request_text::Refusal;
 use crate::{Core, CoreError, CoreResult};
 
 /// A metadata entry of `request` as text.
@@ -79,8 +80,12 @@ async fn authenticate<T>(core: &Core, request: &Request<T>) -> Result<Principal,
 }
 
 /// The refusal of a request body the edge could not parse, forwarded in
-/// `x-request-error-bin`; reported once the caller may call the endpoint.
+/// `x-request-error-bin`, or of its text (`request_text`); reported once the
+/// caller may call the endpoint.
 fn request_error<T>(request: &Request<T>) -> Result<(), Status> {
+    if let Some(refusal) = request.extensions().get::<Refusal>() {
+        return Err(CoreError::from(refusal.clone()).into());
+    }
     let Some(value) = request.metadata().get_bin(metadata::REQUEST_ERROR) else {
         return Ok(());
     };

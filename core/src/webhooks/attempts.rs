@@ -6,18 +6,30 @@
 //! receiver answered `2xx`) or `failed` (anything else: another answer, no
 //! answer, a refused target or a disabled endpoint), whether or not a retry
 //! follows (docs/guide.md "Events"). The queue row (`queue`) says whether the
-//! event is still on its way. An attempt is logged once it has ended, so
-//! the public `pending` (an attempt being made right now) is never stored.
+//! event is still on its way.
+//!
+//! A request is logged as `pending` before it leaves ([`record_started`]),
+//! in the transaction that extends its row's lease, and gets its ending
+//! when its answer is recorded ([`record_ended`]). An attempt whose sender
+//! stopped in between (a crash) is still `pending` when its row is claimed
+//! again once the lease ends: the claim ends it as failed ([`cut_off`]), so
+//! the log shows every request that may have reached the receiver.
 
+use sea_orm::sea_query::{Expr, ExprTrait, OnConflict, Query, SimpleExpr};
 use sea_orm::{ActiveModelTrait, ActiveValue::Set, ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder};
 
-use super::entity::attempt;
+use super::entity::{attempt, webhook_delivery};
 use super::send::Outcome;
 use crate::{CoreError, CoreResult, ids};
 
-/// How an attempt ended.
+/// The error of an attempt cut off by its sender's stop.
+pub const CUT_OFF: &str =
+    "The attempt was cut off: the sending server stopped before the endpoint's answer was recorded.";
+
+/// Where an attempt stands: being made, or how it ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum AttemptStatus {
+    Pending,
     Succeeded,
     Failed,
 }
@@ -25,13 +37,14 @@ pub enum AttemptStatus {
 impl AttemptStatus {
     pub fn as_str(self) -> &'static str {
         match self {
+            AttemptStatus::Pending => "pending",
             AttemptStatus::Succeeded => "succeeded",
             AttemptStatus::Failed => "failed",
         }
     }
 
     pub fn parse(text: &str) -> Option<AttemptStatus> {
-        [AttemptStatus::Succeeded, AttemptStatus::Failed]
+        [AttemptStatus::Pending, AttemptStatus::Succeeded, AttemptStatus::Failed]
             .into_iter()
             .find(|s| s.as_str() == text)
     }
@@ -48,24 +61,32 @@ pub struct Attempt {
     pub error: Option<String>,
 }
 
-/// Logs attempts, each the `outcome` of sending an event to an endpoint
-/// (`event_id`, `webhook_id`), in one statement.
-pub async fn record_many<'a>(
+/// An attempt about to be made: its id, event, endpoint and start.
+pub struct Started<'a> {
+    pub id: &'a str,
+    pub event_id: &'a str,
+    pub webhook_id: &'a str,
+    pub at: i64,
+}
+
+/// Logs attempts as `pending` before their requests leave, in one
+/// statement.
+pub async fn record_started<'a>(
     db: &impl ConnectionTrait,
-    sends: impl IntoIterator<Item = (&'a str, &'a str, AttemptStatus, &'a Outcome)>,
+    started: impl IntoIterator<Item = Started<'a>>,
 ) -> CoreResult<()> {
-    let rows: Vec<attempt::ActiveModel> = sends
+    let rows: Vec<attempt::ActiveModel> = started
         .into_iter()
-        .map(|(event_id, webhook_id, status, outcome)| {
+        .map(|s| {
             active(attempt::Model {
-                id: ids::new_id("wha"),
-                event_id: event_id.to_owned(),
-                webhook_id: webhook_id.to_owned(),
-                attempted_at: outcome.attempted_at,
-                status: status.as_str().to_owned(),
-                response_code: outcome.response_code.map(i32::from),
-                latency_ms: outcome.latency_ms,
-                error: outcome.error.clone(),
+                id: s.id.to_owned(),
+                event_id: s.event_id.to_owned(),
+                webhook_id: s.webhook_id.to_owned(),
+                attempted_at: s.at,
+                status: AttemptStatus::Pending.as_str().to_owned(),
+                response_code: None,
+                latency_ms: None,
+                error: None,
             })
         })
         .collect();
@@ -73,6 +94,83 @@ pub async fn record_many<'a>(
         attempt::Entity::insert_many(rows).exec(db).await?;
     }
     Ok(())
+}
+
+/// An attempt that ended: its id (from [`record_started`]), where it was
+/// sent, how it ended and what came back.
+pub struct Ended<'a> {
+    pub id: &'a str,
+    pub event_id: &'a str,
+    pub webhook_id: &'a str,
+    pub status: AttemptStatus,
+    pub outcome: &'a Outcome,
+}
+
+/// Records how attempts ended, in one statement: the `pending` entry of
+/// each gets its ending, even one a claim marked cut off meanwhile (the
+/// sender was slow, not stopped); one missing is written whole.
+pub async fn record_ended<'a>(db: &impl ConnectionTrait, ended: impl IntoIterator<Item = Ended<'a>>) -> CoreResult<()> {
+    let rows: Vec<attempt::ActiveModel> = ended
+        .into_iter()
+        .map(|e| {
+            active(attempt::Model {
+                id: e.id.to_owned(),
+                event_id: e.event_id.to_owned(),
+                webhook_id: e.webhook_id.to_owned(),
+                attempted_at: e.outcome.attempted_at,
+                status: e.status.as_str().to_owned(),
+                response_code: e.outcome.response_code.map(i32::from),
+                latency_ms: e.outcome.latency_ms,
+                error: e.outcome.error.clone(),
+            })
+        })
+        .collect();
+    if rows.is_empty() {
+        return Ok(());
+    }
+    let ending = OnConflict::column(attempt::Column::Id)
+        .update_columns([
+            attempt::Column::Status,
+            attempt::Column::ResponseCode,
+            attempt::Column::LatencyMs,
+            attempt::Column::Error,
+        ])
+        .to_owned();
+    attempt::Entity::insert_many(rows).on_conflict(ending).exec(db).await?;
+    Ok(())
+}
+
+/// Ends as failed ([`CUT_OFF`]) the attempts still `pending` of the rows
+/// claimed with `claim_token`: their senders' leases ended before their
+/// answers were recorded. One statement, whatever the claim's size.
+pub async fn cut_off(db: &impl ConnectionTrait, claim_token: &str) -> CoreResult<u64> {
+    let claimed = Query::select()
+        .columns([webhook_delivery::Column::EventId, webhook_delivery::Column::WebhookId])
+        .from(webhook_delivery::Entity)
+        .and_where(webhook_delivery::Column::ClaimToken.eq(claim_token))
+        .to_owned();
+    let pair = Expr::tuple([
+        Expr::col(attempt::Column::EventId),
+        Expr::col(attempt::Column::WebhookId),
+    ]);
+    end_cut_off(db, pair.in_subquery(claimed)).await
+}
+
+/// [`cut_off`] for every attempt still `pending` to `webhook_id`: its
+/// queued rows were just failed or deleted, so none is claimed again.
+pub async fn cut_off_of_endpoint(db: &impl ConnectionTrait, webhook_id: &str) -> CoreResult<u64> {
+    end_cut_off(db, attempt::Column::WebhookId.eq(webhook_id)).await
+}
+
+async fn end_cut_off(db: &impl ConnectionTrait, which: SimpleExpr) -> CoreResult<u64> {
+    let result = attempt::Entity::update_many()
+        .col_expr(attempt::Column::Status, Expr::value(AttemptStatus::Failed.as_str()))
+        .col_expr(attempt::Column::Error, Expr::value(CUT_OFF))
+        .filter(attempt::Column::Status.eq(AttemptStatus::Pending.as_str()))
+        .filter(which)
+        .exec(db)
+        .await?;
+    Ok(result.rows_affected)
 }
 
 /// Logs an attempt that sent nothing, with the reason.

@@ -34,6 +34,8 @@ pub mod server;
 pub mod shared_reads;
 pub mod simulator;
 pub mod statuses;
+#[cfg(any(test, feature = "testing"))]
+pub mod testing;
 pub mod tracking;
 pub mod validate;
 pub mod webhooks;

@@ -24,8 +24,6 @@ use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 use tonic::transport::Channel;
 
-pub const SECRET: &str = "e2e-secret-key";
-
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Backend {
     Sqlite,
@@ -222,26 +220,10 @@ impl TestApp {
             listeners.metrics_url.clone(),
         );
         let mut config = CoreConfig {
-            database_url: database.url.clone(),
-            database_max_connections: None,
             grpc_addr: grpc_url.clone(),
             metrics_addr: metrics_url.clone(),
-            shutdown_grace: Duration::from_secs(5),
             public_base_url: base_url.clone(),
-            secret_key: Some(SECRET.into()),
-            simulator_step: Duration::from_millis(50),
-            billing_check_every: Duration::from_millis(50),
-            routing_url: String::new(),
-            routing_timeout: Duration::from_secs(2),
-            routing_fallback: Default::default(),
-            routing_breaker_cooldown: Duration::from_secs(30),
-            webhook_allow_insecure: true,
-            webhook_retry_scale: 0.002,
-            webhook_disable_after: 20,
-            webhook_disable_window: Duration::from_secs(24 * 3600),
-            catalog_file: None,
-            blob_dir: database.blob_dir.clone(),
-            blob_s3: Default::default(),
+            ..courier_core::testing::config(&database.url, database.blob_dir.clone())
         };
         configure(&mut config);
         let mut limits = unlimited();
@@ -626,9 +608,6 @@ where
 /// Past it the test fails, naming what it was waiting for.
 pub const TEST_LIMIT: Duration = Duration::from_secs(120);
 
-/// How often [`wait_until`] asks again.
-const POLL_EVERY: Duration = Duration::from_millis(20);
-
 tokio::task_local! {
     /// The waits of the running test under way now: read when its time
     /// limit passes.
@@ -680,7 +659,9 @@ pub fn limited<F: std::future::Future>(test: F) -> impl std::future::Future<Outp
 
 /// Asks `check` until it answers `Ok`, and returns that; fails the test
 /// after `limit`, naming `what` it waited for and what `check` last saw
-/// (its `Err`). The one way the tests wait for something to happen.
+/// (its `Err`). The one way the tests wait for something to happen:
+/// `courier_core::testing::wait_until`, with the wait listed for the test's
+/// time limit ([`limited`]).
 pub async fn wait_until<T, E: std::fmt::Display>(
     what: impl std::fmt::Display,
     limit: Duration,
@@ -688,19 +669,14 @@ pub async fn wait_until<T, E: std::fmt::Display>(
 ) -> T {
     let what = what.to_string();
     let wait = Waiting::enter(&what);
-    let deadline = tokio::time::Instant::now() + limit;
-    loop {
-        let last = match check().await {
-            Ok(done) => return done,
-            Err(last) => format!("{last:#}"),
-        };
-        assert!(
-            tokio::time::Instant::now() < deadline,
-            "waited {limit:?} for {what}; last seen: {last}"
-        );
-        wait.saw(last);
-        tokio::time::sleep(POLL_EVERY).await;
-    }
+    courier_core::testing::wait_until(&what, limit, async || {
+        let answer = check().await;
+        if let Err(last) = &answer {
+            wait.saw(format!("{last:#}"));
+        }
+        answer
+    })
+    .await
 }
 
 /// One wait listed in the test's [`WAITS`] while it lasts. Waits in tasks

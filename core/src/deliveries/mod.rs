@@ -786,3 +786,6 @@ fn from_model(model: entity::Model) -> CoreResult<Delivery> {
 pub fn canonical(request: &pb::CreateDeliveryRequest) -> Vec<u8> {
     request.encode_to_vec()
 }
+
+#[cfg(test)]
+mod tests;

@@ -39,3 +39,6 @@ pub async fn purge_expired(db: &impl ConnectionTrait, now: i64) -> CoreResult<u6
     let cutoff = now - i64::try_from(RETENTION.as_micros()).unwrap_or(i64::MAX);
     Ok(queue::purge_before(db, cutoff).await? + attempts::purge_before(db, cutoff).await?)
 }
+
+#[cfg(test)]
+mod tests;

@@ -304,6 +304,19 @@ mod tests {
         parse::<Body>(json.as_bytes()).err().and_then(|e| e.param)
     }
 
+    #[tokio::test]
+    async fn a_body_over_the_limit_is_too_large_however_it_arrives() {
+        let refused = read_body(axum::body::Body::from(vec![b' '; MAX_BODY_BYTES + 1]))
+            .await
+            .err();
+        assert_eq!(refused.map(|e| e.code), Some(ErrorCode::RequestTooLarge));
+        assert!(
+            read_body(axum::body::Body::from(vec![b' '; MAX_BODY_BYTES]))
+                .await
+                .is_ok()
+        );
+    }
+
     #[test]
     fn params_are_dot_paths() {
         assert_eq!(

@@ -318,6 +318,95 @@ mod tests {
         }
     }
 
+    /// Serves `router` with short timeouts; its address.
+    async fn serving(router: Router) -> String {
+        let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
+        let address = listener.local_addr().expect("addr").to_string();
+        let timeouts = HttpTimeouts {
+            header: Duration::from_secs(2),
+            body: Duration::from_millis(300),
+            request: Duration::from_millis(600),
+        };
+        tokio::spawn(serve(
+            router,
+            listener,
+            timeouts,
+            "http://api".into(),
+            std::future::pending(),
+        ));
+        address
+    }
+
+    /// Writes `request`, reads until the server closes the connection.
+    async fn exchange(address: &str, request: &str) -> (Duration, String) {
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        let mut stream = tokio::net::TcpStream::connect(address).await.expect("connect");
+        stream.write_all(request.as_bytes()).await.expect("write");
+        let started = std::time::Instant::now();
+        let mut answer = Vec::new();
+        let read = tokio::time::timeout(Duration::from_secs(5), stream.read_to_end(&mut answer)).await;
+        assert!(read.is_ok(), "closed within 5 s");
+        (started.elapsed(), String::from_utf8_lossy(&answer).into_owned())
+    }
+
+    fn code_of(answer: &str) -> String {
+        let body = answer.split_once("\r\n\r\n").map(|(_, body)| body).unwrap_or_default();
+        let json: serde_json::Value = serde_json::from_str(body).unwrap_or_default();
+        assert!(
+            json["request_id"]
+                .as_str()
+                .is_some_and(|id| answer.contains(&format!("request-id: {id}"))),
+            "{answer}"
+        );
+        json["error"]["code"].as_str().unwrap_or_default().to_owned()
+    }
+
+    #[tokio::test]
+    async fn a_slow_answer_is_cut_off_with_503_and_a_slow_body_with_408() {
+        use axum::routing::{get, post};
+        // A router of its own, as the console is: it renders no error shape,
+        // and reads a body as a form would, refusing in plain text.
+        let router = Router::new()
+            .route("/slow", get(|| tokio::time::sleep(Duration::from_secs(5))))
+            .route(
+                "/form",
+                post(|body: Body| async move {
+                    match axum::body::to_bytes(body, 1024).await {
+                        Ok(_) => (axum::http::StatusCode::OK, "read"),
+                        Err(_) => (axum::http::StatusCode::BAD_REQUEST, "unreadable"),
+                    }
+                }),
+            );
+        let address = serving(router).await;
+        let (waited, answer) = exchange(&address, "GET /slow HTTP/1.1\r\nHost: x\r\n\r\n").await;
+        assert!(answer.starts_with("HTTP/1.1 503 "), "{answer}");
+        assert_eq!(code_of(&answer), "service_unavailable");
+        assert!(
+            waited >= Duration::from_millis(550) && waited < Duration::from_secs(2),
+            "{waited:?}"
+        );
+        let request = "POST /form HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\nabc";
+        let (waited, answer) = exchange(&address, request).await;
+        assert!(answer.starts_with("HTTP/1.1 408 "), "{answer}");
+        assert!(answer.contains("connection: close"), "{answer}");
+        assert_eq!(code_of(&answer), "request_timeout");
+        assert!(answer.contains("http://api/v1/docs/errors#request_timeout"), "{answer}");
+        assert!(
+            waited >= Duration::from_millis(250) && waited < Duration::from_secs(2),
+            "{waited:?}"
+        );
+        // A whole body in time is answered as the router answers.
+        let (_, answer) = exchange(
+            &address,
+            "POST /form HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Length: 3\r\n\r\nabc",
+        )
+        .await;
+        assert!(
+            answer.starts_with("HTTP/1.1 200 ") && answer.ends_with("read"),
+            "{answer}"
+        );
+    }
+
     #[test]
     fn a_timeout_is_found_behind_other_errors() {
         let wrapped = axum::Error::new(BodyTimeout);

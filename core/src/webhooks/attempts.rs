@@ -61,28 +61,21 @@ pub struct Attempt {
     pub error: Option<String>,
 }
 
-/// An attempt about to be made: its id, event, endpoint and start.
-pub struct Started<'a> {
-    pub id: &'a str,
-    pub event_id: &'a str,
-    pub webhook_id: &'a str,
-    pub at: i64,
-}
-
-/// Logs attempts as `pending` before their requests leave, in one
-/// statement.
+/// Logs as `pending`, started `at`, an attempt of each queue row before its
+/// request leaves (with its attempt id), in one statement.
 pub async fn record_started<'a>(
     db: &impl ConnectionTrait,
-    started: impl IntoIterator<Item = Started<'a>>,
+    started: impl IntoIterator<Item = (&'a str, &'a webhook_delivery::Model)>,
+    at: i64,
 ) -> CoreResult<()> {
     let rows: Vec<attempt::ActiveModel> = started
         .into_iter()
-        .map(|s| {
+        .map(|(id, row)| {
             active(attempt::Model {
-                id: s.id.to_owned(),
-                event_id: s.event_id.to_owned(),
-                webhook_id: s.webhook_id.to_owned(),
-                attempted_at: s.at,
+                id: id.to_owned(),
+                event_id: row.event_id.clone(),
+                webhook_id: row.webhook_id.clone(),
+                attempted_at: at,
                 status: AttemptStatus::Pending.as_str().to_owned(),
                 response_code: None,
                 latency_ms: None,
@@ -96,32 +89,27 @@ pub async fn record_started<'a>(
     Ok(())
 }
 
-/// An attempt that ended: its id (from [`record_started`]), where it was
-/// sent, how it ended and what came back.
-pub struct Ended<'a> {
-    pub id: &'a str,
-    pub event_id: &'a str,
-    pub webhook_id: &'a str,
-    pub status: AttemptStatus,
-    pub outcome: &'a Outcome,
-}
-
-/// Records how attempts ended, in one statement: the `pending` entry of
-/// each gets its ending, even one a claim marked cut off meanwhile (the
-/// sender was slow, not stopped); one missing is written whole.
-pub async fn record_ended<'a>(db: &impl ConnectionTrait, ended: impl IntoIterator<Item = Ended<'a>>) -> CoreResult<()> {
+/// Records how attempts ended (each: its id from [`record_started`], its
+/// queue row, its status and what came back), in one statement: the
+/// `pending` entry of each gets its ending, even one a claim marked cut off
+/// meanwhile (the sender was slow, not stopped); one missing is written
+/// whole.
+pub async fn record_ended<'a>(
+    db: &impl ConnectionTrait,
+    ended: impl IntoIterator<Item = (&'a str, &'a webhook_delivery::Model, AttemptStatus, &'a Outcome)>,
+) -> CoreResult<()> {
     let rows: Vec<attempt::ActiveModel> = ended
         .into_iter()
-        .map(|e| {
+        .map(|(id, row, status, outcome)| {
             active(attempt::Model {
-                id: e.id.to_owned(),
-                event_id: e.event_id.to_owned(),
-                webhook_id: e.webhook_id.to_owned(),
-                attempted_at: e.outcome.attempted_at,
-                status: e.status.as_str().to_owned(),
-                response_code: e.outcome.response_code.map(i32::from),
-                latency_ms: e.outcome.latency_ms,
-                error: e.outcome.error.clone(),
+                id: id.to_owned(),
+                event_id: row.event_id.clone(),
+                webhook_id: row.webhook_id.clone(),
+                attempted_at: outcome.attempted_at,
+                status: status.as_str().to_owned(),
+                response_code: outcome.response_code.map(i32::from),
+                latency_ms: outcome.latency_ms,
+                error: outcome.error.clone(),
             })
         })
         .collect();

@@ -37,7 +37,7 @@ use sea_orm::{ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter};
 use tokio::task::{Id, JoinSet};
 use tokio_util::sync::CancellationToken;
 
-use super::attempts::{self, AttemptStatus, Ended, Started};
+use super::attempts::{self, AttemptStatus};
 use super::endpoints::{self, DisabledReason, EndpointStatus};
 use super::entity::{endpoint, webhook_delivery};
 use super::queue::{self, DeliveryState};
@@ -431,16 +431,8 @@ async fn begin_attempts(core: &Core, claims: Vec<Claim>) -> CoreResult<Vec<Attem
         .into_iter()
         .collect();
     attempting.retain(|a| held.contains(&a.row.id));
-    attempts::record_started(
-        &tx,
-        attempting.iter().map(|a| Started {
-            id: &a.attempt_id,
-            event_id: &a.row.event_id,
-            webhook_id: &a.row.webhook_id,
-            at: now,
-        }),
-    )
-    .await?;
+    let started = attempting.iter().map(|a| (a.attempt_id.as_str(), &a.row));
+    attempts::record_started(&tx, started, now).await?;
     tx.commit().await?;
     Ok(attempting)
 }
@@ -521,17 +513,10 @@ async fn record(core: &Core, sent: Vec<Sent>) -> CoreResult<()> {
     }
     let now = core.clock.now_micros();
     let tx = crate::db::begin(core).await?;
-    attempts::record_ended(
-        &tx,
-        sent.iter().map(|s| Ended {
-            id: &s.attempt_id,
-            event_id: &s.row.event_id,
-            webhook_id: &s.row.webhook_id,
-            status: s.status,
-            outcome: &s.outcome,
-        }),
-    )
-    .await?;
+    let ended = sent
+        .iter()
+        .map(|s| (s.attempt_id.as_str(), &s.row, s.status, &s.outcome));
+    attempts::record_ended(&tx, ended).await?;
     let (succeeded, others): (Vec<&Sent>, Vec<&Sent>) = sent.iter().partition(|s| s.state == DeliveryState::Succeeded);
     queue::finish_succeeded(&tx, succeeded.iter().map(|s| &s.row), now).await?;
     for s in others {

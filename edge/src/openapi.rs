@@ -812,6 +812,15 @@ mod tests {
     }
 
     #[test]
+    fn vehicle_type_id_takes_at_least_one_character() {
+        let doc = document().expect("document");
+        for schema in ["CreateQuoteRequest", "CreateDeliveryRequest", "CreateFleetOrderRequest"] {
+            let rule = &doc["components"]["schemas"][schema]["properties"]["vehicle_type_id"];
+            assert_eq!(rule["minLength"], json!(1), "{schema}: {rule}");
+        }
+    }
+
+    #[test]
     fn success_fields_are_required_and_error_param_is_not() {
         let doc = document().expect("document");
         let schemas = &doc["components"]["schemas"];

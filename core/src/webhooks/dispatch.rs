@@ -71,7 +71,7 @@ const RECORD_MARGIN: Duration = Duration::from_secs(1);
 /// `COURIER_WEBHOOK_RETRY_SCALE`: a shorter lease would let another
 /// dispatcher send the row again while its receiver still has time to
 /// answer.
-pub const LEASE: Duration =
+const LEASE: Duration =
     Duration::from_secs(target::LOOKUP_TIMEOUT.as_secs() + send::RECEIVER_TIMEOUT.as_secs() + RECORD_MARGIN.as_secs());
 
 /// Runs until `stop` fires, then waits for the sends in flight.

@@ -39,6 +39,8 @@ pub enum Actor {
     Operator { email: String },
     /// A workspace's owner or admin signed in to the console.
     User { email: String },
+    /// A courier in the courier app (moving their own job).
+    Courier { id: String },
 }
 
 impl Actor {
@@ -48,6 +50,7 @@ impl Actor {
             Actor::Service(subject) => format!("service:{subject}"),
             Actor::Operator { email } => format!("operator:{email}"),
             Actor::User { email } => format!("user:{email}"),
+            Actor::Courier { id } => format!("courier:{id}"),
         }
     }
 }

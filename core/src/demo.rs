@@ -1,12 +1,13 @@
 //! The demo workspace of a fresh development database: a business with
 //! invoice billing enabled and a credit limit, one full-permission key per
-//! mode, and a console login (an operator who owns the workspace), printed
-//! once.
+//! mode, a console login (an operator who owns the workspace) and a
+//! platform courier's login for the courier app, printed once.
 
 use crate::accounts::memberships::{self, Role};
 use crate::accounts::{self, NewUser};
 use crate::auth::Mode;
 use crate::auth::api_keys::{self, KeyExpiry, NewApiKey};
+use crate::couriers::{self, Fleet, NewCourier, Vehicle};
 use crate::workspaces::{self, BillingSettings, NewWorkspace, Plan, WorkspaceKind};
 use crate::{Core, CoreResult};
 
@@ -17,10 +18,14 @@ pub struct DemoKeys {
     pub live_key: String,
     pub login_email: String,
     pub login_password: String,
+    pub courier_login: String,
+    pub courier_password: String,
 }
 
 /// The demo login's email.
 pub const DEMO_EMAIL: &str = "demo@example.com";
+/// The demo courier's login.
+pub const DEMO_COURIER_EMAIL: &str = "courier@example.com";
 
 /// Creates the demo workspace when the database has no workspace yet.
 pub async fn bootstrap(core: &Core) -> CoreResult<Option<DemoKeys>> {
@@ -70,12 +75,36 @@ pub async fn bootstrap(core: &Core) -> CoreResult<Option<DemoKeys>> {
     )
     .await?;
     memberships::add(&core.writer, now, &workspace.id, &operator.id, Role::Owner).await?;
+    let courier_password = crate::ids::random_base62(16);
+    let tx = crate::db::begin(core).await?;
+    let courier = couriers::create(
+        core,
+        &tx,
+        NewCourier {
+            fleet: Fleet::Platform,
+            name: "Dana Demo".into(),
+            phone: None,
+            email: Some(DEMO_COURIER_EMAIL.into()),
+            vehicle: Vehicle {
+                vehicle_type_id: "car".into(),
+                make: Some("Volkswagen".into()),
+                model: Some("ID.3".into()),
+                color: Some("blue".into()),
+                license_plate: Some("B-CD 1234".into()),
+            },
+        },
+    )
+    .await?;
+    couriers::set_password(core, &tx, &courier.id, &courier_password).await?;
+    tx.commit().await?;
     Ok(Some(DemoKeys {
         workspace_id: workspace.id,
         test_key,
         live_key,
         login_email: operator.email,
         login_password,
+        courier_login: DEMO_COURIER_EMAIL.into(),
+        courier_password,
     }))
 }
 
@@ -89,5 +118,9 @@ impl DemoKeys {
         println!("test key: {}", self.test_key);
         println!("live key: {}", self.live_key);
         println!("console login: {} password: {}", self.login_email, self.login_password);
+        println!(
+            "courier login: {} password: {}",
+            self.courier_login, self.courier_password
+        );
     }
 }

@@ -6,6 +6,7 @@
 //! `grpc` decodes requests, calls them and encodes answers.
 
 pub mod accounts;
+pub mod assignments;
 pub mod audit;
 pub mod auth;
 pub mod billing;
@@ -13,6 +14,7 @@ pub mod blobs;
 pub mod cache_feed;
 pub mod clock;
 pub mod config;
+pub mod couriers;
 pub mod db;
 pub mod deliveries;
 pub mod demo;
@@ -25,15 +27,19 @@ pub mod idempotency;
 pub mod ids;
 #[cfg(test)]
 mod import_graph;
+pub mod jobs;
 pub mod lifecycle;
 pub mod metrics;
 pub mod pagination;
+pub mod passwords;
+pub mod positions;
 pub mod proofs;
 pub mod public_tracking;
 pub mod quotes;
 pub mod secrets;
 pub mod server;
 pub mod shared_reads;
+pub mod sign_ins;
 pub mod simulator;
 pub mod statuses;
 pub mod tracking;
@@ -82,6 +88,10 @@ pub struct Core {
     pub cache_feed: Arc<cache_feed::Feed>,
     /// List pages' positions being read, shared by identical requests.
     pub page_reads: Arc<shared_reads::SharedReads<pagination::Positions>>,
+    /// Couriers' positions taken in and not yet written (`positions`).
+    pub positions: Arc<positions::Intake>,
+    /// Wakes this process's watchers of a courier's feed.
+    pub courier_signals: Arc<assignments::feed::Signals>,
 }
 
 /// A feed of changed delivery ids for `WatchDelivery`. Watchers also poll, so
@@ -170,6 +180,8 @@ impl Core {
             event_cache: Arc::new(events::cache::EventCache::new(metrics.cache_counters("events"))),
             cache_feed,
             page_reads: Arc::new(shared_reads::SharedReads::new(metrics.list_page_reads())),
+            positions: Arc::default(),
+            courier_signals: Arc::default(),
             db,
             clock,
             secrets,

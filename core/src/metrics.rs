@@ -95,6 +95,9 @@ pub struct CoreMetrics {
     cache_invalidation_lag: Histogram,
     cache_feed_connected: Gauge,
     list_page_reads: SharedReadCounters,
+    positions_accepted: Counter,
+    positions_refused: Counter,
+    position_writes: Counter,
 }
 
 impl Default for CoreMetrics {
@@ -113,6 +116,9 @@ impl Default for CoreMetrics {
             cache_invalidation_lag: courier::ops::latency_histogram(),
             cache_feed_connected: Gauge::default(),
             list_page_reads: SharedReadCounters::default(),
+            positions_accepted: Counter::default(),
+            positions_refused: Counter::default(),
+            position_writes: Counter::default(),
         }
     }
 }
@@ -200,6 +206,32 @@ impl CoreMetrics {
             "Database reads of list pages' positions; identical pages in flight share one",
             self.list_page_reads.reads.clone(),
         );
+        registry.register(
+            "courier_core_positions_accepted",
+            "Courier positions accepted from the apps",
+            self.positions_accepted.clone(),
+        );
+        registry.register(
+            "courier_core_positions_refused",
+            "Courier positions refused (out of range, too far in the future)",
+            self.positions_refused.clone(),
+        );
+        registry.register(
+            "courier_core_position_writes",
+            "Database transactions that wrote courier positions (each a batch of reports)",
+            self.position_writes.clone(),
+        );
+    }
+
+    /// Positions accepted and refused from one report.
+    pub fn positions(&self, accepted: u64, refused: u64) {
+        self.positions_accepted.inc_by(accepted);
+        self.positions_refused.inc_by(refused);
+    }
+
+    /// One transaction that wrote a batch of positions.
+    pub fn position_write(&self) {
+        self.position_writes.inc();
     }
 
     /// The counters of the list pages' position reads.

@@ -7,9 +7,11 @@ use std::pin::Pin;
 use std::task::{Context, Poll};
 use std::time::Instant;
 
+use courier::app::v1::courier_app_service_server::CourierAppServiceServer;
 use courier::internal::v1::admin_service_server::AdminServiceServer;
 use courier::internal::v1::billing_service_server::BillingServiceServer;
 use courier::internal::v1::console_service_server::ConsoleServiceServer;
+use courier::internal::v1::courier_service_server::CourierServiceServer;
 use courier::internal::v1::dispatch_service_server::DispatchServiceServer;
 use courier::v1::delivery_service_server::DeliveryServiceServer;
 use courier::v1::event_service_server::EventServiceServer;
@@ -29,6 +31,8 @@ use tower_http::trace::{DefaultOnFailure, DefaultOnResponse, TraceLayer};
 use crate::auth::service_token::{self, Role};
 use crate::grpc::billing::BillingApi;
 use crate::grpc::console::ConsoleApi;
+use crate::grpc::courier_app::CourierAppApi;
+use crate::grpc::couriers::CourierApi;
 use crate::grpc::fleet::FleetOrderApi;
 use crate::grpc::{admin::AdminApi, deliveries::DeliveryApi, quotes::QuoteApi, vehicle_types::VehicleTypeApi};
 use crate::grpc::{dispatch::DispatchApi, events::EventApi, tracking::TrackingApi, webhooks::WebhookApi};
@@ -44,6 +48,8 @@ const SERVICES: &[&str] = &[
     <BillingServiceServer<BillingApi> as NamedService>::NAME,
     <ConsoleServiceServer<ConsoleApi> as NamedService>::NAME,
     <DispatchServiceServer<DispatchApi> as NamedService>::NAME,
+    <CourierServiceServer<CourierApi> as NamedService>::NAME,
+    <CourierAppServiceServer<CourierAppApi> as NamedService>::NAME,
     <VehicleTypeServiceServer<VehicleTypeApi> as NamedService>::NAME,
     <QuoteServiceServer<QuoteApi> as NamedService>::NAME,
     <PublicServiceServer<crate::grpc::public::PublicApi> as NamedService>::NAME,
@@ -123,6 +129,11 @@ pub async fn serve(
         .add_service(WebhookServiceServer::new(WebhookApi(core.clone())))
         .add_service(TrackingServiceServer::new(TrackingApi(core.clone())))
         .add_service(DispatchServiceServer::new(DispatchApi(core.clone())))
+        .add_service(CourierServiceServer::new(CourierApi(core.clone())))
+        .add_service(
+            // Proof photos from a phone: up to 10 files of a few MiB.
+            CourierAppServiceServer::new(CourierAppApi(core.clone())).max_decoding_message_size(32 * 1024 * 1024),
+        )
         .add_service(FleetOrderServiceServer::new(FleetOrderApi(core.clone())))
         .add_service(DeliveryServiceServer::new(DeliveryApi(core)))
         // Without TCP_NODELAY a response's trailers wait for the peer's

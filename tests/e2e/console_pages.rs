@@ -287,7 +287,7 @@ e2e! {
         assert_eq!(response.status().as_u16(), 303, "idle for 12 hours");
         assert_eq!(response.headers().get("location").and_then(|v| v.to_str().ok()), Some(app.url("/console/sign-in").as_str()));
 
-        for _ in 0..courier_core::accounts::sessions::MAX_FAILURES_PER_EMAIL {
+        for _ in 0..courier_core::sign_ins::MAX_FAILURES_PER_LOGIN {
             let (status, _, _) = post(&browser(), &app.url("/console/sign-in"), &[("email", "owner@example.com"), ("password", "wrong guess")]).await;
             assert_eq!(status, 401);
         }

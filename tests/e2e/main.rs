@@ -10,6 +10,7 @@ mod compose;
 mod console_accounts;
 mod console_browser;
 mod console_pages;
+mod couriers;
 mod deliveries;
 mod dispatch;
 mod errors;

@@ -11,7 +11,7 @@ pub(crate) mod entity;
 mod proto;
 
 pub use change::Change;
-pub use proto::{contact_out, courier_out, event_data, to_proto, waypoint_out};
+pub use proto::{contact_out, courier_out, event_data, proof_out, to_proto, waypoint_out};
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -199,6 +199,10 @@ impl CancelReason {
 /// The courier as a delivery shows it.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Courier {
+    /// The platform's courier (`cou_…`) who carries it; `None` for a
+    /// courier named by an outside dispatch system. Not shown to clients.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id: Option<String>,
     pub name: Option<String>,
     pub photo_url: Option<String>,
     pub rating: Option<f64>,
@@ -486,6 +490,30 @@ async fn insert(core: &Core, tx: &sea_orm::DatabaseTransaction, prepared: Prepar
         billing::reserve_credit(tx, &delivery.workspace_id, amount_cents).await?;
     }
     Ok(to_proto(&delivery, base_url))
+}
+
+/// `d` with its courier's last reported position as `courier.location`,
+/// when a courier of the platform carries it and tracking is open
+/// (docs/couriers.md "What each party sees"); positions are not written to
+/// the delivery's row.
+pub async fn located(core: &Core, d: Arc<Delivery>) -> CoreResult<Arc<Delivery>> {
+    let now = core.clock.now_micros();
+    let open = d.tracking_available_at.is_some_and(|at| at <= now) && !d.status.is_terminal();
+    let Some(courier_id) = d.courier.as_ref().and_then(|c| c.id.clone()).filter(|_| open) else {
+        return Ok(d);
+    };
+    let Some(position) = crate::positions::latest(core, &courier_id).await? else {
+        return Ok(d);
+    };
+    let mut located = (*d).clone();
+    if let Some(courier) = located.courier.as_mut() {
+        courier.location = Some(CourierLocation {
+            latitude: position.latitude,
+            longitude: position.longitude,
+            recorded_at: Some(position.recorded_at),
+        });
+    }
+    Ok(Arc::new(located))
 }
 
 /// The caller's delivery `id`: `not_found` for unknown ids and for other

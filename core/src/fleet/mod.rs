@@ -20,8 +20,10 @@ use sea_orm::sea_query::Expr;
 use sea_orm::{ActiveModelTrait, ActiveValue::Set, ColumnTrait, Condition, ConnectionTrait, EntityTrait, QueryFilter};
 use serde::{Deserialize, Serialize};
 
+use crate::assignments;
 use crate::audit::Actor;
 use crate::auth::{Mode, Permission, Principal};
+use crate::db::WriteTransaction;
 use crate::idempotency::{self, Idempotent, Scope};
 use crate::lifecycle::{self, Status};
 use crate::pagination::{self, Keyset, Page};
@@ -301,17 +303,32 @@ pub async fn board_order(db: &impl ConnectionTrait, order_id: &str) -> CoreResul
 /// transaction.
 pub async fn move_order(core: &Core, order_id: &str, to: Status, actor: &Actor) -> CoreResult<FleetOrder> {
     let order = board_order(&core.db, order_id).await?;
+    let tx = db::begin(core).await?;
+    let order = move_in(core, &tx, &order, to, actor).await?;
+    tx.commit().await?;
+    Ok(order)
+}
+
+/// Moves `order` (as read) to `to` in `tx`, as [`move_order`] does; its
+/// courier's app hears of it.
+pub async fn move_in(
+    core: &Core,
+    tx: &WriteTransaction,
+    order: &FleetOrder,
+    to: Status,
+    actor: &Actor,
+) -> CoreResult<FleetOrder> {
     if !lifecycle::is_legal(order.status, to) {
         return Err(lifecycle::illegal(order.status, to));
     }
     let now = core.clock.now_micros();
-    let tx = db::begin(core).await?;
+    let order_id = order.order_id.as_str();
     let moved = entity::Entity::update_many()
         .col_expr(entity::Column::Status, Expr::value(to.as_str()))
         .col_expr(entity::Column::UpdatedAt, Expr::value(now))
         .filter(entity::Column::Id.eq(order.id.as_str()))
         .filter(entity::Column::Status.eq(order.status.as_str()))
-        .exec(&tx)
+        .exec(&**tx)
         .await?;
     if moved.rows_affected != 1 {
         return Err(CoreError::new(
@@ -319,10 +336,9 @@ pub async fn move_order(core: &Core, order_id: &str, to: Status, actor: &Actor) 
             format!("Order {order_id} changed meanwhile; read it again and retry."),
         ));
     }
-    moves::record(&tx, &order.id, (order.status, to), actor, now).await?;
-    let order = board_order(&tx, order_id).await?;
-    tx.commit().await?;
-    Ok(order)
+    moves::record(&**tx, &order.id, (order.status, to), actor, now).await?;
+    assignments::job_moved(core, tx, order_id, to, None, now).await?;
+    board_order(&**tx, order_id).await
 }
 
 /// Every board query of a fleet goes through this scope.

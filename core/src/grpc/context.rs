@@ -23,6 +23,16 @@ pub fn header<T>(request: &Request<T>, name: &str) -> Option<String> {
         .map(str::to_owned)
 }
 
+/// The token of `authorization: Bearer <token>`, if the request has one.
+pub fn bearer<T>(request: &Request<T>) -> Option<String> {
+    let value = header(request, metadata::AUTHORIZATION)?;
+    let (scheme, token) = value.trim().split_once(' ')?;
+    scheme
+        .eq_ignore_ascii_case("bearer")
+        .then(|| token.trim().to_owned())
+        .filter(|token| !token.is_empty())
+}
+
 /// Authenticates the public API key of `request` and checks `permission`
 /// (`None`: any valid key), then reports a request the edge could not parse.
 pub async fn principal<T>(

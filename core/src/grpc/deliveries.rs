@@ -123,6 +123,7 @@ impl DeliveryService for DeliveryApi {
     ) -> Result<Response<pb::GetDeliveryResponse>, Status> {
         let principal = context::principal(&self.0, &request, Some(Permission::DeliveriesRead)).await?;
         let delivery = deliveries::get(&self.0, &principal, &request.into_inner().delivery_id).await?;
+        let delivery = deliveries::located(&self.0, delivery).await?;
         Ok(Response::new(pb::GetDeliveryResponse {
             delivery: Some(to_proto(&delivery, &self.0.config.public_base_url)),
         }))

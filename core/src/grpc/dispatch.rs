@@ -7,13 +7,15 @@ use courier::v1 as pb;
 use tonic::{Request, Response, Status, Streaming};
 
 use super::context;
-use super::convert::{item_out, micros, required};
+use super::convert::{item_out, micros, proof_file_in, required};
+use super::couriers::job_out;
 use super::deliveries::status_in;
 use crate::auth::service_token::Role;
 use crate::deliveries::{Courier, CourierVehicle, Delivery, contact_out, to_proto, waypoint_out};
-use crate::dispatch::{self, LocationReport};
+use crate::dispatch::{self, LocationReport, Mover};
 use crate::fleet::{self, FleetOrder};
-use crate::proofs::{ArtifactKind, Checkpoint, ProofFile, ProofSubmission};
+use crate::jobs::{self, Work};
+use crate::proofs::{Checkpoint, ProofSubmission};
 use crate::{Core, CoreError, CoreResult};
 
 pub struct DispatchApi(pub Core);
@@ -57,6 +59,7 @@ fn board_order_out(o: &FleetOrder) -> ipb::BoardOrder {
 
 fn courier_in(c: pb::Courier) -> Courier {
     Courier {
+        id: None,
         name: c.name,
         photo_url: c.photo_url,
         rating: c.rating,
@@ -78,16 +81,7 @@ fn submission_in(r: ipb::SubmitProofRequest) -> CoreResult<ProofSubmission> {
         .files
         .into_iter()
         .enumerate()
-        .map(|(i, f)| {
-            let kind = ArtifactKind::from_proto(f.kind)
-                .ok_or_else(|| CoreError::invalid(format!("files.{i}.kind"), "Unknown or missing file kind."))?;
-            Ok(ProofFile {
-                kind,
-                file_name: f.file_name,
-                content_type: f.content_type,
-                content: f.content,
-            })
-        })
+        .map(|(i, f)| proof_file_in(i, f.kind, f.file_name, f.content_type, f.content))
         .collect::<CoreResult<Vec<_>>>()?;
     Ok(ProofSubmission {
         checkpoint,
@@ -96,6 +90,7 @@ fn submission_in(r: ipb::SubmitProofRequest) -> CoreResult<ProofSubmission> {
         barcode: r.barcode,
         age_checked: r.age_checked,
         left_at_door: r.left_at_door,
+        submission_id: None,
     })
 }
 
@@ -156,13 +151,13 @@ impl DispatchService for DispatchApi {
         request: Request<ipb::ArriveAtPickupRequest>,
     ) -> Result<Response<ipb::ArriveAtPickupResponse>, Status> {
         self.authorize(&request)?;
-        let d = dispatch::arrive_at_pickup(&self.0, &request.into_inner().delivery_id).await?;
+        let d = dispatch::arrive_at_pickup(&self.0, Mover::Dispatch, &request.into_inner().delivery_id).await?;
         Ok(Response::new(ipb::ArriveAtPickupResponse { delivery: self.out(&d) }))
     }
 
     async fn pick_up(&self, request: Request<ipb::PickUpRequest>) -> Result<Response<ipb::PickUpResponse>, Status> {
         self.authorize(&request)?;
-        let d = dispatch::pick_up(&self.0, &request.into_inner().delivery_id).await?;
+        let d = dispatch::pick_up(&self.0, Mover::Dispatch, &request.into_inner().delivery_id).await?;
         Ok(Response::new(ipb::PickUpResponse { delivery: self.out(&d) }))
     }
 
@@ -173,7 +168,7 @@ impl DispatchService for DispatchApi {
         self.authorize(&request)?;
         let r = request.into_inner();
         let dropoff_eta = micros(r.dropoff_eta, "dropoff_eta")?;
-        let d = dispatch::start_transit(&self.0, &r.delivery_id, dropoff_eta).await?;
+        let d = dispatch::start_transit(&self.0, Mover::Dispatch, &r.delivery_id, dropoff_eta).await?;
         Ok(Response::new(ipb::StartTransitResponse { delivery: self.out(&d) }))
     }
 
@@ -182,7 +177,7 @@ impl DispatchService for DispatchApi {
         request: Request<ipb::ArriveAtDropoffRequest>,
     ) -> Result<Response<ipb::ArriveAtDropoffResponse>, Status> {
         self.authorize(&request)?;
-        let d = dispatch::arrive_at_dropoff(&self.0, &request.into_inner().delivery_id).await?;
+        let d = dispatch::arrive_at_dropoff(&self.0, Mover::Dispatch, &request.into_inner().delivery_id).await?;
         Ok(Response::new(ipb::ArriveAtDropoffResponse { delivery: self.out(&d) }))
     }
 
@@ -193,7 +188,7 @@ impl DispatchService for DispatchApi {
         self.authorize(&request)?;
         let r = request.into_inner();
         let delivery_id = r.delivery_id.clone();
-        let d = dispatch::submit_proof(&self.0, &delivery_id, submission_in(r)?).await?;
+        let d = dispatch::submit_proof(&self.0, Mover::Dispatch, &delivery_id, submission_in(r)?).await?;
         Ok(Response::new(ipb::SubmitProofResponse { delivery: self.out(&d) }))
     }
 
@@ -202,7 +197,7 @@ impl DispatchService for DispatchApi {
         request: Request<ipb::CompleteHandoverRequest>,
     ) -> Result<Response<ipb::CompleteHandoverResponse>, Status> {
         self.authorize(&request)?;
-        let d = dispatch::complete_handover(&self.0, &request.into_inner().delivery_id).await?;
+        let d = dispatch::complete_handover(&self.0, Mover::Dispatch, &request.into_inner().delivery_id).await?;
         Ok(Response::new(ipb::CompleteHandoverResponse { delivery: self.out(&d) }))
     }
 
@@ -211,7 +206,7 @@ impl DispatchService for DispatchApi {
         request: Request<ipb::FailHandoverRequest>,
     ) -> Result<Response<ipb::FailHandoverResponse>, Status> {
         self.authorize(&request)?;
-        let d = dispatch::fail_handover(&self.0, &request.into_inner().delivery_id).await?;
+        let d = dispatch::fail_handover(&self.0, Mover::Dispatch, &request.into_inner().delivery_id).await?;
         Ok(Response::new(ipb::FailHandoverResponse { delivery: self.out(&d) }))
     }
 
@@ -220,7 +215,7 @@ impl DispatchService for DispatchApi {
         request: Request<ipb::ReportPickupNoShowRequest>,
     ) -> Result<Response<ipb::ReportPickupNoShowResponse>, Status> {
         self.authorize(&request)?;
-        let d = dispatch::report_pickup_no_show(&self.0, &request.into_inner().delivery_id).await?;
+        let d = dispatch::report_pickup_no_show(&self.0, Mover::Dispatch, &request.into_inner().delivery_id).await?;
         Ok(Response::new(ipb::ReportPickupNoShowResponse {
             delivery: self.out(&d),
         }))
@@ -291,6 +286,29 @@ impl DispatchService for DispatchApi {
         let order = fleet::move_order(&self.0, &r.order_id, to, &caller.actor()).await?;
         Ok(Response::new(ipb::MoveBoardOrderResponse {
             order: Some(board_order_out(&order)),
+        }))
+    }
+
+    async fn assign_job(
+        &self,
+        request: Request<ipb::AssignJobRequest>,
+    ) -> Result<Response<ipb::AssignJobResponse>, Status> {
+        let caller = context::internal_caller(&self.0, &request, Role::Dispatch, true).await?;
+        let r = request.into_inner();
+        match jobs::work(&self.0.db, &r.job_id).await? {
+            // Live deliveries are the platform's: systems and operators.
+            Work::Delivery(_) => caller.must_be_operator()?,
+            Work::FleetOrder(order) => {
+                caller
+                    .may_read(&self.0, &order.workspace_id)
+                    .await
+                    .map_err(|_| Status::from(CoreError::not_found("job")))?;
+                caller.may_manage(&self.0, &order.workspace_id).await?;
+            }
+        }
+        let job = jobs::assign(&self.0, &r.job_id, &r.courier_id, &caller.actor()).await?;
+        Ok(Response::new(ipb::AssignJobResponse {
+            job: Some(job_out(&job)),
         }))
     }
 }

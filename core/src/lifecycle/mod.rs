@@ -7,12 +7,12 @@
 //! nothing.
 
 use crate::auth::{Mode, Principal};
-use crate::billing;
 use crate::db::WriteTransaction;
 use crate::deliveries::{self, Change, Delivery};
 use crate::events::EventType;
 use crate::proofs::{self, Checkpoint};
 use crate::{Core, CoreError, CoreResult};
+use crate::{assignments, billing};
 use courier::errors::ErrorCode;
 
 pub use crate::statuses::{CancellationReason, Status};
@@ -86,6 +86,9 @@ pub async fn advance(
         billing::release_credit(tx, &delivery.workspace_id, amount_cents).await?;
     }
     let moved = deliveries::reload(tx, &delivery.id).await?;
+    if delivery.mode == Mode::Live {
+        assignments::job_moved(core, tx, &moved.id, to, moved.cancellation_reason, now).await?;
+    }
     if to == Status::Delivered {
         billing::lines::record(tx, &moved).await?;
     }
@@ -111,6 +114,12 @@ pub async fn submit_proof(
     now: i64,
 ) -> CoreResult<Delivery> {
     let checkpoint = submission.checkpoint;
+    if let Some(submission_id) = &submission.submission_id
+        && proofs::submitted_as(&**tx, &delivery.id, submission_id).await?
+    {
+        // The same submission sent again (an app that lost the answer).
+        return Ok(delivery.clone());
+    }
     let expected = match checkpoint {
         Checkpoint::Pickup => Status::AtPickup,
         Checkpoint::Dropoff => Status::AtDropoff,

@@ -1,0 +1,351 @@
+//! `courier.internal.v1.CourierService`: managing couriers (docs/couriers.md
+//! "Managing couriers"), and the courier and job messages the courier app
+//! and dispatch share.
+
+use courier::app::v1 as apb;
+use courier::internal::v1 as ipb;
+use courier::internal::v1::courier_service_server::CourierService;
+use courier::time::micros_to_proto;
+use tonic::{Request, Response, Status};
+
+use super::context::{self, InternalCaller};
+use super::convert::{item_out, required};
+use crate::auth::service_token::Role;
+use crate::couriers::{self, Courier, Fleet, NewCourier, Photo, ProfileChange, Vehicle, invitations};
+use crate::deliveries::{proof_out, waypoint_out};
+use crate::jobs::{self, Job, Move, Work};
+use crate::positions::{self, Position};
+use crate::validate::WaypointInput;
+use crate::{Core, CoreError, CoreResult, db};
+
+pub struct CourierApi(pub Core);
+
+/// `not_found` unless `caller` may read the couriers of `fleet` (for a
+/// platform courier: systems and operators); with `manage`, change them
+/// (a fleet's owners and admins, operators, systems).
+async fn may(core: &Core, caller: &InternalCaller, fleet: &Fleet, manage: bool) -> Result<(), Status> {
+    match fleet {
+        Fleet::Platform => caller.must_be_operator(),
+        Fleet::Workspace(id) if manage => caller.may_manage(core, id).await,
+        Fleet::Workspace(id) => caller.may_read(core, id).await,
+    }
+}
+
+impl CourierApi {
+    /// The courier `courier_id`, once `caller` may see (or `manage`) them.
+    async fn courier(&self, caller: &InternalCaller, courier_id: &str, manage: bool) -> Result<Courier, Status> {
+        let courier = couriers::get(&self.0.db, courier_id).await?;
+        may(&self.0, caller, &courier.fleet, false)
+            .await
+            .map_err(|_| Status::from(CoreError::not_found("courier")))?;
+        if manage {
+            may(&self.0, caller, &courier.fleet, true).await?;
+        }
+        Ok(courier)
+    }
+
+    async fn summary(&self, courier: &Courier) -> CoreResult<ipb::CourierSummary> {
+        let position = positions::latest(&self.0, &courier.id).await?;
+        let current = jobs::open(&self.0, courier).await?.into_iter().next();
+        Ok(ipb::CourierSummary {
+            courier: Some(courier_out(courier, position.as_ref())),
+            current_job_id: current.as_ref().map(|job| job.work.id().to_owned()),
+            current_job: current.as_ref().map(job_out),
+        })
+    }
+
+    async fn set_status(
+        &self,
+        request: Request<String>,
+        status: couriers::Status,
+    ) -> Result<Response<apb::Courier>, Status> {
+        let caller = context::internal_caller(&self.0, &request, Role::Dispatch, true).await?;
+        let courier = self.courier(&caller, request.get_ref(), true).await?;
+        let tx = db::begin(&self.0).await?;
+        let courier = couriers::set_status(&self.0, &tx, &courier.id, status).await?;
+        tx.commit().await?;
+        Ok(Response::new(courier_out(&courier, None)))
+    }
+}
+
+#[tonic::async_trait]
+impl CourierService for CourierApi {
+    async fn invite_courier(
+        &self,
+        request: Request<ipb::InviteCourierRequest>,
+    ) -> Result<Response<ipb::InviteCourierResponse>, Status> {
+        let caller = context::internal_caller(&self.0, &request, Role::Dispatch, true).await?;
+        let r = request.into_inner();
+        let fleet = Fleet::from_workspace_id(&r.workspace_id);
+        may(&self.0, &caller, &fleet, true).await?;
+        let vehicle = vehicle_in(required(r.vehicle, "vehicle")?);
+        let tx = db::begin(&self.0).await?;
+        let courier = couriers::create(
+            &self.0,
+            &tx,
+            NewCourier {
+                fleet,
+                name: r.name,
+                phone: r.phone,
+                email: r.email,
+                vehicle,
+            },
+        )
+        .await?;
+        let invitation_url = invitations::create(&self.0, &tx, &courier.id, &caller.actor().label()).await?;
+        tx.commit().await?;
+        Ok(Response::new(ipb::InviteCourierResponse {
+            courier: Some(courier_out(&courier, None)),
+            invitation_url,
+        }))
+    }
+
+    async fn create_courier_invitation(
+        &self,
+        request: Request<ipb::CreateCourierInvitationRequest>,
+    ) -> Result<Response<ipb::CreateCourierInvitationResponse>, Status> {
+        let caller = context::internal_caller(&self.0, &request, Role::Dispatch, true).await?;
+        let courier = self.courier(&caller, &request.get_ref().courier_id, true).await?;
+        let tx = db::begin(&self.0).await?;
+        let invitation_url = invitations::create(&self.0, &tx, &courier.id, &caller.actor().label()).await?;
+        tx.commit().await?;
+        Ok(Response::new(ipb::CreateCourierInvitationResponse { invitation_url }))
+    }
+
+    async fn list_couriers(
+        &self,
+        request: Request<ipb::ListCouriersRequest>,
+    ) -> Result<Response<ipb::ListCouriersResponse>, Status> {
+        let caller = context::internal_caller(&self.0, &request, Role::Dispatch, false).await?;
+        let r = request.into_inner();
+        let fleet = Fleet::from_workspace_id(&r.workspace_id);
+        may(&self.0, &caller, &fleet, false).await?;
+        let token = Some(r.page_token.as_str()).filter(|t| !t.is_empty());
+        let (page, next) = couriers::list(&self.0, &fleet, r.page_size, token).await?;
+        let mut summaries = Vec::with_capacity(page.len());
+        for courier in &page {
+            summaries.push(self.summary(courier).await?);
+        }
+        Ok(Response::new(ipb::ListCouriersResponse {
+            couriers: summaries,
+            next_page_token: next.unwrap_or_default(),
+        }))
+    }
+
+    async fn get_courier(
+        &self,
+        request: Request<ipb::GetCourierRequest>,
+    ) -> Result<Response<ipb::GetCourierResponse>, Status> {
+        let caller = context::internal_caller(&self.0, &request, Role::Dispatch, false).await?;
+        let courier = self.courier(&caller, &request.get_ref().courier_id, false).await?;
+        let summary = self.summary(&courier).await?;
+        let day_ago = self.0.clock.now_micros() - 86_400_000_000;
+        let (finished, _) = jobs::finished(&self.0, &courier, 100, "").await?;
+        let recent: Vec<apb::Job> = finished
+            .iter()
+            .filter(|job| job.assignment.ended_at.is_some_and(|at| at >= day_ago))
+            .map(job_out)
+            .collect();
+        let trail = match &summary.current_job_id {
+            Some(job_id) => positions::trail(&self.0.db, job_id).await?,
+            None => Vec::new(),
+        };
+        Ok(Response::new(ipb::GetCourierResponse {
+            courier: Some(summary),
+            recent_jobs: recent,
+            trail: trail.iter().map(position_out).collect(),
+        }))
+    }
+
+    async fn update_courier(
+        &self,
+        request: Request<ipb::UpdateCourierRequest>,
+    ) -> Result<Response<ipb::UpdateCourierResponse>, Status> {
+        let caller = context::internal_caller(&self.0, &request, Role::Dispatch, true).await?;
+        let courier = self.courier(&caller, &request.get_ref().courier_id, true).await?;
+        let r = request.into_inner();
+        let photo = match (r.photo, r.photo_content_type) {
+            (None, _) => None,
+            (Some(content), Some(content_type)) => Some(Photo { content_type, content }),
+            (Some(_), None) => {
+                return Err(
+                    CoreError::invalid("photo_content_type", "photo_content_type is required with a photo.").into(),
+                );
+            }
+        };
+        let change = ProfileChange {
+            name: r.name,
+            phone: r.phone,
+            email: r.email,
+            vehicle: r.vehicle.map(vehicle_in),
+            photo,
+        };
+        let tx = db::begin(&self.0).await?;
+        let courier = couriers::update_profile(&self.0, &tx, &courier.id, change).await?;
+        tx.commit().await?;
+        Ok(Response::new(ipb::UpdateCourierResponse {
+            courier: Some(courier_out(&courier, None)),
+        }))
+    }
+
+    async fn suspend_courier(
+        &self,
+        request: Request<ipb::SuspendCourierRequest>,
+    ) -> Result<Response<ipb::SuspendCourierResponse>, Status> {
+        let request = request.map(|r| r.courier_id);
+        let courier = self
+            .set_status(request, couriers::Status::Suspended)
+            .await?
+            .into_inner();
+        Ok(Response::new(ipb::SuspendCourierResponse { courier: Some(courier) }))
+    }
+
+    async fn activate_courier(
+        &self,
+        request: Request<ipb::ActivateCourierRequest>,
+    ) -> Result<Response<ipb::ActivateCourierResponse>, Status> {
+        let request = request.map(|r| r.courier_id);
+        let courier = self.set_status(request, couriers::Status::Active).await?.into_inner();
+        Ok(Response::new(ipb::ActivateCourierResponse { courier: Some(courier) }))
+    }
+}
+
+fn vehicle_in(v: ipb::CourierVehicleInput) -> Vehicle {
+    Vehicle {
+        vehicle_type_id: v.vehicle_type_id,
+        make: v.make,
+        model: v.model,
+        color: v.color,
+        license_plate: v.license_plate,
+    }
+}
+
+/// A courier as the app, managers and dispatch see them.
+pub fn courier_out(c: &Courier, position: Option<&Position>) -> apb::Courier {
+    apb::Courier {
+        id: c.id.clone(),
+        workspace_id: c.fleet.workspace_id().unwrap_or_default().to_owned(),
+        name: c.name.clone(),
+        phone: c.phone.clone(),
+        email: c.email.clone(),
+        vehicle: Some(apb::Vehicle {
+            vehicle_type_id: c.vehicle.vehicle_type_id.clone(),
+            make: c.vehicle.make.clone(),
+            model: c.vehicle.model.clone(),
+            color: c.vehicle.color.clone(),
+            license_plate: c.vehicle.license_plate.clone(),
+        }),
+        status: match c.status {
+            couriers::Status::Active => apb::CourierStatus::Active,
+            couriers::Status::Suspended => apb::CourierStatus::Suspended,
+        } as i32,
+        availability: match c.availability {
+            couriers::Availability::Online => apb::Availability::Online,
+            couriers::Availability::Offline => apb::Availability::Offline,
+        } as i32,
+        last_position: position.map(position_out),
+        joined: c.joined,
+        created_at: Some(micros_to_proto(c.created_at)),
+        updated_at: Some(micros_to_proto(c.updated_at)),
+        has_photo: c.has_photo,
+    }
+}
+
+pub fn position_out(p: &Position) -> apb::Position {
+    apb::Position {
+        latitude: p.latitude,
+        longitude: p.longitude,
+        accuracy_m: p.accuracy_m,
+        heading_deg: p.heading_deg,
+        speed_mps: p.speed_mps,
+        recorded_at: Some(micros_to_proto(p.recorded_at)),
+    }
+}
+
+/// A position as the app reports it; `param` names it in refusals.
+pub fn position_in(p: apb::Position, param: &str) -> CoreResult<Position> {
+    let recorded_at = p
+        .recorded_at
+        .and_then(|ts| courier::time::from_proto(&ts))
+        .ok_or_else(|| {
+            CoreError::invalid(
+                format!("{param}.recorded_at"),
+                format!("{param}.recorded_at is required."),
+            )
+        })?;
+    Ok(Position {
+        latitude: p.latitude,
+        longitude: p.longitude,
+        accuracy_m: p.accuracy_m,
+        heading_deg: p.heading_deg,
+        speed_mps: p.speed_mps,
+        recorded_at: recorded_at.timestamp_micros(),
+    })
+}
+
+/// A job as its courier sees it: contact phone numbers only while active.
+pub fn job_out(job: &Job) -> apb::Job {
+    let active = job.is_active();
+    let waypoint = |w: &WaypointInput| {
+        let mut out = waypoint_out(w);
+        if !active {
+            out.contact = out.contact.map(|c| courier::v1::Contact {
+                phone: String::new(),
+                email: None,
+                ..c
+            });
+        }
+        out
+    };
+    let status = job.work.status().to_proto() as i32;
+    let next_move = match job.next_move() {
+        Some(Move::ArriveAtPickup) => apb::JobMove::ArriveAtPickup,
+        Some(Move::PickUp) => apb::JobMove::PickUp,
+        Some(Move::StartTransit) => apb::JobMove::StartTransit,
+        Some(Move::ArriveAtDropoff) => apb::JobMove::ArriveAtDropoff,
+        Some(Move::CompleteHandover) => apb::JobMove::CompleteHandover,
+        Some(Move::FailHandover | Move::ReportPickupNoShow) | None => apb::JobMove::Unspecified,
+    } as i32;
+    let assignment = &job.assignment;
+    let mut out = apb::Job {
+        id: job.work.id().to_owned(),
+        status,
+        next_move,
+        pickup_proof_submitted: job.pickup_proof_submitted,
+        dropoff_proof_submitted: job.dropoff_proof_submitted,
+        assigned_at: Some(micros_to_proto(assignment.assigned_at)),
+        ended_at: assignment.ended_at.map(micros_to_proto),
+        outcome: assignment.outcome.clone(),
+        active,
+        ..Default::default()
+    };
+    match &job.work {
+        Work::Delivery(d) => {
+            out.kind = apb::JobKind::Delivery as i32;
+            out.pickup = Some(waypoint(&d.route.pickup));
+            out.dropoff = Some(waypoint(&d.route.dropoff));
+            out.stops = d.route.stops.iter().map(waypoint).collect();
+            out.vehicle_type_id = d.vehicle_type_id.clone();
+            out.items = d.route.items.iter().flatten().map(item_out).collect();
+            out.notes = d.notes.clone();
+            out.proof = Some(proof_out(&d.proof));
+            out.scheduled_at = d.scheduled_at.map(micros_to_proto);
+            out.pickup_eta = d.pickup_eta.map(micros_to_proto);
+            out.dropoff_eta = d.dropoff_eta.map(micros_to_proto);
+            out.distance_km = d.distance_km;
+            out.updated_at = Some(micros_to_proto(d.updated_at));
+        }
+        Work::FleetOrder(o) => {
+            out.kind = apb::JobKind::FleetOrder as i32;
+            out.pickup = Some(waypoint(&o.route.pickup));
+            out.dropoff = Some(waypoint(&o.route.dropoff));
+            out.stops = o.route.stops.iter().map(waypoint).collect();
+            out.vehicle_type_id = o.vehicle_type_id.clone();
+            out.items = o.route.items.iter().flatten().map(item_out).collect();
+            out.notes = o.notes.clone();
+            out.reference = o.reference.clone();
+            out.updated_at = Some(micros_to_proto(o.updated_at));
+        }
+    }
+    out
+}

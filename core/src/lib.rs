@@ -9,6 +9,7 @@ pub mod accounts;
 pub mod assignments;
 pub mod audit;
 pub mod auth;
+pub mod auto_dispatch;
 pub mod billing;
 pub mod blobs;
 pub mod cache_feed;
@@ -92,6 +93,8 @@ pub struct Core {
     pub positions: Arc<positions::Intake>,
     /// Wakes this process's watchers of a courier's feed.
     pub courier_signals: Arc<assignments::feed::Signals>,
+    /// Wakes this process's dispatcher for a round now.
+    pub dispatch_wake: Arc<tokio::sync::Notify>,
 }
 
 /// A feed of changed delivery ids for `WatchDelivery`. Watchers also poll, so
@@ -182,6 +185,7 @@ impl Core {
             page_reads: Arc::new(shared_reads::SharedReads::new(metrics.list_page_reads())),
             positions: Arc::default(),
             courier_signals: Arc::default(),
+            dispatch_wake: Arc::default(),
             db,
             clock,
             secrets,

@@ -29,6 +29,7 @@ pub fn spawn(core: &Core, stop: &CancellationToken) -> JoinSet<()> {
     workers.spawn(crate::db::checkpoint_wal(core.db.clone(), stop.clone()));
     workers.spawn(crate::cache_feed::listen(core.clone(), stop.clone()));
     workers.spawn(jobs::tracking::run(core.clone(), stop.clone()));
+    workers.spawn(crate::auto_dispatch::run(core.clone(), stop.clone()));
     workers.spawn(purge_courier_history(core.clone(), stop.clone()));
     workers
 }

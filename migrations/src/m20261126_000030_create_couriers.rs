@@ -3,7 +3,8 @@ use sea_orm_migration::prelude::*;
 /// Couriers (docs/couriers.md): their accounts and vehicles, invitation
 /// links and app sessions (only SHA-256 hashes of tokens are stored), their
 /// last known positions and the trails of their jobs, their assignments to
-/// jobs, and the feed of changes each courier's app is pushed. Proof
+/// jobs, the offers of automatic dispatch, and the feed of changes each
+/// courier's app is pushed. Proof
 /// checkpoints gain the app's submission id, so that a resent submission is
 /// recognised.
 #[derive(DeriveMigrationName)]
@@ -29,6 +30,15 @@ const PARTIAL_INDEXES: &[(&str, &str)] = &[
     (
         "courier_assignments_open_courier",
         "CREATE UNIQUE INDEX courier_assignments_open_courier ON courier_assignments (courier_id) WHERE ended_at IS NULL",
+    ),
+    // One open offer per job and per courier, on every replica.
+    (
+        "courier_offers_open_job",
+        "CREATE UNIQUE INDEX courier_offers_open_job ON courier_offers (job_id) WHERE status = 'open'",
+    ),
+    (
+        "courier_offers_open_courier",
+        "CREATE UNIQUE INDEX courier_offers_open_courier ON courier_offers (courier_id) WHERE status = 'open'",
     ),
 ];
 
@@ -210,6 +220,7 @@ impl MigrationTrait for Migration {
                     .col(ColumnDef::new(CourierFeed::CourierId).string().not_null())
                     .col(ColumnDef::new(CourierFeed::Kind).string().not_null())
                     .col(ColumnDef::new(CourierFeed::JobId).string().not_null())
+                    .col(ColumnDef::new(CourierFeed::OfferId).string().null())
                     .col(ColumnDef::new(CourierFeed::Reason).string().null())
                     .col(ColumnDef::new(CourierFeed::CreatedAt).big_integer().not_null())
                     .to_owned(),
@@ -222,6 +233,32 @@ impl MigrationTrait for Migration {
                     .table(CourierFeed::Table)
                     .col(CourierFeed::CourierId)
                     .col(CourierFeed::Id)
+                    .to_owned(),
+            )
+            .await?;
+        manager
+            .create_table(
+                Table::create()
+                    .table(CourierOffers::Table)
+                    .col(ColumnDef::new(CourierOffers::Id).string().not_null().primary_key())
+                    .col(ColumnDef::new(CourierOffers::JobId).string().not_null())
+                    .col(ColumnDef::new(CourierOffers::CourierId).string().not_null())
+                    .col(ColumnDef::new(CourierOffers::Status).string().not_null())
+                    .col(ColumnDef::new(CourierOffers::DistanceKm).double().not_null())
+                    .col(ColumnDef::new(CourierOffers::MinutesToPickup).big_integer().not_null())
+                    .col(ColumnDef::new(CourierOffers::CreatedAt).big_integer().not_null())
+                    .col(ColumnDef::new(CourierOffers::ExpiresAt).big_integer().not_null())
+                    .col(ColumnDef::new(CourierOffers::AnsweredAt).big_integer().null())
+                    .to_owned(),
+            )
+            .await?;
+        manager
+            .create_index(
+                Index::create()
+                    .name("courier_offers_job")
+                    .table(CourierOffers::Table)
+                    .col(CourierOffers::JobId)
+                    .col(CourierOffers::CourierId)
                     .to_owned(),
             )
             .await?;
@@ -255,6 +292,7 @@ impl MigrationTrait for Migration {
             )
             .await?;
         for table in [
+            CourierOffers::Table.into_iden(),
             CourierFeed::Table.into_iden(),
             CourierAssignments::Table.into_iden(),
             CourierTrails::Table.into_iden(),
@@ -355,8 +393,23 @@ enum CourierFeed {
     CourierId,
     Kind,
     JobId,
+    OfferId,
     Reason,
     CreatedAt,
+}
+
+#[derive(DeriveIden)]
+enum CourierOffers {
+    Table,
+    Id,
+    JobId,
+    CourierId,
+    Status,
+    DistanceKm,
+    MinutesToPickup,
+    CreatedAt,
+    ExpiresAt,
+    AnsweredAt,
 }
 
 #[derive(DeriveIden)]

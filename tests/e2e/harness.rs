@@ -14,7 +14,7 @@ use courier::internal::v1::dispatch_service_client::DispatchServiceClient;
 use courier_core::Core;
 use courier_core::auth::service_token::{self, Role};
 use courier_core::clock::Clock;
-use courier_core::config::CoreConfig;
+use courier_core::config::{CoreConfig, DispatchMode};
 use courier_core::db::ServeLock;
 use courier_edge::ratelimit::RateLimitConfig;
 use courier_edge::{CoreClients, EdgeState};
@@ -242,6 +242,11 @@ impl TestApp {
             catalog_file: None,
             blob_dir: database.blob_dir.clone(),
             blob_s3: Default::default(),
+            // Tests that drive automatic dispatch turn it on; the others
+            // assign couriers themselves.
+            dispatch: DispatchMode::External,
+            offer_timeout: Duration::from_secs(30),
+            dispatch_radius_km: 15.0,
         };
         configure(&mut config);
         let mut limits = unlimited();

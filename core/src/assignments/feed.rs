@@ -30,9 +30,11 @@ pub mod entity {
         #[sea_orm(primary_key)]
         pub id: i64,
         pub courier_id: String,
-        /// `job` or `withdrawal`.
+        /// `job`, `offer` or `withdrawal`.
         pub kind: String,
         pub job_id: String,
+        /// The offer of an `offer` row, or of a withdrawn offer.
+        pub offer_id: Option<String>,
         /// A withdrawal's reason (see [`super::Reason`]).
         pub reason: Option<String>,
         pub created_at: i64,
@@ -49,11 +51,13 @@ pub const RETENTION_MICROS: i64 = 7 * 86_400_000_000;
 /// The most rows one read returns.
 const READ_LIMIT: u64 = 100;
 
-/// Why a job left a courier's hands.
+/// Why a job or an offer left a courier's hands.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Reason {
     Cancelled,
     Reassigned,
+    OfferExpired,
+    OfferWithdrawn,
 }
 
 impl Reason {
@@ -61,12 +65,16 @@ impl Reason {
         match self {
             Reason::Cancelled => "cancelled",
             Reason::Reassigned => "reassigned",
+            Reason::OfferExpired => "offer_expired",
+            Reason::OfferWithdrawn => "offer_withdrawn",
         }
     }
 
     fn parse(text: &str) -> Reason {
         match text {
             "reassigned" => Reason::Reassigned,
+            "offer_expired" => Reason::OfferExpired,
+            "offer_withdrawn" => Reason::OfferWithdrawn,
             _ => Reason::Cancelled,
         }
     }
@@ -77,8 +85,14 @@ impl Reason {
 pub enum Entry {
     /// One of their jobs changed (or was given to them).
     Job { job_id: String },
-    /// A job left their hands.
-    Withdrawal { job_id: String, reason: Reason },
+    /// A job was offered to them.
+    Offer { job_id: String, offer_id: String },
+    /// A job (or, with `offer_id`, an offer) left their hands.
+    Withdrawal {
+        job_id: String,
+        offer_id: Option<String>,
+        reason: Reason,
+    },
 }
 
 /// A feed row as read: its position and its change.
@@ -91,14 +105,20 @@ pub struct Positioned {
 /// Adds `entry` to courier `courier_id`'s feed in `tx`; their watchers in
 /// this process wake once `tx` commits.
 pub async fn append(core: &Core, tx: &WriteTransaction, courier_id: &str, entry: Entry, now: i64) -> CoreResult<()> {
-    let (kind, job_id, reason) = match entry {
-        Entry::Job { job_id } => ("job", job_id, None),
-        Entry::Withdrawal { job_id, reason } => ("withdrawal", job_id, Some(reason.as_str().to_owned())),
+    let (kind, job_id, offer_id, reason) = match entry {
+        Entry::Job { job_id } => ("job", job_id, None, None),
+        Entry::Offer { job_id, offer_id } => ("offer", job_id, Some(offer_id), None),
+        Entry::Withdrawal {
+            job_id,
+            offer_id,
+            reason,
+        } => ("withdrawal", job_id, offer_id, Some(reason.as_str().to_owned())),
     };
     entity::ActiveModel {
         courier_id: Set(courier_id.to_owned()),
         kind: Set(kind.to_owned()),
         job_id: Set(job_id),
+        offer_id: Set(offer_id),
         reason: Set(reason),
         created_at: Set(now),
         ..Default::default()
@@ -153,8 +173,13 @@ pub async fn purge(core: &Core, now: i64) -> CoreResult<u64> {
 
 fn positioned(row: entity::Model) -> Positioned {
     let entry = match row.kind.as_str() {
+        "offer" => Entry::Offer {
+            job_id: row.job_id,
+            offer_id: row.offer_id.unwrap_or_default(),
+        },
         "withdrawal" => Entry::Withdrawal {
             job_id: row.job_id,
+            offer_id: row.offer_id,
             reason: Reason::parse(row.reason.as_deref().unwrap_or_default()),
         },
         _ => Entry::Job { job_id: row.job_id },

@@ -1,7 +1,8 @@
 //! Who carries which job (docs/couriers.md "Assignment"): one row per time
 //! a courier held a job, from its assignment to its end (delivered,
-//! cancelled, reassigned). Owns `courier_assignments`; `feed` owns the
-//! changes each courier's app is pushed.
+//! cancelled, reassigned). Owns `courier_assignments`; `offers` owns the
+//! offers of automatic dispatch, `feed` the changes each courier's app is
+//! pushed.
 //!
 //! A job is a live delivery (`del_…`) or a fleet board order (`ord_…`).
 //! Two partial unique indexes hold the rule on every replica: a job has at
@@ -11,6 +12,7 @@
 //! free again exactly when the job has ended.
 
 pub mod feed;
+pub mod offers;
 
 use sea_orm::sea_query::Expr;
 use sea_orm::{
@@ -157,6 +159,8 @@ pub async fn job_moved(
     reason: Option<CancellationReason>,
     now: i64,
 ) -> CoreResult<Option<String>> {
+    // A job that moves on is no longer offered to anyone.
+    offers::withdraw_for_job(core, tx, job_id, now).await?;
     let Some(open) = open_for_job(&**tx, job_id).await? else {
         return Ok(None);
     };
@@ -200,10 +204,12 @@ async fn end(
         Outcome::Delivered => Entry::Job { job_id },
         Outcome::Cancelled(_) => Entry::Withdrawal {
             job_id,
+            offer_id: None,
             reason: Reason::Cancelled,
         },
         Outcome::Reassigned => Entry::Withdrawal {
             job_id,
+            offer_id: None,
             reason: Reason::Reassigned,
         },
     };

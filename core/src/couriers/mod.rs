@@ -17,6 +17,7 @@ pub mod sessions;
 
 use sea_orm::{ActiveModelTrait, ActiveValue::Set, ColumnTrait, Condition, ConnectionTrait, EntityTrait, QueryFilter};
 
+use crate::assignments::offers;
 use crate::db::WriteTransaction;
 use crate::pagination::Keyset;
 use crate::workspaces::{self, WorkspaceKind};
@@ -384,7 +385,7 @@ pub async fn photo(core: &Core, id: &str) -> CoreResult<Option<Photo>> {
 }
 
 /// Suspends or reactivates courier `id` in `tx`. A suspended courier goes
-/// offline and every session of theirs ends.
+/// offline, every session of theirs ends and an open offer is withdrawn.
 pub async fn set_status(core: &Core, tx: &WriteTransaction, id: &str, status: Status) -> CoreResult<Courier> {
     let current = find(&**tx, id).await?;
     let mut row = entity::ActiveModel {
@@ -396,12 +397,14 @@ pub async fn set_status(core: &Core, tx: &WriteTransaction, id: &str, status: St
     if status == Status::Suspended {
         row.availability = Set(Availability::Offline.as_str().to_owned());
         sessions::end_all(tx, &current.id).await?;
+        offers::withdraw_for_courier(core, tx, &current.id, core.clock.now_micros()).await?;
     }
     Ok(from_model(row.update(&**tx).await?))
 }
 
-/// Sets courier `id` online or offline in `tx`; a suspended courier is
-/// refused (their sessions have ended anyway).
+/// Sets courier `id` online or offline in `tx`; going offline withdraws an
+/// open offer. A suspended courier is refused (their sessions have ended
+/// anyway).
 pub async fn set_availability(
     core: &Core,
     tx: &WriteTransaction,
@@ -414,6 +417,12 @@ pub async fn set_availability(
             ErrorCode::Conflict,
             "A suspended courier cannot go online.",
         ));
+    }
+    if availability == Availability::Offline {
+        offers::withdraw_for_courier(core, tx, &current.id, core.clock.now_micros()).await?;
+    } else {
+        let wake = core.dispatch_wake.clone();
+        tx.after_commit(move || wake.notify_one());
     }
     let row = entity::ActiveModel {
         id: Set(current.id),

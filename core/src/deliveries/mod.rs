@@ -361,7 +361,8 @@ pub async fn create(
         Ok(prepared) => prepared,
         Err(error) => return idempotency::refuse(core, &scope, &hash, request_id, now, error).await,
     };
-    batch::create(
+    let live = principal.mode == Mode::Live;
+    let created = batch::create(
         core,
         batch::Create {
             scope,
@@ -371,7 +372,12 @@ pub async fn create(
             prepared,
         },
     )
-    .await
+    .await?;
+    if live && !created.replayed {
+        // A live delivery waits for a courier: a dispatch round now.
+        core.dispatch_wake.notify_one();
+    }
+    Ok(created)
 }
 
 async fn prepare(core: &Core, principal: &Principal, new: NewDelivery) -> CoreResult<Prepared> {

@@ -11,7 +11,8 @@ use tonic::{Request, Response, Status, Streaming};
 
 use super::context;
 use super::convert::proof_file_in;
-use super::couriers::{courier_out, job_out, position_in};
+use super::couriers::{courier_out, job_out, offer_out, position_in};
+use crate::assignments::feed::Reason;
 use crate::couriers::{self, Availability, invitations, sessions};
 use crate::jobs::{self, Move, watch};
 use crate::proofs::{Checkpoint, ProofSubmission};
@@ -173,6 +174,26 @@ impl CourierAppService for CourierAppApi {
         Ok(Response::new(Box::pin(stream)))
     }
 
+    async fn accept_offer(
+        &self,
+        request: Request<apb::AcceptOfferRequest>,
+    ) -> Result<Response<apb::AcceptOfferResponse>, Status> {
+        let (_, courier) = self.courier(&request).await?;
+        let job = jobs::accept_offer(&self.0, &courier, &request.get_ref().offer_id).await?;
+        Ok(Response::new(apb::AcceptOfferResponse {
+            job: Some(job_out(&job)),
+        }))
+    }
+
+    async fn decline_offer(
+        &self,
+        request: Request<apb::DeclineOfferRequest>,
+    ) -> Result<Response<apb::DeclineOfferResponse>, Status> {
+        let (_, courier) = self.courier(&request).await?;
+        jobs::decline_offer(&self.0, &courier, &request.get_ref().offer_id).await?;
+        Ok(Response::new(apb::DeclineOfferResponse {}))
+    }
+
     async fn list_jobs(
         &self,
         request: Request<apb::ListJobsRequest>,
@@ -268,15 +289,24 @@ impl CourierAppService for CourierAppApi {
 fn update_out(update: watch::Update) -> apb::WatchAssignmentsResponse {
     use apb::watch_assignments_response::Update as Out;
     let update_message = match update.change {
-        watch::Change::Snapshot { jobs } => Out::Snapshot(apb::AssignmentSnapshot {
+        watch::Change::Snapshot { jobs, offer } => Out::Snapshot(apb::AssignmentSnapshot {
             jobs: jobs.iter().map(job_out).collect(),
+            offer: offer.map(|offer| offer_out(&offer.0, &offer.1)),
         }),
+        watch::Change::Offer(offer) => Out::Offer(offer_out(&offer.0, &offer.1)),
         watch::Change::Job(job) => Out::Job(job_out(&job)),
-        watch::Change::Withdrawal { job_id, reason } => Out::Withdrawal(apb::Withdrawal {
+        watch::Change::Withdrawal {
             job_id,
+            offer_id,
+            reason,
+        } => Out::Withdrawal(apb::Withdrawal {
+            job_id,
+            offer_id,
             reason: match reason {
-                crate::assignments::feed::Reason::Cancelled => apb::WithdrawalReason::Cancelled,
-                crate::assignments::feed::Reason::Reassigned => apb::WithdrawalReason::Reassigned,
+                Reason::Cancelled => apb::WithdrawalReason::Cancelled,
+                Reason::Reassigned => apb::WithdrawalReason::Reassigned,
+                Reason::OfferExpired => apb::WithdrawalReason::OfferExpired,
+                Reason::OfferWithdrawn => apb::WithdrawalReason::OfferWithdrawn,
             } as i32,
         }),
     };

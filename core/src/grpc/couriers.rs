@@ -10,6 +10,7 @@ use tonic::{Request, Response, Status};
 
 use super::context::{self, InternalCaller};
 use super::convert::{item_out, required};
+use crate::assignments::offers::Offer;
 use crate::auth::service_token::Role;
 use crate::couriers::{self, Courier, Fleet, NewCourier, Photo, ProfileChange, Vehicle, invitations};
 use crate::deliveries::{proof_out, waypoint_out};
@@ -285,7 +286,39 @@ pub fn position_in(p: apb::Position, param: &str) -> CoreResult<Position> {
 
 /// A job as its courier sees it: contact phone numbers only while active.
 pub fn job_out(job: &Job) -> apb::Job {
-    let active = job.is_active();
+    let next_move = match job.next_move() {
+        Some(Move::ArriveAtPickup) => apb::JobMove::ArriveAtPickup,
+        Some(Move::PickUp) => apb::JobMove::PickUp,
+        Some(Move::StartTransit) => apb::JobMove::StartTransit,
+        Some(Move::ArriveAtDropoff) => apb::JobMove::ArriveAtDropoff,
+        Some(Move::CompleteHandover) => apb::JobMove::CompleteHandover,
+        Some(Move::FailHandover | Move::ReportPickupNoShow) | None => apb::JobMove::Unspecified,
+    } as i32;
+    let assignment = &job.assignment;
+    apb::Job {
+        next_move,
+        pickup_proof_submitted: job.pickup_proof_submitted,
+        dropoff_proof_submitted: job.dropoff_proof_submitted,
+        assigned_at: Some(micros_to_proto(assignment.assigned_at)),
+        ended_at: assignment.ended_at.map(micros_to_proto),
+        outcome: assignment.outcome.clone(),
+        ..work_out(&job.work, job.is_active())
+    }
+}
+
+/// An offer as its courier sees it: the job without phone numbers.
+pub fn offer_out(offer: &Offer, work: &Work) -> apb::Offer {
+    apb::Offer {
+        id: offer.id.clone(),
+        job: Some(work_out(work, false)),
+        expires_at: Some(micros_to_proto(offer.expires_at)),
+        distance_to_pickup_km: offer.distance_km,
+        minutes_to_pickup: offer.minutes_to_pickup,
+    }
+}
+
+/// The work of a job; contacts' phone numbers and emails only if `active`.
+fn work_out(work: &Work, active: bool) -> apb::Job {
     let waypoint = |w: &WaypointInput| {
         let mut out = waypoint_out(w);
         if !active {
@@ -297,29 +330,13 @@ pub fn job_out(job: &Job) -> apb::Job {
         }
         out
     };
-    let status = job.work.status().to_proto() as i32;
-    let next_move = match job.next_move() {
-        Some(Move::ArriveAtPickup) => apb::JobMove::ArriveAtPickup,
-        Some(Move::PickUp) => apb::JobMove::PickUp,
-        Some(Move::StartTransit) => apb::JobMove::StartTransit,
-        Some(Move::ArriveAtDropoff) => apb::JobMove::ArriveAtDropoff,
-        Some(Move::CompleteHandover) => apb::JobMove::CompleteHandover,
-        Some(Move::FailHandover | Move::ReportPickupNoShow) | None => apb::JobMove::Unspecified,
-    } as i32;
-    let assignment = &job.assignment;
     let mut out = apb::Job {
-        id: job.work.id().to_owned(),
-        status,
-        next_move,
-        pickup_proof_submitted: job.pickup_proof_submitted,
-        dropoff_proof_submitted: job.dropoff_proof_submitted,
-        assigned_at: Some(micros_to_proto(assignment.assigned_at)),
-        ended_at: assignment.ended_at.map(micros_to_proto),
-        outcome: assignment.outcome.clone(),
+        id: work.id().to_owned(),
+        status: work.status().to_proto() as i32,
         active,
         ..Default::default()
     };
-    match &job.work {
+    match work {
         Work::Delivery(d) => {
             out.kind = apb::JobKind::Delivery as i32;
             out.pickup = Some(waypoint(&d.route.pickup));

@@ -10,6 +10,7 @@
 pub mod tracking;
 pub mod watch;
 
+use crate::assignments::offers::{self, Offer, OfferStatus};
 use crate::assignments::{self, Assignment};
 use crate::audit::Actor;
 use crate::couriers::{self, Courier, Fleet};
@@ -202,17 +203,33 @@ pub async fn finished(
 }
 
 /// Gives job `job_id` to courier `courier_id` by hand (docs/couriers.md
-/// "Assignment"): a pending job moves to `courier_assigned` with the
-/// courier's profile as its public `courier`; an assigned job not yet at
-/// the pickup changes hands (`delivery.courier_assigned` again). The
-/// courier must be active, free, of the job's fleet (the platform for a
-/// delivery) and drive a vehicle that serves the job's vehicle type.
+/// "Assignment"), overriding automatic dispatch (an open offer of the job
+/// is withdrawn).
 pub async fn assign(core: &Core, job_id: &str, courier_id: &str, actor: &Actor) -> CoreResult<Job> {
-    let now = core.clock.now_micros();
     let tx = db::begin(core).await?;
     let work = work(&*tx, job_id).await?;
     let courier = couriers::get(&*tx, courier_id).await?;
-    check_can_take(core, &courier, &work)?;
+    let (work, assignment) = assign_in(core, &tx, work, &courier, actor).await?;
+    tx.commit().await?;
+    job_of(core, work, assignment).await
+}
+
+/// Gives `work` to `courier` in `tx`: a pending job moves to
+/// `courier_assigned` with the courier's profile as its public `courier`;
+/// an assigned job not yet at the pickup changes hands
+/// (`delivery.courier_assigned` again). The courier must be active, free,
+/// of the job's fleet (the platform for a delivery) and drive a vehicle
+/// that serves the job's vehicle type.
+async fn assign_in(
+    core: &Core,
+    tx: &db::WriteTransaction,
+    work: Work,
+    courier: &Courier,
+    actor: &Actor,
+) -> CoreResult<(Work, Assignment)> {
+    let now = core.clock.now_micros();
+    let job_id = work.id().to_owned();
+    check_can_take(core, courier, &work)?;
     if !matches!(work.status(), Status::Pending | Status::CourierAssigned) {
         return Err(CoreError::new(
             ErrorCode::Conflict,
@@ -222,22 +239,22 @@ pub async fn assign(core: &Core, job_id: &str, courier_id: &str, actor: &Actor) 
             ),
         ));
     }
-    let assignment = assignments::assign(core, &tx, job_id, &courier.id, &actor.label(), now).await?;
+    let assignment = assignments::assign(core, tx, &job_id, &courier.id, &actor.label(), now).await?;
     let work = match work {
         Work::Delivery(delivery) => {
-            let pickup_eta = eta_to(core, &courier, delivery.route.pickup.point(), &delivery.vehicle_type_id).await;
+            let pickup_eta = eta_to(core, courier, delivery.route.pickup.point(), &delivery.vehicle_type_id).await;
             let change = Change::default()
-                .courier(public_courier(&courier))
+                .courier(public_courier(courier))
                 .tracking_opens(delivery.tracking_available_at.unwrap_or(now))
                 .pickup_eta(pickup_eta)
                 .next_step(None);
             let moved = if delivery.status == Status::Pending {
-                lifecycle::advance(core, &tx, &delivery, Status::CourierAssigned, change, now).await?
-            } else if deliveries::update(core, &tx, &delivery.id, Some(delivery.status), change.touched(now)).await? {
-                assignments::announce(core, &tx, &courier.id, job_id, now).await?;
-                let updated = deliveries::reload(&*tx, &delivery.id).await?;
+                lifecycle::advance(core, tx, &delivery, Status::CourierAssigned, change, now).await?
+            } else if deliveries::update(core, tx, &delivery.id, Some(delivery.status), change.touched(now)).await? {
+                assignments::announce(core, tx, &courier.id, &job_id, now).await?;
+                let updated = deliveries::reload(&**tx, &delivery.id).await?;
                 deliveries::record_events(
-                    &tx,
+                    tx,
                     &core.config.public_base_url,
                     &[(&updated, EventType::CourierAssigned, now)],
                 )
@@ -246,22 +263,123 @@ pub async fn assign(core: &Core, job_id: &str, courier_id: &str, actor: &Actor) 
             } else {
                 None
             };
-            let moved = moved.ok_or_else(|| changed_meanwhile(job_id))?;
+            let moved = moved.ok_or_else(|| changed_meanwhile(&job_id))?;
             let id = moved.id.clone();
             let changes = core.changes.clone();
             tx.after_commit(move || changes.publish(&id));
             Work::Delivery(moved)
         }
         Work::FleetOrder(order) if order.status == Status::Pending => {
-            Work::FleetOrder(fleet::move_in(core, &tx, &order, Status::CourierAssigned, actor).await?)
+            Work::FleetOrder(fleet::move_in(core, tx, &order, Status::CourierAssigned, actor).await?)
         }
         Work::FleetOrder(order) => {
-            assignments::announce(core, &tx, &courier.id, job_id, now).await?;
+            assignments::announce(core, tx, &courier.id, &job_id, now).await?;
             Work::FleetOrder(order)
         }
     };
+    Ok((work, assignment))
+}
+
+/// Courier `courier` takes offer `offer_id`: the job becomes theirs.
+/// `offer_expired` or `offer_withdrawn` when it is no longer open (an
+/// expiry noticed here is recorded); accepting it again answers the job.
+pub async fn accept_offer(core: &Core, courier: &Courier, offer_id: &str) -> CoreResult<Job> {
+    let now = core.clock.now_micros();
+    let tx = db::begin(core).await?;
+    let offer = offers::get(&*tx, offer_id)
+        .await?
+        .filter(|offer| offer.courier_id == courier.id)
+        .ok_or_else(|| CoreError::not_found("offer"))?;
+    match offer.status {
+        OfferStatus::Accepted => {
+            drop(tx);
+            return get(core, courier, &offer.job_id).await;
+        }
+        OfferStatus::Expired => return Err(offer_expired()),
+        OfferStatus::Withdrawn => return Err(offer_withdrawn()),
+        OfferStatus::Declined => {
+            return Err(CoreError::new(ErrorCode::Conflict, "You declined this offer."));
+        }
+        OfferStatus::Open if offer.expires_at <= now => {
+            offers::close(core, &tx, &offer, OfferStatus::Expired, now).await?;
+            tx.commit().await?;
+            core.dispatch_wake.notify_one();
+            return Err(offer_expired());
+        }
+        OfferStatus::Open => {}
+    }
+    if !offers::close(core, &tx, &offer, OfferStatus::Accepted, now).await? {
+        return Err(offer_withdrawn());
+    }
+    let work = work(&*tx, &offer.job_id).await?;
+    let actor = Actor::Courier { id: courier.id.clone() };
+    let created_at = match &work {
+        Work::Delivery(d) => d.created_at,
+        Work::FleetOrder(o) => o.created_at,
+    };
+    let (work, assignment) = assign_in(core, &tx, work, courier, &actor).await?;
     tx.commit().await?;
+    core.metrics.dispatch_accepted(now - created_at);
     job_of(core, work, assignment).await
+}
+
+/// Courier `courier` turns offer `offer_id` down; the job goes to the next
+/// round, never back to them. Declining it again changes nothing.
+pub async fn decline_offer(core: &Core, courier: &Courier, offer_id: &str) -> CoreResult<()> {
+    let now = core.clock.now_micros();
+    let tx = db::begin(core).await?;
+    let offer = offers::get(&*tx, offer_id)
+        .await?
+        .filter(|offer| offer.courier_id == courier.id)
+        .ok_or_else(|| CoreError::not_found("offer"))?;
+    match offer.status {
+        OfferStatus::Open | OfferStatus::Declined => {}
+        OfferStatus::Accepted => {
+            return Err(CoreError::new(
+                ErrorCode::Conflict,
+                "You accepted this offer; the job is yours.",
+            ));
+        }
+        OfferStatus::Expired => return Err(offer_expired()),
+        OfferStatus::Withdrawn => return Err(offer_withdrawn()),
+    }
+    offers::close(core, &tx, &offer, OfferStatus::Declined, now).await?;
+    tx.commit().await?;
+    core.dispatch_wake.notify_one();
+    Ok(())
+}
+
+/// The open offer of `courier`, with its job, if any.
+pub async fn open_offer(core: &Core, courier: &Courier) -> CoreResult<Option<(Offer, Work)>> {
+    let Some(offer) = offers::open_for_courier(&core.db, &courier.id).await? else {
+        return Ok(None);
+    };
+    let work = work(&core.db, &offer.job_id).await?;
+    Ok(Some((offer, work)))
+}
+
+/// Offer `offer_id` of `courier`, with its job.
+pub async fn offer(core: &Core, courier: &Courier, offer_id: &str) -> CoreResult<(Offer, Work)> {
+    let offer = offers::get(&core.db, offer_id)
+        .await?
+        .filter(|offer| offer.courier_id == courier.id)
+        .ok_or_else(|| CoreError::not_found("offer"))?;
+    let work = work(&core.db, &offer.job_id).await?;
+    Ok((offer, work))
+}
+
+fn offer_expired() -> CoreError {
+    CoreError::new(
+        ErrorCode::OfferExpired,
+        "The offer's time to answer ran out; the job went to the next courier.",
+    )
+}
+
+fn offer_withdrawn() -> CoreError {
+    CoreError::new(
+        ErrorCode::OfferWithdrawn,
+        "The offer was withdrawn: the job was cancelled or given to another courier.",
+    )
 }
 
 /// `courier_unavailable` unless `courier` may take `work`.

@@ -10,8 +10,9 @@ use std::time::Duration;
 
 use tokio::sync::mpsc;
 
-use super::Job;
+use super::{Job, Work};
 use crate::assignments::feed::{self, Entry, Reason};
+use crate::assignments::offers::Offer;
 use crate::couriers::sessions;
 use crate::{Core, CoreResult};
 
@@ -28,11 +29,20 @@ pub struct Update {
 #[derive(Clone, Debug)]
 pub enum Change {
     /// Everything open for the courier now; replaces what the app holds.
-    Snapshot { jobs: Vec<Job> },
+    Snapshot {
+        jobs: Vec<Job>,
+        offer: Option<Box<(Offer, Work)>>,
+    },
+    /// A job offered to the courier.
+    Offer(Box<(Offer, Work)>),
     /// One of the courier's jobs as it is now.
     Job(Box<Job>),
-    /// A job left the courier's hands.
-    Withdrawal { job_id: String, reason: Reason },
+    /// A job (or an offer) left the courier's hands.
+    Withdrawal {
+        job_id: String,
+        offer_id: Option<String>,
+        reason: Reason,
+    },
 }
 
 /// Watches the feed of the courier signed in with `session_token` from
@@ -98,9 +108,10 @@ pub async fn watch(
 async fn snapshot(core: &Core, courier: &crate::couriers::Courier) -> CoreResult<Update> {
     let position = feed::latest_position(&core.db, &courier.id).await?;
     let jobs = super::open(core, courier).await?;
+    let offer = super::open_offer(core, courier).await?.map(Box::new);
     Ok(Update {
         position,
-        change: Change::Snapshot { jobs },
+        change: Change::Snapshot { jobs, offer },
     })
 }
 
@@ -120,7 +131,16 @@ async fn send_after(
         for row in rows {
             let change = match row.entry {
                 Entry::Job { job_id } => Change::Job(Box::new(super::get(core, courier, &job_id).await?)),
-                Entry::Withdrawal { job_id, reason } => Change::Withdrawal { job_id, reason },
+                Entry::Offer { offer_id, .. } => Change::Offer(Box::new(super::offer(core, courier, &offer_id).await?)),
+                Entry::Withdrawal {
+                    job_id,
+                    offer_id,
+                    reason,
+                } => Change::Withdrawal {
+                    job_id,
+                    offer_id,
+                    reason,
+                },
             };
             *position = row.position;
             let update = Update {

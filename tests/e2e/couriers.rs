@@ -12,12 +12,13 @@ use courier::app::v1::courier_app_service_client::CourierAppServiceClient;
 use courier::internal::v1 as ipb;
 use courier::internal::v1::courier_service_client::CourierServiceClient;
 use courier::v1 as pb;
+use sea_orm::EntityTrait;
 use serde_json::json;
 use tonic::transport::Channel;
 
 use crate::deliveries::berlin_delivery;
 use crate::fleet::{fleet, minimal_order};
-use crate::harness::TestApp;
+use crate::harness::{TestApp, wait_until};
 use crate::proofs::pod_workspace;
 
 const PASSWORD: &str = "tram stop at dawn";
@@ -450,20 +451,17 @@ e2e! {
         // Every courier's last position is the last one they sent, and the
         // writes were batches: far fewer transactions than reports.
         let last = (REPORTS * PER_REPORT - 1) as f64;
-        let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
-        loop {
-            let stored = courier_core::positions::latest_many(&app.core, apps.iter().map(|a| a.courier.id.clone()).collect()).await.expect("positions");
+        let writes = wait_until("every courier's last position written", Duration::from_secs(10), async || {
+            let stored: std::collections::HashMap<String, f64> = courier_core::positions::latest::Entity::find()
+                .all(&app.core.db).await.map_err(|e| e.to_string())?
+                .into_iter().map(|row| (row.courier_id, row.latitude)).collect();
             let writes = app.metric(&app.metrics_url, "courier_core_position_writes_total", "").await - writes_before;
-            let all_written = writes >= 1.0 && apps.iter().enumerate().all(|(n, a)| {
-                stored.get(&a.courier.id).is_some_and(|p| (p.latitude - (52.40 + n as f64 * 0.001 + last * 0.00001)).abs() < 1e-9)
-            });
-            if all_written {
-                assert!(writes < (COURIERS * REPORTS) as f64 / 10.0, "{writes} transactions for {} reports", COURIERS * REPORTS);
-                break;
-            }
-            assert!(tokio::time::Instant::now() < deadline, "positions not written in time ({writes} writes)");
-            tokio::time::sleep(Duration::from_millis(50)).await;
-        }
+            let behind = apps.iter().enumerate().filter(|(n, a)| {
+                !stored.get(&a.courier.id).is_some_and(|latitude| (latitude - (52.40 + *n as f64 * 0.001 + last * 0.00001)).abs() < 1e-9)
+            }).count();
+            if writes >= 1.0 && behind == 0 { Ok(writes) } else { Err(format!("{behind} couriers behind after {writes} writes")) }
+        }).await;
+        assert!(writes < (COURIERS * REPORTS) as f64 / 10.0, "{writes} transactions for {} reports", COURIERS * REPORTS);
         let profile = apps[7].client.clone().get_profile(apps[7].request(apb::GetProfileRequest {})).await.expect("profile").into_inner();
         let position = profile.courier.expect("courier").last_position.expect("position");
         assert!((position.latitude - (52.407 + last * 0.00001)).abs() < 1e-9);

@@ -260,7 +260,7 @@ impl AdminService for AdminApi {
         let caller = self.caller(&request, true).await?;
         let key = api_keys::revoke(
             &self.0.writer,
-            &self.0.keys,
+            &self.0,
             self.0.clock.now_micros(),
             &request.into_inner().api_key_id,
         )

@@ -24,14 +24,14 @@ use crate::proofs::pod_workspace;
 const PASSWORD: &str = "tram stop at dawn";
 
 /// A courier signed in to the app.
-struct App {
-    client: CourierAppServiceClient<Channel>,
-    token: String,
-    courier: apb::Courier,
+pub struct App {
+    pub client: CourierAppServiceClient<Channel>,
+    pub token: String,
+    pub courier: apb::Courier,
 }
 
 impl App {
-    fn request<T>(&self, message: T) -> tonic::Request<T> {
+    pub fn request<T>(&self, message: T) -> tonic::Request<T> {
         let mut request = tonic::Request::new(message);
         let value = format!("Bearer {}", self.token).parse().expect("metadata");
         request.metadata_mut().insert("authorization", value);
@@ -39,7 +39,7 @@ impl App {
     }
 }
 
-fn refusal(status: &tonic::Status) -> (tonic::Code, &'static str, Option<String>) {
+pub fn refusal(status: &tonic::Status) -> (tonic::Code, &'static str, Option<String>) {
     let (code, param) = courier::errors::from_status(status);
     (status.code(), code.as_str(), param)
 }
@@ -68,7 +68,7 @@ fn vehicle(vehicle_type_id: &str) -> ipb::CourierVehicleInput {
 
 /// Invites a courier (of `workspace_id`'s fleet, or the platform's) and has
 /// them join with [`PASSWORD`]; the courier is signed in.
-async fn join(app: &TestApp, workspace_id: &str, name: &str, email: &str, vehicle_type_id: &str) -> App {
+pub async fn join(app: &TestApp, workspace_id: &str, name: &str, email: &str, vehicle_type_id: &str) -> App {
     let invited = couriers(app)
         .await
         .invite_courier(app.admin_request(ipb::InviteCourierRequest {
@@ -104,7 +104,7 @@ async fn join(app: &TestApp, workspace_id: &str, name: &str, email: &str, vehicl
 }
 
 /// Waits for the next message of an assignment stream (10 s at most).
-async fn next(stream: &mut tonic::Streaming<apb::WatchAssignmentsResponse>) -> apb::WatchAssignmentsResponse {
+pub async fn next(stream: &mut tonic::Streaming<apb::WatchAssignmentsResponse>) -> apb::WatchAssignmentsResponse {
     tokio::time::timeout(Duration::from_secs(10), stream.message())
         .await
         .expect("a stream message in time")
@@ -119,13 +119,13 @@ fn job_of(message: &apb::WatchAssignmentsResponse) -> &apb::Job {
     }
 }
 
-fn png(seed: u8) -> Vec<u8> {
+pub fn png(seed: u8) -> Vec<u8> {
     let mut bytes = b"\x89PNG\r\n\x1a\n".to_vec();
     bytes.extend(std::iter::repeat_n(seed, 64));
     bytes
 }
 
-fn proof(
+pub fn proof(
     job_id: &str,
     checkpoint: pb::CheckpointKind,
     files: Vec<apb::ProofFile>,
@@ -143,7 +143,7 @@ fn proof(
     }
 }
 
-fn file(kind: pb::ArtifactKind, name: &str, content: Vec<u8>) -> apb::ProofFile {
+pub fn file(kind: pb::ArtifactKind, name: &str, content: Vec<u8>) -> apb::ProofFile {
     apb::ProofFile {
         kind: kind as i32,
         file_name: name.into(),
@@ -152,7 +152,7 @@ fn file(kind: pb::ArtifactKind, name: &str, content: Vec<u8>) -> apb::ProofFile 
     }
 }
 
-fn at(app: &TestApp, latitude: f64, longitude: f64) -> apb::Position {
+pub fn at(app: &TestApp, latitude: f64, longitude: f64) -> apb::Position {
     apb::Position {
         latitude,
         longitude,

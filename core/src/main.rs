@@ -144,6 +144,9 @@ enum WorkspaceCommand {
         proof_of_delivery: bool,
         #[arg(long, default_value_t = 0)]
         discount_bps: u32,
+        /// Fleets: offer board orders to the fleet's own drivers automatically.
+        #[arg(long)]
+        auto_dispatch: bool,
         #[arg(long)]
         invoice_billing_enabled: bool,
         #[arg(long, default_value_t = 0)]
@@ -337,6 +340,7 @@ async fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
             fleet_order_intake,
             proof_of_delivery,
             discount_bps,
+            auto_dispatch,
             invoice_billing_enabled,
             credit_limit_cents,
             billing_day,
@@ -351,6 +355,7 @@ async fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
                     fleet_order_intake,
                     proof_of_delivery,
                     discount_bps,
+                    auto_dispatch,
                 },
                 billing: BillingSettings {
                     invoice_billing_enabled,
@@ -493,7 +498,10 @@ async fn courier(core: &Core, command: CourierCommand) -> Result<(), Box<dyn std
             };
             let courier = couriers::create(core, &tx, new).await?;
             let link = couriers::invitations::create(core, &tx, &courier.id, &cli_actor()).await?;
-            println!("courier {} ({}) invited; send them this link: {link}", courier.id, courier.name);
+            println!(
+                "courier {} ({}) invited; send them this link: {link}",
+                courier.id, courier.name
+            );
         }
         CourierCommand::List { workspace } => {
             let fleet = fleet(workspace);
@@ -533,7 +541,9 @@ async fn courier(core: &Core, command: CourierCommand) -> Result<(), Box<dyn std
 
 /// Who runs this command, as the audit log and invitation links name it.
 fn cli_actor() -> String {
-    let user = std::env::var("USER").or_else(|_| std::env::var("LOGNAME")).unwrap_or_else(|_| "unknown".into());
+    let user = std::env::var("USER")
+        .or_else(|_| std::env::var("LOGNAME"))
+        .unwrap_or_else(|_| "unknown".into());
     format!("cli:{user}")
 }
 

@@ -163,7 +163,12 @@ fn courier_commands_invite_list_suspend_and_activate() {
         .expect("courier id")
         .to_owned();
     let listed = cli.ok(&["courier", "list"]);
-    assert!(listed.contains(&format!("{id}\tKim Courier\t+491512345678\tcargo_bike\tactive\toffline\tinvited")), "{listed}");
+    assert!(
+        listed.contains(&format!(
+            "{id}\tKim Courier\t+491512345678\tcargo_bike\tactive\toffline\tinvited"
+        )),
+        "{listed}"
+    );
     assert!(cli.ok(&["courier", "suspend", "--id", &id]).contains("suspended"));
     assert!(cli.ok(&["courier", "list"]).contains("\tsuspended\t"));
     cli.ok(&["courier", "activate", "--id", &id]);
@@ -171,7 +176,16 @@ fn courier_commands_invite_list_suspend_and_activate() {
 
     let refused = cli.fails(&["courier", "invite", "--name", "Nobody", "--vehicle-type", "car"]);
     assert!(refused.contains("phone number or an email"), "{refused}");
-    let refused = cli.fails(&["courier", "invite", "--name", "Van", "--email", "v@example.com", "--vehicle-type", "spaceship"]);
+    let refused = cli.fails(&[
+        "courier",
+        "invite",
+        "--name",
+        "Van",
+        "--email",
+        "v@example.com",
+        "--vehicle-type",
+        "spaceship",
+    ]);
     assert!(refused.contains("not a vehicle type"), "{refused}");
     let refused = cli.fails(&["courier", "suspend", "--id", "cou_unknown"]);
     assert!(refused.contains("No such courier"), "{refused}");

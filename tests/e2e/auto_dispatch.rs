@@ -171,6 +171,41 @@ e2e! {
         assert_eq!(offers[b["id"].as_str().expect("id")], x.courier.id);
     }
 
+    async fn a_fleet_with_automatic_dispatch_offers_its_board_orders_to_its_drivers(app: TestApp) {
+        let plan = |auto_dispatch| courier::internal::v1::Plan { api_access: true, fleet_order_intake: true, auto_dispatch, ..Default::default() };
+        let auto = app.create_workspace(courier::internal::v1::WorkspaceKind::Fleet, plan(true)).await;
+        let manual = app.create_workspace(courier::internal::v1::WorkspaceKind::Fleet, plan(false)).await;
+        let mut orders = Vec::new();
+        for fleet in [&auto, &manual] {
+            let key = app.create_key(fleet, pb::Mode::Live, &[]).await;
+            orders.push(crate::fleet::create(&app, &key, &crate::fleet::minimal_order()).await["order_id"].as_str().expect("order").to_owned());
+        }
+        // A platform courier right at the pickup is never offered a board order.
+        let (_platform, _platform_stream) = online_at(&app, "Pat Platform", 0.0, "car").await;
+        let mut drivers = Vec::new();
+        for (fleet, name) in [(&auto, "Ada Auto"), (&manual, "Max Manual")] {
+            let driver = join(&app, fleet, name, &format!("{}@example.com", name.to_lowercase().replace(' ', ".")), "cargo_bike").await;
+            let mut client = driver.client.clone();
+            client.set_availability(driver.request(apb::SetAvailabilityRequest { availability: apb::Availability::Online as i32 })).await.expect("online");
+            let position = apb::ReportLocationsRequest { positions: vec![at(&app, PICKUP.0 + KM, PICKUP.1)] };
+            client.report_locations(driver.request(tokio_stream::iter([position]))).await.expect("position");
+            drivers.push(driver);
+        }
+        courier_core::auto_dispatch::round(&app.core).await.expect("round");
+        let offers = open_offers(&app).await;
+        assert_eq!(offers.len(), 1, "{offers:?}");
+        assert_eq!(offers.get(&orders[0]), Some(&drivers[0].courier.id));
+        let mut stream = drivers[0].client.clone().watch_assignments(drivers[0].request(apb::WatchAssignmentsRequest::default())).await.expect("watch").into_inner();
+        let snapshot = match next(&mut stream).await.update {
+            Some(Update::Snapshot(snapshot)) => snapshot,
+            other => panic!("expected a snapshot, got {other:?}"),
+        };
+        let offer = snapshot.offer.expect("the open offer in the snapshot");
+        assert_eq!(offer.job.as_ref().map(|j| j.kind()), Some(apb::JobKind::FleetOrder));
+        let job = drivers[0].client.clone().accept_offer(drivers[0].request(apb::AcceptOfferRequest { offer_id: offer.id })).await.expect("accept").into_inner().job.expect("job");
+        assert_eq!((job.id.as_str(), job.status()), (orders[0].as_str(), pb::DeliveryStatus::CourierAssigned));
+    }
+
     async fn a_bicycle_courier_is_never_offered_a_van_delivery(app: TestApp) {
         let van = app.create_delivery(&app.live_key, &delivery_at(0.0, "small_van")).await;
         let (_cyclist, _stream) = online_at(&app, "Bo Bike", 0.5, "bicycle").await;

@@ -20,6 +20,7 @@ pub fn plan_in(plan: Option<pb::Plan>) -> Result<Plan, CoreError> {
         proof_of_delivery: plan.proof_of_delivery,
         discount_bps: u32::try_from(plan.discount_bps)
             .map_err(|_| CoreError::invalid("plan.discount_bps", "discount_bps must be 0 to 10000."))?,
+        auto_dispatch: plan.auto_dispatch,
     })
 }
 
@@ -91,6 +92,7 @@ pub fn workspace_out(w: &Workspace) -> pb::Workspace {
             fleet_order_intake: w.plan.fleet_order_intake,
             proof_of_delivery: w.plan.proof_of_delivery,
             discount_bps: w.plan.discount_bps as i32,
+            auto_dispatch: w.plan.auto_dispatch,
         }),
         billing: Some(billing_out(w)),
         created_at: Some(courier::time::micros_to_proto(w.created_at)),

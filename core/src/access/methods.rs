@@ -232,7 +232,66 @@ mod tests {
 
     use prost::Message;
 
+    use super::super::{Decision, Role, ServiceRole, Standing, decide};
     use super::*;
+
+    /// The columns of the access table in docs/access.md: each a standing.
+    const COLUMNS: [(&str, Standing); 11] = [
+        ("none", Standing::Anonymous),
+        ("API key", Standing::Key(super::super::Permissions(0))),
+        ("member", Standing::Member(Role::Member)),
+        ("admin", Standing::Member(Role::Admin)),
+        ("owner", Standing::Member(Role::Owner)),
+        ("operator", Standing::Operator),
+        ("outsider", Standing::Outsider),
+        ("admin service", Standing::Service(ServiceRole::Admin)),
+        ("dispatch service", Standing::Service(ServiceRole::Dispatch)),
+        ("billing service", Standing::Service(ServiceRole::Billing)),
+        ("command line", Standing::CommandLine),
+    ];
+
+    /// The access table as docs/access.md shows it: a row per method, a
+    /// column per kind of caller; `✓` allowed, `403` denied, `404` the
+    /// workspace hidden, `401` a credential the method does not read, and
+    /// for a key the permission it must hold.
+    fn table() -> String {
+        let mut text = String::from("| Method |");
+        for (name, _) in COLUMNS {
+            text.push_str(&format!(" {name} |"));
+        }
+        text.push_str("\n|---|");
+        text.push_str(&"---|".repeat(COLUMNS.len()));
+        text.push('\n');
+        for method in METHODS {
+            text.push_str(&format!("| `{}` |", method.path.trim_start_matches('/')));
+            for (_, standing) in COLUMNS {
+                let cell = match (standing, method.action) {
+                    (Standing::Key(_), Action::Api(permission)) => format!("`{}`", permission.as_str()),
+                    _ => match decide(standing, method.action) {
+                        Decision::Allow => "✓".to_owned(),
+                        Decision::Deny(_) => "403".to_owned(),
+                        Decision::Hide => "404".to_owned(),
+                        Decision::NotAccepted => "401".to_owned(),
+                    },
+                };
+                text.push_str(&format!(" {cell} |"));
+            }
+            text.push('\n');
+        }
+        text
+    }
+
+    /// docs/access.md shows the table the code decides by.
+    #[test]
+    fn the_documented_access_table_is_the_one_in_force() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/access.md");
+        let doc = std::fs::read_to_string(path).expect("docs/access.md");
+        let table = table();
+        assert!(
+            doc.contains(&table),
+            "docs/access.md lacks the access table in force:\n{table}"
+        );
+    }
 
     /// The table names exactly the methods the protos declare.
     #[test]

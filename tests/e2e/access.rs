@@ -744,7 +744,7 @@ e2e! {
         let state = billing_state().await;
         let update = ipb::UpdateBillingStateRequest {
             workspace_id: app.workspace_id.clone(),
-            billing: Some(ipb::BillingState { credit_limit_cents: 1, ..state.clone() }),
+            billing: Some(ipb::BillingState { credit_limit_cents: 1, ..state }),
             update_mask: Some(prost_types::FieldMask { paths: vec!["credit_limit_cents".into()] }),
         };
         fail_next_audit();

@@ -10,14 +10,14 @@
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use courier_core::accounts::memberships::{self, Role};
 use courier_core::accounts::{self, NewUser};
 use fantoccini::{Client, ClientBuilder, Locator};
 use serde_json::json;
 
-use crate::harness::{TestApp, unique_suffix};
+use crate::harness::{TestApp, unique_suffix, wait_until};
 use crate::webhooks::{Receiver, signature_is_valid};
 
 const CHROMEDRIVER: &str = "/usr/bin/chromedriver";
@@ -64,21 +64,16 @@ impl Driver {
             url: format!("http://127.0.0.1:{port}"),
         };
         let http = reqwest::Client::builder().no_proxy().build().expect("client");
-        let deadline = Instant::now() + Duration::from_secs(30);
-        loop {
-            let ready = match http.get(format!("{}/status", driver.url)).send().await {
-                Ok(answer) => answer
-                    .json::<serde_json::Value>()
-                    .await
-                    .is_ok_and(|status| status["value"]["ready"] == true),
-                Err(_) => false,
-            };
-            if ready {
-                return Some(driver);
+        wait_until("chromedriver to be ready", Duration::from_secs(30), async || {
+            let answer = http.get(format!("{}/status", driver.url)).send().await;
+            let status = answer.map_err(|e| e.to_string())?.json::<serde_json::Value>().await;
+            match status.map_err(|e| e.to_string())? {
+                status if status["value"]["ready"] == true => Ok(()),
+                status => Err(status.to_string()),
             }
-            assert!(Instant::now() < deadline, "chromedriver was not ready within 30 s");
-            tokio::time::sleep(Duration::from_millis(50)).await;
-        }
+        })
+        .await;
+        Some(driver)
     }
 
     /// A new browser window of its own (own profile, own cookies).
@@ -161,8 +156,7 @@ impl Browser {
     /// Clicks the element at `xpath`; found again when a live page
     /// replaced it between the find and the click.
     async fn click(&self, xpath: &str) {
-        let deadline = Instant::now() + PAGE_WAIT;
-        loop {
+        wait_until(format!("a click on {xpath}"), PAGE_WAIT, async || {
             let element = self
                 .client
                 .wait()
@@ -171,13 +165,16 @@ impl Browser {
                 .await
                 .unwrap_or_else(|e| panic!("{xpath} not on the page: {e}"));
             match element.click().await {
-                Ok(()) => return,
+                Ok(()) => Ok(()),
                 Err(fantoccini::error::CmdError::Standard(e))
-                    if e.error == fantoccini::error::ErrorStatus::StaleElementReference
-                        && Instant::now() < deadline => {}
+                    if e.error == fantoccini::error::ErrorStatus::StaleElementReference =>
+                {
+                    Err(e)
+                }
                 Err(e) => panic!("click on {xpath}: {e}"),
             }
-        }
+        })
+        .await;
     }
 
     /// Clicks the element at `xpath`, which loads a new page, and waits for
@@ -204,18 +201,18 @@ impl Browser {
             .for_element(Locator::Css(css))
             .await
             .unwrap_or_else(|e| panic!("{css} not on the page: {e}"));
-        let deadline = Instant::now() + PAGE_WAIT;
-        loop {
+        wait_until(format!("a new page showing {css}"), PAGE_WAIT, async || {
             let old = self
                 .client
                 .execute("return window.courierOldPage === true", vec![])
                 .await;
-            if matches!(old, Ok(serde_json::Value::Bool(false))) {
-                break;
+            match old {
+                Ok(serde_json::Value::Bool(false)) => Ok(()),
+                Ok(_) => Err("the old page".to_owned()),
+                Err(e) => Err(e.to_string()),
             }
-            assert!(Instant::now() < deadline, "no new page within {PAGE_WAIT:?}");
-            tokio::time::sleep(Duration::from_millis(20)).await;
-        }
+        })
+        .await;
         self.find(css).await;
         self.screenshot().await;
     }
@@ -464,9 +461,8 @@ e2e! {
         // The page follows the delivery without a reload: the marked
         // document is still the one shown when it says delivered.
         owner.mark().await;
-        let deadline = Instant::now() + Duration::from_secs(60);
         let mut seen = Vec::new();
-        loop {
+        wait_until(format!("{id} delivered on its page"), Duration::from_secs(60), async || {
             let status = match owner.client.find(Locator::Id("delivery-status")).await {
                 Ok(element) => element.text().await.ok(),
                 // Replaced between the find and the read: read again.
@@ -478,12 +474,12 @@ e2e! {
                     owner.screenshot().await;
                 }
                 if status == "delivered" {
-                    break;
+                    return Ok(());
                 }
             }
-            assert!(Instant::now() < deadline, "not delivered on the page within 60 s; seen {seen:?}");
-            tokio::time::sleep(Duration::from_millis(100)).await;
-        }
+            Err(format!("statuses seen {seen:?}"))
+        })
+        .await;
         assert!(seen.len() > 2, "the page showed the statuses in between: {seen:?}");
         let same_page = owner.client.execute("return window.courierOldPage === true", vec![]).await.expect("script");
         assert_eq!(same_page, serde_json::Value::Bool(true), "the page was not reloaded");

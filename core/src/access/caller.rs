@@ -342,3 +342,6 @@ fn request_error<T>(request: &Request<T>) -> CoreResult<()> {
     let (code, message, param) = courier::errors::decode_request_error(&bytes).ok_or_else(malformed)?;
     Err(CoreError::Rejected { code, message, param })
 }
+
+#[cfg(test)]
+mod tests;

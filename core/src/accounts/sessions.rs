@@ -247,3 +247,6 @@ async fn record_failure(core: &Core, subjects: &[String; 2], now: i64) -> CoreRe
     }
     tx.commit().await
 }
+
+#[cfg(test)]
+mod tests;

@@ -372,3 +372,6 @@ fn from_model(model: entity::Model) -> CoreResult<Statement> {
         voided_at: model.voided_at,
     })
 }
+
+#[cfg(test)]
+mod tests;

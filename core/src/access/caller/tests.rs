@@ -76,7 +76,11 @@ async fn a_session_acts_through_the_api_with_its_roles_permissions() {
         (member.workspace.id.as_str(), member.mode),
         (workspace.id.as_str(), Mode::Live)
     );
-    assert!(member.permissions.iter().all(|p| p.reads_only()), "{:?}", member.permissions);
+    assert!(
+        member.permissions.iter().all(|p| p.reads_only()),
+        "{:?}",
+        member.permissions
+    );
     assert!(member.permissions.contains(&Permission::DeliveriesRead));
     assert_eq!(member.audited_as, None, "a workspace's own users are not audited");
     assert_eq!(
@@ -106,7 +110,10 @@ async fn grants_follow_the_standing_in_the_workspace() {
         let core = &core;
         let workspace_id = workspace.id.clone();
         async move {
-            let headers = [(metadata::CONSOLE_SESSION, token.as_str()), (metadata::CSRF_TOKEN, csrf.as_str())];
+            let headers = [
+                (metadata::CONSOLE_SESSION, token.as_str()),
+                (metadata::CSRF_TOKEN, csrf.as_str()),
+            ];
             let request = request(core, keys, &headers).await?;
             grant::<act::ManageKeys, _>(core, &request, Some(&workspace_id), "workspace").await
         }
@@ -125,7 +132,10 @@ async fn grants_follow_the_standing_in_the_workspace() {
 
     // A handler asking for another action than its method's is a bug.
     let (token, csrf) = signed_in(&core, "ole@example.com", &workspace, Role::Owner).await;
-    let headers = [(metadata::CONSOLE_SESSION, token.as_str()), (metadata::CSRF_TOKEN, csrf.as_str())];
+    let headers = [
+        (metadata::CONSOLE_SESSION, token.as_str()),
+        (metadata::CSRF_TOKEN, csrf.as_str()),
+    ];
     let request = request(&core, keys, &headers).await.expect("read");
     let wrong = grant::<act::ManageMembers, _>(&core, &request, Some(&workspace.id), "workspace").await;
     assert_eq!(code(wrong), ErrorCode::InternalError);

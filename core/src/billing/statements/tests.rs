@@ -64,7 +64,9 @@ async fn a_close_bills_each_delivered_delivery_once_and_leaves_the_others_open()
     let (_, in_progress) = accepted(&core, &workspace).await;
     assert_eq!(open_amount(&core, &workspace).await, billed + in_progress);
 
-    let closed = close(&core, &workspace.id, PeriodEnd::Now(&operator())).await.expect("closed");
+    let closed = close(&core, &workspace.id, PeriodEnd::Now(&operator()))
+        .await
+        .expect("closed");
     assert_eq!(closed.len(), 1, "one currency, one statement");
     let statement = &closed[0];
     let now = core.clock.now_micros();
@@ -131,7 +133,10 @@ async fn an_overdue_statement_stops_live_creates_until_it_is_paid_once() {
         .await
         .expect("live creates again");
 
-    for settled in [mark_paid(&core, &operator(), &statement.id).await, void(&core, &operator(), &statement.id).await] {
+    for settled in [
+        mark_paid(&core, &operator(), &statement.id).await,
+        void(&core, &operator(), &statement.id).await,
+    ] {
         assert_eq!(
             settled.expect_err("settled already").code(),
             ErrorCode::StatementNotOpen

@@ -239,12 +239,27 @@ pub fn command_line<A: Act>() -> CoreResult<Granted<A>> {
     }
 }
 
-/// Who runs this process, as the audit log names a command-line change.
+/// Who runs this process, as the audit log names a command-line change:
+/// the login (`USER`, `LOGNAME`), else the account of the process's user
+/// id (`/etc/passwd`; containers often set no login), else `uid <n>`.
 pub fn os_user() -> String {
-    ["USER", "LOGNAME"]
+    if let Some(login) = ["USER", "LOGNAME"]
         .into_iter()
         .find_map(|name| std::env::var(name).ok().filter(|user| !user.is_empty()))
-        .unwrap_or_else(|| "unknown".to_owned())
+    {
+        return login;
+    }
+    use std::os::unix::fs::MetadataExt;
+    let Ok(uid) = std::fs::metadata("/proc/self").map(|process| process.uid()) else {
+        return "unknown".to_owned();
+    };
+    let account = std::fs::read_to_string("/etc/passwd").ok().and_then(|passwd| {
+        passwd.lines().find_map(|line| {
+            let fields: Vec<&str> = line.split(':').collect();
+            (fields.get(2) == Some(&uid.to_string().as_str())).then(|| fields[0].to_owned())
+        })
+    });
+    account.unwrap_or_else(|| format!("uid {uid}"))
 }
 
 /// The public API's caller of `request` when it may use `permission`

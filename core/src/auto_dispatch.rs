@@ -40,7 +40,7 @@ const SCHEDULED_LEAD_MICROS: i64 = 30 * 60 * 1_000_000;
 /// A courier whose last position is older is not offered jobs.
 const STALE_POSITION_MICROS: i64 = 2 * 60 * 1_000_000;
 /// The advisory lock of a round (PostgreSQL): any fixed number.
-const ROUND_LOCK: i64 = 0x636f_7572_6965_72;
+const ROUND_LOCK: i64 = 0x0063_6f75_7269_6572;
 /// The cost of a pair that may not be matched.
 const INFEASIBLE: i64 = 1_000_000_000;
 

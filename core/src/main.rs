@@ -62,7 +62,7 @@ enum DatabaseCommand {
     Workspace(WorkspaceCommand),
     /// Manage couriers: the platform's, or a fleet's drivers (`--workspace`).
     #[command(subcommand)]
-    Courier(CourierCommand),
+    Courier(Box<CourierCommand>),
     /// Manage API keys.
     #[command(subcommand)]
     Key(KeyCommand),
@@ -378,7 +378,7 @@ async fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
             let w = workspaces::create(&core, &command_line::<act::Administer>()?, new).await?;
             println!("workspace {} ({}) created", w.id, w.kind.as_str());
         }
-        DatabaseCommand::Courier(command) => courier(&core, command).await?,
+        DatabaseCommand::Courier(command) => courier(&core, *command).await?,
         DatabaseCommand::Workspace(WorkspaceCommand::List) => {
             for w in workspaces::list(&core.db).await? {
                 println!(

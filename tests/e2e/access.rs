@@ -748,11 +748,7 @@ async fn call(
         .await
         .map_err(|e| tonic::Status::unavailable(e.to_string()))?;
     let path: tonic::codegen::http::uri::PathAndQuery = path.parse().expect("path");
-    if path.path().ends_with("/WatchDelivery") {
-        grpc.server_streaming(with_metadata(body, &pairs), path, Raw)
-            .await
-            .map(drop)
-    } else if path.path().ends_with("/WatchAssignments") {
+    if path.path().ends_with("/WatchDelivery") || path.path().ends_with("/WatchAssignments") {
         grpc.server_streaming(with_metadata(body, &pairs), path, Raw)
             .await
             .map(drop)

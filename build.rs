@@ -17,6 +17,8 @@ const PROTOS: &[&str] = &[
     "courier/internal/v1/billing.proto",
     "courier/internal/v1/console.proto",
     "courier/internal/v1/dispatch.proto",
+    "courier/internal/v1/couriers.proto",
+    "courier/app/v1/courier_app.proto",
 ];
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {

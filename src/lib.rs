@@ -27,6 +27,13 @@ pub mod internal {
     }
 }
 
+/// The courier app's API (`courier.app.v1`).
+pub mod app {
+    pub mod v1 {
+        tonic::include_proto!("courier.app.v1");
+    }
+}
+
 /// Encoded descriptor set of every proto, for gRPC reflection.
 pub const FILE_DESCRIPTOR_SET: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/courier_descriptor.bin"));
 

@@ -73,7 +73,7 @@ pub(crate) struct Signed {
 impl Signed {
     pub(crate) async fn of(state: &ConsoleState, headers: &HeaderMap) -> Result<Signed, Response> {
         let to_sign_in = || Redirect::to(&format!("{}/sign-in", state.root)).into_response();
-        let token = cookie(headers).ok_or_else(to_sign_in)?;
+        let token = cookie(headers, COOKIE).ok_or_else(to_sign_in)?;
         let mut request = tonic::Request::new(pb::GetSessionRequest {});
         authorize(&mut request, &token, None);
         match state.core.clone().get_session(request).await {
@@ -180,14 +180,15 @@ pub(crate) fn authorize<T>(request: &mut tonic::Request<T>, token: &str, csrf: O
     }
 }
 
-pub(crate) fn cookie(headers: &HeaderMap) -> Option<String> {
+/// The value of the cookie `name` the browser sent.
+pub(crate) fn cookie(headers: &HeaderMap, name: &str) -> Option<String> {
     headers
         .get_all(header::COOKIE)
         .iter()
         .filter_map(|v| v.to_str().ok())
         .flat_map(|v| v.split(';'))
         .filter_map(|pair| pair.trim().split_once('='))
-        .find(|(name, _)| *name == COOKIE)
+        .find(|(key, _)| *key == name)
         .map(|(_, value)| value.to_owned())
 }
 

@@ -104,6 +104,39 @@ pub struct CoreConfig {
     /// An S3-compatible blob store instead of the local directory.
     #[command(flatten)]
     pub blob_s3: S3Config,
+
+    /// Who gives live deliveries to couriers: `auto`, the core's dispatcher
+    /// (offers to the best online couriers, docs/couriers.md "Automatic
+    /// dispatch"), or `external`, a dispatch system over `DispatchService`.
+    #[arg(long, env = "COURIER_DISPATCH", value_enum, default_value_t = DispatchMode::Auto)]
+    pub dispatch: DispatchMode,
+
+    /// How long a courier has to answer an offer.
+    #[arg(long, env = "COURIER_OFFER_TIMEOUT", default_value = "30s", value_parser = parse_duration)]
+    pub offer_timeout: Duration,
+
+    /// Couriers further than this (straight line) from a pickup are not
+    /// offered the job; 0: no limit.
+    #[arg(long, env = "COURIER_DISPATCH_RADIUS_KM", default_value_t = 15.0, value_parser = parse_radius)]
+    pub dispatch_radius_km: f64,
+}
+
+/// Who assigns live deliveries to couriers.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum DispatchMode {
+    /// The core's dispatcher offers jobs to online couriers.
+    #[default]
+    Auto,
+    /// An outside dispatch system assigns them over `DispatchService`.
+    External,
+}
+
+/// A dispatch radius: 0 (no limit) or a positive number of kilometres.
+fn parse_radius(text: &str) -> Result<f64, String> {
+    match text.trim().parse::<f64>() {
+        Ok(km) if km.is_finite() && km >= 0.0 => Ok(km),
+        _ => Err(format!("'{text}' is not a number of kilometres (0: no limit)")),
+    }
 }
 
 /// Settings of the S3-compatible store; all unset means the local directory.

@@ -252,21 +252,37 @@ pub struct WriteTransaction {
     // Declared after `tx`, so dropped after it: they are released once the
     // transaction has ended.
     held: std::sync::Mutex<Vec<Box<dyn Send>>>,
+    /// What to announce once the transaction has committed.
+    on_commit: std::sync::Mutex<Vec<Box<dyn FnOnce() + Send>>>,
 }
 
 impl WriteTransaction {
     pub async fn commit(self) -> CoreResult<()> {
-        let WriteTransaction { tx, held } = self;
+        let WriteTransaction { tx, held, on_commit } = self;
         let committed = tx.commit().await;
         drop(held);
-        Ok(committed?)
+        committed?;
+        for announce in on_commit.into_inner().unwrap_or_else(|poisoned| poisoned.into_inner()) {
+            announce();
+        }
+        Ok(())
     }
 
     pub async fn rollback(self) -> CoreResult<()> {
-        let WriteTransaction { tx, held } = self;
+        let WriteTransaction { tx, held, .. } = self;
         let rolled_back = tx.rollback().await;
         drop(held);
         Ok(rolled_back?)
+    }
+
+    /// Runs `announce` once this transaction has committed, never if it
+    /// rolls back: e.g. waking the watchers of what it changed, who would
+    /// otherwise read before the change is visible.
+    pub fn after_commit(&self, announce: impl FnOnce() + Send + 'static) {
+        self.on_commit
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .push(Box::new(announce));
     }
 
     /// Keeps `mark` until this transaction has ended (committed, rolled
@@ -327,6 +343,7 @@ pub async fn begin(core: &Core) -> CoreResult<WriteTransaction> {
     Ok(WriteTransaction {
         tx,
         held: std::sync::Mutex::default(),
+        on_commit: std::sync::Mutex::default(),
     })
 }
 
@@ -356,9 +373,17 @@ pub async fn checkpoint_wal(db: impl ConnectionTrait, stop: CancellationToken) {
     }
 }
 
-/// Runs every pending migration.
+/// Runs every pending migration, and says so in one line (the migrator's
+/// own line per migration is left to `debug`, see `courier::logging`).
 pub async fn migrate(db: &DatabaseConnection) -> CoreResult<()> {
+    let pending = Migrator::get_pending_migrations(db).await?.len();
     Migrator::up(db, None).await?;
+    let total = Migrator::migrations().len();
+    let latest = Migrator::migrations()
+        .last()
+        .map(|m| m.name().to_owned())
+        .unwrap_or_default();
+    tracing::info!(applied = pending, total, %latest, "database schema up to date");
     Ok(())
 }
 

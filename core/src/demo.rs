@@ -1,12 +1,13 @@
 //! The demo workspace of a fresh development database: a business with
 //! invoice billing enabled and a credit limit, one full-permission key per
-//! mode, and a console login (an operator who owns the workspace), printed
-//! once.
+//! mode, a console login (an operator who owns the workspace) and a
+//! platform courier's login for the courier app, printed once.
 
-use crate::accounts::memberships::{self, Role};
+use crate::access::{self, Role, act};
 use crate::accounts::{self, NewUser};
 use crate::auth::Mode;
 use crate::auth::api_keys::{self, KeyExpiry, NewApiKey};
+use crate::couriers::{self, Fleet, NewCourier, Vehicle};
 use crate::workspaces::{self, BillingSettings, NewWorkspace, Plan, WorkspaceKind};
 use crate::{Core, CoreResult};
 
@@ -17,20 +18,25 @@ pub struct DemoKeys {
     pub live_key: String,
     pub login_email: String,
     pub login_password: String,
+    pub courier_login: String,
+    pub courier_password: String,
 }
 
 /// The demo login's email.
 pub const DEMO_EMAIL: &str = "demo@example.com";
+/// The demo courier's login.
+pub const DEMO_COURIER_EMAIL: &str = "courier@example.com";
 
 /// Creates the demo workspace when the database has no workspace yet.
 pub async fn bootstrap(core: &Core) -> CoreResult<Option<DemoKeys>> {
     if !workspaces::is_empty(&core.db).await? {
         return Ok(None);
     }
-    let now = core.clock.now_micros();
+    // The development runner that bootstraps it is run on the command line.
+    let granted = access::caller::command_line::<act::Administer>()?;
     let workspace = workspaces::create(
-        &core.writer,
-        now,
+        core,
+        &granted,
         NewWorkspace {
             name: "Demo Business".into(),
             kind: WorkspaceKind::Business,
@@ -39,6 +45,7 @@ pub async fn bootstrap(core: &Core) -> CoreResult<Option<DemoKeys>> {
                 fleet_order_intake: false,
                 proof_of_delivery: true,
                 discount_bps: 0,
+                auto_dispatch: false,
             },
             billing: BillingSettings {
                 invoice_billing_enabled: true,
@@ -55,27 +62,47 @@ pub async fn bootstrap(core: &Core) -> CoreResult<Option<DemoKeys>> {
         permissions: Vec::new(),
         expiry: KeyExpiry::Never,
     };
-    let (_, test_key) = api_keys::create(&core.writer, now, key(Mode::Test)).await?;
-    let (_, live_key) = api_keys::create(&core.writer, now, key(Mode::Live)).await?;
+    let (_, test_key) = api_keys::create(core, &granted, key(Mode::Test)).await?;
+    let (_, live_key) = api_keys::create(core, &granted, key(Mode::Live)).await?;
     let login_password = crate::ids::random_base62(16);
-    let operator = accounts::create_user(
-        &core.writer,
-        now,
-        NewUser {
-            email: DEMO_EMAIL.into(),
-            name: "Demo Operator".into(),
-            password: login_password.clone(),
-            operator: true,
+    let login = NewUser {
+        email: DEMO_EMAIL.into(),
+        name: "Demo Operator".into(),
+        password: login_password.clone(),
+        operator: true,
+    };
+    let joins = Some((workspace.id.as_str(), Role::Owner));
+    let operator = accounts::create_for_operator(core, &granted, login, joins).await?;
+    let courier_password = crate::ids::random_base62(16);
+    let tx = crate::db::begin(core).await?;
+    let courier = couriers::create(
+        core,
+        &tx,
+        NewCourier {
+            fleet: Fleet::Platform,
+            name: "Dana Demo".into(),
+            phone: None,
+            email: Some(DEMO_COURIER_EMAIL.into()),
+            vehicle: Vehicle {
+                vehicle_type_id: "car".into(),
+                make: Some("Volkswagen".into()),
+                model: Some("ID.3".into()),
+                color: Some("blue".into()),
+                license_plate: Some("B-CD 1234".into()),
+            },
         },
     )
     .await?;
-    memberships::add(&core.writer, now, &workspace.id, &operator.id, Role::Owner).await?;
+    couriers::set_password(core, &tx, &courier.id, &courier_password).await?;
+    tx.commit().await?;
     Ok(Some(DemoKeys {
         workspace_id: workspace.id,
         test_key,
         live_key,
         login_email: operator.email,
         login_password,
+        courier_login: DEMO_COURIER_EMAIL.into(),
+        courier_password,
     }))
 }
 
@@ -89,5 +116,9 @@ impl DemoKeys {
         println!("test key: {}", self.test_key);
         println!("live key: {}", self.live_key);
         println!("console login: {} password: {}", self.login_email, self.login_password);
+        println!(
+            "courier login: {} password: {}",
+            self.courier_login, self.courier_password
+        );
     }
 }

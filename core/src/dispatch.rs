@@ -1,5 +1,7 @@
-//! Live dispatch: the couriers' backend moves live deliveries through the
-//! state machine (`lifecycle`) over the internal `DispatchService`.
+//! Live dispatch: the couriers' backend (over the internal
+//! `DispatchService`) and the couriers themselves (over the courier app's
+//! `CourierAppService`, only on deliveries assigned to them) move live
+//! deliveries through the state machine (`lifecycle`).
 //!
 //! Every move runs in one transaction: the delivery is read, the move is
 //! checked against the state machine (docs/guide.md "Delivery states") and this
@@ -10,7 +12,9 @@
 
 use sea_orm::ConnectionTrait;
 
+use crate::assignments::{self, Outcome};
 use crate::auth::Mode;
+use crate::db::WriteTransaction;
 use crate::deliveries::{self, Change, Courier, CourierLocation, Delivery};
 use crate::events::EventType;
 use crate::lifecycle::{self, CancellationReason, Status};
@@ -27,6 +31,17 @@ const MAX_TEXT: usize = 200;
 /// A dropoff ETA that moves by at least this much is announced again
 /// ("a minute or more", docs/guide.md "Delivery states").
 const ETA_MOVE_MICROS: i64 = 60 * 1_000_000;
+
+/// Who moves a live delivery.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mover<'a> {
+    /// The dispatch service: any live delivery.
+    Dispatch,
+    /// A courier: only the delivery they hold (anything else is
+    /// `not_found`). A move they already made answers the delivery as it
+    /// is, so an app may resend a move whose answer it lost.
+    Courier(&'a str),
+}
 
 /// Live deliveries still `pending` (waiting for a courier), oldest first.
 pub async fn open_jobs(core: &Core, page_size: i32) -> CoreResult<Vec<Delivery>> {
@@ -52,49 +67,81 @@ pub async fn accept(core: &Core, delivery_id: &str, courier: Courier, pickup_eta
         .tracking_opens(now)
         .pickup_eta(pickup_eta)
         .next_step(None);
-    move_to(core, delivery_id, Status::CourierAssigned, None, |_| Ok(change)).await
+    move_to(
+        core,
+        Mover::Dispatch,
+        delivery_id,
+        Status::CourierAssigned,
+        None,
+        |_| Ok(change),
+    )
+    .await
 }
 
 /// The courier is at the pickup: `courier_assigned` → `at_pickup`.
-pub async fn arrive_at_pickup(core: &Core, delivery_id: &str) -> CoreResult<Delivery> {
-    move_to(core, delivery_id, Status::AtPickup, None, |_| Ok(Change::default())).await
+pub async fn arrive_at_pickup(core: &Core, by: Mover<'_>, delivery_id: &str) -> CoreResult<Delivery> {
+    move_to(core, by, delivery_id, Status::AtPickup, None, |_| Ok(Change::default())).await
 }
 
 /// The courier has the goods: `at_pickup` → `picked_up`, once the pickup
 /// proof the delivery asks for is in.
-pub async fn pick_up(core: &Core, delivery_id: &str) -> CoreResult<Delivery> {
-    move_to(core, delivery_id, Status::PickedUp, Some(Checkpoint::Pickup), |_| {
-        Ok(Change::default())
-    })
+pub async fn pick_up(core: &Core, by: Mover<'_>, delivery_id: &str) -> CoreResult<Delivery> {
+    move_to(
+        core,
+        by,
+        delivery_id,
+        Status::PickedUp,
+        Some(Checkpoint::Pickup),
+        |_| Ok(Change::default()),
+    )
     .await
 }
 
 /// On the way to the dropoff: `picked_up` → `in_transit`, with the ETA.
-pub async fn start_transit(core: &Core, delivery_id: &str, dropoff_eta: Option<i64>) -> CoreResult<Delivery> {
+pub async fn start_transit(
+    core: &Core,
+    by: Mover<'_>,
+    delivery_id: &str,
+    dropoff_eta: Option<i64>,
+) -> CoreResult<Delivery> {
     let change = Change::default().dropoff_eta(dropoff_eta);
-    move_to(core, delivery_id, Status::InTransit, None, |_| Ok(change)).await
+    move_to(core, by, delivery_id, Status::InTransit, None, |_| Ok(change)).await
 }
 
 /// The courier is at the dropoff: `in_transit` → `at_dropoff`.
-pub async fn arrive_at_dropoff(core: &Core, delivery_id: &str) -> CoreResult<Delivery> {
-    move_to(core, delivery_id, Status::AtDropoff, None, |_| Ok(Change::default())).await
+pub async fn arrive_at_dropoff(core: &Core, by: Mover<'_>, delivery_id: &str) -> CoreResult<Delivery> {
+    move_to(
+        core,
+        by,
+        delivery_id,
+        Status::AtDropoff,
+        None,
+        |_| Ok(Change::default()),
+    )
+    .await
 }
 
 /// The goods are handed over: `at_dropoff` → `delivered`, once the dropoff
 /// proof the delivery asks for is in.
-pub async fn complete_handover(core: &Core, delivery_id: &str) -> CoreResult<Delivery> {
+pub async fn complete_handover(core: &Core, by: Mover<'_>, delivery_id: &str) -> CoreResult<Delivery> {
     let now = core.clock.now_micros();
-    move_to(core, delivery_id, Status::Delivered, Some(Checkpoint::Dropoff), |_| {
-        Ok(Change::default().delivered(now))
-    })
+    move_to(
+        core,
+        by,
+        delivery_id,
+        Status::Delivered,
+        Some(Checkpoint::Dropoff),
+        |_| Ok(Change::default().delivered(now)),
+    )
     .await
 }
 
 /// The handover at the dropoff failed: `at_dropoff` → `cancelled` with
 /// `cancelled_by_maxmove`.
-pub async fn fail_handover(core: &Core, delivery_id: &str) -> CoreResult<Delivery> {
+pub async fn fail_handover(core: &Core, by: Mover<'_>, delivery_id: &str) -> CoreResult<Delivery> {
     cancel(
         core,
+        by,
         delivery_id,
         Status::AtDropoff,
         CancellationReason::CancelledByMaxmove,
@@ -104,15 +151,30 @@ pub async fn fail_handover(core: &Core, delivery_id: &str) -> CoreResult<Deliver
 
 /// Nobody handed the goods over: `at_pickup` → `cancelled` with
 /// `pickup_no_show`.
-pub async fn report_pickup_no_show(core: &Core, delivery_id: &str) -> CoreResult<Delivery> {
-    cancel(core, delivery_id, Status::AtPickup, CancellationReason::PickupNoShow).await
+pub async fn report_pickup_no_show(core: &Core, by: Mover<'_>, delivery_id: &str) -> CoreResult<Delivery> {
+    cancel(
+        core,
+        by,
+        delivery_id,
+        Status::AtPickup,
+        CancellationReason::PickupNoShow,
+    )
+    .await
 }
 
 /// Records the courier's proof at a checkpoint (see
 /// `lifecycle::submit_proof`).
-pub async fn submit_proof(core: &Core, delivery_id: &str, submission: ProofSubmission) -> CoreResult<Delivery> {
+pub async fn submit_proof(
+    core: &Core,
+    by: Mover<'_>,
+    delivery_id: &str,
+    submission: ProofSubmission,
+) -> CoreResult<Delivery> {
     let tx = crate::db::begin(core).await?;
     let delivery = live_delivery(&tx, delivery_id).await?;
+    if let Mover::Courier(courier_id) = by {
+        held_by(&tx, &delivery, courier_id).await?;
+    }
     let now = core.clock.now_micros();
     let updated = lifecycle::submit_proof(core, &tx, &delivery, submission, now).await?;
     tx.commit().await?;
@@ -157,19 +219,15 @@ pub async fn report_location(core: &Core, report: LocationReport) -> CoreResult<
         longitude: report.longitude,
         recorded_at: Some(report.recorded_at.unwrap_or(now)),
     });
-    let eta_moved = report.dropoff_eta.filter(|eta| {
-        delivery
-            .dropoff_eta
-            .is_none_or(|stored| (eta - stored).abs() >= ETA_MOVE_MICROS)
-    });
+    let new_eta = report.dropoff_eta.filter(|eta| eta_moved(delivery.dropoff_eta, *eta));
     let mut change = Change::default().courier(courier);
-    if let Some(eta) = eta_moved {
+    if let Some(eta) = new_eta {
         change = change.dropoff_eta(Some(eta)).touched(now);
     }
     if !deliveries::update(core, &tx, &delivery.id, Some(delivery.status), change).await? {
         return Err(moved_meanwhile(&delivery.id));
     }
-    if eta_moved.is_some() {
+    if new_eta.is_some() {
         let updated = deliveries::reload(&tx, &delivery.id).await?;
         deliveries::record_events(
             &tx,
@@ -183,9 +241,62 @@ pub async fn report_location(core: &Core, report: LocationReport) -> CoreResult<
     Ok(())
 }
 
-async fn cancel(core: &Core, delivery_id: &str, from: Status, reason: CancellationReason) -> CoreResult<Delivery> {
+/// Stores the ETAs computed from the position of `delivery`'s courier
+/// (`None` keeps one): a dropoff ETA that moved by a minute or more while
+/// in transit is announced with `delivery.eta_updated`; a pickup ETA is
+/// stored quietly (tracking shows it).
+pub async fn update_etas(
+    core: &Core,
+    delivery: &Delivery,
+    pickup_eta: Option<i64>,
+    dropoff_eta: Option<i64>,
+) -> CoreResult<()> {
     let now = core.clock.now_micros();
-    move_to(core, delivery_id, Status::Cancelled, None, |d| {
+    let dropoff_moved = dropoff_eta.filter(|eta| eta_moved(delivery.dropoff_eta, *eta));
+    let pickup_moved = pickup_eta.filter(|eta| eta_moved(delivery.pickup_eta, *eta));
+    if dropoff_moved.is_none() && pickup_moved.is_none() {
+        return Ok(());
+    }
+    let mut change = Change::default();
+    if let Some(eta) = pickup_moved {
+        change = change.pickup_eta(Some(eta));
+    }
+    if let Some(eta) = dropoff_moved {
+        change = change.dropoff_eta(Some(eta)).touched(now);
+    }
+    let tx = crate::db::begin(core).await?;
+    if !deliveries::update(core, &tx, &delivery.id, Some(delivery.status), change).await? {
+        // Moved meanwhile: the next position computes them again.
+        return Ok(());
+    }
+    if dropoff_moved.is_some() && delivery.status == Status::InTransit {
+        let updated = deliveries::reload(&tx, &delivery.id).await?;
+        deliveries::record_events(
+            &tx,
+            &core.config.public_base_url,
+            &[(&updated, EventType::EtaUpdated, now)],
+        )
+        .await?;
+    }
+    tx.commit().await?;
+    core.changes.publish(&delivery.id);
+    Ok(())
+}
+
+/// Whether `eta` differs from the `stored` one by a minute or more.
+fn eta_moved(stored: Option<i64>, eta: i64) -> bool {
+    stored.is_none_or(|stored| (eta - stored).abs() >= ETA_MOVE_MICROS)
+}
+
+async fn cancel(
+    core: &Core,
+    by: Mover<'_>,
+    delivery_id: &str,
+    from: Status,
+    reason: CancellationReason,
+) -> CoreResult<Delivery> {
+    let now = core.clock.now_micros();
+    move_to(core, by, delivery_id, Status::Cancelled, None, |d| {
         if d.status != from {
             return Err(CoreError::new(
                 ErrorCode::Conflict,
@@ -208,6 +319,7 @@ async fn cancel(core: &Core, delivery_id: &str, from: Status, reason: Cancellati
 /// delivery as read and returns what else changes (or a refusal).
 async fn move_to(
     core: &Core,
+    by: Mover<'_>,
     delivery_id: &str,
     to: Status,
     proof: Option<Checkpoint>,
@@ -215,6 +327,17 @@ async fn move_to(
 ) -> CoreResult<Delivery> {
     let tx = crate::db::begin(core).await?;
     let delivery = live_delivery(&tx, delivery_id).await?;
+    if let Mover::Courier(courier_id) = by {
+        match held_by(&tx, &delivery, courier_id).await {
+            Ok(()) if delivery.status == to => return Ok(delivery),
+            Ok(()) => {}
+            Err(refused) if delivery.status == to && ended_by_their_move(&tx, &delivery, courier_id).await? => {
+                drop(refused);
+                return Ok(delivery);
+            }
+            Err(refused) => return Err(refused),
+        }
+    }
     if !lifecycle::is_legal(delivery.status, to) {
         return Err(lifecycle::illegal(delivery.status, to));
     }
@@ -254,6 +377,25 @@ async fn live_delivery(db: &impl ConnectionTrait, delivery_id: &str) -> CoreResu
         ));
     }
     Ok(delivery)
+}
+
+/// `not_found` unless courier `courier_id` holds `delivery` now: to a
+/// courier, another's job does not exist.
+async fn held_by(tx: &WriteTransaction, delivery: &Delivery, courier_id: &str) -> CoreResult<()> {
+    match assignments::open_for_job(&**tx, &delivery.id).await? {
+        Some(open) if open.courier_id == courier_id => Ok(()),
+        _ => Err(CoreError::not_found("job")),
+    }
+}
+
+/// Whether `delivery` ended (delivered or cancelled) by a move of courier
+/// `courier_id`, whose hold ended with it: a resent last move.
+async fn ended_by_their_move(tx: &WriteTransaction, delivery: &Delivery, courier_id: &str) -> CoreResult<bool> {
+    let latest = assignments::latest_of(&**tx, &delivery.id, courier_id).await?;
+    Ok(delivery.status.is_terminal()
+        && latest.is_some_and(|a| {
+            a.ended_at.is_some() && a.outcome.as_deref() != Some(Outcome::Reassigned.label().as_str())
+        }))
 }
 
 fn moved_meanwhile(id: &str) -> CoreError {

@@ -5,14 +5,18 @@
 //! Domain modules (`workspaces`, `auth`, `quotes`, …) know nothing of gRPC;
 //! `grpc` decodes requests, calls them and encodes answers.
 
+pub mod access;
 pub mod accounts;
+pub mod assignments;
 pub mod audit;
 pub mod auth;
+pub mod auto_dispatch;
 pub mod billing;
 pub mod blobs;
 pub mod cache_feed;
 pub mod clock;
 pub mod config;
+pub mod couriers;
 pub mod db;
 pub mod deliveries;
 pub mod demo;
@@ -23,15 +27,19 @@ pub mod fleet;
 pub mod grpc;
 pub mod idempotency;
 pub mod ids;
+pub mod jobs;
 pub mod lifecycle;
 pub mod metrics;
 pub mod pagination;
+pub mod passwords;
+pub mod positions;
 pub mod proofs;
 pub mod public_tracking;
 pub mod quotes;
 pub mod secrets;
 pub mod server;
 pub mod shared_reads;
+pub mod sign_ins;
 pub mod simulator;
 pub mod statuses;
 #[cfg(any(test, feature = "testing"))]
@@ -82,6 +90,12 @@ pub struct Core {
     pub cache_feed: Arc<cache_feed::Feed>,
     /// List pages' positions being read, shared by identical requests.
     pub page_reads: Arc<shared_reads::SharedReads<pagination::Positions>>,
+    /// Couriers' positions taken in and not yet written (`positions`).
+    pub positions: Arc<positions::Intake>,
+    /// Wakes this process's watchers of a courier's feed.
+    pub courier_signals: Arc<assignments::feed::Signals>,
+    /// Wakes this process's dispatcher for a round now.
+    pub dispatch_wake: Arc<tokio::sync::Notify>,
 }
 
 /// A feed of changed delivery ids for `WatchDelivery`. Watchers also poll, so
@@ -114,6 +128,8 @@ pub struct Faults {
     /// The next statement close fails once its statements are written,
     /// before its commit, as if the core died there.
     pub fail_before_commit: std::sync::atomic::AtomicBool,
+    /// The next audit entry is not written: its write fails.
+    pub fail_audit_write: std::sync::atomic::AtomicBool,
 }
 
 impl Faults {
@@ -131,6 +147,17 @@ impl Faults {
     pub fn before_commit(&self) -> CoreResult<()> {
         if self.fail_before_commit.swap(false, std::sync::atomic::Ordering::SeqCst) {
             return Err(CoreError::Internal("injected fault before commit".into()));
+        }
+        Ok(())
+    }
+
+    /// Call as an audit entry is written: the injected failure, if one is
+    /// set (it fires once).
+    pub fn audit_write(&self) -> CoreResult<()> {
+        if self.fail_audit_write.swap(false, std::sync::atomic::Ordering::SeqCst) {
+            return Err(CoreError::Internal(
+                "injected fault: the audit entry was not written".into(),
+            ));
         }
         Ok(())
     }
@@ -170,6 +197,9 @@ impl Core {
             event_cache: Arc::new(events::cache::EventCache::new(metrics.cache_counters("events"))),
             cache_feed,
             page_reads: Arc::new(shared_reads::SharedReads::new(metrics.list_page_reads())),
+            positions: Arc::default(),
+            courier_signals: Arc::default(),
+            dispatch_wake: Arc::default(),
             db,
             clock,
             secrets,

@@ -1,11 +1,15 @@
 //! `courier-core`: the gRPC core server, its migrations, and the operator's
-//! admin commands (workspaces, keys, billing, service tokens).
+//! admin commands (workspaces, keys, billing, users, service tokens, the
+//! audit log). Every change a command makes is audited as `cli:<OS user>`,
+//! in the change's own transaction.
 
 use clap::{CommandFactory, Parser, Subcommand};
 use courier::logging::{self, LogFormat};
+use courier_core::access::caller::command_line;
+use courier_core::access::{Permission, act};
+use courier_core::auth::Mode;
 use courier_core::auth::api_keys::{self, KeyExpiry, NewApiKey};
 use courier_core::auth::service_token::{self, Role};
-use courier_core::auth::{Mode, Permission};
 use courier_core::config::CoreConfig;
 use courier_core::workspaces::{self, BillingSettings, NewWorkspace, Plan, WorkspaceKind};
 use courier_core::{Core, CoreError, clock::Clock};
@@ -56,6 +60,9 @@ enum DatabaseCommand {
     /// Manage workspaces.
     #[command(subcommand)]
     Workspace(WorkspaceCommand),
+    /// Manage couriers: the platform's, or a fleet's drivers (`--workspace`).
+    #[command(subcommand)]
+    Courier(Box<CourierCommand>),
     /// Manage API keys.
     #[command(subcommand)]
     Key(KeyCommand),
@@ -65,6 +72,13 @@ enum DatabaseCommand {
     /// Console users.
     #[command(subcommand)]
     User(UserCommand),
+    /// The audit log, newest first: every change operators, service
+    /// systems and these commands made.
+    Audit {
+        /// How many entries to show.
+        #[arg(long, default_value_t = 50)]
+        limit: usize,
+    },
     /// Mint a service token for an internal gRPC caller.
     Token {
         #[arg(long, value_parser = ["admin", "dispatch", "billing"])]
@@ -75,6 +89,52 @@ enum DatabaseCommand {
         /// Lifetime in seconds.
         #[arg(long, default_value_t = 3600)]
         ttl: i64,
+    },
+}
+
+#[derive(Subcommand)]
+enum CourierCommand {
+    /// Create a courier and print their invitation link (it works once,
+    /// for 7 days; the courier sets a password in the courier app).
+    Invite {
+        /// The fleet workspace whose driver this is; omitted: a platform
+        /// courier.
+        #[arg(long)]
+        workspace: Option<String>,
+        #[arg(long)]
+        name: String,
+        /// Phone number in international form (+49…); the courier signs in
+        /// with it or with the email.
+        #[arg(long)]
+        phone: Option<String>,
+        #[arg(long)]
+        email: Option<String>,
+        /// A vehicle type of the catalogue (bicycle, cargo_bike, car, …).
+        #[arg(long)]
+        vehicle_type: String,
+        #[arg(long)]
+        make: Option<String>,
+        #[arg(long)]
+        model: Option<String>,
+        #[arg(long)]
+        color: Option<String>,
+        #[arg(long)]
+        plate: Option<String>,
+    },
+    /// List couriers (the platform's, or a fleet's with `--workspace`).
+    List {
+        #[arg(long)]
+        workspace: Option<String>,
+    },
+    /// Suspend a courier: signed out everywhere, offered nothing.
+    Suspend {
+        #[arg(long)]
+        id: String,
+    },
+    /// Reactivate a suspended courier.
+    Activate {
+        #[arg(long)]
+        id: String,
     },
 }
 
@@ -95,6 +155,9 @@ enum WorkspaceCommand {
         proof_of_delivery: bool,
         #[arg(long, default_value_t = 0)]
         discount_bps: u32,
+        /// Fleets: offer board orders to the fleet's own drivers automatically.
+        #[arg(long)]
+        auto_dispatch: bool,
         #[arg(long)]
         invoice_billing_enabled: bool,
         #[arg(long, default_value_t = 0)]
@@ -288,6 +351,7 @@ async fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
             fleet_order_intake,
             proof_of_delivery,
             discount_bps,
+            auto_dispatch,
             invoice_billing_enabled,
             credit_limit_cents,
             billing_day,
@@ -302,6 +366,7 @@ async fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
                     fleet_order_intake,
                     proof_of_delivery,
                     discount_bps,
+                    auto_dispatch,
                 },
                 billing: BillingSettings {
                     invoice_billing_enabled,
@@ -310,9 +375,10 @@ async fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
                     payment_terms_days,
                 },
             };
-            let w = workspaces::create(&core.writer, now, new).await?;
+            let w = workspaces::create(&core, &command_line::<act::Administer>()?, new).await?;
             println!("workspace {} ({}) created", w.id, w.kind.as_str());
         }
+        DatabaseCommand::Courier(command) => courier(&core, *command).await?,
         DatabaseCommand::Workspace(WorkspaceCommand::List) => {
             for w in workspaces::list(&core.db).await? {
                 println!(
@@ -353,7 +419,7 @@ async fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
                 permissions,
                 expiry,
             };
-            let (key, secret) = api_keys::create(&core.writer, now, new).await?;
+            let (key, secret) = api_keys::create(&core, &command_line::<act::Administer>()?, new).await?;
             println!("key {} created; it is shown only now:\n{secret}", key.id);
         }
         DatabaseCommand::Key(KeyCommand::List { workspace }) => {
@@ -383,11 +449,7 @@ async fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
             workspace,
             role,
         }) => {
-            use courier_core::accounts::memberships::{self, Role};
-            let role = Role::parse(&role).ok_or("unknown role")?;
-            if let Some(workspace) = &workspace {
-                workspaces::get(&core.db, workspace).await?;
-            }
+            let role = courier_core::access::Role::parse(&role).ok_or("unknown role")?;
             let password = courier_core::ids::random_base62(16);
             let new = courier_core::accounts::NewUser {
                 email,
@@ -395,12 +457,27 @@ async fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
                 password: password.clone(),
                 operator,
             };
-            let user = courier_core::accounts::create_user(&core.writer, now, new).await?;
-            if let Some(workspace) = workspace {
-                memberships::add(&core.writer, now, &workspace, &user.id, role).await?;
-            }
+            let joins = workspace.as_deref().map(|workspace| (workspace, role));
+            let granted = command_line::<act::Administer>()?;
+            let user = courier_core::accounts::create_for_operator(&core, &granted, new, joins).await?;
             println!("user {} created; sign in with", user.id);
             println!("email: {} password: {password}", user.email);
+        }
+        DatabaseCommand::Audit { limit } => {
+            let mut token = None;
+            let mut shown = 0;
+            while shown < limit {
+                let page_size = i32::try_from((limit - shown).min(100)).unwrap_or(100);
+                let (page, next) = courier_core::audit::list(&core, page_size, token.as_deref()).await?;
+                for entry in &page {
+                    let workspace = entry.workspace_id.as_deref().unwrap_or("-");
+                    let at = rfc3339(entry.created_at);
+                    println!("{at}\t{}\t{}\t{workspace}\t{}", entry.actor, entry.action, entry.target);
+                }
+                shown += page.len();
+                let Some(next) = next else { break };
+                token = Some(next);
+            }
         }
         DatabaseCommand::Token { role, subject, ttl } => {
             let role = Role::parse(&role).ok_or("unknown role")?;
@@ -412,6 +489,99 @@ async fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
 }
 
 /// The billing commands: the same domain calls as the billing service.
+async fn courier(core: &Core, command: CourierCommand) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
+    use courier_core::access::{act, caller};
+    use courier_core::couriers::{self, Fleet, NewCourier, Vehicle};
+    let fleet = |workspace: Option<String>| Fleet::from_workspace_id(workspace.as_deref().unwrap_or_default());
+    let granted = caller::command_line::<act::ManageCouriers>()?;
+    let audited = |action: &'static str, courier: &couriers::Courier| {
+        (
+            action,
+            courier.fleet.workspace_id().map(str::to_owned),
+            courier.id.clone(),
+        )
+    };
+    let tx = courier_core::db::begin(core).await?;
+    let mut entry = None;
+    match command {
+        CourierCommand::Invite {
+            workspace,
+            name,
+            phone,
+            email,
+            vehicle_type,
+            make,
+            model,
+            color,
+            plate,
+        } => {
+            let new = NewCourier {
+                fleet: fleet(workspace),
+                name,
+                phone,
+                email,
+                vehicle: Vehicle {
+                    vehicle_type_id: vehicle_type,
+                    make,
+                    model,
+                    color,
+                    license_plate: plate,
+                },
+            };
+            let courier = couriers::create(core, &tx, new).await?;
+            let link = couriers::invitations::create(core, &tx, &courier.id, granted.actor()).await?;
+            println!(
+                "courier {} ({}) invited; send them this link: {link}",
+                courier.id, courier.name
+            );
+            entry = Some(audited("courier.invite", &courier));
+        }
+        CourierCommand::List { workspace } => {
+            let fleet = fleet(workspace);
+            let mut token: Option<String> = None;
+            loop {
+                let (page, next) = couriers::list(core, &fleet, 100, token.as_deref()).await?;
+                for c in page {
+                    println!(
+                        "{}\t{}\t{}\t{}\t{}\t{}\t{}",
+                        c.id,
+                        c.name,
+                        c.phone.as_deref().or(c.email.as_deref()).unwrap_or("-"),
+                        c.vehicle.vehicle_type_id,
+                        c.status.as_str(),
+                        c.availability.as_str(),
+                        if c.joined { "joined" } else { "invited" }
+                    );
+                }
+                match next {
+                    Some(next) => token = Some(next),
+                    None => break,
+                }
+            }
+        }
+        CourierCommand::Suspend { id } => {
+            let c = couriers::set_status(core, &tx, &id, couriers::Status::Suspended).await?;
+            println!("courier {} suspended and signed out", c.id);
+            entry = Some(audited("courier.suspend", &c));
+        }
+        CourierCommand::Activate { id } => {
+            let c = couriers::set_status(core, &tx, &id, couriers::Status::Active).await?;
+            println!("courier {} active", c.id);
+            entry = Some(audited("courier.activate", &c));
+        }
+    }
+    if let Some((action, workspace_id, target)) = &entry {
+        let change = courier_core::audit::Change {
+            action,
+            workspace_id: workspace_id.as_deref(),
+            target,
+        };
+        granted.record(core, &*tx, change).await?;
+    }
+    tx.commit().await?;
+    Ok(())
+}
+
 async fn billing(core: &Core, command: BillingCommand) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
     use courier::statements as document;
     use courier_core::billing::{lines, statements};
@@ -445,7 +615,8 @@ async fn billing(core: &Core, command: BillingCommand) -> Result<(), Box<dyn std
             settings.credit_limit_cents = credit_limit_cents.unwrap_or(settings.credit_limit_cents);
             settings.billing_day = billing_day.unwrap_or(settings.billing_day);
             settings.payment_terms_days = payment_terms_days.unwrap_or(settings.payment_terms_days);
-            print_billing(&workspaces::update_billing(core, now, &workspace, settings).await?);
+            let granted = command_line::<act::ManageBilling>()?;
+            print_billing(&workspaces::update_billing(core, &granted, &workspace, settings).await?);
         }
         BillingCommand::Billable { workspace } => {
             workspaces::get(&core.db, &workspace).await?;
@@ -466,7 +637,8 @@ async fn billing(core: &Core, command: BillingCommand) -> Result<(), Box<dyn std
             }
         }
         BillingCommand::Close { workspace } => {
-            for statement in statements::close(core, &workspace, statements::PeriodEnd::Now).await? {
+            let granted = command_line::<act::ManageBilling>()?;
+            for statement in statements::close(core, &workspace, statements::PeriodEnd::Now(&granted)).await? {
                 println!("{}", show(&statement));
             }
         }
@@ -481,8 +653,14 @@ async fn billing(core: &Core, command: BillingCommand) -> Result<(), Box<dyn std
                 token = Some(next);
             }
         }
-        BillingCommand::Pay { statement } => println!("{}", show(&statements::mark_paid(core, &statement).await?)),
-        BillingCommand::Void { statement } => println!("{}", show(&statements::void(core, &statement).await?)),
+        BillingCommand::Pay { statement } => {
+            let granted = command_line::<act::ManageBilling>()?;
+            println!("{}", show(&statements::mark_paid(core, &granted, &statement).await?));
+        }
+        BillingCommand::Void { statement } => {
+            let granted = command_line::<act::ManageBilling>()?;
+            println!("{}", show(&statements::void(core, &granted, &statement).await?));
+        }
         BillingCommand::Export {
             statement,
             format,

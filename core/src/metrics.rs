@@ -95,6 +95,15 @@ pub struct CoreMetrics {
     cache_invalidation_lag: Histogram,
     cache_feed_connected: Gauge,
     list_page_reads: SharedReadCounters,
+    positions_accepted: Counter,
+    positions_refused: Counter,
+    position_writes: Counter,
+    dispatch_rounds: Histogram,
+    dispatch_waiting: Gauge,
+    dispatch_free_couriers: Gauge,
+    dispatch_time_to_offer: Histogram,
+    dispatch_time_to_accept: Histogram,
+    dispatch_offers: Family<ResultLabels, Counter>,
 }
 
 impl Default for CoreMetrics {
@@ -113,6 +122,15 @@ impl Default for CoreMetrics {
             cache_invalidation_lag: courier::ops::latency_histogram(),
             cache_feed_connected: Gauge::default(),
             list_page_reads: SharedReadCounters::default(),
+            positions_accepted: Counter::default(),
+            positions_refused: Counter::default(),
+            position_writes: Counter::default(),
+            dispatch_rounds: courier::ops::latency_histogram(),
+            dispatch_waiting: Gauge::default(),
+            dispatch_free_couriers: Gauge::default(),
+            dispatch_time_to_offer: courier::ops::latency_histogram(),
+            dispatch_time_to_accept: courier::ops::latency_histogram(),
+            dispatch_offers: Family::default(),
         }
     }
 }
@@ -200,6 +218,88 @@ impl CoreMetrics {
             "Database reads of list pages' positions; identical pages in flight share one",
             self.list_page_reads.reads.clone(),
         );
+        registry.register(
+            "courier_core_positions_accepted",
+            "Courier positions accepted from the apps",
+            self.positions_accepted.clone(),
+        );
+        registry.register(
+            "courier_core_positions_refused",
+            "Courier positions refused (out of range, too far in the future)",
+            self.positions_refused.clone(),
+        );
+        registry.register(
+            "courier_dispatch_round_duration_seconds",
+            "Rounds of automatic dispatch and how long each took",
+            self.dispatch_rounds.clone(),
+        );
+        registry.register(
+            "courier_dispatch_waiting_deliveries",
+            "Live deliveries waiting for a courier (no open offer) at the last round",
+            self.dispatch_waiting.clone(),
+        );
+        registry.register(
+            "courier_dispatch_free_couriers",
+            "Online couriers free for an offer at the last round",
+            self.dispatch_free_couriers.clone(),
+        );
+        registry.register(
+            "courier_dispatch_time_to_offer_seconds",
+            "From a delivery's creation to an offer of it",
+            self.dispatch_time_to_offer.clone(),
+        );
+        registry.register(
+            "courier_dispatch_time_to_accept_seconds",
+            "From a delivery's creation to the acceptance of its offer",
+            self.dispatch_time_to_accept.clone(),
+        );
+        registry.register(
+            "courier_dispatch_offers",
+            "Offers of automatic dispatch, by result (offered, accepted, declined, expired, withdrawn)",
+            self.dispatch_offers.clone(),
+        );
+        registry.register(
+            "courier_core_position_writes",
+            "Database transactions that wrote courier positions (each a batch of reports)",
+            self.position_writes.clone(),
+        );
+    }
+
+    /// Positions accepted and refused from one report.
+    pub fn positions(&self, accepted: u64, refused: u64) {
+        self.positions_accepted.inc_by(accepted);
+        self.positions_refused.inc_by(refused);
+    }
+
+    /// One round of automatic dispatch.
+    pub fn dispatch_round(&self, took: Duration, waiting: usize, free_couriers: usize) {
+        self.dispatch_rounds.observe(took.as_secs_f64());
+        self.dispatch_waiting.set(waiting as i64);
+        self.dispatch_free_couriers.set(free_couriers as i64);
+    }
+
+    /// An offer made `since_created_micros` after its delivery's creation.
+    pub fn dispatch_offered(&self, since_created_micros: i64) {
+        self.dispatch_time_to_offer
+            .observe(since_created_micros.max(0) as f64 / 1e6);
+        self.dispatch_offer_ended("offered");
+    }
+
+    /// An offer accepted `since_created_micros` after the delivery's creation.
+    pub fn dispatch_accepted(&self, since_created_micros: i64) {
+        self.dispatch_time_to_accept
+            .observe(since_created_micros.max(0) as f64 / 1e6);
+        self.dispatch_offer_ended("accepted");
+    }
+
+    /// An offer made or ended: `offered`, `accepted`, `declined`, `expired`, `withdrawn`.
+    pub fn dispatch_offer_ended(&self, result: &'static str) {
+        self.dispatch_offers.get_or_create(&ResultLabels { result }).inc();
+    }
+
+    /// One transaction that wrote a batch of positions.
+    pub fn position_write(&self) {
+        self.position_writes.inc();
     }
 
     /// The counters of the list pages' position reads.

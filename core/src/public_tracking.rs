@@ -32,6 +32,7 @@ pub async fn by_token(core: &Core, token: &str) -> CoreResult<pb::PublicTracking
     let delivery = deliveries::by_tracking_token(&core.db, token)
         .await?
         .ok_or_else(not_found)?;
+    let delivery = deliveries::located(core, std::sync::Arc::new(delivery)).await?;
     let now = core.clock.now();
     let (utc_offset_minutes, time_zone) = match core.catalog.service_area(&delivery.service_area_id) {
         Some(area) => {
@@ -199,6 +200,7 @@ mod tests {
             tracking_token: "tok".into(),
             tracking_available_at: Some(10),
             courier: Some(Courier {
+                id: None,
                 name: Some("Lena Schmidt".into()),
                 photo_url: Some("https://cdn.example/lena.jpg".into()),
                 rating: Some(4.9),

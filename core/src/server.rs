@@ -8,9 +8,11 @@ use std::pin::Pin;
 use std::task::{Context, Poll};
 use std::time::Instant;
 
+use courier::app::v1::courier_app_service_server::CourierAppServiceServer;
 use courier::internal::v1::admin_service_server::AdminServiceServer;
 use courier::internal::v1::billing_service_server::BillingServiceServer;
 use courier::internal::v1::console_service_server::ConsoleServiceServer;
+use courier::internal::v1::courier_service_server::CourierServiceServer;
 use courier::internal::v1::dispatch_service_server::DispatchServiceServer;
 use courier::v1::delivery_service_server::DeliveryServiceServer;
 use courier::v1::event_service_server::EventServiceServer;
@@ -27,9 +29,12 @@ use tonic_health::ServingStatus;
 use tonic_health::server::HealthReporter;
 use tower_http::trace::{DefaultOnFailure, DefaultOnResponse, TraceLayer};
 
-use crate::auth::service_token::{self, Role};
+use crate::access;
+use crate::auth::service_token;
 use crate::grpc::billing::BillingApi;
 use crate::grpc::console::ConsoleApi;
+use crate::grpc::courier_app::CourierAppApi;
+use crate::grpc::couriers::CourierApi;
 use crate::grpc::fleet::FleetOrderApi;
 use crate::grpc::request_text::CheckText;
 use crate::grpc::{admin::AdminApi, deliveries::DeliveryApi, quotes::QuoteApi, vehicle_types::VehicleTypeApi};
@@ -46,6 +51,8 @@ const SERVICES: &[&str] = &[
     <BillingServiceServer<BillingApi> as NamedService>::NAME,
     <ConsoleServiceServer<ConsoleApi> as NamedService>::NAME,
     <DispatchServiceServer<DispatchApi> as NamedService>::NAME,
+    <CourierServiceServer<CourierApi> as NamedService>::NAME,
+    <CourierAppServiceServer<CourierAppApi> as NamedService>::NAME,
     <VehicleTypeServiceServer<VehicleTypeApi> as NamedService>::NAME,
     <QuoteServiceServer<QuoteApi> as NamedService>::NAME,
     <PublicServiceServer<crate::grpc::public::PublicApi> as NamedService>::NAME,
@@ -112,6 +119,9 @@ pub async fn serve(
             inner,
             metrics: metrics.clone(),
         }))
+        .layer(access::layer::ReadCaller::new(core.clone()))
+        // After the caller is read: a call nobody may make is refused as
+        // such, whatever its text.
         .layer(CheckText)
         .add_service(health_service)
         .add_service(reflection)
@@ -126,6 +136,11 @@ pub async fn serve(
         .add_service(WebhookServiceServer::new(WebhookApi(core.clone())))
         .add_service(TrackingServiceServer::new(TrackingApi(core.clone())))
         .add_service(DispatchServiceServer::new(DispatchApi(core.clone())))
+        .add_service(CourierServiceServer::new(CourierApi(core.clone())))
+        .add_service(
+            // Proof photos from a phone: up to 10 files of a few MiB.
+            CourierAppServiceServer::new(CourierAppApi(core.clone())).max_decoding_message_size(32 * 1024 * 1024),
+        )
         .add_service(FleetOrderServiceServer::new(FleetOrderApi(core.clone())))
         .add_service(DeliveryServiceServer::new(DeliveryApi(core)))
         // Without TCP_NODELAY a response's trailers wait for the peer's
@@ -221,28 +236,28 @@ pub async fn probe(addr: &str, timeout: std::time::Duration) -> Result<(), Strin
         .unwrap_or_else(|_| Err(format!("no answer from {target} within {timeout:?}")))
 }
 
-/// `courier-core key revoke`: revokes key `id` through the AdminService of
-/// the process serving this SQLite database, when one does
-/// (`db::ServeLock`), so that its key cache forgets the key at once;
-/// directly in the database otherwise. Returns the revoked key's id.
+/// `courier-core key revoke`: revokes key `id` as the command line, through
+/// the AdminService of the process serving this SQLite database, when one
+/// does (`db::ServeLock`), so that its key cache forgets the key at once;
+/// directly in the database otherwise. Either way the audit log names the
+/// OS user (`cli:<user>`). Returns the revoked key's id.
 pub async fn revoke_api_key(core: &Core, id: &str) -> CoreResult<String> {
     use courier::internal::v1::RevokeApiKeyRequest;
     use courier::internal::v1::admin_service_client::AdminServiceClient;
 
-    let now = core.clock.now_micros();
     let Some(serving) = crate::db::serving_process(&core.config.database_url)? else {
-        return Ok(crate::auth::api_keys::revoke(&core.writer, core, now, id).await?.id);
+        let granted = access::caller::command_line::<access::act::Administer>()?;
+        return Ok(crate::auth::api_keys::revoke(core, &granted, id).await?.id);
     };
     let unreachable = |e: &dyn std::fmt::Display| {
         CoreError::Internal(format!(
             "the core serving this database ({serving}) did not answer: {e}"
         ))
     };
-    let token = service_token::mint(
+    let token = service_token::mint_command_line(
         &core.secrets.service_token,
-        Role::Admin,
-        "courier-core key revoke",
-        now / 1_000_000,
+        &access::caller::os_user(),
+        core.clock.now_micros() / 1_000_000,
         60,
     )?;
     let channel = tonic::transport::Endpoint::from_shared(local_url(serving))

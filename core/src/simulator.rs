@@ -157,6 +157,7 @@ fn simulated_courier(d: &Delivery, now: i64) -> Courier {
     let name = COURIER_NAMES[n % COURIER_NAMES.len()];
     let initial = name.chars().next().unwrap_or('C');
     Courier {
+        id: None,
         name: Some(name.to_owned()),
         photo_url: Some(avatar(initial)),
         rating: Some(4.5 + (n % 6) as f64 / 10.0),

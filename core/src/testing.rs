@@ -12,7 +12,8 @@ use std::time::Duration;
 
 use courier::v1 as pb;
 
-use crate::auth::{Mode, Permission, Principal};
+use crate::access::{act, caller::command_line};
+use crate::auth::{Mode, Principal};
 use crate::clock::Clock;
 use crate::config::CoreConfig;
 use crate::deliveries::{self, NewDelivery};
@@ -54,6 +55,11 @@ pub fn config(database_url: &str, blob_dir: PathBuf) -> CoreConfig {
         catalog_file: None,
         blob_dir,
         blob_s3: Default::default(),
+        // Tests that drive automatic dispatch turn it on; the others
+        // assign couriers themselves.
+        dispatch: crate::config::DispatchMode::External,
+        offer_timeout: Duration::from_secs(30),
+        dispatch_radius_km: 15.0,
     }
 }
 
@@ -93,9 +99,9 @@ impl TestCore {
                 ..Default::default()
             }),
         };
-        workspaces::create(&self.writer, self.clock.now_micros(), new)
-            .await
-            .expect("a workspace")
+        // Made as the operator's command line makes one.
+        let granted = command_line::<act::Administer>().expect("the command line administers");
+        workspaces::create(self, &granted, new).await.expect("a workspace")
     }
 }
 
@@ -119,7 +125,8 @@ pub fn caller(workspace: &Workspace, mode: Mode) -> Principal {
     Principal {
         workspace: workspace.clone(),
         mode,
-        permissions: Permission::offered_to(workspace.kind),
+        permissions: workspace.kind.permissions(),
+        audited_as: None,
     }
 }
 

@@ -23,6 +23,7 @@ const WATCH_POLL: Duration = Duration::from_secs(1);
 /// `GET /v1/deliveries/{id}/tracking` for `principal`.
 pub async fn get(core: &Core, principal: &Principal, delivery_id: &str) -> CoreResult<pb::DeliveryTracking> {
     let delivery = deliveries::get(core, principal, delivery_id).await?;
+    let delivery = deliveries::located(core, delivery).await?;
     Ok(view(core, &delivery))
 }
 
@@ -61,6 +62,7 @@ pub type WatchUpdate = CoreResult<pb::WatchDeliveryResponse>;
 /// is dropped. An unknown delivery is an error before the stream starts.
 pub async fn watch(core: &Core, principal: &Principal, delivery_id: &str) -> CoreResult<mpsc::Receiver<WatchUpdate>> {
     let delivery = deliveries::get(core, principal, delivery_id).await?;
+    let delivery = deliveries::located(core, delivery).await?;
     let (sender, receiver) = mpsc::channel(16);
     let mut changes = core.changes.subscribe();
     let core = core.clone();
@@ -82,7 +84,11 @@ pub async fn watch(core: &Core, principal: &Principal, delivery_id: &str) -> Cor
                     Err(RecvError::Closed) => return,
                 },
             }
-            let current = match deliveries::get(&core, &principal, &delivery.id).await {
+            let read = match deliveries::get(&core, &principal, &delivery.id).await {
+                Ok(current) => deliveries::located(&core, current).await,
+                Err(error) => Err(error),
+            };
+            let current = match read {
                 Ok(current) => current,
                 Err(error) => {
                     let _ = sender.send(Err(error)).await;

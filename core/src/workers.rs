@@ -10,7 +10,7 @@ use std::time::Duration;
 use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
 
-use crate::{Core, billing, events, idempotency, simulator, webhooks};
+use crate::{Core, assignments, billing, events, idempotency, jobs, positions, simulator, webhooks};
 
 /// How often expired idempotency keys are deleted.
 const PURGE_EVERY: Duration = Duration::from_secs(600);
@@ -28,6 +28,9 @@ pub fn spawn(core: &Core, stop: &CancellationToken) -> JoinSet<()> {
     workers.spawn(sample_webhook_queue(core.clone(), stop.clone()));
     workers.spawn(crate::db::checkpoint_wal(core.db.clone(), stop.clone()));
     workers.spawn(crate::cache_feed::listen(core.clone(), stop.clone()));
+    workers.spawn(jobs::tracking::run(core.clone(), stop.clone()));
+    workers.spawn(crate::auto_dispatch::run(core.clone(), stop.clone()));
+    workers.spawn(purge_courier_history(core.clone(), stop.clone()));
     workers
 }
 
@@ -79,6 +82,30 @@ async fn purge_event_history(core: Core, stop: CancellationToken) {
             Ok(0) => {}
             Ok(purged) => tracing::info!(purged, "expired events deleted"),
             Err(error) => tracing::warn!(%error, "event purge failed"),
+        }
+    }
+}
+
+/// Deletes couriers' feed rows past 7 days and job trails past 30, and
+/// forgets this process's feed watchers that have gone.
+async fn purge_courier_history(core: Core, stop: CancellationToken) {
+    let mut tick = tokio::time::interval(PURGE_EVERY);
+    loop {
+        tokio::select! {
+            () = stop.cancelled() => return,
+            _ = tick.tick() => {}
+        }
+        let now = core.clock.now_micros();
+        core.courier_signals.forget_unwatched();
+        match assignments::feed::purge(&core, now).await {
+            Ok(0) => {}
+            Ok(purged) => tracing::info!(purged, "old courier feed rows deleted"),
+            Err(error) => tracing::warn!(%error, "courier feed purge failed"),
+        }
+        match positions::purge_trails(&core, now).await {
+            Ok(0) => {}
+            Ok(purged) => tracing::info!(purged, "expired job trail positions deleted"),
+            Err(error) => tracing::warn!(%error, "trail purge failed"),
         }
     }
 }

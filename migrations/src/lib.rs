@@ -29,6 +29,7 @@ mod m20261124_000019_add_key_last_used;
 mod m20261124_000020_create_audit_log;
 mod m20261124_000021_partial_external_id_index;
 mod m20261124_000022_create_fleet_order_moves;
+mod m20261126_000030_create_couriers;
 
 pub struct Migrator;
 
@@ -58,6 +59,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261124_000020_create_audit_log::Migration),
             Box::new(m20261124_000021_partial_external_id_index::Migration),
             Box::new(m20261124_000022_create_fleet_order_moves::Migration),
+            Box::new(m20261126_000030_create_couriers::Migration),
         ]
     }
 }

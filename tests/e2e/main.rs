@@ -4,12 +4,15 @@
 #[macro_use]
 mod harness;
 
+mod access;
 mod auth;
+mod auto_dispatch;
 mod billing;
 mod compose;
 mod console_accounts;
 mod console_browser;
 mod console_pages;
+mod couriers;
 mod deliveries;
 mod dispatch;
 mod errors;

@@ -112,6 +112,7 @@ e2e! {
             barcode: None,
             age_checked: false,
             left_at_door: false,
+            submission_id: None,
         };
         submit(&app, &delivery, dropoff).await.expect("dropoff proof");
 
@@ -209,6 +210,7 @@ e2e! {
             barcode: Some("4006381333931".into()),
             age_checked: false,
             left_at_door: false,
+            submission_id: None,
         };
         let spoiled = |spoil: fn(&mut ProofSubmission)| {
             let mut s = good_pickup.clone();
@@ -238,6 +240,7 @@ e2e! {
             barcode: None,
             age_checked: true,
             left_at_door: false,
+            submission_id: None,
         };
         let mut no_age = good_dropoff.clone();
         no_age.age_checked = false;
@@ -274,6 +277,7 @@ e2e! {
             barcode: None,
             age_checked: false,
             left_at_door: true,
+            submission_id: None,
         };
         assert_eq!(invalid_param(submit(&app, &delivery, left.clone()).await), "files");
         left.files.push(photo("where-it-was-left.jpg", b"porch"));

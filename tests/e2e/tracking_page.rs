@@ -31,6 +31,7 @@ fn token(delivery: &Value) -> String {
 async fn assign_courier(app: &TestApp, id: &str) {
     let now = app.clock.now_micros();
     let courier = Courier {
+        id: None,
         name: Some("Lena Vogel".into()),
         photo_url: None,
         rating: Some(4.8),

@@ -5,13 +5,11 @@
 //! presents. Failed sign-ins are counted per email and per client address
 //! in the database (every replica sees them) and throttled.
 
-use super::memberships;
 use super::{User, entity as users_table, user_with_password};
-use crate::auth::{Mode, Permission, Principal};
 use crate::secrets::sha256_hex;
-use crate::{Core, CoreError, CoreResult, db, ids, workspaces};
+use crate::{Core, CoreError, CoreResult, db, ids, sign_ins};
 use courier::errors::ErrorCode;
-use sea_orm::{ActiveModelTrait, ActiveValue::Set, ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter};
+use sea_orm::{ActiveModelTrait, ActiveValue::Set, ColumnTrait, EntityTrait, QueryFilter};
 
 pub mod entity {
     use sea_orm::entity::prelude::*;
@@ -33,34 +31,9 @@ pub mod entity {
     impl ActiveModelBehavior for ActiveModel {}
 }
 
-pub mod failures {
-    use sea_orm::entity::prelude::*;
-
-    #[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
-    #[sea_orm(table_name = "sign_in_failures")]
-    pub struct Model {
-        /// `email:<address>` or `address:<client address>`.
-        #[sea_orm(primary_key, auto_increment = false)]
-        pub subject: String,
-        pub window_start: i64,
-        pub failures: i32,
-    }
-
-    #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]
-    pub enum Relation {}
-
-    impl ActiveModelBehavior for ActiveModel {}
-}
-
 const MINUTE_MICROS: i64 = 60_000_000;
 /// A session ends after this long without use.
 pub const IDLE_MICROS: i64 = 12 * 60 * MINUTE_MICROS;
-/// Failed sign-ins are counted over this window…
-pub const FAILURE_WINDOW_MICROS: i64 = 15 * MINUTE_MICROS;
-/// …and this many for one email, or for one client address, stop further
-/// attempts until the window ends.
-pub const MAX_FAILURES_PER_EMAIL: i32 = 5;
-pub const MAX_FAILURES_PER_ADDRESS: i32 = 20;
 /// Use is recorded at most this often, so reads do not write every time.
 const TOUCH_EVERY_MICROS: i64 = MINUTE_MICROS;
 
@@ -108,18 +81,16 @@ pub(super) async fn check_password(
 ) -> CoreResult<users_table::Model> {
     let now = core.clock.now_micros();
     let email = email.trim().to_lowercase();
-    let subjects = [format!("email:{email}"), format!("address:{address}")];
-    throttled(&core.db, &subjects, now).await?;
+    let attempt = sign_ins::Attempt::new(format!("email:{email}"), address);
+    sign_ins::check(&core.db, &attempt, now).await?;
     let Some(user) = user_with_password(&core.db, &email, password).await? else {
-        record_failure(core, &subjects, now).await?;
+        sign_ins::failed(core, &attempt, now).await?;
         return Err(CoreError::new(
             ErrorCode::InvalidCredentials,
             "The email or the password is wrong.",
         ));
     };
-    failures::Entity::delete_by_id(subjects[0].clone())
-        .exec(&core.writer)
-        .await?;
+    sign_ins::succeeded(core, &attempt).await?;
     Ok(user)
 }
 
@@ -179,53 +150,6 @@ pub fn check_csrf(session: &Session, presented: Option<&str>) -> CoreResult<()> 
     }
 }
 
-/// The caller of a public service acting for the signed-in user of `token`
-/// in `workspace_id` and `mode` (docs/console.md, "The console acts through
-/// the API"): owners, admins and operators hold every permission the
-/// workspace's kind offers, members only the read ones, so a console page
-/// and an API call with such a key give the same answer. Every such call
-/// carries the session's CSRF token. A workspace the user is no member of is
-/// `not_found`, as for keys of another workspace.
-pub async fn principal(
-    core: &Core,
-    token: &str,
-    csrf: Option<&str>,
-    workspace_id: &str,
-    mode: Mode,
-) -> CoreResult<Principal> {
-    let session = authenticate(core, token).await?;
-    check_csrf(&session, csrf)?;
-    let role = check_member(core, &session, workspace_id).await?;
-    let workspace = workspaces::get(&core.db, workspace_id).await?;
-    if !workspace.has_api_access() {
-        return Err(CoreError::new(
-            ErrorCode::ApiAccessDisabled,
-            "The workspace's plan does not include API access.",
-        ));
-    }
-    let manages = session.user.operator || role.is_some_and(memberships::Role::manages);
-    let permissions = Permission::offered_to(workspace.kind)
-        .into_iter()
-        .filter(|p| manages || p.reads_only())
-        .collect();
-    Ok(Principal {
-        workspace,
-        mode,
-        permissions,
-    })
-}
-
-/// The role of `session`'s user in `workspace_id` (`None` for an operator
-/// who is no member); `not_found` for a workspace the user may not see, as
-/// for keys of another workspace.
-pub async fn check_member(core: &Core, session: &Session, workspace_id: &str) -> CoreResult<Option<memberships::Role>> {
-    let role = memberships::role_of(&core.db, workspace_id, &session.user.id).await?;
-    if role.is_none() && !session.user.operator {
-        return Err(CoreError::not_found("workspace"));
-    }
-    Ok(role)
-}
-
 /// Ends the session of `token`.
 pub async fn sign_out(core: &Core, token: &str) -> CoreResult<()> {
     entity::Entity::delete_by_id(sha256_hex(token.as_bytes()))
@@ -252,48 +176,6 @@ pub async fn change_password(core: &Core, session: &Session, token: &str, curren
         .filter(entity::Column::TokenHash.ne(sha256_hex(token.as_bytes())))
         .exec(&*tx)
         .await?;
-    tx.commit().await
-}
-
-/// `429 rate_limited` while an email or address has used up its failures.
-async fn throttled(db: &impl ConnectionTrait, subjects: &[String; 2], now: i64) -> CoreResult<()> {
-    for (subject, limit) in subjects.iter().zip([MAX_FAILURES_PER_EMAIL, MAX_FAILURES_PER_ADDRESS]) {
-        let Some(row) = failures::Entity::find_by_id(subject.clone()).one(db).await? else {
-            continue;
-        };
-        let ends = row.window_start + FAILURE_WINDOW_MICROS;
-        if row.failures >= limit && now < ends {
-            let minutes = (ends - now + MINUTE_MICROS - 1) / MINUTE_MICROS;
-            return Err(CoreError::new(
-                ErrorCode::RateLimited,
-                format!("Too many failed sign-ins; try again in {minutes} minutes."),
-            ));
-        }
-    }
-    Ok(())
-}
-
-/// Counts a failed sign-in for each subject, in a window of its own.
-async fn record_failure(core: &Core, subjects: &[String; 2], now: i64) -> CoreResult<()> {
-    let tx = db::begin(core).await?;
-    for subject in subjects {
-        let row = failures::Entity::find_by_id(subject.clone()).one(&*tx).await?;
-        let (window_start, failures, exists) = match row {
-            Some(row) if now < row.window_start + FAILURE_WINDOW_MICROS => (row.window_start, row.failures + 1, true),
-            Some(_) => (now, 1, true),
-            None => (now, 1, false),
-        };
-        let model = failures::ActiveModel {
-            subject: Set(subject.clone()),
-            window_start: Set(window_start),
-            failures: Set(failures),
-        };
-        if exists {
-            model.update(&*tx).await?;
-        } else {
-            model.insert(&*tx).await?;
-        }
-    }
     tx.commit().await
 }
 

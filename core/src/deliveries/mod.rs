@@ -11,7 +11,7 @@ pub(crate) mod entity;
 mod proto;
 
 pub use change::Change;
-pub use proto::{contact_out, courier_out, event_data, to_proto, waypoint_out};
+pub use proto::{contact_out, courier_out, event_data, proof_out, to_proto, waypoint_out};
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -34,7 +34,7 @@ use crate::quotes::pricing::{Breakdown, ExtraSelection};
 use crate::quotes::{self, RouteInput, from_json, to_json};
 use crate::statuses::{CancellationReason, Status};
 use crate::validate::{self, ContactRule, WaypointInput};
-use crate::{Core, CoreError, CoreResult, billing, cache_feed, webhooks};
+use crate::{Core, CoreError, CoreResult, audit, billing, cache_feed, webhooks};
 use courier::errors::ErrorCode;
 use courier::v1 as pb;
 
@@ -199,6 +199,10 @@ impl CancelReason {
 /// The courier as a delivery shows it.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Courier {
+    /// The platform's courier (`cou_…`) who carries it; `None` for a
+    /// courier named by an outside dispatch system. Not shown to clients.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id: Option<String>,
     pub name: Option<String>,
     pub photo_url: Option<String>,
     pub rating: Option<f64>,
@@ -333,6 +337,9 @@ pub struct NewDelivery {
 /// A delivery ready to be stored: checked, priced, every column decided.
 pub(crate) struct Prepared {
     row: entity::Model,
+    /// Who the audit log names for this create, when its caller's changes
+    /// are audited (`Principal::audited_as`).
+    audited_as: Option<String>,
 }
 
 /// `POST /v1/deliveries`: validates and prices (or redeems the quote), then
@@ -357,7 +364,8 @@ pub async fn create(
         Ok(prepared) => prepared,
         Err(error) => return idempotency::refuse(core, &scope, &hash, request_id, now, error).await,
     };
-    batch::create(
+    let live = principal.mode == Mode::Live;
+    let created = batch::create(
         core,
         batch::Create {
             scope,
@@ -367,7 +375,12 @@ pub async fn create(
             prepared,
         },
     )
-    .await
+    .await?;
+    if live && !created.replayed {
+        // A live delivery waits for a courier: a dispatch round now.
+        core.dispatch_wake.notify_one();
+    }
+    Ok(created)
 }
 
 async fn prepare(core: &Core, principal: &Principal, new: NewDelivery) -> CoreResult<Prepared> {
@@ -457,7 +470,29 @@ async fn prepare(core: &Core, principal: &Principal, new: NewDelivery) -> CoreRe
         pickup_eta: None,
         dropoff_eta: None,
     };
-    Ok(Prepared { row })
+    Ok(Prepared {
+        row,
+        audited_as: principal.audited_as.clone(),
+    })
+}
+
+/// Writes the audit entry of `delivery`'s create on `tx` when `audited_as`
+/// names an audited caller.
+async fn audit_create(
+    core: &Core,
+    tx: &impl ConnectionTrait,
+    audited_as: Option<&str>,
+    delivery: &Delivery,
+) -> CoreResult<()> {
+    let Some(actor) = audited_as else {
+        return Ok(());
+    };
+    let change = audit::Change {
+        action: "delivery.create",
+        workspace_id: Some(&delivery.workspace_id),
+        target: &delivery.id,
+    };
+    audit::record(core, tx, actor, change).await
 }
 
 /// Stores one prepared delivery in `tx` with its `delivery.created` event
@@ -465,7 +500,8 @@ async fn prepare(core: &Core, principal: &Principal, new: NewDelivery) -> CoreRe
 /// that fails runs its creates through this one by one ([`batch`]), so that
 /// each gets its own answer.
 async fn insert(core: &Core, tx: &sea_orm::DatabaseTransaction, prepared: Prepared) -> CoreResult<pb::Delivery> {
-    let model = entity::ActiveModel::from(prepared.row)
+    let Prepared { row, audited_as } = prepared;
+    let model = entity::ActiveModel::from(row)
         .insert(tx)
         .await
         .map_err(|error| match error.sql_err() {
@@ -481,11 +517,36 @@ async fn insert(core: &Core, tx: &sea_orm::DatabaseTransaction, prepared: Prepar
     let delivery = from_model(model)?;
     let base_url = &core.config.public_base_url;
     record_events(tx, base_url, &[(&delivery, EventType::Created, delivery.created_at)]).await?;
+    audit_create(core, tx, audited_as.as_deref(), &delivery).await?;
     if let (Mode::Live, Some(amount_cents)) = (delivery.mode, delivery.amount_cents) {
         // Last, so that the workspace row stays locked only until the commit.
         billing::reserve_credit(tx, &delivery.workspace_id, amount_cents).await?;
     }
     Ok(to_proto(&delivery, base_url))
+}
+
+/// `d` with its courier's last reported position as `courier.location`,
+/// when a courier of the platform carries it and tracking is open
+/// (docs/couriers.md "What each party sees"); positions are not written to
+/// the delivery's row.
+pub async fn located(core: &Core, d: Arc<Delivery>) -> CoreResult<Arc<Delivery>> {
+    let now = core.clock.now_micros();
+    let open = d.tracking_available_at.is_some_and(|at| at <= now) && !d.status.is_terminal();
+    let Some(courier_id) = d.courier.as_ref().and_then(|c| c.id.clone()).filter(|_| open) else {
+        return Ok(d);
+    };
+    let Some(position) = crate::positions::latest(core, &courier_id).await? else {
+        return Ok(d);
+    };
+    let mut located = (*d).clone();
+    if let Some(courier) = located.courier.as_mut() {
+        courier.location = Some(CourierLocation {
+            latitude: position.latitude,
+            longitude: position.longitude,
+            recorded_at: Some(position.recorded_at),
+        });
+    }
+    Ok(Arc::new(located))
 }
 
 /// The caller's delivery `id`: `not_found` for unknown ids and for other

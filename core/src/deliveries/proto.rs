@@ -75,7 +75,7 @@ pub fn contact_out(c: &ContactInput) -> pb::Contact {
     }
 }
 
-fn proof_out(p: &ProofRequirements) -> pb::ProofOfDeliveryRequirements {
+pub fn proof_out(p: &ProofRequirements) -> pb::ProofOfDeliveryRequirements {
     pb::ProofOfDeliveryRequirements {
         pickup: Some(pb::PickupProofRequirements {
             photos: p.pickup.photos as i32,

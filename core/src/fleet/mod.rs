@@ -20,8 +20,10 @@ use sea_orm::sea_query::Expr;
 use sea_orm::{ActiveModelTrait, ActiveValue::Set, ColumnTrait, Condition, ConnectionTrait, EntityTrait, QueryFilter};
 use serde::{Deserialize, Serialize};
 
-use crate::audit::Actor;
-use crate::auth::{Mode, Permission, Principal};
+use crate::access::{Granted, act};
+use crate::assignments;
+use crate::auth::{Mode, Principal};
+use crate::db::WriteTransaction;
 use crate::idempotency::{self, Idempotent, Scope};
 use crate::lifecycle::{self, Status};
 use crate::pagination::{self, Keyset, Page};
@@ -29,7 +31,7 @@ use crate::quotes::items::{self, ItemInput};
 use crate::quotes::{RouteInput, from_json, to_json};
 use crate::validate::{self, ContactInput, ContactRule, WaypointInput};
 use crate::workspaces::{self, WorkspaceKind};
-use crate::{Core, CoreError, CoreResult, db};
+use crate::{Core, CoreError, CoreResult, audit, db};
 use courier::errors::ErrorCode;
 use courier::v1 as pb;
 
@@ -41,9 +43,9 @@ const MODE: Mode = Mode::Live;
 /// The checks of every fleet endpoint, in the order docs/guide.md
 /// "Fleet orders" gives: a fleet workspace's key (`fleet_key_required`), a live
 /// key (`live_key_required`), a plan with order intake
-/// (`fleet_orders_not_available`), then the key's `permission`
-/// (`permission_denied`).
-pub fn admit(principal: &Principal, permission: Permission) -> CoreResult<()> {
+/// (`fleet_orders_not_available`); the key's permission
+/// (`permission_denied`) is checked after these (`access::caller::api_admitted`).
+pub fn admit(principal: &Principal) -> CoreResult<()> {
     if principal.workspace.kind != WorkspaceKind::Fleet {
         return Err(CoreError::new(
             ErrorCode::FleetKeyRequired,
@@ -62,7 +64,7 @@ pub fn admit(principal: &Principal, permission: Permission) -> CoreResult<()> {
             "The fleet's plan does not include order intake.",
         ));
     }
-    principal.require(permission)
+    Ok(())
 }
 
 /// Waypoints and items as stored.
@@ -293,25 +295,54 @@ pub async fn board_order(db: &impl ConnectionTrait, order_id: &str) -> CoreResul
     from_model(model)
 }
 
-/// `actor` moves board order `order_id` to `to`: legal only where the state
+/// The caller `granted` the move moves board order `order_id` of
+/// `workspace_id` to `to`: legal only where the state
 /// machine allows it (`lifecycle::is_legal`; docs/guide.md "Delivery states"),
 /// else `409 conflict` and nothing changes. The move is a compare-and-set on
 /// the status it starts from, so of two dispatchers racing on one order only
-/// one wins; the order's history (`moves`) gets the move in the same
-/// transaction.
-pub async fn move_order(core: &Core, order_id: &str, to: Status, actor: &Actor) -> CoreResult<FleetOrder> {
+/// one wins; the order's history (`moves`) and, for an audited caller, the
+/// audit log get the move in the same transaction.
+pub async fn move_order(
+    core: &Core,
+    granted: &Granted<act::MoveBoardOrders>,
+    order_id: &str,
+    to: Status,
+) -> CoreResult<FleetOrder> {
     let order = board_order(&core.db, order_id).await?;
+    granted.covers(&order.workspace_id)?;
+    let tx = db::begin(core).await?;
+    let moved = move_in(core, &tx, &order, to, granted.actor()).await?;
+    let change = audit::Change {
+        action: "board_order.move",
+        workspace_id: Some(&order.workspace_id),
+        target: &order.order_id,
+    };
+    granted.record(core, &*tx, change).await?;
+    tx.commit().await?;
+    Ok(moved)
+}
+
+/// Moves `order` (as read) to `to` in `tx` for `actor` (as the order's
+/// history names them), as [`move_order`] does; the courier holding it
+/// hears of it.
+pub async fn move_in(
+    core: &Core,
+    tx: &WriteTransaction,
+    order: &FleetOrder,
+    to: Status,
+    actor: &str,
+) -> CoreResult<FleetOrder> {
     if !lifecycle::is_legal(order.status, to) {
         return Err(lifecycle::illegal(order.status, to));
     }
     let now = core.clock.now_micros();
-    let tx = db::begin(core).await?;
+    let order_id = order.order_id.as_str();
     let moved = entity::Entity::update_many()
         .col_expr(entity::Column::Status, Expr::value(to.as_str()))
         .col_expr(entity::Column::UpdatedAt, Expr::value(now))
         .filter(entity::Column::Id.eq(order.id.as_str()))
         .filter(entity::Column::Status.eq(order.status.as_str()))
-        .exec(&tx)
+        .exec(&**tx)
         .await?;
     if moved.rows_affected != 1 {
         return Err(CoreError::new(
@@ -319,10 +350,26 @@ pub async fn move_order(core: &Core, order_id: &str, to: Status, actor: &Actor) 
             format!("Order {order_id} changed meanwhile; read it again and retry."),
         ));
     }
-    moves::record(&tx, &order.id, (order.status, to), actor, now).await?;
-    let order = board_order(&tx, order_id).await?;
-    tx.commit().await?;
-    Ok(order)
+    moves::record(&**tx, &order.id, (order.status, to), actor, now).await?;
+    assignments::job_moved(core, tx, order_id, to, None, now).await?;
+    board_order(&**tx, order_id).await
+}
+
+/// The pending orders of fleet `workspace_id`'s board, oldest first, at
+/// most `limit` (for automatic dispatch).
+pub async fn pending_orders(db: &impl ConnectionTrait, workspace_id: &str, limit: u64) -> CoreResult<Vec<FleetOrder>> {
+    use sea_orm::{QueryOrder, QuerySelect};
+    entity::Entity::find()
+        .filter(board_scope(workspace_id))
+        .filter(entity::Column::Status.eq(Status::Pending.as_str()))
+        .order_by_asc(entity::Column::CreatedAt)
+        .order_by_asc(entity::Column::Id)
+        .limit(limit)
+        .all(db)
+        .await?
+        .into_iter()
+        .map(from_model)
+        .collect()
 }
 
 /// Every board query of a fleet goes through this scope.

@@ -117,3 +117,21 @@ pub fn quote_out(q: &Quote) -> pb::Quote {
         created_at: Some(courier::time::micros_to_proto(q.created_at)),
     }
 }
+
+/// File `index` of a proof submission (courier app or dispatch).
+pub fn proof_file_in(
+    index: usize,
+    kind: i32,
+    file_name: String,
+    content_type: String,
+    content: Vec<u8>,
+) -> Result<crate::proofs::ProofFile, CoreError> {
+    let kind = crate::proofs::ArtifactKind::from_proto(kind)
+        .ok_or_else(|| CoreError::invalid(format!("files.{index}.kind"), "Unknown or missing file kind."))?;
+    Ok(crate::proofs::ProofFile {
+        kind,
+        file_name,
+        content_type,
+        content,
+    })
+}

@@ -6,6 +6,8 @@ pub mod billing;
 pub mod console;
 pub mod context;
 pub mod convert;
+pub mod courier_app;
+pub mod couriers;
 pub mod deliveries;
 pub mod dispatch;
 pub mod events;

@@ -7,12 +7,12 @@
 //! nothing.
 
 use crate::auth::{Mode, Principal};
-use crate::billing;
 use crate::db::WriteTransaction;
 use crate::deliveries::{self, Change, Delivery};
 use crate::events::EventType;
 use crate::proofs::{self, Checkpoint};
 use crate::{Core, CoreError, CoreResult};
+use crate::{assignments, billing};
 use courier::errors::ErrorCode;
 
 pub use crate::statuses::{CancellationReason, Status};
@@ -86,6 +86,9 @@ pub async fn advance(
         billing::release_credit(tx, &delivery.workspace_id, amount_cents).await?;
     }
     let moved = deliveries::reload(tx, &delivery.id).await?;
+    if delivery.mode == Mode::Live {
+        assignments::job_moved(core, tx, &moved.id, to, moved.cancellation_reason, now).await?;
+    }
     if to == Status::Delivered {
         billing::lines::record(tx, &moved).await?;
     }
@@ -111,6 +114,12 @@ pub async fn submit_proof(
     now: i64,
 ) -> CoreResult<Delivery> {
     let checkpoint = submission.checkpoint;
+    if let Some(submission_id) = &submission.submission_id
+        && proofs::submitted_as(&**tx, &delivery.id, submission_id).await?
+    {
+        // The same submission sent again (an app that lost the answer).
+        return Ok(delivery.clone());
+    }
     let expected = match checkpoint {
         Checkpoint::Pickup => Status::AtPickup,
         Checkpoint::Dropoff => Status::AtDropoff,
@@ -167,7 +176,8 @@ pub async fn cancel(
             ));
         }
         let change = Change::default().client_reason(reason);
-        if let Some(cancelled) = end_cancelled(core, &delivery, CancellationReason::CancelledByYou, change).await? {
+        let reason = CancellationReason::CancelledByYou;
+        if let Some(cancelled) = end_cancelled(core, principal, &delivery, reason, change).await? {
             return Ok(cancelled);
         }
         // The status moved meanwhile: judge the delivery as it is now.
@@ -175,10 +185,12 @@ pub async fn cancel(
 }
 
 /// Cancels `delivery` with `reason` if it is still in the status it was read
-/// in, writing `delivery.cancelled` in the same transaction. `None` when the
-/// status moved meanwhile.
+/// in, writing `delivery.cancelled` (and the audit entry of the client
+/// `principal` when its changes are audited) in the same transaction. `None`
+/// when the status moved meanwhile.
 async fn end_cancelled(
     core: &Core,
+    principal: &Principal,
     delivery: &Delivery,
     reason: CancellationReason,
     change: Change,
@@ -190,6 +202,9 @@ async fn end_cancelled(
     let tx = crate::db::begin(core).await?;
     let change = change.cancelled(reason, now);
     let cancelled = advance(core, &tx, delivery, Status::Cancelled, change, now).await?;
+    if cancelled.is_some() {
+        principal.audit(core, &*tx, "delivery.cancel", &delivery.id).await?;
+    }
     tx.commit().await?;
     if cancelled.is_some() {
         core.changes.publish(&delivery.id);

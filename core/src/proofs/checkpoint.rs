@@ -16,6 +16,8 @@ pub struct Model {
     pub age_checked: bool,
     pub left_at_door: bool,
     pub submitted_at: i64,
+    /// The courier app's id of the submission, when it sent one.
+    pub submission_id: Option<String>,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

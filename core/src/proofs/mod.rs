@@ -151,6 +151,9 @@ pub struct ProofSubmission {
     pub barcode: Option<String>,
     pub age_checked: bool,
     pub left_at_door: bool,
+    /// The courier app's own id for this submission: a second submission
+    /// with the same id is the first one sent again ([`submitted_as`]).
+    pub submission_id: Option<String>,
 }
 
 /// What the delivery's rules ask at one checkpoint.
@@ -399,6 +402,7 @@ pub async fn submit(
         age_checked: Set(submission.age_checked),
         left_at_door: Set(submission.left_at_door),
         submitted_at: Set(now),
+        submission_id: Set(submission.submission_id),
     };
     checkpoint::Entity::insert(row)
         .exec_without_returning(db)
@@ -420,6 +424,17 @@ fn already_submitted(kind: Checkpoint) -> CoreError {
         ErrorCode::Conflict,
         format!("The {} proof of this delivery was already submitted.", kind.as_str()),
     )
+}
+
+/// Whether delivery `delivery_id` has a proof recorded from the app's
+/// submission `submission_id`.
+pub async fn submitted_as(db: &impl ConnectionTrait, delivery_id: &str, submission_id: &str) -> CoreResult<bool> {
+    Ok(checkpoint::Entity::find()
+        .filter(checkpoint::Column::DeliveryId.eq(delivery_id))
+        .filter(checkpoint::Column::SubmissionId.eq(submission_id))
+        .one(db)
+        .await?
+        .is_some())
 }
 
 /// Whether the proof of `checkpoint` of delivery `delivery_id` is recorded.
@@ -466,6 +481,7 @@ pub fn sample_submission(delivery: &Delivery, checkpoint: Checkpoint) -> ProofSu
         barcode: n.barcode.then(|| format!("SAMPLE-{}", suffix.to_uppercase())),
         age_checked: n.age_check,
         left_at_door: false,
+        submission_id: None,
     }
 }
 
@@ -660,6 +676,7 @@ mod tests {
             barcode: Some("123".into()),
             age_checked: false,
             left_at_door: false,
+            submission_id: None,
         }
     }
 

@@ -111,6 +111,11 @@ pub struct VehicleType {
     /// the `{profile}` of OSRM's `/route/v1/{profile}/…`.
     #[serde(default = "default_routing_profile")]
     pub routing_profile: String,
+    /// Smaller vehicle types whose jobs a courier with this vehicle may
+    /// also take (a car carries what a bicycle would); each type serves its
+    /// own jobs in any case.
+    #[serde(default)]
+    pub serves: Vec<String>,
 }
 
 fn default_routing_profile() -> String {
@@ -118,6 +123,12 @@ fn default_routing_profile() -> String {
 }
 
 impl VehicleType {
+    /// Whether a courier with this vehicle may take a job booked for
+    /// `vehicle_type_id`.
+    pub fn can_serve(&self, vehicle_type_id: &str) -> bool {
+        self.id == vehicle_type_id || self.serves.iter().any(|id| id == vehicle_type_id)
+    }
+
     /// Whether the extra `extra_id` can be booked with this vehicle type.
     pub fn offers_extra(&self, extra_id: &str) -> bool {
         self.extras.iter().any(|id| id == extra_id)
@@ -514,6 +525,14 @@ impl Catalog {
                 ensure_limit(value, MAX_ITEM_DIMENSION_CM, &format!("{at}.{field}"))?;
             }
             ensure_unique(vehicle.extras.iter().map(String::as_str), &format!("{at}.extras"))?;
+            for (served_index, served) in vehicle.serves.iter().enumerate() {
+                if self.vehicle_type(served).is_none() {
+                    return Err(invalid(
+                        format!("{at}.serves.{served_index}"),
+                        format!("unknown vehicle type '{served}'"),
+                    ));
+                }
+            }
             for (extra_index, extra_id) in vehicle.extras.iter().enumerate() {
                 if self.extra(extra_id).is_none() {
                     return Err(invalid(

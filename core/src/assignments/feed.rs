@@ -1,0 +1,220 @@
+//! Each courier's feed (docs/couriers.md "The assignment stream"): the
+//! changes their app is pushed over `WatchAssignments`, one row per change,
+//! written in the transaction of the change itself. A row's id is its
+//! position: an app that reconnects with the last position it received is
+//! sent every row after it, in order, so a cut stream loses nothing. Owns
+//! `courier_feed`; rows older than 7 days are purged.
+//!
+//! A row names what changed, not how it looked: the stream sends a job as it
+//! is when the row is read. Watchers of this process are woken after the
+//! commit ([`Signals`]); watchers on other replicas find the row on their
+//! periodic read.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use sea_orm::{
+    ActiveModelTrait, ActiveValue::Set, ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder, QuerySelect,
+};
+use tokio::sync::Notify;
+
+use crate::db::WriteTransaction;
+use crate::{Core, CoreResult};
+
+pub mod entity {
+    use sea_orm::entity::prelude::*;
+
+    #[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
+    #[sea_orm(table_name = "courier_feed")]
+    pub struct Model {
+        #[sea_orm(primary_key)]
+        pub id: i64,
+        pub courier_id: String,
+        /// `job`, `offer` or `withdrawal`.
+        pub kind: String,
+        pub job_id: String,
+        /// The offer of an `offer` row, or of a withdrawn offer.
+        pub offer_id: Option<String>,
+        /// A withdrawal's reason (see [`super::Reason`]).
+        pub reason: Option<String>,
+        pub created_at: i64,
+    }
+
+    #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]
+    pub enum Relation {}
+
+    impl ActiveModelBehavior for ActiveModel {}
+}
+
+/// How long rows are kept: a phone that reconnects later gets a snapshot.
+pub const RETENTION_MICROS: i64 = 7 * 86_400_000_000;
+/// The most rows one read returns.
+const READ_LIMIT: u64 = 100;
+
+/// Why a job or an offer left a courier's hands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Reason {
+    Cancelled,
+    Reassigned,
+    OfferExpired,
+    OfferWithdrawn,
+}
+
+impl Reason {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Reason::Cancelled => "cancelled",
+            Reason::Reassigned => "reassigned",
+            Reason::OfferExpired => "offer_expired",
+            Reason::OfferWithdrawn => "offer_withdrawn",
+        }
+    }
+
+    fn parse(text: &str) -> Reason {
+        match text {
+            "reassigned" => Reason::Reassigned,
+            "offer_expired" => Reason::OfferExpired,
+            "offer_withdrawn" => Reason::OfferWithdrawn,
+            _ => Reason::Cancelled,
+        }
+    }
+}
+
+/// One change of a courier's work.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Entry {
+    /// One of their jobs changed (or was given to them).
+    Job { job_id: String },
+    /// A job was offered to them.
+    Offer { job_id: String, offer_id: String },
+    /// A job (or, with `offer_id`, an offer) left their hands.
+    Withdrawal {
+        job_id: String,
+        offer_id: Option<String>,
+        reason: Reason,
+    },
+}
+
+/// A feed row as read: its position and its change.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Positioned {
+    pub position: i64,
+    pub entry: Entry,
+}
+
+/// Adds `entry` to courier `courier_id`'s feed in `tx`; their watchers in
+/// this process wake once `tx` commits.
+pub async fn append(core: &Core, tx: &WriteTransaction, courier_id: &str, entry: Entry, now: i64) -> CoreResult<()> {
+    let (kind, job_id, offer_id, reason) = match entry {
+        Entry::Job { job_id } => ("job", job_id, None, None),
+        Entry::Offer { job_id, offer_id } => ("offer", job_id, Some(offer_id), None),
+        Entry::Withdrawal {
+            job_id,
+            offer_id,
+            reason,
+        } => ("withdrawal", job_id, offer_id, Some(reason.as_str().to_owned())),
+    };
+    entity::ActiveModel {
+        courier_id: Set(courier_id.to_owned()),
+        kind: Set(kind.to_owned()),
+        job_id: Set(job_id),
+        offer_id: Set(offer_id),
+        reason: Set(reason),
+        created_at: Set(now),
+        ..Default::default()
+    }
+    .insert(&**tx)
+    .await?;
+    let (signals, courier_id) = (core.courier_signals.clone(), courier_id.to_owned());
+    tx.after_commit(move || signals.wake(&courier_id));
+    Ok(())
+}
+
+/// Courier `courier_id`'s rows after `position`, oldest first (at most a
+/// read's worth; read again from the last).
+pub async fn after(db: &impl ConnectionTrait, courier_id: &str, position: i64) -> CoreResult<Vec<Positioned>> {
+    let rows = entity::Entity::find()
+        .filter(entity::Column::CourierId.eq(courier_id))
+        .filter(entity::Column::Id.gt(position))
+        .order_by_asc(entity::Column::Id)
+        .limit(READ_LIMIT)
+        .all(db)
+        .await?;
+    Ok(rows.into_iter().map(positioned).collect())
+}
+
+/// The position of courier `courier_id`'s newest row (0 when none).
+pub async fn latest_position(db: &impl ConnectionTrait, courier_id: &str) -> CoreResult<i64> {
+    Ok(entity::Entity::find()
+        .filter(entity::Column::CourierId.eq(courier_id))
+        .order_by_desc(entity::Column::Id)
+        .one(db)
+        .await?
+        .map_or(0, |row| row.id))
+}
+
+/// Whether `position` is a row of courier `courier_id` still kept: only
+/// then can a stream resume after it without a snapshot.
+pub async fn is_kept(db: &impl ConnectionTrait, courier_id: &str, position: i64) -> CoreResult<bool> {
+    Ok(entity::Entity::find_by_id(position)
+        .one(db)
+        .await?
+        .is_some_and(|row| row.courier_id == courier_id))
+}
+
+/// Deletes the rows older than [`RETENTION_MICROS`]; how many.
+pub async fn purge(core: &Core, now: i64) -> CoreResult<u64> {
+    Ok(entity::Entity::delete_many()
+        .filter(entity::Column::CreatedAt.lt(now - RETENTION_MICROS))
+        .exec(&core.writer)
+        .await?
+        .rows_affected)
+}
+
+fn positioned(row: entity::Model) -> Positioned {
+    let entry = match row.kind.as_str() {
+        "offer" => Entry::Offer {
+            job_id: row.job_id,
+            offer_id: row.offer_id.unwrap_or_default(),
+        },
+        "withdrawal" => Entry::Withdrawal {
+            job_id: row.job_id,
+            offer_id: row.offer_id,
+            reason: Reason::parse(row.reason.as_deref().unwrap_or_default()),
+        },
+        _ => Entry::Job { job_id: row.job_id },
+    };
+    Positioned {
+        position: row.id,
+        entry,
+    }
+}
+
+/// Wakes the watchers of a courier's feed in this process.
+#[derive(Debug, Default)]
+pub struct Signals(Mutex<HashMap<String, Arc<Notify>>>);
+
+impl Signals {
+    /// What a watcher of `courier_id` waits on; a wake between two waits is
+    /// kept for the next one.
+    pub fn subscribe(&self, courier_id: &str) -> Arc<Notify> {
+        self.lock().entry(courier_id.to_owned()).or_default().clone()
+    }
+
+    /// Wakes the watchers of `courier_id`.
+    pub fn wake(&self, courier_id: &str) {
+        if let Some(notify) = self.lock().get(courier_id) {
+            notify.notify_waiters();
+            notify.notify_one();
+        }
+    }
+
+    /// Forgets couriers nobody watches any more.
+    pub fn forget_unwatched(&self) {
+        self.lock().retain(|_, notify| Arc::strong_count(notify) > 1);
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Arc<Notify>>> {
+        self.0.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+}

@@ -1,0 +1,307 @@
+//! Who carries which job (docs/couriers.md "Assignment"): one row per time
+//! a courier held a job, from its assignment to its end (delivered,
+//! cancelled, reassigned). Owns `courier_assignments`; `offers` owns the
+//! offers of automatic dispatch, `feed` the changes each courier's app is
+//! pushed.
+//!
+//! A job is a live delivery (`del_…`) or a fleet board order (`ord_…`).
+//! Two partial unique indexes hold the rule on every replica: a job has at
+//! most one open assignment, and a courier at most one open job. An
+//! assignment ends in the transaction of the move that ends its job
+//! ([`job_moved`], called by the state machine's movers), so a courier is
+//! free again exactly when the job has ended.
+
+pub mod feed;
+pub mod offers;
+
+use sea_orm::sea_query::Expr;
+use sea_orm::{
+    ActiveModelTrait, ActiveValue::Set, ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder, QuerySelect,
+};
+
+use crate::db::WriteTransaction;
+use crate::statuses::{CancellationReason, Status};
+use crate::{Core, CoreError, CoreResult, ids};
+use courier::errors::ErrorCode;
+use feed::{Entry, Reason};
+
+pub mod entity {
+    use sea_orm::entity::prelude::*;
+
+    #[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
+    #[sea_orm(table_name = "courier_assignments")]
+    pub struct Model {
+        #[sea_orm(primary_key, auto_increment = false)]
+        pub id: String,
+        pub courier_id: String,
+        pub job_id: String,
+        /// Who assigned it, as the audit log names actors (`dispatch:auto`
+        /// for the automatic dispatcher).
+        pub assigned_by: String,
+        pub assigned_at: i64,
+        pub ended_at: Option<i64>,
+        /// How it ended (see [`super::Outcome`]).
+        pub outcome: Option<String>,
+    }
+
+    #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]
+    pub enum Relation {}
+
+    impl ActiveModelBehavior for ActiveModel {}
+}
+
+/// How an assignment ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Outcome {
+    Delivered,
+    /// Cancelled, with the delivery's reason (a board order has none).
+    Cancelled(Option<CancellationReason>),
+    /// Dispatch gave the job to another courier.
+    Reassigned,
+}
+
+impl Outcome {
+    /// As stored and shown: `delivered`, `cancelled:<reason>`, `reassigned`.
+    pub fn label(self) -> String {
+        match self {
+            Outcome::Delivered => "delivered".into(),
+            Outcome::Cancelled(Some(reason)) => format!("cancelled:{}", reason.as_str()),
+            Outcome::Cancelled(None) => "cancelled".into(),
+            Outcome::Reassigned => "reassigned".into(),
+        }
+    }
+}
+
+/// One courier's hold on one job.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Assignment {
+    pub id: String,
+    pub courier_id: String,
+    pub job_id: String,
+    pub assigned_by: String,
+    pub assigned_at: i64,
+    pub ended_at: Option<i64>,
+    pub outcome: Option<String>,
+}
+
+impl Assignment {
+    pub fn is_open(&self) -> bool {
+        self.ended_at.is_none()
+    }
+}
+
+/// Gives `job_id` to `courier_id` in `tx`, ending its current courier's
+/// hold first (`reassigned`). The new courier's app hears of it from the
+/// move that follows ([`job_moved`]) or, when the job's status stays, from
+/// [`announce`]. `courier_unavailable` when the courier holds
+/// another open job; the job's own open assignment is ended here, so a
+/// concurrent assignment of the same job fails on the unique index and
+/// rolls back.
+pub async fn assign(
+    core: &Core,
+    tx: &WriteTransaction,
+    job_id: &str,
+    courier_id: &str,
+    assigned_by: &str,
+    now: i64,
+) -> CoreResult<Assignment> {
+    if let Some(current) = open_for_job(&**tx, job_id).await? {
+        if current.courier_id == courier_id {
+            return Ok(current);
+        }
+        end(core, tx, &current, Outcome::Reassigned, now).await?;
+    }
+    let row = entity::ActiveModel {
+        id: Set(ids::new_id("asg")),
+        courier_id: Set(courier_id.to_owned()),
+        job_id: Set(job_id.to_owned()),
+        assigned_by: Set(assigned_by.to_owned()),
+        assigned_at: Set(now),
+        ended_at: Set(None),
+        outcome: Set(None),
+    }
+    .insert(&**tx)
+    .await
+    .map_err(|error| match error.sql_err() {
+        Some(sea_orm::SqlErr::UniqueConstraintViolation(_)) => CoreError::new(
+            ErrorCode::CourierUnavailable,
+            "The courier is busy with another job, or the job was just given to someone else.",
+        ),
+        _ => error.into(),
+    })?;
+    Ok(from_model(row))
+}
+
+/// Tells the courier holding `job_id` that it changed without a status
+/// move (it was just given to them), in `tx`.
+pub async fn announce(core: &Core, tx: &WriteTransaction, courier_id: &str, job_id: &str, now: i64) -> CoreResult<()> {
+    feed::append(
+        core,
+        tx,
+        courier_id,
+        Entry::Job {
+            job_id: job_id.to_owned(),
+        },
+        now,
+    )
+    .await
+}
+
+/// What the state machine's movers call in the transaction of every move
+/// of job `job_id` to `to`: its courier's app hears of it, and a move that
+/// ends the job ends the assignment. Returns the courier holding the job
+/// (before an end).
+pub async fn job_moved(
+    core: &Core,
+    tx: &WriteTransaction,
+    job_id: &str,
+    to: Status,
+    reason: Option<CancellationReason>,
+    now: i64,
+) -> CoreResult<Option<String>> {
+    // A job that moves on is no longer offered to anyone.
+    offers::withdraw_for_job(core, tx, job_id, now).await?;
+    let Some(open) = open_for_job(&**tx, job_id).await? else {
+        return Ok(None);
+    };
+    match to {
+        Status::Delivered => end(core, tx, &open, Outcome::Delivered, now).await?,
+        Status::Cancelled => end(core, tx, &open, Outcome::Cancelled(reason), now).await?,
+        _ => {
+            feed::append(
+                core,
+                tx,
+                &open.courier_id,
+                Entry::Job {
+                    job_id: job_id.to_owned(),
+                },
+                now,
+            )
+            .await?
+        }
+    }
+    Ok(Some(open.courier_id))
+}
+
+/// Ends `assignment` with `outcome` in `tx` and tells its courier: a
+/// delivered job as it now is, anything else as a withdrawal.
+async fn end(
+    core: &Core,
+    tx: &WriteTransaction,
+    assignment: &Assignment,
+    outcome: Outcome,
+    now: i64,
+) -> CoreResult<()> {
+    entity::Entity::update_many()
+        .col_expr(entity::Column::EndedAt, Expr::value(now))
+        .col_expr(entity::Column::Outcome, Expr::value(outcome.label()))
+        .filter(entity::Column::Id.eq(assignment.id.as_str()))
+        .filter(entity::Column::EndedAt.is_null())
+        .exec(&**tx)
+        .await?;
+    let job_id = assignment.job_id.clone();
+    let entry = match outcome {
+        Outcome::Delivered => Entry::Job { job_id },
+        Outcome::Cancelled(_) => Entry::Withdrawal {
+            job_id,
+            offer_id: None,
+            reason: Reason::Cancelled,
+        },
+        Outcome::Reassigned => Entry::Withdrawal {
+            job_id,
+            offer_id: None,
+            reason: Reason::Reassigned,
+        },
+    };
+    feed::append(core, tx, &assignment.courier_id, entry, now).await
+}
+
+/// The open assignment of `job_id`, if any.
+pub async fn open_for_job(db: &impl ConnectionTrait, job_id: &str) -> CoreResult<Option<Assignment>> {
+    Ok(entity::Entity::find()
+        .filter(entity::Column::JobId.eq(job_id))
+        .filter(entity::Column::EndedAt.is_null())
+        .one(db)
+        .await?
+        .map(from_model))
+}
+
+/// The open assignment of `courier_id`, if any.
+pub async fn open_for_courier(db: &impl ConnectionTrait, courier_id: &str) -> CoreResult<Option<Assignment>> {
+    Ok(entity::Entity::find()
+        .filter(entity::Column::CourierId.eq(courier_id))
+        .filter(entity::Column::EndedAt.is_null())
+        .one(db)
+        .await?
+        .map(from_model))
+}
+
+/// The open assignments of any of `courier_ids`.
+pub async fn open_for_couriers(db: &impl ConnectionTrait, courier_ids: Vec<String>) -> CoreResult<Vec<Assignment>> {
+    if courier_ids.is_empty() {
+        return Ok(Vec::new());
+    }
+    Ok(entity::Entity::find()
+        .filter(entity::Column::CourierId.is_in(courier_ids))
+        .filter(entity::Column::EndedAt.is_null())
+        .all(db)
+        .await?
+        .into_iter()
+        .map(from_model)
+        .collect())
+}
+
+/// The latest assignment of `job_id` to `courier_id`, open or ended: what
+/// the courier may still read of a job they held.
+pub async fn latest_of(db: &impl ConnectionTrait, job_id: &str, courier_id: &str) -> CoreResult<Option<Assignment>> {
+    Ok(entity::Entity::find()
+        .filter(entity::Column::JobId.eq(job_id))
+        .filter(entity::Column::CourierId.eq(courier_id))
+        .order_by_desc(entity::Column::AssignedAt)
+        .one(db)
+        .await?
+        .map(from_model))
+}
+
+/// Courier `courier_id`'s ended assignments, newest end first, ended before
+/// `before` (a page's position), at most `limit`.
+pub async fn ended(
+    db: &impl ConnectionTrait,
+    courier_id: &str,
+    before: Option<(i64, String)>,
+    limit: u64,
+) -> CoreResult<Vec<Assignment>> {
+    let mut query = entity::Entity::find()
+        .filter(entity::Column::CourierId.eq(courier_id))
+        .filter(entity::Column::EndedAt.is_not_null());
+    if let Some((ended_at, id)) = before {
+        query = query.filter(
+            sea_orm::Condition::any().add(entity::Column::EndedAt.lt(ended_at)).add(
+                sea_orm::Condition::all()
+                    .add(entity::Column::EndedAt.eq(ended_at))
+                    .add(entity::Column::Id.lt(id)),
+            ),
+        );
+    }
+    Ok(query
+        .order_by_desc(entity::Column::EndedAt)
+        .order_by_desc(entity::Column::Id)
+        .limit(limit)
+        .all(db)
+        .await?
+        .into_iter()
+        .map(from_model)
+        .collect())
+}
+
+fn from_model(row: entity::Model) -> Assignment {
+    Assignment {
+        id: row.id,
+        courier_id: row.courier_id,
+        job_id: row.job_id,
+        assigned_by: row.assigned_by,
+        assigned_at: row.assigned_at,
+        ended_at: row.ended_at,
+        outcome: row.outcome,
+    }
+}

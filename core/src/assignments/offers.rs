@@ -1,0 +1,233 @@
+//! Offers of automatic dispatch (docs/couriers.md "Automatic dispatch"): a
+//! job offered to one courier at a time, open until it is accepted,
+//! declined, expires or is withdrawn. Owns `courier_offers`. Two partial
+//! unique indexes keep one open offer per job and per courier, whichever
+//! replica offers; a courier who declined or let an offer of a job expire
+//! is never offered that job again.
+
+use sea_orm::sea_query::Expr;
+use sea_orm::{ActiveModelTrait, ActiveValue::Set, ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter};
+
+use super::feed::{self, Entry, Reason};
+use crate::db::WriteTransaction;
+use crate::{Core, CoreResult, ids};
+
+pub mod entity {
+    use sea_orm::entity::prelude::*;
+
+    #[derive(Clone, Debug, PartialEq, DeriveEntityModel)]
+    #[sea_orm(table_name = "courier_offers")]
+    pub struct Model {
+        #[sea_orm(primary_key, auto_increment = false)]
+        pub id: String,
+        pub job_id: String,
+        pub courier_id: String,
+        /// See [`super::OfferStatus`].
+        pub status: String,
+        /// Straight from the courier's position to the pickup, when offered.
+        pub distance_km: f64,
+        /// The routing provider's time to the pickup, when offered.
+        pub minutes_to_pickup: i64,
+        pub created_at: i64,
+        pub expires_at: i64,
+        pub answered_at: Option<i64>,
+    }
+
+    #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]
+    pub enum Relation {}
+
+    impl ActiveModelBehavior for ActiveModel {}
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OfferStatus {
+    Open,
+    Accepted,
+    Declined,
+    Expired,
+    /// Taken back: the job was cancelled or assigned otherwise, or the
+    /// courier went offline.
+    Withdrawn,
+}
+
+impl OfferStatus {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            OfferStatus::Open => "open",
+            OfferStatus::Accepted => "accepted",
+            OfferStatus::Declined => "declined",
+            OfferStatus::Expired => "expired",
+            OfferStatus::Withdrawn => "withdrawn",
+        }
+    }
+
+    fn parse(text: &str) -> OfferStatus {
+        match text {
+            "accepted" => OfferStatus::Accepted,
+            "declined" => OfferStatus::Declined,
+            "expired" => OfferStatus::Expired,
+            "withdrawn" => OfferStatus::Withdrawn,
+            _ => OfferStatus::Open,
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Offer {
+    pub id: String,
+    pub job_id: String,
+    pub courier_id: String,
+    pub status: OfferStatus,
+    pub distance_km: f64,
+    pub minutes_to_pickup: i64,
+    pub created_at: i64,
+    pub expires_at: i64,
+}
+
+/// A new offer to make.
+pub struct NewOffer {
+    pub job_id: String,
+    pub courier_id: String,
+    pub distance_km: f64,
+    pub minutes_to_pickup: i64,
+    pub expires_at: i64,
+}
+
+/// Offers `new.job_id` to `new.courier_id` in `tx`; their app hears of it
+/// once `tx` commits.
+pub async fn create(core: &Core, tx: &WriteTransaction, new: NewOffer, now: i64) -> CoreResult<Offer> {
+    let row = entity::ActiveModel {
+        id: Set(ids::new_id("off")),
+        job_id: Set(new.job_id),
+        courier_id: Set(new.courier_id),
+        status: Set(OfferStatus::Open.as_str().to_owned()),
+        distance_km: Set(new.distance_km),
+        minutes_to_pickup: Set(new.minutes_to_pickup),
+        created_at: Set(now),
+        expires_at: Set(new.expires_at),
+        answered_at: Set(None),
+    }
+    .insert(&**tx)
+    .await?;
+    let offer = from_model(row);
+    let entry = Entry::Offer {
+        job_id: offer.job_id.clone(),
+        offer_id: offer.id.clone(),
+    };
+    feed::append(core, tx, &offer.courier_id, entry, now).await?;
+    Ok(offer)
+}
+
+pub async fn get(db: &impl ConnectionTrait, id: &str) -> CoreResult<Option<Offer>> {
+    Ok(entity::Entity::find_by_id(id.to_owned()).one(db).await?.map(from_model))
+}
+
+/// The open offer of courier `courier_id`, if any.
+pub async fn open_for_courier(db: &impl ConnectionTrait, courier_id: &str) -> CoreResult<Option<Offer>> {
+    Ok(entity::Entity::find()
+        .filter(entity::Column::CourierId.eq(courier_id))
+        .filter(entity::Column::Status.eq(OfferStatus::Open.as_str()))
+        .one(db)
+        .await?
+        .map(from_model))
+}
+
+/// Every open offer (a round skips their jobs and couriers).
+pub async fn open(db: &impl ConnectionTrait) -> CoreResult<Vec<Offer>> {
+    Ok(entity::Entity::find()
+        .filter(entity::Column::Status.eq(OfferStatus::Open.as_str()))
+        .all(db)
+        .await?
+        .into_iter()
+        .map(from_model)
+        .collect())
+}
+
+/// The (job, courier) pairs of `job_ids` whose offer was declined or
+/// expired: never offered again.
+pub async fn refused(db: &impl ConnectionTrait, job_ids: Vec<String>) -> CoreResult<Vec<(String, String)>> {
+    if job_ids.is_empty() {
+        return Ok(Vec::new());
+    }
+    Ok(entity::Entity::find()
+        .filter(entity::Column::JobId.is_in(job_ids))
+        .filter(entity::Column::Status.is_in([OfferStatus::Declined.as_str(), OfferStatus::Expired.as_str()]))
+        .all(db)
+        .await?
+        .into_iter()
+        .map(|row| (row.job_id, row.courier_id))
+        .collect())
+}
+
+/// Ends `offer` as `status` in `tx` if it is still open (a
+/// compare-and-set: an offer ends once); an expiry or a withdrawal is sent
+/// to the courier's app. Whether this call ended it.
+pub async fn close(
+    core: &Core,
+    tx: &WriteTransaction,
+    offer: &Offer,
+    status: OfferStatus,
+    now: i64,
+) -> CoreResult<bool> {
+    let closed = entity::Entity::update_many()
+        .col_expr(entity::Column::Status, Expr::value(status.as_str()))
+        .col_expr(entity::Column::AnsweredAt, Expr::value(now))
+        .filter(entity::Column::Id.eq(offer.id.as_str()))
+        .filter(entity::Column::Status.eq(OfferStatus::Open.as_str()))
+        .exec(&**tx)
+        .await?
+        .rows_affected
+        == 1;
+    if closed && status != OfferStatus::Accepted {
+        core.metrics.dispatch_offer_ended(status.as_str());
+    }
+    let reason = match status {
+        OfferStatus::Expired => Some(Reason::OfferExpired),
+        OfferStatus::Withdrawn => Some(Reason::OfferWithdrawn),
+        OfferStatus::Open | OfferStatus::Accepted | OfferStatus::Declined => None,
+    };
+    if let (true, Some(reason)) = (closed, reason) {
+        let entry = Entry::Withdrawal {
+            job_id: offer.job_id.clone(),
+            offer_id: Some(offer.id.clone()),
+            reason,
+        };
+        feed::append(core, tx, &offer.courier_id, entry, now).await?;
+    }
+    Ok(closed)
+}
+
+/// Withdraws the open offer of job `job_id`, if any (the job moved on).
+pub async fn withdraw_for_job(core: &Core, tx: &WriteTransaction, job_id: &str, now: i64) -> CoreResult<()> {
+    let open = entity::Entity::find()
+        .filter(entity::Column::JobId.eq(job_id))
+        .filter(entity::Column::Status.eq(OfferStatus::Open.as_str()))
+        .one(&**tx)
+        .await?;
+    if let Some(row) = open {
+        close(core, tx, &from_model(row), OfferStatus::Withdrawn, now).await?;
+    }
+    Ok(())
+}
+
+/// Withdraws the open offer of courier `courier_id`, if any (they went
+/// offline or were suspended).
+pub async fn withdraw_for_courier(core: &Core, tx: &WriteTransaction, courier_id: &str, now: i64) -> CoreResult<()> {
+    if let Some(offer) = open_for_courier(&**tx, courier_id).await? {
+        close(core, tx, &offer, OfferStatus::Withdrawn, now).await?;
+    }
+    Ok(())
+}
+
+fn from_model(row: entity::Model) -> Offer {
+    Offer {
+        status: OfferStatus::parse(&row.status),
+        id: row.id,
+        job_id: row.job_id,
+        courier_id: row.courier_id,
+        distance_km: row.distance_km,
+        minutes_to_pickup: row.minutes_to_pickup,
+        created_at: row.created_at,
+        expires_at: row.expires_at,
+    }
+}

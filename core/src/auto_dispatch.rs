@@ -1,0 +1,315 @@
+//! Automatic dispatch (docs/couriers.md "Automatic dispatch";
+//! `COURIER_DISPATCH=auto`): a round takes every live delivery waiting for
+//! a courier and every free, eligible courier together and offers the jobs
+//! so as to minimise the total time to the pickups (a min-cost assignment,
+//! the Hungarian method), rather than one delivery at a time in arrival
+//! order. A round runs when woken (a delivery created, an offer declined,
+//! a courier freed) and at least every second while anything waits.
+//!
+//! Offers are rows (`assignments::offers`); the round and its offers are
+//! one transaction. On PostgreSQL a round holds a transaction-scoped
+//! advisory lock, so with several replicas one round runs at a time and a
+//! replica that dies mid-round leaves nothing half done; the unique
+//! indexes on open offers and assignments hold the rule besides. On SQLite
+//! one core does it all.
+
+use std::collections::{HashMap, HashSet};
+use std::time::{Duration, Instant};
+
+use pathfinding::kuhn_munkres::kuhn_munkres_min;
+use pathfinding::matrix::Matrix;
+use sea_orm::{ConnectionTrait, DbBackend, Statement};
+use tokio_util::sync::CancellationToken;
+
+use crate::assignments::offers::{self, NewOffer, OfferStatus};
+use crate::config::DispatchMode;
+use crate::couriers::{self, Courier, Fleet};
+use crate::deliveries;
+use crate::fleet;
+use crate::positions::{self, Position};
+use crate::quotes::geo::{GeoPoint, distance_km};
+use crate::workspaces;
+use crate::{Core, CoreResult, db};
+
+/// A round runs at least this often.
+const ROUND_EVERY: Duration = Duration::from_secs(1);
+/// The most waiting deliveries one round considers, oldest first.
+const MAX_WAITING: u64 = 500;
+/// A scheduled delivery is offered from this long before its time.
+const SCHEDULED_LEAD_MICROS: i64 = 30 * 60 * 1_000_000;
+/// A courier whose last position is older is not offered jobs.
+const STALE_POSITION_MICROS: i64 = 2 * 60 * 1_000_000;
+/// The advisory lock of a round (PostgreSQL): any fixed number.
+const ROUND_LOCK: i64 = 0x0063_6f75_7269_6572;
+/// The cost of a pair that may not be matched.
+const INFEASIBLE: i64 = 1_000_000_000;
+
+/// What one round did, for metrics and tests.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Round {
+    pub expired: usize,
+    pub waiting: usize,
+    pub free_couriers: usize,
+    pub offered: usize,
+}
+
+/// Runs rounds until `stop` (only in `auto` mode).
+pub async fn run(core: Core, stop: CancellationToken) {
+    if core.config.dispatch != DispatchMode::Auto {
+        return;
+    }
+    loop {
+        tokio::select! {
+            () = stop.cancelled() => return,
+            () = core.dispatch_wake.notified() => {}
+            () = tokio::time::sleep(ROUND_EVERY) => {}
+        }
+        let started = Instant::now();
+        match round(&core).await {
+            Ok(Some(done)) => core
+                .metrics
+                .dispatch_round(started.elapsed(), done.waiting, done.free_couriers),
+            Ok(None) => {}
+            Err(error) => tracing::warn!(%error, "dispatch round failed; the next one tries again"),
+        }
+    }
+}
+
+/// One round; `None` when another replica's round holds the lock.
+pub async fn round(core: &Core) -> CoreResult<Option<Round>> {
+    let now = core.clock.now_micros();
+    let tx = db::begin(core).await?;
+    if tx.get_database_backend() == DbBackend::Postgres {
+        let locked = tx
+            .query_one_raw(Statement::from_sql_and_values(
+                DbBackend::Postgres,
+                "SELECT pg_try_advisory_xact_lock($1) AS locked",
+                [ROUND_LOCK.into()],
+            ))
+            .await?
+            .map(|row| row.try_get::<bool>("", "locked"))
+            .transpose()?
+            .unwrap_or(false);
+        if !locked {
+            return Ok(None);
+        }
+    }
+    let mut done = Round::default();
+    let mut offered_jobs = HashSet::new();
+    let mut busy = HashSet::new();
+    for offer in offers::open(&*tx).await? {
+        if offer.expires_at <= now {
+            offers::close(core, &tx, &offer, OfferStatus::Expired, now).await?;
+            done.expired += 1;
+        } else {
+            offered_jobs.insert(offer.job_id.clone());
+        }
+        // A courier whose offer just expired waits for the next round.
+        busy.insert(offer.courier_id);
+    }
+    let deliveries: Vec<Waiting> = deliveries::pending_live(&*tx, MAX_WAITING)
+        .await?
+        .into_iter()
+        .filter(|d| d.scheduled_at.is_none_or(|at| at - SCHEDULED_LEAD_MICROS <= now))
+        .map(|d| Waiting {
+            pickup: d.route.pickup.point(),
+            vehicle_type_id: d.vehicle_type_id,
+            created_at: d.created_at,
+            id: d.id,
+        })
+        .collect();
+    let mut pools = vec![(Fleet::Platform, deliveries)];
+    for fleet in workspaces::auto_dispatch_fleets(&*tx).await? {
+        let orders = fleet::pending_orders(&*tx, &fleet.id, MAX_WAITING).await?;
+        let waiting = orders
+            .into_iter()
+            .map(|o| Waiting {
+                pickup: o.route.pickup.point(),
+                vehicle_type_id: o.vehicle_type_id,
+                created_at: o.created_at,
+                id: o.order_id,
+            })
+            .collect();
+        pools.push((Fleet::Workspace(fleet.id), waiting));
+    }
+    for (fleet, waiting) in pools {
+        let waiting: Vec<Waiting> = waiting.into_iter().filter(|w| !offered_jobs.contains(&w.id)).collect();
+        offer_in_pool(core, &tx, &fleet, waiting, &busy, now, &mut done).await?;
+    }
+    tx.commit().await?;
+    Ok(Some(done))
+}
+
+/// A job waiting for a courier: a live delivery, or a board order of a
+/// fleet with automatic dispatch.
+struct Waiting {
+    id: String,
+    pickup: GeoPoint,
+    vehicle_type_id: String,
+    created_at: i64,
+}
+
+/// Offers the `waiting` jobs of `fleet` (the platform's deliveries, or a
+/// fleet's board orders) to its free couriers, matched jointly, in `tx`.
+async fn offer_in_pool(
+    core: &Core,
+    tx: &db::WriteTransaction,
+    fleet: &Fleet,
+    waiting: Vec<Waiting>,
+    busy: &HashSet<String>,
+    now: i64,
+    done: &mut Round,
+) -> CoreResult<()> {
+    let online = couriers::online(&**tx, fleet).await?;
+    let holding: HashSet<String> =
+        crate::assignments::open_for_couriers(&**tx, online.iter().map(|c| c.id.clone()).collect())
+            .await?
+            .into_iter()
+            .map(|a| a.courier_id)
+            .collect();
+    let candidates: Vec<Courier> = online
+        .into_iter()
+        .filter(|c| !busy.contains(&c.id) && !holding.contains(&c.id))
+        .collect();
+    let located = positions::latest_many(core, candidates.iter().map(|c| c.id.clone()).collect()).await?;
+    let free: Vec<(Courier, Position)> = candidates
+        .into_iter()
+        .filter_map(|c| {
+            let position = *located.get(&c.id)?;
+            (now - position.recorded_at <= STALE_POSITION_MICROS).then_some((c, position))
+        })
+        .collect();
+    done.waiting += waiting.len();
+    done.free_couriers += free.len();
+    if waiting.is_empty() || free.is_empty() {
+        return Ok(());
+    }
+    let refused: HashSet<(String, String)> = offers::refused(&**tx, waiting.iter().map(|w| w.id.clone()).collect())
+        .await?
+        .into_iter()
+        .collect();
+    let costs = costs(core, &waiting, &free, &refused).await;
+    for (job, courier) in pairs(waiting.len(), free.len(), |j, c| costs[&(j, c)].seconds) {
+        let cost = &costs[&(job, courier)];
+        if cost.seconds >= INFEASIBLE {
+            continue;
+        }
+        let new = NewOffer {
+            job_id: waiting[job].id.clone(),
+            courier_id: free[courier].0.id.clone(),
+            distance_km: cost.distance_km,
+            minutes_to_pickup: (cost.seconds + 59) / 60,
+            expires_at: now + core.config.offer_timeout.as_micros() as i64,
+        };
+        offers::create(core, tx, new, now).await?;
+        core.metrics.dispatch_offered(now - waiting[job].created_at);
+        done.offered += 1;
+    }
+    Ok(())
+}
+
+/// The time to a pickup and the straight-line distance of one pair.
+struct Cost {
+    seconds: i64,
+    distance_km: f64,
+}
+
+/// The cost of every (job, courier) pair: the routing provider's driving
+/// time from the courier to the pickup (one matrix per vehicle type of the
+/// free couriers), or [`INFEASIBLE`] where the courier may not take the job
+/// (vehicle, radius, an offer of it declined or expired) or no route leads
+/// there.
+async fn costs(
+    core: &Core,
+    waiting: &[Waiting],
+    free: &[(Courier, Position)],
+    refused: &HashSet<(String, String)>,
+) -> HashMap<(usize, usize), Cost> {
+    let radius = core.config.dispatch_radius_km;
+    let pickups: Vec<GeoPoint> = waiting.iter().map(|job| job.pickup).collect();
+    let mut by_vehicle: HashMap<&str, Vec<usize>> = HashMap::new();
+    for (c, (courier, _)) in free.iter().enumerate() {
+        by_vehicle
+            .entry(courier.vehicle.vehicle_type_id.as_str())
+            .or_default()
+            .push(c);
+    }
+    let mut costs = HashMap::with_capacity(waiting.len() * free.len());
+    for (vehicle_type_id, members) in by_vehicle {
+        let vehicle = core.catalog.vehicle_type(vehicle_type_id);
+        let sources: Vec<GeoPoint> = members
+            .iter()
+            .map(|&c| GeoPoint {
+                latitude: free[c].1.latitude,
+                longitude: free[c].1.longitude,
+            })
+            .collect();
+        let durations = match vehicle {
+            Some(vehicle) => core.router.durations(&sources, &pickups, vehicle).await,
+            None => Vec::new(),
+        };
+        for (row, &c) in members.iter().enumerate() {
+            let courier = &free[c].0;
+            for (j, job) in waiting.iter().enumerate() {
+                let distance = distance_km(sources[row], job.pickup);
+                let eligible = vehicle.is_some_and(|v| v.can_serve(&job.vehicle_type_id))
+                    && (radius == 0.0 || distance <= radius)
+                    && !refused.contains(&(job.id.clone(), courier.id.clone()));
+                let seconds = durations
+                    .get(row)
+                    .and_then(|r| r.get(j))
+                    .copied()
+                    .flatten()
+                    .filter(|_| eligible)
+                    .map_or(INFEASIBLE, |s| s.round() as i64);
+                costs.insert(
+                    (j, c),
+                    Cost {
+                        seconds,
+                        distance_km: distance,
+                    },
+                );
+            }
+        }
+    }
+    costs
+}
+
+/// The (job, courier) pairs of a min-cost assignment of `jobs` jobs to
+/// `couriers` couriers under `cost`: every job matched when couriers are
+/// as many or more, else every courier.
+pub fn pairs(jobs: usize, couriers: usize, cost: impl Fn(usize, usize) -> i64) -> Vec<(usize, usize)> {
+    if jobs == 0 || couriers == 0 {
+        return Vec::new();
+    }
+    if jobs <= couriers {
+        let weights = Matrix::from_fn(jobs, couriers, |(j, c)| cost(j, c));
+        let (_, assigned) = kuhn_munkres_min(&weights);
+        assigned.into_iter().enumerate().collect()
+    } else {
+        let weights = Matrix::from_fn(couriers, jobs, |(c, j)| cost(j, c));
+        let (_, assigned) = kuhn_munkres_min(&weights);
+        assigned.into_iter().enumerate().map(|(c, j)| (j, c)).collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn joint_assignment_beats_first_come() {
+        // Job 0 came first; courier 0 is its nearest, but courier 0 is the
+        // only one near job 1: first come would cost 1 + 100.
+        let cost = [[1, 2], [3, 100]];
+        let matched = pairs(2, 2, |j, c| cost[j][c]);
+        assert_eq!(matched, vec![(0, 1), (1, 0)]);
+    }
+
+    #[test]
+    fn more_jobs_than_couriers_gives_each_courier_one() {
+        let cost = [[5], [1], [9]];
+        assert_eq!(pairs(3, 1, |j, c| cost[j][c]), vec![(1, 0)]);
+        assert!(pairs(0, 4, |_, _| 0).is_empty());
+    }
+}

@@ -1,0 +1,158 @@
+//! Courier app sessions (docs/couriers.md "Sessions"): a random token the
+//! app keeps and sends as `authorization: Bearer …`, of which only the
+//! SHA-256 is stored; it ends after 7 days without use, at sign-out, when
+//! the courier sets a new password, and when they are suspended. Sign-in
+//! takes the phone number or the email and goes through the shared
+//! sign-in throttle.
+
+use sea_orm::{ActiveModelTrait, ActiveValue::Set, ColumnTrait, EntityTrait, QueryFilter};
+
+use super::{Courier, Status};
+use crate::db::WriteTransaction;
+use crate::secrets::sha256_hex;
+use crate::{Core, CoreError, CoreResult, db, ids, passwords, sign_ins};
+use courier::errors::ErrorCode;
+
+pub mod entity {
+    use sea_orm::entity::prelude::*;
+
+    #[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
+    #[sea_orm(table_name = "courier_sessions")]
+    pub struct Model {
+        #[sea_orm(primary_key, auto_increment = false)]
+        pub token_hash: String,
+        pub courier_id: String,
+        pub created_at: i64,
+        pub last_seen_at: i64,
+    }
+
+    #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]
+    pub enum Relation {}
+
+    impl ActiveModelBehavior for ActiveModel {}
+}
+
+const MINUTE_MICROS: i64 = 60_000_000;
+/// A session ends after this long without use: a working week on a phone
+/// that is not opened over the weekend.
+pub const IDLE_MICROS: i64 = 7 * 24 * 60 * MINUTE_MICROS;
+/// Use is recorded at most this often, so calls do not write every time.
+const TOUCH_EVERY_MICROS: i64 = 10 * MINUTE_MICROS;
+
+/// A signed-in courier, as a call of theirs is checked.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CourierSession {
+    pub courier: Courier,
+    pub expires_at: i64,
+}
+
+/// Signs the courier of `login` (phone or email) in with `password`, an
+/// attempt from the client `address`; the new session's token (shown once).
+pub async fn sign_in(core: &Core, login: &str, password: &str, address: &str) -> CoreResult<(String, CourierSession)> {
+    let now = core.clock.now_micros();
+    let attempt = sign_ins::Attempt::new(format!("courier:{}", login.trim().to_lowercase()), address);
+    sign_ins::check(&core.db, &attempt, now).await?;
+    let row = super::find_by_login(&core.db, login).await?;
+    let matches = passwords::verify(password, row.as_ref().and_then(|r| r.password_hash.as_deref())).await?;
+    let Some(row) = row.filter(|_| matches) else {
+        sign_ins::failed(core, &attempt, now).await?;
+        return Err(CoreError::new(
+            ErrorCode::InvalidCredentials,
+            "The phone number, the email or the password is wrong.",
+        ));
+    };
+    sign_ins::succeeded(core, &attempt).await?;
+    let courier = super::from_model(row);
+    if courier.status == Status::Suspended {
+        return Err(suspended());
+    }
+    let tx = db::begin(core).await?;
+    let token = create(core, &tx, &courier.id).await?;
+    tx.commit().await?;
+    Ok((
+        token,
+        CourierSession {
+            courier,
+            expires_at: now + IDLE_MICROS,
+        },
+    ))
+}
+
+/// A new session of courier `courier_id` in `tx`; its token.
+pub(super) async fn create(core: &Core, tx: &WriteTransaction, courier_id: &str) -> CoreResult<String> {
+    let now = core.clock.now_micros();
+    let token = ids::random_base62(43);
+    entity::ActiveModel {
+        token_hash: Set(sha256_hex(token.as_bytes())),
+        courier_id: Set(courier_id.to_owned()),
+        created_at: Set(now),
+        last_seen_at: Set(now),
+    }
+    .insert(&**tx)
+    .await?;
+    Ok(token)
+}
+
+/// The session of `token`, used now: `401 invalid_courier_session` when
+/// unknown, ended or idle for 7 days, or when the courier is suspended.
+pub async fn authenticate(core: &Core, token: &str) -> CoreResult<CourierSession> {
+    let now = core.clock.now_micros();
+    let row = entity::Entity::find_by_id(sha256_hex(token.as_bytes()))
+        .one(&core.db)
+        .await?
+        .ok_or_else(invalid)?;
+    if row.last_seen_at + IDLE_MICROS <= now {
+        entity::Entity::delete_by_id(row.token_hash).exec(&core.writer).await?;
+        return Err(invalid());
+    }
+    let courier = super::get(&core.db, &row.courier_id).await.map_err(|_| invalid())?;
+    if courier.status == Status::Suspended {
+        return Err(suspended());
+    }
+    let mut last_seen_at = row.last_seen_at;
+    if now - row.last_seen_at >= TOUCH_EVERY_MICROS {
+        last_seen_at = now;
+        entity::ActiveModel {
+            token_hash: Set(row.token_hash),
+            last_seen_at: Set(now),
+            ..Default::default()
+        }
+        .update(&core.writer)
+        .await?;
+    }
+    Ok(CourierSession {
+        courier,
+        expires_at: last_seen_at + IDLE_MICROS,
+    })
+}
+
+/// Ends the session of `token`.
+pub async fn sign_out(core: &Core, token: &str) -> CoreResult<()> {
+    entity::Entity::delete_by_id(sha256_hex(token.as_bytes()))
+        .exec(&core.writer)
+        .await?;
+    Ok(())
+}
+
+/// Ends every session of courier `courier_id`, in `tx`.
+pub(super) async fn end_all(tx: &WriteTransaction, courier_id: &str) -> CoreResult<()> {
+    entity::Entity::delete_many()
+        .filter(entity::Column::CourierId.eq(courier_id))
+        .exec(&**tx)
+        .await?;
+    Ok(())
+}
+
+fn invalid() -> CoreError {
+    CoreError::new(
+        ErrorCode::InvalidCourierSession,
+        "The courier session is unknown, signed out or expired; sign in again.",
+    )
+}
+
+fn suspended() -> CoreError {
+    CoreError::new(
+        ErrorCode::InvalidCourierSession,
+        "Your courier account is suspended; you were signed out.",
+    )
+}

@@ -1,0 +1,380 @@
+//! `courier.internal.v1.CourierService`: managing couriers (docs/couriers.md
+//! "Managing couriers"), and the courier and job messages the courier app
+//! and dispatch share.
+
+use courier::app::v1 as apb;
+use courier::internal::v1 as ipb;
+use courier::internal::v1::courier_service_server::CourierService;
+use courier::time::micros_to_proto;
+use tonic::{Request, Response, Status};
+
+use super::convert::{item_out, required};
+use crate::access::{Act, Granted, act, caller};
+use crate::assignments::offers::Offer;
+use crate::couriers::{self, Courier, Fleet, NewCourier, Photo, ProfileChange, Vehicle, invitations};
+use crate::deliveries::{proof_out, waypoint_out};
+use crate::jobs::{self, Job, Move, Work};
+use crate::positions::{self, Position};
+use crate::validate::WaypointInput;
+use crate::{Core, CoreError, CoreResult, audit, db};
+
+pub struct CourierApi(pub Core);
+
+impl CourierApi {
+    /// Courier `courier_id` once the caller of `request` was granted `A`
+    /// over their fleet (a courier the caller may not see is `not_found`).
+    async fn courier<A: Act, T>(
+        &self,
+        request: &Request<T>,
+        courier_id: &str,
+    ) -> Result<(Courier, Granted<A>), Status> {
+        let courier = couriers::get(&self.0.db, courier_id).await?;
+        let granted = caller::grant::<A, _>(&self.0, request, courier.fleet.workspace_id(), "courier").await?;
+        Ok((courier, granted))
+    }
+
+    async fn summary(&self, courier: &Courier) -> CoreResult<ipb::CourierSummary> {
+        let position = positions::latest(&self.0, &courier.id).await?;
+        let current = jobs::open(&self.0, courier).await?.into_iter().next();
+        Ok(ipb::CourierSummary {
+            courier: Some(courier_out(courier, position.as_ref())),
+            current_job_id: current.as_ref().map(|job| job.work.id().to_owned()),
+            current_job: current.as_ref().map(job_out),
+        })
+    }
+
+    async fn set_status<T>(
+        &self,
+        request: Request<T>,
+        courier_id: &str,
+        status: couriers::Status,
+    ) -> Result<apb::Courier, Status> {
+        let (courier, granted) = self.courier::<act::ManageCouriers, _>(&request, courier_id).await?;
+        let tx = db::begin(&self.0).await?;
+        let courier = couriers::set_status(&self.0, &tx, &courier.id, status).await?;
+        let action = match status {
+            couriers::Status::Suspended => "courier.suspend",
+            couriers::Status::Active => "courier.activate",
+        };
+        granted.record(&self.0, &*tx, change(action, &courier)).await?;
+        tx.commit().await?;
+        Ok(courier_out(&courier, None))
+    }
+}
+
+/// The audit entry of `action` on `courier`.
+fn change<'a>(action: &'a str, courier: &'a Courier) -> audit::Change<'a> {
+    audit::Change {
+        action,
+        workspace_id: courier.fleet.workspace_id(),
+        target: &courier.id,
+    }
+}
+
+#[tonic::async_trait]
+impl CourierService for CourierApi {
+    async fn invite_courier(
+        &self,
+        request: Request<ipb::InviteCourierRequest>,
+    ) -> Result<Response<ipb::InviteCourierResponse>, Status> {
+        let fleet = Fleet::from_workspace_id(&request.get_ref().workspace_id);
+        let granted =
+            caller::grant::<act::ManageCouriers, _>(&self.0, &request, fleet.workspace_id(), "workspace").await?;
+        let r = request.into_inner();
+        let vehicle = vehicle_in(required(r.vehicle, "vehicle")?);
+        let tx = db::begin(&self.0).await?;
+        let courier = couriers::create(
+            &self.0,
+            &tx,
+            NewCourier {
+                fleet,
+                name: r.name,
+                phone: r.phone,
+                email: r.email,
+                vehicle,
+            },
+        )
+        .await?;
+        let invitation_url = invitations::create(&self.0, &tx, &courier.id, granted.actor()).await?;
+        granted
+            .record(&self.0, &*tx, change("courier.invite", &courier))
+            .await?;
+        tx.commit().await?;
+        Ok(Response::new(ipb::InviteCourierResponse {
+            courier: Some(courier_out(&courier, None)),
+            invitation_url,
+        }))
+    }
+
+    async fn create_courier_invitation(
+        &self,
+        request: Request<ipb::CreateCourierInvitationRequest>,
+    ) -> Result<Response<ipb::CreateCourierInvitationResponse>, Status> {
+        let (courier, granted) = self
+            .courier::<act::ManageCouriers, _>(&request, &request.get_ref().courier_id)
+            .await?;
+        let tx = db::begin(&self.0).await?;
+        let invitation_url = invitations::create(&self.0, &tx, &courier.id, granted.actor()).await?;
+        granted
+            .record(&self.0, &*tx, change("courier.invitation", &courier))
+            .await?;
+        tx.commit().await?;
+        Ok(Response::new(ipb::CreateCourierInvitationResponse { invitation_url }))
+    }
+
+    async fn list_couriers(
+        &self,
+        request: Request<ipb::ListCouriersRequest>,
+    ) -> Result<Response<ipb::ListCouriersResponse>, Status> {
+        let fleet = Fleet::from_workspace_id(&request.get_ref().workspace_id);
+        caller::grant::<act::ReadCouriers, _>(&self.0, &request, fleet.workspace_id(), "workspace").await?;
+        let r = request.into_inner();
+        let token = Some(r.page_token.as_str()).filter(|t| !t.is_empty());
+        let (page, next) = couriers::list(&self.0, &fleet, r.page_size, token).await?;
+        let mut summaries = Vec::with_capacity(page.len());
+        for courier in &page {
+            summaries.push(self.summary(courier).await?);
+        }
+        Ok(Response::new(ipb::ListCouriersResponse {
+            couriers: summaries,
+            next_page_token: next.unwrap_or_default(),
+        }))
+    }
+
+    async fn get_courier(
+        &self,
+        request: Request<ipb::GetCourierRequest>,
+    ) -> Result<Response<ipb::GetCourierResponse>, Status> {
+        let (courier, _) = self
+            .courier::<act::ReadCouriers, _>(&request, &request.get_ref().courier_id)
+            .await?;
+        let summary = self.summary(&courier).await?;
+        let day_ago = self.0.clock.now_micros() - 86_400_000_000;
+        let (finished, _) = jobs::finished(&self.0, &courier, 100, "").await?;
+        let recent: Vec<apb::Job> = finished
+            .iter()
+            .filter(|job| job.assignment.ended_at.is_some_and(|at| at >= day_ago))
+            .map(job_out)
+            .collect();
+        let trail = match &summary.current_job_id {
+            Some(job_id) => positions::trail(&self.0.db, job_id).await?,
+            None => Vec::new(),
+        };
+        Ok(Response::new(ipb::GetCourierResponse {
+            courier: Some(summary),
+            recent_jobs: recent,
+            trail: trail.iter().map(position_out).collect(),
+        }))
+    }
+
+    async fn update_courier(
+        &self,
+        request: Request<ipb::UpdateCourierRequest>,
+    ) -> Result<Response<ipb::UpdateCourierResponse>, Status> {
+        let (courier, granted) = self
+            .courier::<act::ManageCouriers, _>(&request, &request.get_ref().courier_id)
+            .await?;
+        let r = request.into_inner();
+        let photo = match (r.photo, r.photo_content_type) {
+            (None, _) => None,
+            (Some(content), Some(content_type)) => Some(Photo { content_type, content }),
+            (Some(_), None) => {
+                return Err(
+                    CoreError::invalid("photo_content_type", "photo_content_type is required with a photo.").into(),
+                );
+            }
+        };
+        let profile = ProfileChange {
+            name: r.name,
+            phone: r.phone,
+            email: r.email,
+            vehicle: r.vehicle.map(vehicle_in),
+            photo,
+        };
+        let tx = db::begin(&self.0).await?;
+        let courier = couriers::update_profile(&self.0, &tx, &courier.id, profile).await?;
+        granted
+            .record(&self.0, &*tx, change("courier.update", &courier))
+            .await?;
+        tx.commit().await?;
+        Ok(Response::new(ipb::UpdateCourierResponse {
+            courier: Some(courier_out(&courier, None)),
+        }))
+    }
+
+    async fn suspend_courier(
+        &self,
+        request: Request<ipb::SuspendCourierRequest>,
+    ) -> Result<Response<ipb::SuspendCourierResponse>, Status> {
+        let courier_id = request.get_ref().courier_id.clone();
+        let courier = self
+            .set_status(request, &courier_id, couriers::Status::Suspended)
+            .await?;
+        Ok(Response::new(ipb::SuspendCourierResponse { courier: Some(courier) }))
+    }
+
+    async fn activate_courier(
+        &self,
+        request: Request<ipb::ActivateCourierRequest>,
+    ) -> Result<Response<ipb::ActivateCourierResponse>, Status> {
+        let courier_id = request.get_ref().courier_id.clone();
+        let courier = self.set_status(request, &courier_id, couriers::Status::Active).await?;
+        Ok(Response::new(ipb::ActivateCourierResponse { courier: Some(courier) }))
+    }
+}
+
+fn vehicle_in(v: ipb::CourierVehicleInput) -> Vehicle {
+    Vehicle {
+        vehicle_type_id: v.vehicle_type_id,
+        make: v.make,
+        model: v.model,
+        color: v.color,
+        license_plate: v.license_plate,
+    }
+}
+
+/// A courier as the app, managers and dispatch see them.
+pub fn courier_out(c: &Courier, position: Option<&Position>) -> apb::Courier {
+    apb::Courier {
+        id: c.id.clone(),
+        workspace_id: c.fleet.workspace_id().unwrap_or_default().to_owned(),
+        name: c.name.clone(),
+        phone: c.phone.clone(),
+        email: c.email.clone(),
+        vehicle: Some(apb::Vehicle {
+            vehicle_type_id: c.vehicle.vehicle_type_id.clone(),
+            make: c.vehicle.make.clone(),
+            model: c.vehicle.model.clone(),
+            color: c.vehicle.color.clone(),
+            license_plate: c.vehicle.license_plate.clone(),
+        }),
+        status: match c.status {
+            couriers::Status::Active => apb::CourierStatus::Active,
+            couriers::Status::Suspended => apb::CourierStatus::Suspended,
+        } as i32,
+        availability: match c.availability {
+            couriers::Availability::Online => apb::Availability::Online,
+            couriers::Availability::Offline => apb::Availability::Offline,
+        } as i32,
+        last_position: position.map(position_out),
+        joined: c.joined,
+        created_at: Some(micros_to_proto(c.created_at)),
+        updated_at: Some(micros_to_proto(c.updated_at)),
+        has_photo: c.has_photo,
+    }
+}
+
+pub fn position_out(p: &Position) -> apb::Position {
+    apb::Position {
+        latitude: p.latitude,
+        longitude: p.longitude,
+        accuracy_m: p.accuracy_m,
+        heading_deg: p.heading_deg,
+        speed_mps: p.speed_mps,
+        recorded_at: Some(micros_to_proto(p.recorded_at)),
+    }
+}
+
+/// A position as the app reports it; `param` names it in refusals.
+pub fn position_in(p: apb::Position, param: &str) -> CoreResult<Position> {
+    let recorded_at = p
+        .recorded_at
+        .and_then(|ts| courier::time::from_proto(&ts))
+        .ok_or_else(|| {
+            CoreError::invalid(
+                format!("{param}.recorded_at"),
+                format!("{param}.recorded_at is required."),
+            )
+        })?;
+    Ok(Position {
+        latitude: p.latitude,
+        longitude: p.longitude,
+        accuracy_m: p.accuracy_m,
+        heading_deg: p.heading_deg,
+        speed_mps: p.speed_mps,
+        recorded_at: recorded_at.timestamp_micros(),
+    })
+}
+
+/// A job as its courier sees it: contact phone numbers only while active.
+pub fn job_out(job: &Job) -> apb::Job {
+    let next_move = match job.next_move() {
+        Some(Move::ArriveAtPickup) => apb::JobMove::ArriveAtPickup,
+        Some(Move::PickUp) => apb::JobMove::PickUp,
+        Some(Move::StartTransit) => apb::JobMove::StartTransit,
+        Some(Move::ArriveAtDropoff) => apb::JobMove::ArriveAtDropoff,
+        Some(Move::CompleteHandover) => apb::JobMove::CompleteHandover,
+        Some(Move::FailHandover | Move::ReportPickupNoShow) | None => apb::JobMove::Unspecified,
+    } as i32;
+    let assignment = &job.assignment;
+    apb::Job {
+        next_move,
+        pickup_proof_submitted: job.pickup_proof_submitted,
+        dropoff_proof_submitted: job.dropoff_proof_submitted,
+        assigned_at: Some(micros_to_proto(assignment.assigned_at)),
+        ended_at: assignment.ended_at.map(micros_to_proto),
+        outcome: assignment.outcome.clone(),
+        ..work_out(&job.work, job.is_active())
+    }
+}
+
+/// An offer as its courier sees it: the job without phone numbers.
+pub fn offer_out(offer: &Offer, work: &Work) -> apb::Offer {
+    apb::Offer {
+        id: offer.id.clone(),
+        job: Some(work_out(work, false)),
+        expires_at: Some(micros_to_proto(offer.expires_at)),
+        distance_to_pickup_km: offer.distance_km,
+        minutes_to_pickup: offer.minutes_to_pickup,
+    }
+}
+
+/// The work of a job; contacts' phone numbers and emails only if `active`.
+fn work_out(work: &Work, active: bool) -> apb::Job {
+    let waypoint = |w: &WaypointInput| {
+        let mut out = waypoint_out(w);
+        if !active {
+            out.contact = out.contact.map(|c| courier::v1::Contact {
+                phone: String::new(),
+                email: None,
+                ..c
+            });
+        }
+        out
+    };
+    let mut out = apb::Job {
+        id: work.id().to_owned(),
+        status: work.status().to_proto() as i32,
+        active,
+        ..Default::default()
+    };
+    match work {
+        Work::Delivery(d) => {
+            out.kind = apb::JobKind::Delivery as i32;
+            out.pickup = Some(waypoint(&d.route.pickup));
+            out.dropoff = Some(waypoint(&d.route.dropoff));
+            out.stops = d.route.stops.iter().map(waypoint).collect();
+            out.vehicle_type_id = d.vehicle_type_id.clone();
+            out.items = d.route.items.iter().flatten().map(item_out).collect();
+            out.notes = d.notes.clone();
+            out.proof = Some(proof_out(&d.proof));
+            out.scheduled_at = d.scheduled_at.map(micros_to_proto);
+            out.pickup_eta = d.pickup_eta.map(micros_to_proto);
+            out.dropoff_eta = d.dropoff_eta.map(micros_to_proto);
+            out.distance_km = d.distance_km;
+            out.updated_at = Some(micros_to_proto(d.updated_at));
+        }
+        Work::FleetOrder(o) => {
+            out.kind = apb::JobKind::FleetOrder as i32;
+            out.pickup = Some(waypoint(&o.route.pickup));
+            out.dropoff = Some(waypoint(&o.route.dropoff));
+            out.stops = o.route.stops.iter().map(waypoint).collect();
+            out.vehicle_type_id = o.vehicle_type_id.clone();
+            out.items = o.route.items.iter().flatten().map(item_out).collect();
+            out.notes = o.notes.clone();
+            out.reference = o.reference.clone();
+            out.updated_at = Some(micros_to_proto(o.updated_at));
+        }
+    }
+    out
+}

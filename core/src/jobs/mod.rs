@@ -1,0 +1,614 @@
+//! Couriers' jobs (docs/couriers.md "Jobs"): a live delivery of a business
+//! workspace for a platform courier, an order of their fleet's dispatch
+//! board for a fleet's driver. This module gives a job to a courier by hand
+//! ([`assign`]), shows a courier their jobs and lets them move them through
+//! the one state machine: deliveries through `dispatch` (as the dispatch
+//! service moves them), board orders through `fleet` (as dispatchers move
+//! them), each checking in its own transaction that the courier holds the
+//! job. `tracking` turns the couriers' positions into the jobs' ETAs.
+
+pub mod tracking;
+pub mod watch;
+
+use crate::access::{Granted, act};
+use crate::assignments::offers::{self, Offer, OfferStatus};
+use crate::assignments::{self, Assignment};
+use crate::audit;
+use crate::couriers::{self, Courier, Fleet};
+use crate::deliveries::{self, Change, Delivery};
+use crate::dispatch::{self, Mover};
+use crate::events::EventType;
+use crate::fleet::{self, FleetOrder};
+use crate::lifecycle::{self, Status};
+use crate::proofs::{self, Checkpoint, ProofSubmission};
+use crate::quotes::geo::GeoPoint;
+use crate::{Core, CoreError, CoreResult, auth::Mode, db, pagination, positions, secrets};
+use courier::errors::ErrorCode;
+
+/// What a job is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum JobKind {
+    /// A live delivery (`del_…`).
+    Delivery,
+    /// A fleet board order (`ord_…`).
+    FleetOrder,
+}
+
+impl JobKind {
+    /// The kind of job `job_id` names, by its prefix.
+    pub fn of(job_id: &str) -> Option<JobKind> {
+        if job_id.starts_with("del_") {
+            Some(JobKind::Delivery)
+        } else if job_id.starts_with("ord_") {
+            Some(JobKind::FleetOrder)
+        } else {
+            None
+        }
+    }
+}
+
+/// The work behind a job.
+#[derive(Clone, Debug, PartialEq)]
+// One per call, moved rather than copied: a box per job would buy nothing.
+#[allow(clippy::large_enum_variant)]
+pub enum Work {
+    Delivery(Delivery),
+    FleetOrder(FleetOrder),
+}
+
+impl Work {
+    pub fn id(&self) -> &str {
+        match self {
+            Work::Delivery(d) => &d.id,
+            Work::FleetOrder(o) => &o.order_id,
+        }
+    }
+
+    pub fn status(&self) -> Status {
+        match self {
+            Work::Delivery(d) => d.status,
+            Work::FleetOrder(o) => o.status,
+        }
+    }
+
+    pub fn vehicle_type_id(&self) -> &str {
+        match self {
+            Work::Delivery(d) => &d.vehicle_type_id,
+            Work::FleetOrder(o) => &o.vehicle_type_id,
+        }
+    }
+
+    /// The pickup's coordinates.
+    pub fn pickup(&self) -> GeoPoint {
+        match self {
+            Work::Delivery(d) => d.route.pickup.point(),
+            Work::FleetOrder(o) => o.route.pickup.point(),
+        }
+    }
+}
+
+/// A job as its courier sees it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Job {
+    pub work: Work,
+    /// This courier's hold on it (ended once the job left their hands).
+    pub assignment: Assignment,
+    pub pickup_proof_submitted: bool,
+    pub dropoff_proof_submitted: bool,
+}
+
+impl Job {
+    /// Whether the job is in the courier's hands: assigned to them and not
+    /// ended. Contact phone numbers are shown only then.
+    pub fn is_active(&self) -> bool {
+        self.assignment.is_open() && !self.work.status().is_terminal()
+    }
+
+    /// The one move the courier makes next, if any: none once the job has
+    /// ended, or while it waits for the proof of its checkpoint.
+    pub fn next_move(&self) -> Option<Move> {
+        if !self.is_active() {
+            return None;
+        }
+        let needs = |checkpoint| match &self.work {
+            Work::Delivery(d) => proofs::required(&d.proof, checkpoint),
+            Work::FleetOrder(_) => false,
+        };
+        match self.work.status() {
+            Status::CourierAssigned => Some(Move::ArriveAtPickup),
+            Status::AtPickup if needs(Checkpoint::Pickup) && !self.pickup_proof_submitted => None,
+            Status::AtPickup => Some(Move::PickUp),
+            Status::PickedUp => Some(Move::StartTransit),
+            Status::InTransit => Some(Move::ArriveAtDropoff),
+            Status::AtDropoff if needs(Checkpoint::Dropoff) && !self.dropoff_proof_submitted => None,
+            Status::AtDropoff => Some(Move::CompleteHandover),
+            Status::Pending | Status::Delivered | Status::Cancelled => None,
+        }
+    }
+}
+
+/// A courier's move of a job.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Move {
+    ArriveAtPickup,
+    PickUp,
+    StartTransit,
+    ArriveAtDropoff,
+    CompleteHandover,
+    FailHandover,
+    ReportPickupNoShow,
+}
+
+/// Reads job `job_id`'s work; `not_found` when there is none (or it is a
+/// test delivery, which no courier carries).
+pub async fn work(db: &impl sea_orm::ConnectionTrait, job_id: &str) -> CoreResult<Work> {
+    let not_found = || CoreError::not_found("job");
+    match JobKind::of(job_id).ok_or_else(not_found)? {
+        JobKind::Delivery => {
+            let delivery = deliveries::find(db, job_id).await?.ok_or_else(not_found)?;
+            if delivery.mode != Mode::Live {
+                return Err(not_found());
+            }
+            Ok(Work::Delivery(delivery))
+        }
+        JobKind::FleetOrder => Ok(Work::FleetOrder(
+            fleet::board_order(db, job_id).await.map_err(|_| not_found())?,
+        )),
+    }
+}
+
+/// Job `job_id` as courier `courier` sees it: `not_found` unless they hold
+/// it or held it.
+pub async fn get(core: &Core, courier: &Courier, job_id: &str) -> CoreResult<Job> {
+    let assignment = assignments::latest_of(&core.db, job_id, &courier.id)
+        .await?
+        .ok_or_else(|| CoreError::not_found("job"))?;
+    let work = work(&core.db, job_id).await?;
+    job_of(core, work, assignment).await
+}
+
+/// The courier's job in hand (at most one).
+pub async fn open(core: &Core, courier: &Courier) -> CoreResult<Vec<Job>> {
+    let Some(assignment) = assignments::open_for_courier(&core.db, &courier.id).await? else {
+        return Ok(Vec::new());
+    };
+    let work = work(&core.db, &assignment.job_id).await?;
+    Ok(vec![job_of(core, work, assignment).await?])
+}
+
+/// The jobs that ended for the courier, newest first, in pages: a page
+/// token is the signed position after the last job of a page.
+pub async fn finished(
+    core: &Core,
+    courier: &Courier,
+    page_size: i32,
+    page_token: &str,
+) -> CoreResult<(Vec<Job>, Option<String>)> {
+    let limit = pagination::page_size(page_size)?;
+    let scope = format!("jobs:{}", courier.id);
+    let before = match page_token.trim() {
+        "" => None,
+        token => Some(position_of(core, &scope, token)?),
+    };
+    let mut ended = assignments::ended(&core.db, &courier.id, before, limit + 1).await?;
+    let more = ended.len() as u64 > limit;
+    ended.truncate(limit as usize);
+    let next = match ended.last() {
+        Some(last) if more => Some(token_of(core, &scope, last)),
+        _ => None,
+    };
+    let mut jobs = Vec::with_capacity(ended.len());
+    for assignment in ended {
+        let work = work(&core.db, &assignment.job_id).await?;
+        jobs.push(job_of(core, work, assignment).await?);
+    }
+    Ok((jobs, next))
+}
+
+/// Gives job `job_id` to courier `courier_id` by hand (docs/couriers.md
+/// "Assignment") for the caller `granted` it, overriding automatic
+/// dispatch (an open offer of the job is withdrawn); audited in the same
+/// transaction.
+pub async fn assign(
+    core: &Core,
+    granted: &Granted<act::AssignJobs>,
+    job_id: &str,
+    courier_id: &str,
+) -> CoreResult<Job> {
+    let tx = db::begin(core).await?;
+    let work = work(&*tx, job_id).await?;
+    if let Work::FleetOrder(order) = &work {
+        granted.covers(&order.workspace_id)?;
+    }
+    let courier = couriers::get(&*tx, courier_id).await?;
+    let (work, assignment) = assign_in(core, &tx, work, &courier, granted.actor()).await?;
+    let workspace_id = match &work {
+        Work::Delivery(d) => d.workspace_id.clone(),
+        Work::FleetOrder(o) => o.workspace_id.clone(),
+    };
+    let change = audit::Change {
+        action: "job.assign",
+        workspace_id: Some(&workspace_id),
+        target: job_id,
+    };
+    granted.record(core, &*tx, change).await?;
+    tx.commit().await?;
+    job_of(core, work, assignment).await
+}
+
+/// Gives `work` to `courier` in `tx`: a pending job moves to
+/// `courier_assigned` with the courier's profile as its public `courier`;
+/// an assigned job not yet at the pickup changes hands
+/// (`delivery.courier_assigned` again). The courier must be active, free,
+/// of the job's fleet (the platform for a delivery) and drive a vehicle
+/// that serves the job's vehicle type.
+async fn assign_in(
+    core: &Core,
+    tx: &db::WriteTransaction,
+    work: Work,
+    courier: &Courier,
+    assigned_by: &str,
+) -> CoreResult<(Work, Assignment)> {
+    let now = core.clock.now_micros();
+    let job_id = work.id().to_owned();
+    check_can_take(core, courier, &work)?;
+    if !matches!(work.status(), Status::Pending | Status::CourierAssigned) {
+        return Err(CoreError::new(
+            ErrorCode::Conflict,
+            format!(
+                "The job is {}; only a job not yet at its pickup can be given to a courier.",
+                work.status().as_str()
+            ),
+        ));
+    }
+    let assignment = assignments::assign(core, tx, &job_id, &courier.id, assigned_by, now).await?;
+    let work = match work {
+        Work::Delivery(delivery) => {
+            let pickup_eta = eta_to(core, courier, delivery.route.pickup.point(), &delivery.vehicle_type_id).await;
+            let change = Change::default()
+                .courier(public_courier(courier))
+                .tracking_opens(delivery.tracking_available_at.unwrap_or(now))
+                .pickup_eta(pickup_eta)
+                .next_step(None);
+            let moved = if delivery.status == Status::Pending {
+                lifecycle::advance(core, tx, &delivery, Status::CourierAssigned, change, now).await?
+            } else if deliveries::update(core, tx, &delivery.id, Some(delivery.status), change.touched(now)).await? {
+                assignments::announce(core, tx, &courier.id, &job_id, now).await?;
+                let updated = deliveries::reload(&**tx, &delivery.id).await?;
+                deliveries::record_events(
+                    tx,
+                    &core.config.public_base_url,
+                    &[(&updated, EventType::CourierAssigned, now)],
+                )
+                .await?;
+                Some(updated)
+            } else {
+                None
+            };
+            let moved = moved.ok_or_else(|| changed_meanwhile(&job_id))?;
+            let id = moved.id.clone();
+            let changes = core.changes.clone();
+            tx.after_commit(move || changes.publish(&id));
+            Work::Delivery(moved)
+        }
+        Work::FleetOrder(order) if order.status == Status::Pending => {
+            Work::FleetOrder(fleet::move_in(core, tx, &order, Status::CourierAssigned, assigned_by).await?)
+        }
+        Work::FleetOrder(order) => {
+            assignments::announce(core, tx, &courier.id, &job_id, now).await?;
+            Work::FleetOrder(order)
+        }
+    };
+    Ok((work, assignment))
+}
+
+/// Courier `courier` takes offer `offer_id`: the job becomes theirs.
+/// `offer_expired` or `offer_withdrawn` when it is no longer open (an
+/// expiry noticed here is recorded); accepting it again answers the job.
+pub async fn accept_offer(core: &Core, courier: &Courier, offer_id: &str) -> CoreResult<Job> {
+    let now = core.clock.now_micros();
+    let tx = db::begin(core).await?;
+    let offer = offers::get(&*tx, offer_id)
+        .await?
+        .filter(|offer| offer.courier_id == courier.id)
+        .ok_or_else(|| CoreError::not_found("offer"))?;
+    match offer.status {
+        OfferStatus::Accepted => {
+            drop(tx);
+            return get(core, courier, &offer.job_id).await;
+        }
+        OfferStatus::Expired => return Err(offer_expired()),
+        OfferStatus::Withdrawn => return Err(offer_withdrawn()),
+        OfferStatus::Declined => {
+            return Err(CoreError::new(ErrorCode::Conflict, "You declined this offer."));
+        }
+        OfferStatus::Open if offer.expires_at <= now => {
+            offers::close(core, &tx, &offer, OfferStatus::Expired, now).await?;
+            tx.commit().await?;
+            core.dispatch_wake.notify_one();
+            return Err(offer_expired());
+        }
+        OfferStatus::Open => {}
+    }
+    if !offers::close(core, &tx, &offer, OfferStatus::Accepted, now).await? {
+        return Err(offer_withdrawn());
+    }
+    let work = work(&*tx, &offer.job_id).await?;
+    let created_at = match &work {
+        Work::Delivery(d) => d.created_at,
+        Work::FleetOrder(o) => o.created_at,
+    };
+    let (work, assignment) = assign_in(core, &tx, work, courier, &courier_label(courier)).await?;
+    tx.commit().await?;
+    core.metrics.dispatch_accepted(now - created_at);
+    job_of(core, work, assignment).await
+}
+
+/// Courier `courier` turns offer `offer_id` down; the job goes to the next
+/// round, never back to them. Declining it again changes nothing.
+pub async fn decline_offer(core: &Core, courier: &Courier, offer_id: &str) -> CoreResult<()> {
+    let now = core.clock.now_micros();
+    let tx = db::begin(core).await?;
+    let offer = offers::get(&*tx, offer_id)
+        .await?
+        .filter(|offer| offer.courier_id == courier.id)
+        .ok_or_else(|| CoreError::not_found("offer"))?;
+    match offer.status {
+        OfferStatus::Open | OfferStatus::Declined => {}
+        OfferStatus::Accepted => {
+            return Err(CoreError::new(
+                ErrorCode::Conflict,
+                "You accepted this offer; the job is yours.",
+            ));
+        }
+        OfferStatus::Expired => return Err(offer_expired()),
+        OfferStatus::Withdrawn => return Err(offer_withdrawn()),
+    }
+    offers::close(core, &tx, &offer, OfferStatus::Declined, now).await?;
+    tx.commit().await?;
+    core.dispatch_wake.notify_one();
+    Ok(())
+}
+
+/// The open offer of `courier`, with its job, if any.
+pub async fn open_offer(core: &Core, courier: &Courier) -> CoreResult<Option<(Offer, Work)>> {
+    let Some(offer) = offers::open_for_courier(&core.db, &courier.id).await? else {
+        return Ok(None);
+    };
+    let work = work(&core.db, &offer.job_id).await?;
+    Ok(Some((offer, work)))
+}
+
+/// Offer `offer_id` of `courier`, with its job.
+pub async fn offer(core: &Core, courier: &Courier, offer_id: &str) -> CoreResult<(Offer, Work)> {
+    let offer = offers::get(&core.db, offer_id)
+        .await?
+        .filter(|offer| offer.courier_id == courier.id)
+        .ok_or_else(|| CoreError::not_found("offer"))?;
+    let work = work(&core.db, &offer.job_id).await?;
+    Ok((offer, work))
+}
+
+fn offer_expired() -> CoreError {
+    CoreError::new(
+        ErrorCode::OfferExpired,
+        "The offer's time to answer ran out; the job went to the next courier.",
+    )
+}
+
+fn offer_withdrawn() -> CoreError {
+    CoreError::new(
+        ErrorCode::OfferWithdrawn,
+        "The offer was withdrawn: the job was cancelled or given to another courier.",
+    )
+}
+
+/// `courier_unavailable` unless `courier` may take `work`.
+fn check_can_take(core: &Core, courier: &Courier, work: &Work) -> CoreResult<()> {
+    let refuse = |why: String| Err(CoreError::at(ErrorCode::CourierUnavailable, "courier_id", why));
+    if courier.status == couriers::Status::Suspended {
+        return refuse(format!("{} is suspended.", courier.name));
+    }
+    match (&courier.fleet, work) {
+        (Fleet::Platform, Work::Delivery(_)) => {}
+        (Fleet::Workspace(fleet), Work::FleetOrder(order)) if *fleet == order.workspace_id => {}
+        (Fleet::Platform, Work::FleetOrder(_)) => {
+            return refuse("Platform couriers carry live deliveries; board orders go to the fleet's drivers.".into());
+        }
+        (Fleet::Workspace(_), _) => {
+            return refuse(format!("{} drives for another fleet.", courier.name));
+        }
+    }
+    let serves = core
+        .catalog
+        .vehicle_type(&courier.vehicle.vehicle_type_id)
+        .is_some_and(|vehicle| vehicle.can_serve(work.vehicle_type_id()));
+    if !serves {
+        return refuse(format!(
+            "{}'s vehicle ({}) does not serve {} jobs.",
+            courier.name,
+            courier.vehicle.vehicle_type_id,
+            work.vehicle_type_id()
+        ));
+    }
+    Ok(())
+}
+
+/// Courier `courier` makes `action` on job `job_id`.
+pub async fn make_move(core: &Core, courier: &Courier, job_id: &str, action: Move) -> CoreResult<Job> {
+    let by = Mover::Courier(&courier.id);
+    let work = match JobKind::of(job_id).ok_or_else(|| CoreError::not_found("job"))? {
+        JobKind::Delivery => Work::Delivery(match action {
+            Move::ArriveAtPickup => dispatch::arrive_at_pickup(core, by, job_id).await?,
+            Move::PickUp => dispatch::pick_up(core, by, job_id).await?,
+            Move::StartTransit => {
+                let delivery = work(&core.db, job_id).await?;
+                let eta = match &delivery {
+                    Work::Delivery(d) => eta_to(core, courier, d.route.dropoff.point(), &d.vehicle_type_id).await,
+                    Work::FleetOrder(_) => None,
+                };
+                dispatch::start_transit(core, by, job_id, eta).await?
+            }
+            Move::ArriveAtDropoff => dispatch::arrive_at_dropoff(core, by, job_id).await?,
+            Move::CompleteHandover => dispatch::complete_handover(core, by, job_id).await?,
+            Move::FailHandover => dispatch::fail_handover(core, by, job_id).await?,
+            Move::ReportPickupNoShow => dispatch::report_pickup_no_show(core, by, job_id).await?,
+        }),
+        JobKind::FleetOrder => Work::FleetOrder(move_board_order(core, courier, job_id, action).await?),
+    };
+    let assignment = assignments::latest_of(&core.db, job_id, &courier.id)
+        .await?
+        .ok_or_else(|| CoreError::not_found("job"))?;
+    job_of(core, work, assignment).await
+}
+
+/// A driver's move of a board order of their fleet, checked in the move's
+/// transaction like a delivery's.
+async fn move_board_order(core: &Core, courier: &Courier, order_id: &str, action: Move) -> CoreResult<FleetOrder> {
+    let (from, to) = match action {
+        Move::ArriveAtPickup => (Status::CourierAssigned, Status::AtPickup),
+        Move::PickUp => (Status::AtPickup, Status::PickedUp),
+        Move::StartTransit => (Status::PickedUp, Status::InTransit),
+        Move::ArriveAtDropoff => (Status::InTransit, Status::AtDropoff),
+        Move::CompleteHandover => (Status::AtDropoff, Status::Delivered),
+        Move::FailHandover => (Status::AtDropoff, Status::Cancelled),
+        Move::ReportPickupNoShow => (Status::AtPickup, Status::Cancelled),
+    };
+    let tx = db::begin(core).await?;
+    let order = fleet::board_order(&*tx, order_id)
+        .await
+        .map_err(|_| CoreError::not_found("job"))?;
+    let holds = assignments::open_for_job(&*tx, order_id)
+        .await?
+        .is_some_and(|a| a.courier_id == courier.id);
+    if !holds {
+        let resent = order.status == to
+            && assignments::latest_of(&*tx, order_id, &courier.id)
+                .await?
+                .is_some_and(|a| a.outcome.is_some_and(|o| o != assignments::Outcome::Reassigned.label()));
+        return if resent {
+            Ok(order)
+        } else {
+            Err(CoreError::not_found("job"))
+        };
+    }
+    if order.status == to {
+        return Ok(order);
+    }
+    if order.status != from {
+        return Err(lifecycle::illegal(order.status, to));
+    }
+    let moved = fleet::move_in(core, &tx, &order, to, &courier_label(courier)).await?;
+    tx.commit().await?;
+    Ok(moved)
+}
+
+/// Courier `courier` hands in the proof of a checkpoint of job `job_id`.
+/// Board orders ask for no proof.
+pub async fn submit_proof(
+    core: &Core,
+    courier: &Courier,
+    job_id: &str,
+    submission: ProofSubmission,
+) -> CoreResult<Job> {
+    match JobKind::of(job_id).ok_or_else(|| CoreError::not_found("job"))? {
+        JobKind::Delivery => {
+            let delivery = dispatch::submit_proof(core, Mover::Courier(&courier.id), job_id, submission).await?;
+            let assignment = assignments::latest_of(&core.db, job_id, &courier.id)
+                .await?
+                .ok_or_else(|| CoreError::not_found("job"))?;
+            job_of(core, Work::Delivery(delivery), assignment).await
+        }
+        JobKind::FleetOrder => Err(CoreError::new(
+            ErrorCode::Conflict,
+            "Board orders take no proof; move the order on.",
+        )),
+    }
+}
+
+async fn job_of(core: &Core, work: Work, assignment: Assignment) -> CoreResult<Job> {
+    let (pickup_proof_submitted, dropoff_proof_submitted) = match &work {
+        Work::Delivery(d) => (
+            proofs::is_submitted(&core.db, &d.id, Checkpoint::Pickup).await?,
+            proofs::is_submitted(&core.db, &d.id, Checkpoint::Dropoff).await?,
+        ),
+        Work::FleetOrder(_) => (false, false),
+    };
+    Ok(Job {
+        work,
+        assignment,
+        pickup_proof_submitted,
+        dropoff_proof_submitted,
+    })
+}
+
+/// The delivery's public `courier`, copied from the courier's profile when
+/// they get the job (docs/couriers.md "What each party sees"): first name
+/// and vehicle; `rating` stays null until ratings exist, `photo_url` until
+/// photos are served to clients.
+fn public_courier(courier: &Courier) -> deliveries::Courier {
+    deliveries::Courier {
+        id: Some(courier.id.clone()),
+        name: Some(courier.first_name().to_owned()),
+        photo_url: None,
+        rating: None,
+        vehicle: Some(deliveries::CourierVehicle {
+            make: courier.vehicle.make.clone(),
+            model: courier.vehicle.model.clone(),
+            color: courier.vehicle.color.clone(),
+            license_plate: courier.vehicle.license_plate.clone(),
+            photo_url: None,
+        }),
+        location: None,
+    }
+}
+
+/// When `courier` would reach `to` from their last position, by the
+/// routing provider for `vehicle_type_id`; `None` without a position or a
+/// route.
+async fn eta_to(core: &Core, courier: &Courier, to: GeoPoint, vehicle_type_id: &str) -> Option<i64> {
+    let position = positions::latest(core, &courier.id).await.ok().flatten()?;
+    tracking::eta_from(core, &position, to, vehicle_type_id).await
+}
+
+/// How a board order's history and an assignment name a courier.
+fn courier_label(courier: &Courier) -> String {
+    format!("courier:{}", courier.id)
+}
+
+fn changed_meanwhile(job_id: &str) -> CoreError {
+    CoreError::new(
+        ErrorCode::Conflict,
+        format!("Job {job_id} changed meanwhile; read it again and retry."),
+    )
+}
+
+/// A page position: the end time and id of the last assignment, signed for
+/// this courier's list.
+fn token_of(core: &Core, scope: &str, last: &Assignment) -> String {
+    let position = format!("{}.{}", last.ended_at.unwrap_or_default(), last.id);
+    let mac = secrets::sign(&core.secrets.page_token, format!("{scope}|{position}").as_bytes(), 16);
+    format!("{position}.{}", hex::encode(mac))
+}
+
+fn position_of(core: &Core, scope: &str, token: &str) -> CoreResult<(i64, String)> {
+    let invalid = || {
+        CoreError::at(
+            ErrorCode::InvalidPageToken,
+            "page_token",
+            "page_token is not one this list issued; pass next_page_token unchanged.",
+        )
+    };
+    let (position, mac) = token.rsplit_once('.').ok_or_else(invalid)?;
+    let mac = hex::decode(mac).map_err(|_| invalid())?;
+    if !secrets::verify(
+        &core.secrets.page_token,
+        format!("{scope}|{position}").as_bytes(),
+        &mac,
+        16,
+    ) {
+        return Err(invalid());
+    }
+    let (ended_at, id) = position.split_once('.').ok_or_else(invalid)?;
+    Ok((ended_at.parse().map_err(|_| invalid())?, id.to_owned()))
+}

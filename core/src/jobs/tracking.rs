@@ -1,0 +1,101 @@
+//! From couriers' positions to their jobs (docs/couriers.md "Positions"):
+//! the worker that writes the buffered positions ([`positions::flush`]) and
+//! then moves the ETAs of the deliveries their couriers hold, as the
+//! contract's `delivery.eta_updated` rule says (a dropoff ETA that moves by
+//! a minute or more, while in transit, is announced).
+
+use std::collections::HashMap;
+
+use tokio_util::sync::CancellationToken;
+
+use crate::dispatch;
+use crate::positions::{self, Position};
+use crate::quotes::geo::GeoPoint;
+use crate::quotes::routing::RoutePoint;
+use crate::statuses::Status;
+use crate::{Core, deliveries};
+
+/// A job's ETAs are computed again at most this often (a road router is
+/// asked once per job per interval, however often its courier reports).
+const ETA_EVERY_MICROS: i64 = 30 * 1_000_000;
+
+/// Writes positions every [`positions::FLUSH_EVERY`] and moves ETAs, until
+/// `stop`; a last flush on the way out.
+pub async fn run(core: Core, stop: CancellationToken) {
+    let mut tick = tokio::time::interval(positions::FLUSH_EVERY);
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    let mut computed: HashMap<String, i64> = HashMap::new();
+    loop {
+        let stopping = tokio::select! {
+            () = stop.cancelled() => true,
+            _ = tick.tick() => false,
+        };
+        match positions::flush(&core).await {
+            Ok(flushed) => {
+                let now = core.clock.now_micros();
+                computed.retain(|_, at| now - *at < ETA_EVERY_MICROS);
+                for moved in flushed {
+                    if computed.contains_key(&moved.job_id) || !moved.job_id.starts_with("del_") {
+                        continue;
+                    }
+                    computed.insert(moved.job_id.clone(), now);
+                    if let Err(error) = move_etas(&core, &moved.job_id, &moved.position).await {
+                        tracing::warn!(%error, job = %moved.job_id, "ETA not updated");
+                    }
+                }
+            }
+            Err(error) => tracing::warn!(%error, "courier positions not written; the phones report again"),
+        }
+        if stopping {
+            return;
+        }
+    }
+}
+
+/// The ETAs of delivery `delivery_id` from its courier's `position`: to the
+/// pickup until they are there, to the dropoff from the pickup on.
+async fn move_etas(core: &Core, delivery_id: &str, position: &Position) -> crate::CoreResult<()> {
+    let Some(delivery) = deliveries::find(&core.db, delivery_id).await? else {
+        return Ok(());
+    };
+    let (pickup_eta, dropoff_eta) = match delivery.status {
+        Status::CourierAssigned => (
+            eta_from(core, position, delivery.route.pickup.point(), &delivery.vehicle_type_id).await,
+            None,
+        ),
+        Status::PickedUp | Status::InTransit => (
+            None,
+            eta_from(
+                core,
+                position,
+                delivery.route.dropoff.point(),
+                &delivery.vehicle_type_id,
+            )
+            .await,
+        ),
+        _ => return Ok(()),
+    };
+    dispatch::update_etas(core, &delivery, pickup_eta, dropoff_eta).await
+}
+
+/// When a courier at `position` would reach `to` by the routing provider
+/// for `vehicle_type_id` (`None` without a route).
+pub async fn eta_from(core: &Core, position: &Position, to: GeoPoint, vehicle_type_id: &str) -> Option<i64> {
+    let vehicle = core.catalog.vehicle_type(vehicle_type_id)?;
+    let from = GeoPoint {
+        latitude: position.latitude,
+        longitude: position.longitude,
+    };
+    let leg = [
+        RoutePoint {
+            param: "position".into(),
+            point: from,
+        },
+        RoutePoint {
+            param: "to".into(),
+            point: to,
+        },
+    ];
+    let route = core.router.route(&leg, vehicle).await.ok()?;
+    Some(core.clock.now_micros() + route.duration_min * 60_000_000)
+}

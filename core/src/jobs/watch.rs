@@ -1,0 +1,155 @@
+//! `WatchAssignments` (docs/couriers.md "The assignment stream"): a
+//! courier's feed (`assignments::feed`) as a stream of updates. A fresh
+//! stream, or one whose resume position is no longer kept, starts with a
+//! snapshot of the courier's open jobs; then every feed row after the
+//! position, in order, each with its own position to resume from. The
+//! stream wakes on this process's commits and reads again every second for
+//! other replicas' (and to notice a suspension or a signed-out session).
+
+use std::time::Duration;
+
+use tokio::sync::mpsc;
+
+use super::{Job, Work};
+use crate::assignments::feed::{self, Entry, Reason};
+use crate::assignments::offers::Offer;
+use crate::couriers::sessions;
+use crate::{Core, CoreResult};
+
+/// How often a stream reads its feed without being woken.
+const POLL: Duration = Duration::from_secs(1);
+
+/// One message of the stream, with the position to resume after it.
+#[derive(Clone, Debug)]
+pub struct Update {
+    pub position: i64,
+    pub change: Change,
+}
+
+#[derive(Clone, Debug)]
+pub enum Change {
+    /// Everything open for the courier now; replaces what the app holds.
+    Snapshot {
+        jobs: Vec<Job>,
+        offer: Option<Box<(Offer, Work)>>,
+    },
+    /// A job offered to the courier.
+    Offer(Box<(Offer, Work)>),
+    /// One of the courier's jobs as it is now.
+    Job(Box<Job>),
+    /// A job (or an offer) left the courier's hands.
+    Withdrawal {
+        job_id: String,
+        offer_id: Option<String>,
+        reason: Reason,
+    },
+}
+
+/// Watches the feed of the courier signed in with `session_token` from
+/// `resume` (a position they received, or `None`), until the receiver is
+/// dropped or the session ends (the last message is then the error).
+pub async fn watch(
+    core: &Core,
+    session_token: &str,
+    resume: Option<i64>,
+) -> CoreResult<mpsc::Receiver<CoreResult<Update>>> {
+    let session = sessions::authenticate(core, session_token).await?;
+    let courier_id = session.courier.id.clone();
+    let (sender, receiver) = mpsc::channel(16);
+    let core = core.clone();
+    let token = session_token.to_owned();
+    let wake = core.courier_signals.subscribe(&courier_id);
+    tokio::spawn(async move {
+        let mut position = match resume {
+            Some(position) if feed::is_kept(&core.db, &courier_id, position).await.unwrap_or(false) => position,
+            _ => match snapshot(&core, &session.courier).await {
+                Ok(update) => {
+                    let position = update.position;
+                    if sender.send(Ok(update)).await.is_err() {
+                        return;
+                    }
+                    position
+                }
+                Err(error) => {
+                    let _ = sender.send(Err(error)).await;
+                    return;
+                }
+            },
+        };
+        loop {
+            let courier = match sessions::authenticate(&core, &token).await {
+                Ok(session) => session.courier,
+                Err(error) => {
+                    let _ = sender.send(Err(error)).await;
+                    return;
+                }
+            };
+            let sent = send_after(&core, &courier, &mut position, &sender).await;
+            match sent {
+                Ok(true) => {}
+                Ok(false) => return,
+                Err(error) => {
+                    let _ = sender.send(Err(error)).await;
+                    return;
+                }
+            }
+            tokio::select! {
+                () = sender.closed() => return,
+                () = wake.notified() => {}
+                () = tokio::time::sleep(POLL) => {}
+            }
+        }
+    });
+    Ok(receiver)
+}
+
+/// The courier's open jobs, at the feed's newest position (read first, so
+/// that a change committed meanwhile is sent again rather than missed).
+async fn snapshot(core: &Core, courier: &crate::couriers::Courier) -> CoreResult<Update> {
+    let position = feed::latest_position(&core.db, &courier.id).await?;
+    let jobs = super::open(core, courier).await?;
+    let offer = super::open_offer(core, courier).await?.map(Box::new);
+    Ok(Update {
+        position,
+        change: Change::Snapshot { jobs, offer },
+    })
+}
+
+/// Sends the feed rows after `position`, moving it; `false` once the
+/// receiver is gone.
+async fn send_after(
+    core: &Core,
+    courier: &crate::couriers::Courier,
+    position: &mut i64,
+    sender: &mpsc::Sender<CoreResult<Update>>,
+) -> CoreResult<bool> {
+    loop {
+        let rows = feed::after(&core.db, &courier.id, *position).await?;
+        if rows.is_empty() {
+            return Ok(true);
+        }
+        for row in rows {
+            let change = match row.entry {
+                Entry::Job { job_id } => Change::Job(Box::new(super::get(core, courier, &job_id).await?)),
+                Entry::Offer { offer_id, .. } => Change::Offer(Box::new(super::offer(core, courier, &offer_id).await?)),
+                Entry::Withdrawal {
+                    job_id,
+                    offer_id,
+                    reason,
+                } => Change::Withdrawal {
+                    job_id,
+                    offer_id,
+                    reason,
+                },
+            };
+            *position = row.position;
+            let update = Update {
+                position: row.position,
+                change,
+            };
+            if sender.send(Ok(update)).await.is_err() {
+                return Ok(false);
+            }
+        }
+    }
+}

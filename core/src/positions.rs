@@ -1,0 +1,383 @@
+//! Where couriers are (docs/couriers.md "Positions"): the phones' reports,
+//! taken in without a database transaction each. An accepted position is
+//! the courier's last known position at once (in this process's memory);
+//! reports wait in a buffer that [`flush`] writes in one transaction every
+//! [`FLUSH_EVERY`]: each courier's last position (`courier_locations`) and
+//! the positions taken while they hold a job (`courier_trails`, kept 30
+//! days). A position is held in memory at most about that long before
+//! another replica can read it; if the process dies, what it held is lost
+//! (the phone reports again seconds later).
+
+use std::collections::HashMap;
+use std::sync::Mutex;
+use std::time::Duration;
+
+use sea_orm::sea_query::OnConflict;
+use sea_orm::{
+    ActiveValue::Set, ColumnTrait, ConnectionTrait, DbBackend, EntityTrait, QueryFilter, QueryOrder, Statement,
+};
+
+use crate::assignments;
+use crate::{Core, CoreError, CoreResult, db};
+
+pub mod latest {
+    use sea_orm::entity::prelude::*;
+
+    #[derive(Clone, Debug, PartialEq, DeriveEntityModel)]
+    #[sea_orm(table_name = "courier_locations")]
+    pub struct Model {
+        #[sea_orm(primary_key, auto_increment = false)]
+        pub courier_id: String,
+        pub latitude: f64,
+        pub longitude: f64,
+        pub accuracy_m: Option<f64>,
+        pub heading_deg: Option<f64>,
+        pub speed_mps: Option<f64>,
+        pub recorded_at: i64,
+        pub received_at: i64,
+    }
+
+    #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]
+    pub enum Relation {}
+
+    impl ActiveModelBehavior for ActiveModel {}
+}
+
+pub mod trail {
+    use sea_orm::entity::prelude::*;
+
+    #[derive(Clone, Debug, PartialEq, DeriveEntityModel)]
+    #[sea_orm(table_name = "courier_trails")]
+    pub struct Model {
+        #[sea_orm(primary_key, auto_increment = false)]
+        pub courier_id: String,
+        #[sea_orm(primary_key, auto_increment = false)]
+        pub recorded_at: i64,
+        pub job_id: String,
+        pub latitude: f64,
+        pub longitude: f64,
+        pub accuracy_m: Option<f64>,
+    }
+
+    #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]
+    pub enum Relation {}
+
+    impl ActiveModelBehavior for ActiveModel {}
+}
+
+/// How often the buffered reports are written.
+pub const FLUSH_EVERY: Duration = Duration::from_secs(1);
+/// A position in memory is served while younger than this (received); an
+/// older one is read from the database, which another replica may have
+/// written since.
+const FRESH_MICROS: i64 = 2 * 1_000_000;
+/// A phone's clock may run this far ahead; a position further in the
+/// future is refused.
+const MAX_AHEAD_MICROS: i64 = 5 * 60 * 1_000_000;
+/// Trails are kept this long.
+pub const TRAIL_RETENTION_MICROS: i64 = 30 * 86_400_000_000;
+/// The most positions one report carries.
+pub const MAX_PER_REPORT: usize = 100;
+
+/// One position taken by a courier's phone.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Position {
+    pub latitude: f64,
+    pub longitude: f64,
+    pub accuracy_m: Option<f64>,
+    pub heading_deg: Option<f64>,
+    pub speed_mps: Option<f64>,
+    /// When the phone took it (its clock).
+    pub recorded_at: i64,
+}
+
+impl Position {
+    /// `invalid_request` naming the field (`positions.<index>.<field>`)
+    /// unless every value is in range and finite.
+    pub fn check(&self, index: usize, now: i64) -> CoreResult<()> {
+        let field = |name: &str| format!("positions.{index}.{name}");
+        let refuse = |name: &str, rule: &str| Err(CoreError::invalid(field(name), format!("{} {rule}.", field(name))));
+        if !(-90.0..=90.0).contains(&self.latitude) {
+            return refuse("latitude", "must be between -90 and 90");
+        }
+        if !(-180.0..=180.0).contains(&self.longitude) {
+            return refuse("longitude", "must be between -180 and 180");
+        }
+        if self.accuracy_m.is_some_and(|a| !(0.0..=100_000.0).contains(&a)) {
+            return refuse("accuracy_m", "must be between 0 and 100000");
+        }
+        if self.heading_deg.is_some_and(|h| !(0.0..=360.0).contains(&h)) {
+            return refuse("heading_deg", "must be between 0 and 360");
+        }
+        if self.speed_mps.is_some_and(|s| !(0.0..=150.0).contains(&s)) {
+            return refuse("speed_mps", "must be between 0 and 150");
+        }
+        if self.recorded_at > now + MAX_AHEAD_MICROS {
+            return refuse("recorded_at", "is more than 5 minutes in the future");
+        }
+        Ok(())
+    }
+}
+
+/// Positions taken in by this process: each courier's latest, and the
+/// reports not yet written.
+#[derive(Debug, Default)]
+pub struct Intake {
+    latest: Mutex<HashMap<String, Received>>,
+    pending: Mutex<Vec<(String, Position)>>,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Received {
+    position: Position,
+    at: i64,
+}
+
+/// A courier's last position as flushed, with the job they hold.
+#[derive(Clone, Debug)]
+pub struct Flushed {
+    pub courier_id: String,
+    pub job_id: String,
+    pub position: Position,
+}
+
+impl Intake {
+    fn lock_latest(&self) -> std::sync::MutexGuard<'_, HashMap<String, Received>> {
+        self.latest.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    fn lock_pending(&self) -> std::sync::MutexGuard<'_, Vec<(String, Position)>> {
+        self.pending.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+}
+
+/// Takes in `positions` of courier `courier_id` (checked before any is
+/// kept: one bad position refuses the report). The newest becomes their
+/// last position now; all wait for the next [`flush`].
+pub async fn accept(core: &Core, courier_id: &str, positions: Vec<Position>) -> CoreResult<usize> {
+    let now = core.clock.now_micros();
+    if positions.len() > MAX_PER_REPORT {
+        return Err(CoreError::invalid(
+            "positions",
+            format!("A report carries at most {MAX_PER_REPORT} positions."),
+        ));
+    }
+    if let Some(error) = positions.iter().enumerate().find_map(|(i, p)| p.check(i, now).err()) {
+        core.metrics.positions(0, positions.len() as u64);
+        return Err(error);
+    }
+    let Some(newest) = positions.iter().max_by_key(|p| p.recorded_at).copied() else {
+        return Ok(0);
+    };
+    {
+        let mut latest = core.positions.lock_latest();
+        let entry = latest.entry(courier_id.to_owned()).or_insert(Received {
+            position: newest,
+            at: now,
+        });
+        if newest.recorded_at >= entry.position.recorded_at {
+            *entry = Received {
+                position: newest,
+                at: now,
+            };
+        }
+    }
+    let accepted = positions.len();
+    core.positions
+        .lock_pending()
+        .extend(positions.into_iter().map(|p| (courier_id.to_owned(), p)));
+    core.metrics.positions(accepted as u64, 0);
+    Ok(accepted)
+}
+
+/// Courier `courier_id`'s last known position: this process's if fresh,
+/// else the database's.
+pub async fn latest(core: &Core, courier_id: &str) -> CoreResult<Option<Position>> {
+    Ok(latest_many(core, vec![courier_id.to_owned()]).await?.remove(courier_id))
+}
+
+/// The last known positions of `courier_ids` (those with none left out).
+pub async fn latest_many(core: &Core, courier_ids: Vec<String>) -> CoreResult<HashMap<String, Position>> {
+    let now = core.clock.now_micros();
+    let mut found = HashMap::new();
+    let mut missing = Vec::new();
+    {
+        let latest = core.positions.lock_latest();
+        for id in courier_ids {
+            match latest.get(&id) {
+                Some(received) if now - received.at < FRESH_MICROS => {
+                    found.insert(id, received.position);
+                }
+                _ => missing.push(id),
+            }
+        }
+    }
+    if !missing.is_empty() {
+        let rows = latest::Entity::find()
+            .filter(latest::Column::CourierId.is_in(missing))
+            .all(&core.db)
+            .await?;
+        for row in rows {
+            found.insert(row.courier_id.clone(), from_latest(&row));
+        }
+    }
+    Ok(found)
+}
+
+/// The trail of job `job_id`, oldest first.
+pub async fn trail(db: &impl ConnectionTrait, job_id: &str) -> CoreResult<Vec<Position>> {
+    Ok(trail::Entity::find()
+        .filter(trail::Column::JobId.eq(job_id))
+        .order_by_asc(trail::Column::RecordedAt)
+        .all(db)
+        .await?
+        .into_iter()
+        .map(|row| Position {
+            latitude: row.latitude,
+            longitude: row.longitude,
+            accuracy_m: row.accuracy_m,
+            heading_deg: None,
+            speed_mps: None,
+            recorded_at: row.recorded_at,
+        })
+        .collect())
+}
+
+/// Writes the reports taken in since the last flush in one transaction:
+/// each courier's newest as their last position, and the positions of
+/// couriers holding a job to that job's trail. Returns, for each courier
+/// holding a job, the job and their newest position (for the ETAs).
+pub async fn flush(core: &Core) -> CoreResult<Vec<Flushed>> {
+    let pending = std::mem::take(&mut *core.positions.lock_pending());
+    if pending.is_empty() {
+        return Ok(Vec::new());
+    }
+    let now = core.clock.now_micros();
+    let mut newest: HashMap<String, Position> = HashMap::new();
+    for (courier_id, position) in &pending {
+        let entry = newest.entry(courier_id.clone()).or_insert(*position);
+        if position.recorded_at >= entry.recorded_at {
+            *entry = *position;
+        }
+    }
+    let jobs: HashMap<String, String> = assignments::open_for_couriers(&core.db, newest.keys().cloned().collect())
+        .await?
+        .into_iter()
+        .map(|a| (a.courier_id, a.job_id))
+        .collect();
+    let tx = db::begin(core).await?;
+    let latest_rows: Vec<latest::ActiveModel> = newest
+        .iter()
+        .map(|(courier_id, p)| latest::ActiveModel {
+            courier_id: Set(courier_id.clone()),
+            latitude: Set(p.latitude),
+            longitude: Set(p.longitude),
+            accuracy_m: Set(p.accuracy_m),
+            heading_deg: Set(p.heading_deg),
+            speed_mps: Set(p.speed_mps),
+            recorded_at: Set(p.recorded_at),
+            received_at: Set(now),
+        })
+        .collect();
+    upsert_latest(&*tx, latest_rows).await?;
+    let trail_rows: Vec<trail::ActiveModel> = pending
+        .iter()
+        .filter_map(|(courier_id, p)| {
+            let job_id = jobs.get(courier_id)?;
+            Some(trail::ActiveModel {
+                courier_id: Set(courier_id.clone()),
+                recorded_at: Set(p.recorded_at),
+                job_id: Set(job_id.clone()),
+                latitude: Set(p.latitude),
+                longitude: Set(p.longitude),
+                accuracy_m: Set(p.accuracy_m),
+            })
+        })
+        .collect();
+    insert_trail(&*tx, trail_rows).await?;
+    tx.commit().await?;
+    core.metrics.position_write();
+    Ok(newest
+        .into_iter()
+        .filter_map(|(courier_id, position)| {
+            let job_id = jobs.get(&courier_id)?.clone();
+            Some(Flushed {
+                courier_id,
+                job_id,
+                position,
+            })
+        })
+        .collect())
+}
+
+/// Deletes trail positions older than 30 days; how many.
+pub async fn purge_trails(core: &Core, now: i64) -> CoreResult<u64> {
+    Ok(trail::Entity::delete_many()
+        .filter(trail::Column::RecordedAt.lt(now - TRAIL_RETENTION_MICROS))
+        .exec(&core.writer)
+        .await?
+        .rows_affected)
+}
+
+/// Each courier's row replaced by the newer position: one statement.
+async fn upsert_latest(db: &impl ConnectionTrait, rows: Vec<latest::ActiveModel>) -> CoreResult<()> {
+    use latest::Column as C;
+    let updated = [
+        C::Latitude,
+        C::Longitude,
+        C::AccuracyM,
+        C::HeadingDeg,
+        C::SpeedMps,
+        C::RecordedAt,
+        C::ReceivedAt,
+    ];
+    if db.get_database_backend() == DbBackend::Postgres {
+        let (insert, rows) = db::json_rows::<latest::Entity>(rows)?;
+        let sets: Vec<String> = updated
+            .iter()
+            .map(|c| {
+                let name = sea_orm::IdenStatic::as_str(c);
+                format!("{name} = EXCLUDED.{name}")
+            })
+            .collect();
+        let sql = format!("{insert} ON CONFLICT (courier_id) DO UPDATE SET {}", sets.join(", "));
+        db.execute_raw(Statement::from_sql_and_values(DbBackend::Postgres, sql, [rows]))
+            .await?;
+        return Ok(());
+    }
+    latest::Entity::insert_many(rows)
+        .on_conflict(OnConflict::column(C::CourierId).update_columns(updated).to_owned())
+        .exec_without_returning(db)
+        .await?;
+    Ok(())
+}
+
+/// Trail rows, a position sent twice (a phone's retry) kept once.
+async fn insert_trail(db: &impl ConnectionTrait, rows: Vec<trail::ActiveModel>) -> CoreResult<()> {
+    if rows.is_empty() {
+        return Ok(());
+    }
+    if db.get_database_backend() == DbBackend::Postgres {
+        let (insert, rows) = db::json_rows::<trail::Entity>(rows)?;
+        let sql = format!("{insert} ON CONFLICT DO NOTHING");
+        db.execute_raw(Statement::from_sql_and_values(DbBackend::Postgres, sql, [rows]))
+            .await?;
+        return Ok(());
+    }
+    trail::Entity::insert_many(rows)
+        .on_conflict_do_nothing_on([trail::Column::CourierId, trail::Column::RecordedAt])
+        .exec(db)
+        .await?;
+    Ok(())
+}
+
+fn from_latest(row: &latest::Model) -> Position {
+    Position {
+        latitude: row.latitude,
+        longitude: row.longitude,
+        accuracy_m: row.accuracy_m,
+        heading_deg: row.heading_deg,
+        speed_mps: row.speed_mps,
+        recorded_at: row.recorded_at,
+    }
+}

@@ -38,6 +38,15 @@ pub const STOPS: Count = Count { min: 0, max: 10 };
 /// A `vehicle_type_id`: at least this many characters (an id of `GET
 /// /v1/vehicle-types`; no other bound).
 pub const VEHICLE_TYPE_ID_MIN: usize = 1;
+/// The fields of free text, by name wherever they appear in a request: they
+/// may hold tabs and line breaks (docs/guide.md "Text").
+pub const FREE_TEXT_FIELDS: &[&str] = &["address", "instructions", "notes", "description"];
+/// Every other string of a request (fields, query parameters, path ids): no
+/// control character, i.e. nothing of Unicode's `Cc` (C0, DEL, C1)
+/// (ECMA-262, as JSON Schema reads it).
+pub const TEXT_PATTERN: &str = r"^[^\u0000-\u001f\u007f-\u009f]*$";
+/// Free text: as [`TEXT_PATTERN`], with tab, line feed and carriage return.
+pub const FREE_TEXT_PATTERN: &str = r"^[^\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]*$";
 /// Selected extras.
 pub const EXTRAS: Count = Count { min: 0, max: 20 };
 /// The quantity of one selected extra.

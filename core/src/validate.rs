@@ -79,12 +79,10 @@ pub enum TextKind {
     Line,
 }
 
-/// The fields of free text, by name, wherever they appear in a request.
-const FREE_TEXT_FIELDS: &[&str] = &["address", "instructions", "notes", "description"];
-
-/// Whether a request field called `name` holds free text.
+/// Whether a request field called `name` holds free text
+/// (`limits::FREE_TEXT_FIELDS`).
 pub fn text_kind(name: &str) -> TextKind {
-    if FREE_TEXT_FIELDS.contains(&name) {
+    if limits::FREE_TEXT_FIELDS.contains(&name) {
         TextKind::Free
     } else {
         TextKind::Line
@@ -314,6 +312,16 @@ mod tests {
     }
 
     proptest::proptest! {
+        /// The text patterns the OpenAPI document states accept exactly
+        /// what the text check accepts.
+        #[test]
+        fn documented_text_patterns_agree_with_the_check(text in "[a\u{0}-\u{1f}\u{7f}-\u{a0}é]{0,8}") {
+            for (kind, pattern) in [(TextKind::Line, limits::TEXT_PATTERN), (TextKind::Free, limits::FREE_TEXT_PATTERN)] {
+                let pattern = regex::Regex::new(pattern).expect("text pattern");
+                proptest::prop_assert_eq!(is_text(text.as_bytes(), kind), pattern.is_match(&text), "{:?} {:?}", kind, text);
+            }
+        }
+
         /// The patterns the OpenAPI document states accept exactly what
         /// the checks accept (lengths aside, which both take from `limits`).
         #[test]

@@ -231,6 +231,7 @@ pub fn document() -> Result<Value, serde_json::Error> {
     add_error_responses(&mut doc);
     optional_bodies_are_objects(&mut doc);
     add_request_rules(&mut doc);
+    add_text_patterns(&mut doc);
     add_delivery_waypoint(&mut doc);
     add_examples(&mut doc);
     add_request_id_headers(&mut doc);
@@ -472,6 +473,76 @@ fn add_request_rules(doc: &mut Value) {
                 schema.extend(rule);
             }
         }
+    }
+}
+
+/// Every string a request carries is text (docs/guide.md "Text"): a pattern
+/// on each string property of the request bodies' schemas (free text's on
+/// the fields `limits::FREE_TEXT_FIELDS` names) and on each string query and
+/// path parameter. Beside a pattern a field has already, in `allOf`.
+fn add_text_patterns(doc: &mut Value) {
+    let mut pending = Vec::new();
+    for operation in operations(doc) {
+        if let Some(schema) = operation.get("requestBody") {
+            collect_refs(schema, &mut pending);
+        }
+    }
+    let mut requests = BTreeSet::new();
+    while let Some(name) = pending.pop() {
+        if requests.insert(name.clone())
+            && let Some(schema) = doc.pointer(&format!("/components/schemas/{name}"))
+        {
+            collect_refs(schema, &mut pending);
+        }
+    }
+    for name in requests {
+        let pointer = format!("/components/schemas/{name}/properties");
+        if let Some(Value::Object(properties)) = doc.pointer_mut(&pointer) {
+            for (field, property) in properties.iter_mut() {
+                add_text_pattern(property, field);
+            }
+        }
+    }
+    for operation in operations(doc) {
+        for parameter in parameters(operation) {
+            let text = |key: &str| {
+                parameter
+                    .get(key)
+                    .and_then(Value::as_str)
+                    .unwrap_or_default()
+                    .to_owned()
+            };
+            let (place, name) = (text("in"), text("name"));
+            if let (true, Some(schema)) = (place == "query" || place == "path", parameter.get_mut("schema")) {
+                add_text_pattern(schema, &name);
+            }
+        }
+    }
+}
+
+/// The text pattern on `schema`, a field or parameter called `name`, when
+/// it is a string of any value (not an enum).
+fn add_text_pattern(schema: &mut Value, name: &str) {
+    let is_string = match schema.get("type") {
+        Some(Value::String(kind)) => kind == "string",
+        Some(Value::Array(kinds)) => kinds.contains(&json!("string")),
+        _ => false,
+    };
+    let Some(schema) = schema.as_object_mut().filter(|s| is_string && !s.contains_key("enum")) else {
+        return;
+    };
+    let pattern = if limits::FREE_TEXT_FIELDS.contains(&name) {
+        limits::FREE_TEXT_PATTERN
+    } else {
+        limits::TEXT_PATTERN
+    };
+    if schema.contains_key("pattern") {
+        let all_of = schema.entry("allOf").or_insert_with(|| json!([]));
+        if let Some(all_of) = all_of.as_array_mut() {
+            all_of.push(json!({ "pattern": pattern }));
+        }
+    } else {
+        schema.insert("pattern".into(), json!(pattern));
     }
 }
 
@@ -809,6 +880,21 @@ mod tests {
             let keyed = errors.contains(&ErrorCode::MissingApiKey);
             assert_eq!(operation.contains_key("security"), keyed, "{id}");
         }
+    }
+
+    #[test]
+    fn request_strings_state_the_text_rule() {
+        let doc = document().expect("document");
+        let schemas = &doc["components"]["schemas"];
+        let notes = &schemas["CreateDeliveryRequest"]["properties"]["notes"];
+        assert_eq!(notes["pattern"], json!(limits::FREE_TEXT_PATTERN), "{notes}");
+        let name = &schemas["ContactInput"]["properties"]["name"];
+        assert_eq!(name["pattern"], json!(limits::TEXT_PATTERN), "{name}");
+        // Beside a pattern of its own.
+        let phone = &schemas["ContactInput"]["properties"]["phone"];
+        assert_eq!(phone["allOf"][0]["pattern"], json!(limits::TEXT_PATTERN), "{phone}");
+        let get = &doc["paths"]["/v1/deliveries/{deliveryId}"]["get"]["parameters"][0];
+        assert_eq!(get["schema"]["pattern"], json!(limits::TEXT_PATTERN), "{get}");
     }
 
     #[test]

@@ -55,6 +55,9 @@ macro_rules! error_codes {
 error_codes! {
     InvalidRequest => ("invalid_request", 400, InvalidArgument, "A field is missing or invalid, or the body is not a JSON object. `param` names the field as a dot path (`stops.2.latitude`) or the header."),
     MethodNotAllowed => ("method_not_allowed", 405, Unimplemented, "The path exists but not with this HTTP method; the `Allow` header lists the methods it takes."),
+    RequestTimeout => ("request_timeout", 408, DeadlineExceeded, "The request's body did not arrive within the time allowed (30 seconds by default); the connection is closed. Send the request again."),
+    RequestTooLarge => ("request_too_large", 413, InvalidArgument, "The request body is larger than 1 MiB: refused as soon as that is known (a larger `Content-Length` before any of the body is read), and the connection is closed."),
+    HeadersTooLarge => ("headers_too_large", 431, InvalidArgument, "The request's headers take more than 32 KiB; `param` names the largest. (`x-api-key`, `Authorization` and `Idempotency-Key` have their own codes.)"),
     QuoteMismatch => ("quote_mismatch", 400, InvalidArgument, "The request differs from the quote in route, vehicle type, extras, items or `scheduled_at`. Request a new quote."),
     QuoteNotFound => ("quote_not_found", 400, InvalidArgument, "No quote with that id exists for this key's workspace and mode."),
     QuoteExpired => ("quote_expired", 400, InvalidArgument, "The quote is older than 5 minutes. Request a new quote."),
@@ -116,6 +119,9 @@ const PARAM_KEY: &str = "param";
 /// field violation naming it. For plain gRPC tooling the code and `param`
 /// are also in the `x-error-code` / `x-error-param` metadata.
 pub fn to_status(code: ErrorCode, message: &str, param: Option<&str>) -> tonic::Status {
+    let message = clipped(message);
+    let param = param.map(clipped);
+    let (message, param) = (message.as_str(), param.as_deref());
     let mut info = HashMap::new();
     if let Some(param) = param {
         info.insert(PARAM_KEY.to_owned(), param.to_owned());
@@ -147,10 +153,29 @@ fn is_field_path(param: &str) -> bool {
 pub fn encode_request_error(code: ErrorCode, message: &str, param: Option<&str>) -> Vec<u8> {
     ErrorDetail {
         code: code.as_str().to_owned(),
-        param: param.unwrap_or_default().to_owned(),
-        message: message.to_owned(),
+        param: param.map(clipped).unwrap_or_default(),
+        message: clipped(message),
     }
     .encode_to_vec()
+}
+
+/// The longest message or `param` of an error that crosses gRPC, in bytes.
+const MAX_ERROR_TEXT: usize = 1024;
+
+/// `text` cut to at most [`MAX_ERROR_TEXT`] bytes (on a character boundary),
+/// marked `…` where cut. Errors travel in header blocks (metadata, trailers)
+/// whose size HTTP/2 limits: a message quoting a huge field of a request
+/// (an unknown member's name, an unknown id) must not make its refusal a
+/// transport failure.
+fn clipped(text: &str) -> String {
+    if text.len() <= MAX_ERROR_TEXT {
+        return text.to_owned();
+    }
+    let mut end = MAX_ERROR_TEXT;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}…", &text[..end])
 }
 
 /// The code, message and `param` of a forwarded request error.
@@ -230,6 +255,15 @@ mod tests {
             ErrorDetails::with_error_info("not_found", "elsewhere", HashMap::new()),
         );
         assert_eq!(public_error(&foreign), None);
+    }
+
+    #[test]
+    fn long_texts_are_clipped_on_a_character_boundary() {
+        let status = to_status(ErrorCode::InvalidRequest, &"é".repeat(5000), Some(&"p".repeat(5000)));
+        assert!(status.message().len() <= MAX_ERROR_TEXT + 3 && status.message().ends_with('…'));
+        let (_, param) = from_status(&status);
+        assert!(param.is_some_and(|p| p.len() <= MAX_ERROR_TEXT + 3));
+        assert_eq!(clipped("short"), "short");
     }
 
     #[test]

@@ -35,6 +35,9 @@ pub const EMAIL: Chars = Chars { min: 3, max: 254 };
 pub const EMAIL_PATTERN: &str = r"^[^@\s]+@[^@\s.]+(?:\.[^@\s.]+)+$";
 /// Stops between pickup and dropoff.
 pub const STOPS: Count = Count { min: 0, max: 10 };
+/// A `vehicle_type_id`: at least this many characters (an id of `GET
+/// /v1/vehicle-types`; no other bound).
+pub const VEHICLE_TYPE_ID_MIN: usize = 1;
 /// Selected extras.
 pub const EXTRAS: Count = Count { min: 0, max: 20 };
 /// The quantity of one selected extra.

@@ -110,7 +110,7 @@ public_names! {
         DeliveryDelivered => "delivery.delivered",
         DeliveryCancelled => "delivery.cancelled",
     }
-    WebhookAttemptStatus as "WebhookAttemptStatus", "How the attempt ended: `succeeded` (a `2xx` answer) or `failed`, whether or not a retry follows. Attempts are listed once ended, so `pending` is never shown." {
+    WebhookAttemptStatus as "WebhookAttemptStatus", "How the attempt ended: `succeeded` (a `2xx` answer) or `failed`, whether or not a retry follows; `pending` while its request is being made." {
         Succeeded => "succeeded",
         Failed => "failed",
         Pending => "pending",

@@ -19,6 +19,9 @@ struct Cli {
     base_url: String,
     #[arg(long, env = "COURIER_LOG_FORMAT", value_enum, default_value_t = LogFormat::Text)]
     log_format: LogFormat,
+    /// Slow clients are cut off as on the API (the same server).
+    #[command(flatten)]
+    http_timeouts: courier_edge::serving::HttpTimeouts,
 }
 
 #[tokio::main]
@@ -41,8 +44,13 @@ async fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
     let listener = tokio::net::TcpListener::bind(&cli.addr).await?;
     tracing::info!(addr = %listener.local_addr()?, %root, "courier-console serving");
     let app = axum::Router::new().nest("/console", router(state));
-    axum::serve(listener, app)
-        .with_graceful_shutdown(courier::shutdown::signal())
-        .await?;
+    courier_edge::serve_router(
+        app,
+        listener,
+        cli.http_timeouts,
+        &cli.base_url,
+        courier::shutdown::signal(),
+    )
+    .await?;
     Ok(())
 }

@@ -1,6 +1,7 @@
 //! Assembles the gRPC server: public and internal services, health and
-//! reflection, with a tracing span per call carrying the request id and a
-//! count and latency per method and status code.
+//! reflection, with a tracing span per call carrying the request id, a
+//! count and latency per method and status code, and every request's text
+//! checked (`grpc::request_text`).
 
 use std::future::Future;
 use std::pin::Pin;
@@ -35,6 +36,7 @@ use crate::grpc::console::ConsoleApi;
 use crate::grpc::courier_app::CourierAppApi;
 use crate::grpc::couriers::CourierApi;
 use crate::grpc::fleet::FleetOrderApi;
+use crate::grpc::request_text::CheckText;
 use crate::grpc::{admin::AdminApi, deliveries::DeliveryApi, quotes::QuoteApi, vehicle_types::VehicleTypeApi};
 use crate::grpc::{dispatch::DispatchApi, events::EventApi, tracking::TrackingApi, webhooks::WebhookApi};
 use crate::metrics::CoreMetrics;
@@ -118,6 +120,7 @@ pub async fn serve(
             metrics: metrics.clone(),
         }))
         .layer(access::layer::ReadCaller::new(core.clone()))
+        .layer(CheckText)
         .add_service(health_service)
         .add_service(reflection)
         .add_service(reflection_v1alpha)

@@ -69,6 +69,61 @@ pub fn text_length(param: &str, value: &str, min: usize, max: usize) -> CoreResu
     Ok(())
 }
 
+/// What a text field may hold besides printable characters.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TextKind {
+    /// Written by people to be read by people (an address, instructions,
+    /// notes, a description): tabs and line breaks are part of it.
+    Free,
+    /// Everything else (names, ids, codes, filters, URLs): one line.
+    Line,
+}
+
+/// The fields of free text, by name, wherever they appear in a request.
+const FREE_TEXT_FIELDS: &[&str] = &["address", "instructions", "notes", "description"];
+
+/// Whether a request field called `name` holds free text.
+pub fn text_kind(name: &str) -> TextKind {
+    if FREE_TEXT_FIELDS.contains(&name) {
+        TextKind::Free
+    } else {
+        TextKind::Line
+    }
+}
+
+/// Whether `bytes` are valid text of a request field (docs/guide.md
+/// "Conventions"): UTF-8 without a control character (NUL, the other C0
+/// controls, DEL, the C1 controls), except tab, line feed and carriage
+/// return in free text. PostgreSQL refuses a NUL and SQLite would keep it
+/// unseen; the others break log lines, CSV files and pages. Applied to every
+/// string of every request before a handler reads it
+/// (`grpc::request_text`).
+pub fn is_text(bytes: &[u8], kind: TextKind) -> bool {
+    std::str::from_utf8(bytes).is_ok_and(|text| forbidden_character(text, kind).is_none())
+}
+
+/// [`is_text`], else `invalid_request` about `param` saying why not.
+pub fn text(param: &str, bytes: &[u8], kind: TextKind) -> CoreResult<()> {
+    let Ok(text) = std::str::from_utf8(bytes) else {
+        return Err(CoreError::invalid(param, format!("{param} is not valid UTF-8 text.")));
+    };
+    match forbidden_character(text, kind) {
+        Some(control) => Err(CoreError::invalid(
+            param,
+            format!(
+                "{param} must not contain control characters (found U+{:04X}).",
+                u32::from(control)
+            ),
+        )),
+        None => Ok(()),
+    }
+}
+
+fn forbidden_character(text: &str, kind: TextKind) -> Option<char> {
+    let allowed = |c: char| kind == TextKind::Free && matches!(c, '\t' | '\n' | '\r');
+    text.chars().find(|&c| c.is_control() && !allowed(c))
+}
+
 pub fn waypoint(param: &str, waypoint: &WaypointInput, rule: ContactRule) -> CoreResult<()> {
     text_within(&format!("{param}.address"), &waypoint.address, limits::ADDRESS)?;
     let ((min_latitude, max_latitude), (min_longitude, max_longitude)) = (limits::LATITUDE, limits::LONGITUDE);
@@ -230,6 +285,32 @@ mod tests {
         assert!(email("e", "a@b").is_err());
         assert!(email("e", "a b@c.de").is_err());
         assert!(email("e", "@c.de").is_err());
+    }
+
+    #[test]
+    fn text_refuses_controls_but_lets_free_text_break_lines() {
+        let free = |text: &str| text_of("notes", text, TextKind::Free);
+        assert_eq!(free("Ring twice.\nThen wait.\r\n\tThanks"), None);
+        assert_eq!(text_of("name", "Käse 🚚", TextKind::Line), None);
+        for bad in ["a\u{0}b", "\u{1b}[31m", "x\u{7f}", "\u{85}"] {
+            assert_eq!(free(bad).as_deref(), Some("notes"), "{bad:?}");
+        }
+        for line_break in ["a\nb", "a\tb", "a\rb"] {
+            assert!(text_of("name", line_break, TextKind::Line).is_some(), "{line_break:?}");
+        }
+        assert_eq!(text_kind("instructions"), TextKind::Free);
+        assert_eq!(text_kind("external_id"), TextKind::Line);
+        assert!(text("id", b"del_\xff", TextKind::Line).is_err());
+        assert!(!is_text(b"del_\xff", TextKind::Line));
+        assert!(is_text(b"del_1", TextKind::Line));
+    }
+
+    fn text_of(param: &str, value: &str, kind: TextKind) -> Option<String> {
+        assert_eq!(
+            is_text(value.as_bytes(), kind),
+            text(param, value.as_bytes(), kind).is_ok()
+        );
+        param_of(text(param, value.as_bytes(), kind))
     }
 
     proptest::proptest! {

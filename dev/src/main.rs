@@ -10,6 +10,7 @@ use courier_core::clock::Clock;
 use courier_core::config::CoreConfig;
 use courier_core::{Core, demo};
 use courier_edge::ratelimit::RateLimitConfig;
+use courier_edge::serving::HttpTimeouts;
 use courier_edge::{CoreClients, EdgeState};
 use prometheus_client::registry::Registry;
 use std::sync::Arc;
@@ -31,6 +32,9 @@ struct Cli {
 
     #[command(flatten)]
     rate_limits: RateLimitConfig,
+
+    #[command(flatten)]
+    http_timeouts: HttpTimeouts,
 
     /// Log line format.
     #[arg(long, env = "COURIER_LOG_FORMAT", value_enum, default_value_t = LogFormat::Text)]
@@ -105,6 +109,8 @@ async fn run(mut cli: Cli, base_url_defaulted: bool) -> Result<(), Box<dyn std::
     let edge_task = tokio::spawn(courier_edge::serve_router(
         app,
         http,
+        cli.http_timeouts,
+        &base_url,
         edge_stop.clone().cancelled_owned(),
     ));
     let ops_task = tokio::spawn(courier::ops::serve_metrics(

@@ -26,4 +26,7 @@ pub struct EdgeConfig {
 
     #[command(flatten)]
     pub rate_limits: crate::ratelimit::RateLimitConfig,
+
+    #[command(flatten)]
+    pub timeouts: crate::serving::HttpTimeouts,
 }

@@ -50,7 +50,7 @@ impl CallContext {
 }
 
 /// Header name → metadata key of what is forwarded.
-const FORWARDED: &[(&str, &str)] = &[
+pub(crate) const FORWARDED: &[(&str, &str)] = &[
     ("x-api-key", metadata::API_KEY),
     ("authorization", metadata::AUTHORIZATION),
     ("idempotency-key", metadata::IDEMPOTENCY_KEY),
@@ -72,13 +72,8 @@ impl<S: Send + Sync> FromRequestParts<S> for CallContext {
         for (header, key) in FORWARDED {
             if let Some(raw) = parts.headers.get(*header) {
                 let value = raw.to_str().ok().and_then(|text| text.parse().ok()).ok_or_else(|| {
-                    let code = if *header == "idempotency-key" {
-                        ErrorCode::InvalidIdempotencyKey
-                    } else {
-                        ErrorCode::InvalidApiKey
-                    };
                     ApiError::at(
-                        code,
+                        refusal_code(header),
                         display_name(header),
                         format!("The {} header must be visible ASCII.", display_name(header)),
                     )
@@ -90,7 +85,18 @@ impl<S: Send + Sync> FromRequestParts<S> for CallContext {
     }
 }
 
-fn display_name(header: &str) -> &'static str {
+/// The code of a malformed forwarded header: the contract's own for the
+/// idempotency key, the key's for the others.
+pub(crate) fn refusal_code(header: &str) -> ErrorCode {
+    if header == "idempotency-key" {
+        ErrorCode::InvalidIdempotencyKey
+    } else {
+        ErrorCode::InvalidApiKey
+    }
+}
+
+/// A forwarded header's name as the guide writes it.
+pub(crate) fn display_name(header: &str) -> &'static str {
     match header {
         "x-api-key" => "x-api-key",
         "authorization" => "Authorization",

@@ -1,7 +1,9 @@
 //! Strict JSON request bodies: a body that is not a JSON object, a wrong type,
-//! a missing, unknown or repeated member, or an oversize body is
-//! `400 invalid_request` with `param` as a dot path (`stops.2.latitude`) and a
-//! message in the service's words (never a Rust type or serde's phrasing).
+//! or a missing, unknown or repeated member is `400 invalid_request` with
+//! `param` as a dot path (`stops.2.latitude`) and a message in the service's
+//! words (never a Rust type or serde's phrasing). A body over the limit is
+//! `413 request_too_large`, one that does not arrive in time `408
+//! request_timeout` (`serving`).
 //! An integer may be written with a zero fraction (`2.0`), as JSON Schema
 //! allows.
 
@@ -15,6 +17,9 @@ use serde_json::Value;
 use serde_json::error::Category;
 
 use crate::error::ApiError;
+use crate::serving::BodyTimeout;
+use courier::errors::ErrorCode;
+use http_body_util::LengthLimitError;
 
 /// The largest request body accepted.
 pub const MAX_BODY_BYTES: usize = 1024 * 1024;
@@ -50,11 +55,21 @@ impl<S: Send + Sync, T: DeserializeOwned> FromRequest<S> for OptionalJsonBody<T>
 }
 
 async fn read_body(body: Body) -> Result<Bytes, ApiError> {
-    axum::body::to_bytes(body, MAX_BODY_BYTES).await.map_err(|_| {
-        ApiError::invalid(
-            "body",
-            format!("The request body must be at most {MAX_BODY_BYTES} bytes."),
-        )
+    axum::body::to_bytes(body, MAX_BODY_BYTES).await.map_err(|error| {
+        let cause = error.into_inner();
+        if cause.is::<LengthLimitError>() {
+            ApiError::new(
+                ErrorCode::RequestTooLarge,
+                format!("The request body must be at most {MAX_BODY_BYTES} bytes."),
+            )
+        } else if BodyTimeout::caused(cause.as_ref()) {
+            ApiError::new(
+                ErrorCode::RequestTimeout,
+                "The request body did not arrive in time; send the request again.",
+            )
+        } else {
+            ApiError::invalid("body", "The request body could not be read to its end.")
+        }
     })
 }
 
@@ -287,6 +302,19 @@ mod tests {
 
     fn param(json: &str) -> Option<String> {
         parse::<Body>(json.as_bytes()).err().and_then(|e| e.param)
+    }
+
+    #[tokio::test]
+    async fn a_body_over_the_limit_is_too_large_however_it_arrives() {
+        let refused = read_body(axum::body::Body::from(vec![b' '; MAX_BODY_BYTES + 1]))
+            .await
+            .err();
+        assert_eq!(refused.map(|e| e.code), Some(ErrorCode::RequestTooLarge));
+        assert!(
+            read_body(axum::body::Body::from(vec![b' '; MAX_BODY_BYTES]))
+                .await
+                .is_ok()
+        );
     }
 
     #[test]

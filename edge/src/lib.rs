@@ -12,13 +12,15 @@ pub mod list_pages;
 pub mod metrics;
 pub mod middleware;
 pub mod openapi;
+pub mod path_id;
 pub mod ratelimit;
+pub mod request_policy;
 pub mod routes;
+pub mod serving;
 
 use std::future::Future;
 use std::sync::Arc;
 
-use axum::serve::ListenerExt;
 use tokio::net::TcpListener;
 use tonic::transport::{Channel, Endpoint};
 use tonic_health::pb::health_client::HealthClient;
@@ -108,25 +110,30 @@ impl EdgeState {
 pub async fn serve(
     state: EdgeState,
     listener: TcpListener,
+    timeouts: serving::HttpTimeouts,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
-    serve_router(routes::router(state), listener, shutdown).await
+    let base_url = state.base_url.clone();
+    serve_router(routes::router(state), listener, timeouts, &base_url, shutdown).await
 }
 
-/// Serves `router` as the edge serves its own: with TCP_NODELAY and a
-/// graceful shutdown (the dev runner serves the edge and the console on
-/// one listener).
-pub async fn serve_router(
+/// Serves `router` as the edge serves its own ([`serving`]): TCP_NODELAY,
+/// slow clients cut off after `timeouts`, a graceful shutdown. The console
+/// is served so too, on its own or beside the edge on one listener (the dev
+/// runner). `base_url` is the public API's, for the `doc_url` of the
+/// answers the server makes itself.
+pub fn serve_router(
     router: axum::Router,
     listener: TcpListener,
+    timeouts: serving::HttpTimeouts,
+    base_url: &str,
     shutdown: impl Future<Output = ()> + Send + 'static,
-) -> std::io::Result<()> {
-    // TCP_NODELAY: answers are written as soon as they are ready, never held
-    // back waiting for the client's delayed ACK.
-    let listener = listener.tap_io(|stream| {
-        if let Err(error) = stream.set_nodelay(true) {
-            tracing::debug!(%error, "TCP_NODELAY not set");
-        }
-    });
-    axum::serve(listener, router).with_graceful_shutdown(shutdown).await
+) -> impl Future<Output = std::io::Result<()>> + Send + 'static {
+    serving::serve(
+        router,
+        listener,
+        timeouts,
+        base_url.trim_end_matches('/').into(),
+        shutdown,
+    )
 }

@@ -64,7 +64,7 @@ async fn run(config: EdgeConfig) -> Result<(), Box<dyn std::error::Error>> {
     });
     let work = async {
         tokio::try_join!(
-            courier_edge::serve(state, listener, stop.clone().cancelled_owned()),
+            courier_edge::serve(state, listener, config.timeouts, stop.clone().cancelled_owned()),
             courier::ops::serve_metrics(ops_listener, vec![Arc::new(registry)], stop.clone().cancelled_owned()),
         )
     };

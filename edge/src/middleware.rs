@@ -20,7 +20,7 @@ use crate::metrics::Answered;
 #[derive(Clone, Debug)]
 pub struct RequestId(pub String);
 
-fn new_request_id() -> String {
+pub(crate) fn new_request_id() -> String {
     const ALPHABET: &[u8] = b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
     let mut rng = rand::rng();
     let suffix: String = (0..22)
@@ -30,8 +30,16 @@ fn new_request_id() -> String {
 }
 
 pub async fn finish(State(state): State<EdgeState>, mut request: Request, next: Next) -> Response {
-    let request_id = new_request_id();
-    request.extensions_mut().insert(RequestId(request_id.clone()));
+    // The server gives each request its id (`serving`); a router served
+    // otherwise gets one here.
+    let request_id = match request.extensions().get::<RequestId>() {
+        Some(RequestId(id)) => id.clone(),
+        None => {
+            let id = new_request_id();
+            request.extensions_mut().insert(RequestId(id.clone()));
+            id
+        }
+    };
     let method = request.method().clone();
     let path = request.uri().path().to_owned();
     let route = request.extensions().get::<MatchedPath>().map(|m| m.as_str().to_owned());
@@ -40,22 +48,8 @@ pub async fn finish(State(state): State<EdgeState>, mut request: Request, next: 
     let mut response = next.run(request).instrument(span.clone()).await;
 
     let mut code = None;
-    if let Some(api_error) = response.extensions_mut().remove::<ApiError>() {
+    if let Some(api_error) = render_error(&mut response, &request_id, &state.base_url) {
         code = Some(api_error.code.as_str());
-        let quoted_id = api_error.replayed_request_id.as_deref().unwrap_or(&request_id);
-        let body = error::body(&api_error, quoted_id, &state.base_url);
-        if api_error.replayed_request_id.is_some() {
-            response
-                .headers_mut()
-                .insert("idempotent-replayed", HeaderValue::from_static("true"));
-        }
-        // Serialising plain strings cannot fail; an empty body would still
-        // carry the status and the `Request-Id` header.
-        *response.body_mut() = Body::from(serde_json::to_vec(&body).unwrap_or_default());
-        response
-            .headers_mut()
-            .insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
-        response.headers_mut().remove(header::CONTENT_LENGTH);
         span.in_scope(|| tracing::info!(code = api_error.code.as_str(), param = ?api_error.param, "request refused"));
     }
     if let Ok(value) = HeaderValue::from_str(&request_id) {
@@ -77,4 +71,26 @@ pub async fn finish(State(state): State<EdgeState>, mut request: Request, next: 
         )
     });
     response
+}
+
+/// Renders the [`ApiError`] an answer carries, if any, as its body in the
+/// public shape (quoting `request_id`, or the first request's on a replayed
+/// refusal); returns it.
+pub(crate) fn render_error(response: &mut Response, request_id: &str, base_url: &str) -> Option<ApiError> {
+    let api_error = response.extensions_mut().remove::<ApiError>()?;
+    let quoted_id = api_error.replayed_request_id.as_deref().unwrap_or(request_id);
+    let body = error::body(&api_error, quoted_id, base_url);
+    if api_error.replayed_request_id.is_some() {
+        response
+            .headers_mut()
+            .insert("idempotent-replayed", HeaderValue::from_static("true"));
+    }
+    // Serialising plain strings cannot fail; an empty body would still
+    // carry the status and the `Request-Id` header.
+    *response.body_mut() = Body::from(serde_json::to_vec(&body).unwrap_or_default());
+    response
+        .headers_mut()
+        .insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
+    response.headers_mut().remove(header::CONTENT_LENGTH);
+    Some(api_error)
 }

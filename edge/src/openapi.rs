@@ -101,6 +101,17 @@ const AUTHENTICATION: &[ErrorCode] = &[
     ErrorCode::RateLimited,
 ];
 
+/// Refusals of the request as such, made before it is routed (the
+/// request policy and the server's timeouts), possible on every operation.
+const REQUEST: &[ErrorCode] = &[
+    ErrorCode::InvalidRequest,
+    ErrorCode::InvalidApiKey,
+    ErrorCode::InvalidIdempotencyKey,
+    ErrorCode::RequestTimeout,
+    ErrorCode::RequestTooLarge,
+    ErrorCode::HeadersTooLarge,
+];
+
 /// Failures of the service itself, possible on every operation.
 const SERVICE: &[ErrorCode] = &[
     ErrorCode::InternalError,
@@ -109,7 +120,8 @@ const SERVICE: &[ErrorCode] = &[
 ];
 
 /// Every refusal an operation can answer, by operation id: its own, plus
-/// [`AUTHENTICATION`] when it takes a key, plus [`SERVICE`]. `None` for an
+/// [`AUTHENTICATION`] when it takes a key, plus [`REQUEST`] and [`SERVICE`],
+/// each code once. `None` for an
 /// operation this table does not know (a unit test requires an entry for
 /// every operation of the document).
 pub fn operation_errors(operation_id: &str) -> Option<Vec<ErrorCode>> {
@@ -201,7 +213,13 @@ pub fn operation_errors(operation_id: &str) -> Option<Vec<ErrorCode>> {
         _ => return None,
     };
     let authentication = if keyed { AUTHENTICATION } else { &[] };
-    Some(own.iter().chain(authentication).chain(SERVICE).copied().collect())
+    let mut codes: Vec<ErrorCode> = Vec::new();
+    for &code in own.iter().chain(authentication).chain(REQUEST).chain(SERVICE) {
+        if !codes.contains(&code) {
+            codes.push(code);
+        }
+    }
+    Some(codes)
 }
 
 /// The document, as served.
@@ -379,6 +397,13 @@ fn request_rules() -> Vec<(&'static str, &'static str, Value)> {
     }
     for schema in ["CreateQuoteRequest", "CreateDeliveryRequest"] {
         rules.push((schema, "extras", entries(limits::EXTRAS, true)));
+    }
+    for schema in ["CreateQuoteRequest", "CreateDeliveryRequest", "CreateFleetOrderRequest"] {
+        rules.push((
+            schema,
+            "vehicle_type_id",
+            json!({ "minLength": limits::VEHICLE_TYPE_ID_MIN }),
+        ));
     }
     rules.push(("CreateDeliveryRequest", "external_id", text(limits::EXTERNAL_ID)));
     rules.push(("CreateDeliveryRequest", "notes", text(limits::NOTES)));

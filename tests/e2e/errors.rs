@@ -55,7 +55,8 @@ e2e! {
     async fn oversize_body(app: TestApp) {
         let mut body = crate::quotes::berlin_quote();
         body["pickup"]["address"] = json!("a".repeat(1024 * 1024));
-        app.post("/v1/quotes", &app.test_key, &body).await.assert_error(400, "invalid_request", Some("body"));
+        // Refused by its Content-Length, before the body is read.
+        app.post("/v1/quotes", &app.test_key, &body).await.assert_error(413, "request_too_large", None);
     }
 
     async fn request_id_on_every_answer(app: TestApp) {
@@ -119,20 +120,9 @@ e2e! {
     }
 
     async fn refusals_before_routing_are_statuses_without_a_body(app: TestApp) {
-        use tokio::io::{AsyncReadExt, AsyncWriteExt};
-        let address = app.base_url.trim_start_matches("http://").to_owned();
         let exchange = |request: Vec<u8>| {
-            let address = address.clone();
-            async move {
-                let mut stream = tokio::net::TcpStream::connect(&address).await.expect("connect");
-                stream.write_all(&request).await.expect("write");
-                let mut answer = Vec::new();
-                tokio::time::timeout(std::time::Duration::from_secs(10), stream.read_to_end(&mut answer))
-                    .await
-                    .expect("answer in time")
-                    .expect("read");
-                String::from_utf8_lossy(&answer).into_owned()
-            }
+            let base_url = app.base_url.clone();
+            async move { crate::hostile::exchange(&base_url, &request).await }
         };
         let headers = |count: usize| (0..count).map(|n| format!("x-h{n}: v\r\n")).collect::<String>();
         // docs/API.md lists these: the HTTP server answers them itself.

@@ -128,6 +128,8 @@ impl Listeners {
         let edge_task = tokio::spawn(courier_edge::serve_router(
             app,
             self.http,
+            courier_edge::serving::HttpTimeouts::default(),
+            &self.base_url,
             edge_stop.clone().cancelled_owned(),
         ));
         let mut registry = Registry::default();
@@ -291,6 +293,8 @@ impl TestApp {
         self.servers.stop.cancel();
         (&mut self.servers.core).await.expect("core task").expect("core served");
         while self.servers.workers.join_next().await.is_some() {}
+        // The process would exit now: its claim on a SQLite file ends.
+        self.servers.serving = None;
     }
 
     pub fn url(&self, path: &str) -> String {

@@ -137,7 +137,7 @@ e2e! {
             &lonely_url,
             &unlimited(),
         );
-        tokio::spawn(courier_edge::serve(lonely, listener, std::future::pending()));
+        tokio::spawn(courier_edge::serve(lonely, listener, Default::default(), std::future::pending()));
         let alive = app.send(app.http.get(format!("{lonely_url}/healthz"))).await;
         assert_eq!(alive.status, 200);
         let started = Instant::now();

@@ -51,6 +51,7 @@ fn attempt_out(attempt: Attempt) -> pb::WebhookAttempt {
         webhook_id: attempt.webhook_id,
         attempted_at: Some(micros_to_proto(attempt.attempted_at)),
         status: match attempt.status {
+            AttemptStatus::Pending => pb::WebhookAttemptStatus::Pending,
             AttemptStatus::Succeeded => pb::WebhookAttemptStatus::Succeeded,
             AttemptStatus::Failed => pb::WebhookAttemptStatus::Failed,
         } as i32,

@@ -14,6 +14,7 @@ pub mod events;
 pub mod fleet;
 pub mod public;
 pub mod quotes;
+pub mod request_text;
 pub mod tracking;
 pub mod vehicle_types;
 pub mod webhooks;

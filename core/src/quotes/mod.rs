@@ -85,7 +85,9 @@ impl RouteInput {
         validate::waypoint("pickup", &self.pickup, pickup_rule)?;
         validate::waypoint("dropoff", &self.dropoff, pickup_rule)?;
         validate::stops(&self.stops, stop_rule)?;
-        if self.vehicle_type_id.is_empty() {
+        // At least `VEHICLE_TYPE_ID_MIN` (1) characters, as the OpenAPI
+        // document states; which ids exist is the catalogue's to say.
+        if self.vehicle_type_id.chars().count() < courier::limits::VEHICLE_TYPE_ID_MIN {
             return Err(CoreError::invalid("vehicle_type_id", "vehicle_type_id is required."));
         }
         if let Some(at) = self.scheduled_at {

@@ -6,18 +6,30 @@
 //! receiver answered `2xx`) or `failed` (anything else: another answer, no
 //! answer, a refused target or a disabled endpoint), whether or not a retry
 //! follows (docs/guide.md "Events"). The queue row (`queue`) says whether the
-//! event is still on its way. An attempt is logged once it has ended, so
-//! the public `pending` (an attempt being made right now) is never stored.
+//! event is still on its way.
+//!
+//! A request is logged as `pending` before it leaves ([`record_started`]),
+//! in the transaction that extends its row's lease, and gets its ending
+//! when its answer is recorded ([`record_ended`]). An attempt whose sender
+//! stopped in between (a crash) is still `pending` when its row is claimed
+//! again once the lease ends: the claim ends it as failed ([`cut_off`]), so
+//! the log shows every request that may have reached the receiver.
 
+use sea_orm::sea_query::{Expr, ExprTrait, OnConflict, Query, SimpleExpr};
 use sea_orm::{ActiveModelTrait, ActiveValue::Set, ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder};
 
-use super::entity::attempt;
+use super::entity::{attempt, webhook_delivery};
 use super::send::Outcome;
 use crate::{CoreError, CoreResult, ids};
 
-/// How an attempt ended.
+/// The error of an attempt cut off by its sender's stop.
+pub const CUT_OFF: &str =
+    "The attempt was cut off: the sending server stopped before the endpoint's answer was recorded.";
+
+/// Where an attempt stands: being made, or how it ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum AttemptStatus {
+    Pending,
     Succeeded,
     Failed,
 }
@@ -25,13 +37,14 @@ pub enum AttemptStatus {
 impl AttemptStatus {
     pub fn as_str(self) -> &'static str {
         match self {
+            AttemptStatus::Pending => "pending",
             AttemptStatus::Succeeded => "succeeded",
             AttemptStatus::Failed => "failed",
         }
     }
 
     pub fn parse(text: &str) -> Option<AttemptStatus> {
-        [AttemptStatus::Succeeded, AttemptStatus::Failed]
+        [AttemptStatus::Pending, AttemptStatus::Succeeded, AttemptStatus::Failed]
             .into_iter()
             .find(|s| s.as_str() == text)
     }
@@ -48,19 +61,50 @@ pub struct Attempt {
     pub error: Option<String>,
 }
 
-/// Logs attempts, each the `outcome` of sending an event to an endpoint
-/// (`event_id`, `webhook_id`), in one statement.
-pub async fn record_many<'a>(
+/// Logs as `pending`, started `at`, an attempt of each queue row before its
+/// request leaves (with its attempt id), in one statement.
+pub async fn record_started<'a>(
     db: &impl ConnectionTrait,
-    sends: impl IntoIterator<Item = (&'a str, &'a str, AttemptStatus, &'a Outcome)>,
+    started: impl IntoIterator<Item = (&'a str, &'a webhook_delivery::Model)>,
+    at: i64,
 ) -> CoreResult<()> {
-    let rows: Vec<attempt::ActiveModel> = sends
+    let rows: Vec<attempt::ActiveModel> = started
         .into_iter()
-        .map(|(event_id, webhook_id, status, outcome)| {
+        .map(|(id, row)| {
             active(attempt::Model {
-                id: ids::new_id("wha"),
-                event_id: event_id.to_owned(),
-                webhook_id: webhook_id.to_owned(),
+                id: id.to_owned(),
+                event_id: row.event_id.clone(),
+                webhook_id: row.webhook_id.clone(),
+                attempted_at: at,
+                status: AttemptStatus::Pending.as_str().to_owned(),
+                response_code: None,
+                latency_ms: None,
+                error: None,
+            })
+        })
+        .collect();
+    if !rows.is_empty() {
+        attempt::Entity::insert_many(rows).exec(db).await?;
+    }
+    Ok(())
+}
+
+/// Records how attempts ended (each: its id from [`record_started`], its
+/// queue row, its status and what came back), in one statement: the
+/// `pending` entry of each gets its ending, even one a claim marked cut off
+/// meanwhile (the sender was slow, not stopped); one missing is written
+/// whole.
+pub async fn record_ended<'a>(
+    db: &impl ConnectionTrait,
+    ended: impl IntoIterator<Item = (&'a str, &'a webhook_delivery::Model, AttemptStatus, &'a Outcome)>,
+) -> CoreResult<()> {
+    let rows: Vec<attempt::ActiveModel> = ended
+        .into_iter()
+        .map(|(id, row, status, outcome)| {
+            active(attempt::Model {
+                id: id.to_owned(),
+                event_id: row.event_id.clone(),
+                webhook_id: row.webhook_id.clone(),
                 attempted_at: outcome.attempted_at,
                 status: status.as_str().to_owned(),
                 response_code: outcome.response_code.map(i32::from),
@@ -69,10 +113,52 @@ pub async fn record_many<'a>(
             })
         })
         .collect();
-    if !rows.is_empty() {
-        attempt::Entity::insert_many(rows).exec(db).await?;
+    if rows.is_empty() {
+        return Ok(());
     }
+    let ending = OnConflict::column(attempt::Column::Id)
+        .update_columns([
+            attempt::Column::Status,
+            attempt::Column::ResponseCode,
+            attempt::Column::LatencyMs,
+            attempt::Column::Error,
+        ])
+        .to_owned();
+    attempt::Entity::insert_many(rows).on_conflict(ending).exec(db).await?;
     Ok(())
+}
+
+/// Ends as failed ([`CUT_OFF`]) the attempts still `pending` of the rows
+/// claimed with `claim_token`: their senders' leases ended before their
+/// answers were recorded. One statement, whatever the claim's size.
+pub async fn cut_off(db: &impl ConnectionTrait, claim_token: &str) -> CoreResult<u64> {
+    let claimed = Query::select()
+        .columns([webhook_delivery::Column::EventId, webhook_delivery::Column::WebhookId])
+        .from(webhook_delivery::Entity)
+        .and_where(webhook_delivery::Column::ClaimToken.eq(claim_token))
+        .to_owned();
+    let pair = Expr::tuple([
+        Expr::col(attempt::Column::EventId),
+        Expr::col(attempt::Column::WebhookId),
+    ]);
+    end_cut_off(db, pair.in_subquery(claimed)).await
+}
+
+/// [`cut_off`] for every attempt still `pending` to `webhook_id`: its
+/// queued rows were just failed or deleted, so none is claimed again.
+pub async fn cut_off_of_endpoint(db: &impl ConnectionTrait, webhook_id: &str) -> CoreResult<u64> {
+    end_cut_off(db, attempt::Column::WebhookId.eq(webhook_id)).await
+}
+
+async fn end_cut_off(db: &impl ConnectionTrait, which: SimpleExpr) -> CoreResult<u64> {
+    let result = attempt::Entity::update_many()
+        .col_expr(attempt::Column::Status, Expr::value(AttemptStatus::Failed.as_str()))
+        .col_expr(attempt::Column::Error, Expr::value(CUT_OFF))
+        .filter(attempt::Column::Status.eq(AttemptStatus::Pending.as_str()))
+        .filter(which)
+        .exec(db)
+        .await?;
+    Ok(result.rows_affected)
 }
 
 /// Logs an attempt that sent nothing, with the reason.

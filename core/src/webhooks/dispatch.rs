@@ -10,8 +10,13 @@
 //!   a free slot, so that a finished send's slot is refilled at once from
 //!   memory, and a claim is skipped until at least [`MIN_CLAIM`] places are
 //!   free: claims come in large batches whose database work is spread over
-//!   many events. A claimed row waits at most a few receiver timeouts, well
-//!   inside its lease.
+//!   many events.
+//! - Before a batch of sends leaves, one transaction extends their rows'
+//!   leases to the send's own deadline ([`LEASE`]) and logs each attempt as
+//!   `pending` (`queue::start`, `attempts::record_started`). A dispatcher
+//!   that stops (a crash) holds its rows no longer than that: they are sent
+//!   again within seconds, and the claim that takes them over ends the
+//!   attempt it cut off as failed (`attempts::cut_off`).
 //! - Each send hands its outcome back to the loop; a task of its own records
 //!   every send finished by then in one transaction (one such transaction at
 //!   a time) while the loop claims the next batch.
@@ -20,9 +25,11 @@
 //!   (which may have queued events) is announced on `Core::changes`.
 //! - On shutdown it stops claiming, gives the rows claimed ahead back to the
 //!   queue (due at once) and lets the sends in flight finish; a row it never
-//!   got to otherwise is due again when its lease ends.
+//!   got to otherwise is due again when its lease ends. A row claimed ahead
+//!   that waits longer than its lease may be claimed by another replica:
+//!   then only the newer claim sends it.
 
-use std::collections::{BTreeSet, HashMap, VecDeque};
+use std::collections::{BTreeSet, HashMap, HashSet, VecDeque};
 use std::time::Duration;
 
 use rand::Rng;
@@ -35,7 +42,7 @@ use super::endpoints::{self, DisabledReason, EndpointStatus};
 use super::entity::{endpoint, webhook_delivery};
 use super::queue::{self, DeliveryState};
 use super::retry::{self, Verdict};
-use super::{payload, send};
+use super::{payload, send, target};
 use crate::events::{self, EventType};
 use crate::metrics::AttemptResult;
 use crate::{Core, CoreError, CoreResult, ids};
@@ -45,7 +52,9 @@ pub const MAX_IN_FLIGHT: usize = 128;
 /// Sends in flight per endpoint and replica.
 pub const MAX_IN_FLIGHT_PER_ENDPOINT: usize = 32;
 /// Rows claimed per endpoint and replica ahead of a free slot (at most
-/// three rounds of sends: 15 s of receiver timeouts, inside the lease).
+/// three rounds of sends: against a receiver that takes its full 5 s, the
+/// last of them outwait their claim's lease, and are sent only if no other
+/// replica claimed them meanwhile).
 const CLAIM_AHEAD_PER_ENDPOINT: usize = 96;
 /// Rows claimed ahead per replica, all endpoints together.
 const MAX_CLAIMED_AHEAD: usize = 256;
@@ -54,9 +63,16 @@ const MAX_CLAIMED_AHEAD: usize = 256;
 const MIN_CLAIM: usize = 48;
 /// Longest sleep between two looks at the queue.
 const POLL: Duration = Duration::from_millis(200);
-/// How long a claimed row belongs to its dispatcher: longer than a DNS
-/// lookup (10 s) plus the receiver timeout (5 s) plus the bookkeeping.
-const LEASE: Duration = Duration::from_secs(60);
+/// Time left after a send's deadline to record its outcome.
+const RECORD_MARGIN: Duration = Duration::from_secs(1);
+/// How long a claimed row belongs to its dispatcher, from its claim and again
+/// from the start of its send: the send's own deadline (the host lookup, then
+/// the receiver's 5 s) and a margin to record the outcome. Not scaled by
+/// `COURIER_WEBHOOK_RETRY_SCALE`: a shorter lease would let another
+/// dispatcher send the row again while its receiver still has time to
+/// answer.
+pub const LEASE: Duration =
+    Duration::from_secs(target::LOOKUP_TIMEOUT.as_secs() + send::RECEIVER_TIMEOUT.as_secs() + RECORD_MARGIN.as_secs());
 
 /// Runs until `stop` fires, then waits for the sends in flight.
 pub async fn run(core: Core, stop: CancellationToken) {
@@ -153,9 +169,8 @@ impl Recorder {
 
 #[derive(Default)]
 struct Dispatcher {
-    /// Each send ends with its outcome to record, or `None` when it recorded
-    /// its end itself (nothing was sent) or failed (logged).
-    in_flight: JoinSet<Option<Sent>>,
+    /// Each send ends with its outcome to record.
+    in_flight: JoinSet<Sent>,
     /// Endpoint of each send in flight.
     tasks: HashMap<Id, String>,
     /// Sends in flight per endpoint.
@@ -169,7 +184,7 @@ impl Dispatcher {
     /// room for and starts it, until `stop` fires; returns how long to sleep
     /// before looking again.
     async fn dispatch_due(&mut self, core: &Core, stop: &CancellationToken) -> CoreResult<Duration> {
-        self.start_ready(core);
+        self.start_ready(core).await;
         let now = core.clock.now_micros();
         let due = queue::due_endpoints(&core.db, now + micros(POLL)).await?;
         let token = ids::new_id("clm");
@@ -208,13 +223,15 @@ impl Dispatcher {
             claimed += got;
         }
         if claimed > 0 {
+            attempts::cut_off(&core.writer, &token).await?;
             for claim in load_claims(&core.db, &token).await? {
-                self.ready
-                    .entry(claim.row.webhook_id.clone())
-                    .or_default()
-                    .push_back(claim);
+                let ready = self.ready.entry(claim.row.webhook_id.clone()).or_default();
+                // Claimed here before, and again once that lease ended while
+                // it waited: the new claim replaces the old.
+                ready.retain(|held| held.row.id != claim.row.id);
+                ready.push_back(claim);
             }
-            self.start_ready(core);
+            self.start_ready(core).await;
         }
         match failure {
             Some(error) => Err(error),
@@ -223,19 +240,39 @@ impl Dispatcher {
     }
 
     /// Starts claimed rows while their endpoint and this replica have free
-    /// slots.
-    fn start_ready(&mut self, core: &Core) {
+    /// slots: one transaction for the batch ([`begin_attempts`]), then the
+    /// sends. When that transaction fails, the batch's rows are due again
+    /// when their leases end.
+    async fn start_ready(&mut self, core: &Core) {
+        let mut room = MAX_IN_FLIGHT.saturating_sub(self.in_flight.len());
+        let mut batch = Vec::new();
         for (webhook_id, claims) in &mut self.ready {
-            let busy = self.per_endpoint.entry(webhook_id.clone()).or_default();
-            while *busy < MAX_IN_FLIGHT_PER_ENDPOINT && self.in_flight.len() < MAX_IN_FLIGHT {
-                let Some(claim) = claims.pop_front() else { break };
-                *busy += 1;
-                let handle = self.in_flight.spawn(attempt(core.clone(), claim));
-                self.tasks.insert(handle.id(), webhook_id.clone());
-            }
+            let busy = self.per_endpoint.get(webhook_id).copied().unwrap_or(0);
+            let take = MAX_IN_FLIGHT_PER_ENDPOINT
+                .saturating_sub(busy)
+                .min(room)
+                .min(claims.len());
+            batch.extend(claims.drain(..take));
+            room -= take;
         }
         self.ready.retain(|_, claims| !claims.is_empty());
-        self.per_endpoint.retain(|_, busy| *busy > 0);
+        if batch.is_empty() {
+            return;
+        }
+        let count = batch.len();
+        let attempts = match begin_attempts(core, batch).await {
+            Ok(attempts) => attempts,
+            Err(error) => {
+                tracing::warn!(%error, count, "webhook attempts not started; due again when their leases end");
+                return;
+            }
+        };
+        for attempt in attempts {
+            let webhook_id = attempt.row.webhook_id.clone();
+            *self.per_endpoint.entry(webhook_id.clone()).or_default() += 1;
+            let handle = self.in_flight.spawn(send_attempt(core.clone(), attempt));
+            self.tasks.insert(handle.id(), webhook_id);
+        }
     }
 
     fn ready_count(&self) -> usize {
@@ -259,11 +296,11 @@ impl Dispatcher {
         }
     }
 
-    /// Frees the slot of a finished send; its outcome, if it has one to
-    /// record.
-    fn finished(&mut self, done: Result<(Id, Option<Sent>), tokio::task::JoinError>) -> Option<Sent> {
+    /// Frees the slot of a finished send; its outcome to record (none when
+    /// its task failed: the row is due again when its lease ends).
+    fn finished(&mut self, done: Result<(Id, Sent), tokio::task::JoinError>) -> Option<Sent> {
         let (id, sent) = match done {
-            Ok((id, sent)) => (id, sent),
+            Ok((id, sent)) => (id, Some(sent)),
             Err(error) => {
                 tracing::error!(%error, "webhook send task failed");
                 (error.id(), None)
@@ -317,9 +354,93 @@ async fn load_claims(db: &impl ConnectionTrait, token: &str) -> CoreResult<Vec<C
         .collect())
 }
 
+/// A claimed row whose attempt is under way: its request is logged as
+/// started (`attempt_id`) and its lease runs to the send's deadline.
+struct Attempting {
+    row: webhook_delivery::Model,
+    event: events::entity::Model,
+    url: String,
+    secret: String,
+    attempt_id: String,
+}
+
+/// A claimed row that ends without a request: failed with its error logged
+/// as an attempt, or with none when the attempt that used up its budget was
+/// cut off (already logged so).
+struct Unsent {
+    row: webhook_delivery::Model,
+    error: Option<String>,
+}
+
+/// Starts the attempts of `claims` in one transaction: rows whose event or
+/// endpoint is gone are forgotten, rows of a disabled endpoint or without
+/// attempts left end failed, and every other row still held gets its lease
+/// to the send's deadline and its attempt logged as `pending`. Returns the
+/// attempts to make.
+async fn begin_attempts(core: &Core, claims: Vec<Claim>) -> CoreResult<Vec<Attempting>> {
+    let mut forgotten = Vec::new();
+    let mut unsent = Vec::new();
+    let mut attempting = Vec::new();
+    for claim in claims {
+        let row = claim.row;
+        let (Some(endpoint), Some(event)) = (claim.endpoint, claim.event) else {
+            forgotten.push(row);
+            continue;
+        };
+        let secret = endpoint.secret.clone();
+        let endpoint = match endpoints::from_model(endpoint) {
+            Ok(endpoint) => endpoint,
+            Err(error) => {
+                tracing::error!(%error, webhook_id = %row.webhook_id, "webhook endpoint unreadable; its row waits for its lease");
+                continue;
+            }
+        };
+        if endpoint.status == EndpointStatus::Disabled {
+            // Queued before the endpoint was disabled: fails without a request.
+            unsent.push(Unsent {
+                row,
+                error: Some(endpoints::disabled_error().to_owned()),
+            });
+        } else if row.attempts >= retry::MAX_ATTEMPTS {
+            // The last attempt was cut off (its sender stopped).
+            unsent.push(Unsent { row, error: None });
+        } else {
+            attempting.push(Attempting {
+                row,
+                event,
+                url: endpoint.url,
+                secret,
+                attempt_id: ids::new_id("wha"),
+            });
+        }
+    }
+    let now = core.clock.now_micros();
+    let tx = crate::db::begin(core).await?;
+    for row in &forgotten {
+        queue::forget(&tx, &row.id).await?;
+    }
+    for Unsent { row, error } in &unsent {
+        let owned = queue::finish(&tx, row, DeliveryState::Failed, row.attempts, None, now).await?;
+        if let (true, Some(error)) = (owned, error) {
+            attempts::record_unsent(&tx, &row.event_id, &row.webhook_id, now, AttemptStatus::Failed, error).await?;
+        }
+    }
+    let lease_end = now + micros(LEASE);
+    let held: HashSet<String> = queue::start(&tx, attempting.iter().map(|a| &a.row), now, lease_end)
+        .await?
+        .into_iter()
+        .collect();
+    attempting.retain(|a| held.contains(&a.row.id));
+    let started = attempting.iter().map(|a| (a.attempt_id.as_str(), &a.row));
+    attempts::record_started(&tx, started, now).await?;
+    tx.commit().await?;
+    Ok(attempting)
+}
+
 /// A send made, and where its row stands after it: for [`record`].
 struct Sent {
     row: webhook_delivery::Model,
+    attempt_id: String,
     state: DeliveryState,
     status: AttemptStatus,
     /// Attempts made so far, this one included.
@@ -328,42 +449,23 @@ struct Sent {
     outcome: send::Outcome,
 }
 
-/// One attempt of a claimed row: the send to record, or `None` when there
-/// was nothing to send (that end is recorded here) or it failed (logged).
-async fn attempt(core: Core, claim: Claim) -> Option<Sent> {
-    let (event_id, webhook_id) = (claim.row.event_id.clone(), claim.row.webhook_id.clone());
-    match try_attempt(&core, claim).await {
-        Ok(sent) => sent,
-        Err(error) => {
-            tracing::warn!(%error, %event_id, %webhook_id, "webhook attempt not recorded");
-            None
-        }
-    }
-}
-
-async fn try_attempt(core: &Core, claim: Claim) -> CoreResult<Option<Sent>> {
-    let row = claim.row;
-    let (Some(endpoint), Some(event)) = (claim.endpoint, claim.event) else {
-        queue::forget(&core.writer, &row.id).await?;
-        return Ok(None);
-    };
-    let secret = endpoint.secret.clone();
-    let endpoint = endpoints::from_model(endpoint)?;
-    if endpoint.status == EndpointStatus::Disabled {
-        // Queued before the endpoint was disabled: fails without a request.
-        give_up(core, &row, endpoints::disabled_error()).await?;
-        return Ok(None);
-    }
-    let body = match render(&event) {
-        Ok(body) => body,
+/// Makes one started attempt: the request, judged.
+async fn send_attempt(core: Core, attempt: Attempting) -> Sent {
+    let Attempting {
+        row,
+        event,
+        url,
+        secret,
+        attempt_id,
+    } = attempt;
+    let outcome = match render(&event) {
+        Ok(body) => send::send(&core, &url, &secret, &event.id, body).await,
         Err(error) => {
             tracing::error!(%error, event_id = %event.id, "webhook body could not be rendered");
-            give_up(core, &row, "Internal error: the event could not be rendered.").await?;
-            return Ok(None);
+            let message = "Internal error: the event could not be rendered.".to_owned();
+            send::Outcome::unsent(core.clock.now_micros(), Verdict::Permanent, message)
         }
     };
-    let outcome = send::send(core, &endpoint.url, &secret, &event.id, body).await;
-
     let made = row.attempts + 1;
     let now = core.clock.now_micros();
     let (state, status, next_attempt_at) = match outcome.verdict {
@@ -382,14 +484,15 @@ async fn try_attempt(core: &Core, claim: Claim) -> CoreResult<Option<Sent>> {
         DeliveryState::Pending => AttemptResult::Retrying,
         DeliveryState::Failed => AttemptResult::Failed,
     });
-    Ok(Some(Sent {
+    Sent {
         row,
+        attempt_id,
         state,
         status,
         made,
         next_attempt_at,
         outcome,
-    }))
+    }
 }
 
 /// [`record`], logging a failure: the rows keep their lease and are sent
@@ -410,12 +513,10 @@ async fn record(core: &Core, sent: Vec<Sent>) -> CoreResult<()> {
     }
     let now = core.clock.now_micros();
     let tx = crate::db::begin(core).await?;
-    attempts::record_many(
-        &tx,
-        sent.iter()
-            .map(|s| (s.row.event_id.as_str(), s.row.webhook_id.as_str(), s.status, &s.outcome)),
-    )
-    .await?;
+    let ended = sent
+        .iter()
+        .map(|s| (s.attempt_id.as_str(), &s.row, s.status, &s.outcome));
+    attempts::record_ended(&tx, ended).await?;
     let (succeeded, others): (Vec<&Sent>, Vec<&Sent>) = sent.iter().partition(|s| s.state == DeliveryState::Succeeded);
     queue::finish_succeeded(&tx, succeeded.iter().map(|s| &s.row), now).await?;
     for s in others {
@@ -434,18 +535,6 @@ fn render(event: &events::entity::Model) -> CoreResult<Vec<u8>> {
         .ok_or_else(|| CoreError::Internal(format!("event {} has type {}", event.id, event.r#type)))?;
     let data = events::history::decode_data(event)?;
     payload::event_body(&event.id, event_type, &event.version, event.created_at, data)
-}
-
-/// Ends a claimed row as failed without sending, logging `error` as its
-/// attempt.
-async fn give_up(core: &Core, row: &webhook_delivery::Model, error: &str) -> CoreResult<()> {
-    let now = core.clock.now_micros();
-    let tx = crate::db::begin(core).await?;
-    if queue::finish(&tx, row, DeliveryState::Failed, row.attempts, None, now).await? {
-        attempts::record_unsent(&tx, &row.event_id, &row.webhook_id, now, AttemptStatus::Failed, error).await?;
-    }
-    tx.commit().await?;
-    Ok(())
 }
 
 /// An endpoint whose last `webhook_disable_after` events all ended failed, the

@@ -5,9 +5,10 @@
 //! dispatcher claims due rows with a lease ([`claim`]): it moves
 //! `next_attempt_at` to the lease's end and stamps a fresh `claim_token`, in
 //! one statement (`FOR UPDATE SKIP LOCKED` on PostgreSQL; SQLite has a single
-//! writer). A row whose dispatcher dies becomes due again when the lease ends,
-//! and only the token holder may record the outcome ([`finish`]), so several
-//! core replicas never send one attempt twice.
+//! writer). When it sends, it extends the lease to the send's deadline
+//! ([`start`]). A row whose dispatcher dies becomes due again when the lease
+//! ends, and only the token holder may start or record an attempt
+//! ([`finish`]), so several core replicas never send one attempt twice.
 
 use std::collections::BTreeMap;
 
@@ -167,6 +168,55 @@ pub async fn claim(
     Ok(result.rows_affected)
 }
 
+/// Starts an attempt of each of `rows` (claimed) at `now`: its lease now
+/// ends at `lease_end` and its attempts count this one. Returns the ids of
+/// the rows still held with their claim's token: a row whose lease ended
+/// while it waited and that was claimed again is not started.
+pub async fn start<'a>(
+    db: &impl ConnectionTrait,
+    rows: impl IntoIterator<Item = &'a webhook_delivery::Model>,
+    now: i64,
+    lease_end: i64,
+) -> CoreResult<Vec<String>> {
+    let mut by_token: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
+    for row in rows {
+        if let Some(token) = row.claim_token.as_deref() {
+            by_token.entry(token).or_default().push(row.id.as_str());
+        }
+    }
+    let mut held = Vec::new();
+    for (token, ids) in by_token {
+        let result = webhook_delivery::Entity::update_many()
+            .col_expr(webhook_delivery::Column::NextAttemptAt, Expr::value(lease_end))
+            .col_expr(
+                webhook_delivery::Column::Attempts,
+                Expr::col(webhook_delivery::Column::Attempts).add(1),
+            )
+            .col_expr(webhook_delivery::Column::UpdatedAt, Expr::value(now))
+            .filter(webhook_delivery::Column::Id.is_in(ids.iter().copied()))
+            .filter(webhook_delivery::Column::ClaimToken.eq(token))
+            .exec(db)
+            .await?;
+        if usize::try_from(result.rows_affected).is_ok_and(|started| started == ids.len()) {
+            held.extend(ids.into_iter().map(str::to_owned));
+            continue;
+        }
+        // Some were claimed again meanwhile: the rows just started are the
+        // ones with this token whose lease ends at `lease_end`.
+        let started: Vec<String> = webhook_delivery::Entity::find()
+            .select_only()
+            .column(webhook_delivery::Column::Id)
+            .filter(webhook_delivery::Column::Id.is_in(ids))
+            .filter(webhook_delivery::Column::ClaimToken.eq(token))
+            .filter(webhook_delivery::Column::NextAttemptAt.eq(lease_end))
+            .into_tuple()
+            .all(db)
+            .await?;
+        held.extend(started);
+    }
+    Ok(held)
+}
+
 /// The rows claimed with `token`.
 pub async fn claimed(db: &impl ConnectionTrait, token: &str) -> CoreResult<Vec<webhook_delivery::Model>> {
     Ok(webhook_delivery::Entity::find()
@@ -200,19 +250,13 @@ pub async fn finish(
     Ok(result.rows_affected == 1)
 }
 
-/// [`finish`] for rows whose attempt succeeded.
+/// [`finish`] for rows whose attempt succeeded (counted by [`start`]).
 pub async fn finish_succeeded<'a>(
     db: &impl ConnectionTrait,
     rows: impl IntoIterator<Item = &'a webhook_delivery::Model>,
     now: i64,
 ) -> CoreResult<()> {
-    end_leases(db, rows, || {
-        released(DeliveryState::Succeeded, None, now).col_expr(
-            webhook_delivery::Column::Attempts,
-            Expr::col(webhook_delivery::Column::Attempts).add(1),
-        )
-    })
-    .await
+    end_leases(db, rows, || released(DeliveryState::Succeeded, None, now)).await
 }
 
 /// Ends the lease of claimed rows that were never attempted: pending and
@@ -274,8 +318,10 @@ pub async fn forget(db: &impl ConnectionTrait, id: &str) -> CoreResult<()> {
 
 /// Fails every pending row of `webhook_id` (the endpoint was just disabled),
 /// recording why as a failed attempt of each. Rows in flight lose their lease:
-/// their outcome is recorded as an attempt but changes nothing.
+/// their outcome is recorded as an attempt but changes nothing; an attempt
+/// a stopped sender left pending ends as cut off.
 pub async fn fail_pending(db: &impl ConnectionTrait, webhook_id: &str, now: i64, error: &str) -> CoreResult<u64> {
+    attempts::cut_off_of_endpoint(db, webhook_id).await?;
     let pending = webhook_delivery::Entity::find()
         .filter(webhook_delivery::Column::WebhookId.eq(webhook_id))
         .filter(webhook_delivery::Column::State.eq(DeliveryState::Pending.as_str()))
@@ -349,8 +395,10 @@ pub async fn failing_streak(db: &impl ConnectionTrait, webhook_id: &str) -> Core
     Ok(streak.unwrap_or((0, None)))
 }
 
-/// Deletes the rows of a deleted endpoint.
+/// Deletes the rows of a deleted endpoint; an attempt a stopped sender left
+/// pending ends as cut off.
 pub async fn delete_for_endpoint(db: &impl ConnectionTrait, webhook_id: &str) -> CoreResult<()> {
+    attempts::cut_off_of_endpoint(db, webhook_id).await?;
     webhook_delivery::Entity::delete_many()
         .filter(webhook_delivery::Column::WebhookId.eq(webhook_id))
         .exec(db)

@@ -42,18 +42,26 @@ pub struct Outcome {
     pub retry_after: Option<Duration>,
 }
 
+impl Outcome {
+    /// An attempt that ended before a request was made, for `error`.
+    pub fn unsent(attempted_at: i64, verdict: Verdict, error: String) -> Outcome {
+        Outcome {
+            attempted_at,
+            verdict,
+            response_code: None,
+            latency_ms: None,
+            error: Some(error),
+            retry_after: None,
+        }
+    }
+}
+
 /// Sends `body` (the event's JSON bytes) as event `event_id` to `url`, signed
-/// with `secret`.
+/// with `secret`. Takes at most [`target::LOOKUP_TIMEOUT`] plus
+/// [`RECEIVER_TIMEOUT`] (the dispatcher's lease counts on it).
 pub async fn send(core: &Core, url: &str, secret: &str, event_id: &str, body: Vec<u8>) -> Outcome {
     let attempted_at = core.clock.now_micros();
-    let unsent = |verdict: Verdict, error: String| Outcome {
-        attempted_at,
-        verdict,
-        response_code: None,
-        latency_ms: None,
-        error: Some(error),
-        retry_after: None,
-    };
+    let unsent = |verdict: Verdict, error: String| Outcome::unsent(attempted_at, verdict, error);
     let policy = TargetPolicy {
         allow_insecure: core.config.webhook_allow_insecure,
     };

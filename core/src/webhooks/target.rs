@@ -41,9 +41,11 @@ pub const MIN_URL_CHARS: usize = courier::limits::WEBHOOK_URL.min;
 /// Longest accepted URL, in characters (docs/guide.md "Limits").
 pub const MAX_URL_CHARS: usize = courier::limits::WEBHOOK_URL.max;
 
-/// Longest wait for a DNS answer before the host counts as unresolvable, so a
-/// stuck resolver cannot hold a delivery worker indefinitely.
-pub const LOOKUP_TIMEOUT: Duration = Duration::from_secs(10);
+/// Longest wait for a DNS answer before the host counts as unresolvable (a
+/// send is then retried), so a stuck resolver cannot hold a send: a send's
+/// whole deadline, and so the lease of its queue row, is this plus the
+/// receiver's 5 seconds.
+pub const LOOKUP_TIMEOUT: Duration = Duration::from_secs(2);
 /// Longest wait for the TCP (and TLS) connection of a webhook request.
 pub const MAX_CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
 

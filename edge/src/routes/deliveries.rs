@@ -1,7 +1,7 @@
 use std::collections::HashMap;
 
 use axum::Json;
-use axum::extract::{Path, RawQuery, State};
+use axum::extract::{RawQuery, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::Response;
 use courier::errors::ErrorCode;
@@ -9,6 +9,7 @@ use courier::v1 as pb;
 
 use crate::EdgeState;
 use crate::context::CallContext;
+use crate::path_id::PathId;
 use courier::json::{CourierJson, DeliveryJson};
 
 use crate::dto::deliveries::{self, CancelDeliveryBody, CreateDeliveryBody, DeliveryListJson};
@@ -65,9 +66,11 @@ pub async fn create(
 pub async fn get(
     State(state): State<EdgeState>,
     ctx: CallContext,
-    Path(delivery_id): Path<String>,
+    delivery_id: Result<PathId, ApiError>,
 ) -> Result<Json<DeliveryJson>, ApiError> {
-    let request = ctx.request(pb::GetDeliveryRequest { delivery_id });
+    let request = ctx.request_for(delivery_id, |PathId(delivery_id)| {
+        Ok(pb::GetDeliveryRequest { delivery_id })
+    });
     let answer = state.core.deliveries.clone().get_delivery(request).await?;
     let delivery = answer.into_inner().delivery.ok_or_else(|| missing("delivery"))?;
     Ok(Json(delivery.into()))
@@ -89,9 +92,11 @@ pub async fn get(
 pub async fn tracking(
     State(state): State<EdgeState>,
     ctx: CallContext,
-    Path(delivery_id): Path<String>,
+    delivery_id: Result<PathId, ApiError>,
 ) -> Result<Json<TrackingJson>, ApiError> {
-    let request = ctx.request(pb::GetDeliveryTrackingRequest { delivery_id });
+    let request = ctx.request_for(delivery_id, |PathId(delivery_id)| {
+        Ok(pb::GetDeliveryTrackingRequest { delivery_id })
+    });
     let answer = state.core.tracking.clone().get_delivery_tracking(request).await?;
     let tracking = answer.into_inner().tracking.ok_or_else(|| missing("tracking"))?;
     Ok(Json(tracking.into()))
@@ -146,10 +151,11 @@ pub async fn list(
 pub async fn cancel(
     State(state): State<EdgeState>,
     ctx: CallContext,
-    Path(delivery_id): Path<String>,
+    delivery_id: Result<PathId, ApiError>,
     body: Result<OptionalJsonBody<CancelDeliveryBody>, ApiError>,
 ) -> Result<Json<DeliveryJson>, ApiError> {
-    let request = ctx.request_for(body, |OptionalJsonBody(b)| {
+    let parsed = delivery_id.and_then(|id| Ok((id, body?)));
+    let request = ctx.request_for(parsed, |(PathId(delivery_id), OptionalJsonBody(b))| {
         Ok(pb::CancelDeliveryRequest {
             delivery_id,
             reason: deliveries::cancel_reason_in(b.reason) as i32,
@@ -160,12 +166,22 @@ pub async fn cancel(
     Ok(Json(delivery.into()))
 }
 
-/// A query string as name → value; a repeated name is refused.
+/// A query string as name → value; a repeated name, or a name or value
+/// whose escapes are not UTF-8, is refused.
 pub fn parse_query(query: Option<&str>) -> Result<HashMap<String, String>, ApiError> {
-    let pairs: Vec<(String, String)> = serde_urlencoded::from_str(query.unwrap_or(""))
-        .map_err(|_| ApiError::invalid("query", "The query string is malformed."))?;
-    let mut map = HashMap::with_capacity(pairs.len());
-    for (name, value) in pairs {
+    let mut map = HashMap::new();
+    for pair in query.unwrap_or("").split('&').filter(|pair| !pair.is_empty()) {
+        let (name, value) = pair.split_once('=').unwrap_or((pair, ""));
+        let decode = |text: &str| {
+            let spaced = text.replace('+', " ");
+            percent_encoding::percent_decode_str(&spaced)
+                .decode_utf8()
+                .map(|text| text.into_owned())
+        };
+        let name = decode(name)
+            .map_err(|_| ApiError::invalid("query", "A query parameter's name is not valid UTF-8 text."))?;
+        let value =
+            decode(value).map_err(|_| ApiError::invalid(name.clone(), format!("{name} is not valid UTF-8 text.")))?;
         if map.contains_key(&name) {
             return Err(ApiError::invalid(
                 name.clone(),

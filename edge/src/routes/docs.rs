@@ -1,13 +1,13 @@
 use std::sync::{Arc, OnceLock};
 
 use axum::body::{Body, Bytes};
-use axum::extract::Path;
 use axum::http::{HeaderValue, header};
 use axum::response::{Html, IntoResponse, Response};
 use courier::errors::ErrorCode;
 use utoipa_swagger_ui::{Config, SwaggerFile};
 
 use crate::error::ApiError;
+use crate::path_id::PathId;
 
 /// `GET /v1/docs/errors`: the error catalogue that every `doc_url` points at,
 /// one anchor per code.
@@ -91,7 +91,7 @@ pub async fn reference() -> Result<Response, ApiError> {
 }
 
 /// `GET /v1/docs/{asset}`: the reference's scripts, styles and images.
-pub async fn reference_asset(Path(asset): Path<String>) -> Result<Response, ApiError> {
+pub async fn reference_asset(PathId(asset): PathId) -> Result<Response, ApiError> {
     let file = swagger_file(&asset)?;
     Ok(asset_response(
         file.bytes.into_owned(),

@@ -1,7 +1,7 @@
 //! `GET /v1/events` and `GET /v1/events/{event_id}` (docs/guide.md "Events").
 
 use axum::Json;
-use axum::extract::{Path, RawQuery, State};
+use axum::extract::{RawQuery, State};
 use axum::response::Response;
 use courier::errors::ErrorCode;
 use courier::v1 as pb;
@@ -12,6 +12,7 @@ use crate::context::CallContext;
 use crate::dto::events::{self, EventDetailsJson, EventJson, EventListJson};
 use crate::error::ApiError;
 use crate::list_pages;
+use crate::path_id::PathId;
 
 /// List events
 ///
@@ -61,9 +62,9 @@ pub async fn list(
 pub async fn get(
     State(state): State<EdgeState>,
     ctx: CallContext,
-    Path(event_id): Path<String>,
+    event_id: Result<PathId, ApiError>,
 ) -> Result<Json<EventDetailsJson>, ApiError> {
-    let request = ctx.request(pb::GetEventRequest { event_id });
+    let request = ctx.request_for(event_id, |PathId(event_id)| Ok(pb::GetEventRequest { event_id }));
     let answer = state.core.events.clone().get_event(request).await?;
     EventDetailsJson::from_response(answer.into_inner())
         .map(Json)

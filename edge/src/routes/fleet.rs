@@ -1,5 +1,5 @@
 use axum::Json;
-use axum::extract::{Path, State};
+use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode};
 use courier::errors::ErrorCode;
 use courier::v1 as pb;
@@ -10,6 +10,7 @@ use crate::context::CallContext;
 use crate::dto::fleet::{CreateFleetOrderBody, FleetOrderJson};
 use crate::error::ApiError;
 use crate::json::JsonBody;
+use crate::path_id::PathId;
 
 fn missing() -> ApiError {
     ApiError::new(ErrorCode::UpstreamError, "The core answered without a fleet order.")
@@ -58,9 +59,11 @@ pub async fn create(
 pub async fn get(
     State(state): State<EdgeState>,
     ctx: CallContext,
-    Path(fleet_order_id): Path<String>,
+    fleet_order_id: Result<PathId, ApiError>,
 ) -> Result<Json<FleetOrderJson>, ApiError> {
-    let request = ctx.request(pb::GetFleetOrderRequest { fleet_order_id });
+    let request = ctx.request_for(fleet_order_id, |PathId(fleet_order_id)| {
+        Ok(pb::GetFleetOrderRequest { fleet_order_id })
+    });
     let answer = state.core.fleet_orders.clone().get_fleet_order(request).await?;
     let order = answer.into_inner().fleet_order.ok_or_else(missing)?;
     Ok(Json(order.into()))

@@ -21,7 +21,7 @@ use courier::errors::ErrorCode;
 
 use crate::EdgeState;
 use crate::error::ApiError;
-use crate::{middleware, ratelimit};
+use crate::{middleware, ratelimit, request_policy};
 
 pub fn router(state: EdgeState) -> Router {
     let keyed = Router::new()
@@ -61,6 +61,7 @@ pub fn router(state: EdgeState) -> Router {
         .merge(keyless)
         .fallback(unknown_route)
         .method_not_allowed_fallback(wrong_method)
+        .layer(axum_middleware::from_fn(request_policy::enforce))
         .layer(axum_middleware::from_fn_with_state(state.clone(), middleware::finish))
         .with_state(state)
 }

@@ -4,7 +4,7 @@
 
 use axum::Json;
 use axum::body::Body;
-use axum::extract::{Path, RawQuery, State};
+use axum::extract::{RawQuery, State};
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::Response;
 use courier::errors::ErrorCode;
@@ -15,6 +15,7 @@ use crate::EdgeState;
 use crate::context::CallContext;
 use crate::dto::proofs::ProofOfDeliveryJson;
 use crate::error::ApiError;
+use crate::path_id::PathId;
 
 /// Get the proof of delivery
 ///
@@ -32,9 +33,11 @@ use crate::error::ApiError;
 pub async fn proof_of_delivery(
     State(state): State<EdgeState>,
     ctx: CallContext,
-    Path(delivery_id): Path<String>,
+    delivery_id: Result<PathId, ApiError>,
 ) -> Result<Json<ProofOfDeliveryJson>, ApiError> {
-    let request = ctx.request(pb::GetProofOfDeliveryRequest { delivery_id });
+    let request = ctx.request_for(delivery_id, |PathId(delivery_id)| {
+        Ok(pb::GetProofOfDeliveryRequest { delivery_id })
+    });
     let answer = state.core.tracking.clone().get_proof_of_delivery(request).await?;
     let proof = answer.into_inner().proof_of_delivery.ok_or_else(|| {
         ApiError::new(
@@ -67,7 +70,7 @@ pub async fn proof_of_delivery(
 pub async fn file(
     State(state): State<EdgeState>,
     ctx: CallContext,
-    Path(artifact_id): Path<String>,
+    PathId(artifact_id): PathId,
     RawQuery(query): RawQuery,
 ) -> Result<Response, ApiError> {
     let query = parse_query(query.as_deref())?;

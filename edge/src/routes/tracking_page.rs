@@ -11,6 +11,7 @@
 use std::fmt::Write as _;
 
 use axum::Extension;
+use axum::extract::rejection::PathRejection;
 use axum::extract::{Path, State};
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{Html, IntoResponse, Response};
@@ -33,8 +34,12 @@ const CSP: &str = "default-src 'none'; style-src 'unsafe-inline'; img-src data:;
 pub async fn page(
     State(state): State<EdgeState>,
     request_id: Option<Extension<RequestId>>,
-    Path(token): Path<String>,
+    token: Result<Path<String>, PathRejection>,
 ) -> Response {
+    // A token that is not text (invalid UTF-8) names no delivery.
+    let Ok(Path(token)) = token else {
+        return html(StatusCode::NOT_FOUND, not_found_page());
+    };
     let mut request = tonic::Request::new(pb::GetPublicTrackingRequest { token });
     if let Some(value) = request_id.and_then(|Extension(RequestId(id))| id.parse().ok()) {
         request.metadata_mut().insert(courier::metadata::REQUEST_ID, value);
@@ -46,7 +51,8 @@ pub async fn page(
         },
         Err(status) => {
             let error = ApiError::from_status(status);
-            if error.code == ErrorCode::NotFound {
+            // A token with characters no token has names no delivery either.
+            if matches!(error.code, ErrorCode::NotFound | ErrorCode::InvalidRequest) {
                 html(StatusCode::NOT_FOUND, not_found_page())
             } else {
                 tracing::warn!(code = error.code.as_str(), "tracking page unavailable");

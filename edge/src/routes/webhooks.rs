@@ -2,7 +2,7 @@
 //! send a sample event, replay failed events.
 
 use axum::Json;
-use axum::extract::{Path, RawQuery, State};
+use axum::extract::{RawQuery, State};
 use axum::http::StatusCode;
 use courier::errors::ErrorCode;
 use courier::v1 as pb;
@@ -16,6 +16,7 @@ use crate::dto::webhooks::{
 };
 use crate::error::ApiError;
 use crate::json::{JsonBody, OptionalJsonBody};
+use crate::path_id::PathId;
 
 fn missing_endpoint() -> ApiError {
     ApiError::new(ErrorCode::UpstreamError, "The core answered without an endpoint.")
@@ -104,10 +105,13 @@ pub async fn list(
 pub async fn update(
     State(state): State<EdgeState>,
     ctx: CallContext,
-    Path(webhook_id): Path<String>,
+    webhook_id: Result<PathId, ApiError>,
     body: Result<JsonBody<UpdateWebhookBody>, ApiError>,
 ) -> Result<Json<WebhookEndpointJson>, ApiError> {
-    let request = ctx.request_for(body, |JsonBody(b)| webhooks::update_request(webhook_id, b));
+    let parsed = webhook_id.and_then(|id| Ok((id, body?)));
+    let request = ctx.request_for(parsed, |(PathId(webhook_id), JsonBody(b))| {
+        webhooks::update_request(webhook_id, b)
+    });
     let answer = state.core.webhooks.clone().update_webhook_endpoint(request).await?;
     let endpoint = answer.into_inner().endpoint.ok_or_else(missing_endpoint)?;
     Ok(Json(endpoint.into()))
@@ -129,9 +133,11 @@ pub async fn update(
 pub async fn delete(
     State(state): State<EdgeState>,
     ctx: CallContext,
-    Path(webhook_id): Path<String>,
+    webhook_id: Result<PathId, ApiError>,
 ) -> Result<Json<DeletedWebhookJson>, ApiError> {
-    let request = ctx.request(pb::DeleteWebhookEndpointRequest { webhook_id });
+    let request = ctx.request_for(webhook_id, |PathId(webhook_id)| {
+        Ok(pb::DeleteWebhookEndpointRequest { webhook_id })
+    });
     let answer = state
         .core
         .webhooks
@@ -163,10 +169,13 @@ pub async fn delete(
 pub async fn test(
     State(state): State<EdgeState>,
     ctx: CallContext,
-    Path(webhook_id): Path<String>,
+    webhook_id: Result<PathId, ApiError>,
     body: Result<OptionalJsonBody<EmptyBody>, ApiError>,
 ) -> Result<Json<WebhookTestJson>, ApiError> {
-    let request = ctx.request_for(body, |_| Ok(pb::TestWebhookEndpointRequest { webhook_id }));
+    let parsed = webhook_id.and_then(|id| body.map(|_| id));
+    let request = ctx.request_for(parsed, |PathId(webhook_id)| {
+        Ok(pb::TestWebhookEndpointRequest { webhook_id })
+    });
     let answer = state.core.webhooks.clone().test_webhook_endpoint(request).await?;
     Ok(Json(answer.into_inner().into()))
 }
@@ -188,10 +197,13 @@ pub async fn test(
 pub async fn replay(
     State(state): State<EdgeState>,
     ctx: CallContext,
-    Path(webhook_id): Path<String>,
+    webhook_id: Result<PathId, ApiError>,
     body: Result<OptionalJsonBody<EmptyBody>, ApiError>,
 ) -> Result<Json<ReplayJson>, ApiError> {
-    let request = ctx.request_for(body, |_| Ok(pb::ReplayWebhookEndpointRequest { webhook_id }));
+    let parsed = webhook_id.and_then(|id| body.map(|_| id));
+    let request = ctx.request_for(parsed, |PathId(webhook_id)| {
+        Ok(pb::ReplayWebhookEndpointRequest { webhook_id })
+    });
     let answer = state.core.webhooks.clone().replay_webhook_endpoint(request).await?;
     Ok(Json(ReplayJson {
         queued: answer.into_inner().queued,

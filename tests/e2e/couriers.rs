@@ -20,17 +20,17 @@ use crate::fleet::{fleet, minimal_order};
 use crate::harness::TestApp;
 use crate::proofs::pod_workspace;
 
-const PASSWORD: &str = "tram stop at dawn";
+pub const PASSWORD: &str = "tram stop at dawn";
 
 /// A courier signed in to the app.
-struct App {
-    client: CourierAppServiceClient<Channel>,
+pub struct App {
+    pub client: CourierAppServiceClient<Channel>,
     token: String,
-    courier: apb::Courier,
+    pub courier: apb::Courier,
 }
 
 impl App {
-    fn request<T>(&self, message: T) -> tonic::Request<T> {
+    pub fn request<T>(&self, message: T) -> tonic::Request<T> {
         let mut request = tonic::Request::new(message);
         let value = format!("Bearer {}", self.token).parse().expect("metadata");
         request.metadata_mut().insert("authorization", value);
@@ -43,7 +43,7 @@ fn refusal(status: &tonic::Status) -> (tonic::Code, &'static str, Option<String>
     (status.code(), code.as_str(), param)
 }
 
-async fn couriers(app: &TestApp) -> CourierServiceClient<Channel> {
+pub async fn couriers(app: &TestApp) -> CourierServiceClient<Channel> {
     CourierServiceClient::connect(app.grpc_url.clone())
         .await
         .expect("courier service")
@@ -55,7 +55,7 @@ async fn app_client(app: &TestApp) -> CourierAppServiceClient<Channel> {
         .expect("courier app")
 }
 
-fn vehicle(vehicle_type_id: &str) -> ipb::CourierVehicleInput {
+pub fn vehicle(vehicle_type_id: &str) -> ipb::CourierVehicleInput {
     ipb::CourierVehicleInput {
         vehicle_type_id: vehicle_type_id.into(),
         make: Some("Volkswagen".into()),
@@ -67,7 +67,7 @@ fn vehicle(vehicle_type_id: &str) -> ipb::CourierVehicleInput {
 
 /// Invites a courier (of `workspace_id`'s fleet, or the platform's) and has
 /// them join with [`PASSWORD`]; the courier is signed in.
-async fn join(app: &TestApp, workspace_id: &str, name: &str, email: &str, vehicle_type_id: &str) -> App {
+pub async fn join(app: &TestApp, workspace_id: &str, name: &str, email: &str, vehicle_type_id: &str) -> App {
     let invited = couriers(app)
         .await
         .invite_courier(app.admin_request(ipb::InviteCourierRequest {
@@ -165,7 +165,7 @@ fn at(app: &TestApp, latitude: f64, longitude: f64) -> apb::Position {
     }
 }
 
-async fn assign(app: &TestApp, job_id: &str, courier_id: &str) -> Result<apb::Job, tonic::Status> {
+pub async fn assign(app: &TestApp, job_id: &str, courier_id: &str) -> Result<apb::Job, tonic::Status> {
     let request = ipb::AssignJobRequest {
         job_id: job_id.into(),
         courier_id: courier_id.into(),

@@ -6,10 +6,12 @@ mod harness;
 
 mod auth;
 mod billing;
+mod browser;
 mod compose;
 mod console_accounts;
 mod console_browser;
 mod console_pages;
+mod courier_app_browser;
 mod couriers;
 mod deliveries;
 mod dispatch;

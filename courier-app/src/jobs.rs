@@ -48,7 +48,8 @@ async fn job_view(
         Err(status) => return failure(state, &status),
     };
     let view = JobView::of(&job, time_zone(headers));
-    let mut layout = signed.layout(state, &format!("{} {}", view.kind, short_id(&job.id)));
+    let title = format!("{} · {} {}", view.headline, view.kind, short_id(&job.id));
+    let mut layout = signed.layout(state, &title);
     layout.share_location = job.active;
     layout.live = format!("job:{}", job.id);
     let status = if error.is_some() {

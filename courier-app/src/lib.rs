@@ -20,7 +20,7 @@ mod view;
 use axum::Router;
 use axum::extract::{DefaultBodyLimit, State};
 use axum::http::{HeaderValue, StatusCode, header};
-use axum::response::Response;
+use axum::response::{Redirect, Response};
 use axum::routing::{get, post};
 use courier::app::v1::courier_app_service_client::CourierAppServiceClient;
 use tonic::transport::Channel;
@@ -68,10 +68,13 @@ impl AppState {
     }
 }
 
-/// The app's routes, to be served under `/courier`.
+/// The app's routes under `/courier`, to be merged into a server's router.
+/// The shift page is `/courier/` (the service worker's scope and the
+/// installed app's start); `/courier` leads there.
 pub fn router(state: AppState) -> Router {
-    Router::new()
-        .route("/", get(shift::page))
+    let to_start = format!("{}/", state.root);
+    let pages = Router::new()
+        .route("/", get(move || async move { Redirect::permanent(&to_start) }))
         .route("/sign-in", get(session::sign_in_page).post(session::sign_in))
         .route("/sign-out", post(session::sign_out))
         .route("/join/{token}", get(session::join_page).post(session::join))
@@ -93,7 +96,10 @@ pub fn router(state: AppState) -> Router {
         .route("/manifest.webmanifest", get(assets::manifest))
         .route("/sw.js", get(assets::service_worker))
         .route("/assets/{file}", get(assets::file))
-        .fallback(not_found)
+        .fallback(not_found);
+    Router::new()
+        .route("/courier/", get(shift::page))
+        .nest("/courier", pages)
         .layer(axum::middleware::map_response(security_headers))
         .with_state(state)
 }

@@ -41,8 +41,7 @@ async fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
     let state = AppState::new(&cli.core_url, &root)?;
     let listener = tokio::net::TcpListener::bind(&cli.addr).await?;
     tracing::info!(addr = %listener.local_addr()?, %root, "courier-app serving");
-    let app = axum::Router::new().nest("/courier", router(state));
-    axum::serve(listener, app)
+    axum::serve(listener, router(state))
         .with_graceful_shutdown(courier::shutdown::signal())
         .await?;
     Ok(())

@@ -98,7 +98,7 @@ async fn run(mut cli: Cli, base_url_defaulted: bool) -> Result<(), Box<dyn std::
     let courier_app = courier_app::AppState::new(&grpc_url, &format!("{base_url}/courier"))?;
     let app = courier_edge::routes::router(edge)
         .nest("/console", courier_console::router(console))
-        .nest("/courier", courier_app::router(courier_app));
+        .merge(courier_app::router(courier_app));
     let edge_task = tokio::spawn(courier_edge::serve_router(
         app,
         http,

@@ -228,12 +228,14 @@ impl Browser {
 
     /// Waits until a page other than the marked one shows `css`.
     pub async fn arrived(&self, css: &str) {
-        self.client
-            .wait()
-            .at_most(PAGE_WAIT)
-            .for_element(Locator::Css(css))
-            .await
-            .unwrap_or_else(|e| panic!("{css} not on the page: {e}"));
+        if let Err(e) = self.client.wait().at_most(PAGE_WAIT).for_element(Locator::Css(css)).await {
+            let url = self.client.current_url().await.map(|u| u.to_string()).unwrap_or_default();
+            let shown = match self.client.find(Locator::Css("body")).await {
+                Ok(body) => body.text().await.unwrap_or_default(),
+                Err(_) => String::new(),
+            };
+            panic!("{css} not on the page: {e}\nat {url}:\n{shown}");
+        }
         let deadline = Instant::now() + PAGE_WAIT;
         loop {
             let old = self
@@ -288,6 +290,9 @@ impl Browser {
                 }
             })
             .collect();
+        // Numbered in the order taken, so that every state of a page is kept.
+        static SHOTS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+        let shot = SHOTS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         for &(width, label) in self.shots.widths {
             self.client.set_window_size(width, 900).await.expect("resize");
             let height = self
@@ -300,7 +305,7 @@ impl Browser {
                 .clamp(400, 4000);
             self.client.set_window_size(width, height as u32).await.expect("resize");
             let png = self.client.screenshot().await.expect("screenshot");
-            let path = Path::new(&dir).join(format!("{name}--{title}-{label}.png"));
+            let path = Path::new(&dir).join(format!("{shot:03}-{name}--{title}-{label}.png"));
             std::fs::create_dir_all(&dir).expect("screenshot dir");
             std::fs::write(path, png).expect("screenshot written");
         }

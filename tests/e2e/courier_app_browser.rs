@@ -208,7 +208,7 @@ e2e! {
         // A live delivery booked through the API arrives as an offer, no reload.
         phone.mark().await;
         let mut body = berlin_delivery();
-        body["items"] = json!([{ "description": "Flowers <fragile>", "quantity": 2, "weight_kg": 1.5 }]);
+        body["items"] = json!([{ "description": "Flowers <fragile>", "quantity": 2, "weight_kg": 1.5, "length_cm": 40, "width_cm": 30, "height_cm": 20 }]);
         body["notes"] = json!("Back door, not the shop");
         body["proof_of_delivery"] = json!({ "pickup": { "photos": 1 }, "dropoff": { "photos": 1, "signature": true, "recipient_name": true } });
         let created = app.create_delivery(&pod.live_key, &body).await;

@@ -131,7 +131,7 @@ impl Listeners {
             .expect("courier app state");
         let app = courier_edge::routes::router(edge.clone())
             .nest("/console", courier_console::router(console))
-            .nest("/courier", courier_app::router(courier_app));
+            .merge(courier_app::router(courier_app));
         let edge_task = tokio::spawn(courier_edge::serve_router(
             app,
             self.http,

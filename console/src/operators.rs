@@ -38,6 +38,7 @@ fn plan_text(plan: &ipb::Plan) -> String {
         (plan.api_access, "API access"),
         (plan.fleet_order_intake, "order intake"),
         (plan.proof_of_delivery, "proof of delivery"),
+        (plan.auto_dispatch, "automatic dispatch to its drivers"),
     ]
     .iter()
     .filter(|(on, _)| *on)
@@ -130,6 +131,7 @@ fn plan_in(form: &[(String, String)]) -> Result<ipb::Plan, String> {
         api_access: field(form, "api_access") == "on",
         fleet_order_intake: field(form, "fleet_order_intake") == "on",
         proof_of_delivery: field(form, "proof_of_delivery") == "on",
+        auto_dispatch: field(form, "auto_dispatch") == "on",
         discount_bps: if discount.is_empty() {
             0
         } else {

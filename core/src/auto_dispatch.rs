@@ -24,10 +24,12 @@ use tokio_util::sync::CancellationToken;
 use crate::assignments::offers::{self, NewOffer, OfferStatus};
 use crate::config::DispatchMode;
 use crate::couriers::{self, Courier, Fleet};
-use crate::deliveries::{self, Delivery};
+use crate::deliveries;
+use crate::fleet;
 use crate::jobs::tracking::eta_from;
 use crate::positions::{self, Position};
 use crate::quotes::geo::{GeoPoint, distance_km};
+use crate::workspaces;
 use crate::{Core, CoreResult, db};
 
 /// A round runs at least this often.
@@ -106,15 +108,62 @@ pub async fn round(core: &Core) -> CoreResult<Option<Round>> {
         // A courier whose offer just expired waits for the next round.
         busy.insert(offer.courier_id);
     }
-    let waiting: Vec<Delivery> = deliveries::pending_live(&*tx, MAX_WAITING)
+    let deliveries: Vec<Waiting> = deliveries::pending_live(&*tx, MAX_WAITING)
         .await?
         .into_iter()
-        .filter(|d| !offered_jobs.contains(&d.id))
         .filter(|d| d.scheduled_at.is_none_or(|at| at - SCHEDULED_LEAD_MICROS <= now))
+        .map(|d| Waiting {
+            pickup: d.route.pickup.point(),
+            vehicle_type_id: d.vehicle_type_id,
+            created_at: d.created_at,
+            id: d.id,
+        })
         .collect();
-    let online = couriers::online(&*tx, &Fleet::Platform).await?;
+    let mut pools = vec![(Fleet::Platform, deliveries)];
+    for fleet in workspaces::auto_dispatch_fleets(&*tx).await? {
+        let orders = fleet::pending_orders(&*tx, &fleet.id, MAX_WAITING).await?;
+        let waiting = orders
+            .into_iter()
+            .map(|o| Waiting {
+                pickup: o.route.pickup.point(),
+                vehicle_type_id: o.vehicle_type_id,
+                created_at: o.created_at,
+                id: o.order_id,
+            })
+            .collect();
+        pools.push((Fleet::Workspace(fleet.id), waiting));
+    }
+    for (fleet, waiting) in pools {
+        let waiting: Vec<Waiting> = waiting.into_iter().filter(|w| !offered_jobs.contains(&w.id)).collect();
+        offer_in_pool(core, &tx, &fleet, waiting, &busy, now, &mut done).await?;
+    }
+    tx.commit().await?;
+    Ok(Some(done))
+}
+
+/// A job waiting for a courier: a live delivery, or a board order of a
+/// fleet with automatic dispatch.
+struct Waiting {
+    id: String,
+    pickup: GeoPoint,
+    vehicle_type_id: String,
+    created_at: i64,
+}
+
+/// Offers the `waiting` jobs of `fleet` (the platform's deliveries, or a
+/// fleet's board orders) to its free couriers, matched jointly, in `tx`.
+async fn offer_in_pool(
+    core: &Core,
+    tx: &db::WriteTransaction,
+    fleet: &Fleet,
+    waiting: Vec<Waiting>,
+    busy: &HashSet<String>,
+    now: i64,
+    done: &mut Round,
+) -> CoreResult<()> {
+    let online = couriers::online(&**tx, fleet).await?;
     let holding: HashSet<String> =
-        crate::assignments::open_for_couriers(&*tx, online.iter().map(|c| c.id.clone()).collect())
+        crate::assignments::open_for_couriers(&**tx, online.iter().map(|c| c.id.clone()).collect())
             .await?
             .into_iter()
             .map(|a| a.courier_id)
@@ -131,13 +180,12 @@ pub async fn round(core: &Core) -> CoreResult<Option<Round>> {
             (now - position.recorded_at <= STALE_POSITION_MICROS).then_some((c, position))
         })
         .collect();
-    done.waiting = waiting.len();
-    done.free_couriers = free.len();
+    done.waiting += waiting.len();
+    done.free_couriers += free.len();
     if waiting.is_empty() || free.is_empty() {
-        tx.commit().await?;
-        return Ok(Some(done));
+        return Ok(());
     }
-    let refused: HashSet<(String, String)> = offers::refused(&*tx, waiting.iter().map(|d| d.id.clone()).collect())
+    let refused: HashSet<(String, String)> = offers::refused(&**tx, waiting.iter().map(|w| w.id.clone()).collect())
         .await?
         .into_iter()
         .collect();
@@ -147,20 +195,18 @@ pub async fn round(core: &Core) -> CoreResult<Option<Round>> {
         if cost.seconds >= INFEASIBLE {
             continue;
         }
-        let delivery = &waiting[job];
         let new = NewOffer {
-            job_id: delivery.id.clone(),
+            job_id: waiting[job].id.clone(),
             courier_id: free[courier].0.id.clone(),
             distance_km: cost.distance_km,
             minutes_to_pickup: (cost.seconds + 59) / 60,
             expires_at: now + core.config.offer_timeout.as_micros() as i64,
         };
-        offers::create(core, &tx, new, now).await?;
-        core.metrics.dispatch_offered(now - delivery.created_at);
+        offers::create(core, tx, new, now).await?;
+        core.metrics.dispatch_offered(now - waiting[job].created_at);
         done.offered += 1;
     }
-    tx.commit().await?;
-    Ok(Some(done))
+    Ok(())
 }
 
 /// The time to a pickup and the straight-line distance of one pair.
@@ -174,15 +220,15 @@ struct Cost {
 /// not take the job (vehicle, radius, an offer of it declined or expired).
 async fn costs(
     core: &Core,
-    waiting: &[Delivery],
+    waiting: &[Waiting],
     free: &[(Courier, Position)],
     refused: &HashSet<(String, String)>,
     now: i64,
 ) -> HashMap<(usize, usize), Cost> {
     let radius = core.config.dispatch_radius_km;
     let mut costs = HashMap::with_capacity(waiting.len() * free.len());
-    for (j, delivery) in waiting.iter().enumerate() {
-        let pickup = delivery.route.pickup.point();
+    for (j, job) in waiting.iter().enumerate() {
+        let pickup = job.pickup;
         for (c, (courier, position)) in free.iter().enumerate() {
             let at = GeoPoint {
                 latitude: position.latitude,
@@ -192,10 +238,10 @@ async fn costs(
             let serves = core
                 .catalog
                 .vehicle_type(&courier.vehicle.vehicle_type_id)
-                .is_some_and(|v| v.can_serve(&delivery.vehicle_type_id));
+                .is_some_and(|v| v.can_serve(&job.vehicle_type_id));
             let eligible = serves
                 && (radius == 0.0 || distance <= radius)
-                && !refused.contains(&(delivery.id.clone(), courier.id.clone()));
+                && !refused.contains(&(job.id.clone(), courier.id.clone()));
             let seconds = if eligible {
                 match eta_from(core, position, pickup, &courier.vehicle.vehicle_type_id).await {
                     Some(eta) => ((eta - now) / 1_000_000).max(0),

@@ -74,69 +74,6 @@ impl From<BlobError> for CoreError {
     }
 }
 
-/// Settings of the S3-compatible store; all unset means the local directory.
-#[derive(clap::Args, Clone, Default)]
-pub struct S3Config {
-    /// Endpoint of an S3-compatible store, e.g. `https://s3.eu-central-1.amazonaws.com`
-    /// or `http://minio:9000`. Setting it selects S3 over the local directory.
-    #[arg(
-        id = "blob_s3_endpoint",
-        value_name = "URL",
-        long = "blob-s3-endpoint",
-        env = "COURIER_BLOB_S3_ENDPOINT"
-    )]
-    pub endpoint: Option<String>,
-
-    /// Bucket of the S3-compatible store (path-style addressing).
-    #[arg(
-        id = "blob_s3_bucket",
-        value_name = "BUCKET",
-        long = "blob-s3-bucket",
-        env = "COURIER_BLOB_S3_BUCKET"
-    )]
-    pub bucket: Option<String>,
-
-    /// Access key id of the S3-compatible store.
-    #[arg(
-        id = "blob_s3_access_key",
-        value_name = "KEY_ID",
-        long = "blob-s3-access-key",
-        env = "COURIER_BLOB_S3_ACCESS_KEY"
-    )]
-    pub access_key: Option<String>,
-
-    /// Secret access key of the S3-compatible store.
-    #[arg(
-        id = "blob_s3_secret_key",
-        value_name = "SECRET",
-        long = "blob-s3-secret-key",
-        env = "COURIER_BLOB_S3_SECRET_KEY",
-        hide_env_values = true
-    )]
-    pub secret_key: Option<String>,
-
-    /// Signing region of the S3-compatible store (`us-east-1` when unset).
-    #[arg(
-        id = "blob_s3_region",
-        value_name = "REGION",
-        long = "blob-s3-region",
-        env = "COURIER_BLOB_S3_REGION"
-    )]
-    pub region: Option<String>,
-}
-
-impl std::fmt::Debug for S3Config {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("S3Config")
-            .field("endpoint", &self.endpoint)
-            .field("bucket", &self.bucket)
-            .field("access_key", &self.access_key)
-            .field("secret_key", &self.secret_key.as_ref().map(|_| "<redacted>"))
-            .field("region", &self.region)
-            .finish()
-    }
-}
-
 /// The store `config` asks for: S3 when an endpoint is set, else the local
 /// directory.
 pub fn from_config(config: &CoreConfig) -> Result<Arc<dyn BlobStore>, BlobError> {

@@ -44,6 +44,7 @@ pub async fn bootstrap(core: &Core) -> CoreResult<Option<DemoKeys>> {
                 fleet_order_intake: false,
                 proof_of_delivery: true,
                 discount_bps: 0,
+                auto_dispatch: false,
             },
             billing: BillingSettings {
                 invoice_billing_enabled: true,

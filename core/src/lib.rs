@@ -26,8 +26,6 @@ pub mod fleet;
 pub mod grpc;
 pub mod idempotency;
 pub mod ids;
-#[cfg(test)]
-mod import_graph;
 pub mod jobs;
 pub mod lifecycle;
 pub mod metrics;
@@ -43,6 +41,8 @@ pub mod shared_reads;
 pub mod sign_ins;
 pub mod simulator;
 pub mod statuses;
+#[cfg(any(test, feature = "testing"))]
+pub mod testing;
 pub mod tracking;
 pub mod validate;
 pub mod webhooks;
@@ -168,7 +168,7 @@ impl Core {
             cache_feed::Freshness::Announced(cache_feed.clone())
         };
         let metrics = metrics::CoreMetrics::default();
-        let router = quotes::routing::from_config(&config, &metrics)?;
+        let router = quotes::router_from_config(&config, &metrics)?;
         Ok(Core {
             writer,
             create_queue: Arc::default(),

@@ -56,6 +56,9 @@ enum DatabaseCommand {
     /// Manage workspaces.
     #[command(subcommand)]
     Workspace(WorkspaceCommand),
+    /// Manage couriers: the platform's, or a fleet's drivers (`--workspace`).
+    #[command(subcommand)]
+    Courier(CourierCommand),
     /// Manage API keys.
     #[command(subcommand)]
     Key(KeyCommand),
@@ -79,6 +82,52 @@ enum DatabaseCommand {
 }
 
 #[derive(Subcommand)]
+enum CourierCommand {
+    /// Create a courier and print their invitation link (it works once,
+    /// for 7 days; the courier sets a password in the courier app).
+    Invite {
+        /// The fleet workspace whose driver this is; omitted: a platform
+        /// courier.
+        #[arg(long)]
+        workspace: Option<String>,
+        #[arg(long)]
+        name: String,
+        /// Phone number in international form (+49…); the courier signs in
+        /// with it or with the email.
+        #[arg(long)]
+        phone: Option<String>,
+        #[arg(long)]
+        email: Option<String>,
+        /// A vehicle type of the catalogue (bicycle, cargo_bike, car, …).
+        #[arg(long)]
+        vehicle_type: String,
+        #[arg(long)]
+        make: Option<String>,
+        #[arg(long)]
+        model: Option<String>,
+        #[arg(long)]
+        color: Option<String>,
+        #[arg(long)]
+        plate: Option<String>,
+    },
+    /// List couriers (the platform's, or a fleet's with `--workspace`).
+    List {
+        #[arg(long)]
+        workspace: Option<String>,
+    },
+    /// Suspend a courier: signed out everywhere, offered nothing.
+    Suspend {
+        #[arg(long)]
+        id: String,
+    },
+    /// Reactivate a suspended courier.
+    Activate {
+        #[arg(long)]
+        id: String,
+    },
+}
+
+#[derive(Subcommand)]
 enum WorkspaceCommand {
     /// Create a workspace.
     Create {
@@ -95,6 +144,9 @@ enum WorkspaceCommand {
         proof_of_delivery: bool,
         #[arg(long, default_value_t = 0)]
         discount_bps: u32,
+        /// Fleets: offer board orders to the fleet's own drivers automatically.
+        #[arg(long)]
+        auto_dispatch: bool,
         #[arg(long)]
         invoice_billing_enabled: bool,
         #[arg(long, default_value_t = 0)]
@@ -288,6 +340,7 @@ async fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
             fleet_order_intake,
             proof_of_delivery,
             discount_bps,
+            auto_dispatch,
             invoice_billing_enabled,
             credit_limit_cents,
             billing_day,
@@ -302,6 +355,7 @@ async fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
                     fleet_order_intake,
                     proof_of_delivery,
                     discount_bps,
+                    auto_dispatch,
                 },
                 billing: BillingSettings {
                     invoice_billing_enabled,
@@ -313,6 +367,7 @@ async fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
             let w = workspaces::create(&core.writer, now, new).await?;
             println!("workspace {} ({}) created", w.id, w.kind.as_str());
         }
+        DatabaseCommand::Courier(command) => courier(&core, command).await?,
         DatabaseCommand::Workspace(WorkspaceCommand::List) => {
             for w in workspaces::list(&core.db).await? {
                 println!(
@@ -412,6 +467,86 @@ async fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
 }
 
 /// The billing commands: the same domain calls as the billing service.
+async fn courier(core: &Core, command: CourierCommand) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
+    use courier_core::couriers::{self, Fleet, NewCourier, Vehicle};
+    let fleet = |workspace: Option<String>| Fleet::from_workspace_id(workspace.as_deref().unwrap_or_default());
+    let tx = courier_core::db::begin(core).await?;
+    match command {
+        CourierCommand::Invite {
+            workspace,
+            name,
+            phone,
+            email,
+            vehicle_type,
+            make,
+            model,
+            color,
+            plate,
+        } => {
+            let new = NewCourier {
+                fleet: fleet(workspace),
+                name,
+                phone,
+                email,
+                vehicle: Vehicle {
+                    vehicle_type_id: vehicle_type,
+                    make,
+                    model,
+                    color,
+                    license_plate: plate,
+                },
+            };
+            let courier = couriers::create(core, &tx, new).await?;
+            let link = couriers::invitations::create(core, &tx, &courier.id, &cli_actor()).await?;
+            println!(
+                "courier {} ({}) invited; send them this link: {link}",
+                courier.id, courier.name
+            );
+        }
+        CourierCommand::List { workspace } => {
+            let fleet = fleet(workspace);
+            let mut token: Option<String> = None;
+            loop {
+                let (page, next) = couriers::list(core, &fleet, 100, token.as_deref()).await?;
+                for c in page {
+                    println!(
+                        "{}\t{}\t{}\t{}\t{}\t{}\t{}",
+                        c.id,
+                        c.name,
+                        c.phone.as_deref().or(c.email.as_deref()).unwrap_or("-"),
+                        c.vehicle.vehicle_type_id,
+                        c.status.as_str(),
+                        c.availability.as_str(),
+                        if c.joined { "joined" } else { "invited" }
+                    );
+                }
+                match next {
+                    Some(next) => token = Some(next),
+                    None => break,
+                }
+            }
+        }
+        CourierCommand::Suspend { id } => {
+            let c = couriers::set_status(core, &tx, &id, couriers::Status::Suspended).await?;
+            println!("courier {} suspended and signed out", c.id);
+        }
+        CourierCommand::Activate { id } => {
+            let c = couriers::set_status(core, &tx, &id, couriers::Status::Active).await?;
+            println!("courier {} active", c.id);
+        }
+    }
+    tx.commit().await?;
+    Ok(())
+}
+
+/// Who runs this command, as the audit log and invitation links name it.
+fn cli_actor() -> String {
+    let user = std::env::var("USER")
+        .or_else(|_| std::env::var("LOGNAME"))
+        .unwrap_or_else(|_| "unknown".into());
+    format!("cli:{user}")
+}
+
 async fn billing(core: &Core, command: BillingCommand) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
     use courier::statements as document;
     use courier_core::billing::{lines, statements};

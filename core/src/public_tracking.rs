@@ -200,6 +200,7 @@ mod tests {
             tracking_token: "tok".into(),
             tracking_available_at: Some(10),
             courier: Some(Courier {
+                id: None,
                 name: Some("Lena Schmidt".into()),
                 photo_url: Some("https://cdn.example/lena.jpg".into()),
                 rating: Some(4.9),

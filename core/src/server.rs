@@ -239,9 +239,7 @@ pub async fn revoke_api_key(core: &Core, id: &str) -> CoreResult<String> {
 
     let now = core.clock.now_micros();
     let Some(serving) = crate::db::serving_process(&core.config.database_url)? else {
-        return Ok(crate::auth::api_keys::revoke(&core.writer, &core.keys, now, id)
-            .await?
-            .id);
+        return Ok(crate::auth::api_keys::revoke(&core.writer, core, now, id).await?.id);
     };
     let unreachable = |e: &dyn std::fmt::Display| {
         CoreError::Internal(format!(

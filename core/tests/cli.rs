@@ -140,3 +140,53 @@ fn users_are_created_with_a_generated_password_printed_once() {
     let bad = cli.fails(&["user", "create", "--email", "not-an-email", "--name", "X"]);
     assert!(bad.contains("email must be an email address"), "{bad}");
 }
+
+#[test]
+fn courier_commands_invite_list_suspend_and_activate() {
+    let cli = Cli::new();
+    let invited = cli.ok(&[
+        "courier",
+        "invite",
+        "--name",
+        "Kim Courier",
+        "--phone",
+        "+49 151 2345678",
+        "--vehicle-type",
+        "cargo_bike",
+        "--plate",
+        "B-KC 1",
+    ]);
+    assert!(invited.contains("/courier/join/"), "{invited}");
+    let id = invited
+        .split_whitespace()
+        .find(|word| word.starts_with("cou_"))
+        .expect("courier id")
+        .to_owned();
+    let listed = cli.ok(&["courier", "list"]);
+    assert!(
+        listed.contains(&format!(
+            "{id}\tKim Courier\t+491512345678\tcargo_bike\tactive\toffline\tinvited"
+        )),
+        "{listed}"
+    );
+    assert!(cli.ok(&["courier", "suspend", "--id", &id]).contains("suspended"));
+    assert!(cli.ok(&["courier", "list"]).contains("\tsuspended\t"));
+    cli.ok(&["courier", "activate", "--id", &id]);
+    assert!(cli.ok(&["courier", "list"]).contains("\tactive\t"));
+
+    let refused = cli.fails(&["courier", "invite", "--name", "Nobody", "--vehicle-type", "car"]);
+    assert!(refused.contains("phone number or an email"), "{refused}");
+    let refused = cli.fails(&[
+        "courier",
+        "invite",
+        "--name",
+        "Van",
+        "--email",
+        "v@example.com",
+        "--vehicle-type",
+        "spaceship",
+    ]);
+    assert!(refused.contains("not a vehicle type"), "{refused}");
+    let refused = cli.fails(&["courier", "suspend", "--id", "cou_unknown"]);
+    assert!(refused.contains("No such courier"), "{refused}");
+}

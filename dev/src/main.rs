@@ -41,12 +41,19 @@ struct Cli {
 async fn main() -> std::process::ExitCode {
     let matches = Cli::command().get_matches();
     let base_url_defaulted = matches.value_source("public_base_url") == Some(ValueSource::DefaultValue);
-    let cli = match Cli::from_arg_matches(&matches) {
+    // The demo courier, signed in to the courier app in any browser that
+    // shares its location, receives the demo's live deliveries wherever that
+    // browser is: no dispatch radius unless one is set.
+    let radius_defaulted = matches.value_source("dispatch_radius_km") == Some(ValueSource::DefaultValue);
+    let mut cli = match Cli::from_arg_matches(&matches) {
         Ok(cli) => cli,
         Err(error) => error.exit(),
     };
     logging::init(cli.log_format);
     courier::env::warn_unknown(&[Cli::command()]);
+    if radius_defaulted {
+        cli.core.dispatch_radius_km = 0.0;
+    }
     match run(cli, base_url_defaulted).await {
         Ok(()) => std::process::ExitCode::SUCCESS,
         Err(error) => {

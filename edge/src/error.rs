@@ -6,7 +6,10 @@ use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use courier::errors::{self, ErrorCode};
 use serde::Serialize;
+use serde_json::{Value, json};
 use utoipa::ToSchema;
+use utoipa::openapi::RefOr;
+use utoipa::openapi::schema::{ObjectBuilder, Schema, Type};
 
 /// A public error on its way out.
 #[derive(Clone, Debug)]
@@ -111,7 +114,7 @@ pub struct ErrorBodyJson {
 pub struct ErrorJson {
     /// Stable machine-readable code; clients branch on it and handle unknown
     /// codes by HTTP status.
-    #[schema(schema_with = crate::openapi::error_code_schema)]
+    #[schema(schema_with = error_code_schema)]
     pub code: &'static str,
     /// Human text; its wording may change.
     pub message: String,
@@ -121,6 +124,21 @@ pub struct ErrorJson {
     /// The code's documentation.
     #[schema(format = "uri")]
     pub doc_url: String,
+}
+
+/// The `code` of the Error schema: an open string (new codes can appear
+/// within v1, docs/guide.md "Errors"), with every code of the catalogue
+/// listed as an example.
+fn error_code_schema() -> RefOr<Schema> {
+    let known: Vec<Value> = ErrorCode::ALL.iter().map(|code| json!(code.as_str())).collect();
+    ObjectBuilder::new()
+        .schema_type(Type::String)
+        .description(Some(
+            "Stable machine-readable code (see `/v1/docs/errors`); the known codes are its `examples`. \
+New codes can appear within v1: handle an unknown code by the HTTP status.",
+        ))
+        .examples(known)
+        .into()
 }
 
 /// The JSON body of an error answer.

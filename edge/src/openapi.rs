@@ -17,8 +17,6 @@ use courier::limits::{self, Chars, Count};
 use courier::names::PublicName;
 use courier::v1 as pb;
 use serde_json::{Map, Value, json};
-use utoipa::openapi::RefOr;
-use utoipa::openapi::schema::{ObjectBuilder, Schema, Type};
 use utoipa::openapi::security::{ApiKey, ApiKeyValue, HttpAuthScheme, HttpBuilder, SecurityScheme};
 use utoipa::{Modify, OpenApi};
 
@@ -204,21 +202,6 @@ pub fn operation_errors(operation_id: &str) -> Option<Vec<ErrorCode>> {
     };
     let authentication = if keyed { AUTHENTICATION } else { &[] };
     Some(own.iter().chain(authentication).chain(SERVICE).copied().collect())
-}
-
-/// The `code` of the Error schema: an open string (new codes can appear
-/// within v1, docs/guide.md "Errors"), with every code of the catalogue
-/// listed as an example.
-pub fn error_code_schema() -> RefOr<Schema> {
-    let known: Vec<Value> = ErrorCode::ALL.iter().map(|code| json!(code.as_str())).collect();
-    ObjectBuilder::new()
-        .schema_type(Type::String)
-        .description(Some(
-            "Stable machine-readable code (see `/v1/docs/errors`); the known codes are its `examples`. \
-New codes can appear within v1: handle an unknown code by the HTTP status.",
-        ))
-        .examples(known)
-        .into()
 }
 
 /// The document, as served.

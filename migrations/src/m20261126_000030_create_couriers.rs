@@ -4,9 +4,9 @@ use sea_orm_migration::prelude::*;
 /// links and app sessions (only SHA-256 hashes of tokens are stored), their
 /// last known positions and the trails of their jobs, their assignments to
 /// jobs, the offers of automatic dispatch, and the feed of changes each
-/// courier's app is pushed. Proof
-/// checkpoints gain the app's submission id, so that a resent submission is
-/// recognised.
+/// courier's app is pushed. Proof checkpoints gain the app's submission
+/// id, so that a resent submission is recognised; a fleet's plan gains
+/// automatic dispatch of its board orders to its own drivers.
 #[derive(DeriveMigrationName)]
 pub struct Migration;
 
@@ -270,6 +270,19 @@ impl MigrationTrait for Migration {
                     .to_owned(),
             )
             .await?;
+        manager
+            .alter_table(
+                Table::alter()
+                    .table(Workspaces::Table)
+                    .add_column(
+                        ColumnDef::new(Workspaces::AutoDispatch)
+                            .boolean()
+                            .not_null()
+                            .default(false),
+                    )
+                    .to_owned(),
+            )
+            .await?;
         for (_, statement) in PARTIAL_INDEXES {
             manager.get_connection().execute_unprepared(statement).await?;
         }
@@ -283,6 +296,14 @@ impl MigrationTrait for Migration {
                 .execute_unprepared(&format!("DROP INDEX {name}"))
                 .await?;
         }
+        manager
+            .alter_table(
+                Table::alter()
+                    .table(Workspaces::Table)
+                    .drop_column(Workspaces::AutoDispatch)
+                    .to_owned(),
+            )
+            .await?;
         manager
             .alter_table(
                 Table::alter()
@@ -410,6 +431,12 @@ enum CourierOffers {
     CreatedAt,
     ExpiresAt,
     AnsweredAt,
+}
+
+#[derive(DeriveIden)]
+enum Workspaces {
+    Table,
+    AutoDispatch,
 }
 
 #[derive(DeriveIden)]

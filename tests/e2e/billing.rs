@@ -16,7 +16,7 @@ use serde_json::json;
 use tonic::Code;
 
 use crate::deliveries::berlin_delivery;
-use crate::harness::{TestApp, unique_suffix};
+use crate::harness::{TestApp, unique_suffix, wait_until};
 
 /// The public code and gRPC code of a refusal.
 fn refusal(status: &tonic::Status) -> (Code, &'static str, Option<String>) {
@@ -294,20 +294,16 @@ async fn void(app: &TestApp, statement: &str) -> Result<ipb::Statement, tonic::S
 /// Waits until the billing worker has set (or cleared) the workspace's
 /// overdue flag.
 async fn wait_for_overdue(app: &TestApp, workspace: &str, overdue: bool) {
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
-    while billing_state(app, workspace)
-        .await
-        .billing
-        .expect("billing")
-        .statement_overdue
-        != overdue
-    {
-        assert!(
-            tokio::time::Instant::now() < deadline,
-            "overdue flag not {overdue} in time"
-        );
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+    let what = format!("the overdue flag of {workspace} to be {overdue}");
+    wait_until(what, Duration::from_secs(10), async || {
+        let billing = billing_state(app, workspace).await.billing.expect("billing");
+        if billing.statement_overdue == overdue {
+            Ok(())
+        } else {
+            Err(format!("{billing:?}"))
+        }
+    })
+    .await;
 }
 
 /// A workspace whose only statement is overdue (payment due on issue), and
@@ -453,14 +449,10 @@ e2e! {
         app.clock.advance(Duration::from_micros((next_day - now) as u64 + 1_000_000));
         hand_over(&app, &pending).await; // delivered after the billing day
 
-        let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
-        let statement = loop {
-            if let Some(statement) = list_statements(&app, &workspace.id).await.pop() {
-                break statement;
-            }
-            assert!(tokio::time::Instant::now() < deadline, "no statement in time");
-            tokio::time::sleep(Duration::from_millis(20)).await;
-        };
+        let statement = wait_until("the billing worker's statement", Duration::from_secs(10), async || {
+            list_statements(&app, &workspace.id).await.pop().ok_or("no statement")
+        })
+        .await;
         assert_eq!(statement.period_end.expect("end").seconds * 1_000_000, next_day);
         assert_eq!(ids(&statement_deliveries(&app, &statement.id).await), HashSet::from([before]));
         assert_eq!(ids(&billable(&app, &workspace.id).await), HashSet::from([pending]));

@@ -7,12 +7,12 @@
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use fantoccini::{Client, ClientBuilder, Locator};
 use serde_json::{Value, json};
 
-use crate::harness::unique_suffix;
+use crate::harness::{unique_suffix, wait_until};
 
 const CHROMEDRIVER: &str = "/usr/bin/chromedriver";
 const CHROMIUM: &str = "/usr/bin/chromium";
@@ -55,21 +55,16 @@ impl Driver {
             url: format!("http://127.0.0.1:{port}"),
         };
         let http = reqwest::Client::builder().no_proxy().build().expect("client");
-        let deadline = Instant::now() + Duration::from_secs(30);
-        loop {
-            let ready = match http.get(format!("{}/status", driver.url)).send().await {
-                Ok(answer) => answer
-                    .json::<serde_json::Value>()
-                    .await
-                    .is_ok_and(|status| status["value"]["ready"] == true),
-                Err(_) => false,
-            };
-            if ready {
-                return Some(driver);
+        wait_until("chromedriver to be ready", Duration::from_secs(30), async || {
+            let answer = http.get(format!("{}/status", driver.url)).send().await;
+            let status = answer.map_err(|e| e.to_string())?.json::<Value>().await;
+            match status.map_err(|e| e.to_string())? {
+                status if status["value"]["ready"] == true => Ok(()),
+                status => Err(status.to_string()),
             }
-            assert!(Instant::now() < deadline, "chromedriver was not ready within 30 s");
-            tokio::time::sleep(Duration::from_millis(50)).await;
-        }
+        })
+        .await;
+        Some(driver)
     }
 
     /// A desktop window of the console (own profile, own cookies); with
@@ -191,8 +186,7 @@ impl Browser {
     /// Clicks the element at `xpath`; found again when a live page
     /// replaced it between the find and the click.
     pub async fn click(&self, xpath: &str) {
-        let deadline = Instant::now() + PAGE_WAIT;
-        loop {
+        wait_until(format!("a click on {xpath}"), PAGE_WAIT, async || {
             let element = self
                 .client
                 .wait()
@@ -201,13 +195,16 @@ impl Browser {
                 .await
                 .unwrap_or_else(|e| panic!("{xpath} not on the page: {e}"));
             match element.click().await {
-                Ok(()) => return,
+                Ok(()) => Ok(()),
                 Err(fantoccini::error::CmdError::Standard(e))
-                    if e.error == fantoccini::error::ErrorStatus::StaleElementReference
-                        && Instant::now() < deadline => {}
+                    if e.error == fantoccini::error::ErrorStatus::StaleElementReference =>
+                {
+                    Err(e)
+                }
                 Err(e) => panic!("click on {xpath}: {e}"),
             }
-        }
+        })
+        .await;
     }
 
     /// Clicks the element at `xpath`, which loads a new page, and waits for
@@ -236,18 +233,18 @@ impl Browser {
             };
             panic!("{css} not on the page: {e}\nat {url}:\n{shown}");
         }
-        let deadline = Instant::now() + PAGE_WAIT;
-        loop {
+        wait_until(format!("a new page showing {css}"), PAGE_WAIT, async || {
             let old = self
                 .client
                 .execute("return window.courierOldPage === true", vec![])
                 .await;
-            if matches!(old, Ok(serde_json::Value::Bool(false))) {
-                break;
+            match old {
+                Ok(serde_json::Value::Bool(false)) => Ok(()),
+                Ok(_) => Err("the old page".to_owned()),
+                Err(e) => Err(e.to_string()),
             }
-            assert!(Instant::now() < deadline, "no new page within {PAGE_WAIT:?}");
-            tokio::time::sleep(Duration::from_millis(20)).await;
-        }
+        })
+        .await;
         self.find(css).await;
         self.screenshot().await;
     }

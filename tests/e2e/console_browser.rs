@@ -7,7 +7,7 @@
 //! With `COURIER_CONSOLE_SCREENSHOTS=<dir>` every page visited is saved
 //! there as a PNG at desktop and at phone width (390 px).
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use courier_core::accounts::memberships::{self, Role};
 use courier_core::accounts::{self, NewUser};
@@ -15,7 +15,7 @@ use fantoccini::Locator;
 use serde_json::json;
 
 use crate::browser::{Browser, Driver, PAGE_WAIT};
-use crate::harness::TestApp;
+use crate::harness::{TestApp, wait_until};
 use crate::webhooks::{Receiver, signature_is_valid};
 
 const PASSWORD: &str = "correct horse battery";
@@ -211,9 +211,8 @@ e2e! {
         // The page follows the delivery without a reload: the marked
         // document is still the one shown when it says delivered.
         owner.mark().await;
-        let deadline = Instant::now() + Duration::from_secs(60);
         let mut seen = Vec::new();
-        loop {
+        wait_until(format!("{id} delivered on its page"), Duration::from_secs(60), async || {
             let status = match owner.client.find(Locator::Id("delivery-status")).await {
                 Ok(element) => element.text().await.ok(),
                 // Replaced between the find and the read: read again.
@@ -225,12 +224,12 @@ e2e! {
                     owner.screenshot().await;
                 }
                 if status == "delivered" {
-                    break;
+                    return Ok(());
                 }
             }
-            assert!(Instant::now() < deadline, "not delivered on the page within 60 s; seen {seen:?}");
-            tokio::time::sleep(Duration::from_millis(100)).await;
-        }
+            Err(format!("statuses seen {seen:?}"))
+        })
+        .await;
         assert!(seen.len() > 2, "the page showed the statuses in between: {seen:?}");
         let same_page = owner.client.execute("return window.courierOldPage === true", vec![]).await.expect("script");
         assert_eq!(same_page, serde_json::Value::Bool(true), "the page was not reloaded");

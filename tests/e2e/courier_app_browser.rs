@@ -10,7 +10,7 @@
 //! With `COURIER_APP_SCREENSHOTS=<dir>` every page visited is saved there as
 //! a PNG at 390 and 768 px.
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use base64::Engine;
 use courier::app::v1 as apb;
@@ -22,7 +22,7 @@ use serde_json::{Value, json};
 use crate::browser::{Browser, Driver, PAGE_WAIT};
 use crate::couriers::{PASSWORD, assign, couriers, join, vehicle};
 use crate::deliveries::berlin_delivery;
-use crate::harness::{TestApp, unique_suffix};
+use crate::harness::{TestApp, unique_suffix, wait_until};
 use crate::proofs::pod_workspace;
 
 /// Near Alexanderplatz, the pickup of `berlin_delivery`.
@@ -143,15 +143,14 @@ fn jpeg_size(bytes: &[u8]) -> Option<(u16, u16)> {
 
 /// Waits until the core holds a position of courier `courier_id`.
 async fn position_reported(app: &TestApp, courier_id: &str) {
-    let deadline = Instant::now() + PAGE_WAIT;
-    loop {
-        let latest = courier_core::positions::latest(&app.core, courier_id).await.expect("positions");
-        if latest.is_some() {
-            return;
+    wait_until("the browser's position in the core", PAGE_WAIT, async || {
+        match courier_core::positions::latest(&app.core, courier_id).await {
+            Ok(Some(_)) => Ok(()),
+            Ok(None) => Err("no position yet".to_owned()),
+            Err(e) => Err(e.to_string()),
         }
-        assert!(Instant::now() < deadline, "the browser's position did not reach the core in time");
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+    })
+    .await;
 }
 
 /// The proof of delivery `id`, and its files' bytes by kind and checkpoint.

@@ -12,12 +12,13 @@ use courier::app::v1::courier_app_service_client::CourierAppServiceClient;
 use courier::internal::v1 as ipb;
 use courier::internal::v1::courier_service_client::CourierServiceClient;
 use courier::v1 as pb;
+use sea_orm::EntityTrait;
 use serde_json::json;
 use tonic::transport::Channel;
 
 use crate::deliveries::berlin_delivery;
 use crate::fleet::{fleet, minimal_order};
-use crate::harness::TestApp;
+use crate::harness::{TestApp, wait_until};
 use crate::proofs::pod_workspace;
 
 pub const PASSWORD: &str = "tram stop at dawn";
@@ -25,7 +26,7 @@ pub const PASSWORD: &str = "tram stop at dawn";
 /// A courier signed in to the app.
 pub struct App {
     pub client: CourierAppServiceClient<Channel>,
-    token: String,
+    pub token: String,
     pub courier: apb::Courier,
 }
 
@@ -38,7 +39,7 @@ impl App {
     }
 }
 
-fn refusal(status: &tonic::Status) -> (tonic::Code, &'static str, Option<String>) {
+pub fn refusal(status: &tonic::Status) -> (tonic::Code, &'static str, Option<String>) {
     let (code, param) = courier::errors::from_status(status);
     (status.code(), code.as_str(), param)
 }
@@ -103,7 +104,7 @@ pub async fn join(app: &TestApp, workspace_id: &str, name: &str, email: &str, ve
 }
 
 /// Waits for the next message of an assignment stream (10 s at most).
-async fn next(stream: &mut tonic::Streaming<apb::WatchAssignmentsResponse>) -> apb::WatchAssignmentsResponse {
+pub async fn next(stream: &mut tonic::Streaming<apb::WatchAssignmentsResponse>) -> apb::WatchAssignmentsResponse {
     tokio::time::timeout(Duration::from_secs(10), stream.message())
         .await
         .expect("a stream message in time")
@@ -118,13 +119,13 @@ fn job_of(message: &apb::WatchAssignmentsResponse) -> &apb::Job {
     }
 }
 
-fn png(seed: u8) -> Vec<u8> {
+pub fn png(seed: u8) -> Vec<u8> {
     let mut bytes = b"\x89PNG\r\n\x1a\n".to_vec();
     bytes.extend(std::iter::repeat_n(seed, 64));
     bytes
 }
 
-fn proof(
+pub fn proof(
     job_id: &str,
     checkpoint: pb::CheckpointKind,
     files: Vec<apb::ProofFile>,
@@ -142,7 +143,7 @@ fn proof(
     }
 }
 
-fn file(kind: pb::ArtifactKind, name: &str, content: Vec<u8>) -> apb::ProofFile {
+pub fn file(kind: pb::ArtifactKind, name: &str, content: Vec<u8>) -> apb::ProofFile {
     apb::ProofFile {
         kind: kind as i32,
         file_name: name.into(),
@@ -151,7 +152,7 @@ fn file(kind: pb::ArtifactKind, name: &str, content: Vec<u8>) -> apb::ProofFile 
     }
 }
 
-fn at(app: &TestApp, latitude: f64, longitude: f64) -> apb::Position {
+pub fn at(app: &TestApp, latitude: f64, longitude: f64) -> apb::Position {
     apb::Position {
         latitude,
         longitude,
@@ -450,20 +451,17 @@ e2e! {
         // Every courier's last position is the last one they sent, and the
         // writes were batches: far fewer transactions than reports.
         let last = (REPORTS * PER_REPORT - 1) as f64;
-        let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
-        loop {
-            let stored = courier_core::positions::latest_many(&app.core, apps.iter().map(|a| a.courier.id.clone()).collect()).await.expect("positions");
+        let writes = wait_until("every courier's last position written", Duration::from_secs(10), async || {
+            let stored: std::collections::HashMap<String, f64> = courier_core::positions::latest::Entity::find()
+                .all(&app.core.db).await.map_err(|e| e.to_string())?
+                .into_iter().map(|row| (row.courier_id, row.latitude)).collect();
             let writes = app.metric(&app.metrics_url, "courier_core_position_writes_total", "").await - writes_before;
-            let all_written = writes >= 1.0 && apps.iter().enumerate().all(|(n, a)| {
-                stored.get(&a.courier.id).is_some_and(|p| (p.latitude - (52.40 + n as f64 * 0.001 + last * 0.00001)).abs() < 1e-9)
-            });
-            if all_written {
-                assert!(writes < (COURIERS * REPORTS) as f64 / 10.0, "{writes} transactions for {} reports", COURIERS * REPORTS);
-                break;
-            }
-            assert!(tokio::time::Instant::now() < deadline, "positions not written in time ({writes} writes)");
-            tokio::time::sleep(Duration::from_millis(50)).await;
-        }
+            let behind = apps.iter().enumerate().filter(|(n, a)| {
+                !stored.get(&a.courier.id).is_some_and(|latitude| (latitude - (52.40 + *n as f64 * 0.001 + last * 0.00001)).abs() < 1e-9)
+            }).count();
+            if writes >= 1.0 && behind == 0 { Ok(writes) } else { Err(format!("{behind} couriers behind after {writes} writes")) }
+        }).await;
+        assert!(writes < (COURIERS * REPORTS) as f64 / 10.0, "{writes} transactions for {} reports", COURIERS * REPORTS);
         let profile = apps[7].client.clone().get_profile(apps[7].request(apb::GetProfileRequest {})).await.expect("profile").into_inner();
         let position = profile.courier.expect("courier").last_position.expect("position");
         assert!((position.latitude - (52.407 + last * 0.00001)).abs() < 1e-9);

@@ -199,12 +199,14 @@ e2e! {
         assert_eq!(refused(status), CONFLICT);
 
         // The watcher's last message is the final state, then the stream ends.
-        let last = loop {
+        let last = crate::harness::wait_until("the watcher's delivered update", Duration::from_secs(10), async || {
             let update = next_update().await;
-            if update.delivery.as_ref().is_some_and(|d| d.status() == pb::DeliveryStatus::Delivered) {
-                break update;
+            match &update.delivery {
+                Some(delivery) if delivery.status() == pb::DeliveryStatus::Delivered => Ok(update),
+                _ => Err(format!("{update:?}")),
             }
-        };
+        })
+        .await;
         assert!(last.delivery.expect("delivery").delivered_at.is_some());
         let end = tokio::time::timeout(Duration::from_secs(10), watch.message()).await.expect("ends in time").expect("clean end");
         assert!(end.is_none());

@@ -14,7 +14,7 @@ use courier::internal::v1::dispatch_service_client::DispatchServiceClient;
 use courier_core::Core;
 use courier_core::auth::service_token::{self, Role};
 use courier_core::clock::Clock;
-use courier_core::config::{CoreConfig, DispatchMode};
+use courier_core::config::CoreConfig;
 use courier_core::db::ServeLock;
 use courier_edge::ratelimit::RateLimitConfig;
 use courier_edge::{CoreClients, EdgeState};
@@ -23,8 +23,6 @@ use sea_orm::{ConnectionTrait, Database};
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 use tonic::transport::Channel;
-
-pub const SECRET: &str = "e2e-secret-key";
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Backend {
@@ -227,31 +225,10 @@ impl TestApp {
             listeners.metrics_url.clone(),
         );
         let mut config = CoreConfig {
-            database_url: database.url.clone(),
-            database_max_connections: None,
             grpc_addr: grpc_url.clone(),
             metrics_addr: metrics_url.clone(),
-            shutdown_grace: Duration::from_secs(5),
             public_base_url: base_url.clone(),
-            secret_key: Some(SECRET.into()),
-            simulator_step: Duration::from_millis(50),
-            billing_check_every: Duration::from_millis(50),
-            routing_url: String::new(),
-            routing_timeout: Duration::from_secs(2),
-            routing_fallback: Default::default(),
-            routing_breaker_cooldown: Duration::from_secs(30),
-            webhook_allow_insecure: true,
-            webhook_retry_scale: 0.002,
-            webhook_disable_after: 20,
-            webhook_disable_window: Duration::from_secs(24 * 3600),
-            catalog_file: None,
-            blob_dir: database.blob_dir.clone(),
-            blob_s3: Default::default(),
-            // Tests that drive automatic dispatch turn it on; the others
-            // assign couriers themselves.
-            dispatch: DispatchMode::External,
-            offer_timeout: Duration::from_secs(30),
-            dispatch_radius_km: 15.0,
+            ..courier_core::testing::config(&database.url, database.blob_dir.clone())
         };
         configure(&mut config);
         let mut limits = unlimited();
@@ -429,23 +406,19 @@ impl TestApp {
         request
     }
 
-    /// Polls `GET /v1/deliveries/{id}` until its status is `status`; panics
+    /// Polls `GET /v1/deliveries/{id}` until its status is `status`; fails
     /// after `limit`, showing the last answer.
     pub async fn wait_for_status(&self, key: &str, id: &str, status: &str, limit: Duration) -> Value {
-        let deadline = tokio::time::Instant::now() + limit;
-        loop {
+        wait_until(format!("delivery {id} {status}"), limit, async || {
             let answer = self.get(&format!("/v1/deliveries/{id}"), key).await;
             assert_eq!(answer.status, 200, "{:#}", answer.body);
             if answer.body["status"] == status {
-                return answer.body;
+                Ok(answer.body)
+            } else {
+                Err(answer.body)
             }
-            assert!(
-                tokio::time::Instant::now() < deadline,
-                "delivery {id} not {status} in time: {:#}",
-                answer.body
-            );
-            tokio::time::sleep(Duration::from_millis(25)).await;
-        }
+        })
+        .await
     }
 
     /// The events of delivery `id`, oldest first, as `(type, data.status)`.
@@ -561,14 +534,15 @@ impl TestApp {
         let (base_url, metrics_url) = (listeners.base_url.clone(), listeners.metrics_url.clone());
         let (servers, _edge) = listeners.serve(&core, &unlimited());
         for feed in [&self.core.cache_feed, &core.cache_feed] {
-            let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
-            while !feed.is_connected() {
-                assert!(
-                    tokio::time::Instant::now() < deadline,
-                    "no announcement listener within 10 s"
-                );
-                tokio::time::sleep(Duration::from_millis(10)).await;
-            }
+            let what = "both replicas' announcement listeners";
+            wait_until(what, Duration::from_secs(10), async || {
+                if feed.is_connected() {
+                    Ok(())
+                } else {
+                    Err("not connected")
+                }
+            })
+            .await;
         }
         Replica {
             base_url,
@@ -633,6 +607,118 @@ where
         outputs.push(task.await.expect("request task"));
     }
     outputs
+}
+
+/// How long one end-to-end test may run, start-up of its servers included.
+/// Past it the test fails, naming what it was waiting for.
+pub const TEST_LIMIT: Duration = Duration::from_secs(120);
+
+tokio::task_local! {
+    /// The waits of the running test under way now: read when its time
+    /// limit passes.
+    static WAITS: Waits;
+}
+
+/// The waits under way in one test, oldest first.
+#[derive(Clone, Default)]
+struct Waits(std::sync::Arc<std::sync::Mutex<Vec<Wait>>>);
+
+struct Wait {
+    id: u64,
+    what: String,
+    last_seen: Option<String>,
+}
+
+impl Waits {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Vec<Wait>> {
+        self.0.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+}
+
+/// Runs one test's body: records its wall time ([`Timing`]) and fails it
+/// when it runs past [`TEST_LIMIT`], saying what it was waiting for.
+pub fn limited<F: std::future::Future>(test: F) -> impl std::future::Future<Output = F::Output> {
+    // Here, before the first poll: the test's thread names it.
+    let timing = Timing::start();
+    async move {
+        let _timing = timing;
+        let waits = Waits::default();
+        let test = std::pin::pin!(WAITS.scope(waits.clone(), test));
+        tokio::select! {
+            output = test => output,
+            () = tokio::time::sleep(TEST_LIMIT) => {
+                // Read while the test, and so its waits, still exist.
+                match waits.lock().last() {
+                    Some(Wait { what, last_seen, .. }) => panic!(
+                        "the test did not end within {TEST_LIMIT:?}; it was waiting for {what}; last seen: {}",
+                        last_seen.as_deref().unwrap_or("nothing yet")
+                    ),
+                    None => panic!(
+                        "the test did not end within {TEST_LIMIT:?}; it was in no wait: a call or a step of its own took that long"
+                    ),
+                }
+            }
+        }
+    }
+}
+
+/// Asks `check` until it answers `Ok`, and returns that; fails the test
+/// after `limit`, naming `what` it waited for and what `check` last saw
+/// (its `Err`). The one way the tests wait for something to happen:
+/// `courier_core::testing::wait_until`, with the wait listed for the test's
+/// time limit ([`limited`]).
+pub async fn wait_until<T, E: std::fmt::Display>(
+    what: impl std::fmt::Display,
+    limit: Duration,
+    mut check: impl AsyncFnMut() -> Result<T, E>,
+) -> T {
+    let what = what.to_string();
+    let wait = Waiting::enter(&what);
+    courier_core::testing::wait_until(&what, limit, async || {
+        let answer = check().await;
+        if let Err(last) = &answer {
+            wait.saw(format!("{last:#}"));
+        }
+        answer
+    })
+    .await
+}
+
+/// One wait listed in the test's [`WAITS`] while it lasts. Waits in tasks
+/// the test spawned are not listed (the list belongs to the test's task).
+struct Waiting(Option<(Waits, u64)>);
+
+impl Waiting {
+    fn enter(what: &str) -> Waiting {
+        static NEXT_ID: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        let id = NEXT_ID.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let waits = WAITS.try_with(Waits::clone).ok();
+        if let Some(waits) = &waits {
+            let what = what.to_owned();
+            waits.lock().push(Wait {
+                id,
+                what,
+                last_seen: None,
+            });
+        }
+        Waiting(waits.map(|waits| (waits, id)))
+    }
+
+    fn saw(&self, last: String) {
+        if let Some((waits, id)) = &self.0
+            && let Some(wait) = waits.lock().iter_mut().find(|wait| wait.id == *id)
+        {
+            wait.last_seen = Some(last);
+        }
+    }
+}
+
+impl Drop for Waiting {
+    fn drop(&mut self) {
+        if let Some((waits, id)) = &self.0 {
+            waits.lock().retain(|wait| wait.id != *id);
+        }
+    }
 }
 
 /// A test's wall time, written to `e2e-timings.tsv` in Cargo's temporary
@@ -758,39 +844,21 @@ impl Drop for DatabaseGuard {
     }
 }
 
-/// Declares each test once and runs it on SQLite and on PostgreSQL.
+/// Declares each test once and runs it on SQLite and on PostgreSQL, each
+/// within [`TEST_LIMIT`] ([`limited`]).
 #[macro_export]
 macro_rules! e2e {
     // `e2e! { with |config| …; async fn … }`: the core's configuration is
     // adjusted first (see `TestApp::spawn_with`).
-    (with $configure:expr; $(async fn $name:ident($app:ident: TestApp) $body:block)*) => {$(
-        mod $name {
-            #[allow(unused_imports)]
-            use super::*;
-
-            async fn run($app: $crate::harness::TestApp) $body
-
-            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-            async fn sqlite() {
-                let _timing = $crate::harness::Timing::start();
-                let app = $crate::harness::TestApp::spawn_with($crate::harness::Backend::Sqlite, $configure)
-                    .await
-                    .expect("sqlite app");
-                run(app).await;
-            }
-
-            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-            async fn postgres() {
-                let _timing = $crate::harness::Timing::start();
-                if let Some(app) = $crate::harness::TestApp::spawn_with($crate::harness::Backend::Postgres, $configure).await {
-                    run(app).await;
-                }
-            }
-        }
-    )*};
+    (with $configure:expr; $($tests:tt)*) => {
+        $crate::e2e!(@each [|backend| $crate::harness::TestApp::spawn_with(backend, $configure)] $($tests)*);
+    };
     // `e2e! { edge |limits| …; async fn … }`: the edge's rate limits are
     // adjusted first (see `TestApp::spawn_configured`).
-    (edge $limit:expr; $(async fn $name:ident($app:ident: TestApp) $body:block)*) => {$(
+    (edge $limit:expr; $($tests:tt)*) => {
+        $crate::e2e!(@each [|backend| $crate::harness::TestApp::spawn_configured(backend, |_| {}, $limit)] $($tests)*);
+    };
+    (@each [$($spawn:tt)*] async fn $name:ident($app:ident: TestApp) $body:block $($rest:tt)*) => {
         mod $name {
             #[allow(unused_imports)]
             use super::*;
@@ -799,43 +867,27 @@ macro_rules! e2e {
 
             #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
             async fn sqlite() {
-                let _timing = $crate::harness::Timing::start();
-                let app = $crate::harness::TestApp::spawn_configured($crate::harness::Backend::Sqlite, |_| {}, $limit)
-                    .await
-                    .expect("sqlite app");
-                run(app).await;
+                $crate::harness::limited(async {
+                    let app = ($($spawn)*)($crate::harness::Backend::Sqlite).await.expect("sqlite app");
+                    run(app).await;
+                })
+                .await;
             }
 
             #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
             async fn postgres() {
-                let _timing = $crate::harness::Timing::start();
-                if let Some(app) = $crate::harness::TestApp::spawn_configured($crate::harness::Backend::Postgres, |_| {}, $limit).await {
-                    run(app).await;
-                }
+                $crate::harness::limited(async {
+                    if let Some(app) = ($($spawn)*)($crate::harness::Backend::Postgres).await {
+                        run(app).await;
+                    }
+                })
+                .await;
             }
         }
-    )*};
-    ($(async fn $name:ident($app:ident: TestApp) $body:block)*) => {$(
-        mod $name {
-            #[allow(unused_imports)]
-            use super::*;
-
-            async fn run($app: $crate::harness::TestApp) $body
-
-            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-            async fn sqlite() {
-                let _timing = $crate::harness::Timing::start();
-                let app = $crate::harness::TestApp::spawn($crate::harness::Backend::Sqlite).await.expect("sqlite app");
-                run(app).await;
-            }
-
-            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-            async fn postgres() {
-                let _timing = $crate::harness::Timing::start();
-                if let Some(app) = $crate::harness::TestApp::spawn($crate::harness::Backend::Postgres).await {
-                    run(app).await;
-                }
-            }
-        }
-    )*};
+        $crate::e2e!(@each [$($spawn)*] $($rest)*);
+    };
+    (@each [$($spawn:tt)*]) => {};
+    ($(async fn $name:ident($app:ident: TestApp) $body:block)*) => {
+        $crate::e2e!(@each [$crate::harness::TestApp::spawn] $(async fn $name($app: TestApp) $body)*);
+    };
 }

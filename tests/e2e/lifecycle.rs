@@ -7,7 +7,7 @@ use std::time::Duration;
 use serde_json::{Value, json};
 
 use crate::deliveries::berlin_delivery;
-use crate::harness::{Backend, TestApp, together};
+use crate::harness::{Backend, TestApp, together, wait_until};
 use crate::proofs::pod_workspace;
 
 /// How long a whole simulated run may take with the tests' 50 ms step.
@@ -50,14 +50,12 @@ e2e! {
         assert_eq!(created["status"], "pending");
 
         // While it runs, tracking opens with the courier and its position.
-        let assigned_or_later = loop {
+        let assigned_or_later = wait_until(format!("{id} assigned a courier"), RUN_LIMIT, async || {
             let tracking = app.get(&format!("/v1/deliveries/{id}/tracking"), &pod.test_key).await;
             assert_eq!(tracking.status, 200, "{:#}", tracking.body);
-            if tracking.body["status"] != "pending" {
-                break tracking.body;
-            }
-            tokio::time::sleep(Duration::from_millis(10)).await;
-        };
+            if tracking.body["status"] != "pending" { Ok(tracking.body) } else { Err(tracking.body) }
+        })
+        .await;
         assert!(assigned_or_later["tracking_available_at"].is_string(), "{assigned_or_later:#}");
         assert!(assigned_or_later["courier"]["name"].is_string());
         assert!(assigned_or_later["courier"]["location"]["latitude"].is_f64());
@@ -154,10 +152,8 @@ e2e! {
         const ORDER: [&str; 7] = ["pending", "courier_assigned", "at_pickup", "picked_up", "in_transit", "at_dropoff", "delivered"];
         let created = app.create_delivery(&app.test_key, &berlin_delivery()).await;
         let path = format!("/v1/deliveries/{}", created["id"].as_str().expect("id"));
-        let deadline = tokio::time::Instant::now() + RUN_LIMIT;
         let mut reached = 0;
-        while reached < ORDER.len() - 1 {
-            assert!(tokio::time::Instant::now() < deadline, "not delivered in time");
+        wait_until(format!("{path} delivered"), RUN_LIMIT, async || {
             let reads = together((0..4).map(|_| {
                 let (http, url, key) = (app.http.clone(), app.url(&path), app.test_key.clone());
                 async move {
@@ -170,7 +166,9 @@ e2e! {
             let earliest = reads.iter().copied().min().unwrap_or_default();
             assert!(earliest >= reached, "read {} after {} had been read", ORDER[earliest], ORDER[reached]);
             reached = reads.into_iter().max().unwrap_or(reached);
-        }
+            if reached == ORDER.len() - 1 { Ok(()) } else { Err(ORDER[reached]) }
+        })
+        .await;
     }
 
     async fn a_restarted_core_continues_the_simulation(app: TestApp) {
@@ -189,27 +187,29 @@ e2e! {
 /// `db::ServeLock`.)
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn two_cores_on_one_postgres_step_each_delivery_once() {
-    let _timing = crate::harness::Timing::start();
-    let step = |config: &mut courier_core::config::CoreConfig| config.simulator_step = Duration::from_millis(100);
-    let Some(app) = TestApp::spawn_with(Backend::Postgres, step).await else {
-        return;
-    };
-    // A second core (own simulator and workers) on the same database.
-    let second = courier_core::Core::start((*app.core.config).clone(), app.clock.clone())
-        .await
-        .expect("second core");
-    let stop = tokio_util::sync::CancellationToken::new();
-    let mut workers = courier_core::workers::spawn(&second, &stop);
+    crate::harness::limited(async {
+        let step = |config: &mut courier_core::config::CoreConfig| config.simulator_step = Duration::from_millis(100);
+        let Some(app) = TestApp::spawn_with(Backend::Postgres, step).await else {
+            return;
+        };
+        // A second core (own simulator and workers) on the same database.
+        let second = courier_core::Core::start((*app.core.config).clone(), app.clock.clone())
+            .await
+            .expect("second core");
+        let stop = tokio_util::sync::CancellationToken::new();
+        let mut workers = courier_core::workers::spawn(&second, &stop);
 
-    let mut ids = Vec::new();
-    for _ in 0..6 {
-        let created = app.create_delivery(&app.test_key, &berlin_delivery()).await;
-        ids.push(created["id"].as_str().expect("id").to_owned());
-    }
-    for id in &ids {
-        app.wait_for_status(&app.test_key, id, "delivered", RUN_LIMIT).await;
-        assert_eq!(app.delivery_events(&app.test_key, id).await, default_run(), "{id}");
-    }
-    stop.cancel();
-    while workers.join_next().await.is_some() {}
+        let mut ids = Vec::new();
+        for _ in 0..6 {
+            let created = app.create_delivery(&app.test_key, &berlin_delivery()).await;
+            ids.push(created["id"].as_str().expect("id").to_owned());
+        }
+        for id in &ids {
+            app.wait_for_status(&app.test_key, id, "delivered", RUN_LIMIT).await;
+            assert_eq!(app.delivery_events(&app.test_key, id).await, default_run(), "{id}");
+        }
+        stop.cancel();
+        while workers.join_next().await.is_some() {}
+    })
+    .await;
 }

@@ -5,6 +5,7 @@
 mod harness;
 
 mod auth;
+mod auto_dispatch;
 mod billing;
 mod browser;
 mod compose;

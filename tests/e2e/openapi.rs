@@ -11,7 +11,7 @@ use serde_json::{Value, json};
 
 use crate::deliveries::berlin_delivery;
 use crate::fleet::{fleet, full_order, minimal_order};
-use crate::harness::{Answer, TestApp, unique_suffix};
+use crate::harness::{Answer, TestApp, unique_suffix, wait_until};
 use crate::proofs::pod_workspace;
 use crate::quotes::berlin_quote;
 use crate::webhooks::{EVENT_TYPES, Receiver, delete, live_delivery, patch};
@@ -370,15 +370,15 @@ e2e! {
             .find(|body| body["type"] == "delivery.created")
             .expect("delivery.created");
         let event_path = format!("/v1/events/{}", created_event["id"].as_str().expect("id"));
-        let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
-        let details = loop {
+        let details = wait_until(format!("an attempt on {event_path}"), Duration::from_secs(10), async || {
             let details = app.get(&event_path, key).await;
             if details.body["webhook_attempts"].as_array().is_some_and(|a| !a.is_empty()) {
-                break details;
+                Ok(details)
+            } else {
+                Err(details.body)
             }
-            assert!(tokio::time::Instant::now() < deadline, "{:#}", details.body);
-            tokio::time::sleep(Duration::from_millis(25)).await;
-        };
+        })
+        .await;
         assert_eq!(details.body["webhook_attempts"][0]["status"], "succeeded");
         assert_documented(&doc, "get", "/v1/events/{eventId}", &details);
 

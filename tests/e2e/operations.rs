@@ -14,7 +14,7 @@ use tonic_health::pb::health_check_response::ServingStatus;
 use tonic_health::pb::health_client::HealthClient;
 
 use crate::deliveries::berlin_delivery;
-use crate::harness::{TestApp, unlimited};
+use crate::harness::{TestApp, unlimited, wait_until};
 use crate::webhooks::{Receiver, Reply, create_endpoint};
 
 /// How long a webhook receiver here takes to answer.
@@ -78,8 +78,7 @@ async fn metrics_with(app: &TestApp, wanted: &[&str]) -> String {
 /// Reads the metrics until `ready` accepts them (15 s at most; the
 /// failure names what `ready` last said was wrong).
 async fn metrics_until(app: &TestApp, ready: impl Fn(&str) -> Result<(), String>) -> String {
-    let deadline = Instant::now() + Duration::from_secs(15);
-    loop {
+    wait_until("the metrics", Duration::from_secs(15), async || {
         let response = app.http.get(&app.metrics_url).send().await.expect("metrics answer");
         assert_eq!(response.status(), 200);
         let content_type = response.headers()["content-type"].to_str().expect("ascii").to_owned();
@@ -89,11 +88,11 @@ async fn metrics_until(app: &TestApp, ready: impl Fn(&str) -> Result<(), String>
         );
         let text = response.text().await.expect("metrics text");
         match ready(&text) {
-            Ok(()) => return text,
-            Err(why) => assert!(Instant::now() < deadline, "{why} in:\n{text}"),
+            Ok(()) => Ok(text),
+            Err(why) => Err(format!("{why} in:\n{text}")),
         }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
+    })
+    .await
 }
 
 e2e! {
@@ -273,19 +272,15 @@ e2e! {
         for _ in 0..EVENTS {
             app.create_delivery(&app.test_key, &berlin_delivery()).await;
         }
-        let deadline = Instant::now() + Duration::from_secs(3);
-        loop {
+        wait_until(format!("all {EVENTS} queue rows claimed"), Duration::from_secs(3), async || {
             let claimed = Entity::find()
                 .filter(Column::ClaimToken.is_not_null())
                 .count(&app.core.db)
                 .await
                 .expect("claimed rows");
-            if claimed == EVENTS {
-                break;
-            }
-            assert!(Instant::now() < deadline, "{claimed} of {EVENTS} rows claimed");
-            tokio::time::sleep(Duration::from_millis(10)).await;
-        }
+            if claimed == EVENTS { Ok(()) } else { Err(format!("{claimed} claimed")) }
+        })
+        .await;
 
         app.shutdown().await;
         assert_eq!(receiver.received().len(), 32, "only the sends in flight were made");
@@ -308,8 +303,7 @@ e2e! {
         answer.assert_error(404, "not_found", None);
         let request_id = answer.header("request-id").expect("request id").to_owned();
 
-        let deadline = Instant::now() + Duration::from_secs(5);
-        let lines = loop {
+        let lines = wait_until(format!("edge and core lines of {request_id}"), Duration::from_secs(5), async || {
             let text = String::from_utf8(logs.0.lock().expect("lock").clone()).expect("UTF-8 logs");
             let lines: Vec<serde_json::Value> = text
                 .lines()
@@ -317,12 +311,9 @@ e2e! {
                 .map(|line| serde_json::from_str(line).expect("a JSON log line"))
                 .collect();
             let side = |span: &str| lines.iter().any(|line| line["span"]["name"] == span);
-            if side("http") && side("grpc") {
-                break lines;
-            }
-            assert!(Instant::now() < deadline, "edge and core lines of {request_id}: {lines:#?}");
-            tokio::time::sleep(Duration::from_millis(20)).await;
-        };
+            if side("http") && side("grpc") { Ok(lines) } else { Err(format!("{lines:#?}")) }
+        })
+        .await;
         for line in &lines {
             assert_eq!(line["span"]["request_id"], request_id.as_str(), "{line}");
             assert!(line["level"].is_string() && line["message"].is_string(), "{line}");

@@ -12,7 +12,7 @@ use courier::internal::v1 as ipb;
 use serde_json::json;
 
 use crate::deliveries::berlin_delivery;
-use crate::harness::{Backend, Replica, TestApp, unique_suffix};
+use crate::harness::{Backend, Replica, TestApp, unique_suffix, wait_until};
 use crate::webhooks::{Receiver, create_endpoint};
 
 /// What a PostgreSQL replica may lag behind another's change (docs/scaling.md
@@ -30,20 +30,21 @@ async fn two_replicas() -> Option<(TestApp, Replica)> {
 /// Asks `url` with `key` until it answers `status`; how long that took.
 async fn time_until(app: &TestApp, url: &str, key: &str, status: u16, field: Option<(&str, &str)>) -> Duration {
     let started = Instant::now();
-    loop {
-        let answer = app.send(app.http.get(url).header("x-api-key", key)).await;
-        let matches = answer.status == status && field.is_none_or(|(name, value)| answer.body[name] == value);
-        if matches {
-            return started.elapsed();
-        }
-        assert!(
-            started.elapsed() < 10 * STALENESS,
-            "{url} still answers {} {:#}",
-            answer.status,
-            answer.body
-        );
-        tokio::time::sleep(Duration::from_millis(5)).await;
-    }
+    wait_until(
+        format!("{url} to answer {status} {field:?}"),
+        10 * STALENESS,
+        async || {
+            let answer = app.send(app.http.get(url).header("x-api-key", key)).await;
+            let matches = answer.status == status && field.is_none_or(|(name, value)| answer.body[name] == value);
+            if matches {
+                Ok(())
+            } else {
+                Err(format!("{} {:#}", answer.status, answer.body))
+            }
+        },
+    )
+    .await;
+    started.elapsed()
 }
 
 fn p99(mut times: Vec<Duration>) -> Duration {
@@ -53,175 +54,181 @@ fn p99(mut times: Vec<Duration>) -> Duration {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_key_revoked_through_one_replica_is_refused_by_the_other_within_a_second() {
-    let _timing = crate::harness::Timing::start();
-    let Some((app, replica)) = two_replicas().await else {
-        return;
-    };
-    let mut times = Vec::new();
-    for _ in 0..100 {
-        let (id, key) = app
-            .create_key_with(&app.workspace_id, courier::v1::Mode::Test, &[], ipb::KeyExpiry::Never)
-            .await;
-        // The other replica checks the key and keeps it.
-        let url = replica.url("/v1/vehicle-types");
-        for _ in 0..2 {
-            assert_eq!(app.send(app.http.get(&url).header("x-api-key", &key)).await.status, 200);
+    crate::harness::limited(async {
+        let Some((app, replica)) = two_replicas().await else {
+            return;
+        };
+        let mut times = Vec::new();
+        for _ in 0..100 {
+            let (id, key) = app
+                .create_key_with(&app.workspace_id, courier::v1::Mode::Test, &[], ipb::KeyExpiry::Never)
+                .await;
+            // The other replica checks the key and keeps it.
+            let url = replica.url("/v1/vehicle-types");
+            for _ in 0..2 {
+                assert_eq!(app.send(app.http.get(&url).header("x-api-key", &key)).await.status, 200);
+            }
+            let request = app.admin_request(ipb::RevokeApiKeyRequest { api_key_id: id });
+            app.admin().await.revoke_api_key(request).await.expect("revoked");
+            // The replica that revoked it refuses it on the very next request.
+            app.get("/v1/vehicle-types", &key)
+                .await
+                .assert_error(401, "invalid_api_key", None);
+            times.push(time_until(&app, &url, &key, 401, None).await);
         }
-        let request = app.admin_request(ipb::RevokeApiKeyRequest { api_key_id: id });
-        app.admin().await.revoke_api_key(request).await.expect("revoked");
-        // The replica that revoked it refuses it on the very next request.
-        app.get("/v1/vehicle-types", &key)
-            .await
-            .assert_error(401, "invalid_api_key", None);
-        times.push(time_until(&app, &url, &key, 401, None).await);
-    }
-    let worst = p99(times.clone());
-    eprintln!("revocation seen by the other replica: p50 {:?}, p99 {worst:?}", {
-        times.sort();
-        times[49]
-    });
-    assert!(worst <= STALENESS, "p99 {worst:?}");
-    // The other replica served the keys from its cache, and each revocation
-    // reached it as an announcement (not only by the age limit).
-    let hits = app
-        .metric(
-            &replica.metrics_url,
-            "courier_cache_lookups_total",
-            "cache=\"keys\",result=\"hit\"",
-        )
-        .await;
-    assert!(hits >= 100.0, "key cache hits: {hits}");
-    let heard = app
-        .metric(&replica.metrics_url, "courier_cache_invalidation_lag_seconds_count", "")
-        .await;
-    assert!(heard >= 100.0, "announcements heard: {heard}");
+        let worst = p99(times.clone());
+        eprintln!("revocation seen by the other replica: p50 {:?}, p99 {worst:?}", {
+            times.sort();
+            times[49]
+        });
+        assert!(worst <= STALENESS, "p99 {worst:?}");
+        // The other replica served the keys from its cache, and each revocation
+        // reached it as an announcement (not only by the age limit).
+        let hits = app
+            .metric(
+                &replica.metrics_url,
+                "courier_cache_lookups_total",
+                "cache=\"keys\",result=\"hit\"",
+            )
+            .await;
+        assert!(hits >= 100.0, "key cache hits: {hits}");
+        let heard = app
+            .metric(&replica.metrics_url, "courier_cache_invalidation_lag_seconds_count", "")
+            .await;
+        assert!(heard >= 100.0, "announcements heard: {heard}");
+    })
+    .await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_delivery_changed_through_one_replica_reads_changed_everywhere() {
-    let _timing = crate::harness::Timing::start();
-    let Some((app, replica)) = two_replicas().await else {
-        return;
-    };
-    // Live deliveries stay pending until dispatch moves them (the simulator
-    // runs test deliveries only).
-    let workspace = crate::billing::billed_workspace(&app, 10_000_000, 14).await;
-    let key = workspace.live_key.as_str();
-    let mut times = Vec::new();
-    for _ in 0..20 {
-        let id = app.create_delivery(key, &berlin_delivery()).await["id"]
-            .as_str()
-            .expect("id")
-            .to_owned();
-        let path = format!("/v1/deliveries/{id}");
-        for _ in 0..2 {
-            let read = app
-                .send(app.http.get(replica.url(&path)).header("x-api-key", key))
-                .await;
-            assert_eq!(read.body["status"], "pending", "{:#}", read.body);
+    crate::harness::limited(async {
+        let Some((app, replica)) = two_replicas().await else {
+            return;
+        };
+        // Live deliveries stay pending until dispatch moves them (the simulator
+        // runs test deliveries only).
+        let workspace = crate::billing::billed_workspace(&app, 10_000_000, 14).await;
+        let key = workspace.live_key.as_str();
+        let mut times = Vec::new();
+        for _ in 0..20 {
+            let id = app.create_delivery(key, &berlin_delivery()).await["id"]
+                .as_str()
+                .expect("id")
+                .to_owned();
+            let path = format!("/v1/deliveries/{id}");
+            for _ in 0..2 {
+                let read = app
+                    .send(app.http.get(replica.url(&path)).header("x-api-key", key))
+                    .await;
+                assert_eq!(read.body["status"], "pending", "{:#}", read.body);
+            }
+            let cancelled = app.post(&format!("/v1/deliveries/{id}/cancel"), key, &json!({})).await;
+            assert_eq!(cancelled.status, 200, "{:#}", cancelled.body);
+            // At once on the replica that changed it.
+            assert_eq!(app.get(&path, key).await.body["status"], "cancelled");
+            let url = replica.url(&path);
+            times.push(time_until(&app, &url, key, 200, Some(("status", "cancelled"))).await);
         }
-        let cancelled = app.post(&format!("/v1/deliveries/{id}/cancel"), key, &json!({})).await;
-        assert_eq!(cancelled.status, 200, "{:#}", cancelled.body);
-        // At once on the replica that changed it.
-        assert_eq!(app.get(&path, key).await.body["status"], "cancelled");
-        let url = replica.url(&path);
-        times.push(time_until(&app, &url, key, 200, Some(("status", "cancelled"))).await);
-    }
-    let worst = times.iter().max().copied().unwrap_or_default();
-    assert!(worst <= STALENESS, "slowest {worst:?}");
-    let hits = app
-        .metric(
-            &replica.metrics_url,
-            "courier_cache_lookups_total",
-            "cache=\"deliveries\",result=\"hit\"",
-        )
-        .await;
-    assert!(hits >= 1.0, "delivery cache hits: {hits}");
+        let worst = times.iter().max().copied().unwrap_or_default();
+        assert!(worst <= STALENESS, "slowest {worst:?}");
+        let hits = app
+            .metric(
+                &replica.metrics_url,
+                "courier_cache_lookups_total",
+                "cache=\"deliveries\",result=\"hit\"",
+            )
+            .await;
+        assert!(hits >= 1.0, "delivery cache hits: {hits}");
+    })
+    .await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn creates_spread_over_two_replicas_never_book_twice_lose_an_event_or_overspend() {
-    let _timing = crate::harness::Timing::start();
-    let Some((app, replica)) = two_replicas().await else {
-        return;
-    };
-    let price = app.create_delivery(&app.test_key, &berlin_delivery()).await["amount_cents"]
-        .as_i64()
-        .expect("amount");
-    // Room for exactly 10 deliveries.
-    let workspace = crate::billing::billed_workspace(&app, 10 * price, 14).await;
-    let receiver = Receiver::start().await;
-    create_endpoint(&app, &workspace.live_key, &receiver.url, json!(["delivery.created"])).await;
+    crate::harness::limited(async {
+        let Some((app, replica)) = two_replicas().await else {
+            return;
+        };
+        let price = app.create_delivery(&app.test_key, &berlin_delivery()).await["amount_cents"]
+            .as_i64()
+            .expect("amount");
+        // Room for exactly 10 deliveries.
+        let workspace = crate::billing::billed_workspace(&app, 10 * price, 14).await;
+        let receiver = Receiver::start().await;
+        create_endpoint(&app, &workspace.live_key, &receiver.url, json!(["delivery.created"])).await;
 
-    // 40 creates under 20 idempotency keys, each key sent to both replicas at
-    // once: at most 10 deliveries fit the limit.
-    let bases = [app.base_url.clone(), replica.base_url.clone()];
-    let keys: Vec<String> = (0..20).map(|n| format!("replicas-{n}-{}", unique_suffix())).collect();
-    let mut requests = Vec::new();
-    for idempotency_key in &keys {
-        for base in &bases {
-            let request = app
-                .http
-                .post(format!("{base}/v1/deliveries"))
-                .header("x-api-key", &workspace.live_key)
-                .header("idempotency-key", idempotency_key)
-                .json(&berlin_delivery());
-            let idempotency_key = idempotency_key.clone();
-            requests.push(async move {
-                let response = request.send().await.expect("request sent");
-                let status = response.status().as_u16();
-                let body: serde_json::Value = response.json().await.expect("JSON");
-                (idempotency_key, status, body)
-            });
-        }
-    }
-    let answers = crate::harness::together(requests.into_iter()).await;
-    let mut booked: HashMap<String, HashSet<String>> = HashMap::new();
-    for (idempotency_key, status, body) in &answers {
-        match (*status, body["error"]["code"].as_str()) {
-            (201, _) => {
-                let id = body["id"].as_str().expect("id").to_owned();
-                booked.entry(idempotency_key.clone()).or_default().insert(id);
+        // 40 creates under 20 idempotency keys, each key sent to both replicas at
+        // once: at most 10 deliveries fit the limit.
+        let bases = [app.base_url.clone(), replica.base_url.clone()];
+        let keys: Vec<String> = (0..20).map(|n| format!("replicas-{n}-{}", unique_suffix())).collect();
+        let mut requests = Vec::new();
+        for idempotency_key in &keys {
+            for base in &bases {
+                let request = app
+                    .http
+                    .post(format!("{base}/v1/deliveries"))
+                    .header("x-api-key", &workspace.live_key)
+                    .header("idempotency-key", idempotency_key)
+                    .json(&berlin_delivery());
+                let idempotency_key = idempotency_key.clone();
+                requests.push(async move {
+                    let response = request.send().await.expect("request sent");
+                    let status = response.status().as_u16();
+                    let body: serde_json::Value = response.json().await.expect("JSON");
+                    (idempotency_key, status, body)
+                });
             }
-            (402, Some("invoice_credit_limit_exceeded")) | (409, Some("request_in_progress")) => {}
-            other => panic!("unexpected answer {other:?}: {body:#}"),
         }
-    }
-    assert!(
-        booked.values().all(|ids| ids.len() == 1),
-        "one delivery per key: {booked:?}"
-    );
-    let ids: HashSet<String> = booked.into_values().flatten().collect();
-    assert!(
-        !ids.is_empty() && ids.len() <= 10,
-        "{} deliveries for room of 10",
-        ids.len()
-    );
-    let listed = app.get("/v1/deliveries?limit=100", &workspace.live_key).await;
-    let listed = listed.body["deliveries"].as_array().expect("deliveries").len();
-    assert_eq!(listed, ids.len(), "every booked delivery stored once, none else");
-    let request = app.billing_request(ipb::GetBillingStateRequest {
-        workspace_id: workspace.id.clone(),
-    });
-    let state = app
-        .billing()
-        .await
-        .get_billing_state(request)
-        .await
-        .expect("state")
-        .into_inner();
-    assert_eq!(state.open_amount_cents, ids.len() as i64 * price);
-    assert!(state.open_amount_cents <= 10 * price);
+        let answers = crate::harness::together(requests.into_iter()).await;
+        let mut booked: HashMap<String, HashSet<String>> = HashMap::new();
+        for (idempotency_key, status, body) in &answers {
+            match (*status, body["error"]["code"].as_str()) {
+                (201, _) => {
+                    let id = body["id"].as_str().expect("id").to_owned();
+                    booked.entry(idempotency_key.clone()).or_default().insert(id);
+                }
+                (402, Some("invoice_credit_limit_exceeded")) | (409, Some("request_in_progress")) => {}
+                other => panic!("unexpected answer {other:?}: {body:#}"),
+            }
+        }
+        assert!(
+            booked.values().all(|ids| ids.len() == 1),
+            "one delivery per key: {booked:?}"
+        );
+        let ids: HashSet<String> = booked.into_values().flatten().collect();
+        assert!(
+            !ids.is_empty() && ids.len() <= 10,
+            "{} deliveries for room of 10",
+            ids.len()
+        );
+        let listed = app.get("/v1/deliveries?limit=100", &workspace.live_key).await;
+        let listed = listed.body["deliveries"].as_array().expect("deliveries").len();
+        assert_eq!(listed, ids.len(), "every booked delivery stored once, none else");
+        let request = app.billing_request(ipb::GetBillingStateRequest {
+            workspace_id: workspace.id.clone(),
+        });
+        let state = app
+            .billing()
+            .await
+            .get_billing_state(request)
+            .await
+            .expect("state")
+            .into_inner();
+        assert_eq!(state.open_amount_cents, ids.len() as i64 * price);
+        assert!(state.open_amount_cents <= 10 * price);
 
-    // Every delivery's created event is recorded and reaches the receiver
-    // once, whichever replica's dispatcher sent it.
-    let received = receiver.wait_for(ids.len(), Duration::from_secs(30)).await;
-    let mut sent: Vec<String> = received
-        .iter()
-        .map(|r| r.json()["data"]["id"].as_str().unwrap_or_default().to_owned())
-        .collect();
-    sent.sort();
-    let mut expected: Vec<String> = ids.into_iter().collect();
-    expected.sort();
-    assert_eq!(sent, expected, "each created event sent exactly once");
+        // Every delivery's created event is recorded and reaches the receiver
+        // once, whichever replica's dispatcher sent it.
+        let received = receiver.wait_for(ids.len(), Duration::from_secs(30)).await;
+        let mut sent: Vec<String> = received
+            .iter()
+            .map(|r| r.json()["data"]["id"].as_str().unwrap_or_default().to_owned())
+            .collect();
+        sent.sort();
+        let mut expected: Vec<String> = ids.into_iter().collect();
+        expected.sort();
+        assert_eq!(sent, expected, "each created event sent exactly once");
+    })
+    .await;
 }

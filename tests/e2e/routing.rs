@@ -11,7 +11,7 @@ use axum::response::{IntoResponse, Response};
 use courier_core::config::{CoreConfig, RoutingFallback};
 use serde_json::{Value, json};
 
-use crate::harness::{Backend, TestApp};
+use crate::harness::{Backend, TestApp, wait_until};
 use crate::quotes::{alexanderplatz, berlin_quote, kreuzberg};
 
 /// How the fake router answers.
@@ -121,17 +121,21 @@ macro_rules! routing_test {
 
             #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
             async fn sqlite() {
-                let _timing = crate::harness::Timing::start();
-                let (app, router) = start(Backend::Sqlite).await.expect("sqlite app");
-                run(app, router).await;
+                crate::harness::limited(async {
+                    let (app, router) = start(Backend::Sqlite).await.expect("sqlite app");
+                    run(app, router).await;
+                })
+                .await;
             }
 
             #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
             async fn postgres() {
-                let _timing = crate::harness::Timing::start();
-                if let Some((app, router)) = start(Backend::Postgres).await {
-                    run(app, router).await;
-                }
+                crate::harness::limited(async {
+                    if let Some((app, router)) = start(Backend::Postgres).await {
+                        run(app, router).await;
+                    }
+                })
+                .await;
             }
         }
     };
@@ -260,16 +264,15 @@ routing_test! { the_breaker_opens_on_a_failing_router_and_closes_when_it_recover
     // The router recovers; after the cooldown one quote goes through and
     // closes the breaker.
     router.set(Mode::Route { meters: 4_000.0, seconds: 480.0 });
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
-    loop {
+    wait_until("the breaker to close", Duration::from_secs(10), async || {
         let quote = app.post("/v1/quotes", &app.test_key, &berlin_quote()).await;
         if quote.status == 201 {
-            break;
+            return Ok(());
         }
         quote.assert_error(502, "upstream_error", None);
-        assert!(tokio::time::Instant::now() < deadline, "the breaker never closed");
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+        Err(quote.body)
+    })
+    .await;
     let mut body = berlin_quote();
     body["dropoff"] = kreuzberg();
     body["pickup"] = alexanderplatz();

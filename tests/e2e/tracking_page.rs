@@ -2,8 +2,9 @@
 //! keyless HTML with the status, courier and route, and nothing of the
 //! contacts.
 
+use std::os::unix::process::CommandExt;
 use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use courier_core::deliveries::{Change, Courier, CourierLocation, CourierVehicle};
 use courier_core::lifecycle::Status;
@@ -116,28 +117,29 @@ e2e! {
     }
 }
 
-/// Runs `command` to completion, killing it after `limit`.
-fn run_with_timeout(mut command: Command, limit: Duration) -> std::process::Output {
-    let mut child = command
+/// Runs `command` to completion; fails after `limit`, killing it and the
+/// processes it started (its own process group).
+async fn run_with_timeout(mut command: Command, limit: Duration) -> std::process::Output {
+    let child = command
+        .process_group(0)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
         .expect("chromium starts");
-    let started = Instant::now();
-    loop {
-        if child.try_wait().expect("wait").is_some() {
-            return child.wait_with_output().expect("output");
-        }
-        if started.elapsed() > limit {
-            let _ = child.kill();
-            let output = child.wait_with_output().expect("output");
-            panic!(
-                "chromium did not finish in {limit:?}; stderr: {}",
-                String::from_utf8_lossy(&output.stderr)
-            );
-        }
-        std::thread::sleep(Duration::from_millis(100));
+    let group = format!("-{}", child.id());
+    let mut output = tokio::task::spawn_blocking(move || child.wait_with_output());
+    if let Ok(output) = tokio::time::timeout(limit, &mut output).await {
+        return output.expect("chromium task").expect("output");
     }
+    let _ = Command::new("kill")
+        .args(["-KILL", "--", &group])
+        .stderr(Stdio::null())
+        .status();
+    let output = output.await.expect("chromium task").expect("output");
+    panic!(
+        "chromium did not finish in {limit:?}; stderr: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
 }
 
 /// A real browser renders the page (no script, no network beyond the page)
@@ -145,55 +147,55 @@ fn run_with_timeout(mut command: Command, limit: Duration) -> std::process::Outp
 /// what is under test here, not the database.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_headless_browser_renders_the_tracking_page() {
-    let _timing = crate::harness::Timing::start();
-    const CHROMIUM: &str = "/usr/bin/chromium";
-    if !std::path::Path::new(CHROMIUM).exists() {
+    crate::harness::limited(async {
+        const CHROMIUM: &str = "/usr/bin/chromium";
+        if !std::path::Path::new(CHROMIUM).exists() {
+            assert!(
+                std::env::var("COURIER_TEST_REQUIRE_CHROMIUM").as_deref() != Ok("1"),
+                "COURIER_TEST_REQUIRE_CHROMIUM=1 but {CHROMIUM} is missing"
+            );
+            eprintln!("{CHROMIUM} not found; headless-browser test skipped (install chromium to run it)");
+            return;
+        }
+        let app = TestApp::spawn(Backend::Sqlite).await.expect("app");
+        let created = delivery(&app).await;
+        assign_courier(&app, created["id"].as_str().expect("id")).await;
+        let url = app.url(&format!("/t/{}", token(&created)));
+        let profile = std::env::temp_dir().join(format!("courier-e2e-chromium-{}", unique_suffix()));
+        let mut command = Command::new(CHROMIUM);
+        command.args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-quic",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--disable-dev-shm-usage",
+        ]);
+        command.arg(format!("--user-data-dir={}", profile.display()));
+        command.args(["--dump-dom", &url]);
+        let output = run_with_timeout(command, Duration::from_secs(90)).await;
+        let _ = std::fs::remove_dir_all(&profile);
+        let dom = String::from_utf8_lossy(&output.stdout);
         assert!(
-            std::env::var("COURIER_TEST_REQUIRE_CHROMIUM").as_deref() != Ok("1"),
-            "COURIER_TEST_REQUIRE_CHROMIUM=1 but {CHROMIUM} is missing"
+            output.status.success(),
+            "chromium failed: {}",
+            String::from_utf8_lossy(&output.stderr)
         );
-        eprintln!("{CHROMIUM} not found; headless-browser test skipped (install chromium to run it)");
-        return;
-    }
-    let app = TestApp::spawn(Backend::Sqlite).await.expect("app");
-    let created = delivery(&app).await;
-    assign_courier(&app, created["id"].as_str().expect("id")).await;
-    let url = app.url(&format!("/t/{}", token(&created)));
-    let profile = std::env::temp_dir().join(format!("courier-e2e-chromium-{}", unique_suffix()));
-    let mut command = Command::new(CHROMIUM);
-    command.args([
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-quic",
-        "--no-first-run",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-        "--disable-dev-shm-usage",
-    ]);
-    command.arg(format!("--user-data-dir={}", profile.display()));
-    command.args(["--dump-dom", &url]);
-    let output = tokio::task::spawn_blocking(move || run_with_timeout(command, Duration::from_secs(90)))
-        .await
-        .expect("chromium task");
-    let _ = std::fs::remove_dir_all(&profile);
-    let dom = String::from_utf8_lossy(&output.stdout);
-    assert!(
-        output.status.success(),
-        "chromium failed: {}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    assert!(
-        dom.contains("Courier on the way to pickup"),
-        "status missing from DOM: {dom}"
-    );
-    assert!(dom.contains("Lena"), "courier name missing from DOM: {dom}");
-    assert!(
-        dom.contains("courier-position"),
-        "route drawing missing from DOM: {dom}"
-    );
-    for private in PRIVATE {
-        assert!(!dom.contains(private), "{private} shown on the page");
-    }
+        assert!(
+            dom.contains("Courier on the way to pickup"),
+            "status missing from DOM: {dom}"
+        );
+        assert!(dom.contains("Lena"), "courier name missing from DOM: {dom}");
+        assert!(
+            dom.contains("courier-position"),
+            "route drawing missing from DOM: {dom}"
+        );
+        for private in PRIVATE {
+            assert!(!dom.contains(private), "{private} shown on the page");
+        }
+    })
+    .await;
 }

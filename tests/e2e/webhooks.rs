@@ -18,7 +18,7 @@ use serde_json::{Value, json};
 use sha2::Sha256;
 
 use crate::deliveries::berlin_delivery;
-use crate::harness::TestApp;
+use crate::harness::{TestApp, wait_until};
 
 /// The event types (docs/guide.md "Events").
 pub const EVENT_TYPES: [&str; 8] = [
@@ -123,19 +123,15 @@ impl Receiver {
 
     /// Waits until at least `count` requests arrived.
     pub async fn wait_for(&self, count: usize, within: Duration) -> Vec<Received> {
-        let deadline = Instant::now() + within;
-        loop {
+        wait_until(format!("{count} webhook requests"), within, async || {
             let received = self.received();
             if received.len() >= count {
-                return received;
+                Ok(received)
+            } else {
+                Err(format!("{} received", received.len()))
             }
-            assert!(
-                Instant::now() < deadline,
-                "expected {count} webhook requests within {within:?}, got {}",
-                received.len()
-            );
-            tokio::time::sleep(Duration::from_millis(20)).await;
-        }
+        })
+        .await
     }
 }
 
@@ -218,20 +214,17 @@ pub async fn attempts_when(
     within: Duration,
     done: impl Fn(&[Value]) -> bool,
 ) -> Vec<Value> {
-    let deadline = Instant::now() + within;
-    loop {
+    wait_until(format!("the attempts of {event_id} to settle"), within, async || {
         let answer = app.get(&format!("/v1/events/{event_id}"), key).await;
         assert_eq!(answer.status, 200, "{:#}", answer.body);
         let attempts = answer.body["webhook_attempts"].as_array().expect("attempts").clone();
         if done(&attempts) {
-            return attempts;
+            Ok(attempts)
+        } else {
+            Err(format!("{attempts:#?}"))
         }
-        assert!(
-            Instant::now() < deadline,
-            "attempts of {event_id} never settled: {attempts:#?}"
-        );
-        tokio::time::sleep(Duration::from_millis(25)).await;
-    }
+    })
+    .await
 }
 
 /// The newest event of `delivery_id` (live key).
@@ -284,20 +277,17 @@ async fn queued_for(app: &TestApp, webhook_id: &str) -> u64 {
 /// or failed for good, its outcome written after the receiver answered, so
 /// nothing more can reach a receiver until a new event is recorded.
 async fn queue_settled(app: &TestApp) {
-    let deadline = Instant::now() + SOON;
-    loop {
+    wait_until("no webhook send pending", SOON, async || {
         let pending = courier_core::webhooks::queue::pending_count(&app.core.db)
             .await
             .expect("pending count");
         if pending == 0 {
-            return;
+            Ok(())
+        } else {
+            Err(format!("{pending} pending"))
         }
-        assert!(
-            Instant::now() < deadline,
-            "{pending} webhook sends still pending after {SOON:?}"
-        );
-        tokio::time::sleep(Duration::from_millis(25)).await;
-    }
+    })
+    .await;
 }
 
 e2e! {
@@ -1045,17 +1035,13 @@ e2e! {
         app.clock.advance(Duration::from_secs(2 * 3600));
         live_delivery(&app).await;
         receiver.wait_for(3, SOON).await;
-        let deadline = Instant::now() + SOON;
-        loop {
+        let endpoint = wait_until(format!("{webhook_id} disabled"), SOON, async || {
             let endpoint = app.get("/v1/webhooks", &app.live_key).await.body["webhooks"][0].clone();
-            if endpoint["status"] == "disabled" {
-                assert_eq!(endpoint["id"], webhook_id.as_str());
-                assert_eq!(endpoint["disabled_reason"], "failing");
-                break;
-            }
-            assert!(Instant::now() < deadline, "never disabled: {endpoint}");
-            tokio::time::sleep(Duration::from_millis(25)).await;
-        }
+            if endpoint["status"] == "disabled" { Ok(endpoint) } else { Err(endpoint) }
+        })
+        .await;
+        assert_eq!(endpoint["id"], webhook_id.as_str());
+        assert_eq!(endpoint["disabled_reason"], "failing");
         app.post(&format!("/v1/webhooks/{webhook_id}/replay"), &app.live_key, &json!({}))
             .await
             .assert_error(409, "endpoint_disabled", None);

@@ -227,3 +227,6 @@ pub async fn change_password(core: &Core, session: &Session, token: &str, curren
         .await?;
     tx.commit().await
 }
+
+#[cfg(test)]
+mod tests;

@@ -5,10 +5,9 @@
 
 use sea_orm::{ActiveModelTrait, ActiveValue::Set, ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder};
 
-use super::cache::KeyCache;
 use super::{Mode, Permission};
 use crate::workspaces;
-use crate::{CoreError, CoreResult, cache_feed};
+use crate::{Core, CoreError, CoreResult, cache_feed};
 
 const DAY_MICROS: i64 = 86_400_000_000;
 /// A key's use is written down at most this often (per key and replica), so
@@ -170,9 +169,9 @@ pub async fn record_use(db: &impl ConnectionTrait, id: &str, now: i64) -> CoreRe
 }
 
 /// Revokes a key; revoking it again keeps the first revocation time. This
-/// replica's key cache forgets the key before this answers, every other
-/// replica's on the announcement (`cache_feed`).
-pub async fn revoke(db: &impl ConnectionTrait, keys: &KeyCache, now: i64, id: &str) -> CoreResult<ApiKey> {
+/// replica's key cache (`core.keys`) forgets the key before this answers,
+/// every other replica's on the announcement (`cache_feed`).
+pub async fn revoke(db: &impl ConnectionTrait, core: &Core, now: i64, id: &str) -> CoreResult<ApiKey> {
     let model = entity::Entity::find_by_id(id.to_owned())
         .one(db)
         .await?
@@ -184,7 +183,7 @@ pub async fn revoke(db: &impl ConnectionTrait, keys: &KeyCache, now: i64, id: &s
     active.revoked_at = Set(Some(now));
     let revoked = active.update(db).await?;
     cache_feed::announce(db, cache_feed::Change::Keys).await?;
-    keys.forget_all();
+    core.keys.forget_all();
     from_model(revoked)
 }
 

@@ -344,3 +344,6 @@ fn from_model(model: entity::Model) -> CoreResult<Statement> {
         voided_at: model.voided_at,
     })
 }
+
+#[cfg(test)]
+mod tests;

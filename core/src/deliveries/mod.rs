@@ -34,7 +34,7 @@ use crate::quotes::pricing::{Breakdown, ExtraSelection};
 use crate::quotes::{self, RouteInput, from_json, to_json};
 use crate::statuses::{CancellationReason, Status};
 use crate::validate::{self, ContactRule, WaypointInput};
-use crate::{Core, CoreError, CoreResult, billing, cache_feed};
+use crate::{Core, CoreError, CoreResult, billing, cache_feed, webhooks};
 use courier::errors::ErrorCode;
 use courier::v1 as pb;
 
@@ -731,7 +731,8 @@ async fn by_ids(core: &Core, principal: &Principal, ids: &[String]) -> CoreResul
 
 /// Records events about deliveries as they are, each `(delivery, type,
 /// time)`: the events of a move, `delivery.pod_submitted`, a moved ETA, or
-/// the `delivery.created` of new deliveries.
+/// the `delivery.created` of new deliveries; and queues them for webhooks,
+/// in `db`, the transaction of the change.
 pub async fn record_events(
     db: &impl ConnectionTrait,
     public_base_url: &str,
@@ -747,7 +748,8 @@ pub async fn record_events(
             at,
         })
         .collect();
-    events::record(db, events).await
+    let recorded = events::record(db, events).await?;
+    webhooks::enqueue(db, recorded).await
 }
 
 /// How long a live delivery may wait for a courier before it is cancelled
@@ -818,3 +820,6 @@ fn from_model(model: entity::Model) -> CoreResult<Delivery> {
 pub fn canonical(request: &pb::CreateDeliveryRequest) -> Vec<u8> {
     request.encode_to_vec()
 }
+
+#[cfg(test)]
+mod tests;

@@ -19,7 +19,6 @@ use sea_orm::{ColumnTrait, Condition, ConnectionTrait, EntityTrait, QueryFilter}
 use super::{EventType, entity};
 use crate::auth::Principal;
 use crate::pagination::{self, Keyset, Page};
-use crate::webhooks::attempts::{self, Attempt};
 use crate::{Core, CoreError, CoreResult};
 use courier::v1 as pb;
 
@@ -125,17 +124,15 @@ async fn by_ids(core: &Core, ids: &[String]) -> CoreResult<Vec<Arc<Event>>> {
     Ok(ids.iter().filter_map(|id| found.remove(id)).collect())
 }
 
-/// The caller's event `id` with every webhook attempt made for it, oldest
-/// first; `not_found` for unknown ids and other workspaces' or modes' events.
-pub async fn get(core: &Core, principal: &Principal, id: &str) -> CoreResult<(Event, Vec<Attempt>)> {
+/// The caller's event `id` (its webhook attempts: `webhooks::attempts::of_event`);
+/// `not_found` for unknown ids and other workspaces' or modes' events.
+pub async fn get(core: &Core, principal: &Principal, id: &str) -> CoreResult<Event> {
     let model = entity::Entity::find_by_id(id.to_owned())
         .filter(scoped(principal))
         .one(&core.db)
         .await?
         .ok_or_else(|| CoreError::not_found("event"))?;
-    let event = from_model(&model)?;
-    let attempts = attempts::of_event(&core.db, &model.id).await?;
-    Ok((event, attempts))
+    from_model(&model)
 }
 
 /// Deletes events older than [`RETENTION`]; returns how many.

@@ -1,6 +1,8 @@
 //! Events: what happened to a delivery, written in the same transaction as the
 //! change itself, read by the events API and delivered by the webhooks
-//! dispatcher. Owns the `events` table.
+//! dispatcher. Owns the `events` table. Webhooks build on events, never the
+//! reverse: what [`record`] wrote goes to `webhooks::enqueue` in the same
+//! transaction (`deliveries::record_events` does both).
 
 pub mod cache;
 pub mod entity;
@@ -79,12 +81,23 @@ pub struct NewEvent {
     pub at: i64,
 }
 
-/// Records `events` in `db`, the transaction of the change they report, and
-/// queues them for webhooks in the same transaction: one insert of all the
-/// events, however many.
-pub async fn record(db: &impl ConnectionTrait, events: Vec<NewEvent>) -> CoreResult<()> {
+/// Events written in a transaction and not yet queued for webhooks: pass
+/// them to `webhooks::enqueue` in that same transaction.
+#[must_use = "recorded events are queued for webhooks in the same transaction (webhooks::enqueue)"]
+#[derive(Debug)]
+pub struct Recorded(Vec<entity::Model>);
+
+impl Recorded {
+    pub fn rows(&self) -> &[entity::Model] {
+        &self.0
+    }
+}
+
+/// Records `events` in `db`, the transaction of the change they report: one
+/// insert of all the events, however many.
+pub async fn record(db: &impl ConnectionTrait, events: Vec<NewEvent>) -> CoreResult<Recorded> {
     if events.is_empty() {
-        return Ok(());
+        return Ok(Recorded(Vec::new()));
     }
     let rows: Vec<entity::Model> = events
         .into_iter()
@@ -100,5 +113,5 @@ pub async fn record(db: &impl ConnectionTrait, events: Vec<NewEvent>) -> CoreRes
         })
         .collect();
     crate::db::insert_rows::<entity::Entity>(db, rows.iter().cloned().map(entity::ActiveModel::from).collect()).await?;
-    crate::webhooks::enqueue(db, &rows).await
+    Ok(Recorded(rows))
 }

@@ -341,6 +341,23 @@ pub async fn move_in(
     board_order(&**tx, order_id).await
 }
 
+/// The pending orders of fleet `workspace_id`'s board, oldest first, at
+/// most `limit` (for automatic dispatch).
+pub async fn pending_orders(db: &impl ConnectionTrait, workspace_id: &str, limit: u64) -> CoreResult<Vec<FleetOrder>> {
+    use sea_orm::{QueryOrder, QuerySelect};
+    entity::Entity::find()
+        .filter(board_scope(workspace_id))
+        .filter(entity::Column::Status.eq(Status::Pending.as_str()))
+        .order_by_asc(entity::Column::CreatedAt)
+        .order_by_asc(entity::Column::Id)
+        .limit(limit)
+        .all(db)
+        .await?
+        .into_iter()
+        .map(from_model)
+        .collect()
+}
+
 /// Every board query of a fleet goes through this scope.
 fn board_scope(workspace_id: &str) -> Condition {
     Condition::all()

@@ -20,6 +20,7 @@ pub fn plan_in(plan: Option<pb::Plan>) -> Result<Plan, CoreError> {
         proof_of_delivery: plan.proof_of_delivery,
         discount_bps: u32::try_from(plan.discount_bps)
             .map_err(|_| CoreError::invalid("plan.discount_bps", "discount_bps must be 0 to 10000."))?,
+        auto_dispatch: plan.auto_dispatch,
     })
 }
 
@@ -91,6 +92,7 @@ pub fn workspace_out(w: &Workspace) -> pb::Workspace {
             fleet_order_intake: w.plan.fleet_order_intake,
             proof_of_delivery: w.plan.proof_of_delivery,
             discount_bps: w.plan.discount_bps as i32,
+            auto_dispatch: w.plan.auto_dispatch,
         }),
         billing: Some(billing_out(w)),
         created_at: Some(courier::time::micros_to_proto(w.created_at)),
@@ -260,7 +262,7 @@ impl AdminService for AdminApi {
         let caller = self.caller(&request, true).await?;
         let key = api_keys::revoke(
             &self.0.writer,
-            &self.0.keys,
+            &self.0,
             self.0.clock.now_micros(),
             &request.into_inner().api_key_id,
         )

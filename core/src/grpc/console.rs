@@ -312,7 +312,7 @@ impl ConsoleService for ConsoleApi {
         if !keys.iter().any(|k| k.id == key_id) {
             return Err(CoreError::not_found("API key").into());
         }
-        let key = api_keys::revoke(&self.0.writer, &self.0.keys, self.0.clock.now_micros(), &key_id).await?;
+        let key = api_keys::revoke(&self.0.writer, &self.0, self.0.clock.now_micros(), &key_id).await?;
         Ok(Response::new(pb::RevokeWorkspaceApiKeyResponse {
             api_key: Some(key_out(&key)),
         }))

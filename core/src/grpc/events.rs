@@ -13,7 +13,7 @@ use super::convert;
 use crate::auth::Permission;
 use crate::events::EventType;
 use crate::events::history::{self, Event, EventFilter};
-use crate::webhooks::attempts::{Attempt, AttemptStatus};
+use crate::webhooks::attempts::{self, Attempt, AttemptStatus};
 use crate::{Core, CoreError, CoreResult};
 
 pub struct EventApi(pub Core);
@@ -92,7 +92,8 @@ impl EventService for EventApi {
 
     async fn get_event(&self, request: Request<pb::GetEventRequest>) -> Result<Response<pb::GetEventResponse>, Status> {
         let principal = context::principal(&self.0, &request, Some(Permission::DeliveriesRead)).await?;
-        let (event, attempts) = history::get(&self.0, &principal, &request.into_inner().event_id).await?;
+        let event = history::get(&self.0, &principal, &request.into_inner().event_id).await?;
+        let attempts = attempts::of_event(&self.0.db, &event.id).await?;
         Ok(Response::new(pb::GetEventResponse {
             event: Some(event_out(event)),
             webhook_attempts: attempts.into_iter().map(attempt_out).collect(),

@@ -35,10 +35,10 @@ use std::path::{Path, PathBuf};
 
 use chrono::{DateTime, Datelike, Days, NaiveDate, Utc, Weekday};
 use chrono_tz::Tz;
+use courier::limits::{MAX_ITEM_DIMENSION_CM, MAX_ITEM_WEIGHT_KG};
 use serde::{Deserialize, Deserializer, Serialize};
 
 use super::geo::{GeoPoint, Polygon};
-use super::items::{MAX_DIMENSION_CM, MAX_WEIGHT_KG};
 
 /// The catalogue shipped with the service.
 pub const DEFAULT_CATALOG_JSON: &str = include_str!("../../catalog/default.json");
@@ -512,13 +512,17 @@ impl Catalog {
             ensure_slug(&vehicle.id, &format!("{at}.id"))?;
             ensure_slug(&vehicle.routing_profile, &format!("{at}.routing_profile"))?;
             ensure_text(&vehicle.name, &format!("{at}.name"))?;
-            ensure_limit(vehicle.max_weight_kg, MAX_WEIGHT_KG, &format!("{at}.max_weight_kg"))?;
+            ensure_limit(
+                vehicle.max_weight_kg,
+                MAX_ITEM_WEIGHT_KG,
+                &format!("{at}.max_weight_kg"),
+            )?;
             for (value, field) in [
                 (vehicle.max_length_cm, "max_length_cm"),
                 (vehicle.max_width_cm, "max_width_cm"),
                 (vehicle.max_height_cm, "max_height_cm"),
             ] {
-                ensure_limit(value, MAX_DIMENSION_CM, &format!("{at}.{field}"))?;
+                ensure_limit(value, MAX_ITEM_DIMENSION_CM, &format!("{at}.{field}"))?;
             }
             ensure_unique(vehicle.extras.iter().map(String::as_str), &format!("{at}.extras"))?;
             for (served_index, served) in vehicle.serves.iter().enumerate() {

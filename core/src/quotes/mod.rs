@@ -11,20 +11,33 @@ pub mod osrm;
 pub mod pricing;
 pub mod routing;
 
+use std::sync::Arc;
+
 use chrono::{DateTime, Duration, Utc};
 use courier::errors::ErrorCode;
 use sea_orm::{ActiveModelTrait, ActiveValue::Set, ConnectionTrait, EntityTrait, QueryFilter};
 use serde::{Deserialize, Serialize};
 
 use crate::auth::Principal;
+use crate::config::CoreConfig;
+use crate::metrics::CoreMetrics;
 use crate::validate::{self, ContactRule, WaypointInput};
 use crate::{Core, CoreError, CoreResult};
 use items::ItemInput;
 use pricing::{Breakdown, ExtraSelection, PriceRequest, PricedRoute};
-use routing::RoutePoint;
+use routing::{OfflineRouter, RoutePoint, RoutingProvider};
 
 /// How long a quote's price holds.
 pub const QUOTE_VALIDITY: Duration = Duration::minutes(5);
+
+/// The router the configuration asks for: OSRM at `routing_url`
+/// ([`osrm`]), or the offline estimate ([`routing`]) when it is empty.
+pub fn router_from_config(config: &CoreConfig, metrics: &CoreMetrics) -> CoreResult<Arc<dyn RoutingProvider>> {
+    if config.routing_url.trim().is_empty() {
+        return Ok(Arc::new(OfflineRouter::default()));
+    }
+    Ok(Arc::new(osrm::OsrmRouter::new(config, metrics.clone())?))
+}
 
 /// The route of a quote or delivery request: what a quote locks.
 #[derive(Clone, Debug, PartialEq)]

@@ -7,19 +7,16 @@
 //! vehicle type plus handling time at each waypoint. It is deterministic,
 //! which also makes quotes reproducible in tests.
 //!
-//! The road router, [`super::osrm::OsrmRouter`], calls an OSRM server with
-//! the waypoints in order and the vehicle type's profile; the configuration
-//! chooses it (`COURIER_ROUTING_URL`, see [`from_config`]).
+//! The road router, `osrm::OsrmRouter`, calls an OSRM server with the
+//! waypoints in order and the vehicle type's profile, falling back to this
+//! one; the configuration chooses between them (`quotes::router_from_config`).
 
 use std::future::Future;
 use std::pin::Pin;
-use std::sync::Arc;
 
 use super::catalog::VehicleType;
 use super::geo::{GeoPoint, distance_km};
-use crate::config::CoreConfig;
 use crate::error::CoreResult;
-use crate::metrics::CoreMetrics;
 
 /// A waypoint with the request field it came from, for error `param`s.
 #[derive(Clone, Debug, PartialEq)]
@@ -46,15 +43,6 @@ pub trait RoutingProvider: Send + Sync {
     /// order) for `vehicle`. A route that cannot be driven is a refusal
     /// naming the waypoint; a router that cannot answer is `upstream_error`.
     fn route<'a>(&'a self, waypoints: &'a [RoutePoint], vehicle: &'a VehicleType) -> RouteFuture<'a>;
-}
-
-/// The router the configuration asks for: OSRM at `routing_url`, or the
-/// offline estimate when it is empty.
-pub fn from_config(config: &CoreConfig, metrics: &CoreMetrics) -> CoreResult<Arc<dyn RoutingProvider>> {
-    if config.routing_url.trim().is_empty() {
-        return Ok(Arc::new(OfflineRouter::default()));
-    }
-    Ok(Arc::new(super::osrm::OsrmRouter::new(config, metrics.clone())?))
 }
 
 /// Road distance per great-circle distance in a typical European city.
@@ -153,6 +141,8 @@ pub fn with_handling(driving_seconds: f64, waypoints: usize) -> i64 {
 
 #[cfg(test)]
 mod tests {
+    use std::sync::Arc;
+
     use super::*;
 
     fn block_on<F: Future>(future: F) -> F::Output {

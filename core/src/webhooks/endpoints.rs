@@ -23,9 +23,10 @@ use sea_orm::{
 };
 
 use super::entity::endpoint;
+pub use super::entity::endpoint::{DisabledReason, Endpoint, EndpointStatus, from_model};
 use super::target::{self, SystemResolver, TargetPolicy};
 use super::{payload, queue, send};
-use crate::auth::{Mode, Principal};
+use crate::auth::Principal;
 use crate::events::EventType;
 use crate::{Core, CoreError, CoreResult, ids};
 use courier::errors::ErrorCode;
@@ -39,75 +40,6 @@ pub const MAX_DESCRIPTION_CHARS: usize = courier::limits::WEBHOOK_DESCRIPTION.ma
 
 /// Why queued events of a disabled endpoint failed.
 const DISABLED_ERROR: &str = "The endpoint is disabled; the event was not sent.";
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum EndpointStatus {
-    Active,
-    Disabled,
-}
-
-impl EndpointStatus {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            EndpointStatus::Active => "active",
-            EndpointStatus::Disabled => "disabled",
-        }
-    }
-
-    pub fn parse(text: &str) -> Option<EndpointStatus> {
-        [EndpointStatus::Active, EndpointStatus::Disabled]
-            .into_iter()
-            .find(|s| s.as_str() == text)
-    }
-}
-
-/// Why an endpoint is disabled.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum DisabledReason {
-    /// Its owner disabled it.
-    Manual,
-    /// Its latest events all failed for a long time.
-    Failing,
-}
-
-impl DisabledReason {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            DisabledReason::Manual => "manual",
-            DisabledReason::Failing => "failing",
-        }
-    }
-
-    pub fn parse(text: &str) -> Option<DisabledReason> {
-        [DisabledReason::Manual, DisabledReason::Failing]
-            .into_iter()
-            .find(|r| r.as_str() == text)
-    }
-}
-
-/// A webhook endpoint (its secret stays in the database, shown once at
-/// creation).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Endpoint {
-    pub id: String,
-    pub workspace_id: String,
-    pub mode: Mode,
-    pub url: String,
-    /// Subscribed types; empty means every type.
-    pub events: Vec<EventType>,
-    pub description: Option<String>,
-    pub status: EndpointStatus,
-    pub disabled_reason: Option<DisabledReason>,
-    pub created_at: i64,
-    pub updated_at: i64,
-}
-
-impl Endpoint {
-    /// Whether events of `event_type` go to this endpoint.
-    pub fn subscribes_to(&self, event_type: EventType) -> bool {
-        self.events.is_empty() || self.events.contains(&event_type)
-    }
-}
 
 /// `POST /v1/webhooks`.
 #[derive(Clone, Debug, Default)]
@@ -338,31 +270,6 @@ pub fn disabled_error() -> &'static str {
     DISABLED_ERROR
 }
 
-pub fn from_model(model: endpoint::Model) -> CoreResult<Endpoint> {
-    let corrupt = |what: &str| CoreError::Internal(format!("webhook endpoint {} has an invalid {what}", model.id));
-    let names: Vec<String> = serde_json::from_str(&model.events).map_err(|_| corrupt("events list"))?;
-    let events = names
-        .iter()
-        .map(|name| EventType::parse(name).ok_or_else(|| corrupt("event type")))
-        .collect::<CoreResult<Vec<_>>>()?;
-    Ok(Endpoint {
-        mode: Mode::parse(&model.mode).ok_or_else(|| corrupt("mode"))?,
-        status: EndpointStatus::parse(&model.status).ok_or_else(|| corrupt("status"))?,
-        disabled_reason: model
-            .disabled_reason
-            .as_deref()
-            .map(|r| DisabledReason::parse(r).ok_or_else(|| corrupt("disabled reason")))
-            .transpose()?,
-        events,
-        id: model.id,
-        workspace_id: model.workspace_id,
-        url: model.url,
-        description: model.description,
-        created_at: model.created_at,
-        updated_at: model.updated_at,
-    })
-}
-
 fn policy(core: &Core) -> TargetPolicy {
     TargetPolicy {
         allow_insecure: core.config.webhook_allow_insecure,
@@ -455,6 +362,7 @@ async fn lock_endpoint_list(db: &impl ConnectionTrait, principal: &Principal) ->
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::auth::Mode;
 
     fn param(result: CoreResult<()>) -> Option<String> {
         match result {

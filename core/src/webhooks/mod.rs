@@ -4,9 +4,10 @@
 //!
 //! How an event reaches an endpoint: `events::record` writes the event and,
 //! in the same transaction, [`enqueue`] adds one queue row for each active
-//! endpoint of the workspace and mode that subscribes to its type. The
-//! [`dispatch`] worker claims due rows, sends the signed envelope, records
-//! the attempt and schedules a retry or ends the row. Owns the tables
+//! endpoint of the workspace and mode that subscribes to its type (both
+//! called by `deliveries::record_events`). The [`dispatch`] worker claims
+//! due rows, sends the signed envelope, records the attempt and schedules a
+//! retry or ends the row. Owns the tables
 //! `webhook_endpoints` ([`endpoints`]), `webhook_deliveries` ([`queue`]) and
 //! `webhook_attempts` ([`attempts`]).
 
@@ -38,3 +39,6 @@ pub async fn purge_expired(db: &impl ConnectionTrait, now: i64) -> CoreResult<u6
     let cutoff = now - i64::try_from(RETENTION.as_micros()).unwrap_or(i64::MAX);
     Ok(queue::purge_before(db, cutoff).await? + attempts::purge_before(db, cutoff).await?)
 }
+
+#[cfg(test)]
+mod tests;

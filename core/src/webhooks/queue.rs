@@ -18,8 +18,8 @@ use sea_orm::{
 };
 
 use super::attempts::{self, AttemptStatus};
-use super::endpoints::{self, EndpointStatus};
-use super::entity::{endpoint, webhook_delivery};
+use super::entity::endpoint::{self, EndpointStatus};
+use super::entity::webhook_delivery;
 use crate::events;
 use crate::{CoreResult, ids};
 
@@ -46,7 +46,8 @@ impl DeliveryState {
 /// mode that subscribes to its type: one read of the endpoints and one
 /// insert of the rows, however many events. Call it in the transaction that
 /// records the events.
-pub async fn enqueue(db: &impl ConnectionTrait, events: &[events::entity::Model]) -> CoreResult<()> {
+pub async fn enqueue(db: &impl ConnectionTrait, recorded: events::Recorded) -> CoreResult<()> {
+    let events = recorded.rows();
     if events.is_empty() {
         return Ok(());
     }
@@ -70,7 +71,7 @@ pub async fn enqueue(db: &impl ConnectionTrait, events: &[events::entity::Model]
         .all(db)
         .await?
         .into_iter()
-        .map(endpoints::from_model)
+        .map(endpoint::from_model)
         .collect::<CoreResult<Vec<_>>>()?;
     let mut rows = Vec::new();
     for event in events {

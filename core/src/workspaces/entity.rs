@@ -11,6 +11,8 @@ pub struct Model {
     pub fleet_order_intake: bool,
     pub proof_of_delivery: bool,
     pub discount_bps: i32,
+    /// Fleets: board orders offered to the fleet's own drivers.
+    pub auto_dispatch: bool,
     pub invoice_billing_enabled: bool,
     pub credit_limit_cents: i64,
     pub billing_day: i32,

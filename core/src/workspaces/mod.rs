@@ -45,6 +45,9 @@ pub struct Plan {
     pub proof_of_delivery: bool,
     /// Discount on the route fare, in basis points (0..=10000).
     pub discount_bps: u32,
+    /// Fleet workspaces only: board orders are offered to the fleet's own
+    /// online drivers by automatic dispatch (docs/couriers.md).
+    pub auto_dispatch: bool,
 }
 
 /// Invoice billing as the billing service sets it (docs/billing.md).
@@ -151,6 +154,7 @@ pub async fn create(db: &impl ConnectionTrait, now: i64, new: NewWorkspace) -> C
         fleet_order_intake: Set(new.plan.fleet_order_intake),
         proof_of_delivery: Set(new.plan.proof_of_delivery),
         discount_bps: Set(new.plan.discount_bps as i32),
+        auto_dispatch: Set(new.plan.auto_dispatch),
         invoice_billing_enabled: Set(new.billing.invoice_billing_enabled),
         credit_limit_cents: Set(new.billing.credit_limit_cents),
         billing_day: Set(new.billing.billing_day as i32),
@@ -206,6 +210,18 @@ pub async fn list(db: &impl ConnectionTrait) -> CoreResult<Vec<Workspace>> {
         .collect()
 }
 
+/// The fleets whose plan has automatic dispatch of board orders.
+pub async fn auto_dispatch_fleets(db: &impl ConnectionTrait) -> CoreResult<Vec<Workspace>> {
+    entity::Entity::find()
+        .filter(entity::Column::Kind.eq(WorkspaceKind::Fleet.as_str()))
+        .filter(entity::Column::AutoDispatch.eq(true))
+        .all(db)
+        .await?
+        .into_iter()
+        .map(from_model)
+        .collect()
+}
+
 pub async fn is_empty(db: &impl ConnectionTrait) -> CoreResult<bool> {
     Ok(entity::Entity::find().one(db).await?.is_none())
 }
@@ -221,6 +237,7 @@ pub async fn update_plan(core: &Core, now: i64, id: &str, plan: Plan) -> CoreRes
         fleet_order_intake: Set(plan.fleet_order_intake),
         proof_of_delivery: Set(plan.proof_of_delivery),
         discount_bps: Set(plan.discount_bps as i32),
+        auto_dispatch: Set(plan.auto_dispatch),
         updated_at: Set(now),
         ..Default::default()
     }
@@ -264,6 +281,7 @@ pub(crate) fn from_model(model: entity::Model) -> CoreResult<Workspace> {
             fleet_order_intake: model.fleet_order_intake,
             proof_of_delivery: model.proof_of_delivery,
             discount_bps: u32::try_from(model.discount_bps).unwrap_or(0),
+            auto_dispatch: model.auto_dispatch,
         },
         billing: BillingSettings {
             invoice_billing_enabled: model.invoice_billing_enabled,

@@ -1,0 +1,210 @@
+//! A core in this process for tests, without a server or the network: a
+//! fresh SQLite database in a temporary directory, migrated, with the test
+//! clock (`Clock::advance` moves it forward). The domain modules' unit tests
+//! open one each ([`TestCore::open`]) and call the modules directly; the
+//! end-to-end harness starts its servers with the same settings
+//! ([`config`]). Compiled for the core's tests and, with the `testing`
+//! feature, for the workspace's.
+
+use std::ops::Deref;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use courier::v1 as pb;
+
+use crate::auth::{Mode, Permission, Principal};
+use crate::clock::Clock;
+use crate::config::CoreConfig;
+use crate::deliveries::{self, NewDelivery};
+use crate::events::EventType;
+use crate::quotes::RouteInput;
+use crate::validate::{ContactInput, WaypointInput};
+use crate::webhooks::endpoints::{self, NewEndpoint};
+use crate::workspaces::{self, BillingSettings, NewWorkspace, Plan, Workspace, WorkspaceKind};
+use crate::{Core, CoreResult, ids};
+
+/// The master secret of every test core.
+pub const SECRET_KEY: &str = "test-secret-key";
+
+/// How often [`wait_until`] asks again.
+const POLL_EVERY: Duration = Duration::from_millis(20);
+
+/// The settings tests run with: the simulator, the billing check and the
+/// webhook retry schedule fast; plain-HTTP and loopback webhook targets
+/// allowed (the tests' receivers listen on loopback); no road router.
+pub fn config(database_url: &str, blob_dir: PathBuf) -> CoreConfig {
+    CoreConfig {
+        database_url: database_url.to_owned(),
+        database_max_connections: None,
+        grpc_addr: "127.0.0.1:0".into(),
+        metrics_addr: "127.0.0.1:0".into(),
+        shutdown_grace: Duration::from_secs(5),
+        public_base_url: "http://127.0.0.1:8080".into(),
+        secret_key: Some(SECRET_KEY.into()),
+        simulator_step: Duration::from_millis(50),
+        billing_check_every: Duration::from_millis(50),
+        routing_url: String::new(),
+        routing_timeout: Duration::from_secs(2),
+        routing_fallback: Default::default(),
+        routing_breaker_cooldown: Duration::from_secs(30),
+        webhook_allow_insecure: true,
+        webhook_retry_scale: 0.002,
+        webhook_disable_after: 20,
+        webhook_disable_window: Duration::from_secs(24 * 3600),
+        catalog_file: None,
+        blob_dir,
+        blob_s3: Default::default(),
+        // Tests that drive automatic dispatch turn it on; the others
+        // assign couriers themselves.
+        dispatch: crate::config::DispatchMode::External,
+        offer_timeout: Duration::from_secs(30),
+        dispatch_radius_km: 15.0,
+    }
+}
+
+/// A [`Core`] on a database of its own, removed with it. No worker runs
+/// unless the test starts it.
+pub struct TestCore {
+    core: Core,
+    dir: PathBuf,
+}
+
+impl TestCore {
+    pub async fn open() -> TestCore {
+        TestCore::open_with(|_| {}).await
+    }
+
+    /// Like [`TestCore::open`], with [`config`] adjusted by `configure`.
+    pub async fn open_with(configure: impl FnOnce(&mut CoreConfig)) -> TestCore {
+        let dir = std::env::temp_dir().join(format!("courier-core-test-{}", ids::random_base62(16)));
+        std::fs::create_dir_all(&dir).expect("a temporary directory");
+        let url = format!("sqlite://{}?mode=rwc", dir.join("courier.db").display());
+        let mut config = config(&url, dir.join("blobs"));
+        configure(&mut config);
+        let core = Core::start(config, Clock::default()).await.expect("the core opens");
+        TestCore { core, dir }
+    }
+
+    /// A business workspace with invoice billing and a credit limit no
+    /// test reaches, unless `billing` says otherwise.
+    pub async fn workspace(&self, billing: Option<BillingSettings>) -> Workspace {
+        let new = NewWorkspace {
+            name: "Test workspace".into(),
+            kind: WorkspaceKind::Business,
+            plan: Plan::default(),
+            billing: billing.unwrap_or(BillingSettings {
+                invoice_billing_enabled: true,
+                credit_limit_cents: 100_000_000,
+                ..Default::default()
+            }),
+        };
+        workspaces::create(&self.writer, self.clock.now_micros(), new)
+            .await
+            .expect("a workspace")
+    }
+}
+
+impl Deref for TestCore {
+    type Target = Core;
+
+    fn deref(&self) -> &Core {
+        &self.core
+    }
+}
+
+impl Drop for TestCore {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+/// The caller a key of `workspace` in `mode` is, holding every permission
+/// the workspace offers.
+pub fn caller(workspace: &Workspace, mode: Mode) -> Principal {
+    Principal {
+        workspace: workspace.clone(),
+        mode,
+        permissions: Permission::offered_to(workspace.kind),
+    }
+}
+
+/// An endpoint of `principal` on loopback subscribed to `events` (empty:
+/// every type), registered as `POST /v1/webhooks` registers it; its id.
+pub async fn register_endpoint(core: &Core, principal: &Principal, events: Vec<EventType>) -> String {
+    let new = NewEndpoint {
+        url: "http://127.0.0.1:9/hooks".into(),
+        events,
+        description: None,
+    };
+    endpoints::create(core, principal, new)
+        .await
+        .expect("endpoint")
+        .endpoint
+        .id
+}
+
+/// A delivery of `principal` across Berlin ([`new_delivery`]), created as
+/// `POST /v1/deliveries` creates it, under a fresh idempotency key.
+pub async fn create_delivery(core: &Core, principal: &Principal) -> CoreResult<pb::Delivery> {
+    let key = ids::random_base62(16);
+    let created = deliveries::create(core, principal, Some(&key), key.as_bytes(), "req_test", new_delivery()).await?;
+    Ok(created.value)
+}
+
+/// A delivery across Berlin by cargo bike, with the contact its dropoff
+/// needs, and nothing else asked for.
+pub fn new_delivery() -> NewDelivery {
+    NewDelivery {
+        quote_id: None,
+        route: berlin_route(),
+        external_id: None,
+        notes: None,
+        proof: None,
+        test_scenario: None,
+    }
+}
+
+fn berlin_route() -> RouteInput {
+    let place = |address: &str, latitude: f64, longitude: f64, contact: Option<&str>| WaypointInput {
+        address: address.into(),
+        latitude,
+        longitude,
+        contact: contact.map(|name| ContactInput {
+            name: name.into(),
+            phone: "+49 30 1234567".into(),
+            email: None,
+        }),
+        instructions: None,
+    };
+    RouteInput {
+        pickup: place("Alexanderplatz 1, 10178 Berlin", 52.5219, 13.4132, Some("Ana Sender")),
+        dropoff: place("Oranienstraße 25, 10999 Berlin", 52.5010, 13.4190, Some("Rui Receiver")),
+        stops: vec![],
+        vehicle_type_id: "cargo_bike".into(),
+        extras: vec![],
+        items: None,
+        scheduled_at: None,
+    }
+}
+
+/// Asks `check` until it answers `Ok`, and returns that; fails the test
+/// after `limit`, naming `what` it waited for and what `check` last saw
+/// (its `Err`). For what a worker does in its own time.
+pub async fn wait_until<T, E: std::fmt::Display>(
+    what: impl std::fmt::Display,
+    limit: Duration,
+    mut check: impl AsyncFnMut() -> Result<T, E>,
+) -> T {
+    let deadline = tokio::time::Instant::now() + limit;
+    loop {
+        let last = match check().await {
+            Ok(done) => return done,
+            Err(last) => last,
+        };
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "waited {limit:?} for {what}; last seen: {last:#}"
+        );
+        tokio::time::sleep(POLL_EVERY).await;
+    }
+}

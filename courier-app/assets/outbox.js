@@ -65,6 +65,8 @@ async function sendOne(item) {
 
 /** Sends what waits, in order, until one cannot be sent; the answers by id. */
 export async function flush() {
+  // The browser knows it has no network: nothing to try.
+  if (!navigator.onLine) return new Map();
   const run = async () => {
     const answers = new Map();
     for (const item of await waiting()) {

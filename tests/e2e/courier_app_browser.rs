@@ -38,11 +38,34 @@ impl Browser {
         self.devtools("Emulation.setGeolocationOverride", position).await;
     }
 
-    /// Cuts the network of this window (or brings it back), as DevTools'
-    /// network conditions do.
-    async fn offline(&self, offline: bool) {
-        let conditions = json!({ "offline": offline, "latency": 0, "downloadThroughput": -1, "uploadThroughput": -1 });
-        self.devtools("Network.emulateNetworkConditions", conditions).await;
+    /// Cuts the network of this window, as DevTools' network conditions do:
+    /// for the page, and for the app's service worker (which fetches the
+    /// pages it serves itself); what [`Browser::reconnect`] needs.
+    async fn disconnect(&self) -> Vec<Value> {
+        self.devtools("Network.emulateNetworkConditions", conditions(true)).await;
+        let targets = self.devtools("Target.getTargets", json!({})).await;
+        let workers = targets["targetInfos"].as_array().into_iter().flatten().filter(|t| t["type"] == "service_worker");
+        let mut sessions = Vec::new();
+        for worker in workers {
+            let attached = self.devtools("Target.attachToTarget", json!({ "targetId": worker["targetId"], "flatten": false })).await;
+            self.in_worker(&attached["sessionId"], "Network.enable", json!({})).await;
+            self.in_worker(&attached["sessionId"], "Network.emulateNetworkConditions", conditions(true)).await;
+            sessions.push(attached["sessionId"].clone());
+        }
+        sessions
+    }
+
+    /// Brings the network back where [`Browser::disconnect`] cut it.
+    async fn reconnect(&self, workers: &[Value]) {
+        self.devtools("Network.emulateNetworkConditions", conditions(false)).await;
+        for session in workers {
+            self.in_worker(session, "Network.emulateNetworkConditions", conditions(false)).await;
+        }
+    }
+
+    async fn in_worker(&self, session: &Value, method: &str, params: Value) {
+        let message = json!({ "id": 1, "method": method, "params": params }).to_string();
+        self.devtools("Target.sendMessageToTarget", json!({ "sessionId": session, "message": message })).await;
     }
 
     async fn sign_in_as_courier(&self, app: &TestApp, login: &str) {
@@ -108,6 +131,10 @@ impl Browser {
         let wrapped = format!("const done = arguments[arguments.length - 1]; (async () => {{ {script} }})().then(done, (e) => done({{ error: String(e) }}));");
         self.client.execute_async(&wrapped, vec![]).await.expect("script ran")
     }
+}
+
+fn conditions(offline: bool) -> Value {
+    json!({ "offline": offline, "latency": 0, "downloadThroughput": -1, "uploadThroughput": -1 })
 }
 
 /// A camera photo as a phone takes it: 2400 × 1800 px, 13 MB as an
@@ -291,13 +318,16 @@ e2e! {
         let Some(driver) = Driver::start().await else { return };
         let pod = pod_workspace(&app).await;
         let mut body = berlin_delivery();
-        body["proof_of_delivery"] = json!({ "pickup": { "photos": 0 }, "dropoff": { "photos": 1 } });
+        body["proof_of_delivery"] = json!({ "pickup": { "photos": 1 }, "dropoff": { "photos": 1 } });
         let created = app.create_delivery(&pod.live_key, &body).await;
         let id = created["id"].as_str().expect("id").to_owned();
         let kim = join(&app, "", "Kim Courier", "kim@example.com", "car").await;
         assign(&app, &id, &kim.courier.id).await.expect("assign");
         let mut client = kim.client.clone();
         client.arrive_at_pickup(kim.request(apb::ArriveAtPickupRequest { job_id: id.clone() })).await.expect("arrive");
+        let parcel = apb::ProofFile { kind: courier::v1::ArtifactKind::Photo as i32, file_name: "parcel.png".into(), content_type: "image/png".into(), content: courier_core::proofs::sample::png(4, 4, |_, _| [200, 100, 50]) };
+        let pickup = apb::SubmitProofRequest { job_id: id.clone(), checkpoint: courier::v1::CheckpointKind::Pickup as i32, files: vec![parcel], submission_id: "pickup-0001".into(), ..Default::default() };
+        client.submit_proof(kim.request(pickup)).await.expect("pickup proof");
         client.pick_up(kim.request(apb::PickUpRequest { job_id: id.clone() })).await.expect("pick up");
         client.start_transit(kim.request(apb::StartTransitRequest { job_id: id.clone() })).await.expect("transit");
         client.arrive_at_dropoff(kim.request(apb::ArriveAtDropoffRequest { job_id: id.clone() })).await.expect("at dropoff");
@@ -311,7 +341,7 @@ e2e! {
         phone.take_photo("#photos", &photo).await;
 
         // No network: the proof is kept on the phone, and nothing reaches the core.
-        phone.offline(true).await;
+        let cut = phone.disconnect().await;
         phone.click("//button[text()='Delivered']").await;
         let saved = phone.find(".form-status.waiting").await.text().await.expect("text");
         assert!(saved.starts_with("No network: saved on this phone"), "{saved}");
@@ -325,7 +355,7 @@ e2e! {
         assert_eq!(app.get(&format!("/v1/deliveries/{id}"), &pod.live_key).await.body["status"], "at_dropoff");
 
         // The network returns: the proof and the handover are sent by themselves.
-        phone.offline(false).await;
+        phone.reconnect(&cut).await;
         phone.arrived("#job-status[data-status='delivered']").await;
         assert_eq!(app.get(&format!("/v1/deliveries/{id}"), &pod.live_key).await.body["status"], "delivered");
         let events = app.delivery_events(&pod.live_key, &id).await;
@@ -338,12 +368,12 @@ e2e! {
         assert_eq!(files.iter().filter(|(c, k, _, _)| c == "dropoff" && k == "photo").count(), 1, "the proof is stored once");
 
         // Offline, the app still opens: its shell says so, a job page kept shows the job.
-        phone.offline(true).await;
+        let cut = phone.disconnect().await;
         phone.open(&app.url("/courier/")).await;
         assert_eq!(phone.heading().await, "You are offline");
         phone.open(&app.url(&format!("/courier/jobs/{id}"))).await;
         assert_eq!(phone.text("#job-status").await, "Delivered");
-        phone.offline(false).await;
+        phone.reconnect(&cut).await;
         let _ = std::fs::remove_file(photo);
         phone.close().await;
     }

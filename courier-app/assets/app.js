@@ -65,7 +65,9 @@ async function send() {
     if (!form) continue;
     mine.delete(id);
     if (result.redirect) { location.assign(result.redirect); return; }
+    // Shown at its form: not in the banner too.
     say(form, result.refused, "refused");
+    await outbox.dismiss(id);
     form.querySelectorAll("button").forEach((b) => { b.disabled = false; });
   }
   showOutbox();

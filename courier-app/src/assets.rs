@@ -17,17 +17,49 @@ use crate::page::{MessagePage, bare_layout, render};
 
 /// The files under `{root}/assets/`: name, content type, bytes.
 const FILES: &[(&str, &str, &[u8])] = &[
-    ("app.css", "text/css; charset=utf-8", include_bytes!("../assets/app.css")),
-    ("app.js", "text/javascript; charset=utf-8", include_bytes!("../assets/app.js")),
-    ("outbox.js", "text/javascript; charset=utf-8", include_bytes!("../assets/outbox.js")),
-    ("location.js", "text/javascript; charset=utf-8", include_bytes!("../assets/location.js")),
-    ("live.js", "text/javascript; charset=utf-8", include_bytes!("../assets/live.js")),
-    ("proof.js", "text/javascript; charset=utf-8", include_bytes!("../assets/proof.js")),
+    (
+        "app.css",
+        "text/css; charset=utf-8",
+        include_bytes!("../assets/app.css"),
+    ),
+    (
+        "app.js",
+        "text/javascript; charset=utf-8",
+        include_bytes!("../assets/app.js"),
+    ),
+    (
+        "outbox.js",
+        "text/javascript; charset=utf-8",
+        include_bytes!("../assets/outbox.js"),
+    ),
+    (
+        "location.js",
+        "text/javascript; charset=utf-8",
+        include_bytes!("../assets/location.js"),
+    ),
+    (
+        "live.js",
+        "text/javascript; charset=utf-8",
+        include_bytes!("../assets/live.js"),
+    ),
+    (
+        "proof.js",
+        "text/javascript; charset=utf-8",
+        include_bytes!("../assets/proof.js"),
+    ),
     ("icon.svg", "image/svg+xml", include_bytes!("../assets/icon.svg")),
     ("icon-192.png", "image/png", include_bytes!("../assets/icon-192.png")),
     ("icon-512.png", "image/png", include_bytes!("../assets/icon-512.png")),
-    ("icon-maskable-512.png", "image/png", include_bytes!("../assets/icon-maskable-512.png")),
-    ("apple-touch-icon.png", "image/png", include_bytes!("../assets/apple-touch-icon.png")),
+    (
+        "icon-maskable-512.png",
+        "image/png",
+        include_bytes!("../assets/icon-maskable-512.png"),
+    ),
+    (
+        "apple-touch-icon.png",
+        "image/png",
+        include_bytes!("../assets/apple-touch-icon.png"),
+    ),
 ];
 const MANIFEST: &[u8] = include_bytes!("../assets/manifest.webmanifest");
 const SERVICE_WORKER: &str = include_str!("../assets/sw.js");

@@ -15,7 +15,9 @@ use courier::v1 as pb;
 use rand::Rng;
 
 use crate::AppState;
-use crate::page::{Asker, Layout, MessagePage, Refusal, bare_layout, failure, forbidden_json, is_refusal, render, time_zone};
+use crate::page::{
+    Asker, Layout, MessagePage, Refusal, bare_layout, failure, forbidden_json, is_refusal, render, time_zone,
+};
 use crate::session::{Signed, stale_form};
 use crate::view::JobView;
 
@@ -88,7 +90,12 @@ async fn call_move(
             let request = signed.request(apb::ArriveAtPickupRequest { job_id });
             core.arrive_at_pickup(request).await?.into_inner().job
         }
-        "pick_up" => core.pick_up(signed.request(apb::PickUpRequest { job_id })).await?.into_inner().job,
+        "pick_up" => {
+            core.pick_up(signed.request(apb::PickUpRequest { job_id }))
+                .await?
+                .into_inner()
+                .job
+        }
         "start_transit" => {
             let request = signed.request(apb::StartTransitRequest { job_id });
             core.start_transit(request).await?.into_inner().job
@@ -232,7 +239,7 @@ struct ProofRules {
 
 impl ProofRules {
     fn of(job: &apb::Job, checkpoint: &str) -> Option<ProofRules> {
-        let proof = job.proof.clone().unwrap_or_default();
+        let proof = job.proof.unwrap_or_default();
         match checkpoint {
             "pickup" => {
                 let rules = proof.pickup.unwrap_or_default();
@@ -305,7 +312,15 @@ pub(crate) async fn proof_page(
     Path((job_id, checkpoint)): Path<(String, String)>,
 ) -> Response {
     let submission_id = new_submission_id();
-    proof_view(&state, &signed, &headers, (&job_id, &checkpoint), Filled::new(submission_id), None).await
+    proof_view(
+        &state,
+        &signed,
+        &headers,
+        (&job_id, &checkpoint),
+        Filled::new(submission_id),
+        None,
+    )
+    .await
 }
 
 /// What a proof form held when it is shown again after a refusal.
@@ -339,7 +354,10 @@ async fn proof_view(
         Err(status) => return failure(state, &status),
     };
     let Some(rules) = ProofRules::of(&job, checkpoint) else {
-        return failure(state, &tonic::Status::not_found("A proof is taken at the pickup or the dropoff."));
+        return failure(
+            state,
+            &tonic::Status::not_found("A proof is taken at the pickup or the dropoff."),
+        );
     };
     let mut layout = signed.layout(state, rules.title);
     layout.share_location = job.active;
@@ -436,7 +454,9 @@ pub(crate) async fn submit_proof(
         Ok(form) => form,
         Err(message) => {
             let status = tonic::Status::invalid_argument(format!("The form could not be read: {message}"));
-            return asker.outbox_answer(&state, &status).unwrap_or_else(|| failure(&state, &status));
+            return asker
+                .outbox_answer(&state, &status)
+                .unwrap_or_else(|| failure(&state, &status));
         }
     };
     if !signed.sent(&form.csrf) {
@@ -483,7 +503,15 @@ pub(crate) async fn submit_proof(
                 person_name: form.person_name,
                 barcode: form.barcode,
             };
-            proof_view(&state, &signed, &headers, (&job_id, &checkpoint), filled, Some(Refusal::of(&status))).await
+            proof_view(
+                &state,
+                &signed,
+                &headers,
+                (&job_id, &checkpoint),
+                filled,
+                Some(Refusal::of(&status)),
+            )
+            .await
         }
     }
 }

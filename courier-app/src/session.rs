@@ -44,9 +44,7 @@ impl Signed {
     pub(crate) fn request<T>(&self, message: T) -> tonic::Request<T> {
         let mut request = tonic::Request::new(message);
         if let Ok(value) = format!("Bearer {}", self.token).parse() {
-            request
-                .metadata_mut()
-                .insert(courier::metadata::AUTHORIZATION, value);
+            request.metadata_mut().insert(courier::metadata::AUTHORIZATION, value);
         }
         request
     }
@@ -237,7 +235,12 @@ pub(crate) async fn sign_out(
     if !signed.sent(&form.csrf) {
         return stale_form(&state);
     }
-    match state.core.clone().sign_out(signed.request(apb::SignOutRequest {})).await {
+    match state
+        .core
+        .clone()
+        .sign_out(signed.request(apb::SignOutRequest {}))
+        .await
+    {
         // Already ended: signed out all the same.
         Ok(_) => {}
         Err(status) if status.code() == tonic::Code::Unauthenticated => {}

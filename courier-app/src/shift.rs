@@ -51,7 +51,12 @@ impl Board {
                 None
             }
             Update::Job(job) => {
-                if self.offer.as_ref().and_then(|o| o.job.as_ref()).is_some_and(|j| j.id == job.id) {
+                if self
+                    .offer
+                    .as_ref()
+                    .and_then(|o| o.job.as_ref())
+                    .is_some_and(|j| j.id == job.id)
+                {
                     self.offer = None;
                 }
                 self.jobs.retain(|j| j.id != job.id);

@@ -133,7 +133,15 @@ impl JobView {
             reference: job.reference.clone().unwrap_or_default(),
             distance: kilometres(job.distance_km),
             vehicle: vehicle_name(&job.vehicle_type_id),
-            eta: if job.active { clock(eta, zone) } else { String::new() },
+            // Only while heading for the stop.
+            eta: match status {
+                pb::DeliveryStatus::CourierAssigned | pb::DeliveryStatus::PickedUp | pb::DeliveryStatus::InTransit
+                    if job.active =>
+                {
+                    clock(eta, zone)
+                }
+                _ => String::new(),
+            },
             action: action(job),
             problem: problem(job),
             outcome: outcome(job.outcome.as_deref()),
@@ -348,7 +356,10 @@ mod tests {
         };
         let stop = StopView::of("Dropoff", Some(&waypoint));
         assert_eq!(stop.tel, "tel:+491512345678");
-        assert_eq!(stop.geo, "geo:52.501,13.419?q=52.501,13.419(Oranienstra%C3%9Fe%2025%2C%20Berlin)");
+        assert_eq!(
+            stop.geo,
+            "geo:52.501,13.419?q=52.501,13.419(Oranienstra%C3%9Fe%2025%2C%20Berlin)"
+        );
         assert_eq!(
             stop.osm,
             "https://www.openstreetmap.org/?mlat=52.501&mlon=13.419#map=17/52.501/13.419"

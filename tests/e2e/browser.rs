@@ -112,12 +112,7 @@ impl Driver {
             .connect(&self.url)
             .await
             .expect("a browser session");
-        Browser {
-            client,
-            profile,
-            size,
-            shots,
-        }
+        Browser { client, profile, shots }
     }
 }
 
@@ -148,8 +143,6 @@ struct Shots {
 pub struct Browser {
     pub client: Client,
     profile: PathBuf,
-    /// The window's size between screenshots.
-    size: (u32, u32),
     shots: Shots,
 }
 
@@ -225,8 +218,19 @@ impl Browser {
 
     /// Waits until a page other than the marked one shows `css`.
     pub async fn arrived(&self, css: &str) {
-        if let Err(e) = self.client.wait().at_most(PAGE_WAIT).for_element(Locator::Css(css)).await {
-            let url = self.client.current_url().await.map(|u| u.to_string()).unwrap_or_default();
+        if let Err(e) = self
+            .client
+            .wait()
+            .at_most(PAGE_WAIT)
+            .for_element(Locator::Css(css))
+            .await
+        {
+            let url = self
+                .client
+                .current_url()
+                .await
+                .map(|u| u.to_string())
+                .unwrap_or_default();
             let shown = match self.client.find(Locator::Css("body")).await {
                 Ok(body) => body.text().await.unwrap_or_default(),
                 Err(_) => String::new(),
@@ -290,8 +294,11 @@ impl Browser {
         // Numbered in the order taken, so that every state of a page is kept.
         static SHOTS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
         let shot = SHOTS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        // The page laid out at each width, as tall as its content: the
+        // viewport set through DevTools (a window's size includes its frame).
         for &(width, label) in self.shots.widths {
-            self.client.set_window_size(width, 900).await.expect("resize");
+            let metrics = |height: u64| json!({ "width": width, "height": height, "deviceScaleFactor": 1, "mobile": width < 800 });
+            self.devtools("Emulation.setDeviceMetricsOverride", metrics(900)).await;
             let height = self
                 .client
                 .execute("return document.documentElement.scrollHeight", vec![])
@@ -300,14 +307,14 @@ impl Browser {
                 .and_then(|h| h.as_u64())
                 .unwrap_or(900)
                 .clamp(400, 4000);
-            self.client.set_window_size(width, height as u32).await.expect("resize");
+            self.devtools("Emulation.setDeviceMetricsOverride", metrics(height))
+                .await;
             let png = self.client.screenshot().await.expect("screenshot");
             let path = Path::new(&dir).join(format!("{shot:03}-{name}--{title}-{label}.png"));
             std::fs::create_dir_all(&dir).expect("screenshot dir");
             std::fs::write(path, png).expect("screenshot written");
         }
-        let (width, height) = self.size;
-        self.client.set_window_size(width, height).await.expect("resize");
+        self.devtools("Emulation.clearDeviceMetricsOverride", json!({})).await;
     }
 }
 

@@ -42,14 +42,30 @@ impl Browser {
     /// for the page, and for the app's service worker (which fetches the
     /// pages it serves itself); what [`Browser::reconnect`] needs.
     async fn disconnect(&self) -> Vec<Value> {
-        self.devtools("Network.emulateNetworkConditions", conditions(true)).await;
+        self.devtools("Network.emulateNetworkConditions", conditions(true))
+            .await;
         let targets = self.devtools("Target.getTargets", json!({})).await;
-        let workers = targets["targetInfos"].as_array().into_iter().flatten().filter(|t| t["type"] == "service_worker");
+        let workers = targets["targetInfos"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter(|t| t["type"] == "service_worker");
         let mut sessions = Vec::new();
         for worker in workers {
-            let attached = self.devtools("Target.attachToTarget", json!({ "targetId": worker["targetId"], "flatten": false })).await;
-            self.in_worker(&attached["sessionId"], "Network.enable", json!({})).await;
-            self.in_worker(&attached["sessionId"], "Network.emulateNetworkConditions", conditions(true)).await;
+            let attached = self
+                .devtools(
+                    "Target.attachToTarget",
+                    json!({ "targetId": worker["targetId"], "flatten": false }),
+                )
+                .await;
+            self.in_worker(&attached["sessionId"], "Network.enable", json!({}))
+                .await;
+            self.in_worker(
+                &attached["sessionId"],
+                "Network.emulateNetworkConditions",
+                conditions(true),
+            )
+            .await;
             sessions.push(attached["sessionId"].clone());
         }
         sessions
@@ -57,15 +73,21 @@ impl Browser {
 
     /// Brings the network back where [`Browser::disconnect`] cut it.
     async fn reconnect(&self, workers: &[Value]) {
-        self.devtools("Network.emulateNetworkConditions", conditions(false)).await;
+        self.devtools("Network.emulateNetworkConditions", conditions(false))
+            .await;
         for session in workers {
-            self.in_worker(session, "Network.emulateNetworkConditions", conditions(false)).await;
+            self.in_worker(session, "Network.emulateNetworkConditions", conditions(false))
+                .await;
         }
     }
 
     async fn in_worker(&self, session: &Value, method: &str, params: Value) {
         let message = json!({ "id": 1, "method": method, "params": params }).to_string();
-        self.devtools("Target.sendMessageToTarget", json!({ "sessionId": session, "message": message })).await;
+        self.devtools(
+            "Target.sendMessageToTarget",
+            json!({ "sessionId": session, "message": message }),
+        )
+        .await;
     }
 
     async fn sign_in_as_courier(&self, app: &TestApp, login: &str) {
@@ -118,17 +140,24 @@ impl Browser {
         self.client.perform_actions(stroke).await.expect("a stroke drawn");
         let data_url = self
             .client
-            .execute("return document.getElementById('signature').toDataURL('image/png')", vec![])
+            .execute(
+                "return document.getElementById('signature').toDataURL('image/png')",
+                vec![],
+            )
             .await
             .expect("the canvas");
         let data_url = data_url.as_str().expect("a data URL");
         let encoded = data_url.strip_prefix("data:image/png;base64,").expect("a PNG");
-        base64::engine::general_purpose::STANDARD.decode(encoded).expect("base64")
+        base64::engine::general_purpose::STANDARD
+            .decode(encoded)
+            .expect("base64")
     }
 
     /// Runs `script` (an async function body) in the page; its result.
     async fn run(&self, script: &str) -> Value {
-        let wrapped = format!("const done = arguments[arguments.length - 1]; (async () => {{ {script} }})().then(done, (e) => done({{ error: String(e) }}));");
+        let wrapped = format!(
+            "const done = arguments[arguments.length - 1]; (async () => {{ {script} }})().then(done, (e) => done({{ error: String(e) }}));"
+        );
         self.client.execute_async(&wrapped, vec![]).await.expect("script ran")
     }
 }
@@ -170,13 +199,15 @@ fn jpeg_size(bytes: &[u8]) -> Option<(u16, u16)> {
 
 /// Waits until the core holds a position of courier `courier_id`.
 async fn position_reported(app: &TestApp, courier_id: &str) {
-    wait_until("the browser's position in the core", PAGE_WAIT, async || {
-        match courier_core::positions::latest(&app.core, courier_id).await {
+    wait_until(
+        "the browser's position in the core",
+        PAGE_WAIT,
+        async || match courier_core::positions::latest(&app.core, courier_id).await {
             Ok(Some(_)) => Ok(()),
             Ok(None) => Err("no position yet".to_owned()),
             Err(e) => Err(e.to_string()),
-        }
-    })
+        },
+    )
     .await;
 }
 
@@ -188,7 +219,15 @@ async fn proof_files(app: &TestApp, key: &str, id: &str) -> Vec<(String, String,
     for checkpoint in answer.body["checkpoints"].as_array().expect("checkpoints") {
         for artifact in checkpoint["artifacts"].as_array().expect("artifacts") {
             let url = artifact["download_url"].as_str().expect("download_url");
-            let bytes = app.http.get(url).send().await.expect("download").bytes().await.expect("bytes");
+            let bytes = app
+                .http
+                .get(url)
+                .send()
+                .await
+                .expect("download")
+                .bytes()
+                .await
+                .expect("bytes");
             files.push((
                 checkpoint["kind"].as_str().unwrap_or_default().to_owned(),
                 artifact["kind"].as_str().unwrap_or_default().to_owned(),
@@ -351,7 +390,6 @@ e2e! {
         // never heard the answer.
         let kept = phone.run(KEEP_A_COPY).await;
         assert_eq!(kept["count"], 1, "{kept}");
-        tokio::time::sleep(Duration::from_millis(500)).await;
         assert_eq!(app.get(&format!("/v1/deliveries/{id}"), &pod.live_key).await.body["status"], "at_dropoff");
 
         // The network returns: the proof and the handover are sent by themselves.

@@ -15,10 +15,9 @@ use courier::v1 as pb;
 use rand::Rng;
 
 use crate::AppState;
-use crate::page::{
-    Asker, Layout, MessagePage, Refusal, bare_layout, failure, forbidden_json, is_refusal, render, time_zone,
-};
-use crate::session::{Signed, stale_form};
+use crate::answers::{Asker, failure, forbidden_json, stale_form};
+use crate::page::{Layout, MessagePage, Refusal, bare_layout, is_refusal, render, time_zone};
+use crate::signed::Signed;
 use crate::view::JobView;
 
 #[derive(Template)]

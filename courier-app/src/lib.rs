@@ -10,11 +10,13 @@
 //! signature, and the outbox that keeps what was done offline until the
 //! network returns.
 
+mod answers;
 mod assets;
 mod jobs;
 mod page;
 mod session;
 mod shift;
+mod signed;
 mod view;
 
 use axum::Router;

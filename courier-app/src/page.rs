@@ -2,13 +2,11 @@
 //! the outbox's requests, and times in the courier's own time zone.
 
 use askama::Template;
-use axum::Json;
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
-use axum::response::{Html, IntoResponse, Redirect, Response};
+use axum::response::{Html, IntoResponse, Response};
 use chrono_tz::Tz;
 
 use crate::AppState;
-use crate::session;
 
 /// The cookie in which the app's script leaves the phone's time zone
 /// (`Europe/Berlin`), so that times read as the courier's clock does.
@@ -95,97 +93,21 @@ pub(crate) fn is_refusal(status: &tonic::Status) -> bool {
     )
 }
 
-/// A page for an answer of the core the app cannot act on, with the core's
-/// words; an ended session signs the courier out.
-pub(crate) fn failure(state: &AppState, status: &tonic::Status) -> Response {
-    if status.code() == tonic::Code::Unauthenticated {
-        return session::ended(state, status);
-    }
-    let (code, _) = courier::errors::from_status(status);
-    let http = StatusCode::from_u16(code.http_status()).unwrap_or(StatusCode::BAD_GATEWAY);
-    let (title, message) = match http {
-        StatusCode::NOT_FOUND => ("Not found", status.message().to_owned()),
-        _ if http.is_server_error() => (
-            "Something went wrong",
-            "The service could not answer; try again in a moment.".to_owned(),
-        ),
-        _ => ("Not possible", status.message().to_owned()),
-    };
-    let http = if http.is_server_error() {
-        StatusCode::BAD_GATEWAY
-    } else {
-        http
-    };
-    render(
-        MessagePage {
-            layout: bare_layout(state, title),
-            message,
-        },
-        http,
-    )
-}
-
-/// Who asked for a change: a plain form (answered with a page or a
-/// redirect) or the app's outbox, which sends what the courier did, perhaps
-/// long after (answered in JSON, so that it can tell a refusal, which it
-/// reports and forgets, from a failure, which it sends again later).
-#[derive(Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Asker {
-    Form,
-    Outbox,
-}
-
-impl Asker {
-    pub(crate) fn of(headers: &HeaderMap) -> Asker {
-        if headers.contains_key("x-courier-outbox") {
-            Asker::Outbox
-        } else {
-            Asker::Form
-        }
-    }
-
-    /// Done: on to `to`.
-    pub(crate) fn done(self, to: &str) -> Response {
-        match self {
-            Asker::Form => Redirect::to(to).into_response(),
-            Asker::Outbox => Json(serde_json::json!({ "redirect": to })).into_response(),
-        }
-    }
-
-    /// The outbox's answer for a refusal or a failure (`None` for a form,
-    /// which shows a page instead).
-    pub(crate) fn outbox_answer(self, state: &AppState, status: &tonic::Status) -> Option<Response> {
-        if self == Asker::Form {
-            return None;
-        }
-        let (code, param) = courier::errors::from_status(status);
-        let http = StatusCode::from_u16(code.http_status()).unwrap_or(StatusCode::BAD_GATEWAY);
-        let mut body = serde_json::json!({ "error": status.message(), "param": param });
-        let http = if status.code() == tonic::Code::Unauthenticated {
-            body["sign_in"] = format!("{}/sign-in", state.root).into();
-            StatusCode::UNAUTHORIZED
-        } else if http.is_server_error() {
-            body["error"] = "The service could not answer; it is sent again later.".into();
-            StatusCode::BAD_GATEWAY
-        } else {
-            http
-        };
-        let mut response = (http, Json(body)).into_response();
-        if status.code() == tonic::Code::Unauthenticated {
-            session::clear_cookie(state, &mut response);
-        }
-        Some(response)
-    }
-}
-
-/// The outbox's answer for a form it may not send: refused, never resent.
-pub(crate) fn forbidden_json(message: &str) -> Response {
-    (StatusCode::FORBIDDEN, Json(serde_json::json!({ "error": message }))).into_response()
+/// The cookie `name` of a request.
+pub(crate) fn cookie(headers: &HeaderMap, name: &str) -> Option<String> {
+    headers
+        .get_all(header::COOKIE)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(';'))
+        .filter_map(|pair| pair.trim().split_once('='))
+        .find(|(key, _)| *key == name)
+        .map(|(_, value)| value.to_owned())
 }
 
 /// The phone's time zone, as its script reported it; UTC until it has.
 pub(crate) fn time_zone(headers: &HeaderMap) -> Tz {
-    session::cookie(headers, TIME_ZONE_COOKIE)
+    cookie(headers, TIME_ZONE_COOKIE)
         .and_then(|name| {
             let name = url::form_urlencoded::parse(format!("z={name}").as_bytes())
                 .next()

@@ -19,8 +19,9 @@ use courier::app::v1::watch_assignments_response::Update;
 use tokio_stream::StreamExt;
 
 use crate::AppState;
-use crate::page::{Layout, failure, render, time_zone};
-use crate::session::{Signed, stale_form};
+use crate::answers::{failure, stale_form};
+use crate::page::{Layout, render, time_zone};
+use crate::signed::Signed;
 use crate::view::{JobLine, OfferView, vehicle_name};
 
 /// How long the shift page waits for the stream's first message (the
@@ -329,7 +330,7 @@ pub(crate) async fn report_positions(
         .and_then(|v| v.to_str().ok())
         .unwrap_or_default();
     if !signed.sent(csrf) {
-        return crate::page::forbidden_json("Open the page again: it belongs to an earlier sign-in.");
+        return crate::answers::forbidden_json("Open the page again: it belongs to an earlier sign-in.");
     }
     let positions = body
         .positions
@@ -351,7 +352,7 @@ pub(crate) async fn report_positions(
     let request = signed.request(tokio_stream::iter([batch]));
     match state.core.clone().report_locations(request).await {
         Ok(answer) => Json(serde_json::json!({ "accepted": answer.into_inner().accepted })).into_response(),
-        Err(status) => crate::page::Asker::Outbox
+        Err(status) => crate::answers::Asker::Outbox
             .outbox_answer(&state, &status)
             .unwrap_or_else(|| StatusCode::BAD_GATEWAY.into_response()),
     }

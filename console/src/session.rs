@@ -46,22 +46,15 @@ pub(crate) async fn sign_in(State(state): State<ConsoleState>, headers: HeaderMa
             }
             response
         }
-        Err(status)
-            if matches!(
-                status.code(),
-                tonic::Code::Unauthenticated | tonic::Code::ResourceExhausted | tonic::Code::InvalidArgument
-            ) =>
-        {
-            let mut layout = bare_layout(&state, "Sign in");
-            layout.error = Some(status.message().to_owned());
-            let code = if status.code() == tonic::Code::ResourceExhausted {
-                StatusCode::TOO_MANY_REQUESTS
-            } else {
-                StatusCode::UNAUTHORIZED
-            };
-            render(SignInPage { layout, email }, code)
-        }
-        Err(status) => failure(&state, &status),
+        Err(status) => match courier::errors::sign_in_refused(&status) {
+            Some(code) => {
+                let mut layout = bare_layout(&state, "Sign in");
+                layout.error = Some(status.message().to_owned());
+                let code = StatusCode::from_u16(code).unwrap_or(StatusCode::UNAUTHORIZED);
+                render(SignInPage { layout, email }, code)
+            }
+            None => failure(&state, &status),
+        },
     }
 }
 

@@ -2,8 +2,8 @@
 //! the outbox's requests, and times in the courier's own time zone.
 
 use askama::Template;
-use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
-use axum::response::{Html, IntoResponse, Response};
+use axum::http::{HeaderMap, HeaderValue, header};
+use axum::response::Response;
 use chrono_tz::Tz;
 
 use crate::AppState;
@@ -37,16 +37,6 @@ pub(crate) fn bare_layout(state: &AppState, title: &str) -> Layout {
     }
 }
 
-pub(crate) fn render(template: impl Template, status: StatusCode) -> Response {
-    match template.render() {
-        Ok(html) => (status, Html(html)).into_response(),
-        Err(error) => {
-            tracing::error!(%error, "courier app page not rendered");
-            (StatusCode::INTERNAL_SERVER_ERROR, "The page could not be rendered.").into_response()
-        }
-    }
-}
-
 #[derive(Template)]
 #[template(path = "message.html")]
 pub(crate) struct MessagePage {
@@ -54,30 +44,8 @@ pub(crate) struct MessagePage {
     pub(crate) message: String,
 }
 
-/// A refusal of the core: its message, and the field its `param` names.
-pub(crate) struct Refusal {
-    pub(crate) param: Option<String>,
-    pub(crate) message: String,
-}
-
-impl Refusal {
-    pub(crate) fn of(status: &tonic::Status) -> Refusal {
-        let (_, param) = courier::errors::from_status(status);
-        Refusal {
-            param,
-            message: status.message().to_owned(),
-        }
-    }
-
-    /// The message, when the refusal is about the form's `field`.
-    pub(crate) fn at(&self, field: &str) -> Option<&str> {
-        let param = self.param.as_deref()?;
-        let about = param
-            .strip_prefix(field)
-            .is_some_and(|rest| rest.is_empty() || rest.starts_with(['.', '[']));
-        about.then_some(self.message.as_str())
-    }
-}
+pub(crate) use courier::errors::Refusal;
+pub(crate) use courier::pages::{cookie, render};
 
 /// Whether the core refused what the courier asked (shown to them, with its
 /// words) rather than failed.
@@ -91,18 +59,6 @@ pub(crate) fn is_refusal(status: &tonic::Status) -> bool {
             | tonic::Code::OutOfRange
             | tonic::Code::ResourceExhausted
     )
-}
-
-/// The cookie `name` of a request.
-pub(crate) fn cookie(headers: &HeaderMap, name: &str) -> Option<String> {
-    headers
-        .get_all(header::COOKIE)
-        .iter()
-        .filter_map(|v| v.to_str().ok())
-        .flat_map(|v| v.split(';'))
-        .filter_map(|pair| pair.trim().split_once('='))
-        .find(|(key, _)| *key == name)
-        .map(|(_, value)| value.to_owned())
 }
 
 /// The phone's time zone, as its script reported it; UTC until it has.

@@ -21,18 +21,6 @@ pub(crate) async fn sign_in_page(State(state): State<AppState>) -> Response {
     )
 }
 
-/// The browser's address as the proxy in front reports it, for the core's
-/// throttling of wrong passwords.
-fn client_address(headers: &HeaderMap) -> String {
-    headers
-        .get("x-forwarded-for")
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.split(',').next())
-        .unwrap_or_default()
-        .trim()
-        .to_owned()
-}
-
 #[derive(serde::Deserialize)]
 pub(crate) struct SignInForm {
     #[serde(default)]
@@ -49,7 +37,7 @@ pub(crate) async fn sign_in(
     let request = apb::SignInRequest {
         login: form.login.clone(),
         password: form.password,
-        client_address: client_address(&headers),
+        client_address: courier::pages::client_address(&headers),
     };
     match state.core.clone().sign_in(request).await {
         Ok(answer) => {
@@ -57,28 +45,21 @@ pub(crate) async fn sign_in(
             set_session_cookie(&state, &mut response, &answer.into_inner().session_token);
             response
         }
-        Err(status)
-            if matches!(
-                status.code(),
-                tonic::Code::Unauthenticated | tonic::Code::ResourceExhausted | tonic::Code::InvalidArgument
-            ) =>
-        {
-            let mut layout = bare_layout(&state, "Sign in");
-            layout.error = Some(status.message().to_owned());
-            let code = if status.code() == tonic::Code::ResourceExhausted {
-                StatusCode::TOO_MANY_REQUESTS
-            } else {
-                StatusCode::UNAUTHORIZED
-            };
-            render(
-                SignInPage {
-                    layout,
-                    login: form.login,
-                },
-                code,
-            )
-        }
-        Err(status) => failure(&state, &status),
+        Err(status) => match courier::errors::sign_in_refused(&status) {
+            Some(code) => {
+                let mut layout = bare_layout(&state, "Sign in");
+                layout.error = Some(status.message().to_owned());
+                let code = StatusCode::from_u16(code).unwrap_or(StatusCode::UNAUTHORIZED);
+                render(
+                    SignInPage {
+                        layout,
+                        login: form.login,
+                    },
+                    code,
+                )
+            }
+            None => failure(&state, &status),
+        },
     }
 }
 

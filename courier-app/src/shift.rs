@@ -254,44 +254,34 @@ pub(crate) struct OfferForm {
     csrf: String,
 }
 
-pub(crate) async fn accept_offer(
+/// `…/offers/{offer}/accept` takes the offer (on to the job's page),
+/// `…/decline` turns it down (back to the shift).
+pub(crate) async fn answer_offer(
     State(state): State<AppState>,
     signed: Signed,
     headers: HeaderMap,
-    Path(offer_id): Path<String>,
+    Path((offer_id, answer)): Path<(String, String)>,
     axum::Form(form): axum::Form<OfferForm>,
 ) -> Response {
     if !signed.sent(&form.csrf) {
         return stale_form(&state);
     }
-    let request = signed.request(apb::AcceptOfferRequest { offer_id });
-    match state.core.clone().accept_offer(request).await {
-        Ok(answer) => {
-            let job = answer.into_inner().job.unwrap_or_default();
-            Redirect::to(&format!("{}/jobs/{}", state.root, job.id)).into_response()
-        }
+    let mut core = state.core.clone();
+    let answered = match answer.as_str() {
+        "accept" => core
+            .accept_offer(signed.request(apb::AcceptOfferRequest { offer_id }))
+            .await
+            .map(|answer| format!("{}/jobs/{}", state.root, answer.into_inner().job.unwrap_or_default().id)),
+        "decline" => core
+            .decline_offer(signed.request(apb::DeclineOfferRequest { offer_id }))
+            .await
+            .map(|_| format!("{}/", state.root)),
+        _ => Err(tonic::Status::not_found("An offer is accepted or declined.")),
+    };
+    match answered {
+        Ok(to) => Redirect::to(&to).into_response(),
         // Expired, withdrawn, no longer this courier's: the shift again,
         // with the core's words.
-        Err(status) if crate::page::is_refusal(&status) || status.code() == tonic::Code::NotFound => {
-            shift_view(&state, &signed, &headers, Some(status.message().to_owned())).await
-        }
-        Err(status) => failure(&state, &status),
-    }
-}
-
-pub(crate) async fn decline_offer(
-    State(state): State<AppState>,
-    signed: Signed,
-    headers: HeaderMap,
-    Path(offer_id): Path<String>,
-    axum::Form(form): axum::Form<OfferForm>,
-) -> Response {
-    if !signed.sent(&form.csrf) {
-        return stale_form(&state);
-    }
-    let request = signed.request(apb::DeclineOfferRequest { offer_id });
-    match state.core.clone().decline_offer(request).await {
-        Ok(_) => Redirect::to(&format!("{}/", state.root)).into_response(),
         Err(status) if crate::page::is_refusal(&status) || status.code() == tonic::Code::NotFound => {
             shift_view(&state, &signed, &headers, Some(status.message().to_owned())).await
         }

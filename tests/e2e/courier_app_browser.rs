@@ -5,7 +5,8 @@
 //! accepts and moves it to delivered with photos set on the camera inputs and
 //! a signature drawn on the canvas; a dropoff proof made with the network cut
 //! is sent once the network returns, and sending it again changes nothing;
-//! another courier's job does not open; a suspended courier is signed out.
+//! another courier's job does not open; a pickup no-show is reported behind a
+//! confirmation; location blocked is said; a suspended courier is signed out.
 //!
 //! With `COURIER_APP_SCREENSHOTS=<dir>` every page visited is saved there as
 //! a PNG at 390 and 768 px.
@@ -416,7 +417,7 @@ e2e! {
         phone.close().await;
     }
 
-    async fn a_courier_cannot_open_another_couriers_job_and_is_signed_out_when_suspended(app: TestApp) {
+    async fn a_courier_cannot_open_anothers_job_reports_a_no_show_and_is_signed_out_when_suspended(app: TestApp) {
         let Some(driver) = Driver::start().await else { return };
         let created = app.create_delivery(&app.live_key, &berlin_delivery()).await;
         let id = created["id"].as_str().expect("id").to_owned();
@@ -438,6 +439,22 @@ e2e! {
         assert_eq!(phone.heading().await, "Not found");
         assert!(!phone.page().await.contains("Alexanderplatz"), "nothing of the job leaks");
 
+        // A pickup where nobody hands the goods over: reported behind a
+        // confirmation box, and the job ends.
+        let second = app.create_delivery(&app.live_key, &berlin_delivery()).await;
+        let second = second["id"].as_str().expect("id").to_owned();
+        assign(&app, &second, &lou.courier.id).await.expect("assign");
+        phone.open(&app.url(&format!("/courier/jobs/{second}"))).await;
+        phone.next_move("I'm at the pickup", "at_pickup").await;
+        phone.click("//summary[text()='Nobody hands the goods over']").await;
+        let valid = phone.client.execute("return document.querySelector('#problem form').checkValidity()", vec![]).await.expect("script");
+        assert_eq!(valid, Value::Bool(false), "not sent without the box ticked");
+        phone.click("//input[@id='confirm-problem']").await;
+        phone.click_to("//button[@id='report-problem']", "#job-status[data-status='cancelled']").await;
+        assert_eq!(phone.text("#outcome").await.split(" at ").next(), Some("Cancelled (pickup no show)"));
+        let cancelled = app.get(&format!("/v1/deliveries/{second}"), &app.live_key).await;
+        assert_eq!((cancelled.body["status"].as_str(), cancelled.body["cancellation_reason"].as_str()), (Some("cancelled"), Some("pickup_no_show")));
+
         // Location blocked: the page says so.
         let denied = json!({ "permission": { "name": "geolocation" }, "setting": "denied", "origin": app.base_url });
         phone.devtools("Browser.setPermission", denied).await;
@@ -448,9 +465,12 @@ e2e! {
         phone.screenshot().await;
 
         // Suspended: the next action signs Lou out, with the core's words.
+        // (From a page that follows no live stream: an open shift or job
+        // page is signed out by the stream itself within a second.)
+        phone.open(&app.url(&format!("/courier/jobs/{id}"))).await;
         let request = app.admin_request(ipb::SuspendCourierRequest { courier_id: lou.courier.id.clone() });
         couriers(&app).await.suspend_courier(request).await.expect("suspend");
-        phone.click_to("//button[text()='Go offline']", "#login").await;
+        phone.click_to("//a[text()='Back to the shift']", "#login").await;
         assert_eq!(phone.heading().await, "Sign in");
         assert!(!phone.text("#page-error").await.is_empty());
         phone.open(&app.url("/courier/")).await;

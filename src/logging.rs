@@ -12,6 +12,11 @@ use tracing_subscriber::fmt::MakeWriter;
 /// The variable holding the env-filter expression.
 pub const FILTER_VARIABLE: &str = "COURIER_LOG";
 
+/// Targets whose `info` lines are too many to read: the migrator writes
+/// two lines per migration (88 on a new database) where the core writes
+/// one summary. Kept at `warn` unless the filter names them itself.
+const QUIET_TARGETS: &[&str] = &["sea_orm_migration"];
+
 /// Log line format.
 #[derive(clap::ValueEnum, Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum LogFormat {
@@ -26,7 +31,15 @@ pub enum LogFormat {
 pub fn init(format: LogFormat) {
     let colours = std::io::IsTerminal::is_terminal(&std::io::stderr());
     let filter = std::env::var(FILTER_VARIABLE).unwrap_or_else(|_| "info".to_owned());
-    install(format, std::io::stderr, colours, &filter);
+    install(format, std::io::stderr, colours, &quiet(&filter));
+}
+
+/// `filter` with [`QUIET_TARGETS`] at `warn`, unless it names them.
+fn quiet(filter: &str) -> String {
+    QUIET_TARGETS
+        .iter()
+        .filter(|target| !filter.contains(*target))
+        .fold(filter.to_owned(), |filter, target| format!("{filter},{target}=warn"))
 }
 
 /// Installs the global subscriber writing to `writer` the lines `filter`
@@ -46,4 +59,15 @@ where
         LogFormat::Text => builder.try_init(),
         LogFormat::Json => builder.json().flatten_event(true).try_init(),
     };
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_migrators_lines_stay_quiet_unless_asked_for() {
+        assert_eq!(quiet("info"), "info,sea_orm_migration=warn");
+        assert_eq!(quiet("debug,sea_orm_migration=info"), "debug,sea_orm_migration=info");
+    }
 }

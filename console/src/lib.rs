@@ -2,7 +2,8 @@
 //! for workspace owners, admins and members. It holds no database and no rule:
 //! every page reads and every form acts through the core's `ConsoleService`,
 //! with the user's session token (an HttpOnly cookie) and, on every change, the
-//! session's CSRF token from the form. Templates escape what they render
+//! session's CSRF token from the form; a form from another site is refused
+//! before anything is done (`forms`). Templates escape what they render
 //! (askama); the only script is a copy button, served from here, under a strict
 //! Content-Security-Policy. Pages that show what the API shows (webhooks) call
 //! the public services with the session in place of a key (docs/console.md).
@@ -11,6 +12,7 @@ mod billing;
 mod board;
 mod deliveries;
 mod events;
+mod forms;
 mod keys;
 mod members;
 mod operators;
@@ -66,6 +68,9 @@ pub struct ConsoleState {
     root: String,
     /// Whether the console is served over HTTPS (cookies get `Secure`).
     secure: bool,
+    /// The origin of `root` (`https://host[:port]`): where its forms come
+    /// from (`forms::same_origin`).
+    origin: String,
 }
 
 impl ConsoleState {
@@ -85,6 +90,9 @@ impl ConsoleState {
             vehicle_types: VehicleTypeServiceClient::new(channel),
             root: root.trim_end_matches('/').to_owned(),
             secure: root.starts_with("https://"),
+            origin: url::Url::parse(root)
+                .map(|url| url.origin().ascii_serialization())
+                .unwrap_or_default(),
         })
     }
 }
@@ -156,6 +164,7 @@ pub fn router(state: ConsoleState) -> Router {
         .route("/assets/console.css", get(stylesheet))
         .route("/assets/console.js", get(script))
         .fallback(not_found)
+        .layer(axum::middleware::from_fn_with_state(state.clone(), forms::same_origin))
         .layer(axum::middleware::map_response(security_headers))
         .with_state(state)
 }

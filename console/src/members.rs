@@ -9,6 +9,7 @@ use axum::response::{IntoResponse, Redirect, Response};
 use courier::internal::v1 as pb;
 
 use crate::ConsoleState;
+use crate::forms::{PreSession, pre_session_matches, refused};
 use crate::page::{
     Layout, Refusal, Signed, bare_layout, client_address, day, failure, field, fields, render, role_in, role_name,
 };
@@ -201,8 +202,11 @@ impl InvitationPage {
     }
 }
 
+/// The invitation's page, its forms bound to the browser's pre-session
+/// cookie.
 pub(crate) async fn invitation_view(
     state: &ConsoleState,
+    headers: &HeaderMap,
     token: String,
     name: String,
     email: String,
@@ -213,7 +217,9 @@ pub(crate) async fn invitation_view(
         Ok(answer) => answer.into_inner().invitation.unwrap_or_default(),
         Err(status) => return failure(state, &status),
     };
+    let pre_session = PreSession::of(headers);
     let mut layout = bare_layout(state, "Join a workspace");
+    layout.csrf = pre_session.token.clone();
     if let Some(refusal) = refusal.as_ref().filter(|r| r.param.is_none()) {
         layout.error = Some(refusal.message.clone());
     }
@@ -222,22 +228,24 @@ pub(crate) async fn invitation_view(
     } else {
         StatusCode::OK
     };
-    render(
-        InvitationPage {
-            layout,
-            token,
-            workspace_name: invitation.workspace_name.clone(),
-            role: role_name(invitation.role()),
-            name,
-            email,
-            refusal,
-        },
-        status,
-    )
+    let page = InvitationPage {
+        layout,
+        token,
+        workspace_name: invitation.workspace_name.clone(),
+        role: role_name(invitation.role()),
+        name,
+        email,
+        refusal,
+    };
+    pre_session.set_cookie(state, render(page, status))
 }
 
-pub(crate) async fn invitation_page(State(state): State<ConsoleState>, Path(token): Path<String>) -> Response {
-    invitation_view(&state, token, String::new(), String::new(), None).await
+pub(crate) async fn invitation_page(
+    State(state): State<ConsoleState>,
+    Path(token): Path<String>,
+    headers: HeaderMap,
+) -> Response {
+    invitation_view(&state, &headers, token, String::new(), String::new(), None).await
 }
 
 pub(crate) async fn accept_invitation(
@@ -247,6 +255,9 @@ pub(crate) async fn accept_invitation(
     body: Bytes,
 ) -> Response {
     let form = fields(&body);
+    if !pre_session_matches(&headers, field(&form, "csrf")) {
+        return refused(&state);
+    }
     let (name, email) = (field(&form, "name").to_owned(), field(&form, "email").to_owned());
     let password = field(&form, "password").to_owned();
     // Someone with an account already proves it with their password;
@@ -279,7 +290,7 @@ pub(crate) async fn accept_invitation(
                     | tonic::Code::ResourceExhausted
             ) =>
         {
-            invitation_view(&state, token, name, email, Some(Refusal::of(&status))).await
+            invitation_view(&state, &headers, token, name, email, Some(Refusal::of(&status))).await
         }
         Err(status) => failure(&state, &status),
     }

@@ -37,7 +37,7 @@ pub(crate) struct WorkspaceLink {
 }
 
 pub(crate) use courier::errors::Refusal;
-pub(crate) use courier::pages::{client_address, render};
+pub(crate) use courier::pages::{client_address, cookie, render};
 
 /// The signed-in user's session, or a redirect to sign in.
 #[derive(Clone)]
@@ -49,7 +49,7 @@ pub(crate) struct Signed {
 impl Signed {
     pub(crate) async fn of(state: &ConsoleState, headers: &HeaderMap) -> Result<Signed, Response> {
         let to_sign_in = || Redirect::to(&format!("{}/sign-in", state.root)).into_response();
-        let token = cookie(headers).ok_or_else(to_sign_in)?;
+        let token = cookie(headers, COOKIE).ok_or_else(to_sign_in)?;
         let mut request = tonic::Request::new(pb::GetSessionRequest {});
         authorize(&mut request, &token, None);
         match state.core.clone().get_session(request).await {
@@ -154,10 +154,6 @@ pub(crate) fn authorize<T>(request: &mut tonic::Request<T>, token: &str, csrf: O
     if let Some(Ok(value)) = csrf.map(str::parse) {
         request.metadata_mut().insert(metadata::CSRF_TOKEN, value);
     }
-}
-
-pub(crate) fn cookie(headers: &HeaderMap) -> Option<String> {
-    courier::pages::cookie(headers, COOKIE)
 }
 
 pub(crate) fn role_name(role: pb::MemberRole) -> &'static str {

@@ -7,6 +7,7 @@ use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Redirect, Response};
 use courier::internal::v1 as pb;
 
+use crate::forms::{PreSession, pre_session_matches, refused};
 use crate::page::{Layout, Signed, bare_layout, client_address, failure, field, fields, render};
 use crate::{COOKIE, ConsoleState};
 
@@ -17,18 +18,35 @@ pub(crate) struct SignInPage {
     email: String,
 }
 
-pub(crate) async fn sign_in_page(State(state): State<ConsoleState>) -> Response {
-    render(
-        SignInPage {
-            layout: bare_layout(&state, "Sign in"),
-            email: String::new(),
-        },
-        StatusCode::OK,
-    )
+/// The sign-in page, its form bound to the browser's pre-session cookie.
+fn sign_in_view(
+    state: &ConsoleState,
+    headers: &HeaderMap,
+    email: String,
+    refusal: Option<(String, StatusCode)>,
+) -> Response {
+    let pre_session = PreSession::of(headers);
+    let mut layout = bare_layout(state, "Sign in");
+    layout.csrf = pre_session.token.clone();
+    let status = match refusal {
+        Some((message, status)) => {
+            layout.error = Some(message);
+            status
+        }
+        None => StatusCode::OK,
+    };
+    pre_session.set_cookie(state, render(SignInPage { layout, email }, status))
+}
+
+pub(crate) async fn sign_in_page(State(state): State<ConsoleState>, headers: HeaderMap) -> Response {
+    sign_in_view(&state, &headers, String::new(), None)
 }
 
 pub(crate) async fn sign_in(State(state): State<ConsoleState>, headers: HeaderMap, body: Bytes) -> Response {
     let form = fields(&body);
+    if !pre_session_matches(&headers, field(&form, "csrf")) {
+        return refused(&state);
+    }
     let email = field(&form, "email").to_owned();
     let request = pb::SignInRequest {
         email: email.clone(),
@@ -48,10 +66,8 @@ pub(crate) async fn sign_in(State(state): State<ConsoleState>, headers: HeaderMa
         }
         Err(status) => match courier::errors::sign_in_refused(&status) {
             Some(code) => {
-                let mut layout = bare_layout(&state, "Sign in");
-                layout.error = Some(status.message().to_owned());
                 let code = StatusCode::from_u16(code).unwrap_or(StatusCode::UNAUTHORIZED);
-                render(SignInPage { layout, email }, code)
+                sign_in_view(&state, &headers, email, Some((status.message().to_owned(), code)))
             }
             None => failure(&state, &status),
         },

@@ -1,8 +1,10 @@
-//! The audit log (docs/console.md, "Back office"): every change made through
-//! the internal admin and billing services, with who made it (an operator
-//! signed in to the console, or a service system by its token's subject),
-//! what it was, in which workspace, and when. Owns the `audit_log` table;
-//! entries are only ever added.
+//! The audit log (docs/access.md, "Audit"): every change made by the
+//! platform's side (operators in the console, service systems, the
+//! operator's command line) with who made it, what it was, in which
+//! workspace, and when. An entry is written in the transaction of the
+//! change it records (`access::Granted::record`, `auth::Principal::audit`):
+//! both are kept or neither. Owns the `audit_log` table; entries are only
+//! ever added.
 
 use sea_orm::{ActiveModelTrait, ActiveValue::Set, Condition, ConnectionTrait};
 
@@ -30,31 +32,6 @@ pub mod entity {
     impl ActiveModelBehavior for ActiveModel {}
 }
 
-/// Who made a change.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Actor {
-    /// A service system, by its token's subject.
-    Service(String),
-    /// An operator signed in to the console.
-    Operator { email: String },
-    /// A workspace's owner or admin signed in to the console.
-    User { email: String },
-    /// A courier in the courier app (moving their own job).
-    Courier { id: String },
-}
-
-impl Actor {
-    /// How the log and a board order's history name the actor.
-    pub fn label(&self) -> String {
-        match self {
-            Actor::Service(subject) => format!("service:{subject}"),
-            Actor::Operator { email } => format!("operator:{email}"),
-            Actor::User { email } => format!("user:{email}"),
-            Actor::Courier { id } => format!("courier:{id}"),
-        }
-    }
-}
-
 /// One change: `action` (such as `workspace.create`) on `target` (the id
 /// changed), in `workspace_id` when it belongs to one.
 pub struct Change<'a> {
@@ -65,17 +42,21 @@ pub struct Change<'a> {
 
 pub type Entry = entity::Model;
 
-/// Records `change` made by `actor` at `now`.
-pub async fn record(db: &impl ConnectionTrait, now: i64, actor: &Actor, change: Change<'_>) -> CoreResult<()> {
+/// Records `change` made by `actor` (`operator:<email>`,
+/// `service:<subject>`, `cli:<os user>`, …) now, on `tx`: the transaction
+/// of the change itself.
+pub async fn record(core: &Core, tx: &impl ConnectionTrait, actor: &str, change: Change<'_>) -> CoreResult<()> {
+    core.faults.audit_write()?;
+    let now = core.clock.now_micros();
     entity::ActiveModel {
         id: Set(ids::new_id("aud")),
         created_at: Set(now),
-        actor: Set(actor.label()),
+        actor: Set(actor.to_owned()),
         action: Set(change.action.to_owned()),
         workspace_id: Set(change.workspace_id.map(str::to_owned)),
         target: Set(change.target.to_owned()),
     }
-    .insert(db)
+    .insert(tx)
     .await?;
     Ok(())
 }

@@ -26,7 +26,6 @@ use crate::config::DispatchMode;
 use crate::couriers::{self, Courier, Fleet};
 use crate::deliveries;
 use crate::fleet;
-use crate::jobs::tracking::eta_from;
 use crate::positions::{self, Position};
 use crate::quotes::geo::{GeoPoint, distance_km};
 use crate::workspaces;
@@ -189,7 +188,7 @@ async fn offer_in_pool(
         .await?
         .into_iter()
         .collect();
-    let costs = costs(core, &waiting, &free, &refused, now).await;
+    let costs = costs(core, &waiting, &free, &refused).await;
     for (job, courier) in pairs(waiting.len(), free.len(), |j, c| costs[&(j, c)].seconds) {
         let cost = &costs[&(job, courier)];
         if cost.seconds >= INFEASIBLE {
@@ -215,48 +214,62 @@ struct Cost {
     distance_km: f64,
 }
 
-/// The cost of every (delivery, courier) pair: the routing provider's time
-/// from the courier to the pickup, or [`INFEASIBLE`] where the courier may
-/// not take the job (vehicle, radius, an offer of it declined or expired).
+/// The cost of every (job, courier) pair: the routing provider's driving
+/// time from the courier to the pickup (one matrix per vehicle type of the
+/// free couriers), or [`INFEASIBLE`] where the courier may not take the job
+/// (vehicle, radius, an offer of it declined or expired) or no route leads
+/// there.
 async fn costs(
     core: &Core,
     waiting: &[Waiting],
     free: &[(Courier, Position)],
     refused: &HashSet<(String, String)>,
-    now: i64,
 ) -> HashMap<(usize, usize), Cost> {
     let radius = core.config.dispatch_radius_km;
+    let pickups: Vec<GeoPoint> = waiting.iter().map(|job| job.pickup).collect();
+    let mut by_vehicle: HashMap<&str, Vec<usize>> = HashMap::new();
+    for (c, (courier, _)) in free.iter().enumerate() {
+        by_vehicle
+            .entry(courier.vehicle.vehicle_type_id.as_str())
+            .or_default()
+            .push(c);
+    }
     let mut costs = HashMap::with_capacity(waiting.len() * free.len());
-    for (j, job) in waiting.iter().enumerate() {
-        let pickup = job.pickup;
-        for (c, (courier, position)) in free.iter().enumerate() {
-            let at = GeoPoint {
-                latitude: position.latitude,
-                longitude: position.longitude,
-            };
-            let distance = distance_km(at, pickup);
-            let serves = core
-                .catalog
-                .vehicle_type(&courier.vehicle.vehicle_type_id)
-                .is_some_and(|v| v.can_serve(&job.vehicle_type_id));
-            let eligible = serves
-                && (radius == 0.0 || distance <= radius)
-                && !refused.contains(&(job.id.clone(), courier.id.clone()));
-            let seconds = if eligible {
-                match eta_from(core, position, pickup, &courier.vehicle.vehicle_type_id).await {
-                    Some(eta) => ((eta - now) / 1_000_000).max(0),
-                    None => INFEASIBLE,
-                }
-            } else {
-                INFEASIBLE
-            };
-            costs.insert(
-                (j, c),
-                Cost {
-                    seconds,
-                    distance_km: distance,
-                },
-            );
+    for (vehicle_type_id, members) in by_vehicle {
+        let vehicle = core.catalog.vehicle_type(vehicle_type_id);
+        let sources: Vec<GeoPoint> = members
+            .iter()
+            .map(|&c| GeoPoint {
+                latitude: free[c].1.latitude,
+                longitude: free[c].1.longitude,
+            })
+            .collect();
+        let durations = match vehicle {
+            Some(vehicle) => core.router.durations(&sources, &pickups, vehicle).await,
+            None => Vec::new(),
+        };
+        for (row, &c) in members.iter().enumerate() {
+            let courier = &free[c].0;
+            for (j, job) in waiting.iter().enumerate() {
+                let distance = distance_km(sources[row], job.pickup);
+                let eligible = vehicle.is_some_and(|v| v.can_serve(&job.vehicle_type_id))
+                    && (radius == 0.0 || distance <= radius)
+                    && !refused.contains(&(job.id.clone(), courier.id.clone()));
+                let seconds = durations
+                    .get(row)
+                    .and_then(|r| r.get(j))
+                    .copied()
+                    .flatten()
+                    .filter(|_| eligible)
+                    .map_or(INFEASIBLE, |s| s.round() as i64);
+                costs.insert(
+                    (j, c),
+                    Cost {
+                        seconds,
+                        distance_km: distance,
+                    },
+                );
+            }
         }
     }
     costs

@@ -373,9 +373,17 @@ pub async fn checkpoint_wal(db: impl ConnectionTrait, stop: CancellationToken) {
     }
 }
 
-/// Runs every pending migration.
+/// Runs every pending migration, and says so in one line (the migrator's
+/// own line per migration is left to `debug`, see `courier::logging`).
 pub async fn migrate(db: &DatabaseConnection) -> CoreResult<()> {
+    let pending = Migrator::get_pending_migrations(db).await?.len();
     Migrator::up(db, None).await?;
+    let total = Migrator::migrations().len();
+    let latest = Migrator::migrations()
+        .last()
+        .map(|m| m.name().to_owned())
+        .unwrap_or_default();
+    tracing::info!(applied = pending, total, %latest, "database schema up to date");
     Ok(())
 }
 

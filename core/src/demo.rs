@@ -3,7 +3,7 @@
 //! mode, a console login (an operator who owns the workspace) and a
 //! platform courier's login for the courier app, printed once.
 
-use crate::accounts::memberships::{self, Role};
+use crate::access::{self, Role, act};
 use crate::accounts::{self, NewUser};
 use crate::auth::Mode;
 use crate::auth::api_keys::{self, KeyExpiry, NewApiKey};
@@ -32,10 +32,11 @@ pub async fn bootstrap(core: &Core) -> CoreResult<Option<DemoKeys>> {
     if !workspaces::is_empty(&core.db).await? {
         return Ok(None);
     }
-    let now = core.clock.now_micros();
+    // The development runner that bootstraps it is run on the command line.
+    let granted = access::caller::command_line::<act::Administer>()?;
     let workspace = workspaces::create(
-        &core.writer,
-        now,
+        core,
+        &granted,
         NewWorkspace {
             name: "Demo Business".into(),
             kind: WorkspaceKind::Business,
@@ -61,21 +62,17 @@ pub async fn bootstrap(core: &Core) -> CoreResult<Option<DemoKeys>> {
         permissions: Vec::new(),
         expiry: KeyExpiry::Never,
     };
-    let (_, test_key) = api_keys::create(&core.writer, now, key(Mode::Test)).await?;
-    let (_, live_key) = api_keys::create(&core.writer, now, key(Mode::Live)).await?;
+    let (_, test_key) = api_keys::create(core, &granted, key(Mode::Test)).await?;
+    let (_, live_key) = api_keys::create(core, &granted, key(Mode::Live)).await?;
     let login_password = crate::ids::random_base62(16);
-    let operator = accounts::create_user(
-        &core.writer,
-        now,
-        NewUser {
-            email: DEMO_EMAIL.into(),
-            name: "Demo Operator".into(),
-            password: login_password.clone(),
-            operator: true,
-        },
-    )
-    .await?;
-    memberships::add(&core.writer, now, &workspace.id, &operator.id, Role::Owner).await?;
+    let login = NewUser {
+        email: DEMO_EMAIL.into(),
+        name: "Demo Operator".into(),
+        password: login_password.clone(),
+        operator: true,
+    };
+    let joins = Some((workspace.id.as_str(), Role::Owner));
+    let operator = accounts::create_for_operator(core, &granted, login, joins).await?;
     let courier_password = crate::ids::random_base62(16);
     let tx = crate::db::begin(core).await?;
     let courier = couriers::create(

@@ -5,6 +5,7 @@
 //! Domain modules (`workspaces`, `auth`, `quotes`, …) know nothing of gRPC;
 //! `grpc` decodes requests, calls them and encodes answers.
 
+pub mod access;
 pub mod accounts;
 pub mod assignments;
 pub mod audit;
@@ -127,6 +128,8 @@ pub struct Faults {
     /// The next statement close fails once its statements are written,
     /// before its commit, as if the core died there.
     pub fail_before_commit: std::sync::atomic::AtomicBool,
+    /// The next audit entry is not written: its write fails.
+    pub fail_audit_write: std::sync::atomic::AtomicBool,
 }
 
 impl Faults {
@@ -144,6 +147,17 @@ impl Faults {
     pub fn before_commit(&self) -> CoreResult<()> {
         if self.fail_before_commit.swap(false, std::sync::atomic::Ordering::SeqCst) {
             return Err(CoreError::Internal("injected fault before commit".into()));
+        }
+        Ok(())
+    }
+
+    /// Call as an audit entry is written: the injected failure, if one is
+    /// set (it fires once).
+    pub fn audit_write(&self) -> CoreResult<()> {
+        if self.fail_audit_write.swap(false, std::sync::atomic::Ordering::SeqCst) {
+            return Err(CoreError::Internal(
+                "injected fault: the audit entry was not written".into(),
+            ));
         }
         Ok(())
     }

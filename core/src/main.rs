@@ -1,11 +1,15 @@
 //! `courier-core`: the gRPC core server, its migrations, and the operator's
-//! admin commands (workspaces, keys, billing, service tokens).
+//! admin commands (workspaces, keys, billing, users, service tokens, the
+//! audit log). Every change a command makes is audited as `cli:<OS user>`,
+//! in the change's own transaction.
 
 use clap::{CommandFactory, Parser, Subcommand};
 use courier::logging::{self, LogFormat};
+use courier_core::access::caller::command_line;
+use courier_core::access::{Permission, act};
+use courier_core::auth::Mode;
 use courier_core::auth::api_keys::{self, KeyExpiry, NewApiKey};
 use courier_core::auth::service_token::{self, Role};
-use courier_core::auth::{Mode, Permission};
 use courier_core::config::CoreConfig;
 use courier_core::workspaces::{self, BillingSettings, NewWorkspace, Plan, WorkspaceKind};
 use courier_core::{Core, CoreError, clock::Clock};
@@ -68,6 +72,13 @@ enum DatabaseCommand {
     /// Console users.
     #[command(subcommand)]
     User(UserCommand),
+    /// The audit log, newest first: every change operators, service
+    /// systems and these commands made.
+    Audit {
+        /// How many entries to show.
+        #[arg(long, default_value_t = 50)]
+        limit: usize,
+    },
     /// Mint a service token for an internal gRPC caller.
     Token {
         #[arg(long, value_parser = ["admin", "dispatch", "billing"])]
@@ -364,7 +375,7 @@ async fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
                     payment_terms_days,
                 },
             };
-            let w = workspaces::create(&core.writer, now, new).await?;
+            let w = workspaces::create(&core, &command_line::<act::Administer>()?, new).await?;
             println!("workspace {} ({}) created", w.id, w.kind.as_str());
         }
         DatabaseCommand::Courier(command) => courier(&core, command).await?,
@@ -408,7 +419,7 @@ async fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
                 permissions,
                 expiry,
             };
-            let (key, secret) = api_keys::create(&core.writer, now, new).await?;
+            let (key, secret) = api_keys::create(&core, &command_line::<act::Administer>()?, new).await?;
             println!("key {} created; it is shown only now:\n{secret}", key.id);
         }
         DatabaseCommand::Key(KeyCommand::List { workspace }) => {
@@ -438,11 +449,7 @@ async fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
             workspace,
             role,
         }) => {
-            use courier_core::accounts::memberships::{self, Role};
-            let role = Role::parse(&role).ok_or("unknown role")?;
-            if let Some(workspace) = &workspace {
-                workspaces::get(&core.db, workspace).await?;
-            }
+            let role = courier_core::access::Role::parse(&role).ok_or("unknown role")?;
             let password = courier_core::ids::random_base62(16);
             let new = courier_core::accounts::NewUser {
                 email,
@@ -450,12 +457,27 @@ async fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
                 password: password.clone(),
                 operator,
             };
-            let user = courier_core::accounts::create_user(&core.writer, now, new).await?;
-            if let Some(workspace) = workspace {
-                memberships::add(&core.writer, now, &workspace, &user.id, role).await?;
-            }
+            let joins = workspace.as_deref().map(|workspace| (workspace, role));
+            let granted = command_line::<act::Administer>()?;
+            let user = courier_core::accounts::create_for_operator(&core, &granted, new, joins).await?;
             println!("user {} created; sign in with", user.id);
             println!("email: {} password: {password}", user.email);
+        }
+        DatabaseCommand::Audit { limit } => {
+            let mut token = None;
+            let mut shown = 0;
+            while shown < limit {
+                let page_size = i32::try_from((limit - shown).min(100)).unwrap_or(100);
+                let (page, next) = courier_core::audit::list(&core, page_size, token.as_deref()).await?;
+                for entry in &page {
+                    let workspace = entry.workspace_id.as_deref().unwrap_or("-");
+                    let at = rfc3339(entry.created_at);
+                    println!("{at}\t{}\t{}\t{workspace}\t{}", entry.actor, entry.action, entry.target);
+                }
+                shown += page.len();
+                let Some(next) = next else { break };
+                token = Some(next);
+            }
         }
         DatabaseCommand::Token { role, subject, ttl } => {
             let role = Role::parse(&role).ok_or("unknown role")?;
@@ -468,9 +490,19 @@ async fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
 
 /// The billing commands: the same domain calls as the billing service.
 async fn courier(core: &Core, command: CourierCommand) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
+    use courier_core::access::{act, caller};
     use courier_core::couriers::{self, Fleet, NewCourier, Vehicle};
     let fleet = |workspace: Option<String>| Fleet::from_workspace_id(workspace.as_deref().unwrap_or_default());
+    let granted = caller::command_line::<act::ManageCouriers>()?;
+    let audited = |action: &'static str, courier: &couriers::Courier| {
+        (
+            action,
+            courier.fleet.workspace_id().map(str::to_owned),
+            courier.id.clone(),
+        )
+    };
     let tx = courier_core::db::begin(core).await?;
+    let mut entry = None;
     match command {
         CourierCommand::Invite {
             workspace,
@@ -497,11 +529,12 @@ async fn courier(core: &Core, command: CourierCommand) -> Result<(), Box<dyn std
                 },
             };
             let courier = couriers::create(core, &tx, new).await?;
-            let link = couriers::invitations::create(core, &tx, &courier.id, &cli_actor()).await?;
+            let link = couriers::invitations::create(core, &tx, &courier.id, granted.actor()).await?;
             println!(
                 "courier {} ({}) invited; send them this link: {link}",
                 courier.id, courier.name
             );
+            entry = Some(audited("courier.invite", &courier));
         }
         CourierCommand::List { workspace } => {
             let fleet = fleet(workspace);
@@ -529,22 +562,24 @@ async fn courier(core: &Core, command: CourierCommand) -> Result<(), Box<dyn std
         CourierCommand::Suspend { id } => {
             let c = couriers::set_status(core, &tx, &id, couriers::Status::Suspended).await?;
             println!("courier {} suspended and signed out", c.id);
+            entry = Some(audited("courier.suspend", &c));
         }
         CourierCommand::Activate { id } => {
             let c = couriers::set_status(core, &tx, &id, couriers::Status::Active).await?;
             println!("courier {} active", c.id);
+            entry = Some(audited("courier.activate", &c));
         }
+    }
+    if let Some((action, workspace_id, target)) = &entry {
+        let change = courier_core::audit::Change {
+            action,
+            workspace_id: workspace_id.as_deref(),
+            target,
+        };
+        granted.record(core, &*tx, change).await?;
     }
     tx.commit().await?;
     Ok(())
-}
-
-/// Who runs this command, as the audit log and invitation links name it.
-fn cli_actor() -> String {
-    let user = std::env::var("USER")
-        .or_else(|_| std::env::var("LOGNAME"))
-        .unwrap_or_else(|_| "unknown".into());
-    format!("cli:{user}")
 }
 
 async fn billing(core: &Core, command: BillingCommand) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
@@ -580,7 +615,8 @@ async fn billing(core: &Core, command: BillingCommand) -> Result<(), Box<dyn std
             settings.credit_limit_cents = credit_limit_cents.unwrap_or(settings.credit_limit_cents);
             settings.billing_day = billing_day.unwrap_or(settings.billing_day);
             settings.payment_terms_days = payment_terms_days.unwrap_or(settings.payment_terms_days);
-            print_billing(&workspaces::update_billing(core, now, &workspace, settings).await?);
+            let granted = command_line::<act::ManageBilling>()?;
+            print_billing(&workspaces::update_billing(core, &granted, &workspace, settings).await?);
         }
         BillingCommand::Billable { workspace } => {
             workspaces::get(&core.db, &workspace).await?;
@@ -601,7 +637,8 @@ async fn billing(core: &Core, command: BillingCommand) -> Result<(), Box<dyn std
             }
         }
         BillingCommand::Close { workspace } => {
-            for statement in statements::close(core, &workspace, statements::PeriodEnd::Now).await? {
+            let granted = command_line::<act::ManageBilling>()?;
+            for statement in statements::close(core, &workspace, statements::PeriodEnd::Now(&granted)).await? {
                 println!("{}", show(&statement));
             }
         }
@@ -616,8 +653,14 @@ async fn billing(core: &Core, command: BillingCommand) -> Result<(), Box<dyn std
                 token = Some(next);
             }
         }
-        BillingCommand::Pay { statement } => println!("{}", show(&statements::mark_paid(core, &statement).await?)),
-        BillingCommand::Void { statement } => println!("{}", show(&statements::void(core, &statement).await?)),
+        BillingCommand::Pay { statement } => {
+            let granted = command_line::<act::ManageBilling>()?;
+            println!("{}", show(&statements::mark_paid(core, &granted, &statement).await?));
+        }
+        BillingCommand::Void { statement } => {
+            let granted = command_line::<act::ManageBilling>()?;
+            println!("{}", show(&statements::void(core, &granted, &statement).await?));
+        }
         BillingCommand::Export {
             statement,
             format,

@@ -28,7 +28,8 @@ use tonic_health::ServingStatus;
 use tonic_health::server::HealthReporter;
 use tower_http::trace::{DefaultOnFailure, DefaultOnResponse, TraceLayer};
 
-use crate::auth::service_token::{self, Role};
+use crate::access;
+use crate::auth::service_token;
 use crate::grpc::billing::BillingApi;
 use crate::grpc::console::ConsoleApi;
 use crate::grpc::courier_app::CourierAppApi;
@@ -116,6 +117,7 @@ pub async fn serve(
             inner,
             metrics: metrics.clone(),
         }))
+        .layer(access::layer::ReadCaller::new(core.clone()))
         .add_service(health_service)
         .add_service(reflection)
         .add_service(reflection_v1alpha)
@@ -229,28 +231,28 @@ pub async fn probe(addr: &str, timeout: std::time::Duration) -> Result<(), Strin
         .unwrap_or_else(|_| Err(format!("no answer from {target} within {timeout:?}")))
 }
 
-/// `courier-core key revoke`: revokes key `id` through the AdminService of
-/// the process serving this SQLite database, when one does
-/// (`db::ServeLock`), so that its key cache forgets the key at once;
-/// directly in the database otherwise. Returns the revoked key's id.
+/// `courier-core key revoke`: revokes key `id` as the command line, through
+/// the AdminService of the process serving this SQLite database, when one
+/// does (`db::ServeLock`), so that its key cache forgets the key at once;
+/// directly in the database otherwise. Either way the audit log names the
+/// OS user (`cli:<user>`). Returns the revoked key's id.
 pub async fn revoke_api_key(core: &Core, id: &str) -> CoreResult<String> {
     use courier::internal::v1::RevokeApiKeyRequest;
     use courier::internal::v1::admin_service_client::AdminServiceClient;
 
-    let now = core.clock.now_micros();
     let Some(serving) = crate::db::serving_process(&core.config.database_url)? else {
-        return Ok(crate::auth::api_keys::revoke(&core.writer, core, now, id).await?.id);
+        let granted = access::caller::command_line::<access::act::Administer>()?;
+        return Ok(crate::auth::api_keys::revoke(core, &granted, id).await?.id);
     };
     let unreachable = |e: &dyn std::fmt::Display| {
         CoreError::Internal(format!(
             "the core serving this database ({serving}) did not answer: {e}"
         ))
     };
-    let token = service_token::mint(
+    let token = service_token::mint_command_line(
         &core.secrets.service_token,
-        Role::Admin,
-        "courier-core key revoke",
-        now / 1_000_000,
+        &access::caller::os_user(),
+        core.clock.now_micros() / 1_000_000,
         60,
     )?;
     let channel = tonic::transport::Endpoint::from_shared(local_url(serving))

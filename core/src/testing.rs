@@ -12,7 +12,8 @@ use std::time::Duration;
 
 use courier::v1 as pb;
 
-use crate::auth::{Mode, Permission, Principal};
+use crate::access::{act, caller::command_line};
+use crate::auth::{Mode, Principal};
 use crate::clock::Clock;
 use crate::config::CoreConfig;
 use crate::deliveries::{self, NewDelivery};
@@ -98,9 +99,9 @@ impl TestCore {
                 ..Default::default()
             }),
         };
-        workspaces::create(&self.writer, self.clock.now_micros(), new)
-            .await
-            .expect("a workspace")
+        // Made as the operator's command line makes one.
+        let granted = command_line::<act::Administer>().expect("the command line administers");
+        workspaces::create(self, &granted, new).await.expect("a workspace")
     }
 }
 
@@ -124,7 +125,8 @@ pub fn caller(workspace: &Workspace, mode: Mode) -> Principal {
     Principal {
         workspace: workspace.clone(),
         mode,
-        permissions: Permission::offered_to(workspace.kind),
+        permissions: workspace.kind.permissions(),
+        audited_as: None,
     }
 }
 

@@ -65,6 +65,17 @@ e2e! {
         let command = Core::start((*app.core.config).clone(), app.clock.clone()).await.expect("admin command starts");
         let revoked = courier_core::server::revoke_api_key(&command, &id).await.expect("revoked");
         assert_eq!(revoked, id);
+        // SQLite: sent to the serving process, refused at once. PostgreSQL:
+        // the serving replica hears of it by its cache feed, in
+        // milliseconds, at most `cache_feed::MAX_AGE` later.
+        if app.core.config.database_url.starts_with("postgres") {
+            let limit = courier_core::cache_feed::MAX_AGE * 2;
+            crate::harness::wait_until("the revocation to reach the serving replica", limit, async || {
+                let answer = app.get("/v1/vehicle-types", &key).await;
+                if answer.status == 401 { Ok(()) } else { Err(format!("{}", answer.status)) }
+            })
+            .await;
+        }
         app.get("/v1/vehicle-types", &key).await.assert_error(401, "invalid_api_key", None);
         let unknown = courier_core::server::revoke_api_key(&command, "key_unknown").await.expect_err("no such key");
         assert_eq!(unknown.code().as_str(), "not_found");

@@ -10,6 +10,8 @@ use std::time::Duration;
 use courier::internal::v1 as ipb;
 use courier::v1 as pb;
 use courier::v1::Mode;
+use courier_core::access::act;
+use courier_core::access::caller::command_line;
 use courier_core::auth::service_token::Role;
 use courier_core::billing::{cycle, statements};
 use serde_json::json;
@@ -469,9 +471,12 @@ e2e! {
         }
         let replica = courier_core::Core::start((*app.core.config).clone(), app.clock.clone()).await.expect("replica");
         let cores = [app.core.clone(), replica.clone(), app.core.clone(), replica.clone()];
+        // As the operator's command line closes a period.
+        let granted = std::sync::Arc::new(command_line::<act::ManageBilling>().expect("the command line closes"));
         let closes = crate::harness::together(cores.into_iter().map(|core| {
             let workspace = workspace.id.clone();
-            async move { statements::close(&core, &workspace, statements::PeriodEnd::Now).await }
+            let granted = granted.clone();
+            async move { statements::close(&core, &workspace, statements::PeriodEnd::Now(&granted)).await }
         }))
         .await;
         let issued: Vec<_> = closes.iter().filter_map(|c| c.as_ref().ok()).flatten().collect();

@@ -244,6 +244,27 @@ e2e! {
         answer.assert_error(401, "missing_api_key", None);
     }
 
+    async fn two_joins_with_one_new_email_at_once_make_one_account(app: TestApp) {
+        user(&app, "owner@example.com", &app.workspace_id, Role::Owner).await;
+        let owner = sign_in(&app, "owner@example.com", PASSWORD).await.expect("owner");
+        let mut joins = Vec::new();
+        for _ in 0..2 {
+            let invite = ipb::CreateInvitationRequest { workspace_id: app.workspace_id.clone(), role: ipb::MemberRole::Member as i32 };
+            let link = client(&app).await.create_invitation(owner.request(invite, true)).await.expect("invitation").into_inner();
+            let account = ipb::NewAccount { email: "twice@example.com".into(), name: "Twice".into(), password: PASSWORD.into() };
+            joins.push(ipb::AcceptInvitationRequest { token: link.token, joiner: Some(ipb::accept_invitation_request::Joiner::NewAccount(account)), ..Default::default() });
+        }
+        let url = app.grpc_url.clone();
+        let answers = crate::harness::together(joins.into_iter().map(|join| {
+            let url = url.clone();
+            async move { ConsoleServiceClient::connect(url).await.expect("client").accept_invitation(join).await.map(drop) }
+        }))
+        .await;
+        let refused: Vec<(Code, &str)> = answers.iter().filter_map(|a| a.as_ref().err()).map(refusal).collect();
+        assert_eq!(refused, [(Code::FailedPrecondition, "conflict")], "one joins, the other is told the email is taken: {answers:?}");
+        sign_in(&app, "twice@example.com", PASSWORD).await.expect("the one account");
+    }
+
     async fn an_existing_user_joins_by_invitation_with_their_password(app: TestApp) {
         user(&app, "owner@example.com", &app.workspace_id, Role::Owner).await;
         let other = app.create_workspace(ipb::WorkspaceKind::Business, Default::default()).await;

@@ -394,3 +394,103 @@ e2e! {
         ops.close().await;
     }
 }
+
+/// A site of another origin (`http://localhost:<port>`, while the console
+/// is at `127.0.0.1`): it serves one page, whatever [`OtherSite::show`]
+/// last set.
+struct OtherSite {
+    url: String,
+    page: std::sync::Arc<std::sync::Mutex<String>>,
+    stop: tokio_util::sync::CancellationToken,
+}
+
+impl OtherSite {
+    async fn start() -> OtherSite {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
+        let port = listener.local_addr().expect("addr").port();
+        let page = std::sync::Arc::new(std::sync::Mutex::new(String::new()));
+        let served = page.clone();
+        let app = axum::Router::new().route(
+            "/",
+            axum::routing::get(move || {
+                let html = served.lock().expect("page").clone();
+                async move { axum::response::Html(html) }
+            }),
+        );
+        let stop = tokio_util::sync::CancellationToken::new();
+        let stopped = stop.clone();
+        tokio::spawn(async move {
+            let _ = axum::serve(listener, app)
+                .with_graceful_shutdown(stopped.cancelled_owned())
+                .await;
+        });
+        OtherSite {
+            url: format!("http://localhost:{port}/"),
+            page,
+            stop,
+        }
+    }
+
+    /// Serves a page with a form posting `fields` to `action`, sent by its
+    /// button `#go`.
+    fn show(&self, action: &str, fields: &[(&str, &str)]) {
+        let inputs: String = fields
+            .iter()
+            .map(|(name, value)| format!("<input type=\"hidden\" name=\"{name}\" value=\"{value}\">"))
+            .collect();
+        *self.page.lock().expect("page") = format!(
+            "<!doctype html><title>Win a prize</title><form method=\"post\" action=\"{action}\">{inputs}\
+             <button id=\"go\" type=\"submit\">Claim your prize</button></form>"
+        );
+    }
+}
+
+impl Drop for OtherSite {
+    fn drop(&mut self) {
+        self.stop.cancel();
+    }
+}
+
+e2e! {
+    async fn a_page_of_another_site_neither_signs_in_nor_posts_a_console_form(app: TestApp) {
+        let Some(driver) = Driver::start().await else { return };
+        user(&app, "owner@example.com", Role::Owner).await;
+        user(&app, "mallory@example.com", Role::Member).await;
+        let other = OtherSite::start().await;
+        let victim = driver.browser().await;
+
+        // Login forgery: the other site posts the sign-in form with its
+        // author's account and even the victim's own pre-session token.
+        victim.open(&app.url("/console/sign-in")).await;
+        let token = victim.find("input[name=csrf]").await.attr("value").await.expect("attr").expect("token");
+        let sign_in = app.url("/console/sign-in");
+        other.show(&sign_in, &[("csrf", &token), ("email", "mallory@example.com"), ("password", PASSWORD)]);
+        victim.open(&other.url).await;
+        victim.click_to("//button[@id='go']", "h1").await;
+        assert_eq!(victim.heading().await, "Form refused");
+        assert!(victim.page().await.contains("nothing was done"));
+        victim.open(&app.url(&format!("/console/w/{}/members", app.workspace_id))).await;
+        assert_eq!(victim.heading().await, "Sign in", "the browser is signed in to no account");
+
+        // Signed in, the victim's session CSRF token (as if stolen) on a
+        // console form posted from the other site changes nothing.
+        victim.sign_in(&app, "owner@example.com").await;
+        let keys_url = app.url(&format!("/console/w/{}/keys?mode=test", app.workspace_id));
+        victim.open(&keys_url).await;
+        let csrf = victim.find("input[name=csrf]").await.attr("value").await.expect("attr").expect("token");
+        let keys = || async {
+            let request = app.admin_request(courier::internal::v1::ListApiKeysRequest { workspace_id: app.workspace_id.clone() });
+            app.admin().await.list_api_keys(request).await.expect("keys").into_inner().api_keys.len()
+        };
+        let before = keys().await;
+        other.show(&keys_url, &[("csrf", &csrf), ("label", "forged"), ("mode", "test")]);
+        victim.open(&other.url).await;
+        victim.click_to("//button[@id='go']", "h1").await;
+        assert_eq!(victim.heading().await, "Form refused");
+        assert_eq!(keys().await, before, "no key was created");
+        victim.open(&keys_url).await;
+        assert_eq!(victim.heading().await, "API keys (test)", "still signed in, as the owner");
+        assert!(!victim.page().await.contains("forged"));
+        victim.close().await;
+    }
+}

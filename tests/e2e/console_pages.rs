@@ -35,16 +35,27 @@ async fn user(app: &TestApp, email: &str, role: Role) {
 
 /// Posts a form (`application/x-www-form-urlencoded`); status, location and body.
 async fn post(browser: &reqwest::Client, url: &str, form: &[(&str, &str)]) -> (u16, String, String) {
+    post_from(browser, url, form, &[]).await
+}
+
+/// Posts a form with the request `headers` a browser adds (`Origin`,
+/// `Sec-Fetch-Site`).
+async fn post_from(
+    browser: &reqwest::Client,
+    url: &str,
+    form: &[(&str, &str)],
+    headers: &[(&str, &str)],
+) -> (u16, String, String) {
     let body: String = url::form_urlencoded::Serializer::new(String::new())
         .extend_pairs(form)
         .finish();
-    let response = browser
+    let mut request = browser
         .post(url)
-        .header("content-type", "application/x-www-form-urlencoded")
-        .body(body)
-        .send()
-        .await
-        .expect("post");
+        .header("content-type", "application/x-www-form-urlencoded");
+    for (name, value) in headers {
+        request = request.header(*name, *value);
+    }
+    let response = request.body(body).send().await.expect("post");
     let location = response
         .headers()
         .get("location")
@@ -117,14 +128,23 @@ pub fn statement_csv_cents(csv: &str) -> i64 {
         .sum()
 }
 
+/// Opens the sign-in page in `browser` (which keeps its pre-session
+/// cookie) and sends its form; status, location and body.
+async fn sign_in_form(app: &TestApp, browser: &reqwest::Client, email: &str, password: &str) -> (u16, String, String) {
+    let (status, page, _) = get(browser, &app.url("/console/sign-in")).await;
+    assert_eq!(status, 200, "{page}");
+    let form = [
+        ("csrf", csrf(&page)),
+        ("email", email.into()),
+        ("password", password.into()),
+    ];
+    let form: Vec<(&str, &str)> = form.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    post(browser, &app.url("/console/sign-in"), &form).await
+}
+
 async fn sign_in(app: &TestApp, email: &str) -> reqwest::Client {
     let browser = browser();
-    let (status, location, _) = post(
-        &browser,
-        &app.url("/console/sign-in"),
-        &[("email", email), ("password", PASSWORD)],
-    )
-    .await;
+    let (status, location, _) = sign_in_form(app, &browser, email, PASSWORD).await;
     assert_eq!((status, location.as_str()), (303, app.url("/console").as_str()));
     browser
 }
@@ -140,7 +160,7 @@ e2e! {
         let (status, _, _) = get(&browser(), &app.url("/console/sign-in")).await;
         assert_eq!(status, 200);
 
-        let wrong = post(&browser(), &app.url("/console/sign-in"), &[("email", "owner@example.com"), ("password", "nope")]).await;
+        let wrong = sign_in_form(&app, &browser(), "owner@example.com", "nope").await;
         assert_eq!(wrong.0, 401);
         assert!(wrong.2.contains("The email or the password is wrong."));
 
@@ -288,10 +308,10 @@ e2e! {
         assert_eq!(response.headers().get("location").and_then(|v| v.to_str().ok()), Some(app.url("/console/sign-in").as_str()));
 
         for _ in 0..courier_core::sign_ins::MAX_FAILURES_PER_LOGIN {
-            let (status, _, _) = post(&browser(), &app.url("/console/sign-in"), &[("email", "owner@example.com"), ("password", "wrong guess")]).await;
+            let (status, _, _) = sign_in_form(&app, &browser(), "owner@example.com", "wrong guess").await;
             assert_eq!(status, 401);
         }
-        let (status, _, page) = post(&browser(), &app.url("/console/sign-in"), &[("email", "owner@example.com"), ("password", PASSWORD)]).await;
+        let (status, _, page) = sign_in_form(&app, &browser(), "owner@example.com", PASSWORD).await;
         assert_eq!(status, 429, "{page}");
         assert!(page.contains("role=\"alert\""), "the reason is shown: {page}");
     }
@@ -457,5 +477,70 @@ e2e! {
         let other = app.create_workspace(courier::internal::v1::WorkspaceKind::Business, Default::default()).await;
         assert_eq!(get(&member, &app.url(&format!("/console/w/{other}/billing"))).await.0, 404);
         assert_eq!(get(&member, &app.url(&format!("/console/w/{other}/billing/statements/{statement}"))).await.0, 404);
+    }
+}
+
+e2e! {
+    async fn forms_from_another_site_are_refused_and_change_nothing(app: TestApp) {
+        user(&app, "owner@example.com", Role::Owner).await;
+        let sign_in_url = app.url("/console/sign-in");
+        let refused = |(status, _, page): &(u16, String, String)| *status == 403 && page.contains("Form refused");
+        let credentials = [("email", "owner@example.com"), ("password", PASSWORD)];
+
+        // Login forgery: a sign-in post without the browser's pre-session
+        // token, or from another origin with it, signs nobody in.
+        let stranger = browser();
+        let answer = post(&stranger, &sign_in_url, &credentials).await;
+        assert!(refused(&answer), "{answer:?}");
+        let victim = browser();
+        let (_, page, headers) = get(&victim, &sign_in_url).await;
+        let cookie = headers.get_all("set-cookie").iter().filter_map(|v| v.to_str().ok()).find(|c| c.starts_with("courier_presession="));
+        assert!(cookie.is_some_and(|c| c.contains("HttpOnly") && c.contains("SameSite=Strict")), "{cookie:?}");
+        let token = csrf(&page);
+        let with_token = [("csrf", token.as_str()), credentials[0], credentials[1]];
+        for from in [[("origin", "https://evil.example")], [("sec-fetch-site", "cross-site")], [("origin", "null")]] {
+            let answer = post_from(&victim, &sign_in_url, &with_token, &from).await;
+            assert!(refused(&answer), "{from:?}: {answer:?}");
+        }
+        let wrong_token = [("csrf", "x".repeat(token.len())), ("email", "owner@example.com".into()), ("password", PASSWORD.into())];
+        let wrong_token: Vec<(&str, &str)> = wrong_token.iter().map(|(k, v)| (*k, v.as_str())).collect();
+        assert!(refused(&post(&victim, &sign_in_url, &wrong_token).await));
+        let members_url = app.url(&format!("/console/w/{}/members", app.workspace_id));
+        assert_eq!(get(&victim, &members_url).await.0, 303, "not signed in");
+        // From the console itself, the same form signs in.
+        let origin = app.base_url.clone();
+        let answer = post_from(&victim, &sign_in_url, &with_token, &[("origin", &origin), ("sec-fetch-site", "same-origin")]).await;
+        assert_eq!((answer.0, answer.1.as_str()), (303, app.url("/console").as_str()));
+
+        // A signed-in owner's form with its valid CSRF token, posted from
+        // another site, changes nothing.
+        let keys_url = app.url(&format!("/console/w/{}/keys?mode=test", app.workspace_id));
+        let (_, page, _) = get(&victim, &keys_url).await;
+        let keys_before = page.matches("<tr").count();
+        let token = csrf(&page);
+        let form = [("csrf", token.as_str()), ("label", "forged"), ("mode", "test")];
+        let answer = post_from(&victim, &keys_url, &form, &[("origin", "https://evil.example")]).await;
+        assert!(refused(&answer), "{answer:?}");
+        let (_, page, _) = get(&victim, &keys_url).await;
+        assert!(!page.contains("forged") && page.matches("<tr").count() == keys_before, "{page}");
+
+        // Joining by invitation needs the pre-session token too.
+        let invite_url = app.url(&format!("/console/w/{}/members/invite", app.workspace_id));
+        let (_, page, _) = get(&victim, &members_url).await;
+        let (status, _, page) = post(&victim, &invite_url, &[("csrf", &csrf(&page)), ("role", "member")]).await;
+        assert_eq!(status, 200, "{page}");
+        let start = page.find("/console/invitations/").expect("invitation link");
+        let link = app.url(&page[start..start + page[start..].find('<').expect("link end")]);
+        let joiner = [("name", "Mallory"), ("email", "mallory@example.com"), ("password", PASSWORD)];
+        assert!(refused(&post(&browser(), &link, &joiner).await));
+        let newcomer = browser();
+        let (_, page, _) = get(&newcomer, &link).await;
+        let token = csrf(&page);
+        let with_token = [("csrf", token.as_str()), joiner[0], joiner[1], joiner[2]];
+        assert!(refused(&post_from(&newcomer, &link, &with_token, &[("origin", "https://evil.example")]).await));
+        let no_account = courier_core::accounts::sessions::sign_in(&app.core, "mallory@example.com", PASSWORD, "test").await;
+        assert_eq!(no_account.map(|_| ()).map_err(|e| e.code().as_str()), Err("invalid_credentials"), "no account was made");
+        let (status, location, _) = post(&newcomer, &link, &with_token).await;
+        assert_eq!((status, location), (303, app.url("/console/sign-in")));
     }
 }

@@ -4,6 +4,7 @@
 #[macro_use]
 mod harness;
 
+mod access;
 mod auth;
 mod auto_dispatch;
 mod billing;

@@ -5,8 +5,9 @@
 
 use super::memberships::{self, Role};
 use super::{NewUser, User, sessions};
+use crate::access::{Granted, act};
 use crate::secrets::sha256_hex;
-use crate::{Core, CoreError, CoreResult, db, ids, workspaces};
+use crate::{Core, CoreError, CoreResult, audit, db, ids, workspaces};
 use sea_orm::sea_query::Expr;
 use sea_orm::{ActiveModelTrait, ActiveValue::Set, ColumnTrait, EntityTrait, QueryFilter};
 
@@ -45,12 +46,19 @@ pub struct Invitation {
     pub expires_at: i64,
 }
 
-/// Creates an invitation to `workspace_id` as `role` by `created_by`; the
-/// link's token, shown once.
-pub async fn create(core: &Core, workspace_id: &str, role: Role, created_by: &str) -> CoreResult<(String, Invitation)> {
-    let workspace = workspaces::get(&core.db, workspace_id).await?;
+/// Creates an invitation to `workspace_id` as `role` by the user
+/// `created_by`, with its audit entry; the link's token, shown once.
+pub async fn create(
+    core: &Core,
+    granted: &Granted<act::ManageMembers>,
+    workspace_id: &str,
+    role: Role,
+    created_by: &str,
+) -> CoreResult<(String, Invitation)> {
     let now = core.clock.now_micros();
     let token = ids::random_base62(32);
+    let tx = db::begin(core).await?;
+    let workspace = workspaces::get(&*tx, workspace_id).await?;
     entity::ActiveModel {
         token_hash: Set(sha256_hex(token.as_bytes())),
         workspace_id: Set(workspace.id.clone()),
@@ -61,8 +69,15 @@ pub async fn create(core: &Core, workspace_id: &str, role: Role, created_by: &st
         accepted_by: Set(None),
         accepted_at: Set(None),
     }
-    .insert(&core.writer)
+    .insert(&*tx)
     .await?;
+    let change = audit::Change {
+        action: "invitation.create",
+        workspace_id: Some(&workspace.id),
+        target: role.as_str(),
+    };
+    granted.record(core, &*tx, change).await?;
+    tx.commit().await?;
     let invitation = Invitation {
         workspace_id: workspace.id,
         workspace_name: workspace.name,

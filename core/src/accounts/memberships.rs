@@ -7,9 +7,10 @@ use std::collections::HashMap;
 use sea_orm::{ActiveModelTrait, ActiveValue::Set, ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder};
 
 use super::User;
-use crate::db::WriteTransaction;
-use crate::workspaces;
-use crate::{CoreError, CoreResult};
+pub use crate::access::Role;
+use crate::access::{Granted, act};
+use crate::db::{self, WriteTransaction};
+use crate::{Core, CoreError, CoreResult, audit, workspaces};
 use courier::errors::ErrorCode;
 
 pub mod entity {
@@ -30,35 +31,6 @@ pub mod entity {
     pub enum Relation {}
 
     impl ActiveModelBehavior for ActiveModel {}
-}
-
-/// A member's role in a workspace.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Role {
-    Member,
-    Admin,
-    Owner,
-}
-
-impl Role {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Role::Owner => "owner",
-            Role::Admin => "admin",
-            Role::Member => "member",
-        }
-    }
-
-    pub fn parse(text: &str) -> Option<Role> {
-        [Role::Owner, Role::Admin, Role::Member]
-            .into_iter()
-            .find(|role| role.as_str() == text)
-    }
-
-    /// Owners and admins manage keys, webhooks and members.
-    pub fn manages(self) -> bool {
-        self >= Role::Admin
-    }
 }
 
 /// A user's place in a workspace.
@@ -158,15 +130,22 @@ pub async fn list(db: &impl ConnectionTrait, workspace_id: &str) -> CoreResult<V
     Ok(members)
 }
 
-/// Gives `user_id` the role `role` in the workspace; the last owner keeps
-/// the role.
-pub async fn change_role(tx: &WriteTransaction, workspace_id: &str, user_id: &str, role: Role) -> CoreResult<()> {
-    workspaces::get_for_update(tx, workspace_id).await?;
-    let current = role_of(&**tx, workspace_id, user_id)
+/// Gives `user_id` the role `role` in the workspace, with its audit entry;
+/// the last owner keeps the role.
+pub async fn change_role(
+    core: &Core,
+    granted: &Granted<act::ManageMembers>,
+    workspace_id: &str,
+    user_id: &str,
+    role: Role,
+) -> CoreResult<()> {
+    let tx = db::begin(core).await?;
+    workspaces::get_for_update(&tx, workspace_id).await?;
+    let current = role_of(&*tx, workspace_id, user_id)
         .await?
         .ok_or_else(|| CoreError::not_found("member"))?;
     if current == Role::Owner && role != Role::Owner {
-        ensure_another_owner(tx, workspace_id, user_id).await?;
+        ensure_another_owner(&tx, workspace_id, user_id).await?;
     }
     entity::ActiveModel {
         workspace_id: Set(workspace_id.to_owned()),
@@ -174,24 +153,46 @@ pub async fn change_role(tx: &WriteTransaction, workspace_id: &str, user_id: &st
         role: Set(role.as_str().to_owned()),
         ..Default::default()
     }
-    .update(&**tx)
+    .update(&*tx)
     .await?;
-    Ok(())
+    granted
+        .record(core, &*tx, change("member.change_role", workspace_id, user_id))
+        .await?;
+    tx.commit().await
 }
 
-/// Removes `user_id` from the workspace; the last owner stays.
-pub async fn remove(tx: &WriteTransaction, workspace_id: &str, user_id: &str) -> CoreResult<()> {
-    workspaces::get_for_update(tx, workspace_id).await?;
-    let current = role_of(&**tx, workspace_id, user_id)
+/// Removes `user_id` from the workspace, with its audit entry; the last
+/// owner stays.
+pub async fn remove(
+    core: &Core,
+    granted: &Granted<act::ManageMembers>,
+    workspace_id: &str,
+    user_id: &str,
+) -> CoreResult<()> {
+    let tx = db::begin(core).await?;
+    workspaces::get_for_update(&tx, workspace_id).await?;
+    let current = role_of(&*tx, workspace_id, user_id)
         .await?
         .ok_or_else(|| CoreError::not_found("member"))?;
     if current == Role::Owner {
-        ensure_another_owner(tx, workspace_id, user_id).await?;
+        ensure_another_owner(&tx, workspace_id, user_id).await?;
     }
     entity::Entity::delete_by_id((workspace_id.to_owned(), user_id.to_owned()))
-        .exec(&**tx)
+        .exec(&*tx)
         .await?;
-    Ok(())
+    granted
+        .record(core, &*tx, change("member.remove", workspace_id, user_id))
+        .await?;
+    tx.commit().await
+}
+
+/// The audit entry of a change of member `user_id` of `workspace_id`.
+fn change<'a>(action: &'a str, workspace_id: &'a str, user_id: &'a str) -> audit::Change<'a> {
+    audit::Change {
+        action,
+        workspace_id: Some(workspace_id),
+        target: user_id,
+    }
 }
 
 /// The workspace has an owner besides `user_id` (checked under the

@@ -16,13 +16,12 @@ pub mod invitations;
 pub mod memberships;
 pub mod sessions;
 
-use argon2::Argon2;
-use argon2::password_hash::{PasswordHash, PasswordHasher, PasswordVerifier, SaltString};
-use rand::RngCore;
 use sea_orm::{ActiveModelTrait, ActiveValue::Set, ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter};
 
-use crate::{CoreError, CoreResult, validate};
+use crate::access::{Granted, act};
+use crate::{Core, CoreError, CoreResult, audit, db, passwords, validate, workspaces};
 use courier::errors::ErrorCode;
+use memberships::Role;
 
 pub mod entity {
     use sea_orm::entity::prelude::*;
@@ -70,18 +69,16 @@ pub struct NewUser {
     pub operator: bool,
 }
 
-/// Creates a user; an email already taken is `409 conflict`.
+/// Creates a user; an email already taken (also by a create at the same
+/// moment) is `409 conflict`.
 pub async fn create_user(db: &impl ConnectionTrait, now: i64, new: NewUser) -> CoreResult<User> {
     let email = normalized_email(&new.email)?;
     let name = new.name.trim();
     validate::text_length("name", name, 1, 200)?;
-    let password_hash = hash_password(&new.password)?;
+    let password_hash = hash_password(new.password).await?;
+    let taken = || CoreError::at(ErrorCode::Conflict, "email", "A user with this email already exists.");
     if find_by_email(db, &email).await?.is_some() {
-        return Err(CoreError::at(
-            ErrorCode::Conflict,
-            "email",
-            "A user with this email already exists.",
-        ));
+        return Err(taken());
     }
     let model = entity::ActiveModel {
         id: Set(crate::ids::new_id("usr")),
@@ -93,8 +90,40 @@ pub async fn create_user(db: &impl ConnectionTrait, now: i64, new: NewUser) -> C
         updated_at: Set(now),
     }
     .insert(db)
-    .await?;
+    .await
+    .map_err(|error| match error.sql_err() {
+        Some(sea_orm::SqlErr::UniqueConstraintViolation(_)) => taken(),
+        _ => error.into(),
+    })?;
     Ok(from_model(model))
+}
+
+/// Creates a user for the back office (`courier-core user create`, the
+/// demo login), who joins `joins` (a workspace and role) if given: the
+/// user, the membership and the audit entry in one transaction.
+pub async fn create_for_operator(
+    core: &Core,
+    granted: &Granted<act::Administer>,
+    new: NewUser,
+    joins: Option<(&str, Role)>,
+) -> CoreResult<User> {
+    let now = core.clock.now_micros();
+    let tx = db::begin(core).await?;
+    if let Some((workspace_id, _)) = joins {
+        workspaces::get(&*tx, workspace_id).await?;
+    }
+    let user = create_user(&*tx, now, new).await?;
+    if let Some((workspace_id, role)) = joins {
+        memberships::add(&*tx, now, workspace_id, &user.id, role).await?;
+    }
+    let change = audit::Change {
+        action: "user.create",
+        workspace_id: joins.map(|(workspace_id, _)| workspace_id),
+        target: &user.id,
+    };
+    granted.record(core, &*tx, change).await?;
+    tx.commit().await?;
+    Ok(user)
 }
 
 pub async fn get(db: &impl ConnectionTrait, id: &str) -> CoreResult<User> {
@@ -120,8 +149,8 @@ pub(crate) async fn user_with_password(
     password: &str,
 ) -> CoreResult<Option<entity::Model>> {
     let user = find_by_email(db, email).await?;
-    let hash = user.as_ref().map_or(decoy_hash(), |u| u.password_hash.as_str());
-    let matches = verify_password(password, hash);
+    let hash = user.as_ref().map(|u| u.password_hash.clone());
+    let matches = verify_password(password.to_owned(), hash).await?;
     Ok(user.filter(|_| matches))
 }
 
@@ -138,7 +167,7 @@ pub(crate) async fn get_many(db: &impl ConnectionTrait, ids: Vec<String>) -> Cor
 
 /// Changes a user's password once the current one is confirmed.
 pub(crate) async fn set_password(db: &impl ConnectionTrait, now: i64, user_id: &str, password: &str) -> CoreResult<()> {
-    let password_hash = hash_password(password)?;
+    let password_hash = hash_password(password.to_owned()).await?;
     entity::ActiveModel {
         id: Set(user_id.to_owned()),
         password_hash: Set(password_hash),
@@ -157,9 +186,8 @@ fn normalized_email(email: &str) -> CoreResult<String> {
     Ok(email)
 }
 
-/// The argon2id hash of `password` (10 to 200 characters) with a fresh
-/// random salt, in PHC string form.
-fn hash_password(password: &str) -> CoreResult<String> {
+/// The argon2id hash of `password` (10 to 200 characters), by `passwords`.
+async fn hash_password(password: String) -> CoreResult<String> {
     let (min, max) = PASSWORD_CHARS;
     let chars = password.chars().count();
     if chars < min || chars > max {
@@ -168,25 +196,13 @@ fn hash_password(password: &str) -> CoreResult<String> {
             format!("password must be {min} to {max} characters."),
         ));
     }
-    let mut salt = [0u8; 16];
-    rand::rng().fill_bytes(&mut salt);
-    let salt = SaltString::encode_b64(&salt).map_err(|e| CoreError::Internal(format!("salt: {e}")))?;
-    Argon2::default()
-        .hash_password(password.as_bytes(), &salt)
-        .map(|hash| hash.to_string())
-        .map_err(|e| CoreError::Internal(format!("password hash: {e}")))
+    passwords::hash(&password).await
 }
 
-/// Whether `password` matches the stored `hash`.
-fn verify_password(password: &str, hash: &str) -> bool {
-    PasswordHash::new(hash).is_ok_and(|parsed| Argon2::default().verify_password(password.as_bytes(), &parsed).is_ok())
-}
-
-/// A hash to check a password against when the email is unknown, so that a
-/// wrong email costs as long as a wrong password.
-fn decoy_hash() -> &'static str {
-    static DECOY: std::sync::OnceLock<String> = std::sync::OnceLock::new();
-    DECOY.get_or_init(|| hash_password("decoy password that matches nothing").unwrap_or_default())
+/// Whether `password` matches the stored `hash` (`None`: the email is
+/// unknown; `passwords` checks a decoy so that it costs as long).
+async fn verify_password(password: String, hash: Option<String>) -> CoreResult<bool> {
+    passwords::verify(&password, hash.as_deref()).await
 }
 
 fn from_model(model: entity::Model) -> User {
@@ -203,14 +219,20 @@ fn from_model(model: entity::Model) -> User {
 mod tests {
     use super::*;
 
-    #[test]
-    fn passwords_hash_with_argon2id_and_verify() {
-        let hash = hash_password("correct horse battery").expect("hash");
+    #[tokio::test]
+    async fn passwords_hash_with_argon2id_and_verify() {
+        let hash_of = |password: &str| hash_password(password.to_owned());
+        let verify = |password: &str, hash: &str| verify_password(password.to_owned(), Some(hash.to_owned()));
+        let hash = hash_of("correct horse battery").await.expect("hash");
         assert!(hash.starts_with("$argon2id$"), "{hash}");
-        assert!(verify_password("correct horse battery", &hash));
-        assert!(!verify_password("correct horse battery!", &hash));
-        assert_ne!(hash, hash_password("correct horse battery").expect("hash"), "salted");
-        assert!(hash_password("short").is_err());
-        assert!(!verify_password("anything", "not a hash"));
+        assert!(verify("correct horse battery", &hash).await.expect("verified"));
+        assert!(!verify("correct horse battery!", &hash).await.expect("verified"));
+        assert_ne!(hash, hash_of("correct horse battery").await.expect("hash"), "salted");
+        assert!(hash_of("short").await.is_err());
+        assert!(!verify("anything", "not a hash").await.expect("verified"));
+        assert!(
+            !verify_password("anything".into(), None).await.expect("verified"),
+            "the decoy"
+        );
     }
 }

@@ -5,11 +5,9 @@
 //! presents. Failed sign-ins are counted per email and per client address
 //! in the database (every replica sees them) and throttled.
 
-use super::memberships;
 use super::{User, entity as users_table, user_with_password};
-use crate::auth::{Mode, Permission, Principal};
 use crate::secrets::sha256_hex;
-use crate::{Core, CoreError, CoreResult, db, ids, sign_ins, workspaces};
+use crate::{Core, CoreError, CoreResult, db, ids, sign_ins};
 use courier::errors::ErrorCode;
 use sea_orm::{ActiveModelTrait, ActiveValue::Set, ColumnTrait, EntityTrait, QueryFilter};
 
@@ -150,53 +148,6 @@ pub fn check_csrf(session: &Session, presented: Option<&str>) -> CoreResult<()> 
             "The form is out of date or did not come from the console; reload the page and try again.",
         ))
     }
-}
-
-/// The caller of a public service acting for the signed-in user of `token`
-/// in `workspace_id` and `mode` (docs/console.md, "The console acts through
-/// the API"): owners, admins and operators hold every permission the
-/// workspace's kind offers, members only the read ones, so a console page
-/// and an API call with such a key give the same answer. Every such call
-/// carries the session's CSRF token. A workspace the user is no member of is
-/// `not_found`, as for keys of another workspace.
-pub async fn principal(
-    core: &Core,
-    token: &str,
-    csrf: Option<&str>,
-    workspace_id: &str,
-    mode: Mode,
-) -> CoreResult<Principal> {
-    let session = authenticate(core, token).await?;
-    check_csrf(&session, csrf)?;
-    let role = check_member(core, &session, workspace_id).await?;
-    let workspace = workspaces::get(&core.db, workspace_id).await?;
-    if !workspace.has_api_access() {
-        return Err(CoreError::new(
-            ErrorCode::ApiAccessDisabled,
-            "The workspace's plan does not include API access.",
-        ));
-    }
-    let manages = session.user.operator || role.is_some_and(memberships::Role::manages);
-    let permissions = Permission::offered_to(workspace.kind)
-        .into_iter()
-        .filter(|p| manages || p.reads_only())
-        .collect();
-    Ok(Principal {
-        workspace,
-        mode,
-        permissions,
-    })
-}
-
-/// The role of `session`'s user in `workspace_id` (`None` for an operator
-/// who is no member); `not_found` for a workspace the user may not see, as
-/// for keys of another workspace.
-pub async fn check_member(core: &Core, session: &Session, workspace_id: &str) -> CoreResult<Option<memberships::Role>> {
-    let role = memberships::role_of(&core.db, workspace_id, &session.user.id).await?;
-    if role.is_none() && !session.user.operator {
-        return Err(CoreError::not_found("workspace"));
-    }
-    Ok(role)
 }
 
 /// Ends the session of `token`.

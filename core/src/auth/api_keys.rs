@@ -5,9 +5,9 @@
 
 use sea_orm::{ActiveModelTrait, ActiveValue::Set, ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder};
 
-use super::{Mode, Permission};
-use crate::workspaces;
-use crate::{Core, CoreError, CoreResult, cache_feed};
+use super::Mode;
+use crate::access::{Granted, ManagesKeys, Permission};
+use crate::{Core, CoreError, CoreResult, audit, cache_feed, db, workspaces};
 
 const DAY_MICROS: i64 = 86_400_000_000;
 /// A key's use is written down at most this often (per key and replica), so
@@ -82,14 +82,18 @@ pub(crate) fn hash(secret: &str) -> String {
     crate::secrets::sha256_hex(secret.as_bytes())
 }
 
-/// Creates a key; returns it with its full secret (shown once).
-pub async fn create(db: &impl ConnectionTrait, now: i64, new: NewApiKey) -> CoreResult<(ApiKey, String)> {
-    let workspace = workspaces::get(db, &new.workspace_id).await?;
+/// Creates a key in a workspace `granted` covers, with its audit entry in
+/// the same transaction; returns it with its full secret (shown once).
+pub async fn create<A: ManagesKeys>(core: &Core, granted: &Granted<A>, new: NewApiKey) -> CoreResult<(ApiKey, String)> {
+    granted.covers(&new.workspace_id)?;
+    let now = core.clock.now_micros();
+    let tx = db::begin(core).await?;
+    let workspace = workspaces::get(&*tx, &new.workspace_id).await?;
     let label = new.label.trim();
     if label.is_empty() || label.chars().count() > 100 {
         return Err(CoreError::invalid("label", "label must be 1 to 100 characters."));
     }
-    let offered = Permission::offered_to(workspace.kind);
+    let offered = workspace.kind.permissions();
     let mut permissions = if new.permissions.is_empty() {
         offered.clone()
     } else {
@@ -117,9 +121,20 @@ pub async fn create(db: &impl ConnectionTrait, now: i64, new: NewApiKey) -> Core
         revoked_at: Set(None),
         last_used_at: Set(None),
     }
-    .insert(db)
+    .insert(&*tx)
     .await?;
+    granted.record(core, &*tx, change("api_key.create", &model)).await?;
+    tx.commit().await?;
     Ok((from_model(model)?, secret))
+}
+
+/// The audit entry of a change of `key`.
+fn change<'a>(action: &'a str, key: &'a entity::Model) -> audit::Change<'a> {
+    audit::Change {
+        action,
+        workspace_id: Some(&key.workspace_id),
+        target: &key.id,
+    }
 }
 
 /// The key whose secret has this [`hash`], and its workspace, in one query
@@ -168,21 +183,27 @@ pub async fn record_use(db: &impl ConnectionTrait, id: &str, now: i64) -> CoreRe
     Ok(())
 }
 
-/// Revokes a key; revoking it again keeps the first revocation time. This
-/// replica's key cache (`core.keys`) forgets the key before this answers,
-/// every other replica's on the announcement (`cache_feed`).
-pub async fn revoke(db: &impl ConnectionTrait, core: &Core, now: i64, id: &str) -> CoreResult<ApiKey> {
+/// Revokes key `id` of a workspace `granted` covers (another workspace's
+/// key is `not_found`), with its audit entry in the same transaction;
+/// revoking it again keeps the first revocation time and changes nothing.
+/// This replica's key cache forgets the key once it is committed, before
+/// this answers, every other replica's on the announcement (`cache_feed`).
+pub async fn revoke<A: ManagesKeys>(core: &Core, granted: &Granted<A>, id: &str) -> CoreResult<ApiKey> {
+    let tx = db::begin(core).await?;
     let model = entity::Entity::find_by_id(id.to_owned())
-        .one(db)
+        .one(&*tx)
         .await?
+        .filter(|key| granted.covers(&key.workspace_id).is_ok())
         .ok_or_else(|| CoreError::not_found("API key"))?;
     if model.revoked_at.is_some() {
         return from_model(model);
     }
     let mut active: entity::ActiveModel = model.into();
-    active.revoked_at = Set(Some(now));
-    let revoked = active.update(db).await?;
-    cache_feed::announce(db, cache_feed::Change::Keys).await?;
+    active.revoked_at = Set(Some(core.clock.now_micros()));
+    let revoked = active.update(&*tx).await?;
+    cache_feed::announce(&*tx, cache_feed::Change::Keys).await?;
+    granted.record(core, &*tx, change("api_key.revoke", &revoked)).await?;
+    tx.commit().await?;
     core.keys.forget_all();
     from_model(revoked)
 }

@@ -9,8 +9,9 @@ use courier::credentials::PresentedKey;
 use courier::errors::ErrorCode;
 use sea_orm::{ColumnTrait, Condition, ConnectionTrait};
 
-use crate::workspaces::{Workspace, WorkspaceKind};
-use crate::{CoreError, CoreResult};
+use crate::access::Permission;
+use crate::workspaces::Workspace;
+use crate::{Core, CoreError, CoreResult, audit};
 use cache::{KeyCache, KnownKey};
 
 /// Key mode: it scopes everything a key creates and sees.
@@ -37,68 +38,17 @@ impl Mode {
     }
 }
 
-/// A public API permission.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Permission {
-    QuotesCreate,
-    DeliveriesRead,
-    DeliveriesWrite,
-    WebhooksManage,
-    FleetOrdersCreate,
-    FleetOrdersRead,
-}
-
-impl Permission {
-    pub const ALL: [Permission; 6] = [
-        Permission::QuotesCreate,
-        Permission::DeliveriesRead,
-        Permission::DeliveriesWrite,
-        Permission::WebhooksManage,
-        Permission::FleetOrdersCreate,
-        Permission::FleetOrdersRead,
-    ];
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Permission::QuotesCreate => "quotes:create",
-            Permission::DeliveriesRead => "deliveries:read",
-            Permission::DeliveriesWrite => "deliveries:write",
-            Permission::WebhooksManage => "webhooks:manage",
-            Permission::FleetOrdersCreate => "fleet_orders:create",
-            Permission::FleetOrdersRead => "fleet_orders:read",
-        }
-    }
-
-    pub fn parse(text: &str) -> Option<Permission> {
-        Permission::ALL.into_iter().find(|p| p.as_str() == text)
-    }
-
-    /// Offered only to keys of fleet workspaces.
-    pub fn fleet_only(self) -> bool {
-        matches!(self, Permission::FleetOrdersCreate | Permission::FleetOrdersRead)
-    }
-
-    /// Reads nothing but changes nothing either: what a console member holds.
-    pub fn reads_only(self) -> bool {
-        matches!(self, Permission::DeliveriesRead | Permission::FleetOrdersRead)
-    }
-
-    /// The permissions a workspace of `kind` can grant.
-    pub fn offered_to(kind: WorkspaceKind) -> Vec<Permission> {
-        Permission::ALL
-            .into_iter()
-            .filter(|p| kind == WorkspaceKind::Fleet || !p.fleet_only())
-            .collect()
-    }
-}
-
-/// The caller of a public RPC, once its key (or console session, see
-/// `accounts::sessions::principal`) checked out.
+/// The caller of a public RPC: an API key, or a console session acting in
+/// a workspace and mode (`access::caller`), checked for the method's
+/// permission before a handler gets it.
 #[derive(Clone, Debug)]
 pub struct Principal {
     pub workspace: Workspace,
     pub mode: Mode,
     pub permissions: Vec<Permission>,
+    /// Who the audit log names for this caller's changes; `None` when they
+    /// are not audited (keys, a workspace's own users).
+    pub audited_as: Option<String>,
 }
 
 impl Principal {
@@ -111,16 +61,32 @@ impl Principal {
             .add(mode.eq(self.mode.as_str()))
     }
 
-    /// `403 permission_denied` unless the key holds `permission`.
-    pub fn require(&self, permission: Permission) -> CoreResult<()> {
-        if self.permissions.contains(&permission) {
-            Ok(())
-        } else {
-            Err(CoreError::new(
-                ErrorCode::PermissionDenied,
-                format!("This API key lacks the {} permission.", permission.as_str()),
-            ))
-        }
+    /// Writes the audit entry of this caller's `action` on `target` in its
+    /// workspace, on `tx` (the change's own transaction), when its changes
+    /// are audited (an operator acting through the console).
+    pub async fn audit(&self, core: &Core, tx: &impl ConnectionTrait, action: &str, target: &str) -> CoreResult<()> {
+        let Some(actor) = &self.audited_as else {
+            return Ok(());
+        };
+        let change = audit::Change {
+            action,
+            workspace_id: Some(&self.workspace.id),
+            target,
+        };
+        audit::record(core, tx, actor, change).await
+    }
+}
+
+/// `403 api_access_disabled` unless the plan of `workspace` lets it use the
+/// public API.
+pub fn require_api_access(workspace: &Workspace) -> CoreResult<()> {
+    if workspace.has_api_access() {
+        Ok(())
+    } else {
+        Err(CoreError::new(
+            ErrorCode::ApiAccessDisabled,
+            "The workspace's plan does not include API access.",
+        ))
     }
 }
 
@@ -152,8 +118,8 @@ impl Credentials {
 }
 
 /// Checks the key of a public request: known, not expired, not revoked, and
-/// its workspace has API access. Permissions are checked by the caller with
-/// [`Principal::require`], after this. `keys` answers for keys it knows
+/// its workspace has API access. Permissions are checked after this, by
+/// `access::caller::api`. `keys` answers for keys it knows
 /// (see [`cache`]); the others are read from `db`. A key's last use is
 /// written on `writer`.
 pub async fn authenticate(
@@ -182,12 +148,7 @@ pub async fn authenticate(
     if !known.key.is_usable_at(now) {
         return Err(invalid());
     }
-    if !known.workspace.has_api_access() {
-        return Err(CoreError::new(
-            ErrorCode::ApiAccessDisabled,
-            "The workspace's plan does not include API access.",
-        ));
-    }
+    require_api_access(&known.workspace)?;
     if known.claim_use_record(now) {
         // Best effort: a key's last use is for people reviewing keys; a
         // failed write must not fail the request it describes.
@@ -199,6 +160,7 @@ pub async fn authenticate(
         workspace: known.workspace.clone(),
         mode: known.key.mode,
         permissions: known.key.permissions.clone(),
+        audited_as: None,
     })
 }
 

@@ -16,10 +16,11 @@ use sea_orm::{
 };
 
 use super::lines;
+use crate::access::{Granted, act};
 use crate::db::{self, WriteTransaction};
 use crate::pagination::{self, Keyset};
 use crate::workspaces::{self, entity as workspaces_table};
-use crate::{Core, CoreError, CoreResult};
+use crate::{Core, CoreError, CoreResult, audit};
 use courier::errors::ErrorCode;
 
 pub mod entity {
@@ -99,10 +100,11 @@ impl Statement {
 }
 
 /// Which period a close ends.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum PeriodEnd {
-    /// Now, on the billing service's request: nothing to bill is a refusal.
-    Now,
+#[derive(Clone, Copy, Debug)]
+pub enum PeriodEnd<'a> {
+    /// Now, on the request of a caller `granted` the close (audited in the
+    /// close's transaction): nothing to bill is a refusal.
+    Now(&'a Granted<act::ManageBilling>),
     /// A billing day that has passed (`cycle`): skipped when a statement
     /// already ends there or later, or when nothing is billable.
     BillingDay(i64),
@@ -112,7 +114,7 @@ pub enum PeriodEnd {
 /// billable line delivered before the period's end; their amounts leave the
 /// open amount. The period starts where the previous statement ended (or
 /// when the workspace was created).
-pub async fn close(core: &Core, workspace_id: &str, end: PeriodEnd) -> CoreResult<Vec<Statement>> {
+pub async fn close(core: &Core, workspace_id: &str, end: PeriodEnd<'_>) -> CoreResult<Vec<Statement>> {
     let tx = db::begin(core).await?;
     let workspace = workspaces::get_for_update(&tx, workspace_id).await?;
     // Read after the lock: a close that waited sees the one before it.
@@ -126,7 +128,7 @@ pub async fn close(core: &Core, workspace_id: &str, end: PeriodEnd) -> CoreResul
         .await?
         .flatten();
     let period_end = match end {
-        PeriodEnd::Now => now,
+        PeriodEnd::Now(_) => now,
         PeriodEnd::BillingDay(day) if previous_end.is_some_and(|previous| previous >= day) => return Ok(vec![]),
         PeriodEnd::BillingDay(day) => day,
     };
@@ -143,7 +145,7 @@ pub async fn close(core: &Core, workspace_id: &str, end: PeriodEnd) -> CoreResul
         .await?;
     if currencies.is_empty() {
         return match end {
-            PeriodEnd::Now => Err(CoreError::new(
+            PeriodEnd::Now(_) => Err(CoreError::new(
                 ErrorCode::NothingToBill,
                 "The workspace has no delivered live delivery that is on no statement: there is nothing to bill.",
             )),
@@ -179,6 +181,11 @@ pub async fn close(core: &Core, workspace_id: &str, end: PeriodEnd) -> CoreResul
         statements.push(from_model(statement)?);
     }
     super::release_credit(&*tx, workspace_id, billed_cents).await?;
+    if let PeriodEnd::Now(granted) = end {
+        for statement in &statements {
+            granted.record(core, &*tx, change("statement.close", statement)).await?;
+        }
+    }
     core.faults.before_commit()?;
     tx.commit().await?;
     Ok(statements)
@@ -219,18 +226,33 @@ pub async fn list(
     Ok((rows.into_iter().map(from_model).collect::<CoreResult<_>>()?, next))
 }
 
-/// Records the payment of open statement `id`.
-pub async fn mark_paid(core: &Core, id: &str) -> CoreResult<Statement> {
-    settle(core, id, StatementStatus::Paid).await
+/// Records the payment of open statement `id`, with its audit entry.
+pub async fn mark_paid(core: &Core, granted: &Granted<act::ManageBilling>, id: &str) -> CoreResult<Statement> {
+    settle(core, granted, id, StatementStatus::Paid).await
 }
 
-/// Voids open statement `id`: its lines stay on it and are not billed
-/// again, and their amounts do not return to the open amount.
-pub async fn void(core: &Core, id: &str) -> CoreResult<Statement> {
-    settle(core, id, StatementStatus::Void).await
+/// Voids open statement `id`, with its audit entry: its lines stay on it
+/// and are not billed again, and their amounts do not return to the open
+/// amount.
+pub async fn void(core: &Core, granted: &Granted<act::ManageBilling>, id: &str) -> CoreResult<Statement> {
+    settle(core, granted, id, StatementStatus::Void).await
 }
 
-async fn settle(core: &Core, id: &str, to: StatementStatus) -> CoreResult<Statement> {
+/// The audit entry of a change of `statement`.
+fn change<'a>(action: &'a str, statement: &'a Statement) -> audit::Change<'a> {
+    audit::Change {
+        action,
+        workspace_id: Some(&statement.workspace_id),
+        target: &statement.id,
+    }
+}
+
+async fn settle(
+    core: &Core,
+    granted: &Granted<act::ManageBilling>,
+    id: &str,
+    to: StatementStatus,
+) -> CoreResult<Statement> {
     let tx = db::begin(core).await?;
     let statement = get(&*tx, id).await?;
     workspaces::get_for_update(&tx, &statement.workspace_id).await?;
@@ -260,6 +282,12 @@ async fn settle(core: &Core, id: &str, to: StatementStatus) -> CoreResult<Statem
     }
     reconcile_overdue(&tx, &statement.workspace_id, now).await?;
     let settled = get(&*tx, id).await?;
+    let action = if to == StatementStatus::Paid {
+        "statement.mark_paid"
+    } else {
+        "statement.void"
+    };
+    granted.record(core, &*tx, change(action, &settled)).await?;
     tx.commit().await?;
     Ok(settled)
 }

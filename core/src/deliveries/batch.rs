@@ -31,7 +31,7 @@ use std::sync::{Mutex, MutexGuard};
 use prost::Message;
 use tokio::sync::oneshot;
 
-use super::{Prepared, entity, from_model, insert, record_events, to_proto};
+use super::{Prepared, audit_create, entity, from_model, insert, record_events, to_proto};
 use crate::auth::Mode;
 use crate::events::EventType;
 use crate::idempotency::{self, AnsweredClaim, Idempotent, Scope};
@@ -219,6 +219,9 @@ async fn commit(core: &Core, creates: &[&Create], now: i64) -> CoreResult<Vec<Op
             .map(|&i| (&deliveries[i], EventType::Created, deliveries[i].created_at))
             .collect();
         record_events(&*tx, base_url, &created).await?;
+        for &i in &stored {
+            audit_create(core, &*tx, creates[i].prepared.audited_as.as_deref(), &deliveries[i]).await?;
+        }
         // Last, so that the workspace rows stay locked only until the commit.
         let mut reserved: BTreeMap<&str, i64> = BTreeMap::new();
         for delivery in stored.iter().map(|&i| &deliveries[i]) {

@@ -34,7 +34,7 @@ use crate::quotes::pricing::{Breakdown, ExtraSelection};
 use crate::quotes::{self, RouteInput, from_json, to_json};
 use crate::statuses::{CancellationReason, Status};
 use crate::validate::{self, ContactRule, WaypointInput};
-use crate::{Core, CoreError, CoreResult, billing, cache_feed, webhooks};
+use crate::{Core, CoreError, CoreResult, audit, billing, cache_feed, webhooks};
 use courier::errors::ErrorCode;
 use courier::v1 as pb;
 
@@ -337,6 +337,9 @@ pub struct NewDelivery {
 /// A delivery ready to be stored: checked, priced, every column decided.
 pub(crate) struct Prepared {
     row: entity::Model,
+    /// Who the audit log names for this create, when its caller's changes
+    /// are audited (`Principal::audited_as`).
+    audited_as: Option<String>,
 }
 
 /// `POST /v1/deliveries`: validates and prices (or redeems the quote), then
@@ -467,7 +470,29 @@ async fn prepare(core: &Core, principal: &Principal, new: NewDelivery) -> CoreRe
         pickup_eta: None,
         dropoff_eta: None,
     };
-    Ok(Prepared { row })
+    Ok(Prepared {
+        row,
+        audited_as: principal.audited_as.clone(),
+    })
+}
+
+/// Writes the audit entry of `delivery`'s create on `tx` when `audited_as`
+/// names an audited caller.
+async fn audit_create(
+    core: &Core,
+    tx: &impl ConnectionTrait,
+    audited_as: Option<&str>,
+    delivery: &Delivery,
+) -> CoreResult<()> {
+    let Some(actor) = audited_as else {
+        return Ok(());
+    };
+    let change = audit::Change {
+        action: "delivery.create",
+        workspace_id: Some(&delivery.workspace_id),
+        target: &delivery.id,
+    };
+    audit::record(core, tx, actor, change).await
 }
 
 /// Stores one prepared delivery in `tx` with its `delivery.created` event
@@ -475,7 +500,8 @@ async fn prepare(core: &Core, principal: &Principal, new: NewDelivery) -> CoreRe
 /// that fails runs its creates through this one by one ([`batch`]), so that
 /// each gets its own answer.
 async fn insert(core: &Core, tx: &sea_orm::DatabaseTransaction, prepared: Prepared) -> CoreResult<pb::Delivery> {
-    let model = entity::ActiveModel::from(prepared.row)
+    let Prepared { row, audited_as } = prepared;
+    let model = entity::ActiveModel::from(row)
         .insert(tx)
         .await
         .map_err(|error| match error.sql_err() {
@@ -491,6 +517,7 @@ async fn insert(core: &Core, tx: &sea_orm::DatabaseTransaction, prepared: Prepar
     let delivery = from_model(model)?;
     let base_url = &core.config.public_base_url;
     record_events(tx, base_url, &[(&delivery, EventType::Created, delivery.created_at)]).await?;
+    audit_create(core, tx, audited_as.as_deref(), &delivery).await?;
     if let (Mode::Live, Some(amount_cents)) = (delivery.mode, delivery.amount_cents) {
         // Last, so that the workspace row stays locked only until the commit.
         billing::reserve_credit(tx, &delivery.workspace_id, amount_cents).await?;

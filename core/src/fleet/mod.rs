@@ -20,9 +20,9 @@ use sea_orm::sea_query::Expr;
 use sea_orm::{ActiveModelTrait, ActiveValue::Set, ColumnTrait, Condition, ConnectionTrait, EntityTrait, QueryFilter};
 use serde::{Deserialize, Serialize};
 
+use crate::access::{Granted, act};
 use crate::assignments;
-use crate::audit::Actor;
-use crate::auth::{Mode, Permission, Principal};
+use crate::auth::{Mode, Principal};
 use crate::db::WriteTransaction;
 use crate::idempotency::{self, Idempotent, Scope};
 use crate::lifecycle::{self, Status};
@@ -31,7 +31,7 @@ use crate::quotes::items::{self, ItemInput};
 use crate::quotes::{RouteInput, from_json, to_json};
 use crate::validate::{self, ContactInput, ContactRule, WaypointInput};
 use crate::workspaces::{self, WorkspaceKind};
-use crate::{Core, CoreError, CoreResult, db};
+use crate::{Core, CoreError, CoreResult, audit, db};
 use courier::errors::ErrorCode;
 use courier::v1 as pb;
 
@@ -43,9 +43,9 @@ const MODE: Mode = Mode::Live;
 /// The checks of every fleet endpoint, in the order docs/guide.md
 /// "Fleet orders" gives: a fleet workspace's key (`fleet_key_required`), a live
 /// key (`live_key_required`), a plan with order intake
-/// (`fleet_orders_not_available`), then the key's `permission`
-/// (`permission_denied`).
-pub fn admit(principal: &Principal, permission: Permission) -> CoreResult<()> {
+/// (`fleet_orders_not_available`); the key's permission
+/// (`permission_denied`) is checked after these (`access::caller::api_admitted`).
+pub fn admit(principal: &Principal) -> CoreResult<()> {
     if principal.workspace.kind != WorkspaceKind::Fleet {
         return Err(CoreError::new(
             ErrorCode::FleetKeyRequired,
@@ -64,7 +64,7 @@ pub fn admit(principal: &Principal, permission: Permission) -> CoreResult<()> {
             "The fleet's plan does not include order intake.",
         ));
     }
-    principal.require(permission)
+    Ok(())
 }
 
 /// Waypoints and items as stored.
@@ -295,28 +295,42 @@ pub async fn board_order(db: &impl ConnectionTrait, order_id: &str) -> CoreResul
     from_model(model)
 }
 
-/// `actor` moves board order `order_id` to `to`: legal only where the state
+/// The caller `granted` the move moves board order `order_id` of
+/// `workspace_id` to `to`: legal only where the state
 /// machine allows it (`lifecycle::is_legal`; docs/guide.md "Delivery states"),
 /// else `409 conflict` and nothing changes. The move is a compare-and-set on
 /// the status it starts from, so of two dispatchers racing on one order only
-/// one wins; the order's history (`moves`) gets the move in the same
-/// transaction.
-pub async fn move_order(core: &Core, order_id: &str, to: Status, actor: &Actor) -> CoreResult<FleetOrder> {
+/// one wins; the order's history (`moves`) and, for an audited caller, the
+/// audit log get the move in the same transaction.
+pub async fn move_order(
+    core: &Core,
+    granted: &Granted<act::MoveBoardOrders>,
+    order_id: &str,
+    to: Status,
+) -> CoreResult<FleetOrder> {
     let order = board_order(&core.db, order_id).await?;
+    granted.covers(&order.workspace_id)?;
     let tx = db::begin(core).await?;
-    let order = move_in(core, &tx, &order, to, actor).await?;
+    let moved = move_in(core, &tx, &order, to, granted.actor()).await?;
+    let change = audit::Change {
+        action: "board_order.move",
+        workspace_id: Some(&order.workspace_id),
+        target: &order.order_id,
+    };
+    granted.record(core, &*tx, change).await?;
     tx.commit().await?;
-    Ok(order)
+    Ok(moved)
 }
 
-/// Moves `order` (as read) to `to` in `tx`, as [`move_order`] does; its
-/// courier's app hears of it.
+/// Moves `order` (as read) to `to` in `tx` for `actor` (as the order's
+/// history names them), as [`move_order`] does; the courier holding it
+/// hears of it.
 pub async fn move_in(
     core: &Core,
     tx: &WriteTransaction,
     order: &FleetOrder,
     to: Status,
-    actor: &Actor,
+    actor: &str,
 ) -> CoreResult<FleetOrder> {
     if !lifecycle::is_legal(order.status, to) {
         return Err(lifecycle::illegal(order.status, to));

@@ -5,7 +5,6 @@
 
 use sea_orm::{ActiveModelTrait, ActiveValue::Set, ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder};
 
-use crate::audit::Actor;
 use crate::lifecycle::Status;
 use crate::{CoreError, CoreResult, ids};
 
@@ -21,7 +20,7 @@ pub mod entity {
         pub fleet_order_id: String,
         pub from_status: String,
         pub to_status: String,
-        /// `Actor::label` of who moved it.
+        /// Who moved it, as the audit log names callers.
         pub actor: String,
         pub moved_at: i64,
     }
@@ -37,7 +36,7 @@ pub mod entity {
 pub struct Move {
     pub from: Status,
     pub to: Status,
-    /// Who moved it, as `Actor::label` writes it.
+    /// Who moved it (`user:<email>`, `operator:<email>`, `service:<subject>`).
     pub actor: String,
     pub moved_at: i64,
 }
@@ -48,7 +47,7 @@ pub async fn record(
     db: &impl ConnectionTrait,
     fleet_order_id: &str,
     (from, to): (Status, Status),
-    actor: &Actor,
+    actor: &str,
     now: i64,
 ) -> CoreResult<()> {
     entity::ActiveModel {
@@ -56,7 +55,7 @@ pub async fn record(
         fleet_order_id: Set(fleet_order_id.to_owned()),
         from_status: Set(from.as_str().to_owned()),
         to_status: Set(to.as_str().to_owned()),
-        actor: Set(actor.label()),
+        actor: Set(actor.to_owned()),
         moved_at: Set(now),
     }
     .insert(db)

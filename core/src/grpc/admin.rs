@@ -3,12 +3,11 @@ use courier::internal::v1::admin_service_server::AdminService;
 use courier::v1::Mode as PbMode;
 use tonic::{Request, Response, Status};
 
-use super::context::{self, InternalCaller};
+use crate::access::{Granted, Permission, act, caller};
+use crate::auth::Mode;
 use crate::auth::api_keys::{self, ApiKey, KeyExpiry, NewApiKey};
-use crate::auth::service_token::Role;
-use crate::auth::{Mode, Permission};
 use crate::workspaces::{self, BillingSettings, NewWorkspace, Plan, Workspace, WorkspaceKind};
-use crate::{Core, CoreError};
+use crate::{Core, CoreError, CoreResult};
 
 pub struct AdminApi(pub Core);
 
@@ -161,7 +160,7 @@ impl AdminService for AdminApi {
         &self,
         request: Request<pb::CreateWorkspaceRequest>,
     ) -> Result<Response<pb::CreateWorkspaceResponse>, Status> {
-        let caller = self.caller(&request, true).await?;
+        let granted = self.granted(&request).await?;
         let r = request.into_inner();
         let kind = match pb::WorkspaceKind::try_from(r.kind) {
             Ok(pb::WorkspaceKind::Business) => WorkspaceKind::Business,
@@ -174,10 +173,7 @@ impl AdminService for AdminApi {
             plan: plan_in(r.plan)?,
             billing: billing_in(r.billing)?,
         };
-        let workspace = workspaces::create(&self.0.writer, self.0.clock.now_micros(), new).await?;
-        caller
-            .audit(&self.0, "workspace.create", &workspace.id, &workspace.id)
-            .await?;
+        let workspace = workspaces::create(&self.0, &granted, new).await?;
         Ok(Response::new(pb::CreateWorkspaceResponse {
             workspace: Some(workspace_out(&workspace)),
         }))
@@ -187,7 +183,7 @@ impl AdminService for AdminApi {
         &self,
         request: Request<pb::GetWorkspaceRequest>,
     ) -> Result<Response<pb::GetWorkspaceResponse>, Status> {
-        self.caller(&request, false).await?;
+        self.granted(&request).await?;
         let workspace = workspaces::get(&self.0.db, &request.into_inner().workspace_id).await?;
         Ok(Response::new(pb::GetWorkspaceResponse {
             workspace: Some(workspace_out(&workspace)),
@@ -198,7 +194,7 @@ impl AdminService for AdminApi {
         &self,
         request: Request<pb::ListWorkspacesRequest>,
     ) -> Result<Response<pb::ListWorkspacesResponse>, Status> {
-        self.caller(&request, false).await?;
+        self.granted(&request).await?;
         let list = workspaces::list(&self.0.db).await?;
         Ok(Response::new(pb::ListWorkspacesResponse {
             workspaces: list.iter().map(workspace_out).collect(),
@@ -209,13 +205,9 @@ impl AdminService for AdminApi {
         &self,
         request: Request<pb::UpdateWorkspacePlanRequest>,
     ) -> Result<Response<pb::UpdateWorkspacePlanResponse>, Status> {
-        let caller = self.caller(&request, true).await?;
+        let granted = self.granted(&request).await?;
         let r = request.into_inner();
-        let workspace =
-            workspaces::update_plan(&self.0, self.0.clock.now_micros(), &r.workspace_id, plan_in(r.plan)?).await?;
-        caller
-            .audit(&self.0, "workspace.update_plan", &workspace.id, &workspace.id)
-            .await?;
+        let workspace = workspaces::update_plan(&self.0, &granted, &r.workspace_id, plan_in(r.plan)?).await?;
         Ok(Response::new(pb::UpdateWorkspacePlanResponse {
             workspace: Some(workspace_out(&workspace)),
         }))
@@ -225,7 +217,7 @@ impl AdminService for AdminApi {
         &self,
         request: Request<pb::CreateApiKeyRequest>,
     ) -> Result<Response<pb::CreateApiKeyResponse>, Status> {
-        let caller = self.caller(&request, true).await?;
+        let granted = self.granted(&request).await?;
         let r = request.into_inner();
         let new = NewApiKey {
             workspace_id: r.workspace_id,
@@ -234,10 +226,7 @@ impl AdminService for AdminApi {
             permissions: permissions_in(&r.permissions)?,
             expiry: expiry_in(r.expiry)?,
         };
-        let (key, secret) = api_keys::create(&self.0.writer, self.0.clock.now_micros(), new).await?;
-        caller
-            .audit(&self.0, "api_key.create", &key.workspace_id, &key.id)
-            .await?;
+        let (key, secret) = api_keys::create(&self.0, &granted, new).await?;
         Ok(Response::new(pb::CreateApiKeyResponse {
             api_key: Some(key_out(&key)),
             secret,
@@ -248,7 +237,7 @@ impl AdminService for AdminApi {
         &self,
         request: Request<pb::ListApiKeysRequest>,
     ) -> Result<Response<pb::ListApiKeysResponse>, Status> {
-        self.caller(&request, false).await?;
+        self.granted(&request).await?;
         let keys = api_keys::list(&self.0.db, &request.into_inner().workspace_id).await?;
         Ok(Response::new(pb::ListApiKeysResponse {
             api_keys: keys.iter().map(key_out).collect(),
@@ -259,17 +248,8 @@ impl AdminService for AdminApi {
         &self,
         request: Request<pb::RevokeApiKeyRequest>,
     ) -> Result<Response<pb::RevokeApiKeyResponse>, Status> {
-        let caller = self.caller(&request, true).await?;
-        let key = api_keys::revoke(
-            &self.0.writer,
-            &self.0,
-            self.0.clock.now_micros(),
-            &request.into_inner().api_key_id,
-        )
-        .await?;
-        caller
-            .audit(&self.0, "api_key.revoke", &key.workspace_id, &key.id)
-            .await?;
+        let granted = self.granted(&request).await?;
+        let key = api_keys::revoke(&self.0, &granted, &request.into_inner().api_key_id).await?;
         Ok(Response::new(pb::RevokeApiKeyResponse {
             api_key: Some(key_out(&key)),
         }))
@@ -279,7 +259,7 @@ impl AdminService for AdminApi {
         &self,
         request: Request<pb::ListAuditEntriesRequest>,
     ) -> Result<Response<pb::ListAuditEntriesResponse>, Status> {
-        self.caller(&request, false).await?;
+        self.granted(&request).await?;
         let r = request.into_inner();
         let (entries, next) = crate::audit::list(&self.0, r.page_size, Some(&r.page_token)).await?;
         Ok(Response::new(pb::ListAuditEntriesResponse {
@@ -300,11 +280,9 @@ impl AdminService for AdminApi {
 }
 
 impl AdminApi {
-    /// An operator signed in to the console, or the admin service system;
-    /// a `change` of a session carries its CSRF token.
-    async fn caller<T>(&self, request: &Request<T>, change: bool) -> Result<InternalCaller, Status> {
-        let caller = context::internal_caller(&self.0, request, Role::Admin, change).await?;
-        caller.must_be_operator()?;
-        Ok(caller)
+    /// The back office's caller: an operator signed in to the console, the
+    /// admin service system, or the command line (docs/access.md).
+    async fn granted<T>(&self, request: &Request<T>) -> CoreResult<Granted<act::Administer>> {
+        caller::grant(&self.0, request, None, "workspace").await
     }
 }

@@ -4,13 +4,12 @@ use courier::time::micros_to_proto;
 use tonic::{Request, Response, Status};
 
 use super::admin::{billing_out, day_count, overdue_is_output_only};
-use super::context::{self, InternalCaller};
-use crate::auth::service_token::Role;
+use crate::access::{Granted, act, caller};
 use crate::billing::lines;
 use crate::billing::lines::BillingLine;
 use crate::billing::statements::{self, PeriodEnd, Statement, StatementStatus};
 use crate::workspaces::{self, BillingSettings, Workspace};
-use crate::{Core, CoreError};
+use crate::{Core, CoreError, CoreResult};
 
 pub struct BillingApi(pub Core);
 
@@ -119,9 +118,9 @@ impl BillingService for BillingApi {
         &self,
         request: Request<pb::GetBillingStateRequest>,
     ) -> Result<Response<pb::GetBillingStateResponse>, Status> {
-        let caller = context::internal_caller(&self.0, &request, Role::Billing, false).await?;
-        caller.may_read(&self.0, &request.get_ref().workspace_id).await?;
-        let workspace = workspaces::get(&self.0.db, &request.into_inner().workspace_id).await?;
+        let workspace_id = &request.get_ref().workspace_id;
+        caller::grant::<act::ReadBilling, _>(&self.0, &request, Some(workspace_id), "workspace").await?;
+        let workspace = workspaces::get(&self.0.db, workspace_id).await?;
         Ok(Response::new(pb::GetBillingStateResponse {
             billing: Some(billing_out(&workspace)),
             open_amount_cents: workspace.open_amount_cents,
@@ -133,15 +132,11 @@ impl BillingService for BillingApi {
         &self,
         request: Request<pb::UpdateBillingStateRequest>,
     ) -> Result<Response<pb::UpdateBillingStateResponse>, Status> {
-        let caller = self.operator(&request).await?;
+        let granted = self.manage(&request, &request.get_ref().workspace_id).await?;
         let r = request.into_inner();
         let current = workspaces::get(&self.0.db, &r.workspace_id).await?;
         let settings = settings_in(&current, r.billing, r.update_mask)?;
-        let now = self.0.clock.now_micros();
-        let workspace = workspaces::update_billing(&self.0, now, &r.workspace_id, settings).await?;
-        caller
-            .audit(&self.0, "billing.update", &workspace.id, &workspace.id)
-            .await?;
+        let workspace = workspaces::update_billing(&self.0, &granted, &r.workspace_id, settings).await?;
         Ok(Response::new(pb::UpdateBillingStateResponse {
             billing: Some(billing_out(&workspace)),
             open_amount_cents: workspace.open_amount_cents,
@@ -152,9 +147,9 @@ impl BillingService for BillingApi {
         &self,
         request: Request<pb::ListBillableDeliveriesRequest>,
     ) -> Result<Response<pb::ListBillableDeliveriesResponse>, Status> {
-        let caller = context::internal_caller(&self.0, &request, Role::Billing, false).await?;
+        caller::grant::<act::ReadBilling, _>(&self.0, &request, Some(&request.get_ref().workspace_id), "workspace")
+            .await?;
         let r = request.into_inner();
-        caller.may_read(&self.0, &r.workspace_id).await?;
         workspaces::get(&self.0.db, &r.workspace_id).await?;
         let (rows, next) = lines::billable(&self.0, &r.workspace_id, r.page_size, token(&r.page_token)).await?;
         Ok(Response::new(pb::ListBillableDeliveriesResponse {
@@ -167,14 +162,9 @@ impl BillingService for BillingApi {
         &self,
         request: Request<pb::CloseStatementRequest>,
     ) -> Result<Response<pb::CloseStatementResponse>, Status> {
-        let caller = self.operator(&request).await?;
+        let granted = self.manage(&request, &request.get_ref().workspace_id).await?;
         let workspace_id = request.into_inner().workspace_id;
-        let closed = statements::close(&self.0, &workspace_id, PeriodEnd::Now).await?;
-        for statement in &closed {
-            caller
-                .audit(&self.0, "statement.close", &workspace_id, &statement.id)
-                .await?;
-        }
+        let closed = statements::close(&self.0, &workspace_id, PeriodEnd::Now(&granted)).await?;
         let now = self.0.clock.now_micros();
         Ok(Response::new(pb::CloseStatementResponse {
             statements: closed.iter().map(|s| statement_out(s, now)).collect(),
@@ -185,9 +175,9 @@ impl BillingService for BillingApi {
         &self,
         request: Request<pb::ListStatementsRequest>,
     ) -> Result<Response<pb::ListStatementsResponse>, Status> {
-        let caller = context::internal_caller(&self.0, &request, Role::Billing, false).await?;
+        caller::grant::<act::ReadBilling, _>(&self.0, &request, Some(&request.get_ref().workspace_id), "workspace")
+            .await?;
         let r = request.into_inner();
-        caller.may_read(&self.0, &r.workspace_id).await?;
         let (rows, next) = statements::list(&self.0, &r.workspace_id, r.page_size, token(&r.page_token)).await?;
         let now = self.0.clock.now_micros();
         Ok(Response::new(pb::ListStatementsResponse {
@@ -200,14 +190,10 @@ impl BillingService for BillingApi {
         &self,
         request: Request<pb::GetStatementRequest>,
     ) -> Result<Response<pb::GetStatementResponse>, Status> {
-        let caller = context::internal_caller(&self.0, &request, Role::Billing, false).await?;
-        let r = request.into_inner();
-        let statement = statements::get(&self.0.db, &r.statement_id).await?;
+        let statement = statements::get(&self.0.db, &request.get_ref().statement_id).await?;
         // Another workspace's statement is as unknown as a missing one.
-        caller
-            .may_read(&self.0, &statement.workspace_id)
-            .await
-            .map_err(|_| Status::from(CoreError::not_found("statement")))?;
+        caller::grant::<act::ReadBilling, _>(&self.0, &request, Some(&statement.workspace_id), "statement").await?;
+        let r = request.into_inner();
         let (rows, next) = lines::of_statement(&self.0, &statement.id, r.page_size, token(&r.page_token)).await?;
         Ok(Response::new(pb::GetStatementResponse {
             statement: Some(statement_out(&statement, self.0.clock.now_micros())),
@@ -220,11 +206,9 @@ impl BillingService for BillingApi {
         &self,
         request: Request<pb::MarkStatementPaidRequest>,
     ) -> Result<Response<pb::MarkStatementPaidResponse>, Status> {
-        let caller = self.operator(&request).await?;
-        let statement = statements::mark_paid(&self.0, &request.into_inner().statement_id).await?;
-        caller
-            .audit(&self.0, "statement.mark_paid", &statement.workspace_id, &statement.id)
-            .await?;
+        let id = &request.get_ref().statement_id;
+        let granted = self.manage_statement(&request, id).await?;
+        let statement = statements::mark_paid(&self.0, &granted, id).await?;
         Ok(Response::new(pb::MarkStatementPaidResponse {
             statement: Some(statement_out(&statement, self.0.clock.now_micros())),
         }))
@@ -234,11 +218,9 @@ impl BillingService for BillingApi {
         &self,
         request: Request<pb::VoidStatementRequest>,
     ) -> Result<Response<pb::VoidStatementResponse>, Status> {
-        let caller = self.operator(&request).await?;
-        let statement = statements::void(&self.0, &request.into_inner().statement_id).await?;
-        caller
-            .audit(&self.0, "statement.void", &statement.workspace_id, &statement.id)
-            .await?;
+        let id = &request.get_ref().statement_id;
+        let granted = self.manage_statement(&request, id).await?;
+        let statement = statements::void(&self.0, &granted, id).await?;
         Ok(Response::new(pb::VoidStatementResponse {
             statement: Some(statement_out(&statement, self.0.clock.now_micros())),
         }))
@@ -246,11 +228,16 @@ impl BillingService for BillingApi {
 }
 
 impl BillingApi {
-    /// Changes are the operators' and the billing system's; a session's
-    /// carries its CSRF token.
-    async fn operator<T>(&self, request: &Request<T>) -> Result<InternalCaller, Status> {
-        let caller = context::internal_caller(&self.0, request, Role::Billing, true).await?;
-        caller.must_be_operator()?;
-        Ok(caller)
+    /// Changes are the operators', the billing system's and the command
+    /// line's (docs/access.md).
+    async fn manage<T>(&self, request: &Request<T>, workspace_id: &str) -> CoreResult<Granted<act::ManageBilling>> {
+        caller::grant(&self.0, request, Some(workspace_id), "workspace").await
+    }
+
+    /// [`BillingApi::manage`] for the workspace of statement `id`: another
+    /// workspace's statement is as unknown as a missing one.
+    async fn manage_statement<T>(&self, request: &Request<T>, id: &str) -> CoreResult<Granted<act::ManageBilling>> {
+        let statement = statements::get(&self.0.db, id).await?;
+        caller::grant(&self.0, request, Some(&statement.workspace_id), "statement").await
     }
 }

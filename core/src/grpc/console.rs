@@ -1,63 +1,25 @@
 use courier::internal::v1 as pb;
 use courier::internal::v1::console_service_server::ConsoleService;
-use courier::metadata;
 use courier::time::micros_to_proto;
 use tonic::{Request, Response, Status};
 
 use super::admin::{expiry_in, key_out, kind_out, mode_in, permissions_in};
-use super::context::header;
+use crate::access::caller;
+use crate::access::{Act, Granted, act};
 use crate::accounts::invitations::{self, Invitation, Joiner};
 use crate::accounts::memberships::{self, Member, Role};
 use crate::accounts::sessions::{self, Session};
 use crate::accounts::{NewUser, User};
-use crate::auth::Permission;
 use crate::auth::api_keys::{self, NewApiKey};
-use crate::{Core, CoreError, db, workspaces};
-use courier::errors::ErrorCode;
+use crate::{Core, CoreError, CoreResult, workspaces};
 
 pub struct ConsoleApi(pub Core);
 
-/// What a call does in a workspace, and so who may make it.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Access {
-    /// Any member (and operators) may read.
-    Read,
-    /// Owners and admins (and operators) only, even to read (API keys).
-    ReadManaged,
-    /// Owners and admins (and operators) may change, with the CSRF token.
-    Manage,
-}
-
 impl ConsoleApi {
-    /// The session the call presents, and its token.
-    async fn session<T>(&self, request: &Request<T>) -> Result<(String, Session), Status> {
-        let token = header(request, metadata::CONSOLE_SESSION).unwrap_or_default();
-        let session = sessions::authenticate(&self.0, &token).await?;
-        Ok((token, session))
-    }
-
-    /// The session, when its user may act in `workspace_id` with `access`
-    /// (a workspace the user is no member of is `not_found`).
-    async fn acting<T>(&self, request: &Request<T>, workspace_id: &str, access: Access) -> Result<Session, Status> {
-        let (_, session) = self.session(request).await?;
-        if access == Access::Manage {
-            sessions::check_csrf(&session, header(request, metadata::CSRF_TOKEN).as_deref())?;
-        }
-        let role = memberships::role_of(&self.0.db, workspace_id, &session.user.id).await?;
-        let allowed = match (role, access) {
-            _ if session.user.operator => true,
-            (Some(role), Access::Manage | Access::ReadManaged) => role.manages(),
-            (Some(_), Access::Read) => true,
-            (None, _) => return Err(CoreError::not_found("workspace").into()),
-        };
-        if !allowed {
-            return Err(CoreError::new(
-                ErrorCode::PermissionDenied,
-                "Only the workspace's owners and admins can do this.",
-            )
-            .into());
-        }
-        Ok(session)
+    /// The grant of `A` in `workspace_id` to the session of `request` (a
+    /// workspace the user is no member of is `not_found`).
+    async fn granted<A: Act, T>(&self, request: &Request<T>, workspace_id: &str) -> CoreResult<Granted<A>> {
+        caller::grant(&self.0, request, Some(workspace_id), "workspace").await
     }
 
     async fn session_out(&self, session: &Session) -> Result<pb::ConsoleSession, Status> {
@@ -145,16 +107,14 @@ impl ConsoleService for ConsoleApi {
         &self,
         request: Request<pb::GetSessionRequest>,
     ) -> Result<Response<pb::GetSessionResponse>, Status> {
-        let (_, session) = self.session(&request).await?;
+        let console = caller::console(&request)?;
         Ok(Response::new(pb::GetSessionResponse {
-            session: Some(self.session_out(&session).await?),
+            session: Some(self.session_out(&console.session).await?),
         }))
     }
 
     async fn sign_out(&self, request: Request<pb::SignOutRequest>) -> Result<Response<pb::SignOutResponse>, Status> {
-        let (token, session) = self.session(&request).await?;
-        sessions::check_csrf(&session, header(&request, metadata::CSRF_TOKEN).as_deref())?;
-        sessions::sign_out(&self.0, &token).await?;
+        sessions::sign_out(&self.0, &caller::console(&request)?.token).await?;
         Ok(Response::new(pb::SignOutResponse {}))
     }
 
@@ -162,10 +122,16 @@ impl ConsoleService for ConsoleApi {
         &self,
         request: Request<pb::ChangePasswordRequest>,
     ) -> Result<Response<pb::ChangePasswordResponse>, Status> {
-        let (token, session) = self.session(&request).await?;
-        sessions::check_csrf(&session, header(&request, metadata::CSRF_TOKEN).as_deref())?;
-        let r = request.into_inner();
-        sessions::change_password(&self.0, &session, &token, &r.current_password, &r.new_password).await?;
+        let console = caller::console(&request)?;
+        let r = request.get_ref();
+        sessions::change_password(
+            &self.0,
+            &console.session,
+            &console.token,
+            &r.current_password,
+            &r.new_password,
+        )
+        .await?;
         Ok(Response::new(pb::ChangePasswordResponse {}))
     }
 
@@ -173,10 +139,11 @@ impl ConsoleService for ConsoleApi {
         &self,
         request: Request<pb::CreateInvitationRequest>,
     ) -> Result<Response<pb::CreateInvitationResponse>, Status> {
-        let workspace_id = request.get_ref().workspace_id.clone();
-        let session = self.acting(&request, &workspace_id, Access::Manage).await?;
+        let workspace_id = &request.get_ref().workspace_id;
+        let granted = self.granted::<act::ManageMembers, _>(&request, workspace_id).await?;
         let role = role_in(request.get_ref().role)?;
-        let (token, invitation) = invitations::create(&self.0, &workspace_id, role, &session.user.id).await?;
+        let user_id = &caller::console(&request)?.session.user.id;
+        let (token, invitation) = invitations::create(&self.0, &granted, workspace_id, role, user_id).await?;
         Ok(Response::new(pb::CreateInvitationResponse {
             token,
             invitation: Some(invitation_out(&invitation)),
@@ -225,10 +192,10 @@ impl ConsoleService for ConsoleApi {
         &self,
         request: Request<pb::ListMembersRequest>,
     ) -> Result<Response<pb::ListMembersResponse>, Status> {
-        let workspace_id = request.get_ref().workspace_id.clone();
-        self.acting(&request, &workspace_id, Access::Read).await?;
+        let workspace_id = &request.get_ref().workspace_id;
+        self.granted::<act::ReadMembers, _>(&request, workspace_id).await?;
         Ok(Response::new(pb::ListMembersResponse {
-            members: self.members(&workspace_id).await?,
+            members: self.members(workspace_id).await?,
         }))
     }
 
@@ -236,15 +203,12 @@ impl ConsoleService for ConsoleApi {
         &self,
         request: Request<pb::UpdateMemberRoleRequest>,
     ) -> Result<Response<pb::UpdateMemberRoleResponse>, Status> {
-        let workspace_id = request.get_ref().workspace_id.clone();
-        self.acting(&request, &workspace_id, Access::Manage).await?;
-        let r = request.into_inner();
+        let r = request.get_ref();
+        let granted = self.granted::<act::ManageMembers, _>(&request, &r.workspace_id).await?;
         let role = role_in(r.role)?;
-        let tx = db::begin(&self.0).await?;
-        memberships::change_role(&tx, &workspace_id, &r.user_id, role).await?;
-        tx.commit().await?;
+        memberships::change_role(&self.0, &granted, &r.workspace_id, &r.user_id, role).await?;
         Ok(Response::new(pb::UpdateMemberRoleResponse {
-            members: self.members(&workspace_id).await?,
+            members: self.members(&r.workspace_id).await?,
         }))
     }
 
@@ -252,14 +216,11 @@ impl ConsoleService for ConsoleApi {
         &self,
         request: Request<pb::RemoveMemberRequest>,
     ) -> Result<Response<pb::RemoveMemberResponse>, Status> {
-        let workspace_id = request.get_ref().workspace_id.clone();
-        self.acting(&request, &workspace_id, Access::Manage).await?;
-        let user_id = request.into_inner().user_id;
-        let tx = db::begin(&self.0).await?;
-        memberships::remove(&tx, &workspace_id, &user_id).await?;
-        tx.commit().await?;
+        let r = request.get_ref();
+        let granted = self.granted::<act::ManageMembers, _>(&request, &r.workspace_id).await?;
+        memberships::remove(&self.0, &granted, &r.workspace_id, &r.user_id).await?;
         Ok(Response::new(pb::RemoveMemberResponse {
-            members: self.members(&workspace_id).await?,
+            members: self.members(&r.workspace_id).await?,
         }))
     }
 
@@ -267,13 +228,15 @@ impl ConsoleService for ConsoleApi {
         &self,
         request: Request<pb::ListWorkspaceApiKeysRequest>,
     ) -> Result<Response<pb::ListWorkspaceApiKeysResponse>, Status> {
-        let workspace_id = request.get_ref().workspace_id.clone();
-        self.acting(&request, &workspace_id, Access::ReadManaged).await?;
-        let keys = api_keys::list(&self.0.db, &workspace_id).await?;
-        let workspace = workspaces::get(&self.0.db, &workspace_id).await?;
+        let workspace_id = &request.get_ref().workspace_id;
+        self.granted::<act::ManageKeys, _>(&request, workspace_id).await?;
+        let keys = api_keys::list(&self.0.db, workspace_id).await?;
+        let workspace = workspaces::get(&self.0.db, workspace_id).await?;
         Ok(Response::new(pb::ListWorkspaceApiKeysResponse {
             api_keys: keys.iter().map(key_out).collect(),
-            offered_permissions: Permission::offered_to(workspace.kind)
+            offered_permissions: workspace
+                .kind
+                .permissions()
                 .into_iter()
                 .map(|p| p.as_str().to_owned())
                 .collect(),
@@ -284,17 +247,18 @@ impl ConsoleService for ConsoleApi {
         &self,
         request: Request<pb::CreateWorkspaceApiKeyRequest>,
     ) -> Result<Response<pb::CreateWorkspaceApiKeyResponse>, Status> {
-        let workspace_id = request.get_ref().workspace_id.clone();
-        self.acting(&request, &workspace_id, Access::Manage).await?;
+        let granted = self
+            .granted::<act::ManageKeys, _>(&request, &request.get_ref().workspace_id)
+            .await?;
         let r = request.into_inner();
         let new = NewApiKey {
-            workspace_id,
+            workspace_id: r.workspace_id,
             mode: mode_in(r.mode)?,
             label: r.label,
             permissions: permissions_in(&r.permissions)?,
             expiry: expiry_in(r.expiry)?,
         };
-        let (key, secret) = api_keys::create(&self.0.writer, self.0.clock.now_micros(), new).await?;
+        let (key, secret) = api_keys::create(&self.0, &granted, new).await?;
         Ok(Response::new(pb::CreateWorkspaceApiKeyResponse {
             api_key: Some(key_out(&key)),
             secret,
@@ -305,14 +269,9 @@ impl ConsoleService for ConsoleApi {
         &self,
         request: Request<pb::RevokeWorkspaceApiKeyRequest>,
     ) -> Result<Response<pb::RevokeWorkspaceApiKeyResponse>, Status> {
-        let workspace_id = request.get_ref().workspace_id.clone();
-        self.acting(&request, &workspace_id, Access::Manage).await?;
-        let key_id = request.into_inner().api_key_id;
-        let keys = api_keys::list(&self.0.db, &workspace_id).await?;
-        if !keys.iter().any(|k| k.id == key_id) {
-            return Err(CoreError::not_found("API key").into());
-        }
-        let key = api_keys::revoke(&self.0.writer, &self.0, self.0.clock.now_micros(), &key_id).await?;
+        let r = request.get_ref();
+        let granted = self.granted::<act::ManageKeys, _>(&request, &r.workspace_id).await?;
+        let key = api_keys::revoke(&self.0, &granted, &r.api_key_id).await?;
         Ok(Response::new(pb::RevokeWorkspaceApiKeyResponse {
             api_key: Some(key_out(&key)),
         }))

@@ -9,9 +9,9 @@ use courier::app::v1::courier_app_service_server::CourierAppService;
 use tokio_stream::{Stream, StreamExt, wrappers::ReceiverStream};
 use tonic::{Request, Response, Status, Streaming};
 
-use super::context;
 use super::convert::proof_file_in;
 use super::couriers::{courier_out, job_out, offer_out, position_in};
+use crate::access::caller;
 use crate::assignments::feed::Reason;
 use crate::couriers::{self, Availability, invitations, sessions};
 use crate::jobs::{self, Move, watch};
@@ -23,16 +23,11 @@ pub struct CourierAppApi(pub Core);
 type WatchStream = Pin<Box<dyn Stream<Item = Result<apb::WatchAssignmentsResponse, Status>> + Send>>;
 
 impl CourierAppApi {
-    /// The signed-in courier of `request`, and their session token.
-    async fn courier<T>(&self, request: &Request<T>) -> Result<(String, couriers::Courier), Status> {
-        let token = context::bearer(request).ok_or_else(|| {
-            Status::from(CoreError::new(
-                courier::errors::ErrorCode::InvalidCourierSession,
-                "Sign in first: send the session token as authorization: Bearer <token>.",
-            ))
-        })?;
-        let session = sessions::authenticate(&self.0, &token).await?;
-        Ok((token, session.courier))
+    /// The signed-in courier of `request` (read by the access layer), and
+    /// their session token.
+    fn courier<T>(&self, request: &Request<T>) -> Result<(String, couriers::Courier), Status> {
+        let courier = caller::courier(request)?;
+        Ok((courier.token.clone(), courier.session.courier.clone()))
     }
 
     async fn make_move<T>(
@@ -41,7 +36,7 @@ impl CourierAppApi {
         job_id: impl Fn(&T) -> &str,
         action: Move,
     ) -> Result<apb::Job, Status> {
-        let (_, courier) = self.courier(&request).await?;
+        let (_, courier) = self.courier(&request)?;
         let job = jobs::make_move(&self.0, &courier, job_id(request.get_ref()), action).await?;
         Ok(job_out(&job))
     }
@@ -94,7 +89,7 @@ impl CourierAppService for CourierAppApi {
     }
 
     async fn sign_out(&self, request: Request<apb::SignOutRequest>) -> Result<Response<apb::SignOutResponse>, Status> {
-        let (token, _) = self.courier(&request).await?;
+        let (token, _) = self.courier(&request)?;
         sessions::sign_out(&self.0, &token).await?;
         Ok(Response::new(apb::SignOutResponse {}))
     }
@@ -103,7 +98,7 @@ impl CourierAppService for CourierAppApi {
         &self,
         request: Request<apb::GetProfileRequest>,
     ) -> Result<Response<apb::GetProfileResponse>, Status> {
-        let (_, courier) = self.courier(&request).await?;
+        let (_, courier) = self.courier(&request)?;
         let position = positions::latest(&self.0, &courier.id).await?;
         Ok(Response::new(apb::GetProfileResponse {
             courier: Some(courier_out(&courier, position.as_ref())),
@@ -114,7 +109,7 @@ impl CourierAppService for CourierAppApi {
         &self,
         request: Request<apb::SetAvailabilityRequest>,
     ) -> Result<Response<apb::SetAvailabilityResponse>, Status> {
-        let (_, courier) = self.courier(&request).await?;
+        let (_, courier) = self.courier(&request)?;
         let availability = match apb::Availability::try_from(request.get_ref().availability) {
             Ok(apb::Availability::Online) => Availability::Online,
             Ok(apb::Availability::Offline) => Availability::Offline,
@@ -135,7 +130,7 @@ impl CourierAppService for CourierAppApi {
         &self,
         request: Request<Streaming<apb::ReportLocationsRequest>>,
     ) -> Result<Response<apb::ReportLocationsResponse>, Status> {
-        let (token, courier) = self.courier(&request).await?;
+        let (token, courier) = self.courier(&request)?;
         let mut stream = request.into_inner();
         let mut accepted = 0i64;
         let mut checked_at = self.0.clock.now_micros();
@@ -161,7 +156,7 @@ impl CourierAppService for CourierAppApi {
         &self,
         request: Request<apb::WatchAssignmentsRequest>,
     ) -> Result<Response<Self::WatchAssignmentsStream>, Status> {
-        let token = context::bearer(&request).unwrap_or_default();
+        let (token, _) = self.courier(&request)?;
         let resume = match request.get_ref().resume_token.trim() {
             "" => None,
             text => Some(
@@ -178,7 +173,7 @@ impl CourierAppService for CourierAppApi {
         &self,
         request: Request<apb::AcceptOfferRequest>,
     ) -> Result<Response<apb::AcceptOfferResponse>, Status> {
-        let (_, courier) = self.courier(&request).await?;
+        let (_, courier) = self.courier(&request)?;
         let job = jobs::accept_offer(&self.0, &courier, &request.get_ref().offer_id).await?;
         Ok(Response::new(apb::AcceptOfferResponse {
             job: Some(job_out(&job)),
@@ -189,7 +184,7 @@ impl CourierAppService for CourierAppApi {
         &self,
         request: Request<apb::DeclineOfferRequest>,
     ) -> Result<Response<apb::DeclineOfferResponse>, Status> {
-        let (_, courier) = self.courier(&request).await?;
+        let (_, courier) = self.courier(&request)?;
         jobs::decline_offer(&self.0, &courier, &request.get_ref().offer_id).await?;
         Ok(Response::new(apb::DeclineOfferResponse {}))
     }
@@ -198,7 +193,7 @@ impl CourierAppService for CourierAppApi {
         &self,
         request: Request<apb::ListJobsRequest>,
     ) -> Result<Response<apb::ListJobsResponse>, Status> {
-        let (_, courier) = self.courier(&request).await?;
+        let (_, courier) = self.courier(&request)?;
         let r = request.into_inner();
         let (jobs, next) = if r.finished {
             jobs::finished(&self.0, &courier, r.page_size, &r.page_token).await?
@@ -212,7 +207,7 @@ impl CourierAppService for CourierAppApi {
     }
 
     async fn get_job(&self, request: Request<apb::GetJobRequest>) -> Result<Response<apb::GetJobResponse>, Status> {
-        let (_, courier) = self.courier(&request).await?;
+        let (_, courier) = self.courier(&request)?;
         let job = jobs::get(&self.0, &courier, &request.get_ref().job_id).await?;
         Ok(Response::new(apb::GetJobResponse {
             job: Some(job_out(&job)),
@@ -252,7 +247,7 @@ impl CourierAppService for CourierAppApi {
         &self,
         request: Request<apb::SubmitProofRequest>,
     ) -> Result<Response<apb::SubmitProofResponse>, Status> {
-        let (_, courier) = self.courier(&request).await?;
+        let (_, courier) = self.courier(&request)?;
         let r = request.into_inner();
         let job_id = r.job_id.clone();
         let job = jobs::submit_proof(&self.0, &courier, &job_id, submission_in(r)?).await?;

@@ -8,41 +8,29 @@ use courier::internal::v1::courier_service_server::CourierService;
 use courier::time::micros_to_proto;
 use tonic::{Request, Response, Status};
 
-use super::context::{self, InternalCaller};
 use super::convert::{item_out, required};
+use crate::access::{Act, Granted, act, caller};
 use crate::assignments::offers::Offer;
-use crate::auth::service_token::Role;
 use crate::couriers::{self, Courier, Fleet, NewCourier, Photo, ProfileChange, Vehicle, invitations};
 use crate::deliveries::{proof_out, waypoint_out};
 use crate::jobs::{self, Job, Move, Work};
 use crate::positions::{self, Position};
 use crate::validate::WaypointInput;
-use crate::{Core, CoreError, CoreResult, db};
+use crate::{Core, CoreError, CoreResult, audit, db};
 
 pub struct CourierApi(pub Core);
 
-/// `not_found` unless `caller` may read the couriers of `fleet` (for a
-/// platform courier: systems and operators); with `manage`, change them
-/// (a fleet's owners and admins, operators, systems).
-async fn may(core: &Core, caller: &InternalCaller, fleet: &Fleet, manage: bool) -> Result<(), Status> {
-    match fleet {
-        Fleet::Platform => caller.must_be_operator(),
-        Fleet::Workspace(id) if manage => caller.may_manage(core, id).await,
-        Fleet::Workspace(id) => caller.may_read(core, id).await,
-    }
-}
-
 impl CourierApi {
-    /// The courier `courier_id`, once `caller` may see (or `manage`) them.
-    async fn courier(&self, caller: &InternalCaller, courier_id: &str, manage: bool) -> Result<Courier, Status> {
+    /// Courier `courier_id` once the caller of `request` was granted `A`
+    /// over their fleet (a courier the caller may not see is `not_found`).
+    async fn courier<A: Act, T>(
+        &self,
+        request: &Request<T>,
+        courier_id: &str,
+    ) -> Result<(Courier, Granted<A>), Status> {
         let courier = couriers::get(&self.0.db, courier_id).await?;
-        may(&self.0, caller, &courier.fleet, false)
-            .await
-            .map_err(|_| Status::from(CoreError::not_found("courier")))?;
-        if manage {
-            may(&self.0, caller, &courier.fleet, true).await?;
-        }
-        Ok(courier)
+        let granted = caller::grant::<A, _>(&self.0, request, courier.fleet.workspace_id(), "courier").await?;
+        Ok((courier, granted))
     }
 
     async fn summary(&self, courier: &Courier) -> CoreResult<ipb::CourierSummary> {
@@ -55,17 +43,31 @@ impl CourierApi {
         })
     }
 
-    async fn set_status(
+    async fn set_status<T>(
         &self,
-        request: Request<String>,
+        request: Request<T>,
+        courier_id: &str,
         status: couriers::Status,
-    ) -> Result<Response<apb::Courier>, Status> {
-        let caller = context::internal_caller(&self.0, &request, Role::Dispatch, true).await?;
-        let courier = self.courier(&caller, request.get_ref(), true).await?;
+    ) -> Result<apb::Courier, Status> {
+        let (courier, granted) = self.courier::<act::ManageCouriers, _>(&request, courier_id).await?;
         let tx = db::begin(&self.0).await?;
         let courier = couriers::set_status(&self.0, &tx, &courier.id, status).await?;
+        let action = match status {
+            couriers::Status::Suspended => "courier.suspend",
+            couriers::Status::Active => "courier.activate",
+        };
+        granted.record(&self.0, &*tx, change(action, &courier)).await?;
         tx.commit().await?;
-        Ok(Response::new(courier_out(&courier, None)))
+        Ok(courier_out(&courier, None))
+    }
+}
+
+/// The audit entry of `action` on `courier`.
+fn change<'a>(action: &'a str, courier: &'a Courier) -> audit::Change<'a> {
+    audit::Change {
+        action,
+        workspace_id: courier.fleet.workspace_id(),
+        target: &courier.id,
     }
 }
 
@@ -75,10 +77,10 @@ impl CourierService for CourierApi {
         &self,
         request: Request<ipb::InviteCourierRequest>,
     ) -> Result<Response<ipb::InviteCourierResponse>, Status> {
-        let caller = context::internal_caller(&self.0, &request, Role::Dispatch, true).await?;
+        let fleet = Fleet::from_workspace_id(&request.get_ref().workspace_id);
+        let granted =
+            caller::grant::<act::ManageCouriers, _>(&self.0, &request, fleet.workspace_id(), "workspace").await?;
         let r = request.into_inner();
-        let fleet = Fleet::from_workspace_id(&r.workspace_id);
-        may(&self.0, &caller, &fleet, true).await?;
         let vehicle = vehicle_in(required(r.vehicle, "vehicle")?);
         let tx = db::begin(&self.0).await?;
         let courier = couriers::create(
@@ -93,7 +95,10 @@ impl CourierService for CourierApi {
             },
         )
         .await?;
-        let invitation_url = invitations::create(&self.0, &tx, &courier.id, &caller.actor().label()).await?;
+        let invitation_url = invitations::create(&self.0, &tx, &courier.id, granted.actor()).await?;
+        granted
+            .record(&self.0, &*tx, change("courier.invite", &courier))
+            .await?;
         tx.commit().await?;
         Ok(Response::new(ipb::InviteCourierResponse {
             courier: Some(courier_out(&courier, None)),
@@ -105,10 +110,14 @@ impl CourierService for CourierApi {
         &self,
         request: Request<ipb::CreateCourierInvitationRequest>,
     ) -> Result<Response<ipb::CreateCourierInvitationResponse>, Status> {
-        let caller = context::internal_caller(&self.0, &request, Role::Dispatch, true).await?;
-        let courier = self.courier(&caller, &request.get_ref().courier_id, true).await?;
+        let (courier, granted) = self
+            .courier::<act::ManageCouriers, _>(&request, &request.get_ref().courier_id)
+            .await?;
         let tx = db::begin(&self.0).await?;
-        let invitation_url = invitations::create(&self.0, &tx, &courier.id, &caller.actor().label()).await?;
+        let invitation_url = invitations::create(&self.0, &tx, &courier.id, granted.actor()).await?;
+        granted
+            .record(&self.0, &*tx, change("courier.invitation", &courier))
+            .await?;
         tx.commit().await?;
         Ok(Response::new(ipb::CreateCourierInvitationResponse { invitation_url }))
     }
@@ -117,10 +126,9 @@ impl CourierService for CourierApi {
         &self,
         request: Request<ipb::ListCouriersRequest>,
     ) -> Result<Response<ipb::ListCouriersResponse>, Status> {
-        let caller = context::internal_caller(&self.0, &request, Role::Dispatch, false).await?;
+        let fleet = Fleet::from_workspace_id(&request.get_ref().workspace_id);
+        caller::grant::<act::ReadCouriers, _>(&self.0, &request, fleet.workspace_id(), "workspace").await?;
         let r = request.into_inner();
-        let fleet = Fleet::from_workspace_id(&r.workspace_id);
-        may(&self.0, &caller, &fleet, false).await?;
         let token = Some(r.page_token.as_str()).filter(|t| !t.is_empty());
         let (page, next) = couriers::list(&self.0, &fleet, r.page_size, token).await?;
         let mut summaries = Vec::with_capacity(page.len());
@@ -137,8 +145,9 @@ impl CourierService for CourierApi {
         &self,
         request: Request<ipb::GetCourierRequest>,
     ) -> Result<Response<ipb::GetCourierResponse>, Status> {
-        let caller = context::internal_caller(&self.0, &request, Role::Dispatch, false).await?;
-        let courier = self.courier(&caller, &request.get_ref().courier_id, false).await?;
+        let (courier, _) = self
+            .courier::<act::ReadCouriers, _>(&request, &request.get_ref().courier_id)
+            .await?;
         let summary = self.summary(&courier).await?;
         let day_ago = self.0.clock.now_micros() - 86_400_000_000;
         let (finished, _) = jobs::finished(&self.0, &courier, 100, "").await?;
@@ -162,8 +171,9 @@ impl CourierService for CourierApi {
         &self,
         request: Request<ipb::UpdateCourierRequest>,
     ) -> Result<Response<ipb::UpdateCourierResponse>, Status> {
-        let caller = context::internal_caller(&self.0, &request, Role::Dispatch, true).await?;
-        let courier = self.courier(&caller, &request.get_ref().courier_id, true).await?;
+        let (courier, granted) = self
+            .courier::<act::ManageCouriers, _>(&request, &request.get_ref().courier_id)
+            .await?;
         let r = request.into_inner();
         let photo = match (r.photo, r.photo_content_type) {
             (None, _) => None,
@@ -174,7 +184,7 @@ impl CourierService for CourierApi {
                 );
             }
         };
-        let change = ProfileChange {
+        let profile = ProfileChange {
             name: r.name,
             phone: r.phone,
             email: r.email,
@@ -182,7 +192,10 @@ impl CourierService for CourierApi {
             photo,
         };
         let tx = db::begin(&self.0).await?;
-        let courier = couriers::update_profile(&self.0, &tx, &courier.id, change).await?;
+        let courier = couriers::update_profile(&self.0, &tx, &courier.id, profile).await?;
+        granted
+            .record(&self.0, &*tx, change("courier.update", &courier))
+            .await?;
         tx.commit().await?;
         Ok(Response::new(ipb::UpdateCourierResponse {
             courier: Some(courier_out(&courier, None)),
@@ -193,11 +206,10 @@ impl CourierService for CourierApi {
         &self,
         request: Request<ipb::SuspendCourierRequest>,
     ) -> Result<Response<ipb::SuspendCourierResponse>, Status> {
-        let request = request.map(|r| r.courier_id);
+        let courier_id = request.get_ref().courier_id.clone();
         let courier = self
-            .set_status(request, couriers::Status::Suspended)
-            .await?
-            .into_inner();
+            .set_status(request, &courier_id, couriers::Status::Suspended)
+            .await?;
         Ok(Response::new(ipb::SuspendCourierResponse { courier: Some(courier) }))
     }
 
@@ -205,8 +217,8 @@ impl CourierService for CourierApi {
         &self,
         request: Request<ipb::ActivateCourierRequest>,
     ) -> Result<Response<ipb::ActivateCourierResponse>, Status> {
-        let request = request.map(|r| r.courier_id);
-        let courier = self.set_status(request, couriers::Status::Active).await?.into_inner();
+        let courier_id = request.get_ref().courier_id.clone();
+        let courier = self.set_status(request, &courier_id, couriers::Status::Active).await?;
         Ok(Response::new(ipb::ActivateCourierResponse { courier: Some(courier) }))
     }
 }

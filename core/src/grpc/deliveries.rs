@@ -6,7 +6,8 @@ use tonic::{Request, Response, Status};
 use super::context;
 use super::convert::{self, RouteParts};
 use crate::Core;
-use crate::auth::Permission;
+use crate::access::Permission;
+use crate::access::caller;
 use crate::deliveries::{self, CancelReason, ListFilter, NewDelivery, ProofRequest, TestScenario, to_proto};
 use crate::lifecycle::{self, Status as DeliveryStatus};
 use crate::{CoreError, CoreResult};
@@ -79,7 +80,7 @@ impl DeliveryService for DeliveryApi {
         &self,
         request: Request<pb::CreateDeliveryRequest>,
     ) -> Result<Response<pb::CreateDeliveryResponse>, Status> {
-        let principal = context::principal(&self.0, &request, Some(Permission::DeliveriesWrite)).await?;
+        let principal = caller::api(&self.0, &request, Some(Permission::DeliveriesWrite)).await?;
         let idempotency_key = context::header(&request, metadata::IDEMPOTENCY_KEY);
         let request_id = context::header(&request, metadata::REQUEST_ID).unwrap_or_default();
         let r = request.into_inner();
@@ -121,7 +122,7 @@ impl DeliveryService for DeliveryApi {
         &self,
         request: Request<pb::GetDeliveryRequest>,
     ) -> Result<Response<pb::GetDeliveryResponse>, Status> {
-        let principal = context::principal(&self.0, &request, Some(Permission::DeliveriesRead)).await?;
+        let principal = caller::api(&self.0, &request, Some(Permission::DeliveriesRead)).await?;
         let delivery = deliveries::get(&self.0, &principal, &request.into_inner().delivery_id).await?;
         let delivery = deliveries::located(&self.0, delivery).await?;
         Ok(Response::new(pb::GetDeliveryResponse {
@@ -133,7 +134,7 @@ impl DeliveryService for DeliveryApi {
         &self,
         request: Request<pb::ListDeliveriesRequest>,
     ) -> Result<Response<pb::ListDeliveriesResponse>, Status> {
-        let principal = context::principal(&self.0, &request, Some(Permission::DeliveriesRead)).await?;
+        let principal = caller::api(&self.0, &request, Some(Permission::DeliveriesRead)).await?;
         let r = request.into_inner();
         let filter = ListFilter {
             status: status_in(r.status, "status")?,
@@ -156,7 +157,7 @@ impl DeliveryService for DeliveryApi {
         &self,
         request: Request<pb::CancelDeliveryRequest>,
     ) -> Result<Response<pb::CancelDeliveryResponse>, Status> {
-        let principal = context::principal(&self.0, &request, Some(Permission::DeliveriesWrite)).await?;
+        let principal = caller::api(&self.0, &request, Some(Permission::DeliveriesWrite)).await?;
         let r = request.into_inner();
         let delivery = lifecycle::cancel(&self.0, &principal, &r.delivery_id, cancel_reason_in(r.reason)?).await?;
         Ok(Response::new(pb::CancelDeliveryResponse {

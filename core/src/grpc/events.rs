@@ -8,9 +8,9 @@ use courier::v1 as pb;
 use courier::v1::event_service_server::EventService;
 use tonic::{Request, Response, Status};
 
-use super::context;
 use super::convert;
-use crate::auth::Permission;
+use crate::access::Permission;
+use crate::access::caller;
 use crate::events::EventType;
 use crate::events::history::{self, Event, EventFilter};
 use crate::webhooks::attempts::{self, Attempt, AttemptStatus};
@@ -70,7 +70,7 @@ impl EventService for EventApi {
         &self,
         request: Request<pb::ListEventsRequest>,
     ) -> Result<Response<pb::ListEventsResponse>, Status> {
-        let principal = context::principal(&self.0, &request, Some(Permission::DeliveriesRead)).await?;
+        let principal = caller::api(&self.0, &request, Some(Permission::DeliveriesRead)).await?;
         let r = request.into_inner();
         let filter = EventFilter {
             delivery_id: r.delivery_id,
@@ -91,7 +91,7 @@ impl EventService for EventApi {
     }
 
     async fn get_event(&self, request: Request<pb::GetEventRequest>) -> Result<Response<pb::GetEventResponse>, Status> {
-        let principal = context::principal(&self.0, &request, Some(Permission::DeliveriesRead)).await?;
+        let principal = caller::api(&self.0, &request, Some(Permission::DeliveriesRead)).await?;
         let event = history::get(&self.0, &principal, &request.into_inner().event_id).await?;
         let attempts = attempts::of_event(&self.0.db, &event.id).await?;
         Ok(Response::new(pb::GetEventResponse {

@@ -8,17 +8,18 @@ use tonic::{Request, Response, Status};
 
 use super::context;
 use super::convert::{self, RouteParts, contact_in, required};
-use crate::Core;
-use crate::auth::{Permission, Principal};
+use crate::access::{Permission, caller};
+use crate::auth::Principal;
 use crate::fleet::{self, NewFleetOrder};
+use crate::{Core, CoreResult};
 
 pub struct FleetOrderApi(pub Core);
 
 /// The caller of a fleet endpoint: its key, the fleet checks in the order
 /// docs/guide.md "Fleet orders" gives (permission last), then a body the edge
 /// could not parse.
-async fn fleet_principal<T>(core: &Core, request: &Request<T>, permission: Permission) -> Result<Principal, Status> {
-    context::principal_checked(core, request, |principal| fleet::admit(principal, permission)).await
+async fn fleet_principal<T>(core: &Core, request: &Request<T>, permission: Permission) -> CoreResult<Principal> {
+    caller::api_admitted(core, request, Some(permission), fleet::admit).await
 }
 
 #[tonic::async_trait]

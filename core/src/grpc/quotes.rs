@@ -1,10 +1,10 @@
 use courier::v1::{CreateQuoteRequest, CreateQuoteResponse, quote_service_server::QuoteService};
 use tonic::{Request, Response, Status};
 
-use super::context;
 use super::convert::{self, RouteParts};
 use crate::Core;
-use crate::auth::Permission;
+use crate::access::Permission;
+use crate::access::caller;
 
 pub struct QuoteApi(pub Core);
 
@@ -14,7 +14,7 @@ impl QuoteService for QuoteApi {
         &self,
         request: Request<CreateQuoteRequest>,
     ) -> Result<Response<CreateQuoteResponse>, Status> {
-        let principal = context::principal(&self.0, &request, Some(Permission::QuotesCreate)).await?;
+        let principal = caller::api(&self.0, &request, Some(Permission::QuotesCreate)).await?;
         let r = request.into_inner();
         let route = convert::route_in(RouteParts {
             pickup: r.pickup,

@@ -8,8 +8,8 @@ use courier::v1::tracking_service_server::TrackingService;
 use tokio_stream::{Stream, StreamExt, wrappers::ReceiverStream};
 use tonic::{Request, Response, Status};
 
-use super::context;
-use crate::auth::Permission;
+use crate::access::Permission;
+use crate::access::caller;
 use crate::{Core, proofs, tracking};
 
 pub struct TrackingApi(pub Core);
@@ -22,7 +22,7 @@ impl TrackingService for TrackingApi {
         &self,
         request: Request<pb::GetDeliveryTrackingRequest>,
     ) -> Result<Response<pb::GetDeliveryTrackingResponse>, Status> {
-        let principal = context::principal(&self.0, &request, Some(Permission::DeliveriesRead)).await?;
+        let principal = caller::api(&self.0, &request, Some(Permission::DeliveriesRead)).await?;
         let tracking = tracking::get(&self.0, &principal, &request.into_inner().delivery_id).await?;
         Ok(Response::new(pb::GetDeliveryTrackingResponse {
             tracking: Some(tracking),
@@ -33,7 +33,7 @@ impl TrackingService for TrackingApi {
         &self,
         request: Request<pb::GetProofOfDeliveryRequest>,
     ) -> Result<Response<pb::GetProofOfDeliveryResponse>, Status> {
-        let principal = context::principal(&self.0, &request, Some(Permission::DeliveriesRead)).await?;
+        let principal = caller::api(&self.0, &request, Some(Permission::DeliveriesRead)).await?;
         let proof = proofs::proof_of_delivery(&self.0, &principal, &request.into_inner().delivery_id).await?;
         Ok(Response::new(pb::GetProofOfDeliveryResponse {
             proof_of_delivery: Some(proof),
@@ -46,7 +46,7 @@ impl TrackingService for TrackingApi {
         &self,
         request: Request<pb::WatchDeliveryRequest>,
     ) -> Result<Response<Self::WatchDeliveryStream>, Status> {
-        let principal = context::principal(&self.0, &request, Some(Permission::DeliveriesRead)).await?;
+        let principal = caller::api(&self.0, &request, Some(Permission::DeliveriesRead)).await?;
         let updates = tracking::watch(&self.0, &principal, &request.into_inner().delivery_id).await?;
         let stream = ReceiverStream::new(updates).map(|update| update.map_err(Status::from));
         Ok(Response::new(Box::pin(stream)))

@@ -2,8 +2,8 @@ use courier::v1 as pb;
 use courier::v1::vehicle_type_service_server::VehicleTypeService;
 use tonic::{Request, Response, Status};
 
-use super::context;
 use crate::Core;
+use crate::access::caller;
 
 pub struct VehicleTypeApi(pub Core);
 
@@ -13,7 +13,7 @@ impl VehicleTypeService for VehicleTypeApi {
         &self,
         request: Request<pb::ListVehicleTypesRequest>,
     ) -> Result<Response<pb::ListVehicleTypesResponse>, Status> {
-        context::principal(&self.0, &request, None).await?;
+        caller::api(&self.0, &request, None).await?;
         let catalog = &self.0.catalog;
         let vehicle_types = catalog
             .vehicle_types()

@@ -6,9 +6,9 @@ use courier::v1 as pb;
 use courier::v1::webhook_service_server::WebhookService;
 use tonic::{Request, Response, Status};
 
-use super::context;
 use super::events::event_type_in;
-use crate::auth::Permission;
+use crate::access::Permission;
+use crate::access::caller;
 use crate::events::EventType;
 use crate::webhooks::endpoints::{self, DisabledReason, Endpoint, EndpointPatch, EndpointStatus, NewEndpoint};
 use crate::{Core, CoreError, CoreResult};
@@ -64,7 +64,7 @@ impl WebhookService for WebhookApi {
         &self,
         request: Request<pb::CreateWebhookEndpointRequest>,
     ) -> Result<Response<pb::CreateWebhookEndpointResponse>, Status> {
-        let principal = context::principal(&self.0, &request, Some(Permission::WebhooksManage)).await?;
+        let principal = caller::api(&self.0, &request, Some(Permission::WebhooksManage)).await?;
         let r = request.into_inner();
         let new = NewEndpoint {
             url: r.url,
@@ -82,7 +82,7 @@ impl WebhookService for WebhookApi {
         &self,
         request: Request<pb::ListWebhookEndpointsRequest>,
     ) -> Result<Response<pb::ListWebhookEndpointsResponse>, Status> {
-        let principal = context::principal(&self.0, &request, Some(Permission::WebhooksManage)).await?;
+        let principal = caller::api(&self.0, &request, Some(Permission::WebhooksManage)).await?;
         let list = endpoints::list(&self.0, &principal).await?;
         Ok(Response::new(pb::ListWebhookEndpointsResponse {
             endpoints: list.into_iter().map(endpoint_out).collect(),
@@ -93,7 +93,7 @@ impl WebhookService for WebhookApi {
         &self,
         request: Request<pb::UpdateWebhookEndpointRequest>,
     ) -> Result<Response<pb::UpdateWebhookEndpointResponse>, Status> {
-        let principal = context::principal(&self.0, &request, Some(Permission::WebhooksManage)).await?;
+        let principal = caller::api(&self.0, &request, Some(Permission::WebhooksManage)).await?;
         let r = request.into_inner();
         let patch = EndpointPatch {
             url: r.url,
@@ -111,7 +111,7 @@ impl WebhookService for WebhookApi {
         &self,
         request: Request<pb::DeleteWebhookEndpointRequest>,
     ) -> Result<Response<pb::DeleteWebhookEndpointResponse>, Status> {
-        let principal = context::principal(&self.0, &request, Some(Permission::WebhooksManage)).await?;
+        let principal = caller::api(&self.0, &request, Some(Permission::WebhooksManage)).await?;
         let id = endpoints::delete(&self.0, &principal, &request.into_inner().webhook_id).await?;
         Ok(Response::new(pb::DeleteWebhookEndpointResponse { id, deleted: true }))
     }
@@ -120,7 +120,7 @@ impl WebhookService for WebhookApi {
         &self,
         request: Request<pb::TestWebhookEndpointRequest>,
     ) -> Result<Response<pb::TestWebhookEndpointResponse>, Status> {
-        let principal = context::principal(&self.0, &request, Some(Permission::WebhooksManage)).await?;
+        let principal = caller::api(&self.0, &request, Some(Permission::WebhooksManage)).await?;
         let result = endpoints::test(&self.0, &principal, &request.into_inner().webhook_id).await?;
         Ok(Response::new(pb::TestWebhookEndpointResponse {
             event_id: result.event_id,
@@ -135,7 +135,7 @@ impl WebhookService for WebhookApi {
         &self,
         request: Request<pb::ReplayWebhookEndpointRequest>,
     ) -> Result<Response<pb::ReplayWebhookEndpointResponse>, Status> {
-        let principal = context::principal(&self.0, &request, Some(Permission::WebhooksManage)).await?;
+        let principal = caller::api(&self.0, &request, Some(Permission::WebhooksManage)).await?;
         let queued = endpoints::replay(&self.0, &principal, &request.into_inner().webhook_id).await?;
         Ok(Response::new(pb::ReplayWebhookEndpointResponse {
             queued: i64::try_from(queued).unwrap_or(i64::MAX),

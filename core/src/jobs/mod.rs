@@ -10,9 +10,10 @@
 pub mod tracking;
 pub mod watch;
 
+use crate::access::{Granted, act};
 use crate::assignments::offers::{self, Offer, OfferStatus};
 use crate::assignments::{self, Assignment};
-use crate::audit::Actor;
+use crate::audit;
 use crate::couriers::{self, Courier, Fleet};
 use crate::deliveries::{self, Change, Delivery};
 use crate::dispatch::{self, Mover};
@@ -203,13 +204,32 @@ pub async fn finished(
 }
 
 /// Gives job `job_id` to courier `courier_id` by hand (docs/couriers.md
-/// "Assignment"), overriding automatic dispatch (an open offer of the job
-/// is withdrawn).
-pub async fn assign(core: &Core, job_id: &str, courier_id: &str, actor: &Actor) -> CoreResult<Job> {
+/// "Assignment") for the caller `granted` it, overriding automatic
+/// dispatch (an open offer of the job is withdrawn); audited in the same
+/// transaction.
+pub async fn assign(
+    core: &Core,
+    granted: &Granted<act::AssignJobs>,
+    job_id: &str,
+    courier_id: &str,
+) -> CoreResult<Job> {
     let tx = db::begin(core).await?;
     let work = work(&*tx, job_id).await?;
+    if let Work::FleetOrder(order) = &work {
+        granted.covers(&order.workspace_id)?;
+    }
     let courier = couriers::get(&*tx, courier_id).await?;
-    let (work, assignment) = assign_in(core, &tx, work, &courier, actor).await?;
+    let (work, assignment) = assign_in(core, &tx, work, &courier, granted.actor()).await?;
+    let workspace_id = match &work {
+        Work::Delivery(d) => d.workspace_id.clone(),
+        Work::FleetOrder(o) => o.workspace_id.clone(),
+    };
+    let change = audit::Change {
+        action: "job.assign",
+        workspace_id: Some(&workspace_id),
+        target: job_id,
+    };
+    granted.record(core, &*tx, change).await?;
     tx.commit().await?;
     job_of(core, work, assignment).await
 }
@@ -225,7 +245,7 @@ async fn assign_in(
     tx: &db::WriteTransaction,
     work: Work,
     courier: &Courier,
-    actor: &Actor,
+    assigned_by: &str,
 ) -> CoreResult<(Work, Assignment)> {
     let now = core.clock.now_micros();
     let job_id = work.id().to_owned();
@@ -239,7 +259,7 @@ async fn assign_in(
             ),
         ));
     }
-    let assignment = assignments::assign(core, tx, &job_id, &courier.id, &actor.label(), now).await?;
+    let assignment = assignments::assign(core, tx, &job_id, &courier.id, assigned_by, now).await?;
     let work = match work {
         Work::Delivery(delivery) => {
             let pickup_eta = eta_to(core, courier, delivery.route.pickup.point(), &delivery.vehicle_type_id).await;
@@ -270,7 +290,7 @@ async fn assign_in(
             Work::Delivery(moved)
         }
         Work::FleetOrder(order) if order.status == Status::Pending => {
-            Work::FleetOrder(fleet::move_in(core, tx, &order, Status::CourierAssigned, actor).await?)
+            Work::FleetOrder(fleet::move_in(core, tx, &order, Status::CourierAssigned, assigned_by).await?)
         }
         Work::FleetOrder(order) => {
             assignments::announce(core, tx, &courier.id, &job_id, now).await?;
@@ -312,12 +332,11 @@ pub async fn accept_offer(core: &Core, courier: &Courier, offer_id: &str) -> Cor
         return Err(offer_withdrawn());
     }
     let work = work(&*tx, &offer.job_id).await?;
-    let actor = Actor::Courier { id: courier.id.clone() };
     let created_at = match &work {
         Work::Delivery(d) => d.created_at,
         Work::FleetOrder(o) => o.created_at,
     };
-    let (work, assignment) = assign_in(core, &tx, work, courier, &actor).await?;
+    let (work, assignment) = assign_in(core, &tx, work, courier, &courier_label(courier)).await?;
     tx.commit().await?;
     core.metrics.dispatch_accepted(now - created_at);
     job_of(core, work, assignment).await
@@ -477,8 +496,7 @@ async fn move_board_order(core: &Core, courier: &Courier, order_id: &str, action
     if order.status != from {
         return Err(lifecycle::illegal(order.status, to));
     }
-    let actor = Actor::Courier { id: courier.id.clone() };
-    let moved = fleet::move_in(core, &tx, &order, to, &actor).await?;
+    let moved = fleet::move_in(core, &tx, &order, to, &courier_label(courier)).await?;
     tx.commit().await?;
     Ok(moved)
 }
@@ -549,6 +567,11 @@ fn public_courier(courier: &Courier) -> deliveries::Courier {
 async fn eta_to(core: &Core, courier: &Courier, to: GeoPoint, vehicle_type_id: &str) -> Option<i64> {
     let position = positions::latest(core, &courier.id).await.ok().flatten()?;
     tracking::eta_from(core, &position, to, vehicle_type_id).await
+}
+
+/// How a board order's history and an assignment name a courier.
+fn courier_label(courier: &Courier) -> String {
+    format!("courier:{}", courier.id)
 }
 
 fn changed_meanwhile(job_id: &str) -> CoreError {

@@ -176,7 +176,8 @@ pub async fn cancel(
             ));
         }
         let change = Change::default().client_reason(reason);
-        if let Some(cancelled) = end_cancelled(core, &delivery, CancellationReason::CancelledByYou, change).await? {
+        let reason = CancellationReason::CancelledByYou;
+        if let Some(cancelled) = end_cancelled(core, principal, &delivery, reason, change).await? {
             return Ok(cancelled);
         }
         // The status moved meanwhile: judge the delivery as it is now.
@@ -184,10 +185,12 @@ pub async fn cancel(
 }
 
 /// Cancels `delivery` with `reason` if it is still in the status it was read
-/// in, writing `delivery.cancelled` in the same transaction. `None` when the
-/// status moved meanwhile.
+/// in, writing `delivery.cancelled` (and the audit entry of the client
+/// `principal` when its changes are audited) in the same transaction. `None`
+/// when the status moved meanwhile.
 async fn end_cancelled(
     core: &Core,
+    principal: &Principal,
     delivery: &Delivery,
     reason: CancellationReason,
     change: Change,
@@ -199,6 +202,9 @@ async fn end_cancelled(
     let tx = crate::db::begin(core).await?;
     let change = change.cancelled(reason, now);
     let cancelled = advance(core, &tx, delivery, Status::Cancelled, change, now).await?;
+    if cancelled.is_some() {
+        principal.audit(core, &*tx, "delivery.cancel", &delivery.id).await?;
+    }
     tx.commit().await?;
     if cancelled.is_some() {
         core.changes.publish(&delivery.id);

@@ -26,7 +26,9 @@ use serde::Deserialize;
 
 use super::catalog::VehicleType;
 use super::geo::GeoPoint;
-use super::routing::{OfflineRouter, RouteEstimate, RouteFuture, RoutePoint, RoutingProvider, with_handling};
+use super::routing::{
+    Durations, DurationsFuture, OfflineRouter, RouteEstimate, RouteFuture, RoutePoint, RoutingProvider, with_handling,
+};
 use crate::config::{CoreConfig, RoutingFallback};
 use crate::metrics::{CoreMetrics, RoutingResult};
 use crate::{CoreError, CoreResult};
@@ -76,6 +78,15 @@ struct RouteResponse {
     message: Option<String>,
     #[serde(default)]
     routes: Vec<RouteSummary>,
+}
+
+/// OSRM's table service answer: `durations[source][destination]` in
+/// seconds, `null` where no route.
+#[derive(Deserialize)]
+struct TableResponse {
+    code: String,
+    #[serde(default)]
+    durations: Vec<Vec<Option<f64>>>,
 }
 
 #[derive(Deserialize)]
@@ -251,9 +262,75 @@ impl OsrmRouter {
     }
 }
 
+impl OsrmRouter {
+    /// OSRM's table service, once, for every source and destination; the
+    /// offline estimate where it cannot answer (counted as a fallback).
+    async fn table(&self, sources: &[GeoPoint], destinations: &[GeoPoint], vehicle: &VehicleType) -> Durations {
+        let offline = || {
+            self.metrics.routing_fallback();
+            self.offline.driving_seconds(sources, destinations, &vehicle.id)
+        };
+        if sources.is_empty() || destinations.is_empty() {
+            return Vec::new();
+        }
+        if !self.breaker.allows_call(Instant::now()) {
+            self.metrics.routing_result(RoutingResult::BreakerOpen);
+            return offline();
+        }
+        let coordinates: Vec<String> = sources
+            .iter()
+            .chain(destinations)
+            .map(|p| format!("{},{}", p.longitude, p.latitude))
+            .collect();
+        let indexes = |range: std::ops::Range<usize>| range.map(|i| i.to_string()).collect::<Vec<_>>().join(";");
+        let url = format!(
+            "{}/table/v1/{}/{}?sources={}&destinations={}&annotations=duration",
+            self.base_url,
+            vehicle.routing_profile,
+            coordinates.join(";"),
+            indexes(0..sources.len()),
+            indexes(sources.len()..sources.len() + destinations.len()),
+        );
+        let started = Instant::now();
+        let answer = match self.client.get(&url).send().await {
+            Ok(response) => response.json::<TableResponse>().await.ok(),
+            Err(_) => None,
+        };
+        self.metrics.routing_latency(started.elapsed());
+        match answer {
+            Some(table)
+                if table.code == "Ok"
+                    && table.durations.len() == sources.len()
+                    && table.durations.iter().all(|row| row.len() == destinations.len()) =>
+            {
+                self.breaker.succeeded();
+                self.metrics.routing_result(RoutingResult::Ok);
+                table.durations
+            }
+            _ => {
+                if self.breaker.failed(Instant::now()) {
+                    tracing::warn!(cooldown = ?self.breaker.cooldown, "routing circuit breaker opened");
+                }
+                self.metrics.routing_result(RoutingResult::Failed);
+                tracing::warn!("the router's table failed: dispatch ranks by the offline estimate");
+                offline()
+            }
+        }
+    }
+}
+
 impl RoutingProvider for OsrmRouter {
     fn route<'a>(&'a self, waypoints: &'a [RoutePoint], vehicle: &'a VehicleType) -> RouteFuture<'a> {
         Box::pin(self.estimate(waypoints, vehicle))
+    }
+
+    fn durations<'a>(
+        &'a self,
+        sources: &'a [GeoPoint],
+        destinations: &'a [GeoPoint],
+        vehicle: &'a VehicleType,
+    ) -> DurationsFuture<'a> {
+        Box::pin(self.table(sources, destinations, vehicle))
     }
 }
 

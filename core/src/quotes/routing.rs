@@ -37,12 +37,55 @@ pub struct RouteEstimate {
 /// dyn-compatible and usable as `Arc<dyn RoutingProvider>`.
 pub type RouteFuture<'a> = Pin<Box<dyn Future<Output = CoreResult<RouteEstimate>> + Send + 'a>>;
 
+/// Driving seconds from each source to each destination (`None` where no
+/// route), as [`RoutingProvider::durations`] answers.
+pub type Durations = Vec<Vec<Option<f64>>>;
+
+/// The future of [`RoutingProvider::durations`].
+pub type DurationsFuture<'a> = Pin<Box<dyn Future<Output = Durations> + Send + 'a>>;
+
 /// Estimates routes for a vehicle type.
 pub trait RoutingProvider: Send + Sync {
     /// The route through `waypoints` (pickup, stops, dropoff, in driving
     /// order) for `vehicle`. A route that cannot be driven is a refusal
     /// naming the waypoint; a router that cannot answer is `upstream_error`.
     fn route<'a>(&'a self, waypoints: &'a [RoutePoint], vehicle: &'a VehicleType) -> RouteFuture<'a>;
+
+    /// The driving time from each of `sources` to each of `destinations`
+    /// for `vehicle`, in one ask where the router can (what a dispatch round
+    /// ranks couriers by). Never fails: a pair without a route is `None`,
+    /// and a router that cannot answer gives the offline estimate instead,
+    /// since an approximate ranking still dispatches. By default, each pair
+    /// is a route of its own.
+    fn durations<'a>(
+        &'a self,
+        sources: &'a [GeoPoint],
+        destinations: &'a [GeoPoint],
+        vehicle: &'a VehicleType,
+    ) -> DurationsFuture<'a> {
+        Box::pin(async move {
+            let mut rows = Vec::with_capacity(sources.len());
+            for from in sources {
+                let mut row = Vec::with_capacity(destinations.len());
+                for to in destinations {
+                    let leg = [
+                        RoutePoint {
+                            param: "from".into(),
+                            point: *from,
+                        },
+                        RoutePoint {
+                            param: "to".into(),
+                            point: *to,
+                        },
+                    ];
+                    let route = self.route(&leg, vehicle).await.ok();
+                    row.push(route.map(|r| r.duration_min as f64 * 60.0));
+                }
+                rows.push(row);
+            }
+            rows
+        })
+    }
 }
 
 /// Road distance per great-circle distance in a typical European city.
@@ -123,11 +166,38 @@ impl OfflineRouter {
     }
 }
 
+impl OfflineRouter {
+    /// Driving seconds from each of `sources` to each of `destinations`: the
+    /// estimate's driving time, without handling.
+    pub fn driving_seconds(&self, sources: &[GeoPoint], destinations: &[GeoPoint], vehicle_type_id: &str) -> Durations {
+        let speed_kmh = self.speed_kmh(vehicle_type_id);
+        sources
+            .iter()
+            .map(|from| {
+                destinations
+                    .iter()
+                    .map(|to| Some(distance_km(*from, *to) * self.road_factor / speed_kmh * 3600.0))
+                    .collect()
+            })
+            .collect()
+    }
+}
+
 impl RoutingProvider for OfflineRouter {
     fn route<'a>(&'a self, waypoints: &'a [RoutePoint], vehicle: &'a VehicleType) -> RouteFuture<'a> {
         let points: Vec<GeoPoint> = waypoints.iter().map(|w| w.point).collect();
         let estimate = self.estimate(&points, &vehicle.id);
         Box::pin(async move { Ok(estimate) })
+    }
+
+    fn durations<'a>(
+        &'a self,
+        sources: &'a [GeoPoint],
+        destinations: &'a [GeoPoint],
+        vehicle: &'a VehicleType,
+    ) -> DurationsFuture<'a> {
+        let durations = self.driving_seconds(sources, destinations, &vehicle.id);
+        Box::pin(async move { durations })
     }
 }
 

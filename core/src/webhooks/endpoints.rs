@@ -116,6 +116,7 @@ pub async fn create(core: &Core, principal: &Principal, new: NewEndpoint) -> Cor
     }
     .insert(&tx)
     .await?;
+    principal.audit(core, &tx, "webhook_endpoint.create", &model.id).await?;
     tx.commit().await?;
     Ok(Created {
         endpoint: from_model(model)?,
@@ -192,6 +193,7 @@ pub async fn update(core: &Core, principal: &Principal, id: &str, patch: Endpoin
         None => {}
     }
     let model = row.update(&tx).await?;
+    principal.audit(core, &tx, "webhook_endpoint.update", &model.id).await?;
     tx.commit().await?;
     from_model(model)
 }
@@ -203,6 +205,9 @@ pub async fn delete(core: &Core, principal: &Principal, id: &str) -> CoreResult<
     let tx = crate::db::begin(core).await?;
     queue::delete_for_endpoint(&tx, &current.id).await?;
     endpoint::Entity::delete_by_id(current.id.clone()).exec(&tx).await?;
+    principal
+        .audit(core, &tx, "webhook_endpoint.delete", &current.id)
+        .await?;
     tx.commit().await?;
     Ok(current.id)
 }
@@ -228,7 +233,13 @@ pub async fn test(core: &Core, principal: &Principal, id: &str) -> CoreResult<Te
 pub async fn replay(core: &Core, principal: &Principal, id: &str) -> CoreResult<u64> {
     let endpoint = from_model(find_scoped(&core.db, principal, id).await?)?;
     ensure_active(&endpoint)?;
-    queue::requeue_failed(&core.writer, &endpoint.id, core.clock.now_micros()).await
+    let tx = crate::db::begin(core).await?;
+    let queued = queue::requeue_failed(&tx, &endpoint.id, core.clock.now_micros()).await?;
+    principal
+        .audit(core, &tx, "webhook_endpoint.replay", &endpoint.id)
+        .await?;
+    tx.commit().await?;
+    Ok(queued)
 }
 
 /// The endpoints among `ids` that exist, whoever owns them (for the

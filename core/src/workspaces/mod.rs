@@ -8,8 +8,9 @@ use sea_orm::{
     ActiveModelTrait, ActiveValue::Set, ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder, QuerySelect,
 };
 
-use crate::db::WriteTransaction;
-use crate::{Core, CoreError, CoreResult, cache_feed};
+use crate::access::{Granted, Permission, act};
+use crate::db::{self, WriteTransaction};
+use crate::{Core, CoreError, CoreResult, audit, cache_feed};
 use courier::errors::ErrorCode;
 
 /// What a workspace is.
@@ -33,6 +34,15 @@ impl WorkspaceKind {
             "fleet" => Some(WorkspaceKind::Fleet),
             _ => None,
         }
+    }
+
+    /// The API permissions a workspace of this kind can grant: the fleet
+    /// order permissions only to fleets.
+    pub fn permissions(self) -> Vec<Permission> {
+        Permission::ALL
+            .into_iter()
+            .filter(|p| self == WorkspaceKind::Fleet || !p.fleet_only())
+            .collect()
     }
 }
 
@@ -139,13 +149,15 @@ fn validate_billing(billing: &BillingSettings) -> CoreResult<()> {
     Ok(())
 }
 
-pub async fn create(db: &impl ConnectionTrait, now: i64, new: NewWorkspace) -> CoreResult<Workspace> {
+/// Creates a workspace, with its audit entry in the same transaction.
+pub async fn create(core: &Core, granted: &Granted<act::Administer>, new: NewWorkspace) -> CoreResult<Workspace> {
     let name = new.name.trim();
     if name.is_empty() || name.chars().count() > 200 {
         return Err(CoreError::invalid("name", "name must be 1 to 200 characters."));
     }
     validate_plan(&new.plan)?;
     validate_billing(&new.billing)?;
+    let now = core.clock.now_micros();
     let model = entity::ActiveModel {
         id: Set(crate::ids::new_id("wks")),
         name: Set(name.to_owned()),
@@ -163,10 +175,23 @@ pub async fn create(db: &impl ConnectionTrait, now: i64, new: NewWorkspace) -> C
         open_amount_cents: Set(0),
         created_at: Set(now),
         updated_at: Set(now),
-    }
-    .insert(db)
-    .await?;
+    };
+    let tx = db::begin(core).await?;
+    let model = model.insert(&*tx).await?;
+    granted
+        .record(core, &*tx, change("workspace.create", &model.id))
+        .await?;
+    tx.commit().await?;
     from_model(model)
+}
+
+/// The audit entry of a change of workspace `id`.
+fn change<'a>(action: &'a str, id: &'a str) -> audit::Change<'a> {
+    audit::Change {
+        action,
+        workspace_id: Some(id),
+        target: id,
+    }
 }
 
 pub async fn get(db: &impl ConnectionTrait, id: &str) -> CoreResult<Workspace> {
@@ -226,45 +251,67 @@ pub async fn is_empty(db: &impl ConnectionTrait) -> CoreResult<bool> {
     Ok(entity::Entity::find().one(db).await?.is_none())
 }
 
-/// Changes the plan; the key cache forgets the workspace's keys (their
-/// checks read the plan) before this answers.
-pub async fn update_plan(core: &Core, now: i64, id: &str, plan: Plan) -> CoreResult<Workspace> {
+/// Changes the plan, with its audit entry; the key cache forgets the
+/// workspace's keys (their checks read the plan) before this answers.
+pub async fn update_plan(
+    core: &Core,
+    granted: &Granted<act::Administer>,
+    id: &str,
+    plan: Plan,
+) -> CoreResult<Workspace> {
     validate_plan(&plan)?;
-    get(&core.db, id).await?;
-    let model = entity::ActiveModel {
+    let row = entity::ActiveModel {
         id: Set(id.to_owned()),
         api_access: Set(plan.api_access),
         fleet_order_intake: Set(plan.fleet_order_intake),
         proof_of_delivery: Set(plan.proof_of_delivery),
         discount_bps: Set(plan.discount_bps as i32),
         auto_dispatch: Set(plan.auto_dispatch),
-        updated_at: Set(now),
         ..Default::default()
-    }
-    .update(&core.writer)
-    .await?;
-    cache_feed::announce(&core.writer, cache_feed::Change::Keys).await?;
-    core.keys.forget_all();
-    from_model(model)
+    };
+    let (tx, model) = write(core, id, row).await?;
+    granted.record(core, &*tx, change("workspace.update_plan", id)).await?;
+    committed(core, tx, model).await
 }
 
-/// Changes the billing settings; like [`update_plan`], the key cache
-/// forgets the workspace's keys.
-pub async fn update_billing(core: &Core, now: i64, id: &str, billing: BillingSettings) -> CoreResult<Workspace> {
+/// Changes the billing settings, with its audit entry; like
+/// [`update_plan`], the key cache forgets the workspace's keys.
+pub async fn update_billing(
+    core: &Core,
+    granted: &Granted<act::ManageBilling>,
+    id: &str,
+    billing: BillingSettings,
+) -> CoreResult<Workspace> {
     validate_billing(&billing)?;
-    get(&core.db, id).await?;
-    let model = entity::ActiveModel {
+    let row = entity::ActiveModel {
         id: Set(id.to_owned()),
         invoice_billing_enabled: Set(billing.invoice_billing_enabled),
         credit_limit_cents: Set(billing.credit_limit_cents),
         billing_day: Set(billing.billing_day as i32),
         payment_terms_days: Set(billing.payment_terms_days as i32),
-        updated_at: Set(now),
         ..Default::default()
-    }
-    .update(&core.writer)
-    .await?;
-    cache_feed::announce(&core.writer, cache_feed::Change::Keys).await?;
+    };
+    let (tx, model) = write(core, id, row).await?;
+    granted.record(core, &*tx, change("billing.update", id)).await?;
+    committed(core, tx, model).await
+}
+
+/// Writes `row` over workspace `id` in a new transaction, announcing the
+/// change to the other replicas' key caches; the caller adds its audit
+/// entry and commits with [`committed`].
+async fn write(core: &Core, id: &str, mut row: entity::ActiveModel) -> CoreResult<(WriteTransaction, entity::Model)> {
+    row.updated_at = Set(core.clock.now_micros());
+    let tx = db::begin(core).await?;
+    get_for_update(&tx, id).await?;
+    let model = row.update(&*tx).await?;
+    cache_feed::announce(&*tx, cache_feed::Change::Keys).await?;
+    Ok((tx, model))
+}
+
+/// Commits a [`write`]; this replica's key cache forgets its keys once the
+/// change is committed, before it is answered.
+async fn committed(core: &Core, tx: WriteTransaction, model: entity::Model) -> CoreResult<Workspace> {
+    tx.commit().await?;
     core.keys.forget_all();
     from_model(model)
 }

@@ -13,6 +13,11 @@ use crate::workspaces::{BillingSettings, Workspace};
 
 const DAY: i64 = MICROS_PER_DAY;
 
+/// The grant of billing changes to the operator's command line.
+fn operator() -> Granted<act::ManageBilling> {
+    crate::access::caller::command_line().expect("the command line manages billing")
+}
+
 /// A live delivery of `workspace`, taken by a courier; its id and price.
 async fn accepted(core: &Core, workspace: &Workspace) -> (String, i64) {
     let created = create_delivery(core, &caller(workspace, Mode::Live))
@@ -73,7 +78,9 @@ async fn a_close_bills_each_delivered_delivery_once_and_leaves_the_others_open()
     let (_, in_progress) = accepted(&core, &workspace).await;
     assert_eq!(open_amount(&core, &workspace).await, billed + in_progress);
 
-    let closed = close(&core, &workspace.id, PeriodEnd::Now).await.expect("closed");
+    let closed = close(&core, &workspace.id, PeriodEnd::Now(&operator()))
+        .await
+        .expect("closed");
     assert_eq!(closed.len(), 1, "one currency, one statement");
     let statement = &closed[0];
     let now = core.clock.now_micros();
@@ -93,7 +100,7 @@ async fn a_close_bills_each_delivered_delivery_once_and_leaves_the_others_open()
 
     // Nothing is billed twice: a second close has nothing to bill, and the
     // cycle's close of a billing day already covered is skipped.
-    let again = close(&core, &workspace.id, PeriodEnd::Now)
+    let again = close(&core, &workspace.id, PeriodEnd::Now(&operator()))
         .await
         .expect_err("nothing new");
     assert_eq!(again.code(), ErrorCode::NothingToBill);
@@ -118,7 +125,7 @@ async fn an_overdue_statement_stops_live_creates_until_it_is_paid_once() {
     };
     let workspace = core.workspace(Some(due_on_issue)).await;
     delivered(&core, &workspace).await;
-    let statement = close(&core, &workspace.id, PeriodEnd::Now)
+    let statement = close(&core, &workspace.id, PeriodEnd::Now(&operator()))
         .await
         .expect("closed")
         .remove(0);
@@ -131,7 +138,7 @@ async fn an_overdue_statement_stops_live_creates_until_it_is_paid_once() {
         .expect_err("overdue");
     assert_eq!(refused.code(), ErrorCode::InvoiceStatementOverdue);
 
-    let paid = mark_paid(&core, &statement.id).await.expect("paid");
+    let paid = mark_paid(&core, &operator(), &statement.id).await.expect("paid");
     assert_eq!(paid.status, StatementStatus::Paid);
     assert!(paid.paid_at.is_some_and(|at| at >= statement.issued_at));
     let after = workspaces::get(&core.db, &workspace.id).await.expect("workspace");
@@ -140,7 +147,10 @@ async fn an_overdue_statement_stops_live_creates_until_it_is_paid_once() {
         .await
         .expect("live creates again");
 
-    for settled in [mark_paid(&core, &statement.id).await, void(&core, &statement.id).await] {
+    for settled in [
+        mark_paid(&core, &operator(), &statement.id).await,
+        void(&core, &operator(), &statement.id).await,
+    ] {
         assert_eq!(
             settled.expect_err("settled already").code(),
             ErrorCode::StatementNotOpen
@@ -154,19 +164,19 @@ async fn a_voided_statement_keeps_its_deliveries_and_does_not_reopen_their_amoun
     let core = TestCore::open().await;
     let workspace = core.workspace(None).await;
     delivered(&core, &workspace).await;
-    let statement = close(&core, &workspace.id, PeriodEnd::Now)
+    let statement = close(&core, &workspace.id, PeriodEnd::Now(&operator()))
         .await
         .expect("closed")
         .remove(0);
 
-    let voided = void(&core, &statement.id).await.expect("voided");
+    let voided = void(&core, &operator(), &statement.id).await.expect("voided");
     assert_eq!(
         (voided.status, voided.total_cents),
         (StatementStatus::Void, statement.total_cents)
     );
     assert!(voided.voided_at.is_some() && voided.paid_at.is_none());
     assert_eq!(open_amount(&core, &workspace).await, 0);
-    let again = close(&core, &workspace.id, PeriodEnd::Now)
+    let again = close(&core, &workspace.id, PeriodEnd::Now(&operator()))
         .await
         .expect_err("billed already");
     assert_eq!(again.code(), ErrorCode::NothingToBill);

@@ -1,0 +1,167 @@
+//! Forms act only when they come from the console's own pages
+//! (docs/console.md, "Forms from other sites"). Every POST is checked for
+//! where the browser says it comes from (`Origin`, else `Sec-Fetch-Site`);
+//! the forms that come before a session (sign-in, joining by invitation)
+//! also carry a token bound to a pre-session cookie, and every form of a
+//! signed-in user carries the session's CSRF token, which the core checks.
+//! A refused form answers a page saying so and changes nothing.
+
+use axum::extract::{Request, State};
+use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
+use axum::middleware::Next;
+use axum::response::Response;
+use rand::Rng;
+
+use crate::ConsoleState;
+use crate::page::{MessagePage, bare_layout, render};
+
+/// The cookie of a browser that has no session yet.
+const PRE_SESSION_COOKIE: &str = "courier_presession";
+
+/// Refuses every POST a browser says comes from another site: an `Origin`
+/// other than the console's (its configured URL's, or the `Host` it was
+/// reached at, on its scheme), or without `Origin` a `Sec-Fetch-Site`
+/// other than `same-origin`. A request with neither is no browser's form
+/// post from another site (browsers send `Origin` on every cross-origin
+/// POST), and is left to the tokens.
+pub(crate) async fn same_origin(State(state): State<ConsoleState>, request: Request, next: Next) -> Response {
+    if request.method() == Method::POST && !from_console(&state, request.headers()) {
+        return refused(&state);
+    }
+    next.run(request).await
+}
+
+fn from_console(state: &ConsoleState, headers: &HeaderMap) -> bool {
+    let text = |name| headers.get(name).and_then(|value: &HeaderValue| value.to_str().ok());
+    if let Some(origin) = text(header::ORIGIN.as_str()) {
+        let scheme = if state.secure { "https" } else { "http" };
+        let reached_at = text(header::HOST.as_str()).map(|host| format!("{scheme}://{host}"));
+        return origin == state.origin || reached_at.as_deref() == Some(origin);
+    }
+    text("sec-fetch-site").is_none_or(|site| site == "same-origin")
+}
+
+/// The page of a refused form: nothing was done.
+pub(crate) fn refused(state: &ConsoleState) -> Response {
+    render(
+        MessagePage {
+            layout: bare_layout(state, "Form refused"),
+            message: "This form did not come from the console's own page, so nothing was done. \
+                      Open the console, reload the page and send the form from there."
+                .into(),
+        },
+        StatusCode::FORBIDDEN,
+    )
+}
+
+/// A browser's pre-session token: the one its cookie holds, or a new one
+/// to be set with the page ([`PreSession::set_cookie`]).
+pub(crate) struct PreSession {
+    pub(crate) token: String,
+    new: bool,
+}
+
+impl PreSession {
+    pub(crate) fn of(headers: &HeaderMap) -> PreSession {
+        match crate::page::cookie(headers, PRE_SESSION_COOKIE).filter(|token| !token.is_empty()) {
+            Some(token) => PreSession { token, new: false },
+            None => PreSession {
+                token: rand::rng()
+                    .sample_iter(rand::distr::Alphanumeric)
+                    .take(32)
+                    .map(char::from)
+                    .collect(),
+                new: true,
+            },
+        }
+    }
+
+    /// Sets the cookie on `response` when the token is new. `SameSite=Strict`:
+    /// a post from another site does not even carry it.
+    pub(crate) fn set_cookie(&self, state: &ConsoleState, mut response: Response) -> Response {
+        if self.new {
+            let secure = if state.secure { "; Secure" } else { "" };
+            let cookie = format!(
+                "{PRE_SESSION_COOKIE}={}; HttpOnly; SameSite=Strict; Path=/console; Max-Age=86400{secure}",
+                self.token
+            );
+            if let Ok(value) = HeaderValue::from_str(&cookie) {
+                response.headers_mut().append(header::SET_COOKIE, value);
+            }
+        }
+        response
+    }
+}
+
+/// Whether a pre-session form's `csrf` field is the token of the
+/// browser's pre-session cookie.
+pub(crate) fn pre_session_matches(headers: &HeaderMap, presented: &str) -> bool {
+    let Some(expected) = crate::page::cookie(headers, PRE_SESSION_COOKIE).filter(|token| !token.is_empty()) else {
+        return false;
+    };
+    presented.len() == expected.len()
+        && presented
+            .bytes()
+            .zip(expected.bytes())
+            .fold(0u8, |difference, (a, b)| difference | (a ^ b))
+            == 0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn state() -> ConsoleState {
+        ConsoleState::new("http://127.0.0.1:1", "https://console.example/console").expect("state")
+    }
+
+    fn headers(pairs: &[(&'static str, &str)]) -> HeaderMap {
+        let mut headers = HeaderMap::new();
+        for (name, value) in pairs {
+            headers.insert(*name, HeaderValue::from_str(value).expect("value"));
+        }
+        headers
+    }
+
+    #[tokio::test]
+    async fn posts_from_the_console_pass_and_from_elsewhere_do_not() {
+        let state = state();
+        let passes = |pairs: &[(&'static str, &str)]| from_console(&state, &headers(pairs));
+        assert!(passes(&[("origin", "https://console.example")]));
+        assert!(passes(&[
+            ("origin", "https://10.0.0.5:8081"),
+            ("host", "10.0.0.5:8081")
+        ]));
+        assert!(passes(&[("sec-fetch-site", "same-origin")]));
+        assert!(passes(&[]));
+        assert!(!passes(&[
+            ("origin", "https://evil.example"),
+            ("host", "console.example")
+        ]));
+        assert!(!passes(&[
+            ("origin", "http://console.example"),
+            ("host", "console.example")
+        ]));
+        assert!(!passes(&[("origin", "null")]));
+        assert!(!passes(&[("sec-fetch-site", "cross-site")]));
+        assert!(!passes(&[("sec-fetch-site", "same-site")]));
+    }
+
+    #[tokio::test]
+    async fn a_pre_session_form_must_carry_its_cookies_token() {
+        assert!(pre_session_matches(
+            &headers(&[("cookie", "courier_presession=abc")]),
+            "abc"
+        ));
+        assert!(!pre_session_matches(
+            &headers(&[("cookie", "courier_presession=abc")]),
+            "abd"
+        ));
+        assert!(!pre_session_matches(&headers(&[("cookie", "courier_presession=")]), ""));
+        assert!(!pre_session_matches(&headers(&[]), ""));
+        let fresh = PreSession::of(&headers(&[]));
+        assert!(fresh.new && fresh.token.len() == 32);
+        let kept = PreSession::of(&headers(&[("cookie", "a=b; courier_presession=xyz")]));
+        assert_eq!((kept.token.as_str(), kept.new), ("xyz", false));
+    }
+}

@@ -1,0 +1,400 @@
+//! Who is calling ([`Actor`]), read once per request from its metadata by
+//! [`authenticate`] (run by the gRPC [`layer`](super::layer)), and what a
+//! handler asks of it: [`grant`] for an action in a workspace, [`api`] for
+//! the public API's caller ([`Principal`]), [`console`] for a console
+//! session's own calls.
+
+use std::sync::Arc;
+
+use courier::metadata;
+use tonic::Request;
+
+use super::methods::{Credential, Method};
+use super::{Act, Action, Decision, Granted, Permission, Permissions, ServiceRole, Standing, decide, refusal};
+use crate::accounts::memberships;
+use crate::accounts::sessions::{self, Session};
+use crate::auth::service_token::{self, Holder};
+use crate::auth::{self, Credentials, Mode, Principal};
+use crate::couriers::sessions::{self as courier_sessions, CourierSession};
+use crate::{Core, CoreError, CoreResult, workspaces};
+use courier::errors::ErrorCode;
+
+/// Every kind of caller.
+#[derive(Debug)]
+pub enum Actor {
+    /// No credential (the keyless methods).
+    Anonymous,
+    /// A public API key: its workspace, mode and permissions.
+    Key(Principal),
+    /// A signed-in console user; their role is their membership's in the
+    /// workspace an action is about.
+    User(ConsoleCaller),
+    /// A console user who is one of the platform's operators.
+    Operator(ConsoleCaller),
+    /// An internal system with a service token: its role and subject.
+    Service { role: ServiceRole, subject: String },
+    /// The operator's command line (`courier-core …`), by the OS user
+    /// who ran it.
+    CommandLine { os_user: String },
+    /// A courier signed in to the courier app; what they may touch beyond
+    /// their own session is their own jobs, which `jobs` checks.
+    Courier(CourierCaller),
+}
+
+/// A courier app session as a call presents it.
+#[derive(Debug)]
+pub struct CourierCaller {
+    pub session: CourierSession,
+    /// The session's token.
+    pub token: String,
+}
+
+/// A console session as a call presents it.
+#[derive(Debug)]
+pub struct ConsoleCaller {
+    pub session: Session,
+    /// The session's token.
+    pub token: String,
+    /// On the public services: the workspace and mode the page acts in.
+    pub acting: Option<Acting>,
+}
+
+/// Where a console page acts through the public API.
+#[derive(Clone, Debug)]
+pub struct Acting {
+    pub workspace_id: String,
+    pub mode: Mode,
+}
+
+impl Actor {
+    /// How the audit log and a board order's history name the actor.
+    pub fn label(&self) -> String {
+        match self {
+            Actor::Anonymous => "anonymous".to_owned(),
+            Actor::Key(principal) => format!("key:{}", principal.workspace.id),
+            Actor::User(console) => format!("user:{}", console.session.user.email),
+            Actor::Operator(console) => format!("operator:{}", console.session.user.email),
+            Actor::Service { subject, .. } => format!("service:{subject}"),
+            Actor::CommandLine { os_user } => format!("cli:{os_user}"),
+            Actor::Courier(courier) => format!("courier:{}", courier.session.courier.id),
+        }
+    }
+
+    /// Whether this actor's changes go to the audit log: the platform's
+    /// (operators, service systems, the command line), not a workspace's
+    /// own users' and keys'.
+    fn audited(&self) -> bool {
+        matches!(
+            self,
+            Actor::Operator(_) | Actor::Service { .. } | Actor::CommandLine { .. }
+        )
+    }
+
+    /// What this actor is to `workspace_id` (`None`: an action about no
+    /// one workspace).
+    async fn standing(&self, core: &Core, workspace_id: Option<&str>) -> CoreResult<Standing> {
+        Ok(match self {
+            Actor::Anonymous => Standing::Anonymous,
+            Actor::Key(principal) => Standing::Key(Permissions::of(&principal.permissions)),
+            Actor::Operator(_) => Standing::Operator,
+            Actor::User(console) => match workspace_id {
+                Some(workspace_id) => memberships::role_of(&core.db, workspace_id, &console.session.user.id)
+                    .await?
+                    .map_or(Standing::Outsider, Standing::Member),
+                None => Standing::Outsider,
+            },
+            Actor::Service { role, .. } => Standing::Service(*role),
+            Actor::CommandLine { .. } => Standing::CommandLine,
+            Actor::Courier(_) => Standing::Courier,
+        })
+    }
+}
+
+/// The caller of one request, as the layer read it: who, and the method's
+/// needs.
+#[derive(Clone, Debug)]
+pub struct Caller {
+    pub actor: Arc<Actor>,
+    pub method: &'static Method,
+}
+
+/// Reads who calls `method` from the request's `header`s: the credential
+/// the method reads ([`Method::credential`]), checked (a key known and
+/// usable, a session open and, where the method needs it, its CSRF token
+/// presented, a service token signed and unexpired). What the caller may
+/// do is asked later, of [`grant`] or [`api`].
+pub async fn authenticate(core: &Core, method: &Method, header: impl Fn(&str) -> Option<String>) -> CoreResult<Actor> {
+    let session = header(metadata::CONSOLE_SESSION);
+    match method.credential() {
+        Credential::Nothing => Ok(Actor::Anonymous),
+        Credential::Key => match session {
+            Some(token) => {
+                let acting = Acting {
+                    workspace_id: header(metadata::CONSOLE_WORKSPACE).unwrap_or_default(),
+                    mode: header(metadata::CONSOLE_MODE)
+                        .as_deref()
+                        .and_then(Mode::parse)
+                        .ok_or_else(|| CoreError::invalid("x-console-mode", "x-console-mode must be test or live."))?,
+                };
+                signed_in(core, method, token, header(metadata::CSRF_TOKEN), Some(acting)).await
+            }
+            None => {
+                let credentials = Credentials {
+                    api_key: header(metadata::API_KEY),
+                    authorization: header(metadata::AUTHORIZATION),
+                };
+                let now = core.clock.now_micros();
+                let principal = auth::authenticate(&core.db, &core.writer, &core.keys, now, &credentials).await?;
+                Ok(Actor::Key(principal))
+            }
+        },
+        Credential::Session => {
+            signed_in(
+                core,
+                method,
+                session.unwrap_or_default(),
+                header(metadata::CSRF_TOKEN),
+                None,
+            )
+            .await
+        }
+        Credential::SessionOrService => match session {
+            Some(token) => signed_in(core, method, token, header(metadata::CSRF_TOKEN), None).await,
+            None => bearer(core, header(metadata::AUTHORIZATION)),
+        },
+        Credential::Service => bearer(core, header(metadata::AUTHORIZATION)),
+        Credential::Courier => {
+            let token = header(metadata::AUTHORIZATION)
+                .and_then(|value| {
+                    let (scheme, token) = value.trim().split_once(' ')?;
+                    scheme.eq_ignore_ascii_case("bearer").then(|| token.trim().to_owned())
+                })
+                .filter(|token| !token.is_empty())
+                .ok_or_else(|| {
+                    CoreError::new(
+                        ErrorCode::InvalidCourierSession,
+                        "Sign in first: send the session token as authorization: Bearer <token>.",
+                    )
+                })?;
+            let session = courier_sessions::authenticate(core, &token).await?;
+            Ok(Actor::Courier(CourierCaller { session, token }))
+        }
+    }
+}
+
+async fn signed_in(
+    core: &Core,
+    method: &Method,
+    token: String,
+    csrf: Option<String>,
+    acting: Option<Acting>,
+) -> CoreResult<Actor> {
+    let session = sessions::authenticate(core, &token).await?;
+    if method.needs_csrf() {
+        sessions::check_csrf(&session, csrf.as_deref())?;
+    }
+    let operator = session.user.operator;
+    let console = ConsoleCaller { session, token, acting };
+    Ok(if operator {
+        Actor::Operator(console)
+    } else {
+        Actor::User(console)
+    })
+}
+
+fn bearer(core: &Core, authorization: Option<String>) -> CoreResult<Actor> {
+    Ok(
+        match service_token::verify(&core.secrets.service_token, authorization.as_deref())? {
+            Holder::Service { role, subject } => Actor::Service { role, subject },
+            Holder::CommandLine { os_user } => Actor::CommandLine { os_user },
+        },
+    )
+}
+
+/// The caller the layer read for `request`; an internal error for a
+/// method outside [`METHODS`](super::methods::METHODS) or one whose handler
+/// asks for another action than the table's.
+fn caller<T>(request: &Request<T>, action: impl Fn(Action) -> bool) -> CoreResult<&Caller> {
+    let caller = request
+        .extensions()
+        .get::<Caller>()
+        .ok_or_else(|| CoreError::Internal("a method without an access rule was called".into()))?;
+    if !action(caller.method.action) {
+        return Err(CoreError::Internal(format!(
+            "{} is {:?} in the access table; its handler asked for another action",
+            caller.method.path, caller.method.action
+        )));
+    }
+    Ok(caller)
+}
+
+/// Checks that the caller of `request` may do `A` in `workspace_id`
+/// (`None`: an action about no one workspace). A caller who may not see
+/// the workspace is told that `hidden` (such as "workspace" or
+/// "statement") does not exist.
+pub async fn grant<A: Act, T>(
+    core: &Core,
+    request: &Request<T>,
+    workspace_id: Option<&str>,
+    hidden: &str,
+) -> CoreResult<Granted<A>> {
+    let caller = caller(request, |action| action == A::ACTION)?;
+    let actor = &caller.actor;
+    match decide(actor.standing(core, workspace_id).await?, A::ACTION) {
+        Decision::Allow => Ok(Granted {
+            actor: actor.label(),
+            workspace_id: workspace_id.map(str::to_owned),
+            audited: actor.audited(),
+            action: std::marker::PhantomData,
+        }),
+        decision => Err(refusal(decision, hidden)),
+    }
+}
+
+/// A grant of `A` to the command line run by the current OS user, for the
+/// operator's `courier-core` commands; refused for the actions the command
+/// line may not do.
+pub fn command_line<A: Act>() -> CoreResult<Granted<A>> {
+    let actor = Actor::CommandLine { os_user: os_user() };
+    match decide(Standing::CommandLine, A::ACTION) {
+        Decision::Allow => Ok(Granted {
+            actor: actor.label(),
+            workspace_id: None,
+            audited: true,
+            action: std::marker::PhantomData,
+        }),
+        decision => Err(refusal(decision, "workspace")),
+    }
+}
+
+/// Who runs this process, as the audit log names a command-line change:
+/// the login (`USER`, `LOGNAME`), else the account of the process's user
+/// id (`/etc/passwd`; containers often set no login), else `uid <n>`.
+pub fn os_user() -> String {
+    if let Some(login) = ["USER", "LOGNAME"]
+        .into_iter()
+        .find_map(|name| std::env::var(name).ok().filter(|user| !user.is_empty()))
+    {
+        return login;
+    }
+    use std::os::unix::fs::MetadataExt;
+    let Ok(uid) = std::fs::metadata("/proc/self").map(|process| process.uid()) else {
+        return "unknown".to_owned();
+    };
+    let account = std::fs::read_to_string("/etc/passwd").ok().and_then(|passwd| {
+        passwd.lines().find_map(|line| {
+            let fields: Vec<&str> = line.split(':').collect();
+            (fields.get(2) == Some(&uid.to_string().as_str())).then(|| fields[0].to_owned())
+        })
+    });
+    account.unwrap_or_else(|| format!("uid {uid}"))
+}
+
+/// The public API's caller of `request` when it may use `permission`
+/// (`None`: any valid caller of the workspace), then the refusal of a body
+/// the edge could not parse.
+pub async fn api<T>(core: &Core, request: &Request<T>, permission: Option<Permission>) -> CoreResult<Principal> {
+    api_admitted(core, request, permission, |_| Ok(())).await
+}
+
+/// Like [`api`], with `admit`, the endpoint's own checks of the caller, run
+/// before the permission's (the fleet checks, docs/guide.md "Fleet
+/// orders"). No handler reaches a public domain function without its
+/// [`Principal`], checked here for the method's action.
+pub async fn api_admitted<T>(
+    core: &Core,
+    request: &Request<T>,
+    permission: Option<Permission>,
+    admit: impl FnOnce(&Principal) -> CoreResult<()>,
+) -> CoreResult<Principal> {
+    let action = permission.map_or(Action::UseApi, Action::Api);
+    let caller = caller(request, |table| table == action)?;
+    let actor = &caller.actor;
+    let (principal, standing) = match &**actor {
+        Actor::Key(principal) => (
+            principal.clone(),
+            Standing::Key(Permissions::of(&principal.permissions)),
+        ),
+        Actor::User(console) | Actor::Operator(console) => acting_principal(core, actor, console).await?,
+        _ => return Err(refusal(Decision::NotAccepted, "workspace")),
+    };
+    admit(&principal)?;
+    match decide(standing, action) {
+        Decision::Allow => {}
+        decision => return Err(refusal(decision, "workspace")),
+    }
+    request_error(request)?;
+    Ok(principal)
+}
+
+/// The public API's caller for a console session acting in a workspace and
+/// mode (docs/console.md, "The console acts through the API"): it holds the
+/// permissions of the workspace's kind that the table gives the user's
+/// standing (owners, admins and operators all, members the read ones), so a
+/// page and an API call with such a key give the same answer. A workspace
+/// the user does not belong to is `not_found`, as for keys of another
+/// workspace. An operator's changes through it are audited.
+async fn acting_principal(core: &Core, actor: &Actor, console: &ConsoleCaller) -> CoreResult<(Principal, Standing)> {
+    let acting = console
+        .acting
+        .as_ref()
+        .ok_or_else(|| CoreError::Internal("a console call to a public service without its workspace".into()))?;
+    let standing = actor.standing(core, Some(&acting.workspace_id)).await?;
+    if standing == Standing::Outsider {
+        return Err(CoreError::not_found("workspace"));
+    }
+    let workspace = workspaces::get(&core.db, &acting.workspace_id).await?;
+    auth::require_api_access(&workspace)?;
+    let permissions = workspace
+        .kind
+        .permissions()
+        .into_iter()
+        .filter(|p| decide(standing, Action::Api(*p)) == Decision::Allow)
+        .collect();
+    let principal = Principal {
+        workspace,
+        mode: acting.mode,
+        permissions,
+        audited_as: actor.audited().then(|| actor.label()),
+    };
+    Ok((principal, standing))
+}
+
+/// The console session of `request`: for a session's own calls
+/// (`ConsoleService`: the session, sign-out, the password; every session
+/// may make them), and for who made a granted change (an invitation's
+/// author).
+pub fn console<T>(request: &Request<T>) -> CoreResult<&ConsoleCaller> {
+    let caller = caller(request, |action| {
+        matches!(action, Action::OwnSession | Action::ManageMembers)
+    })?;
+    match &*caller.actor {
+        Actor::User(console) | Actor::Operator(console) => Ok(console),
+        _ => Err(CoreError::Internal("a session's call without a session".into())),
+    }
+}
+
+/// The courier app session of `request`: for a courier's own calls
+/// (`CourierAppService`); what jobs they may touch, `jobs` checks.
+pub fn courier<T>(request: &Request<T>) -> CoreResult<&CourierCaller> {
+    let caller = caller(request, |action| action == Action::OwnWork)?;
+    match &*caller.actor {
+        Actor::Courier(courier) => Ok(courier),
+        _ => Err(CoreError::Internal("a courier's call without a courier session".into())),
+    }
+}
+
+/// The refusal of a request body the edge could not parse, forwarded in
+/// `x-request-error-bin`; reported once the caller may call the endpoint.
+fn request_error<T>(request: &Request<T>) -> CoreResult<()> {
+    let Some(value) = request.metadata().get_bin(metadata::REQUEST_ERROR) else {
+        return Ok(());
+    };
+    let malformed = || CoreError::invalid("x-request-error-bin", "malformed x-request-error-bin");
+    let bytes = value.to_bytes().map_err(|_| malformed())?;
+    let (code, message, param) = courier::errors::decode_request_error(&bytes).ok_or_else(malformed)?;
+    Err(CoreError::Rejected { code, message, param })
+}
+
+#[cfg(test)]
+mod tests;

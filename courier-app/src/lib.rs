@@ -20,8 +20,9 @@ mod signed;
 mod view;
 
 use axum::Router;
-use axum::extract::{DefaultBodyLimit, State};
-use axum::http::{HeaderValue, StatusCode, header};
+use axum::extract::{DefaultBodyLimit, Request, State};
+use axum::http::{HeaderValue, Method, StatusCode, header};
+use axum::middleware::Next;
 use axum::response::{Redirect, Response};
 use axum::routing::{get, post};
 use courier::app::v1::courier_app_service_client::CourierAppServiceClient;
@@ -48,6 +49,9 @@ pub struct AppState {
     root: String,
     /// The path part of `root` (`/courier`), the cookies' path.
     path: String,
+    /// The origin of `root` (`https://host[:port]`): where its forms come
+    /// from.
+    origin: String,
     /// Whether the app is served over HTTPS (cookies get `Secure`).
     secure: bool,
 }
@@ -58,13 +62,16 @@ impl AppState {
     pub fn new(core_url: &str, root: &str) -> Result<AppState, tonic::codegen::http::uri::InvalidUri> {
         let channel = Channel::from_shared(core_url.to_owned())?.connect_lazy();
         let root = root.trim_end_matches('/').to_owned();
-        let path = url::Url::parse(&root)
-            .map(|u| u.path().trim_end_matches('/').to_owned())
-            .unwrap_or_else(|_| "/courier".into());
+        let url = url::Url::parse(&root).ok();
+        let path = url
+            .as_ref()
+            .map_or_else(|| "/courier".into(), |u| u.path().trim_end_matches('/').to_owned());
+        let origin = url.map(|u| u.origin().ascii_serialization()).unwrap_or_default();
         Ok(AppState {
             core: CourierAppServiceClient::new(channel),
             secure: root.starts_with("https://"),
             path: if path.is_empty() { "/".into() } else { path },
+            origin,
             root,
         })
     }
@@ -101,6 +108,7 @@ pub fn router(state: AppState) -> Router {
     Router::new()
         .route("/courier/", get(shift::page))
         .nest("/courier", pages)
+        .layer(axum::middleware::from_fn_with_state(state.clone(), same_site))
         .layer(axum::middleware::map_response(security_headers))
         .with_state(state)
 }
@@ -119,6 +127,28 @@ async fn security_headers(mut response: Response) -> Response {
         .entry(header::CACHE_CONTROL)
         .or_insert(HeaderValue::from_static("no-store"));
     response
+}
+
+/// Refuses every POST a browser says comes from another site (a sign-in or
+/// a joining forged elsewhere included); the forms of a signed-in courier
+/// carry the session's CSRF token besides.
+async fn same_site(State(state): State<AppState>, request: Request, next: Next) -> Response {
+    if request.method() == Method::POST
+        && !courier::pages::from_own_site(request.headers(), &state.origin, state.secure)
+    {
+        let message = "This form did not come from the app's own page, so nothing was done.";
+        return match answers::Asker::of(request.headers()) {
+            answers::Asker::Outbox => answers::forbidden_json(message),
+            answers::Asker::Form => render(
+                MessagePage {
+                    layout: bare_layout(&state, "Form refused"),
+                    message: message.into(),
+                },
+                StatusCode::FORBIDDEN,
+            ),
+        };
+    }
+    next.run(request).await
 }
 
 async fn not_found(State(state): State<AppState>) -> Response {

@@ -14,6 +14,7 @@ mod console_accounts;
 mod console_browser;
 mod console_pages;
 mod courier_app_browser;
+mod courier_app_pages;
 mod couriers;
 mod deliveries;
 mod dispatch;

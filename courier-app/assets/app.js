@@ -107,8 +107,11 @@ for (const form of document.querySelectorAll("form[data-outbox]")) {
 }
 
 // Signing out: what the worker kept of this courier's pages goes too.
-document.getElementById("sign-out")?.addEventListener("submit", () => {
-  if ("caches" in window) caches.delete("courier-pages");
+document.getElementById("sign-out")?.addEventListener("submit", async (event) => {
+  if (!("caches" in window)) return;
+  event.preventDefault();
+  await caches.delete("courier-pages").catch(() => {});
+  event.target.submit();
 });
 
 addEventListener("online", () => { showNetwork(); send(); });

@@ -413,6 +413,14 @@ e2e! {
         phone.open(&app.url(&format!("/courier/jobs/{id}"))).await;
         assert_eq!(phone.text("#job-status").await, "Delivered");
         phone.reconnect(&cut).await;
+
+        // Signing out ends the session and deletes the job pages kept.
+        phone.open(&app.url("/courier/")).await;
+        phone.click_to("//button[text()='Sign out']", "#login").await;
+        let kept = phone.run("return await caches.has('courier-pages');").await;
+        assert_eq!(kept, Value::Bool(false), "the kept job pages are gone");
+        phone.open(&app.url("/courier/")).await;
+        assert_eq!(phone.heading().await, "Sign in");
         let _ = std::fs::remove_file(photo);
         phone.close().await;
     }

@@ -209,9 +209,61 @@ pub fn from_status(status: &tonic::Status) -> (ErrorCode, Option<String>) {
     })
 }
 
+/// A refusal of the core as a page of a web front shows it: its message,
+/// and the form field its `param` names.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Refusal {
+    pub param: Option<String>,
+    pub message: String,
+}
+
+impl Refusal {
+    pub fn of(status: &tonic::Status) -> Refusal {
+        let (_, param) = from_status(status);
+        Refusal {
+            param,
+            message: status.message().to_owned(),
+        }
+    }
+
+    /// The message, when the refusal is about the form's `field` (a `param`
+    /// such as `events.0` is about the field `events`).
+    pub fn at(&self, field: &str) -> Option<&str> {
+        let param = self.param.as_deref()?;
+        let about = param
+            .strip_prefix(field)
+            .is_some_and(|rest| rest.is_empty() || rest.starts_with(['.', '[']));
+        about.then_some(self.message.as_str())
+    }
+}
+
+/// A sign-in the core refused (wrong credentials, too many attempts, a
+/// malformed login), and the HTTP status a sign-in page answers it with;
+/// `None` for a failure that is no refusal.
+pub fn sign_in_refused(status: &tonic::Status) -> Option<u16> {
+    match status.code() {
+        tonic::Code::ResourceExhausted => Some(429),
+        tonic::Code::Unauthenticated | tonic::Code::InvalidArgument => Some(401),
+        _ => None,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_refusal_is_shown_at_the_field_its_param_names() {
+        let status = to_status(ErrorCode::InvalidRequest, "Too short.", Some("events.0"));
+        let refusal = Refusal::of(&status);
+        assert_eq!(refusal.at("events"), Some("Too short."));
+        assert_eq!(refusal.at("event"), None);
+        assert_eq!(
+            sign_in_refused(&tonic::Status::resource_exhausted("slow down")),
+            Some(429)
+        );
+        assert_eq!(sign_in_refused(&tonic::Status::unavailable("down")), None);
+    }
 
     #[test]
     fn every_code_round_trips_through_a_status() {

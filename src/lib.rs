@@ -10,6 +10,7 @@ pub mod limits;
 pub mod logging;
 pub mod names;
 pub mod ops;
+pub mod pages;
 pub mod route_drawing;
 pub mod shutdown;
 pub mod statements;

@@ -18,27 +18,15 @@ use crate::page::{MessagePage, bare_layout, render};
 /// The cookie of a browser that has no session yet.
 const PRE_SESSION_COOKIE: &str = "courier_presession";
 
-/// Refuses every POST a browser says comes from another site: an `Origin`
-/// other than the console's (its configured URL's, or the `Host` it was
-/// reached at, on its scheme), or without `Origin` a `Sec-Fetch-Site`
-/// other than `same-origin`. A request with neither is no browser's form
-/// post from another site (browsers send `Origin` on every cross-origin
-/// POST), and is left to the tokens.
+/// Refuses every POST a browser says comes from another site
+/// (`courier::pages::from_own_site`).
 pub(crate) async fn same_origin(State(state): State<ConsoleState>, request: Request, next: Next) -> Response {
-    if request.method() == Method::POST && !from_console(&state, request.headers()) {
+    if request.method() == Method::POST
+        && !courier::pages::from_own_site(request.headers(), &state.origin, state.secure)
+    {
         return refused(&state);
     }
     next.run(request).await
-}
-
-fn from_console(state: &ConsoleState, headers: &HeaderMap) -> bool {
-    let text = |name| headers.get(name).and_then(|value: &HeaderValue| value.to_str().ok());
-    if let Some(origin) = text(header::ORIGIN.as_str()) {
-        let scheme = if state.secure { "https" } else { "http" };
-        let reached_at = text(header::HOST.as_str()).map(|host| format!("{scheme}://{host}"));
-        return origin == state.origin || reached_at.as_deref() == Some(origin);
-    }
-    text("sec-fetch-site").is_none_or(|site| site == "same-origin")
 }
 
 /// The page of a refused form: nothing was done.
@@ -111,40 +99,12 @@ pub(crate) fn pre_session_matches(headers: &HeaderMap, presented: &str) -> bool 
 mod tests {
     use super::*;
 
-    fn state() -> ConsoleState {
-        ConsoleState::new("http://127.0.0.1:1", "https://console.example/console").expect("state")
-    }
-
     fn headers(pairs: &[(&'static str, &str)]) -> HeaderMap {
         let mut headers = HeaderMap::new();
         for (name, value) in pairs {
             headers.insert(*name, HeaderValue::from_str(value).expect("value"));
         }
         headers
-    }
-
-    #[tokio::test]
-    async fn posts_from_the_console_pass_and_from_elsewhere_do_not() {
-        let state = state();
-        let passes = |pairs: &[(&'static str, &str)]| from_console(&state, &headers(pairs));
-        assert!(passes(&[("origin", "https://console.example")]));
-        assert!(passes(&[
-            ("origin", "https://10.0.0.5:8081"),
-            ("host", "10.0.0.5:8081")
-        ]));
-        assert!(passes(&[("sec-fetch-site", "same-origin")]));
-        assert!(passes(&[]));
-        assert!(!passes(&[
-            ("origin", "https://evil.example"),
-            ("host", "console.example")
-        ]));
-        assert!(!passes(&[
-            ("origin", "http://console.example"),
-            ("host", "console.example")
-        ]));
-        assert!(!passes(&[("origin", "null")]));
-        assert!(!passes(&[("sec-fetch-site", "cross-site")]));
-        assert!(!passes(&[("sec-fetch-site", "same-site")]));
     }
 
     #[tokio::test]

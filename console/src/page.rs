@@ -3,8 +3,8 @@
 
 use askama::Template;
 use axum::body::Bytes;
-use axum::http::{HeaderMap, StatusCode, header};
-use axum::response::{Html, IntoResponse, Redirect, Response};
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Redirect, Response};
 use courier::internal::v1 as pb;
 use courier::metadata;
 
@@ -36,32 +36,8 @@ pub(crate) struct WorkspaceLink {
     pub(crate) current: bool,
 }
 
-/// A refusal of the core shown on a page: its message, and the field its
-/// `param` names.
-pub(crate) struct Refusal {
-    pub(crate) param: Option<String>,
-    pub(crate) message: String,
-}
-
-impl Refusal {
-    pub(crate) fn of(status: &tonic::Status) -> Refusal {
-        let (_, param) = courier::errors::from_status(status);
-        Refusal {
-            param,
-            message: status.message().to_owned(),
-        }
-    }
-
-    /// The message, when the refusal is about the form's `field` (a `param`
-    /// such as `events.0` is about the field `events`).
-    pub(crate) fn at(&self, field: &str) -> Option<&str> {
-        let param = self.param.as_deref()?;
-        let about = param
-            .strip_prefix(field)
-            .is_some_and(|rest| rest.is_empty() || rest.starts_with(['.', '[']));
-        about.then_some(self.message.as_str())
-    }
-}
+pub(crate) use courier::errors::Refusal;
+pub(crate) use courier::pages::{client_address, cookie, render};
 
 /// The signed-in user's session, or a redirect to sign in.
 #[derive(Clone)]
@@ -180,18 +156,6 @@ pub(crate) fn authorize<T>(request: &mut tonic::Request<T>, token: &str, csrf: O
     }
 }
 
-/// The value of the cookie `name` the browser sent.
-pub(crate) fn cookie(headers: &HeaderMap, name: &str) -> Option<String> {
-    headers
-        .get_all(header::COOKIE)
-        .iter()
-        .filter_map(|v| v.to_str().ok())
-        .flat_map(|v| v.split(';'))
-        .filter_map(|pair| pair.trim().split_once('='))
-        .find(|(key, _)| *key == name)
-        .map(|(_, value)| value.to_owned())
-}
-
 pub(crate) fn role_name(role: pb::MemberRole) -> &'static str {
     match role {
         pb::MemberRole::Owner => "owner",
@@ -207,18 +171,6 @@ pub(crate) fn role_in(name: &str) -> pb::MemberRole {
         "member" => pb::MemberRole::Member,
         _ => pb::MemberRole::Unspecified,
     }
-}
-
-/// The browser's address as the proxy in front reports it, for the core's
-/// throttling of wrong passwords.
-pub(crate) fn client_address(headers: &HeaderMap) -> String {
-    headers
-        .get("x-forwarded-for")
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.split(',').next())
-        .unwrap_or("direct")
-        .trim()
-        .to_owned()
 }
 
 /// The form fields of a body, in order (a field may repeat).
@@ -252,16 +204,6 @@ pub(crate) fn mode_named(name: Option<&str>) -> &'static str {
 /// A next page's token as it goes into a link, or `None` on the last page.
 pub(crate) fn next_page(token: &str) -> Option<String> {
     (!token.is_empty()).then(|| url::form_urlencoded::byte_serialize(token.as_bytes()).collect())
-}
-
-pub(crate) fn render(template: impl Template, status: StatusCode) -> Response {
-    match template.render() {
-        Ok(html) => (status, Html(html)).into_response(),
-        Err(error) => {
-            tracing::error!(%error, "console page not rendered");
-            (StatusCode::INTERNAL_SERVER_ERROR, "The page could not be rendered.").into_response()
-        }
-    }
 }
 
 #[derive(Template)]

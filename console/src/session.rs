@@ -64,20 +64,13 @@ pub(crate) async fn sign_in(State(state): State<ConsoleState>, headers: HeaderMa
             }
             response
         }
-        Err(status)
-            if matches!(
-                status.code(),
-                tonic::Code::Unauthenticated | tonic::Code::ResourceExhausted | tonic::Code::InvalidArgument
-            ) =>
-        {
-            let code = if status.code() == tonic::Code::ResourceExhausted {
-                StatusCode::TOO_MANY_REQUESTS
-            } else {
-                StatusCode::UNAUTHORIZED
-            };
-            sign_in_view(&state, &headers, email, Some((status.message().to_owned(), code)))
-        }
-        Err(status) => failure(&state, &status),
+        Err(status) => match courier::errors::sign_in_refused(&status) {
+            Some(code) => {
+                let code = StatusCode::from_u16(code).unwrap_or(StatusCode::UNAUTHORIZED);
+                sign_in_view(&state, &headers, email, Some((status.message().to_owned(), code)))
+            }
+            None => failure(&state, &status),
+        },
     }
 }
 

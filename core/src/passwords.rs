@@ -1,7 +1,7 @@
-//! Passwords of console users and couriers: what is accepted (docs/access.md
-//! "Passwords", after NIST SP 800-63B: length, no common or context
-//! password, no check of composition) and argon2id hashing, which runs off
-//! the async runtime because it is deliberately slow.
+//! Passwords of console users and couriers: what is accepted (after NIST SP
+//! 800-63B: length, no common or context password, no rule of composition;
+//! docs/couriers.md) and argon2id hashing, which runs off the async runtime
+//! because it is deliberately slow.
 
 use argon2::Argon2;
 use argon2::password_hash::{PasswordHash, PasswordHasher, PasswordVerifier, SaltString};

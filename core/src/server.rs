@@ -120,8 +120,6 @@ pub async fn serve(
             metrics: metrics.clone(),
         }))
         .layer(access::layer::ReadCaller::new(core.clone()))
-        // After the caller is read: a call nobody may make is refused as
-        // such, whatever its text.
         .layer(CheckText)
         .add_service(health_service)
         .add_service(reflection)

@@ -1,7 +1,7 @@
-//! The sign-in throttle of console users and couriers alike (docs/access.md
-//! "Sign-in"): failed sign-ins are counted per login and per client address
-//! in the database, so that every replica sees them, and stop further
-//! attempts for a while. Owns the `sign_in_failures` table.
+//! The sign-in throttle of console users and couriers alike (docs/console.md,
+//! docs/couriers.md): failed sign-ins are counted per login and per client
+//! address in the database, so that every replica sees them, and stop
+//! further attempts for a while. Owns the `sign_in_failures` table.
 
 use sea_orm::{ActiveModelTrait, ActiveValue::Set, ConnectionTrait, EntityTrait};
 

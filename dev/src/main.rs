@@ -1,5 +1,5 @@
 //! `courier-dev`: the whole service in one process for development — core,
-//! workers and edge on an embedded SQLite file under `./data`, and one
+//! workers, edge, console and courier app on an embedded SQLite file under `./data`, and one
 //! metrics listener exposing both. On an empty database it creates a demo
 //! business workspace and prints its keys once.
 
@@ -103,9 +103,13 @@ async fn run(mut cli: Cli, base_url_defaulted: bool) -> Result<(), Box<dyn std::
         grpc,
         core_stop.clone().cancelled_owned(),
     ));
-    // The console beside the edge, on the same listener, under /console.
+    // The console and the courier app beside the edge, on the same
+    // listener, under /console and /courier.
     let console = courier_console::ConsoleState::new(&grpc_url, &format!("{base_url}/console"))?;
-    let app = courier_edge::routes::router(edge).nest("/console", courier_console::router(console));
+    let courier_app = courier_app::AppState::new(&grpc_url, &format!("{base_url}/courier"))?;
+    let app = courier_edge::routes::router(edge)
+        .nest("/console", courier_console::router(console))
+        .merge(courier_app::router(courier_app));
     let edge_task = tokio::spawn(courier_edge::serve_router(
         app,
         http,
@@ -122,6 +126,7 @@ async fn run(mut cli: Cli, base_url_defaulted: bool) -> Result<(), Box<dyn std::
         "Courier API listening on http://{http_addr}/v1 (gRPC core on {grpc_url}, metrics on http://{ops_addr}/metrics)"
     );
     println!("Console on {base_url}/console");
+    println!("Courier app on {base_url}/courier");
 
     courier::shutdown::signal().await;
     tracing::info!("shutting down: finishing in-flight requests");

@@ -61,3 +61,32 @@ fn compose_services_check_health_and_expose_metrics() {
         "service_healthy"
     );
 }
+
+#[test]
+fn the_courier_app_is_served_at_the_public_base_url() {
+    let _timing = crate::harness::Timing::start();
+    let compose = compose_file();
+    let services = &compose["services"];
+    // The invitation links the core makes ({public base}/courier/join/…)
+    // reach the app: the same base, and the proxy sends /courier/ to it.
+    let public = services["core"]["environment"]["COURIER_PUBLIC_BASE_URL"].as_str();
+    assert_eq!(
+        services["courier-app"]["environment"]["COURIER_APP_BASE_URL"].as_str(),
+        public
+    );
+    assert_eq!(services["courier-app"]["command"][0], "courier-app");
+    let proxy = compose["configs"]["proxy"]["content"]
+        .as_str()
+        .expect("the proxy's configuration");
+    assert!(
+        proxy.contains("location /courier/ {") && proxy.contains("proxy_pass http://courier-app:8082;"),
+        "{proxy}"
+    );
+    assert!(
+        proxy.contains("proxy_buffering off;"),
+        "server-sent events pass unbuffered"
+    );
+    assert!(proxy.contains("proxy_pass http://edge:8080;"), "{proxy}");
+    let published = services["proxy"]["ports"].as_array().expect("ports");
+    assert!(published.iter().any(|p| p == "8080:8080"), "{published:?}");
+}

@@ -10,7 +10,7 @@ use crate::harness::TestApp;
 const PASSWORD: &str = "correct horse battery";
 
 /// A browser with its own cookie jar that follows no redirects.
-fn browser() -> reqwest::Client {
+pub fn browser() -> reqwest::Client {
     reqwest::Client::builder()
         .cookie_store(true)
         .redirect(reqwest::redirect::Policy::none())
@@ -40,7 +40,7 @@ async fn post(browser: &reqwest::Client, url: &str, form: &[(&str, &str)]) -> (u
 
 /// Posts a form with the request `headers` a browser adds (`Origin`,
 /// `Sec-Fetch-Site`).
-async fn post_from(
+pub async fn post_from(
     browser: &reqwest::Client,
     url: &str,
     form: &[(&str, &str)],

@@ -21,7 +21,7 @@ use crate::fleet::{fleet, minimal_order};
 use crate::harness::{TestApp, wait_until};
 use crate::proofs::pod_workspace;
 
-const PASSWORD: &str = "tram stop at dawn";
+pub const PASSWORD: &str = "tram stop at dawn";
 
 /// A courier signed in to the app.
 pub struct App {
@@ -44,7 +44,7 @@ pub fn refusal(status: &tonic::Status) -> (tonic::Code, &'static str, Option<Str
     (status.code(), code.as_str(), param)
 }
 
-async fn couriers(app: &TestApp) -> CourierServiceClient<Channel> {
+pub async fn couriers(app: &TestApp) -> CourierServiceClient<Channel> {
     CourierServiceClient::connect(app.grpc_url.clone())
         .await
         .expect("courier service")
@@ -56,7 +56,7 @@ async fn app_client(app: &TestApp) -> CourierAppServiceClient<Channel> {
         .expect("courier app")
 }
 
-fn vehicle(vehicle_type_id: &str) -> ipb::CourierVehicleInput {
+pub fn vehicle(vehicle_type_id: &str) -> ipb::CourierVehicleInput {
     ipb::CourierVehicleInput {
         vehicle_type_id: vehicle_type_id.into(),
         make: Some("Volkswagen".into()),
@@ -166,7 +166,7 @@ pub fn at(app: &TestApp, latitude: f64, longitude: f64) -> apb::Position {
     }
 }
 
-async fn assign(app: &TestApp, job_id: &str, courier_id: &str) -> Result<apb::Job, tonic::Status> {
+pub async fn assign(app: &TestApp, job_id: &str, courier_id: &str) -> Result<apb::Job, tonic::Status> {
     let request = ipb::AssignJobRequest {
         job_id: job_id.into(),
         courier_id: courier_id.into(),

@@ -121,10 +121,15 @@ impl Listeners {
             &self.base_url,
             limits,
         );
-        // The console beside the edge under /console, as the dev runner has it.
+        // The console and the courier app beside the edge under /console
+        // and /courier, as the dev runner has them.
         let console = courier_console::ConsoleState::new(&self.grpc_url, &format!("{}/console", self.base_url))
             .expect("console state");
-        let app = courier_edge::routes::router(edge.clone()).nest("/console", courier_console::router(console));
+        let courier_app = courier_app::AppState::new(&self.grpc_url, &format!("{}/courier", self.base_url))
+            .expect("courier app state");
+        let app = courier_edge::routes::router(edge.clone())
+            .nest("/console", courier_console::router(console))
+            .merge(courier_app::router(courier_app));
         let edge_task = tokio::spawn(courier_edge::serve_router(
             app,
             self.http,

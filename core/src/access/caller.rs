@@ -16,6 +16,7 @@ use crate::accounts::sessions::{self, Session};
 use crate::auth::service_token::{self, Holder};
 use crate::auth::{self, Credentials, Mode, Principal};
 use crate::couriers::sessions::{self as courier_sessions, CourierSession};
+use crate::grpc::request_text::Refusal;
 use crate::{Core, CoreError, CoreResult, workspaces};
 use courier::errors::ErrorCode;
 
@@ -385,8 +386,12 @@ pub fn courier<T>(request: &Request<T>) -> CoreResult<&CourierCaller> {
 }
 
 /// The refusal of a request body the edge could not parse, forwarded in
-/// `x-request-error-bin`; reported once the caller may call the endpoint.
+/// `x-request-error-bin`, or of its text (`grpc::request_text`); reported
+/// once the caller may call the endpoint.
 fn request_error<T>(request: &Request<T>) -> CoreResult<()> {
+    if let Some(refusal) = request.extensions().get::<Refusal>() {
+        return Err(refusal.clone().into());
+    }
     let Some(value) = request.metadata().get_bin(metadata::REQUEST_ERROR) else {
         return Ok(());
     };

@@ -16,7 +16,7 @@
 
 pub mod artifact;
 pub mod checkpoint;
-mod sample;
+pub mod sample;
 
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;

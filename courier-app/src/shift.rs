@@ -1,0 +1,458 @@
+//! The shift: going online and offline, the vehicle, today's finished jobs,
+//! the phone's positions passed on to the core, and the live part of the page
+//! (the offer waiting for an answer and the jobs in hand), pushed over
+//! server-sent events as the core's `WatchAssignments` stream reports changes.
+
+use std::convert::Infallible;
+use std::time::Duration;
+
+use askama::Template;
+use axum::Json;
+use axum::extract::{Path, State};
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::sse::{Event, KeepAlive, Sse};
+use axum::response::{IntoResponse, Redirect, Response};
+use chrono::{TimeZone, Utc};
+use chrono_tz::Tz;
+use courier::app::v1 as apb;
+use courier::app::v1::watch_assignments_response::Update;
+use tokio_stream::StreamExt;
+
+use crate::AppState;
+use crate::answers::{failure, stale_form};
+use crate::page::{Layout, render, time_zone};
+use crate::signed::Signed;
+use crate::view::{JobLine, OfferView, vehicle_name};
+
+/// How long the shift page waits for the stream's first message (the
+/// snapshot it renders the offer and jobs from).
+const SNAPSHOT_WAIT: Duration = Duration::from_secs(5);
+/// Finished jobs read for "today" at most (pages of 50).
+const FINISHED_PAGES: usize = 4;
+
+/// What the courier has open: their jobs in hand and the offer waiting for
+/// an answer, kept up to date from the assignment stream.
+#[derive(Default)]
+struct Board {
+    jobs: Vec<apb::Job>,
+    offer: Option<apb::Offer>,
+}
+
+impl Board {
+    /// Applies one message of the stream; the job it concerns, if any.
+    fn apply(&mut self, update: Update) -> Option<String> {
+        match update {
+            Update::Snapshot(snapshot) => {
+                self.jobs = snapshot.jobs;
+                self.offer = snapshot.offer;
+                None
+            }
+            Update::Offer(offer) => {
+                self.offer = Some(offer);
+                None
+            }
+            Update::Job(job) => {
+                if self
+                    .offer
+                    .as_ref()
+                    .and_then(|o| o.job.as_ref())
+                    .is_some_and(|j| j.id == job.id)
+                {
+                    self.offer = None;
+                }
+                self.jobs.retain(|j| j.id != job.id);
+                let id = job.id.clone();
+                if job.active {
+                    self.jobs.push(job);
+                }
+                Some(id)
+            }
+            Update::Withdrawal(withdrawal) => {
+                match withdrawal.offer_id {
+                    Some(offer_id) => {
+                        if self.offer.as_ref().is_some_and(|o| o.id == offer_id) {
+                            self.offer = None;
+                        }
+                    }
+                    None => self.jobs.retain(|j| j.id != withdrawal.job_id),
+                }
+                Some(withdrawal.job_id)
+            }
+        }
+    }
+
+    fn part(&self, state: &AppState, signed: &Signed, zone: Tz) -> LivePart {
+        LivePart {
+            root: state.root.clone(),
+            csrf: signed.csrf.clone(),
+            offer: self.offer.as_ref().map(|o| OfferView::of(o, zone)),
+            jobs: self.jobs.iter().map(|j| JobLine::of(j, zone)).collect(),
+        }
+    }
+}
+
+/// The live part of the shift page.
+#[derive(Template)]
+#[template(path = "live.html")]
+struct LivePart {
+    root: String,
+    csrf: String,
+    offer: Option<OfferView>,
+    jobs: Vec<JobLine>,
+}
+
+#[derive(Template)]
+#[template(path = "shift.html")]
+struct ShiftPage {
+    layout: Layout,
+    name: String,
+    online: bool,
+    vehicle: String,
+    vehicle_details: String,
+    live: String,
+    finished: Vec<JobLine>,
+}
+
+pub(crate) async fn page(State(state): State<AppState>, signed: Signed, headers: HeaderMap) -> Response {
+    shift_view(&state, &signed, &headers, None).await
+}
+
+async fn shift_view(state: &AppState, signed: &Signed, headers: &HeaderMap, error: Option<String>) -> Response {
+    let zone = time_zone(headers);
+    let mut core = state.core.clone();
+    let courier = match core.get_profile(signed.request(apb::GetProfileRequest {})).await {
+        Ok(answer) => answer.into_inner().courier.unwrap_or_default(),
+        Err(status) => return failure(state, &status),
+    };
+    let board = match snapshot(state, signed).await {
+        Ok(board) => board,
+        Err(status) => return failure(state, &status),
+    };
+    let finished = match finished_today(state, signed, zone).await {
+        Ok(jobs) => jobs,
+        Err(status) => return failure(state, &status),
+    };
+    let online = courier.availability() == apb::Availability::Online;
+    let live = match board.part(state, signed, zone).render() {
+        Ok(html) => html,
+        Err(error) => {
+            tracing::error!(%error, "live part not rendered");
+            String::new()
+        }
+    };
+    let vehicle = courier.vehicle.unwrap_or_default();
+    let vehicle_details = [&vehicle.make, &vehicle.model, &vehicle.color]
+        .into_iter()
+        .flatten()
+        .map(String::as_str)
+        .collect::<Vec<_>>()
+        .join(" ");
+    let mut layout = signed.layout(state, "Shift");
+    layout.error = error;
+    layout.live = "shift".into();
+    layout.share_location = online || !board.jobs.is_empty();
+    render(
+        ShiftPage {
+            layout,
+            name: courier.name,
+            online,
+            vehicle: vehicle_name(&vehicle.vehicle_type_id),
+            vehicle_details: match vehicle.license_plate {
+                Some(plate) if vehicle_details.is_empty() => plate,
+                Some(plate) => format!("{vehicle_details} · {plate}"),
+                None => vehicle_details,
+            },
+            live,
+            finished: finished.iter().map(|j| JobLine::of(j, zone)).collect(),
+        },
+        StatusCode::OK,
+    )
+}
+
+/// The courier's open jobs and offer now: the first message of a fresh
+/// assignment stream.
+async fn snapshot(state: &AppState, signed: &Signed) -> Result<Board, tonic::Status> {
+    let request = signed.request(apb::WatchAssignmentsRequest::default());
+    let mut stream = state.core.clone().watch_assignments(request).await?.into_inner();
+    let first = tokio::time::timeout(SNAPSHOT_WAIT, stream.message())
+        .await
+        .map_err(|_| tonic::Status::unavailable("no snapshot in time"))??;
+    let mut board = Board::default();
+    if let Some(update) = first.and_then(|m| m.update) {
+        board.apply(update);
+    }
+    Ok(board)
+}
+
+/// The jobs that ended today (in the phone's time zone), newest first.
+async fn finished_today(state: &AppState, signed: &Signed, zone: Tz) -> Result<Vec<apb::Job>, tonic::Status> {
+    let today = Utc::now().with_timezone(&zone).date_naive();
+    let start = today
+        .and_hms_opt(0, 0, 0)
+        .and_then(|midnight| zone.from_local_datetime(&midnight).earliest())
+        .map_or(0, |at| at.timestamp());
+    let mut jobs = Vec::new();
+    let mut page_token = String::new();
+    for _ in 0..FINISHED_PAGES {
+        let request = signed.request(apb::ListJobsRequest {
+            finished: true,
+            page_size: 50,
+            page_token,
+        });
+        let page = state.core.clone().list_jobs(request).await?.into_inner();
+        let before = jobs.len();
+        jobs.extend(
+            page.jobs
+                .into_iter()
+                .filter(|j| j.ended_at.as_ref().is_some_and(|at| at.seconds >= start)),
+        );
+        if page.next_page_token.is_empty() || jobs.len() - before < 50 {
+            break;
+        }
+        page_token = page.next_page_token;
+    }
+    Ok(jobs)
+}
+
+#[derive(serde::Deserialize)]
+pub(crate) struct AvailabilityForm {
+    #[serde(default)]
+    csrf: String,
+    #[serde(default)]
+    availability: String,
+}
+
+pub(crate) async fn set_availability(
+    State(state): State<AppState>,
+    signed: Signed,
+    headers: HeaderMap,
+    axum::Form(form): axum::Form<AvailabilityForm>,
+) -> Response {
+    if !signed.sent(&form.csrf) {
+        return stale_form(&state);
+    }
+    let availability = match form.availability.as_str() {
+        "online" => apb::Availability::Online,
+        "offline" => apb::Availability::Offline,
+        _ => apb::Availability::Unspecified,
+    };
+    let request = signed.request(apb::SetAvailabilityRequest {
+        availability: availability as i32,
+    });
+    match state.core.clone().set_availability(request).await {
+        Ok(_) => Redirect::to(&format!("{}/", state.root)).into_response(),
+        Err(status) if crate::page::is_refusal(&status) => {
+            shift_view(&state, &signed, &headers, Some(status.message().to_owned())).await
+        }
+        Err(status) => failure(&state, &status),
+    }
+}
+
+#[derive(serde::Deserialize)]
+pub(crate) struct OfferForm {
+    #[serde(default)]
+    csrf: String,
+}
+
+/// `…/offers/{offer}/accept` takes the offer (on to the job's page),
+/// `…/decline` turns it down (back to the shift).
+pub(crate) async fn answer_offer(
+    State(state): State<AppState>,
+    signed: Signed,
+    headers: HeaderMap,
+    Path((offer_id, answer)): Path<(String, String)>,
+    axum::Form(form): axum::Form<OfferForm>,
+) -> Response {
+    if !signed.sent(&form.csrf) {
+        return stale_form(&state);
+    }
+    let mut core = state.core.clone();
+    let answered = match answer.as_str() {
+        "accept" => core
+            .accept_offer(signed.request(apb::AcceptOfferRequest { offer_id }))
+            .await
+            .map(|answer| format!("{}/jobs/{}", state.root, answer.into_inner().job.unwrap_or_default().id)),
+        "decline" => core
+            .decline_offer(signed.request(apb::DeclineOfferRequest { offer_id }))
+            .await
+            .map(|_| format!("{}/", state.root)),
+        _ => Err(tonic::Status::not_found("An offer is accepted or declined.")),
+    };
+    match answered {
+        Ok(to) => Redirect::to(&to).into_response(),
+        // Expired, withdrawn, no longer this courier's: the shift again,
+        // with the core's words.
+        Err(status) if crate::page::is_refusal(&status) || status.code() == tonic::Code::NotFound => {
+            shift_view(&state, &signed, &headers, Some(status.message().to_owned())).await
+        }
+        Err(status) => failure(&state, &status),
+    }
+}
+
+/// A batch of positions from the phone's `watchPosition`.
+#[derive(serde::Deserialize)]
+pub(crate) struct Positions {
+    positions: Vec<PhonePosition>,
+}
+
+/// One position as the Geolocation API gives it.
+#[derive(serde::Deserialize)]
+struct PhonePosition {
+    latitude: f64,
+    longitude: f64,
+    accuracy: Option<f64>,
+    heading: Option<f64>,
+    speed: Option<f64>,
+    /// When the phone took it, milliseconds since 1970.
+    timestamp: i64,
+}
+
+/// `POST /courier/positions`: the phone's batch, passed on to the core in one
+/// `ReportLocations` message.
+pub(crate) async fn report_positions(
+    State(state): State<AppState>,
+    signed: Signed,
+    headers: HeaderMap,
+    Json(body): Json<Positions>,
+) -> Response {
+    let csrf = headers
+        .get("x-csrf-token")
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or_default();
+    if !signed.sent(csrf) {
+        return crate::answers::forbidden_json("Open the page again: it belongs to an earlier sign-in.");
+    }
+    let positions = body
+        .positions
+        .into_iter()
+        .map(|p| apb::Position {
+            latitude: p.latitude,
+            longitude: p.longitude,
+            accuracy_m: p.accuracy,
+            // The Geolocation API gives NaN for a heading while standing still.
+            heading_deg: p.heading.filter(|h| h.is_finite()),
+            speed_mps: p.speed.filter(|s| s.is_finite()),
+            recorded_at: Some(prost_types::Timestamp {
+                seconds: p.timestamp.div_euclid(1000),
+                nanos: (p.timestamp.rem_euclid(1000) * 1_000_000) as i32,
+            }),
+        })
+        .collect();
+    let batch = apb::ReportLocationsRequest { positions };
+    let request = signed.request(tokio_stream::iter([batch]));
+    match state.core.clone().report_locations(request).await {
+        Ok(answer) => Json(serde_json::json!({ "accepted": answer.into_inner().accepted })).into_response(),
+        Err(status) => crate::answers::Asker::Outbox
+            .outbox_answer(&state, &status)
+            .unwrap_or_else(|| StatusCode::BAD_GATEWAY.into_response()),
+    }
+}
+
+/// `GET /courier/live`: server-sent events for the open page. `live`
+/// carries the shift page's live part, rendered, after every change; `job`
+/// the id of a job that changed (a job page reloads on its own); and
+/// `signed-out` the sign-in page's address when the core ends the session.
+/// A stream cut by the core ends the response; the browser reconnects and
+/// gets a fresh snapshot.
+pub(crate) async fn live(State(state): State<AppState>, signed: Signed, headers: HeaderMap) -> Response {
+    let zone = time_zone(&headers);
+    let request = signed.request(apb::WatchAssignmentsRequest::default());
+    let updates = match state.core.clone().watch_assignments(request).await {
+        Ok(answer) => answer.into_inner(),
+        Err(status) if status.code() == tonic::Code::Unauthenticated => {
+            let ended = signed_out(&state);
+            return Sse::new(tokio_stream::once(Ok::<Event, Infallible>(ended))).into_response();
+        }
+        Err(status) => return failure(&state, &status),
+    };
+    // A task of its own turns the core's messages into events (one message
+    // may make two); it ends when the browser goes away or the stream ends.
+    let (sender, events) = tokio::sync::mpsc::channel::<Event>(16);
+    tokio::spawn(async move {
+        let mut updates = updates;
+        let mut board = Board::default();
+        loop {
+            let events = match updates.message().await {
+                Ok(Some(message)) => {
+                    let touched = message.update.and_then(|update| board.apply(update));
+                    let mut events = Vec::new();
+                    match board.part(&state, &signed, zone).render() {
+                        Ok(html) => events.push(Event::default().event("live").data(html)),
+                        Err(error) => tracing::error!(%error, "live part not rendered"),
+                    }
+                    events.extend(touched.map(|job| Event::default().event("job").data(job)));
+                    events
+                }
+                Ok(None) => return,
+                Err(status) if status.code() == tonic::Code::Unauthenticated => vec![signed_out(&state)],
+                Err(_) => return,
+            };
+            for event in events {
+                if sender.send(event).await.is_err() {
+                    return;
+                }
+            }
+        }
+    });
+    let events = tokio_stream::wrappers::ReceiverStream::new(events).map(Ok::<Event, Infallible>);
+    Sse::new(events)
+        .keep_alive(KeepAlive::new().interval(Duration::from_secs(15)))
+        .into_response()
+}
+
+fn signed_out(state: &AppState) -> Event {
+    Event::default()
+        .event("signed-out")
+        .data(format!("{}/sign-in", state.root))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn job(id: &str, active: bool) -> apb::Job {
+        apb::Job {
+            id: id.into(),
+            active,
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn the_board_follows_the_stream() {
+        let mut board = Board::default();
+        let offer = apb::Offer {
+            id: "off_1".into(),
+            job: Some(job("del_2", false)),
+            ..Default::default()
+        };
+        board.apply(Update::Snapshot(apb::AssignmentSnapshot {
+            jobs: vec![job("del_1", true)],
+            offer: Some(offer),
+        }));
+        assert!(board.offer.is_some());
+        // The offered job accepted: the offer goes, the job is in hand.
+        assert_eq!(board.apply(Update::Job(job("del_2", true))).as_deref(), Some("del_2"));
+        assert!(board.offer.is_none());
+        assert_eq!(board.jobs.len(), 2);
+        // A job that ended leaves the board; so does a withdrawn one.
+        board.apply(Update::Job(job("del_1", false)));
+        board.apply(Update::Withdrawal(apb::Withdrawal {
+            job_id: "del_2".into(),
+            reason: apb::WithdrawalReason::Cancelled as i32,
+            offer_id: None,
+        }));
+        assert!(board.jobs.is_empty());
+        // An offer withdrawn leaves the jobs alone.
+        board.apply(Update::Offer(apb::Offer {
+            id: "off_2".into(),
+            ..Default::default()
+        }));
+        board.apply(Update::Withdrawal(apb::Withdrawal {
+            job_id: "del_3".into(),
+            reason: apb::WithdrawalReason::OfferExpired as i32,
+            offer_id: Some("off_2".into()),
+        }));
+        assert!(board.offer.is_none());
+    }
+}

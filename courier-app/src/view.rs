@@ -1,0 +1,397 @@
+//! Jobs and offers as the pages show them: the next stop, its links, the one
+//! next move, in words a courier reads at a glance.
+
+use chrono_tz::Tz;
+use courier::app::v1 as apb;
+use courier::names::PublicName;
+use courier::v1 as pb;
+
+use crate::page::clock;
+
+/// A stop of a job.
+pub(crate) struct StopView {
+    pub(crate) label: &'static str,
+    pub(crate) address: String,
+    pub(crate) contact_name: String,
+    /// `tel:` link, only while the job is active (the core sends no number
+    /// otherwise).
+    pub(crate) tel: String,
+    pub(crate) phone: String,
+    pub(crate) instructions: String,
+    /// `geo:` URI: the phone's own maps app.
+    pub(crate) geo: String,
+    pub(crate) osm: String,
+}
+
+impl StopView {
+    fn of(label: &'static str, waypoint: Option<&pb::Waypoint>) -> StopView {
+        let waypoint = waypoint.cloned().unwrap_or_default();
+        let contact = waypoint.contact.unwrap_or_default();
+        let (lat, lon) = (waypoint.latitude, waypoint.longitude);
+        let place: String = url::form_urlencoded::byte_serialize(waypoint.address.as_bytes())
+            .collect::<String>()
+            .replace('+', "%20");
+        let dialable: String = contact
+            .phone
+            .chars()
+            .filter(|c| c.is_ascii_digit() || *c == '+')
+            .collect();
+        StopView {
+            label,
+            tel: if dialable.is_empty() {
+                String::new()
+            } else {
+                format!("tel:{dialable}")
+            },
+            phone: contact.phone,
+            contact_name: contact.name,
+            instructions: waypoint.instructions.unwrap_or_default(),
+            geo: format!("geo:{lat},{lon}?q={lat},{lon}({place})"),
+            osm: format!("https://www.openstreetmap.org/?mlat={lat}&mlon={lon}#map=17/{lat}/{lon}"),
+            address: waypoint.address,
+        }
+    }
+}
+
+/// What the job page offers as its one button.
+pub(crate) struct Action {
+    /// `move` (a form posting `value`), `proof` (a link to the checkpoint
+    /// `value`'s proof), or empty.
+    pub(crate) kind: &'static str,
+    pub(crate) value: &'static str,
+    pub(crate) label: &'static str,
+}
+
+/// A problem the courier may report at the current stop, behind a
+/// confirmation.
+pub(crate) struct Problem {
+    pub(crate) value: &'static str,
+    pub(crate) label: &'static str,
+    pub(crate) confirm: &'static str,
+}
+
+pub(crate) struct JobView {
+    pub(crate) id: String,
+    pub(crate) kind: &'static str,
+    pub(crate) status: &'static str,
+    pub(crate) headline: &'static str,
+    pub(crate) active: bool,
+    /// The stop the courier heads for (or is at); none once the job ended.
+    pub(crate) next_stop: Option<StopView>,
+    pub(crate) pickup: StopView,
+    pub(crate) dropoff: StopView,
+    pub(crate) stops: Vec<StopView>,
+    pub(crate) items: Vec<String>,
+    pub(crate) notes: String,
+    pub(crate) reference: String,
+    pub(crate) distance: String,
+    pub(crate) vehicle: String,
+    pub(crate) eta: String,
+    pub(crate) action: Action,
+    pub(crate) problem: Option<Problem>,
+    pub(crate) outcome: String,
+    pub(crate) assigned_at: String,
+    pub(crate) ended_at: String,
+}
+
+impl JobView {
+    pub(crate) fn of(job: &apb::Job, zone: Tz) -> JobView {
+        let status = job.status();
+        let before_pickup = matches!(
+            status,
+            pb::DeliveryStatus::CourierAssigned | pb::DeliveryStatus::AtPickup
+        );
+        let pickup = StopView::of("Pickup", job.pickup.as_ref());
+        let dropoff = StopView::of("Dropoff", job.dropoff.as_ref());
+        let next_stop = job.active.then(|| {
+            if before_pickup {
+                StopView::of("Pickup", job.pickup.as_ref())
+            } else {
+                StopView::of("Dropoff", job.dropoff.as_ref())
+            }
+        });
+        let eta = if before_pickup {
+            job.pickup_eta.as_ref()
+        } else {
+            job.dropoff_eta.as_ref()
+        };
+        JobView {
+            id: job.id.clone(),
+            kind: match job.kind() {
+                apb::JobKind::FleetOrder => "Order",
+                _ => "Delivery",
+            },
+            status: status.public_name().unwrap_or("unknown"),
+            headline: headline(status, job.active),
+            active: job.active,
+            next_stop,
+            pickup,
+            dropoff,
+            stops: job.stops.iter().map(|s| StopView::of("Stop", Some(s))).collect(),
+            items: job.items.iter().map(item).collect(),
+            notes: job.notes.clone().unwrap_or_default(),
+            reference: job.reference.clone().unwrap_or_default(),
+            distance: kilometres(job.distance_km),
+            vehicle: vehicle_name(&job.vehicle_type_id),
+            // Only while heading for the stop.
+            eta: match status {
+                pb::DeliveryStatus::CourierAssigned | pb::DeliveryStatus::PickedUp | pb::DeliveryStatus::InTransit
+                    if job.active =>
+                {
+                    clock(eta, zone)
+                }
+                _ => String::new(),
+            },
+            action: action(job),
+            problem: problem(job),
+            outcome: outcome(job.outcome.as_deref()),
+            assigned_at: clock(job.assigned_at.as_ref(), zone),
+            ended_at: clock(job.ended_at.as_ref(), zone),
+        }
+    }
+}
+
+fn headline(status: pb::DeliveryStatus, active: bool) -> &'static str {
+    use pb::DeliveryStatus as S;
+    match status {
+        _ if !active && !matches!(status, S::Delivered | S::Cancelled) => "No longer yours",
+        S::CourierAssigned => "Go to the pickup",
+        S::AtPickup => "At the pickup",
+        S::PickedUp => "Picked up",
+        S::InTransit => "On the way to the dropoff",
+        S::AtDropoff => "At the dropoff",
+        S::Delivered => "Delivered",
+        S::Cancelled => "Cancelled",
+        _ => "Waiting",
+    }
+}
+
+/// The one button: the next move, or the proof it waits for.
+fn action(job: &apb::Job) -> Action {
+    let none = Action {
+        kind: "",
+        value: "",
+        label: "",
+    };
+    if !job.active {
+        return none;
+    }
+    let step = |value, label| Action {
+        kind: "move",
+        value,
+        label,
+    };
+    match job.next_move() {
+        apb::JobMove::ArriveAtPickup => step("arrive_at_pickup", "I'm at the pickup"),
+        apb::JobMove::PickUp => step("pick_up", "Picked up"),
+        apb::JobMove::StartTransit => step("start_transit", "Start driving to the dropoff"),
+        apb::JobMove::ArriveAtDropoff => step("arrive_at_dropoff", "I'm at the dropoff"),
+        apb::JobMove::CompleteHandover => step("complete_handover", "Handed over"),
+        apb::JobMove::Unspecified => match job.status() {
+            pb::DeliveryStatus::AtPickup => Action {
+                kind: "proof",
+                value: "pickup",
+                label: "Pickup proof",
+            },
+            pb::DeliveryStatus::AtDropoff => Action {
+                kind: "proof",
+                value: "dropoff",
+                label: "Delivery proof",
+            },
+            _ => none,
+        },
+    }
+}
+
+fn problem(job: &apb::Job) -> Option<Problem> {
+    if !job.active {
+        return None;
+    }
+    match job.status() {
+        pb::DeliveryStatus::AtPickup => Some(Problem {
+            value: "pickup_no_show",
+            label: "Nobody hands the goods over",
+            confirm: "Yes: I am at the pickup and nobody hands the goods over. The job is cancelled.",
+        }),
+        pb::DeliveryStatus::AtDropoff => Some(Problem {
+            value: "failed_handover",
+            label: "The handover failed",
+            confirm: "Yes: the goods cannot be handed over. The job is cancelled.",
+        }),
+        _ => None,
+    }
+}
+
+fn outcome(outcome: Option<&str>) -> String {
+    match outcome {
+        None => String::new(),
+        Some("delivered") => "Delivered".into(),
+        Some("reassigned") => "Given to another courier".into(),
+        Some("unassigned") => "Taken back by dispatch".into(),
+        Some(other) => match other.strip_prefix("cancelled:") {
+            Some(reason) => format!("Cancelled ({})", reason.replace('_', " ")),
+            None => other.replace('_', " "),
+        },
+    }
+}
+
+fn item(item: &pb::ShipmentItem) -> String {
+    let weight = if item.weight_kg > 0.0 {
+        format!(", {} kg", trim_number(item.weight_kg))
+    } else {
+        String::new()
+    };
+    format!("{} × {}{weight}", item.quantity.max(1), item.description)
+}
+
+/// "4.2 km" (one decimal), "850 m" under a kilometre.
+pub(crate) fn kilometres(km: f64) -> String {
+    if km < 1.0 {
+        format!("{} m", (km * 1000.0).round() as i64)
+    } else {
+        format!("{km:.1} km")
+    }
+}
+
+fn trim_number(value: f64) -> String {
+    let text = format!("{value:.2}");
+    text.trim_end_matches('0').trim_end_matches('.').to_owned()
+}
+
+/// `small_van` → "Small van".
+pub(crate) fn vehicle_name(id: &str) -> String {
+    let spaced = id.replace('_', " ");
+    let mut chars = spaced.chars();
+    match chars.next() {
+        Some(first) => first.to_uppercase().chain(chars).collect(),
+        None => String::new(),
+    }
+}
+
+/// An offer on the shift page.
+pub(crate) struct OfferView {
+    pub(crate) id: String,
+    pub(crate) pickup: String,
+    pub(crate) dropoff: String,
+    /// From the courier to the pickup.
+    pub(crate) to_pickup: String,
+    pub(crate) minutes_to_pickup: i64,
+    /// From the pickup to the dropoff.
+    pub(crate) route: String,
+    pub(crate) vehicle: String,
+    pub(crate) items: Vec<String>,
+    /// RFC 3339, for the countdown; and the clock time, for a page without
+    /// script.
+    pub(crate) expires_at: String,
+    pub(crate) answer_by: String,
+}
+
+impl OfferView {
+    pub(crate) fn of(offer: &apb::Offer, zone: Tz) -> OfferView {
+        let job = offer.job.clone().unwrap_or_default();
+        OfferView {
+            id: offer.id.clone(),
+            pickup: job.pickup.as_ref().map(|w| w.address.clone()).unwrap_or_default(),
+            dropoff: job.dropoff.as_ref().map(|w| w.address.clone()).unwrap_or_default(),
+            to_pickup: kilometres(offer.distance_to_pickup_km),
+            minutes_to_pickup: offer.minutes_to_pickup,
+            route: kilometres(job.distance_km),
+            vehicle: vehicle_name(&job.vehicle_type_id),
+            items: job.items.iter().map(item).collect(),
+            expires_at: offer
+                .expires_at
+                .as_ref()
+                .and_then(courier::time::from_proto)
+                .map(|at| at.to_rfc3339())
+                .unwrap_or_default(),
+            answer_by: offer
+                .expires_at
+                .as_ref()
+                .and_then(courier::time::from_proto)
+                .map(|at| at.with_timezone(&zone).format("%H:%M:%S").to_string())
+                .unwrap_or_default(),
+        }
+    }
+}
+
+/// A job in a list (open jobs, today's finished ones).
+pub(crate) struct JobLine {
+    pub(crate) id: String,
+    pub(crate) headline: &'static str,
+    pub(crate) pickup: String,
+    pub(crate) dropoff: String,
+    pub(crate) when: String,
+    pub(crate) outcome: String,
+}
+
+impl JobLine {
+    pub(crate) fn of(job: &apb::Job, zone: Tz) -> JobLine {
+        JobLine {
+            id: job.id.clone(),
+            headline: headline(job.status(), job.active),
+            pickup: job.pickup.as_ref().map(|w| w.address.clone()).unwrap_or_default(),
+            dropoff: job.dropoff.as_ref().map(|w| w.address.clone()).unwrap_or_default(),
+            when: clock(job.ended_at.as_ref().or(job.assigned_at.as_ref()), zone),
+            outcome: outcome(job.outcome.as_deref()),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stops_link_to_the_phones_maps_and_to_openstreetmap() {
+        let waypoint = pb::Waypoint {
+            address: "Oranienstraße 25, Berlin".into(),
+            latitude: 52.501,
+            longitude: 13.419,
+            contact: Some(pb::Contact {
+                name: "Rui".into(),
+                phone: "+49 151 2345678".into(),
+                email: None,
+            }),
+            instructions: None,
+        };
+        let stop = StopView::of("Dropoff", Some(&waypoint));
+        assert_eq!(stop.tel, "tel:+491512345678");
+        assert_eq!(
+            stop.geo,
+            "geo:52.501,13.419?q=52.501,13.419(Oranienstra%C3%9Fe%2025%2C%20Berlin)"
+        );
+        assert_eq!(
+            stop.osm,
+            "https://www.openstreetmap.org/?mlat=52.501&mlon=13.419#map=17/52.501/13.419"
+        );
+        let hidden = StopView::of(
+            "Dropoff",
+            Some(&pb::Waypoint {
+                contact: Some(pb::Contact::default()),
+                ..waypoint
+            }),
+        );
+        assert_eq!(hidden.tel, "", "no number, no call link");
+    }
+
+    #[test]
+    fn the_one_button_is_the_next_move_or_the_proof_it_waits_for() {
+        let job = |status: pb::DeliveryStatus, next: apb::JobMove, active: bool| apb::Job {
+            status: status as i32,
+            next_move: next as i32,
+            active,
+            ..Default::default()
+        };
+        let at_pickup = action(&job(pb::DeliveryStatus::AtPickup, apb::JobMove::Unspecified, true));
+        assert_eq!((at_pickup.kind, at_pickup.value), ("proof", "pickup"));
+        let transit = action(&job(pb::DeliveryStatus::PickedUp, apb::JobMove::StartTransit, true));
+        assert_eq!((transit.kind, transit.value), ("move", "start_transit"));
+        let ended = action(&job(pb::DeliveryStatus::Delivered, apb::JobMove::Unspecified, false));
+        assert_eq!(ended.kind, "");
+        assert!(problem(&job(pb::DeliveryStatus::AtDropoff, apb::JobMove::Unspecified, true)).is_some());
+        assert!(problem(&job(pb::DeliveryStatus::AtDropoff, apb::JobMove::Unspecified, false)).is_none());
+        assert_eq!(outcome(Some("cancelled:pickup_no_show")), "Cancelled (pickup no show)");
+        assert_eq!(kilometres(0.85), "850 m");
+        assert_eq!(vehicle_name("small_van"), "Small van");
+    }
+}

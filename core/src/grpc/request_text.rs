@@ -8,11 +8,11 @@
 //!
 //! The layer runs once the caller is read (`access::layer`). The public
 //! API's keyed services report the refusal after the permission checks too,
-//! exactly as they report a body the edge could not parse: the layer puts
-//! it into the request's `x-request-error-bin` (`access::caller::api`).
-//! Every other service (internal, console, courier app, the keyless public
-//! reads) is answered at once. A client stream is checked message by
-//! message and ends with the refusal.
+//! as they report a body the edge could not parse (`access::caller::api`):
+//! the layer leaves it on the request as a [`Refusal`]. Every other service
+//! (internal, console, courier app, the keyless public reads) is answered at
+//! once. A client stream is checked message by message and ends with the
+//! refusal.
 
 use std::collections::HashMap;
 use std::future::Future;
@@ -20,10 +20,7 @@ use std::pin::Pin;
 use std::sync::OnceLock;
 use std::task::{Context, Poll, ready};
 
-use base64::Engine;
-use base64::engine::general_purpose::STANDARD_NO_PAD;
 use bytes::{Buf, Bytes, BytesMut};
-use courier::metadata;
 use http_body::Frame;
 use http_body_util::BodyExt;
 use prost::Message;
@@ -35,11 +32,12 @@ use tonic::codegen::http;
 use crate::CoreError;
 use crate::validate::{self, TextKind};
 
-/// A refusal of a request's text: the field and why.
+/// A refusal of a public API request's text, reported once the caller may
+/// call the method.
 #[derive(Clone, Debug)]
-struct Refusal {
-    param: String,
-    message: String,
+pub struct Refusal {
+    pub param: String,
+    pub message: String,
 }
 
 impl From<Refusal> for CoreError {
@@ -105,13 +103,10 @@ where
                 Err(status) => return Ok(status.into_http()),
             };
             if let Some(refusal) = frame_refusal(&head, method.input) {
-                match deferred_to_handler(&refusal).filter(|_| method.deferred) {
-                    // A refusal of the edge's comes first (its message is empty).
-                    Some(value) => {
-                        parts.headers.entry(metadata::REQUEST_ERROR).or_insert(value);
-                    }
-                    None => return Ok(tonic::Status::from(CoreError::from(refusal)).into_http()),
+                if !method.deferred {
+                    return Ok(tonic::Status::from(CoreError::from(refusal)).into_http());
                 }
+                parts.extensions.insert(refusal);
             }
             let body = Body::new(Prefixed {
                 head: Some(head).filter(|head| !head.is_empty()),
@@ -120,14 +115,6 @@ where
             inner.call(http::Request::from_parts(parts, body)).await
         })
     }
-}
-
-/// `refusal` as the `x-request-error-bin` value the public API's handlers
-/// report after their checks.
-fn deferred_to_handler(refusal: &Refusal) -> Option<http::HeaderValue> {
-    let code = courier::errors::ErrorCode::InvalidRequest;
-    let bytes = courier::errors::encode_request_error(code, &refusal.message, Some(&refusal.param));
-    http::HeaderValue::from_str(&STANDARD_NO_PAD.encode(bytes)).ok()
 }
 
 /// The bytes of a request body up to the end of its first gRPC frame (or of

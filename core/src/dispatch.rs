@@ -12,7 +12,7 @@
 
 use sea_orm::ConnectionTrait;
 
-use crate::assignments::{self, Outcome};
+use crate::assignments;
 use crate::auth::Mode;
 use crate::db::WriteTransaction;
 use crate::deliveries::{self, Change, Courier, CourierLocation, Delivery};
@@ -392,10 +392,7 @@ async fn held_by(tx: &WriteTransaction, delivery: &Delivery, courier_id: &str) -
 /// `courier_id`, whose hold ended with it: a resent last move.
 async fn ended_by_their_move(tx: &WriteTransaction, delivery: &Delivery, courier_id: &str) -> CoreResult<bool> {
     let latest = assignments::latest_of(&**tx, &delivery.id, courier_id).await?;
-    Ok(delivery.status.is_terminal()
-        && latest.is_some_and(|a| {
-            a.ended_at.is_some() && a.outcome.as_deref() != Some(Outcome::Reassigned.label().as_str())
-        }))
+    Ok(delivery.status.is_terminal() && latest.is_some_and(|a| a.ended_with_the_job()))
 }
 
 fn moved_meanwhile(id: &str) -> CoreError {

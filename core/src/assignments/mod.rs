@@ -88,6 +88,14 @@ impl Assignment {
     pub fn is_open(&self) -> bool {
         self.ended_at.is_none()
     }
+
+    /// Whether the hold ended with the job itself (delivered or cancelled),
+    /// not by a reassignment: a courier's resent last move is then theirs.
+    pub fn ended_with_the_job(&self) -> bool {
+        self.outcome
+            .as_deref()
+            .is_some_and(|o| o != Outcome::Reassigned.label())
+    }
 }
 
 /// Gives `job_id` to `courier_id` in `tx`, ending its current courier's

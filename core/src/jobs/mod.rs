@@ -485,7 +485,7 @@ async fn move_board_order(core: &Core, courier: &Courier, order_id: &str, action
         let resent = order.status == to
             && assignments::latest_of(&*tx, order_id, &courier.id)
                 .await?
-                .is_some_and(|a| a.outcome.is_some_and(|o| o != assignments::Outcome::Reassigned.label()));
+                .is_some_and(|a| a.ended_with_the_job());
         return if resent {
             Ok(order)
         } else {

@@ -145,6 +145,18 @@ impl<E: EntityTrait> Keyset<E> {
         ))
     }
 
+    /// The rows past position (`created_at`, `id`) in this list's order.
+    pub fn past(&self, created_at: i64, id: &str) -> Condition {
+        let (time, id) = if self.newest_first {
+            (self.created_at.lt(created_at), self.id.lt(id))
+        } else {
+            (self.created_at.gt(created_at), self.id.gt(id))
+        };
+        Condition::any()
+            .add(time)
+            .add(Condition::all().add(self.created_at.eq(created_at)).add(id))
+    }
+
     /// The query of one page: `condition` after the token's position, in
     /// order, one row more than `limit` to tell whether more follow.
     fn select(
@@ -157,16 +169,7 @@ impl<E: EntityTrait> Keyset<E> {
     ) -> CoreResult<Select<E>> {
         if let Some(token) = page_token.filter(|t| !t.is_empty()) {
             let cursor = decode(&core.secrets.page_token, scope, token)?;
-            let (created_at, id) = if self.newest_first {
-                (self.created_at.lt(cursor.created_at), self.id.lt(cursor.id))
-            } else {
-                (self.created_at.gt(cursor.created_at), self.id.gt(cursor.id))
-            };
-            condition = condition.add(
-                Condition::any()
-                    .add(created_at)
-                    .add(Condition::all().add(self.created_at.eq(cursor.created_at)).add(id)),
-            );
+            condition = condition.add(self.past(cursor.created_at, &cursor.id));
         }
         let order = if self.newest_first { Order::Desc } else { Order::Asc };
         Ok(E::find()

@@ -52,6 +52,7 @@ Amounts are integer cents including VAT; times are RFC 3339 in UTC. Errors answe
         webhooks::replay,
         events::list,
         events::get,
+        events::stream,
         fleet::create,
         fleet::get,
     ),
@@ -160,6 +161,7 @@ pub fn operation_errors(operation_id: &str) -> Option<Vec<ErrorCode>> {
             true,
         ),
         "listDeliveries" | "listEvents" => (&[InvalidRequest, PermissionDenied, InvalidPageToken], true),
+        "streamEvents" => (&[InvalidRequest, PermissionDenied], true),
         "getDelivery" | "getDeliveryTracking" | "getEvent" | "deleteWebhookEndpoint" => {
             (&[PermissionDenied, NotFound], true)
         }

@@ -11,10 +11,10 @@ use crate::harness::{Backend, TestApp, together, wait_until};
 use crate::proofs::pod_workspace;
 
 /// How long a whole simulated run may take with the tests' 50 ms step.
-const RUN_LIMIT: Duration = Duration::from_secs(30);
+pub const RUN_LIMIT: Duration = Duration::from_secs(30);
 
 /// The events of a default run, oldest first, as `(type, data.status)`.
-fn default_run() -> Vec<(String, String)> {
+pub fn default_run() -> Vec<(String, String)> {
     [
         ("delivery.created", "pending"),
         ("delivery.courier_assigned", "courier_assigned"),

@@ -19,6 +19,7 @@ mod couriers;
 mod deliveries;
 mod dispatch;
 mod errors;
+mod event_stream;
 mod events;
 mod fleet;
 mod grpc;

@@ -103,6 +103,7 @@ pub const METHODS: &[Method] = &[
     read("/courier.v1.TrackingService/WatchDelivery", DELIVERIES_READ),
     read("/courier.v1.EventService/ListEvents", DELIVERIES_READ),
     read("/courier.v1.EventService/GetEvent", DELIVERIES_READ),
+    read("/courier.v1.EventService/StreamEvents", DELIVERIES_READ),
     change("/courier.v1.WebhookService/CreateWebhookEndpoint", WEBHOOKS),
     read("/courier.v1.WebhookService/ListWebhookEndpoints", WEBHOOKS),
     change("/courier.v1.WebhookService/UpdateWebhookEndpoint", WEBHOOKS),

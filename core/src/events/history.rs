@@ -151,7 +151,7 @@ pub fn decode_data(model: &entity::Model) -> CoreResult<pb::Delivery> {
         .map_err(|error| CoreError::Internal(format!("event {} data: {error}", model.id)))
 }
 
-fn from_model(model: &entity::Model) -> CoreResult<Event> {
+pub(super) fn from_model(model: &entity::Model) -> CoreResult<Event> {
     Ok(Event {
         id: model.id.clone(),
         event_type: EventType::parse(&model.r#type)
@@ -163,6 +163,6 @@ fn from_model(model: &entity::Model) -> CoreResult<Event> {
 }
 
 /// Every query of a caller's events goes through this scope.
-fn scoped(principal: &Principal) -> Condition {
+pub(super) fn scoped(principal: &Principal) -> Condition {
     principal.scope(entity::Column::WorkspaceId, entity::Column::Mode)
 }

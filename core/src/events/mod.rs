@@ -7,6 +7,7 @@
 pub mod cache;
 pub mod entity;
 pub mod history;
+pub mod stream;
 
 use prost::Message;
 use sea_orm::ConnectionTrait;

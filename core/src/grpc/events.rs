@@ -1,11 +1,14 @@
-//! `courier.v1.EventService` (deliveries:read): the events list and an
-//! event's details with its webhook attempts.
+//! `courier.v1.EventService` (deliveries:read): the events list, an
+//! event's details with its webhook attempts, and the live event stream.
 
+use std::pin::Pin;
 use std::sync::Arc;
 
 use courier::time::micros_to_proto;
 use courier::v1 as pb;
 use courier::v1::event_service_server::EventService;
+use tokio_stream::wrappers::ReceiverStream;
+use tokio_stream::{Stream, StreamExt};
 use tonic::{Request, Response, Status};
 
 use super::convert;
@@ -13,10 +16,13 @@ use crate::access::Permission;
 use crate::access::caller;
 use crate::events::EventType;
 use crate::events::history::{self, Event, EventFilter};
+use crate::events::stream::{self, StreamFilter};
 use crate::webhooks::attempts::{self, Attempt, AttemptStatus};
 use crate::{Core, CoreError, CoreResult};
 
 pub struct EventApi(pub Core);
+
+type EventStream = Pin<Box<dyn Stream<Item = Result<pb::StreamEventsResponse, Status>> + Send>>;
 
 /// An event type of a request; `Unspecified` is `None`.
 pub fn event_type_in(value: i32, param: &str) -> CoreResult<Option<EventType>> {
@@ -99,5 +105,35 @@ impl EventService for EventApi {
             event: Some(event_out(event)),
             webhook_attempts: attempts.into_iter().map(attempt_out).collect(),
         }))
+    }
+
+    type StreamEventsStream = EventStream;
+
+    async fn stream_events(
+        &self,
+        request: Request<pb::StreamEventsRequest>,
+    ) -> Result<Response<Self::StreamEventsStream>, Status> {
+        let principal = caller::api(&self.0, &request, Some(Permission::DeliveriesRead)).await?;
+        let r = request.into_inner();
+        let filter = StreamFilter {
+            delivery_id: r.delivery_id,
+            event_type: event_type_in(r.r#type, "type")?,
+        };
+        let events = stream::follow(
+            &self.0,
+            &principal,
+            filter,
+            r.after_event_id.as_deref(),
+            "Last-Event-ID",
+        )
+        .await?;
+        let messages = ReceiverStream::new(events).map(|event| {
+            event
+                .map(|event| pb::StreamEventsResponse {
+                    event: Some(event_out(Arc::unwrap_or_clone(event))),
+                })
+                .map_err(Status::from)
+        });
+        Ok(Response::new(Box::pin(messages)))
     }
 }

@@ -107,21 +107,54 @@ impl From<pb::ListEventsResponse> for EventListJson {
 /// `GET /v1/events` query.
 pub fn list_request(query: &HashMap<String, String>) -> Result<pb::ListEventsRequest, ApiError> {
     let query = ListQuery::parse(query, &["delivery_id", "type"])?;
-    let event_type = match query.filters.get("type") {
-        None => pb::EventType::Unspecified,
+    Ok(pb::ListEventsRequest {
+        page_size: query.page_size,
+        page_token: query.page_token,
+        delivery_id: query.filters.get("delivery_id").map(|id| (*id).to_owned()),
+        r#type: event_type_in(query.filters.get("type").copied())? as i32,
+        created_after: query.created_after,
+        created_before: query.created_before,
+    })
+}
+
+/// `GET /v1/events/stream`: the query's filters (`delivery_id`, `type`; a
+/// stream has no pages and runs in time order, so none of the list's
+/// others) and the `Last-Event-ID` header, as received.
+pub fn stream_request(
+    query: &HashMap<String, String>,
+    last_event_id: Option<&[u8]>,
+) -> Result<pb::StreamEventsRequest, ApiError> {
+    const FILTERS: [&str; 2] = ["delivery_id", "type"];
+    if let Some(unknown) = query.keys().find(|name| !FILTERS.contains(&name.as_str())) {
+        return Err(ApiError::invalid(
+            unknown.clone(),
+            format!("{unknown} is not a known query parameter of the event stream."),
+        ));
+    }
+    let after_event_id = last_event_id
+        .map(|bytes| {
+            std::str::from_utf8(bytes)
+                .map(|id| id.trim().to_owned())
+                .map_err(|_| ApiError::invalid("Last-Event-ID", "Last-Event-ID is not valid UTF-8 text."))
+        })
+        .transpose()?
+        .filter(|id| !id.is_empty());
+    Ok(pb::StreamEventsRequest {
+        after_event_id,
+        delivery_id: query.get("delivery_id").cloned(),
+        r#type: event_type_in(query.get("type").map(String::as_str))? as i32,
+    })
+}
+
+/// The `type` query parameter of the events list and stream.
+fn event_type_in(name: Option<&str>) -> Result<pb::EventType, ApiError> {
+    match name {
+        None => Ok(pb::EventType::Unspecified),
         Some(name) => pb::EventType::from_public_name(name).ok_or_else(|| {
             ApiError::invalid(
                 "type",
                 format!("type must be one of {}.", pb::EventType::public_names()),
             )
-        })?,
-    };
-    Ok(pb::ListEventsRequest {
-        page_size: query.page_size,
-        page_token: query.page_token,
-        delivery_id: query.filters.get("delivery_id").map(|id| (*id).to_owned()),
-        r#type: event_type as i32,
-        created_after: query.created_after,
-        created_before: query.created_before,
-    })
+        }),
+    }
 }

@@ -45,6 +45,7 @@ pub fn router(state: EdgeState) -> Router {
         .route("/v1/fleet/orders", post(fleet::create))
         .route("/v1/fleet/orders/{fleet_order_id}", get(fleet::get))
         .route("/v1/events", get(events::list))
+        .route("/v1/events/stream", get(events::stream))
         .route("/v1/events/{event_id}", get(events::get))
         .route_layer(axum_middleware::from_fn_with_state(state.clone(), ratelimit::limit));
     let keyless = Router::new()

@@ -9,6 +9,7 @@ mod auth;
 mod auto_dispatch;
 mod billing;
 mod browser;
+mod cli;
 mod compose;
 mod console_accounts;
 mod console_browser;

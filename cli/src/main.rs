@@ -1,0 +1,514 @@
+//! `courier`: the integrators' command line (README, "For integrators"):
+//! forward live events to a local URL, read events, quote, book, list and
+//! cancel deliveries, and run a test delivery to see its events.
+
+mod api;
+mod config;
+mod listen;
+mod show;
+mod stream;
+
+use std::io::Write;
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand};
+use serde_json::{Value, json};
+
+use api::{Api, Failure};
+use stream::EventStream;
+
+/// The base URL used when neither a flag nor `courier login` gives one: the
+/// dev runner's (README, "Quick start").
+const DEFAULT_BASE_URL: &str = "http://127.0.0.1:8080";
+
+#[derive(Parser)]
+#[command(
+    name = "courier",
+    version,
+    about = "The Courier API from the command line: live events forwarded to localhost, deliveries, quotes."
+)]
+struct Cli {
+    /// API key (`mm_test_…` or `mm_live_…`); else the one `courier login` saved.
+    #[arg(long, env = "COURIER_API_KEY", global = true, hide_env_values = true)]
+    api_key: Option<String>,
+
+    /// Base URL of the API, without `/v1`; else the one `courier login`
+    /// saved, else the dev runner's http://127.0.0.1:8080.
+    #[arg(long, env = "COURIER_BASE_URL", global = true)]
+    base_url: Option<String>,
+
+    /// Where the saved key and the signing secret of `listen` are kept
+    /// (default: `$XDG_CONFIG_HOME/courier`, else `~/.config/courier`).
+    #[arg(long, env = "COURIER_CONFIG_DIR", global = true)]
+    config_dir: Option<PathBuf>,
+
+    /// Print the API's JSON (one object per line for streams) instead of text.
+    #[arg(long, global = true)]
+    json: bool,
+
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Check a key and save it (mode 0600) for the next commands.
+    Login,
+    /// Forward each live event to a local URL, signed as webhooks are.
+    Listen(ListenArgs),
+    /// Events of this key's workspace and mode.
+    #[command(subcommand)]
+    Events(EventsCommand),
+    /// Book, read, list and cancel deliveries.
+    #[command(subcommand)]
+    Deliveries(Box<DeliveriesCommand>),
+    /// Price a route without booking it.
+    Quote(QuoteArgs),
+    /// Book a test delivery ending as `scenario` and print its events until it ends.
+    Trigger(TriggerArgs),
+}
+
+#[derive(Args)]
+struct EventFilter {
+    /// Only these event types (comma-separated, e.g. `delivery.created,delivery.delivered`).
+    #[arg(long, value_delimiter = ',')]
+    events: Vec<String>,
+    /// Only the events of this delivery.
+    #[arg(long)]
+    delivery_id: Option<String>,
+}
+
+impl EventFilter {
+    /// The stream's query: one type is filtered by the service, several here.
+    fn query(&self) -> String {
+        let mut pairs = Vec::new();
+        if let Some(id) = &self.delivery_id {
+            pairs.push(format!("delivery_id={}", encode(id)));
+        }
+        if let [only] = self.events.as_slice() {
+            pairs.push(format!("type={}", encode(only)));
+        }
+        if pairs.is_empty() {
+            String::new()
+        } else {
+            format!("?{}", pairs.join("&"))
+        }
+    }
+}
+
+#[derive(Args)]
+struct ListenArgs {
+    /// Where to POST each event, e.g. http://localhost:3000/hooks.
+    #[arg(long)]
+    forward_to: String,
+    /// Forward to an address that is not on this machine.
+    #[arg(long)]
+    allow_remote: bool,
+    #[command(flatten)]
+    filter: EventFilter,
+}
+
+#[derive(Subcommand)]
+enum EventsCommand {
+    /// Print each new event as it is recorded.
+    Tail(EventFilter),
+}
+
+#[derive(Subcommand)]
+enum DeliveriesCommand {
+    /// The newest deliveries.
+    List {
+        /// Only deliveries in this status.
+        #[arg(long)]
+        status: Option<String>,
+        /// How many, 1 to 100.
+        #[arg(long)]
+        limit: Option<u32>,
+        /// The previous page's `next_page_token`.
+        #[arg(long)]
+        page_token: Option<String>,
+    },
+    /// One delivery.
+    Get { delivery_id: String },
+    /// Cancel a delivery.
+    Cancel {
+        delivery_id: String,
+        /// found_another_service, waited_too_long, booked_by_mistake,
+        /// no_longer_needed, change_details or other.
+        #[arg(long)]
+        reason: Option<String>,
+    },
+    /// Book a delivery from a JSON file (the request body) or from flags.
+    Create(Box<CreateArgs>),
+}
+
+#[derive(Args)]
+struct Place {
+    /// Pickup street address with postcode and city.
+    #[arg(long, required_unless_present = "file")]
+    pickup_address: Option<String>,
+    #[arg(long, required_unless_present = "file", allow_hyphen_values = true)]
+    pickup_lat: Option<f64>,
+    #[arg(long, required_unless_present = "file", allow_hyphen_values = true)]
+    pickup_lng: Option<f64>,
+    /// Dropoff street address with postcode and city.
+    #[arg(long, required_unless_present = "file")]
+    dropoff_address: Option<String>,
+    #[arg(long, required_unless_present = "file", allow_hyphen_values = true)]
+    dropoff_lat: Option<f64>,
+    #[arg(long, required_unless_present = "file", allow_hyphen_values = true)]
+    dropoff_lng: Option<f64>,
+    /// A vehicle type id (`GET /v1/vehicle-types`).
+    #[arg(long, required_unless_present = "file")]
+    vehicle: Option<String>,
+}
+
+impl Place {
+    fn point(address: &Option<String>, lat: Option<f64>, lng: Option<f64>) -> Value {
+        json!({ "address": address, "latitude": lat, "longitude": lng })
+    }
+
+    fn pickup(&self) -> Value {
+        Place::point(&self.pickup_address, self.pickup_lat, self.pickup_lng)
+    }
+
+    fn dropoff(&self) -> Value {
+        Place::point(&self.dropoff_address, self.dropoff_lat, self.dropoff_lng)
+    }
+}
+
+#[derive(Args)]
+struct QuoteArgs {
+    /// The request body as a JSON file instead of the flags.
+    #[arg(long)]
+    file: Option<PathBuf>,
+    #[command(flatten)]
+    place: Place,
+}
+
+#[derive(Args)]
+struct CreateArgs {
+    /// The request body as a JSON file instead of the flags.
+    #[arg(long)]
+    file: Option<PathBuf>,
+    #[command(flatten)]
+    place: Place,
+    #[arg(long, required_unless_present = "file")]
+    pickup_name: Option<String>,
+    /// In international format, e.g. +49 30 1234567.
+    #[arg(long, required_unless_present = "file")]
+    pickup_phone: Option<String>,
+    #[arg(long, required_unless_present = "file")]
+    dropoff_name: Option<String>,
+    #[arg(long, required_unless_present = "file")]
+    dropoff_phone: Option<String>,
+    /// A quote's id, to book at its price.
+    #[arg(long)]
+    quote_id: Option<String>,
+    /// Your own reference, unique per mode.
+    #[arg(long)]
+    external_id: Option<String>,
+    #[arg(long)]
+    notes: Option<String>,
+    /// Test keys: how the simulated delivery ends (no_courier_found, courier_cancelled, pickup_no_show, delivery_failed).
+    #[arg(long)]
+    test_scenario: Option<String>,
+    /// The `Idempotency-Key`; a new one is made (and printed) when left out.
+    /// Send the same one again to retry without booking twice.
+    #[arg(long)]
+    idempotency_key: Option<String>,
+}
+
+#[derive(Args)]
+struct TriggerArgs {
+    /// `delivered` (every status to delivered), `no_courier_found`,
+    /// `courier_cancelled`, `pickup_no_show` or `delivery_failed`.
+    scenario: String,
+}
+
+/// Percent-encodes a query value.
+fn encode(value: &str) -> String {
+    url::form_urlencoded::byte_serialize(value.as_bytes()).collect()
+}
+
+#[tokio::main]
+async fn main() {
+    let cli = Cli::parse();
+    if let Err(failure) = run(cli).await {
+        eprintln!("error: {failure}");
+        std::process::exit(failure.exit_code());
+    }
+}
+
+/// The settings a command runs with.
+struct Context {
+    config_dir: PathBuf,
+    json: bool,
+}
+
+async fn run(cli: Cli) -> Result<(), Failure> {
+    let config_dir = match cli.config_dir.clone().or_else(config::default_dir) {
+        Some(dir) => dir,
+        None => {
+            return Err(Failure::Usage(
+                "no configuration directory: set --config-dir or HOME".into(),
+            ));
+        }
+    };
+    let saved = config::load_credentials(&config_dir)?;
+    let base_url = cli
+        .base_url
+        .clone()
+        .or_else(|| saved.as_ref().and_then(|s| s.base_url.clone()))
+        .unwrap_or_else(|| DEFAULT_BASE_URL.to_owned());
+    let context = Context {
+        config_dir,
+        json: cli.json,
+    };
+    if let Command::Login = cli.command {
+        return login(&context, cli.api_key, &base_url).await;
+    }
+    let key = cli
+        .api_key
+        .clone()
+        .or_else(|| saved.map(|s| s.api_key))
+        .ok_or_else(|| {
+            Failure::Usage("no API key: pass --api-key, set COURIER_API_KEY, or run `courier login`".into())
+        })?;
+    let api = Api::new(&base_url, &key)?;
+    match cli.command {
+        Command::Login => Ok(()),
+        Command::Listen(args) => listen_to(&context, api, args).await,
+        Command::Events(EventsCommand::Tail(filter)) => tail(&context, api, &filter).await,
+        Command::Deliveries(command) => deliveries(&context, &api, *command).await,
+        Command::Quote(args) => {
+            let body = match &args.file {
+                Some(file) => read_json(file)?,
+                None => json!({
+                    "pickup": args.place.pickup(),
+                    "dropoff": args.place.dropoff(),
+                    "vehicle_type_id": args.place.vehicle,
+                }),
+            };
+            let quote = api.post("/v1/quotes", &body, None).await?;
+            print(&context, &quote, show::quote);
+            Ok(())
+        }
+        Command::Trigger(args) => trigger(&context, api, &args.scenario).await,
+    }
+}
+
+async fn login(context: &Context, key: Option<String>, base_url: &str) -> Result<(), Failure> {
+    let key = match key {
+        Some(key) => key,
+        None => {
+            eprint!("API key: ");
+            let _ = std::io::stderr().flush();
+            let mut line = String::new();
+            std::io::stdin()
+                .read_line(&mut line)
+                .map_err(|error| Failure::Local(format!("reading the key: {error}")))?;
+            line.trim().to_owned()
+        }
+    };
+    if key.is_empty() {
+        return Err(Failure::Usage("no API key given".into()));
+    }
+    // Any valid key may list the vehicle types: the key is checked first.
+    Api::new(base_url, &key)?.get("/v1/vehicle-types").await?;
+    let path = config::save_credentials(
+        &context.config_dir,
+        &config::Credentials {
+            api_key: key,
+            base_url: Some(base_url.to_owned()),
+        },
+    )?;
+    if context.json {
+        println!("{}", json!({ "saved": path, "base_url": base_url }));
+    } else {
+        println!("Key checked and saved to {} (for {base_url}).", path.display());
+    }
+    Ok(())
+}
+
+async fn listen_to(context: &Context, api: Api, args: ListenArgs) -> Result<(), Failure> {
+    let target = listen::check_target(&args.forward_to, args.allow_remote)?;
+    let secret = config::listen_secret(&context.config_dir)?;
+    let mut stream = EventStream::new(api, args.filter.query());
+    stream.connect().await?;
+    if context.json {
+        println!("{}", json!({ "forward_to": target.as_str(), "secret": secret }));
+    } else {
+        println!("Ready. Forwarding events to {target}");
+        println!("Webhook signing secret: {secret}");
+    }
+    let _ = std::io::stdout().flush();
+    let json = context.json;
+    listen::run(stream, target, &secret, &args.filter.events, |streamed, forwarded| {
+        if json {
+            println!("{}", listen::json_line(streamed, forwarded));
+        } else {
+            println!("{}", show::forwarded(streamed, forwarded));
+        }
+        let _ = std::io::stdout().flush();
+    })
+    .await
+}
+
+async fn tail(context: &Context, api: Api, filter: &EventFilter) -> Result<(), Failure> {
+    let mut stream = EventStream::new(api, filter.query());
+    stream.connect().await?;
+    if !context.json {
+        eprintln!("Waiting for events (Ctrl-C to stop).");
+    }
+    loop {
+        let streamed = stream.next().await?;
+        let event_type = streamed.event["type"].as_str().unwrap_or_default();
+        if !filter.events.is_empty() && !filter.events.iter().any(|t| t == event_type) {
+            continue;
+        }
+        print_event(context, &streamed);
+    }
+}
+
+fn print_event(context: &Context, streamed: &stream::Streamed) {
+    if context.json {
+        println!("{}", streamed.data);
+    } else {
+        println!("{}", show::event(&streamed.event));
+    }
+    let _ = std::io::stdout().flush();
+}
+
+async fn deliveries(context: &Context, api: &Api, command: DeliveriesCommand) -> Result<(), Failure> {
+    match command {
+        DeliveriesCommand::List {
+            status,
+            limit,
+            page_token,
+        } => {
+            let mut pairs = Vec::new();
+            if let Some(status) = status {
+                pairs.push(format!("status={}", encode(&status)));
+            }
+            if let Some(limit) = limit {
+                pairs.push(format!("limit={limit}"));
+            }
+            if let Some(token) = page_token {
+                pairs.push(format!("page_token={}", encode(&token)));
+            }
+            let query = if pairs.is_empty() {
+                String::new()
+            } else {
+                format!("?{}", pairs.join("&"))
+            };
+            let page = api.get(&format!("/v1/deliveries{query}")).await?;
+            print(context, &page, show::delivery_list);
+        }
+        DeliveriesCommand::Get { delivery_id } => {
+            let delivery = api.get(&format!("/v1/deliveries/{}", encode(&delivery_id))).await?;
+            print(context, &delivery, show::delivery);
+        }
+        DeliveriesCommand::Cancel { delivery_id, reason } => {
+            let body = match reason {
+                Some(reason) => json!({ "reason": reason }),
+                None => json!({}),
+            };
+            let delivery = api
+                .post(&format!("/v1/deliveries/{}/cancel", encode(&delivery_id)), &body, None)
+                .await?;
+            print(context, &delivery, show::delivery);
+        }
+        DeliveriesCommand::Create(args) => {
+            let body = create_body(&args)?;
+            let key = args.idempotency_key.clone().unwrap_or_else(api::new_idempotency_key);
+            // Said first, so that a create cut off by the network can be retried with it.
+            eprintln!("Idempotency-Key: {key}");
+            let delivery = api.post("/v1/deliveries", &body, Some(&key)).await?;
+            print(context, &delivery, show::delivery);
+        }
+    }
+    Ok(())
+}
+
+fn create_body(args: &CreateArgs) -> Result<Value, Failure> {
+    if let Some(file) = &args.file {
+        return read_json(file);
+    }
+    let contact = |name: &Option<String>, phone: &Option<String>| json!({ "name": name, "phone": phone });
+    let mut pickup = args.place.pickup();
+    pickup["contact"] = contact(&args.pickup_name, &args.pickup_phone);
+    let mut dropoff = args.place.dropoff();
+    dropoff["contact"] = contact(&args.dropoff_name, &args.dropoff_phone);
+    let mut body = json!({ "pickup": pickup, "dropoff": dropoff, "vehicle_type_id": args.place.vehicle });
+    for (field, value) in [
+        ("quote_id", &args.quote_id),
+        ("external_id", &args.external_id),
+        ("notes", &args.notes),
+        ("test_scenario", &args.test_scenario),
+    ] {
+        if let Some(value) = value {
+            body[field] = json!(value);
+        }
+    }
+    Ok(body)
+}
+
+fn read_json(path: &PathBuf) -> Result<Value, Failure> {
+    let bytes = std::fs::read(path).map_err(|error| Failure::Usage(format!("{}: {error}", path.display())))?;
+    serde_json::from_slice(&bytes).map_err(|error| Failure::Usage(format!("{} is not JSON: {error}", path.display())))
+}
+
+/// A sample route in Berlin (the service area of the test catalogue) for
+/// `courier trigger`.
+fn sample_delivery(scenario: &str) -> Value {
+    let mut body = json!({
+        "pickup": {
+            "address": "Alexanderplatz 1, 10178 Berlin", "latitude": 52.5219, "longitude": 13.4132,
+            "contact": { "name": "Mia Hoffmann", "phone": "+49 30 1234567" }
+        },
+        "dropoff": {
+            "address": "Oranienstraße 25, 10999 Berlin", "latitude": 52.501, "longitude": 13.419,
+            "contact": { "name": "Jonas Weber", "phone": "+49 151 2345678" }
+        },
+        "vehicle_type_id": "cargo_bike",
+        "notes": "Booked by courier trigger."
+    });
+    if scenario != "delivered" {
+        body["test_scenario"] = json!(scenario);
+    }
+    body
+}
+
+async fn trigger(context: &Context, api: Api, scenario: &str) -> Result<(), Failure> {
+    // The stream is open before the booking, so that no event is missed.
+    let mut stream = EventStream::new(api.clone(), String::new());
+    stream.connect().await?;
+    let key = api::new_idempotency_key();
+    let delivery = api
+        .post("/v1/deliveries", &sample_delivery(scenario), Some(&key))
+        .await?;
+    let id = delivery["id"].as_str().unwrap_or_default().to_owned();
+    if !context.json {
+        println!("Booked test delivery {id} ({scenario}); its events:");
+    }
+    loop {
+        let streamed = stream.next().await?;
+        if streamed.event["data"]["id"] != id.as_str() {
+            continue;
+        }
+        print_event(context, &streamed);
+        let event_type = streamed.event["type"].as_str().unwrap_or_default();
+        if event_type == "delivery.delivered" || event_type == "delivery.cancelled" {
+            return Ok(());
+        }
+    }
+}
+
+fn print(context: &Context, value: &Value, human: fn(&Value) -> String) {
+    if context.json {
+        println!("{value}");
+    } else {
+        println!("{}", human(value));
+    }
+}

@@ -1,0 +1,104 @@
+//! The human-readable output of each command (`--json` prints the API's
+//! JSON instead).
+
+use serde_json::Value;
+
+use crate::listen::Forwarded;
+use crate::stream::Streamed;
+
+fn text(value: &Value) -> &str {
+    value.as_str().unwrap_or("-")
+}
+
+fn money(cents: &Value, currency: &Value) -> String {
+    match cents.as_i64() {
+        Some(cents) => format!("{}.{:02} {}", cents / 100, (cents % 100).abs(), text(currency)),
+        None => "-".to_owned(),
+    }
+}
+
+/// `created_at  type  delivery  status  (event id)`.
+pub fn event(event: &Value) -> String {
+    format!(
+        "{}  {:<26} {}  {:<16} {}",
+        text(&event["created_at"]),
+        text(&event["type"]),
+        text(&event["data"]["id"]),
+        text(&event["data"]["status"]),
+        text(&event["id"]),
+    )
+}
+
+/// One forwarded event: when, what, and the local answer.
+pub fn forwarded(streamed: &Streamed, forwarded: &Forwarded) -> String {
+    let answer = match &forwarded.status {
+        Ok(status) => format!("[{status}]"),
+        Err(error) => format!("[failed: {error}]"),
+    };
+    format!(
+        "{}  --> {:<26} {}  {answer} {} ms",
+        text(&streamed.event["created_at"]),
+        text(&streamed.event["type"]),
+        streamed.id,
+        forwarded.latency.as_millis(),
+    )
+}
+
+pub fn delivery(d: &Value) -> String {
+    let mut lines = vec![
+        format!("{}  {}  {}", text(&d["id"]), text(&d["status"]), text(&d["mode"])),
+        format!(
+            "  {}  ->  {}",
+            text(&d["pickup"]["address"]),
+            text(&d["dropoff"]["address"])
+        ),
+        format!(
+            "  {}  {}",
+            text(&d["vehicle_type_id"]),
+            money(&d["amount_cents"], &d["currency"])
+        ),
+    ];
+    if let Some(reason) = d["cancellation_reason"].as_str() {
+        lines.push(format!("  cancelled: {reason}"));
+    }
+    if let Some(url) = d["tracking_url"].as_str() {
+        lines.push(format!("  tracking: {url}"));
+    }
+    lines.join("\n")
+}
+
+pub fn delivery_list(page: &Value) -> String {
+    let mut lines: Vec<String> = page["deliveries"]
+        .as_array()
+        .map(Vec::as_slice)
+        .unwrap_or_default()
+        .iter()
+        .map(|d| {
+            format!(
+                "{}  {:<16} {}  {}",
+                text(&d["id"]),
+                text(&d["status"]),
+                text(&d["created_at"]),
+                money(&d["amount_cents"], &d["currency"])
+            )
+        })
+        .collect();
+    if lines.is_empty() {
+        lines.push("No deliveries.".to_owned());
+    }
+    if let Some(token) = page["next_page_token"].as_str() {
+        lines.push(format!("More: --page-token {token}"));
+    }
+    lines.join("\n")
+}
+
+pub fn quote(q: &Value) -> String {
+    format!(
+        "{}  {}  {} km, {} min, valid until {}",
+        text(&q["id"]),
+        money(&q["amount_cents"], &q["currency"]),
+        q["distance_km"].as_f64().map_or("-".to_owned(), |km| km.to_string()),
+        q["duration_min"].as_i64().map_or("-".to_owned(), |min| min.to_string()),
+        text(&q["valid_until"]),
+    )
+}

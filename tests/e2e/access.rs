@@ -469,6 +469,7 @@ impl World {
             }
             ("TrackingService", "WatchDelivery") => pb::WatchDeliveryRequest { delivery_id: d() }.encode_to_vec(),
             ("EventService", "ListEvents") => pb::ListEventsRequest::default().encode_to_vec(),
+            ("EventService", "StreamEvents") => pb::StreamEventsRequest::default().encode_to_vec(),
             ("EventService", "GetEvent") => pb::GetEventRequest {
                 event_id: self.event.clone(),
             }
@@ -748,7 +749,10 @@ async fn call(
         .await
         .map_err(|e| tonic::Status::unavailable(e.to_string()))?;
     let path: tonic::codegen::http::uri::PathAndQuery = path.parse().expect("path");
-    if path.path().ends_with("/WatchDelivery") || path.path().ends_with("/WatchAssignments") {
+    if path.path().ends_with("/WatchDelivery")
+        || path.path().ends_with("/WatchAssignments")
+        || path.path().ends_with("/StreamEvents")
+    {
         grpc.server_streaming(with_metadata(body, &pairs), path, Raw)
             .await
             .map(drop)

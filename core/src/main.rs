@@ -11,6 +11,7 @@ use courier_core::auth::Mode;
 use courier_core::auth::api_keys::{self, KeyExpiry, NewApiKey};
 use courier_core::auth::service_token::{self, Role};
 use courier_core::config::CoreConfig;
+use courier_core::workers::Role as ServeRole;
 use courier_core::workspaces::{self, BillingSettings, NewWorkspace, Plan, WorkspaceKind};
 use courier_core::{Core, CoreError, clock::Clock};
 use prometheus_client::registry::Registry;
@@ -37,6 +38,11 @@ struct Cli {
     #[arg(long, env = "COURIER_LOG_FORMAT", value_enum, default_value_t = LogFormat::Text, global = true)]
     log_format: LogFormat,
 
+    /// What `serve` runs: `api` (the gRPC API, no worker), `workers` (the
+    /// background workers), or `all` (docs/scaling.md "Roles").
+    #[arg(long, env = "COURIER_ROLE", value_enum, default_value_t = ServeRole::All, global = true)]
+    role: ServeRole,
+
     #[command(subcommand)]
     command: Option<Command>,
 }
@@ -53,7 +59,8 @@ enum Command {
 /// The commands that open the database (and apply pending migrations).
 #[derive(Subcommand)]
 enum DatabaseCommand {
-    /// Serve gRPC and run the background workers (the default).
+    /// Serve gRPC and run the background workers as `--role` says (the
+    /// default command).
     Serve,
     /// Apply pending database migrations and exit.
     Migrate,
@@ -282,16 +289,16 @@ enum BillingCommand {
 /// Serves gRPC and metrics and runs the workers until SIGTERM or Ctrl-C;
 /// then the servers and workers finish what is in flight, within the grace
 /// period.
-async fn serve(core: Core) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
+async fn serve(core: Core, role: ServeRole) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
     let listener = tokio::net::TcpListener::bind(&core.config.grpc_addr).await?;
     let _serving = courier_core::db::ServeLock::claim(&core.config.database_url, listener.local_addr()?)?;
     let ops_listener = tokio::net::TcpListener::bind(&core.config.metrics_addr).await?;
-    tracing::info!(addr = %listener.local_addr()?, metrics = %ops_listener.local_addr()?, "courier-core serving gRPC");
+    tracing::info!(addr = %listener.local_addr()?, metrics = %ops_listener.local_addr()?, ?role, "courier-core serving gRPC");
     let mut registry = Registry::default();
     core.metrics.register(&mut registry);
     let grace = core.config.shutdown_grace;
     let stop = CancellationToken::new();
-    let mut workers = courier_core::workers::spawn(&core, &stop);
+    let mut workers = courier_core::workers::spawn(&core, &stop, role);
     let signal = stop.clone();
     tokio::spawn(async move {
         courier::shutdown::signal().await;
@@ -342,7 +349,7 @@ async fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
     let core = Core::start(cli.config, Clock::default()).await?;
     let now = core.clock.now_micros();
     match command {
-        DatabaseCommand::Serve => serve(core).await?,
+        DatabaseCommand::Serve => serve(core, cli.role).await?,
         DatabaseCommand::Migrate => println!("migrations applied"),
         DatabaseCommand::Workspace(WorkspaceCommand::Create {
             name,

@@ -323,6 +323,28 @@ async fn serve(core: Core, role: ServeRole) -> Result<(), Box<dyn std::error::Er
     }
 }
 
+/// A SQLite database is served by one process running everything
+/// (`db::ServeLock` refuses a second on the same file): refuses to serve one
+/// where more replicas could start, i.e. with a role that leaves the rest
+/// to other processes, or under Kubernetes, where a Deployment may run
+/// several (docs/deploy.md).
+fn refuse_sqlite_replicas(database_url: &str, role: ServeRole) -> Result<(), String> {
+    if !database_url.starts_with("sqlite:") {
+        return Ok(());
+    }
+    if role != ServeRole::All {
+        let role = clap::ValueEnum::to_possible_value(&role).map(|value| value.get_name().to_owned());
+        return Err(format!(
+            "--role {} needs other core processes beside this one, and a SQLite database is served by one: use PostgreSQL (COURIER_DATABASE_URL=postgres://…)",
+            role.unwrap_or_default()
+        ));
+    }
+    if std::env::var_os("KUBERNETES_SERVICE_HOST").is_some() {
+        return Err("running under Kubernetes, where more than one core replica may start, and a SQLite database is served by one process: use PostgreSQL (COURIER_DATABASE_URL=postgres://…)".into());
+    }
+    Ok(())
+}
+
 #[tokio::main]
 async fn main() -> std::process::ExitCode {
     let cli = Cli::parse();
@@ -346,6 +368,9 @@ async fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
         }
         Command::WithDatabase(command) => command,
     };
+    if matches!(command, DatabaseCommand::Serve) {
+        refuse_sqlite_replicas(&cli.config.database_url, cli.role)?;
+    }
     let core = Core::start(cli.config, Clock::default()).await?;
     let now = core.clock.now_micros();
     match command {

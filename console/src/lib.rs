@@ -74,10 +74,10 @@ pub struct ConsoleState {
 }
 
 impl ConsoleState {
-    /// `core_url`: the core's gRPC address; `root`: the console's public URL
+    /// `core_url`: the cores' gRPC addresses (`courier::core_channel`); `root`: the console's public URL
     /// up to and including `/console`.
-    pub fn new(core_url: &str, root: &str) -> Result<ConsoleState, tonic::codegen::http::uri::InvalidUri> {
-        let channel = Channel::from_shared(core_url.to_owned())?.connect_lazy();
+    pub fn new(core_url: &str, root: &str) -> Result<ConsoleState, courier::core_channel::CoreUrlError> {
+        let channel = courier::core_channel::connect(core_url)?;
         Ok(ConsoleState {
             core: ConsoleServiceClient::new(channel.clone()),
             billing: BillingServiceClient::new(channel.clone()),

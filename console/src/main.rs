@@ -11,7 +11,8 @@ struct Cli {
     /// Address the console listens on.
     #[arg(long, env = "COURIER_CONSOLE_ADDR", default_value = "127.0.0.1:8081")]
     addr: String,
-    /// The core's gRPC address.
+    /// The cores' gRPC URLs, separated by commas; a name may resolve to
+    /// several cores (re-resolved every 5 s). Calls go to those that serve.
     #[arg(long, env = "COURIER_CORE_URL", default_value = "http://127.0.0.1:50051")]
     core_url: String,
     /// The console's public base URL (it serves `{base}/console`).

@@ -1,7 +1,10 @@
 //! How far the in-memory caches (`auth::cache` for keys, `deliveries::cache`
 //! for deliveries) may trust what they keep, and the feed that tells every
 //! PostgreSQL replica what another one changed (docs/scaling.md, "Caches on
-//! replicas").
+//! replicas"): it evicts what changed, and pushes changed deliveries to this
+//! replica's `WatchDelivery` streams and webhook dispatcher (`Core::changes`),
+//! so that they hear of another replica's change in milliseconds
+//! (docs/scaling.md "Streams on replicas").
 //!
 //! - SQLite: one process serves the database (`db::ServeLock`) and sees
 //!   every change, so its caches are exact ([`Freshness::Exact`]).
@@ -136,7 +139,8 @@ pub async fn announce(db: &impl ConnectionTrait, change: Change) -> CoreResult<(
 }
 
 /// Listens for announcements on PostgreSQL until `stop` fires, evicting
-/// what changed from `core`'s caches; returns at once on SQLite.
+/// what changed from `core`'s caches and waking its streams; returns at
+/// once on SQLite.
 pub async fn listen(core: Core, stop: CancellationToken) {
     if core.db.get_database_backend() != DbBackend::Postgres {
         return;
@@ -177,7 +181,11 @@ pub async fn listen(core: Core, stop: CancellationToken) {
                     Some((change, at)) => {
                         match change {
                             Change::Keys => core.keys.forget_all(),
-                            Change::Delivery(id) => core.delivery_cache.forget(&id),
+                            Change::Delivery(id) => {
+                                // Evicted first: the streams woken read it anew.
+                                core.delivery_cache.forget(&id);
+                                core.changes.publish(&id);
+                            }
                         }
                         let lag = wall_clock_micros().saturating_sub(at).max(0);
                         core.metrics

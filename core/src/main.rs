@@ -11,6 +11,7 @@ use courier_core::auth::Mode;
 use courier_core::auth::api_keys::{self, KeyExpiry, NewApiKey};
 use courier_core::auth::service_token::{self, Role};
 use courier_core::config::CoreConfig;
+use courier_core::workers::Role as ServeRole;
 use courier_core::workspaces::{self, BillingSettings, NewWorkspace, Plan, WorkspaceKind};
 use courier_core::{Core, CoreError, clock::Clock};
 use prometheus_client::registry::Registry;
@@ -37,6 +38,11 @@ struct Cli {
     #[arg(long, env = "COURIER_LOG_FORMAT", value_enum, default_value_t = LogFormat::Text, global = true)]
     log_format: LogFormat,
 
+    /// What `serve` runs: `api` (the gRPC API, no worker), `workers` (the
+    /// background workers), or `all` (docs/scaling.md "Roles").
+    #[arg(long, env = "COURIER_ROLE", value_enum, default_value_t = ServeRole::All, global = true)]
+    role: ServeRole,
+
     #[command(subcommand)]
     command: Option<Command>,
 }
@@ -53,7 +59,8 @@ enum Command {
 /// The commands that open the database (and apply pending migrations).
 #[derive(Subcommand)]
 enum DatabaseCommand {
-    /// Serve gRPC and run the background workers (the default).
+    /// Serve gRPC and run the background workers as `--role` says (the
+    /// default command).
     Serve,
     /// Apply pending database migrations and exit.
     Migrate,
@@ -282,16 +289,16 @@ enum BillingCommand {
 /// Serves gRPC and metrics and runs the workers until SIGTERM or Ctrl-C;
 /// then the servers and workers finish what is in flight, within the grace
 /// period.
-async fn serve(core: Core) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
+async fn serve(core: Core, role: ServeRole) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
     let listener = tokio::net::TcpListener::bind(&core.config.grpc_addr).await?;
     let _serving = courier_core::db::ServeLock::claim(&core.config.database_url, listener.local_addr()?)?;
     let ops_listener = tokio::net::TcpListener::bind(&core.config.metrics_addr).await?;
-    tracing::info!(addr = %listener.local_addr()?, metrics = %ops_listener.local_addr()?, "courier-core serving gRPC");
+    tracing::info!(addr = %listener.local_addr()?, metrics = %ops_listener.local_addr()?, ?role, "courier-core serving gRPC");
     let mut registry = Registry::default();
     core.metrics.register(&mut registry);
     let grace = core.config.shutdown_grace;
     let stop = CancellationToken::new();
-    let mut workers = courier_core::workers::spawn(&core, &stop);
+    let mut workers = courier_core::workers::spawn(&core, &stop, role);
     let signal = stop.clone();
     tokio::spawn(async move {
         courier::shutdown::signal().await;
@@ -314,6 +321,28 @@ async fn serve(core: Core) -> Result<(), Box<dyn std::error::Error + Send + Sync
             Ok(())
         }
     }
+}
+
+/// A SQLite database is served by one process running everything
+/// (`db::ServeLock` refuses a second on the same file): refuses to serve one
+/// where more replicas could start, i.e. with a role that leaves the rest
+/// to other processes, or under Kubernetes, where a Deployment may run
+/// several (docs/deploy.md).
+fn refuse_sqlite_replicas(database_url: &str, role: ServeRole) -> Result<(), String> {
+    if !database_url.starts_with("sqlite:") {
+        return Ok(());
+    }
+    if role != ServeRole::All {
+        let role = clap::ValueEnum::to_possible_value(&role).map(|value| value.get_name().to_owned());
+        return Err(format!(
+            "--role {} needs other core processes beside this one, and a SQLite database is served by one: use PostgreSQL (COURIER_DATABASE_URL=postgres://…)",
+            role.unwrap_or_default()
+        ));
+    }
+    if std::env::var_os("KUBERNETES_SERVICE_HOST").is_some() {
+        return Err("running under Kubernetes, where more than one core replica may start, and a SQLite database is served by one process: use PostgreSQL (COURIER_DATABASE_URL=postgres://…)".into());
+    }
+    Ok(())
 }
 
 #[tokio::main]
@@ -339,10 +368,13 @@ async fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
         }
         Command::WithDatabase(command) => command,
     };
+    if matches!(command, DatabaseCommand::Serve) {
+        refuse_sqlite_replicas(&cli.config.database_url, cli.role)?;
+    }
     let core = Core::start(cli.config, Clock::default()).await?;
     let now = core.clock.now_micros();
     match command {
-        DatabaseCommand::Serve => serve(core).await?,
+        DatabaseCommand::Serve => serve(core, cli.role).await?,
         DatabaseCommand::Migrate => println!("migrations applied"),
         DatabaseCommand::Workspace(WorkspaceCommand::Create {
             name,

@@ -30,6 +30,11 @@ struct ResultLabels {
 }
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct WorkerLabels {
+    worker: &'static str,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 struct CacheLabels {
     cache: &'static str,
     result: &'static str,
@@ -104,6 +109,7 @@ pub struct CoreMetrics {
     dispatch_time_to_offer: Histogram,
     dispatch_time_to_accept: Histogram,
     dispatch_offers: Family<ResultLabels, Counter>,
+    workers: Family<WorkerLabels, Gauge>,
 }
 
 impl Default for CoreMetrics {
@@ -131,6 +137,7 @@ impl Default for CoreMetrics {
             dispatch_time_to_offer: courier::ops::latency_histogram(),
             dispatch_time_to_accept: courier::ops::latency_histogram(),
             dispatch_offers: Family::default(),
+            workers: Family::default(),
         }
     }
 }
@@ -148,6 +155,11 @@ pub enum AttemptResult {
 impl CoreMetrics {
     /// Adds every series to `registry`.
     pub fn register(&self, registry: &mut Registry) {
+        registry.register(
+            "courier_core_workers",
+            "Background workers running in this process (1 each), by worker; none on a replica serving the API alone",
+            self.workers.clone(),
+        );
         registry.register(
             "courier_core_grpc_requests",
             "gRPC calls answered by the core, by method and status code",
@@ -318,6 +330,13 @@ impl CoreMetrics {
 
     pub fn observe_cache_invalidation_lag(&self, lag: Duration) {
         self.cache_invalidation_lag.observe(lag.as_secs_f64());
+    }
+
+    /// Worker `name` runs (`true`) or has ended.
+    pub fn set_worker_running(&self, name: &'static str, running: bool) {
+        self.workers
+            .get_or_create(&WorkerLabels { worker: name })
+            .set(i64::from(running));
     }
 
     pub fn set_cache_feed_connected(&self, connected: bool) {

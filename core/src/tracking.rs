@@ -16,8 +16,9 @@ use crate::auth::Principal;
 use crate::deliveries::{self, Delivery};
 use crate::{Core, CoreResult};
 
-/// How often a watcher re-reads the delivery, so that changes made by other
-/// core replicas (which do not reach this process's change feed) arrive too.
+/// How often a watcher re-reads the delivery anyway: changes made by other
+/// PostgreSQL replicas reach `Core::changes` through their announcements
+/// (`cache_feed`), and this is the backstop for one that was lost.
 const WATCH_POLL: Duration = Duration::from_secs(1);
 
 /// `GET /v1/deliveries/{id}/tracking` for `principal`.

@@ -17,21 +17,90 @@ const PURGE_EVERY: Duration = Duration::from_secs(600);
 /// How often the webhook queue depth is read for the metrics.
 const SAMPLE_QUEUE_EVERY: Duration = Duration::from_secs(5);
 
-/// Starts the workers; await the set after cancelling `stop` to drain them.
-pub fn spawn(core: &Core, stop: &CancellationToken) -> JoinSet<()> {
+/// What a serving process runs (`courier-core serve --role`): the gRPC API,
+/// the background workers, or both. Any number of replicas of each run at
+/// once on one PostgreSQL database (docs/scaling.md "Roles").
+#[derive(clap::ValueEnum, Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Role {
+    /// The gRPC API only: no worker.
+    Api,
+    /// The workers only (the gRPC server stays up for health and metrics).
+    Workers,
+    /// Both (one process serving everything, as on SQLite).
+    #[default]
+    All,
+}
+
+impl Role {
+    /// Whether this role runs the background workers.
+    pub fn runs_workers(self) -> bool {
+        matches!(self, Role::Workers | Role::All)
+    }
+}
+
+/// Starts this process's tasks for `role`; await the set after cancelling
+/// `stop` to drain them. Every role keeps what serves requests of this
+/// process (the cache announcements listener, the positions it buffered,
+/// its feed watchers, SQLite's checkpoints); the workers run only where the
+/// role includes them, each counted in `courier_core_workers`.
+pub fn spawn(core: &Core, stop: &CancellationToken, role: Role) -> JoinSet<()> {
     let mut workers = JoinSet::new();
-    workers.spawn(purge_idempotency_keys(core.clone(), stop.clone()));
-    workers.spawn(webhooks::dispatch::run(core.clone(), stop.clone()));
-    workers.spawn(purge_event_history(core.clone(), stop.clone()));
-    workers.spawn(simulator::run(core.clone(), stop.clone()));
-    workers.spawn(billing::cycle::run(core.clone(), stop.clone()));
-    workers.spawn(sample_webhook_queue(core.clone(), stop.clone()));
     workers.spawn(crate::db::checkpoint_wal(core.db.clone(), stop.clone()));
     workers.spawn(crate::cache_feed::listen(core.clone(), stop.clone()));
     workers.spawn(jobs::tracking::run(core.clone(), stop.clone()));
-    workers.spawn(crate::auto_dispatch::run(core.clone(), stop.clone()));
-    workers.spawn(purge_courier_history(core.clone(), stop.clone()));
+    workers.spawn(forget_unwatched_feeds(core.clone(), stop.clone()));
+    if !role.runs_workers() {
+        return workers;
+    }
+    let mut start = |name: &'static str, worker: BoxFuture| {
+        let core = core.clone();
+        core.metrics.set_worker_running(name, true);
+        workers.spawn(async move {
+            worker.await;
+            core.metrics.set_worker_running(name, false);
+        });
+    };
+    start(
+        "idempotency_purge",
+        Box::pin(purge_idempotency_keys(core.clone(), stop.clone())),
+    );
+    start(
+        "webhook_dispatcher",
+        Box::pin(webhooks::dispatch::run(core.clone(), stop.clone())),
+    );
+    start("event_purge", Box::pin(purge_event_history(core.clone(), stop.clone())));
+    start("simulator", Box::pin(simulator::run(core.clone(), stop.clone())));
+    start(
+        "billing_cycle",
+        Box::pin(billing::cycle::run(core.clone(), stop.clone())),
+    );
+    start(
+        "webhook_queue_sampler",
+        Box::pin(sample_webhook_queue(core.clone(), stop.clone())),
+    );
+    start(
+        "auto_dispatch",
+        Box::pin(crate::auto_dispatch::run(core.clone(), stop.clone())),
+    );
+    start(
+        "courier_history_purge",
+        Box::pin(purge_courier_history(core.clone(), stop.clone())),
+    );
     workers
+}
+
+type BoxFuture = std::pin::Pin<Box<dyn std::future::Future<Output = ()> + Send>>;
+
+/// Forgets this process's courier feed watchers that have gone.
+async fn forget_unwatched_feeds(core: Core, stop: CancellationToken) {
+    let mut tick = tokio::time::interval(PURGE_EVERY);
+    loop {
+        tokio::select! {
+            () = stop.cancelled() => return,
+            _ = tick.tick() => {}
+        }
+        core.courier_signals.forget_unwatched();
+    }
 }
 
 async fn sample_webhook_queue(core: Core, stop: CancellationToken) {
@@ -86,8 +155,7 @@ async fn purge_event_history(core: Core, stop: CancellationToken) {
     }
 }
 
-/// Deletes couriers' feed rows past 7 days and job trails past 30, and
-/// forgets this process's feed watchers that have gone.
+/// Deletes couriers' feed rows past 7 days and job trails past 30.
 async fn purge_courier_history(core: Core, stop: CancellationToken) {
     let mut tick = tokio::time::interval(PURGE_EVERY);
     loop {
@@ -96,7 +164,6 @@ async fn purge_courier_history(core: Core, stop: CancellationToken) {
             _ = tick.tick() => {}
         }
         let now = core.clock.now_micros();
-        core.courier_signals.forget_unwatched();
         match assignments::feed::purge(&core, now).await {
             Ok(0) => {}
             Ok(purged) => tracing::info!(purged, "old courier feed rows deleted"),

@@ -212,6 +212,27 @@ fn courier_commands_invite_list_suspend_and_activate() {
 }
 
 /// The first word of `output` starting with `prefix` (an id it printed).
+#[test]
+fn a_sqlite_database_is_not_served_where_more_replicas_could_start() {
+    let cli = Cli::new();
+    for role in ["api", "workers"] {
+        let refused = cli.fails(&["serve", "--role", role]);
+        assert!(
+            refused.contains(&format!("--role {role} needs other core processes")),
+            "{refused}"
+        );
+        assert!(refused.contains("use PostgreSQL"), "{refused}");
+    }
+    let mut in_kubernetes = cli.command(&["serve"]);
+    in_kubernetes.env("KUBERNETES_SERVICE_HOST", "10.0.0.1");
+    let output = in_kubernetes.output().expect("courier-core runs");
+    assert!(!output.status.success());
+    let refused = String::from_utf8_lossy(&output.stderr);
+    assert!(refused.contains("running under Kubernetes"), "{refused}");
+    // Nothing was opened: the refusal comes before the database.
+    assert!(!cli.dir.join("courier.db").exists());
+}
+
 fn id(output: &str, prefix: &str) -> String {
     output
         .split_whitespace()

@@ -57,10 +57,10 @@ pub struct AppState {
 }
 
 impl AppState {
-    /// `core_url`: the core's gRPC address; `root`: the app's public URL up
+    /// `core_url`: the cores' gRPC addresses (`courier::core_channel`); `root`: the app's public URL up
     /// to and including `/courier`.
-    pub fn new(core_url: &str, root: &str) -> Result<AppState, tonic::codegen::http::uri::InvalidUri> {
-        let channel = Channel::from_shared(core_url.to_owned())?.connect_lazy();
+    pub fn new(core_url: &str, root: &str) -> Result<AppState, courier::core_channel::CoreUrlError> {
+        let channel = courier::core_channel::connect(core_url)?;
         let root = root.trim_end_matches('/').to_owned();
         let url = url::Url::parse(&root).ok();
         let path = url

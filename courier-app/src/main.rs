@@ -11,7 +11,8 @@ struct Cli {
     /// Address the app listens on.
     #[arg(long, env = "COURIER_APP_ADDR", default_value = "127.0.0.1:8082")]
     addr: String,
-    /// The core's gRPC address.
+    /// The cores' gRPC URLs, separated by commas; a name may resolve to
+    /// several cores (re-resolved every 5 s). Calls go to those that serve.
     #[arg(long, env = "COURIER_CORE_URL", default_value = "http://127.0.0.1:50051")]
     core_url: String,
     /// The app's public base URL (it serves `{base}/courier`); phones need

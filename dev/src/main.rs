@@ -85,7 +85,7 @@ async fn run(mut cli: Cli, base_url_defaulted: bool) -> Result<(), Box<dyn std::
         CoreClients::connect_lazy(&grpc_url)?,
         &core.config.public_base_url,
         &cli.rate_limits,
-    );
+    )?;
     let base_url = core.config.public_base_url.clone();
     let ops = tokio::net::TcpListener::bind(&core.config.metrics_addr).await?;
     let ops_addr = ops.local_addr()?;
@@ -97,7 +97,7 @@ async fn run(mut cli: Cli, base_url_defaulted: bool) -> Result<(), Box<dyn std::
     // The edge stops first, so that its requests in flight still reach the
     // core; then the core, its workers and the metrics listener.
     let (edge_stop, core_stop) = (CancellationToken::new(), CancellationToken::new());
-    let mut workers = courier_core::workers::spawn(&core, &core_stop);
+    let mut workers = courier_core::workers::spawn(&core, &core_stop, courier_core::workers::Role::All);
     let core_task = tokio::spawn(courier_core::server::serve(
         core,
         grpc,

@@ -7,7 +7,8 @@ pub struct EdgeConfig {
     #[arg(long, env = "COURIER_HTTP_ADDR", default_value = "127.0.0.1:8080")]
     pub http_addr: String,
 
-    /// URL of the core's gRPC server.
+    /// The cores' gRPC URLs, separated by commas; a name may resolve to
+    /// several cores (re-resolved every 5 s). Calls go to those that serve.
     #[arg(long, env = "COURIER_CORE_URL", default_value = "http://127.0.0.1:50051")]
     pub core_url: String,
 

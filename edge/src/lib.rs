@@ -22,7 +22,7 @@ use std::future::Future;
 use std::sync::Arc;
 
 use tokio::net::TcpListener;
-use tonic::transport::{Channel, Endpoint};
+use tonic::transport::Channel;
 use tonic_health::pb::health_client::HealthClient;
 
 use courier::v1::delivery_service_client::DeliveryServiceClient;
@@ -38,7 +38,8 @@ use courier::v1::webhook_service_client::WebhookServiceClient;
 /// plus its envelope.
 const PUBLIC_MAX_MESSAGE: usize = 16 * 1024 * 1024;
 
-/// gRPC clients of the core, sharing one lazily connected channel.
+/// gRPC clients of the core, sharing one lazily connected channel balanced
+/// over the core replicas.
 #[derive(Clone)]
 pub struct CoreClients {
     pub vehicle_types: VehicleTypeServiceClient<Channel>,
@@ -59,10 +60,10 @@ pub struct CoreClients {
 }
 
 impl CoreClients {
-    pub fn connect_lazy(core_url: &str) -> Result<CoreClients, tonic::transport::Error> {
-        let channel = Endpoint::from_shared(core_url.to_owned())?
-            .connect_timeout(std::time::Duration::from_secs(5))
-            .connect_lazy();
+    /// Clients of the cores `core_url` names (`courier::core_channel`: one or
+    /// more, balanced over those that serve); connects when first used.
+    pub fn connect_lazy(core_url: &str) -> Result<CoreClients, courier::core_channel::CoreUrlError> {
+        let channel = courier::core_channel::connect(core_url)?;
         Ok(CoreClients {
             vehicle_types: VehicleTypeServiceClient::new(channel.clone()),
             quotes: QuoteServiceClient::new(channel.clone()),
@@ -85,7 +86,7 @@ pub struct EdgeState {
     pub core: Arc<CoreClients>,
     /// Public base URL, without a trailing slash (for `doc_url`).
     pub base_url: Arc<str>,
-    /// Token buckets of the keys seen recently.
+    /// Token buckets of the keys seen recently, here or in Redis.
     pub limits: Arc<ratelimit::RateLimiter>,
     pub metrics: metrics::EdgeMetrics,
     /// The JSON of list items seen recently, under their encoded bytes.
@@ -93,15 +94,24 @@ pub struct EdgeState {
 }
 
 impl EdgeState {
-    /// `base_url` may end with a slash.
-    pub fn new(core: CoreClients, base_url: &str, limits: &ratelimit::RateLimitConfig) -> EdgeState {
-        EdgeState {
+    /// `base_url` may end with a slash. Fails when the rate limits' Redis
+    /// cannot be set up (it is not reached yet).
+    pub fn new(
+        core: CoreClients,
+        base_url: &str,
+        limits: &ratelimit::RateLimitConfig,
+    ) -> Result<EdgeState, redis::RedisError> {
+        let metrics = metrics::EdgeMetrics::default();
+        Ok(EdgeState {
             core: Arc::new(core),
             base_url: base_url.trim_end_matches('/').into(),
-            limits: Arc::new(ratelimit::RateLimiter::new(limits)),
-            metrics: metrics::EdgeMetrics::default(),
+            limits: Arc::new(ratelimit::RateLimiter::new(
+                limits,
+                metrics.rate_limit_local_decisions(),
+            )?),
+            metrics,
             renderings: Arc::default(),
-        }
+        })
     }
 }
 

@@ -44,7 +44,7 @@ async fn run(config: EdgeConfig) -> Result<(), Box<dyn std::error::Error>> {
         CoreClients::connect_lazy(&config.core_url)?,
         &config.public_base_url,
         &config.rate_limits,
-    );
+    )?;
     let mut registry = Registry::default();
     state.metrics.register(&mut registry);
     let listener = tokio::net::TcpListener::bind(&config.http_addr).await?;

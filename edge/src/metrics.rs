@@ -25,6 +25,7 @@ struct RequestLabels {
 pub struct EdgeMetrics {
     requests: Family<RequestLabels, Counter>,
     duration: Family<RequestLabels, Histogram, fn() -> Histogram>,
+    rate_limit_local_decisions: Counter,
 }
 
 impl Default for EdgeMetrics {
@@ -32,6 +33,7 @@ impl Default for EdgeMetrics {
         EdgeMetrics {
             requests: Family::default(),
             duration: Family::new_with_constructor(courier::ops::latency_histogram),
+            rate_limit_local_decisions: Counter::default(),
         }
     }
 }
@@ -58,6 +60,16 @@ impl EdgeMetrics {
             "Time to the answer's headers of HTTP requests, by method, route template, status and error code",
             self.duration.clone(),
         );
+        registry.register(
+            "courier_edge_rate_limit_local_decisions",
+            "Rate-limit decisions this edge made in memory at its share of the limits because Redis was unreachable",
+            self.rate_limit_local_decisions.clone(),
+        );
+    }
+
+    /// The counter of the rate limiter's decisions made without Redis.
+    pub fn rate_limit_local_decisions(&self) -> Counter {
+        self.rate_limit_local_decisions.clone()
     }
 
     pub fn answered(&self, answered: Answered<'_>) {

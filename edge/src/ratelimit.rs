@@ -4,15 +4,24 @@
 //! - A bucket holds up to `burst` tokens and refills at `per_second`; a
 //!   request takes one token or is refused with `429 rate_limited` and a
 //!   `Retry-After` of the whole seconds until the next token.
-//! - Buckets are keyed by a keyed hash of the key, so no key is kept in
-//!   memory, and picked the way the core picks the key (`x-api-key` wins over
+//! - Buckets are keyed by a hash of the key, so no key is kept, and picked
+//!   the way the core picks the key (`x-api-key` wins over
 //!   `Authorization: Bearer`). Requests presenting no key are not limited
 //!   here (the core refuses them).
-//! - Limits are per edge replica: each replica counts on its own.
+//! - Without Redis each edge replica counts on its own, in memory
+//!   ([`Buckets`]). With `COURIER_RATE_LIMIT_REDIS_URL` every replica counts
+//!   in Redis ([`Shared`]): one atomic script takes the token on the Redis
+//!   server's clock, so a key's limit and its `RateLimit-*` headers are the
+//!   same whichever replica answers.
+//! - While Redis cannot be reached each replica counts in memory again, at
+//!   its share of the limit (the limit divided by
+//!   `COURIER_RATE_LIMIT_EDGES`); it logs the outage once, counts each such
+//!   decision in `courier_edge_rate_limit_local_decisions_total`, tries
+//!   Redis again after [`REDIS_RETRY_AFTER`], and never refuses a request
+//!   for it.
 //! - A bucket that has refilled completely is the same as no bucket, so such
-//!   buckets are dropped every [`SWEEP_EVERY`], or at once when more than
-//!   [`SWEEP_ABOVE`] are tracked: memory follows the keys active within the
-//!   last `burst / per_second` seconds.
+//!   buckets are dropped (in memory every [`SWEEP_EVERY`], or at once when
+//!   more than [`SWEEP_ABOVE`] are tracked; in Redis by their expiry).
 
 use std::collections::HashMap;
 use std::hash::{BuildHasher, RandomState};
@@ -25,6 +34,9 @@ use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use courier::credentials::{PresentedKey, presented_key};
 use courier::errors::ErrorCode;
+use prometheus_client::metrics::counter::Counter;
+use redis::aio::{ConnectionManager, ConnectionManagerConfig};
+use sha2::{Digest, Sha256};
 
 use crate::EdgeState;
 use crate::error::ApiError;
@@ -33,8 +45,15 @@ use crate::error::ApiError;
 const SWEEP_EVERY: Duration = Duration::from_secs(60);
 /// Tracked buckets above which a sweep runs at once.
 const SWEEP_ABOVE: usize = 100_000;
+/// The longest a request waits for Redis before it is counted locally.
+const REDIS_TIMEOUT: Duration = Duration::from_millis(250);
+/// After Redis failed, how long requests are counted locally before it is
+/// tried again.
+const REDIS_RETRY_AFTER: Duration = Duration::from_secs(1);
+/// The prefix of the bucket keys in Redis unless configured.
+const DEFAULT_REDIS_PREFIX: &str = "courier:ratelimit:";
 
-/// The limits, per key and edge replica.
+/// The limits, per key.
 #[derive(clap::Args, Clone, Debug)]
 pub struct RateLimitConfig {
     /// Reads (`GET`, `HEAD`) per second and key, sustained.
@@ -52,6 +71,39 @@ pub struct RateLimitConfig {
     /// Writes a key may make at once after being idle.
     #[arg(long, env = "COURIER_RATE_LIMIT_WRITE_BURST", default_value_t = 20, value_parser = clap::value_parser!(u32).range(1..))]
     pub write_burst: u32,
+
+    /// Redis every edge replica counts in (`redis://host:6379/0`,
+    /// `rediss://…` for TLS); unset, each replica counts on its own.
+    #[arg(long, env = "COURIER_RATE_LIMIT_REDIS_URL", value_parser = parse_redis_url)]
+    pub redis_url: Option<redis::ConnectionInfo>,
+
+    /// The prefix of this service's bucket keys in Redis.
+    #[arg(long, env = "COURIER_RATE_LIMIT_REDIS_PREFIX", default_value = DEFAULT_REDIS_PREFIX)]
+    pub redis_prefix: String,
+
+    /// How many edge replicas share the limits: while Redis is unreachable
+    /// each counts on its own at the limit divided by this number.
+    #[arg(long, env = "COURIER_RATE_LIMIT_EDGES", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
+    pub edges: u32,
+}
+
+fn parse_redis_url(url: &str) -> Result<redis::ConnectionInfo, String> {
+    redis::IntoConnectionInfo::into_connection_info(url).map_err(|error| format!("not a Redis URL: {error}"))
+}
+
+impl RateLimitConfig {
+    /// The limits of the in-memory buckets, with no Redis.
+    pub fn local(reads_per_second: u32, read_burst: u32, writes_per_second: u32, write_burst: u32) -> RateLimitConfig {
+        RateLimitConfig {
+            reads_per_second,
+            read_burst,
+            writes_per_second,
+            write_burst,
+            redis_url: None,
+            redis_prefix: DEFAULT_REDIS_PREFIX.into(),
+            edges: 1,
+        }
+    }
 }
 
 /// Which bucket a request draws from.
@@ -84,6 +136,53 @@ struct Quota {
     burst: f64,
 }
 
+impl Quota {
+    /// The decision for a bucket left holding `tokens` after a request that
+    /// took one (`allowed`) or found none.
+    fn decision(self, allowed: bool, tokens: f64) -> Decision {
+        Decision {
+            allowed,
+            limit: self.burst as u32,
+            remaining: tokens.max(0.0).floor() as u32,
+            reset: whole_seconds((self.burst - tokens) / self.per_second),
+            retry_after: if allowed {
+                0
+            } else {
+                whole_seconds((1.0 - tokens) / self.per_second).max(1)
+            },
+        }
+    }
+}
+
+/// The reads and writes quotas.
+#[derive(Clone, Copy, Debug)]
+struct Quotas {
+    reads: Quota,
+    writes: Quota,
+}
+
+impl Quotas {
+    /// The configured limits, each divided by `share`.
+    fn of(config: &RateLimitConfig, share: u32) -> Quotas {
+        let share = f64::from(share.max(1));
+        let quota = |per_second: u32, burst: u32| Quota {
+            per_second: f64::from(per_second.max(1)) / share,
+            burst: (f64::from(burst.max(1)) / share).floor().max(1.0),
+        };
+        Quotas {
+            reads: quota(config.reads_per_second, config.read_burst),
+            writes: quota(config.writes_per_second, config.write_burst),
+        }
+    }
+
+    fn of_kind(self, kind: Kind) -> Quota {
+        match kind {
+            Kind::Reads => self.reads,
+            Kind::Writes => self.writes,
+        }
+    }
+}
+
 #[derive(Clone, Copy, Debug)]
 struct Bucket {
     tokens: f64,
@@ -114,83 +213,221 @@ pub struct Decision {
     pub retry_after: u64,
 }
 
-struct Buckets {
+struct Tracked {
     by_key: HashMap<(u64, Kind), Bucket>,
     swept: Instant,
 }
 
-/// Token buckets of every key seen recently.
-pub struct RateLimiter {
-    reads: Quota,
-    writes: Quota,
+/// Token buckets in this process's memory, of every key seen recently.
+struct Buckets {
+    quotas: Quotas,
     hasher: RandomState,
-    buckets: Mutex<Buckets>,
+    tracked: Mutex<Tracked>,
 }
 
-impl RateLimiter {
-    pub fn new(config: &RateLimitConfig) -> RateLimiter {
-        let quota = |per_second: u32, burst: u32| Quota {
-            per_second: f64::from(per_second.max(1)),
-            burst: f64::from(burst.max(1)),
-        };
-        RateLimiter {
-            reads: quota(config.reads_per_second, config.read_burst),
-            writes: quota(config.writes_per_second, config.write_burst),
+impl Buckets {
+    fn new(quotas: Quotas) -> Buckets {
+        Buckets {
+            quotas,
             hasher: RandomState::new(),
-            buckets: Mutex::new(Buckets {
+            tracked: Mutex::new(Tracked {
                 by_key: HashMap::new(),
                 swept: Instant::now(),
             }),
         }
     }
 
-    fn quota(&self, kind: Kind) -> Quota {
-        match kind {
-            Kind::Reads => self.reads,
-            Kind::Writes => self.writes,
-        }
-    }
-
     /// Takes a token for `key` from its `kind` bucket, if there is one.
-    pub fn check(&self, key: &str, kind: Kind, now: Instant) -> Decision {
-        let quota = self.quota(kind);
+    fn check(&self, key: &str, kind: Kind, now: Instant) -> Decision {
+        let quota = self.quotas.of_kind(kind);
         let id = (self.hasher.hash_one(key), kind);
         // A poisoned lock only means another request panicked mid-update; the
         // counts are still usable.
-        let mut buckets = self.buckets.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-        if now.saturating_duration_since(buckets.swept) >= SWEEP_EVERY || buckets.by_key.len() > SWEEP_ABOVE {
-            self.sweep(&mut buckets, now);
+        let mut tracked = self.tracked.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        if now.saturating_duration_since(tracked.swept) >= SWEEP_EVERY || tracked.by_key.len() > SWEEP_ABOVE {
+            self.sweep(&mut tracked, now);
         }
         let fresh = Bucket {
             tokens: quota.burst,
             at: now,
         };
-        let bucket = buckets.by_key.entry(id).or_insert(fresh);
+        let bucket = tracked.by_key.entry(id).or_insert(fresh);
         *bucket = bucket.refilled(quota, now);
         let allowed = bucket.tokens >= 1.0;
         if allowed {
             bucket.tokens -= 1.0;
         }
-        let tokens = bucket.tokens;
-        Decision {
-            allowed,
-            limit: quota.burst as u32,
-            remaining: tokens.floor() as u32,
-            reset: whole_seconds((quota.burst - tokens) / quota.per_second),
-            retry_after: if allowed {
-                0
-            } else {
-                whole_seconds((1.0 - tokens) / quota.per_second).max(1)
-            },
+        quota.decision(allowed, bucket.tokens)
+    }
+
+    fn sweep(&self, tracked: &mut Tracked, now: Instant) {
+        tracked.by_key.retain(|(_, kind), bucket| {
+            let quota = self.quotas.of_kind(*kind);
+            bucket.refilled(quota, now).tokens < quota.burst
+        });
+        tracked.swept = now;
+    }
+}
+
+/// The token bucket in Redis, taken atomically on the server's clock (so the
+/// replicas' clocks never matter). KEYS[1]: the bucket; ARGV: tokens per
+/// second, burst. The bucket is a hash of its tokens and the time they were
+/// counted (microseconds), expiring when it would be full again. Answers
+/// whether a token was taken and the tokens left, as text (Lua numbers
+/// would reach the client truncated to integers).
+const TAKE_TOKEN: &str = r"
+local per_second = tonumber(ARGV[1])
+local burst = tonumber(ARGV[2])
+local time = redis.call('TIME')
+local now = tonumber(time[1]) * 1000000 + tonumber(time[2])
+local state = redis.call('HMGET', KEYS[1], 'tokens', 'at')
+local tokens = tonumber(state[1])
+local at = tonumber(state[2])
+if tokens == nil or at == nil then
+  tokens = burst
+  at = now
+end
+tokens = math.min(burst, tokens + math.max(0, now - at) * per_second / 1000000)
+local allowed = 0
+if tokens >= 1 then
+  tokens = tokens - 1
+  allowed = 1
+end
+redis.call('HSET', KEYS[1], 'tokens', string.format('%.17g', tokens), 'at', string.format('%.17g', now))
+redis.call('PEXPIRE', KEYS[1], math.max(1, math.ceil((burst - tokens) / per_second * 1000)))
+return {allowed, string.format('%.17g', tokens)}
+";
+
+/// Counting in Redis, shared by every edge replica, with this replica's
+/// share of the limits in memory for while Redis cannot be reached.
+struct Shared {
+    connection: ConnectionManager,
+    take_token: redis::Script,
+    prefix: String,
+    quotas: Quotas,
+    /// This replica's share, used while Redis is unreachable.
+    fallback: Buckets,
+    /// Until when requests are counted in `fallback` (Redis failed).
+    outage_until: Mutex<Option<Instant>>,
+    local_decisions: Counter,
+}
+
+impl Shared {
+    async fn check(&self, key: &str, kind: Kind) -> Decision {
+        if self.in_outage() {
+            return self.check_locally(key, kind);
+        }
+        match tokio::time::timeout(REDIS_TIMEOUT, self.take(key, kind)).await {
+            Ok(Ok(decision)) => {
+                self.recovered();
+                decision
+            }
+            Ok(Err(error)) => {
+                self.failed(&error.to_string());
+                self.check_locally(key, kind)
+            }
+            Err(_) => {
+                self.failed("no answer in time");
+                self.check_locally(key, kind)
+            }
         }
     }
 
-    fn sweep(&self, buckets: &mut Buckets, now: Instant) {
-        buckets.by_key.retain(|(_, kind), bucket| {
-            let quota = self.quota(*kind);
-            bucket.refilled(quota, now).tokens < quota.burst
-        });
-        buckets.swept = now;
+    async fn take(&self, key: &str, kind: Kind) -> redis::RedisResult<Decision> {
+        let quota = self.quotas.of_kind(kind);
+        // The key's SHA-256: one name on every replica, and no key in Redis.
+        let bucket = format!(
+            "{}{}:{}",
+            self.prefix,
+            kind.as_str(),
+            hex::encode(Sha256::digest(key.as_bytes()))
+        );
+        let mut connection = self.connection.clone();
+        let (allowed, tokens): (i64, String) = self
+            .take_token
+            .key(bucket)
+            .arg(quota.per_second)
+            .arg(quota.burst)
+            .invoke_async(&mut connection)
+            .await?;
+        let tokens = tokens.parse::<f64>().unwrap_or(0.0);
+        Ok(quota.decision(allowed == 1, tokens))
+    }
+
+    fn check_locally(&self, key: &str, kind: Kind) -> Decision {
+        self.local_decisions.inc();
+        self.fallback.check(key, kind, Instant::now())
+    }
+
+    fn outage(&self) -> std::sync::MutexGuard<'_, Option<Instant>> {
+        self.outage_until
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    fn in_outage(&self) -> bool {
+        self.outage().is_some_and(|until| Instant::now() < until)
+    }
+
+    fn failed(&self, error: &str) {
+        let mut outage = self.outage();
+        if outage.is_none() {
+            tracing::warn!(
+                error,
+                "rate limits: Redis unreachable; each edge counts on its own at its share of the limits"
+            );
+        }
+        *outage = Some(Instant::now() + REDIS_RETRY_AFTER);
+    }
+
+    fn recovered(&self) {
+        if self.outage().take().is_some() {
+            tracing::info!("rate limits: Redis reachable again; counting there");
+        }
+    }
+}
+
+/// Where a request's token is taken: this process's buckets, or Redis.
+pub struct RateLimiter {
+    local: Buckets,
+    shared: Option<Shared>,
+}
+
+impl RateLimiter {
+    /// The limiter `config` describes; `local_decisions` counts the requests
+    /// decided in memory while Redis was unreachable.
+    pub fn new(config: &RateLimitConfig, local_decisions: Counter) -> redis::RedisResult<RateLimiter> {
+        let shared = match &config.redis_url {
+            None => None,
+            Some(url) => {
+                let client = redis::Client::open(url.clone())?;
+                let connection = ConnectionManagerConfig::new()
+                    .set_connection_timeout(Some(REDIS_TIMEOUT))
+                    .set_response_timeout(Some(REDIS_TIMEOUT))
+                    .set_number_of_retries(1);
+                Some(Shared {
+                    connection: ConnectionManager::new_lazy_with_config(client, connection)?,
+                    take_token: redis::Script::new(TAKE_TOKEN),
+                    prefix: config.redis_prefix.clone(),
+                    quotas: Quotas::of(config, 1),
+                    fallback: Buckets::new(Quotas::of(config, config.edges)),
+                    outage_until: Mutex::new(None),
+                    local_decisions,
+                })
+            }
+        };
+        Ok(RateLimiter {
+            local: Buckets::new(Quotas::of(config, 1)),
+            shared,
+        })
+    }
+
+    /// Takes a token for `key` from its `kind` bucket, if there is one.
+    pub async fn check(&self, key: &str, kind: Kind) -> Decision {
+        match &self.shared {
+            Some(shared) => shared.check(key, kind).await,
+            None => self.local.check(key, kind, Instant::now()),
+        }
     }
 }
 
@@ -205,7 +442,7 @@ fn whole_seconds(seconds: f64) -> u64 {
 /// and puts the `RateLimit-*` headers on every answer.
 pub async fn limit(State(state): State<EdgeState>, request: Request, next: Next) -> Response {
     let kind = Kind::of(request.method());
-    let Some(decision) = check(&state.limits, request.headers(), kind) else {
+    let Some(decision) = check(&state.limits, request.headers(), kind).await else {
         return next.run(request).await;
     };
     let mut response = if decision.allowed {
@@ -236,10 +473,10 @@ pub async fn limit(State(state): State<EdgeState>, request: Request, next: Next)
 }
 
 /// The decision for the key `headers` present; `None` when they present none.
-fn check(limits: &RateLimiter, headers: &HeaderMap, kind: Kind) -> Option<Decision> {
+async fn check(limits: &RateLimiter, headers: &HeaderMap, kind: Kind) -> Option<Decision> {
     let text = |name: &str| headers.get(name).and_then(|v| v.to_str().ok());
     match presented_key(text("x-api-key"), text("authorization")) {
-        PresentedKey::Key(key) => Some(limits.check(key, kind, Instant::now())),
+        PresentedKey::Key(key) => Some(limits.check(key, kind).await),
         PresentedKey::Missing | PresentedKey::MalformedAuthorization => None,
     }
 }
@@ -252,22 +489,20 @@ fn set(headers: &mut HeaderMap, name: HeaderName, value: u64) {
 mod tests {
     use super::*;
 
-    fn tracked(limiter: &RateLimiter) -> usize {
-        limiter.buckets.lock().expect("lock").by_key.len()
+    fn tracked(buckets: &Buckets) -> usize {
+        buckets.tracked.lock().expect("lock").by_key.len()
     }
 
-    fn limiter(per_second: u32, burst: u32) -> RateLimiter {
-        RateLimiter::new(&RateLimitConfig {
-            reads_per_second: per_second,
-            read_burst: burst,
-            writes_per_second: per_second,
-            write_burst: burst,
-        })
+    fn buckets(per_second: u32, burst: u32) -> Buckets {
+        Buckets::new(Quotas::of(
+            &RateLimitConfig::local(per_second, burst, per_second, burst),
+            1,
+        ))
     }
 
     #[test]
     fn burst_then_refusal_then_refill() {
-        let limiter = limiter(2, 3);
+        let limiter = buckets(2, 3);
         let start = Instant::now();
         for remaining in [2, 1, 0] {
             let decision = limiter.check("k", Kind::Writes, start);
@@ -288,7 +523,7 @@ mod tests {
 
     #[test]
     fn retry_after_is_the_whole_seconds_to_the_next_token() {
-        let limiter = limiter(1, 1);
+        let limiter = buckets(1, 1);
         let start = Instant::now();
         assert!(limiter.check("k", Kind::Reads, start).allowed);
         let refused = limiter.check("k", Kind::Reads, start + Duration::from_millis(100));
@@ -299,7 +534,7 @@ mod tests {
 
     #[test]
     fn full_buckets_are_evicted() {
-        let limiter = limiter(10, 10);
+        let limiter = buckets(10, 10);
         let start = Instant::now();
         for n in 0..100 {
             limiter.check(&format!("key-{n}"), Kind::Reads, start);
@@ -309,5 +544,13 @@ mod tests {
         // but the one just used.
         limiter.check("key-0", Kind::Reads, start + SWEEP_EVERY);
         assert_eq!(tracked(&limiter), 1);
+    }
+
+    #[test]
+    fn a_share_divides_rate_and_burst_and_keeps_one_token() {
+        let config = RateLimitConfig::local(10, 20, 1, 3);
+        let shared = Quotas::of(&config, 4);
+        assert_eq!((shared.reads.per_second, shared.reads.burst), (2.5, 5.0));
+        assert_eq!((shared.writes.per_second, shared.writes.burst), (0.25, 1.0));
     }
 }

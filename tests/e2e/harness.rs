@@ -16,6 +16,7 @@ use courier_core::auth::service_token::{self, Role};
 use courier_core::clock::Clock;
 use courier_core::config::CoreConfig;
 use courier_core::db::ServeLock;
+use courier_core::workers::Role as ServeRole;
 use courier_edge::ratelimit::RateLimitConfig;
 use courier_edge::{CoreClients, EdgeState};
 use prometheus_client::registry::Registry;
@@ -66,12 +67,7 @@ struct Servers {
 
 /// Rate limits high enough that no test meets them unless it sets its own.
 pub fn unlimited() -> RateLimitConfig {
-    RateLimitConfig {
-        reads_per_second: 1_000_000,
-        read_burst: 1_000_000,
-        writes_per_second: 1_000_000,
-        write_burst: 1_000_000,
-    }
+    RateLimitConfig::local(1_000_000, 1_000_000, 1_000_000, 1_000_000)
 }
 
 /// Binds core, edge and metrics listeners on free loopback ports: the core's
@@ -104,13 +100,14 @@ impl Listeners {
         }
     }
 
-    /// Starts the core's server and workers and the edge on these listeners.
-    fn serve(self, core: &Core, limits: &RateLimitConfig) -> (Servers, EdgeState) {
+    /// Starts the core's server, its tasks for `role` and the edge on these
+    /// listeners.
+    fn serve(self, core: &Core, limits: &RateLimitConfig, role: ServeRole) -> (Servers, EdgeState) {
         let serving = ServeLock::claim(&core.config.database_url, self.grpc.local_addr().expect("grpc addr"))
             .expect("the database is not served yet");
         let stop = CancellationToken::new();
         let edge_stop = stop.child_token();
-        let workers = courier_core::workers::spawn(core, &stop);
+        let workers = courier_core::workers::spawn(core, &stop, role);
         let core_task = tokio::spawn(courier_core::server::serve(
             core.clone(),
             self.grpc,
@@ -120,7 +117,8 @@ impl Listeners {
             CoreClients::connect_lazy(&self.grpc_url).expect("edge channel"),
             &self.base_url,
             limits,
-        );
+        )
+        .expect("edge state");
         // The console and the courier app beside the edge under /console
         // and /courier, as the dev runner has them.
         let console = courier_console::ConsoleState::new(&self.grpc_url, &format!("{}/console", self.base_url))
@@ -209,12 +207,26 @@ impl TestApp {
         TestApp::spawn_configured(backend, configure, |_| {}).await
     }
 
+    /// Like [`TestApp::spawn`], with the core serving as `role`.
+    pub async fn spawn_as(backend: Backend, role: ServeRole) -> Option<TestApp> {
+        TestApp::spawn_full(backend, |_| {}, |_| {}, role).await
+    }
+
     /// Like [`TestApp::spawn_with`], with the edge's rate limits (by default
     /// [`unlimited`]) adjusted by `limit`.
     pub async fn spawn_configured(
         backend: Backend,
         configure: impl FnOnce(&mut CoreConfig),
         limit: impl FnOnce(&mut RateLimitConfig),
+    ) -> Option<TestApp> {
+        TestApp::spawn_full(backend, configure, limit, ServeRole::All).await
+    }
+
+    async fn spawn_full(
+        backend: Backend,
+        configure: impl FnOnce(&mut CoreConfig),
+        limit: impl FnOnce(&mut RateLimitConfig),
+        role: ServeRole,
     ) -> Option<TestApp> {
         let database = match backend {
             Backend::Sqlite => DatabaseGuard::sqlite(),
@@ -237,7 +249,7 @@ impl TestApp {
         limit(&mut limits);
         let clock = Clock::default();
         let core = Core::start(config, clock.clone()).await.expect("core starts");
-        let (servers, edge) = listeners.serve(&core, &limits);
+        let (servers, edge) = listeners.serve(&core, &limits, role);
 
         let now = clock.now().timestamp();
         let admin_token =
@@ -284,7 +296,7 @@ impl TestApp {
             listeners.grpc_url.clone(),
             listeners.metrics_url.clone(),
         );
-        let (servers, edge) = listeners.serve(&core, &unlimited());
+        let (servers, edge) = listeners.serve(&core, &unlimited(), ServeRole::All);
         (self.core, self.servers, self.edge) = (core, servers, edge);
         (self.base_url, self.grpc_url, self.metrics_url) = (base_url, grpc_url, metrics_url);
     }
@@ -521,6 +533,7 @@ impl Drop for TestApp {
 /// database of a [`TestApp`] (a SQLite database is served by one process).
 pub struct Replica {
     pub base_url: String,
+    pub grpc_url: String,
     pub metrics_url: String,
     servers: Servers,
 }
@@ -529,14 +542,23 @@ impl TestApp {
     /// Starts a replica beside this app's core, and waits until both hear
     /// each other's cache announcements.
     pub async fn spawn_replica(&self) -> Replica {
+        self.spawn_replica_as(ServeRole::All).await
+    }
+
+    /// Like [`TestApp::spawn_replica`], the replica serving as `role`.
+    pub async fn spawn_replica_as(&self, role: ServeRole) -> Replica {
         let listeners = Listeners::bind().await;
         let mut config = (*self.core.config).clone();
         config.grpc_addr = listeners.grpc_url.clone();
         config.metrics_addr = listeners.metrics_url.clone();
         config.public_base_url = listeners.base_url.clone();
         let core = Core::start(config, self.clock.clone()).await.expect("replica starts");
-        let (base_url, metrics_url) = (listeners.base_url.clone(), listeners.metrics_url.clone());
-        let (servers, _edge) = listeners.serve(&core, &unlimited());
+        let (base_url, grpc_url, metrics_url) = (
+            listeners.base_url.clone(),
+            listeners.grpc_url.clone(),
+            listeners.metrics_url.clone(),
+        );
+        let (servers, _edge) = listeners.serve(&core, &unlimited(), role);
         for feed in [&self.core.cache_feed, &core.cache_feed] {
             let what = "both replicas' announcement listeners";
             wait_until(what, Duration::from_secs(10), async || {
@@ -550,6 +572,7 @@ impl TestApp {
         }
         Replica {
             base_url,
+            grpc_url,
             metrics_url,
             servers,
         }
@@ -565,6 +588,151 @@ impl Replica {
 impl Drop for Replica {
     fn drop(&mut self) {
         self.servers.stop.cancel();
+    }
+}
+
+/// Another edge on a [`TestApp`]'s core, with rate limits of its own and its
+/// own metrics listener (the REST API alone, no console).
+pub struct TestEdge {
+    pub base_url: String,
+    pub metrics_url: String,
+    stop: CancellationToken,
+}
+
+impl TestApp {
+    /// Starts another edge on this app's core with `limits`.
+    pub async fn spawn_edge(&self, limits: &RateLimitConfig) -> TestEdge {
+        self.spawn_edge_to(&self.grpc_url, limits).await
+    }
+
+    /// Starts another edge on the cores `core_url` names (`COURIER_CORE_URL`).
+    pub async fn spawn_edge_to(&self, core_url: &str, limits: &RateLimitConfig) -> TestEdge {
+        let listeners = Listeners::bind().await;
+        let edge = EdgeState::new(
+            CoreClients::connect_lazy(core_url).expect("edge channel"),
+            &listeners.base_url,
+            limits,
+        )
+        .expect("edge state");
+        let stop = CancellationToken::new();
+        let mut registry = Registry::default();
+        edge.metrics.register(&mut registry);
+        tokio::spawn(courier::ops::serve_metrics(
+            listeners.ops,
+            vec![std::sync::Arc::new(registry)],
+            stop.clone().cancelled_owned(),
+        ));
+        tokio::spawn(courier_edge::serve(
+            edge,
+            listeners.http,
+            courier_edge::serving::HttpTimeouts::default(),
+            stop.clone().cancelled_owned(),
+        ));
+        TestEdge {
+            base_url: listeners.base_url,
+            metrics_url: listeners.metrics_url,
+            stop,
+        }
+    }
+}
+
+impl TestEdge {
+    pub fn url(&self, path: &str) -> String {
+        format!("{}{path}", self.base_url)
+    }
+}
+
+impl Drop for TestEdge {
+    fn drop(&mut self) {
+        self.stop.cancel();
+    }
+}
+
+/// A core replica (API only) in a Tokio runtime of its own: [`KillableCore::kill`]
+/// ends that runtime at once, dropping every connection and call in flight
+/// as SIGKILL would, and a new one can start on the same address.
+pub struct KillableCore {
+    pub grpc_url: String,
+    pub address: std::net::SocketAddr,
+    metrics: courier_core::metrics::CoreMetrics,
+    kill: Option<std::sync::mpsc::Sender<()>>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl TestApp {
+    /// Starts a core replica on this app's database, on `address` (a free
+    /// port when `None`).
+    pub async fn spawn_killable_core(&self, address: Option<std::net::SocketAddr>) -> KillableCore {
+        let listener = std::net::TcpListener::bind(address.unwrap_or_else(|| ([127, 0, 0, 1], 0).into()))
+            .expect("bind the core's address");
+        listener.set_nonblocking(true).expect("non-blocking");
+        let address = listener.local_addr().expect("addr");
+        let mut config = (*self.core.config).clone();
+        config.grpc_addr = address.to_string();
+        let clock = self.clock.clone();
+        let (started, metrics) = tokio::sync::oneshot::channel();
+        let (kill, killed) = std::sync::mpsc::channel::<()>();
+        let thread = std::thread::spawn(move || {
+            let runtime = tokio::runtime::Builder::new_multi_thread()
+                .worker_threads(1)
+                .enable_all()
+                .build()
+                .expect("runtime");
+            runtime.block_on(async move {
+                let core = Core::start(config, clock).await.expect("core starts");
+                let listener = tokio::net::TcpListener::from_std(listener).expect("listener");
+                let stop = CancellationToken::new();
+                let tasks = courier_core::workers::spawn(&core, &stop, ServeRole::Api);
+                tokio::spawn(async move {
+                    let _tasks = tasks;
+                    std::future::pending::<()>().await;
+                });
+                tokio::spawn(courier_core::server::serve(
+                    core.clone(),
+                    listener,
+                    std::future::pending(),
+                ));
+                let _ = started.send(core.metrics.clone());
+            });
+            // Until killed (or dropped): then everything ends at once.
+            let _ = killed.recv();
+            runtime.shutdown_background();
+        });
+        KillableCore {
+            grpc_url: format!("http://{address}"),
+            address,
+            metrics: metrics.await.expect("the core started"),
+            kill: Some(kill),
+            thread: Some(thread),
+        }
+    }
+}
+
+impl KillableCore {
+    /// gRPC calls this core answered.
+    pub fn grpc_calls(&self) -> f64 {
+        let mut registry = Registry::default();
+        self.metrics.register(&mut registry);
+        let mut text = String::new();
+        prometheus_client::encoding::text::encode(&mut text, &registry).expect("metrics text");
+        (text.lines())
+            .filter(|line| line.starts_with("courier_core_grpc_requests_total"))
+            .filter_map(|line| line.rsplit(' ').next()?.parse::<f64>().ok())
+            .sum()
+    }
+
+    /// Ends the core at once.
+    pub fn kill(&mut self) {
+        drop(self.kill.take());
+        if let Some(thread) = self.thread.take() {
+            thread.join().expect("the core's thread");
+        }
+    }
+}
+
+impl Drop for KillableCore {
+    fn drop(&mut self) {
+        self.kill();
     }
 }
 

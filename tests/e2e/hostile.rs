@@ -91,7 +91,7 @@ pub async fn edge_for(grpc_url: &str, timeouts: courier_edge::serving::HttpTimeo
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
     let base_url = format!("http://{}", listener.local_addr().expect("addr"));
     let clients = courier_edge::CoreClients::connect_lazy(grpc_url).expect("channel");
-    let state = courier_edge::EdgeState::new(clients, &base_url, &crate::harness::unlimited());
+    let state = courier_edge::EdgeState::new(clients, &base_url, &crate::harness::unlimited()).expect("edge state");
     tokio::spawn(courier_edge::serve(state, listener, timeouts, std::future::pending()));
     base_url
 }

@@ -25,6 +25,7 @@ mod events;
 mod fleet;
 mod grpc;
 mod hostile;
+mod kubernetes;
 mod lifecycle;
 mod openapi;
 mod operations;

@@ -136,7 +136,8 @@ e2e! {
             courier_edge::CoreClients::connect_lazy(&nowhere).expect("channel"),
             &lonely_url,
             &unlimited(),
-        );
+        )
+        .expect("edge state");
         tokio::spawn(courier_edge::serve(lonely, listener, Default::default(), std::future::pending()));
         let alive = app.send(app.http.get(format!("{lonely_url}/healthz"))).await;
         assert_eq!(alive.status, 200);

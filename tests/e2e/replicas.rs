@@ -3,12 +3,17 @@
 //! only): a key revoked through one is refused by the other within a second,
 //! a delivery changed through one reads changed on the other within a second
 //! and at once on the one that changed it, and creates spread over both never
-//! book twice, lose an event or spend past the credit limit.
+//! book twice, lose an event or spend past the credit limit; a change through
+//! one reaches `WatchDelivery` streams on the other in milliseconds; a replica
+//! serving the API alone runs no worker, and a workers replica does its work.
 
 use std::collections::{HashMap, HashSet};
 use std::time::{Duration, Instant};
 
 use courier::internal::v1 as ipb;
+use courier::v1 as pb;
+use courier::v1::tracking_service_client::TrackingServiceClient;
+use courier_core::workers::Role as ServeRole;
 use serde_json::json;
 
 use crate::deliveries::berlin_delivery;
@@ -229,6 +234,261 @@ async fn creates_spread_over_two_replicas_never_book_twice_lose_an_event_or_over
         let mut expected: Vec<String> = ids.into_iter().collect();
         expected.sort();
         assert_eq!(sent, expected, "each created event sent exactly once");
+    })
+    .await;
+}
+
+/// The workers running on the core whose metrics are at `metrics_url`.
+async fn running_workers(app: &TestApp, metrics_url: &str) -> Vec<String> {
+    app.metrics_text(metrics_url)
+        .await
+        .lines()
+        .filter(|line| line.starts_with("courier_core_workers{") && line.ends_with(" 1"))
+        .map(str::to_owned)
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_api_replica_runs_no_worker_and_a_workers_replica_delivers_its_webhooks() {
+    crate::harness::limited(async {
+        let Some(app) = TestApp::spawn_as(Backend::Postgres, ServeRole::Api).await else {
+            return;
+        };
+        assert_eq!(running_workers(&app, &app.metrics_url).await, Vec::<String>::new());
+
+        let receiver = Receiver::start().await;
+        create_endpoint(&app, &app.test_key, &receiver.url, json!(["delivery.created"])).await;
+        let created = app.create_delivery(&app.test_key, &berlin_delivery()).await;
+        // Created and queued by the API replica, which sends nothing itself…
+        assert_eq!(
+            app.metric(&app.metrics_url, "courier_webhook_attempts_total", "").await,
+            0.0
+        );
+
+        // …until a workers replica runs: its dispatcher delivers it.
+        let workers = app.spawn_replica_as(ServeRole::Workers).await;
+        let running = running_workers(&app, &workers.metrics_url).await;
+        // (Automatic dispatch ends at once: the tests dispatch by hand.)
+        for worker in [
+            "webhook_dispatcher",
+            "simulator",
+            "billing_cycle",
+            "event_purge",
+            "idempotency_purge",
+        ] {
+            let label = format!("worker=\"{worker}\"");
+            assert!(
+                running.iter().any(|line| line.contains(&label)),
+                "{worker}: {running:?}"
+            );
+        }
+        let received = receiver.wait_for(1, Duration::from_secs(30)).await;
+        assert_eq!(received[0].json()["type"], "delivery.created");
+        assert_eq!(received[0].json()["data"]["id"], created["id"]);
+        wait_until(
+            "the attempt counted by the workers replica",
+            Duration::from_secs(10),
+            async || match app
+                .metric(&workers.metrics_url, "courier_webhook_attempts_total", "")
+                .await
+            {
+                0.0 => Err("none yet"),
+                _ => Ok(()),
+            },
+        )
+        .await;
+        assert_eq!(running_workers(&app, &app.metrics_url).await, Vec::<String>::new());
+    })
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_change_through_one_replica_reaches_watch_streams_on_the_other_within_100_ms() {
+    crate::harness::limited(async {
+        let Some((app, replica)) = two_replicas().await else {
+            return;
+        };
+        // A live delivery stays pending: only this test changes it.
+        let workspace = crate::billing::billed_workspace(&app, 10_000_000, 14).await;
+        let key = workspace.live_key.as_str();
+        let id = app.create_delivery(key, &berlin_delivery()).await["id"]
+            .as_str()
+            .expect("id")
+            .to_owned();
+        let mut tracking = TrackingServiceClient::connect(replica.grpc_url.clone())
+            .await
+            .expect("tracking client");
+        let mut request = tonic::Request::new(pb::WatchDeliveryRequest {
+            delivery_id: id.clone(),
+        });
+        request.metadata_mut().insert("x-api-key", key.parse().expect("key"));
+        let mut watch = tracking.watch_delivery(request).await.expect("watch").into_inner();
+        let mut next_update = async || {
+            tokio::time::timeout(Duration::from_secs(10), watch.message())
+                .await
+                .expect("an update in time")
+                .expect("the stream")
+                .expect("a message")
+        };
+        next_update().await;
+
+        // Each change committed through the first replica, then awaited on
+        // the other's stream: the other replica's periodic re-read alone
+        // would take 500 ms on average.
+        let base = app.clock.now_micros() + 3_600_000_000;
+        let mut times = Vec::new();
+        for n in 0..200 {
+            let eta = base + n * 60_000_000;
+            let started = Instant::now();
+            let tx = courier_core::db::begin(&app.core).await.expect("transaction");
+            let change = courier_core::deliveries::Change::default().dropoff_eta(Some(eta));
+            let changed = courier_core::deliveries::update(&app.core, &tx, &id, None, change)
+                .await
+                .expect("update");
+            assert!(changed);
+            tx.commit().await.expect("commit");
+            loop {
+                let update = next_update().await;
+                let seen = update.eta.and_then(|eta| eta.dropoff_at).map(|at| at.seconds);
+                if seen == Some(eta / 1_000_000) {
+                    break;
+                }
+            }
+            times.push(started.elapsed());
+        }
+        let worst = p99(times.clone());
+        eprintln!(
+            "a change seen on the other replica's stream: p50 {:?}, p99 {worst:?}",
+            {
+                times.sort();
+                times[99]
+            }
+        );
+        assert!(worst < Duration::from_millis(100), "p99 {worst:?}");
+    })
+    .await;
+}
+
+/// What the steady load of [`an_edge_over_two_cores_keeps_serving_when_one_dies`]
+/// saw: creates done, and the statuses of attempts that failed.
+#[derive(Default)]
+struct Load {
+    created: Vec<(String, String)>,
+    failures: Vec<u16>,
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_edge_over_two_cores_keeps_serving_when_one_dies() {
+    crate::harness::limited(async {
+        let Some(app) = TestApp::spawn(Backend::Postgres).await else {
+            return;
+        };
+        let mut second = app.spawn_killable_core(None).await;
+        let core_url = format!("{},{}", app.grpc_url, second.grpc_url);
+        let edge = app.spawn_edge_to(&core_url, &crate::harness::unlimited()).await;
+        let read = || async {
+            let request = app
+                .http
+                .get(edge.url("/v1/vehicle-types"))
+                .header("x-api-key", &app.test_key);
+            app.send(request).await.status
+        };
+        wait_until("calls spread over both cores", Duration::from_secs(20), async || {
+            let status = read().await;
+            let first = app
+                .metric(&app.metrics_url, "courier_core_grpc_requests_total", "")
+                .await;
+            if status == 200 && second.grpc_calls() > 0.0 && first > 0.0 {
+                Ok(())
+            } else {
+                Err(format!("{status}; second core {} calls", second.grpc_calls()))
+            }
+        })
+        .await;
+
+        // Steady load: creates, each retried with its idempotency key until
+        // it is answered (as a client does after a failure).
+        let load = std::sync::Arc::new(std::sync::Mutex::new(Load::default()));
+        let stop = tokio_util::sync::CancellationToken::new();
+        let mut clients = tokio::task::JoinSet::new();
+        for _ in 0..4 {
+            let (http, url, key) = (app.http.clone(), edge.url("/v1/deliveries"), app.test_key.clone());
+            let (load, stop) = (load.clone(), stop.clone());
+            clients.spawn(async move {
+                while !stop.is_cancelled() {
+                    let idempotency_key = unique_suffix();
+                    for attempt in 0.. {
+                        assert!(attempt < 50, "a create never answered");
+                        let answer = http
+                            .post(&url)
+                            .header("x-api-key", &key)
+                            .header("idempotency-key", &idempotency_key)
+                            .json(&berlin_delivery())
+                            .send()
+                            .await;
+                        let status = answer.as_ref().map_or(0, |answer| answer.status().as_u16());
+                        if status == 201 || status == 200 {
+                            let body: serde_json::Value = answer.expect("answer").json().await.expect("json");
+                            let id = body["id"].as_str().expect("id").to_owned();
+                            load.lock().expect("load").created.push((idempotency_key, id));
+                            break;
+                        }
+                        load.lock().expect("load").failures.push(status);
+                    }
+                }
+            });
+        }
+        let created = || load.lock().expect("load").created.len();
+        let enough = |count: usize, what: &'static str| {
+            wait_until(what, Duration::from_secs(30), async move || {
+                if created() >= count {
+                    Ok(())
+                } else {
+                    Err(format!("{} created", created()))
+                }
+            })
+        };
+        enough(20, "creates through both cores").await;
+
+        second.kill();
+        let at_kill = created();
+        enough(at_kill + 40, "creates after one core died").await;
+
+        // The same address again: the edge uses it without a restart.
+        let second = app.spawn_killable_core(Some(second.address)).await;
+        wait_until("calls on the restarted core", Duration::from_secs(20), async || {
+            let status = read().await;
+            if status == 200 && second.grpc_calls() > 0.0 {
+                Ok(())
+            } else {
+                Err(format!("{status}; restarted core {} calls", second.grpc_calls()))
+            }
+        })
+        .await;
+        stop.cancel();
+        while let Some(client) = clients.join_next().await {
+            client.expect("load client");
+        }
+
+        let load = load.lock().expect("load");
+        eprintln!(
+            "{} creates, {} failed attempts retried: {:?}",
+            load.created.len(),
+            load.failures.len(),
+            load.failures
+        );
+        // Failures are the core's absence (a call cut in flight, 502; a call
+        // to the dead core before its next probe, 503), never a refusal.
+        assert!(
+            load.failures.iter().all(|status| [502, 503].contains(status)),
+            "{:?}",
+            load.failures
+        );
+        // Each create booked once, whatever its retries.
+        let ids: HashSet<&String> = load.created.iter().map(|(_, id)| id).collect();
+        assert_eq!(ids.len(), load.created.len());
+        let keys: HashSet<&String> = load.created.iter().map(|(key, _)| key).collect();
+        assert_eq!(keys.len(), load.created.len());
     })
     .await;
 }

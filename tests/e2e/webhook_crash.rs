@@ -55,7 +55,7 @@ fn child_core() {
             .expect("core starts");
         let _serving = courier_core::db::ServeLock::claim(&core.config.database_url, address).expect("serve lock");
         let stop = tokio_util::sync::CancellationToken::new();
-        let _workers = courier_core::workers::spawn(&core, &stop);
+        let _workers = courier_core::workers::spawn(&core, &stop, courier_core::workers::Role::All);
         println!("{SERVING} {address}");
         courier_core::server::serve(core, listener, std::future::pending())
             .await

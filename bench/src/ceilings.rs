@@ -38,6 +38,13 @@ pub enum Role {
         #[arg(long)]
         addr: String,
     },
+    /// `CourierAppService/ReportLocations` alone, counting the positions
+    /// it reads (the position intake's ceiling, `dispatch.rs`).
+    #[command(name = "stream-ceiling")]
+    Stream {
+        #[arg(long)]
+        addr: String,
+    },
     /// Like `http-ceiling`, with one health check to `grpc_url` per request.
     #[command(name = "hop-ceiling")]
     Hop {
@@ -79,6 +86,7 @@ pub async fn serve(role: Role) -> BenchResult<()> {
                 .await?;
         }
         Role::Http { addr, body_file } => serve_http(&addr, &body_file, None).await?,
+        Role::Stream { addr } => crate::dispatch::serve_stream_ceiling(&addr).await?,
         Role::Hop {
             addr,
             grpc_url,

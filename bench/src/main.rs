@@ -8,6 +8,7 @@
 mod ceilings;
 mod console;
 mod database;
+mod dispatch;
 mod load;
 mod million;
 mod service;
@@ -45,6 +46,15 @@ struct Cli {
     /// for the request paths.
     #[arg(long, value_enum)]
     only: Vec<Part>,
+    /// Couriers in the dispatch run's city.
+    #[arg(long, default_value_t = 1000)]
+    dispatch_couriers: usize,
+    /// Deliveries booked per second in the dispatch run.
+    #[arg(long, default_value_t = 50.0)]
+    dispatch_creates_per_second: f64,
+    /// Length of the dispatch run, in seconds.
+    #[arg(long, default_value_t = 60)]
+    dispatch_seconds: u64,
     #[arg(
         long,
         env = "COURIER_BENCH_POSTGRES_URL",
@@ -69,11 +79,15 @@ enum Part {
     /// List pages beside GET by id on a million deliveries and events
     /// (PostgreSQL; only when named, as seeding takes minutes and gigabytes).
     Million,
+    /// Automatic dispatch in a simulated city, and the intake of couriers'
+    /// positions (only when named: signing up a thousand couriers and the
+    /// run take minutes).
+    Dispatch,
 }
 
 impl Cli {
     fn runs(&self, part: Part) -> bool {
-        self.only.contains(&part) || (self.only.is_empty() && part != Part::Million)
+        self.only.contains(&part) || (self.only.is_empty() && !matches!(part, Part::Million | Part::Dispatch))
     }
 }
 
@@ -390,6 +404,18 @@ async fn bench_backend(cli: &Cli, backend: Backend, bin_dir: &std::path::Path) -
         }
     }
 
+    if cli.runs(Part::Dispatch) {
+        let settings = dispatch::Settings {
+            couriers: cli.dispatch_couriers,
+            creates_per_second: cli.dispatch_creates_per_second,
+            run: Duration::from_secs(cli.dispatch_seconds),
+            intake_run: duration,
+            repeat: cli.repeat,
+        };
+        let figures = dispatch::measure(bin_dir, &service, settings).await?;
+        dispatch::print(&settings, &figures);
+    }
+
     let mut list_ratios = Vec::new();
     if cli.runs(Part::Million) {
         if backend == Backend::Postgres {
@@ -523,7 +549,8 @@ async fn run(cli: &Cli) -> BenchResult<()> {
         .parent()
         .ok_or("the bench binary has no directory")?
         .to_owned();
-    for binary in ["courier-core", "courier-edge", "courier-console"] {
+    let console = cli.runs(Part::Console).then_some("courier-console");
+    for binary in ["courier-core", "courier-edge"].into_iter().chain(console) {
         if !bin_dir.join(binary).exists() {
             return Err(
                 format!("{binary} not found next to the bench; run `cargo build --release --workspace` first").into(),

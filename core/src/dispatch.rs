@@ -172,8 +172,17 @@ pub async fn submit_proof(
 ) -> CoreResult<Delivery> {
     let tx = crate::db::begin(core).await?;
     let delivery = live_delivery(&tx, delivery_id).await?;
-    if let Mover::Courier(courier_id) = by {
-        held_by(&tx, &delivery, courier_id).await?;
+    if let Mover::Courier(courier_id) = by
+        && let Err(refused) = held_by(&tx, &delivery, courier_id).await
+    {
+        // A submission of theirs sent again after the job left them (it
+        // ended, or went to another courier) answers as it did the first
+        // time; the hold is checked first only for new submissions.
+        return if resent_by(&tx, &delivery, courier_id, &submission).await? {
+            Ok(delivery)
+        } else {
+            Err(refused)
+        };
     }
     let now = core.clock.now_micros();
     let updated = lifecycle::submit_proof(core, &tx, &delivery, submission, now).await?;
@@ -386,6 +395,21 @@ async fn held_by(tx: &WriteTransaction, delivery: &Delivery, courier_id: &str) -
         Some(open) if open.courier_id == courier_id => Ok(()),
         _ => Err(CoreError::not_found("job")),
     }
+}
+
+/// Whether `submission` was recorded for `delivery` while courier
+/// `courier_id` held it: the same submission id, and a hold of theirs.
+async fn resent_by(
+    tx: &WriteTransaction,
+    delivery: &Delivery,
+    courier_id: &str,
+    submission: &ProofSubmission,
+) -> CoreResult<bool> {
+    let Some(submission_id) = &submission.submission_id else {
+        return Ok(false);
+    };
+    Ok(proofs::submitted_as(&**tx, &delivery.id, submission_id).await?
+        && assignments::latest_of(&**tx, &delivery.id, courier_id).await?.is_some())
 }
 
 /// Whether `delivery` ended (delivered or cancelled) by a move of courier

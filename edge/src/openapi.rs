@@ -21,7 +21,7 @@ use utoipa::openapi::security::{ApiKey, ApiKeyValue, HttpAuthScheme, HttpBuilder
 use utoipa::{Modify, OpenApi};
 
 use crate::dto;
-use crate::routes::{deliveries, events, fleet, proofs, quotes, vehicle_types, webhooks};
+use crate::routes::{couriers, deliveries, events, fleet, proofs, quotes, vehicle_types, webhooks};
 
 #[derive(OpenApi)]
 #[openapi(
@@ -44,6 +44,7 @@ Amounts are integer cents including VAT; times are RFC 3339 in UTC. Errors answe
         deliveries::tracking,
         proofs::proof_of_delivery,
         proofs::file,
+        couriers::photo,
         webhooks::create,
         webhooks::list,
         webhooks::update,
@@ -212,6 +213,7 @@ pub fn operation_errors(operation_id: &str) -> Option<Vec<ErrorCode>> {
         ),
         // Keyless: the signed link is checked instead of a key.
         "downloadProofFile" => (&[InvalidRequest, NotFound], false),
+        "getCourierPhoto" => (&[InvalidRequest, NotFound], false),
         _ => return None,
     };
     let authentication = if keyed { AUTHENTICATION } else { &[] };

@@ -124,6 +124,8 @@ struct World {
     delivery: String,
     tracking_token: String,
     proof_file: pb::GetProofFileRequest,
+    /// The link to the managed courier's photo.
+    courier_photo: pb::GetCourierPhotoRequest,
     event: String,
     webhook: String,
     fleet_order: String,
@@ -335,6 +337,7 @@ impl World {
         let courier_login = "driver@example.com".to_owned();
         let (courier_token, _) = World::driver(app, &workspace, &courier_login, true).await;
         let (managed_courier, courier_invitation) = World::driver(app, &workspace, "managed@example.com", false).await;
+        let courier_photo = World::photo_of(app, &managed_courier).await;
         World {
             courier_token,
             courier_login,
@@ -350,6 +353,7 @@ impl World {
             delivery: id,
             tracking_token,
             proof_file,
+            courier_photo,
             event,
             webhook,
             fleet_order,
@@ -391,6 +395,32 @@ impl World {
             .expect("join")
             .into_inner();
         (joined.session_token, String::new())
+    }
+
+    /// Gives courier `courier_id` a photo; the link a delivery would show.
+    async fn photo_of(app: &TestApp, courier_id: &str) -> pb::GetCourierPhotoRequest {
+        courier::internal::v1::courier_service_client::CourierServiceClient::new(channel(app).await)
+            .update_courier(app.admin_request(ipb::UpdateCourierRequest {
+                courier_id: courier_id.to_owned(),
+                photo: Some(b"\x89PNG\r\n\x1a\n".to_vec()),
+                photo_content_type: Some("image/png".into()),
+                ..Default::default()
+            }))
+            .await
+            .expect("photo");
+        let courier = courier_core::couriers::get(&app.core.db, courier_id)
+            .await
+            .expect("courier");
+        let link = courier_core::couriers::photo_url(&app.core, &courier).expect("photo url");
+        let link = url::Url::parse(&link).expect("link");
+        pb::GetCourierPhotoRequest {
+            courier_id: courier_id.to_owned(),
+            signature: link
+                .query_pairs()
+                .find(|(key, _)| key == "signature")
+                .map(|(_, value)| value.into_owned())
+                .expect("signature"),
+        }
     }
 
     /// A new session of the world's courier.
@@ -499,6 +529,7 @@ impl World {
             }
             .encode_to_vec(),
             ("PublicService", "GetProofFile") => self.proof_file.encode_to_vec(),
+            ("PublicService", "GetCourierPhoto") => self.courier_photo.encode_to_vec(),
             ("PublicService", "GetPublicTracking") => pb::GetPublicTrackingRequest {
                 token: self.tracking_token.clone(),
             }

@@ -4,20 +4,25 @@
 //! deliveries and free couriers are matched jointly, a bicycle is never
 //! offered a van's job, a delivery nobody takes is cancelled
 //! `no_courier_found`, and two replicas give every delivery to exactly one
-//! courier.
+//! courier, one of them killed with SIGKILL mid-run.
 
 use std::collections::HashMap;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use courier::app::v1 as apb;
 use courier::app::v1::watch_assignments_response::Update;
 use courier::v1 as pb;
+use courier_core::assignments::entity as assignment;
 use courier_core::config::DispatchMode;
+use sea_orm::EntityTrait;
 use serde_json::json;
 
 use crate::couriers::{App, at, file, join, next, png, proof, refusal};
 use crate::deliveries::berlin_delivery;
-use crate::harness::{Backend, TestApp, together, wait_until};
+use crate::harness::{Backend, TestApp, together, unique_suffix, wait_until};
+use crate::webhook_crash::CoreProcess;
 
 /// The demo delivery's pickup (Alexanderplatz).
 const PICKUP: (f64, f64) = (52.5219, 13.4132);
@@ -217,18 +222,23 @@ e2e! {
     }
 }
 
-/// A courier who takes every offer and carries each job to its end.
+/// A courier who takes every offer and carries each job to its end, until
+/// `carried` (by every courier) reaches `total`; how many they carried.
+/// Each accepted offer must be their only open job.
 async fn carry_everything(
     app: &TestApp,
     courier: App,
     mut stream: tonic::Streaming<apb::WatchAssignmentsResponse>,
+    carried: &AtomicUsize,
+    total: usize,
 ) -> usize {
     let mut client = courier.client.clone();
-    let mut carried = 0;
-    loop {
-        let message = match tokio::time::timeout(Duration::from_secs(5), stream.message()).await {
+    let mut mine = 0;
+    while carried.load(Ordering::SeqCst) < total {
+        let message = match tokio::time::timeout(Duration::from_secs(1), stream.message()).await {
             Ok(Ok(Some(message))) => message,
-            _ => return carried,
+            Err(_) => continue,
+            Ok(ended) => panic!("{}: the assignment stream ended: {ended:?}", courier.courier.id),
         };
         let Some(Update::Offer(offer)) = message.update else {
             continue;
@@ -240,6 +250,18 @@ async fn carry_everything(
             continue;
         };
         let id = job.into_inner().job.expect("job").id;
+        let open = client
+            .list_jobs(courier.request(apb::ListJobsRequest::default()))
+            .await
+            .expect("open jobs")
+            .into_inner()
+            .jobs;
+        assert_eq!(
+            open.iter().map(|j| j.id.as_str()).collect::<Vec<_>>(),
+            [id.as_str()],
+            "{} holds one job at a time",
+            courier.courier.id
+        );
         client
             .arrive_at_pickup(courier.request(apb::ArriveAtPickupRequest { job_id: id.clone() }))
             .await
@@ -276,7 +298,8 @@ async fn carry_everything(
             .complete_handover(courier.request(apb::CompleteHandoverRequest { job_id: id }))
             .await
             .expect("handover");
-        carried += 1;
+        mine += 1;
+        carried.fetch_add(1, Ordering::SeqCst);
         // Still at the pickup area, so the next offer may come.
         let position = apb::ReportLocationsRequest {
             positions: vec![at(app, PICKUP.0, PICKUP.1)],
@@ -286,39 +309,114 @@ async fn carry_everything(
             .await
             .expect("position");
     }
+    mine
 }
 
+/// Books a delivery through the edge at `base_url` (a replica's).
+async fn create_through(app: &TestApp, base_url: &str) -> serde_json::Value {
+    let answer = app
+        .send(
+            app.http
+                .post(format!("{base_url}/v1/deliveries"))
+                .header("x-api-key", &app.live_key)
+                .header("idempotency-key", unique_suffix())
+                .json(&berlin_delivery()),
+        )
+        .await;
+    assert_eq!(answer.status, 201, "{:#}", answer.body);
+    answer.body
+}
+
+/// Two cores dispatch together, the second a process of its own; it is
+/// killed with SIGKILL while deliveries wait and offers are out. Couriers
+/// follow the first core; deliveries are booked through both until the
+/// kill, then through the first.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn two_replicas_give_every_delivery_to_exactly_one_courier() {
+async fn two_replicas_give_every_delivery_to_exactly_one_courier_when_one_is_killed() {
     crate::harness::limited(async {
         const DELIVERIES: usize = 200;
         const COURIERS: usize = 50;
-        let Some(app) = TestApp::spawn_with(Backend::Postgres, |config| config.dispatch = DispatchMode::Auto).await
+        let Some(app) = TestApp::spawn_with(Backend::Postgres, |config| {
+            config.dispatch = DispatchMode::Auto;
+            config.offer_timeout = Duration::from_secs(5);
+        })
+        .await
         else {
             return;
         };
-        let _replica = app.spawn_replica().await;
+        let second = CoreProcess::start(&app, &[("COURIER_DISPATCH", "auto"), ("COURIER_OFFER_TIMEOUT", "5s")]);
+        let second_edge = crate::hostile::edge_for(&second.grpc_url, Default::default()).await;
         let mut couriers = Vec::new();
         for n in 0..COURIERS {
             couriers.push(online_at(&app, &format!("Courier {n}"), (n % 10) as f64 * 0.5, "car").await);
         }
-        let app = std::sync::Arc::new(app);
-        let workers = couriers.into_iter().map(|(courier, stream)| {
-            let app = app.clone();
-            async move { carry_everything(&app, courier, stream).await }
-        });
-        let creates = (0..DELIVERIES).map(|_| {
-            let app = app.clone();
-            async move { app.create_delivery(&app.live_key, &berlin_delivery()).await }
-        });
-        let (carried, created) = tokio::join!(together(workers), together(creates));
-        assert_eq!(carried.iter().sum::<usize>(), DELIVERIES, "every delivery carried once");
+        let app = Arc::new(app);
+        let carried = Arc::new(AtomicUsize::new(0));
+        let workers: Vec<_> = couriers
+            .into_iter()
+            .map(|(courier, stream)| {
+                let (app, carried) = (app.clone(), carried.clone());
+                tokio::spawn(async move { carry_everything(&app, courier, stream, &carried, DELIVERIES).await })
+            })
+            .collect();
+
+        let half = DELIVERIES / 2;
+        let mut created = together((0..half).map(|n| {
+            let (app, second_edge) = (app.clone(), second_edge.clone());
+            async move {
+                let base_url = if n % 2 == 0 { app.base_url.clone() } else { second_edge };
+                create_through(&app, &base_url).await
+            }
+        }))
+        .await;
+        // Mid-run: some carried, more waiting or offered.
+        wait_until(
+            "a quarter of the deliveries carried",
+            Duration::from_secs(60),
+            async || {
+                let done = carried.load(Ordering::SeqCst);
+                if done >= DELIVERIES / 4 {
+                    Ok(())
+                } else {
+                    Err(format!("{done} carried"))
+                }
+            },
+        )
+        .await;
+        second.kill();
+        created.extend(
+            together((half..DELIVERIES).map(|_| {
+                let app = app.clone();
+                async move { app.create_delivery(&app.live_key, &berlin_delivery()).await }
+            }))
+            .await,
+        );
+
+        let mut total = 0;
+        for worker in workers {
+            total += worker.await.expect("courier");
+        }
+        assert_eq!(total, DELIVERIES, "every delivery carried once");
         for delivery in &created {
             let id = delivery["id"].as_str().expect("id");
             let events = app.delivery_events(&app.live_key, id).await;
             let assigned = events.iter().filter(|(t, _)| t == "delivery.courier_assigned").count();
             assert_eq!(assigned, 1, "{id}: {events:?}");
             assert_eq!(events.last().map(|(t, _)| t.as_str()), Some("delivery.delivered"));
+        }
+        // One hold per delivery; a courier's holds never overlap.
+        let holds = assignment::Entity::find().all(&app.core.db).await.expect("assignments");
+        assert_eq!(holds.len(), DELIVERIES);
+        let mut by_courier: HashMap<&str, Vec<&assignment::Model>> = HashMap::new();
+        for hold in &holds {
+            by_courier.entry(hold.courier_id.as_str()).or_default().push(hold);
+        }
+        for (courier, mut held) in by_courier {
+            held.sort_by_key(|h| h.assigned_at);
+            for pair in held.windows(2) {
+                let ended = pair[0].ended_at.expect("every job ended");
+                assert!(ended <= pair[1].assigned_at, "{courier} held two jobs: {pair:?}");
+            }
         }
         wait_until("no open offer left", Duration::from_secs(5), async || {
             let open = open_offers(&app).await.len();

@@ -258,7 +258,7 @@ e2e! {
             file(pb::ArtifactKind::Photo, "door.png", png(2)),
             file(pb::ArtifactKind::Signature, "signature.png", signature.clone()),
         ], "dropoff-0001");
-        client.submit_proof(kim.request(dropoff)).await.expect("dropoff proof");
+        client.submit_proof(kim.request(dropoff.clone())).await.expect("dropoff proof");
         let done = client.complete_handover(kim.request(apb::CompleteHandoverRequest { job_id: id.clone() })).await.expect("handover").into_inner().job.expect("job");
         assert_eq!(done.status(), pb::DeliveryStatus::Delivered);
         assert!(!done.active);
@@ -266,6 +266,12 @@ e2e! {
         // A finished job shows addresses, not phone numbers.
         assert!(done.dropoff.as_ref().expect("dropoff").contact.as_ref().expect("contact").phone.is_empty());
         client.complete_handover(kim.request(apb::CompleteHandoverRequest { job_id: id.clone() })).await.expect("resent handover");
+        // The dropoff proof resent after the job ended (its answer lost)
+        // answers as the first time; a new submission is refused.
+        let again = client.submit_proof(kim.request(dropoff.clone())).await.expect("resent proof").into_inner().job.expect("job");
+        assert_eq!(again.status(), pb::DeliveryStatus::Delivered);
+        let status = client.submit_proof(kim.request(apb::SubmitProofRequest { submission_id: "dropoff-0002".into(), ..dropoff })).await.expect_err("a new submission");
+        assert_eq!(refusal(&status).1, "not_found");
 
         let delivered = app.get(&format!("/v1/deliveries/{id}"), &pod.live_key).await;
         assert_eq!(delivered.body["status"], "delivered");
@@ -371,6 +377,41 @@ e2e! {
             other => panic!("expected a withdrawal, got {other:?}"),
         }
         assert!(started.elapsed() < Duration::from_millis(900), "woken by the commit, not the periodic read: {:?}", started.elapsed());
+    }
+
+    async fn a_couriers_photo_is_served_by_a_keyless_link(app: TestApp) {
+        let kim = join(&app, "", "Kim Courier", "kim@example.com", "car").await;
+        let photo = png(9);
+        let set_photo = |content: Vec<u8>| ipb::UpdateCourierRequest {
+            courier_id: kim.courier.id.clone(), photo: Some(content), photo_content_type: Some("image/png".into()), ..Default::default()
+        };
+        couriers(&app).await.update_courier(app.admin_request(set_photo(photo.clone()))).await.expect("photo");
+        let created = app.create_delivery(&app.live_key, &berlin_delivery()).await;
+        let id = created["id"].as_str().expect("id").to_owned();
+        assert!(created["courier"].is_null(), "{created:#}");
+        assign(&app, &id, &kim.courier.id).await.expect("assign");
+
+        let seen = app.get(&format!("/v1/deliveries/{id}"), &app.live_key).await;
+        let link = seen.body["courier"]["photo_url"].as_str().expect("photo_url").to_owned();
+        assert!(link.starts_with(&format!("{}/v1/courier-photos/", app.base_url)), "{link}");
+        assert!(seen.body["courier"]["vehicle"]["photo_url"].is_null(), "no vehicle photo is kept");
+        // No key needed: the link is the capability.
+        let answer = app.http.get(&link).send().await.expect("photo");
+        assert_eq!(answer.status(), 200);
+        assert_eq!(answer.headers()["content-type"], "image/png");
+        assert_eq!(answer.bytes().await.expect("bytes").to_vec(), photo);
+
+        // A forged or altered link, one without its signature, another
+        // courier's id: the contract's error shape.
+        app.send(app.http.get(format!("{link}x"))).await.assert_error(404, "not_found", None);
+        let unsigned = link.split('?').next().expect("path");
+        app.send(app.http.get(unsigned)).await.assert_error(400, "invalid_request", Some("signature"));
+        let lou = join(&app, "", "Lou Courier", "lou@example.com", "car").await;
+        let elsewhere = link.replace(&kim.courier.id, &lou.courier.id);
+        app.send(app.http.get(elsewhere)).await.assert_error(404, "not_found", None);
+        // A new photo gets a new link; the old one stops working.
+        couriers(&app).await.update_courier(app.admin_request(set_photo(png(10)))).await.expect("new photo");
+        app.send(app.http.get(&link)).await.assert_error(404, "not_found", None);
     }
 
     async fn a_suspended_courier_is_signed_out(app: TestApp) {

@@ -32,8 +32,9 @@ struct ChildFlags {
     config: courier_core::config::CoreConfig,
 }
 
-/// The core process of the crash test: started by it, never on its own
-/// (it runs until killed).
+/// The core process of the crash tests (this one, and a dispatcher killed
+/// mid-run in `auto_dispatch`): started by them, never on its own (it runs
+/// until killed).
 #[test]
 #[ignore = "the crash test's core process, started by that test"]
 fn child_core() {
@@ -64,20 +65,23 @@ fn child_core() {
 }
 
 /// A core process on the test's database; killed when dropped.
-struct CoreProcess {
+pub struct CoreProcess {
     child: Child,
-    grpc_url: String,
+    pub grpc_url: String,
     /// When it served.
     started: Instant,
 }
 
 impl CoreProcess {
-    fn start(app: &TestApp) -> CoreProcess {
+    /// Starts a core on `app`'s database, with `settings` as further
+    /// `COURIER_*` variables.
+    pub fn start(app: &TestApp, settings: &[(&str, &str)]) -> CoreProcess {
         let config = &app.core.config;
         let mut command = Command::new(std::env::current_exe().expect("test binary"));
         if let Some(secret) = &config.secret_key {
             command.env("COURIER_SECRET_KEY", secret);
         }
+        command.envs(settings.iter().copied());
         let mut child = command
             .args(["webhook_crash::child_core", "--exact", "--ignored", "--nocapture"])
             .env(CHILD, "1")
@@ -86,9 +90,6 @@ impl CoreProcess {
             .env("COURIER_PUBLIC_BASE_URL", &config.public_base_url)
             .env("COURIER_BLOB_DIR", &config.blob_dir)
             .env("COURIER_WEBHOOK_ALLOW_INSECURE", "true")
-            .env("COURIER_WEBHOOK_RETRY_SCALE", "1")
-            // No simulated courier moves: only the creates' events are sent.
-            .env("COURIER_SIMULATOR_STEP", "1h")
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
             .spawn()
@@ -113,7 +114,7 @@ impl CoreProcess {
     }
 
     /// SIGKILL: no shutdown, no finished sends recorded.
-    fn kill(mut self) {
+    pub fn kill(mut self) {
         self.child.kill().expect("kill");
         self.child.wait().expect("reaped");
     }
@@ -125,6 +126,10 @@ impl Drop for CoreProcess {
         let _ = self.child.wait();
     }
 }
+
+/// The webhook test's core: sends at the real retry scale, and no
+/// simulated courier moves, so that only the creates' events are sent.
+const WEBHOOK_CORE: &[(&str, &str)] = &[("COURIER_WEBHOOK_RETRY_SCALE", "1"), ("COURIER_SIMULATOR_STEP", "1h")];
 
 /// The queue rows held by a claim when the core died: their events.
 async fn claimed_events(app: &TestApp) -> HashSet<String> {
@@ -158,7 +163,7 @@ e2e! {
         let mut app = app;
         app.shutdown().await;
 
-        let first = CoreProcess::start(&app);
+        let first = CoreProcess::start(&app, WEBHOOK_CORE);
         let edge = crate::hostile::edge_for(&first.grpc_url, Default::default()).await;
         let http = reqwest::Client::builder().no_proxy().build().expect("client");
         let mut created = Vec::new();
@@ -188,7 +193,7 @@ e2e! {
         assert!(cut_off.is_subset(&claimed), "a cut-off send's row is still claimed");
         let killed_at = receiver.received().len();
 
-        let second = CoreProcess::start(&app);
+        let second = CoreProcess::start(&app, WEBHOOK_CORE);
         let edge = crate::hostile::edge_for(&second.grpc_url, Default::default()).await;
         // Every claimed send arrives again within 10 s of the start.
         let limit = (second.started + Duration::from_secs(10)).saturating_duration_since(Instant::now());

@@ -119,6 +119,7 @@ pub const METHODS: &[Method] = &[
         Action::Api(Permission::FleetOrdersRead),
     ),
     read("/courier.v1.PublicService/GetProofFile", Action::Public),
+    read("/courier.v1.PublicService/GetCourierPhoto", Action::Public),
     read("/courier.v1.PublicService/GetPublicTracking", Action::Public),
     change("/courier.internal.v1.AdminService/CreateWorkspace", Action::Administer),
     read("/courier.internal.v1.AdminService/GetWorkspace", Action::Administer),

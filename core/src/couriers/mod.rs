@@ -15,13 +15,15 @@
 pub mod invitations;
 pub mod sessions;
 
+use base64::Engine;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use sea_orm::{ActiveModelTrait, ActiveValue::Set, ColumnTrait, Condition, ConnectionTrait, EntityTrait, QueryFilter};
 
 use crate::assignments::offers;
 use crate::db::WriteTransaction;
 use crate::pagination::Keyset;
 use crate::workspaces::{self, WorkspaceKind};
-use crate::{Core, CoreError, CoreResult, ids, pagination, validate};
+use crate::{Core, CoreError, CoreResult, ids, pagination, secrets, validate};
 use courier::errors::ErrorCode;
 
 pub mod entity {
@@ -169,7 +171,9 @@ pub struct Courier {
     pub status: Status,
     pub availability: Availability,
     pub joined: bool,
-    pub has_photo: bool,
+    /// Where the current photo is in the blob store; a new photo gets a new
+    /// key, so the key also names which photo a link was made for.
+    pub photo_blob_key: Option<String>,
     pub created_at: i64,
     pub updated_at: i64,
 }
@@ -384,6 +388,71 @@ pub async fn photo(core: &Core, id: &str) -> CoreResult<Option<Photo>> {
         .map(|content| Photo { content_type, content }))
 }
 
+/// The keyless link to `courier`'s current photo, as a delivery they carry
+/// shows it (`courier.photo_url`); `None` without a photo.
+///
+/// `{public_base_url}/v1/courier-photos/{courier_id}?signature=<base64url
+/// HMAC-SHA256>`: the signature (with the `download_url` secret) covers
+/// the courier and the photo's blob key, so the link is unguessable, needs
+/// no API key, and stops working when the photo is replaced. It does not
+/// expire: deliveries and their events keep it.
+pub fn photo_url(core: &Core, courier: &Courier) -> Option<String> {
+    let key = courier.photo_blob_key.as_deref()?;
+    let base_url = core.config.public_base_url.trim_end_matches('/');
+    Some(format!(
+        "{base_url}/v1/courier-photos/{}?signature={}",
+        courier.id,
+        photo_signature(&core.secrets.download_url, &courier.id, key)
+    ))
+}
+
+/// The signature's length: a whole HMAC-SHA256.
+const PHOTO_SIGNATURE_BYTES: usize = 32;
+
+/// What a photo link's signature covers: the courier and the photo.
+fn photo_link_message(courier_id: &str, blob_key: &str) -> Vec<u8> {
+    format!("courier-photo\n{courier_id}\n{blob_key}").into_bytes()
+}
+
+fn photo_signature(key: &[u8], courier_id: &str, blob_key: &str) -> String {
+    URL_SAFE_NO_PAD.encode(secrets::sign(
+        key,
+        &photo_link_message(courier_id, blob_key),
+        PHOTO_SIGNATURE_BYTES,
+    ))
+}
+
+/// The photo behind a [`photo_url`] link. An unknown courier, a courier
+/// without a photo, a forged signature and a link to a photo since replaced
+/// are all `404 not_found`, with one message, so a link reveals nothing.
+pub async fn photo_by_link(core: &Core, courier_id: &str, signature: &str) -> CoreResult<Photo> {
+    let invalid = || CoreError::new(ErrorCode::NotFound, "No such courier photo: the link is invalid.");
+    let row = entity::Entity::find_by_id(courier_id.to_owned())
+        .one(&core.db)
+        .await?
+        .ok_or_else(invalid)?;
+    let (Some(key), Some(content_type)) = (row.photo_blob_key, row.photo_content_type) else {
+        return Err(invalid());
+    };
+    let matches = URL_SAFE_NO_PAD.decode(signature).is_ok_and(|given| {
+        secrets::verify(
+            &core.secrets.download_url,
+            &photo_link_message(courier_id, &key),
+            &given,
+            PHOTO_SIGNATURE_BYTES,
+        )
+    });
+    if !matches {
+        return Err(invalid());
+    }
+    let content = core.blobs.get(&key).await?.ok_or_else(|| {
+        CoreError::Internal(format!(
+            "the photo of courier {courier_id} is missing from the blob store"
+        ))
+    })?;
+    Ok(Photo { content_type, content })
+}
+
 /// Suspends or reactivates courier `id` in `tx`. A suspended courier goes
 /// offline, every session of theirs ends and an open offer is withdrawn.
 pub async fn set_status(core: &Core, tx: &WriteTransaction, id: &str, status: Status) -> CoreResult<Courier> {
@@ -544,7 +613,7 @@ pub(crate) fn from_model(row: entity::Model) -> Courier {
         status: Status::parse(&row.status),
         availability: Availability::parse(&row.availability),
         joined: row.joined_at.is_some(),
-        has_photo: row.photo_blob_key.is_some(),
+        photo_blob_key: row.photo_blob_key,
         id: row.id,
         name: row.name,
         phone: row.phone,

@@ -260,7 +260,7 @@ pub fn courier_out(c: &Courier, position: Option<&Position>) -> apb::Courier {
         joined: c.joined,
         created_at: Some(micros_to_proto(c.created_at)),
         updated_at: Some(micros_to_proto(c.updated_at)),
-        has_photo: c.has_photo,
+        has_photo: c.photo_blob_key.is_some(),
     }
 }
 

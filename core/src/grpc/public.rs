@@ -1,12 +1,12 @@
 //! `courier.v1.PublicService`: the keyless reads behind signed proof-file
-//! links and the tracking page. No API key is read; the domain functions
+//! links, couriers' photo links and the tracking page. No API key is read; the domain functions
 //! check the link's signature or the tracking token.
 
 use courier::v1 as pb;
 use courier::v1::public_service_server::PublicService;
 use tonic::{Request, Response, Status};
 
-use crate::{Core, proofs, public_tracking};
+use crate::{Core, couriers, proofs, public_tracking};
 
 pub struct PublicApi(pub Core);
 
@@ -22,6 +22,18 @@ impl PublicService for PublicApi {
             content: file.content,
             content_type: file.content_type,
             file_name: file.file_name,
+        }))
+    }
+
+    async fn get_courier_photo(
+        &self,
+        request: Request<pb::GetCourierPhotoRequest>,
+    ) -> Result<Response<pb::GetCourierPhotoResponse>, Status> {
+        let r = request.into_inner();
+        let photo = couriers::photo_by_link(&self.0, &r.courier_id, &r.signature).await?;
+        Ok(Response::new(pb::GetCourierPhotoResponse {
+            content: photo.content,
+            content_type: photo.content_type,
         }))
     }
 

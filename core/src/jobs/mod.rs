@@ -266,7 +266,7 @@ async fn assign_in(
         Work::Delivery(delivery) => {
             let pickup_eta = eta_to(core, courier, delivery.route.pickup.point(), &delivery.vehicle_type_id).await;
             let change = Change::default()
-                .courier(public_courier(courier))
+                .courier(public_courier(core, courier))
                 .tracking_opens(delivery.tracking_available_at.unwrap_or(now))
                 .pickup_eta(pickup_eta)
                 .next_step(None);
@@ -544,13 +544,14 @@ async fn job_of(core: &Core, work: Work, assignment: Assignment) -> CoreResult<J
 
 /// The delivery's public `courier`, copied from the courier's profile when
 /// they get the job (docs/couriers.md "What each party sees"): first name
-/// and vehicle; `rating` stays null until ratings exist, `photo_url` until
-/// photos are served to clients.
-fn public_courier(courier: &Courier) -> deliveries::Courier {
+/// and vehicle, and the keyless link to their photo (`couriers::photo_url`);
+/// `rating` stays null until ratings exist, the vehicle's `photo_url` as no
+/// vehicle photo is kept.
+fn public_courier(core: &Core, courier: &Courier) -> deliveries::Courier {
     deliveries::Courier {
         id: Some(courier.id.clone()),
         name: Some(courier.first_name().to_owned()),
-        photo_url: None,
+        photo_url: couriers::photo_url(core, courier),
         rating: None,
         vehicle: Some(deliveries::CourierVehicle {
             make: courier.vehicle.make.clone(),

@@ -3,6 +3,7 @@
 //! Routes that take an API key are rate-limited per key; the keyless ones
 //! (capability links, documentation, health) are not.
 
+pub(crate) mod couriers;
 pub(crate) mod deliveries;
 mod docs;
 pub(crate) mod events;
@@ -50,6 +51,7 @@ pub fn router(state: EdgeState) -> Router {
         .route_layer(axum_middleware::from_fn_with_state(state.clone(), ratelimit::limit));
     let keyless = Router::new()
         .route("/v1/proof-files/{artifact_id}", get(proofs::file))
+        .route("/v1/courier-photos/{courier_id}", get(couriers::photo))
         .route("/t/{token}", get(tracking_page::page))
         .route("/v1/docs/errors", get(docs::errors))
         .route("/v1/openapi.json", get(docs::openapi))

@@ -1,0 +1,953 @@
+//! Automatic dispatch in a simulated city (`--only dispatch`, BENCHMARKS.md):
+//! couriers signed in over `CourierAppService`, moving along their routes
+//! and reporting positions every 5 s, taking every offer after a short
+//! think time, while deliveries are booked through `/v1` at a steady rate.
+//! Measures the time from create to the offer on the device and to its
+//! acceptance, the time to pickup of the assignments made against the
+//! optimum for the same rounds (and first-come assignment against it), the
+//! core's CPU and resident set; then the intake of position reports against
+//! a bare tonic client stream (`stream-ceiling`) measured in the same run.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use courier::app::v1 as apb;
+use courier::app::v1::courier_app_service_client::CourierAppServiceClient;
+use courier::app::v1::watch_assignments_response::Update;
+use courier::internal::v1 as ipb;
+use courier::internal::v1::courier_service_client::CourierServiceClient;
+use courier::v1 as pb;
+use pathfinding::kuhn_munkres::kuhn_munkres_min;
+use pathfinding::matrix::Matrix;
+use serde_json::json;
+use tokio::sync::mpsc;
+use tokio::task::JoinSet;
+use tokio_stream::wrappers::ReceiverStream;
+use tokio_util::sync::CancellationToken;
+use tonic::codegen::{Body, BoxFuture, Context, Poll, StdError, http};
+use tonic::transport::Channel;
+
+use crate::load::percentile_ms;
+use crate::service::{BenchResult, Service, free_addr, resident_kib};
+
+/// The city: a box around Berlin's centre, about 11 km across.
+const CENTRE: (f64, f64) = (52.5200, 13.4050);
+const HALF_LATITUDE: f64 = 0.05;
+const HALF_LONGITUDE: f64 = 0.08;
+/// How far (in degrees, each way) a dropoff lies from its pickup: trips of
+/// up to about a kilometre.
+const TRIP: f64 = 0.008;
+/// How fast a simulated courier moves, in metres per second: a day's work
+/// pressed into a run of a minute, so that a thousand couriers keep up
+/// with 50 creates a second (a trip takes seconds, not half an hour).
+const SPEED_MPS: f64 = 100.0;
+/// How often each courier's app reports its position.
+const REPORT_EVERY: Duration = Duration::from_secs(5);
+/// How long a courier looks at an offer before accepting it.
+const THINK: Duration = Duration::from_millis(200);
+/// Connections the couriers' apps share (HTTP/2, many streams each).
+const CHANNELS: usize = 16;
+/// Streams reporting positions as fast as they can in the intake runs.
+const INTAKE_STREAMS: usize = 256;
+/// A simulated courier's password.
+const PASSWORD: &str = "bench courier on the move";
+
+/// What the dispatch run is asked to do.
+#[derive(Clone, Copy, Debug)]
+pub struct Settings {
+    pub couriers: usize,
+    pub creates_per_second: f64,
+    pub run: Duration,
+    /// Length of each intake run.
+    pub intake_run: Duration,
+    pub repeat: usize,
+}
+
+/// What the dispatch run measured.
+#[derive(Debug, Default)]
+pub struct Figures {
+    pub created: usize,
+    pub create_errors: u64,
+    pub offered: usize,
+    pub accepted: usize,
+    pub never_offered: usize,
+    pub offer_p50_ms: f64,
+    pub offer_p99_ms: f64,
+    pub accept_p50_ms: f64,
+    pub accept_p99_ms: f64,
+    /// Rounds compared with the optimum, and the offers in them.
+    pub rounds: usize,
+    pub round_offers: usize,
+    /// Mean distance to the pickup (m): of the offers made, of the optimum,
+    /// of first-come assignment, over the same rounds.
+    pub made_m: f64,
+    pub optimum_m: f64,
+    pub first_come_m: f64,
+    pub jobs_done: u64,
+    pub move_errors: u64,
+    pub positions_accepted: i64,
+    /// The core's CPU over the run, in cores (1.0 = one core busy).
+    pub core_cpu: f64,
+    pub core_peak_mib: f64,
+    /// Position reports per second: the core, the bare stream, the median
+    /// of the paired ratios.
+    pub intake_per_second: f64,
+    pub ceiling_per_second: f64,
+    pub intake_ratio: f64,
+    pub intake_streams: usize,
+}
+
+/// A small deterministic random source (SplitMix64).
+struct Random(u64);
+
+impl Random {
+    fn next(&mut self) -> f64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^= z >> 31;
+        (z >> 11) as f64 / (1u64 << 53) as f64
+    }
+
+    /// A point in the city.
+    fn place(&mut self) -> (f64, f64) {
+        (
+            CENTRE.0 + (self.next() * 2.0 - 1.0) * HALF_LATITUDE,
+            CENTRE.1 + (self.next() * 2.0 - 1.0) * HALF_LONGITUDE,
+        )
+    }
+
+    /// A point within a trip of `from`, inside the city.
+    fn near(&mut self, from: (f64, f64)) -> (f64, f64) {
+        let clamp = |v: f64, centre: f64, half: f64| v.clamp(centre - half, centre + half);
+        (
+            clamp(from.0 + (self.next() * 2.0 - 1.0) * TRIP, CENTRE.0, HALF_LATITUDE),
+            clamp(
+                from.1 + (self.next() * 2.0 - 1.0) * TRIP * 1.6,
+                CENTRE.1,
+                HALF_LONGITUDE,
+            ),
+        )
+    }
+}
+
+/// Great-circle distance in metres.
+fn metres(a: (f64, f64), b: (f64, f64)) -> f64 {
+    let (la1, lo1, la2, lo2) = (a.0.to_radians(), a.1.to_radians(), b.0.to_radians(), b.1.to_radians());
+    let h = ((la2 - la1) / 2.0).sin().powi(2) + la1.cos() * la2.cos() * ((lo2 - lo1) / 2.0).sin().powi(2);
+    2.0 * 6_371_000.0 * h.sqrt().asin()
+}
+
+/// Where a courier is: still, or moving from one point to another.
+#[derive(Clone, Copy)]
+struct Motion {
+    from: (f64, f64),
+    to: (f64, f64),
+    start: Instant,
+    takes: Duration,
+}
+
+impl Motion {
+    fn still(at: (f64, f64)) -> Motion {
+        Motion {
+            from: at,
+            to: at,
+            start: Instant::now(),
+            takes: Duration::ZERO,
+        }
+    }
+
+    fn at(&self, now: Instant) -> (f64, f64) {
+        if self.takes.is_zero() {
+            return self.to;
+        }
+        let done = (now.saturating_duration_since(self.start).as_secs_f64() / self.takes.as_secs_f64()).min(1.0);
+        (
+            self.from.0 + (self.to.0 - self.from.0) * done,
+            self.from.1 + (self.to.1 - self.from.1) * done,
+        )
+    }
+}
+
+/// One round as the devices saw it: the couriers free when its first offer
+/// arrived (with their positions), and the offers it made.
+struct Round {
+    started: Instant,
+    free: Vec<(usize, (f64, f64))>,
+    /// (courier, delivery id, pickup).
+    offers: Vec<(usize, String, (f64, f64))>,
+}
+
+/// Offers arriving within this time of a round's first belong to it (a
+/// round's offers are pushed together, after its commit).
+const ROUND_WINDOW: Duration = Duration::from_millis(50);
+
+#[derive(Default)]
+struct City {
+    motions: Vec<Motion>,
+    /// Online, with no job and no offer.
+    free: Vec<bool>,
+    rounds: Vec<Round>,
+    /// Delivery id → when its create was sent.
+    booked: HashMap<String, Instant>,
+    offered: HashMap<String, Instant>,
+    accepted: HashMap<String, Instant>,
+}
+
+struct Shared {
+    city: Mutex<City>,
+    jobs_done: AtomicU64,
+    move_errors: AtomicU64,
+}
+
+impl Shared {
+    fn city(&self) -> MutexGuard<'_, City> {
+        self.city.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// Courier `c` was offered `job` now: joins the round under way or
+    /// starts one with the free couriers as they are.
+    fn offered(&self, c: usize, job: &apb::Job) {
+        let now = Instant::now();
+        let pickup = job.pickup.as_ref().map_or((0.0, 0.0), |p| (p.latitude, p.longitude));
+        let mut city = self.city();
+        city.offered.entry(job.id.clone()).or_insert(now);
+        let position = city.motions[c].at(now);
+        let joins = city
+            .rounds
+            .last()
+            .is_some_and(|r| now.duration_since(r.started) <= ROUND_WINDOW);
+        if !joins {
+            let free = (0..city.free.len())
+                .filter(|&i| city.free[i])
+                .map(|i| (i, city.motions[i].at(now)))
+                .collect();
+            city.rounds.push(Round {
+                started: now,
+                free,
+                offers: Vec::new(),
+            });
+        }
+        if let Some(round) = city.rounds.last_mut() {
+            if !round.free.iter().any(|(i, _)| *i == c) {
+                round.free.push((c, position));
+            }
+            round.offers.push((c, job.id.clone(), pickup));
+        }
+        city.free[c] = false;
+    }
+}
+
+/// A signed-in simulated courier.
+struct Courier {
+    index: usize,
+    client: CourierAppServiceClient<Channel>,
+    token: String,
+}
+
+impl Courier {
+    fn request<T>(&self, message: T) -> tonic::Request<T> {
+        authorised(message, &self.token)
+    }
+}
+
+fn authorised<T>(message: T, token: &str) -> tonic::Request<T> {
+    let mut request = tonic::Request::new(message);
+    if let Ok(value) = format!("Bearer {token}").parse() {
+        request.metadata_mut().insert("authorization", value);
+    }
+    request
+}
+
+fn now_timestamp() -> prost_types::Timestamp {
+    let since = SystemTime::now().duration_since(UNIX_EPOCH).unwrap_or_default();
+    prost_types::Timestamp {
+        seconds: since.as_secs() as i64,
+        nanos: since.subsec_nanos() as i32,
+    }
+}
+
+fn report(at: (f64, f64)) -> apb::ReportLocationsRequest {
+    apb::ReportLocationsRequest {
+        positions: vec![apb::Position {
+            latitude: at.0,
+            longitude: at.1,
+            accuracy_m: Some(8.0),
+            heading_deg: None,
+            speed_mps: None,
+            recorded_at: Some(now_timestamp()),
+        }],
+    }
+}
+
+/// Invites `count` platform couriers on cargo bikes, has each join, go
+/// online at a random place and report it.
+async fn sign_up(
+    service: &Service,
+    admin_token: &str,
+    channels: &[Channel],
+    count: usize,
+) -> BenchResult<Vec<Courier>> {
+    let mut random = Random(7);
+    let places: Vec<(f64, f64)> = (0..count).map(|_| random.place()).collect();
+    let mut joining = JoinSet::new();
+    let next = Arc::new(AtomicU64::new(0));
+    let places = Arc::new(places);
+    let signed = Arc::new(Mutex::new(Vec::with_capacity(count)));
+    // Joining hashes a password (argon2id): a few at a time.
+    for _ in 0..8 {
+        let (channels, next, places, signed) = (channels.to_vec(), next.clone(), places.clone(), signed.clone());
+        let (grpc_url, admin_token) = (service.grpc_url.clone(), admin_token.to_owned());
+        joining.spawn(async move {
+            let mut couriers = CourierServiceClient::connect(grpc_url).await?;
+            loop {
+                let i = next.fetch_add(1, Ordering::Relaxed) as usize;
+                if i >= count {
+                    return Ok::<_, Box<dyn std::error::Error + Send + Sync>>(());
+                }
+                let invited = couriers
+                    .invite_courier(authorised(
+                        ipb::InviteCourierRequest {
+                            workspace_id: String::new(),
+                            name: format!("Bench Courier {i}"),
+                            phone: None,
+                            email: Some(format!("courier{i}@bench.example")),
+                            vehicle: Some(ipb::CourierVehicleInput {
+                                vehicle_type_id: "cargo_bike".into(),
+                                ..Default::default()
+                            }),
+                        },
+                        &admin_token,
+                    ))
+                    .await?
+                    .into_inner();
+                let link_token = invited.invitation_url.rsplit('/').next().unwrap_or_default().to_owned();
+                let mut client = CourierAppServiceClient::new(channels[i % channels.len()].clone());
+                let joined = client
+                    .accept_invitation(apb::AcceptInvitationRequest {
+                        token: link_token,
+                        password: PASSWORD.into(),
+                    })
+                    .await?
+                    .into_inner();
+                let courier = Courier {
+                    index: i,
+                    client,
+                    token: joined.session_token,
+                };
+                let mut client = courier.client.clone();
+                client
+                    .set_availability(courier.request(apb::SetAvailabilityRequest {
+                        availability: apb::Availability::Online as i32,
+                    }))
+                    .await?;
+                client
+                    .report_locations(courier.request(tokio_stream::iter([report(places[i])])))
+                    .await?;
+                signed.lock().unwrap_or_else(|p| p.into_inner()).push(courier);
+            }
+        });
+    }
+    while let Some(joined) = joining.join_next().await {
+        joined??;
+    }
+    let mut couriers = std::mem::take(&mut *signed.lock().unwrap_or_else(|p| p.into_inner()));
+    couriers.sort_by_key(|c| c.index);
+    Ok(couriers)
+}
+
+/// The proof `job` asks for at `checkpoint`, as a courier's app sends it.
+fn proof_for(job: &apb::Job, checkpoint: pb::CheckpointKind) -> apb::SubmitProofRequest {
+    let rules = job.proof.clone().unwrap_or_default();
+    let (photos, signature, barcode, age) = match checkpoint {
+        pb::CheckpointKind::Pickup => {
+            let p = rules.pickup.unwrap_or_default();
+            (p.photos, p.signature, p.barcode, false)
+        }
+        _ => {
+            let d = rules.dropoff.unwrap_or_default();
+            (d.photos, d.signature, d.barcode, d.age_check)
+        }
+    };
+    let png = |n: i32| {
+        let mut bytes = b"\x89PNG\r\n\x1a\n".to_vec();
+        bytes.extend(std::iter::repeat_n(n as u8, 256));
+        bytes
+    };
+    let mut files: Vec<apb::ProofFile> = (0..photos.max(1))
+        .map(|n| apb::ProofFile {
+            kind: pb::ArtifactKind::Photo as i32,
+            file_name: format!("photo-{n}.png"),
+            content_type: "image/png".into(),
+            content: png(n),
+        })
+        .collect();
+    if signature {
+        files.push(apb::ProofFile {
+            kind: pb::ArtifactKind::Signature as i32,
+            file_name: "signature.png".into(),
+            content_type: "image/png".into(),
+            content: png(99),
+        });
+    }
+    apb::SubmitProofRequest {
+        job_id: job.id.clone(),
+        checkpoint: checkpoint as i32,
+        files,
+        person_name: Some("Bench Person".into()),
+        barcode: barcode.then(|| "BENCH-1".into()),
+        age_checked: age,
+        left_at_door: false,
+        submission_id: String::new(),
+    }
+}
+
+/// Moves courier `c` to `to` at [`SPEED_MPS`], and waits until they are there.
+async fn travel(shared: &Shared, c: usize, to: (f64, f64)) {
+    let takes = {
+        let mut city = shared.city();
+        let from = city.motions[c].at(Instant::now());
+        let takes = Duration::from_secs_f64(metres(from, to) / SPEED_MPS);
+        city.motions[c] = Motion {
+            from,
+            to,
+            start: Instant::now(),
+            takes,
+        };
+        takes
+    };
+    tokio::time::sleep(takes).await;
+}
+
+/// Carries an accepted job from the courier's position to its end.
+async fn carry(
+    shared: &Shared,
+    courier: &Courier,
+    reports: &mpsc::Sender<apb::ReportLocationsRequest>,
+    job: apb::Job,
+) -> Result<(), tonic::Status> {
+    let c = courier.index;
+    let mut client = courier.client.clone();
+    let point = |w: &Option<pb::Waypoint>| w.as_ref().map_or((0.0, 0.0), |w| (w.latitude, w.longitude));
+    let (pickup, dropoff) = (point(&job.pickup), point(&job.dropoff));
+    let id = job.id.clone();
+    travel(shared, c, pickup).await;
+    let at_pickup = client
+        .arrive_at_pickup(courier.request(apb::ArriveAtPickupRequest { job_id: id.clone() }))
+        .await?
+        .into_inner()
+        .job
+        .unwrap_or_default();
+    if at_pickup.next_move() == apb::JobMove::Unspecified {
+        client
+            .submit_proof(courier.request(proof_for(&at_pickup, pb::CheckpointKind::Pickup)))
+            .await?;
+    }
+    client
+        .pick_up(courier.request(apb::PickUpRequest { job_id: id.clone() }))
+        .await?;
+    client
+        .start_transit(courier.request(apb::StartTransitRequest { job_id: id.clone() }))
+        .await?;
+    travel(shared, c, dropoff).await;
+    let at_dropoff = client
+        .arrive_at_dropoff(courier.request(apb::ArriveAtDropoffRequest { job_id: id.clone() }))
+        .await?
+        .into_inner()
+        .job
+        .unwrap_or_default();
+    if at_dropoff.next_move() == apb::JobMove::Unspecified {
+        client
+            .submit_proof(courier.request(proof_for(&at_dropoff, pb::CheckpointKind::Dropoff)))
+            .await?;
+    }
+    // Where the courier is free again, before they are: the app reports
+    // the position at the handover.
+    let _ = reports.send(report(dropoff)).await;
+    client
+        .complete_handover(courier.request(apb::CompleteHandoverRequest { job_id: id }))
+        .await?;
+    Ok(())
+}
+
+/// One courier's app until `stop`: its position stream, its assignment
+/// stream, and the offers it takes. Answers the positions the core accepted.
+async fn drive(shared: Arc<Shared>, courier: Courier, stop: CancellationToken) -> BenchResult<i64> {
+    let c = courier.index;
+    let (reports, receiver) = mpsc::channel(16);
+    let mut client = courier.client.clone();
+    let mut position_client = courier.client.clone();
+    let stream_request = courier.request(ReceiverStream::new(receiver));
+    let positions = tokio::spawn(async move { position_client.report_locations(stream_request).await });
+    let reporter = {
+        let (shared, reports, stop) = (shared.clone(), reports.clone(), stop.clone());
+        tokio::spawn(async move {
+            // Phones do not report in step: a random phase per courier.
+            let phase = Duration::from_millis((c as u64 * 7919) % REPORT_EVERY.as_millis() as u64);
+            tokio::time::sleep(phase).await;
+            let mut every = tokio::time::interval(REPORT_EVERY);
+            loop {
+                tokio::select! {
+                    _ = stop.cancelled() => return,
+                    _ = every.tick() => {}
+                }
+                let at = shared.city().motions[c].at(Instant::now());
+                if reports.send(report(at)).await.is_err() {
+                    return;
+                }
+            }
+        })
+    };
+    let mut stream = client
+        .watch_assignments(courier.request(apb::WatchAssignmentsRequest::default()))
+        .await?
+        .into_inner();
+    loop {
+        let message = tokio::select! {
+            _ = stop.cancelled() => break,
+            message = stream.message() => message?,
+        };
+        let Some(message) = message else { break };
+        let Some(Update::Offer(offer)) = message.update else {
+            continue;
+        };
+        let Some(job) = offer.job.as_ref() else { continue };
+        shared.offered(c, job);
+        tokio::time::sleep(THINK).await;
+        let accepted = client
+            .accept_offer(courier.request(apb::AcceptOfferRequest {
+                offer_id: offer.id.clone(),
+            }))
+            .await;
+        let outcome = match accepted {
+            Ok(answer) => {
+                shared.city().accepted.insert(job.id.clone(), Instant::now());
+                let job = answer.into_inner().job.unwrap_or_default();
+                carry(&shared, &courier, &reports, job).await
+            }
+            Err(refused) => Err(refused),
+        };
+        match outcome {
+            Ok(()) => shared.jobs_done.fetch_add(1, Ordering::Relaxed),
+            Err(_) => shared.move_errors.fetch_add(1, Ordering::Relaxed),
+        };
+        shared.city().free[c] = true;
+    }
+    reporter.abort();
+    let _ = reporter.await;
+    drop(reports);
+    Ok(positions.await?.map(|a| a.into_inner().accepted).unwrap_or(0))
+}
+
+/// `utime + stime` of process `pid`, in clock ticks.
+fn cpu_ticks(pid: u32) -> u64 {
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .ok()
+        .and_then(|stat| {
+            // Fields after the command's closing parenthesis; utime and
+            // stime are the 14th and 15th of the whole line.
+            let rest = stat.rsplit_once(')')?.1;
+            let fields: Vec<&str> = rest.split_whitespace().collect();
+            Some(fields.get(11)?.parse::<u64>().ok()? + fields.get(12)?.parse::<u64>().ok()?)
+        })
+        .unwrap_or(0)
+}
+
+/// Clock ticks per second of `/proc/<pid>/stat` (USER_HZ, 100 on Linux).
+const TICKS_PER_SECOND: f64 = 100.0;
+
+fn sorted_ms(mut durations: Vec<Duration>) -> (f64, f64) {
+    durations.sort_unstable();
+    (percentile_ms(&durations, 0.50), percentile_ms(&durations, 0.99))
+}
+
+/// The optimum and first-come totals of one round (metres), with the total
+/// of the offers made; `None` when the round cannot be compared (more
+/// offers than free couriers seen).
+fn judge(round: &Round) -> Option<(f64, f64, f64)> {
+    let (jobs, free) = (round.offers.len(), round.free.len());
+    if jobs == 0 || jobs > free {
+        return None;
+    }
+    let position = |c: usize| round.free.iter().find(|(i, _)| *i == c).map(|(_, p)| *p);
+    let made: f64 = round
+        .offers
+        .iter()
+        .map(|(c, _, pickup)| position(*c).map_or(0.0, |p| metres(p, *pickup)))
+        .sum();
+    let weights = Matrix::from_fn(jobs, free, |(j, c)| {
+        metres(round.free[c].1, round.offers[j].2).round() as i64
+    });
+    let (optimum, _) = kuhn_munkres_min(&weights);
+    // First come, first served: in booking order (ids begin with their
+    // creation time), each delivery takes the nearest courier left.
+    let mut order: Vec<usize> = (0..jobs).collect();
+    order.sort_by(|&a, &b| round.offers[a].1.cmp(&round.offers[b].1));
+    let mut taken = vec![false; free];
+    let mut first_come = 0.0;
+    for j in order {
+        let nearest = (0..free).filter(|&c| !taken[c]).min_by(|&a, &b| {
+            metres(round.free[a].1, round.offers[j].2).total_cmp(&metres(round.free[b].1, round.offers[j].2))
+        })?;
+        taken[nearest] = true;
+        first_come += metres(round.free[nearest].1, round.offers[j].2);
+    }
+    Some((made, optimum as f64, first_come))
+}
+
+/// The dispatch run, then the position intake runs, on `service`.
+pub async fn measure(bin_dir: &std::path::Path, service: &Service, settings: Settings) -> BenchResult<Figures> {
+    let admin_token = service
+        .admin(
+            bin_dir,
+            &["token", "--role", "admin", "--subject", "bench", "--ttl", "86400"],
+        )
+        .await?
+        .trim()
+        .to_owned();
+    let mut channels = Vec::with_capacity(CHANNELS);
+    for _ in 0..CHANNELS {
+        channels.push(
+            tonic::transport::Endpoint::from_shared(service.grpc_url.clone())?
+                .connect()
+                .await?,
+        );
+    }
+    let couriers = sign_up(service, &admin_token, &channels, settings.couriers).await?;
+    let intake_couriers: Vec<(CourierAppServiceClient<Channel>, String)> = couriers
+        .iter()
+        .take(INTAKE_STREAMS)
+        .map(|c| (c.client.clone(), c.token.clone()))
+        .collect();
+    let mut random = Random(11);
+    let shared = Arc::new(Shared {
+        city: Mutex::new(City {
+            motions: (0..couriers.len()).map(|_| Motion::still(random.place())).collect(),
+            free: vec![true; couriers.len()],
+            ..City::default()
+        }),
+        jobs_done: AtomicU64::new(0),
+        move_errors: AtomicU64::new(0),
+    });
+    // The couriers' first positions, as they reported them.
+    {
+        let mut again = Random(7);
+        let mut city = shared.city();
+        for motion in city.motions.iter_mut() {
+            *motion = Motion::still(again.place());
+        }
+    }
+    let stop = CancellationToken::new();
+    let mut apps = JoinSet::new();
+    for courier in couriers {
+        apps.spawn(drive(shared.clone(), courier, stop.clone()));
+    }
+
+    let core_pid = service.core.id().unwrap_or(0);
+    let peak_kib = Arc::new(AtomicU64::new(0));
+    let sampler = {
+        let peak = peak_kib.clone();
+        tokio::spawn(async move {
+            loop {
+                peak.fetch_max(resident_kib(core_pid), Ordering::Relaxed);
+                tokio::time::sleep(Duration::from_millis(250)).await;
+            }
+        })
+    };
+    let (ticks_before, started) = (cpu_ticks(core_pid), Instant::now());
+
+    // Deliveries at a steady rate (open loop: one every 1/rate seconds,
+    // whether or not the previous one was answered).
+    let client = reqwest::Client::builder()
+        .no_proxy()
+        .pool_max_idle_per_host(256)
+        .build()?;
+    let create_errors = Arc::new(AtomicU64::new(0));
+    let mut creates = JoinSet::new();
+    let mut every = tokio::time::interval(Duration::from_secs_f64(1.0 / settings.creates_per_second));
+    every.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Burst);
+    let mut places = Random(23);
+    let mut booking = 0u64;
+    while started.elapsed() < settings.run {
+        booking += 1;
+        every.tick().await;
+        let pickup = places.place();
+        let dropoff = places.near(pickup);
+        let body = json!({
+            "pickup": crate::place("Pickup, Berlin", pickup.0, pickup.1, "Ana Sender"),
+            "dropoff": crate::place("Dropoff, Berlin", dropoff.0, dropoff.1, "Rui Receiver"),
+            "vehicle_type_id": "cargo_bike",
+        });
+        let request = client
+            .post(format!("{}/v1/deliveries", service.base_url))
+            .header("x-api-key", &service.live_key)
+            .header("idempotency-key", format!("dispatch-{booking}"))
+            .json(&body);
+        let (shared, errors) = (shared.clone(), create_errors.clone());
+        creates.spawn(async move {
+            let sent = Instant::now();
+            let answer = match request.send().await {
+                Ok(answer) if answer.status().is_success() => answer.json::<serde_json::Value>().await.ok(),
+                _ => None,
+            };
+            match answer.as_ref().and_then(|a| a["id"].as_str()) {
+                Some(id) => {
+                    shared.city().booked.insert(id.to_owned(), sent);
+                }
+                None => {
+                    errors.fetch_add(1, Ordering::Relaxed);
+                }
+            }
+        });
+    }
+    while creates.join_next().await.is_some() {}
+    // The last bookings' offers and acceptances.
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    let elapsed = started.elapsed().as_secs_f64();
+    let core_cpu = (cpu_ticks(core_pid).saturating_sub(ticks_before)) as f64 / TICKS_PER_SECOND / elapsed;
+    stop.cancel();
+    let mut positions_accepted = 0;
+    while let Some(app) = apps.join_next().await {
+        positions_accepted += app?.unwrap_or(0);
+    }
+    sampler.abort();
+
+    let mut figures = Figures {
+        create_errors: create_errors.load(Ordering::Relaxed),
+        jobs_done: shared.jobs_done.load(Ordering::Relaxed),
+        move_errors: shared.move_errors.load(Ordering::Relaxed),
+        positions_accepted,
+        core_cpu,
+        core_peak_mib: peak_kib.load(Ordering::Relaxed) as f64 / 1024.0,
+        ..Figures::default()
+    };
+    {
+        let city = shared.city();
+        figures.created = city.booked.len();
+        let mut to_offer = Vec::new();
+        let mut to_accept = Vec::new();
+        for (id, sent) in &city.booked {
+            match city.offered.get(id) {
+                Some(at) => to_offer.push(at.saturating_duration_since(*sent)),
+                None => figures.never_offered += 1,
+            }
+            if let Some(at) = city.accepted.get(id) {
+                to_accept.push(at.saturating_duration_since(*sent));
+            }
+        }
+        figures.offered = to_offer.len();
+        figures.accepted = to_accept.len();
+        (figures.offer_p50_ms, figures.offer_p99_ms) = sorted_ms(to_offer);
+        (figures.accept_p50_ms, figures.accept_p99_ms) = sorted_ms(to_accept);
+        let (mut made, mut optimum, mut first_come) = (0.0, 0.0, 0.0);
+        for round in &city.rounds {
+            if let Some((m, o, f)) = judge(round) {
+                figures.rounds += 1;
+                figures.round_offers += round.offers.len();
+                made += m;
+                optimum += o;
+                first_come += f;
+            }
+        }
+        let n = figures.round_offers.max(1) as f64;
+        (figures.made_m, figures.optimum_m, figures.first_come_m) = (made / n, optimum / n, first_come / n);
+    }
+
+    // Position intake: the core against a bare client stream, alternately.
+    let ceiling = StreamCeilingProcess::start().await?;
+    let ceiling_channel = tonic::transport::Endpoint::from_shared(ceiling.url.clone())?
+        .connect()
+        .await?;
+    let (mut intakes, mut ceilings, mut ratios) = (Vec::new(), Vec::new(), Vec::new());
+    for _ in 0..settings.repeat {
+        let core_rate = intake(&intake_couriers, settings.intake_run).await?;
+        let bare_streams: Vec<_> = intake_couriers
+            .iter()
+            .map(|(_, token)| (CourierAppServiceClient::new(ceiling_channel.clone()), token.clone()))
+            .collect();
+        let bare_rate = intake(&bare_streams, settings.intake_run).await?;
+        ratios.push(core_rate / bare_rate);
+        intakes.push(core_rate);
+        ceilings.push(bare_rate);
+    }
+    ceiling.stop().await;
+    let median = |mut values: Vec<f64>| {
+        values.sort_by(f64::total_cmp);
+        values.get(values.len() / 2).copied().unwrap_or_default()
+    };
+    figures.intake_per_second = median(intakes);
+    figures.ceiling_per_second = median(ceilings);
+    figures.intake_ratio = median(ratios);
+    figures.intake_streams = intake_couriers.len();
+    Ok(figures)
+}
+
+/// Position reports per second accepted over `streams` (one stream each,
+/// one position per message, sent as fast as they are taken) for `run`.
+async fn intake(streams: &[(CourierAppServiceClient<Channel>, String)], run: Duration) -> BenchResult<f64> {
+    let started = Instant::now();
+    let mut senders = JoinSet::new();
+    let mut answers = JoinSet::new();
+    for (n, (client, token)) in streams.iter().enumerate() {
+        let (reports, receiver) = mpsc::channel(64);
+        let mut client = client.clone();
+        let request = authorised(ReceiverStream::new(receiver), token);
+        answers.spawn(async move { client.report_locations(request).await });
+        senders.spawn(async move {
+            let mut random = Random(n as u64 + 1000);
+            while started.elapsed() < run {
+                if reports.send(report(random.place())).await.is_err() {
+                    return;
+                }
+            }
+        });
+    }
+    while senders.join_next().await.is_some() {}
+    let mut accepted = 0;
+    while let Some(answer) = answers.join_next().await {
+        accepted += answer?
+            .map_err(|status| format!("position stream refused: {status}"))?
+            .into_inner()
+            .accepted;
+    }
+    Ok(accepted as f64 / started.elapsed().as_secs_f64())
+}
+
+/// The bare stream ceiling as a child process of the bench (the
+/// `stream-ceiling` role), so that it competes for the cores as the core did.
+struct StreamCeilingProcess {
+    url: String,
+    child: tokio::process::Child,
+}
+
+impl StreamCeilingProcess {
+    async fn start() -> BenchResult<StreamCeilingProcess> {
+        let addr = free_addr()?;
+        let child = tokio::process::Command::new(std::env::current_exe()?)
+            .args(["stream-ceiling", "--addr", &addr])
+            .stdout(std::process::Stdio::null())
+            .kill_on_drop(true)
+            .spawn()?;
+        let url = format!("http://{addr}");
+        let deadline = Instant::now() + Duration::from_secs(20);
+        while tonic::transport::Endpoint::from_shared(url.clone())?
+            .connect()
+            .await
+            .is_err()
+        {
+            if Instant::now() > deadline {
+                return Err("the stream ceiling did not start".into());
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        Ok(StreamCeilingProcess { url, child })
+    }
+
+    async fn stop(mut self) {
+        let _ = self.child.kill().await;
+    }
+}
+
+/// A tonic server answering only `CourierAppService/ReportLocations`, by
+/// counting the positions it reads: no session, no checks, nothing kept.
+#[derive(Clone)]
+pub struct StreamCeiling;
+
+impl tonic::server::NamedService for StreamCeiling {
+    const NAME: &'static str = "courier.app.v1.CourierAppService";
+}
+
+impl<B> tonic::codegen::Service<http::Request<B>> for StreamCeiling
+where
+    B: Body + Send + 'static,
+    B::Error: Into<StdError> + Send + 'static,
+{
+    type Response = http::Response<tonic::body::Body>;
+    type Error = std::convert::Infallible;
+    type Future = BoxFuture<Self::Response, Self::Error>;
+
+    fn poll_ready(&mut self, _: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
+        Poll::Ready(Ok(()))
+    }
+
+    fn call(&mut self, request: http::Request<B>) -> Self::Future {
+        Box::pin(async move {
+            let mut grpc = tonic::server::Grpc::new(tonic_prost::ProstCodec::default());
+            Ok(grpc.client_streaming(CountPositions, request).await)
+        })
+    }
+}
+
+struct CountPositions;
+
+impl tonic::server::ClientStreamingService<apb::ReportLocationsRequest> for CountPositions {
+    type Response = apb::ReportLocationsResponse;
+    type Future = BoxFuture<tonic::Response<Self::Response>, tonic::Status>;
+
+    fn call(&mut self, request: tonic::Request<tonic::Streaming<apb::ReportLocationsRequest>>) -> Self::Future {
+        Box::pin(async move {
+            let mut stream = request.into_inner();
+            let mut accepted = 0;
+            while let Some(report) = stream.message().await? {
+                accepted += report.positions.len() as i64;
+            }
+            Ok(tonic::Response::new(apb::ReportLocationsResponse { accepted }))
+        })
+    }
+}
+
+/// Serves [`StreamCeiling`] at `addr` until killed.
+pub async fn serve_stream_ceiling(addr: &str) -> BenchResult<()> {
+    tonic::transport::Server::builder()
+        .add_service(StreamCeiling)
+        .serve(addr.parse()?)
+        .await?;
+    Ok(())
+}
+
+/// Prints the figures as BENCHMARKS.md records them.
+pub fn print(settings: &Settings, f: &Figures) {
+    println!(
+        "\nAutomatic dispatch: {} couriers, {} creates/s for {} s ({} booked, {} errors; {} jobs carried, {} moves refused):",
+        settings.couriers,
+        settings.creates_per_second,
+        settings.run.as_secs(),
+        f.created,
+        f.create_errors,
+        f.jobs_done,
+        f.move_errors
+    );
+    println!(
+        "- create → offer on the device: p50 {:.0} ms, p99 {:.0} ms (target p99 < 500 ms); {} offered, {} never offered",
+        f.offer_p50_ms, f.offer_p99_ms, f.offered, f.never_offered
+    );
+    println!(
+        "- create → acceptance (with {} ms think time): p50 {:.0} ms, p99 {:.0} ms; {} accepted",
+        THINK.as_millis(),
+        f.accept_p50_ms,
+        f.accept_p99_ms,
+        f.accepted
+    );
+    let ratio = |m: f64| if f.optimum_m > 0.0 { m / f.optimum_m } else { 0.0 };
+    println!(
+        "- time to pickup ÷ optimum over the same {} rounds ({} offers): assignments made {:.3} (target ≤ 1.05), first-come {:.3}; mean distances {:.0} m, {:.0} m optimum, {:.0} m first-come",
+        f.rounds,
+        f.round_offers,
+        ratio(f.made_m),
+        ratio(f.first_come_m),
+        f.made_m,
+        f.optimum_m,
+        f.first_come_m
+    );
+    println!(
+        "- core during the run: {:.2} cores of CPU, peak resident set {:.0} MiB; {} positions accepted from the apps",
+        f.core_cpu, f.core_peak_mib, f.positions_accepted
+    );
+    println!(
+        "- position intake over {} streams: {:.0} reports/s; bare client stream {:.0}/s; ratio {:.2} (targets ≥ 0.5 and ≥ 20000/s)",
+        f.intake_streams, f.intake_per_second, f.ceiling_per_second, f.intake_ratio
+    );
+}

@@ -181,8 +181,14 @@ impl axum::extract::FromRequestParts<ConsoleState> for Signed {
     ) -> Result<Self, Self::Rejection> {
         // A page asked for by link comes back after signing in; a form sent
         // without a session does not (it would be sent again).
+        // The address as the browser asked for it (a router nested under
+        // `/console` sees it without that prefix).
+        let uri = parts
+            .extensions
+            .get::<axum::extract::OriginalUri>()
+            .map_or(&parts.uri, |original| &original.0);
         let asked = (parts.method == axum::http::Method::GET)
-            .then(|| parts.uri.path_and_query().map(|p| p.as_str()))
+            .then(|| uri.path_and_query().map(|p| p.as_str()))
             .flatten();
         Signed::asking(state, &parts.headers, asked).await
     }

@@ -137,6 +137,27 @@ public_names! {
     }
 }
 
+/// A vehicle type of the catalogue in the words a person reads ("Cargo
+/// bike" for `cargo_bike`), for documents and pages that hold only the id;
+/// an id the catalogue adds later reads with spaces for its underscores.
+pub fn vehicle_type_words(id: &str) -> String {
+    match id {
+        "bicycle" => "Bicycle".into(),
+        "cargo_bike" => "Cargo bike".into(),
+        "car" => "Car".into(),
+        "small_van" => "Small van".into(),
+        "large_van" => "Large van".into(),
+        other => {
+            let spaced = other.replace('_', " ");
+            let mut letters = spaced.chars();
+            letters
+                .next()
+                .map(|first| first.to_uppercase().chain(letters).collect())
+                .unwrap_or_default()
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

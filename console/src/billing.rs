@@ -12,7 +12,7 @@ use courier::internal::v1 as pb;
 
 use crate::ConsoleState;
 use crate::deliveries::{money, when};
-use crate::page::{Layout, Signed, day, failure, next_page, render};
+use crate::page::{Layout, Signed, day, failure, mode_named, next_page, render};
 
 const PAGE_SIZE: i32 = 25;
 /// Deliveries read per call when a whole statement is exported.
@@ -24,6 +24,9 @@ form-action 'none'";
 #[derive(serde::Deserialize, Default)]
 pub(crate) struct PageQuery {
     page_token: Option<String>,
+    /// The mode the user came from, kept in the menu's links (statements
+    /// are of live deliveries only).
+    mode: Option<String>,
 }
 
 /// The open amount as a share of the credit limit, 0 to 100.
@@ -96,7 +99,7 @@ pub(crate) async fn page(
     );
     let billing = match state.billing.clone().get_billing_state(request).await {
         Ok(answer) => answer.into_inner(),
-        Err(status) => return failure(&state, &status),
+        Err(status) => return signed.failure(&state, &status, &workspace),
     };
     let request = signed.request(
         pb::ListStatementsRequest {
@@ -108,10 +111,10 @@ pub(crate) async fn page(
     );
     let statements = match state.billing.clone().list_statements(request).await {
         Ok(answer) => answer.into_inner(),
-        Err(status) => return failure(&state, &status),
+        Err(status) => return signed.failure(&state, &status, &workspace),
     };
     let settings = billing.billing.unwrap_or_default();
-    let mut layout = signed.layout(&state, "Billing", Some(&workspace), "live");
+    let mut layout = signed.layout(&state, "Billing", Some(&workspace), mode_named(query.mode.as_deref()));
     layout.section = "billing";
     let limit = settings.credit_limit_cents;
     render(
@@ -167,13 +170,18 @@ pub(crate) async fn statement_page(
     );
     let answer = match state.billing.clone().get_statement(request).await {
         Ok(answer) => answer.into_inner(),
-        Err(status) => return failure(&state, &status),
+        Err(status) => return signed.failure(&state, &status, &workspace),
     };
     let statement = answer.statement.unwrap_or_default();
     if statement.workspace_id != workspace {
         return failure(&state, &not_found(&id));
     }
-    let mut layout = signed.layout(&state, &format!("Statement {id}"), Some(&workspace), "live");
+    let mut layout = signed.layout(
+        &state,
+        &format!("Statement {id}"),
+        Some(&workspace),
+        mode_named(query.mode.as_deref()),
+    );
     layout.section = "billing";
     render(
         StatementPage {
@@ -245,7 +253,7 @@ pub(crate) async fn csv(
 ) -> Response {
     let (_, deliveries) = match whole_statement(&state, &signed, &workspace, &id).await {
         Ok(statement) => statement,
-        Err(status) => return failure(&state, &status),
+        Err(status) => return signed.failure(&state, &status, &workspace),
     };
     let Ok(csv) = courier::statements::csv(&deliveries) else {
         return failure(&state, &tonic::Status::internal("the CSV could not be written"));
@@ -265,7 +273,7 @@ pub(crate) async fn print(
 ) -> Response {
     let (statement, deliveries) = match whole_statement(&state, &signed, &workspace, &id).await {
         Ok(statement) => statement,
-        Err(status) => return failure(&state, &status),
+        Err(status) => return signed.failure(&state, &status, &workspace),
     };
     let name = signed
         .session

@@ -10,17 +10,19 @@ use std::time::Duration;
 
 use askama::Template;
 use axum::body::Bytes;
-use axum::extract::{Path, State};
+use axum::extract::{Path, Query, State};
 use axum::http::StatusCode;
 use axum::response::sse::{Event, KeepAlive, Sse};
-use axum::response::{IntoResponse, Redirect, Response};
+use axum::response::{IntoResponse, Response};
 use courier::internal::v1 as ipb;
 use courier::names::PublicName;
 use courier::v1 as pb;
 
 use crate::ConsoleState;
 use crate::deliveries::when;
-use crate::page::{Layout, Signed, failure, field, fields, render};
+use crate::flash::Flash;
+use crate::labels;
+use crate::page::{Layout, ModeQuery, Signed, field, fields, render};
 
 /// Orders shown per column.
 const COLUMN_SIZE: i32 = 20;
@@ -35,6 +37,10 @@ pub(crate) struct Card {
     pickup: String,
     dropoff: String,
     created_at: String,
+    /// The pickup the customer asked for ("2026-11-27 14:00 Europe/Berlin").
+    requested_pickup: String,
+    vehicle: String,
+    notes: String,
     /// `(status, button label)` for every move the core allows now.
     moves: Vec<(&'static str, String)>,
 }
@@ -56,6 +62,8 @@ pub(crate) struct Columns {
     workspace_id: String,
     csrf: String,
     manages: bool,
+    /// The mode of the user's links, kept.
+    mode: &'static str,
 }
 
 fn card(order: &ipb::BoardOrder) -> Card {
@@ -67,6 +75,9 @@ fn card(order: &ipb::BoardOrder) -> Card {
         pickup: address(&order.pickup),
         dropoff: address(&order.dropoff),
         created_at: when(order.created_at.as_ref()),
+        requested_pickup: requested_pickup(order),
+        vehicle: labels::vehicle(&order.vehicle_type_id),
+        notes: order.notes.clone().unwrap_or_default(),
         moves: order
             .legal_moves()
             .filter_map(|status| {
@@ -74,7 +85,7 @@ fn card(order: &ipb::BoardOrder) -> Card {
                 let label = if status == pb::DeliveryStatus::Cancelled {
                     "Cancel".to_owned()
                 } else {
-                    format!("→ {}", name.replace('_', " "))
+                    format!("→ {}", labels::delivery_status(status))
                 };
                 Some((name, label))
             })
@@ -82,10 +93,23 @@ fn card(order: &ipb::BoardOrder) -> Card {
     }
 }
 
+/// The pickup the customer asked for, as they wrote it, with their time zone.
+fn requested_pickup(order: &ipb::BoardOrder) -> String {
+    [
+        order.requested_pickup_date.as_deref(),
+        order.requested_pickup_time.as_deref(),
+        order.customer_timezone.as_deref(),
+    ]
+    .into_iter()
+    .flatten()
+    .collect::<Vec<_>>()
+    .join(" ")
+}
+
 async fn columns(
     state: &ConsoleState,
     signed: &Signed,
-    workspace: &str,
+    (workspace, mode): (&str, &'static str),
     manages: bool,
 ) -> Result<Columns, tonic::Status> {
     let mut columns = Vec::new();
@@ -113,6 +137,7 @@ async fn columns(
         workspace_id: workspace.to_owned(),
         csrf: signed.session.csrf_token.clone(),
         manages,
+        mode,
     })
 }
 
@@ -124,13 +149,18 @@ pub(crate) struct BoardPage {
     columns: Columns,
 }
 
-async fn board_view(state: &ConsoleState, signed: &Signed, workspace: &str, error: Option<String>) -> Response {
-    let mut layout = signed.layout(state, "Dispatch board", Some(workspace), "live");
+async fn board_view(
+    state: &ConsoleState,
+    signed: &Signed,
+    (workspace, mode): (&str, &'static str),
+    error: Option<String>,
+) -> Response {
+    let mut layout = signed.layout(state, "Dispatch board", Some(workspace), mode);
     layout.section = "board";
     let manages = layout.workspace.as_ref().is_some_and(|w| w.manages);
-    let columns = match columns(state, signed, workspace, manages).await {
+    let columns = match columns(state, signed, (workspace, mode), manages).await {
         Ok(columns) => columns,
-        Err(status) => return failure(state, &status),
+        Err(status) => return signed.failure(state, &status, workspace),
     };
     let status = if error.is_some() {
         StatusCode::CONFLICT
@@ -148,18 +178,28 @@ async fn board_view(state: &ConsoleState, signed: &Signed, workspace: &str, erro
     )
 }
 
-pub(crate) async fn page(State(state): State<ConsoleState>, signed: Signed, Path(workspace): Path<String>) -> Response {
-    board_view(&state, &signed, &workspace, None).await
+pub(crate) async fn page(
+    State(state): State<ConsoleState>,
+    signed: Signed,
+    Path(workspace): Path<String>,
+    Query(query): Query<ModeQuery>,
+) -> Response {
+    board_view(&state, &signed, (&workspace, query.mode()), None).await
 }
 
 /// `…/board/live`: server-sent events, the board's columns rendered again
 /// whenever what they show changed.
-pub(crate) async fn live(State(state): State<ConsoleState>, signed: Signed, Path(workspace): Path<String>) -> Response {
+pub(crate) async fn live(
+    State(state): State<ConsoleState>,
+    signed: Signed,
+    Path(workspace): Path<String>,
+    Query(query): Query<ModeQuery>,
+) -> Response {
     let manages = signed
         .layout(&state, "", Some(&workspace), "live")
         .workspace
         .is_some_and(|w| w.manages);
-    let updates = board_changes(state, signed, workspace, manages);
+    let updates = board_changes(state, signed, (workspace, query.mode()), manages);
     Sse::new(updates)
         .keep_alive(KeepAlive::new().interval(Duration::from_secs(15)))
         .into_response()
@@ -169,7 +209,7 @@ pub(crate) async fn live(State(state): State<ConsoleState>, signed: Signed, Path
 fn board_changes(
     state: ConsoleState,
     signed: Signed,
-    workspace: String,
+    (workspace, mode): (String, &'static str),
     manages: bool,
 ) -> impl tokio_stream::Stream<Item = Result<Event, Infallible>> {
     let (sender, receiver) = tokio::sync::mpsc::channel(1);
@@ -178,7 +218,7 @@ fn board_changes(
         let mut poll = tokio::time::interval(BOARD_POLL);
         loop {
             poll.tick().await;
-            let (event, end) = match columns(&state, &signed, &workspace, manages).await {
+            let (event, end) = match columns(&state, &signed, (&workspace, mode), manages).await {
                 Ok(current) if shown.as_ref() == Some(&current) => continue,
                 Ok(current) => {
                     let rendered = current.render();
@@ -198,17 +238,25 @@ fn board_changes(
     tokio_stream::wrappers::ReceiverStream::new(receiver)
 }
 
-/// Moves an order, then shows the board again (with the core's refusal of
-/// an illegal or stale move).
+/// Moves an order, then shows the page it was moved from again: the board,
+/// or the order's own page when its form says `back=order` (with the
+/// core's refusal of an illegal or stale move on the board).
 pub(crate) async fn move_order(
     State(state): State<ConsoleState>,
     signed: Signed,
     Path((workspace, order)): Path<(String, String)>,
+    Query(query): Query<ModeQuery>,
     body: Bytes,
 ) -> Response {
     let form = fields(&body);
+    let mode = query.mode();
     let status =
         pb::DeliveryStatus::from_public_name(field(&form, "status")).unwrap_or(pb::DeliveryStatus::Unspecified);
+    let back = if field(&form, "back") == "order" {
+        format!("{}/w/{workspace}/board/{order}?mode={mode}", state.root)
+    } else {
+        format!("{}/w/{workspace}/board?mode={mode}", state.root)
+    };
     let message = ipb::MoveBoardOrderRequest {
         order_id: order,
         status: status as i32,
@@ -219,16 +267,22 @@ pub(crate) async fn move_order(
         .move_board_order(signed.request(message, Some(field(&form, "csrf"))))
         .await
     {
-        Ok(_) => Redirect::to(&format!("{}/w/{workspace}/board", state.root)).into_response(),
+        Ok(moved) => {
+            let to = moved.into_inner().order.unwrap_or_default().status();
+            signed.redirect_with(
+                Flash::notice(format!("Order moved to “{}”.", labels::delivery_status(to))),
+                &back,
+            )
+        }
         Err(status)
             if matches!(
                 status.code(),
                 tonic::Code::FailedPrecondition | tonic::Code::InvalidArgument | tonic::Code::Aborted
             ) =>
         {
-            board_view(&state, &signed, &workspace, Some(status.message().to_owned())).await
+            board_view(&state, &signed, (&workspace, mode), Some(status.message().to_owned())).await
         }
-        Err(status) => failure(&state, &status),
+        Err(status) => signed.failure(&state, &status, &workspace),
     }
 }
 
@@ -242,9 +296,6 @@ pub(crate) struct OrderPage {
     customer_contact: String,
     stops: Vec<String>,
     items: Vec<String>,
-    requested_pickup: String,
-    notes: String,
-    vehicle_type_id: String,
     updated_at: String,
     /// Every move, oldest first.
     moves: Vec<MoveLine>,
@@ -264,6 +315,7 @@ pub(crate) async fn order_page(
     State(state): State<ConsoleState>,
     signed: Signed,
     Path((workspace, order)): Path<(String, String)>,
+    Query(query): Query<ModeQuery>,
 ) -> Response {
     let request = signed.request(ipb::GetBoardOrderRequest { order_id: order }, None);
     let (order, moves) = match state.dispatch.clone().get_board_order(request).await {
@@ -271,7 +323,7 @@ pub(crate) async fn order_page(
             let answer = answer.into_inner();
             (answer.order.unwrap_or_default(), answer.moves)
         }
-        Err(status) => return failure(&state, &status),
+        Err(status) => return signed.failure(&state, &status, &workspace),
     };
     if order.workspace_id != workspace {
         let status = courier::errors::to_status(
@@ -279,21 +331,17 @@ pub(crate) async fn order_page(
             "This board has no such order.",
             None,
         );
-        return failure(&state, &status);
+        return signed.failure(&state, &status, &workspace);
     }
-    let mut layout = signed.layout(&state, &format!("Order {}", order.order_id), Some(&workspace), "live");
+    let mut layout = signed.layout(
+        &state,
+        &format!("Order {}", order.order_id),
+        Some(&workspace),
+        query.mode(),
+    );
     layout.section = "board";
     let manages = layout.workspace.as_ref().is_some_and(|w| w.manages);
     let customer = order.customer.clone().unwrap_or_default();
-    let requested_pickup = [
-        order.requested_pickup_date.as_deref(),
-        order.requested_pickup_time.as_deref(),
-        order.customer_timezone.as_deref(),
-    ]
-    .into_iter()
-    .flatten()
-    .collect::<Vec<_>>()
-    .join(" ");
     render(
         OrderPage {
             layout,
@@ -316,16 +364,13 @@ pub(crate) async fn order_page(
                     )
                 })
                 .collect(),
-            requested_pickup,
-            notes: order.notes.clone().unwrap_or_default(),
-            vehicle_type_id: order.vehicle_type_id.clone(),
             updated_at: when(order.updated_at.as_ref()),
             moves: moves
                 .iter()
                 .map(|m| MoveLine {
                     from: m.from_status().public_name().unwrap_or("unknown"),
                     to: m.to_status().public_name().unwrap_or("unknown"),
-                    actor: m.actor.clone(),
+                    actor: labels::actor(&m.actor),
                     at: when(m.moved_at.as_ref()),
                 })
                 .collect(),

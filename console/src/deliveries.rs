@@ -21,7 +21,9 @@ use courier::v1 as pb;
 use tokio_stream::StreamExt;
 
 use crate::ConsoleState;
-use crate::page::{Layout, ModeQuery, Refusal, Signed, failure, field, fields, mode_named, next_page, render};
+use crate::flash::Flash;
+use crate::labels;
+use crate::page::{Layout, ModeQuery, Refusal, Signed, field, fields, mode_named, next_page, render};
 
 /// Deliveries on one list page.
 const PAGE_SIZE: i32 = 25;
@@ -191,7 +193,7 @@ pub(crate) async fn list_page(
                 next_page_token = answer.next_page_token;
             }
             Err(status) if status.code() == tonic::Code::InvalidArgument => refusal = Some(Refusal::of(&status)),
-            Err(status) => return failure(&state, &status),
+            Err(status) => return signed.failure(&state, &status, &workspace),
         }
     }
     let mut layout = signed.layout(&state, "Deliveries", Some(&workspace), mode);
@@ -440,7 +442,7 @@ async fn live_part(
     let courier = delivery.courier.as_ref();
     Ok(LivePart {
         status: status_name(delivery),
-        cancellation_reason: delivery.cancellation_reason().public_name().unwrap_or(""),
+        cancellation_reason: labels::cancellation(delivery.cancellation_reason()),
         courier_name: courier.and_then(|c| c.name.clone()).unwrap_or_default(),
         courier_vehicle: courier
             .and_then(|c| c.vehicle.as_ref())
@@ -460,7 +462,7 @@ async fn live_part(
         proof: proof
             .iter()
             .map(|checkpoint| ProofView {
-                kind: checkpoint.kind().public_name().unwrap_or("unknown"),
+                kind: labels::checkpoint(checkpoint.kind()),
                 recipient: checkpoint.recipient_name.clone().unwrap_or_default(),
                 submitted_at: when(checkpoint.submitted_at.as_ref()),
                 files: checkpoint
@@ -468,7 +470,7 @@ async fn live_part(
                     .iter()
                     .filter_map(|artifact| {
                         Some(ProofFile {
-                            kind: artifact.kind().public_name().unwrap_or("unknown"),
+                            kind: labels::artifact(artifact.kind()),
                             name: artifact.file_name.clone().unwrap_or_else(|| "file".into()),
                             url: artifact.download_url.clone()?,
                         })
@@ -573,11 +575,11 @@ async fn delivery_view(
     );
     let delivery = match state.deliveries.clone().get_delivery(request).await {
         Ok(answer) => answer.into_inner().delivery.unwrap_or_default(),
-        Err(status) => return failure(state, &status),
+        Err(status) => return signed.failure(state, &status, workspace),
     };
     let live = match live_part(state, signed, (workspace, mode), &delivery, None).await {
         Ok(live) => live,
-        Err(status) => return failure(state, &status),
+        Err(status) => return signed.failure(state, &status, workspace),
     };
     let mut layout = signed.layout(state, &format!("Delivery {id}"), Some(workspace), mode);
     layout.section = "deliveries";
@@ -631,7 +633,7 @@ pub(crate) async fn live(
     let request = signed.acting(pb::WatchDeliveryRequest { delivery_id: id }, &workspace, mode, None);
     let updates = match state.tracking.clone().watch_delivery(request).await {
         Ok(answer) => answer.into_inner(),
-        Err(status) => return failure(&state, &status),
+        Err(status) => return signed.failure(&state, &status, &workspace),
     };
     let events = updates
         .then(move |update| {
@@ -675,11 +677,14 @@ pub(crate) async fn cancel(
     };
     let request = signed.acting(message, &workspace, mode, Some(field(&form, "csrf")));
     match state.deliveries.clone().cancel_delivery(request).await {
-        Ok(_) => Redirect::to(&format!("{}/w/{workspace}/deliveries/{id}?mode={mode}", state.root)).into_response(),
+        Ok(_) => signed.redirect_with(
+            Flash::notice("Delivery cancelled."),
+            &format!("{}/w/{workspace}/deliveries/{id}?mode={mode}", state.root),
+        ),
         Err(status) if matches!(status.code(), tonic::Code::FailedPrecondition | tonic::Code::Aborted) => {
             delivery_view(&state, &signed, &workspace, mode, &id, Some(Refusal::of(&status))).await
         }
-        Err(status) => failure(&state, &status),
+        Err(status) => signed.failure(&state, &status, &workspace),
     }
 }
 
@@ -771,7 +776,7 @@ async fn new_delivery_view(
     let request = signed.acting(pb::ListVehicleTypesRequest {}, workspace, "test", None);
     let vehicle_types = match state.vehicle_types.clone().list_vehicle_types(request).await {
         Ok(answer) => answer.into_inner().vehicle_types,
-        Err(status) => return failure(state, &status),
+        Err(status) => return signed.failure(state, &status, workspace),
     };
     let mut layout = signed.layout(state, "New test delivery", Some(workspace), "test");
     layout.section = "deliveries";
@@ -799,6 +804,17 @@ pub(crate) async fn new_page(
     signed: Signed,
     Path(workspace): Path<String>,
 ) -> Response {
+    // A member is told what their role allows, before filling in a form the
+    // core would refuse.
+    let workspace_link = signed.layout(&state, "", Some(&workspace), "test").workspace;
+    if workspace_link.as_ref().is_some_and(|w| !w.manages) {
+        let status = courier::errors::to_status(
+            courier::errors::ErrorCode::PermissionDenied,
+            "As a member you can follow this workspace's deliveries but not book them; an owner or admin can.",
+            None,
+        );
+        return signed.failure(&state, &status, &workspace);
+    }
     new_delivery_view(&state, &signed, &workspace, &[], None).await
 }
 
@@ -854,7 +870,10 @@ pub(crate) async fn create(
     match state.deliveries.clone().create_delivery(request).await {
         Ok(answer) => {
             let id = answer.into_inner().delivery.map(|d| d.id).unwrap_or_default();
-            Redirect::to(&format!("{}/w/{workspace}/deliveries/{id}?mode=test", state.root)).into_response()
+            signed.redirect_with(
+                Flash::notice("Test delivery booked: the simulator plays it out on this page."),
+                &format!("{}/w/{workspace}/deliveries/{id}?mode=test", state.root),
+            )
         }
         Err(status)
             if matches!(
@@ -864,6 +883,6 @@ pub(crate) async fn create(
         {
             new_delivery_view(&state, &signed, &workspace, &form, Some(Refusal::of(&status))).await
         }
-        Err(status) => failure(&state, &status),
+        Err(status) => signed.failure(&state, &status, &workspace),
     }
 }

@@ -11,7 +11,7 @@ use courier::v1 as pb;
 
 use crate::ConsoleState;
 use crate::deliveries::when;
-use crate::page::{Layout, ModeQuery, Refusal, Signed, failure, mode_named, next_page, render};
+use crate::page::{Layout, ModeQuery, Refusal, Signed, mode_named, next_page, render};
 
 const PAGE_SIZE: i32 = 25;
 
@@ -115,7 +115,7 @@ pub(crate) async fn list_page(
         Err(status) if status.code() == tonic::Code::InvalidArgument => {
             (Vec::new(), String::new(), Some(Refusal::of(&status)))
         }
-        Err(status) => return failure(&state, &status),
+        Err(status) => return signed.failure(&state, &status, &workspace),
     };
     let mut layout = signed.layout(&state, "Events", Some(&workspace), mode);
     layout.section = "events";
@@ -196,7 +196,7 @@ pub(crate) async fn detail_page(
     let request = signed.acting(pb::GetEventRequest { event_id: id.clone() }, &workspace, mode, None);
     let answer = match state.events.clone().get_event(request).await {
         Ok(answer) => answer.into_inner(),
-        Err(status) => return failure(&state, &status),
+        Err(status) => return signed.failure(&state, &status, &workspace),
     };
     let event = answer.event.unwrap_or_default();
     let mut layout = signed.layout(&state, &format!("Event {id}"), Some(&workspace), mode);

@@ -1,15 +1,18 @@
-//! API keys of a workspace, per mode: list, create (the secret shown once),
-//! revoke with a confirmation. Owners and admins only (the core decides).
+//! API keys of a workspace, per mode: list, create (the secret shown once,
+//! on the page the creation redirects to, which a reload does not show
+//! again), revoke with a confirmation. Owners and admins only (the core
+//! decides).
 
 use askama::Template;
 use axum::body::Bytes;
 use axum::extract::{Path, Query, State};
 use axum::http::StatusCode;
-use axum::response::{IntoResponse, Redirect, Response};
+use axum::response::Response;
 use courier::internal::v1 as pb;
 
 use crate::ConsoleState;
-use crate::page::{Layout, ModeQuery, Refusal, Signed, day, failure, field, fields, render};
+use crate::flash::Flash;
+use crate::page::{Layout, ModeQuery, Refusal, Signed, day, field, fields, render};
 
 pub(crate) struct KeyRow {
     id: String,
@@ -60,7 +63,7 @@ pub(crate) async fn keys_view(
             let answer = answer.into_inner();
             (answer.api_keys, answer.offered_permissions)
         }
-        Err(status) => return failure(state, &status),
+        Err(status) => return signed.failure(state, &status, workspace),
     };
     let wanted = if mode == "live" {
         courier::v1::Mode::Live
@@ -74,7 +77,12 @@ pub(crate) async fn keys_view(
             id: key.id.clone(),
             label: key.label.clone(),
             prefix: key.prefix.clone(),
-            permissions: key.permissions.join(", "),
+            permissions: key
+                .permissions
+                .iter()
+                .map(|p| crate::labels::permission(p))
+                .collect::<Vec<_>>()
+                .join(", "),
             created_at: day(key.created_at.as_ref()),
             expires_at: day(key.expires_at.as_ref()),
             last_used_at: key
@@ -118,6 +126,19 @@ pub(crate) async fn keys_page(
     Path(workspace): Path<String>,
     Query(query): Query<ModeQuery>,
 ) -> Response {
+    if let Some(secret) = signed.flash.as_ref().and_then(|f| f.secret_of("key")) {
+        return render(
+            KeyCreatedPage {
+                layout: Layout {
+                    section: "keys",
+                    ..signed.layout(&state, "Key created", Some(&workspace), query.mode())
+                },
+                workspace_id: workspace.clone(),
+                secret: secret.to_owned(),
+            },
+            StatusCode::OK,
+        );
+    }
     keys_view(&state, &signed, &workspace, query.mode(), String::new(), None).await
 }
 
@@ -162,21 +183,18 @@ pub(crate) async fn create_key(
     };
     let request = signed.request(message, Some(field(&form, "csrf")));
     match state.core.clone().create_workspace_api_key(request).await {
-        Ok(answer) => render(
-            KeyCreatedPage {
-                layout: Layout {
-                    section: "keys",
-                    ..signed.layout(&state, "Key created", Some(&workspace), mode)
-                },
-                workspace_id: workspace,
-                secret: answer.into_inner().secret,
-            },
-            StatusCode::OK,
+        Ok(answer) => signed.redirect_with(
+            Flash::secret(
+                "key",
+                format!("Key “{}” created.", label.trim()),
+                answer.into_inner().secret,
+            ),
+            &format!("{}/w/{workspace}/keys?mode={mode}", state.root),
         ),
         Err(status) if status.code() == tonic::Code::InvalidArgument => {
             keys_view(&state, &signed, &workspace, mode, label, Some(Refusal::of(&status))).await
         }
-        Err(status) => failure(&state, &status),
+        Err(status) => signed.failure(&state, &status, &workspace),
     }
 }
 
@@ -206,7 +224,10 @@ pub(crate) async fn revoke_key(
         .revoke_workspace_api_key(signed.request(message, Some(field(&form, "csrf"))))
         .await
     {
-        Ok(_) => Redirect::to(&format!("{}/w/{workspace}/keys?mode={mode}", state.root)).into_response(),
-        Err(status) => failure(&state, &status),
+        Ok(_) => signed.redirect_with(
+            Flash::notice("Key revoked: calls with it now fail."),
+            &format!("{}/w/{workspace}/keys?mode={mode}", state.root),
+        ),
+        Err(status) => signed.failure(&state, &status, &workspace),
     }
 }

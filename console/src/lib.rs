@@ -12,8 +12,10 @@ mod billing;
 mod board;
 mod deliveries;
 mod events;
+mod flash;
 mod forms;
 mod keys;
+mod labels;
 mod members;
 mod operators;
 mod overview;
@@ -156,6 +158,7 @@ pub fn router(state: ConsoleState) -> Router {
             "/w/{workspace}/webhooks/{webhook}",
             get(webhooks::detail_page).post(webhooks::update),
         )
+        .route("/w/{workspace}/webhooks/{webhook}/created", get(webhooks::created_page))
         .route("/w/{workspace}/webhooks/{webhook}/status", post(webhooks::set_status))
         .route("/w/{workspace}/webhooks/{webhook}/test", post(webhooks::send_test))
         .route("/w/{workspace}/webhooks/{webhook}/replay", post(webhooks::replay))
@@ -164,6 +167,7 @@ pub fn router(state: ConsoleState) -> Router {
         .route("/assets/console.css", get(stylesheet))
         .route("/assets/console.js", get(script))
         .fallback(not_found)
+        .layer(axum::middleware::from_fn(flash::clear_after_reading))
         .layer(axum::middleware::from_fn_with_state(state.clone(), forms::same_origin))
         .layer(axum::middleware::map_response(security_headers))
         .with_state(state)

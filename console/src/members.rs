@@ -3,15 +3,17 @@
 
 use askama::Template;
 use axum::body::Bytes;
-use axum::extract::{Path, State};
+use axum::extract::{Path, Query, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Redirect, Response};
 use courier::internal::v1 as pb;
 
 use crate::ConsoleState;
+use crate::flash::Flash;
 use crate::forms::{PreSession, pre_session_matches, refused};
 use crate::page::{
-    Layout, Refusal, Signed, bare_layout, client_address, day, failure, field, fields, render, role_in, role_name,
+    Layout, ModeQuery, Refusal, Signed, bare_layout, client_address, day, failure, field, fields, render, role_in,
+    role_name,
 };
 
 /// The roles, as offered in the member forms (the least first).
@@ -41,7 +43,7 @@ pub(crate) struct MembersPage {
 pub(crate) async fn members_view(
     state: &ConsoleState,
     signed: &Signed,
-    workspace: &str,
+    (workspace, mode): (&str, &'static str),
     invitation_link: Option<String>,
     error: Option<String>,
 ) -> Response {
@@ -53,9 +55,9 @@ pub(crate) async fn members_view(
     );
     let members = match state.core.clone().list_members(request).await {
         Ok(answer) => answer.into_inner().members,
-        Err(status) => return failure(state, &status),
+        Err(status) => return signed.failure(state, &status, workspace),
     };
-    let mut layout = signed.layout(state, "Members", Some(workspace), "test");
+    let mut layout = signed.layout(state, "Members", Some(workspace), mode);
     layout.section = "members";
     let status = if error.is_some() {
         StatusCode::CONFLICT
@@ -96,19 +98,34 @@ pub(crate) async fn members_page(
     State(state): State<ConsoleState>,
     headers: HeaderMap,
     Path(workspace): Path<String>,
+    Query(query): Query<ModeQuery>,
 ) -> Response {
     match Signed::of(&state, &headers).await {
-        Ok(signed) => members_view(&state, &signed, &workspace, None, None).await,
+        Ok(signed) => {
+            // A new invitation's link, shown once after it was created.
+            let link = signed
+                .flash
+                .as_ref()
+                .and_then(|f| f.secret_of("invitation"))
+                .map(str::to_owned);
+            members_view(&state, &signed, (&workspace, query.mode()), link, None).await
+        }
         Err(response) => response,
     }
+}
+
+fn members_url(state: &ConsoleState, workspace: &str, mode: &str) -> String {
+    format!("{}/w/{workspace}/members?mode={mode}", state.root)
 }
 
 pub(crate) async fn invite(
     State(state): State<ConsoleState>,
     signed: Signed,
     Path(workspace): Path<String>,
+    Query(query): Query<ModeQuery>,
     body: Bytes,
 ) -> Response {
+    let mode = query.mode();
     let form = fields(&body);
     let message = pb::CreateInvitationRequest {
         workspace_id: workspace.clone(),
@@ -122,9 +139,11 @@ pub(crate) async fn invite(
     {
         Ok(answer) => {
             let link = format!("{}/invitations/{}", state.root, answer.into_inner().token);
-            members_view(&state, &signed, &workspace, Some(link), None).await
+            let role = crate::labels::role(role_in(field(&form, "role"))).to_lowercase();
+            let flash = Flash::secret("invitation", format!("Invitation for a new {role} created."), link);
+            signed.redirect_with(flash, &members_url(&state, &workspace, mode))
         }
-        Err(status) => failure(&state, &status),
+        Err(status) => signed.failure(&state, &status, &workspace),
     }
 }
 
@@ -132,8 +151,10 @@ pub(crate) async fn change_role(
     State(state): State<ConsoleState>,
     signed: Signed,
     Path((workspace, user)): Path<(String, String)>,
+    Query(query): Query<ModeQuery>,
     body: Bytes,
 ) -> Response {
+    let mode = query.mode();
     let form = fields(&body);
     let message = pb::UpdateMemberRoleRequest {
         workspace_id: workspace.clone(),
@@ -145,16 +166,29 @@ pub(crate) async fn change_role(
         .clone()
         .update_member_role(signed.request(message, Some(field(&form, "csrf"))))
         .await;
-    member_change_answer(&state, &signed, &workspace, answer.map(|_| ())).await
+    let role = crate::labels::role(role_in(field(&form, "role"))).to_lowercase();
+    member_change_answer(
+        &state,
+        &signed,
+        (&workspace, mode),
+        answer.map(|_| format!("Role changed to {role}.")),
+    )
+    .await
 }
 
 pub(crate) async fn remove_member(
     State(state): State<ConsoleState>,
     signed: Signed,
     Path((workspace, user)): Path<(String, String)>,
+    Query(query): Query<ModeQuery>,
     body: Bytes,
 ) -> Response {
+    let mode = query.mode();
     let form = fields(&body);
+    if field(&form, "confirm") != "yes" {
+        let error = "Tick the confirmation to remove the member.".to_owned();
+        return members_view(&state, &signed, (&workspace, mode), None, Some(error)).await;
+    }
     let message = pb::RemoveMemberRequest {
         workspace_id: workspace.clone(),
         user_id: user,
@@ -164,23 +198,36 @@ pub(crate) async fn remove_member(
         .clone()
         .remove_member(signed.request(message, Some(field(&form, "csrf"))))
         .await;
-    member_change_answer(&state, &signed, &workspace, answer.map(|_| ())).await
+    member_change_answer(
+        &state,
+        &signed,
+        (&workspace, mode),
+        answer.map(|_| "Member removed.".to_owned()),
+    )
+    .await
 }
 
-/// After a change of members: the page again, with the core's refusal
-/// (the last owner) when there is one.
+/// After a change of members: the page again, saying what was done, or
+/// with the core's refusal (the last owner) when there is one.
 pub(crate) async fn member_change_answer(
     state: &ConsoleState,
     signed: &Signed,
-    workspace: &str,
-    answer: Result<(), tonic::Status>,
+    (workspace, mode): (&str, &'static str),
+    answer: Result<String, tonic::Status>,
 ) -> Response {
     match answer {
-        Ok(()) => Redirect::to(&format!("{}/w/{workspace}/members", state.root)).into_response(),
+        Ok(done) => signed.redirect_with(Flash::notice(done), &members_url(state, workspace, mode)),
         Err(status) if status.code() == tonic::Code::FailedPrecondition => {
-            members_view(state, signed, workspace, None, Some(status.message().to_owned())).await
+            members_view(
+                state,
+                signed,
+                (workspace, mode),
+                None,
+                Some(status.message().to_owned()),
+            )
+            .await
         }
-        Err(status) => failure(state, &status),
+        Err(status) => signed.failure(state, &status, workspace),
     }
 }
 
@@ -193,6 +240,8 @@ pub(crate) struct InvitationPage {
     role: &'static str,
     name: String,
     email: String,
+    /// The signed-in user's email: they join with their own account.
+    signed_in: String,
     refusal: Option<Refusal>,
 }
 
@@ -217,6 +266,10 @@ pub(crate) async fn invitation_view(
         Ok(answer) => answer.into_inner().invitation.unwrap_or_default(),
         Err(status) => return failure(state, &status),
     };
+    let signed_in = match Signed::of(state, headers).await {
+        Ok(signed) => signed.session.user.map(|u| u.email).unwrap_or_default(),
+        Err(_) => String::new(),
+    };
     let pre_session = PreSession::of(headers);
     let mut layout = bare_layout(state, "Join a workspace");
     layout.csrf = pre_session.token.clone();
@@ -235,6 +288,7 @@ pub(crate) async fn invitation_view(
         role: role_name(invitation.role()),
         name,
         email,
+        signed_in,
         refusal,
     };
     pre_session.set_cookie(state, render(page, status))
@@ -274,13 +328,40 @@ pub(crate) async fn accept_invitation(
             password,
         })
     };
+    // Where the new member lands: the workspace's overview, signed in.
+    let invitation = match state
+        .core
+        .clone()
+        .get_invitation(pb::GetInvitationRequest { token: token.clone() })
+        .await
+    {
+        Ok(answer) => answer.into_inner().invitation.unwrap_or_default(),
+        Err(status) => return failure(&state, &status),
+    };
     let request = pb::AcceptInvitationRequest {
         token: token.clone(),
         joiner: Some(joiner),
         client_address: client_address(&headers),
     };
     match state.core.clone().accept_invitation(request).await {
-        Ok(_) => Redirect::to(&format!("{}/sign-in", state.root)).into_response(),
+        Ok(_) => {
+            let sign_in = pb::SignInRequest {
+                email,
+                password: field(&form, "password").to_owned(),
+                client_address: client_address(&headers),
+            };
+            let Ok(answer) = state.core.clone().sign_in(sign_in).await else {
+                return Redirect::to(&format!("{}/sign-in", state.root)).into_response();
+            };
+            let token = answer.into_inner().session_token;
+            let role = crate::labels::role(invitation.role()).to_lowercase();
+            let welcome = Flash::notice(format!(
+                "Welcome to {}: you joined as {role}.",
+                invitation.workspace_name
+            ));
+            let to = format!("{}/w/{}/overview", state.root, invitation.workspace_id);
+            crate::session::with_session_cookie(&state, welcome.redirect(&token, &to), &token)
+        }
         Err(status)
             if matches!(
                 status.code(),

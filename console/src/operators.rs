@@ -10,12 +10,13 @@ use askama::Template;
 use axum::body::Bytes;
 use axum::extract::{Path, Query, State};
 use axum::http::StatusCode;
-use axum::response::{IntoResponse, Redirect, Response};
+use axum::response::Response;
 use courier::internal::v1 as ipb;
 
 use crate::ConsoleState;
 use crate::deliveries::{money, when};
-use crate::page::{Layout, Signed, day, failure, field, fields, next_page, render};
+use crate::flash::Flash;
+use crate::page::{Layout, Refusal, Signed, day, failure, field, fields, next_page, render};
 
 pub(crate) struct WorkspaceRow {
     id: String,
@@ -60,27 +61,87 @@ fn layout(state: &ConsoleState, signed: &Signed, title: &str) -> Layout {
     layout
 }
 
+/// The create form's values: blank, or what was sent and refused, so that
+/// nothing typed or ticked is lost (the kind cannot be changed later).
+#[derive(Default)]
+pub(crate) struct WorkspaceDraft {
+    name: String,
+    fleet: bool,
+    api_access: bool,
+    fleet_order_intake: bool,
+    auto_dispatch: bool,
+    proof_of_delivery: bool,
+    /// Percent, as typed.
+    discount: String,
+    invoice_billing: bool,
+    credit_limit: String,
+}
+
+impl WorkspaceDraft {
+    fn blank() -> WorkspaceDraft {
+        WorkspaceDraft {
+            discount: "0".into(),
+            invoice_billing: true,
+            credit_limit: "0".into(),
+            ..WorkspaceDraft::default()
+        }
+    }
+
+    fn of(form: &[(String, String)]) -> WorkspaceDraft {
+        let on = |name: &str| field(form, name) == "on";
+        WorkspaceDraft {
+            name: field(form, "name").to_owned(),
+            fleet: field(form, "kind") == "fleet",
+            api_access: on("api_access"),
+            fleet_order_intake: on("fleet_order_intake"),
+            auto_dispatch: on("auto_dispatch"),
+            proof_of_delivery: on("proof_of_delivery"),
+            discount: field(form, "discount").to_owned(),
+            invoice_billing: on("invoice_billing"),
+            credit_limit: field(form, "credit_limit").to_owned(),
+        }
+    }
+}
+
 #[derive(Template)]
 #[template(path = "ops_workspaces.html")]
 pub(crate) struct WorkspacesPage {
     layout: Layout,
     workspaces: Vec<WorkspaceRow>,
-    name: String,
+    draft: WorkspaceDraft,
+    refusal: Option<Refusal>,
 }
 
-async fn workspaces_view(state: &ConsoleState, signed: &Signed, name: String, error: Option<String>) -> Response {
+impl WorkspacesPage {
+    fn field_error(&self, field: &str) -> Option<&str> {
+        self.refusal.as_ref().and_then(|r| r.at(field))
+    }
+}
+
+/// The form fields the create form shows refusals at.
+const CREATE_FIELDS: [&str; 3] = ["name", "discount", "credit_limit"];
+
+async fn workspaces_view(
+    state: &ConsoleState,
+    signed: &Signed,
+    draft: WorkspaceDraft,
+    refusal: Option<Refusal>,
+) -> Response {
     let request = signed.request(ipb::ListWorkspacesRequest {}, None);
     let workspaces = match state.admin.clone().list_workspaces(request).await {
         Ok(answer) => answer.into_inner().workspaces,
         Err(status) => return failure(state, &status),
     };
     let mut layout = layout(state, signed, "Back office");
-    let status = if error.is_some() {
+    let status = if refusal.is_some() {
         StatusCode::BAD_REQUEST
     } else {
         StatusCode::OK
     };
-    layout.error = error;
+    layout.error = refusal
+        .as_ref()
+        .filter(|r| CREATE_FIELDS.iter().all(|f| r.at(f).is_none()))
+        .map(|r| r.message.clone());
     render(
         WorkspacesPage {
             layout,
@@ -99,14 +160,21 @@ async fn workspaces_view(state: &ConsoleState, signed: &Signed, name: String, er
                     created_at: day(w.created_at.as_ref()),
                 })
                 .collect(),
-            name,
+            draft,
+            refusal,
         },
         status,
     )
 }
 
 pub(crate) async fn workspaces_page(State(state): State<ConsoleState>, signed: Signed) -> Response {
-    workspaces_view(&state, &signed, String::new(), None).await
+    workspaces_view(&state, &signed, WorkspaceDraft::blank(), None).await
+}
+
+/// A discount in basis points as the forms show it, in percent (`12.5`).
+pub(crate) fn percent(basis_points: &i32) -> String {
+    let text = courier::statements::amount(i64::from(*basis_points));
+    text.trim_end_matches('0').trim_end_matches('.').to_owned()
 }
 
 /// Cents from a form's amount in major units (`1500` or `1500.50`); `None`
@@ -125,33 +193,39 @@ fn cents(text: &str) -> Option<i64> {
     units.parse::<i64>().ok()?.checked_mul(100)?.checked_add(fraction)
 }
 
-fn plan_in(form: &[(String, String)]) -> Result<ipb::Plan, String> {
-    let discount = field(form, "discount_bps").trim();
+/// The plan of a form, its discount in percent with up to two decimals.
+fn plan_in(form: &[(String, String)]) -> Result<ipb::Plan, Refusal> {
+    let discount_bps = cents(field(form, "discount"))
+        .filter(|bps| *bps <= 10_000)
+        .and_then(|bps| i32::try_from(bps).ok())
+        .ok_or_else(|| Refusal {
+            param: Some("discount".into()),
+            message: "The discount must be a percentage from 0 to 100, such as 5 or 12.5.".into(),
+        })?;
     Ok(ipb::Plan {
         api_access: field(form, "api_access") == "on",
         fleet_order_intake: field(form, "fleet_order_intake") == "on",
         proof_of_delivery: field(form, "proof_of_delivery") == "on",
         auto_dispatch: field(form, "auto_dispatch") == "on",
-        discount_bps: if discount.is_empty() {
-            0
-        } else {
-            discount
-                .parse()
-                .map_err(|_| "The discount must be a whole number of basis points, 0 to 10000.".to_owned())?
-        },
+        discount_bps,
+    })
+}
+
+fn credit_limit_in(form: &[(String, String)]) -> Result<i64, Refusal> {
+    cents(field(form, "credit_limit")).ok_or_else(|| Refusal {
+        param: Some("credit_limit".into()),
+        message: "The credit limit must be an amount, such as 1500 or 1500.50.".into(),
     })
 }
 
 pub(crate) async fn create_workspace(State(state): State<ConsoleState>, signed: Signed, body: Bytes) -> Response {
     let form = fields(&body);
     let name = field(&form, "name").to_owned();
-    let plan = match plan_in(&form) {
-        Ok(plan) => plan,
-        Err(message) => return workspaces_view(&state, &signed, name, Some(message)).await,
-    };
-    let Some(credit_limit_cents) = cents(field(&form, "credit_limit")) else {
-        let message = "The credit limit must be an amount, such as 1500 or 1500.50.".to_owned();
-        return workspaces_view(&state, &signed, name, Some(message)).await;
+    let (plan, credit_limit_cents) = match (plan_in(&form), credit_limit_in(&form)) {
+        (Ok(plan), Ok(credit_limit_cents)) => (plan, credit_limit_cents),
+        (Err(refusal), _) | (_, Err(refusal)) => {
+            return workspaces_view(&state, &signed, WorkspaceDraft::of(&form), Some(refusal)).await;
+        }
     };
     let message = ipb::CreateWorkspaceRequest {
         name: name.clone(),
@@ -174,11 +248,15 @@ pub(crate) async fn create_workspace(State(state): State<ConsoleState>, signed: 
         .await
     {
         Ok(answer) => {
-            let id = answer.into_inner().workspace.map(|w| w.id).unwrap_or_default();
-            Redirect::to(&format!("{}/ops/w/{id}", state.root)).into_response()
+            let created = answer.into_inner().workspace.unwrap_or_default();
+            let kind = crate::labels::workspace_kind(created.kind());
+            signed.redirect_with(
+                Flash::notice(format!("{kind} workspace “{}” created.", created.name)),
+                &format!("{}/ops/w/{}", state.root, created.id),
+            )
         }
         Err(status) if status.code() == tonic::Code::InvalidArgument => {
-            workspaces_view(&state, &signed, name, Some(status.message().to_owned())).await
+            workspaces_view(&state, &signed, WorkspaceDraft::of(&form), Some(Refusal::of(&status))).await
         }
         Err(status) => failure(&state, &status),
     }
@@ -315,16 +393,16 @@ pub(crate) async fn workspace_page(
     workspace_view(&state, &signed, &workspace, None).await
 }
 
-/// After an operator's change: the workspace's page, with the core's
-/// refusal when there is one.
+/// After an operator's change: the workspace's page saying what was
+/// `done`, or with the core's refusal when there is one.
 async fn after<T>(
     state: &ConsoleState,
     signed: &Signed,
-    workspace: &str,
+    (workspace, done): (&str, &str),
     result: Result<tonic::Response<T>, tonic::Status>,
 ) -> Response {
     match result {
-        Ok(_) => Redirect::to(&format!("{}/ops/w/{workspace}", state.root)).into_response(),
+        Ok(_) => signed.redirect_with(Flash::notice(done), &format!("{}/ops/w/{workspace}", state.root)),
         Err(status)
             if matches!(
                 status.code(),
@@ -346,7 +424,7 @@ pub(crate) async fn update_plan(
     let form = fields(&body);
     let plan = match plan_in(&form) {
         Ok(plan) => plan,
-        Err(message) => return workspace_view(&state, &signed, &workspace, Some(message)).await,
+        Err(refusal) => return workspace_view(&state, &signed, &workspace, Some(refusal.message)).await,
     };
     let message = ipb::UpdateWorkspacePlanRequest {
         workspace_id: workspace.clone(),
@@ -357,7 +435,7 @@ pub(crate) async fn update_plan(
         .clone()
         .update_workspace_plan(signed.request(message, Some(field(&form, "csrf"))))
         .await;
-    after(&state, &signed, &workspace, result).await
+    after(&state, &signed, (&workspace, "Plan saved."), result).await
 }
 
 pub(crate) async fn update_billing(
@@ -367,9 +445,9 @@ pub(crate) async fn update_billing(
     body: Bytes,
 ) -> Response {
     let form = fields(&body);
-    let Some(credit_limit_cents) = cents(field(&form, "credit_limit")) else {
-        let message = "The credit limit must be an amount, such as 1500 or 1500.50.".to_owned();
-        return workspace_view(&state, &signed, &workspace, Some(message)).await;
+    let credit_limit_cents = match credit_limit_in(&form) {
+        Ok(cents) => cents,
+        Err(refusal) => return workspace_view(&state, &signed, &workspace, Some(refusal.message)).await,
     };
     let number = |name: &str| field(&form, name).trim().parse::<i32>().ok();
     let mask = [
@@ -397,7 +475,7 @@ pub(crate) async fn update_billing(
         .clone()
         .update_billing_state(signed.request(message, Some(field(&form, "csrf"))))
         .await;
-    after(&state, &signed, &workspace, result).await
+    after(&state, &signed, (&workspace, "Billing saved."), result).await
 }
 
 pub(crate) async fn revoke_key(
@@ -407,13 +485,23 @@ pub(crate) async fn revoke_key(
     body: Bytes,
 ) -> Response {
     let form = fields(&body);
+    if field(&form, "confirm") != "yes" {
+        let message = "Tick the confirmation to revoke the key.".to_owned();
+        return workspace_view(&state, &signed, &workspace, Some(message)).await;
+    }
     let message = ipb::RevokeApiKeyRequest { api_key_id: key };
     let result = state
         .admin
         .clone()
         .revoke_api_key(signed.request(message, Some(field(&form, "csrf"))))
         .await;
-    after(&state, &signed, &workspace, result).await
+    after(
+        &state,
+        &signed,
+        (&workspace, "Key revoked: calls with it now fail."),
+        result,
+    )
+    .await
 }
 
 pub(crate) async fn close_statement(
@@ -431,7 +519,7 @@ pub(crate) async fn close_statement(
         .clone()
         .close_statement(signed.request(message, Some(field(&form, "csrf"))))
         .await;
-    after(&state, &signed, &workspace, result).await
+    after(&state, &signed, (&workspace, "Statement closed."), result).await
 }
 
 pub(crate) async fn settle_statement(
@@ -467,7 +555,12 @@ pub(crate) async fn settle_statement(
             .map(|_| tonic::Response::new(())),
         _ => return crate::not_found(State(state)).await,
     };
-    after(&state, &signed, &workspace, result).await
+    let done = if outcome == "paid" {
+        "Statement marked paid."
+    } else {
+        "Statement voided."
+    };
+    after(&state, &signed, (&workspace, done), result).await
 }
 
 pub(crate) struct AuditRow {

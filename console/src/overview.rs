@@ -16,7 +16,7 @@ use courier::v1 as pb;
 use crate::ConsoleState;
 use crate::billing::used_percent;
 use crate::deliveries::{money, when};
-use crate::page::{Layout, ModeQuery, Signed, failure, render};
+use crate::page::{Layout, ModeQuery, Signed, render};
 
 /// Deliveries counted per status; more show as "100+".
 const COUNT_LIMIT: i32 = 100;
@@ -29,6 +29,58 @@ pub(crate) struct StatusCount {
 pub(crate) struct Attention {
     id: String,
     note: String,
+}
+
+/// A fleet's board at a glance: it leads a fleet workspace's overview.
+pub(crate) struct BoardSummary {
+    /// Open orders per status, from waiting to at the dropoff.
+    counts: Vec<StatusCount>,
+    /// The order waiting longest for a courier: `(order id, title, placed)`.
+    waiting: Option<(String, String, String)>,
+}
+
+async fn board_summary(state: &ConsoleState, signed: &Signed, workspace: &str) -> Result<BoardSummary, tonic::Status> {
+    let list = |status: pb::DeliveryStatus, page_size: i32, newest_first: bool| {
+        let request = signed.request(
+            ipb::ListBoardOrdersRequest {
+                workspace_id: workspace.to_owned(),
+                status: status as i32,
+                page_size,
+                newest_first,
+                ..Default::default()
+            },
+            None,
+        );
+        let mut dispatch = state.dispatch.clone();
+        async move {
+            dispatch
+                .list_board_orders(request)
+                .await
+                .map(tonic::Response::into_inner)
+        }
+    };
+    let mut counts = Vec::new();
+    for (status, name) in pb::DeliveryStatus::NAMES {
+        if matches!(status, pb::DeliveryStatus::Delivered | pb::DeliveryStatus::Cancelled) {
+            continue;
+        }
+        let answer = list(*status, COUNT_LIMIT, true).await?;
+        let more = if answer.next_page_token.is_empty() { "" } else { "+" };
+        counts.push(StatusCount {
+            status: name,
+            count: format!("{}{more}", answer.orders.len()),
+        });
+    }
+    let waiting = list(pb::DeliveryStatus::Pending, 1, false)
+        .await?
+        .orders
+        .into_iter()
+        .next()
+        .map(|order| {
+            let title = order.reference.clone().unwrap_or_else(|| order.order_id.clone());
+            (order.order_id, title, when(order.created_at.as_ref()))
+        });
+    Ok(BoardSummary { counts, waiting })
 }
 
 pub(crate) struct FailingEndpoint {
@@ -50,6 +102,9 @@ pub(crate) struct OverviewPage {
     credit_limit: String,
     used_percent: i64,
     overdue: bool,
+    /// A fleet workspace's board, shown first (and no credit, which fleets
+    /// do not use).
+    board: Option<BoardSummary>,
 }
 
 impl OverviewPage {
@@ -125,7 +180,7 @@ pub(crate) async fn page(
         );
         let answer = match state.deliveries.clone().list_deliveries(request).await {
             Ok(answer) => answer.into_inner(),
-            Err(status) => return failure(&state, &status),
+            Err(status) => return signed.failure(&state, &status, &workspace),
         };
         let more = if answer.next_page_token.is_empty() { "" } else { "+" };
         counts.push(StatusCount {
@@ -142,7 +197,7 @@ pub(crate) async fn page(
                         id: d.id.clone(),
                         note: format!(
                             "cancelled today: {}",
-                            d.cancellation_reason().public_name().unwrap_or("unknown")
+                            crate::labels::cancellation(d.cancellation_reason())
                         ),
                     }),
             ),
@@ -151,7 +206,7 @@ pub(crate) async fn page(
                     match without_dropoff_proof(&state, &signed, &workspace, mode, delivery).await {
                         Ok(Some(item)) => attention.push(item),
                         Ok(None) => {}
-                        Err(status) => return failure(&state, &status),
+                        Err(status) => return signed.failure(&state, &status, &workspace),
                     }
                 }
             }
@@ -173,7 +228,7 @@ pub(crate) async fn page(
                     .map(|e| FailingEndpoint { id: e.id, url: e.url })
                     .collect(),
             ),
-            Err(status) => return failure(&state, &status),
+            Err(status) => return signed.failure(&state, &status, &workspace),
         }
     } else {
         None
@@ -186,9 +241,17 @@ pub(crate) async fn page(
     );
     let billing = match state.billing.clone().get_billing_state(request).await {
         Ok(answer) => answer.into_inner(),
-        Err(status) => return failure(&state, &status),
+        Err(status) => return signed.failure(&state, &status, &workspace),
     };
     let settings = billing.billing.unwrap_or_default();
+    let board = if layout.workspace.as_ref().is_some_and(|w| w.fleet) {
+        match board_summary(&state, &signed, &workspace).await {
+            Ok(board) => Some(board),
+            Err(status) => return signed.failure(&state, &status, &workspace),
+        }
+    } else {
+        None
+    };
     let limit = settings.credit_limit_cents;
     render(
         OverviewPage {
@@ -202,6 +265,7 @@ pub(crate) async fn page(
             credit_limit: money(limit, &billing.currency),
             used_percent: used_percent(billing.open_amount_cents, limit),
             overdue: settings.statement_overdue,
+            board,
         },
         StatusCode::OK,
     )

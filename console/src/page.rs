@@ -8,6 +8,7 @@ use axum::response::{IntoResponse, Redirect, Response};
 use courier::internal::v1 as pb;
 use courier::metadata;
 
+use crate::flash::Flash;
 use crate::{COOKIE, ConsoleState};
 
 /// The parts of the layout every page shows.
@@ -23,6 +24,8 @@ pub(crate) struct Layout {
     pub(crate) mode: &'static str,
     pub(crate) section: &'static str,
     pub(crate) error: Option<String>,
+    /// What the last action did (`flash`), shown once.
+    pub(crate) notice: Option<String>,
 }
 
 #[derive(Clone)]
@@ -44,16 +47,39 @@ pub(crate) use courier::pages::{client_address, cookie, render};
 pub(crate) struct Signed {
     pub(crate) token: String,
     pub(crate) session: pb::ConsoleSession,
+    /// What the action before this page left to say, once.
+    pub(crate) flash: Option<Flash>,
 }
 
 impl Signed {
     pub(crate) async fn of(state: &ConsoleState, headers: &HeaderMap) -> Result<Signed, Response> {
-        let to_sign_in = || Redirect::to(&format!("{}/sign-in", state.root)).into_response();
+        Signed::asking(state, headers, None).await
+    }
+
+    /// The session, or a redirect to sign in that comes back to the page
+    /// `asked` for (a path of the console) once signed in.
+    pub(crate) async fn asking(
+        state: &ConsoleState,
+        headers: &HeaderMap,
+        asked: Option<&str>,
+    ) -> Result<Signed, Response> {
+        let to_sign_in = || {
+            let next = asked
+                .map(|path| {
+                    format!(
+                        "?next={}",
+                        url::form_urlencoded::byte_serialize(path.as_bytes()).collect::<String>()
+                    )
+                })
+                .unwrap_or_default();
+            Redirect::to(&format!("{}/sign-in{next}", state.root)).into_response()
+        };
         let token = cookie(headers, COOKIE).ok_or_else(to_sign_in)?;
         let mut request = tonic::Request::new(pb::GetSessionRequest {});
         authorize(&mut request, &token, None);
         match state.core.clone().get_session(request).await {
             Ok(answer) => Ok(Signed {
+                flash: Flash::read(headers, &token),
                 token,
                 session: answer.into_inner().session.unwrap_or_default(),
             }),
@@ -130,7 +156,17 @@ impl Signed {
             mode,
             section: "",
             error: None,
+            notice: self
+                .flash
+                .as_ref()
+                .map(|flash| flash.notice.clone())
+                .filter(|notice| !notice.is_empty()),
         }
+    }
+
+    /// A `303` to `to` that says `flash` there, once.
+    pub(crate) fn redirect_with(&self, flash: Flash, to: &str) -> Response {
+        flash.redirect(&self.token, to)
     }
 }
 
@@ -143,7 +179,18 @@ impl axum::extract::FromRequestParts<ConsoleState> for Signed {
         parts: &mut axum::http::request::Parts,
         state: &ConsoleState,
     ) -> Result<Self, Self::Rejection> {
-        Signed::of(state, &parts.headers).await
+        // A page asked for by link comes back after signing in; a form sent
+        // without a session does not (it would be sent again).
+        // The address as the browser asked for it (a router nested under
+        // `/console` sees it without that prefix).
+        let uri = parts
+            .extensions
+            .get::<axum::extract::OriginalUri>()
+            .map_or(&parts.uri, |original| &original.0);
+        let asked = (parts.method == axum::http::Method::GET)
+            .then(|| uri.path_and_query().map(|p| p.as_str()))
+            .flatten();
+        Signed::asking(state, &parts.headers, asked).await
     }
 }
 
@@ -225,12 +272,35 @@ pub(crate) fn bare_layout(state: &ConsoleState, title: &str) -> Layout {
         mode: "test",
         section: "",
         error: None,
+        notice: None,
+    }
+}
+
+impl Signed {
+    /// [`failure`] for a signed-in user, with the navigation of `workspace`
+    /// kept, so that the user can go on from the page.
+    pub(crate) fn failure(&self, state: &ConsoleState, status: &tonic::Status, workspace: &str) -> Response {
+        let (http, title, message) = failure_words(status);
+        let layout = self.layout(state, title, Some(workspace), "test");
+        render(MessagePage { layout, message }, http)
     }
 }
 
 /// A page for a core answer the console cannot act on (the core is down, a
 /// workspace is not the user's, …), with the core's words.
 pub(crate) fn failure(state: &ConsoleState, status: &tonic::Status) -> Response {
+    let (http, title, message) = failure_words(status);
+    render(
+        MessagePage {
+            layout: bare_layout(state, title),
+            message,
+        },
+        http,
+    )
+}
+
+/// The HTTP status, title and message of a core answer's page.
+fn failure_words(status: &tonic::Status) -> (StatusCode, &'static str, String) {
     let (code, _) = courier::errors::from_status(status);
     let http = StatusCode::from_u16(code.http_status()).unwrap_or(StatusCode::BAD_GATEWAY);
     let title = match http {
@@ -243,13 +313,7 @@ pub(crate) fn failure(state: &ConsoleState, status: &tonic::Status) -> Response 
     } else {
         status.message().to_owned()
     };
-    render(
-        MessagePage {
-            layout: bare_layout(state, title),
-            message,
-        },
-        http,
-    )
+    (http, title, message)
 }
 
 pub(crate) fn day(at: Option<&prost_types::Timestamp>) -> String {

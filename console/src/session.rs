@@ -16,13 +16,36 @@ use crate::{COOKIE, ConsoleState};
 pub(crate) struct SignInPage {
     layout: Layout,
     email: String,
+    /// The console page to return to once signed in.
+    next: String,
+}
+
+#[derive(serde::Deserialize)]
+pub(crate) struct SignInQuery {
+    next: Option<String>,
+}
+
+/// `next` when it is a page of this console (a path under its own, not
+/// another site's address), so that a link cannot send a user elsewhere
+/// after signing in.
+fn local_page(state: &ConsoleState, next: &str) -> Option<String> {
+    let root_path = url::Url::parse(&state.root)
+        .ok()?
+        .path()
+        .trim_end_matches('/')
+        .to_owned();
+    let local = next.starts_with(&format!("{root_path}/"))
+        && !next.contains("//")
+        && !next.contains('\\')
+        && !next.chars().any(char::is_control);
+    local.then(|| format!("{}{next}", state.origin))
 }
 
 /// The sign-in page, its form bound to the browser's pre-session cookie.
 fn sign_in_view(
     state: &ConsoleState,
     headers: &HeaderMap,
-    email: String,
+    (email, next): (String, String),
     refusal: Option<(String, StatusCode)>,
 ) -> Response {
     let pre_session = PreSession::of(headers);
@@ -35,11 +58,15 @@ fn sign_in_view(
         }
         None => StatusCode::OK,
     };
-    pre_session.set_cookie(state, render(SignInPage { layout, email }, status))
+    pre_session.set_cookie(state, render(SignInPage { layout, email, next }, status))
 }
 
-pub(crate) async fn sign_in_page(State(state): State<ConsoleState>, headers: HeaderMap) -> Response {
-    sign_in_view(&state, &headers, String::new(), None)
+pub(crate) async fn sign_in_page(
+    State(state): State<ConsoleState>,
+    headers: HeaderMap,
+    Query(query): Query<SignInQuery>,
+) -> Response {
+    sign_in_view(&state, &headers, (String::new(), query.next.unwrap_or_default()), None)
 }
 
 pub(crate) async fn sign_in(State(state): State<ConsoleState>, headers: HeaderMap, body: Bytes) -> Response {
@@ -48,6 +75,7 @@ pub(crate) async fn sign_in(State(state): State<ConsoleState>, headers: HeaderMa
         return refused(&state);
     }
     let email = field(&form, "email").to_owned();
+    let next = field(&form, "next").to_owned();
     let request = pb::SignInRequest {
         email: email.clone(),
         password: field(&form, "password").to_owned(),
@@ -56,22 +84,32 @@ pub(crate) async fn sign_in(State(state): State<ConsoleState>, headers: HeaderMa
     match state.core.clone().sign_in(request).await {
         Ok(answer) => {
             let token = answer.into_inner().session_token;
-            let secure = if state.secure { "; Secure" } else { "" };
-            let cookie = format!("{COOKIE}={token}; HttpOnly; SameSite=Lax; Path=/console; Max-Age=43200{secure}");
-            let mut response = Redirect::to(&state.root).into_response();
-            if let Ok(value) = HeaderValue::from_str(&cookie) {
-                response.headers_mut().insert(header::SET_COOKIE, value);
-            }
-            response
+            let to = local_page(&state, &next).unwrap_or_else(|| state.root.clone());
+            with_session_cookie(&state, Redirect::to(&to).into_response(), &token)
         }
         Err(status) => match courier::errors::sign_in_refused(&status) {
             Some(code) => {
                 let code = StatusCode::from_u16(code).unwrap_or(StatusCode::UNAUTHORIZED);
-                sign_in_view(&state, &headers, email, Some((status.message().to_owned(), code)))
+                sign_in_view(
+                    &state,
+                    &headers,
+                    (email, next),
+                    Some((status.message().to_owned(), code)),
+                )
             }
             None => failure(&state, &status),
         },
     }
+}
+
+/// `response` setting the session cookie of `token`.
+pub(crate) fn with_session_cookie(state: &ConsoleState, mut response: Response, token: &str) -> Response {
+    let secure = if state.secure { "; Secure" } else { "" };
+    let cookie = format!("{COOKIE}={token}; HttpOnly; SameSite=Lax; Path=/console; Max-Age=43200{secure}");
+    if let Ok(value) = HeaderValue::from_str(&cookie) {
+        response.headers_mut().append(header::SET_COOKIE, value);
+    }
+    response
 }
 
 pub(crate) async fn sign_out(State(state): State<ConsoleState>, signed: Signed, body: Bytes) -> Response {

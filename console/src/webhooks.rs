@@ -13,6 +13,7 @@ use courier::names::PublicName;
 use courier::v1 as pb;
 
 use crate::ConsoleState;
+use crate::flash::Flash;
 use crate::page::{Layout, ModeQuery, Refusal, Signed, day, failure, field, fields, render};
 
 /// An endpoint as the pages show it.
@@ -38,11 +39,7 @@ impl EndpointRow {
                 pb::WebhookEndpointStatus::Disabled => "disabled",
                 _ => "active",
             },
-            disabled_reason: match endpoint.disabled_reason() {
-                pb::WebhookDisabledReason::Manual => "disabled by hand",
-                pb::WebhookDisabledReason::Failing => "disabled: deliveries kept failing",
-                _ => "",
-            },
+            disabled_reason: endpoint.disabled_reason().public_name().unwrap_or(""),
             created_at: day(endpoint.created_at.as_ref()),
         }
     }
@@ -53,7 +50,7 @@ impl EndpointRow {
             .events
             .iter()
             .filter(|(_, on)| *on)
-            .map(|(name, _)| *name)
+            .map(|(name, _)| crate::labels::event_type_named(name))
             .collect();
         if names.is_empty() {
             "all events".into()
@@ -163,7 +160,7 @@ async fn list_view(
 ) -> Response {
     let endpoints = match endpoints(state, signed, workspace, mode).await {
         Ok(endpoints) => endpoints,
-        Err(status) => return failure(state, &status),
+        Err(status) => return signed.failure(state, &status, workspace),
     };
     let status = if refusal.is_some() {
         StatusCode::BAD_REQUEST
@@ -223,14 +220,10 @@ pub(crate) async fn create(
     match state.webhooks.clone().create_webhook_endpoint(request).await {
         Ok(answer) => {
             let answer = answer.into_inner();
-            render(
-                CreatedPage {
-                    layout: layout(&state, &signed, "Endpoint created", &workspace, mode, None),
-                    workspace_id: workspace,
-                    endpoint: EndpointRow::of(&answer.endpoint.unwrap_or_default()),
-                    secret: answer.secret,
-                },
-                StatusCode::OK,
+            let id = answer.endpoint.map(|e| e.id).unwrap_or_default();
+            signed.redirect_with(
+                Flash::secret("webhook", "Endpoint added.", answer.secret),
+                &format!("{}/w/{workspace}/webhooks/{id}/created?mode={mode}", state.root),
             )
         }
         Err(status) if status.code() == tonic::Code::InvalidArgument => {
@@ -244,17 +237,44 @@ pub(crate) async fn create(
             )
             .await
         }
-        Err(status) => failure(&state, &status),
+        Err(status) => signed.failure(&state, &status, &workspace),
     }
+}
+
+/// The signing secret of a new endpoint, shown once: on the page its
+/// creation redirects to; a reload shows the endpoint's page instead.
+pub(crate) async fn created_page(
+    State(state): State<ConsoleState>,
+    signed: Signed,
+    Path((workspace, id)): Path<(String, String)>,
+    Query(query): Query<ModeQuery>,
+) -> Response {
+    let mode = query.mode();
+    let endpoint_url = format!("{}/w/{workspace}/webhooks/{id}?mode={mode}", state.root);
+    let Some(secret) = signed.flash.as_ref().and_then(|f| f.secret_of("webhook")) else {
+        return Redirect::to(&endpoint_url).into_response();
+    };
+    let endpoint = match endpoints(&state, &signed, &workspace, mode).await {
+        Ok(endpoints) => endpoints.into_iter().find(|e| e.id == id),
+        Err(status) => return signed.failure(&state, &status, &workspace),
+    };
+    let Some(endpoint) = endpoint else {
+        return Redirect::to(&endpoint_url).into_response();
+    };
+    render(
+        CreatedPage {
+            layout: layout(&state, &signed, "Endpoint created", &workspace, mode, None),
+            workspace_id: workspace,
+            endpoint: EndpointRow::of(&endpoint),
+            secret: secret.to_owned(),
+        },
+        StatusCode::OK,
+    )
 }
 
 /// The outcome of the last action, shown on the endpoint's page.
 pub(crate) enum Outcome {
     None,
-    /// A test event's attempt.
-    Tested(pb::TestWebhookEndpointResponse),
-    /// Failed events queued again.
-    Replayed(i64),
     /// The core's refusal (its field, when the edit form names one).
     Refused(Refusal),
 }
@@ -290,7 +310,7 @@ async fn endpoint_view(
 ) -> Response {
     let endpoints = match endpoints(state, signed, workspace, mode).await {
         Ok(endpoints) => endpoints,
-        Err(status) => return failure(state, &status),
+        Err(status) => return signed.failure(state, &status, workspace),
     };
     let Some(endpoint) = endpoints.iter().find(|e| e.id == id) else {
         return failure(
@@ -338,17 +358,22 @@ pub(crate) async fn detail_page(
     endpoint_view(&state, &signed, &workspace, query.mode(), &id, None, Outcome::None).await
 }
 
-/// After a change: back to the endpoint's page (or the list once deleted);
-/// a refusal of the request is shown on the page, with what was sent.
+/// After a change: back to the endpoint's page saying what `done` says
+/// of the answer; a refusal of the request is shown on the page, with what
+/// was sent.
 async fn answer<T>(
     state: &ConsoleState,
     signed: &Signed,
     (workspace, mode, id): (&str, &'static str, &str),
     draft: Option<Draft>,
     result: Result<tonic::Response<T>, tonic::Status>,
+    done: impl FnOnce(T) -> String,
 ) -> Response {
     match result {
-        Ok(_) => Redirect::to(&format!("{}/w/{workspace}/webhooks/{id}?mode={mode}", state.root)).into_response(),
+        Ok(answer) => signed.redirect_with(
+            Flash::notice(done(answer.into_inner())),
+            &format!("{}/w/{workspace}/webhooks/{id}?mode={mode}", state.root),
+        ),
         Err(status)
             if matches!(
                 status.code(),
@@ -358,7 +383,7 @@ async fn answer<T>(
             let outcome = Outcome::Refused(Refusal::of(&status));
             endpoint_view(state, signed, workspace, mode, id, draft, outcome).await
         }
-        Err(status) => failure(state, &status),
+        Err(status) => signed.failure(state, &status, workspace),
     }
 }
 
@@ -382,7 +407,15 @@ pub(crate) async fn update(
     };
     let request = signed.acting(message, &workspace, mode, Some(field(&form, "csrf")));
     let result = state.webhooks.clone().update_webhook_endpoint(request).await;
-    answer(&state, &signed, (&workspace, mode, &id), Some(Draft::of(&form)), result).await
+    answer(
+        &state,
+        &signed,
+        (&workspace, mode, &id),
+        Some(Draft::of(&form)),
+        result,
+        |_| "Endpoint saved.".into(),
+    )
+    .await
 }
 
 pub(crate) async fn set_status(
@@ -406,7 +439,14 @@ pub(crate) async fn set_status(
     };
     let request = signed.acting(message, &workspace, mode, Some(field(&form, "csrf")));
     let result = state.webhooks.clone().update_webhook_endpoint(request).await;
-    answer(&state, &signed, (&workspace, mode, &id), None, result).await
+    answer(&state, &signed, (&workspace, mode, &id), None, result, |_| {
+        if status == pb::WebhookEndpointStatus::Disabled {
+            "Endpoint disabled: no events are sent to it until you enable it again.".into()
+        } else {
+            "Endpoint enabled: new events are sent to it again.".into()
+        }
+    })
+    .await
 }
 
 pub(crate) async fn send_test(
@@ -420,13 +460,20 @@ pub(crate) async fn send_test(
     let mode = query.mode();
     let message = pb::TestWebhookEndpointRequest { webhook_id: id.clone() };
     let request = signed.acting(message, &workspace, mode, Some(field(&form, "csrf")));
-    match state.webhooks.clone().test_webhook_endpoint(request).await {
-        Ok(attempt) => {
-            let outcome = Outcome::Tested(attempt.into_inner());
-            endpoint_view(&state, &signed, &workspace, mode, &id, None, outcome).await
+    let result = state.webhooks.clone().test_webhook_endpoint(request).await;
+    answer(&state, &signed, (&workspace, mode, &id), None, result, |attempt| {
+        let code = attempt
+            .response_code
+            .map_or_else(|| "no answer".to_owned(), |code| format!("answer {code}"));
+        let latency = attempt.latency_ms.map(|ms| format!(", {ms} ms")).unwrap_or_default();
+        if attempt.succeeded {
+            format!("Test event delivered ({code}{latency}).")
+        } else {
+            let error = attempt.error.map(|e| format!(": {e}")).unwrap_or_default();
+            format!("Test event failed ({code}{latency}){error}.")
         }
-        Err(status) => answer::<()>(&state, &signed, (&workspace, mode, &id), None, Err(status)).await,
-    }
+    })
+    .await
 }
 
 pub(crate) async fn replay(
@@ -440,13 +487,11 @@ pub(crate) async fn replay(
     let mode = query.mode();
     let message = pb::ReplayWebhookEndpointRequest { webhook_id: id.clone() };
     let request = signed.acting(message, &workspace, mode, Some(field(&form, "csrf")));
-    match state.webhooks.clone().replay_webhook_endpoint(request).await {
-        Ok(answer) => {
-            let outcome = Outcome::Replayed(answer.into_inner().queued);
-            endpoint_view(&state, &signed, &workspace, mode, &id, None, outcome).await
-        }
-        Err(status) => answer::<()>(&state, &signed, (&workspace, mode, &id), None, Err(status)).await,
-    }
+    let result = state.webhooks.clone().replay_webhook_endpoint(request).await;
+    answer(&state, &signed, (&workspace, mode, &id), None, result, |replayed| {
+        format!("{} failed event(s) queued again for this endpoint.", replayed.queued)
+    })
+    .await
 }
 
 pub(crate) async fn delete(
@@ -468,7 +513,15 @@ pub(crate) async fn delete(
     let message = pb::DeleteWebhookEndpointRequest { webhook_id: id.clone() };
     let request = signed.acting(message, &workspace, mode, Some(field(&form, "csrf")));
     match state.webhooks.clone().delete_webhook_endpoint(request).await {
-        Ok(_) => Redirect::to(&format!("{}/w/{workspace}/webhooks?mode={mode}", state.root)).into_response(),
-        Err(status) => answer::<()>(&state, &signed, (&workspace, mode, &id), None, Err(status)).await,
+        Ok(_) => signed.redirect_with(
+            Flash::notice("Endpoint deleted: it receives no more events."),
+            &format!("{}/w/{workspace}/webhooks?mode={mode}", state.root),
+        ),
+        Err(status) => {
+            answer::<()>(&state, &signed, (&workspace, mode, &id), None, Err(status), |_| {
+                String::new()
+            })
+            .await
+        }
     }
 }

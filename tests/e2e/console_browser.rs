@@ -65,7 +65,7 @@ e2e! {
         assert_eq!(owner.heading().await, "API keys (test)");
         assert!(owner.page().await.contains("Test data"), "test data is marked");
         owner.fill("#label", "Warehouse <backend>").await;
-        owner.click("//label[contains(., 'deliveries:read')]/input").await;
+        owner.click("//label[contains(., 'Read deliveries and events')]/input").await;
         owner.find("#expiry").await.select_by_value("30").await.expect("expiry");
         owner.click_to("//button[text()='Create key']", "#secret").await;
         let secret = owner.text("#secret").await;
@@ -73,7 +73,13 @@ e2e! {
         assert_eq!(app.get("/v1/deliveries", &secret).await.status, 200);
         app.post("/v1/quotes", &secret, &json!({})).await.assert_error(403, "permission_denied", None);
 
-        owner.click_to("//a[text()='Back to the keys']", "table").await;
+        // A reload shows the keys, not the secret again, and creates no
+        // second key.
+        owner.mark().await;
+        owner.client.refresh().await.expect("reload");
+        owner.arrived("table").await;
+        assert!(!owner.page().await.contains(&secret), "the secret is shown once");
+        assert_eq!(owner.text("table").await.matches("Warehouse <backend>").count(), 1, "one key");
         let row = format!("//tr[td[contains(., '{}')]]", &secret[..12]);
         assert!(owner.text("table").await.contains("Warehouse <backend>"), "the label, escaped and shown");
         let used = owner.client.find(Locator::XPath(&format!("{row}/td[@data-label='Last used']"))).await.expect("last used").text().await.expect("text");
@@ -109,7 +115,7 @@ e2e! {
         assert_eq!(app.get("/v1/webhooks", &app.test_key).await.body["webhooks"].as_array().map(Vec::len), Some(0));
 
         owner.fill("#url", &receiver.url).await;
-        owner.click("//label[contains(., 'delivery.created')]/input").await;
+        owner.click("//label[contains(., 'Delivery booked')]/input").await;
         owner.fill("#description", "Order system").await;
         owner.click_to("//button[text()='Add endpoint']", "#secret").await;
         let secret = owner.text("#secret").await;
@@ -119,9 +125,9 @@ e2e! {
         assert_eq!(listed.body["webhooks"][0]["events"], json!(["delivery.created"]));
 
         owner.click_to("//a[text()='Open the endpoint']", "h1").await;
-        owner.click_to("//button[text()='Send test event']", ".result").await;
-        let result = owner.text(".result").await;
-        assert!(result.contains("succeeded") && result.contains("200"), "{result}");
+        owner.click_to("//button[text()='Send test event']", ".notice").await;
+        let result = owner.text(".notice").await;
+        assert!(result.contains("delivered") && result.contains("200"), "{result}");
         let received = receiver.wait_for(1, Duration::from_secs(10)).await;
         assert!(signature_is_valid(&secret, &received[0]), "signed with the secret shown once");
 
@@ -153,8 +159,17 @@ e2e! {
         member.fill("#name", "Mia Member").await;
         member.fill("#email", "mia@example.com").await;
         member.fill("#password", PASSWORD).await;
-        member.click_to("//button[text()='Create account and join']", "#email").await;
-        member.sign_in(&app, "mia@example.com").await;
+        // Joining lands signed in on the workspace's overview, with a welcome.
+        member.click_to("//button[text()='Create account and join']", "nav").await;
+        let url = member.client.current_url().await.expect("url");
+        assert_eq!(url.path(), format!("/console/w/{}/overview", app.workspace_id));
+        let welcome = member.text(".notice").await;
+        assert!(welcome.starts_with("Welcome to ") && welcome.ends_with("you joined as member."), "{welcome}");
+        // The link works once, and says so.
+        let used = driver.browser().await;
+        used.open(&link).await;
+        assert!(used.text("main").await.contains("already used"), "{}", used.text("main").await);
+        used.close().await;
         member.click_to("//nav//a[text()='Members']", "table").await;
         assert!(member.text("table").await.contains("mia@example.com"));
         let nav = member.text("nav").await;
@@ -223,7 +238,7 @@ e2e! {
                     seen.push(status.clone());
                     owner.screenshot().await;
                 }
-                if status == "delivered" {
+                if status == "Delivered" {
                     return Ok(());
                 }
             }
@@ -233,7 +248,7 @@ e2e! {
         assert!(seen.len() > 2, "the page showed the statuses in between: {seen:?}");
         let same_page = owner.client.execute("return window.courierOldPage === true", vec![]).await.expect("script");
         assert_eq!(same_page, serde_json::Value::Bool(true), "the page was not reloaded");
-        assert!(owner.page().await.contains("delivery.delivered"), "the timeline shows the delivery");
+        assert!(owner.text(".timeline").await.contains("Delivered"), "the timeline shows the delivery");
         assert!(!owner.page().await.contains("Cancel delivery"), "a delivered delivery offers no cancel");
         assert_eq!(app.get(&format!("/v1/deliveries/{id}"), &app.test_key).await.body["status"], "delivered");
 
@@ -276,7 +291,7 @@ e2e! {
         browser.screenshot().await;
 
         // One click moves it to the next status; the API shows the move.
-        browser.click_to(&format!("{card}//button[contains(., 'courier assigned')]"), "#board").await;
+        browser.click_to(&format!("{card}//button[contains(., 'Courier assigned')]"), "#board").await;
         browser.find("section[aria-labelledby='column-courier_assigned'] article").await;
         let fetched = app.get(&format!("/v1/fleet/orders/{}", created["id"].as_str().expect("id")), &key).await;
         assert_eq!(fetched.body["status"], "courier_assigned", "{:#}", fetched.body);
@@ -287,7 +302,7 @@ e2e! {
         assert!(facts.contains("Lea Kundin") && facts.contains("Alexanderplatz"), "{facts}");
         // ... and its history names who moved it.
         let history = browser.text("ol.timeline").await;
-        assert!(history.contains("pending → courier_assigned by user:dispatch@example.com"), "{history}");
+        assert!(history.contains("Waiting for a courier → Courier assigned by dispatch@example.com"), "{history}");
         browser.close().await;
     }
 }
@@ -304,10 +319,38 @@ e2e! {
         ops.fill("#password", PASSWORD).await;
         ops.click_to("//button[text()='Sign in']", "header").await;
         ops.click_to("//header//a[text()='Back office']", "#name").await;
+
+        // A refused form keeps every value, with the reason at its field; the
+        // second submit creates the fleet that was meant.
+        ops.fill("#name", "Fleet North").await;
+        ops.find("#kind").await.select_by_value("fleet").await.expect("kind");
+        ops.click("//input[@name='api_access']").await;
+        ops.click("//input[@name='fleet_order_intake']").await;
+        ops.fill("#discount", "lots").await;
+        ops.fill("#credit_limit", "2500").await;
+        ops.click_to("//button[text()='Create workspace']", "#discount-error").await;
+        let value = |css: &'static str| {
+            let ops = &ops;
+            async move { ops.find(css).await.prop("value").await.expect("value").unwrap_or_default() }
+        };
+        let ticked = |name: &'static str| {
+            let ops = &ops;
+            async move { ops.find(&format!("input[name={name}]")).await.prop("checked").await.expect("checked").as_deref() == Some("true") }
+        };
+        assert_eq!((value("#name").await, value("#kind").await, value("#discount").await, value("#credit_limit").await), ("Fleet North".to_owned(), "fleet".to_owned(), "lots".to_owned(), "2500".to_owned()));
+        assert!(ticked("api_access").await && ticked("fleet_order_intake").await && ticked("invoice_billing").await && !ticked("proof_of_delivery").await);
+        assert!(ops.text("#discount-error").await.contains("percentage"));
+        ops.fill("#discount", "12.5").await;
+        ops.click_to("//button[text()='Create workspace']", ".notice").await;
+        assert_eq!(ops.heading().await, "Fleet North (Fleet)");
+        assert_eq!(value("#discount").await, "12.5");
+        assert!(ops.text(".notice").await.contains("Fleet workspace “Fleet North” created."));
+
+        ops.click_to("//header//a[text()='Back office']", "#name").await;
         ops.fill("#name", "Acme Couriers").await;
         ops.fill("#credit_limit", "1500.50").await;
         ops.click_to("//button[text()='Create workspace']", "h1").await;
-        assert_eq!(ops.heading().await, "Acme Couriers (business)");
+        assert_eq!(ops.heading().await, "Acme Couriers (Business)");
         let workspace = ops.client.current_url().await.expect("url").path().rsplit('/').next().expect("id").to_owned();
         assert!(workspace.starts_with("wks_"), "{workspace}");
         assert_eq!(ops.find("#credit_limit").await.prop("value").await.expect("value").as_deref(), Some("1500.50"));
@@ -323,8 +366,8 @@ e2e! {
         owner.fill("#name", "Otto Owner").await;
         owner.fill("#email", "otto@example.com").await;
         owner.fill("#password", PASSWORD).await;
-        owner.click_to("//button[text()='Create account and join']", "#password").await;
-        owner.sign_in(&app, "otto@example.com").await;
+        owner.click_to("//button[text()='Create account and join']", "nav").await;
+        assert!(owner.text(".notice").await.contains("Welcome to Acme Couriers"), "signed in on the new workspace");
         owner.click_to("//nav//a[text()='API keys']", "#label").await;
         owner.fill("#label", "Shop backend").await;
         owner.click_to("//button[text()='Create key']", "#secret").await;
@@ -492,5 +535,28 @@ e2e! {
         assert_eq!(victim.heading().await, "API keys (test)", "still signed in, as the owner");
         assert!(!victim.page().await.contains("forged"));
         victim.close().await;
+    }
+}
+
+e2e! {
+    async fn a_deep_link_survives_signing_in_and_the_mode_survives_every_menu_link(app: TestApp) {
+        let Some(driver) = Driver::start().await else { return };
+        user(&app, "owner@example.com", Role::Owner).await;
+        let browser = driver.browser().await;
+        let deep = app.url(&format!("/console/w/{}/events?mode=live", app.workspace_id));
+        browser.open(&deep).await;
+        browser.fill("#email", "owner@example.com").await;
+        browser.fill("#password", PASSWORD).await;
+        browser.click_to("//button[text()='Sign in']", "nav").await;
+        assert_eq!(browser.client.current_url().await.expect("url").as_str(), deep, "back on the page asked for");
+        assert_eq!(browser.heading().await, "Events (live)");
+
+        for link in ["Members", "Deliveries", "Billing", "API keys", "Overview", "Webhooks", "Members", "Events"] {
+            browser.click_to(&format!("//nav//a[text()='{link}']"), "nav").await;
+            let url = browser.client.current_url().await.expect("url");
+            assert!(url.query().is_some_and(|q| q.contains("mode=live")), "{link}: {url}");
+            assert!(!browser.text("nav").await.contains("Test data"), "{link} stayed live");
+        }
+        browser.close().await;
     }
 }

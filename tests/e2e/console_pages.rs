@@ -74,7 +74,81 @@ async fn get(browser: &reqwest::Client, url: &str) -> (u16, String, reqwest::hea
     let (status, headers) = (response.status().as_u16(), response.headers().clone());
     let page = response.text().await.expect("body");
     assert_local_and_strict(url, &page, &headers);
+    assert_plain_words(url, &page, &headers);
     (status, page, headers)
+}
+
+/// The API's own words, which no page shows as text: every public name
+/// with an underscore, a dot or a colon (`courier_assigned`,
+/// `delivery.created`, `deliveries:write`, `cargo_bike`), and the company's
+/// internal name.
+fn api_words() -> Vec<String> {
+    use courier::names::PublicName;
+    use courier::v1 as pb;
+    let mut words: Vec<String> = Vec::new();
+    words.extend(pb::DeliveryStatus::NAMES.iter().map(|(_, n)| n.to_string()));
+    words.extend(pb::CancellationReason::NAMES.iter().map(|(_, n)| n.to_string()));
+    words.extend(pb::CancelReason::NAMES.iter().map(|(_, n)| n.to_string()));
+    words.extend(pb::TestScenario::NAMES.iter().map(|(_, n)| n.to_string()));
+    words.extend(pb::EventType::NAMES.iter().map(|(_, n)| n.to_string()));
+    words.extend(pb::ArtifactKind::NAMES.iter().map(|(_, n)| n.to_string()));
+    words.extend(
+        courier_core::access::Permission::ALL
+            .iter()
+            .map(|p| p.as_str().to_owned()),
+    );
+    words.extend(["cargo_bike", "small_van", "large_van"].map(String::from));
+    words.retain(|w| w.contains(['_', '.', ':']));
+    words.push("maxmove".into());
+    words
+}
+
+/// The text a person reads on `page`: without tags (so without attribute
+/// values such as form values and links), scripts, styles and the API
+/// payloads shown as such (`<pre>`).
+pub fn visible_text(page: &str) -> String {
+    let mut text = page.to_owned();
+    for element in ["pre", "script", "style", "title"] {
+        while let Some(start) = text.find(&format!("<{element}")) {
+            let end = text[start..]
+                .find(&format!("</{element}>"))
+                .map_or(text.len(), |e| start + e + element.len() + 3);
+            text.replace_range(start..end, " ");
+        }
+    }
+    let mut visible = String::with_capacity(text.len());
+    let mut in_tag = false;
+    for c in text.chars() {
+        match c {
+            '<' => in_tag = true,
+            '>' if in_tag => {
+                in_tag = false;
+                visible.push(' ');
+            }
+            c if !in_tag => visible.push(c),
+            _ => {}
+        }
+    }
+    visible.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// No HTML page shows an API word ([`api_words`]) as text.
+fn assert_plain_words(url: &str, page: &str, headers: &reqwest::header::HeaderMap) {
+    let html = headers
+        .get("content-type")
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|t| t.starts_with("text/html"));
+    if !html {
+        return;
+    }
+    let text = visible_text(page).to_lowercase();
+    for word in api_words() {
+        assert!(
+            !text.contains(&word),
+            "{url} shows the API word {word:?}: {}",
+            visible_text(page)
+        );
+    }
 }
 
 /// Every page carries the strict Content-Security-Policy and neither loads
@@ -174,11 +248,18 @@ e2e! {
         assert_eq!(status, 403);
         assert!(!get(&owner, &keys_url).await.1.contains("forged"));
 
-        let (status, _, page) = post(&owner, &keys_url, &[("csrf", &token), ("label", "Backend <b>"), ("mode", "test"), ("expiry", "90")]).await;
+        // Created, then shown once on the page the post redirects to: a
+        // reload neither shows the secret again nor creates another key.
+        let (status, location, page) = post(&owner, &keys_url, &[("csrf", &token), ("label", "Backend <b>"), ("mode", "test"), ("expiry", "90")]).await;
+        assert_eq!((status, location.as_str()), (303, keys_url.as_str()), "{page}");
+        let (status, page, _) = get(&owner, &keys_url).await;
         assert_eq!(status, 200, "{page}");
         let start = page.find("id=\"secret\">").expect("secret") + 12;
         let secret = page[start..start + page[start..].find('<').expect("end")].to_owned();
         assert!(secret.starts_with("mm_test_"), "{secret}");
+        assert!(page.contains("Key “Backend &#60;b&#62;” created."), "{page}");
+        let again = get(&owner, &keys_url).await.1;
+        assert!(!again.contains(&secret) && again.matches("Backend &#60;b&#62;").count() == 1, "shown once, created once: {again}");
         assert_eq!(app.get("/v1/deliveries", &secret).await.status, 200);
         let listing = get(&owner, &keys_url).await.1;
         assert!(listing.contains("Backend &#60;b&#62;"), "escaped label");
@@ -257,9 +338,13 @@ e2e! {
         assert!(page.contains("id=\"url-error\"") && page.contains("ftp://example.com/&#60;hooks&#62;"), "{page}");
 
         // Created in live mode: the live key sees it, the test key does not.
-        let (status, _, page) = post(&owner, &list_url, &[("csrf", token.as_str()), ("url", &receiver.url), ("event", "delivery.created"), ("event", "delivery.delivered"), ("description", "ERP")]).await;
-        assert_eq!(status, 200, "{page}");
-        assert!(page.contains("whsec_"));
+        // The signing secret is shown once, on the page the post leads to.
+        let (status, created, page) = post(&owner, &list_url, &[("csrf", token.as_str()), ("url", &receiver.url), ("event", "delivery.created"), ("event", "delivery.delivered"), ("description", "ERP")]).await;
+        assert_eq!(status, 303, "{page}");
+        let page = get(&owner, &created).await.1;
+        assert!(page.contains("whsec_") && page.contains("Delivery booked, Delivered"), "{page}");
+        let (status, again, _) = get(&owner, &created).await;
+        assert!(status == 303 && !again.contains("whsec_"), "shown once");
         let live = endpoints(app.live_key.clone()).await;
         assert_eq!(live.len(), 1);
         assert_eq!(live[0]["events"], serde_json::json!(["delivery.created", "delivery.delivered"]));
@@ -282,9 +367,10 @@ e2e! {
         assert!(page.contains("id=\"events-error\""), "{page}");
 
         // The test event's attempt is shown.
-        let (status, _, page) = post(&owner, &endpoint_url("/test"), &[("csrf", token.as_str())]).await;
-        assert_eq!(status, 200, "{page}");
-        assert!(page.contains("Test event delivered") && page.contains("<dd>200</dd>"), "{page}");
+        let (status, location, page) = post(&owner, &endpoint_url("/test"), &[("csrf", token.as_str())]).await;
+        assert_eq!((status, location.as_str()), (303, endpoint_url("").as_str()), "{page}");
+        let page = get(&owner, &location).await.1;
+        assert!(page.contains("Test event delivered (answer 200"), "{page}");
         receiver.wait_for(1, std::time::Duration::from_secs(10)).await;
 
         // Deleting needs the confirmation; the test mode cannot reach it.
@@ -353,7 +439,7 @@ e2e! {
         // A delivery's page, its live feed, and its events with their payload.
         let (status, page, _) = get(&member, &format!("{base}/deliveries/{}?mode=live", ids[3])).await;
         assert_eq!(status, 200, "{page}");
-        assert!(page.contains("order-3") && page.contains("delivery.created") && page.contains("Alexanderplatz"), "{page}");
+        assert!(page.contains("order-3") && page.contains("Delivery booked") && page.contains("Alexanderplatz"), "{page}");
         assert!(!page.contains("Cancel delivery"), "members read only");
         assert!(!page.contains("Back office"), "no back office link for a member");
         let (status, back_office, _) = get(&member, &app.url("/console/ops")).await;
@@ -397,7 +483,7 @@ e2e! {
         // client needs no attention.
         let (status, page, _) = get(&owner, &format!("{base}/overview?mode=live")).await;
         assert_eq!(status, 200, "{page}");
-        assert!(page.contains(">pending</a></dt><dd>26</dd>") && page.contains(">cancelled</a></dt><dd>1</dd>"), "{page}");
+        assert!(page.contains(">Waiting for a courier</a></dt><dd>26</dd>") && page.contains(">Cancelled</a></dt><dd>1</dd>"), "{page}");
         assert!(page.contains("Nothing: no delivery was cancelled by the service today"), "{page}");
         // A courier at the dropoff without the proof needs attention, until
         // the proof is in.
@@ -527,8 +613,9 @@ e2e! {
         // Joining by invitation needs the pre-session token too.
         let invite_url = app.url(&format!("/console/w/{}/members/invite", app.workspace_id));
         let (_, page, _) = get(&victim, &members_url).await;
-        let (status, _, page) = post(&victim, &invite_url, &[("csrf", &csrf(&page)), ("role", "member")]).await;
-        assert_eq!(status, 200, "{page}");
+        let (status, location, page) = post(&victim, &invite_url, &[("csrf", &csrf(&page)), ("role", "member")]).await;
+        assert_eq!(status, 303, "{page}");
+        let page = get(&victim, &location).await.1;
         let start = page.find("/console/invitations/").expect("invitation link");
         let link = app.url(&page[start..start + page[start..].find('<').expect("link end")]);
         let joiner = [("name", "Mallory"), ("email", "mallory@example.com"), ("password", PASSWORD)];
@@ -541,6 +628,117 @@ e2e! {
         let no_account = courier_core::accounts::sessions::sign_in(&app.core, "mallory@example.com", PASSWORD, "test").await;
         assert_eq!(no_account.map(|_| ()).map_err(|e| e.code().as_str()), Err("invalid_credentials"), "no account was made");
         let (status, location, _) = post(&newcomer, &link, &with_token).await;
-        assert_eq!((status, location), (303, app.url("/console/sign-in")));
+        assert_eq!((status, location), (303, app.url(&format!("/console/w/{}/overview", app.workspace_id))), "lands signed in");
+        let (status, page, _) = get(&newcomer, &app.url(&format!("/console/w/{}/overview", app.workspace_id))).await;
+        assert!(status == 200 && page.contains("you joined as member."), "{page}");
+        let (status, page, _) = get(&browser(), &link).await;
+        assert!(status == 404 && page.contains("already used"), "a used link says so: {page}");
+    }
+}
+
+e2e! {
+    async fn every_page_shows_plain_words_for_data_of_every_status(app: TestApp) {
+        use courier::names::PublicName;
+        use courier::v1 as pb;
+        use std::time::Duration;
+        let now = app.clock.now_micros();
+        let owner = NewUser { email: "owner@example.com".into(), name: "Owen Owner".into(), password: PASSWORD.into(), operator: false };
+        let owner_id = accounts::create_user(&app.core.writer, now, owner).await.expect("owner").id;
+        memberships::add(&app.core.writer, now, &app.workspace_id, &owner_id, Role::Owner).await.expect("membership");
+        let operator = NewUser { email: "ops@example.com".into(), name: "Olga Ops".into(), password: PASSWORD.into(), operator: true };
+        accounts::create_user(&app.core.writer, now, operator).await.expect("operator");
+
+        // Test deliveries played out by the simulator, one per ending; live
+        // ones waiting, at the dropoff, delivered and cancelled by the client.
+        let mut test_ids = Vec::new();
+        for scenario in [None, Some("no_courier_found"), Some("courier_cancelled"), Some("pickup_no_show"), Some("delivery_failed")] {
+            let mut body = crate::deliveries::berlin_delivery();
+            if let Some(scenario) = scenario {
+                body["test_scenario"] = serde_json::json!(scenario);
+            }
+            test_ids.push(app.create_delivery(&app.test_key, &body).await["id"].as_str().expect("id").to_owned());
+        }
+        let mut live_ids = Vec::new();
+        for _ in 0..4 {
+            live_ids.push(app.create_delivery(&app.live_key, &crate::deliveries::berlin_delivery()).await["id"].as_str().expect("id").to_owned());
+        }
+        crate::billing::bring_to_dropoff(&app, &live_ids[1]).await;
+        crate::billing::deliver(&app, &live_ids[2]).await;
+        let cancelled = app.post(&format!("/v1/deliveries/{}/cancel", live_ids[3]), &app.live_key, &serde_json::json!({ "reason": "booked_by_mistake" })).await;
+        assert_eq!(cancelled.status, 200, "{:#}", cancelled.body);
+        for (id, ending) in test_ids.iter().zip(["delivered", "cancelled", "cancelled", "cancelled", "cancelled"]) {
+            app.wait_for_status(&app.test_key, id, ending, Duration::from_secs(30)).await;
+        }
+
+        let owner = sign_in(&app, "owner@example.com").await;
+        let base = app.url(&format!("/console/w/{}", app.workspace_id));
+        let shown = |path: String| {
+            let owner = &owner;
+            async move {
+                let (status, page, _) = get(owner, &path).await;
+                assert!(status < 400, "{path}: {status} {page}");
+                page
+            }
+        };
+        shown(app.url("/console")).await;
+        for mode in ["test", "live"] {
+            shown(format!("{base}/overview?mode={mode}")).await;
+            shown(format!("{base}/deliveries?mode={mode}")).await;
+            for (_, status) in pb::DeliveryStatus::NAMES {
+                shown(format!("{base}/deliveries?mode={mode}&status={status}")).await;
+            }
+            for (_, event_type) in pb::EventType::NAMES {
+                let page = shown(format!("{base}/events?mode={mode}&type={event_type}")).await;
+                if let Some(event) = page.split("/events/evt_").nth(1).and_then(|rest| rest.split('?').next()) {
+                    shown(format!("{base}/events/evt_{event}?mode={mode}")).await;
+                }
+            }
+            shown(format!("{base}/keys?mode={mode}")).await;
+            shown(format!("{base}/webhooks?mode={mode}")).await;
+        }
+        for id in &test_ids {
+            let page = shown(format!("{base}/deliveries/{id}?mode=test")).await;
+            assert!(page.contains("class=\"now\""), "{page}");
+        }
+        for id in &live_ids {
+            shown(format!("{base}/deliveries/{id}?mode=live")).await;
+        }
+        let page = shown(format!("{base}/deliveries/{}?mode=test", test_ids[0])).await;
+        assert!(visible_text(&page).contains("Proof of delivery received"), "the timeline in words: {page}");
+        let page = shown(format!("{base}/deliveries/{}?mode=live", live_ids[3])).await;
+        assert!(visible_text(&page).contains("Cancelled by you"), "{page}");
+        shown(format!("{base}/deliveries/new")).await;
+        shown(format!("{base}/members")).await;
+        shown(format!("{base}/billing")).await;
+
+        // A webhook endpoint of every event, and its page.
+        let receiver = crate::webhooks::Receiver::start().await;
+        let page = shown(format!("{base}/webhooks?mode=test")).await;
+        let (status, _, page) = post(&owner, &format!("{base}/webhooks?mode=test"), &[("csrf", &csrf(&page)), ("url", &receiver.url)]).await;
+        assert!(status == 200 || status == 303, "{page}");
+        let endpoints = app.get("/v1/webhooks", &app.test_key).await.body;
+        let endpoint = endpoints["webhooks"][0]["id"].as_str().expect("an endpoint").to_owned();
+        shown(format!("{base}/webhooks/{endpoint}?mode=test")).await;
+
+        // A fleet's board and an order moved once on it.
+        let (fleet, fleet_key) = crate::fleet::fleet(&app, true).await;
+        memberships::add(&app.core.writer, now, &fleet, &owner_id, Role::Owner).await.expect("membership");
+        let order = crate::fleet::create(&app, &fleet_key, &crate::fleet::full_order()).await;
+        let board = app.url(&format!("/console/w/{fleet}/board"));
+        let page = shown(board.clone()).await;
+        let order_id = page.split("/board/ord_").nth(1).and_then(|rest| rest.split(['"', '?']).next()).map(|id| format!("ord_{id}")).expect("the order's card");
+        let (status, _, _) = post(&owner, &format!("{board}/{order_id}/move"), &[("csrf", &csrf(&page)), ("status", "courier_assigned")]).await;
+        assert_eq!(status, 303);
+        let page = shown(format!("{board}/{order_id}")).await;
+        assert!(visible_text(&page).contains("Waiting for a courier → Courier assigned by owner@example.com"), "{page}");
+        assert!(order["id"].is_string());
+        shown(app.url(&format!("/console/w/{fleet}/overview?mode=live"))).await;
+
+        // The back office.
+        let operator = sign_in(&app, "ops@example.com").await;
+        for path in ["/console/ops".to_owned(), "/console/ops/audit".to_owned(), format!("/console/ops/w/{}", app.workspace_id), format!("/console/ops/w/{fleet}")] {
+            let (status, page, _) = get(&operator, &app.url(&path)).await;
+            assert_eq!(status, 200, "{path}: {page}");
+        }
     }
 }

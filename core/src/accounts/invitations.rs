@@ -8,6 +8,7 @@ use super::{NewUser, User, sessions};
 use crate::access::{Granted, act};
 use crate::secrets::sha256_hex;
 use crate::{Core, CoreError, CoreResult, audit, db, ids, workspaces};
+use courier::errors::ErrorCode;
 use sea_orm::sea_query::Expr;
 use sea_orm::{ActiveModelTrait, ActiveValue::Set, ColumnTrait, EntityTrait, QueryFilter};
 
@@ -88,7 +89,8 @@ pub async fn create(
 }
 
 /// The open invitation of `token`; `404 not_found` when unknown, used or
-/// expired.
+/// expired, saying which, so that the person holding the link knows to ask
+/// for a new one.
 pub async fn get(core: &Core, token: &str) -> CoreResult<Invitation> {
     let row = open(core, token).await?;
     let workspace = workspaces::get(&core.db, &row.workspace_id).await?;
@@ -149,9 +151,21 @@ pub async fn accept(core: &Core, token: &str, joiner: Joiner) -> CoreResult<User
 
 async fn open(core: &Core, token: &str) -> CoreResult<entity::Model> {
     let now = core.clock.now_micros();
-    entity::Entity::find_by_id(sha256_hex(token.as_bytes()))
+    let row = entity::Entity::find_by_id(sha256_hex(token.as_bytes()))
         .one(&core.db)
         .await?
-        .filter(|row| row.accepted_at.is_none() && now < row.expires_at)
-        .ok_or_else(|| CoreError::not_found("invitation"))
+        .ok_or_else(|| CoreError::not_found("invitation"))?;
+    if row.accepted_at.is_some() {
+        return Err(CoreError::new(
+            ErrorCode::NotFound,
+            "This invitation link was already used: it works once. Ask the workspace's owner for a new one.",
+        ));
+    }
+    if now >= row.expires_at {
+        return Err(CoreError::new(
+            ErrorCode::NotFound,
+            "This invitation link has expired: it works for 7 days. Ask the workspace's owner for a new one.",
+        ));
+    }
+    Ok(row)
 }

@@ -48,9 +48,6 @@ pub mod entity {
     impl ActiveModelBehavior for ActiveModel {}
 }
 
-/// The shortest and longest password accepted.
-pub const PASSWORD_CHARS: (usize, usize) = (10, 200);
-
 /// A person who signs in to the console.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct User {
@@ -75,7 +72,7 @@ pub async fn create_user(db: &impl ConnectionTrait, now: i64, new: NewUser) -> C
     let email = normalized_email(&new.email)?;
     let name = new.name.trim();
     validate::text_length("name", name, 1, 200)?;
-    let password_hash = hash_password(new.password).await?;
+    let password_hash = hash_password(&new.password, &[name, &email]).await?;
     let taken = || CoreError::at(ErrorCode::Conflict, "email", "A user with this email already exists.");
     if find_by_email(db, &email).await?.is_some() {
         return Err(taken());
@@ -167,7 +164,9 @@ pub(crate) async fn get_many(db: &impl ConnectionTrait, ids: Vec<String>) -> Cor
 
 /// Changes a user's password once the current one is confirmed.
 pub(crate) async fn set_password(db: &impl ConnectionTrait, now: i64, user_id: &str, password: &str) -> CoreResult<()> {
-    let password_hash = hash_password(password.to_owned()).await?;
+    let user = entity::Entity::find_by_id(user_id).one(db).await?;
+    let context: Vec<&str> = user.iter().flat_map(|u| [u.name.as_str(), u.email.as_str()]).collect();
+    let password_hash = hash_password(password, &context).await?;
     entity::ActiveModel {
         id: Set(user_id.to_owned()),
         password_hash: Set(password_hash),
@@ -186,17 +185,12 @@ fn normalized_email(email: &str) -> CoreResult<String> {
     Ok(email)
 }
 
-/// The argon2id hash of `password` (10 to 200 characters), by `passwords`.
-async fn hash_password(password: String) -> CoreResult<String> {
-    let (min, max) = PASSWORD_CHARS;
-    let chars = password.chars().count();
-    if chars < min || chars > max {
-        return Err(CoreError::invalid(
-            "password",
-            format!("password must be {min} to {max} characters."),
-        ));
-    }
-    passwords::hash(&password).await
+/// The argon2id hash of `password`, once it passes the rule that couriers'
+/// passwords pass too (`passwords::check`: length, not common, not the
+/// user's own `context` words).
+async fn hash_password(password: &str, context: &[&str]) -> CoreResult<String> {
+    passwords::check(password, context)?;
+    passwords::hash(password).await
 }
 
 /// Whether `password` matches the stored `hash` (`None`: the email is
@@ -221,7 +215,7 @@ mod tests {
 
     #[tokio::test]
     async fn passwords_hash_with_argon2id_and_verify() {
-        let hash_of = |password: &str| hash_password(password.to_owned());
+        let hash_of = |password: &str| hash_password(password, &[]);
         let verify = |password: &str, hash: &str| verify_password(password.to_owned(), Some(hash.to_owned()));
         let hash = hash_of("correct horse battery").await.expect("hash");
         assert!(hash.starts_with("$argon2id$"), "{hash}");
@@ -229,6 +223,14 @@ mod tests {
         assert!(!verify("correct horse battery!", &hash).await.expect("verified"));
         assert_ne!(hash, hash_of("correct horse battery").await.expect("hash"), "salted");
         assert!(hash_of("short").await.is_err());
+        assert!(hash_of("password1234").await.is_err(), "a common one");
+        assert!(hash_of("ada.lovelace").await.is_ok());
+        assert!(
+            hash_password("lovelace2026", &["Ada Lovelace", "ada@example.com"])
+                .await
+                .is_err(),
+            "their name"
+        );
         assert!(!verify("anything", "not a hash").await.expect("verified"));
         assert!(
             !verify_password("anything".into(), None).await.expect("verified"),

@@ -12,6 +12,7 @@ mod browser;
 mod compose;
 mod console_accounts;
 mod console_browser;
+mod console_couriers;
 mod console_pages;
 mod courier_app_browser;
 mod courier_app_pages;

@@ -19,6 +19,7 @@ use courier::names::PublicName;
 use courier::v1 as pb;
 
 use crate::ConsoleState;
+use crate::couriers::Drivers;
 use crate::deliveries::when;
 use crate::page::{Layout, Signed, failure, field, fields, render};
 
@@ -37,6 +38,11 @@ pub(crate) struct Card {
     created_at: String,
     /// `(status, button label)` for every move the core allows now.
     moves: Vec<(&'static str, String)>,
+    /// The driver who holds the order, by name.
+    driver: Option<String>,
+    /// The order may be given to a driver (pending, or assigned and not yet
+    /// picked up: the core has the last word).
+    assignable: bool,
 }
 
 #[derive(PartialEq)]
@@ -56,9 +62,11 @@ pub(crate) struct Columns {
     workspace_id: String,
     csrf: String,
     manages: bool,
+    /// The fleet's active drivers `(id, name)`, offered by the assign form.
+    drivers: Vec<(String, String)>,
 }
 
-fn card(order: &ipb::BoardOrder) -> Card {
+fn card(order: &ipb::BoardOrder, drivers: &Drivers) -> Card {
     let address = |w: &Option<pb::Waypoint>| w.as_ref().map(|w| w.address.clone()).unwrap_or_default();
     Card {
         order_id: order.order_id.clone(),
@@ -79,6 +87,11 @@ fn card(order: &ipb::BoardOrder) -> Card {
                 Some((name, label))
             })
             .collect(),
+        driver: drivers.holding(&order.order_id),
+        assignable: matches!(
+            order.status(),
+            pb::DeliveryStatus::Pending | pb::DeliveryStatus::CourierAssigned
+        ),
     }
 }
 
@@ -88,6 +101,7 @@ async fn columns(
     workspace: &str,
     manages: bool,
 ) -> Result<Columns, tonic::Status> {
+    let drivers = Drivers::of(state, signed, workspace).await?;
     let mut columns = Vec::new();
     for (status, name) in pb::DeliveryStatus::NAMES {
         let request = signed.request(
@@ -103,7 +117,7 @@ async fn columns(
         let answer = state.dispatch.clone().list_board_orders(request).await?.into_inner();
         columns.push(Column {
             status: name,
-            cards: answer.orders.iter().map(card).collect(),
+            cards: answer.orders.iter().map(|order| card(order, &drivers)).collect(),
             more: !answer.next_page_token.is_empty(),
         });
     }
@@ -113,6 +127,7 @@ async fn columns(
         workspace_id: workspace.to_owned(),
         csrf: signed.session.csrf_token.clone(),
         manages,
+        drivers: drivers.active,
     })
 }
 
@@ -232,6 +247,39 @@ pub(crate) async fn move_order(
     }
 }
 
+/// Gives an order to one of the fleet's drivers (`DispatchService.AssignJob`),
+/// then shows the board again (with the core's refusal: a busy driver, a
+/// vehicle that cannot carry it, an order past its pickup).
+pub(crate) async fn assign_order(
+    State(state): State<ConsoleState>,
+    signed: Signed,
+    Path((workspace, order)): Path<(String, String)>,
+    body: Bytes,
+) -> Response {
+    let form = fields(&body);
+    let message = ipb::AssignJobRequest {
+        job_id: order,
+        courier_id: field(&form, "courier_id").to_owned(),
+    };
+    match state
+        .dispatch
+        .clone()
+        .assign_job(signed.request(message, Some(field(&form, "csrf"))))
+        .await
+    {
+        Ok(_) => Redirect::to(&format!("{}/w/{workspace}/board", state.root)).into_response(),
+        Err(status)
+            if matches!(
+                status.code(),
+                tonic::Code::FailedPrecondition | tonic::Code::InvalidArgument
+            ) =>
+        {
+            board_view(&state, &signed, &workspace, Some(status.message().to_owned())).await
+        }
+        Err(status) => failure(&state, &status),
+    }
+}
+
 #[derive(Template)]
 #[template(path = "board_order.html")]
 pub(crate) struct OrderPage {
@@ -284,6 +332,10 @@ pub(crate) async fn order_page(
     let mut layout = signed.layout(&state, &format!("Order {}", order.order_id), Some(&workspace), "live");
     layout.section = "board";
     let manages = layout.workspace.as_ref().is_some_and(|w| w.manages);
+    let drivers = match Drivers::of(&state, &signed, &workspace).await {
+        Ok(drivers) => drivers,
+        Err(status) => return failure(&state, &status),
+    };
     let customer = order.customer.clone().unwrap_or_default();
     let requested_pickup = [
         order.requested_pickup_date.as_deref(),
@@ -298,7 +350,7 @@ pub(crate) async fn order_page(
         OrderPage {
             layout,
             workspace_id: workspace,
-            card: card(&order),
+            card: card(&order, &drivers),
             status: order.status().public_name().unwrap_or("unknown"),
             customer_contact: [Some(customer.phone.as_str()), customer.email.as_deref()]
                 .into_iter()

@@ -31,6 +31,58 @@ const FORM_FIELDS: [&str; 8] = [
     "vehicle.license_plate",
 ];
 
+/// A fleet's drivers as the dispatch board shows them: who holds which
+/// order, and the active drivers an order may be given to.
+pub(crate) struct Drivers {
+    /// `(order id, driver's name)`.
+    holders: Vec<(String, String)>,
+    /// `(courier id, name)` of the active drivers.
+    pub(crate) active: Vec<(String, String)>,
+}
+
+impl Drivers {
+    /// Every driver of `workspace` (page by page).
+    pub(crate) async fn of(state: &ConsoleState, signed: &Signed, workspace: &str) -> Result<Drivers, tonic::Status> {
+        let mut drivers = Drivers {
+            holders: Vec::new(),
+            active: Vec::new(),
+        };
+        let mut page_token = String::new();
+        loop {
+            let request = signed.request(
+                ipb::ListCouriersRequest {
+                    workspace_id: workspace.to_owned(),
+                    page_size: 100,
+                    page_token,
+                },
+                Some(&signed.session.csrf_token),
+            );
+            let answer = state.couriers.clone().list_couriers(request).await?.into_inner();
+            for summary in answer.couriers {
+                let courier = summary.courier.unwrap_or_default();
+                if let Some(job) = summary.current_job_id {
+                    drivers.holders.push((job, courier.name.clone()));
+                }
+                if courier.status() == apb::CourierStatus::Active {
+                    drivers.active.push((courier.id, courier.name));
+                }
+            }
+            if answer.next_page_token.is_empty() {
+                return Ok(drivers);
+            }
+            page_token = answer.next_page_token;
+        }
+    }
+
+    /// The name of the driver holding `order_id`.
+    pub(crate) fn holding(&self, order_id: &str) -> Option<String> {
+        self.holders
+            .iter()
+            .find(|(job, _)| job == order_id)
+            .map(|(_, name)| name.clone())
+    }
+}
+
 /// Whose couriers a page shows: a fleet's drivers, or the platform's
 /// couriers (no workspace).
 pub(crate) struct Fleet {
@@ -400,9 +452,11 @@ pub(crate) struct Trail {
     points: usize,
 }
 
-fn trail_of(job: &apb::Job, trail: &[apb::Position]) -> Trail {
+/// `last_position`: where the courier is when no position of the job's
+/// trail is written yet.
+fn trail_of(job: &apb::Job, trail: &[apb::Position], last_position: Option<&apb::Position>) -> Trail {
     let mut route: Vec<(f64, f64)> = trail.iter().map(|p| (p.latitude, p.longitude)).collect();
-    let last = route.pop();
+    let last = route.pop().or_else(|| last_position.map(|p| (p.latitude, p.longitude)));
     let stops: Vec<(f64, f64)> = [job.pickup.as_ref(), job.dropoff.as_ref()]
         .into_iter()
         .flatten()
@@ -508,7 +562,10 @@ async fn courier_view(
                 .map_or_else(|| "never".to_owned(), |p| age(p.recorded_at.as_ref(), now)),
             vehicle: vehicle_text(courier.vehicle.as_ref()),
             current: summary.current_job.as_ref().map(JobRow::of),
-            trail: summary.current_job.as_ref().map(|job| trail_of(job, &answer.trail)),
+            trail: summary
+                .current_job
+                .as_ref()
+                .map(|job| trail_of(job, &answer.trail, courier.last_position.as_ref())),
             recent: answer.recent_jobs.iter().map(JobRow::of).collect(),
             manages,
             form,

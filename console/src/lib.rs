@@ -170,6 +170,7 @@ pub fn router(state: ConsoleState) -> Router {
         .route("/w/{workspace}/board/live", get(board::live))
         .route("/w/{workspace}/board/{order}", get(board::order_page))
         .route("/w/{workspace}/board/{order}/move", post(board::move_order))
+        .route("/w/{workspace}/board/{order}/assign", post(board::assign_order))
         .route("/w/{workspace}/billing", get(billing::page))
         .route(
             "/w/{workspace}/billing/statements/{statement}",

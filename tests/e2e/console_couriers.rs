@@ -45,7 +45,7 @@ fn courier_id_named(page: &str, name: &str) -> String {
 
 e2e! {
     async fn a_fleet_admin_invites_edits_and_suspends_a_driver_members_only_read(app: TestApp) {
-        let (fleet, _) = crate::fleet::fleet(&app, true).await;
+        let (fleet, key) = crate::fleet::fleet(&app, true).await;
         console_user(&app, "admin@example.com", Some((&fleet, Role::Admin))).await;
         console_user(&app, "member@example.com", Some((&fleet, Role::Member))).await;
         let admin = sign_in(&app, "admin@example.com").await;
@@ -147,6 +147,16 @@ e2e! {
         assert_eq!(status, 403, "{page}");
         let (status, _, _) = post(&member, &format!("{driver_page}/status"), &[("csrf", &member_token), ("status", "suspended")]).await;
         assert_eq!(status, 403);
+        // ... nor may a member put a board order on a driver: no control, and a forged post refused.
+        let order = crate::fleet::create(&app, &key, &crate::fleet::minimal_order()).await;
+        let order_id = order["order_id"].as_str().expect("order id");
+        let (_, board, _) = get(&member, &app.url(&format!("/console/w/{fleet}/board"))).await;
+        assert!(board.contains(order_id) && !board.contains("/assign\""), "{board}");
+        let assign = app.url(&format!("/console/w/{fleet}/board/{order_id}/assign"));
+        let (status, _, _) = post(&member, &assign, &[("csrf", &member_token), ("courier_id", &courier_id)]).await;
+        assert_eq!(status, 403);
+        let (_, board, _) = get(&admin, &app.url(&format!("/console/w/{fleet}/board"))).await;
+        assert!(board.contains(&format!("/board/{order_id}/assign\"")) && !board.contains("Driver: Dara Driver"), "{board}");
         let listed = couriers(&app).await.list_couriers(app.admin_request(ipb::ListCouriersRequest {
             workspace_id: fleet.clone(), page_size: 0, page_token: String::new(),
         })).await.expect("list").into_inner().couriers;

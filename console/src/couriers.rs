@@ -38,6 +38,8 @@ pub(crate) struct Drivers {
     holders: Vec<(String, String)>,
     /// `(courier id, name)` of the active drivers.
     pub(crate) active: Vec<(String, String)>,
+    /// How many are online.
+    pub(crate) online: usize,
 }
 
 impl Drivers {
@@ -46,6 +48,7 @@ impl Drivers {
         let mut drivers = Drivers {
             holders: Vec::new(),
             active: Vec::new(),
+            online: 0,
         };
         let mut page_token = String::new();
         loop {
@@ -62,6 +65,9 @@ impl Drivers {
                 let courier = summary.courier.unwrap_or_default();
                 if let Some(job) = summary.current_job_id {
                     drivers.holders.push((job, courier.name.clone()));
+                }
+                if availability(&courier) == "online" {
+                    drivers.online += 1;
                 }
                 if courier.status() == apb::CourierStatus::Active {
                     drivers.active.push((courier.id, courier.name));
@@ -81,6 +87,91 @@ impl Drivers {
             .find(|(job, _)| job == order_id)
             .map(|(_, name)| name.clone())
     }
+}
+
+/// A job waits too long for a courier after this.
+const WAITING_TOO_LONG: chrono::TimeDelta = chrono::TimeDelta::minutes(5);
+
+/// A job that has waited for a courier too long, for the overview.
+pub(crate) struct Waiting {
+    /// The job's page in the console.
+    pub(crate) link: String,
+    pub(crate) id: String,
+    pub(crate) since: String,
+}
+
+/// What the overview's "Needs attention" says of dispatch: a fleet's
+/// drivers online (`None` for a business workspace, whose deliveries
+/// platform couriers carry), and the jobs waiting for a courier for more
+/// than five minutes (a fleet's pending board orders, a business
+/// workspace's pending deliveries of `mode`), oldest first.
+pub(crate) async fn dispatch_attention(
+    state: &ConsoleState,
+    signed: &Signed,
+    workspace: &str,
+    fleet: bool,
+    mode: &str,
+) -> Result<(Option<usize>, Vec<Waiting>), tonic::Status> {
+    let before = chrono::Utc::now() - WAITING_TOO_LONG;
+    let waited_too_long =
+        |at: Option<&prost_types::Timestamp>| at.and_then(courier::time::from_proto).is_some_and(|at| at < before);
+    if fleet {
+        let drivers = Drivers::of(state, signed, workspace).await?;
+        let request = signed.request(
+            ipb::ListBoardOrdersRequest {
+                workspace_id: workspace.to_owned(),
+                status: pb::DeliveryStatus::Pending as i32,
+                page_size: 20,
+                ..Default::default()
+            },
+            None,
+        );
+        let orders = state
+            .dispatch
+            .clone()
+            .list_board_orders(request)
+            .await?
+            .into_inner()
+            .orders;
+        let waiting = orders
+            .iter()
+            .filter(|o| waited_too_long(o.created_at.as_ref()))
+            .map(|o| Waiting {
+                link: format!("{}/w/{workspace}/board/{}", state.root, o.order_id),
+                id: o.reference.clone().unwrap_or_else(|| o.order_id.clone()),
+                since: when(o.created_at.as_ref()),
+            })
+            .collect();
+        return Ok((Some(drivers.online), waiting));
+    }
+    let request = signed.acting(
+        pb::ListDeliveriesRequest {
+            page_size: Some(20),
+            status: pb::DeliveryStatus::Pending as i32,
+            created_before: Some(courier::time::to_proto(before)),
+            ..Default::default()
+        },
+        workspace,
+        mode,
+        None,
+    );
+    let deliveries = state
+        .deliveries
+        .clone()
+        .list_deliveries(request)
+        .await?
+        .into_inner()
+        .deliveries;
+    let mut waiting: Vec<Waiting> = deliveries
+        .iter()
+        .map(|d| Waiting {
+            link: format!("{}/w/{workspace}/deliveries/{}?mode={mode}", state.root, d.id),
+            id: d.id.clone(),
+            since: when(d.created_at.as_ref()),
+        })
+        .collect();
+    waiting.reverse();
+    Ok((None, waiting))
 }
 
 /// Whose couriers a page shows: a fleet's drivers, or the platform's

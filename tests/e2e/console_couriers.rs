@@ -8,6 +8,7 @@ use courier::app::v1 as apb;
 use courier::internal::v1 as ipb;
 use courier_core::accounts::memberships::{self, Role};
 use courier_core::accounts::{self, NewUser};
+use sea_orm::ConnectionTrait;
 
 use crate::console_pages::{PASSWORD, csrf, get, post, sign_in};
 use crate::couriers::{app_client, at, couriers};
@@ -95,6 +96,20 @@ e2e! {
         let (_, page, _) = get(&admin, &drivers).await;
         assert!(page.contains("status-online\">online") && page.contains(" s ago</td>"), "{page}");
         assert!(page.contains("cargo_bike · Urban Arrow, green"), "{page}");
+
+        // The overview counts the driver online, and names the order once
+        // it has waited for a driver more than five minutes.
+        let overview = app.url(&format!("/console/w/{fleet}/overview"));
+        let (_, page, _) = get(&admin, &overview).await;
+        assert!(page.contains("1 driver online</a>") && !page.contains("waiting for a courier since"), "{page}");
+        let old = crate::fleet::create(&app, &key, &crate::fleet::minimal_order()).await;
+        let old_id = old["order_id"].as_str().expect("order id");
+        app.core.writer.execute_unprepared(&format!(
+            "UPDATE fleet_orders SET created_at = created_at - 360000000 WHERE order_id = '{old_id}'"
+        )).await.expect("an order placed six minutes ago");
+        let (_, page, _) = get(&admin, &overview).await;
+        assert!(page.contains(&format!("<code>{old_id}</code></a> waiting for a courier since")), "{page}");
+
 
         // The driver's page: the vehicle edited, then suspended and reactivated.
         let driver_page = format!("{drivers}/{courier_id}");

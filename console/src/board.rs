@@ -137,6 +137,8 @@ pub(crate) struct BoardPage {
     layout: Layout,
     workspace_id: String,
     columns: Columns,
+    /// The fleet's "assign automatically" setting.
+    auto_dispatch: bool,
 }
 
 async fn board_view(state: &ConsoleState, signed: &Signed, workspace: &str, error: Option<String>) -> Response {
@@ -145,6 +147,10 @@ async fn board_view(state: &ConsoleState, signed: &Signed, workspace: &str, erro
     let manages = layout.workspace.as_ref().is_some_and(|w| w.manages);
     let columns = match columns(state, signed, workspace, manages).await {
         Ok(columns) => columns,
+        Err(status) => return failure(state, &status),
+    };
+    let auto_dispatch = match crate::couriers::auto_dispatch(state, signed, workspace).await {
+        Ok(on) => on,
         Err(status) => return failure(state, &status),
     };
     let status = if error.is_some() {
@@ -158,6 +164,7 @@ async fn board_view(state: &ConsoleState, signed: &Signed, workspace: &str, erro
             layout,
             workspace_id: workspace.to_owned(),
             columns,
+            auto_dispatch,
         },
         status,
     )

@@ -89,6 +89,40 @@ impl Drivers {
     }
 }
 
+/// Whether automatic dispatch offers fleet `workspace`'s board orders to
+/// its drivers.
+pub(crate) async fn auto_dispatch(
+    state: &ConsoleState,
+    signed: &Signed,
+    workspace: &str,
+) -> Result<bool, tonic::Status> {
+    let request = signed.request(
+        ipb::GetFleetSettingsRequest {
+            workspace_id: workspace.to_owned(),
+        },
+        Some(&signed.session.csrf_token),
+    );
+    let answer = state.dispatch.clone().get_fleet_settings(request).await?.into_inner();
+    Ok(answer.settings.is_some_and(|s| s.auto_dispatch))
+}
+
+/// The board's "assign automatically" form: the fleet's setting changed
+/// through the core, then the board again.
+async fn update_fleet_settings(state: ConsoleState, signed: Signed, workspace: String, body: Bytes) -> Response {
+    let form = fields(&body);
+    let message = ipb::UpdateFleetSettingsRequest {
+        settings: Some(ipb::FleetSettings {
+            workspace_id: workspace.clone(),
+            auto_dispatch: field(&form, "auto_dispatch") == "on",
+        }),
+    };
+    let request = signed.request(message, Some(field(&form, "csrf")));
+    match state.dispatch.clone().update_fleet_settings(request).await {
+        Ok(_) => Redirect::to(&format!("{}/w/{workspace}/board", state.root)).into_response(),
+        Err(status) => failure(&state, &status),
+    }
+}
+
 /// A job waits too long for a courier after this.
 const WAITING_TOO_LONG: chrono::TimeDelta = chrono::TimeDelta::minutes(5);
 
@@ -818,6 +852,15 @@ pub(crate) mod routes {
         body: Bytes,
     ) -> Response {
         super::new_invitation(state, signed, fleet(workspace), courier, body).await
+    }
+
+    pub(crate) async fn fleet_settings(
+        State(state): State<ConsoleState>,
+        signed: Signed,
+        Path(workspace): Path<String>,
+        body: Bytes,
+    ) -> Response {
+        super::update_fleet_settings(state, signed, workspace, body).await
     }
 
     pub(crate) async fn platform(

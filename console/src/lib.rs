@@ -168,6 +168,7 @@ pub fn router(state: ConsoleState) -> Router {
         .route("/w/{workspace}/overview", get(overview::page))
         .route("/w/{workspace}/board", get(board::page))
         .route("/w/{workspace}/board/live", get(board::live))
+        .route("/w/{workspace}/board/settings", post(couriers::routes::fleet_settings))
         .route("/w/{workspace}/board/{order}", get(board::order_page))
         .route("/w/{workspace}/board/{order}/move", post(board::move_order))
         .route("/w/{workspace}/board/{order}/assign", post(board::assign_order))

@@ -172,6 +172,21 @@ e2e! {
         assert_eq!(status, 403);
         let (_, board, _) = get(&admin, &app.url(&format!("/console/w/{fleet}/board"))).await;
         assert!(board.contains(&format!("/board/{order_id}/assign\"")) && !board.contains("Driver: Dara Driver"), "{board}");
+
+        // The fleet's "assign automatically": owners and admins turn it on; a member reads it and cannot change it.
+        assert!(board.contains("id=\"auto-dispatch\" name=\"auto_dispatch\">"), "off by default: {board}");
+        let settings = app.url(&format!("/console/w/{fleet}/board/settings"));
+        let (status, _, _) = post(&admin, &settings, &[("csrf", &token), ("auto_dispatch", "on")]).await;
+        assert_eq!(status, 303);
+        let (_, board, _) = get(&admin, &app.url(&format!("/console/w/{fleet}/board"))).await;
+        assert!(board.contains("name=\"auto_dispatch\" checked>"), "{board}");
+        let (_, board, _) = get(&member, &app.url(&format!("/console/w/{fleet}/board"))).await;
+        assert!(board.contains("offered to drivers automatically") && !board.contains("/board/settings"), "{board}");
+        let (status, _, _) = post(&member, &settings, &[("csrf", &member_token)]).await;
+        assert_eq!(status, 403);
+        let read = app.dispatch().await.get_fleet_settings(app.dispatch_request(ipb::GetFleetSettingsRequest { workspace_id: fleet.clone() }))
+            .await.expect("settings").into_inner().settings.expect("settings");
+        assert!(read.auto_dispatch, "the member's post changed nothing");
         let listed = couriers(&app).await.list_couriers(app.admin_request(ipb::ListCouriersRequest {
             workspace_id: fleet.clone(), page_size: 0, page_token: String::new(),
         })).await.expect("list").into_inner().couriers;

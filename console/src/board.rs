@@ -19,6 +19,7 @@ use courier::names::PublicName;
 use courier::v1 as pb;
 
 use crate::ConsoleState;
+use crate::couriers::Drivers;
 use crate::deliveries::when;
 use crate::flash::Flash;
 use crate::labels;
@@ -43,6 +44,11 @@ pub(crate) struct Card {
     notes: String,
     /// `(status, button label)` for every move the core allows now.
     moves: Vec<(&'static str, String)>,
+    /// The driver who holds the order, by name.
+    driver: Option<String>,
+    /// The order may be given to a driver (pending, or assigned and not yet
+    /// picked up: the core has the last word).
+    assignable: bool,
 }
 
 #[derive(PartialEq)]
@@ -64,9 +70,11 @@ pub(crate) struct Columns {
     manages: bool,
     /// The mode of the user's links, kept.
     mode: &'static str,
+    /// The fleet's active drivers `(id, name)`, offered by the assign form.
+    drivers: Vec<(String, String)>,
 }
 
-fn card(order: &ipb::BoardOrder) -> Card {
+fn card(order: &ipb::BoardOrder, drivers: &Drivers) -> Card {
     let address = |w: &Option<pb::Waypoint>| w.as_ref().map(|w| w.address.clone()).unwrap_or_default();
     Card {
         order_id: order.order_id.clone(),
@@ -90,6 +98,11 @@ fn card(order: &ipb::BoardOrder) -> Card {
                 Some((name, label))
             })
             .collect(),
+        driver: drivers.holding(&order.order_id),
+        assignable: matches!(
+            order.status(),
+            pb::DeliveryStatus::Pending | pb::DeliveryStatus::CourierAssigned
+        ),
     }
 }
 
@@ -112,6 +125,7 @@ async fn columns(
     (workspace, mode): (&str, &'static str),
     manages: bool,
 ) -> Result<Columns, tonic::Status> {
+    let drivers = Drivers::of(state, signed, workspace).await?;
     let mut columns = Vec::new();
     for (status, name) in pb::DeliveryStatus::NAMES {
         let request = signed.request(
@@ -127,7 +141,7 @@ async fn columns(
         let answer = state.dispatch.clone().list_board_orders(request).await?.into_inner();
         columns.push(Column {
             status: name,
-            cards: answer.orders.iter().map(card).collect(),
+            cards: answer.orders.iter().map(|order| card(order, &drivers)).collect(),
             more: !answer.next_page_token.is_empty(),
         });
     }
@@ -138,6 +152,7 @@ async fn columns(
         csrf: signed.session.csrf_token.clone(),
         manages,
         mode,
+        drivers: drivers.active,
     })
 }
 
@@ -147,6 +162,8 @@ pub(crate) struct BoardPage {
     layout: Layout,
     workspace_id: String,
     columns: Columns,
+    /// The fleet's "assign automatically" setting.
+    auto_dispatch: bool,
 }
 
 async fn board_view(
@@ -162,6 +179,10 @@ async fn board_view(
         Ok(columns) => columns,
         Err(status) => return signed.failure(state, &status, workspace),
     };
+    let auto_dispatch = match crate::couriers::auto_dispatch(state, signed, workspace).await {
+        Ok(on) => on,
+        Err(status) => return failure(state, &status),
+    };
     let status = if error.is_some() {
         StatusCode::CONFLICT
     } else {
@@ -173,6 +194,7 @@ async fn board_view(
             layout,
             workspace_id: workspace.to_owned(),
             columns,
+            auto_dispatch,
         },
         status,
     )
@@ -286,6 +308,39 @@ pub(crate) async fn move_order(
     }
 }
 
+/// Gives an order to one of the fleet's drivers (`DispatchService.AssignJob`),
+/// then shows the board again (with the core's refusal: a busy driver, a
+/// vehicle that cannot carry it, an order past its pickup).
+pub(crate) async fn assign_order(
+    State(state): State<ConsoleState>,
+    signed: Signed,
+    Path((workspace, order)): Path<(String, String)>,
+    body: Bytes,
+) -> Response {
+    let form = fields(&body);
+    let message = ipb::AssignJobRequest {
+        job_id: order,
+        courier_id: field(&form, "courier_id").to_owned(),
+    };
+    match state
+        .dispatch
+        .clone()
+        .assign_job(signed.request(message, Some(field(&form, "csrf"))))
+        .await
+    {
+        Ok(_) => Redirect::to(&format!("{}/w/{workspace}/board", state.root)).into_response(),
+        Err(status)
+            if matches!(
+                status.code(),
+                tonic::Code::FailedPrecondition | tonic::Code::InvalidArgument
+            ) =>
+        {
+            board_view(&state, &signed, &workspace, Some(status.message().to_owned())).await
+        }
+        Err(status) => failure(&state, &status),
+    }
+}
+
 #[derive(Template)]
 #[template(path = "board_order.html")]
 pub(crate) struct OrderPage {
@@ -341,12 +396,16 @@ pub(crate) async fn order_page(
     );
     layout.section = "board";
     let manages = layout.workspace.as_ref().is_some_and(|w| w.manages);
+    let drivers = match Drivers::of(&state, &signed, &workspace).await {
+        Ok(drivers) => drivers,
+        Err(status) => return failure(&state, &status),
+    };
     let customer = order.customer.clone().unwrap_or_default();
     render(
         OrderPage {
             layout,
             workspace_id: workspace,
-            card: card(&order),
+            card: card(&order, &drivers),
             status: order.status().public_name().unwrap_or("unknown"),
             customer_contact: [Some(customer.phone.as_str()), customer.email.as_deref()]
                 .into_iter()

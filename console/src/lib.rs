@@ -10,6 +10,7 @@
 
 mod billing;
 mod board;
+mod couriers;
 mod deliveries;
 mod events;
 mod flash;
@@ -31,6 +32,7 @@ use axum::routing::{get, post};
 use courier::internal::v1::admin_service_client::AdminServiceClient;
 use courier::internal::v1::billing_service_client::BillingServiceClient;
 use courier::internal::v1::console_service_client::ConsoleServiceClient;
+use courier::internal::v1::courier_service_client::CourierServiceClient;
 use courier::internal::v1::dispatch_service_client::DispatchServiceClient;
 use courier::v1::delivery_service_client::DeliveryServiceClient;
 use courier::v1::event_service_client::EventServiceClient;
@@ -60,6 +62,9 @@ pub struct ConsoleState {
     admin: AdminServiceClient<Channel>,
     /// The internal dispatch service (a fleet's board), called with the session.
     dispatch: DispatchServiceClient<Channel>,
+    /// The internal courier service (couriers and drivers), called with the
+    /// session.
+    couriers: CourierServiceClient<Channel>,
     /// The public services, called with the session in place of a key.
     webhooks: WebhookServiceClient<Channel>,
     deliveries: DeliveryServiceClient<Channel>,
@@ -85,6 +90,7 @@ impl ConsoleState {
             billing: BillingServiceClient::new(channel.clone()),
             admin: AdminServiceClient::new(channel.clone()),
             dispatch: DispatchServiceClient::new(channel.clone()),
+            couriers: CourierServiceClient::new(channel.clone()),
             webhooks: WebhookServiceClient::new(channel.clone()),
             deliveries: DeliveryServiceClient::new(channel.clone()),
             tracking: TrackingServiceClient::new(channel.clone()),
@@ -129,11 +135,45 @@ pub fn router(state: ConsoleState) -> Router {
             "/ops/w/{workspace}/statements/{statement}/{outcome}",
             post(operators::settle_statement),
         )
+        .route(
+            "/ops/couriers",
+            get(couriers::routes::platform).post(couriers::routes::invite_platform),
+        )
+        .route(
+            "/ops/couriers/{courier}",
+            get(couriers::routes::platform_courier).post(couriers::routes::update_platform),
+        )
+        .route(
+            "/ops/couriers/{courier}/status",
+            post(couriers::routes::platform_status),
+        )
+        .route(
+            "/ops/couriers/{courier}/invitation",
+            post(couriers::routes::platform_invitation),
+        )
+        .route(
+            "/w/{workspace}/couriers",
+            get(couriers::routes::drivers).post(couriers::routes::invite_driver),
+        )
+        .route(
+            "/w/{workspace}/couriers/{courier}",
+            get(couriers::routes::driver).post(couriers::routes::update_driver),
+        )
+        .route(
+            "/w/{workspace}/couriers/{courier}/status",
+            post(couriers::routes::driver_status),
+        )
+        .route(
+            "/w/{workspace}/couriers/{courier}/invitation",
+            post(couriers::routes::driver_invitation),
+        )
         .route("/w/{workspace}/overview", get(overview::page))
         .route("/w/{workspace}/board", get(board::page))
         .route("/w/{workspace}/board/live", get(board::live))
+        .route("/w/{workspace}/board/settings", post(couriers::routes::fleet_settings))
         .route("/w/{workspace}/board/{order}", get(board::order_page))
         .route("/w/{workspace}/board/{order}/move", post(board::move_order))
+        .route("/w/{workspace}/board/{order}/assign", post(board::assign_order))
         .route("/w/{workspace}/billing", get(billing::page))
         .route(
             "/w/{workspace}/billing/statements/{statement}",

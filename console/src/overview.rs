@@ -98,6 +98,10 @@ pub(crate) struct OverviewPage {
     attention: Vec<Attention>,
     /// `None` for members, who do not see webhook endpoints.
     failing: Option<Vec<FailingEndpoint>>,
+    /// A fleet's drivers online (`None` for a business workspace).
+    drivers_online: Option<usize>,
+    /// Jobs waiting for a courier for more than five minutes.
+    waiting: Vec<crate::couriers::Waiting>,
     open_amount: String,
     credit_limit: String,
     used_percent: i64,
@@ -109,7 +113,7 @@ pub(crate) struct OverviewPage {
 
 impl OverviewPage {
     fn all_well(&self) -> bool {
-        self.attention.is_empty() && self.failing.as_ref().is_none_or(Vec::is_empty)
+        self.attention.is_empty() && self.waiting.is_empty() && self.failing.as_ref().is_none_or(Vec::is_empty)
     }
 }
 
@@ -233,6 +237,12 @@ pub(crate) async fn page(
     } else {
         None
     };
+    let fleet = layout.workspace.as_ref().is_some_and(|w| w.fleet);
+    let (drivers_online, waiting) =
+        match crate::couriers::dispatch_attention(&state, &signed, &workspace, fleet, mode).await {
+            Ok(dispatch) => dispatch,
+            Err(status) => return failure(&state, &status),
+        };
     let request = signed.request(
         ipb::GetBillingStateRequest {
             workspace_id: workspace.clone(),
@@ -261,6 +271,8 @@ pub(crate) async fn page(
             counts,
             attention,
             failing,
+            drivers_online,
+            waiting,
             open_amount: money(billing.open_amount_cents, &billing.currency),
             credit_limit: money(limit, &billing.currency),
             used_percent: used_percent(billing.open_amount_cents, limit),

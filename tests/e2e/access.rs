@@ -673,6 +673,16 @@ impl World {
                 courier_id: self.managed_courier.clone(),
             }
             .encode_to_vec(),
+            ("DispatchService", "GetFleetSettings") => {
+                ipb::GetFleetSettingsRequest { workspace_id: w() }.encode_to_vec()
+            }
+            ("DispatchService", "UpdateFleetSettings") => ipb::UpdateFleetSettingsRequest {
+                settings: Some(ipb::FleetSettings {
+                    workspace_id: w(),
+                    auto_dispatch: false,
+                }),
+            }
+            .encode_to_vec(),
             ("CourierService", "InviteCourier") => ipb::InviteCourierRequest {
                 workspace_id: w(),
                 name: "New Driver".into(),

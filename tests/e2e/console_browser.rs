@@ -559,4 +559,70 @@ e2e! {
         }
         browser.close().await;
     }
+
+    async fn a_fleet_admin_invites_a_driver_who_signs_in_and_gets_the_order_assigned_on_the_board(app: TestApp) {
+        use courier::app::v1 as apb;
+        let Some(driver) = Driver::start().await else { return };
+        let (fleet, key) = crate::fleet::fleet(&app, true).await;
+        let now = app.clock.now_micros();
+        let admin = NewUser { email: "fleet-admin@example.com".into(), name: "Ada Admin".into(), password: PASSWORD.into(), operator: false };
+        let admin = accounts::create_user(&app.core.writer, now, admin).await.expect("user");
+        memberships::add(&app.core.writer, now, &fleet, &admin.id, Role::Admin).await.expect("membership");
+        let browser = driver.browser().await;
+        browser.sign_in(&app, "fleet-admin@example.com").await;
+
+        // The invitation, by keyboard-reachable fields; the link shown once.
+        browser.click_to("//nav//a[text()='Drivers']", "#invite-courier").await;
+        browser.fill("#courier-name", "Dara Driver").await;
+        browser.fill("#courier-email", "dara@example.com").await;
+        browser.find("#vehicle-type").await.select_by_value("cargo_bike").await.expect("vehicle type");
+        browser.fill("#vehicle-make", "Urban Arrow").await;
+        browser.click_to("//button[contains(., 'invitation link')]", "#invitation-link").await;
+        let link = browser.text("#invitation-link").await;
+        assert!(link.contains("/courier/join/"), "{link}");
+
+        // The driver joins, signs in, goes online and follows their assignments.
+        let mut client = crate::couriers::app_client(&app).await;
+        client.accept_invitation(apb::AcceptInvitationRequest {
+            token: link.rsplit('/').next().expect("token").into(),
+            password: crate::couriers::PASSWORD.into(),
+        }).await.expect("join");
+        let signed = client.sign_in(apb::SignInRequest {
+            login: "dara@example.com".into(), password: crate::couriers::PASSWORD.into(), client_address: String::new(),
+        }).await.expect("sign in").into_inner();
+        let dara = crate::couriers::App { client, token: signed.session_token, courier: signed.courier.expect("courier") };
+        let mut client = dara.client.clone();
+        client.set_availability(dara.request(apb::SetAvailabilityRequest { availability: apb::Availability::Online as i32 })).await.expect("online");
+        client.report_locations(dara.request(tokio_stream::iter([
+            apb::ReportLocationsRequest { positions: vec![crate::couriers::at(&app, 52.5219, 13.4132)] },
+        ]))).await.expect("positions");
+        let mut stream = client.watch_assignments(dara.request(apb::WatchAssignmentsRequest::default())).await.expect("watch").into_inner();
+        crate::couriers::next(&mut stream).await;
+
+        // An order from the API, given to Dara on the board.
+        let mut order = crate::fleet::minimal_order();
+        order["reference"] = json!("SO-88");
+        crate::fleet::create(&app, &key, &order).await;
+        browser.click_to("//nav//a[text()='Dispatch board']", "#board").await;
+        let card = "//section[@aria-labelledby='column-pending']//article[h3[.='SO-88']]";
+        browser.click(&format!("{card}//select")).await;
+        browser.click_to(&format!("{card}//button[.='Assign']"), "#board").await;
+        let pushed = crate::couriers::next(&mut stream).await;
+        match pushed.update {
+            Some(apb::watch_assignments_response::Update::Job(job)) => {
+                assert_eq!(job.reference.as_deref(), Some("SO-88"));
+                assert_eq!(job.next_move(), apb::JobMove::ArriveAtPickup);
+            }
+            other => panic!("expected the order, got {other:?}"),
+        }
+        let assigned = browser.text("section[aria-labelledby='column-courier_assigned'] article").await;
+        assert!(assigned.contains("Driver: Dara Driver"), "{assigned}");
+
+        // The driver's page shows the order in hand.
+        browser.click_to("//nav//a[text()='Drivers']", "#couriers").await;
+        assert!(browser.text("#couriers").await.contains("Courier assigned"));
+        browser.click_to("//a[text()='Dara Driver']", "#jobs").await;
+        assert!(browser.text("#jobs").await.contains("Courier assigned"));
+        browser.close().await;
+    }
 }

@@ -7,7 +7,7 @@ use courier_core::accounts::{self, NewUser};
 
 use crate::harness::TestApp;
 
-const PASSWORD: &str = "correct horse battery";
+pub const PASSWORD: &str = "correct horse battery";
 
 /// A browser with its own cookie jar that follows no redirects.
 pub fn browser() -> reqwest::Client {
@@ -34,7 +34,7 @@ async fn user(app: &TestApp, email: &str, role: Role) {
 }
 
 /// Posts a form (`application/x-www-form-urlencoded`); status, location and body.
-async fn post(browser: &reqwest::Client, url: &str, form: &[(&str, &str)]) -> (u16, String, String) {
+pub async fn post(browser: &reqwest::Client, url: &str, form: &[(&str, &str)]) -> (u16, String, String) {
     post_from(browser, url, form, &[]).await
 }
 
@@ -69,7 +69,7 @@ pub async fn post_from(
     )
 }
 
-async fn get(browser: &reqwest::Client, url: &str) -> (u16, String, reqwest::header::HeaderMap) {
+pub async fn get(browser: &reqwest::Client, url: &str) -> (u16, String, reqwest::header::HeaderMap) {
     let response = browser.get(url).send().await.expect("get");
     let (status, headers) = (response.status().as_u16(), response.headers().clone());
     let page = response.text().await.expect("body");
@@ -181,7 +181,7 @@ fn assert_local_and_strict(url: &str, page: &str, headers: &reqwest::header::Hea
     }
 }
 
-fn csrf(page: &str) -> String {
+pub fn csrf(page: &str) -> String {
     let start = page.find("name=\"csrf\" value=\"").expect("csrf field") + 19;
     page[start..start + page[start..].find('"').expect("end")].to_owned()
 }
@@ -216,7 +216,7 @@ async fn sign_in_form(app: &TestApp, browser: &reqwest::Client, email: &str, pas
     post(browser, &app.url("/console/sign-in"), &form).await
 }
 
-async fn sign_in(app: &TestApp, email: &str) -> reqwest::Client {
+pub async fn sign_in(app: &TestApp, email: &str) -> reqwest::Client {
     let browser = browser();
     let (status, location, _) = sign_in_form(app, &browser, email, PASSWORD).await;
     assert_eq!((status, location.as_str()), (303, app.url("/console").as_str()));

@@ -50,7 +50,7 @@ pub async fn couriers(app: &TestApp) -> CourierServiceClient<Channel> {
         .expect("courier service")
 }
 
-async fn app_client(app: &TestApp) -> CourierAppServiceClient<Channel> {
+pub async fn app_client(app: &TestApp) -> CourierAppServiceClient<Channel> {
     CourierAppServiceClient::connect(app.grpc_url.clone())
         .await
         .expect("courier app")

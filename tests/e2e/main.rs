@@ -13,6 +13,7 @@ mod cli;
 mod compose;
 mod console_accounts;
 mod console_browser;
+mod console_couriers;
 mod console_pages;
 mod courier_app_browser;
 mod courier_app_pages;

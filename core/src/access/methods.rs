@@ -222,6 +222,14 @@ pub const METHODS: &[Method] = &[
         Action::MoveBoardOrders,
     ),
     change("/courier.internal.v1.DispatchService/AssignJob", Action::AssignJobs),
+    read(
+        "/courier.internal.v1.DispatchService/GetFleetSettings",
+        Action::ReadBoard,
+    ),
+    change(
+        "/courier.internal.v1.DispatchService/UpdateFleetSettings",
+        Action::AssignJobs,
+    ),
     change(
         "/courier.internal.v1.CourierService/InviteCourier",
         Action::ManageCouriers,

@@ -15,7 +15,7 @@ use crate::dispatch::{self, LocationReport, Mover};
 use crate::fleet::{self, FleetOrder};
 use crate::jobs::{self, Work};
 use crate::proofs::{Checkpoint, ProofSubmission};
-use crate::{Core, CoreError, CoreResult};
+use crate::{Core, CoreError, CoreResult, workspaces};
 
 pub struct DispatchApi(pub Core);
 
@@ -300,5 +300,38 @@ impl DispatchService for DispatchApi {
         Ok(Response::new(ipb::AssignJobResponse {
             job: Some(job_out(&job)),
         }))
+    }
+
+    async fn get_fleet_settings(
+        &self,
+        request: Request<ipb::GetFleetSettingsRequest>,
+    ) -> Result<Response<ipb::GetFleetSettingsResponse>, Status> {
+        let workspace_id = &request.get_ref().workspace_id;
+        caller::grant::<act::ReadBoard, _>(&self.0, &request, Some(workspace_id), "workspace").await?;
+        let workspace = workspaces::get(&self.0.db, workspace_id).await?;
+        Ok(Response::new(ipb::GetFleetSettingsResponse {
+            settings: Some(fleet_settings_out(&workspace)),
+        }))
+    }
+
+    async fn update_fleet_settings(
+        &self,
+        request: Request<ipb::UpdateFleetSettingsRequest>,
+    ) -> Result<Response<ipb::UpdateFleetSettingsResponse>, Status> {
+        let settings = required(request.get_ref().settings.clone(), "settings")?;
+        let granted =
+            caller::grant::<act::AssignJobs, _>(&self.0, &request, Some(&settings.workspace_id), "workspace").await?;
+        let workspace =
+            workspaces::set_auto_dispatch(&self.0, &granted, &settings.workspace_id, settings.auto_dispatch).await?;
+        Ok(Response::new(ipb::UpdateFleetSettingsResponse {
+            settings: Some(fleet_settings_out(&workspace)),
+        }))
+    }
+}
+
+fn fleet_settings_out(workspace: &workspaces::Workspace) -> ipb::FleetSettings {
+    ipb::FleetSettings {
+        workspace_id: workspace.id.clone(),
+        auto_dispatch: workspace.plan.auto_dispatch,
     }
 }

@@ -274,6 +274,33 @@ pub async fn update_plan(
     committed(core, tx, model).await
 }
 
+/// Turns automatic dispatch of fleet `id`'s board orders on or off (its
+/// owners and admins, as they assign by hand), with its audit entry; a
+/// business workspace's deliveries are the platform's to dispatch.
+pub async fn set_auto_dispatch(
+    core: &Core,
+    granted: &Granted<act::AssignJobs>,
+    id: &str,
+    auto_dispatch: bool,
+) -> CoreResult<Workspace> {
+    if get(&core.db, id).await?.kind != WorkspaceKind::Fleet {
+        return Err(CoreError::invalid(
+            "settings.workspace_id",
+            "Only a fleet workspace dispatches board orders to its drivers.",
+        ));
+    }
+    let row = entity::ActiveModel {
+        id: Set(id.to_owned()),
+        auto_dispatch: Set(auto_dispatch),
+        ..Default::default()
+    };
+    let (tx, model) = write(core, id, row).await?;
+    granted
+        .record(core, &*tx, change("workspace.auto_dispatch", id))
+        .await?;
+    committed(core, tx, model).await
+}
+
 /// Changes the billing settings, with its audit entry; like
 /// [`update_plan`], the key cache forgets the workspace's keys.
 pub async fn update_billing(

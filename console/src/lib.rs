@@ -71,6 +71,8 @@ pub struct ConsoleState {
     tracking: TrackingServiceClient<Channel>,
     events: EventServiceClient<Channel>,
     vehicle_types: VehicleTypeServiceClient<Channel>,
+    /// The channel to the cores, for the standalone console's `/readyz`.
+    channel: Channel,
     /// The console's own URL (`…/console`), for links and cookies.
     root: String,
     /// Whether the console is served over HTTPS (cookies get `Secure`).
@@ -95,7 +97,8 @@ impl ConsoleState {
             deliveries: DeliveryServiceClient::new(channel.clone()),
             tracking: TrackingServiceClient::new(channel.clone()),
             events: EventServiceClient::new(channel.clone()),
-            vehicle_types: VehicleTypeServiceClient::new(channel),
+            vehicle_types: VehicleTypeServiceClient::new(channel.clone()),
+            channel,
             root: root.trim_end_matches('/').to_owned(),
             secure: root.starts_with("https://"),
             origin: url::Url::parse(root)
@@ -103,6 +106,15 @@ impl ConsoleState {
                 .unwrap_or_default(),
         })
     }
+}
+
+/// The console served on its own (`courier-console`): its routes under
+/// `/console`, and `/healthz` and `/readyz` as on the edge (which answers
+/// them itself where the console is mounted beside it). `base_url` is the
+/// public API's, for the `doc_url` of errors.
+pub fn standalone(state: ConsoleState, base_url: &str) -> Router {
+    let health = courier_edge::routes::health::router(state.channel.clone(), base_url);
+    Router::new().nest("/console", router(state)).merge(health)
 }
 
 /// The console's routes, to be served under `/console`.

@@ -1,9 +1,10 @@
 //! `courier-console`: the web console on its own listener, under
-//! `/console`, calling the core over gRPC.
+//! `/console`, calling the core over gRPC; `/healthz` and `/readyz` for
+//! probes.
 
 use clap::{CommandFactory, Parser};
 use courier::logging::{self, LogFormat};
-use courier_console::{ConsoleState, router};
+use courier_console::{ConsoleState, standalone};
 
 #[derive(Parser)]
 #[command(name = "courier-console", version, about = "Courier web console")]
@@ -44,9 +45,8 @@ async fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
     let state = ConsoleState::new(&cli.core_url, &root)?;
     let listener = tokio::net::TcpListener::bind(&cli.addr).await?;
     tracing::info!(addr = %listener.local_addr()?, %root, "courier-console serving");
-    let app = axum::Router::new().nest("/console", router(state));
     courier_edge::serve_router(
-        app,
+        standalone(state, &cli.base_url),
         listener,
         cli.http_timeouts,
         &cli.base_url,

@@ -45,6 +45,8 @@ const PROOF_BODY_LIMIT: usize = 34 * 1024 * 1024;
 #[derive(Clone)]
 pub struct AppState {
     core: CourierAppServiceClient<Channel>,
+    /// The channel to the cores, for the standalone app's `/readyz`.
+    channel: Channel,
     /// The app's own URL (`…/courier`), for links, cookies and the manifest.
     root: String,
     /// The path part of `root` (`/courier`), the cookies' path.
@@ -68,13 +70,23 @@ impl AppState {
             .map_or_else(|| "/courier".into(), |u| u.path().trim_end_matches('/').to_owned());
         let origin = url.map(|u| u.origin().ascii_serialization()).unwrap_or_default();
         Ok(AppState {
-            core: CourierAppServiceClient::new(channel),
+            core: CourierAppServiceClient::new(channel.clone()),
+            channel,
             secure: root.starts_with("https://"),
             path: if path.is_empty() { "/".into() } else { path },
             origin,
             root,
         })
     }
+}
+
+/// The app served on its own (`courier-app`): its routes, and `/healthz` and
+/// `/readyz` as on the edge (which answers them itself where the app is
+/// mounted beside it). `base_url` is the public API's, for the `doc_url` of
+/// errors.
+pub fn standalone(state: AppState, base_url: &str) -> Router {
+    let health = courier_edge::routes::health::router(state.channel.clone(), base_url);
+    router(state).merge(health)
 }
 
 /// The app's routes under `/courier`, to be merged into a server's router.

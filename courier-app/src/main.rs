@@ -1,9 +1,10 @@
 //! `courier-app`: the courier web app on its own listener, under
-//! `/courier`, calling the core over gRPC.
+//! `/courier`, calling the core over gRPC; `/healthz` and `/readyz` for
+//! probes.
 
 use clap::{CommandFactory, Parser};
 use courier::logging::{self, LogFormat};
-use courier_app::{AppState, router};
+use courier_app::{AppState, standalone};
 
 #[derive(Parser)]
 #[command(name = "courier-app", version, about = "Courier web app for couriers and drivers")]
@@ -42,7 +43,7 @@ async fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
     let state = AppState::new(&cli.core_url, &root)?;
     let listener = tokio::net::TcpListener::bind(&cli.addr).await?;
     tracing::info!(addr = %listener.local_addr()?, %root, "courier-app serving");
-    axum::serve(listener, router(state))
+    axum::serve(listener, standalone(state, &cli.base_url))
         .with_graceful_shutdown(courier::shutdown::signal())
         .await?;
     Ok(())

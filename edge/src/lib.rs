@@ -23,7 +23,6 @@ use std::sync::Arc;
 
 use tokio::net::TcpListener;
 use tonic::transport::Channel;
-use tonic_health::pb::health_client::HealthClient;
 
 use courier::v1::delivery_service_client::DeliveryServiceClient;
 use courier::v1::event_service_client::EventServiceClient;
@@ -52,8 +51,6 @@ pub struct CoreClients {
     /// Keyless reads: proof files (up to 10 MiB, hence the larger limit) and
     /// the tracking page.
     pub public: PublicServiceClient<Channel>,
-    /// The core's gRPC health service, for `GET /readyz`.
-    pub health: HealthClient<Channel>,
     /// The channel itself, for the list RPCs whose items the edge reads
     /// encoded ([`list_pages`]).
     pub channel: Channel,
@@ -72,7 +69,6 @@ impl CoreClients {
             events: EventServiceClient::new(channel.clone()),
             webhooks: WebhookServiceClient::new(channel.clone()),
             fleet_orders: FleetOrderServiceClient::new(channel.clone()),
-            health: HealthClient::new(channel.clone()),
             deliveries: DeliveryServiceClient::new(channel.clone()),
             channel,
         })

@@ -179,13 +179,15 @@ fn the_manifests_run_every_binary_on_postgresql_with_probes() {
         .collect();
     assert_eq!(roles, BTreeSet::from(["api".to_owned(), "workers".to_owned()]));
     // The fronts' probes are their HTTP endpoints, the core's its gRPC health.
-    let edge = deployments
-        .iter()
-        .find(|d| d["metadata"]["name"] == "courier-edge")
-        .expect("edge");
-    let edge = &edge["spec"]["template"]["spec"]["containers"][0];
-    assert_eq!(edge["readinessProbe"]["httpGet"]["path"], "/readyz");
-    assert_eq!(edge["livenessProbe"]["httpGet"]["path"], "/healthz");
+    for front in ["courier-edge", "courier-console", "courier-app"] {
+        let deployment = deployments
+            .iter()
+            .find(|d| d["metadata"]["name"] == front)
+            .expect(front);
+        let container = &deployment["spec"]["template"]["spec"]["containers"][0];
+        assert_eq!(container["readinessProbe"]["httpGet"]["path"], "/readyz", "{front}");
+        assert_eq!(container["livenessProbe"]["httpGet"]["path"], "/healthz", "{front}");
+    }
     let core = deployments
         .iter()
         .find(|d| d["metadata"]["name"] == "courier-core")

@@ -25,6 +25,37 @@ fn address(url: &str) -> &str {
     url.trim_start_matches("http://")
 }
 
+/// A front served on its own, as its binary serves it.
+#[derive(Clone, Copy, Debug)]
+enum Front {
+    Console,
+    CourierApp,
+}
+
+impl Front {
+    /// Serves the front, calling the core at `core_url`; its base URL.
+    async fn serve(self, core_url: &str) -> String {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
+        let url = format!("http://{}", listener.local_addr().expect("addr"));
+        match self {
+            Front::Console => {
+                let state =
+                    courier_console::ConsoleState::new(core_url, &format!("{url}/console")).expect("console state");
+                let router = courier_console::standalone(state, &url);
+                let serving =
+                    courier_edge::serve_router(router, listener, Default::default(), &url, std::future::pending());
+                tokio::spawn(serving);
+            }
+            Front::CourierApp => {
+                let state = courier_app::AppState::new(core_url, &format!("{url}/courier")).expect("app state");
+                let router = courier_app::standalone(state, &url);
+                tokio::spawn(async move { axum::serve(listener, router).await });
+            }
+        }
+        url
+    }
+}
+
 async fn health_client(app: &TestApp) -> HealthClient<tonic::transport::Channel> {
     let channel = tonic::transport::Endpoint::from_shared(app.grpc_url.clone())
         .expect("gRPC URL")
@@ -145,6 +176,23 @@ e2e! {
         let unready = app.send(app.http.get(format!("{lonely_url}/readyz"))).await;
         unready.assert_error(503, "service_unavailable", None);
         assert!(started.elapsed() < Duration::from_secs(3), "readyz took {:?}", started.elapsed());
+
+        // The console and the courier app on their own (as `courier-console`
+        // and `courier-app` serve them) answer the same, with a core and
+        // without one.
+        for (core, ready) in [(app.grpc_url.clone(), true), (nowhere, false)] {
+            for front in [Front::Console, Front::CourierApp] {
+                let url = front.serve(&core).await;
+                let alive = app.send(app.http.get(format!("{url}/healthz"))).await;
+                assert_eq!((alive.status, alive.body.clone()), (200, json!({ "status": "ok" })), "{front:?}");
+                let answer = app.send(app.http.get(format!("{url}/readyz"))).await;
+                if ready {
+                    assert_eq!((answer.status, answer.body.clone()), (200, json!({ "status": "ready" })), "{front:?}");
+                } else {
+                    answer.assert_error(503, "service_unavailable", None);
+                }
+            }
+        }
     }
 
     async fn metrics_name_routes_codes_and_workers(app: TestApp) {

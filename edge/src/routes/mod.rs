@@ -8,7 +8,7 @@ pub(crate) mod deliveries;
 mod docs;
 pub(crate) mod events;
 pub(crate) mod fleet;
-mod health;
+pub mod health;
 pub(crate) mod proofs;
 pub(crate) mod quotes;
 mod tracking_page;
@@ -58,8 +58,7 @@ pub fn router(state: EdgeState) -> Router {
         .route("/v1/docs", get(docs::reference))
         .route("/v1/docs/", get(docs::reference))
         .route("/v1/docs/{*asset}", get(docs::reference_asset))
-        .route("/healthz", get(health::alive))
-        .route("/readyz", get(health::ready));
+        .merge(health::router(state.core.channel.clone(), &state.base_url));
     keyed
         .merge(keyless)
         .fallback(unknown_route)

@@ -42,6 +42,7 @@ class FlakyProxy:
     """Forwards to the service, except that the first request matching a
     fault is answered with it: `lost` forwards the request and answers 502
     instead of the service's answer (as a gateway that lost the reply);
+    `reset` forwards and closes the connection without an answer;
     `busy` answers 429 with Retry-After: 1 without forwarding."""
 
     def __init__(self, faults: dict[tuple[str, str], str]) -> None:
@@ -64,6 +65,9 @@ class FlakyProxy:
                 answer = httpx.request(self.command, BASE_URL + self.path, headers=headers, content=body, timeout=15)
                 if fault == "lost":
                     self.answer(502, {}, b"bad gateway")
+                    return
+                if fault == "reset":
+                    self.close_connection = True
                     return
                 keep = {k: v for k, v in answer.headers.items() if k.lower() in ("content-type", "retry-after")}
                 self.answer(answer.status_code, keep, answer.content)
@@ -190,6 +194,25 @@ class SdkFlow(unittest.TestCase):
             Delivery,
         )
         self.assertEqual(cancelled.status, DeliveryStatus.CANCELLED)
+
+    def test_create_retried_after_a_dropped_connection(self) -> None:
+        proxy = FlakyProxy({("POST", "/v1/deliveries"): "reset"})
+        self.addCleanup(proxy.close)
+        client = courier_sdk.client(proxy.url, TEST_KEY, backoff=0.1)
+        external_id = f"sdk-py-{uuid.uuid4().hex[:12]}"
+        body = CreateDeliveryRequest(
+            pickup=waypoint(ALEXANDERPLATZ, "Ana Sender"),
+            dropoff=waypoint(ORANIENSTRASSE, "Rui Receiver"),
+            vehicle_type_id="cargo_bike",
+            external_id=external_id,
+        )
+        delivery = expect(courier_sdk.create_delivery(client, body), 201, Delivery)
+        keys = [seen[2] for seen in proxy.seen if seen[:2] == ("POST", "/v1/deliveries")]
+        self.assertEqual(len(keys), 2, "the create is sent again after the dropped connection")
+        self.assertEqual(keys[0], keys[1], "the retry reuses the Idempotency-Key")
+        listed = list_deliveries.sync_detailed(client=client, limit=100)
+        mine = [d.id for d in listed.parsed.deliveries if d.external_id == external_id]
+        self.assertEqual(mine, [delivery.id], "the retried create made one delivery")
 
     def test_webhook_from_the_service_verifies(self) -> None:
         receiver = Receiver()

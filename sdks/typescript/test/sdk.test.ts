@@ -28,11 +28,12 @@ async function listen(server: Server): Promise<string> {
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 }
 
-type Fault = "lost" | "busy";
+type Fault = "lost" | "busy" | "reset";
 
 // Forwards to the service, except that the first request matching a fault is
 // answered with it: "lost" forwards and answers 502 instead of the service's
-// answer (a gateway that lost the reply); "busy" answers 429 with Retry-After: 1.
+// answer (a gateway that lost the reply); "reset" forwards and drops the
+// connection without an answer; "busy" answers 429 with Retry-After: 1.
 async function flakyProxy(faults: Map<string, Fault>) {
   const seen: { method: string; path: string; idempotencyKey: string | undefined }[] = [];
   const server = createServer(async (request, response) => {
@@ -56,6 +57,10 @@ async function flakyProxy(faults: Map<string, Fault>) {
     const text = Buffer.from(await answer.arrayBuffer());
     if (fault === "lost") {
       response.writeHead(502).end("bad gateway");
+      return;
+    }
+    if (fault === "reset") {
+      request.socket.destroy();
       return;
     }
     response.writeHead(answer.status, { "Content-Type": answer.headers.get("Content-Type") ?? "application/json" }).end(text);
@@ -116,6 +121,29 @@ test("quote, a create retried after a 502 with the same key, get, list after a 4
       body: { reason: "no_longer_needed" },
     });
     assert.equal(cancelled.data?.status, "cancelled", JSON.stringify(cancelled.error));
+  } finally {
+    proxy.close();
+  }
+});
+
+test("a create retried after a dropped connection with the same key makes one delivery", async () => {
+  const proxy = await flakyProxy(new Map<string, Fault>([["POST /v1/deliveries", "reset"]]));
+  try {
+    const courier = createCourierClient({ baseUrl: proxy.url, apiKey: testKey, backoffMs: 100 });
+    const externalId = `sdk-ts-${crypto.randomUUID().slice(0, 12)}`;
+    const created = await createDelivery(courier, {
+      pickup: { ...alexanderplatz, contact: contact("Ana Sender") },
+      dropoff: { ...oranienstrasse, contact: contact("Rui Receiver") },
+      vehicle_type_id: "cargo_bike",
+      external_id: externalId,
+    });
+    assert.equal(created.response.status, 201, JSON.stringify(created.error));
+    const keys = proxy.seen.filter((s) => s.method === "POST" && s.path === "/v1/deliveries").map((s) => s.idempotencyKey);
+    assert.equal(keys.length, 2, "the create is sent again after the dropped connection");
+    assert.equal(keys[1], keys[0], "the retry reuses the Idempotency-Key");
+    const listed = await courier.GET("/v1/deliveries", { params: { query: { limit: 100 } } });
+    const mine = (listed.data?.deliveries ?? []).filter((d) => d.external_id === externalId).map((d) => d.id);
+    assert.deepEqual(mine, [created.data?.id], "the retried create made one delivery");
   } finally {
     proxy.close();
   }

@@ -108,7 +108,8 @@ test("quote, a create retried after a 502 with the same key, get, list after a 4
     const started = Date.now();
     const listed = await courier.GET("/v1/deliveries", { params: { query: { limit: 100 } } });
     assert.equal(listed.response.status, 200);
-    assert.ok(Date.now() - started >= 1000, "the 429's Retry-After: 1 was waited");
+    // 950, not 1000: a timer may fire a millisecond or two early.
+    assert.ok(Date.now() - started >= 950, "the 429's Retry-After: 1 was waited");
     const mine = (listed.data?.deliveries ?? []).filter((d) => d.external_id === externalId);
     assert.deepEqual(
       mine.map((d) => d.id),

@@ -1,0 +1,1161 @@
+"""Contains all the data models used in inputs/outputs"""
+
+from .address import Address
+from .artifact_kind import ArtifactKind
+from .breakdown_extra import BreakdownExtra
+from .cancel_delivery_request import CancelDeliveryRequest
+from .cancel_delivery_response_400 import CancelDeliveryResponse400
+from .cancel_delivery_response_400_error import CancelDeliveryResponse400Error
+from .cancel_delivery_response_401 import CancelDeliveryResponse401
+from .cancel_delivery_response_401_error import CancelDeliveryResponse401Error
+from .cancel_delivery_response_403 import CancelDeliveryResponse403
+from .cancel_delivery_response_403_error import CancelDeliveryResponse403Error
+from .cancel_delivery_response_404 import CancelDeliveryResponse404
+from .cancel_delivery_response_404_error import CancelDeliveryResponse404Error
+from .cancel_delivery_response_408 import CancelDeliveryResponse408
+from .cancel_delivery_response_408_error import CancelDeliveryResponse408Error
+from .cancel_delivery_response_409 import CancelDeliveryResponse409
+from .cancel_delivery_response_409_error import CancelDeliveryResponse409Error
+from .cancel_delivery_response_413 import CancelDeliveryResponse413
+from .cancel_delivery_response_413_error import CancelDeliveryResponse413Error
+from .cancel_delivery_response_429 import CancelDeliveryResponse429
+from .cancel_delivery_response_429_error import CancelDeliveryResponse429Error
+from .cancel_delivery_response_431 import CancelDeliveryResponse431
+from .cancel_delivery_response_431_error import CancelDeliveryResponse431Error
+from .cancel_delivery_response_500 import CancelDeliveryResponse500
+from .cancel_delivery_response_500_error import CancelDeliveryResponse500Error
+from .cancel_delivery_response_502 import CancelDeliveryResponse502
+from .cancel_delivery_response_502_error import CancelDeliveryResponse502Error
+from .cancel_delivery_response_503 import CancelDeliveryResponse503
+from .cancel_delivery_response_503_error import CancelDeliveryResponse503Error
+from .cancel_reason import CancelReason
+from .cancellation_reason import CancellationReason
+from .checkpoint_kind import CheckpointKind
+from .contact import Contact
+from .contact_input import ContactInput
+from .courier import Courier
+from .courier_location import CourierLocation
+from .courier_vehicle import CourierVehicle
+from .create_delivery_request import CreateDeliveryRequest
+from .create_delivery_response_400 import CreateDeliveryResponse400
+from .create_delivery_response_400_error import CreateDeliveryResponse400Error
+from .create_delivery_response_401 import CreateDeliveryResponse401
+from .create_delivery_response_401_error import CreateDeliveryResponse401Error
+from .create_delivery_response_402 import CreateDeliveryResponse402
+from .create_delivery_response_402_error import CreateDeliveryResponse402Error
+from .create_delivery_response_403 import CreateDeliveryResponse403
+from .create_delivery_response_403_error import CreateDeliveryResponse403Error
+from .create_delivery_response_408 import CreateDeliveryResponse408
+from .create_delivery_response_408_error import CreateDeliveryResponse408Error
+from .create_delivery_response_409 import CreateDeliveryResponse409
+from .create_delivery_response_409_error import CreateDeliveryResponse409Error
+from .create_delivery_response_413 import CreateDeliveryResponse413
+from .create_delivery_response_413_error import CreateDeliveryResponse413Error
+from .create_delivery_response_429 import CreateDeliveryResponse429
+from .create_delivery_response_429_error import CreateDeliveryResponse429Error
+from .create_delivery_response_431 import CreateDeliveryResponse431
+from .create_delivery_response_431_error import CreateDeliveryResponse431Error
+from .create_delivery_response_500 import CreateDeliveryResponse500
+from .create_delivery_response_500_error import CreateDeliveryResponse500Error
+from .create_delivery_response_502 import CreateDeliveryResponse502
+from .create_delivery_response_502_error import CreateDeliveryResponse502Error
+from .create_delivery_response_503 import CreateDeliveryResponse503
+from .create_delivery_response_503_error import CreateDeliveryResponse503Error
+from .create_fleet_order_request import CreateFleetOrderRequest
+from .create_fleet_order_response_400 import CreateFleetOrderResponse400
+from .create_fleet_order_response_400_error import CreateFleetOrderResponse400Error
+from .create_fleet_order_response_401 import CreateFleetOrderResponse401
+from .create_fleet_order_response_401_error import CreateFleetOrderResponse401Error
+from .create_fleet_order_response_403 import CreateFleetOrderResponse403
+from .create_fleet_order_response_403_error import CreateFleetOrderResponse403Error
+from .create_fleet_order_response_408 import CreateFleetOrderResponse408
+from .create_fleet_order_response_408_error import CreateFleetOrderResponse408Error
+from .create_fleet_order_response_409 import CreateFleetOrderResponse409
+from .create_fleet_order_response_409_error import CreateFleetOrderResponse409Error
+from .create_fleet_order_response_413 import CreateFleetOrderResponse413
+from .create_fleet_order_response_413_error import CreateFleetOrderResponse413Error
+from .create_fleet_order_response_429 import CreateFleetOrderResponse429
+from .create_fleet_order_response_429_error import CreateFleetOrderResponse429Error
+from .create_fleet_order_response_431 import CreateFleetOrderResponse431
+from .create_fleet_order_response_431_error import CreateFleetOrderResponse431Error
+from .create_fleet_order_response_500 import CreateFleetOrderResponse500
+from .create_fleet_order_response_500_error import CreateFleetOrderResponse500Error
+from .create_fleet_order_response_502 import CreateFleetOrderResponse502
+from .create_fleet_order_response_502_error import CreateFleetOrderResponse502Error
+from .create_fleet_order_response_503 import CreateFleetOrderResponse503
+from .create_fleet_order_response_503_error import CreateFleetOrderResponse503Error
+from .create_quote_request import CreateQuoteRequest
+from .create_quote_response_400 import CreateQuoteResponse400
+from .create_quote_response_400_error import CreateQuoteResponse400Error
+from .create_quote_response_401 import CreateQuoteResponse401
+from .create_quote_response_401_error import CreateQuoteResponse401Error
+from .create_quote_response_403 import CreateQuoteResponse403
+from .create_quote_response_403_error import CreateQuoteResponse403Error
+from .create_quote_response_408 import CreateQuoteResponse408
+from .create_quote_response_408_error import CreateQuoteResponse408Error
+from .create_quote_response_413 import CreateQuoteResponse413
+from .create_quote_response_413_error import CreateQuoteResponse413Error
+from .create_quote_response_429 import CreateQuoteResponse429
+from .create_quote_response_429_error import CreateQuoteResponse429Error
+from .create_quote_response_431 import CreateQuoteResponse431
+from .create_quote_response_431_error import CreateQuoteResponse431Error
+from .create_quote_response_500 import CreateQuoteResponse500
+from .create_quote_response_500_error import CreateQuoteResponse500Error
+from .create_quote_response_502 import CreateQuoteResponse502
+from .create_quote_response_502_error import CreateQuoteResponse502Error
+from .create_quote_response_503 import CreateQuoteResponse503
+from .create_quote_response_503_error import CreateQuoteResponse503Error
+from .create_webhook_endpoint_request import CreateWebhookEndpointRequest
+from .create_webhook_endpoint_response_400 import CreateWebhookEndpointResponse400
+from .create_webhook_endpoint_response_400_error import (
+    CreateWebhookEndpointResponse400Error,
+)
+from .create_webhook_endpoint_response_401 import CreateWebhookEndpointResponse401
+from .create_webhook_endpoint_response_401_error import (
+    CreateWebhookEndpointResponse401Error,
+)
+from .create_webhook_endpoint_response_403 import CreateWebhookEndpointResponse403
+from .create_webhook_endpoint_response_403_error import (
+    CreateWebhookEndpointResponse403Error,
+)
+from .create_webhook_endpoint_response_408 import CreateWebhookEndpointResponse408
+from .create_webhook_endpoint_response_408_error import (
+    CreateWebhookEndpointResponse408Error,
+)
+from .create_webhook_endpoint_response_409 import CreateWebhookEndpointResponse409
+from .create_webhook_endpoint_response_409_error import (
+    CreateWebhookEndpointResponse409Error,
+)
+from .create_webhook_endpoint_response_413 import CreateWebhookEndpointResponse413
+from .create_webhook_endpoint_response_413_error import (
+    CreateWebhookEndpointResponse413Error,
+)
+from .create_webhook_endpoint_response_429 import CreateWebhookEndpointResponse429
+from .create_webhook_endpoint_response_429_error import (
+    CreateWebhookEndpointResponse429Error,
+)
+from .create_webhook_endpoint_response_431 import CreateWebhookEndpointResponse431
+from .create_webhook_endpoint_response_431_error import (
+    CreateWebhookEndpointResponse431Error,
+)
+from .create_webhook_endpoint_response_500 import CreateWebhookEndpointResponse500
+from .create_webhook_endpoint_response_500_error import (
+    CreateWebhookEndpointResponse500Error,
+)
+from .create_webhook_endpoint_response_502 import CreateWebhookEndpointResponse502
+from .create_webhook_endpoint_response_502_error import (
+    CreateWebhookEndpointResponse502Error,
+)
+from .create_webhook_endpoint_response_503 import CreateWebhookEndpointResponse503
+from .create_webhook_endpoint_response_503_error import (
+    CreateWebhookEndpointResponse503Error,
+)
+from .created_webhook_endpoint import CreatedWebhookEndpoint
+from .delete_webhook_endpoint_response_400 import DeleteWebhookEndpointResponse400
+from .delete_webhook_endpoint_response_400_error import (
+    DeleteWebhookEndpointResponse400Error,
+)
+from .delete_webhook_endpoint_response_401 import DeleteWebhookEndpointResponse401
+from .delete_webhook_endpoint_response_401_error import (
+    DeleteWebhookEndpointResponse401Error,
+)
+from .delete_webhook_endpoint_response_403 import DeleteWebhookEndpointResponse403
+from .delete_webhook_endpoint_response_403_error import (
+    DeleteWebhookEndpointResponse403Error,
+)
+from .delete_webhook_endpoint_response_404 import DeleteWebhookEndpointResponse404
+from .delete_webhook_endpoint_response_404_error import (
+    DeleteWebhookEndpointResponse404Error,
+)
+from .delete_webhook_endpoint_response_408 import DeleteWebhookEndpointResponse408
+from .delete_webhook_endpoint_response_408_error import (
+    DeleteWebhookEndpointResponse408Error,
+)
+from .delete_webhook_endpoint_response_413 import DeleteWebhookEndpointResponse413
+from .delete_webhook_endpoint_response_413_error import (
+    DeleteWebhookEndpointResponse413Error,
+)
+from .delete_webhook_endpoint_response_429 import DeleteWebhookEndpointResponse429
+from .delete_webhook_endpoint_response_429_error import (
+    DeleteWebhookEndpointResponse429Error,
+)
+from .delete_webhook_endpoint_response_431 import DeleteWebhookEndpointResponse431
+from .delete_webhook_endpoint_response_431_error import (
+    DeleteWebhookEndpointResponse431Error,
+)
+from .delete_webhook_endpoint_response_500 import DeleteWebhookEndpointResponse500
+from .delete_webhook_endpoint_response_500_error import (
+    DeleteWebhookEndpointResponse500Error,
+)
+from .delete_webhook_endpoint_response_502 import DeleteWebhookEndpointResponse502
+from .delete_webhook_endpoint_response_502_error import (
+    DeleteWebhookEndpointResponse502Error,
+)
+from .delete_webhook_endpoint_response_503 import DeleteWebhookEndpointResponse503
+from .delete_webhook_endpoint_response_503_error import (
+    DeleteWebhookEndpointResponse503Error,
+)
+from .deleted_webhook_endpoint import DeletedWebhookEndpoint
+from .delivery import Delivery
+from .delivery_courier_type_1 import DeliveryCourierType1
+from .delivery_event_data import DeliveryEventData
+from .delivery_event_data_courier_type_1 import DeliveryEventDataCourierType1
+from .delivery_list import DeliveryList
+from .delivery_status import DeliveryStatus
+from .delivery_tracking import DeliveryTracking
+from .delivery_waypoint import DeliveryWaypoint
+from .download_proof_file_response_400 import DownloadProofFileResponse400
+from .download_proof_file_response_400_error import DownloadProofFileResponse400Error
+from .download_proof_file_response_401 import DownloadProofFileResponse401
+from .download_proof_file_response_401_error import DownloadProofFileResponse401Error
+from .download_proof_file_response_404 import DownloadProofFileResponse404
+from .download_proof_file_response_404_error import DownloadProofFileResponse404Error
+from .download_proof_file_response_408 import DownloadProofFileResponse408
+from .download_proof_file_response_408_error import DownloadProofFileResponse408Error
+from .download_proof_file_response_413 import DownloadProofFileResponse413
+from .download_proof_file_response_413_error import DownloadProofFileResponse413Error
+from .download_proof_file_response_431 import DownloadProofFileResponse431
+from .download_proof_file_response_431_error import DownloadProofFileResponse431Error
+from .download_proof_file_response_500 import DownloadProofFileResponse500
+from .download_proof_file_response_500_error import DownloadProofFileResponse500Error
+from .download_proof_file_response_502 import DownloadProofFileResponse502
+from .download_proof_file_response_502_error import DownloadProofFileResponse502Error
+from .download_proof_file_response_503 import DownloadProofFileResponse503
+from .download_proof_file_response_503_error import DownloadProofFileResponse503Error
+from .dropoff_proof_input import DropoffProofInput
+from .dropoff_proof_requirements import DropoffProofRequirements
+from .empty_body import EmptyBody
+from .error import Error
+from .error_detail import ErrorDetail
+from .event import Event
+from .event_details import EventDetails
+from .event_list import EventList
+from .event_type import EventType
+from .extra import Extra
+from .extra_option import ExtraOption
+from .fleet_order import FleetOrder
+from .get_delivery_response_400 import GetDeliveryResponse400
+from .get_delivery_response_400_error import GetDeliveryResponse400Error
+from .get_delivery_response_401 import GetDeliveryResponse401
+from .get_delivery_response_401_error import GetDeliveryResponse401Error
+from .get_delivery_response_403 import GetDeliveryResponse403
+from .get_delivery_response_403_error import GetDeliveryResponse403Error
+from .get_delivery_response_404 import GetDeliveryResponse404
+from .get_delivery_response_404_error import GetDeliveryResponse404Error
+from .get_delivery_response_408 import GetDeliveryResponse408
+from .get_delivery_response_408_error import GetDeliveryResponse408Error
+from .get_delivery_response_413 import GetDeliveryResponse413
+from .get_delivery_response_413_error import GetDeliveryResponse413Error
+from .get_delivery_response_429 import GetDeliveryResponse429
+from .get_delivery_response_429_error import GetDeliveryResponse429Error
+from .get_delivery_response_431 import GetDeliveryResponse431
+from .get_delivery_response_431_error import GetDeliveryResponse431Error
+from .get_delivery_response_500 import GetDeliveryResponse500
+from .get_delivery_response_500_error import GetDeliveryResponse500Error
+from .get_delivery_response_502 import GetDeliveryResponse502
+from .get_delivery_response_502_error import GetDeliveryResponse502Error
+from .get_delivery_response_503 import GetDeliveryResponse503
+from .get_delivery_response_503_error import GetDeliveryResponse503Error
+from .get_delivery_tracking_response_400 import GetDeliveryTrackingResponse400
+from .get_delivery_tracking_response_400_error import (
+    GetDeliveryTrackingResponse400Error,
+)
+from .get_delivery_tracking_response_401 import GetDeliveryTrackingResponse401
+from .get_delivery_tracking_response_401_error import (
+    GetDeliveryTrackingResponse401Error,
+)
+from .get_delivery_tracking_response_403 import GetDeliveryTrackingResponse403
+from .get_delivery_tracking_response_403_error import (
+    GetDeliveryTrackingResponse403Error,
+)
+from .get_delivery_tracking_response_404 import GetDeliveryTrackingResponse404
+from .get_delivery_tracking_response_404_error import (
+    GetDeliveryTrackingResponse404Error,
+)
+from .get_delivery_tracking_response_408 import GetDeliveryTrackingResponse408
+from .get_delivery_tracking_response_408_error import (
+    GetDeliveryTrackingResponse408Error,
+)
+from .get_delivery_tracking_response_413 import GetDeliveryTrackingResponse413
+from .get_delivery_tracking_response_413_error import (
+    GetDeliveryTrackingResponse413Error,
+)
+from .get_delivery_tracking_response_429 import GetDeliveryTrackingResponse429
+from .get_delivery_tracking_response_429_error import (
+    GetDeliveryTrackingResponse429Error,
+)
+from .get_delivery_tracking_response_431 import GetDeliveryTrackingResponse431
+from .get_delivery_tracking_response_431_error import (
+    GetDeliveryTrackingResponse431Error,
+)
+from .get_delivery_tracking_response_500 import GetDeliveryTrackingResponse500
+from .get_delivery_tracking_response_500_error import (
+    GetDeliveryTrackingResponse500Error,
+)
+from .get_delivery_tracking_response_502 import GetDeliveryTrackingResponse502
+from .get_delivery_tracking_response_502_error import (
+    GetDeliveryTrackingResponse502Error,
+)
+from .get_delivery_tracking_response_503 import GetDeliveryTrackingResponse503
+from .get_delivery_tracking_response_503_error import (
+    GetDeliveryTrackingResponse503Error,
+)
+from .get_event_response_400 import GetEventResponse400
+from .get_event_response_400_error import GetEventResponse400Error
+from .get_event_response_401 import GetEventResponse401
+from .get_event_response_401_error import GetEventResponse401Error
+from .get_event_response_403 import GetEventResponse403
+from .get_event_response_403_error import GetEventResponse403Error
+from .get_event_response_404 import GetEventResponse404
+from .get_event_response_404_error import GetEventResponse404Error
+from .get_event_response_408 import GetEventResponse408
+from .get_event_response_408_error import GetEventResponse408Error
+from .get_event_response_413 import GetEventResponse413
+from .get_event_response_413_error import GetEventResponse413Error
+from .get_event_response_429 import GetEventResponse429
+from .get_event_response_429_error import GetEventResponse429Error
+from .get_event_response_431 import GetEventResponse431
+from .get_event_response_431_error import GetEventResponse431Error
+from .get_event_response_500 import GetEventResponse500
+from .get_event_response_500_error import GetEventResponse500Error
+from .get_event_response_502 import GetEventResponse502
+from .get_event_response_502_error import GetEventResponse502Error
+from .get_event_response_503 import GetEventResponse503
+from .get_event_response_503_error import GetEventResponse503Error
+from .get_fleet_order_response_400 import GetFleetOrderResponse400
+from .get_fleet_order_response_400_error import GetFleetOrderResponse400Error
+from .get_fleet_order_response_401 import GetFleetOrderResponse401
+from .get_fleet_order_response_401_error import GetFleetOrderResponse401Error
+from .get_fleet_order_response_403 import GetFleetOrderResponse403
+from .get_fleet_order_response_403_error import GetFleetOrderResponse403Error
+from .get_fleet_order_response_404 import GetFleetOrderResponse404
+from .get_fleet_order_response_404_error import GetFleetOrderResponse404Error
+from .get_fleet_order_response_408 import GetFleetOrderResponse408
+from .get_fleet_order_response_408_error import GetFleetOrderResponse408Error
+from .get_fleet_order_response_413 import GetFleetOrderResponse413
+from .get_fleet_order_response_413_error import GetFleetOrderResponse413Error
+from .get_fleet_order_response_429 import GetFleetOrderResponse429
+from .get_fleet_order_response_429_error import GetFleetOrderResponse429Error
+from .get_fleet_order_response_431 import GetFleetOrderResponse431
+from .get_fleet_order_response_431_error import GetFleetOrderResponse431Error
+from .get_fleet_order_response_500 import GetFleetOrderResponse500
+from .get_fleet_order_response_500_error import GetFleetOrderResponse500Error
+from .get_fleet_order_response_502 import GetFleetOrderResponse502
+from .get_fleet_order_response_502_error import GetFleetOrderResponse502Error
+from .get_fleet_order_response_503 import GetFleetOrderResponse503
+from .get_fleet_order_response_503_error import GetFleetOrderResponse503Error
+from .get_proof_of_delivery_response_400 import GetProofOfDeliveryResponse400
+from .get_proof_of_delivery_response_400_error import GetProofOfDeliveryResponse400Error
+from .get_proof_of_delivery_response_401 import GetProofOfDeliveryResponse401
+from .get_proof_of_delivery_response_401_error import GetProofOfDeliveryResponse401Error
+from .get_proof_of_delivery_response_403 import GetProofOfDeliveryResponse403
+from .get_proof_of_delivery_response_403_error import GetProofOfDeliveryResponse403Error
+from .get_proof_of_delivery_response_404 import GetProofOfDeliveryResponse404
+from .get_proof_of_delivery_response_404_error import GetProofOfDeliveryResponse404Error
+from .get_proof_of_delivery_response_408 import GetProofOfDeliveryResponse408
+from .get_proof_of_delivery_response_408_error import GetProofOfDeliveryResponse408Error
+from .get_proof_of_delivery_response_413 import GetProofOfDeliveryResponse413
+from .get_proof_of_delivery_response_413_error import GetProofOfDeliveryResponse413Error
+from .get_proof_of_delivery_response_429 import GetProofOfDeliveryResponse429
+from .get_proof_of_delivery_response_429_error import GetProofOfDeliveryResponse429Error
+from .get_proof_of_delivery_response_431 import GetProofOfDeliveryResponse431
+from .get_proof_of_delivery_response_431_error import GetProofOfDeliveryResponse431Error
+from .get_proof_of_delivery_response_500 import GetProofOfDeliveryResponse500
+from .get_proof_of_delivery_response_500_error import GetProofOfDeliveryResponse500Error
+from .get_proof_of_delivery_response_502 import GetProofOfDeliveryResponse502
+from .get_proof_of_delivery_response_502_error import GetProofOfDeliveryResponse502Error
+from .get_proof_of_delivery_response_503 import GetProofOfDeliveryResponse503
+from .get_proof_of_delivery_response_503_error import GetProofOfDeliveryResponse503Error
+from .list_deliveries_response_400 import ListDeliveriesResponse400
+from .list_deliveries_response_400_error import ListDeliveriesResponse400Error
+from .list_deliveries_response_401 import ListDeliveriesResponse401
+from .list_deliveries_response_401_error import ListDeliveriesResponse401Error
+from .list_deliveries_response_403 import ListDeliveriesResponse403
+from .list_deliveries_response_403_error import ListDeliveriesResponse403Error
+from .list_deliveries_response_408 import ListDeliveriesResponse408
+from .list_deliveries_response_408_error import ListDeliveriesResponse408Error
+from .list_deliveries_response_413 import ListDeliveriesResponse413
+from .list_deliveries_response_413_error import ListDeliveriesResponse413Error
+from .list_deliveries_response_429 import ListDeliveriesResponse429
+from .list_deliveries_response_429_error import ListDeliveriesResponse429Error
+from .list_deliveries_response_431 import ListDeliveriesResponse431
+from .list_deliveries_response_431_error import ListDeliveriesResponse431Error
+from .list_deliveries_response_500 import ListDeliveriesResponse500
+from .list_deliveries_response_500_error import ListDeliveriesResponse500Error
+from .list_deliveries_response_502 import ListDeliveriesResponse502
+from .list_deliveries_response_502_error import ListDeliveriesResponse502Error
+from .list_deliveries_response_503 import ListDeliveriesResponse503
+from .list_deliveries_response_503_error import ListDeliveriesResponse503Error
+from .list_events_response_400 import ListEventsResponse400
+from .list_events_response_400_error import ListEventsResponse400Error
+from .list_events_response_401 import ListEventsResponse401
+from .list_events_response_401_error import ListEventsResponse401Error
+from .list_events_response_403 import ListEventsResponse403
+from .list_events_response_403_error import ListEventsResponse403Error
+from .list_events_response_408 import ListEventsResponse408
+from .list_events_response_408_error import ListEventsResponse408Error
+from .list_events_response_413 import ListEventsResponse413
+from .list_events_response_413_error import ListEventsResponse413Error
+from .list_events_response_429 import ListEventsResponse429
+from .list_events_response_429_error import ListEventsResponse429Error
+from .list_events_response_431 import ListEventsResponse431
+from .list_events_response_431_error import ListEventsResponse431Error
+from .list_events_response_500 import ListEventsResponse500
+from .list_events_response_500_error import ListEventsResponse500Error
+from .list_events_response_502 import ListEventsResponse502
+from .list_events_response_502_error import ListEventsResponse502Error
+from .list_events_response_503 import ListEventsResponse503
+from .list_events_response_503_error import ListEventsResponse503Error
+from .list_vehicle_types_response_400 import ListVehicleTypesResponse400
+from .list_vehicle_types_response_400_error import ListVehicleTypesResponse400Error
+from .list_vehicle_types_response_401 import ListVehicleTypesResponse401
+from .list_vehicle_types_response_401_error import ListVehicleTypesResponse401Error
+from .list_vehicle_types_response_403 import ListVehicleTypesResponse403
+from .list_vehicle_types_response_403_error import ListVehicleTypesResponse403Error
+from .list_vehicle_types_response_408 import ListVehicleTypesResponse408
+from .list_vehicle_types_response_408_error import ListVehicleTypesResponse408Error
+from .list_vehicle_types_response_413 import ListVehicleTypesResponse413
+from .list_vehicle_types_response_413_error import ListVehicleTypesResponse413Error
+from .list_vehicle_types_response_429 import ListVehicleTypesResponse429
+from .list_vehicle_types_response_429_error import ListVehicleTypesResponse429Error
+from .list_vehicle_types_response_431 import ListVehicleTypesResponse431
+from .list_vehicle_types_response_431_error import ListVehicleTypesResponse431Error
+from .list_vehicle_types_response_500 import ListVehicleTypesResponse500
+from .list_vehicle_types_response_500_error import ListVehicleTypesResponse500Error
+from .list_vehicle_types_response_502 import ListVehicleTypesResponse502
+from .list_vehicle_types_response_502_error import ListVehicleTypesResponse502Error
+from .list_vehicle_types_response_503 import ListVehicleTypesResponse503
+from .list_vehicle_types_response_503_error import ListVehicleTypesResponse503Error
+from .list_webhook_endpoints_response_400 import ListWebhookEndpointsResponse400
+from .list_webhook_endpoints_response_400_error import (
+    ListWebhookEndpointsResponse400Error,
+)
+from .list_webhook_endpoints_response_401 import ListWebhookEndpointsResponse401
+from .list_webhook_endpoints_response_401_error import (
+    ListWebhookEndpointsResponse401Error,
+)
+from .list_webhook_endpoints_response_403 import ListWebhookEndpointsResponse403
+from .list_webhook_endpoints_response_403_error import (
+    ListWebhookEndpointsResponse403Error,
+)
+from .list_webhook_endpoints_response_408 import ListWebhookEndpointsResponse408
+from .list_webhook_endpoints_response_408_error import (
+    ListWebhookEndpointsResponse408Error,
+)
+from .list_webhook_endpoints_response_413 import ListWebhookEndpointsResponse413
+from .list_webhook_endpoints_response_413_error import (
+    ListWebhookEndpointsResponse413Error,
+)
+from .list_webhook_endpoints_response_429 import ListWebhookEndpointsResponse429
+from .list_webhook_endpoints_response_429_error import (
+    ListWebhookEndpointsResponse429Error,
+)
+from .list_webhook_endpoints_response_431 import ListWebhookEndpointsResponse431
+from .list_webhook_endpoints_response_431_error import (
+    ListWebhookEndpointsResponse431Error,
+)
+from .list_webhook_endpoints_response_500 import ListWebhookEndpointsResponse500
+from .list_webhook_endpoints_response_500_error import (
+    ListWebhookEndpointsResponse500Error,
+)
+from .list_webhook_endpoints_response_502 import ListWebhookEndpointsResponse502
+from .list_webhook_endpoints_response_502_error import (
+    ListWebhookEndpointsResponse502Error,
+)
+from .list_webhook_endpoints_response_503 import ListWebhookEndpointsResponse503
+from .list_webhook_endpoints_response_503_error import (
+    ListWebhookEndpointsResponse503Error,
+)
+from .mode import Mode
+from .pickup_proof_input import PickupProofInput
+from .pickup_proof_requirements import PickupProofRequirements
+from .price_breakdown import PriceBreakdown
+from .proof_artifact import ProofArtifact
+from .proof_checkpoint import ProofCheckpoint
+from .proof_of_delivery import ProofOfDelivery
+from .proof_of_delivery_input import ProofOfDeliveryInput
+from .proof_of_delivery_requirements import ProofOfDeliveryRequirements
+from .quote import Quote
+from .replay_webhook_endpoint_response_400 import ReplayWebhookEndpointResponse400
+from .replay_webhook_endpoint_response_400_error import (
+    ReplayWebhookEndpointResponse400Error,
+)
+from .replay_webhook_endpoint_response_401 import ReplayWebhookEndpointResponse401
+from .replay_webhook_endpoint_response_401_error import (
+    ReplayWebhookEndpointResponse401Error,
+)
+from .replay_webhook_endpoint_response_403 import ReplayWebhookEndpointResponse403
+from .replay_webhook_endpoint_response_403_error import (
+    ReplayWebhookEndpointResponse403Error,
+)
+from .replay_webhook_endpoint_response_404 import ReplayWebhookEndpointResponse404
+from .replay_webhook_endpoint_response_404_error import (
+    ReplayWebhookEndpointResponse404Error,
+)
+from .replay_webhook_endpoint_response_408 import ReplayWebhookEndpointResponse408
+from .replay_webhook_endpoint_response_408_error import (
+    ReplayWebhookEndpointResponse408Error,
+)
+from .replay_webhook_endpoint_response_409 import ReplayWebhookEndpointResponse409
+from .replay_webhook_endpoint_response_409_error import (
+    ReplayWebhookEndpointResponse409Error,
+)
+from .replay_webhook_endpoint_response_413 import ReplayWebhookEndpointResponse413
+from .replay_webhook_endpoint_response_413_error import (
+    ReplayWebhookEndpointResponse413Error,
+)
+from .replay_webhook_endpoint_response_429 import ReplayWebhookEndpointResponse429
+from .replay_webhook_endpoint_response_429_error import (
+    ReplayWebhookEndpointResponse429Error,
+)
+from .replay_webhook_endpoint_response_431 import ReplayWebhookEndpointResponse431
+from .replay_webhook_endpoint_response_431_error import (
+    ReplayWebhookEndpointResponse431Error,
+)
+from .replay_webhook_endpoint_response_500 import ReplayWebhookEndpointResponse500
+from .replay_webhook_endpoint_response_500_error import (
+    ReplayWebhookEndpointResponse500Error,
+)
+from .replay_webhook_endpoint_response_502 import ReplayWebhookEndpointResponse502
+from .replay_webhook_endpoint_response_502_error import (
+    ReplayWebhookEndpointResponse502Error,
+)
+from .replay_webhook_endpoint_response_503 import ReplayWebhookEndpointResponse503
+from .replay_webhook_endpoint_response_503_error import (
+    ReplayWebhookEndpointResponse503Error,
+)
+from .selected_extra import SelectedExtra
+from .shipment_item import ShipmentItem
+from .stream_events_response_400 import StreamEventsResponse400
+from .stream_events_response_400_error import StreamEventsResponse400Error
+from .stream_events_response_401 import StreamEventsResponse401
+from .stream_events_response_401_error import StreamEventsResponse401Error
+from .stream_events_response_403 import StreamEventsResponse403
+from .stream_events_response_403_error import StreamEventsResponse403Error
+from .stream_events_response_408 import StreamEventsResponse408
+from .stream_events_response_408_error import StreamEventsResponse408Error
+from .stream_events_response_413 import StreamEventsResponse413
+from .stream_events_response_413_error import StreamEventsResponse413Error
+from .stream_events_response_429 import StreamEventsResponse429
+from .stream_events_response_429_error import StreamEventsResponse429Error
+from .stream_events_response_431 import StreamEventsResponse431
+from .stream_events_response_431_error import StreamEventsResponse431Error
+from .stream_events_response_500 import StreamEventsResponse500
+from .stream_events_response_500_error import StreamEventsResponse500Error
+from .stream_events_response_502 import StreamEventsResponse502
+from .stream_events_response_502_error import StreamEventsResponse502Error
+from .stream_events_response_503 import StreamEventsResponse503
+from .stream_events_response_503_error import StreamEventsResponse503Error
+from .surcharge import Surcharge
+from .tax_behavior import TaxBehavior
+from .test_scenario import TestScenario
+from .test_webhook_endpoint_response_400 import TestWebhookEndpointResponse400
+from .test_webhook_endpoint_response_400_error import (
+    TestWebhookEndpointResponse400Error,
+)
+from .test_webhook_endpoint_response_401 import TestWebhookEndpointResponse401
+from .test_webhook_endpoint_response_401_error import (
+    TestWebhookEndpointResponse401Error,
+)
+from .test_webhook_endpoint_response_403 import TestWebhookEndpointResponse403
+from .test_webhook_endpoint_response_403_error import (
+    TestWebhookEndpointResponse403Error,
+)
+from .test_webhook_endpoint_response_404 import TestWebhookEndpointResponse404
+from .test_webhook_endpoint_response_404_error import (
+    TestWebhookEndpointResponse404Error,
+)
+from .test_webhook_endpoint_response_408 import TestWebhookEndpointResponse408
+from .test_webhook_endpoint_response_408_error import (
+    TestWebhookEndpointResponse408Error,
+)
+from .test_webhook_endpoint_response_409 import TestWebhookEndpointResponse409
+from .test_webhook_endpoint_response_409_error import (
+    TestWebhookEndpointResponse409Error,
+)
+from .test_webhook_endpoint_response_413 import TestWebhookEndpointResponse413
+from .test_webhook_endpoint_response_413_error import (
+    TestWebhookEndpointResponse413Error,
+)
+from .test_webhook_endpoint_response_429 import TestWebhookEndpointResponse429
+from .test_webhook_endpoint_response_429_error import (
+    TestWebhookEndpointResponse429Error,
+)
+from .test_webhook_endpoint_response_431 import TestWebhookEndpointResponse431
+from .test_webhook_endpoint_response_431_error import (
+    TestWebhookEndpointResponse431Error,
+)
+from .test_webhook_endpoint_response_500 import TestWebhookEndpointResponse500
+from .test_webhook_endpoint_response_500_error import (
+    TestWebhookEndpointResponse500Error,
+)
+from .test_webhook_endpoint_response_502 import TestWebhookEndpointResponse502
+from .test_webhook_endpoint_response_502_error import (
+    TestWebhookEndpointResponse502Error,
+)
+from .test_webhook_endpoint_response_503 import TestWebhookEndpointResponse503
+from .test_webhook_endpoint_response_503_error import (
+    TestWebhookEndpointResponse503Error,
+)
+from .tracking_eta import TrackingEta
+from .update_webhook_endpoint_request import UpdateWebhookEndpointRequest
+from .update_webhook_endpoint_response_400 import UpdateWebhookEndpointResponse400
+from .update_webhook_endpoint_response_400_error import (
+    UpdateWebhookEndpointResponse400Error,
+)
+from .update_webhook_endpoint_response_401 import UpdateWebhookEndpointResponse401
+from .update_webhook_endpoint_response_401_error import (
+    UpdateWebhookEndpointResponse401Error,
+)
+from .update_webhook_endpoint_response_403 import UpdateWebhookEndpointResponse403
+from .update_webhook_endpoint_response_403_error import (
+    UpdateWebhookEndpointResponse403Error,
+)
+from .update_webhook_endpoint_response_404 import UpdateWebhookEndpointResponse404
+from .update_webhook_endpoint_response_404_error import (
+    UpdateWebhookEndpointResponse404Error,
+)
+from .update_webhook_endpoint_response_408 import UpdateWebhookEndpointResponse408
+from .update_webhook_endpoint_response_408_error import (
+    UpdateWebhookEndpointResponse408Error,
+)
+from .update_webhook_endpoint_response_413 import UpdateWebhookEndpointResponse413
+from .update_webhook_endpoint_response_413_error import (
+    UpdateWebhookEndpointResponse413Error,
+)
+from .update_webhook_endpoint_response_429 import UpdateWebhookEndpointResponse429
+from .update_webhook_endpoint_response_429_error import (
+    UpdateWebhookEndpointResponse429Error,
+)
+from .update_webhook_endpoint_response_431 import UpdateWebhookEndpointResponse431
+from .update_webhook_endpoint_response_431_error import (
+    UpdateWebhookEndpointResponse431Error,
+)
+from .update_webhook_endpoint_response_500 import UpdateWebhookEndpointResponse500
+from .update_webhook_endpoint_response_500_error import (
+    UpdateWebhookEndpointResponse500Error,
+)
+from .update_webhook_endpoint_response_502 import UpdateWebhookEndpointResponse502
+from .update_webhook_endpoint_response_502_error import (
+    UpdateWebhookEndpointResponse502Error,
+)
+from .update_webhook_endpoint_response_503 import UpdateWebhookEndpointResponse503
+from .update_webhook_endpoint_response_503_error import (
+    UpdateWebhookEndpointResponse503Error,
+)
+from .update_webhook_endpoint_status import UpdateWebhookEndpointStatus
+from .vehicle_type import VehicleType
+from .vehicle_type_list import VehicleTypeList
+from .waypoint import Waypoint
+from .waypoint_input import WaypointInput
+from .webhook_attempt import WebhookAttempt
+from .webhook_attempt_status import WebhookAttemptStatus
+from .webhook_disabled_reason import WebhookDisabledReason
+from .webhook_endpoint import WebhookEndpoint
+from .webhook_endpoint_list import WebhookEndpointList
+from .webhook_endpoint_status import WebhookEndpointStatus
+from .webhook_replay_result import WebhookReplayResult
+from .webhook_test_result import WebhookTestResult
+
+__all__ = (
+    "Address",
+    "ArtifactKind",
+    "BreakdownExtra",
+    "CancelDeliveryRequest",
+    "CancelDeliveryResponse400",
+    "CancelDeliveryResponse400Error",
+    "CancelDeliveryResponse401",
+    "CancelDeliveryResponse401Error",
+    "CancelDeliveryResponse403",
+    "CancelDeliveryResponse403Error",
+    "CancelDeliveryResponse404",
+    "CancelDeliveryResponse404Error",
+    "CancelDeliveryResponse408",
+    "CancelDeliveryResponse408Error",
+    "CancelDeliveryResponse409",
+    "CancelDeliveryResponse409Error",
+    "CancelDeliveryResponse413",
+    "CancelDeliveryResponse413Error",
+    "CancelDeliveryResponse429",
+    "CancelDeliveryResponse429Error",
+    "CancelDeliveryResponse431",
+    "CancelDeliveryResponse431Error",
+    "CancelDeliveryResponse500",
+    "CancelDeliveryResponse500Error",
+    "CancelDeliveryResponse502",
+    "CancelDeliveryResponse502Error",
+    "CancelDeliveryResponse503",
+    "CancelDeliveryResponse503Error",
+    "CancelReason",
+    "CancellationReason",
+    "CheckpointKind",
+    "Contact",
+    "ContactInput",
+    "Courier",
+    "CourierLocation",
+    "CourierVehicle",
+    "CreateDeliveryRequest",
+    "CreateDeliveryResponse400",
+    "CreateDeliveryResponse400Error",
+    "CreateDeliveryResponse401",
+    "CreateDeliveryResponse401Error",
+    "CreateDeliveryResponse402",
+    "CreateDeliveryResponse402Error",
+    "CreateDeliveryResponse403",
+    "CreateDeliveryResponse403Error",
+    "CreateDeliveryResponse408",
+    "CreateDeliveryResponse408Error",
+    "CreateDeliveryResponse409",
+    "CreateDeliveryResponse409Error",
+    "CreateDeliveryResponse413",
+    "CreateDeliveryResponse413Error",
+    "CreateDeliveryResponse429",
+    "CreateDeliveryResponse429Error",
+    "CreateDeliveryResponse431",
+    "CreateDeliveryResponse431Error",
+    "CreateDeliveryResponse500",
+    "CreateDeliveryResponse500Error",
+    "CreateDeliveryResponse502",
+    "CreateDeliveryResponse502Error",
+    "CreateDeliveryResponse503",
+    "CreateDeliveryResponse503Error",
+    "CreateFleetOrderRequest",
+    "CreateFleetOrderResponse400",
+    "CreateFleetOrderResponse400Error",
+    "CreateFleetOrderResponse401",
+    "CreateFleetOrderResponse401Error",
+    "CreateFleetOrderResponse403",
+    "CreateFleetOrderResponse403Error",
+    "CreateFleetOrderResponse408",
+    "CreateFleetOrderResponse408Error",
+    "CreateFleetOrderResponse409",
+    "CreateFleetOrderResponse409Error",
+    "CreateFleetOrderResponse413",
+    "CreateFleetOrderResponse413Error",
+    "CreateFleetOrderResponse429",
+    "CreateFleetOrderResponse429Error",
+    "CreateFleetOrderResponse431",
+    "CreateFleetOrderResponse431Error",
+    "CreateFleetOrderResponse500",
+    "CreateFleetOrderResponse500Error",
+    "CreateFleetOrderResponse502",
+    "CreateFleetOrderResponse502Error",
+    "CreateFleetOrderResponse503",
+    "CreateFleetOrderResponse503Error",
+    "CreateQuoteRequest",
+    "CreateQuoteResponse400",
+    "CreateQuoteResponse400Error",
+    "CreateQuoteResponse401",
+    "CreateQuoteResponse401Error",
+    "CreateQuoteResponse403",
+    "CreateQuoteResponse403Error",
+    "CreateQuoteResponse408",
+    "CreateQuoteResponse408Error",
+    "CreateQuoteResponse413",
+    "CreateQuoteResponse413Error",
+    "CreateQuoteResponse429",
+    "CreateQuoteResponse429Error",
+    "CreateQuoteResponse431",
+    "CreateQuoteResponse431Error",
+    "CreateQuoteResponse500",
+    "CreateQuoteResponse500Error",
+    "CreateQuoteResponse502",
+    "CreateQuoteResponse502Error",
+    "CreateQuoteResponse503",
+    "CreateQuoteResponse503Error",
+    "CreateWebhookEndpointRequest",
+    "CreateWebhookEndpointResponse400",
+    "CreateWebhookEndpointResponse400Error",
+    "CreateWebhookEndpointResponse401",
+    "CreateWebhookEndpointResponse401Error",
+    "CreateWebhookEndpointResponse403",
+    "CreateWebhookEndpointResponse403Error",
+    "CreateWebhookEndpointResponse408",
+    "CreateWebhookEndpointResponse408Error",
+    "CreateWebhookEndpointResponse409",
+    "CreateWebhookEndpointResponse409Error",
+    "CreateWebhookEndpointResponse413",
+    "CreateWebhookEndpointResponse413Error",
+    "CreateWebhookEndpointResponse429",
+    "CreateWebhookEndpointResponse429Error",
+    "CreateWebhookEndpointResponse431",
+    "CreateWebhookEndpointResponse431Error",
+    "CreateWebhookEndpointResponse500",
+    "CreateWebhookEndpointResponse500Error",
+    "CreateWebhookEndpointResponse502",
+    "CreateWebhookEndpointResponse502Error",
+    "CreateWebhookEndpointResponse503",
+    "CreateWebhookEndpointResponse503Error",
+    "CreatedWebhookEndpoint",
+    "DeleteWebhookEndpointResponse400",
+    "DeleteWebhookEndpointResponse400Error",
+    "DeleteWebhookEndpointResponse401",
+    "DeleteWebhookEndpointResponse401Error",
+    "DeleteWebhookEndpointResponse403",
+    "DeleteWebhookEndpointResponse403Error",
+    "DeleteWebhookEndpointResponse404",
+    "DeleteWebhookEndpointResponse404Error",
+    "DeleteWebhookEndpointResponse408",
+    "DeleteWebhookEndpointResponse408Error",
+    "DeleteWebhookEndpointResponse413",
+    "DeleteWebhookEndpointResponse413Error",
+    "DeleteWebhookEndpointResponse429",
+    "DeleteWebhookEndpointResponse429Error",
+    "DeleteWebhookEndpointResponse431",
+    "DeleteWebhookEndpointResponse431Error",
+    "DeleteWebhookEndpointResponse500",
+    "DeleteWebhookEndpointResponse500Error",
+    "DeleteWebhookEndpointResponse502",
+    "DeleteWebhookEndpointResponse502Error",
+    "DeleteWebhookEndpointResponse503",
+    "DeleteWebhookEndpointResponse503Error",
+    "DeletedWebhookEndpoint",
+    "Delivery",
+    "DeliveryCourierType1",
+    "DeliveryEventData",
+    "DeliveryEventDataCourierType1",
+    "DeliveryList",
+    "DeliveryStatus",
+    "DeliveryTracking",
+    "DeliveryWaypoint",
+    "DownloadProofFileResponse400",
+    "DownloadProofFileResponse400Error",
+    "DownloadProofFileResponse401",
+    "DownloadProofFileResponse401Error",
+    "DownloadProofFileResponse404",
+    "DownloadProofFileResponse404Error",
+    "DownloadProofFileResponse408",
+    "DownloadProofFileResponse408Error",
+    "DownloadProofFileResponse413",
+    "DownloadProofFileResponse413Error",
+    "DownloadProofFileResponse431",
+    "DownloadProofFileResponse431Error",
+    "DownloadProofFileResponse500",
+    "DownloadProofFileResponse500Error",
+    "DownloadProofFileResponse502",
+    "DownloadProofFileResponse502Error",
+    "DownloadProofFileResponse503",
+    "DownloadProofFileResponse503Error",
+    "DropoffProofInput",
+    "DropoffProofRequirements",
+    "EmptyBody",
+    "Error",
+    "ErrorDetail",
+    "Event",
+    "EventDetails",
+    "EventList",
+    "EventType",
+    "Extra",
+    "ExtraOption",
+    "FleetOrder",
+    "GetDeliveryResponse400",
+    "GetDeliveryResponse400Error",
+    "GetDeliveryResponse401",
+    "GetDeliveryResponse401Error",
+    "GetDeliveryResponse403",
+    "GetDeliveryResponse403Error",
+    "GetDeliveryResponse404",
+    "GetDeliveryResponse404Error",
+    "GetDeliveryResponse408",
+    "GetDeliveryResponse408Error",
+    "GetDeliveryResponse413",
+    "GetDeliveryResponse413Error",
+    "GetDeliveryResponse429",
+    "GetDeliveryResponse429Error",
+    "GetDeliveryResponse431",
+    "GetDeliveryResponse431Error",
+    "GetDeliveryResponse500",
+    "GetDeliveryResponse500Error",
+    "GetDeliveryResponse502",
+    "GetDeliveryResponse502Error",
+    "GetDeliveryResponse503",
+    "GetDeliveryResponse503Error",
+    "GetDeliveryTrackingResponse400",
+    "GetDeliveryTrackingResponse400Error",
+    "GetDeliveryTrackingResponse401",
+    "GetDeliveryTrackingResponse401Error",
+    "GetDeliveryTrackingResponse403",
+    "GetDeliveryTrackingResponse403Error",
+    "GetDeliveryTrackingResponse404",
+    "GetDeliveryTrackingResponse404Error",
+    "GetDeliveryTrackingResponse408",
+    "GetDeliveryTrackingResponse408Error",
+    "GetDeliveryTrackingResponse413",
+    "GetDeliveryTrackingResponse413Error",
+    "GetDeliveryTrackingResponse429",
+    "GetDeliveryTrackingResponse429Error",
+    "GetDeliveryTrackingResponse431",
+    "GetDeliveryTrackingResponse431Error",
+    "GetDeliveryTrackingResponse500",
+    "GetDeliveryTrackingResponse500Error",
+    "GetDeliveryTrackingResponse502",
+    "GetDeliveryTrackingResponse502Error",
+    "GetDeliveryTrackingResponse503",
+    "GetDeliveryTrackingResponse503Error",
+    "GetEventResponse400",
+    "GetEventResponse400Error",
+    "GetEventResponse401",
+    "GetEventResponse401Error",
+    "GetEventResponse403",
+    "GetEventResponse403Error",
+    "GetEventResponse404",
+    "GetEventResponse404Error",
+    "GetEventResponse408",
+    "GetEventResponse408Error",
+    "GetEventResponse413",
+    "GetEventResponse413Error",
+    "GetEventResponse429",
+    "GetEventResponse429Error",
+    "GetEventResponse431",
+    "GetEventResponse431Error",
+    "GetEventResponse500",
+    "GetEventResponse500Error",
+    "GetEventResponse502",
+    "GetEventResponse502Error",
+    "GetEventResponse503",
+    "GetEventResponse503Error",
+    "GetFleetOrderResponse400",
+    "GetFleetOrderResponse400Error",
+    "GetFleetOrderResponse401",
+    "GetFleetOrderResponse401Error",
+    "GetFleetOrderResponse403",
+    "GetFleetOrderResponse403Error",
+    "GetFleetOrderResponse404",
+    "GetFleetOrderResponse404Error",
+    "GetFleetOrderResponse408",
+    "GetFleetOrderResponse408Error",
+    "GetFleetOrderResponse413",
+    "GetFleetOrderResponse413Error",
+    "GetFleetOrderResponse429",
+    "GetFleetOrderResponse429Error",
+    "GetFleetOrderResponse431",
+    "GetFleetOrderResponse431Error",
+    "GetFleetOrderResponse500",
+    "GetFleetOrderResponse500Error",
+    "GetFleetOrderResponse502",
+    "GetFleetOrderResponse502Error",
+    "GetFleetOrderResponse503",
+    "GetFleetOrderResponse503Error",
+    "GetProofOfDeliveryResponse400",
+    "GetProofOfDeliveryResponse400Error",
+    "GetProofOfDeliveryResponse401",
+    "GetProofOfDeliveryResponse401Error",
+    "GetProofOfDeliveryResponse403",
+    "GetProofOfDeliveryResponse403Error",
+    "GetProofOfDeliveryResponse404",
+    "GetProofOfDeliveryResponse404Error",
+    "GetProofOfDeliveryResponse408",
+    "GetProofOfDeliveryResponse408Error",
+    "GetProofOfDeliveryResponse413",
+    "GetProofOfDeliveryResponse413Error",
+    "GetProofOfDeliveryResponse429",
+    "GetProofOfDeliveryResponse429Error",
+    "GetProofOfDeliveryResponse431",
+    "GetProofOfDeliveryResponse431Error",
+    "GetProofOfDeliveryResponse500",
+    "GetProofOfDeliveryResponse500Error",
+    "GetProofOfDeliveryResponse502",
+    "GetProofOfDeliveryResponse502Error",
+    "GetProofOfDeliveryResponse503",
+    "GetProofOfDeliveryResponse503Error",
+    "ListDeliveriesResponse400",
+    "ListDeliveriesResponse400Error",
+    "ListDeliveriesResponse401",
+    "ListDeliveriesResponse401Error",
+    "ListDeliveriesResponse403",
+    "ListDeliveriesResponse403Error",
+    "ListDeliveriesResponse408",
+    "ListDeliveriesResponse408Error",
+    "ListDeliveriesResponse413",
+    "ListDeliveriesResponse413Error",
+    "ListDeliveriesResponse429",
+    "ListDeliveriesResponse429Error",
+    "ListDeliveriesResponse431",
+    "ListDeliveriesResponse431Error",
+    "ListDeliveriesResponse500",
+    "ListDeliveriesResponse500Error",
+    "ListDeliveriesResponse502",
+    "ListDeliveriesResponse502Error",
+    "ListDeliveriesResponse503",
+    "ListDeliveriesResponse503Error",
+    "ListEventsResponse400",
+    "ListEventsResponse400Error",
+    "ListEventsResponse401",
+    "ListEventsResponse401Error",
+    "ListEventsResponse403",
+    "ListEventsResponse403Error",
+    "ListEventsResponse408",
+    "ListEventsResponse408Error",
+    "ListEventsResponse413",
+    "ListEventsResponse413Error",
+    "ListEventsResponse429",
+    "ListEventsResponse429Error",
+    "ListEventsResponse431",
+    "ListEventsResponse431Error",
+    "ListEventsResponse500",
+    "ListEventsResponse500Error",
+    "ListEventsResponse502",
+    "ListEventsResponse502Error",
+    "ListEventsResponse503",
+    "ListEventsResponse503Error",
+    "ListVehicleTypesResponse400",
+    "ListVehicleTypesResponse400Error",
+    "ListVehicleTypesResponse401",
+    "ListVehicleTypesResponse401Error",
+    "ListVehicleTypesResponse403",
+    "ListVehicleTypesResponse403Error",
+    "ListVehicleTypesResponse408",
+    "ListVehicleTypesResponse408Error",
+    "ListVehicleTypesResponse413",
+    "ListVehicleTypesResponse413Error",
+    "ListVehicleTypesResponse429",
+    "ListVehicleTypesResponse429Error",
+    "ListVehicleTypesResponse431",
+    "ListVehicleTypesResponse431Error",
+    "ListVehicleTypesResponse500",
+    "ListVehicleTypesResponse500Error",
+    "ListVehicleTypesResponse502",
+    "ListVehicleTypesResponse502Error",
+    "ListVehicleTypesResponse503",
+    "ListVehicleTypesResponse503Error",
+    "ListWebhookEndpointsResponse400",
+    "ListWebhookEndpointsResponse400Error",
+    "ListWebhookEndpointsResponse401",
+    "ListWebhookEndpointsResponse401Error",
+    "ListWebhookEndpointsResponse403",
+    "ListWebhookEndpointsResponse403Error",
+    "ListWebhookEndpointsResponse408",
+    "ListWebhookEndpointsResponse408Error",
+    "ListWebhookEndpointsResponse413",
+    "ListWebhookEndpointsResponse413Error",
+    "ListWebhookEndpointsResponse429",
+    "ListWebhookEndpointsResponse429Error",
+    "ListWebhookEndpointsResponse431",
+    "ListWebhookEndpointsResponse431Error",
+    "ListWebhookEndpointsResponse500",
+    "ListWebhookEndpointsResponse500Error",
+    "ListWebhookEndpointsResponse502",
+    "ListWebhookEndpointsResponse502Error",
+    "ListWebhookEndpointsResponse503",
+    "ListWebhookEndpointsResponse503Error",
+    "Mode",
+    "PickupProofInput",
+    "PickupProofRequirements",
+    "PriceBreakdown",
+    "ProofArtifact",
+    "ProofCheckpoint",
+    "ProofOfDelivery",
+    "ProofOfDeliveryInput",
+    "ProofOfDeliveryRequirements",
+    "Quote",
+    "ReplayWebhookEndpointResponse400",
+    "ReplayWebhookEndpointResponse400Error",
+    "ReplayWebhookEndpointResponse401",
+    "ReplayWebhookEndpointResponse401Error",
+    "ReplayWebhookEndpointResponse403",
+    "ReplayWebhookEndpointResponse403Error",
+    "ReplayWebhookEndpointResponse404",
+    "ReplayWebhookEndpointResponse404Error",
+    "ReplayWebhookEndpointResponse408",
+    "ReplayWebhookEndpointResponse408Error",
+    "ReplayWebhookEndpointResponse409",
+    "ReplayWebhookEndpointResponse409Error",
+    "ReplayWebhookEndpointResponse413",
+    "ReplayWebhookEndpointResponse413Error",
+    "ReplayWebhookEndpointResponse429",
+    "ReplayWebhookEndpointResponse429Error",
+    "ReplayWebhookEndpointResponse431",
+    "ReplayWebhookEndpointResponse431Error",
+    "ReplayWebhookEndpointResponse500",
+    "ReplayWebhookEndpointResponse500Error",
+    "ReplayWebhookEndpointResponse502",
+    "ReplayWebhookEndpointResponse502Error",
+    "ReplayWebhookEndpointResponse503",
+    "ReplayWebhookEndpointResponse503Error",
+    "SelectedExtra",
+    "ShipmentItem",
+    "StreamEventsResponse400",
+    "StreamEventsResponse400Error",
+    "StreamEventsResponse401",
+    "StreamEventsResponse401Error",
+    "StreamEventsResponse403",
+    "StreamEventsResponse403Error",
+    "StreamEventsResponse408",
+    "StreamEventsResponse408Error",
+    "StreamEventsResponse413",
+    "StreamEventsResponse413Error",
+    "StreamEventsResponse429",
+    "StreamEventsResponse429Error",
+    "StreamEventsResponse431",
+    "StreamEventsResponse431Error",
+    "StreamEventsResponse500",
+    "StreamEventsResponse500Error",
+    "StreamEventsResponse502",
+    "StreamEventsResponse502Error",
+    "StreamEventsResponse503",
+    "StreamEventsResponse503Error",
+    "Surcharge",
+    "TaxBehavior",
+    "TestScenario",
+    "TestWebhookEndpointResponse400",
+    "TestWebhookEndpointResponse400Error",
+    "TestWebhookEndpointResponse401",
+    "TestWebhookEndpointResponse401Error",
+    "TestWebhookEndpointResponse403",
+    "TestWebhookEndpointResponse403Error",
+    "TestWebhookEndpointResponse404",
+    "TestWebhookEndpointResponse404Error",
+    "TestWebhookEndpointResponse408",
+    "TestWebhookEndpointResponse408Error",
+    "TestWebhookEndpointResponse409",
+    "TestWebhookEndpointResponse409Error",
+    "TestWebhookEndpointResponse413",
+    "TestWebhookEndpointResponse413Error",
+    "TestWebhookEndpointResponse429",
+    "TestWebhookEndpointResponse429Error",
+    "TestWebhookEndpointResponse431",
+    "TestWebhookEndpointResponse431Error",
+    "TestWebhookEndpointResponse500",
+    "TestWebhookEndpointResponse500Error",
+    "TestWebhookEndpointResponse502",
+    "TestWebhookEndpointResponse502Error",
+    "TestWebhookEndpointResponse503",
+    "TestWebhookEndpointResponse503Error",
+    "TrackingEta",
+    "UpdateWebhookEndpointRequest",
+    "UpdateWebhookEndpointResponse400",
+    "UpdateWebhookEndpointResponse400Error",
+    "UpdateWebhookEndpointResponse401",
+    "UpdateWebhookEndpointResponse401Error",
+    "UpdateWebhookEndpointResponse403",
+    "UpdateWebhookEndpointResponse403Error",
+    "UpdateWebhookEndpointResponse404",
+    "UpdateWebhookEndpointResponse404Error",
+    "UpdateWebhookEndpointResponse408",
+    "UpdateWebhookEndpointResponse408Error",
+    "UpdateWebhookEndpointResponse413",
+    "UpdateWebhookEndpointResponse413Error",
+    "UpdateWebhookEndpointResponse429",
+    "UpdateWebhookEndpointResponse429Error",
+    "UpdateWebhookEndpointResponse431",
+    "UpdateWebhookEndpointResponse431Error",
+    "UpdateWebhookEndpointResponse500",
+    "UpdateWebhookEndpointResponse500Error",
+    "UpdateWebhookEndpointResponse502",
+    "UpdateWebhookEndpointResponse502Error",
+    "UpdateWebhookEndpointResponse503",
+    "UpdateWebhookEndpointResponse503Error",
+    "UpdateWebhookEndpointStatus",
+    "VehicleType",
+    "VehicleTypeList",
+    "Waypoint",
+    "WaypointInput",
+    "WebhookAttempt",
+    "WebhookAttemptStatus",
+    "WebhookDisabledReason",
+    "WebhookEndpoint",
+    "WebhookEndpointList",
+    "WebhookEndpointStatus",
+    "WebhookReplayResult",
+    "WebhookTestResult",
+)

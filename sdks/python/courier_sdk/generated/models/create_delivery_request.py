@@ -1,0 +1,350 @@
+from __future__ import annotations
+
+import datetime
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, Self, TypeVar, cast
+
+from attrs import define as _attrs_define
+
+from ..models.test_scenario import TestScenario
+from ..types import UNSET, Unset
+
+if TYPE_CHECKING:
+    from ..models.delivery_waypoint import DeliveryWaypoint
+    from ..models.proof_of_delivery_input import ProofOfDeliveryInput
+    from ..models.selected_extra import SelectedExtra
+    from ..models.shipment_item import ShipmentItem
+    from ..models.waypoint_input import WaypointInput
+
+
+T = TypeVar("T", bound="CreateDeliveryRequest")
+
+
+@_attrs_define
+class CreateDeliveryRequest:
+    """`POST /v1/deliveries` body.
+
+    Attributes:
+        dropoff (DeliveryWaypoint): A delivery's pickup or dropoff: a route point with the contact the courier calls.
+        pickup (DeliveryWaypoint): A delivery's pickup or dropoff: a route point with the contact the courier calls.
+        vehicle_type_id (str):
+        external_id (None | str | Unset):
+        extras (list[SelectedExtra] | None | Unset):
+        items (list[ShipmentItem] | None | Unset):
+        notes (None | str | Unset):
+        proof_of_delivery (None | ProofOfDeliveryInput | Unset):
+        quote_id (None | str | Unset):
+        scheduled_at (datetime.datetime | None | Unset): Pickup time, 1 minute to 30 days ahead; omit for immediate.
+        stops (list[WaypointInput] | None | Unset):
+        test_scenario (None | TestScenario | Unset):
+    """
+
+    dropoff: DeliveryWaypoint
+    pickup: DeliveryWaypoint
+    vehicle_type_id: str
+    external_id: None | str | Unset = UNSET
+    extras: list[SelectedExtra] | None | Unset = UNSET
+    items: list[ShipmentItem] | None | Unset = UNSET
+    notes: None | str | Unset = UNSET
+    proof_of_delivery: None | ProofOfDeliveryInput | Unset = UNSET
+    quote_id: None | str | Unset = UNSET
+    scheduled_at: datetime.datetime | None | Unset = UNSET
+    stops: list[WaypointInput] | None | Unset = UNSET
+    test_scenario: None | TestScenario | Unset = UNSET
+
+    def to_dict(self) -> dict[str, Any]:
+        from ..models.proof_of_delivery_input import ProofOfDeliveryInput
+
+        dropoff = self.dropoff.to_dict()
+
+        pickup = self.pickup.to_dict()
+
+        vehicle_type_id = self.vehicle_type_id
+
+        external_id: None | str | Unset
+        if isinstance(self.external_id, Unset):
+            external_id = UNSET
+        else:
+            external_id = self.external_id
+
+        extras: list[dict[str, Any]] | None | Unset
+        if isinstance(self.extras, Unset):
+            extras = UNSET
+        elif isinstance(self.extras, list):
+            extras = []
+            for extras_type_0_item_data in self.extras:
+                extras_type_0_item = extras_type_0_item_data.to_dict()
+                extras.append(extras_type_0_item)
+
+        else:
+            extras = self.extras
+
+        items: list[dict[str, Any]] | None | Unset
+        if isinstance(self.items, Unset):
+            items = UNSET
+        elif isinstance(self.items, list):
+            items = []
+            for items_type_0_item_data in self.items:
+                items_type_0_item = items_type_0_item_data.to_dict()
+                items.append(items_type_0_item)
+
+        else:
+            items = self.items
+
+        notes: None | str | Unset
+        if isinstance(self.notes, Unset):
+            notes = UNSET
+        else:
+            notes = self.notes
+
+        proof_of_delivery: dict[str, Any] | None | Unset
+        if isinstance(self.proof_of_delivery, Unset):
+            proof_of_delivery = UNSET
+        elif isinstance(self.proof_of_delivery, ProofOfDeliveryInput):
+            proof_of_delivery = self.proof_of_delivery.to_dict()
+        else:
+            proof_of_delivery = self.proof_of_delivery
+
+        quote_id: None | str | Unset
+        if isinstance(self.quote_id, Unset):
+            quote_id = UNSET
+        else:
+            quote_id = self.quote_id
+
+        scheduled_at: None | str | Unset
+        if isinstance(self.scheduled_at, Unset):
+            scheduled_at = UNSET
+        elif isinstance(self.scheduled_at, datetime.datetime):
+            scheduled_at = self.scheduled_at.isoformat()
+        else:
+            scheduled_at = self.scheduled_at
+
+        stops: list[dict[str, Any]] | None | Unset
+        if isinstance(self.stops, Unset):
+            stops = UNSET
+        elif isinstance(self.stops, list):
+            stops = []
+            for stops_type_0_item_data in self.stops:
+                stops_type_0_item = stops_type_0_item_data.to_dict()
+                stops.append(stops_type_0_item)
+
+        else:
+            stops = self.stops
+
+        test_scenario: None | str | Unset
+        if isinstance(self.test_scenario, Unset):
+            test_scenario = UNSET
+        elif isinstance(self.test_scenario, TestScenario):
+            test_scenario = self.test_scenario.value
+        else:
+            test_scenario = self.test_scenario
+
+        field_dict: dict[str, Any] = {}
+
+        field_dict.update(
+            {
+                "dropoff": dropoff,
+                "pickup": pickup,
+                "vehicle_type_id": vehicle_type_id,
+            }
+        )
+        if external_id is not UNSET:
+            field_dict["external_id"] = external_id
+        if extras is not UNSET:
+            field_dict["extras"] = extras
+        if items is not UNSET:
+            field_dict["items"] = items
+        if notes is not UNSET:
+            field_dict["notes"] = notes
+        if proof_of_delivery is not UNSET:
+            field_dict["proof_of_delivery"] = proof_of_delivery
+        if quote_id is not UNSET:
+            field_dict["quote_id"] = quote_id
+        if scheduled_at is not UNSET:
+            field_dict["scheduled_at"] = scheduled_at
+        if stops is not UNSET:
+            field_dict["stops"] = stops
+        if test_scenario is not UNSET:
+            field_dict["test_scenario"] = test_scenario
+
+        return field_dict
+
+    @classmethod
+    def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
+        from ..models.delivery_waypoint import DeliveryWaypoint
+        from ..models.proof_of_delivery_input import ProofOfDeliveryInput
+        from ..models.selected_extra import SelectedExtra
+        from ..models.shipment_item import ShipmentItem
+        from ..models.waypoint_input import WaypointInput
+
+        d = dict(src_dict)
+        dropoff = DeliveryWaypoint.from_dict(d.pop("dropoff"))
+
+        pickup = DeliveryWaypoint.from_dict(d.pop("pickup"))
+
+        vehicle_type_id = d.pop("vehicle_type_id")
+
+        def _parse_external_id(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        external_id = _parse_external_id(d.pop("external_id", UNSET))
+
+        def _parse_extras(data: object) -> list[SelectedExtra] | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, list):
+                    raise TypeError()
+                extras_type_0 = []
+                _extras_type_0 = data
+                for extras_type_0_item_data in _extras_type_0:
+                    extras_type_0_item = SelectedExtra.from_dict(
+                        extras_type_0_item_data
+                    )
+
+                    extras_type_0.append(extras_type_0_item)
+
+                return extras_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(list[SelectedExtra] | None | Unset, data)
+
+        extras = _parse_extras(d.pop("extras", UNSET))
+
+        def _parse_items(data: object) -> list[ShipmentItem] | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, list):
+                    raise TypeError()
+                items_type_0 = []
+                _items_type_0 = data
+                for items_type_0_item_data in _items_type_0:
+                    items_type_0_item = ShipmentItem.from_dict(items_type_0_item_data)
+
+                    items_type_0.append(items_type_0_item)
+
+                return items_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(list[ShipmentItem] | None | Unset, data)
+
+        items = _parse_items(d.pop("items", UNSET))
+
+        def _parse_notes(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        notes = _parse_notes(d.pop("notes", UNSET))
+
+        def _parse_proof_of_delivery(
+            data: object,
+        ) -> None | ProofOfDeliveryInput | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                proof_of_delivery_type_0 = ProofOfDeliveryInput.from_dict(data)
+
+                return proof_of_delivery_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(None | ProofOfDeliveryInput | Unset, data)
+
+        proof_of_delivery = _parse_proof_of_delivery(d.pop("proof_of_delivery", UNSET))
+
+        def _parse_quote_id(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        quote_id = _parse_quote_id(d.pop("quote_id", UNSET))
+
+        def _parse_scheduled_at(data: object) -> datetime.datetime | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, str):
+                    raise TypeError()
+                scheduled_at_type_0 = datetime.datetime.fromisoformat(data)
+
+                return scheduled_at_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(datetime.datetime | None | Unset, data)
+
+        scheduled_at = _parse_scheduled_at(d.pop("scheduled_at", UNSET))
+
+        def _parse_stops(data: object) -> list[WaypointInput] | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, list):
+                    raise TypeError()
+                stops_type_0 = []
+                _stops_type_0 = data
+                for stops_type_0_item_data in _stops_type_0:
+                    stops_type_0_item = WaypointInput.from_dict(stops_type_0_item_data)
+
+                    stops_type_0.append(stops_type_0_item)
+
+                return stops_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(list[WaypointInput] | None | Unset, data)
+
+        stops = _parse_stops(d.pop("stops", UNSET))
+
+        def _parse_test_scenario(data: object) -> None | TestScenario | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, str):
+                    raise TypeError()
+                test_scenario_type_0 = TestScenario(data)
+
+                return test_scenario_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(None | TestScenario | Unset, data)
+
+        test_scenario = _parse_test_scenario(d.pop("test_scenario", UNSET))
+
+        create_delivery_request = cls(
+            dropoff=dropoff,
+            pickup=pickup,
+            vehicle_type_id=vehicle_type_id,
+            external_id=external_id,
+            extras=extras,
+            items=items,
+            notes=notes,
+            proof_of_delivery=proof_of_delivery,
+            quote_id=quote_id,
+            scheduled_at=scheduled_at,
+            stops=stops,
+            test_scenario=test_scenario,
+        )
+
+        return create_delivery_request

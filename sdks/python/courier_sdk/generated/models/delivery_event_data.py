@@ -1,0 +1,460 @@
+from __future__ import annotations
+
+import datetime
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, Self, TypeVar, cast
+
+from attrs import define as _attrs_define
+from attrs import field as _attrs_field
+
+from ..models.cancellation_reason import CancellationReason
+from ..models.delivery_status import DeliveryStatus
+from ..models.mode import Mode
+from ..models.tax_behavior import TaxBehavior
+
+if TYPE_CHECKING:
+    from ..models.delivery_event_data_courier_type_1 import (
+        DeliveryEventDataCourierType1,
+    )
+    from ..models.price_breakdown import PriceBreakdown
+    from ..models.proof_of_delivery_requirements import ProofOfDeliveryRequirements
+    from ..models.waypoint import Waypoint
+
+
+T = TypeVar("T", bound="DeliveryEventData")
+
+
+@_attrs_define
+class DeliveryEventData:
+    """A delivery. Every field is always present, `null` where
+    unset. Events carry the same shape with `courier` reduced to its name.
+
+        Attributes:
+            amount_cents (int | None):
+            breakdown (None | PriceBreakdown):
+            cancellation_reason (CancellationReason | None):
+            cancelled_at (datetime.datetime | None):
+            courier (DeliveryEventDataCourierType1 | None):
+            created_at (datetime.datetime):
+            currency (None | str):
+            delivered_at (datetime.datetime | None):
+            dropoff (Waypoint):
+            external_id (None | str):
+            id (str):
+            mode (Mode): The key mode a resource belongs to.
+            notes (None | str):
+            pickup (Waypoint):
+            proof_of_delivery (None | ProofOfDeliveryRequirements):
+            quote_id (None | str):
+            scheduled_at (datetime.datetime | None):
+            status (DeliveryStatus): Status of a delivery (and of a fleet order); `delivered` and `cancelled` are final.
+            stops (list[Waypoint]):
+            tax_behavior (TaxBehavior): Every amount includes VAT.
+            tracking_available_at (datetime.datetime | None):
+            tracking_url (None | str):
+            updated_at (datetime.datetime):
+            vehicle_type_id (str):
+    """
+
+    amount_cents: int | None
+    breakdown: None | PriceBreakdown
+    cancellation_reason: CancellationReason | None
+    cancelled_at: datetime.datetime | None
+    courier: DeliveryEventDataCourierType1 | None
+    created_at: datetime.datetime
+    currency: None | str
+    delivered_at: datetime.datetime | None
+    dropoff: Waypoint
+    external_id: None | str
+    id: str
+    mode: Mode
+    notes: None | str
+    pickup: Waypoint
+    proof_of_delivery: None | ProofOfDeliveryRequirements
+    quote_id: None | str
+    scheduled_at: datetime.datetime | None
+    status: DeliveryStatus
+    stops: list[Waypoint]
+    tax_behavior: TaxBehavior
+    tracking_available_at: datetime.datetime | None
+    tracking_url: None | str
+    updated_at: datetime.datetime
+    vehicle_type_id: str
+    additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        from ..models.delivery_event_data_courier_type_1 import (
+            DeliveryEventDataCourierType1,
+        )
+        from ..models.price_breakdown import PriceBreakdown
+        from ..models.proof_of_delivery_requirements import ProofOfDeliveryRequirements
+
+        amount_cents: int | None
+        amount_cents = self.amount_cents
+
+        breakdown: dict[str, Any] | None
+        if isinstance(self.breakdown, PriceBreakdown):
+            breakdown = self.breakdown.to_dict()
+        else:
+            breakdown = self.breakdown
+
+        cancellation_reason: None | str
+        if isinstance(self.cancellation_reason, CancellationReason):
+            cancellation_reason = self.cancellation_reason.value
+        else:
+            cancellation_reason = self.cancellation_reason
+
+        cancelled_at: None | str
+        if isinstance(self.cancelled_at, datetime.datetime):
+            cancelled_at = self.cancelled_at.isoformat()
+        else:
+            cancelled_at = self.cancelled_at
+
+        courier: dict[str, Any] | None
+        if isinstance(self.courier, DeliveryEventDataCourierType1):
+            courier = self.courier.to_dict()
+        else:
+            courier = self.courier
+
+        created_at = self.created_at.isoformat()
+
+        currency: None | str
+        currency = self.currency
+
+        delivered_at: None | str
+        if isinstance(self.delivered_at, datetime.datetime):
+            delivered_at = self.delivered_at.isoformat()
+        else:
+            delivered_at = self.delivered_at
+
+        dropoff = self.dropoff.to_dict()
+
+        external_id: None | str
+        external_id = self.external_id
+
+        id = self.id
+
+        mode = self.mode.value
+
+        notes: None | str
+        notes = self.notes
+
+        pickup = self.pickup.to_dict()
+
+        proof_of_delivery: dict[str, Any] | None
+        if isinstance(self.proof_of_delivery, ProofOfDeliveryRequirements):
+            proof_of_delivery = self.proof_of_delivery.to_dict()
+        else:
+            proof_of_delivery = self.proof_of_delivery
+
+        quote_id: None | str
+        quote_id = self.quote_id
+
+        scheduled_at: None | str
+        if isinstance(self.scheduled_at, datetime.datetime):
+            scheduled_at = self.scheduled_at.isoformat()
+        else:
+            scheduled_at = self.scheduled_at
+
+        status = self.status.value
+
+        stops = []
+        for stops_item_data in self.stops:
+            stops_item = stops_item_data.to_dict()
+            stops.append(stops_item)
+
+        tax_behavior = self.tax_behavior.value
+
+        tracking_available_at: None | str
+        if isinstance(self.tracking_available_at, datetime.datetime):
+            tracking_available_at = self.tracking_available_at.isoformat()
+        else:
+            tracking_available_at = self.tracking_available_at
+
+        tracking_url: None | str
+        tracking_url = self.tracking_url
+
+        updated_at = self.updated_at.isoformat()
+
+        vehicle_type_id = self.vehicle_type_id
+
+        field_dict: dict[str, Any] = {}
+        field_dict.update(self.additional_properties)
+        field_dict.update(
+            {
+                "amount_cents": amount_cents,
+                "breakdown": breakdown,
+                "cancellation_reason": cancellation_reason,
+                "cancelled_at": cancelled_at,
+                "courier": courier,
+                "created_at": created_at,
+                "currency": currency,
+                "delivered_at": delivered_at,
+                "dropoff": dropoff,
+                "external_id": external_id,
+                "id": id,
+                "mode": mode,
+                "notes": notes,
+                "pickup": pickup,
+                "proof_of_delivery": proof_of_delivery,
+                "quote_id": quote_id,
+                "scheduled_at": scheduled_at,
+                "status": status,
+                "stops": stops,
+                "tax_behavior": tax_behavior,
+                "tracking_available_at": tracking_available_at,
+                "tracking_url": tracking_url,
+                "updated_at": updated_at,
+                "vehicle_type_id": vehicle_type_id,
+            }
+        )
+
+        return field_dict
+
+    @classmethod
+    def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
+        from ..models.delivery_event_data_courier_type_1 import (
+            DeliveryEventDataCourierType1,
+        )
+        from ..models.price_breakdown import PriceBreakdown
+        from ..models.proof_of_delivery_requirements import ProofOfDeliveryRequirements
+        from ..models.waypoint import Waypoint
+
+        d = dict(src_dict)
+
+        def _parse_amount_cents(data: object) -> int | None:
+            if data is None:
+                return data
+            return cast(int | None, data)
+
+        amount_cents = _parse_amount_cents(d.pop("amount_cents"))
+
+        def _parse_breakdown(data: object) -> None | PriceBreakdown:
+            if data is None:
+                return data
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                breakdown_type_0 = PriceBreakdown.from_dict(data)
+
+                return breakdown_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(None | PriceBreakdown, data)
+
+        breakdown = _parse_breakdown(d.pop("breakdown"))
+
+        def _parse_cancellation_reason(data: object) -> CancellationReason | None:
+            if data is None:
+                return data
+            try:
+                if not isinstance(data, str):
+                    raise TypeError()
+                cancellation_reason_type_0 = CancellationReason(data)
+
+                return cancellation_reason_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(CancellationReason | None, data)
+
+        cancellation_reason = _parse_cancellation_reason(d.pop("cancellation_reason"))
+
+        def _parse_cancelled_at(data: object) -> datetime.datetime | None:
+            if data is None:
+                return data
+            try:
+                if not isinstance(data, str):
+                    raise TypeError()
+                cancelled_at_type_0 = datetime.datetime.fromisoformat(data)
+
+                return cancelled_at_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(datetime.datetime | None, data)
+
+        cancelled_at = _parse_cancelled_at(d.pop("cancelled_at"))
+
+        def _parse_courier(data: object) -> DeliveryEventDataCourierType1 | None:
+            if data is None:
+                return data
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                courier_type_1 = DeliveryEventDataCourierType1.from_dict(data)
+
+                return courier_type_1
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(DeliveryEventDataCourierType1 | None, data)
+
+        courier = _parse_courier(d.pop("courier"))
+
+        created_at = datetime.datetime.fromisoformat(d.pop("created_at"))
+
+        def _parse_currency(data: object) -> None | str:
+            if data is None:
+                return data
+            return cast(None | str, data)
+
+        currency = _parse_currency(d.pop("currency"))
+
+        def _parse_delivered_at(data: object) -> datetime.datetime | None:
+            if data is None:
+                return data
+            try:
+                if not isinstance(data, str):
+                    raise TypeError()
+                delivered_at_type_0 = datetime.datetime.fromisoformat(data)
+
+                return delivered_at_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(datetime.datetime | None, data)
+
+        delivered_at = _parse_delivered_at(d.pop("delivered_at"))
+
+        dropoff = Waypoint.from_dict(d.pop("dropoff"))
+
+        def _parse_external_id(data: object) -> None | str:
+            if data is None:
+                return data
+            return cast(None | str, data)
+
+        external_id = _parse_external_id(d.pop("external_id"))
+
+        id = d.pop("id")
+
+        mode = Mode(d.pop("mode"))
+
+        def _parse_notes(data: object) -> None | str:
+            if data is None:
+                return data
+            return cast(None | str, data)
+
+        notes = _parse_notes(d.pop("notes"))
+
+        pickup = Waypoint.from_dict(d.pop("pickup"))
+
+        def _parse_proof_of_delivery(
+            data: object,
+        ) -> None | ProofOfDeliveryRequirements:
+            if data is None:
+                return data
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                proof_of_delivery_type_0 = ProofOfDeliveryRequirements.from_dict(data)
+
+                return proof_of_delivery_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(None | ProofOfDeliveryRequirements, data)
+
+        proof_of_delivery = _parse_proof_of_delivery(d.pop("proof_of_delivery"))
+
+        def _parse_quote_id(data: object) -> None | str:
+            if data is None:
+                return data
+            return cast(None | str, data)
+
+        quote_id = _parse_quote_id(d.pop("quote_id"))
+
+        def _parse_scheduled_at(data: object) -> datetime.datetime | None:
+            if data is None:
+                return data
+            try:
+                if not isinstance(data, str):
+                    raise TypeError()
+                scheduled_at_type_0 = datetime.datetime.fromisoformat(data)
+
+                return scheduled_at_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(datetime.datetime | None, data)
+
+        scheduled_at = _parse_scheduled_at(d.pop("scheduled_at"))
+
+        status = DeliveryStatus(d.pop("status"))
+
+        stops = []
+        _stops = d.pop("stops")
+        for stops_item_data in _stops:
+            stops_item = Waypoint.from_dict(stops_item_data)
+
+            stops.append(stops_item)
+
+        tax_behavior = TaxBehavior(d.pop("tax_behavior"))
+
+        def _parse_tracking_available_at(data: object) -> datetime.datetime | None:
+            if data is None:
+                return data
+            try:
+                if not isinstance(data, str):
+                    raise TypeError()
+                tracking_available_at_type_0 = datetime.datetime.fromisoformat(data)
+
+                return tracking_available_at_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(datetime.datetime | None, data)
+
+        tracking_available_at = _parse_tracking_available_at(
+            d.pop("tracking_available_at")
+        )
+
+        def _parse_tracking_url(data: object) -> None | str:
+            if data is None:
+                return data
+            return cast(None | str, data)
+
+        tracking_url = _parse_tracking_url(d.pop("tracking_url"))
+
+        updated_at = datetime.datetime.fromisoformat(d.pop("updated_at"))
+
+        vehicle_type_id = d.pop("vehicle_type_id")
+
+        delivery_event_data = cls(
+            amount_cents=amount_cents,
+            breakdown=breakdown,
+            cancellation_reason=cancellation_reason,
+            cancelled_at=cancelled_at,
+            courier=courier,
+            created_at=created_at,
+            currency=currency,
+            delivered_at=delivered_at,
+            dropoff=dropoff,
+            external_id=external_id,
+            id=id,
+            mode=mode,
+            notes=notes,
+            pickup=pickup,
+            proof_of_delivery=proof_of_delivery,
+            quote_id=quote_id,
+            scheduled_at=scheduled_at,
+            status=status,
+            stops=stops,
+            tax_behavior=tax_behavior,
+            tracking_available_at=tracking_available_at,
+            tracking_url=tracking_url,
+            updated_at=updated_at,
+            vehicle_type_id=vehicle_type_id,
+        )
+
+        delivery_event_data.additional_properties = d
+        return delivery_event_data
+
+    @property
+    def additional_keys(self) -> list[str]:
+        return list(self.additional_properties.keys())
+
+    def __getitem__(self, key: str) -> Any:
+        return self.additional_properties[key]
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        self.additional_properties[key] = value
+
+    def __delitem__(self, key: str) -> None:
+        del self.additional_properties[key]
+
+    def __contains__(self, key: str) -> bool:
+        return key in self.additional_properties

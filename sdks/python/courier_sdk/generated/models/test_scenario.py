@@ -1,0 +1,11 @@
+from enum import StrEnum
+
+
+class TestScenario(StrEnum):
+    COURIER_CANCELLED = "courier_cancelled"
+    DELIVERY_FAILED = "delivery_failed"
+    NO_COURIER_FOUND = "no_courier_found"
+    PICKUP_NO_SHOW = "pickup_no_show"
+
+    def __str__(self) -> str:
+        return str(self.value)

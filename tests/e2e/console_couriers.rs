@@ -55,7 +55,7 @@ e2e! {
         let (status, page, _) = get(&admin, &drivers).await;
         assert_eq!(status, 200, "{page}");
         assert!(page.contains("No couriers yet.") && page.contains("Invite a courier"), "{page}");
-        assert!(page.contains(&format!("/console/w/{fleet}/couriers\" aria-current=\"page\">Drivers")), "{page}");
+        assert!(page.contains(&format!("/console/w/{fleet}/couriers?mode=live\" aria-current=\"page\">Drivers")), "{page}");
         let token = csrf(&page);
 
         // A phone that is no phone number is refused at its field; what was typed stays.
@@ -95,7 +95,7 @@ e2e! {
         ]))).await.expect("positions");
         let (_, page, _) = get(&admin, &drivers).await;
         assert!(page.contains("status-online\">online") && page.contains(" s ago</td>"), "{page}");
-        assert!(page.contains("cargo_bike · Urban Arrow, green"), "{page}");
+        assert!(page.contains("Cargo bike · Urban Arrow, green"), "{page}");
 
         // The overview counts the driver online, and names the order once
         // it has waited for a driver more than five minutes.
@@ -124,7 +124,7 @@ e2e! {
         let (status, location, page) = post(&admin, &driver_page, &edit).await;
         assert_eq!((status, location.as_str()), (303, driver_page.as_str()), "{page}");
         let (_, page, _) = get(&admin, &driver_page).await;
-        assert!(page.contains("car · Volkswagen, Caddy, B-DD 42"), "{page}");
+        assert!(page.contains("Car · Volkswagen, Caddy, B-DD 42"), "{page}");
         let unknown: Vec<(&str, &str)> = edit
             .iter()
             .map(|&(k, v)| if k == "vehicle.vehicle_type_id" { (k, "hovercraft") } else { (k, v) })
@@ -166,12 +166,12 @@ e2e! {
         let order = crate::fleet::create(&app, &key, &crate::fleet::minimal_order()).await;
         let order_id = order["order_id"].as_str().expect("order id");
         let (_, board, _) = get(&member, &app.url(&format!("/console/w/{fleet}/board"))).await;
-        assert!(board.contains(order_id) && !board.contains("/assign\""), "{board}");
+        assert!(board.contains(order_id) && !board.contains("/assign?mode="), "{board}");
         let assign = app.url(&format!("/console/w/{fleet}/board/{order_id}/assign"));
         let (status, _, _) = post(&member, &assign, &[("csrf", &member_token), ("courier_id", &courier_id)]).await;
         assert_eq!(status, 403);
         let (_, board, _) = get(&admin, &app.url(&format!("/console/w/{fleet}/board"))).await;
-        assert!(board.contains(&format!("/board/{order_id}/assign\"")) && !board.contains("Driver: Dara Driver"), "{board}");
+        assert!(board.contains(&format!("/board/{order_id}/assign?mode=")) && !board.contains("Driver: Dara Driver"), "{board}");
 
         // The fleet's "assign automatically": owners and admins turn it on; a member reads it and cannot change it.
         assert!(board.contains("id=\"auto-dispatch\" name=\"auto_dispatch\">"), "off by default: {board}");

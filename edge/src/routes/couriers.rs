@@ -27,8 +27,8 @@ use crate::path_id::PathId;
         ("courierId" = String, Path, description = "As in the `photo_url`."),
         ("signature" = String, Query, description = "As in the `photo_url`."),
     ),
-    responses((status = 200, description = "The photo's bytes, with its content type.",
-        content(("image/jpeg"), ("image/png")))),
+    responses((status = 200, description = "The photo's bytes (JPEG or PNG), with its content type.",
+        content_type = "application/octet-stream")),
 )]
 pub async fn photo(
     State(state): State<EdgeState>,

@@ -4,6 +4,28 @@
  */
 
 export interface paths {
+    "/v1/courier-photos/{courierId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a courier's photo
+         * @description The target of a delivery's `courier.photo_url`: the courier's photo
+         *     (JPEG or PNG). Needs no API key; the signed link is the capability. It
+         *     does not expire, and stops working when the courier's photo is replaced.
+         */
+        get: operations["getCourierPhoto"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/deliveries": {
         parameters: {
             query?: never;
@@ -1199,6 +1221,184 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
+    getCourierPhoto: {
+        parameters: {
+            query: {
+                /** @description As in the `photo_url`. */
+                signature: string;
+            };
+            header?: never;
+            path: {
+                /** @description As in the `photo_url`. */
+                courierId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The photo's bytes (JPEG or PNG), with its content type. */
+            200: {
+                headers: {
+                    /** @description The request's id (`req_…`); quote it to support. */
+                    "Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/octet-stream": unknown;
+                };
+            };
+            /**
+             * @description - `invalid_request`: A field is missing or invalid, or the body is not a JSON object. `param` names the field as a dot path (`stops.2.latitude`) or the header.
+             *     - `invalid_idempotency_key`: The `Idempotency-Key` header is longer than 255 characters.
+             */
+            400: {
+                headers: {
+                    /** @description The request's id (`req_…`); quote it to support. */
+                    "Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /**
+                             * @example invalid_request
+                             * @example invalid_idempotency_key
+                             */
+                            code?: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description - `invalid_api_key`: The API key is unknown, expired or revoked. */
+            401: {
+                headers: {
+                    /** @description The request's id (`req_…`); quote it to support. */
+                    "Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @example invalid_api_key */
+                            code?: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description - `not_found`: The resource does not exist for this key's workspace and mode, or no route matches the path. */
+            404: {
+                headers: {
+                    /** @description The request's id (`req_…`); quote it to support. */
+                    "Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @example not_found */
+                            code?: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description - `request_timeout`: The request's body did not arrive within the time allowed (30 seconds by default); the connection is closed. Send the request again. */
+            408: {
+                headers: {
+                    /** @description The request's id (`req_…`); quote it to support. */
+                    "Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @example request_timeout */
+                            code?: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description - `request_too_large`: The request body is larger than 1 MiB: refused as soon as that is known (a larger `Content-Length` before any of the body is read), and the connection is closed. */
+            413: {
+                headers: {
+                    /** @description The request's id (`req_…`); quote it to support. */
+                    "Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @example request_too_large */
+                            code?: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description - `headers_too_large`: The request's headers take more than 32 KiB; `param` names the largest. (`x-api-key`, `Authorization` and `Idempotency-Key` have their own codes.) */
+            431: {
+                headers: {
+                    /** @description The request's id (`req_…`); quote it to support. */
+                    "Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @example headers_too_large */
+                            code?: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description - `internal_error`: Unexpected error. Retry with backoff, reusing the same `Idempotency-Key` on creates. */
+            500: {
+                headers: {
+                    /** @description The request's id (`req_…`); quote it to support. */
+                    "Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @example internal_error */
+                            code?: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description - `upstream_error`: An internal service failed. Retry with backoff, reusing the same `Idempotency-Key` on creates. */
+            502: {
+                headers: {
+                    /** @description The request's id (`req_…`); quote it to support. */
+                    "Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @example upstream_error */
+                            code?: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description - `service_unavailable`: The service is temporarily unavailable. Retry with backoff. */
+            503: {
+                headers: {
+                    /** @description The request's id (`req_…`); quote it to support. */
+                    "Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @example service_unavailable */
+                            code?: unknown;
+                        };
+                    };
+                };
+            };
+        };
+    };
     listDeliveries: {
         parameters: {
             query?: {

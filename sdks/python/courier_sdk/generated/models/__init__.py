@@ -234,6 +234,24 @@ from .event_type import EventType
 from .extra import Extra
 from .extra_option import ExtraOption
 from .fleet_order import FleetOrder
+from .get_courier_photo_response_400 import GetCourierPhotoResponse400
+from .get_courier_photo_response_400_error import GetCourierPhotoResponse400Error
+from .get_courier_photo_response_401 import GetCourierPhotoResponse401
+from .get_courier_photo_response_401_error import GetCourierPhotoResponse401Error
+from .get_courier_photo_response_404 import GetCourierPhotoResponse404
+from .get_courier_photo_response_404_error import GetCourierPhotoResponse404Error
+from .get_courier_photo_response_408 import GetCourierPhotoResponse408
+from .get_courier_photo_response_408_error import GetCourierPhotoResponse408Error
+from .get_courier_photo_response_413 import GetCourierPhotoResponse413
+from .get_courier_photo_response_413_error import GetCourierPhotoResponse413Error
+from .get_courier_photo_response_431 import GetCourierPhotoResponse431
+from .get_courier_photo_response_431_error import GetCourierPhotoResponse431Error
+from .get_courier_photo_response_500 import GetCourierPhotoResponse500
+from .get_courier_photo_response_500_error import GetCourierPhotoResponse500Error
+from .get_courier_photo_response_502 import GetCourierPhotoResponse502
+from .get_courier_photo_response_502_error import GetCourierPhotoResponse502Error
+from .get_courier_photo_response_503 import GetCourierPhotoResponse503
+from .get_courier_photo_response_503_error import GetCourierPhotoResponse503Error
 from .get_delivery_response_400 import GetDeliveryResponse400
 from .get_delivery_response_400_error import GetDeliveryResponse400Error
 from .get_delivery_response_401 import GetDeliveryResponse401
@@ -848,6 +866,24 @@ __all__ = (
     "Extra",
     "ExtraOption",
     "FleetOrder",
+    "GetCourierPhotoResponse400",
+    "GetCourierPhotoResponse400Error",
+    "GetCourierPhotoResponse401",
+    "GetCourierPhotoResponse401Error",
+    "GetCourierPhotoResponse404",
+    "GetCourierPhotoResponse404Error",
+    "GetCourierPhotoResponse408",
+    "GetCourierPhotoResponse408Error",
+    "GetCourierPhotoResponse413",
+    "GetCourierPhotoResponse413Error",
+    "GetCourierPhotoResponse431",
+    "GetCourierPhotoResponse431Error",
+    "GetCourierPhotoResponse500",
+    "GetCourierPhotoResponse500Error",
+    "GetCourierPhotoResponse502",
+    "GetCourierPhotoResponse502Error",
+    "GetCourierPhotoResponse503",
+    "GetCourierPhotoResponse503Error",
     "GetDeliveryResponse400",
     "GetDeliveryResponse400Error",
     "GetDeliveryResponse401",

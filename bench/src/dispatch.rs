@@ -361,7 +361,7 @@ async fn sign_up(
 
 /// The proof `job` asks for at `checkpoint`, as a courier's app sends it.
 fn proof_for(job: &apb::Job, checkpoint: pb::CheckpointKind) -> apb::SubmitProofRequest {
-    let rules = job.proof.clone().unwrap_or_default();
+    let rules = job.proof.unwrap_or_default();
     let (photos, signature, barcode, age) = match checkpoint {
         pb::CheckpointKind::Pickup => {
             let p = rules.pickup.unwrap_or_default();

@@ -181,7 +181,7 @@ async fn board_view(
     };
     let auto_dispatch = match crate::couriers::auto_dispatch(state, signed, workspace).await {
         Ok(on) => on,
-        Err(status) => return failure(state, &status),
+        Err(status) => return signed.failure(state, &status, workspace),
     };
     let status = if error.is_some() {
         StatusCode::CONFLICT
@@ -315,9 +315,11 @@ pub(crate) async fn assign_order(
     State(state): State<ConsoleState>,
     signed: Signed,
     Path((workspace, order)): Path<(String, String)>,
+    Query(query): Query<ModeQuery>,
     body: Bytes,
 ) -> Response {
     let form = fields(&body);
+    let mode = query.mode();
     let message = ipb::AssignJobRequest {
         job_id: order,
         courier_id: field(&form, "courier_id").to_owned(),
@@ -328,16 +330,19 @@ pub(crate) async fn assign_order(
         .assign_job(signed.request(message, Some(field(&form, "csrf"))))
         .await
     {
-        Ok(_) => Redirect::to(&format!("{}/w/{workspace}/board", state.root)).into_response(),
+        Ok(_) => signed.redirect_with(
+            Flash::notice("Order given to the driver."),
+            &format!("{}/w/{workspace}/board?mode={mode}", state.root),
+        ),
         Err(status)
             if matches!(
                 status.code(),
                 tonic::Code::FailedPrecondition | tonic::Code::InvalidArgument
             ) =>
         {
-            board_view(&state, &signed, &workspace, Some(status.message().to_owned())).await
+            board_view(&state, &signed, (&workspace, mode), Some(status.message().to_owned())).await
         }
-        Err(status) => failure(&state, &status),
+        Err(status) => signed.failure(&state, &status, &workspace),
     }
 }
 
@@ -398,7 +403,7 @@ pub(crate) async fn order_page(
     let manages = layout.workspace.as_ref().is_some_and(|w| w.manages);
     let drivers = match Drivers::of(&state, &signed, &workspace).await {
         Ok(drivers) => drivers,
-        Err(status) => return failure(&state, &status),
+        Err(status) => return signed.failure(&state, &status, &workspace),
     };
     let customer = order.customer.clone().unwrap_or_default();
     render(

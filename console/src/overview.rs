@@ -241,7 +241,7 @@ pub(crate) async fn page(
     let (drivers_online, waiting) =
         match crate::couriers::dispatch_attention(&state, &signed, &workspace, fleet, mode).await {
             Ok(dispatch) => dispatch,
-            Err(status) => return failure(&state, &status),
+            Err(status) => return signed.failure(&state, &status, &workspace),
         };
     let request = signed.request(
         ipb::GetBillingStateRequest {

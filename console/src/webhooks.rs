@@ -352,11 +352,11 @@ const ATTEMPTS_SHOWN: i32 = 20;
 /// A duration in the largest whole unit that fits: "24 hours", "30 minutes".
 fn duration_words(duration: std::time::Duration) -> String {
     let seconds = duration.as_secs();
-    let (count, unit) = if seconds >= 86_400 && seconds % 86_400 == 0 {
+    let (count, unit) = if seconds >= 86_400 && seconds.is_multiple_of(86_400) {
         (seconds / 86_400, "day")
-    } else if seconds >= 3_600 && seconds % 3_600 == 0 {
+    } else if seconds >= 3_600 && seconds.is_multiple_of(3_600) {
         (seconds / 3_600, "hour")
-    } else if seconds >= 60 && seconds % 60 == 0 {
+    } else if seconds >= 60 && seconds.is_multiple_of(60) {
         (seconds / 60, "minute")
     } else {
         (seconds, "second")

@@ -215,7 +215,7 @@ mod tests {
 
     #[tokio::test]
     async fn passwords_hash_with_argon2id_and_verify() {
-        let hash_of = |password: &str| hash_password(password, &[]);
+        let hash_of = |password: &'static str| hash_password(password, &[]);
         let verify = |password: &str, hash: &str| verify_password(password.to_owned(), Some(hash.to_owned()));
         let hash = hash_of("correct horse battery").await.expect("hash");
         assert!(hash.starts_with("$argon2id$"), "{hash}");

@@ -2,6 +2,8 @@
 //! keyset pages, and an event's page with its payload and every webhook
 //! attempt. The public `EventService` with the session in place of a key.
 
+use std::collections::HashMap;
+
 use askama::Template;
 use axum::extract::{Path, Query, State};
 use axum::http::StatusCode;
@@ -148,6 +150,9 @@ pub(crate) async fn list_page(
 
 pub(crate) struct AttemptRow {
     webhook_id: String,
+    /// The endpoint's URL; `None` when it was deleted or the member may
+    /// not see endpoints (its id is shown instead).
+    url: Option<String>,
     attempted_at: String,
     status: &'static str,
     response_code: String,
@@ -198,6 +203,18 @@ pub(crate) async fn detail_page(
         Ok(answer) => answer.into_inner(),
         Err(status) => return signed.failure(&state, &status, &workspace),
     };
+    // Attempts name their endpoint by URL; a member without webhooks:manage
+    // sees the endpoints' ids instead.
+    let urls: HashMap<String, String> = match state
+        .webhooks
+        .clone()
+        .list_webhook_endpoints(signed.acting(pb::ListWebhookEndpointsRequest {}, &workspace, mode, None))
+        .await
+    {
+        Ok(list) => list.into_inner().endpoints.into_iter().map(|e| (e.id, e.url)).collect(),
+        Err(status) if status.code() == tonic::Code::PermissionDenied => HashMap::new(),
+        Err(status) => return signed.failure(&state, &status, &workspace),
+    };
     let event = answer.event.unwrap_or_default();
     let mut layout = signed.layout(&state, &format!("Event {id}"), Some(&workspace), mode);
     layout.section = "events";
@@ -212,6 +229,7 @@ pub(crate) async fn detail_page(
                 .iter()
                 .map(|attempt| AttemptRow {
                     webhook_id: attempt.webhook_id.clone(),
+                    url: urls.get(&attempt.webhook_id).cloned(),
                     attempted_at: when(attempt.attempted_at.as_ref()),
                     status: attempt.status().public_name().unwrap_or("unknown"),
                     response_code: attempt

@@ -13,6 +13,7 @@ use courier::names::PublicName;
 use courier::v1 as pb;
 
 use crate::ConsoleState;
+use crate::deliveries::when;
 use crate::flash::Flash;
 use crate::page::{Layout, ModeQuery, Refusal, Signed, day, failure, field, fields, render};
 
@@ -279,12 +280,98 @@ pub(crate) enum Outcome {
     Refused(Refusal),
 }
 
+/// One attempt to the endpoint as its page lists it.
+pub(crate) struct AttemptRow {
+    event_id: String,
+    event_type: &'static str,
+    attempted_at: String,
+    status: &'static str,
+    response_code: String,
+    latency: String,
+    error: String,
+}
+
+impl AttemptRow {
+    fn of(entry: &pb::WebhookEndpointAttempt) -> AttemptRow {
+        let attempt = entry.attempt.clone().unwrap_or_default();
+        AttemptRow {
+            event_id: entry.event_id.clone(),
+            event_type: entry.event_type().public_name().unwrap_or("unknown"),
+            attempted_at: when(attempt.attempted_at.as_ref()),
+            status: attempt.status().public_name().unwrap_or("unknown"),
+            response_code: attempt.response_code.map_or_else(|| "none".into(), |c| c.to_string()),
+            latency: attempt
+                .latency_ms
+                .map_or_else(|| "none".into(), |ms| format!("{ms} ms")),
+            error: attempt.error.unwrap_or_default(),
+        }
+    }
+}
+
+/// How the endpoint's deliveries stand: its failing streak, its retries
+/// still to come and the rule that disables it.
+pub(crate) struct Health {
+    failing_streak: i64,
+    pending_retries: i64,
+    disable_after: i32,
+    disable_window: String,
+}
+
+/// The endpoint's latest attempts and how its deliveries stand.
+async fn activity(
+    state: &ConsoleState,
+    signed: &Signed,
+    (workspace, mode, id): (&str, &'static str, &str),
+) -> Result<(Vec<AttemptRow>, Health), tonic::Status> {
+    let message = pb::ListWebhookEndpointAttemptsRequest {
+        webhook_id: id.to_owned(),
+        page_size: Some(ATTEMPTS_SHOWN),
+    };
+    let answer = state
+        .webhooks
+        .clone()
+        .list_webhook_endpoint_attempts(signed.acting(message, workspace, mode, None))
+        .await?
+        .into_inner();
+    let health = Health {
+        failing_streak: answer.failing_streak,
+        pending_retries: answer.pending_retries,
+        disable_after: answer.disable_after,
+        disable_window: answer
+            .disable_window
+            .and_then(|d| std::time::Duration::try_from(d).ok())
+            .map(duration_words)
+            .unwrap_or_default(),
+    };
+    Ok((answer.attempts.iter().map(AttemptRow::of).collect(), health))
+}
+
+/// How many of the endpoint's latest attempts its page lists.
+const ATTEMPTS_SHOWN: i32 = 20;
+
+/// A duration in the largest whole unit that fits: "24 hours", "30 minutes".
+fn duration_words(duration: std::time::Duration) -> String {
+    let seconds = duration.as_secs();
+    let (count, unit) = if seconds >= 86_400 && seconds.is_multiple_of(86_400) {
+        (seconds / 86_400, "day")
+    } else if seconds >= 3_600 && seconds.is_multiple_of(3_600) {
+        (seconds / 3_600, "hour")
+    } else if seconds >= 60 && seconds.is_multiple_of(60) {
+        (seconds / 60, "minute")
+    } else {
+        (seconds, "second")
+    };
+    format!("{count} {unit}{}", if count == 1 { "" } else { "s" })
+}
+
 #[derive(Template)]
 #[template(path = "webhook.html")]
 pub(crate) struct EndpointPage {
     layout: Layout,
     workspace_id: String,
     endpoint: EndpointRow,
+    attempts: Vec<AttemptRow>,
+    health: Health,
     /// The edit form's values: the endpoint's, or what was sent and refused.
     draft: Draft,
     outcome: Outcome,
@@ -322,6 +409,10 @@ async fn endpoint_view(
             ),
         );
     };
+    let (attempts, health) = match activity(state, signed, (workspace, mode, id)).await {
+        Ok(activity) => activity,
+        Err(status) => return signed.failure(state, &status, workspace),
+    };
     let endpoint = EndpointRow::of(endpoint);
     let draft = draft.unwrap_or_else(|| Draft {
         url: endpoint.url.clone(),
@@ -342,6 +433,8 @@ async fn endpoint_view(
             layout: layout(state, signed, "Webhook endpoint", workspace, mode, refusal),
             workspace_id: workspace.to_owned(),
             endpoint,
+            attempts,
+            health,
             draft,
             outcome,
         },
@@ -488,10 +581,34 @@ pub(crate) async fn replay(
     let message = pb::ReplayWebhookEndpointRequest { webhook_id: id.clone() };
     let request = signed.acting(message, &workspace, mode, Some(field(&form, "csrf")));
     let result = state.webhooks.clone().replay_webhook_endpoint(request).await;
+    // Events still being retried are not failed yet, so replay leaves them
+    // to their retries: the answer says so rather than only "0 queued".
+    let retrying = match &result {
+        Ok(_) => activity(&state, &signed, (&workspace, mode, &id))
+            .await
+            .map_or(0, |(_, health)| health.pending_retries),
+        Err(_) => 0,
+    };
     answer(&state, &signed, (&workspace, mode, &id), None, result, |replayed| {
-        format!("{} failed event(s) queued again for this endpoint.", replayed.queued)
+        replay_words(replayed.queued, retrying)
     })
     .await
+}
+
+/// Replay's answer: the failed events queued again, and the events still
+/// being retried, which replay leaves to their retries.
+fn replay_words(queued: i64, retrying: i64) -> String {
+    let queued = match queued {
+        0 => "No failed event to send again".to_owned(),
+        1 => "1 failed event queued again".to_owned(),
+        n => format!("{n} failed events queued again"),
+    };
+    let retrying = match retrying {
+        0 => String::new(),
+        1 => "; 1 event is still being retried and is sent on its own schedule".to_owned(),
+        n => format!("; {n} events are still being retried and are sent on their own schedule"),
+    };
+    format!("{queued}{retrying}.")
 }
 
 pub(crate) async fn delete(

@@ -523,6 +523,11 @@ impl World {
                 webhook_id: self.webhook.clone(),
             }
             .encode_to_vec(),
+            ("WebhookService", "ListWebhookEndpointAttempts") => pb::ListWebhookEndpointAttemptsRequest {
+                webhook_id: self.webhook.clone(),
+                page_size: None,
+            }
+            .encode_to_vec(),
             ("FleetOrderService", "CreateFleetOrder") => pb::CreateFleetOrderRequest::default().encode_to_vec(),
             ("FleetOrderService", "GetFleetOrder") => pb::GetFleetOrderRequest {
                 fleet_order_id: self.fleet_order.clone(),

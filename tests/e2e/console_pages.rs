@@ -742,3 +742,67 @@ e2e! {
         }
     }
 }
+
+e2e! {
+    async fn a_failing_endpoint_shows_its_attempts_streak_and_retries(app: TestApp) {
+        use crate::webhooks::{Receiver, Reply, live_delivery};
+        user(&app, "owner@example.com", Role::Owner).await;
+        let receiver = Receiver::start().await;
+        receiver.always(Reply::status(500));
+        let owner = sign_in(&app, "owner@example.com").await;
+        let base = app.url(&format!("/console/w/{}", app.workspace_id));
+        let (_, page, _) = get(&owner, &format!("{base}/webhooks?mode=live")).await;
+        let token = csrf(&page);
+        let (status, _, page) = post(&owner, &format!("{base}/webhooks?mode=live"), &[("csrf", &token), ("url", &receiver.url)]).await;
+        assert_eq!(status, 303, "{page}");
+        let endpoints = app.get("/v1/webhooks", &app.live_key).await.body;
+        let id = endpoints["webhooks"][0]["id"].as_str().expect("an endpoint").to_owned();
+        let endpoint_url = |action: &str| format!("{base}/webhooks/{id}{action}?mode=live");
+
+        // Before any event: no attempt, no streak.
+        let page = get(&owner, &endpoint_url("")).await.1;
+        assert!(page.contains("No attempt yet") && page.contains("None: no event has failed"), "{page}");
+
+        // The receiver answers 500: the attempt shows its event in words,
+        // its result, code and latency, and the event waits for a retry.
+        live_delivery(&app).await;
+        receiver.wait_for(1, std::time::Duration::from_secs(10)).await;
+        let page = crate::harness::wait_until("the failed attempt on the endpoint's page", std::time::Duration::from_secs(10), async || {
+            let page = get(&owner, &endpoint_url("")).await.1;
+            if page.contains("1 event failed and waits for a retry") { Ok(page) } else { Err(page) }
+        })
+        .await;
+        let attempts = page.split("id=\"attempts\"").nth(1).expect("the attempts table");
+        assert!(attempts.contains("Delivery booked") && attempts.contains("Failed"), "{attempts}");
+        assert!(attempts.contains("<td data-label=\"HTTP code\">500</td>"), "{attempts}");
+        let latency = attempts.split("<td data-label=\"Latency\">").nth(1).expect("a latency").split("</td>").next().unwrap_or_default();
+        assert!(latency.ends_with(" ms") && latency.trim_end_matches(" ms").parse::<u64>().is_ok(), "{latency}");
+        assert!(page.contains("the endpoint is disabled on its own after 20 in a row, once the first is 1 day old"), "{page}");
+        assert!(page.contains("including the 1 waiting for a retry"), "{page}");
+
+        // Replay names the event still being retried rather than "0 queued".
+        let (status, location, _) = post(&owner, &endpoint_url("/replay"), &[("csrf", &token)]).await;
+        assert_eq!((status, location.as_str()), (303, endpoint_url("").as_str()));
+        let page = get(&owner, &location).await.1;
+        assert!(page.contains("No failed event to send again; 1 event is still being retried and is sent on its own schedule."), "{page}");
+
+        // Disabled by hand: the waiting event ends failed, which starts the
+        // failing streak; enabled again, replay queues it again.
+        let (status, _, _) = post(&owner, &endpoint_url("/status"), &[("csrf", &token), ("status", "disabled")]).await;
+        assert_eq!(status, 303);
+        let page = get(&owner, &endpoint_url("")).await.1;
+        assert!(page.contains("1 event failed since the last success") && page.contains("No event waiting for a retry"), "{page}");
+        let (status, _, _) = post(&owner, &endpoint_url("/status"), &[("csrf", &token), ("status", "active")]).await;
+        assert_eq!(status, 303);
+        let (_, location, _) = post(&owner, &endpoint_url("/replay"), &[("csrf", &token)]).await;
+        let page = get(&owner, &location).await.1;
+        assert!(page.contains("1 failed event queued again"), "{page}");
+
+        // The event's page names the endpoint by its URL.
+        let event_id = attempts.split("/events/").nth(1).expect("a link to the event").split('?').next().unwrap_or_default().to_owned();
+        let (status, page, _) = get(&owner, &format!("{base}/events/{event_id}?mode=live")).await;
+        assert_eq!(status, 200, "{page}");
+        let table = page.split("<h2>Webhook attempts</h2>").nth(1).expect("the attempts table");
+        assert!(table.contains(&format!(">{}</a>", receiver.url)) && table.contains(&format!("title=\"{id}\"")), "{table}");
+    }
+}

@@ -110,6 +110,7 @@ pub const METHODS: &[Method] = &[
     change("/courier.v1.WebhookService/DeleteWebhookEndpoint", WEBHOOKS),
     change("/courier.v1.WebhookService/TestWebhookEndpoint", WEBHOOKS),
     change("/courier.v1.WebhookService/ReplayWebhookEndpoint", WEBHOOKS),
+    read("/courier.v1.WebhookService/ListWebhookEndpointAttempts", WEBHOOKS),
     change(
         "/courier.v1.FleetOrderService/CreateFleetOrder",
         Action::Api(Permission::FleetOrdersCreate),

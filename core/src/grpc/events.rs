@@ -52,7 +52,7 @@ fn event_out(event: Event) -> pb::Event {
     }
 }
 
-fn attempt_out(attempt: Attempt) -> pb::WebhookAttempt {
+pub fn attempt_out(attempt: Attempt) -> pb::WebhookAttempt {
     pb::WebhookAttempt {
         webhook_id: attempt.webhook_id,
         attempted_at: Some(micros_to_proto(attempt.attempted_at)),

@@ -6,7 +6,7 @@ use courier::v1 as pb;
 use courier::v1::webhook_service_server::WebhookService;
 use tonic::{Request, Response, Status};
 
-use super::events::event_type_in;
+use super::events::{attempt_out, event_type_in};
 use crate::access::Permission;
 use crate::access::caller;
 use crate::events::EventType;
@@ -139,6 +139,35 @@ impl WebhookService for WebhookApi {
         let queued = endpoints::replay(&self.0, &principal, &request.into_inner().webhook_id).await?;
         Ok(Response::new(pb::ReplayWebhookEndpointResponse {
             queued: i64::try_from(queued).unwrap_or(i64::MAX),
+        }))
+    }
+
+    async fn list_webhook_endpoint_attempts(
+        &self,
+        request: Request<pb::ListWebhookEndpointAttemptsRequest>,
+    ) -> Result<Response<pb::ListWebhookEndpointAttemptsResponse>, Status> {
+        let principal = caller::api(&self.0, &request, Some(Permission::WebhooksManage)).await?;
+        let r = request.into_inner();
+        let limit = match r.page_size {
+            None => 20,
+            Some(size @ 1..=100) => size.unsigned_abs().into(),
+            Some(_) => return Err(CoreError::invalid("page_size", "page_size must be from 1 to 100.").into()),
+        };
+        let activity = endpoints::activity(&self.0, &principal, &r.webhook_id, limit).await?;
+        Ok(Response::new(pb::ListWebhookEndpointAttemptsResponse {
+            attempts: activity
+                .attempts
+                .into_iter()
+                .map(|(event_id, event_type, attempt)| pb::WebhookEndpointAttempt {
+                    event_id,
+                    event_type: event_type.to_proto() as i32,
+                    attempt: Some(attempt_out(attempt)),
+                })
+                .collect(),
+            failing_streak: activity.failing_streak,
+            pending_retries: i64::try_from(activity.pending_retries).unwrap_or(i64::MAX),
+            disable_after: i32::try_from(activity.disable_after).unwrap_or(i32::MAX),
+            disable_window: prost_types::Duration::try_from(activity.disable_window).ok(),
         }))
     }
 }

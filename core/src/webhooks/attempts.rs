@@ -16,7 +16,9 @@
 //! the log shows every request that may have reached the receiver.
 
 use sea_orm::sea_query::{Expr, ExprTrait, OnConflict, Query, SimpleExpr};
-use sea_orm::{ActiveModelTrait, ActiveValue::Set, ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder};
+use sea_orm::{
+    ActiveModelTrait, ActiveValue::Set, ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder, QuerySelect,
+};
 
 use super::entity::{attempt, webhook_delivery};
 use super::send::Outcome;
@@ -213,19 +215,44 @@ pub async fn of_event(db: &impl ConnectionTrait, event_id: &str) -> CoreResult<V
         .all(db)
         .await?
         .into_iter()
-        .map(|row| {
-            let status = AttemptStatus::parse(&row.status)
-                .ok_or_else(|| CoreError::Internal(format!("attempt {} has status {}", row.id, row.status)))?;
-            Ok(Attempt {
-                webhook_id: row.webhook_id,
-                attempted_at: row.attempted_at,
-                status,
-                response_code: row.response_code,
-                latency_ms: row.latency_ms,
-                error: row.error,
-            })
-        })
+        .map(|row| attempt_of(row).map(|(_, attempt)| attempt))
         .collect()
+}
+
+/// The latest `limit` attempts to `webhook_id`, newest first, each with
+/// the id of the event it carried.
+pub async fn of_endpoint(
+    db: &impl ConnectionTrait,
+    webhook_id: &str,
+    limit: u64,
+) -> CoreResult<Vec<(String, Attempt)>> {
+    attempt::Entity::find()
+        .filter(attempt::Column::WebhookId.eq(webhook_id))
+        .order_by_desc(attempt::Column::AttemptedAt)
+        .order_by_desc(attempt::Column::Id)
+        .limit(limit)
+        .all(db)
+        .await?
+        .into_iter()
+        .map(attempt_of)
+        .collect()
+}
+
+/// A logged row as `(event id, attempt)`.
+fn attempt_of(row: attempt::Model) -> CoreResult<(String, Attempt)> {
+    let status = AttemptStatus::parse(&row.status)
+        .ok_or_else(|| CoreError::Internal(format!("attempt {} has status {}", row.id, row.status)))?;
+    Ok((
+        row.event_id,
+        Attempt {
+            webhook_id: row.webhook_id,
+            attempted_at: row.attempted_at,
+            status,
+            response_code: row.response_code,
+            latency_ms: row.latency_ms,
+            error: row.error,
+        },
+    ))
 }
 
 /// Deletes attempts made before `cutoff`.

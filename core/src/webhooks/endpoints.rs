@@ -19,15 +19,17 @@
 use sea_orm::sea_query::{Func, Query};
 use sea_orm::{
     ActiveModelTrait, ActiveValue::Set, ColumnTrait, ConnectionTrait, DatabaseBackend, EntityTrait, PaginatorTrait,
-    QueryFilter, QueryOrder,
+    QueryFilter, QueryOrder, QuerySelect,
 };
+use std::collections::HashMap;
 
+use super::attempts::{self, Attempt};
 use super::entity::endpoint;
 pub use super::entity::endpoint::{DisabledReason, Endpoint, EndpointStatus, from_model};
 use super::target::{self, SystemResolver, TargetPolicy};
 use super::{payload, queue, send};
 use crate::auth::Principal;
-use crate::events::EventType;
+use crate::events::{self, EventType};
 use crate::{Core, CoreError, CoreResult, ids};
 use courier::errors::ErrorCode;
 
@@ -240,6 +242,53 @@ pub async fn replay(core: &Core, principal: &Principal, id: &str) -> CoreResult<
         .await?;
     tx.commit().await?;
     Ok(queued)
+}
+
+/// What the endpoint's page shows of its deliveries.
+pub struct Activity {
+    /// The latest attempts, newest first: `(event id, event type, attempt)`.
+    pub attempts: Vec<(String, EventType, Attempt)>,
+    /// Events that ended failed since the last success.
+    pub failing_streak: i64,
+    /// Events still queued after a failed attempt.
+    pub pending_retries: u64,
+    /// The streak that disables the endpoint (0: never)...
+    pub disable_after: u32,
+    /// ...once its first failure is at least this old.
+    pub disable_window: std::time::Duration,
+}
+
+/// The endpoint's latest `limit` attempts, its failing streak and its
+/// retries still to come.
+pub async fn activity(core: &Core, principal: &Principal, id: &str, limit: u64) -> CoreResult<Activity> {
+    let endpoint = find_scoped(&core.db, principal, id).await?;
+    let latest = attempts::of_endpoint(&core.db, &endpoint.id, limit).await?;
+    let types: HashMap<String, String> = events::entity::Entity::find()
+        .select_only()
+        .columns([events::entity::Column::Id, events::entity::Column::Type])
+        .filter(events::entity::Column::Id.is_in(latest.iter().map(|(event_id, _)| event_id.as_str())))
+        .into_tuple::<(String, String)>()
+        .all(&core.db)
+        .await?
+        .into_iter()
+        .collect();
+    let attempts = latest
+        .into_iter()
+        .map(|(event_id, attempt)| {
+            let event_type = types
+                .get(&event_id)
+                .and_then(|name| EventType::parse(name))
+                .ok_or_else(|| CoreError::Internal(format!("attempt of event {event_id} has no known event type")))?;
+            Ok((event_id, event_type, attempt))
+        })
+        .collect::<CoreResult<_>>()?;
+    Ok(Activity {
+        attempts,
+        failing_streak: queue::failing_streak(&core.db, &endpoint.id).await?.0,
+        pending_retries: queue::pending_retries(&core.db, &endpoint.id).await?,
+        disable_after: core.config.webhook_disable_after,
+        disable_window: core.config.webhook_disable_window,
+    })
 }
 
 /// The endpoints among `ids` that exist, whoever owns them (for the

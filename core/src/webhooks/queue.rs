@@ -395,6 +395,17 @@ pub async fn failing_streak(db: &impl ConnectionTrait, webhook_id: &str) -> Core
     Ok(streak.unwrap_or((0, None)))
 }
 
+/// How many events of the endpoint are still queued after at least one
+/// failed attempt: the retries still to come.
+pub async fn pending_retries(db: &impl ConnectionTrait, webhook_id: &str) -> CoreResult<u64> {
+    Ok(webhook_delivery::Entity::find()
+        .filter(webhook_delivery::Column::WebhookId.eq(webhook_id))
+        .filter(webhook_delivery::Column::State.eq(DeliveryState::Pending.as_str()))
+        .filter(webhook_delivery::Column::Attempts.gt(0))
+        .count(db)
+        .await?)
+}
+
 /// Deletes the rows of a deleted endpoint; an attempt a stopped sender left
 /// pending ends as cut off.
 pub async fn delete_for_endpoint(db: &impl ConnectionTrait, webhook_id: &str) -> CoreResult<()> {

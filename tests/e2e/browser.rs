@@ -166,8 +166,13 @@ impl Browser {
             .unwrap_or_else(|e| panic!("{css} not on the page: {e}"))
     }
 
+    /// The element's text; found again when a live page replaced it
+    /// between finding and reading (a stale element).
     pub async fn text(&self, css: &str) -> String {
-        self.find(css).await.text().await.expect("text")
+        wait_until(format!("the text of {css}"), PAGE_WAIT, async || {
+            self.find(css).await.text().await
+        })
+        .await
     }
 
     pub async fn fill(&self, css: &str, text: &str) {

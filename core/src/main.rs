@@ -38,11 +38,6 @@ struct Cli {
     #[arg(long, env = "COURIER_LOG_FORMAT", value_enum, default_value_t = LogFormat::Text, global = true)]
     log_format: LogFormat,
 
-    /// What `serve` runs: `api` (the gRPC API, no worker), `workers` (the
-    /// background workers), or `all` (docs/scaling.md "Roles").
-    #[arg(long, env = "COURIER_ROLE", value_enum, default_value_t = ServeRole::All, global = true)]
-    role: ServeRole,
-
     #[command(subcommand)]
     command: Option<Command>,
 }
@@ -56,12 +51,35 @@ enum Command {
     WithDatabase(DatabaseCommand),
 }
 
+/// `serve`'s flags. Its own, not global: `token` and `user` have a `--role`
+/// of their own.
+#[derive(clap::Args)]
+struct ServeArgs {
+    /// What `serve` runs: `api` (the gRPC API, no worker), `workers` (the
+    /// background workers), or `all` (docs/scaling.md "Roles").
+    #[arg(long, env = "COURIER_ROLE", value_enum, default_value_t = ServeRole::All)]
+    role: ServeRole,
+}
+
+impl ServeArgs {
+    /// The flags of `serve` run as the default command: from the
+    /// environment, as the subcommand would read them.
+    fn from_environment() -> ServeArgs {
+        #[derive(Parser)]
+        struct DefaultCommand {
+            #[command(flatten)]
+            serve: ServeArgs,
+        }
+        DefaultCommand::parse_from(["courier-core"]).serve
+    }
+}
+
 /// The commands that open the database (and apply pending migrations).
 #[derive(Subcommand)]
 enum DatabaseCommand {
     /// Serve gRPC and run the background workers as `--role` says (the
     /// default command).
-    Serve,
+    Serve(ServeArgs),
     /// Apply pending database migrations and exit.
     Migrate,
     /// Manage workspaces.
@@ -360,7 +378,10 @@ async fn main() -> std::process::ExitCode {
 }
 
 async fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
-    let command = match cli.command.unwrap_or(Command::WithDatabase(DatabaseCommand::Serve)) {
+    let command = match cli
+        .command
+        .unwrap_or_else(|| Command::WithDatabase(DatabaseCommand::Serve(ServeArgs::from_environment())))
+    {
         Command::Health => {
             courier_core::server::probe(&cli.config.grpc_addr, std::time::Duration::from_secs(2)).await?;
             println!("serving");
@@ -368,13 +389,13 @@ async fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
         }
         Command::WithDatabase(command) => command,
     };
-    if matches!(command, DatabaseCommand::Serve) {
-        refuse_sqlite_replicas(&cli.config.database_url, cli.role)?;
+    if let DatabaseCommand::Serve(serve) = &command {
+        refuse_sqlite_replicas(&cli.config.database_url, serve.role)?;
     }
     let core = Core::start(cli.config, Clock::default()).await?;
     let now = core.clock.now_micros();
     match command {
-        DatabaseCommand::Serve => serve(core, cli.role).await?,
+        DatabaseCommand::Serve(args) => serve(core, args.role).await?,
         DatabaseCommand::Migrate => println!("migrations applied"),
         DatabaseCommand::Workspace(WorkspaceCommand::Create {
             name,

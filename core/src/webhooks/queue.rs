@@ -396,12 +396,19 @@ pub async fn failing_streak(db: &impl ConnectionTrait, webhook_id: &str) -> Core
 }
 
 /// How many events of the endpoint are still queued after at least one
-/// failed attempt: the retries still to come.
+/// failed attempt: the retries still to come. [`start`] counts an attempt
+/// before its request leaves, so a first attempt still under way (its
+/// lease held) has failed nothing yet and is not one of them.
 pub async fn pending_retries(db: &impl ConnectionTrait, webhook_id: &str) -> CoreResult<u64> {
+    let failed_once = Condition::any().add(webhook_delivery::Column::Attempts.gt(1)).add(
+        Condition::all()
+            .add(webhook_delivery::Column::Attempts.eq(1))
+            .add(webhook_delivery::Column::ClaimToken.is_null()),
+    );
     Ok(webhook_delivery::Entity::find()
         .filter(webhook_delivery::Column::WebhookId.eq(webhook_id))
         .filter(webhook_delivery::Column::State.eq(DeliveryState::Pending.as_str()))
-        .filter(webhook_delivery::Column::Attempts.gt(0))
+        .filter(failed_once)
         .count(db)
         .await?)
 }

@@ -105,6 +105,48 @@ async fn a_claim_takes_due_rows_oldest_first_and_none_twice_until_its_lease_ends
 }
 
 #[tokio::test]
+async fn a_first_attempt_under_way_is_not_a_pending_retry() {
+    let (core, test, webhook_id) = with_endpoint().await;
+    queue_event(&core, &test).await;
+    let now = core.clock.now_micros();
+    let lease_end = now + 60_000_000;
+    queue::claim(&core.writer, &webhook_id, 1, now, lease_end, "clm_a")
+        .await
+        .expect("claim");
+    let claimed = queue::claimed(&core.db, "clm_a").await.expect("claimed");
+    queue::start(&core.writer, &claimed, now, lease_end)
+        .await
+        .expect("start");
+    let retries = async || queue::pending_retries(&core.db, &webhook_id).await.expect("count");
+    assert_eq!(retries().await, 0, "the first attempt has not failed yet");
+
+    // It failed: the event waits for its retry, also while that is under way.
+    let started = rows_of(&core, &webhook_id).await;
+    let retry_at = lease_end + 1;
+    assert!(
+        queue::finish(
+            &core.writer,
+            &started[0],
+            DeliveryState::Pending,
+            1,
+            Some(retry_at),
+            now
+        )
+        .await
+        .expect("finish")
+    );
+    assert_eq!(retries().await, 1);
+    queue::claim(&core.writer, &webhook_id, 1, retry_at, retry_at + 60_000_000, "clm_b")
+        .await
+        .expect("claim");
+    let claimed = queue::claimed(&core.db, "clm_b").await.expect("claimed");
+    queue::start(&core.writer, &claimed, retry_at, retry_at + 60_000_000)
+        .await
+        .expect("start");
+    assert_eq!(retries().await, 1);
+}
+
+#[tokio::test]
 async fn disabling_an_endpoint_fails_its_queue_and_replay_queues_it_again() {
     let (core, test, webhook_id) = with_endpoint().await;
     let event_id = queue_event(&core, &test).await;

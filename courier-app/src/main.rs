@@ -22,6 +22,10 @@ struct Cli {
     base_url: String,
     #[arg(long, env = "COURIER_LOG_FORMAT", value_enum, default_value_t = LogFormat::Text)]
     log_format: LogFormat,
+    /// Slow clients are cut off as on the API (the same server); a page's
+    /// event stream is an answer under way, which no timeout ends.
+    #[command(flatten)]
+    http_timeouts: courier_edge::serving::HttpTimeouts,
 }
 
 #[tokio::main]
@@ -43,8 +47,13 @@ async fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
     let state = AppState::new(&cli.core_url, &root)?;
     let listener = tokio::net::TcpListener::bind(&cli.addr).await?;
     tracing::info!(addr = %listener.local_addr()?, %root, "courier-app serving");
-    axum::serve(listener, standalone(state, &cli.base_url))
-        .with_graceful_shutdown(courier::shutdown::signal())
-        .await?;
+    courier_edge::serve_router(
+        standalone(state, &cli.base_url),
+        listener,
+        cli.http_timeouts,
+        &cli.base_url,
+        courier::shutdown::signal(),
+    )
+    .await?;
     Ok(())
 }

@@ -37,21 +37,24 @@ impl Front {
     async fn serve(self, core_url: &str) -> String {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
         let url = format!("http://{}", listener.local_addr().expect("addr"));
-        match self {
+        let router = match self {
             Front::Console => {
                 let state =
                     courier_console::ConsoleState::new(core_url, &format!("{url}/console")).expect("console state");
-                let router = courier_console::standalone(state, &url);
-                let serving =
-                    courier_edge::serve_router(router, listener, Default::default(), &url, std::future::pending());
-                tokio::spawn(serving);
+                courier_console::standalone(state, &url)
             }
             Front::CourierApp => {
                 let state = courier_app::AppState::new(core_url, &format!("{url}/courier")).expect("app state");
-                let router = courier_app::standalone(state, &url);
-                tokio::spawn(async move { axum::serve(listener, router).await });
+                courier_app::standalone(state, &url)
             }
-        }
+        };
+        tokio::spawn(courier_edge::serve_router(
+            router,
+            listener,
+            Default::default(),
+            &url,
+            std::future::pending(),
+        ));
         url
     }
 }

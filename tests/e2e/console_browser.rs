@@ -210,7 +210,7 @@ e2e! {
 }
 
 e2e! {
-    with |config| config.simulator_step = Duration::from_millis(600);
+    with |config| config.simulator_step = Duration::from_millis(1500);
 
     async fn a_test_delivery_booked_in_the_browser_moves_on_its_page_until_delivered(app: TestApp) {
         let Some(driver) = Driver::start().await else { return };

@@ -11,8 +11,9 @@ use axum::response::{IntoResponse, Response};
 use courier::internal::v1 as pb;
 
 use crate::ConsoleState;
-use crate::deliveries::{money, when};
-use crate::page::{Layout, Signed, day, failure, mode_named, next_page, render};
+use crate::deliveries::money;
+use crate::page::{Layout, Signed, failure, mode_named, next_page, render};
+use crate::times::{Moment, Zone};
 
 const PAGE_SIZE: i32 = 25;
 /// Deliveries read per call when a whole statement is exported.
@@ -40,9 +41,9 @@ pub(crate) fn used_percent(open_amount_cents: i64, credit_limit_cents: i64) -> i
 
 pub(crate) struct StatementRow {
     id: String,
-    period: String,
-    issued_at: String,
-    due_at: String,
+    period: (Moment, Moment),
+    issued_at: Moment,
+    due_at: Moment,
     total: String,
     deliveries: i32,
     status: &'static str,
@@ -50,16 +51,15 @@ pub(crate) struct StatementRow {
 }
 
 impl StatementRow {
-    fn of(statement: &pb::Statement) -> StatementRow {
+    fn of(statement: &pb::Statement, zone: Zone) -> StatementRow {
         StatementRow {
             id: statement.id.clone(),
-            period: format!(
-                "{} – {}",
-                day(statement.period_start.as_ref()),
-                day(statement.period_end.as_ref())
+            period: (
+                zone.day(statement.period_start.as_ref(), ""),
+                zone.day(statement.period_end.as_ref(), ""),
             ),
-            issued_at: day(statement.issued_at.as_ref()),
-            due_at: day(statement.due_at.as_ref()),
+            issued_at: zone.day(statement.issued_at.as_ref(), ""),
+            due_at: zone.day(statement.due_at.as_ref(), ""),
             total: money(statement.total_cents, &statement.currency),
             deliveries: statement.delivery_count,
             status: courier::statements::status_name(statement.status()),
@@ -117,6 +117,7 @@ pub(crate) async fn page(
     let mut layout = signed.layout(&state, "Billing", Some(&workspace), mode_named(query.mode.as_deref()));
     layout.section = "billing";
     let limit = settings.credit_limit_cents;
+    let zone = signed.zone(Some(&workspace));
     render(
         BillingPage {
             layout,
@@ -128,7 +129,11 @@ pub(crate) async fn page(
             billing_day: settings.billing_day.unwrap_or(1),
             payment_terms_days: settings.payment_terms_days.unwrap_or(14),
             overdue: settings.statement_overdue,
-            statements: statements.statements.iter().map(StatementRow::of).collect(),
+            statements: statements
+                .statements
+                .iter()
+                .map(|s| StatementRow::of(s, zone))
+                .collect(),
             next_page: next_page(&statements.next_page_token),
         },
         StatusCode::OK,
@@ -138,7 +143,7 @@ pub(crate) async fn page(
 pub(crate) struct LineRow {
     delivery_id: String,
     external_id: String,
-    delivered_at: String,
+    delivered_at: Moment,
     pickup: String,
     dropoff: String,
     amount: String,
@@ -183,18 +188,19 @@ pub(crate) async fn statement_page(
         mode_named(query.mode.as_deref()),
     );
     layout.section = "billing";
+    let zone = signed.zone(Some(&workspace));
     render(
         StatementPage {
             layout,
             workspace_id: workspace,
-            statement: StatementRow::of(&statement),
+            statement: StatementRow::of(&statement, zone),
             lines: answer
                 .deliveries
                 .iter()
                 .map(|d| LineRow {
                     delivery_id: d.delivery_id.clone(),
                     external_id: d.external_id.clone().unwrap_or_default(),
-                    delivered_at: when(d.delivered_at.as_ref()),
+                    delivered_at: zone.at(d.delivered_at.as_ref()),
                     pickup: d.pickup_address.clone(),
                     dropoff: d.dropoff_address.clone(),
                     amount: money(d.amount_cents, &d.currency),

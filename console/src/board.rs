@@ -20,10 +20,10 @@ use courier::v1 as pb;
 
 use crate::ConsoleState;
 use crate::couriers::Drivers;
-use crate::deliveries::when;
 use crate::flash::Flash;
 use crate::labels;
-use crate::page::{Layout, ModeQuery, Signed, field, fields, render};
+use crate::page::{Layout, ModeQuery, Signed, field, fields, render, unconfirmed};
+use crate::times::{Moment, Zone};
 
 /// Orders shown per column.
 const COLUMN_SIZE: i32 = 20;
@@ -37,7 +37,7 @@ pub(crate) struct Card {
     customer: String,
     pickup: String,
     dropoff: String,
-    created_at: String,
+    created_at: Moment,
     /// The pickup the customer asked for ("2026-11-27 14:00 Europe/Berlin").
     requested_pickup: String,
     vehicle: String,
@@ -74,7 +74,7 @@ pub(crate) struct Columns {
     drivers: Vec<(String, String)>,
 }
 
-fn card(order: &ipb::BoardOrder, drivers: &Drivers) -> Card {
+fn card(order: &ipb::BoardOrder, drivers: &Drivers, zone: Zone) -> Card {
     let address = |w: &Option<pb::Waypoint>| w.as_ref().map(|w| w.address.clone()).unwrap_or_default();
     Card {
         order_id: order.order_id.clone(),
@@ -82,7 +82,7 @@ fn card(order: &ipb::BoardOrder, drivers: &Drivers) -> Card {
         customer: order.customer.as_ref().map(|c| c.name.clone()).unwrap_or_default(),
         pickup: address(&order.pickup),
         dropoff: address(&order.dropoff),
-        created_at: when(order.created_at.as_ref()),
+        created_at: zone.at(order.created_at.as_ref()),
         requested_pickup: requested_pickup(order),
         vehicle: labels::vehicle(&order.vehicle_type_id),
         notes: order.notes.clone().unwrap_or_default(),
@@ -141,7 +141,11 @@ async fn columns(
         let answer = state.dispatch.clone().list_board_orders(request).await?.into_inner();
         columns.push(Column {
             status: name,
-            cards: answer.orders.iter().map(|order| card(order, &drivers)).collect(),
+            cards: answer
+                .orders
+                .iter()
+                .map(|order| card(order, &drivers, signed.zone(Some(workspace))))
+                .collect(),
             more: !answer.next_page_token.is_empty(),
         });
     }
@@ -279,6 +283,11 @@ pub(crate) async fn move_order(
     } else {
         format!("{}/w/{workspace}/board?mode={mode}", state.root)
     };
+    if status == pb::DeliveryStatus::Cancelled
+        && let Some(refusal) = unconfirmed(&form, "cancel the order")
+    {
+        return board_view(&state, &signed, (&workspace, mode), Some(refusal.message)).await;
+    }
     let message = ipb::MoveBoardOrderRequest {
         order_id: order,
         status: status as i32,
@@ -356,7 +365,7 @@ pub(crate) struct OrderPage {
     customer_contact: String,
     stops: Vec<String>,
     items: Vec<String>,
-    updated_at: String,
+    updated_at: Moment,
     /// Every move, oldest first.
     moves: Vec<MoveLine>,
     manages: bool,
@@ -366,7 +375,7 @@ pub(crate) struct MoveLine {
     from: &'static str,
     to: &'static str,
     actor: String,
-    at: String,
+    at: Moment,
 }
 
 /// `…/board/{order}`: an order with everything its customer sent, and
@@ -406,11 +415,12 @@ pub(crate) async fn order_page(
         Err(status) => return signed.failure(&state, &status, &workspace),
     };
     let customer = order.customer.clone().unwrap_or_default();
+    let zone = signed.zone(Some(&workspace));
     render(
         OrderPage {
             layout,
             workspace_id: workspace,
-            card: card(&order, &drivers),
+            card: card(&order, &drivers, zone),
             status: order.status().public_name().unwrap_or("unknown"),
             customer_contact: [Some(customer.phone.as_str()), customer.email.as_deref()]
                 .into_iter()
@@ -428,14 +438,14 @@ pub(crate) async fn order_page(
                     )
                 })
                 .collect(),
-            updated_at: when(order.updated_at.as_ref()),
+            updated_at: zone.at(order.updated_at.as_ref()),
             moves: moves
                 .iter()
                 .map(|m| MoveLine {
                     from: m.from_status().public_name().unwrap_or("unknown"),
                     to: m.to_status().public_name().unwrap_or("unknown"),
                     actor: labels::actor(&m.actor),
-                    at: when(m.moved_at.as_ref()),
+                    at: zone.at(m.moved_at.as_ref()),
                 })
                 .collect(),
             manages,

@@ -16,8 +16,8 @@ use courier::names::PublicName;
 use courier::v1 as pb;
 
 use crate::ConsoleState;
-use crate::deliveries::when;
 use crate::page::{Layout, Refusal, Signed, failure, field, fields, render};
+use crate::times::{Moment, Zone};
 
 /// The fields of the courier forms, as the core names them in a refusal.
 const FORM_FIELDS: [&str; 8] = [
@@ -131,7 +131,7 @@ pub(crate) struct Waiting {
     /// The job's page in the console.
     pub(crate) link: String,
     pub(crate) id: String,
-    pub(crate) since: String,
+    pub(crate) since: Moment,
 }
 
 /// What the overview's "Needs attention" says of dispatch: a fleet's
@@ -173,7 +173,7 @@ pub(crate) async fn dispatch_attention(
             .map(|o| Waiting {
                 link: format!("{}/w/{workspace}/board/{}", state.root, o.order_id),
                 id: o.reference.clone().unwrap_or_else(|| o.order_id.clone()),
-                since: when(o.created_at.as_ref()),
+                since: signed.zone(Some(workspace)).at(o.created_at.as_ref()),
             })
             .collect();
         return Ok((Some(drivers.online), waiting));
@@ -201,7 +201,7 @@ pub(crate) async fn dispatch_attention(
         .map(|d| Waiting {
             link: format!("{}/w/{workspace}/deliveries/{}?mode={mode}", state.root, d.id),
             id: d.id.clone(),
-            since: when(d.created_at.as_ref()),
+            since: signed.zone(Some(workspace)).at(d.created_at.as_ref()),
         })
         .collect();
     waiting.reverse();
@@ -546,23 +546,23 @@ pub(crate) struct JobRow {
     status: &'static str,
     pickup: String,
     dropoff: String,
-    assigned_at: String,
-    ended: String,
+    assigned_at: Moment,
+    ended: Option<(Moment, String)>,
 }
 
 impl JobRow {
-    fn of(job: &apb::Job) -> JobRow {
+    fn of(job: &apb::Job, zone: Zone) -> JobRow {
         let address = |w: Option<&pb::Waypoint>| w.map(|w| w.address.clone()).unwrap_or_default();
         JobRow {
             id: job.id.clone(),
             status: job_status(job),
             pickup: address(job.pickup.as_ref()),
             dropoff: address(job.dropoff.as_ref()),
-            assigned_at: when(job.assigned_at.as_ref()),
-            ended: match (&job.ended_at, &job.outcome) {
-                (Some(at), outcome) => format!("{} ({})", when(Some(at)), outcome.as_deref().unwrap_or("ended")),
-                (None, _) => String::new(),
-            },
+            assigned_at: zone.at(job.assigned_at.as_ref()),
+            ended: job.ended_at.as_ref().map(|at| {
+                let outcome = job.outcome.clone().unwrap_or_else(|| "ended".into());
+                (zone.at(Some(at)), outcome)
+            }),
         }
     }
 }
@@ -673,6 +673,7 @@ async fn courier_view(
     layout.error = form.banner();
     let status = refusal_status(form.refusal.as_ref());
     let now = chrono::Utc::now();
+    let zone = signed.zone(fleet.workspace.as_deref());
     render(
         CourierPage {
             layout,
@@ -687,12 +688,12 @@ async fn courier_view(
                 .as_ref()
                 .map_or_else(|| "never".to_owned(), |p| age(p.recorded_at.as_ref(), now)),
             vehicle: vehicle_text(courier.vehicle.as_ref()),
-            current: summary.current_job.as_ref().map(JobRow::of),
+            current: summary.current_job.as_ref().map(|job| JobRow::of(job, zone)),
             trail: summary
                 .current_job
                 .as_ref()
                 .map(|job| trail_of(job, &answer.trail, courier.last_position.as_ref())),
-            recent: answer.recent_jobs.iter().map(JobRow::of).collect(),
+            recent: answer.recent_jobs.iter().map(|job| JobRow::of(job, zone)).collect(),
             manages,
             form,
             invitation,

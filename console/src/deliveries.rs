@@ -1,9 +1,8 @@
 //! Deliveries of a workspace, per mode: the list with the API's filters and
 //! keyset pages, a delivery's page (price, waypoints, courier, timeline,
 //! route drawing, proof, tracking link, cancel) that follows the delivery
-//! live over server-sent events fed by the core's delivery watch, and in test
-//! mode a form that books a test delivery for the simulator to play out.
-//! Every read and action is the public service call the API makes, with the
+//! live over server-sent events fed by the core's delivery watch (booking is
+//! `booking`'s). Every read and action is the public service call the API makes, with the
 //! session in place of a key (docs/console.md).
 
 use std::convert::Infallible;
@@ -12,10 +11,10 @@ use std::time::Duration;
 use askama::Template;
 use axum::body::Bytes;
 use axum::extract::{Path, Query, State};
-use axum::http::StatusCode;
+use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{IntoResponse, Redirect, Response};
-use chrono::{NaiveDate, TimeZone, Utc};
+use chrono::NaiveDate;
 use courier::names::PublicName;
 use courier::v1 as pb;
 use tokio_stream::StreamExt;
@@ -23,7 +22,8 @@ use tokio_stream::StreamExt;
 use crate::ConsoleState;
 use crate::flash::Flash;
 use crate::labels;
-use crate::page::{Layout, ModeQuery, Refusal, Signed, field, fields, mode_named, next_page, render};
+use crate::page::{Layout, ModeQuery, Refusal, Signed, field, fields, mode_named, next_page, render, unconfirmed};
+use crate::times::{Moment, Zone};
 
 /// Deliveries on one list page.
 const PAGE_SIZE: i32 = 25;
@@ -38,12 +38,6 @@ pub(crate) fn money(cents: i64, currency: &str) -> String {
     format!("{sign}{}.{:02} {currency}", cents.abs() / 100, cents.abs() % 100)
 }
 
-pub(crate) fn when(at: Option<&prost_types::Timestamp>) -> String {
-    at.and_then(courier::time::from_proto)
-        .map(|at| at.format("%Y-%m-%d %H:%M:%S UTC").to_string())
-        .unwrap_or_default()
-}
-
 fn status_name(delivery: &pb::Delivery) -> &'static str {
     delivery.status().public_name().unwrap_or("unknown")
 }
@@ -54,9 +48,9 @@ pub(crate) struct ListQuery {
     mode: Option<String>,
     status: Option<String>,
     external_id: Option<String>,
-    /// `YYYY-MM-DD`, from the start of that day (UTC).
+    /// `YYYY-MM-DD`, from the start of that day (the workspace's zone).
     created_from: Option<String>,
-    /// `YYYY-MM-DD`, to the end of that day (UTC).
+    /// `YYYY-MM-DD`, to the end of that day (the workspace's zone).
     created_to: Option<String>,
     page_token: Option<String>,
 }
@@ -84,19 +78,15 @@ impl ListQuery {
     }
 }
 
-/// The timestamp of midnight (UTC) starting `date`, `days` later.
-fn day_start(date: &str, days: i64, param: &str) -> Result<prost_types::Timestamp, Refusal> {
-    let parsed = NaiveDate::parse_from_str(date, "%Y-%m-%d").map_err(|_| Refusal {
+/// When the local day `date`, `days` later, starts in `zone`.
+fn day_start(date: &str, days: u64, param: &str, zone: Zone) -> Result<prost_types::Timestamp, Refusal> {
+    let refusal = || Refusal {
         param: Some(param.into()),
         message: format!("{param} must be a date, YYYY-MM-DD."),
-    })?;
-    let start = parsed
-        .and_hms_opt(0, 0, 0)
-        .map(|t| Utc.from_utc_datetime(&t) + chrono::Duration::days(days));
-    Ok(prost_types::Timestamp {
-        seconds: start.map_or(0, |t| t.timestamp()),
-        nanos: 0,
-    })
+    };
+    let parsed = NaiveDate::parse_from_str(date, "%Y-%m-%d").map_err(|_| refusal())?;
+    let day = parsed.checked_add_days(chrono::Days::new(days)).ok_or_else(refusal)?;
+    Ok(zone.day_start(day))
 }
 
 pub(crate) struct DeliveryRow {
@@ -106,11 +96,11 @@ pub(crate) struct DeliveryRow {
     amount: String,
     pickup: String,
     dropoff: String,
-    created_at: String,
+    created_at: Moment,
 }
 
 impl DeliveryRow {
-    fn of(delivery: &pb::Delivery) -> DeliveryRow {
+    fn of(delivery: &pb::Delivery, zone: Zone) -> DeliveryRow {
         DeliveryRow {
             id: delivery.id.clone(),
             status: status_name(delivery),
@@ -121,7 +111,7 @@ impl DeliveryRow {
                 .unwrap_or_default(),
             pickup: delivery.pickup.as_ref().map(|w| w.address.clone()).unwrap_or_default(),
             dropoff: delivery.dropoff.as_ref().map(|w| w.address.clone()).unwrap_or_default(),
-            created_at: when(delivery.created_at.as_ref()),
+            created_at: zone.at(delivery.created_at.as_ref()),
         }
     }
 }
@@ -170,14 +160,15 @@ pub(crate) async fn list_page(
         ..Default::default()
     };
     let mut refusal = None;
+    let zone = signed.zone(Some(&workspace));
     if let Some(date) = query.created_from.as_deref().filter(|d| !d.is_empty()) {
-        match day_start(date, 0, "created_from") {
+        match day_start(date, 0, "created_from", zone) {
             Ok(at) => request.created_after = Some(at),
             Err(r) => refusal = Some(r),
         }
     }
     if let Some(date) = query.created_to.as_deref().filter(|d| !d.is_empty()) {
-        match day_start(date, 1, "created_to") {
+        match day_start(date, 1, "created_to", zone) {
             Ok(at) => request.created_before = Some(at),
             Err(r) => refusal = Some(r),
         }
@@ -189,7 +180,7 @@ pub(crate) async fn list_page(
         match state.deliveries.clone().list_deliveries(call).await {
             Ok(answer) => {
                 let answer = answer.into_inner();
-                rows = answer.deliveries.iter().map(DeliveryRow::of).collect();
+                rows = answer.deliveries.iter().map(|d| DeliveryRow::of(d, zone)).collect();
                 next_page_token = answer.next_page_token;
             }
             Err(status) if status.code() == tonic::Code::InvalidArgument => refusal = Some(Refusal::of(&status)),
@@ -279,7 +270,7 @@ pub(crate) struct Drawing {
 }
 
 pub(crate) struct TimelineEntry {
-    at: String,
+    at: Moment,
     event_type: &'static str,
     status: &'static str,
     event_id: String,
@@ -288,13 +279,17 @@ pub(crate) struct TimelineEntry {
 pub(crate) struct ProofFile {
     kind: &'static str,
     name: String,
+    /// The console's own address of the file ([`proof_file`]), which never
+    /// expires, unlike the signed link the API gives.
     url: String,
+    /// Shown as a thumbnail.
+    image: bool,
 }
 
 pub(crate) struct ProofView {
     kind: &'static str,
     recipient: String,
-    submitted_at: String,
+    submitted_at: Moment,
     files: Vec<ProofFile>,
 }
 
@@ -307,9 +302,9 @@ pub(crate) struct LivePart {
     cancellation_reason: &'static str,
     courier_name: String,
     courier_vehicle: String,
-    eta_pickup: String,
-    eta_dropoff: String,
-    updated_at: String,
+    eta_pickup: Moment,
+    eta_dropoff: Moment,
+    updated_at: Moment,
     drawing: Drawing,
     timeline: Vec<TimelineEntry>,
     proof: Vec<ProofView>,
@@ -328,6 +323,10 @@ pub(crate) struct CancelForm {
     action: String,
     csrf: String,
     reasons: Vec<&'static str>,
+    /// The reason chosen (kept when the form is refused).
+    reason: String,
+    /// Why the form was refused: the confirmation not ticked.
+    error: Option<String>,
 }
 
 fn drawing_of(delivery: &pb::Delivery) -> Drawing {
@@ -383,6 +382,7 @@ async fn live_part(
         delivery.status(),
         pb::DeliveryStatus::Delivered | pb::DeliveryStatus::Cancelled
     );
+    let zone = signed.zone(Some(workspace));
     let events = state
         .events
         .clone()
@@ -402,7 +402,7 @@ async fn live_part(
     let mut timeline: Vec<TimelineEntry> = events
         .iter()
         .map(|event| TimelineEntry {
-            at: when(event.created_at.as_ref()),
+            at: zone.at(event.created_at.as_ref()),
             event_type: event.r#type().public_name().unwrap_or("unknown"),
             status: event.data.as_ref().map_or("", status_name),
             event_id: event.id.clone(),
@@ -454,9 +454,9 @@ async fn live_part(
                     .join(" ")
             })
             .unwrap_or_default(),
-        eta_pickup: when(eta.and_then(|e| e.pickup_at.as_ref())),
-        eta_dropoff: when(eta.and_then(|e| e.dropoff_at.as_ref())),
-        updated_at: when(delivery.updated_at.as_ref()),
+        eta_pickup: zone.at(eta.and_then(|e| e.pickup_at.as_ref())),
+        eta_dropoff: zone.at(eta.and_then(|e| e.dropoff_at.as_ref())),
+        updated_at: zone.at(delivery.updated_at.as_ref()),
         drawing: drawing_of(delivery),
         timeline,
         proof: proof
@@ -464,15 +464,23 @@ async fn live_part(
             .map(|checkpoint| ProofView {
                 kind: labels::checkpoint(checkpoint.kind()),
                 recipient: checkpoint.recipient_name.clone().unwrap_or_default(),
-                submitted_at: when(checkpoint.submitted_at.as_ref()),
+                submitted_at: zone.at(checkpoint.submitted_at.as_ref()),
                 files: checkpoint
                     .artifacts
                     .iter()
                     .filter_map(|artifact| {
+                        let (file, _, _) = signed_link(artifact.download_url.as_deref()?)?;
                         Some(ProofFile {
                             kind: labels::artifact(artifact.kind()),
                             name: artifact.file_name.clone().unwrap_or_else(|| "file".into()),
-                            url: artifact.download_url.clone()?,
+                            url: format!(
+                                "{}/w/{workspace}/deliveries/{}/proof/{file}?mode={mode}",
+                                state.root, delivery.id
+                            ),
+                            image: artifact
+                                .content_type
+                                .as_deref()
+                                .is_some_and(|t| t.starts_with("image/")),
                         })
                     })
                     .collect(),
@@ -488,6 +496,8 @@ async fn live_part(
             ),
             csrf: signed.session.csrf_token.clone(),
             reasons: pb::CancelReason::NAMES.iter().map(|(_, name)| *name).collect(),
+            reason: "other".into(),
+            error: None,
         }),
     })
 }
@@ -505,7 +515,9 @@ pub(crate) struct DeliveryPage {
     vehicle_type_id: String,
     notes: String,
     tracking_url: String,
-    created_at: String,
+    created_at: Moment,
+    /// When a scheduled delivery is to be picked up.
+    scheduled_at: Moment,
     live: LivePart,
 }
 
@@ -532,9 +544,10 @@ fn waypoints_of(delivery: &pb::Delivery) -> Vec<WaypointView> {
     points
 }
 
-fn breakdown_of(delivery: &pb::Delivery) -> Vec<(String, String)> {
-    let currency = delivery.currency.as_deref().unwrap_or_default();
-    let Some(breakdown) = delivery.breakdown.as_ref() else {
+/// The lines of a price breakdown (a delivery's or a quote's), before the
+/// total.
+pub(crate) fn breakdown_lines(breakdown: Option<&pb::PriceBreakdown>, currency: &str) -> Vec<(String, String)> {
+    let Some(breakdown) = breakdown else {
         return Vec::new();
     };
     let mut lines = vec![("Route".to_owned(), money(breakdown.route_cents, currency))];
@@ -557,13 +570,14 @@ fn breakdown_of(delivery: &pb::Delivery) -> Vec<(String, String)> {
     lines
 }
 
+/// A delivery's page; `refused`: the cancel form as sent and the refusal
+/// of it (at its confirmation, or the core's as the banner).
 async fn delivery_view(
     state: &ConsoleState,
     signed: &Signed,
-    workspace: &str,
-    mode: &'static str,
+    (workspace, mode): (&str, &'static str),
     id: &str,
-    refusal: Option<Refusal>,
+    refused: Option<(&str, Refusal)>,
 ) -> Response {
     let request = signed.acting(
         pb::GetDeliveryRequest {
@@ -577,18 +591,29 @@ async fn delivery_view(
         Ok(answer) => answer.into_inner().delivery.unwrap_or_default(),
         Err(status) => return signed.failure(state, &status, workspace),
     };
-    let live = match live_part(state, signed, (workspace, mode), &delivery, None).await {
+    let mut live = match live_part(state, signed, (workspace, mode), &delivery, None).await {
         Ok(live) => live,
         Err(status) => return signed.failure(state, &status, workspace),
     };
+    let refusal = match refused {
+        Some((reason, refusal)) => {
+            if let Some(form) = live.cancel.as_mut() {
+                form.reason = reason.to_owned();
+                form.error = refusal.at("confirm").map(str::to_owned);
+            }
+            Some(refusal)
+        }
+        None => None,
+    };
     let mut layout = signed.layout(state, &format!("Delivery {id}"), Some(workspace), mode);
     layout.section = "deliveries";
-    let status = if refusal.is_some() {
-        StatusCode::CONFLICT
-    } else {
-        StatusCode::OK
+    let status = match &refusal {
+        Some(refusal) if refusal.at("confirm").is_some() => StatusCode::BAD_REQUEST,
+        Some(_) => StatusCode::CONFLICT,
+        None => StatusCode::OK,
     };
-    layout.error = refusal.map(|r| r.message);
+    layout.error = refusal.filter(|r| r.at("confirm").is_none()).map(|r| r.message);
+    let zone = signed.zone(Some(workspace));
     render(
         DeliveryPage {
             layout,
@@ -599,12 +624,16 @@ async fn delivery_view(
                 .amount_cents
                 .map(|cents| money(cents, delivery.currency.as_deref().unwrap_or_default()))
                 .unwrap_or_default(),
-            breakdown: breakdown_of(&delivery),
+            breakdown: breakdown_lines(
+                delivery.breakdown.as_ref(),
+                delivery.currency.as_deref().unwrap_or_default(),
+            ),
             waypoints: waypoints_of(&delivery),
             vehicle_type_id: delivery.vehicle_type_id.clone(),
             notes: delivery.notes.clone().unwrap_or_default(),
             tracking_url: delivery.tracking_url.clone().unwrap_or_default(),
-            created_at: when(delivery.created_at.as_ref()),
+            created_at: zone.at(delivery.created_at.as_ref()),
+            scheduled_at: zone.at(delivery.scheduled_at.as_ref()),
             live,
         },
         status,
@@ -617,7 +646,7 @@ pub(crate) async fn detail_page(
     Path((workspace, id)): Path<(String, String)>,
     Query(query): Query<ModeQuery>,
 ) -> Response {
-    delivery_view(&state, &signed, &workspace, query.mode(), &id, None).await
+    delivery_view(&state, &signed, (&workspace, query.mode()), &id, None).await
 }
 
 /// `…/deliveries/{id}/live`: server-sent events, one `delivery` event with
@@ -670,7 +699,11 @@ pub(crate) async fn cancel(
 ) -> Response {
     let form = fields(&body);
     let mode = query.mode();
-    let reason = pb::CancelReason::from_public_name(field(&form, "reason")).unwrap_or(pb::CancelReason::Unspecified);
+    let sent_reason = field(&form, "reason");
+    if let Some(refusal) = unconfirmed(&form, "cancel the delivery") {
+        return delivery_view(&state, &signed, (&workspace, mode), &id, Some((sent_reason, refusal))).await;
+    }
+    let reason = pb::CancelReason::from_public_name(sent_reason).unwrap_or(pb::CancelReason::Unspecified);
     let message = pb::CancelDeliveryRequest {
         delivery_id: id.clone(),
         reason: reason as i32,
@@ -682,207 +715,78 @@ pub(crate) async fn cancel(
             &format!("{}/w/{workspace}/deliveries/{id}?mode={mode}", state.root),
         ),
         Err(status) if matches!(status.code(), tonic::Code::FailedPrecondition | tonic::Code::Aborted) => {
-            delivery_view(&state, &signed, &workspace, mode, &id, Some(Refusal::of(&status))).await
+            let refusal = Refusal::of(&status);
+            delivery_view(&state, &signed, (&workspace, mode), &id, Some((sent_reason, refusal))).await
         }
         Err(status) => signed.failure(&state, &status, &workspace),
     }
 }
 
-/// The test delivery form's values (Berlin by default).
-pub(crate) struct TestDeliveryForm {
-    idempotency_key: String,
-    pickup_address: String,
-    pickup_latitude: String,
-    pickup_longitude: String,
-    pickup_name: String,
-    pickup_phone: String,
-    dropoff_address: String,
-    dropoff_latitude: String,
-    dropoff_longitude: String,
-    dropoff_name: String,
-    dropoff_phone: String,
-    vehicle_types: Vec<(String, String, bool)>,
-    scenarios: Vec<(&'static str, bool)>,
+/// The file id, `expires` and `signature` of a proof file's signed link
+/// (`…/v1/proof-files/{id}?expires=…&signature=…`).
+fn signed_link(link: &str) -> Option<(String, i64, String)> {
+    let url = url::Url::parse(link).ok()?;
+    let id = url.path_segments()?.next_back()?.to_owned();
+    let query = |name: &str| url.query_pairs().find(|(k, _)| k == name).map(|(_, v)| v.into_owned());
+    Some((id, query("expires")?.parse().ok()?, query("signature")?))
 }
 
-impl TestDeliveryForm {
-    fn of(form: &[(String, String)], vehicle_types: &[pb::VehicleType]) -> TestDeliveryForm {
-        let value = |name: &str, default: &str| {
-            let sent = field(form, name);
-            if form.is_empty() {
-                default.to_owned()
-            } else {
-                sent.to_owned()
-            }
-        };
-        let vehicle = value("vehicle_type_id", "cargo_bike");
-        let scenario = field(form, "scenario");
-        TestDeliveryForm {
-            // A new key per form shown: sending the same form twice books once.
-            idempotency_key: if form.is_empty() {
-                format!("console-{}", uuid_like())
-            } else {
-                field(form, "idempotency_key").to_owned()
-            },
-            pickup_address: value("pickup_address", "Alexanderplatz 1, 10178 Berlin"),
-            pickup_latitude: value("pickup_latitude", "52.5219"),
-            pickup_longitude: value("pickup_longitude", "13.4132"),
-            pickup_name: value("pickup_name", "Warehouse desk"),
-            pickup_phone: value("pickup_phone", "+493012345678"),
-            dropoff_address: value("dropoff_address", "Oranienstraße 25, 10999 Berlin"),
-            dropoff_latitude: value("dropoff_latitude", "52.5010"),
-            dropoff_longitude: value("dropoff_longitude", "13.4190"),
-            dropoff_name: value("dropoff_name", "Test Recipient"),
-            dropoff_phone: value("dropoff_phone", "+493087654321"),
-            vehicle_types: vehicle_types
-                .iter()
-                .map(|v| (v.id.clone(), v.name.clone(), v.id == vehicle))
-                .collect(),
-            scenarios: pb::TestScenario::NAMES
-                .iter()
-                .map(|(_, name)| (*name, *name == scenario))
-                .collect(),
-        }
-    }
-}
-
-/// 32 random hexadecimal characters, for idempotency keys.
-fn uuid_like() -> String {
-    hex::encode(rand::random::<[u8; 16]>())
-}
-
-#[derive(Template)]
-#[template(path = "delivery_new.html")]
-pub(crate) struct NewDeliveryPage {
-    layout: Layout,
-    workspace_id: String,
-    form: TestDeliveryForm,
-    refusal: Option<Refusal>,
-}
-
-impl NewDeliveryPage {
-    fn field_error(&self, field: &str) -> Option<&str> {
-        self.refusal.as_ref().and_then(|r| r.at(field))
-    }
-}
-
-async fn new_delivery_view(
-    state: &ConsoleState,
-    signed: &Signed,
-    workspace: &str,
-    form: &[(String, String)],
-    refusal: Option<Refusal>,
-) -> Response {
-    let request = signed.acting(pb::ListVehicleTypesRequest {}, workspace, "test", None);
-    let vehicle_types = match state.vehicle_types.clone().list_vehicle_types(request).await {
-        Ok(answer) => answer.into_inner().vehicle_types,
-        Err(status) => return signed.failure(state, &status, workspace),
-    };
-    let mut layout = signed.layout(state, "New test delivery", Some(workspace), "test");
-    layout.section = "deliveries";
-    if let Some(refusal) = refusal.as_ref().filter(|r| r.param.is_none()) {
-        layout.error = Some(refusal.message.clone());
-    }
-    let status = if refusal.is_some() {
-        StatusCode::BAD_REQUEST
-    } else {
-        StatusCode::OK
-    };
-    render(
-        NewDeliveryPage {
-            layout,
-            workspace_id: workspace.to_owned(),
-            form: TestDeliveryForm::of(form, &vehicle_types),
-            refusal,
-        },
-        status,
-    )
-}
-
-pub(crate) async fn new_page(
+/// `…/deliveries/{id}/proof/{file}`: a proof file of the delivery, read
+/// through a signed link the core makes now, so a page left open past the
+/// links' 15 minutes still shows its photos (and never the API's JSON).
+pub(crate) async fn proof_file(
     State(state): State<ConsoleState>,
     signed: Signed,
-    Path(workspace): Path<String>,
+    Path((workspace, id, file)): Path<(String, String, String)>,
+    Query(query): Query<ModeQuery>,
 ) -> Response {
-    // A member is told what their role allows, before filling in a form the
-    // core would refuse.
-    let workspace_link = signed.layout(&state, "", Some(&workspace), "test").workspace;
-    if workspace_link.as_ref().is_some_and(|w| !w.manages) {
+    let mode = query.mode();
+    let request = signed.acting(
+        pb::GetProofOfDeliveryRequest { delivery_id: id },
+        &workspace,
+        mode,
+        None,
+    );
+    let proof = match state.tracking.clone().get_proof_of_delivery(request).await {
+        Ok(answer) => answer.into_inner().proof_of_delivery.unwrap_or_default(),
+        Err(status) => return signed.failure(&state, &status, &workspace),
+    };
+    let link = proof
+        .checkpoints
+        .iter()
+        .flat_map(|c| &c.artifacts)
+        .filter_map(|a| signed_link(a.download_url.as_deref()?))
+        .find(|(artifact_id, _, _)| *artifact_id == file);
+    let Some((artifact_id, expires, signature)) = link else {
         let status = courier::errors::to_status(
-            courier::errors::ErrorCode::PermissionDenied,
-            "As a member you can follow this workspace's deliveries but not book them; an owner or admin can.",
+            courier::errors::ErrorCode::NotFound,
+            "This delivery has no such proof file.",
             None,
         );
         return signed.failure(&state, &status, &workspace);
-    }
-    new_delivery_view(&state, &signed, &workspace, &[], None).await
-}
-
-fn waypoint_in(form: &[(String, String)], prefix: &str) -> Result<pb::Waypoint, Refusal> {
-    let coordinate = |name: &str| {
-        let param = format!("{prefix}.{name}");
-        field(form, &format!("{prefix}_{name}"))
-            .trim()
-            .parse::<f64>()
-            .map_err(|_| Refusal {
-                message: format!("{param} must be a number."),
-                param: Some(param),
-            })
     };
-    Ok(pb::Waypoint {
-        address: field(form, &format!("{prefix}_address")).to_owned(),
-        latitude: coordinate("latitude")?,
-        longitude: coordinate("longitude")?,
-        contact: Some(pb::Contact {
-            name: field(form, &format!("{prefix}_name")).to_owned(),
-            phone: field(form, &format!("{prefix}_phone")).to_owned(),
-            email: None,
-        }),
-        instructions: None,
-    })
-}
-
-/// Books a test delivery (test mode only: the form has no live variant).
-pub(crate) async fn create(
-    State(state): State<ConsoleState>,
-    signed: Signed,
-    Path(workspace): Path<String>,
-    body: Bytes,
-) -> Response {
-    let form = fields(&body);
-    let waypoints = waypoint_in(&form, "pickup").and_then(|pickup| Ok((pickup, waypoint_in(&form, "dropoff")?)));
-    let (pickup, dropoff) = match waypoints {
-        Ok(points) => points,
-        Err(refusal) => return new_delivery_view(&state, &signed, &workspace, &form, Some(refusal)).await,
+    let request = tonic::Request::new(pb::GetProofFileRequest {
+        artifact_id,
+        expires,
+        signature,
+    });
+    let file = match state.public.clone().get_proof_file(request).await {
+        Ok(answer) => answer.into_inner(),
+        Err(status) => return signed.failure(&state, &status, &workspace),
     };
-    let message = pb::CreateDeliveryRequest {
-        pickup: Some(pickup),
-        dropoff: Some(dropoff),
-        vehicle_type_id: field(&form, "vehicle_type_id").to_owned(),
-        test_scenario: pb::TestScenario::from_public_name(field(&form, "scenario"))
-            .unwrap_or(pb::TestScenario::Unspecified) as i32,
-        ..Default::default()
-    };
-    let mut request = signed.acting(message, &workspace, "test", Some(field(&form, "csrf")));
-    if let Ok(key) = field(&form, "idempotency_key").parse() {
-        request.metadata_mut().insert(courier::metadata::IDEMPOTENCY_KEY, key);
-    }
-    match state.deliveries.clone().create_delivery(request).await {
-        Ok(answer) => {
-            let id = answer.into_inner().delivery.map(|d| d.id).unwrap_or_default();
-            signed.redirect_with(
-                Flash::notice("Test delivery booked: the simulator plays it out on this page."),
-                &format!("{}/w/{workspace}/deliveries/{id}?mode=test", state.root),
-            )
-        }
-        Err(status)
-            if matches!(
-                status.code(),
-                tonic::Code::InvalidArgument | tonic::Code::FailedPrecondition
-            ) =>
-        {
-            new_delivery_view(&state, &signed, &workspace, &form, Some(Refusal::of(&status))).await
-        }
-        Err(status) => signed.failure(&state, &status, &workspace),
-    }
+    let content_type = HeaderValue::from_str(&file.content_type)
+        .unwrap_or_else(|_| HeaderValue::from_static("application/octet-stream"));
+    (
+        [
+            (header::CONTENT_TYPE, content_type),
+            (header::CONTENT_DISPOSITION, HeaderValue::from_static("inline")),
+            // An uploaded file is never active content on the console's origin.
+            (
+                header::CONTENT_SECURITY_POLICY,
+                HeaderValue::from_static("default-src 'none'; img-src 'self'; sandbox"),
+            ),
+        ],
+        file.content,
+    )
+        .into_response()
 }

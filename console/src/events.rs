@@ -12,8 +12,8 @@ use courier::names::PublicName;
 use courier::v1 as pb;
 
 use crate::ConsoleState;
-use crate::deliveries::when;
 use crate::page::{Layout, ModeQuery, Refusal, Signed, mode_named, next_page, render};
+use crate::times::{Moment, Zone};
 
 const PAGE_SIZE: i32 = 25;
 
@@ -47,17 +47,17 @@ pub(crate) struct EventRow {
     event_type: &'static str,
     delivery_id: String,
     status: &'static str,
-    created_at: String,
+    created_at: Moment,
 }
 
 impl EventRow {
-    fn of(event: &pb::Event) -> EventRow {
+    fn of(event: &pb::Event, zone: Zone) -> EventRow {
         EventRow {
             id: event.id.clone(),
             event_type: event.r#type().public_name().unwrap_or("unknown"),
             delivery_id: event.data.as_ref().map(|d| d.id.clone()).unwrap_or_default(),
             status: event.data.as_ref().and_then(|d| d.status().public_name()).unwrap_or(""),
-            created_at: when(event.created_at.as_ref()),
+            created_at: zone.at(event.created_at.as_ref()),
         }
     }
 }
@@ -109,7 +109,11 @@ pub(crate) async fn list_page(
         Ok(answer) => {
             let answer = answer.into_inner();
             (
-                answer.events.iter().map(EventRow::of).collect(),
+                answer
+                    .events
+                    .iter()
+                    .map(|event| EventRow::of(event, signed.zone(Some(&workspace))))
+                    .collect(),
                 answer.next_page_token,
                 None,
             )
@@ -153,7 +157,7 @@ pub(crate) struct AttemptRow {
     /// The endpoint's URL; `None` when it was deleted or the member may
     /// not see endpoints (its id is shown instead).
     url: Option<String>,
-    attempted_at: String,
+    attempted_at: Moment,
     status: &'static str,
     response_code: String,
     latency: String,
@@ -218,19 +222,20 @@ pub(crate) async fn detail_page(
     let event = answer.event.unwrap_or_default();
     let mut layout = signed.layout(&state, &format!("Event {id}"), Some(&workspace), mode);
     layout.section = "events";
+    let zone = signed.zone(Some(&workspace));
     render(
         EventPage {
             layout,
             workspace_id: workspace,
             payload: payload(&event),
-            event: EventRow::of(&event),
+            event: EventRow::of(&event, zone),
             attempts: answer
                 .webhook_attempts
                 .iter()
                 .map(|attempt| AttemptRow {
                     webhook_id: attempt.webhook_id.clone(),
                     url: urls.get(&attempt.webhook_id).cloned(),
-                    attempted_at: when(attempt.attempted_at.as_ref()),
+                    attempted_at: zone.at(attempt.attempted_at.as_ref()),
                     status: attempt.status().public_name().unwrap_or("unknown"),
                     response_code: attempt
                         .response_code

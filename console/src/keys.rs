@@ -12,16 +12,17 @@ use courier::internal::v1 as pb;
 
 use crate::ConsoleState;
 use crate::flash::Flash;
-use crate::page::{Layout, ModeQuery, Refusal, Signed, day, field, fields, render};
+use crate::page::{Layout, ModeQuery, Refusal, Signed, field, fields, render, unconfirmed};
+use crate::times::Moment;
 
 pub(crate) struct KeyRow {
     id: String,
     label: String,
     prefix: String,
     permissions: String,
-    created_at: String,
-    expires_at: String,
-    last_used_at: String,
+    created_at: Moment,
+    expires_at: Moment,
+    last_used_at: Moment,
     state: &'static str,
     revocable: bool,
 }
@@ -70,6 +71,7 @@ pub(crate) async fn keys_view(
     } else {
         courier::v1::Mode::Test
     };
+    let zone = signed.zone(Some(workspace));
     let rows = keys
         .iter()
         .filter(|key| key.mode() == wanted)
@@ -83,13 +85,9 @@ pub(crate) async fn keys_view(
                 .map(|p| crate::labels::permission(p))
                 .collect::<Vec<_>>()
                 .join(", "),
-            created_at: day(key.created_at.as_ref()),
-            expires_at: day(key.expires_at.as_ref()),
-            last_used_at: key
-                .last_used_at
-                .as_ref()
-                .and_then(courier::time::from_proto)
-                .map_or_else(|| "never".into(), |at| at.format("%Y-%m-%d %H:%M UTC").to_string()),
+            created_at: zone.day(key.created_at.as_ref(), "never"),
+            expires_at: zone.day(key.expires_at.as_ref(), "never"),
+            last_used_at: zone.minute(key.last_used_at.as_ref(), "never"),
             state: if key.revoked_at.is_some() { "revoked" } else { "active" },
             revocable: key.revoked_at.is_none(),
         })
@@ -207,11 +205,7 @@ pub(crate) async fn revoke_key(
 ) -> Response {
     let form = fields(&body);
     let mode = query.mode();
-    if field(&form, "confirm") != "yes" {
-        let refusal = Refusal {
-            param: None,
-            message: "Tick the confirmation to revoke the key.".into(),
-        };
+    if let Some(refusal) = unconfirmed(&form, "revoke the key") {
         return keys_view(&state, &signed, &workspace, mode, String::new(), Some(refusal)).await;
     }
     let message = pb::RevokeWorkspaceApiKeyRequest {

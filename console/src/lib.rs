@@ -10,6 +10,7 @@
 
 mod billing;
 mod board;
+mod booking;
 mod couriers;
 mod deliveries;
 mod events;
@@ -22,6 +23,7 @@ mod operators;
 mod overview;
 mod page;
 mod session;
+mod times;
 mod webhooks;
 
 use axum::Router;
@@ -36,6 +38,8 @@ use courier::internal::v1::courier_service_client::CourierServiceClient;
 use courier::internal::v1::dispatch_service_client::DispatchServiceClient;
 use courier::v1::delivery_service_client::DeliveryServiceClient;
 use courier::v1::event_service_client::EventServiceClient;
+use courier::v1::public_service_client::PublicServiceClient;
+use courier::v1::quote_service_client::QuoteServiceClient;
 use courier::v1::tracking_service_client::TrackingServiceClient;
 use courier::v1::vehicle_type_service_client::VehicleTypeServiceClient;
 use courier::v1::webhook_service_client::WebhookServiceClient;
@@ -71,6 +75,9 @@ pub struct ConsoleState {
     tracking: TrackingServiceClient<Channel>,
     events: EventServiceClient<Channel>,
     vehicle_types: VehicleTypeServiceClient<Channel>,
+    quotes: QuoteServiceClient<Channel>,
+    /// The keyless reads (proof files, through links the core signs).
+    public: PublicServiceClient<Channel>,
     /// The channel to the cores, for the standalone console's `/readyz`.
     channel: Channel,
     /// The console's own URL (`…/console`), for links and cookies.
@@ -98,6 +105,8 @@ impl ConsoleState {
             tracking: TrackingServiceClient::new(channel.clone()),
             events: EventServiceClient::new(channel.clone()),
             vehicle_types: VehicleTypeServiceClient::new(channel.clone()),
+            quotes: QuoteServiceClient::new(channel.clone()),
+            public: PublicServiceClient::new(channel.clone()),
             channel,
             root: root.trim_end_matches('/').to_owned(),
             secure: root.starts_with("https://"),
@@ -126,13 +135,18 @@ pub fn router(state: ConsoleState) -> Router {
         .route("/switch", get(switch))
         .route(
             "/w/{workspace}/deliveries",
-            get(deliveries::list_page).post(deliveries::create),
+            get(deliveries::list_page).post(booking::book),
         )
         .route("/w/{workspace}/deliveries/find", get(deliveries::find))
-        .route("/w/{workspace}/deliveries/new", get(deliveries::new_page))
+        .route("/w/{workspace}/deliveries/new", get(booking::form_page))
+        .route("/w/{workspace}/deliveries/quote", post(booking::quote))
         .route("/w/{workspace}/deliveries/{delivery}", get(deliveries::detail_page))
         .route("/w/{workspace}/deliveries/{delivery}/live", get(deliveries::live))
         .route("/w/{workspace}/deliveries/{delivery}/cancel", post(deliveries::cancel))
+        .route(
+            "/w/{workspace}/deliveries/{delivery}/proof/{file}",
+            get(deliveries::proof_file),
+        )
         .route("/w/{workspace}/events", get(events::list_page))
         .route("/w/{workspace}/events/{event}", get(events::detail_page))
         .route("/ops", get(operators::workspaces_page))

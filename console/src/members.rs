@@ -12,9 +12,10 @@ use crate::ConsoleState;
 use crate::flash::Flash;
 use crate::forms::{PreSession, pre_session_matches, refused};
 use crate::page::{
-    Layout, ModeQuery, Refusal, Signed, bare_layout, client_address, day, failure, field, fields, render, role_in,
-    role_name,
+    Layout, ModeQuery, Refusal, Signed, bare_layout, client_address, failure, field, fields, render, role_in,
+    role_name, unconfirmed,
 };
+use crate::times::Moment;
 
 /// The roles, as offered in the member forms (the least first).
 const ROLES: [&str; 3] = ["member", "admin", "owner"];
@@ -24,7 +25,7 @@ pub(crate) struct MemberRow {
     name: String,
     email: String,
     role: &'static str,
-    since: String,
+    since: Moment,
     /// The role choices, the member's own selected.
     options: Vec<(&'static str, bool)>,
 }
@@ -66,6 +67,7 @@ pub(crate) async fn members_view(
     };
     layout.error = error;
     let manages = layout.workspace.as_ref().is_some_and(|w| w.manages);
+    let zone = signed.zone(Some(workspace));
     let rows = members
         .iter()
         .map(|m| {
@@ -76,7 +78,7 @@ pub(crate) async fn members_view(
                 name: user.name,
                 email: user.email,
                 role,
-                since: day(m.since.as_ref()),
+                since: zone.day(m.since.as_ref(), ""),
                 options: ROLES.iter().map(|r| (*r, *r == role)).collect(),
             }
         })
@@ -185,9 +187,8 @@ pub(crate) async fn remove_member(
 ) -> Response {
     let mode = query.mode();
     let form = fields(&body);
-    if field(&form, "confirm") != "yes" {
-        let error = "Tick the confirmation to remove the member.".to_owned();
-        return members_view(&state, &signed, (&workspace, mode), None, Some(error)).await;
+    if let Some(refusal) = unconfirmed(&form, "remove the member") {
+        return members_view(&state, &signed, (&workspace, mode), None, Some(refusal.message)).await;
     }
     let message = pb::RemoveMemberRequest {
         workspace_id: workspace.clone(),

@@ -14,9 +14,10 @@ use axum::response::Response;
 use courier::internal::v1 as ipb;
 
 use crate::ConsoleState;
-use crate::deliveries::{money, when};
+use crate::deliveries::money;
 use crate::flash::Flash;
-use crate::page::{Layout, Refusal, Signed, day, failure, field, fields, next_page, render};
+use crate::page::{Layout, Refusal, Signed, failure, field, fields, next_page, render, unconfirmed};
+use crate::times::Moment;
 
 pub(crate) struct WorkspaceRow {
     id: String,
@@ -24,7 +25,7 @@ pub(crate) struct WorkspaceRow {
     kind: &'static str,
     plan: String,
     credit: String,
-    created_at: String,
+    created_at: Moment,
 }
 
 fn kind_name(kind: ipb::WorkspaceKind) -> &'static str {
@@ -157,7 +158,7 @@ async fn workspaces_view(
                         .as_ref()
                         .map(|b| courier::statements::amount(b.credit_limit_cents))
                         .unwrap_or_default(),
-                    created_at: day(w.created_at.as_ref()),
+                    created_at: signed.zone(None).day(w.created_at.as_ref(), ""),
                 })
                 .collect(),
             draft,
@@ -267,13 +268,13 @@ pub(crate) struct KeyRow {
     label: String,
     mode: &'static str,
     prefix: String,
-    last_used_at: String,
+    last_used_at: Moment,
     revoked: bool,
 }
 
 pub(crate) struct StatementRow {
     id: String,
-    period: String,
+    period: (Moment, Moment),
     total: String,
     status: &'static str,
     overdue: bool,
@@ -345,6 +346,7 @@ async fn workspace_view(state: &ConsoleState, signed: &Signed, workspace: &str, 
         StatusCode::OK
     };
     layout.error = error;
+    let zone = signed.zone(Some(workspace));
     render(
         WorkspacePage {
             layout,
@@ -366,7 +368,7 @@ async fn workspace_view(state: &ConsoleState, signed: &Signed, workspace: &str, 
                         "test"
                     },
                     prefix: k.prefix.clone(),
-                    last_used_at: when(k.last_used_at.as_ref()),
+                    last_used_at: zone.minute(k.last_used_at.as_ref(), "never"),
                     revoked: k.revoked_at.is_some(),
                 })
                 .collect(),
@@ -374,7 +376,10 @@ async fn workspace_view(state: &ConsoleState, signed: &Signed, workspace: &str, 
                 .iter()
                 .map(|s| StatementRow {
                     id: s.id.clone(),
-                    period: format!("{} – {}", day(s.period_start.as_ref()), day(s.period_end.as_ref())),
+                    period: (
+                        zone.day(s.period_start.as_ref(), ""),
+                        zone.day(s.period_end.as_ref(), ""),
+                    ),
                     total: money(s.total_cents, &s.currency),
                     status: courier::statements::status_name(s.status()),
                     overdue: s.overdue,
@@ -485,9 +490,8 @@ pub(crate) async fn revoke_key(
     body: Bytes,
 ) -> Response {
     let form = fields(&body);
-    if field(&form, "confirm") != "yes" {
-        let message = "Tick the confirmation to revoke the key.".to_owned();
-        return workspace_view(&state, &signed, &workspace, Some(message)).await;
+    if let Some(refusal) = unconfirmed(&form, "revoke the key") {
+        return workspace_view(&state, &signed, &workspace, Some(refusal.message)).await;
     }
     let message = ipb::RevokeApiKeyRequest { api_key_id: key };
     let result = state
@@ -529,6 +533,11 @@ pub(crate) async fn settle_statement(
     body: Bytes,
 ) -> Response {
     let form = fields(&body);
+    if outcome == "void"
+        && let Some(refusal) = unconfirmed(&form, "void the statement")
+    {
+        return workspace_view(&state, &signed, &workspace, Some(refusal.message)).await;
+    }
     let request_csrf = Some(field(&form, "csrf"));
     let result = match outcome.as_str() {
         "paid" => state
@@ -564,7 +573,7 @@ pub(crate) async fn settle_statement(
 }
 
 pub(crate) struct AuditRow {
-    at: String,
+    at: Moment,
     actor: String,
     action: String,
     workspace_id: String,
@@ -607,7 +616,7 @@ pub(crate) async fn audit_page(
                 .entries
                 .into_iter()
                 .map(|e| AuditRow {
-                    at: when(e.create_time.as_ref()),
+                    at: signed.zone(None).at(e.create_time.as_ref()),
                     actor: e.actor,
                     action: e.action,
                     workspace_id: e.workspace_id.unwrap_or_default(),

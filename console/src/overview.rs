@@ -8,15 +8,15 @@ use askama::Template;
 use axum::extract::{Path, Query, State};
 use axum::http::StatusCode;
 use axum::response::Response;
-use chrono::Utc;
 use courier::internal::v1 as ipb;
 use courier::names::PublicName;
 use courier::v1 as pb;
 
 use crate::ConsoleState;
 use crate::billing::used_percent;
-use crate::deliveries::{money, when};
+use crate::deliveries::money;
 use crate::page::{Layout, ModeQuery, Signed, render};
+use crate::times::Moment;
 
 /// Deliveries counted per status; more show as "100+".
 const COUNT_LIMIT: i32 = 100;
@@ -29,6 +29,8 @@ pub(crate) struct StatusCount {
 pub(crate) struct Attention {
     id: String,
     note: String,
+    /// Since when, and what follows it: "since {time} {words}".
+    since: Option<(Moment, &'static str)>,
 }
 
 /// A fleet's board at a glance: it leads a fleet workspace's overview.
@@ -36,7 +38,7 @@ pub(crate) struct BoardSummary {
     /// Open orders per status, from waiting to at the dropoff.
     counts: Vec<StatusCount>,
     /// The order waiting longest for a courier: `(order id, title, placed)`.
-    waiting: Option<(String, String, String)>,
+    waiting: Option<(String, String, Moment)>,
 }
 
 async fn board_summary(state: &ConsoleState, signed: &Signed, workspace: &str) -> Result<BoardSummary, tonic::Status> {
@@ -78,7 +80,11 @@ async fn board_summary(state: &ConsoleState, signed: &Signed, workspace: &str) -
         .next()
         .map(|order| {
             let title = order.reference.clone().unwrap_or_else(|| order.order_id.clone());
-            (order.order_id, title, when(order.created_at.as_ref()))
+            (
+                order.order_id,
+                title,
+                signed.zone(Some(workspace)).at(order.created_at.as_ref()),
+            )
         });
     Ok(BoardSummary { counts, waiting })
 }
@@ -149,10 +155,11 @@ async fn without_dropoff_proof(
         .is_empty();
     Ok((!submitted).then(|| Attention {
         id: delivery.id.clone(),
-        note: format!(
-            "at the dropoff since {} with no proof of delivery yet",
-            when(delivery.updated_at.as_ref())
-        ),
+        note: "at the dropoff".into(),
+        since: Some((
+            signed.zone(Some(workspace)).at(delivery.updated_at.as_ref()),
+            "with no proof of delivery yet",
+        )),
     }))
 }
 
@@ -163,11 +170,10 @@ pub(crate) async fn page(
     Query(query): Query<ModeQuery>,
 ) -> Response {
     let mode = query.mode();
-    let today = Utc::now().date_naive();
-    let since = prost_types::Timestamp {
-        seconds: today.and_hms_opt(0, 0, 0).map_or(0, |t| t.and_utc().timestamp()),
-        nanos: 0,
-    };
+    // Today on the clock of the workspace's service area.
+    let zone = signed.zone(Some(&workspace));
+    let today = zone.today();
+    let since = zone.day_start(today);
     let mut counts = Vec::new();
     let mut attention = Vec::new();
     for (status, name) in pb::DeliveryStatus::NAMES {
@@ -203,6 +209,7 @@ pub(crate) async fn page(
                             "cancelled today: {}",
                             crate::labels::cancellation(d.cancellation_reason())
                         ),
+                        since: None,
                     }),
             ),
             pb::DeliveryStatus::AtDropoff => {

@@ -9,6 +9,7 @@ use courier::internal::v1 as pb;
 use courier::metadata;
 
 use crate::flash::Flash;
+use crate::times::Zone;
 use crate::{COOKIE, ConsoleState};
 
 /// The parts of the layout every page shows.
@@ -164,6 +165,17 @@ impl Signed {
         }
     }
 
+    /// The zone the pages of `workspace` show their times in: the one the
+    /// core names for the workspace (its service area's), or for pages
+    /// outside the user's workspaces (the back office, an operator's
+    /// support visit) the platform's.
+    pub(crate) fn zone(&self, workspace: Option<&str>) -> Zone {
+        let named = workspace
+            .and_then(|id| self.session.memberships.iter().find(|m| m.workspace_id == id))
+            .map_or(self.session.time_zone.as_str(), |m| m.time_zone.as_str());
+        Zone::named(named)
+    }
+
     /// A `303` to `to` that says `flash` there, once.
     pub(crate) fn redirect_with(&self, flash: Flash, to: &str) -> Response {
         flash.redirect(&self.token, to)
@@ -230,6 +242,17 @@ pub(crate) fn field<'a>(fields: &'a [(String, String)], name: &str) -> &'a str {
         .iter()
         .find(|(key, _)| key == name)
         .map_or("", |(_, value)| value.as_str())
+}
+
+/// The one confirmation of a destructive action (docs/console.md
+/// "Destructive actions"): a ticked "Yes, …" box named `confirm` in the
+/// action's own form. Without it, the refusal to show at that box, and
+/// nothing is done.
+pub(crate) fn unconfirmed(fields: &[(String, String)], action: &str) -> Option<Refusal> {
+    (field(fields, "confirm") != "yes").then(|| Refusal {
+        param: Some("confirm".into()),
+        message: format!("Tick \u{201c}Yes\u{201d} to {action}; nothing was done."),
+    })
 }
 
 #[derive(serde::Deserialize)]
@@ -314,10 +337,4 @@ fn failure_words(status: &tonic::Status) -> (StatusCode, &'static str, String) {
         status.message().to_owned()
     };
     (http, title, message)
-}
-
-pub(crate) fn day(at: Option<&prost_types::Timestamp>) -> String {
-    at.and_then(courier::time::from_proto)
-        .map(|at| at.format("%Y-%m-%d").to_string())
-        .unwrap_or_else(|| "never".into())
 }

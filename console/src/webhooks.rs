@@ -13,9 +13,9 @@ use courier::names::PublicName;
 use courier::v1 as pb;
 
 use crate::ConsoleState;
-use crate::deliveries::when;
 use crate::flash::Flash;
-use crate::page::{Layout, ModeQuery, Refusal, Signed, day, failure, field, fields, render};
+use crate::page::{Layout, ModeQuery, Refusal, Signed, failure, field, fields, render, unconfirmed};
+use crate::times::{Moment, Zone};
 
 /// An endpoint as the pages show it.
 pub(crate) struct EndpointRow {
@@ -26,11 +26,11 @@ pub(crate) struct EndpointRow {
     events: Vec<(&'static str, bool)>,
     status: &'static str,
     disabled_reason: &'static str,
-    created_at: String,
+    created_at: Moment,
 }
 
 impl EndpointRow {
-    fn of(endpoint: &pb::WebhookEndpoint) -> EndpointRow {
+    fn of(endpoint: &pb::WebhookEndpoint, zone: Zone) -> EndpointRow {
         EndpointRow {
             id: endpoint.id.clone(),
             url: endpoint.url.clone(),
@@ -41,7 +41,7 @@ impl EndpointRow {
                 _ => "active",
             },
             disabled_reason: endpoint.disabled_reason().public_name().unwrap_or(""),
-            created_at: day(endpoint.created_at.as_ref()),
+            created_at: zone.day(endpoint.created_at.as_ref(), ""),
         }
     }
 
@@ -145,7 +145,11 @@ fn layout(
 ) -> Layout {
     let mut layout = signed.layout(state, title, Some(workspace), mode);
     layout.section = "webhooks";
-    if let Some(refusal) = refusal.filter(|r| ["url", "events", "description"].iter().all(|f| r.at(f).is_none())) {
+    if let Some(refusal) = refusal.filter(|r| {
+        ["url", "events", "description", "disable_confirm", "delete_confirm"]
+            .iter()
+            .all(|f| r.at(f).is_none())
+    }) {
         layout.error = Some(refusal.message.clone());
     }
     layout
@@ -172,7 +176,10 @@ async fn list_view(
         WebhooksPage {
             layout: layout(state, signed, "Webhooks", workspace, mode, refusal.as_ref()),
             workspace_id: workspace.to_owned(),
-            endpoints: endpoints.iter().map(EndpointRow::of).collect(),
+            endpoints: endpoints
+                .iter()
+                .map(|e| EndpointRow::of(e, signed.zone(Some(workspace))))
+                .collect(),
             draft,
             refusal,
         },
@@ -262,11 +269,12 @@ pub(crate) async fn created_page(
     let Some(endpoint) = endpoint else {
         return Redirect::to(&endpoint_url).into_response();
     };
+    let zone = signed.zone(Some(&workspace));
     render(
         CreatedPage {
             layout: layout(&state, &signed, "Endpoint created", &workspace, mode, None),
             workspace_id: workspace,
-            endpoint: EndpointRow::of(&endpoint),
+            endpoint: EndpointRow::of(&endpoint, zone),
             secret: secret.to_owned(),
         },
         StatusCode::OK,
@@ -284,7 +292,7 @@ pub(crate) enum Outcome {
 pub(crate) struct AttemptRow {
     event_id: String,
     event_type: &'static str,
-    attempted_at: String,
+    attempted_at: Moment,
     status: &'static str,
     response_code: String,
     latency: String,
@@ -292,12 +300,12 @@ pub(crate) struct AttemptRow {
 }
 
 impl AttemptRow {
-    fn of(entry: &pb::WebhookEndpointAttempt) -> AttemptRow {
+    fn of(entry: &pb::WebhookEndpointAttempt, zone: Zone) -> AttemptRow {
         let attempt = entry.attempt.clone().unwrap_or_default();
         AttemptRow {
             event_id: entry.event_id.clone(),
             event_type: entry.event_type().public_name().unwrap_or("unknown"),
-            attempted_at: when(attempt.attempted_at.as_ref()),
+            attempted_at: zone.at(attempt.attempted_at.as_ref()),
             status: attempt.status().public_name().unwrap_or("unknown"),
             response_code: attempt.response_code.map_or_else(|| "none".into(), |c| c.to_string()),
             latency: attempt
@@ -343,7 +351,11 @@ async fn activity(
             .map(duration_words)
             .unwrap_or_default(),
     };
-    Ok((answer.attempts.iter().map(AttemptRow::of).collect(), health))
+    let zone = signed.zone(Some(workspace));
+    Ok((
+        answer.attempts.iter().map(|a| AttemptRow::of(a, zone)).collect(),
+        health,
+    ))
 }
 
 /// How many of the endpoint's latest attempts its page lists.
@@ -413,7 +425,7 @@ async fn endpoint_view(
         Ok(activity) => activity,
         Err(status) => return signed.failure(state, &status, workspace),
     };
-    let endpoint = EndpointRow::of(endpoint);
+    let endpoint = EndpointRow::of(endpoint, signed.zone(Some(workspace)));
     let draft = draft.unwrap_or_else(|| Draft {
         url: endpoint.url.clone(),
         description: endpoint.description.clone(),
@@ -525,6 +537,16 @@ pub(crate) async fn set_status(
         "disabled" => pb::WebhookEndpointStatus::Disabled,
         _ => pb::WebhookEndpointStatus::Unspecified,
     };
+    // Disabling ends the events waiting for it: destructive, so confirmed.
+    if status == pb::WebhookEndpointStatus::Disabled
+        && let Some(refusal) = unconfirmed(&form, "disable the endpoint")
+    {
+        let refusal = Refusal {
+            param: Some("disable_confirm".into()),
+            ..refusal
+        };
+        return endpoint_view(&state, &signed, &workspace, mode, &id, None, Outcome::Refused(refusal)).await;
+    }
     let message = pb::UpdateWebhookEndpointRequest {
         webhook_id: id.clone(),
         status: status as i32,
@@ -620,12 +642,12 @@ pub(crate) async fn delete(
 ) -> Response {
     let form = fields(&body);
     let mode = query.mode();
-    if field(&form, "confirm") != "yes" {
-        let outcome = Outcome::Refused(Refusal {
-            param: None,
-            message: "Tick the confirmation to delete the endpoint.".into(),
-        });
-        return endpoint_view(&state, &signed, &workspace, mode, &id, None, outcome).await;
+    if let Some(refusal) = unconfirmed(&form, "delete the endpoint") {
+        let refusal = Refusal {
+            param: Some("delete_confirm".into()),
+            ..refusal
+        };
+        return endpoint_view(&state, &signed, &workspace, mode, &id, None, Outcome::Refused(refusal)).await;
     }
     let message = pb::DeleteWebhookEndpointRequest { webhook_id: id.clone() };
     let request = signed.acting(message, &workspace, mode, Some(field(&form, "csrf")));

@@ -34,13 +34,9 @@ pub async fn by_token(core: &Core, token: &str) -> CoreResult<pb::PublicTracking
         .ok_or_else(not_found)?;
     let delivery = deliveries::located(core, std::sync::Arc::new(delivery)).await?;
     let now = core.clock.now();
-    let (utc_offset_minutes, time_zone) = match core.catalog.service_area(&delivery.service_area_id) {
-        Some(area) => {
-            let offset = area.time_zone.offset_from_utc_datetime(&now.naive_utc()).fix();
-            (offset.local_minus_utc() / 60, area.time_zone.name().to_owned())
-        }
-        None => (0, "UTC".to_owned()),
-    };
+    let zone = core.catalog.time_zone(&delivery.service_area_id);
+    let offset = zone.offset_from_utc_datetime(&now.naive_utc()).fix();
+    let (utc_offset_minutes, time_zone) = (offset.local_minus_utc() / 60, zone.name().to_owned());
     Ok(view(&delivery, now.timestamp_micros(), utc_offset_minutes, time_zone))
 }
 

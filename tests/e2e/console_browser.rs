@@ -82,8 +82,12 @@ e2e! {
         assert_eq!(owner.text("table").await.matches("Warehouse <backend>").count(), 1, "one key");
         let row = format!("//tr[td[contains(., '{}')]]", &secret[..12]);
         assert!(owner.text("table").await.contains("Warehouse <backend>"), "the label, escaped and shown");
-        let used = owner.client.find(Locator::XPath(&format!("{row}/td[@data-label='Last used']"))).await.expect("last used").text().await.expect("text");
-        assert!(used.ends_with("UTC"), "the key's use is shown: {used}");
+        // On the clock of the workspace's service area (Berlin: no delivery
+        // yet, the catalogue's first area), UTC on hover.
+        let used = owner.client.find(Locator::XPath(&format!("{row}/td[@data-label='Last used']/time"))).await.expect("last used");
+        let (text, utc) = (used.text().await.expect("text"), used.attr("title").await.expect("title").unwrap_or_default());
+        assert!(text.ends_with(" CET") || text.ends_with(" CEST"), "the key's use, in Berlin's time: {text}");
+        assert!(utc.ends_with(" UTC"), "and in UTC on hover: {utc}");
         assert!(!owner.page().await.contains("fleet_orders:create"), "a business workspace offers no fleet permission");
         owner.click(&format!("{row}//input[@name='confirm']")).await;
         owner.click_to(&format!("{row}//button[text()='Revoke']"), "table").await;
@@ -131,12 +135,13 @@ e2e! {
         let received = receiver.wait_for(1, Duration::from_secs(10)).await;
         assert!(signature_is_valid(&secret, &received[0]), "signed with the secret shown once");
 
+        owner.click("//form[contains(@action, '/status')]//input[@name='confirm']").await;
         owner.click_to("//button[text()='Disable']", "h1").await;
         assert_eq!(app.get("/v1/webhooks", &app.test_key).await.body["webhooks"][0]["status"], "disabled");
         owner.click_to("//button[text()='Replay failed events']", ".banner").await;
         assert!(owner.text(".banner").await.contains("disabled"), "the API's endpoint_disabled refusal");
         owner.click_to("//button[text()='Enable']", "h1").await;
-        owner.click("//input[@name='confirm']").await;
+        owner.click("//form[contains(@action, '/delete')]//input[@name='confirm']").await;
         owner.click_to("//button[text()='Delete endpoint']", "h1").await;
         assert_eq!(owner.heading().await, "Webhooks (test)");
         assert_eq!(app.get("/v1/webhooks", &app.test_key).await.body["webhooks"].as_array().map(Vec::len), Some(0));
@@ -205,7 +210,7 @@ e2e! {
 }
 
 e2e! {
-    with |config| config.simulator_step = Duration::from_millis(600);
+    with |config| config.simulator_step = Duration::from_millis(1500);
 
     async fn a_test_delivery_booked_in_the_browser_moves_on_its_page_until_delivered(app: TestApp) {
         let Some(driver) = Driver::start().await else { return };
@@ -217,8 +222,9 @@ e2e! {
         owner.sign_in(&app, "owner@example.com").await;
         assert_eq!(owner.heading().await, "Overview (test)", "a workspace opens on its overview");
         owner.click_to("//nav//a[text()='Deliveries']", "table").await;
-        owner.click_to("//a[text()='New test delivery']", "#pickup_address").await;
-        owner.click_to("//button[text()='Book test delivery']", "#delivery-status").await;
+        owner.click_to("//a[text()='Book a test delivery']", "#pickup_address").await;
+        owner.click_to("//button[text()='Get the price']", "#quote").await;
+        owner.click_to("//button[starts-with(text(), 'Book for ')]", "#delivery-status").await;
         let url = owner.client.current_url().await.expect("url");
         let id = url.path().rsplit('/').next().expect("id").to_owned();
         assert!(id.starts_with("del_"), "{url}");
@@ -252,11 +258,18 @@ e2e! {
         assert!(!owner.page().await.contains("Cancel delivery"), "a delivered delivery offers no cancel");
         assert_eq!(app.get(&format!("/v1/deliveries/{id}"), &app.test_key).await.body["status"], "delivered");
 
-        // Its proof files open.
-        let link = owner.find("#proof a").await.attr("href").await.expect("href").expect("a link");
-        let file = app.http.get(&link).send().await.expect("proof file");
-        assert_eq!(file.status().as_u16(), 200, "{link}");
-        assert!(file.headers().get("content-type").and_then(|v| v.to_str().ok()).is_some_and(|t| t.starts_with("image/")));
+        // Its photos show as thumbnails that open at full size, read through
+        // the console, which asks the core for a fresh signed link: still
+        // an image once the links the page was given have expired.
+        let thumbnail = owner.find("#proof img.thumb").await;
+        let loaded = owner.client.execute("return document.querySelector('#proof img.thumb').naturalWidth > 0", vec![]).await.expect("script");
+        assert_eq!(loaded, serde_json::Value::Bool(true), "the thumbnail shows");
+        let link = thumbnail.attr("src").await.expect("src").expect("a link");
+        assert!(link.contains("/console/w/") && link.contains("/proof/"), "{link}");
+        app.clock.advance(Duration::from_secs(20 * 60));
+        let fetch = format!("return fetch('{link}').then(r => r.status + ' ' + r.headers.get('content-type'))");
+        let answer = owner.client.execute(&fetch, vec![]).await.expect("the file, with the owner's session");
+        assert!(answer.as_str().is_some_and(|a| a.starts_with("200 image/")), "{answer}");
         owner.close().await;
     }
 }
@@ -624,5 +637,125 @@ e2e! {
         browser.click_to("//a[text()='Dara Driver']", "#jobs").await;
         assert!(browser.text("#jobs").await.contains("Courier assigned"));
         browser.close().await;
+    }
+}
+
+/// "12.34 EUR", as the console writes an amount.
+fn euros(cents: i64) -> String {
+    let sign = if cents < 0 { "-" } else { "" };
+    format!("{sign}{}.{:02} EUR", cents.abs() / 100, cents.abs() % 100)
+}
+
+e2e! {
+    async fn a_quote_in_the_console_shows_the_api_breakdown_and_books_one_live_delivery(app: TestApp) {
+        let Some(driver) = Driver::start().await else { return };
+        user(&app, "owner@example.com", Role::Owner).await;
+        let owner = driver.browser().await;
+        owner.sign_in(&app, "owner@example.com").await;
+        let base = app.url(&format!("/console/w/{}", app.workspace_id));
+        owner.open(&format!("{base}/deliveries?mode=live")).await;
+        owner.click_to("//a[text()='Book a delivery']", "#pickup_address").await;
+        assert_eq!(owner.heading().await, "Book a delivery");
+
+        // A stop, an extra with a quantity and an item; what the form was
+        // sent is kept on every answer.
+        owner.click_to("//button[text()='Add a stop']", "#stop0_address").await;
+        owner.fill("#stop0_address", "Rosenthaler Straße 40, 10119 Berlin").await;
+        owner.fill("#stop0_latitude", "52.5262").await;
+        owner.fill("#stop0_longitude", "13.4021").await;
+        owner.click("//input[@name='extra' and @value='waiting_time']").await;
+        owner.fill("#extra_waiting_time_quantity", "2").await;
+        owner.fill("#item0_description", "Crate of books").await;
+        owner.fill("#item0_quantity", "2").await;
+        owner.fill("#item0_weight_kg", "8").await;
+        owner.fill("#item0_length_cm", "40").await;
+        owner.fill("#item0_width_cm", "30").await;
+        owner.fill("#item0_height_cm", "25").await;
+        owner.click_to("//button[text()='Get the price']", "#quote").await;
+        assert_eq!(owner.find("#stop0_address").await.prop("value").await.expect("value").as_deref(), Some("Rosenthaler Straße 40, 10119 Berlin"));
+
+        // The same input on the API: the same breakdown, line by line.
+        let quote = app
+            .post("/v1/quotes", &app.live_key, &json!({
+                "pickup": { "address": "Alexanderplatz 1, 10178 Berlin", "latitude": 52.5219, "longitude": 13.4132 },
+                "stops": [{ "address": "Rosenthaler Straße 40, 10119 Berlin", "latitude": 52.5262, "longitude": 13.4021 }],
+                "dropoff": { "address": "Oranienstraße 25, 10999 Berlin", "latitude": 52.5010, "longitude": 13.4190 },
+                "vehicle_type_id": "cargo_bike",
+                "extras": [{ "extra_id": "waiting_time", "quantity": 2 }],
+                "items": [{ "description": "Crate of books", "quantity": 2, "weight_kg": 8, "length_cm": 40, "width_cm": 30, "height_cm": 25 }]
+            }))
+            .await;
+        assert_eq!(quote.status, 201, "{:#}", quote.body);
+        let breakdown = &quote.body["breakdown"];
+        let cents = |v: &serde_json::Value| v.as_i64().expect("cents");
+        let mut expected = vec![euros(cents(&breakdown["route_cents"]))];
+        expected.extend(breakdown["extras"].as_array().expect("extras").iter().map(|e| euros(cents(&e["amount_cents"]))));
+        expected.extend(breakdown["surcharges"].as_array().expect("surcharges").iter().map(|s| euros(cents(&s["amount_cents"]))));
+        if cents(&breakdown["discount_cents"]) != 0 {
+            expected.push(euros(-cents(&breakdown["discount_cents"])));
+        }
+        if cents(&breakdown["service_fee_cents"]) != 0 {
+            expected.push(euros(cents(&breakdown["service_fee_cents"])));
+        }
+        expected.push(euros(cents(&quote.body["amount_cents"])));
+        let mut shown = Vec::new();
+        for dd in owner.client.find_all(Locator::Css("#quote dd")).await.expect("the breakdown") {
+            shown.push(dd.text().await.expect("text"));
+        }
+        shown.pop(); // "Price held until"
+        assert_eq!(shown, expected, "the console's breakdown is the API's");
+        assert!(owner.text("#quote").await.contains("Waiting time (per 5 minutes) × 2"), "{}", owner.text("#quote").await);
+
+        // Booked: one live delivery, also after a reload of the answer.
+        let total = euros(cents(&quote.body["amount_cents"]));
+        owner.click_to(&format!("//button[text()='Book for {total}']"), "#delivery-status").await;
+        assert!(owner.text("main").await.contains("Delivery booked"), "{}", owner.text("main").await);
+        owner.mark().await;
+        owner.client.refresh().await.expect("reload");
+        owner.arrived("#delivery-status").await;
+        let live = app.get("/v1/deliveries", &app.live_key).await.body;
+        let deliveries = live["deliveries"].as_array().expect("deliveries");
+        assert_eq!(deliveries.len(), 1, "one live delivery: {live:#}");
+        assert_eq!(deliveries[0]["amount_cents"], quote.body["amount_cents"]);
+        assert_eq!(deliveries[0]["stops"].as_array().map(Vec::len), Some(1));
+        assert!(deliveries[0]["quote_id"].as_str().is_some_and(|q| q.starts_with("quo_")), "booked at the quote");
+        owner.close().await;
+    }
+}
+
+e2e! {
+    async fn an_invitation_opened_by_a_signed_in_user_ends_on_the_new_workspace_with_a_welcome(app: TestApp) {
+        let Some(driver) = Driver::start().await else { return };
+        // Ana owns the test workspace; Ben is signed in to a workspace of his own.
+        user(&app, "ana@example.com", Role::Owner).await;
+        let now = app.clock.now_micros();
+        let ben = NewUser { email: "ben@example.com".into(), name: "Ben Other".into(), password: PASSWORD.into(), operator: false };
+        let ben_id = accounts::create_user(&app.core.writer, now, ben).await.expect("ben").id;
+        let (other, _) = crate::fleet::fleet(&app, true).await;
+        memberships::add(&app.core.writer, now, &other, &ben_id, Role::Owner).await.expect("membership");
+        let ana = driver.browser().await;
+        ana.sign_in(&app, "ana@example.com").await;
+        ana.open(&app.url(&format!("/console/w/{}/members?mode=test", app.workspace_id))).await;
+        ana.click_to("//button[text()='Create an invitation link']", "#invitation-link").await;
+        let link = ana.text("#invitation-link").await;
+        assert!(link.contains("/console/invitations/"), "{link}");
+
+        // Ben, signed in, opens it: his email is filled in, his password
+        // confirms, and he lands on the new workspace's overview.
+        let ben = driver.browser().await;
+        ben.sign_in(&app, "ben@example.com").await;
+        ben.open(&link).await;
+        assert!(ben.heading().await.starts_with("Join "), "{}", ben.heading().await);
+        assert_eq!(ben.find("#existing-email").await.prop("value").await.expect("value").as_deref(), Some("ben@example.com"));
+        ben.fill("#existing-password", PASSWORD).await;
+        ben.click_to("//button[text()='Sign in and join']", "nav").await;
+        let url = ben.client.current_url().await.expect("url");
+        assert_eq!(url.path(), format!("/console/w/{}/overview", app.workspace_id));
+        let welcome = ben.text(".notice").await;
+        assert!(welcome.starts_with("Welcome to ") && welcome.ends_with("you joined as member."), "{welcome}");
+        // Both workspaces are his now.
+        assert!(ben.page().await.contains(&format!("value=\"{other}\"")), "the switcher offers his own workspace too");
+        ana.close().await;
+        ben.close().await;
     }
 }

@@ -467,14 +467,14 @@ e2e! {
         // A member's cancel is refused; the owner's goes through, with its reason.
         let token = csrf(&get(&member, &format!("{base}/members")).await.1);
         let cancel_url = format!("{base}/deliveries/{}/cancel?mode=live", ids[3]);
-        let (status, _, _) = post(&member, &cancel_url, &[("csrf", token.as_str()), ("reason", "other")]).await;
+        let (status, _, _) = post(&member, &cancel_url, &[("csrf", token.as_str()), ("reason", "other"), ("confirm", "yes")]).await;
         assert_eq!(status, 403);
         assert_eq!(app.get(&format!("/v1/deliveries/{}", ids[3]), &app.live_key).await.body["status"], "pending");
         let owner = sign_in(&app, "owner@example.com").await;
         let token = csrf(&get(&owner, &format!("{base}/members")).await.1);
-        let (status, _, _) = post(&owner, &cancel_url, &[("reason", "other")]).await;
+        let (status, _, _) = post(&owner, &cancel_url, &[("reason", "other"), ("confirm", "yes")]).await;
         assert_eq!(status, 403, "no CSRF token");
-        let (status, location, _) = post(&owner, &cancel_url, &[("csrf", token.as_str()), ("reason", "booked_by_mistake")]).await;
+        let (status, location, _) = post(&owner, &cancel_url, &[("csrf", token.as_str()), ("reason", "booked_by_mistake"), ("confirm", "yes")]).await;
         assert_eq!((status, location), (303, format!("{base}/deliveries/{}?mode=live", ids[3])));
         let cancelled = app.get(&format!("/v1/deliveries/{}", ids[3]), &app.live_key).await;
         assert_eq!((cancelled.body["status"].as_str(), cancelled.body["cancellation_reason"].as_str()), (Some("cancelled"), Some("cancelled_by_you")));
@@ -707,7 +707,37 @@ e2e! {
         assert!(visible_text(&page).contains("Proof of delivery received"), "the timeline in words: {page}");
         let page = shown(format!("{base}/deliveries/{}?mode=live", live_ids[3])).await;
         assert!(visible_text(&page).contains("Cancelled by you"), "{page}");
-        shown(format!("{base}/deliveries/new")).await;
+        // The booking form in both modes, and a priced form (its answer
+        // is a page too); times on the service area's clock, UTC on hover.
+        for mode in ["test", "live"] {
+            let page = shown(format!("{base}/deliveries/new?mode={mode}")).await;
+            let mut form: Vec<(String, String)> = Vec::new();
+            for (name, value) in [
+                ("pickup_address", "Alexanderplatz 1, 10178 Berlin"), ("pickup_latitude", "52.5219"), ("pickup_longitude", "13.4132"),
+                ("pickup_name", "Desk"), ("pickup_phone", "+493012345678"),
+                ("dropoff_address", "Oranienstraße 25, 10999 Berlin"), ("dropoff_latitude", "52.5010"), ("dropoff_longitude", "13.4190"),
+                ("dropoff_name", "Recipient"), ("dropoff_phone", "+493087654321"), ("vehicle_type_id", "small_van"),
+                ("extra", "insurance"), ("extra_insurance_option", "premium"),
+            ] {
+                form.push((name.into(), value.into()));
+            }
+            form.push(("csrf".into(), csrf(&page)));
+            let form: Vec<(&str, &str)> = form.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+            let quote_url = format!("{base}/deliveries/quote?mode={mode}");
+            let body: String = url::form_urlencoded::Serializer::new(String::new()).extend_pairs(&form).finish();
+            let answer = owner.post(&quote_url).header("content-type", "application/x-www-form-urlencoded").body(body).send().await.expect("post");
+            let (status, headers) = (answer.status().as_u16(), answer.headers().clone());
+            let page = answer.text().await.expect("body");
+            assert_eq!(status, 200, "{page}");
+            assert_plain_words(&quote_url, &page, &headers);
+            assert_local_and_strict(&quote_url, &page, &headers);
+            assert!(visible_text(&page).contains("Book for "), "{page}");
+            assert!(visible_text(&page).contains("Goods insurance (Premium, goods up to 5,000 EUR) × 1"), "{page}");
+        }
+        let page = shown(format!("{base}/deliveries/{}?mode=test", test_ids[0])).await;
+        let created = page.split("<dt>Created</dt><dd>").nth(1).and_then(|rest| rest.split("</dd>").next()).expect("the creation time");
+        assert!(created.starts_with("<time datetime=\"") && created.contains(" UTC\">"), "UTC on hover: {created}");
+        assert!(created.ends_with(" CET</time>") || created.ends_with(" CEST</time>"), "Berlin's clock, as the tracking page: {created}");
         shown(format!("{base}/members")).await;
         shown(format!("{base}/billing")).await;
 
@@ -792,7 +822,7 @@ e2e! {
 
         // Disabled by hand: the waiting event ends failed, which starts the
         // failing streak; enabled again, replay queues it again.
-        let (status, _, _) = post(&owner, &endpoint_url("/status"), &[("csrf", &token), ("status", "disabled")]).await;
+        let (status, _, _) = post(&owner, &endpoint_url("/status"), &[("csrf", &token), ("status", "disabled"), ("confirm", "yes")]).await;
         assert_eq!(status, 303);
         let page = get(&owner, &endpoint_url("")).await.1;
         assert!(page.contains("1 event failed since the last success") && page.contains("No event waiting for a retry"), "{page}");
@@ -808,5 +838,98 @@ e2e! {
         assert_eq!(status, 200, "{page}");
         let table = page.split("<h2>Webhook attempts</h2>").nth(1).expect("the attempts table");
         assert!(table.contains(&format!(">{}</a>", receiver.url)) && table.contains(&format!("title=\"{id}\"")), "{table}");
+    }
+}
+
+e2e! {
+    async fn every_destructive_action_is_refused_unconfirmed_and_done_confirmed(app: TestApp) {
+        let now = app.clock.now_micros();
+        let ops = NewUser { email: "ops@example.com".into(), name: "Olga Ops".into(), password: PASSWORD.into(), operator: true };
+        let ops_id = accounts::create_user(&app.core.writer, now, ops).await.expect("operator").id;
+        memberships::add(&app.core.writer, now, &app.workspace_id, &ops_id, Role::Owner).await.expect("membership");
+        let member = NewUser { email: "mia@example.com".into(), name: "Mia Member".into(), password: PASSWORD.into(), operator: false };
+        let member_id = accounts::create_user(&app.core.writer, now, member).await.expect("member").id;
+        memberships::add(&app.core.writer, now, &app.workspace_id, &member_id, Role::Member).await.expect("membership");
+        let ops = sign_in(&app, "ops@example.com").await;
+        let base = app.url(&format!("/console/w/{}", app.workspace_id));
+        let token = csrf(&get(&ops, &format!("{base}/members")).await.1);
+        // Each action: refused without the ticked box (nothing done, the
+        // reason at the box), done with it.
+        let refused = |status: u16, page: &str| {
+            assert!(status == 400 || status == 409, "{status}: {page}");
+            assert!(visible_text(page).contains("Tick “Yes” to "), "{page}");
+        };
+
+        // A delivery's cancel keeps the reason chosen.
+        let id = app.create_delivery(&app.live_key, &crate::deliveries::berlin_delivery()).await["id"].as_str().expect("id").to_owned();
+        let cancel = format!("{base}/deliveries/{id}/cancel?mode=live");
+        let (status, _, page) = post(&ops, &cancel, &[("csrf", &token), ("reason", "booked_by_mistake")]).await;
+        refused(status, &page);
+        assert!(page.contains("id=\"cancel-confirm-error\"") && page.contains("value=\"booked_by_mistake\" selected"), "{page}");
+        assert_eq!(app.get(&format!("/v1/deliveries/{id}"), &app.live_key).await.body["status"], "pending");
+        let (status, _, _) = post(&ops, &cancel, &[("csrf", &token), ("reason", "booked_by_mistake"), ("confirm", "yes")]).await;
+        assert_eq!(status, 303);
+        assert_eq!(app.get(&format!("/v1/deliveries/{id}"), &app.live_key).await.body["status"], "cancelled");
+
+        // A webhook endpoint disabled.
+        let receiver = crate::webhooks::Receiver::start().await;
+        let created = app.post("/v1/webhooks", &app.live_key, &serde_json::json!({ "url": receiver.url })).await;
+        let endpoint = created.body["id"].as_str().expect("an endpoint").to_owned();
+        let disable = format!("{base}/webhooks/{endpoint}/status?mode=live");
+        let (status, _, page) = post(&ops, &disable, &[("csrf", &token), ("status", "disabled")]).await;
+        refused(status, &page);
+        assert!(page.contains("id=\"disable-confirm-error\""), "{page}");
+        assert_eq!(app.get("/v1/webhooks", &app.live_key).await.body["webhooks"][0]["status"], "active");
+        let (status, _, _) = post(&ops, &disable, &[("csrf", &token), ("status", "disabled"), ("confirm", "yes")]).await;
+        assert_eq!(status, 303);
+        assert_eq!(app.get("/v1/webhooks", &app.live_key).await.body["webhooks"][0]["status"], "disabled");
+
+        // A member removed.
+        let remove = format!("{base}/members/{member_id}/remove?mode=test");
+        let (status, _, page) = post(&ops, &remove, &[("csrf", &token)]).await;
+        refused(status, &page);
+        assert!(get(&ops, &format!("{base}/members")).await.1.contains("mia@example.com"));
+        let (status, _, _) = post(&ops, &remove, &[("csrf", &token), ("confirm", "yes")]).await;
+        assert_eq!(status, 303);
+        assert!(!get(&ops, &format!("{base}/members")).await.1.contains("mia@example.com"));
+
+        // A board order cancelled.
+        let (fleet, fleet_key) = crate::fleet::fleet(&app, true).await;
+        let order = crate::fleet::create(&app, &fleet_key, &crate::fleet::full_order()).await;
+        let board = app.url(&format!("/console/w/{fleet}/board"));
+        let page = get(&ops, &board).await.1;
+        let order_id = page.split("/board/ord_").nth(1).and_then(|rest| rest.split(['"', '?']).next()).map(|id| format!("ord_{id}")).expect("the order's card");
+        let move_url = format!("{board}/{order_id}/move?mode=live");
+        let (status, _, page) = post(&ops, &move_url, &[("csrf", &token), ("status", "cancelled")]).await;
+        refused(status, &page);
+        let order_url = format!("/v1/fleet/orders/{}", order["id"].as_str().expect("id"));
+        assert_eq!(app.get(&order_url, &fleet_key).await.body["status"], "pending");
+        let (status, _, _) = post(&ops, &move_url, &[("csrf", &token), ("status", "cancelled"), ("confirm", "yes")]).await;
+        assert_eq!(status, 303);
+        assert_eq!(app.get(&order_url, &fleet_key).await.body["status"], "cancelled");
+
+        // In the back office: a statement voided, a customer's key revoked.
+        let delivered = app.create_delivery(&app.live_key, &crate::deliveries::berlin_delivery()).await["id"].as_str().expect("id").to_owned();
+        crate::billing::deliver(&app, &delivered).await;
+        let office = app.url(&format!("/console/ops/w/{}", app.workspace_id));
+        let (status, _, _) = post(&ops, &format!("{office}/statements/close"), &[("csrf", &token)]).await;
+        assert_eq!(status, 303);
+        let page = get(&ops, &office).await.1;
+        let void = page.split("action=\"").filter_map(|a| a.split('"').next()).find(|a| a.ends_with("/void")).expect("a void form").to_owned();
+        let (status, _, page) = post(&ops, &void, &[("csrf", &token)]).await;
+        refused(status, &page);
+        assert!(get(&ops, &office).await.1.contains(&void), "still open");
+        let (status, _, _) = post(&ops, &void, &[("csrf", &token), ("confirm", "yes")]).await;
+        assert_eq!(status, 303);
+        assert!(!get(&ops, &office).await.1.contains(&void), "voided");
+        let page = get(&ops, &office).await.1;
+        let revoke = page.split("action=\"").filter_map(|a| a.split('"').next()).find(|a| a.ends_with("/revoke")).expect("a revoke form").to_owned();
+        let (status, _, page) = post(&ops, &revoke, &[("csrf", &token)]).await;
+        refused(status, &page);
+        let usable = async |key: &str| app.get("/v1/deliveries", key).await.status == 200;
+        assert!(usable(&app.test_key).await && usable(&app.live_key).await, "no key revoked");
+        let (status, _, _) = post(&ops, &revoke, &[("csrf", &token), ("confirm", "yes")]).await;
+        assert_eq!(status, 303);
+        assert!(!(usable(&app.test_key).await && usable(&app.live_key).await), "one key revoked");
     }
 }

@@ -627,6 +627,31 @@ pub async fn by_tracking_token(db: &impl ConnectionTrait, token: &str) -> CoreRe
         .transpose()
 }
 
+/// The time zone a workspace's times are shown in (the console's pages):
+/// that of the service area of its latest live delivery, else of its latest
+/// test delivery, else of the catalogue's first area. The area's zone is
+/// the one the tracking page shows (`Catalog::time_zone`). Read from the
+/// listing index, newest first: one row per mode at most.
+pub async fn time_zone_of_workspace(core: &Core, workspace_id: &str) -> CoreResult<chrono_tz::Tz> {
+    for mode in [Mode::Live, Mode::Test] {
+        let latest: Option<String> = entity::Entity::find()
+            .select_only()
+            .column(entity::Column::ServiceAreaId)
+            .filter(entity::Column::WorkspaceId.eq(workspace_id))
+            .filter(entity::Column::Mode.eq(mode.as_str()))
+            .order_by_desc(entity::Column::CreatedAt)
+            .order_by_desc(entity::Column::Id)
+            .limit(1)
+            .into_tuple()
+            .one(&core.db)
+            .await?;
+        if let Some(area) = latest {
+            return Ok(core.catalog.time_zone(&area));
+        }
+    }
+    Ok(core.catalog.home_time_zone())
+}
+
 /// Up to `limit` live deliveries still `pending` (waiting for a courier),
 /// oldest first.
 pub async fn pending_live(db: &impl ConnectionTrait, limit: u64) -> CoreResult<Vec<Delivery>> {

@@ -11,7 +11,7 @@ use crate::accounts::memberships::{self, Member, Role};
 use crate::accounts::sessions::{self, Session};
 use crate::accounts::{NewUser, User};
 use crate::auth::api_keys::{self, NewApiKey};
-use crate::{Core, CoreError, CoreResult, workspaces};
+use crate::{Core, CoreError, CoreResult, deliveries, workspaces};
 
 pub struct ConsoleApi(pub Core);
 
@@ -23,20 +23,23 @@ impl ConsoleApi {
     }
 
     async fn session_out(&self, session: &Session) -> Result<pb::ConsoleSession, Status> {
-        let memberships = memberships::of_user(&self.0.db, &session.user.id).await?;
+        let mut memberships_out = Vec::new();
+        for m in memberships::of_user(&self.0.db, &session.user.id).await? {
+            let time_zone = deliveries::time_zone_of_workspace(&self.0, &m.workspace_id).await?;
+            memberships_out.push(pb::WorkspaceMembership {
+                workspace_id: m.workspace_id,
+                workspace_name: m.workspace_name,
+                role: role_out(m.role) as i32,
+                workspace_kind: kind_out(m.workspace_kind) as i32,
+                time_zone: time_zone.name().to_owned(),
+            });
+        }
         Ok(pb::ConsoleSession {
             user: Some(user_out(&session.user)),
-            memberships: memberships
-                .into_iter()
-                .map(|m| pb::WorkspaceMembership {
-                    workspace_id: m.workspace_id,
-                    workspace_name: m.workspace_name,
-                    role: role_out(m.role) as i32,
-                    workspace_kind: kind_out(m.workspace_kind) as i32,
-                })
-                .collect(),
+            memberships: memberships_out,
             csrf_token: session.csrf_token.clone(),
             expires_at: Some(micros_to_proto(session.expires_at)),
+            time_zone: self.0.catalog.home_time_zone().name().to_owned(),
         })
     }
 

@@ -444,6 +444,19 @@ impl Catalog {
         self.service_areas.iter().find(|area| area.id == id)
     }
 
+    /// The time zone times of a delivery priced in area `id` are shown in
+    /// (the tracking page, the console); UTC for an area the catalogue no
+    /// longer has.
+    pub fn time_zone(&self, id: &str) -> Tz {
+        self.service_area(id).map_or(Tz::UTC, |area| area.time_zone)
+    }
+
+    /// The zone of the catalogue's first area: where times are shown when
+    /// nothing names an area yet.
+    pub fn home_time_zone(&self) -> Tz {
+        self.service_areas.first().map_or(Tz::UTC, |area| area.time_zone)
+    }
+
     /// The first area (in catalogue order) whose polygon contains `point`.
     pub fn area_containing(&self, point: GeoPoint) -> Option<&ServiceArea> {
         self.service_areas.iter().find(|area| area.contains(point))

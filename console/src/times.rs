@@ -1,0 +1,144 @@
+//! Times as every page shows them: on the wall clock of the workspace's
+//! service area (the zone the core names in the session, the one the
+//! tracking page uses), with the UTC time on hover (`title`) and in the
+//! `<time>` element's `datetime`. The one formatter of times of the console.
+
+use std::fmt;
+
+use chrono::{DateTime, NaiveDate, NaiveTime, TimeZone, Utc};
+use chrono_tz::Tz;
+
+/// The zone a page shows its times in.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Zone(Tz);
+
+impl Zone {
+    /// The zone of an IANA name from the core; UTC for a name this build
+    /// does not know.
+    pub(crate) fn named(name: &str) -> Zone {
+        Zone(name.parse().unwrap_or(Tz::UTC))
+    }
+
+    /// Date and time to the second ("2026-11-28 14:05:09 CET").
+    pub(crate) fn at(self, at: Option<&prost_types::Timestamp>) -> Moment {
+        self.shown(at, "%Y-%m-%d %H:%M:%S %Z", "")
+    }
+
+    /// Date and time to the minute ("2026-11-28 14:05 CET"); `none` without
+    /// a time.
+    pub(crate) fn minute(self, at: Option<&prost_types::Timestamp>, none: &str) -> Moment {
+        self.shown(at, "%Y-%m-%d %H:%M %Z", none)
+    }
+
+    /// The local date ("2026-11-28"); `none` without a time.
+    pub(crate) fn day(self, at: Option<&prost_types::Timestamp>, none: &str) -> Moment {
+        self.shown(at, "%Y-%m-%d", none)
+    }
+
+    /// `at` in this zone.
+    pub(crate) fn local(self, at: DateTime<Utc>) -> DateTime<Tz> {
+        at.with_timezone(&self.0)
+    }
+
+    /// Today's date on this zone's clock.
+    pub(crate) fn today(self) -> NaiveDate {
+        self.local(Utc::now()).date_naive()
+    }
+
+    /// When the local day `date` begins (the first valid local time of it,
+    /// where a clock change skips midnight), as a timestamp.
+    pub(crate) fn day_start(self, date: NaiveDate) -> prost_types::Timestamp {
+        let start = (0..24)
+            .filter_map(|hour| date.and_hms_opt(hour, 0, 0))
+            .find_map(|local| self.0.from_local_datetime(&local).earliest())
+            .map_or_else(|| date.and_time(NaiveTime::MIN).and_utc(), |at| at.with_timezone(&Utc));
+        courier::time::to_proto(start)
+    }
+
+    fn shown(self, at: Option<&prost_types::Timestamp>, format: &str, none: &str) -> Moment {
+        match at.and_then(courier::time::from_proto) {
+            Some(at) => Moment {
+                text: self.local(at).format(format).to_string(),
+                utc: Some((at.format("%Y-%m-%d %H:%M:%S UTC").to_string(), at.to_rfc3339())),
+            },
+            None => Moment {
+                text: none.to_owned(),
+                utc: None,
+            },
+        }
+    }
+}
+
+/// A time as a page shows it: `<time datetime="…Z" title="… UTC">` around
+/// the local text; only the text when there is no time.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct Moment {
+    text: String,
+    /// The UTC time as read on hover, and as `datetime`.
+    utc: Option<(String, String)>,
+}
+
+impl Moment {
+    pub(crate) fn is_empty(&self) -> bool {
+        self.text.is_empty()
+    }
+}
+
+/// Writes markup: every part is made here from a timestamp and a format
+/// (digits, dashes, colons, zone abbreviations) or is the caller's fixed
+/// text, so nothing needs escaping; `HtmlSafe` keeps askama from escaping
+/// the tags.
+impl fmt::Display for Moment {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.utc {
+            Some((utc, iso)) => write!(f, "<time datetime=\"{iso}\" title=\"{utc}\">{}</time>", self.text),
+            None => f.write_str(&self.text),
+        }
+    }
+}
+
+impl askama::filters::HtmlSafe for Moment {}
+
+#[cfg(test)]
+mod tests {
+    use askama::Template;
+
+    use super::*;
+
+    #[derive(Template)]
+    #[template(source = "{% for m in moments %}[{{ m }}]{% endfor %}{{ one }}", ext = "html")]
+    struct Shown {
+        moments: Vec<Moment>,
+        one: Moment,
+    }
+
+    /// A winter and a summer time in Berlin, with UTC on hover; the markup
+    /// is not escaped in a loop or as a field.
+    #[test]
+    fn times_read_on_the_areas_clock_with_utc_on_hover() {
+        let berlin = Zone::named("Europe/Berlin");
+        let winter = prost_types::Timestamp {
+            seconds: 1_795_862_709,
+            nanos: 0,
+        };
+        let summer = prost_types::Timestamp {
+            seconds: 1_783_000_000,
+            nanos: 0,
+        };
+        let page = Shown {
+            moments: vec![berlin.at(Some(&winter)), berlin.minute(Some(&summer), "never")],
+            one: berlin.day(None, "never"),
+        }
+        .render()
+        .expect("rendered");
+        assert_eq!(
+            page,
+            "[<time datetime=\"2026-11-28T10:45:09+00:00\" title=\"2026-11-28 10:45:09 UTC\">2026-11-28 11:45:09 CET</time>]\
+             [<time datetime=\"2026-07-02T13:46:40+00:00\" title=\"2026-07-02 13:46:40 UTC\">2026-07-02 15:46 CEST</time>]never"
+        );
+        assert_eq!(
+            Zone::named("Mars/Olympus").at(Some(&winter)).text,
+            "2026-11-28 10:45:09 UTC"
+        );
+    }
+}

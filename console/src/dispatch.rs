@@ -597,9 +597,10 @@ async fn job_view(
     } else {
         StatusCode::OK
     };
-    // A refusal about no field of the form is the page's.
+    // A refusal about no field of the form, or about a choice no longer
+    // offered, is the page's.
     if let Some(refusal) = &refusal
-        && refusal.at("courier_id").is_none()
+        && (refusal.at("courier_id").is_none() || ranked.is_empty())
     {
         layout.error = Some(refusal.message.clone());
     }

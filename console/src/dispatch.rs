@@ -312,13 +312,13 @@ fn waited(now: i64, at: Option<&prost_types::Timestamp>) -> String {
 }
 
 fn live_part(state: &ConsoleState, scope: &Scope, mode: &'static str, manages: bool, held: &Held) -> LivePart {
-    let mut points: Vec<&ipb::MapPoint> = Vec::new();
-    for area in &held.areas {
-        points.extend(area.outline.iter());
-    }
-    points.extend(held.couriers.values().filter_map(|c| c.position.as_ref()));
+    // The map fits the couriers and jobs; with none, the service areas.
+    let mut points: Vec<&ipb::MapPoint> = held.couriers.values().filter_map(|c| c.position.as_ref()).collect();
     for job in held.jobs.values() {
         points.extend(job.pickup.iter().chain(job.dropoff.iter()));
+    }
+    if points.is_empty() {
+        points.extend(held.areas.iter().flat_map(|area| area.outline.iter()));
     }
     let projection = Projection::fitting(&points);
     let now = chrono::Utc::now().timestamp_micros();
@@ -817,11 +817,18 @@ mod tests {
         for p in [a, b] {
             assert!((0.0..=MAP_WIDTH).contains(&p.x) && (0.0..=MAP_HEIGHT).contains(&p.y));
         }
-        assert!(b.x - a.x > MAP_WIDTH * 0.45, "as close as fits: zoom {}", projection.zoom);
+        assert!(
+            b.x - a.x > MAP_WIDTH * 0.45,
+            "as close as fits: zoom {}",
+            projection.zoom
+        );
         assert!(a.y < b.y, "north is up");
         let tiles = projection.tiles("https://t.example.com/{z}/{x}/{y}.png");
         assert!(tiles.len() >= 12 && tiles.len() <= 20, "{}", tiles.len());
         let first = &tiles[0].href;
-        assert!(first.starts_with(&format!("https://t.example.com/{}/", projection.zoom)), "{first}");
+        assert!(
+            first.starts_with(&format!("https://t.example.com/{}/", projection.zoom)),
+            "{first}"
+        );
     }
 }

@@ -689,4 +689,3 @@ e2e! {
         ops.close().await;
     }
 }
-

@@ -16,8 +16,12 @@ use courier::names::PublicName;
 use courier::v1 as pb;
 
 use crate::ConsoleState;
+use crate::flash::Flash;
 use crate::page::{Layout, Refusal, Signed, failure, field, fields, render};
 use crate::times::{Moment, Zone};
+
+/// The once-shown secret of a courier's invitation (`flash`).
+const INVITATION: &str = "courier_invitation";
 
 /// The fields of the courier forms, as the core names them in a refusal.
 const FORM_FIELDS: [&str; 8] = [
@@ -66,7 +70,7 @@ impl Drivers {
                 if let Some(job) = summary.current_job_id {
                     drivers.holders.push((job, courier.name.clone()));
                 }
-                if availability(&courier) == "online" {
+                if crate::labels::availability(&courier) == "online" {
                     drivers.online += 1;
                 }
                 if courier.status() == apb::CourierStatus::Active {
@@ -260,7 +264,7 @@ impl CourierRow {
     fn of(summary: &ipb::CourierSummary, now: chrono::DateTime<chrono::Utc>) -> CourierRow {
         let courier = summary.courier.clone().unwrap_or_default();
         CourierRow {
-            availability: availability(&courier),
+            availability: crate::labels::availability(&courier),
             joined: courier.joined,
             job: summary
                 .current_job
@@ -278,16 +282,6 @@ impl CourierRow {
     }
 }
 
-fn availability(courier: &apb::Courier) -> &'static str {
-    if courier.status() == apb::CourierStatus::Suspended {
-        "suspended"
-    } else if courier.availability() == apb::Availability::Online {
-        "online"
-    } else {
-        "offline"
-    }
-}
-
 fn job_status(job: &apb::Job) -> &'static str {
     crate::labels::delivery_status_named(job.status().public_name().unwrap_or(""))
 }
@@ -297,12 +291,7 @@ fn age(at: Option<&prost_types::Timestamp>, now: chrono::DateTime<chrono::Utc>) 
     let Some(at) = at.and_then(courier::time::from_proto) else {
         return "never".into();
     };
-    let seconds = (now - at).num_seconds().max(0);
-    match seconds {
-        0..60 => format!("{seconds} s ago"),
-        60..3600 => format!("{} min ago", seconds / 60),
-        _ => format!("{} h ago", seconds / 3600),
-    }
+    format!("{} ago", crate::labels::duration_short((now - at).num_seconds().max(0)))
 }
 
 fn vehicle_text(vehicle: Option<&apb::Vehicle>) -> String {
@@ -455,7 +444,7 @@ pub(crate) struct CouriersPage {
     manages: bool,
     form: CourierForm,
     /// The link of the courier just invited, shown this once.
-    invited: Option<(String, String)>,
+    invited: Option<String>,
 }
 
 #[derive(serde::Deserialize)]
@@ -469,8 +458,12 @@ async fn list_view(
     fleet: &Fleet,
     page_token: &str,
     form: CourierForm,
-    invited: Option<(String, String)>,
 ) -> Response {
+    let invited = signed
+        .flash
+        .as_ref()
+        .and_then(|flash| flash.secret_of(INVITATION))
+        .map(str::to_owned);
     let request = signed.request(
         ipb::ListCouriersRequest {
             workspace_id: fleet.workspace_id().to_owned(),
@@ -508,7 +501,7 @@ async fn list(state: ConsoleState, signed: Signed, fleet: Fleet, query: PageQuer
         refusal: None,
         vehicle_types: vehicle_types(&state, &signed, &fleet).await,
     };
-    list_view(&state, &signed, &fleet, query.page.as_deref().unwrap_or(""), form, None).await
+    list_view(&state, &signed, &fleet, query.page.as_deref().unwrap_or(""), form).await
 }
 
 async fn invite(state: ConsoleState, signed: Signed, fleet: Fleet, body: Bytes) -> Response {
@@ -523,21 +516,24 @@ async fn invite(state: ConsoleState, signed: Signed, fleet: Fleet, body: Bytes) 
         vehicle: Some(draft.vehicle()),
     };
     let request = signed.request(message, Some(field(&form, "csrf")));
-    let (draft, refusal, invited) = match state.couriers.clone().invite_courier(request).await {
+    // Post/redirect/get: the link is shown once on the list, and a reload
+    // neither shows it again nor invites twice.
+    let refusal = match state.couriers.clone().invite_courier(request).await {
         Ok(answer) => {
             let answer = answer.into_inner();
             let name = answer.courier.map(|c| c.name).unwrap_or_default();
-            (Draft::default(), None, Some((name, answer.invitation_url)))
+            let flash = Flash::secret(INVITATION, format!("{name} is invited."), answer.invitation_url);
+            return signed.redirect_with(flash, &fleet.base(&state));
         }
-        Err(status) if at_the_form(&status) => (draft, Some(Refusal::of(&status)), None),
+        Err(status) if at_the_form(&status) => Refusal::of(&status),
         Err(status) => return failure(&state, &status),
     };
     let form = CourierForm {
         draft,
-        refusal,
+        refusal: Some(refusal),
         vehicle_types: vehicle_types(&state, &signed, &fleet).await,
     };
-    list_view(&state, &signed, &fleet, "", form, invited).await
+    list_view(&state, &signed, &fleet, "", form).await
 }
 
 /// A job as the courier's page lists it.
@@ -641,8 +637,12 @@ async fn courier_view(
     fleet: &Fleet,
     courier_id: &str,
     refusal: Option<(Refusal, Draft)>,
-    invitation: Option<String>,
 ) -> Response {
+    let invitation = signed
+        .flash
+        .as_ref()
+        .and_then(|flash| flash.secret_of(INVITATION))
+        .map(str::to_owned);
     let request = signed.request(
         ipb::GetCourierRequest {
             courier_id: courier_id.to_owned(),
@@ -680,7 +680,7 @@ async fn courier_view(
             base: fleet.base(state),
             courier_id: courier.id.clone(),
             name: courier.name.clone(),
-            availability: availability(&courier),
+            availability: crate::labels::availability(&courier),
             suspended: courier.status() == apb::CourierStatus::Suspended,
             joined: courier.joined,
             last_seen: courier
@@ -724,7 +724,6 @@ async fn update(state: ConsoleState, signed: Signed, fleet: Fleet, courier_id: S
                 &fleet,
                 &courier_id,
                 Some((Refusal::of(&status), draft)),
-                None,
             )
             .await
         }
@@ -778,7 +777,8 @@ async fn new_invitation(
     match state.couriers.clone().create_courier_invitation(request).await {
         Ok(answer) => {
             let link = answer.into_inner().invitation_url;
-            courier_view(&state, &signed, &fleet, &courier_id, None, Some(link)).await
+            let flash = Flash::secret(INVITATION, "A new invitation link.", link);
+            signed.redirect_with(flash, &format!("{}/{courier_id}", fleet.base(&state)))
         }
         Err(status) => failure(&state, &status),
     }
@@ -826,7 +826,7 @@ pub(crate) mod routes {
         signed: Signed,
         Path((workspace, courier)): Path<(String, String)>,
     ) -> Response {
-        super::courier_view(&state, &signed, &fleet(workspace), &courier, None, None).await
+        super::courier_view(&state, &signed, &fleet(workspace), &courier, None).await
     }
 
     pub(crate) async fn update_driver(
@@ -882,7 +882,7 @@ pub(crate) mod routes {
         signed: Signed,
         Path(courier): Path<String>,
     ) -> Response {
-        super::courier_view(&state, &signed, &PLATFORM, &courier, None, None).await
+        super::courier_view(&state, &signed, &PLATFORM, &courier, None).await
     }
 
     pub(crate) async fn update_platform(

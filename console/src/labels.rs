@@ -164,6 +164,38 @@ pub(crate) fn vehicle(id: &str) -> String {
     courier::names::vehicle_type_words(id)
 }
 
+/// A courier's availability as the pages show it, by its style name:
+/// `suspended` (whatever the app last said), else `online` or `offline`.
+pub(crate) fn availability(courier: &courier::app::v1::Courier) -> &'static str {
+    use courier::app::v1::{Availability, CourierStatus};
+    if courier.status() == CourierStatus::Suspended {
+        "suspended"
+    } else if courier.availability() == Availability::Online {
+        "online"
+    } else {
+        "offline"
+    }
+}
+
+/// The words of an [`availability`].
+pub(crate) fn availability_named(name: &str) -> &'static str {
+    match name {
+        "online" => "Online",
+        "suspended" => "Suspended",
+        _ => "Offline",
+    }
+}
+
+/// A span of `seconds` in short words: to the second under a minute, else
+/// to the minute, from an hour on to the hour ("35 s", "4 min", "2 h").
+pub(crate) fn duration_short(seconds: i64) -> String {
+    match seconds {
+        ..60 => format!("{} s", seconds.max(0)),
+        60..3600 => format!("{} min", seconds / 60),
+        _ => format!("{} h", seconds / 3600),
+    }
+}
+
 /// Who made a change, from the core's `kind:name` (`user:ana@example.com`,
 /// `operator:…`, `service:…`).
 pub(crate) fn actor(actor: &str) -> String {

@@ -13,6 +13,7 @@ mod board;
 mod booking;
 mod couriers;
 mod deliveries;
+mod dispatch;
 mod events;
 mod flash;
 mod forms;
@@ -52,9 +53,22 @@ use session::{home, sign_in, sign_in_page, sign_out, switch};
 
 /// The session cookie.
 const COOKIE: &str = "courier_session";
-/// What the pages may load: only this origin's files; no frames.
-const CONTENT_SECURITY_POLICY: &str = "default-src 'none'; style-src 'self'; script-src 'self'; img-src 'self' data:; \
-form-action 'self'; frame-ancestors 'none'; base-uri 'none'; connect-src 'self'";
+/// What the pages may load: only this origin's files (and, with map tiles,
+/// that tile server's images); no frames.
+fn content_security_policy(tile_origin: Option<&str>) -> String {
+    let tiles = tile_origin.map(|origin| format!(" {origin}")).unwrap_or_default();
+    format!(
+        "default-src 'none'; style-src 'self'; script-src 'self'; img-src 'self' data:{tiles}; \
+form-action 'self'; frame-ancestors 'none'; base-uri 'none'; connect-src 'self'"
+    )
+}
+
+/// `COURIER_MAP_TILES_URL` is not a tile URL template.
+#[derive(Debug, thiserror::Error)]
+#[error(
+    "COURIER_MAP_TILES_URL must be an http(s) URL with {{z}}, {{x}} and {{y}}, such as https://tiles.example.com/{{z}}/{{x}}/{{y}}.png; got {0:?}"
+)]
+pub struct TilesUrlError(String);
 
 /// What every request of the console shares.
 #[derive(Clone)]
@@ -87,6 +101,10 @@ pub struct ConsoleState {
     /// The origin of `root` (`https://host[:port]`): where its forms come
     /// from (`forms::same_origin`).
     origin: String,
+    /// The street tiles under the dispatch map (`{z}/{x}/{y}` template).
+    map_tiles: Option<String>,
+    /// The Content-Security-Policy of every page.
+    policy: HeaderValue,
 }
 
 impl ConsoleState {
@@ -113,7 +131,28 @@ impl ConsoleState {
             origin: url::Url::parse(root)
                 .map(|url| url.origin().ascii_serialization())
                 .unwrap_or_default(),
+            map_tiles: None,
+            policy: HeaderValue::from_str(&content_security_policy(None))
+                .unwrap_or(HeaderValue::from_static("default-src 'none'")),
         })
+    }
+
+    /// The dispatch map draws street tiles from `template`
+    /// (`COURIER_MAP_TILES_URL`, `https://host/{z}/{x}/{y}.png`); its origin
+    /// alone joins the pages' `img-src`.
+    pub fn with_map_tiles(mut self, template: &str) -> Result<ConsoleState, TilesUrlError> {
+        let refused = || TilesUrlError(template.to_owned());
+        if !["{z}", "{x}", "{y}"].iter().all(|part| template.contains(part)) {
+            return Err(refused());
+        }
+        let url = url::Url::parse(template).map_err(|_| refused())?;
+        if !matches!(url.scheme(), "https" | "http") || url.host().is_none() {
+            return Err(refused());
+        }
+        let policy = content_security_policy(Some(&url.origin().ascii_serialization()));
+        self.policy = HeaderValue::from_str(&policy).map_err(|_| refused())?;
+        self.map_tiles = Some(template.to_owned());
+        Ok(self)
     }
 }
 
@@ -193,6 +232,25 @@ pub fn router(state: ConsoleState) -> Router {
             "/w/{workspace}/couriers/{courier}/invitation",
             post(couriers::routes::driver_invitation),
         )
+        .route("/ops/dispatch", get(dispatch::routes::platform))
+        .route("/ops/dispatch/live", get(dispatch::routes::platform_live))
+        .route("/ops/dispatch/{job}", get(dispatch::routes::platform_job))
+        .route("/ops/dispatch/{job}/assign", post(dispatch::routes::platform_assign))
+        .route(
+            "/ops/dispatch/{job}/unassign",
+            post(dispatch::routes::platform_unassign),
+        )
+        .route("/w/{workspace}/dispatch", get(dispatch::routes::fleet_page))
+        .route("/w/{workspace}/dispatch/live", get(dispatch::routes::fleet_live))
+        .route("/w/{workspace}/dispatch/{job}", get(dispatch::routes::fleet_job))
+        .route(
+            "/w/{workspace}/dispatch/{job}/assign",
+            post(dispatch::routes::fleet_assign),
+        )
+        .route(
+            "/w/{workspace}/dispatch/{job}/unassign",
+            post(dispatch::routes::fleet_unassign),
+        )
         .route("/w/{workspace}/overview", get(overview::page))
         .route("/w/{workspace}/board", get(board::page))
         .route("/w/{workspace}/board/live", get(board::live))
@@ -235,17 +293,20 @@ pub fn router(state: ConsoleState) -> Router {
         .fallback(not_found)
         .layer(axum::middleware::from_fn(flash::clear_after_reading))
         .layer(axum::middleware::from_fn_with_state(state.clone(), forms::same_origin))
-        .layer(axum::middleware::map_response(security_headers))
+        .layer(axum::middleware::map_response_with_state(
+            state.clone(),
+            security_headers,
+        ))
         .with_state(state)
 }
 
-async fn security_headers(mut response: Response) -> Response {
+async fn security_headers(State(state): State<ConsoleState>, mut response: Response) -> Response {
     let headers = response.headers_mut();
     // A page that is a document of its own (the printable statement) brings
     // its own policy.
     headers
         .entry(header::CONTENT_SECURITY_POLICY)
-        .or_insert(HeaderValue::from_static(CONTENT_SECURITY_POLICY));
+        .or_insert(state.policy.clone());
     headers.insert("x-content-type-options", HeaderValue::from_static("nosniff"));
     headers.insert("referrer-policy", HeaderValue::from_static("same-origin"));
     headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
@@ -274,4 +335,33 @@ async fn script() -> impl IntoResponse {
         [(header::CONTENT_TYPE, "text/javascript; charset=utf-8")],
         include_str!("../assets/console.js"),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn map_tiles_add_their_origin_alone_to_img_src() {
+        let state = ConsoleState::new("http://127.0.0.1:1", "http://127.0.0.1:8081/console").expect("state");
+        assert!(state.policy.to_str().expect("ascii").contains("img-src 'self' data:;"));
+        let tiled = state
+            .clone()
+            .with_map_tiles("https://tiles.example.com/osm/{z}/{x}/{y}.png?key=k")
+            .expect("a template");
+        let policy = tiled.policy.to_str().expect("ascii");
+        assert!(
+            policy.contains("img-src 'self' data: https://tiles.example.com;"),
+            "{policy}"
+        );
+        assert!(policy.contains("script-src 'self';"), "{policy}");
+        for refused in [
+            "tiles.example.com/{z}/{x}/{y}.png",
+            "https://tiles.example.com/{z}/{x}.png",
+            "ftp://tiles.example.com/{z}/{x}/{y}.png",
+            "https:///{z}/{x}/{y}.png",
+        ] {
+            assert!(state.clone().with_map_tiles(refused).is_err(), "{refused}");
+        }
+    }
 }

@@ -19,6 +19,11 @@ struct Cli {
     /// The console's public base URL (it serves `{base}/console`).
     #[arg(long, env = "COURIER_CONSOLE_BASE_URL", default_value = "http://127.0.0.1:8081")]
     base_url: String,
+    /// A tile server's URL template (`https://tiles.example.com/{z}/{x}/{y}.png`):
+    /// the dispatch map draws its street tiles, and the pages' CSP allows
+    /// that origin's images. Without it the map needs no other site.
+    #[arg(long, env = "COURIER_MAP_TILES_URL")]
+    map_tiles_url: Option<String>,
     #[arg(long, env = "COURIER_LOG_FORMAT", value_enum, default_value_t = LogFormat::Text)]
     log_format: LogFormat,
     /// Slow clients are cut off as on the API (the same server).
@@ -42,7 +47,10 @@ async fn main() -> std::process::ExitCode {
 
 async fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
     let root = format!("{}/console", cli.base_url.trim_end_matches('/'));
-    let state = ConsoleState::new(&cli.core_url, &root)?;
+    let mut state = ConsoleState::new(&cli.core_url, &root)?;
+    if let Some(template) = &cli.map_tiles_url {
+        state = state.with_map_tiles(template)?;
+    }
     let listener = tokio::net::TcpListener::bind(&cli.addr).await?;
     tracing::info!(addr = %listener.local_addr()?, %root, "courier-console serving");
     courier_edge::serve_router(

@@ -142,11 +142,83 @@ pub async fn round(core: &Core) -> CoreResult<Option<Round>> {
 
 /// A job waiting for a courier: a live delivery, or a board order of a
 /// fleet with automatic dispatch.
-struct Waiting {
-    id: String,
-    pickup: GeoPoint,
-    vehicle_type_id: String,
-    created_at: i64,
+pub struct Waiting {
+    pub id: String,
+    pub pickup: GeoPoint,
+    pub vehicle_type_id: String,
+    pub created_at: i64,
+}
+
+/// A free courier ranked for one job, by the dispatcher's costs.
+#[derive(Clone, Debug)]
+pub struct Ranked {
+    pub courier: Courier,
+    pub seconds_to_pickup: i64,
+    pub distance_km: f64,
+}
+
+/// The free couriers of `fleet` who could take `job` now, soonest at its
+/// pickup first: the rounds' own eligibility and costs (vehicle, radius, a
+/// fresh position, no other job or open offer but one of `job`), so that
+/// a dispatcher choosing by hand sees the order the dispatcher would use.
+/// Unlike a round, a courier who declined an offer of the job is listed:
+/// a person may still choose them.
+pub async fn rank(core: &Core, fleet: &Fleet, job: Waiting) -> CoreResult<Vec<Ranked>> {
+    let now = core.clock.now_micros();
+    let busy: HashSet<String> = offers::open(&core.db)
+        .await?
+        .into_iter()
+        .filter(|offer| offer.job_id != job.id && offer.expires_at > now)
+        .map(|offer| offer.courier_id)
+        .collect();
+    let free = free_couriers(core, &core.db, fleet, &busy, now).await?;
+    let waiting = [job];
+    let costs = costs(core, &waiting, &free, &HashSet::new()).await;
+    let mut ranked: Vec<Ranked> = free
+        .into_iter()
+        .enumerate()
+        .filter_map(|(c, (courier, _))| {
+            let cost = costs.get(&(0, c))?;
+            (cost.seconds < INFEASIBLE).then(|| Ranked {
+                courier,
+                seconds_to_pickup: cost.seconds,
+                distance_km: cost.distance_km,
+            })
+        })
+        .collect();
+    ranked.sort_by(|a, b| (a.seconds_to_pickup, &a.courier.name).cmp(&(b.seconds_to_pickup, &b.courier.name)));
+    Ok(ranked)
+}
+
+/// The online couriers of `fleet` free for a job now: not in `busy`
+/// (holding an open offer), holding no job, with a position fresher than
+/// [`STALE_POSITION_MICROS`].
+async fn free_couriers(
+    core: &Core,
+    db: &impl ConnectionTrait,
+    fleet: &Fleet,
+    busy: &HashSet<String>,
+    now: i64,
+) -> CoreResult<Vec<(Courier, Position)>> {
+    let online = couriers::online(db, fleet).await?;
+    let holding: HashSet<String> =
+        crate::assignments::open_for_couriers(db, online.iter().map(|c| c.id.clone()).collect())
+            .await?
+            .into_iter()
+            .map(|a| a.courier_id)
+            .collect();
+    let candidates: Vec<Courier> = online
+        .into_iter()
+        .filter(|c| !busy.contains(&c.id) && !holding.contains(&c.id))
+        .collect();
+    let located = positions::latest_many(core, candidates.iter().map(|c| c.id.clone()).collect()).await?;
+    Ok(candidates
+        .into_iter()
+        .filter_map(|c| {
+            let position = *located.get(&c.id)?;
+            (now - position.recorded_at <= STALE_POSITION_MICROS).then_some((c, position))
+        })
+        .collect())
 }
 
 /// Offers the `waiting` jobs of `fleet` (the platform's deliveries, or a
@@ -160,25 +232,7 @@ async fn offer_in_pool(
     now: i64,
     done: &mut Round,
 ) -> CoreResult<()> {
-    let online = couriers::online(&**tx, fleet).await?;
-    let holding: HashSet<String> =
-        crate::assignments::open_for_couriers(&**tx, online.iter().map(|c| c.id.clone()).collect())
-            .await?
-            .into_iter()
-            .map(|a| a.courier_id)
-            .collect();
-    let candidates: Vec<Courier> = online
-        .into_iter()
-        .filter(|c| !busy.contains(&c.id) && !holding.contains(&c.id))
-        .collect();
-    let located = positions::latest_many(core, candidates.iter().map(|c| c.id.clone()).collect()).await?;
-    let free: Vec<(Courier, Position)> = candidates
-        .into_iter()
-        .filter_map(|c| {
-            let position = *located.get(&c.id)?;
-            (now - position.recorded_at <= STALE_POSITION_MICROS).then_some((c, position))
-        })
-        .collect();
+    let free = free_couriers(core, &**tx, fleet, busy, now).await?;
     done.waiting += waiting.len();
     done.free_couriers += free.len();
     if waiting.is_empty() || free.is_empty() {

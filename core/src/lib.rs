@@ -21,6 +21,7 @@ pub mod db;
 pub mod deliveries;
 pub mod demo;
 pub mod dispatch;
+pub mod dispatch_map;
 pub mod error;
 pub mod events;
 pub mod fleet;
@@ -96,6 +97,9 @@ pub struct Core {
     pub courier_signals: Arc<assignments::feed::Signals>,
     /// Wakes this process's dispatcher for a round now.
     pub dispatch_wake: Arc<tokio::sync::Notify>,
+    /// Wakes this process's watchers of the dispatch map: a courier's
+    /// position, availability or work changed (`dispatch_map`).
+    pub map_wake: Arc<tokio::sync::watch::Sender<()>>,
 }
 
 /// A feed of changed delivery ids for `WatchDelivery`. Watchers also poll, so
@@ -200,6 +204,7 @@ impl Core {
             positions: Arc::default(),
             courier_signals: Arc::default(),
             dispatch_wake: Arc::default(),
+            map_wake: Arc::new(tokio::sync::watch::Sender::new(())),
             db,
             clock,
             secrets,

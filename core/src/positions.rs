@@ -187,6 +187,7 @@ pub async fn accept(core: &Core, courier_id: &str, positions: Vec<Position>) -> 
         .lock_pending()
         .extend(positions.into_iter().map(|p| (courier_id.to_owned(), p)));
     core.metrics.positions(accepted as u64, 0);
+    core.map_wake.send_replace(());
     Ok(accepted)
 }
 

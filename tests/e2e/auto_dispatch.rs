@@ -25,13 +25,13 @@ use crate::harness::{Backend, TestApp, together, unique_suffix, wait_until};
 use crate::webhook_crash::CoreProcess;
 
 /// The demo delivery's pickup (Alexanderplatz).
-const PICKUP: (f64, f64) = (52.5219, 13.4132);
+pub const PICKUP: (f64, f64) = (52.5219, 13.4132);
 /// About one kilometre of latitude.
-const KM: f64 = 0.009;
+pub const KM: f64 = 0.009;
 
 /// A courier online at `km_north` of the pickup, watching their stream
 /// (its snapshot read).
-async fn online_at(
+pub async fn online_at(
     app: &TestApp,
     name: &str,
     km_north: f64,

@@ -638,6 +638,69 @@ e2e! {
         assert!(browser.text("#jobs").await.contains("Courier assigned"));
         browser.close().await;
     }
+
+    async fn an_operator_watches_a_courier_come_online_and_move_then_assigns_them_a_waiting_delivery(app: TestApp) {
+        use courier::app::v1 as apb;
+        let Some(driver) = Driver::start().await else { return };
+        let now = app.clock.now_micros();
+        let operator = NewUser { email: "ops@example.com".into(), name: "Olga Ops".into(), password: PASSWORD.into(), operator: true };
+        accounts::create_user(&app.core.writer, now, operator).await.expect("operator");
+        let created = app.create_delivery(&app.live_key, &crate::deliveries::berlin_delivery()).await;
+        let id = created["id"].as_str().expect("id").to_owned();
+        let kim = crate::couriers::join(&app, "", "Kim Courier", "kim@example.com", "car").await;
+        let ops = driver.browser().await;
+        ops.open(&app.url("/console/sign-in")).await;
+        ops.fill("#email", "ops@example.com").await;
+        ops.fill("#password", PASSWORD).await;
+        ops.click_to("//button[text()='Sign in']", "header").await;
+        ops.click_to("//header//a[text()='Live dispatch']", "#dispatch-map").await;
+        assert!(ops.text(&format!("#waiting-{id}")).await.contains("waiting"));
+        let marker = format!("#courier-{}", kim.courier.id);
+        assert!(ops.client.find(Locator::Css(&marker)).await.is_err(), "Kim is offline");
+
+        // Kim's app goes online and reports a position: the marker appears, no reload.
+        let mut client = kim.client.clone();
+        client.set_availability(kim.request(apb::SetAvailabilityRequest { availability: apb::Availability::Online as i32 })).await.expect("online");
+        client.report_locations(kim.request(tokio_stream::iter([
+            apb::ReportLocationsRequest { positions: vec![crate::couriers::at(&app, 52.5219, 13.4132)] },
+        ]))).await.expect("position");
+        let at = async || -> (String, String) {
+            let found = ops.find(&marker).await;
+            (found.attr("cx").await.ok().flatten().unwrap_or_default(), found.attr("cy").await.ok().flatten().unwrap_or_default())
+        };
+        wait_until("Kim's marker on the map", PAGE_WAIT, async || {
+            ops.client.find(Locator::Css(&marker)).await.map(|_| ()).map_err(|e| e.to_string())
+        }).await;
+        let before = at().await;
+        ops.screenshot().await;
+
+        // Positions arrive: the marker moves.
+        client.report_locations(kim.request(tokio_stream::iter([
+            apb::ReportLocationsRequest { positions: vec![crate::couriers::at(&app, 52.5100, 13.3900)] },
+        ]))).await.expect("position");
+        wait_until("Kim's marker moved", PAGE_WAIT, async || {
+            let now = at().await;
+            if now != before && !now.0.is_empty() { Ok(()) } else { Err(format!("{now:?}")) }
+        }).await;
+
+        // The waiting delivery's page ranks Kim; the operator assigns by keyboard-reachable controls.
+        let mut stream = client.watch_assignments(kim.request(apb::WatchAssignmentsRequest::default())).await.expect("watch").into_inner();
+        crate::couriers::next(&mut stream).await;
+        ops.click_to(&format!("//li[@id='waiting-{id}']//a"), "#courier-choice").await;
+        assert!(ops.text("#courier-choice").await.contains("Kim Courier"));
+        ops.click(&format!("//input[@value='{}']", kim.courier.id)).await;
+        ops.click_to("//button[.='Assign']", "#dispatch-map").await;
+        match crate::couriers::next(&mut stream).await.update {
+            Some(apb::watch_assignments_response::Update::Job(job)) => assert_eq!(job.id, id),
+            other => panic!("expected the delivery, got {other:?}"),
+        }
+        wait_until("the delivery under way on the page", PAGE_WAIT, async || {
+            let active = ops.text("#active").await;
+            if active.contains("Kim Courier") { Ok(()) } else { Err(active) }
+        }).await;
+        ops.screenshot().await;
+        ops.close().await;
+    }
 }
 
 /// "12.34 EUR", as the console writes an amount.

@@ -70,10 +70,12 @@ e2e! {
         assert!(page.contains("id=\"courier-phone-error\""), "{page}");
         assert!(page.contains("value=\"Dara Driver\""), "{page}");
 
-        // The invitation: a link shown once, the driver listed as invited.
+        // The invitation (post/redirect/get): a link shown once, the driver listed as invited.
         form[2] = ("phone", "+49 151 2345 6789");
-        let (status, _, page) = post(&admin, &drivers, &form).await;
-        assert_eq!(status, 200, "{page}");
+        let (status, location, page) = post(&admin, &drivers, &form).await;
+        assert_eq!((status, location.as_str()), (303, drivers.as_str()), "{page}");
+        let (_, page, _) = get(&admin, &location).await;
+        assert!(page.contains("Dara Driver is invited."), "{page}");
         let link = invitation_link(&page);
         assert!(link.contains("/courier/join/"), "{link}");
         assert!(page.contains("Dara Driver</a> <span class=\"muted\">(invited)</span>"), "{page}");
@@ -94,7 +96,7 @@ e2e! {
             apb::ReportLocationsRequest { positions: vec![at(&app, 52.5200, 13.4050)] },
         ]))).await.expect("positions");
         let (_, page, _) = get(&admin, &drivers).await;
-        assert!(page.contains("status-online\">online") && page.contains(" s ago</td>"), "{page}");
+        assert!(page.contains("status-online\">Online") && page.contains(" s ago</td>"), "{page}");
         assert!(page.contains("Cargo bike · Urban Arrow, green"), "{page}");
 
         // The overview counts the driver online, and names the order once
@@ -136,18 +138,22 @@ e2e! {
         let (status, _, _) = post(&admin, &format!("{driver_page}/status"), &[("csrf", &token), ("status", "suspended")]).await;
         assert_eq!(status, 303);
         let (_, page, _) = get(&admin, &driver_page).await;
-        assert!(page.contains("status-suspended\" id=\"courier-availability\">suspended") && page.contains(">Reactivate</button>"), "{page}");
+        assert!(page.contains("status-suspended\" id=\"courier-availability\">Suspended") && page.contains(">Reactivate</button>"), "{page}");
         let status = client.set_availability(driver.request(apb::SetAvailabilityRequest { availability: apb::Availability::Online as i32 })).await.expect_err("signed out");
         assert_eq!(status.code(), tonic::Code::Unauthenticated);
         let (status, _, _) = post(&admin, &format!("{driver_page}/status"), &[("csrf", &token), ("status", "active")]).await;
         assert_eq!(status, 303);
         let (_, page, _) = get(&admin, &driver_page).await;
-        assert!(page.contains("id=\"courier-availability\">offline") && page.contains(">Suspend</button>"), "{page}");
+        assert!(page.contains("id=\"courier-availability\">Offline") && page.contains(">Suspend</button>"), "{page}");
 
         // A new link for a driver who forgot the password.
-        let (status, _, page) = post(&admin, &format!("{driver_page}/invitation"), &[("csrf", &token)]).await;
-        assert_eq!(status, 200, "{page}");
-        assert!(invitation_link(&page).contains("/courier/join/"), "{page}");
+        let (status, location, page) = post(&admin, &format!("{driver_page}/invitation"), &[("csrf", &token)]).await;
+        assert_eq!((status, location.as_str()), (303, driver_page.as_str()), "{page}");
+        let (_, page, _) = get(&admin, &location).await;
+        let link = invitation_link(&page);
+        assert!(link.contains("/courier/join/"), "{page}");
+        let (_, page, _) = get(&admin, &location).await;
+        assert!(!page.contains(&link), "shown only once");
 
         // A member reads, without forms; a forged invitation is refused.
         let member = sign_in(&app, "member@example.com").await;
@@ -217,8 +223,9 @@ e2e! {
             ("csrf", token.as_str()), ("name", "Pia Platform"), ("phone", ""), ("email", "pia@example.com"),
             ("vehicle.vehicle_type_id", "bicycle"),
         ];
-        let (status, _, page) = post(&ops, &platform, &form).await;
-        assert_eq!(status, 200, "{page}");
+        let (status, location, page) = post(&ops, &platform, &form).await;
+        assert_eq!((status, location.as_str()), (303, platform.as_str()), "{page}");
+        let (_, page, _) = get(&ops, &location).await;
         assert!(invitation_link(&page).contains("/courier/join/"), "{page}");
         let id = courier_id_named(&page, "Pia Platform");
         let (status, page, _) = get(&ops, &format!("{platform}/{id}")).await;

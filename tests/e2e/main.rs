@@ -14,6 +14,7 @@ mod compose;
 mod console_accounts;
 mod console_browser;
 mod console_couriers;
+mod console_dispatch;
 mod console_pages;
 mod courier_app_browser;
 mod courier_app_pages;

@@ -231,6 +231,12 @@ pub const METHODS: &[Method] = &[
         "/courier.internal.v1.DispatchService/UpdateFleetSettings",
         Action::AssignJobs,
     ),
+    read(
+        "/courier.internal.v1.DispatchService/WatchDispatchMap",
+        Action::ReadCouriers,
+    ),
+    read("/courier.internal.v1.DispatchService/RankCouriers", Action::AssignJobs),
+    change("/courier.internal.v1.DispatchService/UnassignJob", Action::AssignJobs),
     change(
         "/courier.internal.v1.CourierService/InviteCourier",
         Action::ManageCouriers,

@@ -126,7 +126,11 @@ pub async fn append(core: &Core, tx: &WriteTransaction, courier_id: &str, entry:
     .insert(&**tx)
     .await?;
     let (signals, courier_id) = (core.courier_signals.clone(), courier_id.to_owned());
-    tx.after_commit(move || signals.wake(&courier_id));
+    let map_wake = core.map_wake.clone();
+    tx.after_commit(move || {
+        signals.wake(&courier_id);
+        map_wake.send_replace(());
+    });
     Ok(())
 }
 

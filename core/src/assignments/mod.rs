@@ -58,6 +58,8 @@ pub enum Outcome {
     Cancelled(Option<CancellationReason>),
     /// Dispatch gave the job to another courier.
     Reassigned,
+    /// A dispatcher took the job back; it waits for a courier again.
+    Unassigned,
 }
 
 impl Outcome {
@@ -68,6 +70,7 @@ impl Outcome {
             Outcome::Cancelled(Some(reason)) => format!("cancelled:{}", reason.as_str()),
             Outcome::Cancelled(None) => "cancelled".into(),
             Outcome::Reassigned => "reassigned".into(),
+            Outcome::Unassigned => "unassigned".into(),
         }
     }
 }
@@ -90,11 +93,12 @@ impl Assignment {
     }
 
     /// Whether the hold ended with the job itself (delivered or cancelled),
-    /// not by a reassignment: a courier's resent last move is then theirs.
+    /// not by dispatch taking it away: a courier's resent last move is then
+    /// theirs.
     pub fn ended_with_the_job(&self) -> bool {
         self.outcome
             .as_deref()
-            .is_some_and(|o| o != Outcome::Reassigned.label())
+            .is_some_and(|o| o != Outcome::Reassigned.label() && o != Outcome::Unassigned.label())
     }
 }
 
@@ -138,6 +142,17 @@ pub async fn assign(
         _ => error.into(),
     })?;
     Ok(from_model(row))
+}
+
+/// Ends the open assignment of `job_id` in `tx` (`unassigned`): the job
+/// waits for a courier again, and its courier's app hears it withdrawn.
+/// Returns the ended assignment, `None` when nobody held the job.
+pub async fn take_back(core: &Core, tx: &WriteTransaction, job_id: &str, now: i64) -> CoreResult<Option<Assignment>> {
+    let Some(open) = open_for_job(&**tx, job_id).await? else {
+        return Ok(None);
+    };
+    end(core, tx, &open, Outcome::Unassigned, now).await?;
+    Ok(Some(open))
 }
 
 /// Tells the courier holding `job_id` that it changed without a status
@@ -215,7 +230,8 @@ async fn end(
             offer_id: None,
             reason: Reason::Cancelled,
         },
-        Outcome::Reassigned => Entry::Withdrawal {
+        // The app knows one reason for dispatch taking a job away.
+        Outcome::Reassigned | Outcome::Unassigned => Entry::Withdrawal {
             job_id,
             offer_id: None,
             reason: Reason::Reassigned,

@@ -493,6 +493,10 @@ pub async fn set_availability(
         let wake = core.dispatch_wake.clone();
         tx.after_commit(move || wake.notify_one());
     }
+    let map_wake = core.map_wake.clone();
+    tx.after_commit(move || {
+        map_wake.send_replace(());
+    });
     let row = entity::ActiveModel {
         id: Set(current.id),
         availability: Set(availability.as_str().to_owned()),

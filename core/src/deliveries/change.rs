@@ -16,7 +16,7 @@ use crate::statuses::{CancellationReason, Status};
 pub struct Change {
     status: Option<Status>,
     updated_at: Option<i64>,
-    courier: Option<Courier>,
+    courier: Option<Option<Courier>>,
     tracking_available_at: Option<i64>,
     pickup_eta: Option<Option<i64>>,
     dropoff_eta: Option<Option<i64>>,
@@ -48,7 +48,15 @@ impl Change {
     /// The courier as the delivery now shows it.
     pub fn courier(self, courier: Courier) -> Self {
         Change {
-            courier: Some(courier),
+            courier: Some(Some(courier)),
+            ..self
+        }
+    }
+
+    /// No courier any more (a job taken back from its courier).
+    pub fn no_courier(self) -> Self {
+        Change {
+            courier: Some(None),
             ..self
         }
     }
@@ -119,8 +127,10 @@ impl Change {
         if let Some(at) = self.updated_at {
             set(C::UpdatedAt, Expr::value(at));
         }
-        if let Some(courier) = &self.courier {
-            set(C::Courier, Expr::value(to_json(courier)?));
+        match &self.courier {
+            Some(Some(courier)) => set(C::Courier, Expr::value(to_json(courier)?)),
+            Some(None) => set(C::Courier, Expr::value(Option::<String>::None)),
+            None => {}
         }
         if let Some(at) = self.tracking_available_at {
             set(C::TrackingAvailableAt, Expr::value(at));

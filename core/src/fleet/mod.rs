@@ -355,6 +355,37 @@ pub async fn move_in(
     board_order(&**tx, order_id).await
 }
 
+/// Returns `order` from `courier_assigned` to `pending` in `tx` for `actor`
+/// (a dispatcher taking it back from its driver, `jobs::unassign`): the
+/// one backward move of a board order, in its history like any other. The
+/// caller has ended the driver's assignment.
+pub async fn return_to_waiting(
+    core: &Core,
+    tx: &WriteTransaction,
+    order: &FleetOrder,
+    actor: &str,
+) -> CoreResult<FleetOrder> {
+    if order.status != Status::CourierAssigned {
+        return Err(lifecycle::illegal(order.status, Status::Pending));
+    }
+    let now = core.clock.now_micros();
+    let moved = entity::Entity::update_many()
+        .col_expr(entity::Column::Status, Expr::value(Status::Pending.as_str()))
+        .col_expr(entity::Column::UpdatedAt, Expr::value(now))
+        .filter(entity::Column::Id.eq(order.id.as_str()))
+        .filter(entity::Column::Status.eq(order.status.as_str()))
+        .exec(&**tx)
+        .await?;
+    if moved.rows_affected != 1 {
+        return Err(CoreError::new(
+            ErrorCode::Conflict,
+            format!("Order {} changed meanwhile; read it again and retry.", order.order_id),
+        ));
+    }
+    moves::record(&**tx, &order.id, (order.status, Status::Pending), actor, now).await?;
+    board_order(&**tx, &order.order_id).await
+}
+
 /// The pending orders of fleet `workspace_id`'s board, oldest first, at
 /// most `limit` (for automatic dispatch).
 pub async fn pending_orders(db: &impl ConnectionTrait, workspace_id: &str, limit: u64) -> CoreResult<Vec<FleetOrder>> {

@@ -10,12 +10,15 @@ use super::convert::{item_out, micros, proof_file_in, required};
 use super::couriers::job_out;
 use super::deliveries::status_in;
 use crate::access::{act, caller};
+use crate::couriers::Fleet;
 use crate::deliveries::{Courier, CourierVehicle, Delivery, contact_out, to_proto, waypoint_out};
 use crate::dispatch::{self, LocationReport, Mover};
 use crate::fleet::{self, FleetOrder};
 use crate::jobs::{self, Work};
 use crate::proofs::{Checkpoint, ProofSubmission};
-use crate::{Core, CoreError, CoreResult, workspaces};
+use crate::{Core, CoreError, CoreResult, dispatch_map, workspaces};
+use tokio_stream::StreamExt;
+use tokio_stream::wrappers::ReceiverStream;
 
 pub struct DispatchApi(pub Core);
 
@@ -289,16 +292,58 @@ impl DispatchService for DispatchApi {
         request: Request<ipb::AssignJobRequest>,
     ) -> Result<Response<ipb::AssignJobResponse>, Status> {
         let work = jobs::work(&self.0.db, &request.get_ref().job_id).await?;
-        // Live deliveries are the platform's; a board order its fleet's.
-        let workspace_id = match &work {
-            Work::Delivery(_) => None,
-            Work::FleetOrder(order) => Some(order.workspace_id.as_str()),
-        };
-        let granted = caller::grant::<act::AssignJobs, _>(&self.0, &request, workspace_id, "job").await?;
+        let granted = caller::grant::<act::AssignJobs, _>(&self.0, &request, job_workspace(&work), "job").await?;
         let r = request.into_inner();
         let job = jobs::assign(&self.0, &granted, &r.job_id, &r.courier_id).await?;
         Ok(Response::new(ipb::AssignJobResponse {
             job: Some(job_out(&job)),
+        }))
+    }
+
+    type WatchDispatchMapStream =
+        std::pin::Pin<Box<dyn tokio_stream::Stream<Item = Result<ipb::WatchDispatchMapResponse, Status>> + Send>>;
+
+    async fn watch_dispatch_map(
+        &self,
+        request: Request<ipb::WatchDispatchMapRequest>,
+    ) -> Result<Response<Self::WatchDispatchMapStream>, Status> {
+        let fleet = Fleet::from_workspace_id(&request.get_ref().workspace_id);
+        caller::grant::<act::ReadCouriers, _>(&self.0, &request, fleet.workspace_id(), "workspace").await?;
+        let updates = dispatch_map::watch(&self.0, fleet);
+        let stream = ReceiverStream::new(updates).map(|update| update.map_err(Status::from));
+        Ok(Response::new(Box::pin(stream)))
+    }
+
+    async fn rank_couriers(
+        &self,
+        request: Request<ipb::RankCouriersRequest>,
+    ) -> Result<Response<ipb::RankCouriersResponse>, Status> {
+        let work = jobs::work(&self.0.db, &request.get_ref().job_id).await?;
+        caller::grant::<act::AssignJobs, _>(&self.0, &request, job_workspace(&work), "job").await?;
+        let ranked = dispatch_map::rank(&self.0, &work).await?;
+        Ok(Response::new(ipb::RankCouriersResponse {
+            couriers: ranked
+                .into_iter()
+                .map(|r| ipb::RankedCourier {
+                    courier_id: r.courier.id,
+                    name: r.courier.name,
+                    vehicle_type_id: r.courier.vehicle.vehicle_type_id,
+                    seconds_to_pickup: r.seconds_to_pickup,
+                    distance_km: r.distance_km,
+                })
+                .collect(),
+        }))
+    }
+
+    async fn unassign_job(
+        &self,
+        request: Request<ipb::UnassignJobRequest>,
+    ) -> Result<Response<ipb::UnassignJobResponse>, Status> {
+        let work = jobs::work(&self.0.db, &request.get_ref().job_id).await?;
+        let granted = caller::grant::<act::AssignJobs, _>(&self.0, &request, job_workspace(&work), "job").await?;
+        let work = jobs::unassign(&self.0, &granted, &request.get_ref().job_id).await?;
+        Ok(Response::new(ipb::UnassignJobResponse {
+            job: Some(unassigned_out(&work)),
         }))
     }
 
@@ -326,6 +371,20 @@ impl DispatchService for DispatchApi {
         Ok(Response::new(ipb::UpdateFleetSettingsResponse {
             settings: Some(fleet_settings_out(&workspace)),
         }))
+    }
+}
+
+/// A job taken back, as the map shows it: waiting, no offer yet.
+fn unassigned_out(work: &Work) -> ipb::MapJob {
+    dispatch_map::job_out(work, None, None)
+}
+
+/// Whose a job is: live deliveries are the platform's (`None`), a board
+/// order its fleet's.
+fn job_workspace(work: &Work) -> Option<&str> {
+    match work {
+        Work::Delivery(_) => None,
+        Work::FleetOrder(order) => Some(order.workspace_id.as_str()),
     }
 }
 

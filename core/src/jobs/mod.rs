@@ -22,6 +22,7 @@ use crate::fleet::{self, FleetOrder};
 use crate::lifecycle::{self, Status};
 use crate::proofs::{self, Checkpoint, ProofSubmission};
 use crate::quotes::geo::GeoPoint;
+use crate::validate::WaypointInput;
 use crate::{Core, CoreError, CoreResult, auth::Mode, db, pagination, positions, secrets};
 use courier::errors::ErrorCode;
 
@@ -75,6 +76,21 @@ impl Work {
         match self {
             Work::Delivery(d) => &d.vehicle_type_id,
             Work::FleetOrder(o) => &o.vehicle_type_id,
+        }
+    }
+
+    pub fn created_at(&self) -> i64 {
+        match self {
+            Work::Delivery(d) => d.created_at,
+            Work::FleetOrder(o) => o.created_at,
+        }
+    }
+
+    /// The pickup and the dropoff.
+    pub fn ends(&self) -> (&WaypointInput, &WaypointInput) {
+        match self {
+            Work::Delivery(d) => (&d.route.pickup, &d.route.dropoff),
+            Work::FleetOrder(o) => (&o.route.pickup, &o.route.dropoff),
         }
     }
 
@@ -234,6 +250,76 @@ pub async fn assign(
     granted.record(core, &*tx, change).await?;
     tx.commit().await?;
     job_of(core, work, assignment).await
+}
+
+/// Takes job `job_id` back from its courier for the caller `granted` it
+/// (docs/couriers.md "Unassigning"): legal only while the job is
+/// `courier_assigned` (the courier has not reached the pickup), else
+/// `409 conflict` and nothing changes. The assignment ends
+/// (`unassigned`), the job returns to `pending` (a delivery without its
+/// public `courier`, with `delivery.status_updated`) and automatic
+/// dispatch may offer it again; audited in the same transaction.
+pub async fn unassign(core: &Core, granted: &Granted<act::AssignJobs>, job_id: &str) -> CoreResult<Work> {
+    let now = core.clock.now_micros();
+    let tx = db::begin(core).await?;
+    let work = work(&*tx, job_id).await?;
+    let workspace_id = match &work {
+        Work::Delivery(d) => d.workspace_id.clone(),
+        Work::FleetOrder(o) => {
+            granted.covers(&o.workspace_id)?;
+            o.workspace_id.clone()
+        }
+    };
+    match work.status() {
+        Status::CourierAssigned => {}
+        Status::Pending => {
+            return Err(CoreError::new(
+                ErrorCode::Conflict,
+                "The job has no courier: it is already waiting.",
+            ));
+        }
+        status if status.is_terminal() => {
+            return Err(CoreError::new(
+                ErrorCode::Conflict,
+                format!("The job is {}; an ended job keeps its courier.", status.as_str()),
+            ));
+        }
+        status => {
+            return Err(CoreError::new(
+                ErrorCode::Conflict,
+                format!(
+                    "The job is {}: its courier has reached the pickup, so it can no longer be taken back.",
+                    status.as_str()
+                ),
+            ));
+        }
+    }
+    if assignments::take_back(core, &tx, job_id, now).await?.is_none() {
+        return Err(changed_meanwhile(job_id));
+    }
+    let work = match work {
+        Work::Delivery(delivery) => {
+            let moved = lifecycle::return_to_waiting(core, &tx, &delivery, now)
+                .await?
+                .ok_or_else(|| changed_meanwhile(job_id))?;
+            let (changes, id) = (core.changes.clone(), moved.id.clone());
+            tx.after_commit(move || changes.publish(&id));
+            Work::Delivery(moved)
+        }
+        Work::FleetOrder(order) => {
+            Work::FleetOrder(fleet::return_to_waiting(core, &tx, &order, granted.actor()).await?)
+        }
+    };
+    let change = audit::Change {
+        action: "job.unassign",
+        workspace_id: Some(&workspace_id),
+        target: job_id,
+    };
+    granted.record(core, &*tx, change).await?;
+    let wake = core.dispatch_wake.clone();
+    tx.after_commit(move || wake.notify_one());
+    tx.commit().await?;
+    Ok(work)
 }
 
 /// Gives `work` to `courier` in `tx`: a pending job moves to

@@ -101,6 +101,47 @@ pub async fn advance(
     Ok(Some(moved))
 }
 
+/// Returns `delivery` from `courier_assigned` to `pending` in `tx`: the one
+/// backward move, made only when a dispatcher takes the job back from its
+/// courier before the pickup (`jobs::unassign`; docs/couriers.md
+/// "Unassigning"). The public `courier` and pickup ETA are cleared, the
+/// courier-search timeout runs again from the delivery's start, and
+/// `delivery.status_updated` carries the delivery as it now is. The caller
+/// has ended the courier's assignment. `None` when the status moved
+/// meanwhile (nothing changed).
+pub async fn return_to_waiting(
+    core: &Core,
+    tx: &WriteTransaction,
+    delivery: &Delivery,
+    now: i64,
+) -> CoreResult<Option<Delivery>> {
+    if delivery.status != Status::CourierAssigned {
+        return Err(illegal(delivery.status, Status::Pending));
+    }
+    let search_ends = deliveries::first_step_at(
+        delivery.mode,
+        delivery.created_at,
+        delivery.scheduled_at,
+        core.config.simulator_step,
+    );
+    let change = Change::default()
+        .no_courier()
+        .pickup_eta(None)
+        .next_step(Some(search_ends.max(now)))
+        .moved(Status::Pending, now);
+    if !deliveries::update(core, tx, &delivery.id, Some(Status::CourierAssigned), change).await? {
+        return Ok(None);
+    }
+    let moved = deliveries::reload(tx, &delivery.id).await?;
+    deliveries::record_events(
+        tx,
+        &core.config.public_base_url,
+        &[(&moved, EventType::StatusUpdated, now)],
+    )
+    .await?;
+    Ok(Some(moved))
+}
+
 /// Records the courier's proof at a checkpoint of `delivery`, in `db` (the
 /// mover's transaction): the pickup proof while `at_pickup`, the dropoff
 /// proof while `at_dropoff` (anything else is `409 conflict`). The dropoff

@@ -1,0 +1,834 @@
+//! The live dispatch page (docs/console.md "Dispatch"): a map of the online
+//! couriers and of the jobs waiting, offered and under way, with the list
+//! of waiting jobs beside it; operators see the platform's couriers and
+//! live deliveries (`/ops/dispatch`), a fleet's members its drivers and
+//! board orders (`/w/{ws}/dispatch`). The page follows the core's
+//! `DispatchService.WatchDispatchMap` over server-sent events, the map and
+//! list rendered again on every change. A job's page ranks the free
+//! couriers by time to its pickup (`RankCouriers`, the dispatcher's own
+//! ranking) to assign or reassign it, and unassigns it; the core decides
+//! who may.
+//!
+//! The map is SVG on the web Mercator projection, drawn on the server:
+//! the service areas' outlines and the markers need nothing from another
+//! site. With `COURIER_MAP_TILES_URL` the same projection places that tile
+//! server's street tiles under them (the CSP then allows that origin's
+//! images alone, `lib.rs`).
+
+use std::collections::BTreeMap;
+use std::convert::Infallible;
+use std::f64::consts::PI;
+use std::time::Duration;
+
+use askama::Template;
+use axum::body::Bytes;
+use axum::http::StatusCode;
+use axum::response::sse::{Event, KeepAlive, Sse};
+use axum::response::{IntoResponse, Response};
+use courier::internal::v1 as ipb;
+use courier::v1 as pb;
+use tokio_stream::StreamExt;
+
+use crate::ConsoleState;
+use crate::flash::Flash;
+use crate::labels;
+use crate::page::{Layout, Refusal, Signed, field, fields, render};
+
+/// The map's width and height in its own units (screen pixels at full size).
+const MAP_WIDTH: f64 = 1000.0;
+const MAP_HEIGHT: f64 = 640.0;
+/// A tile's side on the Mercator plane, in map units.
+const TILE: f64 = 256.0;
+/// The closest zoom the map fits to.
+const MAX_ZOOM: u32 = 17;
+
+/// Whose dispatch a page shows: the platform's (operators) or a fleet's.
+#[derive(Clone)]
+pub(crate) struct Scope {
+    workspace: Option<String>,
+}
+
+impl Scope {
+    /// As `WatchDispatchMap` takes it (empty: the platform).
+    fn workspace_id(&self) -> &str {
+        self.workspace.as_deref().unwrap_or("")
+    }
+
+    /// Where this scope's dispatch pages are.
+    fn base(&self, state: &ConsoleState) -> String {
+        match &self.workspace {
+            Some(workspace) => format!("{}/w/{workspace}/dispatch", state.root),
+            None => format!("{}/ops/dispatch", state.root),
+        }
+    }
+
+    /// The page's layout, and whether the user may assign (the core has
+    /// the last word on every post).
+    fn layout(&self, state: &ConsoleState, signed: &Signed, title: &str, mode: &'static str) -> (Layout, bool) {
+        let mut layout = signed.layout(state, title, self.workspace.as_deref(), mode);
+        layout.section = "dispatch";
+        let manages = match &self.workspace {
+            Some(_) => layout.workspace.as_ref().is_some_and(|w| w.manages),
+            None => layout.operator,
+        };
+        (layout, manages)
+    }
+
+    fn failure(&self, state: &ConsoleState, signed: &Signed, status: &tonic::Status) -> Response {
+        match &self.workspace {
+            Some(workspace) => signed.failure(state, status, workspace),
+            None => crate::page::failure(state, status),
+        }
+    }
+}
+
+/// The map as last heard from the core: a snapshot with the changes since.
+#[derive(Default)]
+struct Held {
+    couriers: BTreeMap<String, ipb::MapCourier>,
+    jobs: BTreeMap<String, ipb::MapJob>,
+    areas: Vec<ipb::MapArea>,
+}
+
+impl Held {
+    fn apply(&mut self, update: ipb::WatchDispatchMapResponse) {
+        if update.snapshot {
+            *self = Held {
+                areas: update.areas,
+                ..Held::default()
+            };
+        }
+        for courier in update.couriers {
+            self.couriers.insert(courier.courier_id.clone(), courier);
+        }
+        for job in update.jobs {
+            self.jobs.insert(job.job_id.clone(), job);
+        }
+        for id in update.removed_courier_ids {
+            self.couriers.remove(&id);
+        }
+        for id in update.removed_job_ids {
+            self.jobs.remove(&id);
+        }
+    }
+
+    fn courier_name(&self, id: &str) -> String {
+        self.couriers.get(id).map_or_else(|| id.to_owned(), |c| c.name.clone())
+    }
+}
+
+/// A point of the map in its units.
+#[derive(Clone, Copy)]
+struct Xy {
+    x: f64,
+    y: f64,
+}
+
+/// The web Mercator plane at one zoom: where the map's points fall.
+struct Projection {
+    zoom: u32,
+    /// The map's top left corner on the plane.
+    left: f64,
+    top: f64,
+}
+
+impl Projection {
+    fn plane(point: &ipb::MapPoint, zoom: u32) -> Xy {
+        let size = TILE * f64::from(1u32 << zoom);
+        let latitude = point.latitude.clamp(-85.05, 85.05).to_radians();
+        Xy {
+            x: (point.longitude + 180.0) / 360.0 * size,
+            y: (1.0 - (latitude.tan() + 1.0 / latitude.cos()).ln() / PI) / 2.0 * size,
+        }
+    }
+
+    /// The closest zoom at which all of `points` fit the map, centred.
+    fn fitting(points: &[&ipb::MapPoint]) -> Projection {
+        let bounds = |zoom| {
+            points.iter().fold(None, |bounds: Option<(Xy, Xy)>, point| {
+                let p = Projection::plane(point, zoom);
+                Some(match bounds {
+                    None => (p, p),
+                    Some((low, high)) => (
+                        Xy {
+                            x: low.x.min(p.x),
+                            y: low.y.min(p.y),
+                        },
+                        Xy {
+                            x: high.x.max(p.x),
+                            y: high.y.max(p.y),
+                        },
+                    ),
+                })
+            })
+        };
+        let fits = |zoom: u32| {
+            bounds(zoom)
+                .is_none_or(|(low, high)| high.x - low.x <= MAP_WIDTH * 0.9 && high.y - low.y <= MAP_HEIGHT * 0.9)
+        };
+        let zoom = (1..=MAX_ZOOM).rev().find(|&zoom| fits(zoom)).unwrap_or(1);
+        let (centre_x, centre_y) = match bounds(zoom) {
+            Some((low, high)) => ((low.x + high.x) / 2.0, (low.y + high.y) / 2.0),
+            None => (TILE, TILE),
+        };
+        Projection {
+            zoom,
+            left: centre_x - MAP_WIDTH / 2.0,
+            top: centre_y - MAP_HEIGHT / 2.0,
+        }
+    }
+
+    fn at(&self, point: &ipb::MapPoint) -> Xy {
+        let p = Projection::plane(point, self.zoom);
+        Xy {
+            x: p.x - self.left,
+            y: p.y - self.top,
+        }
+    }
+
+    /// The tiles of `template` (`{z}`, `{x}`, `{y}`) under the map.
+    fn tiles(&self, template: &str) -> Vec<Tile> {
+        let count = i64::from(1u32 << self.zoom);
+        let first_x = (self.left / TILE).floor() as i64;
+        let last_x = ((self.left + MAP_WIDTH) / TILE).floor() as i64;
+        let first_y = ((self.top / TILE).floor() as i64).max(0);
+        let last_y = (((self.top + MAP_HEIGHT) / TILE).floor() as i64).min(count - 1);
+        let mut tiles = Vec::new();
+        for ty in first_y..=last_y {
+            for tx in first_x..=last_x {
+                let href = template
+                    .replace("{z}", &self.zoom.to_string())
+                    .replace("{x}", &tx.rem_euclid(count).to_string())
+                    .replace("{y}", &ty.to_string());
+                tiles.push(Tile {
+                    href,
+                    x: format!("{:.1}", tx as f64 * TILE - self.left),
+                    y: format!("{:.1}", ty as f64 * TILE - self.top),
+                });
+            }
+        }
+        tiles
+    }
+}
+
+pub(crate) struct Tile {
+    href: String,
+    x: String,
+    y: String,
+}
+
+pub(crate) struct Area {
+    name: String,
+    points: String,
+}
+
+pub(crate) struct Marker {
+    id: String,
+    x: String,
+    y: String,
+    /// What a pointer or a screen reader is told.
+    title: String,
+    /// `free`, `offered`, `busy`; `waiting`, `offered`, `active`.
+    class: &'static str,
+}
+
+pub(crate) struct Line {
+    x1: String,
+    y1: String,
+    x2: String,
+    y2: String,
+    class: &'static str,
+}
+
+/// A waiting job as the side list shows it.
+pub(crate) struct WaitingRow {
+    job_id: String,
+    route: String,
+    vehicle: String,
+    waited: String,
+    /// "Offered to Ada, 20 s left".
+    offer: Option<String>,
+}
+
+/// A job under way as the side list shows it.
+pub(crate) struct ActiveRow {
+    job_id: String,
+    courier: String,
+    status: &'static str,
+    /// Not yet at the pickup: it may change hands or go back to waiting.
+    movable: bool,
+}
+
+/// The live part of the page: map and lists, rendered whole on each change.
+#[derive(Template)]
+#[template(path = "dispatch_live.html")]
+pub(crate) struct LivePart {
+    base: String,
+    mode: &'static str,
+    manages: bool,
+    tiles: Vec<Tile>,
+    areas: Vec<Area>,
+    lines: Vec<Line>,
+    pickups: Vec<Marker>,
+    dropoffs: Vec<Marker>,
+    couriers: Vec<Marker>,
+    waiting: Vec<WaitingRow>,
+    active: Vec<ActiveRow>,
+    online: usize,
+    free: usize,
+}
+
+fn coordinate(value: f64) -> String {
+    format!("{value:.1}")
+}
+
+fn marker(id: String, at: Xy, title: String, class: &'static str) -> Marker {
+    Marker {
+        id,
+        x: coordinate(at.x),
+        y: coordinate(at.y),
+        title,
+        class,
+    }
+}
+
+fn line(from: Xy, to: Xy, class: &'static str) -> Line {
+    Line {
+        x1: coordinate(from.x),
+        y1: coordinate(from.y),
+        x2: coordinate(to.x),
+        y2: coordinate(to.y),
+        class,
+    }
+}
+
+/// How long ago `at` was, in words ("4 min", "35 s").
+fn waited(now: i64, at: Option<&prost_types::Timestamp>) -> String {
+    let Some(at) = at.and_then(courier::time::from_proto) else {
+        return String::new();
+    };
+    let seconds = ((now - at.timestamp_micros()) / 1_000_000).max(0);
+    labels::duration_short(seconds)
+}
+
+fn live_part(state: &ConsoleState, scope: &Scope, mode: &'static str, manages: bool, held: &Held) -> LivePart {
+    // The map fits the couriers and jobs; with none, the service areas.
+    let mut points: Vec<&ipb::MapPoint> = held.couriers.values().filter_map(|c| c.position.as_ref()).collect();
+    for job in held.jobs.values() {
+        points.extend(job.pickup.iter().chain(job.dropoff.iter()));
+    }
+    if points.is_empty() {
+        points.extend(held.areas.iter().flat_map(|area| area.outline.iter()));
+    }
+    let projection = Projection::fitting(&points);
+    let now = chrono::Utc::now().timestamp_micros();
+    let mut part = LivePart {
+        base: scope.base(state),
+        mode,
+        manages,
+        tiles: state
+            .map_tiles
+            .as_deref()
+            .map(|template| projection.tiles(template))
+            .unwrap_or_default(),
+        areas: held
+            .areas
+            .iter()
+            .map(|area| Area {
+                name: area.name.clone(),
+                points: area
+                    .outline
+                    .iter()
+                    .map(|p| {
+                        let at = projection.at(p);
+                        format!("{:.1},{:.1}", at.x, at.y)
+                    })
+                    .collect::<Vec<_>>()
+                    .join(" "),
+            })
+            .collect(),
+        lines: Vec::new(),
+        pickups: Vec::new(),
+        dropoffs: Vec::new(),
+        couriers: Vec::new(),
+        waiting: Vec::new(),
+        active: Vec::new(),
+        online: held.couriers.len(),
+        free: held
+            .couriers
+            .values()
+            .filter(|c| c.job_id.is_none() && c.offered_job_id.is_none())
+            .count(),
+    };
+    let mut waiting: Vec<&ipb::MapJob> = Vec::new();
+    for job in held.jobs.values() {
+        let (Some(pickup), Some(dropoff)) = (&job.pickup, &job.dropoff) else {
+            continue;
+        };
+        let (pickup, dropoff) = (projection.at(pickup), projection.at(dropoff));
+        let status = job.status();
+        let class = match (&job.courier_id, &job.offer) {
+            (Some(_), _) => "active",
+            (None, Some(_)) => "offered",
+            (None, None) => "waiting",
+        };
+        let what = format!("{} · {}", job.job_id, labels::delivery_status(status));
+        part.pickups.push(marker(
+            format!("pickup-{}", job.job_id),
+            pickup,
+            format!("Pickup {what}"),
+            class,
+        ));
+        part.dropoffs.push(marker(
+            format!("dropoff-{}", job.job_id),
+            dropoff,
+            format!("Dropoff {what}"),
+            class,
+        ));
+        match &job.courier_id {
+            Some(courier_id) => {
+                let before_pickup = matches!(
+                    status,
+                    pb::DeliveryStatus::CourierAssigned | pb::DeliveryStatus::AtPickup
+                );
+                if let Some(position) = held.couriers.get(courier_id).and_then(|c| c.position.as_ref()) {
+                    let target = if before_pickup { pickup } else { dropoff };
+                    part.lines.push(line(projection.at(position), target, "to-job"));
+                }
+                if !before_pickup {
+                    part.lines.push(line(pickup, dropoff, "route"));
+                }
+                part.active.push(ActiveRow {
+                    job_id: job.job_id.clone(),
+                    courier: held.courier_name(courier_id),
+                    status: labels::delivery_status(status),
+                    movable: status == pb::DeliveryStatus::CourierAssigned,
+                });
+            }
+            None => {
+                part.lines.push(line(pickup, dropoff, "route waiting"));
+                waiting.push(job);
+            }
+        }
+    }
+    waiting.sort_by_key(|job| job.created_at.as_ref().map(|t| (t.seconds, t.nanos)));
+    part.waiting = waiting
+        .into_iter()
+        .map(|job| WaitingRow {
+            job_id: job.job_id.clone(),
+            route: format!("{} → {}", job.pickup_address, job.dropoff_address),
+            vehicle: labels::vehicle(&job.vehicle_type_id),
+            waited: waited(now, job.created_at.as_ref()),
+            offer: job.offer.as_ref().map(|offer| {
+                let left = offer
+                    .expires_at
+                    .as_ref()
+                    .and_then(courier::time::from_proto)
+                    .map_or(0, |at| ((at.timestamp_micros() - now) / 1_000_000).max(0));
+                format!(
+                    "Offered to {}, {} left",
+                    held.courier_name(&offer.courier_id),
+                    labels::duration_short(left)
+                )
+            }),
+        })
+        .collect();
+    for courier in held.couriers.values() {
+        let Some(position) = &courier.position else {
+            continue;
+        };
+        let (class, doing) = match (&courier.job_id, &courier.offered_job_id) {
+            (Some(job), _) => ("busy", format!("on {job}")),
+            (None, Some(job)) => ("offered", format!("offered {job}")),
+            (None, None) => ("free", "free".to_owned()),
+        };
+        part.couriers.push(marker(
+            format!("courier-{}", courier.courier_id),
+            projection.at(position),
+            format!(
+                "{} · {} · {doing}",
+                courier.name,
+                labels::vehicle(&courier.vehicle_type_id)
+            ),
+            class,
+        ));
+    }
+    part
+}
+
+#[derive(Template)]
+#[template(path = "dispatch.html")]
+pub(crate) struct DispatchPage {
+    layout: Layout,
+    live_url: String,
+    live: LivePart,
+}
+
+/// The first message of the map's stream: the whole map.
+async fn snapshot(state: &ConsoleState, signed: &Signed, scope: &Scope) -> Result<Held, tonic::Status> {
+    let request = signed.request(
+        ipb::WatchDispatchMapRequest {
+            workspace_id: scope.workspace_id().to_owned(),
+        },
+        None,
+    );
+    let mut updates = state.dispatch.clone().watch_dispatch_map(request).await?.into_inner();
+    let mut held = Held::default();
+    if let Some(update) = updates.message().await? {
+        held.apply(update);
+    }
+    Ok(held)
+}
+
+async fn page(state: ConsoleState, signed: Signed, scope: Scope, mode: &'static str) -> Response {
+    let (layout, manages) = scope.layout(&state, &signed, "Dispatch", mode);
+    let held = match snapshot(&state, &signed, &scope).await {
+        Ok(held) => held,
+        Err(status) => return scope.failure(&state, &signed, &status),
+    };
+    render(
+        DispatchPage {
+            live_url: format!("{}/live?mode={mode}", scope.base(&state)),
+            live: live_part(&state, &scope, mode, manages, &held),
+            layout,
+        },
+        StatusCode::OK,
+    )
+}
+
+/// `…/dispatch/live`: server-sent events, the live part rendered again on
+/// every change the core's map stream reports.
+async fn live(state: ConsoleState, signed: Signed, scope: Scope, mode: &'static str) -> Response {
+    let (_, manages) = scope.layout(&state, &signed, "", mode);
+    let request = signed.request(
+        ipb::WatchDispatchMapRequest {
+            workspace_id: scope.workspace_id().to_owned(),
+        },
+        None,
+    );
+    let updates = match state.dispatch.clone().watch_dispatch_map(request).await {
+        Ok(answer) => answer.into_inner(),
+        Err(status) => return scope.failure(&state, &signed, &status),
+    };
+    let mut held = Held::default();
+    let events = updates.map(move |update| {
+        let event = match update {
+            Ok(update) => {
+                held.apply(update);
+                match live_part(&state, &scope, mode, manages, &held).render() {
+                    Ok(html) => Event::default().event("update").data(html),
+                    Err(error) => Event::default().event("end").data(error.to_string()),
+                }
+            }
+            Err(status) => Event::default().event("end").data(status.message()),
+        };
+        Ok::<Event, Infallible>(event)
+    });
+    Sse::new(events)
+        .keep_alive(KeepAlive::new().interval(Duration::from_secs(15)))
+        .into_response()
+}
+
+/// A free courier as the job page offers them.
+pub(crate) struct Choice {
+    courier_id: String,
+    name: String,
+    vehicle: String,
+    minutes: i64,
+    distance: String,
+}
+
+#[derive(Template)]
+#[template(path = "dispatch_job.html")]
+pub(crate) struct JobPage {
+    layout: Layout,
+    base: String,
+    job_id: String,
+    status: &'static str,
+    route: String,
+    vehicle: String,
+    waited: String,
+    courier: Option<String>,
+    offer: Option<String>,
+    choices: Vec<Choice>,
+    /// The job is waiting or not yet at its pickup: it may change hands.
+    assignable: bool,
+    /// Held and not yet at the pickup: it may go back to waiting.
+    unassignable: bool,
+    refusal: Option<Refusal>,
+}
+
+/// `…/dispatch/{job}`: the job, the free couriers ranked by time to its
+/// pickup, and the forms to assign or unassign it.
+async fn job_view(
+    state: &ConsoleState,
+    signed: &Signed,
+    scope: &Scope,
+    (job_id, mode): (&str, &'static str),
+    refusal: Option<Refusal>,
+) -> Response {
+    let held = match snapshot(state, signed, scope).await {
+        Ok(held) => held,
+        Err(status) => return scope.failure(state, signed, &status),
+    };
+    let Some(job) = held.jobs.get(job_id) else {
+        let status = courier::errors::to_status(
+            courier::errors::ErrorCode::NotFound,
+            "No waiting or active job of this dispatch has this id.",
+            None,
+        );
+        return scope.failure(state, signed, &status);
+    };
+    let request = signed.request(
+        ipb::RankCouriersRequest {
+            job_id: job_id.to_owned(),
+        },
+        None,
+    );
+    let ranked = match state.dispatch.clone().rank_couriers(request).await {
+        Ok(answer) => answer.into_inner().couriers,
+        Err(status) => return scope.failure(state, signed, &status),
+    };
+    let (mut layout, _) = scope.layout(state, signed, &format!("Job {job_id}"), mode);
+    let status = job.status();
+    let now = chrono::Utc::now().timestamp_micros();
+    let page_status = if refusal.is_some() {
+        StatusCode::CONFLICT
+    } else {
+        StatusCode::OK
+    };
+    // A refusal about no field of the form, or about a choice no longer
+    // offered, is the page's.
+    if let Some(refusal) = &refusal
+        && (refusal.at("courier_id").is_none() || ranked.is_empty())
+    {
+        layout.error = Some(refusal.message.clone());
+    }
+    render(
+        JobPage {
+            layout,
+            base: scope.base(state),
+            job_id: job_id.to_owned(),
+            status: labels::delivery_status(status),
+            route: format!("{} → {}", job.pickup_address, job.dropoff_address),
+            vehicle: labels::vehicle(&job.vehicle_type_id),
+            waited: waited(now, job.created_at.as_ref()),
+            courier: job.courier_id.as_deref().map(|id| held.courier_name(id)),
+            offer: job.offer.as_ref().map(|o| held.courier_name(&o.courier_id)),
+            choices: ranked
+                .into_iter()
+                .map(|r| Choice {
+                    courier_id: r.courier_id,
+                    name: r.name,
+                    vehicle: labels::vehicle(&r.vehicle_type_id),
+                    minutes: (r.seconds_to_pickup + 59) / 60,
+                    distance: format!("{:.1}", r.distance_km),
+                })
+                .collect(),
+            assignable: matches!(
+                status,
+                pb::DeliveryStatus::Pending | pb::DeliveryStatus::CourierAssigned
+            ),
+            unassignable: job.courier_id.is_some() && status == pb::DeliveryStatus::CourierAssigned,
+            refusal,
+        },
+        page_status,
+    )
+}
+
+/// A refusal the job page shows (a busy courier, a job past its pickup);
+/// anything else is a failure page.
+fn at_the_form(status: &tonic::Status) -> bool {
+    matches!(
+        status.code(),
+        tonic::Code::FailedPrecondition | tonic::Code::InvalidArgument | tonic::Code::Aborted
+    )
+}
+
+async fn assign(
+    state: ConsoleState,
+    signed: Signed,
+    scope: Scope,
+    job_id: String,
+    mode: &'static str,
+    body: Bytes,
+) -> Response {
+    let form = fields(&body);
+    let message = ipb::AssignJobRequest {
+        job_id: job_id.clone(),
+        courier_id: field(&form, "courier_id").to_owned(),
+    };
+    match state
+        .dispatch
+        .clone()
+        .assign_job(signed.request(message, Some(field(&form, "csrf"))))
+        .await
+    {
+        Ok(_) => signed.redirect_with(
+            Flash::notice(format!("Job {job_id} given to the courier.")),
+            &format!("{}?mode={mode}", scope.base(&state)),
+        ),
+        Err(status) if at_the_form(&status) => {
+            job_view(&state, &signed, &scope, (&job_id, mode), Some(Refusal::of(&status))).await
+        }
+        Err(status) => scope.failure(&state, &signed, &status),
+    }
+}
+
+async fn unassign(
+    state: ConsoleState,
+    signed: Signed,
+    scope: Scope,
+    job_id: String,
+    mode: &'static str,
+    body: Bytes,
+) -> Response {
+    let form = fields(&body);
+    let message = ipb::UnassignJobRequest { job_id: job_id.clone() };
+    match state
+        .dispatch
+        .clone()
+        .unassign_job(signed.request(message, Some(field(&form, "csrf"))))
+        .await
+    {
+        Ok(_) => signed.redirect_with(
+            Flash::notice(format!("Job {job_id} is waiting for a courier again.")),
+            &format!("{}/{job_id}?mode={mode}", scope.base(&state)),
+        ),
+        Err(status) if at_the_form(&status) => {
+            job_view(&state, &signed, &scope, (&job_id, mode), Some(Refusal::of(&status))).await
+        }
+        Err(status) => scope.failure(&state, &signed, &status),
+    }
+}
+
+pub(crate) mod routes {
+    use axum::body::Bytes;
+    use axum::extract::{Path, Query, State};
+    use axum::response::Response;
+
+    use super::Scope;
+    use crate::ConsoleState;
+    use crate::page::{ModeQuery, Signed};
+
+    const PLATFORM: Scope = Scope { workspace: None };
+
+    fn fleet(workspace: String) -> Scope {
+        Scope {
+            workspace: Some(workspace),
+        }
+    }
+
+    pub(crate) async fn platform(State(state): State<ConsoleState>, signed: Signed) -> Response {
+        super::page(state, signed, PLATFORM, "live").await
+    }
+
+    pub(crate) async fn platform_live(State(state): State<ConsoleState>, signed: Signed) -> Response {
+        super::live(state, signed, PLATFORM, "live").await
+    }
+
+    pub(crate) async fn platform_job(
+        State(state): State<ConsoleState>,
+        signed: Signed,
+        Path(job): Path<String>,
+    ) -> Response {
+        super::job_view(&state, &signed, &PLATFORM, (&job, "live"), None).await
+    }
+
+    pub(crate) async fn platform_assign(
+        State(state): State<ConsoleState>,
+        signed: Signed,
+        Path(job): Path<String>,
+        body: Bytes,
+    ) -> Response {
+        super::assign(state, signed, PLATFORM, job, "live", body).await
+    }
+
+    pub(crate) async fn platform_unassign(
+        State(state): State<ConsoleState>,
+        signed: Signed,
+        Path(job): Path<String>,
+        body: Bytes,
+    ) -> Response {
+        super::unassign(state, signed, PLATFORM, job, "live", body).await
+    }
+
+    pub(crate) async fn fleet_page(
+        State(state): State<ConsoleState>,
+        signed: Signed,
+        Path(workspace): Path<String>,
+        Query(query): Query<ModeQuery>,
+    ) -> Response {
+        super::page(state, signed, fleet(workspace), query.mode()).await
+    }
+
+    pub(crate) async fn fleet_live(
+        State(state): State<ConsoleState>,
+        signed: Signed,
+        Path(workspace): Path<String>,
+        Query(query): Query<ModeQuery>,
+    ) -> Response {
+        super::live(state, signed, fleet(workspace), query.mode()).await
+    }
+
+    pub(crate) async fn fleet_job(
+        State(state): State<ConsoleState>,
+        signed: Signed,
+        Path((workspace, job)): Path<(String, String)>,
+        Query(query): Query<ModeQuery>,
+    ) -> Response {
+        super::job_view(&state, &signed, &fleet(workspace), (&job, query.mode()), None).await
+    }
+
+    pub(crate) async fn fleet_assign(
+        State(state): State<ConsoleState>,
+        signed: Signed,
+        Path((workspace, job)): Path<(String, String)>,
+        Query(query): Query<ModeQuery>,
+        body: Bytes,
+    ) -> Response {
+        super::assign(state, signed, fleet(workspace), job, query.mode(), body).await
+    }
+
+    pub(crate) async fn fleet_unassign(
+        State(state): State<ConsoleState>,
+        signed: Signed,
+        Path((workspace, job)): Path<(String, String)>,
+        Query(query): Query<ModeQuery>,
+        body: Bytes,
+    ) -> Response {
+        super::unassign(state, signed, fleet(workspace), job, query.mode(), body).await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn point(latitude: f64, longitude: f64) -> ipb::MapPoint {
+        ipb::MapPoint { latitude, longitude }
+    }
+
+    #[test]
+    fn the_map_fits_its_points_and_tiles_cover_it() {
+        let (west, east) = (point(52.52, 13.30), point(52.50, 13.50));
+        let projection = Projection::fitting(&[&west, &east]);
+        let (a, b) = (projection.at(&west), projection.at(&east));
+        for p in [a, b] {
+            assert!((0.0..=MAP_WIDTH).contains(&p.x) && (0.0..=MAP_HEIGHT).contains(&p.y));
+        }
+        assert!(
+            b.x - a.x > MAP_WIDTH * 0.45,
+            "as close as fits: zoom {}",
+            projection.zoom
+        );
+        assert!(a.y < b.y, "north is up");
+        let tiles = projection.tiles("https://t.example.com/{z}/{x}/{y}.png");
+        assert!(tiles.len() >= 12 && tiles.len() <= 20, "{}", tiles.len());
+        let first = &tiles[0].href;
+        assert!(
+            first.starts_with(&format!("https://t.example.com/{}/", projection.zoom)),
+            "{first}"
+        );
+    }
+}

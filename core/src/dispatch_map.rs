@@ -1,0 +1,275 @@
+//! The live dispatch map (docs/console.md "Dispatch"): the online couriers
+//! of the platform or of one fleet, where they are and what they hold or
+//! are offered, and the jobs waiting for a courier or under way, behind
+//! `DispatchService.WatchDispatchMap`; and what a dispatcher's hand moves
+//! rest on: the ranking of free couriers for a job (`auto_dispatch::rank`).
+//!
+//! A watcher is sent the whole map, then what changed: it reads the map
+//! again when this process saw a change (a delivery, `Core::changes`; a
+//! position, an availability or an assignment, `Core::map_wake`) and at
+//! least every [`BACKSTOP`], which brings other replicas' changes, and
+//! sends the couriers and jobs that differ from what it sent last.
+
+use std::collections::{BTreeMap, HashMap};
+use std::time::Duration;
+
+use courier::internal::v1 as ipb;
+use courier::time::micros_to_proto;
+use tokio::sync::mpsc;
+
+use crate::assignments::{self, offers};
+use crate::auto_dispatch::{self, Ranked, Waiting};
+use crate::couriers::{self, Fleet};
+use crate::jobs::{self, Work};
+use crate::validate::WaypointInput;
+use crate::{Core, CoreResult, deliveries, fleet, positions};
+use courier::errors::ErrorCode;
+
+/// A watcher reads the map at least this often.
+const BACKSTOP: Duration = Duration::from_secs(1);
+/// Changes closer together than this share one read.
+const COALESCE: Duration = Duration::from_millis(100);
+/// The most waiting jobs the map shows, oldest first.
+const MAX_WAITING: u64 = 500;
+
+/// The map as read once: couriers and jobs by id.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Map {
+    pub couriers: BTreeMap<String, ipb::MapCourier>,
+    pub jobs: BTreeMap<String, ipb::MapJob>,
+}
+
+/// Reads the map of `fleet` (the platform's live deliveries and couriers,
+/// or a fleet's board orders and drivers).
+pub async fn read(core: &Core, fleet: &Fleet) -> CoreResult<Map> {
+    let now = core.clock.now_micros();
+    let online = couriers::online(&core.db, fleet).await?;
+    let ids: Vec<String> = online.iter().map(|c| c.id.clone()).collect();
+    let holding: HashMap<String, String> = assignments::open_for_couriers(&core.db, ids.clone())
+        .await?
+        .into_iter()
+        .map(|a| (a.courier_id, a.job_id))
+        .collect();
+    let located = positions::latest_many(core, ids).await?;
+    let open_offers: Vec<offers::Offer> = offers::open(&core.db)
+        .await?
+        .into_iter()
+        .filter(|offer| offer.expires_at > now)
+        .collect();
+    let mut map = Map::default();
+    let waiting: Vec<Work> = match fleet {
+        Fleet::Platform => deliveries::pending_live(&core.db, MAX_WAITING)
+            .await?
+            .into_iter()
+            .map(Work::Delivery)
+            .collect(),
+        Fleet::Workspace(id) => fleet::pending_orders(&core.db, id, MAX_WAITING)
+            .await?
+            .into_iter()
+            .map(Work::FleetOrder)
+            .collect(),
+    };
+    for work in &waiting {
+        let offer = open_offers.iter().find(|offer| offer.job_id == work.id());
+        map.jobs.insert(work.id().to_owned(), job_out(work, None, offer));
+    }
+    for (courier_id, job_id) in &holding {
+        let work = match jobs::work(&core.db, job_id).await {
+            Ok(work) => work,
+            // A job gone between the two reads is not on this map.
+            Err(error) if error.code() == ErrorCode::NotFound => continue,
+            Err(error) => return Err(error),
+        };
+        map.jobs
+            .insert(job_id.clone(), job_out(&work, Some(courier_id.clone()), None));
+    }
+    for courier in online {
+        let position = located.get(&courier.id);
+        let offered_job_id = open_offers
+            .iter()
+            .find(|offer| offer.courier_id == courier.id)
+            .map(|offer| offer.job_id.clone());
+        let out = ipb::MapCourier {
+            job_id: holding.get(&courier.id).cloned(),
+            offered_job_id,
+            position: position.map(|p| ipb::MapPoint {
+                latitude: p.latitude,
+                longitude: p.longitude,
+            }),
+            position_recorded_at: position.map(|p| micros_to_proto(p.recorded_at)),
+            name: courier.name,
+            vehicle_type_id: courier.vehicle.vehicle_type_id,
+            courier_id: courier.id.clone(),
+        };
+        map.couriers.insert(courier.id, out);
+    }
+    Ok(map)
+}
+
+/// A job on the map: held by `courier_id`, or waiting with its open offer.
+pub fn job_out(work: &Work, courier_id: Option<String>, offer: Option<&offers::Offer>) -> ipb::MapJob {
+    let (pickup, dropoff) = work.ends();
+    ipb::MapJob {
+        job_id: work.id().to_owned(),
+        status: work.status().to_proto() as i32,
+        pickup: Some(point(pickup)),
+        dropoff: Some(point(dropoff)),
+        pickup_address: pickup.address.clone(),
+        dropoff_address: dropoff.address.clone(),
+        vehicle_type_id: work.vehicle_type_id().to_owned(),
+        created_at: Some(micros_to_proto(work.created_at())),
+        courier_id,
+        offer: offer.map(|offer| ipb::MapOffer {
+            courier_id: offer.courier_id.clone(),
+            expires_at: Some(micros_to_proto(offer.expires_at)),
+        }),
+    }
+}
+
+fn point(waypoint: &WaypointInput) -> ipb::MapPoint {
+    ipb::MapPoint {
+        latitude: waypoint.latitude,
+        longitude: waypoint.longitude,
+    }
+}
+
+/// The service areas' outlines, from the catalogue.
+pub fn areas(core: &Core) -> Vec<ipb::MapArea> {
+    core.catalog
+        .service_areas()
+        .iter()
+        .map(|area| ipb::MapArea {
+            name: area.name.clone(),
+            outline: area
+                .polygon
+                .vertices()
+                .iter()
+                .map(|v| ipb::MapPoint {
+                    latitude: v.latitude,
+                    longitude: v.longitude,
+                })
+                .collect(),
+        })
+        .collect()
+}
+
+/// What changed from `before` to `after`; `None` when nothing did.
+pub fn changes(before: &Map, after: &Map) -> Option<ipb::WatchDispatchMapResponse> {
+    fn changed<T: Clone + PartialEq>(before: &BTreeMap<String, T>, after: &BTreeMap<String, T>) -> Vec<T> {
+        after
+            .iter()
+            .filter(|(id, item)| before.get(*id) != Some(item))
+            .map(|(_, item)| item.clone())
+            .collect()
+    }
+    fn gone<T>(before: &BTreeMap<String, T>, after: &BTreeMap<String, T>) -> Vec<String> {
+        before.keys().filter(|id| !after.contains_key(*id)).cloned().collect()
+    }
+    let update = ipb::WatchDispatchMapResponse {
+        snapshot: false,
+        couriers: changed(&before.couriers, &after.couriers),
+        jobs: changed(&before.jobs, &after.jobs),
+        removed_courier_ids: gone(&before.couriers, &after.couriers),
+        removed_job_ids: gone(&before.jobs, &after.jobs),
+        areas: Vec::new(),
+    };
+    let empty = update.couriers.is_empty()
+        && update.jobs.is_empty()
+        && update.removed_courier_ids.is_empty()
+        && update.removed_job_ids.is_empty();
+    (!empty).then_some(update)
+}
+
+/// The map of `fleet` as a stream: the whole map, then its changes, until
+/// the receiver is dropped. A failed read ends the stream with its error.
+pub fn watch(core: &Core, fleet: Fleet) -> mpsc::Receiver<CoreResult<ipb::WatchDispatchMapResponse>> {
+    let (sender, receiver) = mpsc::channel(16);
+    let core = core.clone();
+    let mut deliveries_changed = core.changes.subscribe();
+    let mut couriers_changed = core.map_wake.subscribe();
+    tokio::spawn(async move {
+        let mut sent: Option<Map> = None;
+        loop {
+            let map = match read(&core, &fleet).await {
+                Ok(map) => map,
+                Err(error) => {
+                    let _ = sender.send(Err(error)).await;
+                    return;
+                }
+            };
+            let update = match &sent {
+                None => Some(ipb::WatchDispatchMapResponse {
+                    snapshot: true,
+                    couriers: map.couriers.values().cloned().collect(),
+                    jobs: map.jobs.values().cloned().collect(),
+                    removed_courier_ids: Vec::new(),
+                    removed_job_ids: Vec::new(),
+                    areas: areas(&core),
+                }),
+                Some(before) => changes(before, &map),
+            };
+            if let Some(update) = update
+                && sender.send(Ok(update)).await.is_err()
+            {
+                return;
+            }
+            sent = Some(map);
+            tokio::select! {
+                () = sender.closed() => return,
+                // A lagged receiver has missed changes: reading again is the answer.
+                _ = deliveries_changed.recv() => {}
+                _ = couriers_changed.changed() => {}
+                () = tokio::time::sleep(BACKSTOP) => {}
+            }
+            tokio::time::sleep(COALESCE).await;
+        }
+    });
+    receiver
+}
+
+/// The free couriers of the job's fleet who could take job `work` now,
+/// soonest first (`auto_dispatch::rank`).
+pub async fn rank(core: &Core, work: &Work) -> CoreResult<Vec<Ranked>> {
+    let fleet = match work {
+        Work::Delivery(_) => Fleet::Platform,
+        Work::FleetOrder(order) => Fleet::Workspace(order.workspace_id.clone()),
+    };
+    let job = Waiting {
+        id: work.id().to_owned(),
+        pickup: work.pickup(),
+        vehicle_type_id: work.vehicle_type_id().to_owned(),
+        created_at: work.created_at(),
+    };
+    auto_dispatch::rank(core, &fleet, job).await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn courier(id: &str, latitude: f64) -> ipb::MapCourier {
+        ipb::MapCourier {
+            courier_id: id.into(),
+            position: Some(ipb::MapPoint {
+                latitude,
+                longitude: 13.4,
+            }),
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn changes_name_what_moved_and_what_left() {
+        let mut before = Map::default();
+        before.couriers.insert("a".into(), courier("a", 52.5));
+        before.couriers.insert("b".into(), courier("b", 52.5));
+        let mut after = before.clone();
+        assert_eq!(changes(&before, &after), None);
+        after.couriers.insert("a".into(), courier("a", 52.6));
+        after.couriers.remove("b");
+        let update = changes(&before, &after).expect("a change");
+        assert_eq!(update.couriers, vec![courier("a", 52.6)]);
+        assert_eq!(update.removed_courier_ids, vec!["b".to_owned()]);
+        assert!(!update.snapshot);
+    }
+}

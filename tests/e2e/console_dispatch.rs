@@ -1,0 +1,154 @@
+//! The console's dispatch page over HTTP: an operator sees the platform's
+//! online couriers and waiting deliveries, the free couriers ranked by time
+//! to the pickup, assigns, reassigns and unassigns (refused while waiting
+//! and once the courier reached the pickup); a fleet's member sees the map
+//! of the fleet's drivers and orders but no control, and a forged assign
+//! or unassign is refused by the core.
+
+use courier::app::v1 as apb;
+use courier::app::v1::watch_assignments_response::Update;
+use courier::internal::v1 as ipb;
+use courier::v1 as pb;
+use courier_core::accounts::memberships::Role;
+use serde_json::Value;
+
+use crate::auto_dispatch::online_at;
+use crate::console_couriers::console_user;
+use crate::console_pages::{csrf, get, post, sign_in};
+use crate::deliveries::berlin_delivery;
+
+e2e! {
+    async fn operators_assign_reassign_and_unassign_from_the_dispatch_page(app: TestApp) {
+        console_user(&app, "ops@example.com", None).await;
+        let ops = sign_in(&app, "ops@example.com").await;
+        let (near, mut near_stream) = online_at(&app, "Nia Near", 0.5, "car").await;
+        let (far, mut far_stream) = online_at(&app, "Fred Far", 3.0, "car").await;
+        let created = app.create_delivery(&app.live_key, &berlin_delivery()).await;
+        let id = created["id"].as_str().expect("id").to_owned();
+
+        let dispatch = app.url("/console/ops/dispatch");
+        let (status, page, headers) = get(&ops, &dispatch).await;
+        assert_eq!(status, 200, "{page}");
+        assert!(page.contains(&format!("id=\"courier-{}\"", near.courier.id)), "{page}");
+        assert!(page.contains(&format!("id=\"courier-{}\"", far.courier.id)), "{page}");
+        assert!(page.contains(&format!("id=\"waiting-{id}\"")) && page.contains(" · waiting "), "{page}");
+        assert!(page.contains("class=\"area\""), "the service areas are drawn: {page}");
+        let policy = headers["content-security-policy"].to_str().expect("policy");
+        assert!(policy.contains("img-src 'self' data:;"), "no other site without tiles: {policy}");
+
+        // The job's page ranks the free couriers, nearest first.
+        let job_page = format!("{dispatch}/{id}");
+        let (status, page, _) = get(&ops, &job_page).await;
+        assert_eq!(status, 200, "{page}");
+        let (nia, fred) = (page.find("Nia Near").expect("Nia listed"), page.find("Fred Far").expect("Fred listed"));
+        assert!(nia < fred, "the nearer courier first: {page}");
+        let token = csrf(&page);
+
+        // Unassigning a waiting job is refused, at the page, changing nothing.
+        let (status, _, page) = post(&ops, &format!("{job_page}/unassign"), &[("csrf", &token)]).await;
+        assert_eq!(status, 409, "{page}");
+        assert!(page.contains("already waiting"), "{page}");
+
+        // Assign to Fred; Fred's app hears of it.
+        let (status, location, page) = post(&ops, &format!("{job_page}/assign"), &[("csrf", &token), ("courier_id", &far.courier.id)]).await;
+        assert_eq!((status, location.as_str()), (303, format!("{dispatch}?mode=live").as_str()), "{page}");
+        assert!(matches!(crate::couriers::next(&mut far_stream).await.update, Some(Update::Job(job)) if job.id == id));
+        let (_, page, _) = get(&ops, &dispatch).await;
+        assert!(!page.contains(&format!("id=\"waiting-{id}\"")) && page.contains("Fred Far · Courier assigned"), "{page}");
+
+        // Reassign to Nia: Fred loses it, Nia gets it.
+        let (status, _, page) = post(&ops, &format!("{job_page}/assign"), &[("csrf", &token), ("courier_id", &near.courier.id)]).await;
+        assert_eq!(status, 303, "{page}");
+        assert!(matches!(crate::couriers::next(&mut far_stream).await.update, Some(Update::Withdrawal(w)) if w.job_id == id));
+        assert!(matches!(crate::couriers::next(&mut near_stream).await.update, Some(Update::Job(job)) if job.id == id));
+
+        // A courier busy with another job is refused, with the core's words.
+        let other = app.create_delivery(&app.live_key, &berlin_delivery()).await;
+        let other_id = other["id"].as_str().expect("id");
+        let (status, _, page) = post(&ops, &format!("{dispatch}/{other_id}/assign"), &[("csrf", &token), ("courier_id", &near.courier.id)]).await;
+        assert_eq!(status, 409, "{page}");
+        assert!(page.contains("busy with another job"), "{page}");
+        // A suspended courier (a stale choice) is refused at the courier choice.
+        let sam = crate::couriers::join(&app, "", "Sam Suspended", "sam@example.com", "car").await;
+        crate::couriers::couriers(&app).await.suspend_courier(app.admin_request(ipb::SuspendCourierRequest { courier_id: sam.courier.id.clone() }))
+            .await.expect("suspend");
+        let (status, _, page) = post(&ops, &format!("{dispatch}/{other_id}/assign"), &[("csrf", &token), ("courier_id", &sam.courier.id)]).await;
+        assert_eq!(status, 409, "{page}");
+        assert!(page.contains("id=\"courier_id-error\"") && page.contains("is suspended"), "{page}");
+
+        // Unassign: the delivery waits again, without a courier; Nia's app loses it.
+        let (status, location, page) = post(&ops, &format!("{job_page}/unassign"), &[("csrf", &token)]).await;
+        assert_eq!((status, location.as_str()), (303, format!("{job_page}?mode=live").as_str()), "{page}");
+        assert!(matches!(crate::couriers::next(&mut near_stream).await.update, Some(Update::Withdrawal(w)) if w.job_id == id));
+        let seen = app.get(&format!("/v1/deliveries/{id}"), &app.live_key).await;
+        assert_eq!(seen.body["status"], "pending", "{:#}", seen.body);
+        assert_eq!(seen.body["courier"], Value::Null, "{:#}", seen.body);
+        let types: Vec<String> = app.delivery_events(&app.live_key, &id).await.into_iter().map(|(t, _)| t).collect();
+        assert_eq!(types.last().map(String::as_str), Some("delivery.status_updated"), "{types:?}");
+        let (_, audit, _) = get(&ops, &app.url("/console/ops/audit")).await;
+        assert!(audit.contains("job.unassign"), "{audit}");
+
+        // Once the courier is at the pickup, the job can no longer be taken back.
+        let (status, _, _) = post(&ops, &format!("{job_page}/assign"), &[("csrf", &token), ("courier_id", &near.courier.id)]).await;
+        assert_eq!(status, 303);
+        let mut client = near.client.clone();
+        client.arrive_at_pickup(near.request(apb::ArriveAtPickupRequest { job_id: id.clone() })).await.expect("arrive");
+        let (status, _, page) = post(&ops, &format!("{job_page}/unassign"), &[("csrf", &token)]).await;
+        assert_eq!(status, 409, "{page}");
+        assert!(page.contains("reached the pickup"), "{page}");
+        let seen = app.get(&format!("/v1/deliveries/{id}"), &app.live_key).await;
+        assert_eq!(seen.body["status"], "at_pickup", "unchanged: {:#}", seen.body);
+    }
+
+    async fn a_fleet_member_sees_the_map_without_controls_and_a_forged_post_is_refused(app: TestApp) {
+        let (fleet, key) = crate::fleet::fleet(&app, true).await;
+        console_user(&app, "admin@example.com", Some((&fleet, Role::Admin))).await;
+        console_user(&app, "member@example.com", Some((&fleet, Role::Member))).await;
+        let driver = crate::couriers::join(&app, &fleet, "Dara Driver", "dara@example.com", "car").await;
+        let mut client = driver.client.clone();
+        client.set_availability(driver.request(apb::SetAvailabilityRequest { availability: apb::Availability::Online as i32 })).await.expect("online");
+        client.report_locations(driver.request(tokio_stream::iter([
+            apb::ReportLocationsRequest { positions: vec![crate::couriers::at(&app, 52.5219, 13.4132)] },
+        ]))).await.expect("position");
+        let order = crate::fleet::create(&app, &key, &crate::fleet::minimal_order()).await;
+        let order_id = order["order_id"].as_str().expect("order id").to_owned();
+        let dispatch = app.url(&format!("/console/w/{fleet}/dispatch"));
+
+        let member = sign_in(&app, "member@example.com").await;
+        let (status, page, _) = get(&member, &dispatch).await;
+        assert_eq!(status, 200, "{page}");
+        assert!(page.contains(&format!("id=\"courier-{}\"", driver.courier.id)), "{page}");
+        assert!(page.contains(&format!("id=\"waiting-{order_id}\"")) && !page.contains(&format!("/dispatch/{order_id}?mode=")), "{page}");
+        let token = csrf(&page);
+        let (status, _, _) = post(&member, &format!("{dispatch}/{order_id}/assign"), &[("csrf", &token), ("courier_id", &driver.courier.id)]).await;
+        assert_eq!(status, 403);
+        let (status, _, _) = get(&member, &format!("{dispatch}/{order_id}")).await;
+        assert_eq!(status, 403, "the ranking is the dispatchers'");
+
+        let admin = sign_in(&app, "admin@example.com").await;
+        let (_, page, _) = get(&admin, &dispatch).await;
+        assert!(page.contains(&format!("/dispatch/{order_id}?mode=")), "{page}");
+        let (status, page, _) = get(&admin, &format!("{dispatch}/{order_id}")).await;
+        assert_eq!(status, 200, "{page}");
+        assert!(page.contains("Dara Driver"), "{page}");
+        let admin_token = csrf(&page);
+        let (status, _, page) = post(&admin, &format!("{dispatch}/{order_id}/assign"), &[("csrf", &admin_token), ("courier_id", &driver.courier.id)]).await;
+        assert_eq!(status, 303, "{page}");
+        let (status, _, _) = post(&member, &format!("{dispatch}/{order_id}/unassign"), &[("csrf", &token)]).await;
+        assert_eq!(status, 403);
+        let (_, page, _) = get(&member, &dispatch).await;
+        assert!(page.contains("Dara Driver · Courier assigned"), "the forged unassign changed nothing: {page}");
+
+        // The admin takes the order back: it waits on the board again, its history says who.
+        let (status, _, page) = post(&admin, &format!("{dispatch}/{order_id}/unassign"), &[("csrf", &admin_token)]).await;
+        assert_eq!(status, 303, "{page}");
+        let read = app.dispatch().await.get_board_order(app.dispatch_request(ipb::GetBoardOrderRequest { order_id: order_id.clone() }))
+            .await.expect("order").into_inner();
+        assert_eq!(read.order.expect("order").status(), pb::DeliveryStatus::Pending);
+        let last = read.moves.last().expect("moves");
+        assert_eq!((last.from_status(), last.to_status(), last.actor.as_str()),
+            (pb::DeliveryStatus::CourierAssigned, pb::DeliveryStatus::Pending, "user:admin@example.com"));
+        let (_, page, _) = get(&admin, &dispatch).await;
+        assert!(page.contains(&format!("id=\"waiting-{order_id}\"")), "{page}");
+    }
+}

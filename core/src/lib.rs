@@ -17,6 +17,7 @@ pub mod cache_feed;
 pub mod clock;
 pub mod config;
 pub mod couriers;
+pub mod day_partitions;
 pub mod db;
 pub mod deliveries;
 pub mod demo;

@@ -18,7 +18,7 @@ use sea_orm::{
 };
 
 use crate::assignments;
-use crate::{Core, CoreError, CoreResult, db};
+use crate::{Core, CoreError, CoreResult, day_partitions, db};
 
 pub mod latest {
     use sea_orm::entity::prelude::*;
@@ -311,10 +311,15 @@ pub async fn flush(core: &Core) -> CoreResult<Vec<Flushed>> {
         .collect())
 }
 
-/// Deletes trail positions older than 30 days; how many.
+/// Deletes trail positions older than 30 days; how many rows were deleted.
+/// On PostgreSQL whole days go ([`day_partitions::drop_before`]).
 pub async fn purge_trails(core: &Core, now: i64) -> CoreResult<u64> {
+    let cutoff = now - TRAIL_RETENTION_MICROS;
+    if core.writer.get_database_backend() == DbBackend::Postgres {
+        return day_partitions::drop_before(&core.writer, &day_partitions::COURIER_TRAILS, cutoff).await;
+    }
     Ok(trail::Entity::delete_many()
-        .filter(trail::Column::RecordedAt.lt(now - TRAIL_RETENTION_MICROS))
+        .filter(trail::Column::RecordedAt.lt(cutoff))
         .exec(&core.writer)
         .await?
         .rows_affected)

@@ -10,7 +10,7 @@ use std::time::Duration;
 use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
 
-use crate::{Core, assignments, billing, events, idempotency, jobs, positions, simulator, webhooks};
+use crate::{Core, assignments, billing, day_partitions, events, idempotency, jobs, positions, simulator, webhooks};
 
 /// How often expired idempotency keys are deleted.
 const PURGE_EVERY: Duration = Duration::from_secs(600);
@@ -132,7 +132,8 @@ async fn purge_idempotency_keys(core: Core, stop: CancellationToken) {
     }
 }
 
-/// Deletes events, webhook attempts and queue rows past their 30-day
+/// Creates the history tables' partitions of the next days (PostgreSQL),
+/// and deletes events, webhook attempts and queue rows past their 30-day
 /// retention.
 async fn purge_event_history(core: Core, stop: CancellationToken) {
     let mut tick = tokio::time::interval(PURGE_EVERY);
@@ -142,6 +143,9 @@ async fn purge_event_history(core: Core, stop: CancellationToken) {
             _ = tick.tick() => {}
         }
         let now = core.clock.now_micros();
+        if let Err(error) = day_partitions::create_ahead(&core.writer, now).await {
+            tracing::warn!(%error, "history partitions not created");
+        }
         match webhooks::purge_expired(&core.writer, now).await {
             Ok(0) => {}
             Ok(purged) => tracing::info!(purged, "expired webhook attempts and queue rows deleted"),

@@ -30,6 +30,7 @@ mod m20261124_000020_create_audit_log;
 mod m20261124_000021_partial_external_id_index;
 mod m20261124_000022_create_fleet_order_moves;
 mod m20261126_000030_create_couriers;
+mod m20261128_000040_partition_history_by_day;
 
 pub struct Migrator;
 
@@ -60,6 +61,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261124_000021_partial_external_id_index::Migration),
             Box::new(m20261124_000022_create_fleet_order_moves::Migration),
             Box::new(m20261126_000030_create_couriers::Migration),
+            Box::new(m20261128_000040_partition_history_by_day::Migration),
         ]
     }
 }

@@ -9,7 +9,7 @@ use courier::v1::Mode;
 use serde_json::{Value, json};
 
 use crate::deliveries::berlin_delivery;
-use crate::harness::TestApp;
+use crate::harness::{Backend, TestApp};
 use crate::webhooks::{Receiver, attempts_when, create_endpoint, live_delivery};
 
 const EVENT_FIELDS: [&str; 5] = ["id", "type", "version", "created_at", "data"];
@@ -300,4 +300,82 @@ async fn purge(app: &TestApp) {
     courier_core::events::history::purge_expired(&app.core.writer, now)
         .await
         .expect("purge events");
+}
+
+const DAY: u64 = 24 * 3600;
+
+/// On PostgreSQL the history is partitioned by day (docs/scaling.md
+/// "History partitions"): an event of a day past the created partitions
+/// lands in the default partition and moves into its day's partition when
+/// the retention worker creates it, and retention drops an old day as a
+/// whole partition while the rows of the days kept stay.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn postgres_history_days_are_partitions_dropped_whole() {
+    use courier_core::day_partitions::{self, COURIER_TRAILS, DAYS_AHEAD, EVENTS, WEBHOOK_ATTEMPTS};
+    crate::harness::limited(async {
+        let Some(app) = TestApp::spawn(Backend::Postgres).await else {
+            return;
+        };
+        let first = first_event_of(&app, &live_delivery(&app).await).await;
+        let first_day = partition_of(&app, &first).await;
+        assert!(first_day.starts_with("events_p"), "{first_day}");
+
+        app.clock.advance(Duration::from_secs(20 * DAY));
+        let later = first_event_of(&app, &live_delivery(&app).await).await;
+        assert_eq!(partition_of(&app, &later).await, "events_default");
+        let now = app.clock.now_micros();
+        day_partitions::create_ahead(&app.core.writer, now)
+            .await
+            .expect("create partitions");
+        let today = now.div_euclid(DAY as i64 * 1_000_000);
+        for history in [EVENTS, WEBHOOK_ATTEMPTS, COURIER_TRAILS] {
+            let days = day_partitions::partitions(&app.core.writer, &history)
+                .await
+                .expect("partitions");
+            for day in today..=today + DAYS_AHEAD {
+                assert!(
+                    days.iter().any(|(_, d)| *d == day),
+                    "{} day {day}: {days:?}",
+                    history.table
+                );
+            }
+        }
+        assert_eq!(
+            partition_of(&app, &later).await,
+            day_partitions::partition_name(&EVENTS, today).expect("name")
+        );
+
+        app.clock.advance(Duration::from_secs(11 * DAY));
+        purge(&app).await;
+        let days = day_partitions::partitions(&app.core.writer, &EVENTS)
+            .await
+            .expect("partitions");
+        assert!(days.iter().all(|(name, _)| *name != first_day), "{days:?}");
+        app.get(&format!("/v1/events/{first}"), &app.live_key)
+            .await
+            .assert_error(404, "not_found", None);
+        assert_eq!(app.get(&format!("/v1/events/{later}"), &app.live_key).await.status, 200);
+    })
+    .await;
+}
+
+async fn first_event_of(app: &TestApp, delivery_id: &str) -> String {
+    event_ids(&list(app, &format!("?delivery_id={delivery_id}")).await)[0].clone()
+}
+
+/// The partition holding event `id`.
+async fn partition_of(app: &TestApp, id: &str) -> String {
+    use sea_orm::{ConnectionTrait, DbBackend, Statement};
+    let row = app
+        .core
+        .writer
+        .query_one_raw(Statement::from_sql_and_values(
+            DbBackend::Postgres,
+            "SELECT tableoid::regclass::text AS partition FROM events WHERE id = $1",
+            [id.into()],
+        ))
+        .await
+        .expect("query")
+        .expect("the event's row");
+    row.try_get("", "partition").expect("partition")
 }

@@ -18,6 +18,7 @@ use serde_json::json;
 
 use crate::deliveries::berlin_delivery;
 use crate::harness::{Backend, Replica, TestApp, unique_suffix, wait_until};
+use crate::webhook_crash::CoreProcess;
 use crate::webhooks::{Receiver, create_endpoint};
 
 /// What a PostgreSQL replica may lag behind another's change (docs/scaling.md
@@ -378,13 +379,16 @@ struct Load {
     failures: Vec<u16>,
 }
 
+/// One edge over two cores, the second a process of its own: killed with
+/// SIGKILL under steady load, then started again on its address.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_edge_over_two_cores_keeps_serving_when_one_dies() {
     crate::harness::limited(async {
         let Some(app) = TestApp::spawn(Backend::Postgres).await else {
             return;
         };
-        let mut second = app.spawn_killable_core(None).await;
+        // The second core is a process of its own, killed with SIGKILL.
+        let second = CoreProcess::start(&app, &[]);
         let core_url = format!("{},{}", app.grpc_url, second.grpc_url);
         let edge = app.spawn_edge_to(&core_url, &crate::harness::unlimited()).await;
         let read = || async {
@@ -399,10 +403,11 @@ async fn an_edge_over_two_cores_keeps_serving_when_one_dies() {
             let first = app
                 .metric(&app.metrics_url, "courier_core_grpc_requests_total", "")
                 .await;
-            if status == 200 && second.grpc_calls() > 0.0 && first > 0.0 {
+            let second_calls = second.grpc_calls(&app).await;
+            if status == 200 && second_calls > 0.0 && first > 0.0 {
                 Ok(())
             } else {
-                Err(format!("{status}; second core {} calls", second.grpc_calls()))
+                Err(format!("{status}; second core {second_calls} calls"))
             }
         })
         .await;
@@ -451,18 +456,20 @@ async fn an_edge_over_two_cores_keeps_serving_when_one_dies() {
         };
         enough(20, "creates through both cores").await;
 
+        let address = second.address.clone();
         second.kill();
         let at_kill = created();
         enough(at_kill + 40, "creates after one core died").await;
 
         // The same address again: the edge uses it without a restart.
-        let second = app.spawn_killable_core(Some(second.address)).await;
+        let second = CoreProcess::start(&app, &[("COURIER_GRPC_ADDR", address.as_str())]);
         wait_until("calls on the restarted core", Duration::from_secs(20), async || {
             let status = read().await;
-            if status == 200 && second.grpc_calls() > 0.0 {
+            let calls = second.grpc_calls(&app).await;
+            if status == 200 && calls > 0.0 {
                 Ok(())
             } else {
-                Err(format!("{status}; restarted core {} calls", second.grpc_calls()))
+                Err(format!("{status}; restarted core {calls} calls"))
             }
         })
         .await;

@@ -22,7 +22,8 @@ use crate::webhooks::{Receiver, Reply};
 
 /// Set for the child process: it serves a core.
 const CHILD: &str = "COURIER_E2E_CHILD_CORE";
-/// The line the child prints once it serves: this, then its gRPC address.
+/// The line the child prints once it serves: this, then its gRPC address
+/// and its metrics address.
 const SERVING: &str = "child core serving at";
 
 /// The core's settings, read from `COURIER_*` variables only.
@@ -32,9 +33,9 @@ struct ChildFlags {
     config: courier_core::config::CoreConfig,
 }
 
-/// The core process of the crash tests (this one, and a dispatcher killed
-/// mid-run in `auto_dispatch`): started by them, never on its own (it runs
-/// until killed).
+/// The core process of the crash tests (this one, a dispatcher killed
+/// mid-run in `auto_dispatch`, a core killed under load in `replicas`):
+/// started by them, never on its own (it runs until killed).
 #[test]
 #[ignore = "the crash test's core process, started by that test"]
 fn child_core() {
@@ -51,13 +52,24 @@ fn child_core() {
         let config = ChildFlags::parse_from(["child-core"]).config;
         let listener = tokio::net::TcpListener::bind(&config.grpc_addr).await.expect("bind");
         let address = listener.local_addr().expect("addr");
+        let ops_listener = tokio::net::TcpListener::bind(&config.metrics_addr)
+            .await
+            .expect("bind metrics");
+        let metrics_address = ops_listener.local_addr().expect("metrics addr");
         let core = courier_core::Core::start(config, courier_core::clock::Clock::default())
             .await
             .expect("core starts");
         let _serving = courier_core::db::ServeLock::claim(&core.config.database_url, address).expect("serve lock");
         let stop = tokio_util::sync::CancellationToken::new();
         let _workers = courier_core::workers::spawn(&core, &stop, courier_core::workers::Role::All);
-        println!("{SERVING} {address}");
+        let mut registry = prometheus_client::registry::Registry::default();
+        core.metrics.register(&mut registry);
+        tokio::spawn(courier::ops::serve_metrics(
+            ops_listener,
+            vec![std::sync::Arc::new(registry)],
+            std::future::pending(),
+        ));
+        println!("{SERVING} {address} {metrics_address}");
         courier_core::server::serve(core, listener, std::future::pending())
             .await
             .expect("served");
@@ -68,28 +80,34 @@ fn child_core() {
 pub struct CoreProcess {
     child: Child,
     pub grpc_url: String,
+    /// Its gRPC address, to start another on.
+    pub address: String,
+    pub metrics_url: String,
     /// When it served.
     started: Instant,
 }
 
 impl CoreProcess {
     /// Starts a core on `app`'s database, with `settings` as further
-    /// `COURIER_*` variables.
+    /// `COURIER_*` variables (`COURIER_GRPC_ADDR` to serve on a given
+    /// address; a free port otherwise).
     pub fn start(app: &TestApp, settings: &[(&str, &str)]) -> CoreProcess {
         let config = &app.core.config;
         let mut command = Command::new(std::env::current_exe().expect("test binary"));
         if let Some(secret) = &config.secret_key {
             command.env("COURIER_SECRET_KEY", secret);
         }
-        command.envs(settings.iter().copied());
-        let mut child = command
+        command
             .args(["webhook_crash::child_core", "--exact", "--ignored", "--nocapture"])
             .env(CHILD, "1")
             .env("COURIER_DATABASE_URL", &config.database_url)
             .env("COURIER_GRPC_ADDR", "127.0.0.1:0")
+            .env("COURIER_METRICS_ADDR", "127.0.0.1:0")
             .env("COURIER_PUBLIC_BASE_URL", &config.public_base_url)
             .env("COURIER_BLOB_DIR", &config.blob_dir)
-            .env("COURIER_WEBHOOK_ALLOW_INSECURE", "true")
+            .env("COURIER_WEBHOOK_ALLOW_INSECURE", "true");
+        let mut child = command
+            .envs(settings.iter().copied())
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
             .spawn()
@@ -103,14 +121,23 @@ impl CoreProcess {
                 }
             }
         });
-        let address = serving
+        let addresses = serving
             .recv_timeout(Duration::from_secs(30))
             .expect("the child core serves within 30 s");
+        let (address, metrics_address) = addresses.split_once(' ').expect("two addresses");
         CoreProcess {
             child,
             grpc_url: format!("http://{address}"),
+            address: address.to_owned(),
+            metrics_url: format!("http://{metrics_address}/metrics"),
             started: Instant::now(),
         }
+    }
+
+    /// gRPC calls this core answered.
+    pub async fn grpc_calls(&self, app: &TestApp) -> f64 {
+        app.metric(&self.metrics_url, "courier_core_grpc_requests_total", "")
+            .await
     }
 
     /// SIGKILL: no shutdown, no finished sends recorded.

@@ -14,12 +14,12 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use prost::Message;
-use sea_orm::{ColumnTrait, Condition, ConnectionTrait, EntityTrait, QueryFilter};
+use sea_orm::{ColumnTrait, Condition, DatabaseConnection, DbBackend, EntityTrait, QueryFilter};
 
 use super::{EventType, entity};
 use crate::auth::Principal;
 use crate::pagination::{self, Keyset, Page};
-use crate::{Core, CoreError, CoreResult};
+use crate::{Core, CoreError, CoreResult, day_partitions};
 use courier::v1 as pb;
 
 /// How long events are kept.
@@ -135,9 +135,13 @@ pub async fn get(core: &Core, principal: &Principal, id: &str) -> CoreResult<Eve
     from_model(&model)
 }
 
-/// Deletes events older than [`RETENTION`]; returns how many.
-pub async fn purge_expired(db: &impl ConnectionTrait, now: i64) -> CoreResult<u64> {
+/// Deletes events older than [`RETENTION`]; returns how many rows were
+/// deleted. On PostgreSQL whole days go ([`day_partitions::drop_before`]).
+pub async fn purge_expired(db: &DatabaseConnection, now: i64) -> CoreResult<u64> {
     let cutoff = now - i64::try_from(RETENTION.as_micros()).unwrap_or(i64::MAX);
+    if db.get_database_backend() == DbBackend::Postgres {
+        return day_partitions::drop_before(db, &day_partitions::EVENTS, cutoff).await;
+    }
     let result = entity::Entity::delete_many()
         .filter(entity::Column::CreatedAt.lt(cutoff))
         .exec(db)

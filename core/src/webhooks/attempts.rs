@@ -17,12 +17,13 @@
 
 use sea_orm::sea_query::{Expr, ExprTrait, OnConflict, Query, SimpleExpr};
 use sea_orm::{
-    ActiveModelTrait, ActiveValue::Set, ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder, QuerySelect,
+    ActiveModelTrait, ActiveValue::Set, ColumnTrait, ConnectionTrait, DatabaseConnection, DbBackend, EntityTrait,
+    QueryFilter, QueryOrder, QuerySelect,
 };
 
 use super::entity::{attempt, webhook_delivery};
 use super::send::Outcome;
-use crate::{CoreError, CoreResult, ids};
+use crate::{CoreError, CoreResult, day_partitions, ids};
 
 /// The error of an attempt cut off by its sender's stop.
 pub const CUT_OFF: &str =
@@ -91,23 +92,23 @@ pub async fn record_started<'a>(
     Ok(())
 }
 
-/// Records how attempts ended (each: its id from [`record_started`], its
-/// queue row, its status and what came back), in one statement: the
-/// `pending` entry of each gets its ending, even one a claim marked cut off
-/// meanwhile (the sender was slow, not stopped); one missing is written
-/// whole.
+/// Records how attempts ended (each: its id and start time from
+/// [`record_started`], its queue row, its status and what came back), in
+/// one statement: the `pending` entry of each gets its ending, even one a
+/// claim marked cut off meanwhile (the sender was slow, not stopped); one
+/// missing is written whole.
 pub async fn record_ended<'a>(
     db: &impl ConnectionTrait,
-    ended: impl IntoIterator<Item = (&'a str, &'a webhook_delivery::Model, AttemptStatus, &'a Outcome)>,
+    ended: impl IntoIterator<Item = (&'a str, i64, &'a webhook_delivery::Model, AttemptStatus, &'a Outcome)>,
 ) -> CoreResult<()> {
     let rows: Vec<attempt::ActiveModel> = ended
         .into_iter()
-        .map(|(id, row, status, outcome)| {
+        .map(|(id, started_at, row, status, outcome)| {
             active(attempt::Model {
                 id: id.to_owned(),
                 event_id: row.event_id.clone(),
                 webhook_id: row.webhook_id.clone(),
-                attempted_at: outcome.attempted_at,
+                attempted_at: started_at,
                 status: status.as_str().to_owned(),
                 response_code: outcome.response_code.map(i32::from),
                 latency_ms: outcome.latency_ms,
@@ -118,7 +119,13 @@ pub async fn record_ended<'a>(
     if rows.is_empty() {
         return Ok(());
     }
-    let ending = OnConflict::column(attempt::Column::Id)
+    // PostgreSQL keys attempts by id and start (the table is partitioned by
+    // day of start, docs/scaling.md "History partitions"); SQLite by id.
+    let key = match db.get_database_backend() {
+        DbBackend::Postgres => vec![attempt::Column::Id, attempt::Column::AttemptedAt],
+        _ => vec![attempt::Column::Id],
+    };
+    let ending = OnConflict::columns(key)
         .update_columns([
             attempt::Column::Status,
             attempt::Column::ResponseCode,
@@ -255,8 +262,12 @@ fn attempt_of(row: attempt::Model) -> CoreResult<(String, Attempt)> {
     ))
 }
 
-/// Deletes attempts made before `cutoff`.
-pub async fn purge_before(db: &impl ConnectionTrait, cutoff: i64) -> CoreResult<u64> {
+/// Deletes attempts made before `cutoff`; how many rows were deleted. On
+/// PostgreSQL whole days go ([`day_partitions::drop_before`]).
+pub async fn purge_before(db: &DatabaseConnection, cutoff: i64) -> CoreResult<u64> {
+    if db.get_database_backend() == DbBackend::Postgres {
+        return day_partitions::drop_before(db, &day_partitions::WEBHOOK_ATTEMPTS, cutoff).await;
+    }
     let result = attempt::Entity::delete_many()
         .filter(attempt::Column::AttemptedAt.lt(cutoff))
         .exec(db)

@@ -362,6 +362,8 @@ struct Attempting {
     url: String,
     secret: String,
     attempt_id: String,
+    /// When its attempt was logged as started: with its id, the attempt's key.
+    started_at: i64,
 }
 
 /// A claimed row that ends without a request: failed with its error logged
@@ -378,6 +380,7 @@ struct Unsent {
 /// to the send's deadline and its attempt logged as `pending`. Returns the
 /// attempts to make.
 async fn begin_attempts(core: &Core, claims: Vec<Claim>) -> CoreResult<Vec<Attempting>> {
+    let now = core.clock.now_micros();
     let mut forgotten = Vec::new();
     let mut unsent = Vec::new();
     let mut attempting = Vec::new();
@@ -411,10 +414,10 @@ async fn begin_attempts(core: &Core, claims: Vec<Claim>) -> CoreResult<Vec<Attem
                 url: endpoint.url,
                 secret,
                 attempt_id: ids::new_id("wha"),
+                started_at: now,
             });
         }
     }
-    let now = core.clock.now_micros();
     let tx = crate::db::begin(core).await?;
     for row in &forgotten {
         queue::forget(&tx, &row.id).await?;
@@ -441,6 +444,7 @@ async fn begin_attempts(core: &Core, claims: Vec<Claim>) -> CoreResult<Vec<Attem
 struct Sent {
     row: webhook_delivery::Model,
     attempt_id: String,
+    started_at: i64,
     state: DeliveryState,
     status: AttemptStatus,
     /// Attempts made so far, this one included.
@@ -457,6 +461,7 @@ async fn send_attempt(core: Core, attempt: Attempting) -> Sent {
         url,
         secret,
         attempt_id,
+        started_at,
     } = attempt;
     let outcome = match render(&event) {
         Ok(body) => send::send(&core, &url, &secret, &event.id, body).await,
@@ -487,6 +492,7 @@ async fn send_attempt(core: Core, attempt: Attempting) -> Sent {
     Sent {
         row,
         attempt_id,
+        started_at,
         state,
         status,
         made,
@@ -515,7 +521,7 @@ async fn record(core: &Core, sent: Vec<Sent>) -> CoreResult<()> {
     let tx = crate::db::begin(core).await?;
     let ended = sent
         .iter()
-        .map(|s| (s.attempt_id.as_str(), &s.row, s.status, &s.outcome));
+        .map(|s| (s.attempt_id.as_str(), s.started_at, &s.row, s.status, &s.outcome));
     attempts::record_ended(&tx, ended).await?;
     let (succeeded, others): (Vec<&Sent>, Vec<&Sent>) = sent.iter().partition(|s| s.state == DeliveryState::Succeeded);
     queue::finish_succeeded(&tx, succeeded.iter().map(|s| &s.row), now).await?;

@@ -24,7 +24,7 @@ pub mod target;
 
 use std::time::Duration;
 
-use sea_orm::ConnectionTrait;
+use sea_orm::DatabaseConnection;
 
 use crate::CoreResult;
 
@@ -35,7 +35,7 @@ pub const RETENTION: Duration = crate::events::history::RETENTION;
 
 /// Deletes queue rows and attempts older than [`RETENTION`]; returns how many
 /// rows went.
-pub async fn purge_expired(db: &impl ConnectionTrait, now: i64) -> CoreResult<u64> {
+pub async fn purge_expired(db: &DatabaseConnection, now: i64) -> CoreResult<u64> {
     let cutoff = now - i64::try_from(RETENTION.as_micros()).unwrap_or(i64::MAX);
     Ok(queue::purge_before(db, cutoff).await? + attempts::purge_before(db, cutoff).await?)
 }

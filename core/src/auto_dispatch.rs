@@ -179,7 +179,7 @@ pub async fn rank(core: &Core, fleet: &Fleet, job: Waiting) -> CoreResult<Vec<Ra
         .enumerate()
         .filter_map(|(c, (courier, _))| {
             let cost = costs.get(&(0, c))?;
-            (cost.seconds < INFEASIBLE).then(|| Ranked {
+            (cost.seconds < INFEASIBLE).then_some(Ranked {
                 courier,
                 seconds_to_pickup: cost.seconds,
                 distance_km: cost.distance_km,

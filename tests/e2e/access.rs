@@ -678,6 +678,17 @@ impl World {
                 courier_id: self.managed_courier.clone(),
             }
             .encode_to_vec(),
+            ("DispatchService", "WatchDispatchMap") => {
+                ipb::WatchDispatchMapRequest { workspace_id: w() }.encode_to_vec()
+            }
+            ("DispatchService", "RankCouriers") => ipb::RankCouriersRequest {
+                job_id: self.board_order.clone(),
+            }
+            .encode_to_vec(),
+            ("DispatchService", "UnassignJob") => ipb::UnassignJobRequest {
+                job_id: self.board_order.clone(),
+            }
+            .encode_to_vec(),
             ("DispatchService", "GetFleetSettings") => {
                 ipb::GetFleetSettingsRequest { workspace_id: w() }.encode_to_vec()
             }
@@ -798,6 +809,7 @@ async fn call(
     if path.path().ends_with("/WatchDelivery")
         || path.path().ends_with("/WatchAssignments")
         || path.path().ends_with("/StreamEvents")
+        || path.path().ends_with("/WatchDispatchMap")
     {
         grpc.server_streaming(with_metadata(body, &pairs), path, Raw)
             .await

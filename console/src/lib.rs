@@ -146,7 +146,17 @@ impl ConsoleState {
             return Err(refused());
         }
         let url = url::Url::parse(template).map_err(|_| refused())?;
-        if !matches!(url.scheme(), "https" | "http") || url.host().is_none() {
+        // The host is read as written: a URL parser takes `https:///{z}/…`
+        // for the host `{z}`, which would put a placeholder in the policy.
+        let written_host = template
+            .split_once("://")
+            .and_then(|(_, rest)| rest.split(['/', '?', '#']).next())
+            .unwrap_or_default();
+        if !matches!(url.scheme(), "https" | "http")
+            || url.host().is_none()
+            || written_host.is_empty()
+            || written_host.contains(['{', '}'])
+        {
             return Err(refused());
         }
         let policy = content_security_policy(Some(&url.origin().ascii_serialization()));

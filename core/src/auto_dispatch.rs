@@ -33,6 +33,8 @@ use crate::{Core, CoreResult, db};
 
 /// A round runs at least this often.
 const ROUND_EVERY: Duration = Duration::from_secs(1);
+/// The wait before trying again when another replica's round held the lock.
+const LOCKED_RETRY: Duration = Duration::from_millis(50);
 /// The most waiting deliveries one round considers, oldest first.
 const MAX_WAITING: u64 = 500;
 /// A scheduled delivery is offered from this long before its time.
@@ -58,18 +60,22 @@ pub async fn run(core: Core, stop: CancellationToken) {
     if core.config.dispatch != DispatchMode::Auto {
         return;
     }
+    let mut wait = ROUND_EVERY;
     loop {
         tokio::select! {
             () = stop.cancelled() => return,
             () = core.dispatch_wake.notified() => {}
-            () = tokio::time::sleep(ROUND_EVERY) => {}
+            () = tokio::time::sleep(wait) => {}
         }
         let started = Instant::now();
+        wait = ROUND_EVERY;
         match round(&core).await {
             Ok(Some(done)) => core
                 .metrics
                 .dispatch_round(started.elapsed(), done.waiting, done.free_couriers),
-            Ok(None) => {}
+            // Another replica's round holds the lock and may have begun
+            // before what woke this one: try again once it is likely done.
+            Ok(None) => wait = LOCKED_RETRY,
             Err(error) => tracing::warn!(%error, "dispatch round failed; the next one tries again"),
         }
     }

@@ -92,7 +92,14 @@ pub enum Change {
     Keys,
     /// The delivery of this id.
     Delivery(String),
+    /// The feeds of these couriers (`assignments::feed`): their
+    /// `WatchAssignments` streams read them anew.
+    Couriers(Vec<String>),
 }
+
+/// The longest payload of one notification (PostgreSQL refuses 8,000 bytes
+/// and more); a longer list of couriers is sent in several.
+const MAX_PAYLOAD: usize = 7_000;
 
 impl Change {
     /// The notification payload: the change and the wall-clock time it was
@@ -101,6 +108,7 @@ impl Change {
         match self {
             Change::Keys => format!("k {at_micros}"),
             Change::Delivery(id) => format!("d {at_micros} {id}"),
+            Change::Couriers(ids) => format!("c {at_micros} {}", ids.join(" ")),
         }
     }
 
@@ -111,6 +119,9 @@ impl Change {
         match (kind, parts.next()) {
             ("k", None) => Some((Change::Keys, at)),
             ("d", Some(id)) if !id.is_empty() => Some((Change::Delivery(id.to_owned()), at)),
+            ("c", Some(ids)) if !ids.is_empty() => {
+                Some((Change::Couriers(ids.split(' ').map(str::to_owned).collect()), at))
+            }
             _ => None,
         }
     }
@@ -135,6 +146,26 @@ pub async fn announce(db: &impl ConnectionTrait, change: Change) -> CoreResult<(
         [CHANNEL.into(), change.payload(wall_clock_micros()).into()],
     ))
     .await?;
+    Ok(())
+}
+
+/// Announces in `tx` that the feeds of `courier_ids` changed: as few
+/// notifications as their ids fit in (one for a whole dispatch round), since
+/// every notification costs the commit a turn at PostgreSQL's queue lock.
+pub async fn announce_couriers(tx: &impl ConnectionTrait, courier_ids: Vec<String>) -> CoreResult<()> {
+    let mut batch: Vec<String> = Vec::new();
+    let mut length = 0;
+    for id in courier_ids {
+        if length + id.len() + 1 > MAX_PAYLOAD && !batch.is_empty() {
+            announce(tx, Change::Couriers(std::mem::take(&mut batch))).await?;
+            length = 0;
+        }
+        length += id.len() + 1;
+        batch.push(id);
+    }
+    if !batch.is_empty() {
+        announce(tx, Change::Couriers(batch)).await?;
+    }
     Ok(())
 }
 
@@ -186,6 +217,12 @@ pub async fn listen(core: Core, stop: CancellationToken) {
                                 core.delivery_cache.forget(&id);
                                 core.changes.publish(&id);
                             }
+                            Change::Couriers(ids) => {
+                                for id in ids {
+                                    core.courier_signals.wake(&id);
+                                }
+                                core.map_wake.send_replace(());
+                            }
                         }
                         let lag = wall_clock_micros().saturating_sub(at).max(0);
                         core.metrics
@@ -210,10 +247,11 @@ mod tests {
 
     #[test]
     fn payloads_read_back() {
-        for change in [Change::Keys, Change::Delivery("del_1 x".into())] {
+        let couriers = Change::Couriers(vec!["cou_1".into(), "cou_2".into()]);
+        for change in [Change::Keys, Change::Delivery("del_1 x".into()), couriers] {
             assert_eq!(Change::parse(&change.payload(42)), Some((change, 42)));
         }
-        for bad in ["", "k", "k x", "d 1", "d 1 ", "x 1 y"] {
+        for bad in ["", "k", "k x", "d 1", "d 1 ", "c 1", "c 1 ", "x 1 y"] {
             assert_eq!(Change::parse(bad), None, "{bad}");
         }
     }

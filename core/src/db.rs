@@ -254,11 +254,25 @@ pub struct WriteTransaction {
     held: std::sync::Mutex<Vec<Box<dyn Send>>>,
     /// What to announce once the transaction has committed.
     on_commit: std::sync::Mutex<Vec<Box<dyn FnOnce() + Send>>>,
+    /// Couriers whose feeds changed, announced to every replica as the
+    /// transaction commits (`cache_feed::announce_couriers`).
+    couriers_changed: std::sync::Mutex<std::collections::BTreeSet<String>>,
 }
 
 impl WriteTransaction {
     pub async fn commit(self) -> CoreResult<()> {
-        let WriteTransaction { tx, held, on_commit } = self;
+        let WriteTransaction {
+            tx,
+            held,
+            on_commit,
+            couriers_changed,
+        } = self;
+        let couriers_changed = couriers_changed
+            .into_inner()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        if !couriers_changed.is_empty() {
+            crate::cache_feed::announce_couriers(&tx, couriers_changed.into_iter().collect()).await?;
+        }
         let committed = tx.commit().await;
         drop(held);
         committed?;
@@ -283,6 +297,15 @@ impl WriteTransaction {
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner())
             .push(Box::new(announce));
+    }
+
+    /// Tells every replica, as this transaction commits, that courier
+    /// `courier_id`'s feed changed; one notification carries them all.
+    pub fn announce_courier(&self, courier_id: &str) {
+        self.couriers_changed
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .insert(courier_id.to_owned());
     }
 
     /// Keeps `mark` until this transaction has ended (committed, rolled
@@ -344,6 +367,7 @@ pub async fn begin(core: &Core) -> CoreResult<WriteTransaction> {
         tx,
         held: std::sync::Mutex::default(),
         on_commit: std::sync::Mutex::default(),
+        couriers_changed: std::sync::Mutex::default(),
     })
 }
 

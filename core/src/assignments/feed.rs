@@ -7,8 +7,8 @@
 //!
 //! A row names what changed, not how it looked: the stream sends a job as it
 //! is when the row is read. Watchers of this process are woken after the
-//! commit ([`Signals`]); watchers on other replicas find the row on their
-//! periodic read.
+//! commit ([`Signals`]); watchers on other replicas by the commit's
+//! announcement (`cache_feed`, one per transaction for all its couriers).
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -125,13 +125,22 @@ pub async fn append(core: &Core, tx: &WriteTransaction, courier_id: &str, entry:
     }
     .insert(&**tx)
     .await?;
-    let (signals, courier_id) = (core.courier_signals.clone(), courier_id.to_owned());
+    wake_at_commit(core, tx, courier_id);
+    Ok(())
+}
+
+/// Wakes courier `courier_id`'s watchers once `tx` commits: this
+/// replica's at the commit, every other replica's by the announcement the
+/// commit sends. Also for a change that writes no row, such as the end of
+/// their sessions, which their streams must notice.
+pub fn wake_at_commit(core: &Core, tx: &WriteTransaction, courier_id: &str) {
+    let (signals, id) = (core.courier_signals.clone(), courier_id.to_owned());
     let map_wake = core.map_wake.clone();
     tx.after_commit(move || {
-        signals.wake(&courier_id);
+        signals.wake(&id);
         map_wake.send_replace(());
     });
-    Ok(())
+    tx.announce_courier(courier_id);
 }
 
 /// Courier `courier_id`'s rows after `position`, oldest first (at most a

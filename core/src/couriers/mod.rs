@@ -19,7 +19,7 @@ use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use sea_orm::{ActiveModelTrait, ActiveValue::Set, ColumnTrait, Condition, ConnectionTrait, EntityTrait, QueryFilter};
 
-use crate::assignments::offers;
+use crate::assignments::{feed, offers};
 use crate::db::WriteTransaction;
 use crate::pagination::Keyset;
 use crate::workspaces::{self, WorkspaceKind};
@@ -466,6 +466,8 @@ pub async fn set_status(core: &Core, tx: &WriteTransaction, id: &str, status: St
     if status == Status::Suspended {
         row.availability = Set(Availability::Offline.as_str().to_owned());
         sessions::end_all(tx, &current.id).await?;
+        // Their open streams end at once, not at their next read.
+        feed::wake_at_commit(core, tx, &current.id);
         offers::withdraw_for_courier(core, tx, &current.id, core.clock.now_micros()).await?;
     }
     Ok(from_model(row.update(&**tx).await?))

@@ -8,6 +8,7 @@
 use sea_orm::{ActiveModelTrait, ActiveValue::Set, ColumnTrait, EntityTrait, QueryFilter};
 
 use super::{Courier, Status};
+use crate::assignments::feed;
 use crate::db::WriteTransaction;
 use crate::secrets::sha256_hex;
 use crate::{Core, CoreError, CoreResult, db, ids, passwords, sign_ins};
@@ -126,12 +127,15 @@ pub async fn authenticate(core: &Core, token: &str) -> CoreResult<CourierSession
     })
 }
 
-/// Ends the session of `token`.
+/// Ends the session of `token`; its streams end at once.
 pub async fn sign_out(core: &Core, token: &str) -> CoreResult<()> {
-    entity::Entity::delete_by_id(sha256_hex(token.as_bytes()))
-        .exec(&core.writer)
-        .await?;
-    Ok(())
+    let tx = db::begin(core).await?;
+    let hash = sha256_hex(token.as_bytes());
+    if let Some(session) = entity::Entity::find_by_id(hash.clone()).one(&*tx).await? {
+        entity::Entity::delete_by_id(hash).exec(&*tx).await?;
+        feed::wake_at_commit(core, &tx, &session.courier_id);
+    }
+    tx.commit().await
 }
 
 /// Ends every session of courier `courier_id`, in `tx`.

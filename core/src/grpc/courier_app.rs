@@ -145,7 +145,7 @@ impl CourierAppService for CourierAppApi {
                 .positions
                 .into_iter()
                 .enumerate()
-                .map(|(i, p)| position_in(p, &format!("positions.{i}")))
+                .map(|(i, p)| position_in(p, i))
                 .collect::<CoreResult<Vec<_>>>()?;
             accepted += positions::accept(&self.0, &courier.id, reported).await? as i64;
         }

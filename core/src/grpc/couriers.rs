@@ -276,14 +276,16 @@ pub fn position_out(p: &Position) -> apb::Position {
 }
 
 /// A position as the app reports it; `param` names it in refusals.
-pub fn position_in(p: apb::Position, param: &str) -> CoreResult<Position> {
+/// `index` names the position in its report's `positions` when refused
+/// (formatted only then: reports arrive by the thousand a second).
+pub fn position_in(p: apb::Position, index: usize) -> CoreResult<Position> {
     let recorded_at = p
         .recorded_at
         .and_then(|ts| courier::time::from_proto(&ts))
         .ok_or_else(|| {
             CoreError::invalid(
-                format!("{param}.recorded_at"),
-                format!("{param}.recorded_at is required."),
+                format!("positions.{index}.recorded_at"),
+                format!("positions.{index}.recorded_at is required."),
             )
         })?;
     Ok(Position {

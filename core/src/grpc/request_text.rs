@@ -89,9 +89,13 @@ where
         // The clone is ready in its turn; the one polled ready serves this call.
         let clone = self.inner.clone();
         let mut inner = std::mem::replace(&mut self.inner, clone);
-        let Some(method) = index().methods.get(request.uri().path()).copied() else {
+        let index = index();
+        let Some(method) = index.methods.get(request.uri().path()).copied() else {
             return Box::pin(inner.call(request));
         };
+        if !index.messages.get(method.input).is_some_and(|m| m.has_text) {
+            return Box::pin(inner.call(request));
+        }
         if method.streaming {
             let request = request.map(|body| Body::new(CheckedStream::new(body, method.input)));
             return Box::pin(inner.call(request));
@@ -272,6 +276,9 @@ struct MessageShape {
     /// The name of its one field when that is a list: a wrapper that keeps
     /// "omitted" and "empty" apart, and adds no step to a path.
     list_of: Option<String>,
+    /// Whether it holds a string at any depth: a request without one (a
+    /// stream of positions) passes unread.
+    has_text: bool,
 }
 
 #[derive(Debug)]
@@ -293,6 +300,30 @@ enum FieldKind {
 enum Step<'a> {
     Field(&'a str),
     Entry(usize),
+}
+
+/// `messages` with `has_text` set where a string is reachable (repeated
+/// until nothing changes: messages may hold each other).
+fn with_text_marked(mut messages: Vec<MessageShape>) -> Vec<MessageShape> {
+    loop {
+        let marked: Vec<bool> = messages
+            .iter()
+            .map(|message| {
+                message.fields.values().any(|field| match field.kind {
+                    FieldKind::Text(_) => true,
+                    FieldKind::Message(child) => messages.get(child).is_some_and(|c| c.has_text),
+                    FieldKind::Other => false,
+                })
+            })
+            .collect();
+        let changed = messages.iter().zip(&marked).any(|(m, &now)| m.has_text != now);
+        for (message, now) in messages.iter_mut().zip(marked) {
+            message.has_text = now;
+        }
+        if !changed {
+            return messages;
+        }
+    }
 }
 
 fn index() -> &'static Index {
@@ -345,9 +376,14 @@ impl Index {
                     [only] if only.repeated => Some(only.name.clone()),
                     _ => None,
                 };
-                MessageShape { fields, list_of }
+                MessageShape {
+                    fields,
+                    list_of,
+                    has_text: false,
+                }
             })
             .collect();
+        let messages = with_text_marked(messages);
         let public = courier::v1::public_service_server::SERVICE_NAME;
         let mut methods = HashMap::new();
         for file in &files {
@@ -604,6 +640,10 @@ mod tests {
         assert!(!methods["/courier.v1.PublicService/GetPublicTracking"].deferred);
         assert!(!methods["/courier.internal.v1.ConsoleService/SignIn"].deferred);
         assert!(methods["/courier.internal.v1.DispatchService/StreamCourierLocations"].streaming);
+        // A stream of positions holds no text, so it is passed on unread.
+        let has_text = |method: &str| index().messages[methods[method].input].has_text;
+        assert!(!has_text("/courier.app.v1.CourierAppService/ReportLocations"));
+        assert!(has_text(CREATE) && has_text("/courier.app.v1.CourierAppService/SubmitProof"));
         let sign_in = internal::SignInRequest {
             email: "a\u{0}@b.de".into(),
             ..Default::default()

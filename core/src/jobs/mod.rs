@@ -542,6 +542,10 @@ pub async fn make_move(core: &Core, courier: &Courier, job_id: &str, action: Mov
         }),
         JobKind::FleetOrder => Work::FleetOrder(move_board_order(core, courier, job_id, action).await?),
     };
+    if work.status().is_terminal() {
+        // The courier is free: a round may offer them the next job now.
+        core.dispatch_wake.notify_one();
+    }
     let assignment = assignments::latest_of(&core.db, job_id, &courier.id)
         .await?
         .ok_or_else(|| CoreError::not_found("job"))?;

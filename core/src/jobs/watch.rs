@@ -3,11 +3,15 @@
 //! stream, or one whose resume position is no longer kept, starts with a
 //! snapshot of the courier's open jobs; then every feed row after the
 //! position, in order, each with its own position to resume from. The
-//! stream wakes on this process's commits and reads again every second for
-//! other replicas' (and to notice a suspension or a signed-out session).
+//! stream wakes on this process's commits and on other replicas'
+//! announcements (a suspension or a sign-out wakes it too); it reads again
+//! every [`BACKSTOP`] for an announcement lost with a replica that died
+//! between its commit and the notification, and every [`POLL`] while
+//! announcements cannot be heard.
 
 use std::time::Duration;
 
+use sea_orm::ConnectionTrait;
 use tokio::sync::mpsc;
 
 use super::{Job, Work};
@@ -16,7 +20,10 @@ use crate::assignments::offers::Offer;
 use crate::couriers::sessions;
 use crate::{Core, CoreResult};
 
-/// How often a stream reads its feed without being woken.
+/// How often a stream reads its feed without being woken while it hears
+/// every change (SQLite, or PostgreSQL with the announcements connected).
+const BACKSTOP: Duration = Duration::from_secs(15);
+/// How often it reads while announcements of other replicas are not heard.
 const POLL: Duration = Duration::from_secs(1);
 
 /// One message of the stream, with the position to resume after it.
@@ -96,11 +103,17 @@ pub async fn watch(
             tokio::select! {
                 () = sender.closed() => return,
                 () = wake.notified() => {}
-                () = tokio::time::sleep(POLL) => {}
+                () = tokio::time::sleep(unwoken_read(&core)) => {}
             }
         }
     });
     Ok(receiver)
+}
+
+fn unwoken_read(core: &Core) -> Duration {
+    let hears_every_change =
+        core.db.get_database_backend() == sea_orm::DbBackend::Sqlite || core.cache_feed.is_connected();
+    if hears_every_change { BACKSTOP } else { POLL }
 }
 
 /// The courier's open jobs, at the feed's newest position (read first, so

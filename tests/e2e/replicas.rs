@@ -4,7 +4,8 @@
 //! a delivery changed through one reads changed on the other within a second
 //! and at once on the one that changed it, and creates spread over both never
 //! book twice, lose an event or spend past the credit limit; a change through
-//! one reaches `WatchDelivery` streams on the other in milliseconds; a replica
+//! one reaches `WatchDelivery` streams on the other in milliseconds, and a
+//! courier's `WatchAssignments` stream too; a replica
 //! serving the API alone runs no worker, and a workers replica does its work.
 
 use std::collections::{HashMap, HashSet};
@@ -367,6 +368,68 @@ async fn a_change_through_one_replica_is_pushed_to_watch_streams_on_the_other() 
         eprintln!("a change seen on the other replica's stream: p50 {median:?}, p99 {worst:?}");
         assert!(median < Duration::from_millis(100), "p50 {median:?}");
         assert!(worst < Duration::from_millis(500), "p99 {worst:?}");
+    })
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_job_given_through_one_replica_is_pushed_to_the_couriers_stream_on_the_other() {
+    crate::harness::limited(async {
+        let Some((app, replica)) = two_replicas().await else {
+            return;
+        };
+        let workspace = crate::billing::billed_workspace(&app, 10_000_000, 14).await;
+        let id = app.create_delivery(&workspace.live_key, &berlin_delivery()).await["id"]
+            .as_str()
+            .expect("id")
+            .to_owned();
+        let kim = crate::couriers::join(&app, "", "Kim Courier", "kim@example.com", "car").await;
+        // The courier's app is connected to the other replica.
+        let mut on_replica =
+            courier::app::v1::courier_app_service_client::CourierAppServiceClient::connect(replica.grpc_url.clone())
+                .await
+                .expect("courier app on the replica");
+        let mut stream = on_replica
+            .watch_assignments(kim.request(courier::app::v1::WatchAssignmentsRequest::default()))
+            .await
+            .expect("watch")
+            .into_inner();
+        crate::couriers::next(&mut stream).await;
+
+        // Given and taken back through the first replica, ten times: each
+        // change awaited on the other's stream, whose unwoken read comes
+        // only every 15 s.
+        let mut times = Vec::new();
+        for _ in 0..10 {
+            let started = Instant::now();
+            crate::couriers::assign(&app, &id, &kim.courier.id)
+                .await
+                .expect("assign");
+            let given = crate::couriers::next(&mut stream).await;
+            assert!(
+                matches!(
+                    given.update,
+                    Some(courier::app::v1::watch_assignments_response::Update::Job(_))
+                ),
+                "{given:?}"
+            );
+            times.push(started.elapsed());
+            let started = Instant::now();
+            let request = app.dispatch_request(ipb::UnassignJobRequest { job_id: id.clone() });
+            app.dispatch().await.unassign_job(request).await.expect("unassign");
+            let taken = crate::couriers::next(&mut stream).await;
+            assert!(
+                matches!(
+                    taken.update,
+                    Some(courier::app::v1::watch_assignments_response::Update::Withdrawal(_))
+                ),
+                "{taken:?}"
+            );
+            times.push(started.elapsed());
+        }
+        let worst = p99(times);
+        eprintln!("a feed change seen on the other replica's stream: worst {worst:?}");
+        assert!(worst < Duration::from_secs(2), "worst {worst:?}");
     })
     .await;
 }

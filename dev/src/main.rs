@@ -36,6 +36,11 @@ struct Cli {
     #[command(flatten)]
     http_timeouts: HttpTimeouts,
 
+    /// A tile server's URL template for the console's dispatch map
+    /// (`https://tiles.example.com/{z}/{x}/{y}.png`), as for `courier-console`.
+    #[arg(long, env = "COURIER_MAP_TILES_URL")]
+    map_tiles_url: Option<String>,
+
     /// Log line format.
     #[arg(long, env = "COURIER_LOG_FORMAT", value_enum, default_value_t = LogFormat::Text)]
     log_format: LogFormat,
@@ -105,7 +110,10 @@ async fn run(mut cli: Cli, base_url_defaulted: bool) -> Result<(), Box<dyn std::
     ));
     // The console and the courier app beside the edge, on the same
     // listener, under /console and /courier.
-    let console = courier_console::ConsoleState::new(&grpc_url, &format!("{base_url}/console"))?;
+    let mut console = courier_console::ConsoleState::new(&grpc_url, &format!("{base_url}/console"))?;
+    if let Some(template) = &cli.map_tiles_url {
+        console = console.with_map_tiles(template)?;
+    }
     let courier_app = courier_app::AppState::new(&grpc_url, &format!("{base_url}/courier"))?;
     let app = courier_edge::routes::router(edge)
         .nest("/console", courier_console::router(console))

@@ -315,7 +315,8 @@ e2e! {
         // A busy courier takes no second job; a reassignment withdraws it from the first.
         let other = app.create_delivery(&app.live_key, &berlin_delivery()).await;
         let status = assign(&app, other["id"].as_str().expect("id"), &kim.courier.id).await.expect_err("busy");
-        assert_eq!(refusal(&status), (tonic::Code::FailedPrecondition, "courier_unavailable", None));
+        assert_eq!(refusal(&status), (tonic::Code::FailedPrecondition, "courier_unavailable", Some("courier_id".into())));
+        assert!(status.message().contains(&format!("busy with job {id}")), "{}", status.message());
         let mut kim_client = kim.client.clone();
         let mut stream = kim_client.watch_assignments(kim.request(apb::WatchAssignmentsRequest::default())).await.expect("watch").into_inner();
         let _snapshot = next(&mut stream).await;

@@ -117,6 +117,18 @@ pub async fn assign(
     assigned_by: &str,
     now: i64,
 ) -> CoreResult<Assignment> {
+    if let Some(other) = open_for_courier(&**tx, courier_id).await?
+        && other.job_id != job_id
+    {
+        return Err(CoreError::at(
+            ErrorCode::CourierUnavailable,
+            "courier_id",
+            format!(
+                "The courier is busy with job {}; they can take another once it is done.",
+                other.job_id
+            ),
+        ));
+    }
     if let Some(current) = open_for_job(&**tx, job_id).await? {
         if current.courier_id == courier_id {
             return Ok(current);

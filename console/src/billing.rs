@@ -79,10 +79,27 @@ pub(crate) struct BillingPage {
     /// The open amount as a share of the credit limit, 0 to 100.
     used_percent: i64,
     billing_day: i32,
+    /// When the open period next closes, on the area's clock.
+    next_close: Moment,
     payment_terms_days: i32,
     overdue: bool,
     statements: Vec<StatementRow>,
     next_page: Option<String>,
+}
+
+/// The next 00:00 UTC on day `billing_day` (1 to 28) of a month after
+/// `now`: when the billing worker closes the open period (docs/billing.md).
+fn next_close(billing_day: i32, now: chrono::DateTime<chrono::Utc>) -> prost_types::Timestamp {
+    use chrono::{Datelike, Months, NaiveDate};
+    let day = billing_day.clamp(1, 28) as u32;
+    let this_month = NaiveDate::from_ymd_opt(now.year(), now.month(), day).unwrap_or_default();
+    let close = this_month.and_time(chrono::NaiveTime::MIN).and_utc();
+    let close = if close > now {
+        close
+    } else {
+        close.checked_add_months(Months::new(1)).unwrap_or(close)
+    };
+    courier::time::to_proto(close)
 }
 
 pub(crate) async fn page(
@@ -127,6 +144,10 @@ pub(crate) async fn page(
             open_amount: money(billing.open_amount_cents, &billing.currency),
             used_percent: used_percent(billing.open_amount_cents, limit),
             billing_day: settings.billing_day.unwrap_or(1),
+            next_close: zone.minute(
+                Some(&next_close(settings.billing_day.unwrap_or(1), chrono::Utc::now())),
+                "",
+            ),
             payment_terms_days: settings.payment_terms_days.unwrap_or(14),
             overdue: settings.statement_overdue,
             statements: statements
@@ -294,5 +315,31 @@ pub(crate) async fn print(
         )
             .into_response(),
         Err(_) => failure(&state, &tonic::Status::internal("the statement could not be rendered")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use chrono::TimeZone;
+
+    use super::*;
+
+    #[test]
+    fn a_period_closes_at_the_next_billing_day_midnight_utc() {
+        let at = |y, m, d, h| chrono::Utc.with_ymd_and_hms(y, m, d, h, 0, 0).single().expect("a time");
+        let seconds = |t: prost_types::Timestamp| t.seconds;
+        assert_eq!(
+            seconds(next_close(1, at(2026, 11, 28, 14))),
+            at(2026, 12, 1, 0).timestamp()
+        );
+        assert_eq!(
+            seconds(next_close(28, at(2026, 11, 3, 9))),
+            at(2026, 11, 28, 0).timestamp()
+        );
+        // At the very moment of a close, the next one is a month later.
+        assert_eq!(
+            seconds(next_close(15, at(2026, 12, 15, 0))),
+            at(2027, 1, 15, 0).timestamp()
+        );
     }
 }

@@ -253,6 +253,7 @@ pub(crate) struct WaitingRow {
 /// A job under way as the side list shows it.
 pub(crate) struct ActiveRow {
     job_id: String,
+    route: String,
     courier: String,
     status: &'static str,
     /// Not yet at the pickup: it may change hands or go back to waiting.
@@ -400,6 +401,7 @@ fn live_part(state: &ConsoleState, scope: &Scope, mode: &'static str, manages: b
                 }
                 part.active.push(ActiveRow {
                     job_id: job.job_id.clone(),
+                    route: format!("{} → {}", job.pickup_address, job.dropoff_address),
                     courier: held.courier_name(courier_id),
                     status: labels::delivery_status(status),
                     movable: status == pb::DeliveryStatus::CourierAssigned,
@@ -664,8 +666,11 @@ async fn assign(
         .assign_job(signed.request(message, Some(field(&form, "csrf"))))
         .await
     {
-        Ok(_) => signed.redirect_with(
-            Flash::notice(format!("Job {job_id} given to the courier.")),
+        Ok(answer) => signed.redirect_with(
+            Flash::notice(format!(
+                "Given to the courier: {}.",
+                job_route(answer.get_ref().job.as_ref())
+            )),
             &format!("{}?mode={mode}", scope.base(&state)),
         ),
         Err(status) if at_the_form(&status) => {
@@ -673,6 +678,14 @@ async fn assign(
         }
         Err(status) => scope.failure(&state, &signed, &status),
     }
+}
+
+/// A job as a notice names it: its route, as the lists show it.
+fn job_route(job: Option<&courier::app::v1::Job>) -> String {
+    let address = |waypoint: Option<&pb::Waypoint>| waypoint.map(|w| w.address.clone()).unwrap_or_default();
+    job.map_or_else(String::new, |job| {
+        format!("{} → {}", address(job.pickup.as_ref()), address(job.dropoff.as_ref()))
+    })
 }
 
 async fn unassign(
@@ -691,8 +704,16 @@ async fn unassign(
         .unassign_job(signed.request(message, Some(field(&form, "csrf"))))
         .await
     {
-        Ok(_) => signed.redirect_with(
-            Flash::notice(format!("Job {job_id} is waiting for a courier again.")),
+        Ok(answer) => signed.redirect_with(
+            Flash::notice(format!(
+                "Waiting for a courier again: {}.",
+                answer
+                    .get_ref()
+                    .job
+                    .as_ref()
+                    .map(|job| format!("{} → {}", job.pickup_address, job.dropoff_address))
+                    .unwrap_or_default()
+            )),
             &format!("{}/{job_id}?mode={mode}", scope.base(&state)),
         ),
         Err(status) if at_the_form(&status) => {

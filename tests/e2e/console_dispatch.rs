@@ -80,6 +80,9 @@ e2e! {
         let (status, location, page) = post(&ops, &format!("{job_page}/unassign"), &[("csrf", &token)]).await;
         assert_eq!((status, location.as_str()), (303, format!("{job_page}?mode=live").as_str()), "{page}");
         assert!(matches!(crate::couriers::next(&mut near_stream).await.update, Some(Update::Withdrawal(w)) if w.job_id == id));
+        // The notice names the job by its route, as the lists do.
+        let (_, page, _) = get(&ops, &location).await;
+        assert!(page.contains("Waiting for a courier again: Alexanderplatz 1"), "{page}");
         let seen = app.get(&format!("/v1/deliveries/{id}"), &app.live_key).await;
         assert_eq!(seen.body["status"], "pending", "{:#}", seen.body);
         assert_eq!(seen.body["courier"], Value::Null, "{:#}", seen.body);

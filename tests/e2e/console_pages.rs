@@ -545,6 +545,9 @@ e2e! {
         let (status, page, _) = get(&member, &base).await;
         assert_eq!(status, 200, "{page}");
         assert!(page.contains(&statement) && page.contains("0.00 EUR"), "closed: nothing open any more: {page}");
+        // The next close on the area's clock (Berlin: 01:00 or 02:00), UTC on hover.
+        let next_close = page.split("id=\"next-close\">").nth(1).and_then(|rest| rest.split("</dd>").next()).unwrap_or_default();
+        assert!(next_close.starts_with("next on <time datetime=\"") && next_close.contains(":00:00 UTC\">") && next_close.contains(" 0"), "{next_close}");
         let (status, page, _) = get(&member, &format!("{base}/statements/{statement}")).await;
         assert_eq!(status, 200, "{page}");
         assert_eq!(page.matches("<td data-label=\"Delivery\">").count(), 3);

@@ -355,6 +355,21 @@ impl ConnectionTrait for WriteTransaction {
 /// transaction that reads before its first write fails with `SQLITE_BUSY`
 /// instead of waiting when another connection commits in between.
 /// PostgreSQL ignores the mode.
+/// `column` is one of `values`, bound as one parameter (a JSON array)
+/// however many they are: one prepared statement serves every list (an
+/// `IN` with a placeholder per value is a new statement for each length,
+/// prepared anew each time past the statement cache), and no list meets a
+/// statement's parameter limit. For the lists of couriers a dispatch round
+/// and the position writer read, a thousand ids and more.
+pub fn one_of(backend: DbBackend, column: &'static str, values: &[String]) -> sea_orm::sea_query::SimpleExpr {
+    let list = serde_json::Value::from(values.to_vec()).to_string();
+    let sql = match backend {
+        DbBackend::Postgres => format!("\"{column}\" IN (SELECT jsonb_array_elements_text($1::jsonb))"),
+        _ => format!("\"{column}\" IN (SELECT value FROM json_each(?))"),
+    };
+    sea_orm::sea_query::Expr::cust_with_values(sql, [list])
+}
+
 pub async fn begin(core: &Core) -> CoreResult<WriteTransaction> {
     let tx = core
         .writer

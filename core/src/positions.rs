@@ -215,7 +215,7 @@ pub async fn latest_many(core: &Core, courier_ids: Vec<String>) -> CoreResult<Ha
     }
     if !missing.is_empty() {
         let rows = latest::Entity::find()
-            .filter(latest::Column::CourierId.is_in(missing))
+            .filter(db::one_of(core.db.get_database_backend(), "courier_id", &missing))
             .all(&core.db)
             .await?;
         for row in rows {

@@ -278,7 +278,7 @@ pub async fn open_for_couriers(db: &impl ConnectionTrait, courier_ids: Vec<Strin
         return Ok(Vec::new());
     }
     Ok(entity::Entity::find()
-        .filter(entity::Column::CourierId.is_in(courier_ids))
+        .filter(crate::db::one_of(db.get_database_backend(), "courier_id", &courier_ids))
         .filter(entity::Column::EndedAt.is_null())
         .all(db)
         .await?

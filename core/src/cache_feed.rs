@@ -41,12 +41,28 @@ const RECONNECT_AFTER: Duration = Duration::from_millis(200);
 
 /// Whether this replica's announcement listener is connected: the caches
 /// of a PostgreSQL replica serve only while it is.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct Feed {
     connected: AtomicBool,
+    /// This replica's mark on its own announcements of couriers, which it
+    /// skips: their watchers here were woken at the commit.
+    origin: u64,
+}
+
+impl Default for Feed {
+    fn default() -> Feed {
+        Feed {
+            connected: AtomicBool::new(false),
+            origin: rand::random(),
+        }
+    }
 }
 
 impl Feed {
+    pub fn origin(&self) -> u64 {
+        self.origin
+    }
+
     pub fn is_connected(&self) -> bool {
         self.connected.load(Ordering::Acquire)
     }
@@ -92,9 +108,9 @@ pub enum Change {
     Keys,
     /// The delivery of this id.
     Delivery(String),
-    /// The feeds of these couriers (`assignments::feed`): their
-    /// `WatchAssignments` streams read them anew.
-    Couriers(Vec<String>),
+    /// The feeds of these couriers (`assignments::feed`), changed by the
+    /// replica `from`: their `WatchAssignments` streams read them anew.
+    Couriers { from: u64, ids: Vec<String> },
 }
 
 /// The longest payload of one notification (PostgreSQL refuses 8,000 bytes
@@ -108,7 +124,7 @@ impl Change {
         match self {
             Change::Keys => format!("k {at_micros}"),
             Change::Delivery(id) => format!("d {at_micros} {id}"),
-            Change::Couriers(ids) => format!("c {at_micros} {}", ids.join(" ")),
+            Change::Couriers { from, ids } => format!("c {at_micros} {from} {}", ids.join(" ")),
         }
     }
 
@@ -119,8 +135,19 @@ impl Change {
         match (kind, parts.next()) {
             ("k", None) => Some((Change::Keys, at)),
             ("d", Some(id)) if !id.is_empty() => Some((Change::Delivery(id.to_owned()), at)),
-            ("c", Some(ids)) if !ids.is_empty() => {
-                Some((Change::Couriers(ids.split(' ').map(str::to_owned).collect()), at))
+            ("c", Some(rest)) => {
+                let (from, ids) = rest.split_once(' ')?;
+                let ids: Vec<String> = ids.split(' ').map(str::to_owned).collect();
+                if ids.iter().any(String::is_empty) {
+                    return None;
+                }
+                Some((
+                    Change::Couriers {
+                        from: from.parse().ok()?,
+                        ids,
+                    },
+                    at,
+                ))
             }
             _ => None,
         }
@@ -152,19 +179,20 @@ pub async fn announce(db: &impl ConnectionTrait, change: Change) -> CoreResult<(
 /// Announces in `tx` that the feeds of `courier_ids` changed: as few
 /// notifications as their ids fit in (one for a whole dispatch round), since
 /// every notification costs the commit a turn at PostgreSQL's queue lock.
-pub async fn announce_couriers(tx: &impl ConnectionTrait, courier_ids: Vec<String>) -> CoreResult<()> {
+pub async fn announce_couriers(tx: &impl ConnectionTrait, from: u64, courier_ids: Vec<String>) -> CoreResult<()> {
     let mut batch: Vec<String> = Vec::new();
     let mut length = 0;
     for id in courier_ids {
         if length + id.len() + 1 > MAX_PAYLOAD && !batch.is_empty() {
-            announce(tx, Change::Couriers(std::mem::take(&mut batch))).await?;
+            let ids = std::mem::take(&mut batch);
+            announce(tx, Change::Couriers { from, ids }).await?;
             length = 0;
         }
         length += id.len() + 1;
         batch.push(id);
     }
     if !batch.is_empty() {
-        announce(tx, Change::Couriers(batch)).await?;
+        announce(tx, Change::Couriers { from, ids: batch }).await?;
     }
     Ok(())
 }
@@ -217,7 +245,8 @@ pub async fn listen(core: Core, stop: CancellationToken) {
                                 core.delivery_cache.forget(&id);
                                 core.changes.publish(&id);
                             }
-                            Change::Couriers(ids) => {
+                            Change::Couriers { from, .. } if from == feed.origin => {}
+                            Change::Couriers { ids, .. } => {
                                 for id in ids {
                                     core.courier_signals.wake(&id);
                                 }
@@ -247,11 +276,26 @@ mod tests {
 
     #[test]
     fn payloads_read_back() {
-        let couriers = Change::Couriers(vec!["cou_1".into(), "cou_2".into()]);
+        let couriers = Change::Couriers {
+            from: 7,
+            ids: vec!["cou_1".into(), "cou_2".into()],
+        };
         for change in [Change::Keys, Change::Delivery("del_1 x".into()), couriers] {
             assert_eq!(Change::parse(&change.payload(42)), Some((change, 42)));
         }
-        for bad in ["", "k", "k x", "d 1", "d 1 ", "c 1", "c 1 ", "x 1 y"] {
+        for bad in [
+            "",
+            "k",
+            "k x",
+            "d 1",
+            "d 1 ",
+            "c 1",
+            "c 1 ",
+            "c 1 7",
+            "c 1 7 ",
+            "c 1 x cou_1",
+            "x 1 y",
+        ] {
             assert_eq!(Change::parse(bad), None, "{bad}");
         }
     }

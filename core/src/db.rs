@@ -257,6 +257,8 @@ pub struct WriteTransaction {
     /// Couriers whose feeds changed, announced to every replica as the
     /// transaction commits (`cache_feed::announce_couriers`).
     couriers_changed: std::sync::Mutex<std::collections::BTreeSet<String>>,
+    /// This replica's mark on its announcements (`cache_feed::Feed::origin`).
+    origin: u64,
 }
 
 impl WriteTransaction {
@@ -266,12 +268,13 @@ impl WriteTransaction {
             held,
             on_commit,
             couriers_changed,
+            origin,
         } = self;
         let couriers_changed = couriers_changed
             .into_inner()
             .unwrap_or_else(|poisoned| poisoned.into_inner());
         if !couriers_changed.is_empty() {
-            crate::cache_feed::announce_couriers(&tx, couriers_changed.into_iter().collect()).await?;
+            crate::cache_feed::announce_couriers(&tx, origin, couriers_changed.into_iter().collect()).await?;
         }
         let committed = tx.commit().await;
         drop(held);
@@ -383,6 +386,7 @@ pub async fn begin(core: &Core) -> CoreResult<WriteTransaction> {
         held: std::sync::Mutex::default(),
         on_commit: std::sync::Mutex::default(),
         couriers_changed: std::sync::Mutex::default(),
+        origin: core.cache_feed.origin(),
     })
 }
 

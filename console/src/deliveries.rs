@@ -509,6 +509,8 @@ pub(crate) struct DeliveryPage {
     workspace_id: String,
     id: String,
     external_id: String,
+    /// The dropoff's address: what names the delivery without an external id.
+    dropoff: String,
     amount: String,
     breakdown: Vec<(String, String)>,
     waypoints: Vec<WaypointView>,
@@ -620,6 +622,7 @@ async fn delivery_view(
             workspace_id: workspace.to_owned(),
             id: delivery.id.clone(),
             external_id: delivery.external_id.clone().unwrap_or_default(),
+            dropoff: delivery.dropoff.as_ref().map(|w| w.address.clone()).unwrap_or_default(),
             amount: delivery
                 .amount_cents
                 .map(|cents| money(cents, delivery.currency.as_deref().unwrap_or_default()))

@@ -100,10 +100,10 @@ pub struct Figures {
 }
 
 /// A small deterministic random source (SplitMix64).
-struct Random(u64);
+pub(crate) struct Random(pub(crate) u64);
 
 impl Random {
-    fn next(&mut self) -> f64 {
+    pub(crate) fn next(&mut self) -> f64 {
         self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
         let mut z = self.0;
         z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
@@ -113,7 +113,7 @@ impl Random {
     }
 
     /// A point in the city.
-    fn place(&mut self) -> (f64, f64) {
+    pub(crate) fn place(&mut self) -> (f64, f64) {
         (
             CENTRE.0 + (self.next() * 2.0 - 1.0) * HALF_LATITUDE,
             CENTRE.1 + (self.next() * 2.0 - 1.0) * HALF_LONGITUDE,
@@ -121,7 +121,7 @@ impl Random {
     }
 
     /// A point within a trip of `from`, inside the city.
-    fn near(&mut self, from: (f64, f64)) -> (f64, f64) {
+    pub(crate) fn near(&mut self, from: (f64, f64)) -> (f64, f64) {
         let clamp = |v: f64, centre: f64, half: f64| v.clamp(centre - half, centre + half);
         (
             clamp(from.0 + (self.next() * 2.0 - 1.0) * TRIP, CENTRE.0, HALF_LATITUDE),
@@ -242,14 +242,16 @@ impl Shared {
 }
 
 /// A signed-in simulated courier.
-struct Courier {
-    index: usize,
-    client: CourierAppServiceClient<Channel>,
-    token: String,
+pub(crate) struct Courier {
+    pub(crate) index: usize,
+    /// `cou_…`
+    pub(crate) id: String,
+    pub(crate) client: CourierAppServiceClient<Channel>,
+    pub(crate) token: String,
 }
 
 impl Courier {
-    fn request<T>(&self, message: T) -> tonic::Request<T> {
+    pub(crate) fn request<T>(&self, message: T) -> tonic::Request<T> {
         authorised(message, &self.token)
     }
 }
@@ -270,7 +272,7 @@ fn now_timestamp() -> prost_types::Timestamp {
     }
 }
 
-fn report(at: (f64, f64)) -> apb::ReportLocationsRequest {
+pub(crate) fn report(at: (f64, f64)) -> apb::ReportLocationsRequest {
     apb::ReportLocationsRequest {
         positions: vec![apb::Position {
             latitude: at.0,
@@ -285,7 +287,7 @@ fn report(at: (f64, f64)) -> apb::ReportLocationsRequest {
 
 /// Invites `count` platform couriers on cargo bikes, has each join, go
 /// online at a random place and report it.
-async fn sign_up(
+pub(crate) async fn sign_up(
     service: &Service,
     admin_token: &str,
     channels: &[Channel],
@@ -335,6 +337,10 @@ async fn sign_up(
                     .into_inner();
                 let courier = Courier {
                     index: i,
+                    id: invited
+                        .courier
+                        .map(|c| c.id)
+                        .ok_or("an invitation answered no courier")?,
                     client,
                     token: joined.session_token,
                 };
@@ -598,8 +604,13 @@ fn judge(round: &Round) -> Option<(f64, f64, f64)> {
     Some((made, optimum as f64, first_come))
 }
 
-/// The dispatch run, then the position intake runs, on `service`.
-pub async fn measure(bin_dir: &std::path::Path, service: &Service, settings: Settings) -> BenchResult<Figures> {
+/// `count` couriers signed up as [`sign_up`] does, over [`CHANNELS`]
+/// connections to the core, with an admin token of the bench's own.
+pub(crate) async fn sign_up_couriers(
+    bin_dir: &std::path::Path,
+    service: &Service,
+    count: usize,
+) -> BenchResult<Vec<Courier>> {
     let admin_token = service
         .admin(
             bin_dir,
@@ -616,7 +627,12 @@ pub async fn measure(bin_dir: &std::path::Path, service: &Service, settings: Set
                 .await?,
         );
     }
-    let couriers = sign_up(service, &admin_token, &channels, settings.couriers).await?;
+    sign_up(service, &admin_token, &channels, count).await
+}
+
+/// The dispatch run, then the position intake runs, on `service`.
+pub async fn measure(bin_dir: &std::path::Path, service: &Service, settings: Settings) -> BenchResult<Figures> {
+    let couriers = sign_up_couriers(bin_dir, service, settings.couriers).await?;
     let intake_couriers: Vec<(CourierAppServiceClient<Channel>, String)> = couriers
         .iter()
         .take(INTAKE_STREAMS)

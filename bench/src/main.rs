@@ -9,6 +9,7 @@ mod ceilings;
 mod console;
 mod database;
 mod dispatch;
+mod limits;
 mod load;
 mod million;
 mod service;
@@ -70,11 +71,16 @@ enum Part {
     Flows,
     /// Bare axum, and axum plus one tonic call.
     Ceilings,
+    /// GET by id on an edge counting the per-key limits in Redis beside
+    /// the in-memory edge (Redis at `COURIER_BENCH_REDIS_URL`, default
+    /// `redis://127.0.0.1:6379`).
+    Limits,
     /// The bare database ceilings: the create's writes, and a two-insert transaction.
     Database,
     /// The three webhook runs.
     Webhooks,
-    /// The console's deliveries page with 10,000 deliveries.
+    /// The console's deliveries page with 10,000 deliveries, and its
+    /// dispatch page with 1,000 online couriers and 500 waiting jobs.
     Console,
     /// List pages beside GET by id on a million deliveries and events
     /// (PostgreSQL; only when named, as seeding takes minutes and gigabytes).
@@ -355,6 +361,45 @@ async fn bench_backend(cli: &Cli, backend: Backend, bin_dir: &std::path::Path) -
         }
     }
 
+    if cli.runs(Part::Limits) {
+        let edge = limits::start_redis_edge(bin_dir, &service, &client, &delivery_id).await?;
+        let memory = flow_request(Flow::Get, &client, &service, &delivery_id);
+        let redis = {
+            let (client, url, key) = (
+                client.clone(),
+                format!("{}/v1/deliveries/{delivery_id}", edge.edge.base_url),
+                service.live_key.clone(),
+            );
+            move || client.get(&url).header("x-api-key", &key)
+        };
+        let redis_run = || load_once(limits::CONNECTIONS, duration, redis.clone());
+        let memory_run = || async { Ok(load_once(limits::CONNECTIONS, duration, memory.clone()).await) };
+        let pair = paired(cli.repeat, redis_run, memory_run).await;
+        let stopped = edge.stop().await;
+        let pair = pair?;
+        stopped?;
+        println!(
+            "\nPer-key rate limits counted in Redis ({}) and in memory:\n",
+            limits::redis_url()
+        );
+        println!("| Flow | Connections | Requests/s | p50 ms | p99 ms | Errors |");
+        println!("|---|---:|---:|---:|---:|---:|");
+        row(
+            "GET /v1/deliveries/{id}, limits in Redis",
+            limits::CONNECTIONS,
+            &pair.flow,
+        );
+        row(
+            "GET /v1/deliveries/{id}, limits in memory",
+            limits::CONNECTIONS,
+            &pair.ceiling,
+        );
+        println!(
+            "\nGET with the Redis limiter ÷ in-memory: {:.2} (target ≥ 0.8; median of {} paired runs)",
+            pair.ratio, cli.repeat
+        );
+    }
+
     if let Some(ceilings) = ceilings {
         for concurrency in CONCURRENCY {
             for (label, url) in [(HTTP_CEILING, &ceilings.http_url), (HOP_CEILING, &ceilings.hop_url)] {
@@ -402,6 +447,22 @@ async fn bench_backend(cli: &Cli, backend: Backend, bin_dir: &std::path::Path) -
                 stats.requests_per_second, stats.p50_ms, stats.p99_ms, stats.errors
             );
         }
+        let page =
+            console::measure_dispatch(bin_dir, backend, &cli.postgres_url, &client, duration, cli.repeat).await?;
+        println!(
+            "\nConsole dispatch page (/console/ops/dispatch), {} couriers online and {} jobs waiting, the full page (target: p99 < 200 ms):",
+            page.online, page.waiting
+        );
+        for (connections, stats) in &page.loads {
+            println!(
+                "- {connections} connection(s): {:.0} pages/s, p50 {:.1} ms, p99 {:.1} ms, {} errors",
+                stats.requests_per_second, stats.p50_ms, stats.p99_ms, stats.errors
+            );
+        }
+        println!(
+            "- a courier's position report → the open page's event stream carrying it, {} reports one at a time: from the send p50 {:.0} ms, p99 {:.0} ms (target: p99 < 1000 ms); from the answer p50 {:.0} ms, p99 {:.0} ms; {} not carried within 5 s",
+            page.reports, page.sent_p50_ms, page.sent_p99_ms, page.answered_p50_ms, page.answered_p99_ms, page.lost
+        );
     }
 
     if cli.runs(Part::Dispatch) {

@@ -119,9 +119,71 @@ async fn admin(bin_dir: &Path, database: &ScratchDatabase, args: &[&str]) -> Ben
     Ok(String::from_utf8_lossy(&output.stdout).into_owned())
 }
 
+/// A `courier-edge` serving `http_addr` in front of the core at
+/// `grpc_addr`, with per-key limits so high that the bench is never refused
+/// (each request is still counted).
+fn edge_command(bin_dir: &Path, http_addr: &str, grpc_addr: &str, base_url: &str) -> Command {
+    let mut command = Command::new(bin_dir.join("courier-edge"));
+    command
+        .env("COURIER_HTTP_ADDR", http_addr)
+        .env("COURIER_CORE_URL", format!("http://{grpc_addr}"))
+        .env("COURIER_PUBLIC_BASE_URL", base_url)
+        .env("COURIER_METRICS_ADDR", "127.0.0.1:0")
+        // The bench measures the service, not the per-key rate limits.
+        .env("COURIER_RATE_LIMIT_READS_PER_SECOND", "1000000")
+        .env("COURIER_RATE_LIMIT_READ_BURST", "1000000")
+        .env("COURIER_RATE_LIMIT_WRITES_PER_SECOND", "1000000")
+        .env("COURIER_RATE_LIMIT_WRITE_BURST", "1000000")
+        .env_remove("COURIER_RATE_LIMIT_REDIS_URL")
+        .kill_on_drop(true);
+    command
+}
+
+/// A second edge on a running service's core, started with extra
+/// environment (e.g. a Redis limiter); killed when dropped.
+pub struct Edge {
+    pub base_url: String,
+    pub process: Child,
+}
+
+impl Edge {
+    pub async fn stop(mut self) {
+        let _ = self.process.kill().await;
+    }
+}
+
 impl Service {
+    /// Starts another edge in front of this service's core, with `env` on
+    /// top of the bench edge's, and waits until it answers.
+    pub async fn start_edge(&self, bin_dir: &Path, env: &[(&str, &str)], log_name: &str) -> BenchResult<Edge> {
+        let http_addr = free_addr()?;
+        let base_url = format!("http://{http_addr}");
+        let grpc_addr = self.grpc_url.trim_start_matches("http://");
+        let mut command = edge_command(bin_dir, &http_addr, grpc_addr, &self.base_url);
+        for (name, value) in env {
+            command.env(name, value);
+        }
+        let process = command
+            .stdout(Stdio::null())
+            .stderr(Stdio::from(std::fs::File::create(self.database.dir.join(log_name))?))
+            .spawn()?;
+        let edge = Edge { base_url, process };
+        wait_ready(&edge.base_url, &self.live_key).await?;
+        Ok(edge)
+    }
+
     pub async fn start(bin_dir: &Path, backend: Backend, postgres_url: &str) -> BenchResult<Service> {
-        let database = ScratchDatabase::create(backend, postgres_url, "service").await?;
+        Service::start_labelled(bin_dir, backend, postgres_url, "service").await
+    }
+
+    /// A service of its own beside another, its database named after `label`.
+    pub async fn start_labelled(
+        bin_dir: &Path,
+        backend: Backend,
+        postgres_url: &str,
+        label: &str,
+    ) -> BenchResult<Service> {
+        let database = ScratchDatabase::create(backend, postgres_url, label).await?;
         admin(bin_dir, &database, &["migrate"]).await?;
         let created = admin(
             bin_dir,
@@ -174,19 +236,9 @@ impl Service {
             .stdout(Stdio::null())
             .stderr(log("core.log")?)
             .spawn()?;
-        let edge = Command::new(bin_dir.join("courier-edge"))
-            .env("COURIER_HTTP_ADDR", &http_addr)
-            .env("COURIER_CORE_URL", format!("http://{grpc_addr}"))
-            .env("COURIER_PUBLIC_BASE_URL", &base_url)
-            .env("COURIER_METRICS_ADDR", "127.0.0.1:0")
-            // The bench measures the service, not the per-key rate limits.
-            .env("COURIER_RATE_LIMIT_READS_PER_SECOND", "1000000")
-            .env("COURIER_RATE_LIMIT_READ_BURST", "1000000")
-            .env("COURIER_RATE_LIMIT_WRITES_PER_SECOND", "1000000")
-            .env("COURIER_RATE_LIMIT_WRITE_BURST", "1000000")
+        let edge = edge_command(bin_dir, &http_addr, &grpc_addr, &base_url)
             .stdout(Stdio::null())
             .stderr(log("edge.log")?)
-            .kill_on_drop(true)
             .spawn()?;
         let service = Service {
             base_url,
@@ -207,22 +259,7 @@ impl Service {
     }
 
     async fn wait_ready(&self) -> BenchResult<()> {
-        let client = reqwest::Client::builder().no_proxy().build()?;
-        let deadline = Instant::now() + Duration::from_secs(60);
-        loop {
-            let answer = client
-                .get(format!("{}/v1/vehicle-types", self.base_url))
-                .header("x-api-key", &self.live_key)
-                .send()
-                .await;
-            if answer.is_ok_and(|a| a.status().is_success()) {
-                return Ok(());
-            }
-            if Instant::now() > deadline {
-                return Err("the service did not become ready in 60 s".into());
-            }
-            tokio::time::sleep(Duration::from_millis(100)).await;
-        }
+        wait_ready(&self.base_url, &self.live_key).await
     }
 
     /// Resident set of core plus edge, in MiB.
@@ -239,6 +276,26 @@ impl Service {
         let _ = self.edge.kill().await;
         let _ = self.core.kill().await;
         self.database.drop_database().await;
+    }
+}
+
+/// Waits until the edge at `base_url` answers a keyed read (60 s at most).
+async fn wait_ready(base_url: &str, live_key: &str) -> BenchResult<()> {
+    let client = reqwest::Client::builder().no_proxy().build()?;
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        let answer = client
+            .get(format!("{base_url}/v1/vehicle-types"))
+            .header("x-api-key", live_key)
+            .send()
+            .await;
+        if answer.is_ok_and(|a| a.status().is_success()) {
+            return Ok(());
+        }
+        if Instant::now() > deadline {
+            return Err(format!("the service at {base_url} did not become ready in 60 s").into());
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
     }
 }
 

@@ -54,7 +54,7 @@ pub(crate) struct Signed {
 
 impl Signed {
     pub(crate) async fn of(state: &ConsoleState, headers: &HeaderMap) -> Result<Signed, Response> {
-        Signed::asking(state, headers, None).await
+        Signed::asking(state, headers, None, None).await
     }
 
     /// The session, or a redirect to sign in that comes back to the page
@@ -63,6 +63,7 @@ impl Signed {
         state: &ConsoleState,
         headers: &HeaderMap,
         asked: Option<&str>,
+        workspace: Option<&str>,
     ) -> Result<Signed, Response> {
         let to_sign_in = || {
             let next = asked
@@ -76,7 +77,9 @@ impl Signed {
             Redirect::to(&format!("{}/sign-in{next}", state.root)).into_response()
         };
         let token = cookie(headers, COOKIE).ok_or_else(to_sign_in)?;
-        let mut request = tonic::Request::new(pb::GetSessionRequest {});
+        let mut request = tonic::Request::new(pb::GetSessionRequest {
+            workspace_id: workspace.unwrap_or_default().to_owned(),
+        });
         authorize(&mut request, &token, None);
         match state.core.clone().get_session(request).await {
             Ok(answer) => Ok(Signed {
@@ -144,13 +147,16 @@ impl Signed {
             // An operator looking into a workspace of which they are no
             // member (support) gets its navigation too; the core allows it.
             workspace: workspaces.iter().find(|w| w.current).cloned().or_else(|| {
-                workspace.filter(|_| operator).map(|id| WorkspaceLink {
-                    id: id.to_owned(),
-                    name: id.to_owned(),
-                    role: "operator",
-                    manages: true,
-                    fleet: false,
-                    current: true,
+                workspace.filter(|_| operator).map(|id| {
+                    let visiting = self.session.visiting.as_ref().filter(|v| v.workspace_id == id);
+                    WorkspaceLink {
+                        id: id.to_owned(),
+                        name: visiting.map_or_else(|| id.to_owned(), |v| v.workspace_name.clone()),
+                        role: "operator",
+                        manages: true,
+                        fleet: visiting.is_some_and(|v| v.workspace_kind() == pb::WorkspaceKind::Fleet),
+                        current: true,
+                    }
                 })
             }),
             workspaces,
@@ -166,14 +172,24 @@ impl Signed {
     }
 
     /// The zone the pages of `workspace` show their times in: the one the
-    /// core names for the workspace (its service area's), or for pages
-    /// outside the user's workspaces (the back office, an operator's
-    /// support visit) the platform's.
+    /// core names for the workspace (its service area's; also on an
+    /// operator's support visit), or for pages of no workspace (the back
+    /// office) the platform's.
     pub(crate) fn zone(&self, workspace: Option<&str>) -> Zone {
         let named = workspace
-            .and_then(|id| self.session.memberships.iter().find(|m| m.workspace_id == id))
+            .and_then(|id| self.workspace(id))
             .map_or(self.session.time_zone.as_str(), |m| m.time_zone.as_str());
         Zone::named(named)
+    }
+
+    /// Workspace `id` as the session names it: a membership, or the
+    /// workspace an operator visits.
+    fn workspace(&self, id: &str) -> Option<&pb::WorkspaceMembership> {
+        self.session
+            .memberships
+            .iter()
+            .chain(self.session.visiting.as_ref())
+            .find(|m| m.workspace_id == id)
     }
 
     /// A `303` to `to` that says `flash` there, once.
@@ -202,8 +218,15 @@ impl axum::extract::FromRequestParts<ConsoleState> for Signed {
         let asked = (parts.method == axum::http::Method::GET)
             .then(|| uri.path_and_query().map(|p| p.as_str()))
             .flatten();
-        Signed::asking(state, &parts.headers, asked).await
+        Signed::asking(state, &parts.headers, asked, workspace_in(uri.path())).await
     }
+}
+
+/// The workspace a console path is about (`…/w/{workspace}/…`), if any.
+fn workspace_in(path: &str) -> Option<&str> {
+    let mut segments = path.split('/');
+    segments.find(|segment| *segment == "w")?;
+    segments.next().filter(|id| !id.is_empty())
 }
 
 pub(crate) fn authorize<T>(request: &mut tonic::Request<T>, token: &str, csrf: Option<&str>) {

@@ -596,7 +596,7 @@ impl World {
                 client_address: "access-test".into(),
             }
             .encode_to_vec(),
-            ("ConsoleService", "GetSession") => ipb::GetSessionRequest {}.encode_to_vec(),
+            ("ConsoleService", "GetSession") => ipb::GetSessionRequest::default().encode_to_vec(),
             ("ConsoleService", "SignOut") => ipb::SignOutRequest {}.encode_to_vec(),
             // The current password is wrong: the refusal comes after the
             // access check, and no session ends.

@@ -99,7 +99,7 @@ e2e! {
 
         // The email is case-insensitive; the session names its user and workspaces.
         let signed = sign_in(&app, " Owner@Example.com ", PASSWORD).await.expect("sign in");
-        let session = client(&app).await.get_session(signed.request(ipb::GetSessionRequest {}, false)).await.expect("session").into_inner().session.expect("session");
+        let session = client(&app).await.get_session(signed.request(ipb::GetSessionRequest::default(), false)).await.expect("session").into_inner().session.expect("session");
         assert_eq!(session.user.as_ref().map(|u| u.email.as_str()), Some("owner@example.com"));
         assert_eq!(session.memberships.iter().map(|m| (m.workspace_id.as_str(), m.role())).collect::<Vec<_>>(), [(app.workspace_id.as_str(), ipb::MemberRole::Owner)]);
 
@@ -107,19 +107,19 @@ e2e! {
         let status = client(&app).await.sign_out(signed.request(ipb::SignOutRequest {}, false)).await.expect_err("no csrf");
         assert_eq!(refusal(&status), (Code::PermissionDenied, "invalid_csrf_token"));
         client(&app).await.sign_out(signed.request(ipb::SignOutRequest {}, true)).await.expect("sign out");
-        let status = client(&app).await.get_session(signed.request(ipb::GetSessionRequest {}, false)).await.expect_err("signed out");
+        let status = client(&app).await.get_session(signed.request(ipb::GetSessionRequest::default(), false)).await.expect_err("signed out");
         assert_eq!(refusal(&status), (Code::Unauthenticated, "invalid_session"));
-        let status = client(&app).await.get_session(ipb::GetSessionRequest {}).await.expect_err("no session");
+        let status = client(&app).await.get_session(ipb::GetSessionRequest::default()).await.expect_err("no session");
         assert_eq!(refusal(&status), (Code::Unauthenticated, "invalid_session"));
 
         // Twelve idle hours end a session; use keeps it going.
         let signed = sign_in(&app, "owner@example.com", PASSWORD).await.expect("sign in");
         app.clock.advance(Duration::from_secs(11 * 3600));
-        client(&app).await.get_session(signed.request(ipb::GetSessionRequest {}, false)).await.expect("still on");
+        client(&app).await.get_session(signed.request(ipb::GetSessionRequest::default(), false)).await.expect("still on");
         app.clock.advance(Duration::from_secs(11 * 3600));
-        client(&app).await.get_session(signed.request(ipb::GetSessionRequest {}, false)).await.expect("used 11 h ago");
+        client(&app).await.get_session(signed.request(ipb::GetSessionRequest::default(), false)).await.expect("used 11 h ago");
         app.clock.advance(Duration::from_secs(12 * 3600));
-        let status = client(&app).await.get_session(signed.request(ipb::GetSessionRequest {}, false)).await.expect_err("idle");
+        let status = client(&app).await.get_session(signed.request(ipb::GetSessionRequest::default(), false)).await.expect_err("idle");
         assert_eq!(refusal(&status), (Code::Unauthenticated, "invalid_session"));
 
         // Five wrong passwords for one email: even the right one waits.
@@ -288,7 +288,7 @@ e2e! {
         app.clock.advance(Duration::from_secs(15 * 60));
         console.accept_invitation(joining(PASSWORD)).await.expect("joined");
         let joined = sign_in(&app, "elsewhere@example.com", PASSWORD).await.expect("signs in");
-        let session = console.get_session(joined.request(ipb::GetSessionRequest {}, false)).await.expect("session").into_inner().session.expect("session");
+        let session = console.get_session(joined.request(ipb::GetSessionRequest::default(), false)).await.expect("session").into_inner().session.expect("session");
         let mut workspaces: Vec<_> = session.memberships.iter().map(|m| (m.workspace_id.clone(), m.role())).collect();
         workspaces.sort();
         let mut expected = vec![(app.workspace_id.clone(), ipb::MemberRole::Member), (other, ipb::MemberRole::Owner)];
@@ -336,6 +336,18 @@ e2e! {
         accounts::create_user(&app.core.writer, now, operator).await.expect("operator");
         let owner = sign_in(&app, "owner@example.com", PASSWORD).await.expect("owner");
         let ops = sign_in(&app, "ops@example.com", PASSWORD).await.expect("operator");
+        // A support visit: the operator's session names the workspace they are
+        // no member of (its name, kind and time zone, for the pages); nobody
+        // else's does, nor an unknown workspace's.
+        let visit = |workspace_id: &str| ipb::GetSessionRequest { workspace_id: workspace_id.into() };
+        let session = client(&app).await.get_session(ops.request(visit(&app.workspace_id), false)).await.expect("session").into_inner().session.expect("session");
+        let visiting = session.visiting.expect("visiting");
+        assert_eq!((visiting.workspace_id.as_str(), visiting.role()), (app.workspace_id.as_str(), ipb::MemberRole::Unspecified));
+        assert!(!visiting.workspace_name.is_empty() && visiting.time_zone.contains('/'), "{visiting:?}");
+        let session = client(&app).await.get_session(ops.request(visit("wks_unknown"), false)).await.expect("session").into_inner().session.expect("session");
+        assert_eq!(session.visiting, None);
+        let session = client(&app).await.get_session(owner.request(visit(&app.workspace_id), false)).await.expect("session").into_inner().session.expect("session");
+        assert_eq!(session.visiting, None, "a member's workspace is among the memberships");
         let mut admin = app.admin().await;
         let create = ipb::CreateWorkspaceRequest { name: "Ops Made".into(), kind: ipb::WorkspaceKind::Business as i32, plan: None, billing: None };
 

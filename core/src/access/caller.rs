@@ -252,6 +252,19 @@ pub async fn grant<A: Act, T>(
     }
 }
 
+/// Whether the caller of `request` may do `A` in `workspace_id`, for a
+/// method that only shows what a page is about (no grant: nothing is done
+/// with it). Any failure to tell is `false`.
+pub async fn could<A: Act, T>(core: &Core, request: &Request<T>, workspace_id: &str) -> bool {
+    let Some(caller) = request.extensions().get::<Caller>() else {
+        return false;
+    };
+    match caller.actor.standing(core, Some(workspace_id)).await {
+        Ok(standing) => matches!(decide(standing, A::ACTION), Decision::Allow),
+        Err(_) => false,
+    }
+}
+
 /// A grant of `A` to the command line run by the current OS user, for the
 /// operator's `courier-core` commands; refused for the actions the command
 /// line may not do.

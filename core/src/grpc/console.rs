@@ -40,6 +40,26 @@ impl ConsoleApi {
             csrf_token: session.csrf_token.clone(),
             expires_at: Some(micros_to_proto(session.expires_at)),
             time_zone: self.0.catalog.home_time_zone().name().to_owned(),
+            visiting: None,
+        })
+    }
+
+    /// Workspace `workspace_id` as a support visit shows it, when the
+    /// caller may administer it without being a member (an operator); `None`
+    /// for a member (their memberships name it), anyone else, or no such
+    /// workspace.
+    async fn visiting<T>(&self, request: &Request<T>, workspace_id: &str) -> Option<pb::WorkspaceMembership> {
+        if !caller::could::<act::Administer, T>(&self.0, request, workspace_id).await {
+            return None;
+        }
+        let workspace = workspaces::get(&self.0.db, workspace_id).await.ok()?;
+        let time_zone = deliveries::time_zone_of_workspace(&self.0, workspace_id).await.ok()?;
+        Some(pb::WorkspaceMembership {
+            workspace_id: workspace.id,
+            workspace_name: workspace.name,
+            role: pb::MemberRole::Unspecified as i32,
+            workspace_kind: kind_out(workspace.kind) as i32,
+            time_zone: time_zone.name().to_owned(),
         })
     }
 
@@ -111,9 +131,12 @@ impl ConsoleService for ConsoleApi {
         request: Request<pb::GetSessionRequest>,
     ) -> Result<Response<pb::GetSessionResponse>, Status> {
         let console = caller::console(&request)?;
-        Ok(Response::new(pb::GetSessionResponse {
-            session: Some(self.session_out(&console.session).await?),
-        }))
+        let mut session = self.session_out(&console.session).await?;
+        let asked = request.get_ref().workspace_id.as_str();
+        if !asked.is_empty() && !session.memberships.iter().any(|m| m.workspace_id == asked) {
+            session.visiting = self.visiting(&request, asked).await;
+        }
+        Ok(Response::new(pb::GetSessionResponse { session: Some(session) }))
     }
 
     async fn sign_out(&self, request: Request<pb::SignOutRequest>) -> Result<Response<pb::SignOutResponse>, Status> {

@@ -148,7 +148,7 @@ impl Signed {
             // member (support) gets its navigation too; the core allows it.
             workspace: workspaces.iter().find(|w| w.current).cloned().or_else(|| {
                 workspace.filter(|_| operator).map(|id| {
-                    let visiting = self.session.visiting.as_ref().filter(|v| v.workspace_id == id);
+                    let visiting = self.workspace(id);
                     WorkspaceLink {
                         id: id.to_owned(),
                         name: visiting.map_or_else(|| id.to_owned(), |v| v.workspace_name.clone()),

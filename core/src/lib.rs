@@ -90,6 +90,9 @@ pub struct Core {
     pub event_cache: Arc<events::cache::EventCache>,
     /// Whether other replicas' changes reach the caches (`cache_feed`).
     pub cache_feed: Arc<cache_feed::Feed>,
+    /// Whether this replica hears every change now (`cache_feed`): what its
+    /// caches may serve, and whether its streams may wait to be woken.
+    pub freshness: cache_feed::Freshness,
     /// List pages' positions being read, shared by identical requests.
     pub page_reads: Arc<shared_reads::SharedReads<pagination::Positions>>,
     /// Couriers' positions taken in and not yet written (`positions`).
@@ -196,9 +199,10 @@ impl Core {
                 metrics.cache_counters("keys"),
             )),
             delivery_cache: Arc::new(deliveries::cache::DeliveryCache::new(
-                freshness,
+                freshness.clone(),
                 metrics.cache_counters("deliveries"),
             )),
+            freshness,
             event_cache: Arc::new(events::cache::EventCache::new(metrics.cache_counters("events"))),
             cache_feed,
             page_reads: Arc::new(shared_reads::SharedReads::new(metrics.list_page_reads())),

@@ -11,7 +11,6 @@
 
 use std::time::Duration;
 
-use sea_orm::ConnectionTrait;
 use tokio::sync::mpsc;
 
 use super::{Job, Work};
@@ -111,9 +110,7 @@ pub async fn watch(
 }
 
 fn unwoken_read(core: &Core) -> Duration {
-    let hears_every_change =
-        core.db.get_database_backend() == sea_orm::DbBackend::Sqlite || core.cache_feed.is_connected();
-    if hears_every_change { BACKSTOP } else { POLL }
+    if core.freshness.usable() { BACKSTOP } else { POLL }
 }
 
 /// The courier's open jobs, at the feed's newest position (read first, so

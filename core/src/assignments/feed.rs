@@ -48,8 +48,8 @@ pub mod entity {
 
 /// How long rows are kept: a phone that reconnects later gets a snapshot.
 pub const RETENTION_MICROS: i64 = 7 * 86_400_000_000;
-/// The most rows one read returns.
-const READ_LIMIT: u64 = 100;
+/// The most rows one read returns: a shorter read reached the newest row.
+pub const READ_LIMIT: usize = 100;
 
 /// Why a job or an offer left a courier's hands.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -150,7 +150,7 @@ pub async fn after(db: &impl ConnectionTrait, courier_id: &str, position: i64) -
         .filter(entity::Column::CourierId.eq(courier_id))
         .filter(entity::Column::Id.gt(position))
         .order_by_asc(entity::Column::Id)
-        .limit(READ_LIMIT)
+        .limit(READ_LIMIT as u64)
         .all(db)
         .await?;
     Ok(rows.into_iter().map(positioned).collect())

@@ -28,7 +28,20 @@ pub mod entity {
     }
 
     #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]
-    pub enum Relation {}
+    pub enum Relation {
+        #[sea_orm(
+            belongs_to = "crate::couriers::entity::Entity",
+            from = "Column::CourierId",
+            to = "crate::couriers::entity::Column::Id"
+        )]
+        Courier,
+    }
+
+    impl Related<crate::couriers::entity::Entity> for Entity {
+        fn to() -> RelationDef {
+            Relation::Courier.def()
+        }
+    }
 
     impl ActiveModelBehavior for ActiveModel {}
 }
@@ -98,7 +111,10 @@ pub(super) async fn create(core: &Core, tx: &WriteTransaction, courier_id: &str)
 /// unknown, ended or idle for 7 days, or when the courier is suspended.
 pub async fn authenticate(core: &Core, token: &str) -> CoreResult<CourierSession> {
     let now = core.clock.now_micros();
-    let row = entity::Entity::find_by_id(sha256_hex(token.as_bytes()))
+    // The session and its courier in one read: every call of the app and
+    // every wake of its streams checks the session.
+    let (row, courier) = entity::Entity::find_by_id(sha256_hex(token.as_bytes()))
+        .find_also_related(super::entity::Entity)
         .one(&core.db)
         .await?
         .ok_or_else(invalid)?;
@@ -106,7 +122,7 @@ pub async fn authenticate(core: &Core, token: &str) -> CoreResult<CourierSession
         entity::Entity::delete_by_id(row.token_hash).exec(&core.writer).await?;
         return Err(invalid());
     }
-    let courier = super::get(&core.db, &row.courier_id).await.map_err(|_| invalid())?;
+    let courier = super::from_model(courier.ok_or_else(invalid)?);
     if courier.status == Status::Suspended {
         return Err(suspended());
     }

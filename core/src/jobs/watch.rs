@@ -135,9 +135,9 @@ async fn send_after(
 ) -> CoreResult<bool> {
     loop {
         let rows = feed::after(&core.db, &courier.id, *position).await?;
-        if rows.is_empty() {
-            return Ok(true);
-        }
+        // A short read reached the newest row; a row committed since woke
+        // the stream again, so the next read comes with that wake.
+        let newest_reached = rows.len() < feed::READ_LIMIT;
         for row in rows {
             let change = match row.entry {
                 Entry::Job { job_id } => Change::Job(Box::new(super::get(core, courier, &job_id).await?)),
@@ -160,6 +160,9 @@ async fn send_after(
             if sender.send(Ok(update)).await.is_err() {
                 return Ok(false);
             }
+        }
+        if newest_reached {
+            return Ok(true);
         }
     }
 }

@@ -23,7 +23,7 @@ use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use courier::errors::ErrorCode;
 use courier::time::micros_to_proto;
 use courier::v1 as pb;
-use sea_orm::{ActiveValue::Set, ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder};
+use sea_orm::{ActiveValue::Set, ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder, QuerySelect};
 
 use crate::auth::Principal;
 use crate::deliveries::{self, Delivery, ProofRequirements};
@@ -445,6 +445,20 @@ pub async fn is_submitted(db: &impl ConnectionTrait, delivery_id: &str, checkpoi
         .one(db)
         .await?
         .is_some())
+}
+
+/// Whether the pickup's and the dropoff's proofs of delivery `delivery_id`
+/// are recorded, in one read (a courier's job shows both).
+pub async fn submitted_checkpoints(db: &impl ConnectionTrait, delivery_id: &str) -> CoreResult<(bool, bool)> {
+    let kinds: Vec<String> = checkpoint::Entity::find()
+        .select_only()
+        .column(checkpoint::Column::Kind)
+        .filter(checkpoint::Column::DeliveryId.eq(delivery_id))
+        .into_tuple()
+        .all(db)
+        .await?;
+    let has = |checkpoint: Checkpoint| kinds.iter().any(|kind| kind == checkpoint.as_str());
+    Ok((has(Checkpoint::Pickup), has(Checkpoint::Dropoff)))
 }
 
 /// A generated submission that satisfies the delivery's rules for

@@ -11,6 +11,7 @@
 //! sends the couriers and jobs that differ from what it sent last.
 
 use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
 use std::time::Duration;
 
 use courier::internal::v1 as ipb;
@@ -23,7 +24,6 @@ use crate::couriers::{self, Fleet};
 use crate::jobs::{self, Work};
 use crate::validate::WaypointInput;
 use crate::{Core, CoreResult, deliveries, fleet, positions};
-use courier::errors::ErrorCode;
 
 /// A watcher reads the map at least this often.
 const BACKSTOP: Duration = Duration::from_secs(1);
@@ -39,9 +39,23 @@ pub struct Map {
     pub jobs: BTreeMap<String, ipb::MapJob>,
 }
 
+/// The map of `fleet` as read after this call; watchers asking at once
+/// share one read (`shared_reads`): a change wakes every watcher of the
+/// map, and a dispatcher's page opens two at once.
+pub async fn shared_read(core: &Core, fleet: &Fleet) -> CoreResult<Arc<Map>> {
+    let key = fleet.workspace_id().unwrap_or_default().to_owned();
+    let (reader, fleet) = (core.clone(), fleet.clone());
+    core.map_reads
+        .read(key, move || {
+            let (core, fleet) = (reader.clone(), fleet.clone());
+            async move { read(&core, &fleet).await.map(Arc::new) }
+        })
+        .await
+}
+
 /// Reads the map of `fleet` (the platform's live deliveries and couriers,
 /// or a fleet's board orders and drivers).
-pub async fn read(core: &Core, fleet: &Fleet) -> CoreResult<Map> {
+async fn read(core: &Core, fleet: &Fleet) -> CoreResult<Map> {
     let now = core.clock.now_micros();
     let online = couriers::online(&core.db, fleet).await?;
     let ids: Vec<String> = online.iter().map(|c| c.id.clone()).collect();
@@ -55,6 +69,12 @@ pub async fn read(core: &Core, fleet: &Fleet) -> CoreResult<Map> {
         .await?
         .into_iter()
         .filter(|offer| offer.expires_at > now)
+        .collect();
+    let offer_of_job: HashMap<&str, &offers::Offer> =
+        open_offers.iter().map(|offer| (offer.job_id.as_str(), offer)).collect();
+    let offered_to: HashMap<&str, &str> = open_offers
+        .iter()
+        .map(|offer| (offer.courier_id.as_str(), offer.job_id.as_str()))
         .collect();
     let mut map = Map::default();
     let waiting: Vec<Work> = match fleet {
@@ -70,25 +90,21 @@ pub async fn read(core: &Core, fleet: &Fleet) -> CoreResult<Map> {
             .collect(),
     };
     for work in &waiting {
-        let offer = open_offers.iter().find(|offer| offer.job_id == work.id());
+        let offer = offer_of_job.get(work.id()).copied();
         map.jobs.insert(work.id().to_owned(), job_out(work, None, offer));
     }
+    let held: Vec<String> = holding.values().cloned().collect();
+    // A job gone between the two reads is not on this map.
+    let held = jobs::works(&core.db, &held).await?;
     for (courier_id, job_id) in &holding {
-        let work = match jobs::work(&core.db, job_id).await {
-            Ok(work) => work,
-            // A job gone between the two reads is not on this map.
-            Err(error) if error.code() == ErrorCode::NotFound => continue,
-            Err(error) => return Err(error),
-        };
-        map.jobs
-            .insert(job_id.clone(), job_out(&work, Some(courier_id.clone()), None));
+        if let Some(work) = held.get(job_id) {
+            map.jobs
+                .insert(job_id.clone(), job_out(work, Some(courier_id.clone()), None));
+        }
     }
     for courier in online {
         let position = located.get(&courier.id);
-        let offered_job_id = open_offers
-            .iter()
-            .find(|offer| offer.courier_id == courier.id)
-            .map(|offer| offer.job_id.clone());
+        let offered_job_id = offered_to.get(courier.id.as_str()).map(|job_id| (*job_id).to_owned());
         let out = ipb::MapCourier {
             job_id: holding.get(&courier.id).cloned(),
             offered_job_id,
@@ -188,9 +204,9 @@ pub fn watch(core: &Core, fleet: Fleet) -> mpsc::Receiver<CoreResult<ipb::WatchD
     let mut deliveries_changed = core.changes.subscribe();
     let mut couriers_changed = core.map_wake.subscribe();
     tokio::spawn(async move {
-        let mut sent: Option<Map> = None;
+        let mut sent: Option<Arc<Map>> = None;
         loop {
-            let map = match read(&core, &fleet).await {
+            let map = match shared_read(&core, &fleet).await {
                 Ok(map) => map,
                 Err(error) => {
                     let _ = sender.send(Err(error)).await;

@@ -95,6 +95,8 @@ pub struct Core {
     pub freshness: cache_feed::Freshness,
     /// List pages' positions being read, shared by identical requests.
     pub page_reads: Arc<shared_reads::SharedReads<pagination::Positions>>,
+    /// Dispatch maps being read, shared by the watchers of one map.
+    pub map_reads: Arc<shared_reads::SharedReads<Arc<dispatch_map::Map>>>,
     /// Couriers' positions taken in and not yet written (`positions`).
     pub positions: Arc<positions::Intake>,
     /// Wakes this process's watchers of a courier's feed.
@@ -206,6 +208,7 @@ impl Core {
             event_cache: Arc::new(events::cache::EventCache::new(metrics.cache_counters("events"))),
             cache_feed,
             page_reads: Arc::new(shared_reads::SharedReads::new(metrics.list_page_reads())),
+            map_reads: Arc::new(shared_reads::SharedReads::new(metrics.dispatch_map_reads())),
             positions: Arc::default(),
             courier_signals: Arc::default(),
             dispatch_wake: Arc::default(),

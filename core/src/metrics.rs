@@ -100,6 +100,7 @@ pub struct CoreMetrics {
     cache_invalidation_lag: Histogram,
     cache_feed_connected: Gauge,
     list_page_reads: SharedReadCounters,
+    dispatch_map_reads: SharedReadCounters,
     positions_accepted: Counter,
     positions_refused: Counter,
     position_writes: Counter,
@@ -128,6 +129,7 @@ impl Default for CoreMetrics {
             cache_invalidation_lag: courier::ops::latency_histogram(),
             cache_feed_connected: Gauge::default(),
             list_page_reads: SharedReadCounters::default(),
+            dispatch_map_reads: SharedReadCounters::default(),
             positions_accepted: Counter::default(),
             positions_refused: Counter::default(),
             position_writes: Counter::default(),
@@ -231,6 +233,16 @@ impl CoreMetrics {
             self.list_page_reads.reads.clone(),
         );
         registry.register(
+            "courier_core_dispatch_map_requests",
+            "Dispatch map reads asked for (a watcher's first map, or its map after a change)",
+            self.dispatch_map_reads.requests.clone(),
+        );
+        registry.register(
+            "courier_core_dispatch_map_reads",
+            "Database reads of dispatch maps; watchers of one map asking at once share one",
+            self.dispatch_map_reads.reads.clone(),
+        );
+        registry.register(
             "courier_core_positions_accepted",
             "Courier positions accepted from the apps",
             self.positions_accepted.clone(),
@@ -317,6 +329,10 @@ impl CoreMetrics {
     /// The counters of the list pages' position reads.
     pub fn list_page_reads(&self) -> SharedReadCounters {
         self.list_page_reads.clone()
+    }
+
+    pub fn dispatch_map_reads(&self) -> SharedReadCounters {
+        self.dispatch_map_reads.clone()
     }
 
     /// The counters of cache `cache` (`keys` or `deliveries`).

@@ -617,6 +617,20 @@ pub async fn find(db: &impl ConnectionTrait, id: &str) -> CoreResult<Option<Deli
         .transpose()
 }
 
+/// The deliveries of `ids` that exist, in one read.
+pub async fn find_many(db: &impl ConnectionTrait, ids: &[String]) -> CoreResult<Vec<Delivery>> {
+    if ids.is_empty() {
+        return Ok(Vec::new());
+    }
+    entity::Entity::find()
+        .filter(crate::db::one_of(db.get_database_backend(), "id", ids))
+        .all(db)
+        .await?
+        .into_iter()
+        .map(from_model)
+        .collect()
+}
+
 /// The delivery whose public tracking token is `token`, if any.
 pub async fn by_tracking_token(db: &impl ConnectionTrait, token: &str) -> CoreResult<Option<Delivery>> {
     entity::Entity::find()

@@ -295,6 +295,22 @@ pub async fn board_order(db: &impl ConnectionTrait, order_id: &str) -> CoreResul
     from_model(model)
 }
 
+/// The board orders of `order_ids` (`ord_…`, any fleet) that exist, in
+/// one read.
+pub async fn board_orders(db: &impl ConnectionTrait, order_ids: &[String]) -> CoreResult<Vec<FleetOrder>> {
+    if order_ids.is_empty() {
+        return Ok(Vec::new());
+    }
+    entity::Entity::find()
+        .filter(db::one_of(db.get_database_backend(), "order_id", order_ids))
+        .filter(entity::Column::Mode.eq(MODE.as_str()))
+        .all(db)
+        .await?
+        .into_iter()
+        .map(from_model)
+        .collect()
+}
+
 /// The caller `granted` the move moves board order `order_id` of
 /// `workspace_id` to `to`: legal only where the state
 /// machine allows it (`lifecycle::is_legal`; docs/guide.md "Delivery states"),

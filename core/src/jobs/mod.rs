@@ -10,6 +10,8 @@
 pub mod tracking;
 pub mod watch;
 
+use std::collections::HashMap;
+
 use crate::access::{Granted, act};
 use crate::assignments::offers::{self, Offer, OfferStatus};
 use crate::assignments::{self, Assignment};
@@ -171,6 +173,26 @@ pub async fn work(db: &impl sea_orm::ConnectionTrait, job_id: &str) -> CoreResul
             fleet::board_order(db, job_id).await.map_err(|_| not_found())?,
         )),
     }
+}
+
+/// The work of each of `job_ids` that is a job (as [`work`], in two reads
+/// whatever their number), by job id.
+pub async fn works(db: &impl sea_orm::ConnectionTrait, job_ids: &[String]) -> CoreResult<HashMap<String, Work>> {
+    let (deliveries, orders): (Vec<String>, Vec<String>) = job_ids
+        .iter()
+        .filter(|id| JobKind::of(id).is_some())
+        .cloned()
+        .partition(|id| JobKind::of(id) == Some(JobKind::Delivery));
+    let mut found: HashMap<String, Work> = deliveries::find_many(db, &deliveries)
+        .await?
+        .into_iter()
+        .filter(|delivery| delivery.mode == Mode::Live)
+        .map(|delivery| (delivery.id.clone(), Work::Delivery(delivery)))
+        .collect();
+    for order in fleet::board_orders(db, &orders).await? {
+        found.insert(order.order_id.clone(), Work::FleetOrder(order));
+    }
+    Ok(found)
 }
 
 /// Job `job_id` as courier `courier` sees it: `not_found` unless they hold
@@ -618,10 +640,7 @@ pub async fn submit_proof(
 
 async fn job_of(core: &Core, work: Work, assignment: Assignment) -> CoreResult<Job> {
     let (pickup_proof_submitted, dropoff_proof_submitted) = match &work {
-        Work::Delivery(d) => (
-            proofs::is_submitted(&core.db, &d.id, Checkpoint::Pickup).await?,
-            proofs::is_submitted(&core.db, &d.id, Checkpoint::Dropoff).await?,
-        ),
+        Work::Delivery(d) => proofs::submitted_checkpoints(&core.db, &d.id).await?,
         Work::FleetOrder(_) => (false, false),
     };
     Ok(Job {

@@ -255,7 +255,8 @@ pub(crate) struct CourierRow {
     /// `online`, `offline` or `suspended`.
     availability: &'static str,
     joined: bool,
-    job: String,
+    /// The job in hand: its route and status, and its id.
+    job: Option<(String, String)>,
     last_seen: String,
     vehicle: String,
 }
@@ -266,11 +267,10 @@ impl CourierRow {
         CourierRow {
             availability: crate::labels::availability(&courier),
             joined: courier.joined,
-            job: summary
-                .current_job
-                .as_ref()
-                .map(|job| format!("{} · {}", job.id, job_status(job)))
-                .unwrap_or_default(),
+            job: summary.current_job.as_ref().map(|job| {
+                let route = crate::labels::job_route(Some(job));
+                (format!("{route} · {}", job_status(job)), job.id.clone())
+            }),
             last_seen: courier
                 .last_position
                 .as_ref()
@@ -556,7 +556,7 @@ impl JobRow {
             dropoff: address(job.dropoff.as_ref()),
             assigned_at: zone.at(job.assigned_at.as_ref()),
             ended: job.ended_at.as_ref().map(|at| {
-                let outcome = job.outcome.clone().unwrap_or_else(|| "ended".into());
+                let outcome = crate::labels::job_outcome(job.outcome.as_deref().unwrap_or_default());
                 (zone.at(Some(at)), outcome)
             }),
         }
@@ -615,6 +615,8 @@ fn trail_of(job: &apb::Job, trail: &[apb::Position], last_position: Option<&apb:
 pub(crate) struct CourierPage {
     layout: Layout,
     base: String,
+    /// A platform courier (else a fleet's driver).
+    platform: bool,
     courier_id: String,
     name: String,
     availability: &'static str,
@@ -678,6 +680,7 @@ async fn courier_view(
         CourierPage {
             layout,
             base: fleet.base(state),
+            platform: fleet.workspace.is_none(),
             courier_id: courier.id.clone(),
             name: courier.name.clone(),
             availability: crate::labels::availability(&courier),

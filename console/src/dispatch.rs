@@ -401,7 +401,7 @@ fn live_part(state: &ConsoleState, scope: &Scope, mode: &'static str, manages: b
                 }
                 part.active.push(ActiveRow {
                     job_id: job.job_id.clone(),
-                    route: route(&job.pickup_address, &job.dropoff_address),
+                    route: labels::route(&job.pickup_address, &job.dropoff_address),
                     courier: held.courier_name(courier_id),
                     status: labels::delivery_status(status),
                     movable: status == pb::DeliveryStatus::CourierAssigned,
@@ -418,7 +418,7 @@ fn live_part(state: &ConsoleState, scope: &Scope, mode: &'static str, manages: b
         .into_iter()
         .map(|job| WaitingRow {
             job_id: job.job_id.clone(),
-            route: route(&job.pickup_address, &job.dropoff_address),
+            route: labels::route(&job.pickup_address, &job.dropoff_address),
             vehicle: labels::vehicle(&job.vehicle_type_id),
             waited: waited(now, job.created_at.as_ref()),
             offer: job.offer.as_ref().map(|offer| {
@@ -612,7 +612,7 @@ async fn job_view(
             base: scope.base(state),
             job_id: job_id.to_owned(),
             status: labels::delivery_status(status),
-            route: route(&job.pickup_address, &job.dropoff_address),
+            route: labels::route(&job.pickup_address, &job.dropoff_address),
             vehicle: labels::vehicle(&job.vehicle_type_id),
             waited: waited(now, job.created_at.as_ref()),
             courier: job.courier_id.as_deref().map(|id| held.courier_name(id)),
@@ -669,7 +669,7 @@ async fn assign(
         Ok(answer) => signed.redirect_with(
             Flash::notice(format!(
                 "Given to the courier: {}.",
-                job_route(answer.get_ref().job.as_ref())
+                labels::job_route(answer.get_ref().job.as_ref())
             )),
             &format!("{}?mode={mode}", scope.base(&state)),
         ),
@@ -678,21 +678,6 @@ async fn assign(
         }
         Err(status) => scope.failure(&state, &signed, &status),
     }
-}
-
-/// A job as the lists and notices name it: its route.
-fn route(pickup: &str, dropoff: &str) -> String {
-    format!("{pickup} → {dropoff}")
-}
-
-/// The route of a job as the assignment answers it.
-fn job_route(job: Option<&courier::app::v1::Job>) -> String {
-    fn address(waypoint: Option<&pb::Waypoint>) -> &str {
-        waypoint.map_or("", |w| w.address.as_str())
-    }
-    job.map_or_else(String::new, |job| {
-        route(address(job.pickup.as_ref()), address(job.dropoff.as_ref()))
-    })
 }
 
 async fn unassign(
@@ -718,7 +703,7 @@ async fn unassign(
                     .get_ref()
                     .job
                     .as_ref()
-                    .map(|job| route(&job.pickup_address, &job.dropoff_address))
+                    .map(|job| labels::route(&job.pickup_address, &job.dropoff_address))
                     .unwrap_or_default()
             )),
             &format!("{}/{job_id}?mode={mode}", scope.base(&state)),

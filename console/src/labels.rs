@@ -188,6 +188,22 @@ pub(crate) fn availability_named(name: &str) -> &'static str {
 
 /// A span of `seconds` in short words: to the second under a minute, else
 /// to the minute, from an hour on to the hour ("35 s", "4 min", "2 h").
+/// A job as lists and notices name it: its route (the id goes after, as
+/// secondary text).
+pub(crate) fn route(pickup: &str, dropoff: &str) -> String {
+    format!("{pickup} → {dropoff}")
+}
+
+/// The route of a courier's job.
+pub(crate) fn job_route(job: Option<&courier::app::v1::Job>) -> String {
+    fn address(waypoint: Option<&pb::Waypoint>) -> &str {
+        waypoint.map_or("", |w| w.address.as_str())
+    }
+    job.map_or_else(String::new, |job| {
+        route(address(job.pickup.as_ref()), address(job.dropoff.as_ref()))
+    })
+}
+
 pub(crate) fn duration_short(seconds: i64) -> String {
     match seconds {
         ..60 => format!("{} s", seconds.max(0)),
@@ -246,6 +262,29 @@ pub(crate) fn role_named(name: &str) -> &'static str {
         "admin" => role(internal::MemberRole::Admin),
         "member" => role(internal::MemberRole::Member),
         _ => role(internal::MemberRole::Unspecified),
+    }
+}
+
+/// How a job ended for a courier (`Job.outcome`: `delivered`,
+/// `cancelled:<reason>`, `reassigned`, `unassigned`).
+pub(crate) fn job_outcome(outcome: &str) -> String {
+    match outcome.split_once(':') {
+        Some(("cancelled", reason)) => {
+            let reason = cancellation(pb::CancellationReason::from_public_name(reason).unwrap_or_default());
+            if reason.is_empty() {
+                "Cancelled".to_owned()
+            } else {
+                format!("Cancelled: {}", reason.to_lowercase())
+            }
+        }
+        _ => match outcome {
+            "delivered" => "Delivered",
+            "cancelled" => "Cancelled",
+            "reassigned" => "Given to another courier",
+            "unassigned" => "Taken back to waiting",
+            _ => "Ended",
+        }
+        .to_owned(),
     }
 }
 

@@ -98,22 +98,17 @@ pub(crate) async fn members_view(
 
 pub(crate) async fn members_page(
     State(state): State<ConsoleState>,
-    headers: HeaderMap,
+    signed: Signed,
     Path(workspace): Path<String>,
     Query(query): Query<ModeQuery>,
 ) -> Response {
-    match Signed::of(&state, &headers).await {
-        Ok(signed) => {
-            // A new invitation's link, shown once after it was created.
-            let link = signed
-                .flash
-                .as_ref()
-                .and_then(|f| f.secret_of("invitation"))
-                .map(str::to_owned);
-            members_view(&state, &signed, (&workspace, query.mode()), link, None).await
-        }
-        Err(response) => response,
-    }
+    // A new invitation's link, shown once after it was created.
+    let link = signed
+        .flash
+        .as_ref()
+        .and_then(|f| f.secret_of("invitation"))
+        .map(str::to_owned);
+    members_view(&state, &signed, (&workspace, query.mode()), link, None).await
 }
 
 fn members_url(state: &ConsoleState, workspace: &str, mode: &str) -> String {

@@ -370,6 +370,8 @@ e2e! {
 
         // The operator invites the owner from the workspace's members page.
         ops.click_to("//main//a[text()='Members']", "#invite-role").await;
+        let nav = ops.text("nav").await;
+        assert!(nav.contains("Acme Couriers") && !nav.contains(&workspace), "a support visit names the workspace: {nav}");
         ops.find("#invite-role").await.select_by_value("owner").await.expect("role");
         ops.click_to("//button[text()='Create an invitation link']", "#invitation-link").await;
         let link = ops.text("#invitation-link").await;

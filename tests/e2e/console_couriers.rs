@@ -54,7 +54,7 @@ e2e! {
 
         let (status, page, _) = get(&admin, &drivers).await;
         assert_eq!(status, 200, "{page}");
-        assert!(page.contains("No couriers yet.") && page.contains("Invite a courier"), "{page}");
+        assert!(page.contains("No drivers yet.") && page.contains("Invite a driver"), "{page}");
         assert!(page.contains(&format!("/console/w/{fleet}/couriers?mode=live\" aria-current=\"page\">Drivers")), "{page}");
         let token = csrf(&page);
 
@@ -159,7 +159,7 @@ e2e! {
         let member = sign_in(&app, "member@example.com").await;
         let (status, page, _) = get(&member, &drivers).await;
         assert_eq!(status, 200, "{page}");
-        assert!(page.contains("Dara Driver") && !page.contains("Invite a courier"), "{page}");
+        assert!(page.contains("Dara Driver") && !page.contains("Invite a driver"), "{page}");
         let (_, page, _) = get(&member, &driver_page).await;
         assert!(!page.contains(">Suspend</button>") && !page.contains("id=\"edit-courier\""), "{page}");
         let member_token = csrf(&page);

@@ -75,6 +75,12 @@ pub struct Figures {
     pub never_offered: usize,
     pub offer_p50_ms: f64,
     pub offer_p99_ms: f64,
+    /// The create's own answer (sent → answered), and answered → offer on
+    /// the device: where the time to an offer goes.
+    pub create_p50_ms: f64,
+    pub create_p99_ms: f64,
+    pub answered_to_offer_p50_ms: f64,
+    pub answered_to_offer_p99_ms: f64,
     pub accept_p50_ms: f64,
     pub accept_p99_ms: f64,
     /// Rounds compared with the optimum, and the offers in them.
@@ -192,7 +198,8 @@ struct City {
     free: Vec<bool>,
     rounds: Vec<Round>,
     /// Delivery id → when its create was sent.
-    booked: HashMap<String, Instant>,
+    /// Each booking's create: sent and answered.
+    booked: HashMap<String, (Instant, Instant)>,
     offered: HashMap<String, Instant>,
     accepted: HashMap<String, Instant>,
 }
@@ -711,7 +718,7 @@ pub async fn measure(bin_dir: &std::path::Path, service: &Service, settings: Set
             };
             match answer.as_ref().and_then(|a| a["id"].as_str()) {
                 Some(id) => {
-                    shared.city().booked.insert(id.to_owned(), sent);
+                    shared.city().booked.insert(id.to_owned(), (sent, Instant::now()));
                 }
                 None => {
                     errors.fetch_add(1, Ordering::Relaxed);
@@ -743,11 +750,15 @@ pub async fn measure(bin_dir: &std::path::Path, service: &Service, settings: Set
     {
         let city = shared.city();
         figures.created = city.booked.len();
-        let mut to_offer = Vec::new();
-        let mut to_accept = Vec::new();
-        for (id, sent) in &city.booked {
+        let (mut to_offer, mut to_accept, mut to_answer, mut answer_to_offer) =
+            (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+        for (id, (sent, answered)) in &city.booked {
+            to_answer.push(answered.saturating_duration_since(*sent));
             match city.offered.get(id) {
-                Some(at) => to_offer.push(at.saturating_duration_since(*sent)),
+                Some(at) => {
+                    to_offer.push(at.saturating_duration_since(*sent));
+                    answer_to_offer.push(at.saturating_duration_since(*answered));
+                }
                 None => figures.never_offered += 1,
             }
             if let Some(at) = city.accepted.get(id) {
@@ -758,6 +769,8 @@ pub async fn measure(bin_dir: &std::path::Path, service: &Service, settings: Set
         figures.accepted = to_accept.len();
         (figures.offer_p50_ms, figures.offer_p99_ms) = sorted_ms(to_offer);
         (figures.accept_p50_ms, figures.accept_p99_ms) = sorted_ms(to_accept);
+        (figures.create_p50_ms, figures.create_p99_ms) = sorted_ms(to_answer);
+        (figures.answered_to_offer_p50_ms, figures.answered_to_offer_p99_ms) = sorted_ms(answer_to_offer);
         let (mut made, mut optimum, mut first_come) = (0.0, 0.0, 0.0);
         for round in &city.rounds {
             if let Some((m, o, f)) = judge(round) {
@@ -939,6 +952,10 @@ pub fn print(settings: &Settings, f: &Figures) {
     println!(
         "- create → offer on the device: p50 {:.0} ms, p99 {:.0} ms (target p99 < 500 ms); {} offered, {} never offered",
         f.offer_p50_ms, f.offer_p99_ms, f.offered, f.never_offered
+    );
+    println!(
+        "  of which the create's answer: p50 {:.0} ms, p99 {:.0} ms; its answer → the offer (0 when the offer came first): p50 {:.0} ms, p99 {:.0} ms",
+        f.create_p50_ms, f.create_p99_ms, f.answered_to_offer_p50_ms, f.answered_to_offer_p99_ms
     );
     println!(
         "- create → acceptance (with {} ms think time): p50 {:.0} ms, p99 {:.0} ms; {} accepted",

@@ -79,9 +79,11 @@ enum Part {
     Database,
     /// The three webhook runs.
     Webhooks,
-    /// The console's deliveries page with 10,000 deliveries, and its
-    /// dispatch page with 1,000 online couriers and 500 waiting jobs.
+    /// The console's deliveries page with 10,000 deliveries.
     Console,
+    /// The console's dispatch page with 1,000 online couriers and 500
+    /// waiting jobs, on a service of its own.
+    DispatchPage,
     /// List pages beside GET by id on a million deliveries and events
     /// (PostgreSQL; only when named, as seeding takes minutes and gigabytes).
     Million,
@@ -447,6 +449,9 @@ async fn bench_backend(cli: &Cli, backend: Backend, bin_dir: &std::path::Path) -
                 stats.requests_per_second, stats.p50_ms, stats.p99_ms, stats.errors
             );
         }
+    }
+
+    if cli.runs(Part::DispatchPage) {
         let page =
             console::measure_dispatch(bin_dir, backend, &cli.postgres_url, &client, duration, cli.repeat).await?;
         println!(
@@ -610,7 +615,7 @@ async fn run(cli: &Cli) -> BenchResult<()> {
         .parent()
         .ok_or("the bench binary has no directory")?
         .to_owned();
-    let console = cli.runs(Part::Console).then_some("courier-console");
+    let console = (cli.runs(Part::Console) || cli.runs(Part::DispatchPage)).then_some("courier-console");
     for binary in ["courier-core", "courier-edge"].into_iter().chain(console) {
         if !bin_dir.join(binary).exists() {
             return Err(

@@ -391,7 +391,8 @@ e2e! {
         app.clock.advance(std::time::Duration::from_secs(12 * 3600));
         let response = owner.get(&members_url).send().await.expect("get");
         assert_eq!(response.status().as_u16(), 303, "idle for 12 hours");
-        assert_eq!(response.headers().get("location").and_then(|v| v.to_str().ok()), Some(app.url("/console/sign-in").as_str()));
+        let back = format!("/console/sign-in?next=%2Fconsole%2Fw%2F{}%2Fmembers", app.workspace_id);
+        assert_eq!(response.headers().get("location").and_then(|v| v.to_str().ok()), Some(app.url(&back).as_str()), "and back to the page after signing in");
 
         for _ in 0..courier_core::sign_ins::MAX_FAILURES_PER_LOGIN {
             let (status, _, _) = sign_in_form(&app, &browser(), "owner@example.com", "wrong guess").await;

@@ -257,7 +257,15 @@ impl TestApp {
         let mut app = TestApp {
             base_url,
             grpc_url,
-            http: reqwest::Client::builder().no_proxy().build().expect("client"),
+            // Pooled connections are dropped well before the edge closes
+            // an idle one (`HttpTimeouts::header`, 20 s): a request sent on
+            // a connection the edge is closing fails as an incomplete
+            // message.
+            http: reqwest::Client::builder()
+                .no_proxy()
+                .pool_idle_timeout(Duration::from_secs(10))
+                .build()
+                .expect("client"),
             core,
             clock,
             admin_token,

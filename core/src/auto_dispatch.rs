@@ -51,6 +51,8 @@ const INFEASIBLE: i64 = 1_000_000_000;
 pub struct Round {
     pub expired: usize,
     pub waiting: usize,
+    /// Counted in the pools where jobs wait (the couriers of a pool with
+    /// none are not read).
     pub free_couriers: usize,
     pub offered: usize,
 }
@@ -185,7 +187,7 @@ pub async fn rank(core: &Core, fleet: &Fleet, job: Waiting) -> CoreResult<Vec<Ra
         .enumerate()
         .filter_map(|(c, (courier, _))| {
             let cost = costs.get(&(0, c))?;
-            (cost.seconds < INFEASIBLE).then_some(Ranked {
+            Some(Ranked {
                 courier,
                 seconds_to_pickup: cost.seconds,
                 distance_km: cost.distance_km,
@@ -206,16 +208,10 @@ async fn free_couriers(
     busy: &HashSet<String>,
     now: i64,
 ) -> CoreResult<Vec<(Courier, Position)>> {
-    let online = couriers::online(db, fleet).await?;
-    let holding: HashSet<String> =
-        crate::assignments::open_for_couriers(db, online.iter().map(|c| c.id.clone()).collect())
-            .await?
-            .into_iter()
-            .map(|a| a.courier_id)
-            .collect();
-    let candidates: Vec<Courier> = online
+    let candidates: Vec<Courier> = couriers::free(db, fleet)
+        .await?
         .into_iter()
-        .filter(|c| !busy.contains(&c.id) && !holding.contains(&c.id))
+        .filter(|c| !busy.contains(&c.id))
         .collect();
     let located = positions::latest_many(core, candidates.iter().map(|c| c.id.clone()).collect()).await?;
     Ok(candidates
@@ -238,10 +234,14 @@ async fn offer_in_pool(
     now: i64,
     done: &mut Round,
 ) -> CoreResult<()> {
-    let free = free_couriers(core, &**tx, fleet, busy, now).await?;
     done.waiting += waiting.len();
+    if waiting.is_empty() {
+        // Nothing to offer: the couriers are not read.
+        return Ok(());
+    }
+    let free = free_couriers(core, &**tx, fleet, busy, now).await?;
     done.free_couriers += free.len();
-    if waiting.is_empty() || free.is_empty() {
+    if free.is_empty() {
         return Ok(());
     }
     let refused: HashSet<(String, String)> = offers::refused(&**tx, waiting.iter().map(|w| w.id.clone()).collect())
@@ -249,11 +249,23 @@ async fn offer_in_pool(
         .into_iter()
         .collect();
     let costs = costs(core, &waiting, &free, &refused).await;
-    for (job, courier) in pairs(waiting.len(), free.len(), |j, c| costs[&(j, c)].seconds) {
-        let cost = &costs[&(job, courier)];
-        if cost.seconds >= INFEASIBLE {
+    // Matched: only the jobs and couriers of some feasible pair.
+    let mut jobs: Vec<usize> = costs.keys().map(|&(j, _)| j).collect();
+    let mut couriers: Vec<usize> = costs.keys().map(|&(_, c)| c).collect();
+    for list in [&mut jobs, &mut couriers] {
+        list.sort_unstable();
+        list.dedup();
+    }
+    let cost_of = |j: usize, c: usize| {
+        costs
+            .get(&(jobs[j], couriers[c]))
+            .map_or(INFEASIBLE, |cost| cost.seconds)
+    };
+    for (j, c) in pairs(jobs.len(), couriers.len(), cost_of) {
+        let (job, courier) = (jobs[j], couriers[c]);
+        let Some(cost) = costs.get(&(job, courier)) else {
             continue;
-        }
+        };
         let new = NewOffer {
             job_id: waiting[job].id.clone(),
             courier_id: free[courier].0.id.clone(),
@@ -274,11 +286,12 @@ struct Cost {
     distance_km: f64,
 }
 
-/// The cost of every (job, courier) pair: the routing provider's driving
-/// time from the courier to the pickup (one matrix per vehicle type of the
-/// free couriers), or [`INFEASIBLE`] where the courier may not take the job
+/// The cost of every (job, courier) pair that may be matched: the routing
+/// provider's driving time from the courier to the pickup (one matrix per
+/// vehicle type of the free couriers, over the pickups that vehicle may
+/// serve). A pair is left out where the courier may not take the job
 /// (vehicle, radius, an offer of it declined or expired) or no route leads
-/// there.
+/// there: a van job among a thousand cargo bikes costs nothing to route.
 async fn costs(
     core: &Core,
     waiting: &[Waiting],
@@ -286,7 +299,6 @@ async fn costs(
     refused: &HashSet<(String, String)>,
 ) -> HashMap<(usize, usize), Cost> {
     let radius = core.config.dispatch_radius_km;
-    let pickups: Vec<GeoPoint> = waiting.iter().map(|job| job.pickup).collect();
     let mut by_vehicle: HashMap<&str, Vec<usize>> = HashMap::new();
     for (c, (courier, _)) in free.iter().enumerate() {
         by_vehicle
@@ -294,9 +306,17 @@ async fn costs(
             .or_default()
             .push(c);
     }
-    let mut costs = HashMap::with_capacity(waiting.len() * free.len());
+    let mut costs = HashMap::new();
     for (vehicle_type_id, members) in by_vehicle {
-        let vehicle = core.catalog.vehicle_type(vehicle_type_id);
+        let Some(vehicle) = core.catalog.vehicle_type(vehicle_type_id) else {
+            continue;
+        };
+        let servable: Vec<usize> = (0..waiting.len())
+            .filter(|&j| vehicle.can_serve(&waiting[j].vehicle_type_id))
+            .collect();
+        if servable.is_empty() {
+            continue;
+        }
         let sources: Vec<GeoPoint> = members
             .iter()
             .map(|&c| GeoPoint {
@@ -304,28 +324,23 @@ async fn costs(
                 longitude: free[c].1.longitude,
             })
             .collect();
-        let durations = match vehicle {
-            Some(vehicle) => core.router.durations(&sources, &pickups, vehicle).await,
-            None => Vec::new(),
-        };
+        let pickups: Vec<GeoPoint> = servable.iter().map(|&j| waiting[j].pickup).collect();
+        let durations = core.router.durations(&sources, &pickups, vehicle).await;
         for (row, &c) in members.iter().enumerate() {
             let courier = &free[c].0;
-            for (j, job) in waiting.iter().enumerate() {
+            for (column, &j) in servable.iter().enumerate() {
+                let job = &waiting[j];
                 let distance = distance_km(sources[row], job.pickup);
-                let eligible = vehicle.is_some_and(|v| v.can_serve(&job.vehicle_type_id))
-                    && (radius == 0.0 || distance <= radius)
-                    && !refused.contains(&(job.id.clone(), courier.id.clone()));
-                let seconds = durations
-                    .get(row)
-                    .and_then(|r| r.get(j))
-                    .copied()
-                    .flatten()
-                    .filter(|_| eligible)
-                    .map_or(INFEASIBLE, |s| s.round() as i64);
+                if (radius > 0.0 && distance > radius) || refused.contains(&(job.id.clone(), courier.id.clone())) {
+                    continue;
+                }
+                let Some(seconds) = durations.get(row).and_then(|r| r.get(column)).copied().flatten() else {
+                    continue;
+                };
                 costs.insert(
                     (j, c),
                     Cost {
-                        seconds,
+                        seconds: (seconds.round() as i64).min(INFEASIBLE - 1),
                         distance_km: distance,
                     },
                 );

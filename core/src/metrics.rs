@@ -264,7 +264,7 @@ impl CoreMetrics {
         );
         registry.register(
             "courier_dispatch_free_couriers",
-            "Online couriers free for an offer at the last round",
+            "Online couriers free for an offer at the last round that had deliveries waiting",
             self.dispatch_free_couriers.clone(),
         );
         registry.register(
@@ -296,10 +296,13 @@ impl CoreMetrics {
     }
 
     /// One round of automatic dispatch.
+    /// A round; the free couriers are counted only where jobs waited.
     pub fn dispatch_round(&self, took: Duration, waiting: usize, free_couriers: usize) {
         self.dispatch_rounds.observe(took.as_secs_f64());
         self.dispatch_waiting.set(waiting as i64);
-        self.dispatch_free_couriers.set(free_couriers as i64);
+        if waiting > 0 {
+            self.dispatch_free_couriers.set(free_couriers as i64);
+        }
     }
 
     /// An offer made `since_created_micros` after its delivery's creation.

@@ -273,6 +273,16 @@ pub async fn open_for_courier(db: &impl ConnectionTrait, courier_id: &str) -> Co
 }
 
 /// The open assignments of any of `courier_ids`.
+/// The ids of the couriers holding an open assignment, as a subquery (for
+/// a read of free couriers in one statement, `couriers::free`).
+pub fn holders() -> sea_orm::sea_query::SelectStatement {
+    sea_orm::sea_query::Query::select()
+        .column(entity::Column::CourierId)
+        .from(entity::Entity)
+        .and_where(entity::Column::EndedAt.is_null())
+        .to_owned()
+}
+
 pub async fn open_for_couriers(db: &impl ConnectionTrait, courier_ids: Vec<String>) -> CoreResult<Vec<Assignment>> {
     if courier_ids.is_empty() {
         return Ok(Vec::new());

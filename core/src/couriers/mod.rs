@@ -19,7 +19,7 @@ use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use sea_orm::{ActiveModelTrait, ActiveValue::Set, ColumnTrait, Condition, ConnectionTrait, EntityTrait, QueryFilter};
 
-use crate::assignments::{feed, offers};
+use crate::assignments::{self, feed, offers};
 use crate::db::WriteTransaction;
 use crate::pagination::Keyset;
 use crate::workspaces::{self, WorkspaceKind};
@@ -308,6 +308,21 @@ pub async fn online(db: &impl ConnectionTrait, fleet: &Fleet) -> CoreResult<Vec<
         .filter(fleet.condition())
         .filter(entity::Column::Availability.eq(Availability::Online.as_str()))
         .filter(entity::Column::Status.eq(Status::Active.as_str()))
+        .all(db)
+        .await?
+        .into_iter()
+        .map(from_model)
+        .collect())
+}
+
+/// The online, active couriers of `fleet` holding no job (for dispatch),
+/// in one read.
+pub async fn free(db: &impl ConnectionTrait, fleet: &Fleet) -> CoreResult<Vec<Courier>> {
+    Ok(entity::Entity::find()
+        .filter(fleet.condition())
+        .filter(entity::Column::Availability.eq(Availability::Online.as_str()))
+        .filter(entity::Column::Status.eq(Status::Active.as_str()))
+        .filter(entity::Column::Id.not_in_subquery(assignments::holders()))
         .all(db)
         .await?
         .into_iter()

@@ -667,11 +667,13 @@ pub async fn time_zone_of_workspace(core: &Core, workspace_id: &str) -> CoreResu
 }
 
 /// Up to `limit` live deliveries still `pending` (waiting for a courier),
-/// oldest first.
+/// oldest first, from the index of exactly those (`deliveries_waiting`,
+/// whose condition the query repeats in literals for the planner to match).
 pub async fn pending_live(db: &impl ConnectionTrait, limit: u64) -> CoreResult<Vec<Delivery>> {
+    const WAITING: &str = "\"deliveries\".\"mode\" = 'live' AND \"deliveries\".\"status\" = 'pending'";
+    debug_assert_eq!((Mode::Live.as_str(), Status::Pending.as_str()), ("live", "pending"));
     entity::Entity::find()
-        .filter(entity::Column::Mode.eq(Mode::Live.as_str()))
-        .filter(entity::Column::Status.eq(Status::Pending.as_str()))
+        .filter(sea_orm::sea_query::Expr::cust(WAITING))
         .order_by_asc(entity::Column::CreatedAt)
         .order_by_asc(entity::Column::Id)
         .limit(limit)

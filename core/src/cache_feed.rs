@@ -2,7 +2,8 @@
 //! for deliveries) may trust what they keep, and the feed that tells every
 //! PostgreSQL replica what another one changed (docs/scaling.md, "Caches on
 //! replicas"): it evicts what changed, and pushes changed deliveries to this
-//! replica's `WatchDelivery` streams and webhook dispatcher (`Core::changes`),
+//! replica's `WatchDelivery` streams (`Core::changes`) and webhook
+//! dispatcher (`Core::webhook_wake`),
 //! so that they hear of another replica's change in milliseconds
 //! (docs/scaling.md "Streams on replicas").
 //!
@@ -106,8 +107,9 @@ pub enum Change {
     /// A key or a workspace (revocation, plan, billing settings): keys
     /// carry their workspace, so every cached key is forgotten.
     Keys,
-    /// The delivery of this id.
-    Delivery(String),
+    /// The delivery `id`, changed by the replica `from` (which has told its
+    /// own caches and streams).
+    Delivery { from: u64, id: String },
     /// The feeds of these couriers (`assignments::feed`), changed by the
     /// replica `from`: their `WatchAssignments` streams read them anew.
     Couriers { from: u64, ids: Vec<String> },
@@ -123,7 +125,7 @@ impl Change {
     fn payload(&self, at_micros: i64) -> String {
         match self {
             Change::Keys => format!("k {at_micros}"),
-            Change::Delivery(id) => format!("d {at_micros} {id}"),
+            Change::Delivery { from, id } => format!("d {at_micros} {from} {id}"),
             Change::Couriers { from, ids } => format!("c {at_micros} {from} {}", ids.join(" ")),
         }
     }
@@ -134,7 +136,17 @@ impl Change {
         let at = parts.next()?.parse().ok()?;
         match (kind, parts.next()) {
             ("k", None) => Some((Change::Keys, at)),
-            ("d", Some(id)) if !id.is_empty() => Some((Change::Delivery(id.to_owned()), at)),
+            ("d", Some(rest)) => {
+                let (from, id) = rest.split_once(' ')?;
+                (!id.is_empty()).then_some(())?;
+                Some((
+                    Change::Delivery {
+                        from: from.parse().ok()?,
+                        id: id.to_owned(),
+                    },
+                    at,
+                ))
+            }
             ("c", Some(rest)) => {
                 let (from, ids) = rest.split_once(' ')?;
                 let ids: Vec<String> = ids.split(' ').map(str::to_owned).collect();
@@ -240,17 +252,21 @@ pub async fn listen(core: Core, stop: CancellationToken) {
                     Some((change, at)) => {
                         match change {
                             Change::Keys => core.keys.forget_all(),
-                            Change::Delivery(id) => {
+                            Change::Delivery { from, .. } if from == feed.origin => {}
+                            Change::Delivery { id, .. } => {
                                 // Evicted first: the streams woken read it anew.
                                 core.delivery_cache.forget(&id);
                                 core.changes.publish(&id);
+                                // It may have queued webhooks for this
+                                // replica's dispatcher to send.
+                                core.webhook_wake.notify_one();
                             }
                             Change::Couriers { from, .. } if from == feed.origin => {}
                             Change::Couriers { ids, .. } => {
                                 for id in ids {
                                     core.courier_signals.wake(&id);
                                 }
-                                core.map_wake.send_replace(());
+                                core.map_wake.wake();
                             }
                         }
                         let lag = wall_clock_micros().saturating_sub(at).max(0);
@@ -280,7 +296,11 @@ mod tests {
             from: 7,
             ids: vec!["cou_1".into(), "cou_2".into()],
         };
-        for change in [Change::Keys, Change::Delivery("del_1 x".into()), couriers] {
+        let delivery = Change::Delivery {
+            from: 9,
+            id: "del_1 x".into(),
+        };
+        for change in [Change::Keys, delivery, couriers] {
             assert_eq!(Change::parse(&change.payload(42)), Some((change, 42)));
         }
         for bad in [
@@ -289,6 +309,9 @@ mod tests {
             "k x",
             "d 1",
             "d 1 ",
+            "d 1 7",
+            "d 1 7 ",
+            "d 1 x del_1",
             "c 1",
             "c 1 ",
             "c 1 7",

@@ -302,6 +302,11 @@ impl WriteTransaction {
             .push(Box::new(announce));
     }
 
+    /// This replica's mark on its announcements (`cache_feed::Feed::origin`).
+    pub fn origin(&self) -> u64 {
+        self.origin
+    }
+
     /// Tells every replica, as this transaction commits, that courier
     /// `courier_id`'s feed changed; one notification carries them all.
     pub fn announce_courier(&self, courier_id: &str) {

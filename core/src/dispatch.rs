@@ -238,12 +238,7 @@ pub async fn report_location(core: &Core, report: LocationReport) -> CoreResult<
     }
     if new_eta.is_some() {
         let updated = deliveries::reload(&tx, &delivery.id).await?;
-        deliveries::record_events(
-            &tx,
-            &core.config.public_base_url,
-            &[(&updated, EventType::EtaUpdated, now)],
-        )
-        .await?;
+        deliveries::record_events(core, &tx, &[(&updated, EventType::EtaUpdated, now)]).await?;
     }
     tx.commit().await?;
     core.changes.publish(&delivery.id);
@@ -280,12 +275,7 @@ pub async fn update_etas(
     }
     if dropoff_moved.is_some() && delivery.status == Status::InTransit {
         let updated = deliveries::reload(&tx, &delivery.id).await?;
-        deliveries::record_events(
-            &tx,
-            &core.config.public_base_url,
-            &[(&updated, EventType::EtaUpdated, now)],
-        )
-        .await?;
+        deliveries::record_events(core, &tx, &[(&updated, EventType::EtaUpdated, now)]).await?;
     }
     tx.commit().await?;
     core.changes.publish(&delivery.id);

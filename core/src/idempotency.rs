@@ -97,7 +97,7 @@ pub async fn run<P, M>(
     request_id: &str,
     now: i64,
     prepare: impl Future<Output = CoreResult<P>> + Send,
-    work: impl for<'t> FnOnce(&'t DatabaseTransaction, P) -> Work<'t, M> + Send,
+    work: impl for<'t> FnOnce(&'t crate::db::WriteTransaction, P) -> Work<'t, M> + Send,
 ) -> CoreResult<Idempotent<M>>
 where
     P: Send,
@@ -123,7 +123,7 @@ pub async fn run_prepared<P, M>(
     request_id: &str,
     now: i64,
     prepared: P,
-    work: impl for<'t> FnOnce(&'t DatabaseTransaction, P) -> Work<'t, M> + Send,
+    work: impl for<'t> FnOnce(&'t crate::db::WriteTransaction, P) -> Work<'t, M> + Send,
 ) -> CoreResult<Idempotent<M>>
 where
     P: Send,

@@ -103,9 +103,29 @@ pub struct Core {
     pub courier_signals: Arc<assignments::feed::Signals>,
     /// Wakes this process's dispatcher for a round now.
     pub dispatch_wake: Arc<tokio::sync::Notify>,
+    /// Wakes this process's webhook dispatcher: a commit queued sends.
+    pub webhook_wake: Arc<tokio::sync::Notify>,
     /// Wakes this process's watchers of the dispatch map: a courier's
     /// position, availability or work changed (`dispatch_map`).
-    pub map_wake: Arc<tokio::sync::watch::Sender<()>>,
+    pub map_wake: MapWake,
+}
+
+/// Wakes this process's watchers of the dispatch map (`dispatch_map`).
+#[derive(Clone, Debug, Default)]
+pub struct MapWake(Arc<tokio::sync::watch::Sender<()>>);
+
+impl MapWake {
+    /// A courier's position, availability or work changed. Nothing to do
+    /// while nobody watches: positions arrive by the thousand a second.
+    pub fn wake(&self) {
+        if self.0.receiver_count() > 0 {
+            self.0.send_replace(());
+        }
+    }
+
+    pub fn subscribe(&self) -> tokio::sync::watch::Receiver<()> {
+        self.0.subscribe()
+    }
 }
 
 /// A feed of changed delivery ids for `WatchDelivery`. Watchers also poll, so
@@ -212,7 +232,8 @@ impl Core {
             positions: Arc::default(),
             courier_signals: Arc::default(),
             dispatch_wake: Arc::default(),
-            map_wake: Arc::new(tokio::sync::watch::Sender::new(())),
+            webhook_wake: Arc::default(),
+            map_wake: MapWake::default(),
             db,
             clock,
             secrets,

@@ -18,7 +18,7 @@ use sea_orm::{
 };
 
 use crate::assignments;
-use crate::{Core, CoreError, CoreResult, day_partitions, db};
+use crate::{Core, CoreError, CoreResult, cache_feed, day_partitions, db};
 
 pub mod latest {
     use sea_orm::entity::prelude::*;
@@ -67,10 +67,15 @@ pub mod trail {
 
 /// How often the buffered reports are written.
 pub const FLUSH_EVERY: Duration = Duration::from_secs(1);
-/// A position in memory is served while younger than this (received); an
-/// older one is read from the database, which another replica may have
-/// written since.
+/// On PostgreSQL a position in memory is served while younger than this
+/// (received); an older one is read from the database, which another
+/// replica may have written since.
 const FRESH_MICROS: i64 = 2 * 1_000_000;
+/// While a courier's report stream is open on this process, their phone
+/// reports here and nowhere else: this process's position is served up to
+/// this old (a phone reports every few seconds; a stream the phone left
+/// for another replica, not yet seen closed, holds an old one no longer).
+const STREAMING_FRESH_MICROS: i64 = 30 * 1_000_000;
 /// A phone's clock may run this far ahead; a position further in the
 /// future is refused.
 const MAX_AHEAD_MICROS: i64 = 5 * 60 * 1_000_000;
@@ -124,7 +129,44 @@ impl Position {
 #[derive(Debug, Default)]
 pub struct Intake {
     latest: Mutex<HashMap<String, Received>>,
-    pending: Mutex<Vec<(String, Position)>>,
+    /// By courier: a stream's reports add to its courier's entry.
+    pending: Mutex<HashMap<String, Vec<Position>>>,
+    /// Report streams open on this process, per courier.
+    streaming: Mutex<HashMap<String, usize>>,
+}
+
+/// A courier's report stream, open on this process while held
+/// ([`streaming`]).
+pub struct Streaming {
+    intake: std::sync::Arc<Intake>,
+    courier_id: String,
+}
+
+impl Drop for Streaming {
+    fn drop(&mut self) {
+        let mut streaming = self.intake.lock_streaming();
+        if let Some(count) = streaming.get_mut(&self.courier_id) {
+            *count -= 1;
+            if *count == 0 {
+                streaming.remove(&self.courier_id);
+            }
+        }
+    }
+}
+
+/// Marks courier `courier_id`'s report stream open here until the answer
+/// is dropped: meanwhile their position in memory is theirs
+/// ([`STREAMING_FRESH_MICROS`]).
+pub fn streaming(core: &Core, courier_id: &str) -> Streaming {
+    *core
+        .positions
+        .lock_streaming()
+        .entry(courier_id.to_owned())
+        .or_default() += 1;
+    Streaming {
+        intake: core.positions.clone(),
+        courier_id: courier_id.to_owned(),
+    }
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -146,8 +188,12 @@ impl Intake {
         self.latest.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
-    fn lock_pending(&self) -> std::sync::MutexGuard<'_, Vec<(String, Position)>> {
+    fn lock_pending(&self) -> std::sync::MutexGuard<'_, HashMap<String, Vec<Position>>> {
         self.pending.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    fn lock_streaming(&self) -> std::sync::MutexGuard<'_, HashMap<String, usize>> {
+        self.streaming.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 }
 
@@ -169,44 +215,73 @@ pub async fn accept(core: &Core, courier_id: &str, positions: Vec<Position>) -> 
     let Some(newest) = positions.iter().max_by_key(|p| p.recorded_at).copied() else {
         return Ok(0);
     };
+    let received = Received {
+        position: newest,
+        at: now,
+    };
+    // A courier's entries are made once: reports come by the thousand a
+    // second.
     {
         let mut latest = core.positions.lock_latest();
-        let entry = latest.entry(courier_id.to_owned()).or_insert(Received {
-            position: newest,
-            at: now,
-        });
-        if newest.recorded_at >= entry.position.recorded_at {
-            *entry = Received {
-                position: newest,
-                at: now,
-            };
+        match latest.get_mut(courier_id) {
+            Some(entry) if newest.recorded_at >= entry.position.recorded_at => *entry = received,
+            Some(_) => {}
+            None => {
+                latest.insert(courier_id.to_owned(), received);
+            }
         }
     }
     let accepted = positions.len();
-    core.positions
-        .lock_pending()
-        .extend(positions.into_iter().map(|p| (courier_id.to_owned(), p)));
+    {
+        let mut pending = core.positions.lock_pending();
+        match pending.get_mut(courier_id) {
+            Some(waiting) => waiting.extend(positions),
+            None => {
+                pending.insert(courier_id.to_owned(), positions);
+            }
+        }
+    }
     core.metrics.positions(accepted as u64, 0);
-    core.map_wake.send_replace(());
+    core.map_wake.wake();
     Ok(accepted)
 }
 
-/// Courier `courier_id`'s last known position: this process's if fresh,
-/// else the database's.
+/// Whether this process's position of a courier, received `age` ago, is
+/// theirs ([`latest_many`]): `exact` when every report passes through this
+/// process (SQLite), `streaming` while their report stream is open here.
+fn served_from_memory(exact: bool, streaming: bool, age: i64) -> bool {
+    exact
+        || age
+            < if streaming {
+                STREAMING_FRESH_MICROS
+            } else {
+                FRESH_MICROS
+            }
+}
+
+/// Courier `courier_id`'s last known position: this process's if it is
+/// theirs ([`latest_many`]), else the database's.
 pub async fn latest(core: &Core, courier_id: &str) -> CoreResult<Option<Position>> {
     Ok(latest_many(core, vec![courier_id.to_owned()]).await?.remove(courier_id))
 }
 
 /// The last known positions of `courier_ids` (those with none left out).
+/// This process's position of a courier is served when no other process
+/// can hold a newer one: on SQLite always (one process takes every
+/// report); on PostgreSQL while it is younger than [`FRESH_MICROS`], or
+/// than [`STREAMING_FRESH_MICROS`] while their report stream is open here.
+/// The others are read from the database in one statement.
 pub async fn latest_many(core: &Core, courier_ids: Vec<String>) -> CoreResult<HashMap<String, Position>> {
     let now = core.clock.now_micros();
+    let exact = matches!(core.freshness, cache_feed::Freshness::Exact);
     let mut found = HashMap::new();
     let mut missing = Vec::new();
     {
         let latest = core.positions.lock_latest();
+        let streaming = core.positions.lock_streaming();
         for id in courier_ids {
             match latest.get(&id) {
-                Some(received) if now - received.at < FRESH_MICROS => {
+                Some(received) if served_from_memory(exact, streaming.contains_key(&id), now - received.at) => {
                     found.insert(id, received.position);
                 }
                 _ => missing.push(id),
@@ -254,13 +329,13 @@ pub async fn flush(core: &Core) -> CoreResult<Vec<Flushed>> {
         return Ok(Vec::new());
     }
     let now = core.clock.now_micros();
-    let mut newest: HashMap<String, Position> = HashMap::new();
-    for (courier_id, position) in &pending {
-        let entry = newest.entry(courier_id.clone()).or_insert(*position);
-        if position.recorded_at >= entry.recorded_at {
-            *entry = *position;
-        }
-    }
+    let newest: HashMap<String, Position> = pending
+        .iter()
+        .filter_map(|(courier_id, positions)| {
+            let newest = positions.iter().max_by_key(|p| p.recorded_at)?;
+            Some((courier_id.clone(), *newest))
+        })
+        .collect();
     let jobs: HashMap<String, String> = assignments::open_for_couriers(&core.db, newest.keys().cloned().collect())
         .await?
         .into_iter()
@@ -283,9 +358,9 @@ pub async fn flush(core: &Core) -> CoreResult<Vec<Flushed>> {
     upsert_latest(&*tx, latest_rows).await?;
     let trail_rows: Vec<trail::ActiveModel> = pending
         .iter()
-        .filter_map(|(courier_id, p)| {
-            let job_id = jobs.get(courier_id)?;
-            Some(trail::ActiveModel {
+        .filter_map(|(courier_id, positions)| Some((courier_id, jobs.get(courier_id)?, positions)))
+        .flat_map(|(courier_id, job_id, positions)| {
+            positions.iter().map(|p| trail::ActiveModel {
                 courier_id: Set(courier_id.clone()),
                 recorded_at: Set(p.recorded_at),
                 job_id: Set(job_id.clone()),
@@ -385,5 +460,23 @@ fn from_latest(row: &latest::Model) -> Position {
         heading_deg: row.heading_deg,
         speed_mps: row.speed_mps,
         recorded_at: row.recorded_at,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn memory_serves_where_no_other_replica_holds_a_newer_position() {
+        let second = 1_000_000;
+        // SQLite: one process takes every report, however old.
+        assert!(served_from_memory(true, false, 3_600 * second));
+        // PostgreSQL: another replica may have written one since…
+        assert!(served_from_memory(false, false, second));
+        assert!(!served_from_memory(false, false, 3 * second));
+        // …unless the phone reports here: for a while longer.
+        assert!(served_from_memory(false, true, 10 * second));
+        assert!(!served_from_memory(false, true, 31 * second));
     }
 }

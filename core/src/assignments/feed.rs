@@ -138,7 +138,7 @@ pub fn wake_at_commit(core: &Core, tx: &WriteTransaction, courier_id: &str) {
     let map_wake = core.map_wake.clone();
     tx.after_commit(move || {
         signals.wake(&id);
-        map_wake.send_replace(());
+        map_wake.wake();
     });
     tx.announce_courier(courier_id);
 }

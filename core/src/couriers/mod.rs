@@ -512,7 +512,7 @@ pub async fn set_availability(
     }
     let map_wake = core.map_wake.clone();
     tx.after_commit(move || {
-        map_wake.send_replace(());
+        map_wake.wake();
     });
     let row = entity::ActiveModel {
         id: Set(current.id),

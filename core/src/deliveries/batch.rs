@@ -218,7 +218,7 @@ async fn commit(core: &Core, creates: &[&Create], now: i64) -> CoreResult<Vec<Op
             .iter()
             .map(|&i| (&deliveries[i], EventType::Created, deliveries[i].created_at))
             .collect();
-        record_events(&*tx, base_url, &created).await?;
+        record_events(core, &tx, &created).await?;
         for &i in &stored {
             audit_create(core, &*tx, creates[i].prepared.audited_as.as_deref(), &deliveries[i]).await?;
         }

@@ -499,10 +499,10 @@ async fn audit_create(
 /// and, when live, its credit reservation; answers the delivery. A batch
 /// that fails runs its creates through this one by one ([`batch`]), so that
 /// each gets its own answer.
-async fn insert(core: &Core, tx: &sea_orm::DatabaseTransaction, prepared: Prepared) -> CoreResult<pb::Delivery> {
+async fn insert(core: &Core, tx: &crate::db::WriteTransaction, prepared: Prepared) -> CoreResult<pb::Delivery> {
     let Prepared { row, audited_as } = prepared;
     let model = entity::ActiveModel::from(row)
-        .insert(tx)
+        .insert(&**tx)
         .await
         .map_err(|error| match error.sql_err() {
             Some(sea_orm::SqlErr::UniqueConstraintViolation(message)) if message.contains("external_id") => {
@@ -515,14 +515,13 @@ async fn insert(core: &Core, tx: &sea_orm::DatabaseTransaction, prepared: Prepar
             _ => error.into(),
         })?;
     let delivery = from_model(model)?;
-    let base_url = &core.config.public_base_url;
-    record_events(tx, base_url, &[(&delivery, EventType::Created, delivery.created_at)]).await?;
+    record_events(core, tx, &[(&delivery, EventType::Created, delivery.created_at)]).await?;
     audit_create(core, tx, audited_as.as_deref(), &delivery).await?;
     if let (Mode::Live, Some(amount_cents)) = (delivery.mode, delivery.amount_cents) {
         // Last, so that the workspace row stays locked only until the commit.
         billing::reserve_credit(tx, &delivery.workspace_id, amount_cents).await?;
     }
-    Ok(to_proto(&delivery, base_url))
+    Ok(to_proto(&delivery, &core.config.public_base_url))
 }
 
 /// `d` with its courier's last reported position as `courier.location`,
@@ -588,7 +587,11 @@ pub async fn update(
     change: Change,
 ) -> CoreResult<bool> {
     tx.hold_until_end(core.delivery_cache.writing(id));
-    cache_feed::announce(tx, cache_feed::Change::Delivery(id.to_owned())).await?;
+    let announced = cache_feed::Change::Delivery {
+        from: tx.origin(),
+        id: id.to_owned(),
+    };
+    cache_feed::announce(tx, announced).await?;
     let mut update = entity::Entity::update_many().filter(entity::Column::Id.eq(id));
     if let Some(status) = while_status {
         update = update.filter(entity::Column::Status.eq(status.as_str()));
@@ -800,12 +803,13 @@ async fn by_ids(core: &Core, principal: &Principal, ids: &[String]) -> CoreResul
 /// Records events about deliveries as they are, each `(delivery, type,
 /// time)`: the events of a move, `delivery.pod_submitted`, a moved ETA, or
 /// the `delivery.created` of new deliveries; and queues them for webhooks,
-/// in `db`, the transaction of the change.
+/// in `tx`, the transaction of the change.
 pub async fn record_events(
-    db: &impl ConnectionTrait,
-    public_base_url: &str,
+    core: &Core,
+    tx: &crate::db::WriteTransaction,
     happened: &[(&Delivery, EventType, i64)],
 ) -> CoreResult<()> {
+    let public_base_url = &core.config.public_base_url;
     let events = happened
         .iter()
         .map(|&(delivery, event_type, at)| events::NewEvent {
@@ -816,8 +820,8 @@ pub async fn record_events(
             at,
         })
         .collect();
-    let recorded = events::record(db, events).await?;
-    webhooks::enqueue(db, recorded).await
+    let recorded = events::record(&**tx, events).await?;
+    webhooks::enqueue(core, tx, recorded).await
 }
 
 /// How long a live delivery may wait for a courier before it is cancelled

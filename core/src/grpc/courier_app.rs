@@ -131,6 +131,7 @@ impl CourierAppService for CourierAppApi {
         request: Request<Streaming<apb::ReportLocationsRequest>>,
     ) -> Result<Response<apb::ReportLocationsResponse>, Status> {
         let (token, courier) = self.courier(&request)?;
+        let _streaming = positions::streaming(&self.0, &courier.id);
         let mut stream = request.into_inner();
         let mut accepted = 0i64;
         let mut checked_at = self.0.clock.now_micros();

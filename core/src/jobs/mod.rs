@@ -383,12 +383,7 @@ async fn assign_in(
             } else if deliveries::update(core, tx, &delivery.id, Some(delivery.status), change.touched(now)).await? {
                 assignments::announce(core, tx, &courier.id, &job_id, now).await?;
                 let updated = deliveries::reload(&**tx, &delivery.id).await?;
-                deliveries::record_events(
-                    tx,
-                    &core.config.public_base_url,
-                    &[(&updated, EventType::CourierAssigned, now)],
-                )
-                .await?;
+                deliveries::record_events(core, tx, &[(&updated, EventType::CourierAssigned, now)]).await?;
                 Some(updated)
             } else {
                 None

@@ -97,7 +97,7 @@ pub async fn advance(
         .enumerate()
         .map(|(offset, event_type)| (&moved, *event_type, now + offset as i64))
         .collect();
-    deliveries::record_events(tx, &core.config.public_base_url, &happened).await?;
+    deliveries::record_events(core, tx, &happened).await?;
     Ok(Some(moved))
 }
 
@@ -133,12 +133,7 @@ pub async fn return_to_waiting(
         return Ok(None);
     }
     let moved = deliveries::reload(tx, &delivery.id).await?;
-    deliveries::record_events(
-        tx,
-        &core.config.public_base_url,
-        &[(&moved, EventType::StatusUpdated, now)],
-    )
-    .await?;
+    deliveries::record_events(core, tx, &[(&moved, EventType::StatusUpdated, now)]).await?;
     Ok(Some(moved))
 }
 
@@ -182,12 +177,7 @@ pub async fn submit_proof(
     }
     deliveries::update(core, tx, &delivery.id, None, Change::default().touched(now)).await?;
     let updated = deliveries::reload(tx, &delivery.id).await?;
-    deliveries::record_events(
-        tx,
-        &core.config.public_base_url,
-        &[(&updated, EventType::PodSubmitted, now)],
-    )
-    .await?;
+    deliveries::record_events(core, tx, &[(&updated, EventType::PodSubmitted, now)]).await?;
     Ok(updated)
 }
 

@@ -21,8 +21,8 @@
 //!   every send finished by then in one transaction (one such transaction at
 //!   a time) while the loop claims the next batch.
 //! - It sleeps until the earliest due row (at most [`POLL`]), until a send
-//!   finishes and frees a slot, or until a change committed in this process
-//!   (which may have queued events) is announced on `Core::changes`.
+//!   finishes and frees a slot, or until a transaction of this process
+//!   commits rows to send (`queue::enqueue`, `Core::webhook_wake`).
 //! - On shutdown it stops claiming, gives the rows claimed ahead back to the
 //!   queue (due at once) and lets the sends in flight finish; a row it never
 //!   got to otherwise is due again when its lease ends. A row claimed ahead
@@ -78,9 +78,9 @@ const LEASE: Duration =
 pub async fn run(core: Core, stop: CancellationToken) {
     let mut dispatcher = Dispatcher::default();
     let mut recorder = Recorder::default();
-    // A change committed in this process may have queued events: look at
-    // once instead of at the next poll (other replicas' changes wait for it).
-    let mut changes = core.changes.subscribe();
+    // Rows queued in this process are looked at once committed, not at the
+    // next poll (other replicas' rows wait for it).
+    let queued = core.webhook_wake.clone();
     loop {
         if stop.is_cancelled() {
             break;
@@ -95,10 +95,9 @@ pub async fn run(core: Core, stop: CancellationToken) {
         tokio::select! {
             () = stop.cancelled() => break,
             () = tokio::time::sleep(wait) => {}
-            Ok(_) = changes.recv(), if dispatcher.in_flight.len() < MAX_IN_FLIGHT => {
-                // One look covers every change announced meanwhile.
-                while changes.try_recv().is_ok() {}
-            }
+            // One look covers every commit meanwhile (a `Notify` keeps one
+            // wake while the loop is busy).
+            () = queued.notified(), if dispatcher.in_flight.len() < MAX_IN_FLIGHT => {}
             Some(done) = dispatcher.in_flight.join_next_with_id(), if !dispatcher.in_flight.is_empty() => {
                 // Take every send finished by now: one transaction records
                 // them and one look at the queue refills their slots.

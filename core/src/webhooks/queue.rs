@@ -22,7 +22,7 @@ use super::attempts::{self, AttemptStatus};
 use super::entity::endpoint::{self, EndpointStatus};
 use super::entity::webhook_delivery;
 use crate::events;
-use crate::{CoreResult, ids};
+use crate::{Core, CoreResult, ids};
 
 /// Where the delivery of one event to one endpoint stands.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -46,8 +46,9 @@ impl DeliveryState {
 /// Queues each of `events` for every active endpoint of its workspace and
 /// mode that subscribes to its type: one read of the endpoints and one
 /// insert of the rows, however many events. Call it in the transaction that
-/// records the events.
-pub async fn enqueue(db: &impl ConnectionTrait, recorded: events::Recorded) -> CoreResult<()> {
+/// records the events; once it commits, this replica's dispatcher is woken
+/// if it queued any row.
+pub async fn enqueue(core: &Core, tx: &crate::db::WriteTransaction, recorded: events::Recorded) -> CoreResult<()> {
     let events = recorded.rows();
     if events.is_empty() {
         return Ok(());
@@ -69,7 +70,7 @@ pub async fn enqueue(db: &impl ConnectionTrait, recorded: events::Recorded) -> C
     let active = endpoint::Entity::find()
         .filter(of_scopes)
         .filter(endpoint::Column::Status.eq(EndpointStatus::Active.as_str()))
-        .all(db)
+        .all(&**tx)
         .await?
         .into_iter()
         .map(endpoint::from_model)
@@ -97,7 +98,13 @@ pub async fn enqueue(db: &impl ConnectionTrait, recorded: events::Recorded) -> C
             finished_at: Set(None),
         }));
     }
-    crate::db::insert_rows::<webhook_delivery::Entity>(db, rows).await
+    if rows.is_empty() {
+        return Ok(());
+    }
+    crate::db::insert_rows::<webhook_delivery::Entity>(&**tx, rows).await?;
+    let wake = core.webhook_wake.clone();
+    tx.after_commit(move || wake.notify_one());
+    Ok(())
 }
 
 /// Endpoints with pending rows due by `horizon`, each with its earliest due

@@ -186,8 +186,6 @@ pub(crate) fn availability_named(name: &str) -> &'static str {
     }
 }
 
-/// A span of `seconds` in short words: to the second under a minute, else
-/// to the minute, from an hour on to the hour ("35 s", "4 min", "2 h").
 /// A job as lists and notices name it: its route (the id goes after, as
 /// secondary text).
 pub(crate) fn route(pickup: &str, dropoff: &str) -> String {
@@ -204,6 +202,8 @@ pub(crate) fn job_route(job: Option<&courier::app::v1::Job>) -> String {
     })
 }
 
+/// A span of `seconds` in short words: to the second under a minute, else
+/// to the minute, from an hour on to the hour ("35 s", "4 min", "2 h").
 pub(crate) fn duration_short(seconds: i64) -> String {
     match seconds {
         ..60 => format!("{} s", seconds.max(0)),

@@ -138,7 +138,9 @@ impl Change {
             ("k", None) => Some((Change::Keys, at)),
             ("d", Some(rest)) => {
                 let (from, id) = rest.split_once(' ')?;
-                (!id.is_empty()).then_some(())?;
+                if id.is_empty() {
+                    return None;
+                }
                 Some((
                     Change::Delivery {
                         from: from.parse().ok()?,

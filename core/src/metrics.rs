@@ -295,8 +295,8 @@ impl CoreMetrics {
         self.positions_refused.inc_by(refused);
     }
 
-    /// One round of automatic dispatch.
-    /// A round; the free couriers are counted only where jobs waited.
+    /// One round of automatic dispatch; the free couriers are counted only
+    /// where jobs waited.
     pub fn dispatch_round(&self, took: Duration, waiting: usize, free_couriers: usize) {
         self.dispatch_rounds.observe(took.as_secs_f64());
         self.dispatch_waiting.set(waiting as i64);

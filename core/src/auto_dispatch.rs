@@ -4,7 +4,9 @@
 //! so as to minimise the total time to the pickups (a min-cost assignment,
 //! the Hungarian method), rather than one delivery at a time in arrival
 //! order. A round runs when woken (a delivery created, an offer declined,
-//! a courier freed) and at least every second while anything waits.
+//! a courier freed), at least every second and at most every 50 ms (a
+//! burst of wakes is one round), beside the requests: it never holds
+//! SQLite's writer unless it has something to write.
 //!
 //! Offers are rows (`assignments::offers`); the round and its offers are
 //! one transaction. On PostgreSQL a round holds a transaction-scoped
@@ -33,6 +35,8 @@ use crate::{Core, CoreResult, db};
 
 /// A round runs at least this often.
 const ROUND_EVERY: Duration = Duration::from_secs(1);
+/// And at most this often, however often it is woken.
+const ROUND_GAP: Duration = Duration::from_millis(50);
 /// The wait before trying again when another replica's round held the lock.
 const LOCKED_RETRY: Duration = Duration::from_millis(50);
 /// The most waiting deliveries one round considers, oldest first.
@@ -50,9 +54,9 @@ const INFEASIBLE: i64 = 1_000_000_000;
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Round {
     pub expired: usize,
-    pub waiting: usize,
-    /// Counted in the pools where jobs wait (the couriers of a pool with
-    /// none are not read).
+    /// The jobs waiting in the pools that had a free courier; `None` when
+    /// no pool had one, and no waiting job was read.
+    pub waiting: Option<usize>,
     pub free_couriers: usize,
     pub offered: usize,
 }
@@ -63,13 +67,24 @@ pub async fn run(core: Core, stop: CancellationToken) {
         return;
     }
     let mut wait = ROUND_EVERY;
+    let mut last = Instant::now();
     loop {
         tokio::select! {
             () = stop.cancelled() => return,
             () = core.dispatch_wake.notified() => {}
             () = tokio::time::sleep(wait) => {}
         }
+        // The wakes of a burst (a create each) are coalesced: one round
+        // per gap at most, whatever their number.
+        let gap = ROUND_GAP.saturating_sub(last.elapsed());
+        if !gap.is_zero() {
+            tokio::select! {
+                () = stop.cancelled() => return,
+                () = tokio::time::sleep(gap) => {}
+            }
+        }
         let started = Instant::now();
+        last = started;
         wait = ROUND_EVERY;
         match round(&core).await {
             Ok(Some(done)) => core
@@ -84,8 +99,18 @@ pub async fn run(core: Core, stop: CancellationToken) {
 }
 
 /// One round; `None` when another replica's round holds the lock.
+///
+/// The free couriers are read before the waiting jobs, and a pool without
+/// one reads none of its jobs: while no courier is free (all busy at peak,
+/// or none online) a round costs the same however many deliveries wait.
+/// On SQLite, whose one writer every create needs too, a round first asks
+/// the read pool whether it has anything to do (an offer expired, a free
+/// courier), and takes the writer only then.
 pub async fn round(core: &Core) -> CoreResult<Option<Round>> {
     let now = core.clock.now_micros();
+    if core.db.get_database_backend() == DbBackend::Sqlite && !anything_to_do(core, now).await? {
+        return Ok(Some(Round::default()));
+    }
     let tx = db::begin(core).await?;
     if tx.get_database_backend() == DbBackend::Postgres {
         let locked = tx
@@ -115,21 +140,66 @@ pub async fn round(core: &Core) -> CoreResult<Option<Round>> {
         // A courier whose offer just expired waits for the next round.
         busy.insert(offer.courier_id);
     }
-    let deliveries: Vec<Waiting> = deliveries::pending_live(&*tx, MAX_WAITING)
-        .await?
-        .into_iter()
-        .filter(|d| d.scheduled_at.is_none_or(|at| at - SCHEDULED_LEAD_MICROS <= now))
-        .map(|d| Waiting {
-            pickup: d.route.pickup.point(),
-            vehicle_type_id: d.vehicle_type_id,
-            created_at: d.created_at,
-            id: d.id,
-        })
-        .collect();
-    let mut pools = vec![(Fleet::Platform, deliveries)];
-    for fleet in workspaces::auto_dispatch_fleets(&*tx).await? {
-        let orders = fleet::pending_orders(&*tx, &fleet.id, MAX_WAITING).await?;
-        let waiting = orders
+    for fleet in pools(&*tx).await? {
+        let free = free_couriers(core, &*tx, &fleet, &busy, now).await?;
+        done.free_couriers += free.len();
+        if free.is_empty() {
+            continue;
+        }
+        let waiting: Vec<Waiting> = waiting_in(&*tx, &fleet, now)
+            .await?
+            .into_iter()
+            .filter(|w| !offered_jobs.contains(&w.id))
+            .collect();
+        offer_in_pool(core, &tx, waiting, free, now, &mut done).await?;
+    }
+    tx.commit().await?;
+    Ok(Some(done))
+}
+
+/// Whether a round may change anything now: an open offer has expired, or
+/// a courier of some pool is free.
+async fn anything_to_do(core: &Core, now: i64) -> CoreResult<bool> {
+    let open = offers::open(&core.db).await?;
+    if open.iter().any(|offer| offer.expires_at <= now) {
+        return Ok(true);
+    }
+    let busy: HashSet<String> = open.into_iter().map(|offer| offer.courier_id).collect();
+    for fleet in pools(&core.db).await? {
+        if !free_couriers(core, &core.db, &fleet, &busy, now).await?.is_empty() {
+            return Ok(true);
+        }
+    }
+    Ok(false)
+}
+
+/// The pools a round matches in: the platform's couriers and live
+/// deliveries, and each fleet with automatic dispatch, its drivers and
+/// board orders.
+async fn pools(db: &impl ConnectionTrait) -> CoreResult<Vec<Fleet>> {
+    let fleets = workspaces::auto_dispatch_fleets(db).await?;
+    Ok(std::iter::once(Fleet::Platform)
+        .chain(fleets.into_iter().map(|fleet| Fleet::Workspace(fleet.id)))
+        .collect())
+}
+
+/// The jobs waiting in `pool`, oldest first (at most
+/// [`MAX_WAITING`]; a scheduled delivery from its lead time on).
+async fn waiting_in(db: &impl ConnectionTrait, pool: &Fleet, now: i64) -> CoreResult<Vec<Waiting>> {
+    Ok(match pool {
+        Fleet::Platform => deliveries::pending_live(db, MAX_WAITING)
+            .await?
+            .into_iter()
+            .filter(|d| d.scheduled_at.is_none_or(|at| at - SCHEDULED_LEAD_MICROS <= now))
+            .map(|d| Waiting {
+                pickup: d.route.pickup.point(),
+                vehicle_type_id: d.vehicle_type_id,
+                created_at: d.created_at,
+                id: d.id,
+            })
+            .collect(),
+        Fleet::Workspace(id) => fleet::pending_orders(db, id, MAX_WAITING)
+            .await?
             .into_iter()
             .map(|o| Waiting {
                 pickup: o.route.pickup.point(),
@@ -137,15 +207,8 @@ pub async fn round(core: &Core) -> CoreResult<Option<Round>> {
                 created_at: o.created_at,
                 id: o.order_id,
             })
-            .collect();
-        pools.push((Fleet::Workspace(fleet.id), waiting));
-    }
-    for (fleet, waiting) in pools {
-        let waiting: Vec<Waiting> = waiting.into_iter().filter(|w| !offered_jobs.contains(&w.id)).collect();
-        offer_in_pool(core, &tx, &fleet, waiting, &busy, now, &mut done).await?;
-    }
-    tx.commit().await?;
-    Ok(Some(done))
+            .collect(),
+    })
 }
 
 /// A job waiting for a courier: a live delivery, or a board order of a
@@ -223,25 +286,18 @@ async fn free_couriers(
         .collect())
 }
 
-/// Offers the `waiting` jobs of `fleet` (the platform's deliveries, or a
-/// fleet's board orders) to its free couriers, matched jointly, in `tx`.
+/// Offers the `waiting` jobs of a pool to its `free` couriers, matched
+/// jointly, in `tx`.
 async fn offer_in_pool(
     core: &Core,
     tx: &db::WriteTransaction,
-    fleet: &Fleet,
     waiting: Vec<Waiting>,
-    busy: &HashSet<String>,
+    free: Vec<(Courier, Position)>,
     now: i64,
     done: &mut Round,
 ) -> CoreResult<()> {
-    done.waiting += waiting.len();
+    *done.waiting.get_or_insert(0) += waiting.len();
     if waiting.is_empty() {
-        // Nothing to offer: the couriers are not read.
-        return Ok(());
-    }
-    let free = free_couriers(core, &**tx, fleet, busy, now).await?;
-    done.free_couriers += free.len();
-    if free.is_empty() {
         return Ok(());
     }
     let refused: HashSet<(String, String)> = offers::refused(&**tx, waiting.iter().map(|w| w.id.clone()).collect())
@@ -386,5 +442,24 @@ mod tests {
         let cost = [[5], [1], [9]];
         assert_eq!(pairs(3, 1, |j, c| cost[j][c]), vec![(1, 0)]);
         assert!(pairs(0, 4, |_, _| 0).is_empty());
+    }
+
+    /// At peak every courier is busy while deliveries pile up: a round then
+    /// reads no waiting job and takes no writer, however many wait.
+    #[tokio::test]
+    async fn a_round_without_a_free_courier_reads_no_waiting_job() {
+        use crate::auth::Mode;
+        use crate::testing::{TestCore, caller, create_delivery};
+        let core = TestCore::open_with(|config| config.dispatch = DispatchMode::Auto).await;
+        let live = caller(&core.workspace(None).await, Mode::Live);
+        for _ in 0..300 {
+            create_delivery(&core, &live).await.expect("a live delivery");
+        }
+        let waiting = deliveries::pending_live(&core.db, 1_000).await.expect("waiting");
+        assert_eq!(waiting.len(), 300);
+        for _ in 0..3 {
+            let done = round(&core).await.expect("a round").expect("it ran");
+            assert_eq!(done, Round::default(), "nothing read, nothing done");
+        }
     }
 }

@@ -297,12 +297,15 @@ impl CoreMetrics {
 
     /// One round of automatic dispatch; the free couriers are counted only
     /// where jobs waited.
-    pub fn dispatch_round(&self, took: Duration, waiting: usize, free_couriers: usize) {
+    /// A round that took `took`: the jobs it found waiting (`None`: no
+    /// courier was free, so it read none, and the gauge keeps the last
+    /// count) and the free couriers.
+    pub fn dispatch_round(&self, took: Duration, waiting: Option<usize>, free_couriers: usize) {
         self.dispatch_rounds.observe(took.as_secs_f64());
-        self.dispatch_waiting.set(waiting as i64);
-        if waiting > 0 {
-            self.dispatch_free_couriers.set(free_couriers as i64);
+        if let Some(waiting) = waiting {
+            self.dispatch_waiting.set(waiting as i64);
         }
+        self.dispatch_free_couriers.set(free_couriers as i64);
     }
 
     /// An offer made `since_created_micros` after its delivery's creation.

@@ -1,6 +1,6 @@
 //! Compiles `proto/` with protox (pure Rust, no system `protoc`) into the
-//! generated modules of this crate, and writes the encoded descriptor set for
-//! gRPC reflection.
+//! generated modules of this crate (their codec: `src/codec.rs`), and writes
+//! the encoded descriptor set for gRPC reflection.
 
 use std::path::PathBuf;
 
@@ -33,6 +33,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         out_dir.join("courier_descriptor.bin"),
         prost::Message::encode_to_vec(&descriptors),
     )?;
-    tonic_prost_build::configure().compile_fds(descriptors)?;
+    // Every service and client decodes with `courier::codec::ProstCodec`:
+    // tonic's, with an undecodable request refused as `invalid_request`.
+    tonic_prost_build::configure()
+        .codec_path("crate::codec::ProstCodec")
+        .compile_fds(descriptors)?;
     Ok(())
 }

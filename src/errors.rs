@@ -119,6 +119,37 @@ const PARAM_KEY: &str = "param";
 /// field violation naming it. For plain gRPC tooling the code and `param`
 /// are also in the `x-error-code` / `x-error-param` metadata.
 pub fn to_status(code: ErrorCode, message: &str, param: Option<&str>) -> tonic::Status {
+    status_of(code, message, param, None, &[])
+}
+
+/// The `ErrorInfo.metadata` key of how much of a refused call's work was
+/// done before the refusal (a report stream's accepted positions).
+pub const ACCEPTED_KEY: &str = "accepted";
+
+/// A refusal to be tried again after `retry_after` ([`to_status`] plus a
+/// `google.rpc.RetryInfo` detail with that delay), with `info` added to the
+/// `ErrorInfo`'s metadata (such as [`ACCEPTED_KEY`]).
+pub fn to_retry_status(
+    code: ErrorCode,
+    message: &str,
+    retry_after: std::time::Duration,
+    info: &[(&str, String)],
+) -> tonic::Status {
+    status_of(code, message, None, Some(retry_after), info)
+}
+
+/// The delay a refusal asks the caller to wait (its `RetryInfo`), if any.
+pub fn retry_delay(status: &tonic::Status) -> Option<std::time::Duration> {
+    status.get_details_retry_info()?.retry_delay
+}
+
+fn status_of(
+    code: ErrorCode,
+    message: &str,
+    param: Option<&str>,
+    retry_after: Option<std::time::Duration>,
+    extra: &[(&str, String)],
+) -> tonic::Status {
     let message = clipped(message);
     let param = param.map(clipped);
     let (message, param) = (message.as_str(), param.as_deref());
@@ -126,7 +157,13 @@ pub fn to_status(code: ErrorCode, message: &str, param: Option<&str>) -> tonic::
     if let Some(param) = param {
         info.insert(PARAM_KEY.to_owned(), param.to_owned());
     }
+    for (key, value) in extra {
+        info.insert((*key).to_owned(), clipped(value));
+    }
     let mut details = ErrorDetails::with_error_info(code.as_str(), ERROR_DOMAIN, info);
+    if let Some(delay) = retry_after {
+        details.set_retry_info(Some(delay));
+    }
     if let Some(field) = param
         .filter(|p| is_field_path(p))
         .filter(|_| code.grpc_code() == tonic::Code::InvalidArgument)
@@ -307,6 +344,23 @@ mod tests {
             ErrorDetails::with_error_info("not_found", "elsewhere", HashMap::new()),
         );
         assert_eq!(public_error(&foreign), None);
+    }
+
+    #[test]
+    fn a_refusal_to_retry_carries_its_delay_and_what_was_done() {
+        let delay = std::time::Duration::from_secs(3);
+        let status = to_retry_status(
+            ErrorCode::RateLimited,
+            "Slow down.",
+            delay,
+            &[(ACCEPTED_KEY, "40".into())],
+        );
+        assert_eq!(status.code(), tonic::Code::ResourceExhausted);
+        assert_eq!(from_status(&status), (ErrorCode::RateLimited, None));
+        assert_eq!(retry_delay(&status), Some(delay));
+        let info = status.get_details_error_info().expect("ErrorInfo");
+        assert_eq!(info.metadata.get(ACCEPTED_KEY).map(String::as_str), Some("40"));
+        assert_eq!(retry_delay(&to_status(ErrorCode::RateLimited, "m", None)), None);
     }
 
     #[test]

@@ -2,6 +2,8 @@
 //! (`courier.v1` public, `courier.internal.v1` internal), the public error
 //! catalogue, and the conversions between protobuf and chrono timestamps.
 
+pub mod client_address;
+pub mod codec;
 pub mod core_channel;
 pub mod credentials;
 pub mod env;

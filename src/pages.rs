@@ -1,6 +1,6 @@
 //! What the server-rendered fronts (the console, the courier app) share:
-//! reading a cookie and the browser's address, telling a form of another
-//! site, and rendering a page.
+//! reading a cookie, telling a form of another site, and rendering a page
+//! (the browser's address: `client_address`).
 
 use askama::Template;
 use axum::http::{HeaderMap, StatusCode, header};
@@ -16,18 +16,6 @@ pub fn cookie(headers: &HeaderMap, name: &str) -> Option<String> {
         .filter_map(|pair| pair.trim().split_once('='))
         .find(|(key, _)| *key == name)
         .map(|(_, value)| value.to_owned())
-}
-
-/// The browser's address as the proxy in front reports it, for the core's
-/// throttling of wrong passwords.
-pub fn client_address(headers: &HeaderMap) -> String {
-    headers
-        .get("x-forwarded-for")
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.split(',').next())
-        .unwrap_or("direct")
-        .trim()
-        .to_owned()
 }
 
 /// Whether a request comes from the front's own pages, as the browser says:

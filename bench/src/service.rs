@@ -101,6 +101,8 @@ fn core_command(bin_dir: &Path, database: &ScratchDatabase, grpc_addr: &str, bas
         .env("COURIER_SECRET_KEY", "bench-secret")
         .env("COURIER_WEBHOOK_ALLOW_INSECURE", "true")
         .env("COURIER_BLOB_DIR", database.dir.join("blobs"))
+        // The intake runs report flat out: no per-courier report limit.
+        .env("COURIER_POSITIONS_PER_SECOND", "0")
         // Any free port: the bench reads no metrics.
         .env("COURIER_METRICS_ADDR", "127.0.0.1:0")
         .kill_on_drop(true);

@@ -779,11 +779,15 @@ pub(crate) async fn proof_file(
     };
     let content_type = HeaderValue::from_str(&file.content_type)
         .unwrap_or_else(|_| HeaderValue::from_static("application/octet-stream"));
+    let disposition =
+        HeaderValue::from_str(&attachment(&file.file_name)).unwrap_or_else(|_| HeaderValue::from_static("attachment"));
     (
         [
             (header::CONTENT_TYPE, content_type),
-            (header::CONTENT_DISPOSITION, HeaderValue::from_static("inline")),
-            // An uploaded file is never active content on the console's origin.
+            // Opened, an uploaded file is downloaded, never rendered on the
+            // console's origin (the page's thumbnails still show it).
+            (header::CONTENT_DISPOSITION, disposition),
+            (header::X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff")),
             (
                 header::CONTENT_SECURITY_POLICY,
                 HeaderValue::from_static("default-src 'none'; img-src 'self'; sandbox"),
@@ -792,4 +796,47 @@ pub(crate) async fn proof_file(
         file.content,
     )
         .into_response()
+}
+
+/// `attachment` with an ASCII `filename` fallback and the exact name as
+/// RFC 5987 `filename*` (as the edge serves proof files).
+fn attachment(name: &str) -> String {
+    let fallback: String = name
+        .chars()
+        .map(|c| {
+            if c.is_ascii_graphic() && c != '"' && c != '\\' || c == ' ' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    let encoded: String = name
+        .bytes()
+        .map(|b| {
+            if b.is_ascii_alphanumeric() || b"!#$&+-.^_`|~".contains(&b) {
+                char::from(b).to_string()
+            } else {
+                format!("%{b:02X}")
+            }
+        })
+        .collect();
+    format!("attachment; filename=\"{fallback}\"; filename*=UTF-8''{encoded}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn proof_files_are_attachments_with_safe_names() {
+        assert_eq!(
+            attachment("pickup photo.png"),
+            "attachment; filename=\"pickup photo.png\"; filename*=UTF-8''pickup%20photo.png"
+        );
+        assert_eq!(
+            attachment("Grüße \"x\".pdf"),
+            "attachment; filename=\"Gr__e _x_.pdf\"; filename*=UTF-8''Gr%C3%BC%C3%9Fe%20%22x%22.pdf"
+        );
+    }
 }

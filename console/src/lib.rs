@@ -27,6 +27,8 @@ mod session;
 mod times;
 mod webhooks;
 
+use std::sync::Arc;
+
 use axum::Router;
 use axum::extract::State;
 use axum::http::{HeaderValue, StatusCode, header};
@@ -105,6 +107,9 @@ pub struct ConsoleState {
     map_tiles: Option<String>,
     /// The Content-Security-Policy of every page.
     policy: HeaderValue,
+    /// How a visitor's address is read, and the token that makes the core
+    /// believe it (sign-in throttle).
+    front: Arc<courier::client_address::FrontArgs>,
 }
 
 impl ConsoleState {
@@ -134,7 +139,16 @@ impl ConsoleState {
             map_tiles: None,
             policy: HeaderValue::from_str(&content_security_policy(None))
                 .unwrap_or(HeaderValue::from_static("default-src 'none'")),
+            front: Arc::default(),
         })
+    }
+
+    /// Visitors' addresses read behind `front`'s trusted proxies, and sent
+    /// to the core with its service token (`COURIER_TRUSTED_PROXIES`,
+    /// `COURIER_SERVICE_TOKEN`).
+    pub fn with_front(mut self, front: courier::client_address::FrontArgs) -> ConsoleState {
+        self.front = Arc::new(front);
+        self
     }
 
     /// The dispatch map draws street tiles from `template`

@@ -29,6 +29,9 @@ struct Cli {
     /// Slow clients are cut off as on the API (the same server).
     #[command(flatten)]
     http_timeouts: courier_edge::serving::HttpTimeouts,
+    /// Visitors' addresses for the sign-in throttle (docs/access.md).
+    #[command(flatten)]
+    front: courier::client_address::FrontArgs,
 }
 
 #[tokio::main]
@@ -47,7 +50,7 @@ async fn main() -> std::process::ExitCode {
 
 async fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
     let root = format!("{}/console", cli.base_url.trim_end_matches('/'));
-    let mut state = ConsoleState::new(&cli.core_url, &root)?;
+    let mut state = ConsoleState::new(&cli.core_url, &root)?.with_front(cli.front);
     if let Some(template) = &cli.map_tiles_url {
         state = state.with_map_tiles(template)?;
     }

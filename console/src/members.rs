@@ -6,14 +6,14 @@ use axum::body::Bytes;
 use axum::extract::{Path, Query, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Redirect, Response};
+use courier::client_address::Peer;
 use courier::internal::v1 as pb;
 
 use crate::ConsoleState;
 use crate::flash::Flash;
 use crate::forms::{PreSession, pre_session_matches, refused};
 use crate::page::{
-    Layout, ModeQuery, Refusal, Signed, bare_layout, client_address, failure, field, fields, render, role_in,
-    role_name, unconfirmed,
+    Layout, ModeQuery, Refusal, Signed, bare_layout, failure, field, fields, render, role_in, role_name, unconfirmed,
 };
 use crate::times::Moment;
 
@@ -301,6 +301,7 @@ pub(crate) async fn invitation_page(
 pub(crate) async fn accept_invitation(
     State(state): State<ConsoleState>,
     Path(token): Path<String>,
+    peer: Option<Peer>,
     headers: HeaderMap,
     body: Bytes,
 ) -> Response {
@@ -337,16 +338,16 @@ pub(crate) async fn accept_invitation(
     let request = pb::AcceptInvitationRequest {
         token: token.clone(),
         joiner: Some(joiner),
-        client_address: client_address(&headers),
+        client_address: state.front.client_address(peer, &headers),
     };
-    match state.core.clone().accept_invitation(request).await {
+    match state.core.clone().accept_invitation(state.front.sign_in(request)).await {
         Ok(_) => {
             let sign_in = pb::SignInRequest {
                 email,
                 password: field(&form, "password").to_owned(),
-                client_address: client_address(&headers),
+                client_address: state.front.client_address(peer, &headers),
             };
-            let Ok(answer) = state.core.clone().sign_in(sign_in).await else {
+            let Ok(answer) = state.core.clone().sign_in(state.front.sign_in(sign_in)).await else {
                 return Redirect::to(&format!("{}/sign-in", state.root)).into_response();
             };
             let token = answer.into_inner().session_token;

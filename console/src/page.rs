@@ -41,7 +41,7 @@ pub(crate) struct WorkspaceLink {
 }
 
 pub(crate) use courier::errors::Refusal;
-pub(crate) use courier::pages::{client_address, cookie, render};
+pub(crate) use courier::pages::{cookie, render};
 
 /// The signed-in user's session, or a redirect to sign in.
 #[derive(Clone)]

@@ -5,10 +5,11 @@ use axum::body::Bytes;
 use axum::extract::{Query, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Redirect, Response};
+use courier::client_address::Peer;
 use courier::internal::v1 as pb;
 
 use crate::forms::{PreSession, pre_session_matches, refused};
-use crate::page::{Layout, Signed, bare_layout, client_address, failure, field, fields, render};
+use crate::page::{Layout, Signed, bare_layout, failure, field, fields, render};
 use crate::{COOKIE, ConsoleState};
 
 #[derive(Template)]
@@ -69,7 +70,12 @@ pub(crate) async fn sign_in_page(
     sign_in_view(&state, &headers, (String::new(), query.next.unwrap_or_default()), None)
 }
 
-pub(crate) async fn sign_in(State(state): State<ConsoleState>, headers: HeaderMap, body: Bytes) -> Response {
+pub(crate) async fn sign_in(
+    State(state): State<ConsoleState>,
+    peer: Option<Peer>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Response {
     let form = fields(&body);
     if !pre_session_matches(&headers, field(&form, "csrf")) {
         return refused(&state);
@@ -79,9 +85,9 @@ pub(crate) async fn sign_in(State(state): State<ConsoleState>, headers: HeaderMa
     let request = pb::SignInRequest {
         email: email.clone(),
         password: field(&form, "password").to_owned(),
-        client_address: client_address(&headers),
+        client_address: state.front.client_address(peer, &headers),
     };
-    match state.core.clone().sign_in(request).await {
+    match state.core.clone().sign_in(state.front.sign_in(request)).await {
         Ok(answer) => {
             let token = answer.into_inner().session_token;
             let to = local_page(&state, &next).unwrap_or_else(|| state.root.clone());

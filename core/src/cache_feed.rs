@@ -244,6 +244,9 @@ pub async fn listen(core: Core, stop: CancellationToken) {
         core.delivery_cache.forget_all();
         feed.set_connected(true);
         core.metrics.set_cache_feed_connected(true);
+        // Couriers' streams check what they may have missed (a suspension,
+        // a sign-out on another replica).
+        core.courier_signals.wake_all();
         loop {
             let received = tokio::select! {
                 () = stop.cancelled() => break,

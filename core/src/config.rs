@@ -119,6 +119,25 @@ pub struct CoreConfig {
     /// offered the job; 0: no limit.
     #[arg(long, env = "COURIER_DISPATCH_RADIUS_KM", default_value_t = 15.0, value_parser = parse_radius)]
     pub dispatch_radius_km: f64,
+
+    /// The positions a courier may report a second, sustained, on one
+    /// replica (docs/couriers.md "Positions"); more is refused with
+    /// `rate_limited` and a retry delay. 0: no limit.
+    #[arg(long, env = "COURIER_POSITIONS_PER_SECOND", default_value_t = 20.0, value_parser = parse_rate)]
+    pub positions_per_second: f64,
+
+    /// The positions a courier may report at once above that rate: a phone
+    /// replaying what it took while offline.
+    #[arg(long, env = "COURIER_POSITION_BURST", default_value_t = 3_600.0, value_parser = parse_rate)]
+    pub position_burst: f64,
+}
+
+/// A number of positions: 0 or more.
+fn parse_rate(text: &str) -> Result<f64, String> {
+    match text.trim().parse::<f64>() {
+        Ok(n) if n.is_finite() && n >= 0.0 => Ok(n),
+        _ => Err(format!("'{text}' is not a number of positions")),
+    }
 }
 
 /// Who assigns live deliveries to couriers.

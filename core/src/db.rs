@@ -548,12 +548,37 @@ pub fn serving_process(database_url: &str) -> CoreResult<Option<std::net::Socket
     }
 }
 
+/// The most parameters one SQLite statement binds: the bundled SQLite's
+/// `SQLITE_MAX_VARIABLE_NUMBER` (32,766 since 3.32). A multi-row insert
+/// binds one per column and row; beyond it the statement fails whole ("too
+/// many SQL variables").
+pub const SQLITE_MAX_PARAMETERS: usize = 32_766;
+
+/// How many rows of `E` one multi-row SQLite statement may carry: as many
+/// as fit [`SQLITE_MAX_PARAMETERS`].
+pub fn rows_per_statement<E: EntityTrait>() -> usize {
+    (SQLITE_MAX_PARAMETERS / E::Column::iter().count().max(1)).max(1)
+}
+
+/// `rows` of `E` cut into SQLite statements' worth
+/// ([`rows_per_statement`]), in order.
+pub fn in_statements<E: EntityTrait>(rows: Vec<E::ActiveModel>) -> Vec<Vec<E::ActiveModel>> {
+    let size = rows_per_statement::<E>();
+    let mut statements = Vec::with_capacity(rows.len().div_ceil(size));
+    let mut rows = rows.into_iter().peekable();
+    while rows.peek().is_some() {
+        statements.push(rows.by_ref().take(size).collect());
+    }
+    statements
+}
+
 /// Inserts `rows` of entity `E` in `db` with one statement whose text does
 /// not depend on how many rows there are. On PostgreSQL the rows travel as
 /// one JSON parameter expanded in SQL against the table's own row type
 /// ([`json_rows`]), so each connection prepares the statement once whatever
 /// the batch size (multi-row `VALUES` of every new size cost more to prepare
-/// than to run: docs/scaling.md). On SQLite sea-orm's multi-row insert: its
+/// than to run: docs/scaling.md). On SQLite sea-orm's multi-row insert, in
+/// as many statements as its parameter limit asks ([`in_statements`]): its
 /// one writer keeps every size prepared.
 pub async fn insert_rows<E>(db: &impl ConnectionTrait, rows: Vec<E::ActiveModel>) -> CoreResult<()>
 where
@@ -564,7 +589,9 @@ where
         return Ok(());
     }
     if db.get_database_backend() != DbBackend::Postgres {
-        E::insert_many(rows).exec_without_returning(db).await?;
+        for rows in in_statements::<E>(rows) {
+            E::insert_many(rows).exec_without_returning(db).await?;
+        }
         return Ok(());
     }
     let (sql, rows) = json_rows::<E>(rows)?;

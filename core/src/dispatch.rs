@@ -19,7 +19,7 @@ use crate::deliveries::{self, Change, Courier, CourierLocation, Delivery};
 use crate::events::EventType;
 use crate::lifecycle::{self, CancellationReason, Status};
 use crate::proofs::{self, Checkpoint, ProofSubmission};
-use crate::{Core, CoreError, CoreResult};
+use crate::{Core, CoreError, CoreResult, positions};
 use courier::errors::ErrorCode;
 
 /// Open jobs per page when the caller does not say.
@@ -37,9 +37,10 @@ const ETA_MOVE_MICROS: i64 = 60 * 1_000_000;
 pub enum Mover<'a> {
     /// The dispatch service: any live delivery.
     Dispatch,
-    /// A courier: only the delivery they hold (anything else is
-    /// `not_found`). A move they already made answers the delivery as it
-    /// is, so an app may resend a move whose answer it lost.
+    /// A courier: only the delivery they hold. One never theirs (or a test
+    /// delivery) is `not_found`; one they held that ended or left their
+    /// hands is `conflict`. A move they already made answers the delivery
+    /// as it is, so an app may resend a move whose answer it lost.
     Courier(&'a str),
 }
 
@@ -171,18 +172,16 @@ pub async fn submit_proof(
     submission: ProofSubmission,
 ) -> CoreResult<Delivery> {
     let tx = crate::db::begin(core).await?;
-    let delivery = live_delivery(&tx, delivery_id).await?;
-    if let Mover::Courier(courier_id) = by
-        && let Err(refused) = held_by(&tx, &delivery, courier_id).await
-    {
-        // A submission of theirs sent again after the job left them (it
-        // ended, or went to another courier) answers as it did the first
-        // time; the hold is checked first only for new submissions.
-        return if resent_by(&tx, &delivery, courier_id, &submission).await? {
-            Ok(delivery)
-        } else {
-            Err(refused)
-        };
+    let delivery = delivery_for(&tx, by, delivery_id).await?;
+    if let Mover::Courier(courier_id) = by {
+        // A submission of theirs sent again (its answer lost) answers as it
+        // did the first time, whether or not the job is still theirs (it
+        // may have ended since, or gone to another courier): looked up
+        // before the hold, which only new submissions need.
+        if resent_by(&tx, &delivery, courier_id, &submission).await? {
+            return Ok(delivery);
+        }
+        held_by(&tx, &delivery, courier_id).await?;
     }
     let now = core.clock.now_micros();
     let updated = lifecycle::submit_proof(core, &tx, &delivery, submission, now).await?;
@@ -202,8 +201,9 @@ pub struct LocationReport {
 }
 
 /// Stores the courier's position on a delivery that has a courier and has
-/// not ended; a dropoff ETA that moved by a minute or more is stored and
-/// announced with `delivery.eta_updated`.
+/// not ended (taken at most 24 hours ago and at most 5 minutes ahead, else
+/// `invalid_request` naming `recorded_at`); a dropoff ETA that moved by a
+/// minute or more is stored and announced with `delivery.eta_updated`.
 pub async fn report_location(core: &Core, report: LocationReport) -> CoreResult<()> {
     if !(-90.0..=90.0).contains(&report.latitude) {
         return Err(CoreError::invalid("latitude", "latitude must be between -90 and 90."));
@@ -215,6 +215,20 @@ pub async fn report_location(core: &Core, report: LocationReport) -> CoreResult<
         ));
     }
     let now = core.clock.now_micros();
+    if let Some(recorded_at) = report.recorded_at {
+        if recorded_at > now + positions::MAX_AHEAD_MICROS {
+            return Err(CoreError::invalid(
+                "recorded_at",
+                "recorded_at is more than 5 minutes in the future.",
+            ));
+        }
+        if recorded_at < now - positions::MAX_AGE_MICROS {
+            return Err(CoreError::invalid(
+                "recorded_at",
+                "recorded_at is more than 24 hours in the past.",
+            ));
+        }
+    }
     let tx = crate::db::begin(core).await?;
     let delivery = live_delivery(&tx, &report.delivery_id).await?;
     let Some(mut courier) = delivery.courier.clone().filter(|_| !delivery.status.is_terminal()) else {
@@ -295,7 +309,7 @@ async fn cancel(
     reason: CancellationReason,
 ) -> CoreResult<Delivery> {
     let now = core.clock.now_micros();
-    move_to(core, by, delivery_id, Status::Cancelled, None, |d| {
+    let moved = move_to(core, by, delivery_id, Status::Cancelled, None, |d| {
         if d.status != from {
             return Err(CoreError::new(
                 ErrorCode::Conflict,
@@ -309,7 +323,20 @@ async fn cancel(
         }
         Ok(Change::default().cancelled(reason, now))
     })
-    .await
+    .await?;
+    // A courier's cancellation answered as resent is theirs only if the
+    // delivery was cancelled for this reason; cancelled otherwise (by the
+    // client, or by another move), it had ended before this one.
+    if let Mover::Courier(_) = by
+        && moved.cancellation_reason != Some(reason)
+    {
+        let why = moved.cancellation_reason.map_or("", CancellationReason::as_str);
+        return Err(CoreError::new(
+            ErrorCode::Conflict,
+            format!("Job {} has ended (cancelled:{why}); it takes no more moves.", moved.id),
+        ));
+    }
+    Ok(moved)
 }
 
 /// Moves live delivery `delivery_id` to `to` in one transaction. The move
@@ -325,7 +352,7 @@ async fn move_to(
     change: impl FnOnce(&Delivery) -> CoreResult<Change>,
 ) -> CoreResult<Delivery> {
     let tx = crate::db::begin(core).await?;
-    let delivery = live_delivery(&tx, delivery_id).await?;
+    let delivery = delivery_for(&tx, by, delivery_id).await?;
     if let Mover::Courier(courier_id) = by {
         match held_by(&tx, &delivery, courier_id).await {
             Ok(()) if delivery.status == to => return Ok(delivery),
@@ -341,7 +368,7 @@ async fn move_to(
         return Err(lifecycle::illegal(delivery.status, to));
     }
     if let Some(checkpoint) = proof
-        && proofs::required(&delivery.proof, checkpoint)
+        && proofs::required(&proofs::in_force(&*tx, &delivery).await?, checkpoint)
         && !proofs::is_submitted(&tx, &delivery.id, checkpoint).await?
     {
         return Err(CoreError::new(
@@ -378,12 +405,30 @@ async fn live_delivery(db: &impl ConnectionTrait, delivery_id: &str) -> CoreResu
     Ok(delivery)
 }
 
-/// `not_found` unless courier `courier_id` holds `delivery` now: to a
-/// courier, another's job does not exist.
+/// The live delivery `by` moves: for dispatch, any (a test delivery is
+/// `conflict`, the simulator's); for a courier, an unknown or test
+/// delivery is a job never theirs, `not_found`.
+async fn delivery_for(db: &impl ConnectionTrait, by: Mover<'_>, delivery_id: &str) -> CoreResult<Delivery> {
+    match by {
+        Mover::Dispatch => live_delivery(db, delivery_id).await,
+        Mover::Courier(_) => deliveries::find(db, delivery_id)
+            .await?
+            .filter(|delivery| delivery.mode == Mode::Live)
+            .ok_or_else(|| CoreError::not_found("job")),
+    }
+}
+
+/// Whether courier `courier_id` holds `delivery` now. To a courier,
+/// another's job does not exist (`not_found`); one they held that has
+/// ended or left their hands is theirs to read but not to move
+/// (`conflict`, saying which).
 async fn held_by(tx: &WriteTransaction, delivery: &Delivery, courier_id: &str) -> CoreResult<()> {
     match assignments::open_for_job(&**tx, &delivery.id).await? {
         Some(open) if open.courier_id == courier_id => Ok(()),
-        _ => Err(CoreError::not_found("job")),
+        _ => match assignments::latest_of(&**tx, &delivery.id, courier_id).await? {
+            Some(held) => Err(held.ended_refusal()),
+            None => Err(CoreError::not_found("job")),
+        },
     }
 }
 

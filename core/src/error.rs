@@ -22,6 +22,16 @@ pub enum CoreError {
         param: Option<String>,
         request_id: String,
     },
+    /// Too much too fast: `429 rate_limited`, to be tried again after
+    /// `retry_after` (over gRPC a `google.rpc.RetryInfo` detail, and the
+    /// message says it); `accepted`, where the refused call had done part of
+    /// its work, how much (`ErrorInfo` metadata `accepted`).
+    #[error("rate_limited: {message}")]
+    Throttled {
+        message: String,
+        retry_after: std::time::Duration,
+        accepted: Option<i64>,
+    },
     /// The database failed (a real dependency failure: 5xx).
     #[error("database error: {0}")]
     Database(#[from] sea_orm::DbErr),
@@ -65,6 +75,7 @@ impl CoreError {
     pub fn code(&self) -> ErrorCode {
         match self {
             CoreError::Rejected { code, .. } | CoreError::Replayed { code, .. } => *code,
+            CoreError::Throttled { .. } => ErrorCode::RateLimited,
             CoreError::Database(_) | CoreError::Internal(_) => ErrorCode::InternalError,
         }
     }
@@ -93,6 +104,17 @@ impl From<CoreError> for tonic::Status {
                         .insert(courier::metadata::ORIGINAL_REQUEST_ID, value);
                 }
                 status
+            }
+            CoreError::Throttled {
+                message,
+                retry_after,
+                accepted,
+            } => {
+                let info: Vec<_> = accepted
+                    .map(|n| (courier::errors::ACCEPTED_KEY, n.to_string()))
+                    .into_iter()
+                    .collect();
+                courier::errors::to_retry_status(ErrorCode::RateLimited, &message, retry_after, &info)
             }
             CoreError::Database(db) => {
                 tracing::error!(error = %db, "database failure");

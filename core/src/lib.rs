@@ -15,6 +15,7 @@ pub mod billing;
 pub mod blobs;
 pub mod cache_feed;
 pub mod clock;
+pub mod command_line;
 pub mod config;
 pub mod couriers;
 pub mod day_partitions;

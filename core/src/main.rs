@@ -106,7 +106,7 @@ enum DatabaseCommand {
     },
     /// Mint a service token for an internal gRPC caller.
     Token {
-        #[arg(long, value_parser = ["admin", "dispatch", "billing"])]
+        #[arg(long, value_parser = ["admin", "dispatch", "billing", "front"])]
         role: String,
         /// Who the token is for.
         #[arg(long, default_value = "operator")]
@@ -554,6 +554,17 @@ async fn courier(core: &Core, command: CourierCommand) -> Result<(), Box<dyn std
             courier.id.clone(),
         )
     };
+    // Through the serving process where one serves the SQLite database:
+    // its couriers' open streams end at once (a write transaction here
+    // would also hold the lock that process needs).
+    let command = match command {
+        CourierCommand::Suspend { id } => {
+            let id = courier_core::command_line::suspend_courier(core, &id).await?;
+            println!("courier {id} suspended and signed out");
+            return Ok(());
+        }
+        command => command,
+    };
     let tx = courier_core::db::begin(core).await?;
     let mut entry = None;
     match command {
@@ -612,11 +623,7 @@ async fn courier(core: &Core, command: CourierCommand) -> Result<(), Box<dyn std
                 }
             }
         }
-        CourierCommand::Suspend { id } => {
-            let c = couriers::set_status(core, &tx, &id, couriers::Status::Suspended).await?;
-            println!("courier {} suspended and signed out", c.id);
-            entry = Some(audited("courier.suspend", &c));
-        }
+        CourierCommand::Suspend { .. } => unreachable!("suspended above"),
         CourierCommand::Activate { id } => {
             let c = couriers::set_status(core, &tx, &id, couriers::Status::Active).await?;
             println!("courier {} active", c.id);

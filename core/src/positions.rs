@@ -6,7 +6,16 @@
 //! the positions taken while they hold a job (`courier_trails`, kept 30
 //! days). A position is held in memory at most about that long before
 //! another replica can read it; if the process dies, what it held is lost
-//! (the phone reports again seconds later).
+//! (the phone reports again seconds later). A write that fails keeps what
+//! it held for the next (up to a burst per courier): one failure loses no
+//! courier's positions. On SQLite the rows go in statements that fit its
+//! limit of bound parameters ([`db::rows_per_statement`]).
+//!
+//! Each courier may report [`crate::config::CoreConfig::positions_per_second`]
+//! positions a second, and a burst of
+//! [`crate::config::CoreConfig::position_burst`] above it (a token bucket per
+//! courier, in this process's memory); a report beyond that is refused
+//! whole, `rate_limited` with the delay after which it fits.
 
 use std::collections::HashMap;
 use std::sync::Mutex;
@@ -78,7 +87,10 @@ const FRESH_MICROS: i64 = 2 * 1_000_000;
 const STREAMING_FRESH_MICROS: i64 = 30 * 1_000_000;
 /// A phone's clock may run this far ahead; a position further in the
 /// future is refused.
-const MAX_AHEAD_MICROS: i64 = 5 * 60 * 1_000_000;
+pub const MAX_AHEAD_MICROS: i64 = 5 * 60 * 1_000_000;
+/// A position taken longer ago than this (kept on a phone without network
+/// for a day, or from a clock that is plainly wrong) is refused.
+pub const MAX_AGE_MICROS: i64 = 24 * 3_600 * 1_000_000;
 /// Trails are kept this long.
 pub const TRAIL_RETENTION_MICROS: i64 = 30 * 86_400_000_000;
 /// The most positions one report carries.
@@ -119,6 +131,9 @@ impl Position {
         }
         if self.recorded_at > now + MAX_AHEAD_MICROS {
             return refuse("recorded_at", "is more than 5 minutes in the future");
+        }
+        if self.recorded_at < now - MAX_AGE_MICROS {
+            return refuse("recorded_at", "is more than 24 hours in the past");
         }
         Ok(())
     }
@@ -169,10 +184,81 @@ pub fn streaming(core: &Core, courier_id: &str) -> Streaming {
     }
 }
 
+/// A courier's last position in this process, and their report allowance.
 #[derive(Clone, Copy, Debug)]
 struct Received {
     position: Position,
+    /// When `position` was received.
     at: i64,
+    allowance: Allowance,
+}
+
+/// The positions a courier may report now: a token bucket, refilled at
+/// the configured rate up to the burst.
+#[derive(Clone, Copy, Debug)]
+struct Allowance {
+    left: f64,
+    /// When `left` was counted.
+    at: i64,
+}
+
+/// How many positions a courier may report: `per_second` sustained (0: no
+/// limit), `burst` at once above it (never fewer than one report holds).
+#[derive(Clone, Copy, Debug)]
+struct Limit {
+    per_second: f64,
+    burst: f64,
+}
+
+impl Limit {
+    fn of(core: &Core) -> Limit {
+        Limit {
+            per_second: core.config.positions_per_second,
+            burst: core.config.position_burst.max(MAX_PER_REPORT as f64),
+        }
+    }
+}
+
+impl Allowance {
+    fn full(limit: Limit, now: i64) -> Allowance {
+        Allowance {
+            left: limit.burst,
+            at: now,
+        }
+    }
+
+    /// Takes `count` positions at `now`; else how long until they fit.
+    fn take(&mut self, count: usize, now: i64, limit: Limit) -> Result<(), Duration> {
+        if limit.per_second <= 0.0 {
+            return Ok(());
+        }
+        let elapsed = now.saturating_sub(self.at).max(0) as f64 / 1e6;
+        self.left = (self.left + elapsed * limit.per_second).min(limit.burst);
+        self.at = self.at.max(now);
+        let count = count as f64;
+        if count <= self.left {
+            self.left -= count;
+            return Ok(());
+        }
+        Err(Duration::from_secs_f64((count - self.left) / limit.per_second))
+    }
+}
+
+/// The refusal of a report over courier's allowance, with the time after
+/// which it fits (whole seconds, at least one).
+fn throttled(limit: Limit, wait: Duration) -> CoreError {
+    let seconds = wait.as_secs() + u64::from(wait.subsec_nanos() > 0);
+    let retry_after = Duration::from_secs(seconds.max(1));
+    CoreError::Throttled {
+        message: format!(
+            "Positions came faster than {} a second beyond a burst of {}; send them again in {} s.",
+            limit.per_second,
+            limit.burst,
+            retry_after.as_secs()
+        ),
+        retry_after,
+        accepted: None,
+    }
 }
 
 /// A courier's last position as flushed, with the job they hold.
@@ -195,11 +281,27 @@ impl Intake {
     fn lock_streaming(&self) -> std::sync::MutexGuard<'_, HashMap<String, usize>> {
         self.streaming.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
     }
+
+    /// Puts `failed`, taken for a write that failed, back before what came
+    /// since, keeping at most the newest `kept` positions of a courier.
+    fn put_back(&self, failed: HashMap<String, Vec<Position>>, kept: usize) {
+        let mut pending = self.lock_pending();
+        for (courier_id, mut positions) in failed {
+            if let Some(newer) = pending.remove(&courier_id) {
+                positions.extend(newer);
+            }
+            if positions.len() > kept {
+                positions.drain(..positions.len() - kept);
+            }
+            pending.insert(courier_id, positions);
+        }
+    }
 }
 
 /// Takes in `positions` of courier `courier_id` (checked before any is
-/// kept: one bad position refuses the report). The newest becomes their
-/// last position now; all wait for the next [`flush`].
+/// kept: one bad position refuses the report, and so does a report beyond
+/// the courier's allowance, `rate_limited` with a retry delay). The newest
+/// becomes their last position now; all wait for the next [`flush`].
 pub async fn accept(core: &Core, courier_id: &str, positions: Vec<Position>) -> CoreResult<usize> {
     let now = core.clock.now_micros();
     if positions.len() > MAX_PER_REPORT {
@@ -215,18 +317,32 @@ pub async fn accept(core: &Core, courier_id: &str, positions: Vec<Position>) -> 
     let Some(newest) = positions.iter().max_by_key(|p| p.recorded_at).copied() else {
         return Ok(0);
     };
-    let received = Received {
-        position: newest,
-        at: now,
-    };
+    let limit = Limit::of(core);
     // A courier's entries are made once: reports come by the thousand a
     // second.
     {
         let mut latest = core.positions.lock_latest();
         match latest.get_mut(courier_id) {
-            Some(entry) if newest.recorded_at >= entry.position.recorded_at => *entry = received,
-            Some(_) => {}
+            Some(entry) => {
+                if let Err(wait) = entry.allowance.take(positions.len(), now, limit) {
+                    drop(latest);
+                    core.metrics.positions(0, positions.len() as u64);
+                    return Err(throttled(limit, wait));
+                }
+                if newest.recorded_at >= entry.position.recorded_at {
+                    entry.position = newest;
+                    entry.at = now;
+                }
+            }
             None => {
+                let mut allowance = Allowance::full(limit, now);
+                // A full allowance holds any one report.
+                let _ = allowance.take(positions.len(), now, limit);
+                let received = Received {
+                    position: newest,
+                    at: now,
+                    allowance,
+                };
                 latest.insert(courier_id.to_owned(), received);
             }
         }
@@ -322,12 +438,26 @@ pub async fn trail(db: &impl ConnectionTrait, job_id: &str) -> CoreResult<Vec<Po
 /// Writes the reports taken in since the last flush in one transaction:
 /// each courier's newest as their last position, and the positions of
 /// couriers holding a job to that job's trail. Returns, for each courier
-/// holding a job, the job and their newest position (for the ETAs).
+/// holding a job, the job and their newest position (for the ETAs). When
+/// the write fails, what it held waits for the next, before what came
+/// since (at most a burst per courier, the oldest let go).
 pub async fn flush(core: &Core) -> CoreResult<Vec<Flushed>> {
     let pending = std::mem::take(&mut *core.positions.lock_pending());
     if pending.is_empty() {
         return Ok(Vec::new());
     }
+    match write(core, &pending).await {
+        Ok(flushed) => Ok(flushed),
+        Err(error) => {
+            let kept = Limit::of(core).burst as usize;
+            core.positions.put_back(pending, kept);
+            Err(error)
+        }
+    }
+}
+
+/// [`flush`]'s write of `pending`.
+async fn write(core: &Core, pending: &HashMap<String, Vec<Position>>) -> CoreResult<Vec<Flushed>> {
     let now = core.clock.now_micros();
     let newest: HashMap<String, Position> = pending
         .iter()
@@ -426,10 +556,12 @@ async fn upsert_latest(db: &impl ConnectionTrait, rows: Vec<latest::ActiveModel>
             .await?;
         return Ok(());
     }
-    latest::Entity::insert_many(rows)
-        .on_conflict(OnConflict::column(C::CourierId).update_columns(updated).to_owned())
-        .exec_without_returning(db)
-        .await?;
+    for rows in db::in_statements::<latest::Entity>(rows) {
+        latest::Entity::insert_many(rows)
+            .on_conflict(OnConflict::column(C::CourierId).update_columns(updated).to_owned())
+            .exec_without_returning(db)
+            .await?;
+    }
     Ok(())
 }
 
@@ -445,10 +577,12 @@ async fn insert_trail(db: &impl ConnectionTrait, rows: Vec<trail::ActiveModel>) 
             .await?;
         return Ok(());
     }
-    trail::Entity::insert_many(rows)
-        .on_conflict_do_nothing_on([trail::Column::CourierId, trail::Column::RecordedAt])
-        .exec(db)
-        .await?;
+    for rows in db::in_statements::<trail::Entity>(rows) {
+        trail::Entity::insert_many(rows)
+            .on_conflict_do_nothing_on([trail::Column::CourierId, trail::Column::RecordedAt])
+            .exec_without_returning(db)
+            .await?;
+    }
     Ok(())
 }
 
@@ -478,5 +612,84 @@ mod tests {
         // …unless the phone reports here: for a while longer.
         assert!(served_from_memory(false, true, 10 * second));
         assert!(!served_from_memory(false, true, 31 * second));
+    }
+
+    #[test]
+    fn a_courier_reports_a_burst_then_at_the_sustained_rate() {
+        let second = 1_000_000;
+        let limit = Limit {
+            per_second: 20.0,
+            burst: 3_600.0,
+        };
+        let mut allowance = Allowance::full(limit, 0);
+        for _ in 0..36 {
+            assert_eq!(allowance.take(100, 0, limit), Ok(()));
+        }
+        // Used up: a report of 100 fits again 5 s later, not before.
+        assert_eq!(allowance.take(100, 0, limit), Err(Duration::from_secs(5)));
+        assert_eq!(allowance.take(100, 4 * second, limit), Err(Duration::from_secs(1)));
+        assert_eq!(allowance.take(100, 5 * second, limit), Ok(()));
+        // An hour later the whole burst is back, and no more.
+        assert_eq!(allowance.take(3_600, 3_600 * second, limit), Ok(()));
+        assert!(allowance.take(1, 3_600 * second, limit).is_err());
+        // A clock that went back refills nothing and takes nothing away.
+        assert!(allowance.take(1, 3_000 * second, limit).is_err());
+        // No limit.
+        let free = Limit {
+            per_second: 0.0,
+            burst: 0.0,
+        };
+        assert_eq!(Allowance::full(free, 0).take(1_000_000, 0, free), Ok(()));
+        let refusal = tonic::Status::from(throttled(limit, Duration::from_millis(4_200)));
+        assert_eq!(refusal.code(), tonic::Code::ResourceExhausted);
+        assert_eq!(courier::errors::retry_delay(&refusal), Some(Duration::from_secs(5)));
+    }
+
+    #[test]
+    fn positions_of_a_failed_write_wait_for_the_next_before_newer_ones() {
+        let at = |recorded_at| Position {
+            latitude: 52.5,
+            longitude: 13.4,
+            accuracy_m: None,
+            heading_deg: None,
+            speed_mps: None,
+            recorded_at,
+        };
+        let intake = Intake::default();
+        intake.lock_pending().insert("cou_a".into(), vec![at(5), at(6)]);
+        let failed = HashMap::from([
+            ("cou_a".to_owned(), vec![at(1), at(2), at(3), at(4)]),
+            ("cou_b".to_owned(), vec![at(1)]),
+        ]);
+        intake.put_back(failed, 5);
+        let pending = intake.lock_pending();
+        let times = |id: &str| pending[id].iter().map(|p| p.recorded_at).collect::<Vec<_>>();
+        assert_eq!(times("cou_a"), vec![2, 3, 4, 5, 6]);
+        assert_eq!(times("cou_b"), vec![1]);
+    }
+
+    /// More couriers than one SQLite statement's parameters can hold are
+    /// written in one flush.
+    #[tokio::test]
+    async fn a_flush_larger_than_one_sqlite_statement_is_written_whole() -> CoreResult<()> {
+        use sea_orm::PaginatorTrait;
+        let core = crate::testing::TestCore::open().await;
+        let couriers = db::rows_per_statement::<latest::Entity>() + 10;
+        let now = core.clock.now_micros();
+        for n in 0..couriers {
+            let position = Position {
+                latitude: 52.0,
+                longitude: 13.0,
+                accuracy_m: None,
+                heading_deg: None,
+                speed_mps: None,
+                recorded_at: now - n as i64,
+            };
+            accept(&core, &format!("cou_{n}"), vec![position]).await?;
+        }
+        flush(&core).await?;
+        let written = latest::Entity::find().count(&core.writer).await?;
+        assert_eq!(written as usize, couriers);
+        Ok(())
     }
 }

@@ -63,6 +63,19 @@ const SERVICES: &[&str] = &[
     <FleetOrderServiceServer<FleetOrderApi> as NamedService>::NAME,
 ];
 
+/// HTTP/2 flow control (docs/scaling.md "HTTP/2 settings"). The HTTP/2
+/// library closes a whole connection (`GOAWAY ENHANCE_YOUR_CALM
+/// too_many_data_frames`) when the small DATA frames it holds for calls not
+/// yet read cost more than a budget: each frame under 256 bytes costs 256
+/// less its length until read, and the budget is half the connection window.
+/// A stream holds at most its window unread, so a window of 64 KiB per
+/// stream and 8 MiB per connection (a 4 MiB budget) keeps even a stream of
+/// empty messages (5-byte frames, about 3.3 MB of cost for a full window)
+/// within the budget, and 10 streams of one-position reports (about 35
+/// bytes a frame) whose handlers fell behind at once.
+const STREAM_WINDOW: u32 = 64 * 1024;
+const CONNECTION_WINDOW: u32 = 8 * 1024 * 1024;
+
 async fn report(health: &HealthReporter, status: ServingStatus) {
     for service in SERVICES {
         health.set_service_status(*service, status).await;
@@ -114,6 +127,8 @@ pub async fn serve(
 
     let metrics = core.metrics.clone();
     tonic::transport::Server::builder()
+        .initial_stream_window_size(STREAM_WINDOW)
+        .initial_connection_window_size(CONNECTION_WINDOW)
         .layer(trace)
         .layer(tower::layer::layer_fn(move |inner| CallMetrics {
             inner,
@@ -196,7 +211,7 @@ where
 
 /// Where a client on this machine reaches a core listening at `addr`: an
 /// unspecified host (`0.0.0.0`) means this machine.
-fn local_url(mut addr: std::net::SocketAddr) -> String {
+pub(crate) fn local_url(mut addr: std::net::SocketAddr) -> String {
     if addr.ip().is_unspecified() {
         addr.set_ip(match addr {
             std::net::SocketAddr::V4(_) => std::net::Ipv4Addr::LOCALHOST.into(),

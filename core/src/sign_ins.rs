@@ -14,7 +14,8 @@ pub mod entity {
     #[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
     #[sea_orm(table_name = "sign_in_failures")]
     pub struct Model {
-        /// `email:<address>`, `courier:<login>` or `address:<client address>`.
+        /// `email:<address>`, `courier:<identity>`, or
+        /// `address:console:<client address>` / `address:courier:<…>`.
         #[sea_orm(primary_key, auto_increment = false)]
         pub subject: String,
         pub window_start: i64,
@@ -35,18 +36,32 @@ pub const FAILURE_WINDOW_MICROS: i64 = 15 * MINUTE_MICROS;
 pub const MAX_FAILURES_PER_LOGIN: i32 = 5;
 pub const MAX_FAILURES_PER_ADDRESS: i32 = 20;
 
-/// What one sign-in attempt is counted against: its login (`email:…` for
-/// the console, `courier:…` for the courier app) and its client address.
+/// What one sign-in attempt is counted against: the identity its login
+/// names, normalised as the account is found by it (so every spelling of
+/// one login shares its count), and the client address the caller may name
+/// (`access::caller::sign_in_address`), counted apart for the console and
+/// the courier app (a courier's mistakes never lock out an office's console
+/// behind the same address, nor the other way round).
 pub struct Attempt {
     login: String,
     address: String,
 }
 
 impl Attempt {
-    pub fn new(login: String, address: &str) -> Attempt {
+    /// A console sign-in of `email` (trimmed, lower case, as users are
+    /// found by it).
+    pub fn console(email: &str, address: &str) -> Attempt {
         Attempt {
-            login,
-            address: format!("address:{address}"),
+            login: format!("email:{email}"),
+            address: format!("address:console:{address}"),
+        }
+    }
+
+    /// A courier sign-in of `identity` (`couriers::login_identity`).
+    pub fn courier(identity: &str, address: &str) -> Attempt {
+        Attempt {
+            login: format!("courier:{identity}"),
+            address: format!("address:courier:{address}"),
         }
     }
 

@@ -60,6 +60,8 @@ pub fn config(database_url: &str, blob_dir: PathBuf) -> CoreConfig {
         dispatch: crate::config::DispatchMode::External,
         offer_timeout: Duration::from_secs(30),
         dispatch_radius_km: 15.0,
+        positions_per_second: 20.0,
+        position_burst: 3_600.0,
     }
 }
 

@@ -176,18 +176,24 @@ pub fn contact(param: &str, contact: &ContactInput) -> CoreResult<()> {
 /// (`limits::PHONE_PATTERN`).
 pub fn phone(param: &str, phone: &str) -> CoreResult<()> {
     text_within(param, phone, limits::PHONE)?;
-    let digits = phone.chars().filter(char::is_ascii_digit).count();
-    let allowed = phone
-        .chars()
-        .skip(1)
-        .all(|c| c.is_ascii_digit() || matches!(c, ' ' | '-' | '.' | '(' | ')'));
-    if !phone.starts_with('+') || !allowed || digits < 4 {
+    if !is_phone_spelling(phone) {
         return Err(CoreError::invalid(
             param,
             "phone must be in international format, e.g. +49 30 1234567.",
         ));
     }
     Ok(())
+}
+
+/// Whether `phone` is spelt as an international number, whatever its
+/// length: `+`, then digits (4 at least) and the separators people type.
+pub fn is_phone_spelling(phone: &str) -> bool {
+    let digits = phone.chars().filter(char::is_ascii_digit).count();
+    let allowed = phone
+        .chars()
+        .skip(1)
+        .all(|c| c.is_ascii_digit() || matches!(c, ' ' | '-' | '.' | '(' | ')'));
+    phone.starts_with('+') && allowed && digits >= 4
 }
 
 /// A plausible address: one `@`, a non-empty local part, a dotted domain and

@@ -402,7 +402,7 @@ async fn every_change_the_command_line_makes_is_audited_as_its_os_user() {
             kind: pb::ArtifactKind::Photo as i32,
             file_name: "parcel.jpg".into(),
             content_type: "image/jpeg".into(),
-            content: b"\xff\xd8 parcel".to_vec(),
+            content: b"\xff\xd8\xff parcel".to_vec(),
         }],
         ..Default::default()
     };

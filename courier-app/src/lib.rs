@@ -56,6 +56,9 @@ pub struct AppState {
     origin: String,
     /// Whether the app is served over HTTPS (cookies get `Secure`).
     secure: bool,
+    /// How a visitor's address is read, and the token that makes the core
+    /// believe it (sign-in throttle).
+    front: std::sync::Arc<courier::client_address::FrontArgs>,
 }
 
 impl AppState {
@@ -76,7 +79,16 @@ impl AppState {
             path: if path.is_empty() { "/".into() } else { path },
             origin,
             root,
+            front: std::sync::Arc::default(),
         })
+    }
+
+    /// Visitors' addresses read behind `front`'s trusted proxies, and sent
+    /// to the core with its service token (`COURIER_TRUSTED_PROXIES`,
+    /// `COURIER_SERVICE_TOKEN`).
+    pub fn with_front(mut self, front: courier::client_address::FrontArgs) -> AppState {
+        self.front = std::sync::Arc::new(front);
+        self
     }
 }
 

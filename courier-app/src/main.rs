@@ -26,6 +26,9 @@ struct Cli {
     /// event stream is an answer under way, which no timeout ends.
     #[command(flatten)]
     http_timeouts: courier_edge::serving::HttpTimeouts,
+    /// Visitors' addresses for the sign-in throttle (docs/access.md).
+    #[command(flatten)]
+    front: courier::client_address::FrontArgs,
 }
 
 #[tokio::main]
@@ -44,7 +47,7 @@ async fn main() -> std::process::ExitCode {
 
 async fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
     let root = format!("{}/courier", cli.base_url.trim_end_matches('/'));
-    let state = AppState::new(&cli.core_url, &root)?;
+    let state = AppState::new(&cli.core_url, &root)?.with_front(cli.front);
     let listener = tokio::net::TcpListener::bind(&cli.addr).await?;
     tracing::info!(addr = %listener.local_addr()?, %root, "courier-app serving");
     courier_edge::serve_router(

@@ -31,15 +31,16 @@ pub(crate) struct SignInForm {
 
 pub(crate) async fn sign_in(
     State(state): State<AppState>,
+    peer: Option<courier::client_address::Peer>,
     headers: HeaderMap,
     axum::Form(form): axum::Form<SignInForm>,
 ) -> Response {
     let request = apb::SignInRequest {
         login: form.login.clone(),
         password: form.password,
-        client_address: courier::pages::client_address(&headers),
+        client_address: state.front.client_address(peer, &headers),
     };
-    match state.core.clone().sign_in(request).await {
+    match state.core.clone().sign_in(state.front.sign_in(request)).await {
         Ok(answer) => {
             let mut response = Redirect::to(&format!("{}/", state.root)).into_response();
             set_session_cookie(&state, &mut response, &answer.into_inner().session_token);

@@ -6,6 +6,7 @@
 use clap::parser::ValueSource;
 use clap::{CommandFactory, FromArgMatches, Parser};
 use courier::logging::{self, LogFormat};
+use courier_core::auth::service_token::{self, Role};
 use courier_core::clock::Clock;
 use courier_core::config::CoreConfig;
 use courier_core::{Core, demo};
@@ -15,6 +16,10 @@ use courier_edge::{CoreClients, EdgeState};
 use prometheus_client::registry::Registry;
 use std::sync::Arc;
 use tokio_util::sync::CancellationToken;
+
+/// The fronts' token lives as long as the process, which restarts long
+/// before a year.
+const FRONT_TOKEN_TTL: i64 = 365 * 24 * 3600;
 
 #[derive(Parser)]
 #[command(
@@ -40,6 +45,12 @@ struct Cli {
     /// (`https://tiles.example.com/{z}/{x}/{y}.png`), as for `courier-console`.
     #[arg(long, env = "COURIER_MAP_TILES_URL")]
     map_tiles_url: Option<String>,
+
+    /// Visitors' addresses for the sign-in throttle, as for the console
+    /// and the courier app; without a service token the runner mints its
+    /// fronts one.
+    #[command(flatten)]
+    front: courier::client_address::FrontArgs,
 
     /// Log line format.
     #[arg(long, env = "COURIER_LOG_FORMAT", value_enum, default_value_t = LogFormat::Text)]
@@ -85,6 +96,19 @@ async fn run(mut cli: Cli, base_url_defaulted: bool) -> Result<(), Box<dyn std::
         keys.print();
     }
 
+    // The console and the courier app sign in as the core's fronts.
+    let mut front = cli.front;
+    if front.service_token.is_none() {
+        let now = core.clock.now_micros() / 1_000_000;
+        let key = &core.secrets.service_token;
+        front.service_token = Some(service_token::mint(
+            key,
+            Role::Front,
+            "courier-dev",
+            now,
+            FRONT_TOKEN_TTL,
+        )?);
+    }
     let grpc_url = format!("http://{}", grpc.local_addr()?);
     let edge = EdgeState::new(
         CoreClients::connect_lazy(&grpc_url)?,
@@ -110,11 +134,12 @@ async fn run(mut cli: Cli, base_url_defaulted: bool) -> Result<(), Box<dyn std::
     ));
     // The console and the courier app beside the edge, on the same
     // listener, under /console and /courier.
-    let mut console = courier_console::ConsoleState::new(&grpc_url, &format!("{base_url}/console"))?;
+    let mut console =
+        courier_console::ConsoleState::new(&grpc_url, &format!("{base_url}/console"))?.with_front(front.clone());
     if let Some(template) = &cli.map_tiles_url {
         console = console.with_map_tiles(template)?;
     }
-    let courier_app = courier_app::AppState::new(&grpc_url, &format!("{base_url}/courier"))?;
+    let courier_app = courier_app::AppState::new(&grpc_url, &format!("{base_url}/courier"))?.with_front(front);
     let app = courier_edge::routes::router(edge)
         .nest("/console", courier_console::router(console))
         .merge(courier_app::router(courier_app));

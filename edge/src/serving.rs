@@ -15,6 +15,9 @@
 //!   the client, was slow). A stream already answering (a console page's
 //!   server-sent events) is not cut.
 //!
+//! A connection that opens with the HTTP/2 preface is answered `400`
+//! without a body and closed, as any request line that is not HTTP/1.
+//!
 //! The server also gives each request its id (`middleware::RequestId`), so
 //! that an answer made here quotes the same id as the service's logs.
 
@@ -31,6 +34,7 @@ use axum::Router;
 use axum::body::{Body, Bytes};
 use axum::http::{HeaderValue, Request, Response, header};
 use axum::response::IntoResponse;
+use courier::client_address::Peer;
 use courier::errors::ErrorCode;
 use http_body::Frame;
 use hyper::body::Incoming;
@@ -90,14 +94,15 @@ pub async fn serve(
         router,
         timeouts,
         base_url,
+        peer: None,
     };
     let (closing, closed) = watch::channel(false);
     let mut connections = JoinSet::new();
     let mut shutdown = pin!(shutdown);
     loop {
-        let stream = tokio::select! {
+        let (stream, peer) = tokio::select! {
             accepted = listener.accept() => match accepted {
-                Ok((stream, _)) => stream,
+                Ok(accepted) => accepted,
                 Err(error) => {
                     accept_failed(&error).await;
                     continue;
@@ -110,7 +115,11 @@ pub async fn serve(
         if let Err(error) = stream.set_nodelay(true) {
             tracing::debug!(%error, "TCP_NODELAY not set");
         }
-        connections.spawn(serve_connection(stream, service.clone(), timeouts, closed.clone()));
+        let service = Deadlines {
+            peer: Some(Peer(peer)),
+            ..service.clone()
+        };
+        connections.spawn(serve_connection(stream, service, timeouts, closed.clone()));
         while connections.try_join_next().is_some() {}
     }
     drop(listener);
@@ -139,32 +148,74 @@ async fn serve_connection(
 ) {
     let mut builder = hyper::server::conn::http1::Builder::new();
     builder.timer(TokioTimer::new()).header_read_timeout(timeouts.header);
-    let mut connection = pin!(builder.serve_connection(TokioIo::new(stream), service));
+    let mut connection = builder.serve_connection(TokioIo::new(stream), service);
     let mut draining = false;
-    loop {
+    let served = loop {
         tokio::select! {
-            served = connection.as_mut() => {
-                if let Err(error) = served {
-                    tracing::debug!(%error, "connection ended");
-                }
-                return;
-            }
+            served = &mut connection => break served,
             changed = closing.wait_for(|closing| *closing), if !draining => {
                 draining = true;
                 if changed.is_ok() {
-                    connection.as_mut().graceful_shutdown();
+                    Pin::new(&mut connection).graceful_shutdown();
                 }
             }
         }
+    };
+    match served {
+        Err(error) if error.is_parse_version_h2() => refuse_http2(connection.into_parts().io.into_inner()).await,
+        Err(error) => tracing::debug!(%error, "connection ended"),
+        Ok(()) => {}
     }
 }
 
-/// Runs each request under the body timeout and the request deadline.
+/// The answer to a connection that opens with the HTTP/2 preface: the
+/// server speaks HTTP/1.1 only, and refuses it as it refuses any request
+/// line that is not HTTP/1 (docs/guide.md "Refusals before routing").
+const HTTP2_REFUSAL: &[u8] = b"HTTP/1.1 400 Bad Request\r\ncontent-length: 0\r\nconnection: close\r\n\r\n";
+
+/// Answers a connection that sent the HTTP/2 preface [`HTTP2_REFUSAL`] (the
+/// HTTP server itself closes it without a word), then closes it: the write
+/// side first, then the rest, once the client closed too or after a second,
+/// so that bytes it sent after the preface do not reset the connection
+/// before the answer is read.
+async fn refuse_http2(mut stream: tokio::net::TcpStream) {
+    use tokio::io::AsyncWrite;
+    tracing::debug!("HTTP/2 preface on the HTTP/1.1 port: 400");
+    let mut answer = HTTP2_REFUSAL;
+    while !answer.is_empty() {
+        match std::future::poll_fn(|cx| Pin::new(&mut stream).poll_write(cx, answer)).await {
+            Ok(0) | Err(_) => return,
+            Ok(written) => answer = &answer[written..],
+        }
+    }
+    let closed = std::future::poll_fn(|cx| Pin::new(&mut stream).poll_shutdown(cx)).await;
+    if closed.is_err() {
+        return;
+    }
+    let drained = async {
+        let mut buffer = [0; 4096];
+        loop {
+            if stream.readable().await.is_err() {
+                return;
+            }
+            match stream.try_read(&mut buffer) {
+                Ok(0) => return,
+                Err(error) if error.kind() != std::io::ErrorKind::WouldBlock => return,
+                _ => {}
+            }
+        }
+    };
+    let _ = tokio::time::timeout(Duration::from_secs(1), drained).await;
+}
+
+/// Runs each request under the body timeout and the request deadline,
+/// with its connection's peer address in its extensions.
 #[derive(Clone)]
 struct Deadlines {
     router: Router,
     timeouts: HttpTimeouts,
     base_url: Arc<str>,
+    peer: Option<Peer>,
 }
 
 type Answer = Pin<Box<dyn Future<Output = Result<Response<Body>, Infallible>> + Send>>;
@@ -179,6 +230,9 @@ impl hyper::service::Service<Request<Incoming>> for Deadlines {
         let arrival = Arc::new(BodyArrival::default());
         let (mut parts, body) = request.into_parts();
         parts.extensions.insert(RequestId(request_id.clone()));
+        if let Some(peer) = self.peer {
+            parts.extensions.insert(peer);
+        }
         let body = TimedBody {
             inner: body,
             deadline: Box::pin(tokio::time::sleep(self.timeouts.body)),

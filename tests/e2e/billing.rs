@@ -66,7 +66,7 @@ pub fn proof(id: &str, checkpoint: pb::CheckpointKind) -> ipb::SubmitProofReques
             kind: pb::ArtifactKind::Photo as i32,
             file_name: "parcel.jpg".into(),
             content_type: "image/jpeg".into(),
-            content: b"\xff\xd8 parcel".to_vec(),
+            content: b"\xff\xd8\xff parcel".to_vec(),
         }],
         person_name: None,
         barcode: None,

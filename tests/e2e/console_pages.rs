@@ -19,7 +19,7 @@ pub fn browser() -> reqwest::Client {
         .expect("browser")
 }
 
-async fn user(app: &TestApp, email: &str, role: Role) {
+pub async fn user(app: &TestApp, email: &str, role: Role) {
     let now = app.clock.now_micros();
     let new = NewUser {
         email: email.into(),
@@ -204,7 +204,12 @@ pub fn statement_csv_cents(csv: &str) -> i64 {
 
 /// Opens the sign-in page in `browser` (which keeps its pre-session
 /// cookie) and sends its form; status, location and body.
-async fn sign_in_form(app: &TestApp, browser: &reqwest::Client, email: &str, password: &str) -> (u16, String, String) {
+pub async fn sign_in_form(
+    app: &TestApp,
+    browser: &reqwest::Client,
+    email: &str,
+    password: &str,
+) -> (u16, String, String) {
     let (status, page, _) = get(browser, &app.url("/console/sign-in")).await;
     assert_eq!(status, 200, "{page}");
     let form = [

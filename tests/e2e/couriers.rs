@@ -267,11 +267,12 @@ e2e! {
         assert!(done.dropoff.as_ref().expect("dropoff").contact.as_ref().expect("contact").phone.is_empty());
         client.complete_handover(kim.request(apb::CompleteHandoverRequest { job_id: id.clone() })).await.expect("resent handover");
         // The dropoff proof resent after the job ended (its answer lost)
-        // answers as the first time; a new submission is refused.
+        // answers as the first time; a new submission is refused: the job
+        // has ended.
         let again = client.submit_proof(kim.request(dropoff.clone())).await.expect("resent proof").into_inner().job.expect("job");
         assert_eq!(again.status(), pb::DeliveryStatus::Delivered);
         let status = client.submit_proof(kim.request(apb::SubmitProofRequest { submission_id: "dropoff-0002".into(), ..dropoff })).await.expect_err("a new submission");
-        assert_eq!(refusal(&status).1, "not_found");
+        assert_eq!(refusal(&status), (tonic::Code::FailedPrecondition, "conflict", None));
 
         let delivered = app.get(&format!("/v1/deliveries/{id}"), &pod.live_key).await;
         assert_eq!(delivered.body["status"], "delivered");
@@ -328,7 +329,8 @@ e2e! {
             other => panic!("expected a withdrawal, got {other:?}"),
         }
         let status = kim_client.arrive_at_pickup(kim.request(apb::ArriveAtPickupRequest { job_id: id.clone() })).await.expect_err("no longer theirs");
-        assert_eq!(refusal(&status).1, "not_found");
+        assert_eq!(refusal(&status), (tonic::Code::FailedPrecondition, "conflict", None));
+        assert!(status.message().contains("no longer yours"), "{}", status.message());
         client.arrive_at_pickup(lou.request(apb::ArriveAtPickupRequest { job_id: id.clone() })).await.expect("lou's now");
         // A bicycle courier never carries a van's job.
         let cyclist = join(&app, "", "Bo Bike", "bo@example.com", "bicycle").await;

@@ -46,7 +46,7 @@ fn file(kind: pb::ArtifactKind, name: &str, content: &[u8]) -> ipb::ProofFile {
         kind: kind as i32,
         file_name: name.into(),
         content_type: if kind == pb::ArtifactKind::Signature {
-            "image/svg+xml"
+            "image/png"
         } else {
             "image/jpeg"
         }
@@ -60,7 +60,7 @@ fn photo_proof(id: &str) -> ipb::SubmitProofRequest {
     ipb::SubmitProofRequest {
         delivery_id: id.into(),
         checkpoint: pb::CheckpointKind::Pickup as i32,
-        files: vec![file(pb::ArtifactKind::Photo, "parcel.jpg", b"\xff\xd8 parcel")],
+        files: vec![file(pb::ArtifactKind::Photo, "parcel.jpg", b"\xff\xd8\xff parcel")],
         person_name: None,
         barcode: None,
         age_checked: false,
@@ -151,7 +151,7 @@ e2e! {
         assert_eq!(refused(status), CONFLICT);
         let early = ipb::SubmitProofRequest {
             delivery_id: id.clone(), checkpoint: pb::CheckpointKind::Dropoff as i32,
-            files: vec![file(pb::ArtifactKind::Signature, "sig.svg", b"<svg/>")], person_name: Some("Rui".into()),
+            files: vec![file(pb::ArtifactKind::Signature, "sig.png", b"\x89PNG\r\n\x1a\n sig")], person_name: Some("Rui".into()),
             barcode: None, age_checked: false, left_at_door: false,
         };
         let status = dispatch.submit_proof(app.dispatch_request(early)).await.expect_err("too early");
@@ -183,10 +183,10 @@ e2e! {
         };
         let status = dispatch.submit_proof(app.dispatch_request(unsigned)).await.expect_err("unsigned");
         assert_eq!(code_of(&status).1, "invalid_request");
-        let signature = b"<svg xmlns='http://www.w3.org/2000/svg'><path d='M0 0L9 9'/></svg>".to_vec();
+        let signature = b"\x89PNG\r\n\x1a\n signature".to_vec();
         let dropoff = ipb::SubmitProofRequest {
             delivery_id: id.clone(), checkpoint: pb::CheckpointKind::Dropoff as i32,
-            files: vec![file(pb::ArtifactKind::Signature, "signature.svg", &signature), file(pb::ArtifactKind::Photo, "door.jpg", b"door")],
+            files: vec![file(pb::ArtifactKind::Signature, "signature.png", &signature), file(pb::ArtifactKind::Photo, "door.jpg", b"\xff\xd8\xff door")],
             person_name: Some("Rui Receiver".into()),
             barcode: None, age_checked: false, left_at_door: false,
         };

@@ -121,10 +121,27 @@ impl Listeners {
         .expect("edge state");
         // The console and the courier app beside the edge under /console
         // and /courier, as the dev runner has them.
+        // The fronts present a front's service token, as deployed ones do
+        // (docs/access.md), and believe no proxy.
+        let front = courier::client_address::FrontArgs {
+            service_token: Some(
+                service_token::mint(
+                    &core.secrets.service_token,
+                    Role::Front,
+                    "e2e-front",
+                    core.clock.now().timestamp(),
+                    3600,
+                )
+                .expect("front token"),
+            ),
+            ..Default::default()
+        };
         let console = courier_console::ConsoleState::new(&self.grpc_url, &format!("{}/console", self.base_url))
-            .expect("console state");
+            .expect("console state")
+            .with_front(front.clone());
         let courier_app = courier_app::AppState::new(&self.grpc_url, &format!("{}/courier", self.base_url))
-            .expect("courier app state");
+            .expect("courier app state")
+            .with_front(front);
         let app = courier_edge::routes::router(edge.clone())
             .nest("/console", courier_console::router(console))
             .merge(courier_app::router(courier_app));

@@ -1,8 +1,9 @@
 //! Requests a hostile client sends (docs/guide.md "Conventions", "Errors"):
 //! oversized headers of each kind, control characters in every free-text
 //! field, filter and id, invalid UTF-8 in every path parameter and in query
-//! parameters, bad and conflicting `Content-Length`, repeated and conflicting
-//! key and idempotency headers; and clients too slow to finish a request.
+//! parameters, bad and conflicting `Content-Length`, an HTTP/2 preface,
+//! repeated and conflicting key and idempotency headers; and clients too
+//! slow to finish a request.
 //! Each is answered with a 4xx in the error shape carrying a `request_id`
 //! (or, where the HTTP server refuses a request it cannot read, a bare 4xx
 //! as docs/guide.md lists), never a 5xx, and stores nothing.
@@ -311,6 +312,26 @@ e2e! {
         request.push_str(&quote);
         let answer = exchange(&app.base_url, request.as_bytes()).await;
         assert!(answer.starts_with("HTTP/1.1 201 "), "{answer}");
+    }
+
+    async fn an_http2_preface_is_answered_400_without_a_body(app: TestApp) {
+        // A client speaking HTTP/2 unasked (prior knowledge): the preface
+        // alone, and with the SETTINGS frame that follows it.
+        let preface = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".to_vec();
+        let settings = [0, 0, 0, 4, 0, 0, 0, 0, 0];
+        for request in [preface.clone(), [preface.as_slice(), &settings].concat()] {
+            let answer = exchange(&app.base_url, &request).await;
+            assert!(answer.starts_with("HTTP/1.1 400 Bad Request\r\n"), "{answer:?}");
+            let head = answer.to_ascii_lowercase();
+            assert!(head.contains("\r\ncontent-length: 0\r\n"), "{answer:?}");
+            assert!(head.contains("\r\nconnection: close\r\n"), "{answer:?}");
+            assert!(answer.ends_with("\r\n\r\n"), "no body: {answer:?}");
+        }
+        // The listener (the console's and the courier app's too) serves on.
+        let answer = app.get("/v1/vehicle-types", &app.test_key).await;
+        assert_eq!(answer.status, 200, "{:#}", answer.body);
+        let page = app.send(app.http.get(app.url("/courier/sign-in"))).await;
+        assert_eq!(page.status, 200);
     }
 
     async fn repeated_and_conflicting_key_and_idempotency_headers(app: TestApp) {

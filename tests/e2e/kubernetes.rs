@@ -52,12 +52,17 @@ fn read_by_binary() -> HashMap<&'static str, BTreeSet<String>> {
     let edge = of_args(courier_edge::config::EdgeConfig::augment_args(clap::Command::new(
         "edge",
     )));
+    let front = || {
+        of_args(courier::client_address::FrontArgs::augment_args(clap::Command::new(
+            "front",
+        )))
+    };
     let everywhere = [courier::logging::FILTER_VARIABLE.to_owned()];
     let binaries = [
         ("courier-core", core, include_str!("../../core/src/main.rs")),
         ("courier-edge", edge, include_str!("../../edge/src/main.rs")),
-        ("courier-console", Vec::new(), include_str!("../../console/src/main.rs")),
-        ("courier-app", Vec::new(), include_str!("../../courier-app/src/main.rs")),
+        ("courier-console", front(), include_str!("../../console/src/main.rs")),
+        ("courier-app", front(), include_str!("../../courier-app/src/main.rs")),
     ];
     binaries
         .into_iter()

@@ -202,10 +202,10 @@ e2e! {
             "dropoff": { "signature": true, "recipient_name": true, "age_check": true }
         });
         let delivery = live_delivery(&app, &pod.live_key, Some(rules)).await;
-        let signature = ProofFile { kind: ArtifactKind::Signature, file_name: "sig.svg".into(), content_type: "image/svg+xml".into(), content: b"<svg/>".to_vec() };
+        let signature = ProofFile { kind: ArtifactKind::Signature, file_name: "sig.png".into(), content_type: "image/png".into(), content: b"\x89PNG\r\n\x1a\n sig".to_vec() };
         let good_pickup = ProofSubmission {
             checkpoint: Checkpoint::Pickup,
-            files: vec![photo("a.jpg", b"a"), photo("b.jpg", b"b"), signature.clone()],
+            files: vec![photo("a.jpg", b"\xff\xd8\xff a"), photo("b.jpg", b"\xff\xd8\xff b"), signature.clone()],
             person_name: Some("Ana Sender".into()),
             barcode: Some("4006381333931".into()),
             age_checked: false,
@@ -235,7 +235,7 @@ e2e! {
         // Dropoff: age check, and leave_at_door is not offered here.
         let good_dropoff = ProofSubmission {
             checkpoint: Checkpoint::Dropoff,
-            files: vec![photo("door.jpg", b"d"), signature],
+            files: vec![photo("door.jpg", b"\xff\xd8\xff d"), signature],
             person_name: Some("Rui Receiver".into()),
             barcode: None,
             age_checked: true,
@@ -280,7 +280,7 @@ e2e! {
             submission_id: None,
         };
         assert_eq!(invalid_param(submit(&app, &delivery, left.clone()).await), "files");
-        left.files.push(photo("where-it-was-left.jpg", b"porch"));
+        left.files.push(photo("where-it-was-left.jpg", b"\xff\xd8\xff porch"));
         submit(&app, &delivery, left).await.expect("left at the door");
         let answer = app.get(&pod_path(&delivery.id), &pod.live_key).await;
         assert_eq!(answer.status, 200, "{:#}", answer.body);

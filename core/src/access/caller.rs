@@ -128,6 +128,18 @@ pub async fn authenticate(core: &Core, method: &Method, header: impl Fn(&str) ->
     let session = header(metadata::CONSOLE_SESSION);
     match method.credential() {
         Credential::Nothing => Ok(Actor::Anonymous),
+        Credential::Front => Ok(
+            match service_token::verify(&core.secrets.service_token, header(metadata::AUTHORIZATION).as_deref()) {
+                Ok(Holder::Service {
+                    role: ServiceRole::Front,
+                    subject,
+                }) => Actor::Service {
+                    role: ServiceRole::Front,
+                    subject,
+                },
+                _ => Actor::Anonymous,
+            },
+        ),
         Credential::Key => match session {
             Some(token) => {
                 let acting = Acting {
@@ -210,6 +222,30 @@ fn bearer(core: &Core, authorization: Option<String>) -> CoreResult<Actor> {
             Holder::CommandLine { os_user } => Actor::CommandLine { os_user },
         },
     )
+}
+
+/// The address a sign-in attempt of `request` is counted against
+/// (docs/access.md, "Sign-in throttle"): the `claimed` visitor's address
+/// when a web front (a service token of role `front`) sends it, else the
+/// connection's peer; what any other caller claims is ignored.
+pub fn sign_in_address<T>(request: &Request<T>, claimed: &str) -> CoreResult<String> {
+    let caller = caller(request, |action| action == Action::SignIn)?;
+    let front = matches!(
+        *caller.actor,
+        Actor::Service {
+            role: ServiceRole::Front,
+            ..
+        }
+    );
+    let claimed = claimed.trim();
+    Ok(if front && !claimed.is_empty() {
+        claimed.to_owned()
+    } else {
+        request
+            .remote_addr()
+            .map(|peer| peer.ip().to_canonical().to_string())
+            .unwrap_or_default()
+    })
 }
 
 /// The caller the layer read for `request`; an internal error for a

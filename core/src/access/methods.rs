@@ -13,6 +13,9 @@ use super::{Action, Permission};
 pub enum Credential {
     /// None: whatever the request carries is ignored.
     Nothing,
+    /// None, but a web front's service token (role `front`, in
+    /// `authorization: Bearer`) is noted; anything else is ignored.
+    Front,
     /// A public API key (`x-api-key` or `authorization: Bearer`), or a
     /// console session acting in a workspace and mode
     /// (`x-console-session`, `x-console-workspace`, `x-console-mode`, and
@@ -44,6 +47,7 @@ impl Method {
     pub fn credential(&self) -> Credential {
         match self.action {
             Action::Public => Credential::Nothing,
+            Action::SignIn => Credential::Front,
             Action::UseApi | Action::Api(_) => Credential::Key,
             Action::OwnSession | Action::ReadMembers | Action::ManageMembers | Action::ManageKeys => {
                 Credential::Session
@@ -162,7 +166,7 @@ pub const METHODS: &[Method] = &[
         "/courier.internal.v1.BillingService/VoidStatement",
         Action::ManageBilling,
     ),
-    change("/courier.internal.v1.ConsoleService/SignIn", Action::Public),
+    change("/courier.internal.v1.ConsoleService/SignIn", Action::SignIn),
     read("/courier.internal.v1.ConsoleService/GetSession", Action::OwnSession),
     change("/courier.internal.v1.ConsoleService/SignOut", Action::OwnSession),
     change("/courier.internal.v1.ConsoleService/ChangePassword", Action::OwnSession),
@@ -171,7 +175,7 @@ pub const METHODS: &[Method] = &[
         Action::ManageMembers,
     ),
     read("/courier.internal.v1.ConsoleService/GetInvitation", Action::Public),
-    change("/courier.internal.v1.ConsoleService/AcceptInvitation", Action::Public),
+    change("/courier.internal.v1.ConsoleService/AcceptInvitation", Action::SignIn),
     read("/courier.internal.v1.ConsoleService/ListMembers", Action::ReadMembers),
     change(
         "/courier.internal.v1.ConsoleService/UpdateMemberRole",
@@ -261,7 +265,7 @@ pub const METHODS: &[Method] = &[
     ),
     read("/courier.app.v1.CourierAppService/GetInvitation", Action::Public),
     change("/courier.app.v1.CourierAppService/AcceptInvitation", Action::Public),
-    change("/courier.app.v1.CourierAppService/SignIn", Action::Public),
+    change("/courier.app.v1.CourierAppService/SignIn", Action::SignIn),
     change("/courier.app.v1.CourierAppService/SignOut", Action::OwnWork),
     read("/courier.app.v1.CourierAppService/GetProfile", Action::OwnWork),
     change("/courier.app.v1.CourierAppService/SetAvailability", Action::OwnWork),

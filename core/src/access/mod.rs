@@ -104,8 +104,12 @@ impl Role {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Action {
     /// Keyless: the request carries its own capability (a signed link, a
-    /// tracking token, an invitation token) or is a sign-in.
+    /// tracking token, an invitation token).
     Public,
+    /// A password tried (sign-in, joining with an existing account): open
+    /// to anyone, throttled; a web front's service token makes the core
+    /// believe the `client_address` it names.
+    SignIn,
     /// Any valid key of the workspace (the vehicle types).
     UseApi,
     /// The public API behind one permission.
@@ -220,7 +224,7 @@ pub fn decide(standing: Standing, action: Action) -> Decision {
         _ => None,
     };
     match (standing, action) {
-        (_, A::Public) => Allow,
+        (_, A::Public | A::SignIn) => Allow,
 
         (S::Courier, A::OwnWork) => Allow,
         (S::Courier, _) | (_, A::OwnWork) => NotAccepted,

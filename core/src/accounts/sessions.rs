@@ -81,7 +81,7 @@ pub(super) async fn check_password(
 ) -> CoreResult<users_table::Model> {
     let now = core.clock.now_micros();
     let email = email.trim().to_lowercase();
-    let attempt = sign_ins::Attempt::new(format!("email:{email}"), address);
+    let attempt = sign_ins::Attempt::console(&email, address);
     sign_ins::check(&core.db, &attempt, now).await?;
     let Some(user) = user_with_password(&core.db, &email, password).await? else {
         sign_ins::failed(core, &attempt, now).await?;

@@ -222,6 +222,15 @@ impl Signals {
         }
     }
 
+    /// Wakes every watcher in this process: after a time in which other
+    /// replicas' announcements may have been missed.
+    pub fn wake_all(&self) {
+        for notify in self.lock().values() {
+            notify.notify_waiters();
+            notify.notify_one();
+        }
+    }
+
     /// Forgets couriers nobody watches any more.
     pub fn forget_unwatched(&self) {
         self.lock().retain(|_, notify| Arc::strong_count(notify) > 1);

@@ -100,6 +100,24 @@ impl Assignment {
             .as_deref()
             .is_some_and(|o| o != Outcome::Reassigned.label() && o != Outcome::Unassigned.label())
     }
+
+    /// The refusal of a move by this hold's courier once the hold has ended
+    /// (`409 conflict`, gRPC `FAILED_PRECONDITION`): the job is theirs to
+    /// read, but ended, or no longer in their hands.
+    pub fn ended_refusal(&self) -> CoreError {
+        let outcome = self.outcome.as_deref().unwrap_or("ended");
+        let message = if self.ended_with_the_job() {
+            format!("Job {} has ended ({outcome}); it takes no more moves.", self.job_id)
+        } else if outcome == Outcome::Unassigned.label() {
+            format!("Job {} is no longer yours: dispatch took it back.", self.job_id)
+        } else {
+            format!(
+                "Job {} is no longer yours: dispatch gave it to another courier.",
+                self.job_id
+            )
+        };
+        CoreError::new(ErrorCode::Conflict, message)
+    }
 }
 
 /// Gives `job_id` to `courier_id` in `tx`, ending its current courier's

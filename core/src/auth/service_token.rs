@@ -1,6 +1,8 @@
 //! Signed service tokens (JWT, HS256) for internal gRPC callers: dispatch,
-//! billing and the back office. A token names its role; what each role may
-//! do is `access::decide`'s (`admin` may call every internal service). The
+//! billing and the back office, and the web fronts (`front`: the console
+//! and the courier app, whose sign-ins name their visitor's address). A
+//! token names its role; what each role may do is `access::decide`'s
+//! (`admin` may call every internal service; `front` none). The
 //! operator's command line mints a token of its own (role `cli`, subject
 //! the OS user) when it sends a change to the serving core.
 
@@ -17,6 +19,9 @@ pub enum Role {
     Admin,
     Dispatch,
     Billing,
+    /// A web front: its sign-ins' `client_address` is believed
+    /// (docs/access.md, "Sign-in throttle").
+    Front,
 }
 
 impl Role {
@@ -25,6 +30,7 @@ impl Role {
             Role::Admin => "admin",
             Role::Dispatch => "dispatch",
             Role::Billing => "billing",
+            Role::Front => "front",
         }
     }
 
@@ -33,6 +39,7 @@ impl Role {
             "admin" => Some(Role::Admin),
             "dispatch" => Some(Role::Dispatch),
             "billing" => Some(Role::Billing),
+            "front" => Some(Role::Front),
             _ => None,
         }
     }

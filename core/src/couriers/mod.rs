@@ -19,7 +19,7 @@ use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use sea_orm::{ActiveModelTrait, ActiveValue::Set, ColumnTrait, Condition, ConnectionTrait, EntityTrait, QueryFilter};
 
-use crate::assignments::{self, feed, offers};
+use crate::assignments::{self, offers};
 use crate::db::WriteTransaction;
 use crate::pagination::Keyset;
 use crate::workspaces::{self, WorkspaceKind};
@@ -477,9 +477,8 @@ pub async fn set_status(core: &Core, tx: &WriteTransaction, id: &str, status: St
     };
     if status == Status::Suspended {
         row.availability = Set(Availability::Offline.as_str().to_owned());
-        sessions::end_all(tx, &current.id).await?;
         // Their open streams end at once, not at their next read.
-        feed::wake_at_commit(core, tx, &current.id);
+        sessions::end_all(core, tx, &current.id).await?;
         offers::withdraw_for_courier(core, tx, &current.id, core.clock.now_micros()).await?;
     }
     Ok(from_model(row.update(&**tx).await?))
@@ -532,7 +531,7 @@ pub(crate) async fn set_password(core: &Core, tx: &WriteTransaction, id: &str, p
     crate::passwords::check(password, &context)?;
     let hash = crate::passwords::hash(password).await?;
     let now = core.clock.now_micros();
-    sessions::end_all(tx, id).await?;
+    sessions::end_all(core, tx, id).await?;
     let row = entity::ActiveModel {
         id: Set(current.id),
         password_hash: Set(Some(hash)),
@@ -543,19 +542,27 @@ pub(crate) async fn set_password(core: &Core, tx: &WriteTransaction, id: &str, p
     Ok(from_model(row.update(&**tx).await?))
 }
 
-/// The courier whose phone or email is `login` (either form), with their
-/// password hash.
-pub(crate) async fn find_by_login(db: &impl ConnectionTrait, login: &str) -> CoreResult<Option<entity::Model>> {
+/// What a courier's `login` names, as their account is found by it and as
+/// the sign-in throttle counts it (docs/access.md): an email in lower
+/// case, a phone number as stored (`+` and its digits, whatever its
+/// spelling), or any other text in lower case (which finds no one).
+pub(crate) fn login_identity(login: &str) -> String {
     let login = login.trim();
-    let condition = if login.contains('@') {
-        entity::Column::Email.eq(login.to_lowercase())
+    if validate::is_phone_spelling(login) {
+        return phone_digits(login);
+    }
+    login.to_lowercase()
+}
+
+/// The courier of `identity` ([`login_identity`]), with their password
+/// hash.
+pub(crate) async fn find_by_login(db: &impl ConnectionTrait, identity: &str) -> CoreResult<Option<entity::Model>> {
+    let column = if identity.contains('@') {
+        entity::Column::Email
     } else {
-        match normalized_phone(login) {
-            Ok(phone) => entity::Column::Phone.eq(phone),
-            Err(_) => return Ok(None),
-        }
+        entity::Column::Phone
     };
-    Ok(entity::Entity::find().filter(condition).one(db).await?)
+    Ok(entity::Entity::find().filter(column.eq(identity)).one(db).await?)
 }
 
 fn checked_name(name: &str) -> CoreResult<String> {
@@ -569,9 +576,13 @@ fn checked_name(name: &str) -> CoreResult<String> {
 fn normalized_phone(phone: &str) -> CoreResult<String> {
     let phone = phone.trim();
     validate::phone("phone", phone)?;
-    Ok(std::iter::once('+')
+    Ok(phone_digits(phone))
+}
+
+fn phone_digits(phone: &str) -> String {
+    std::iter::once('+')
         .chain(phone.chars().filter(char::is_ascii_digit))
-        .collect())
+        .collect()
 }
 
 fn normalized_email(email: &str) -> CoreResult<String> {
@@ -638,5 +649,27 @@ pub(crate) fn from_model(row: entity::Model) -> Courier {
         email: row.email,
         created_at: row.created_at,
         updated_at: row.updated_at,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::login_identity;
+
+    #[test]
+    fn every_spelling_of_a_login_names_one_identity() {
+        let spellings = [
+            "+49301228888",
+            "+49 30 1228888",
+            "  +49    30-----------------------------1228888 ",
+            "+49 (30) 122.8888",
+        ];
+        for spelling in spellings {
+            assert_eq!(login_identity(spelling), "+49301228888", "{spelling:?}");
+        }
+        assert_eq!(login_identity(" Kim@Example.COM "), "kim@example.com");
+        // Neither: as typed, in lower case (it finds no one).
+        assert_eq!(login_identity("Kim"), "kim");
+        assert_eq!(login_identity("49301228888"), "49301228888");
     }
 }

@@ -64,9 +64,10 @@ pub struct CourierSession {
 /// attempt from the client `address`; the new session's token (shown once).
 pub async fn sign_in(core: &Core, login: &str, password: &str, address: &str) -> CoreResult<(String, CourierSession)> {
     let now = core.clock.now_micros();
-    let attempt = sign_ins::Attempt::new(format!("courier:{}", login.trim().to_lowercase()), address);
+    let identity = super::login_identity(login);
+    let attempt = sign_ins::Attempt::courier(&identity, address);
     sign_ins::check(&core.db, &attempt, now).await?;
-    let row = super::find_by_login(&core.db, login).await?;
+    let row = super::find_by_login(&core.db, &identity).await?;
     let matches = passwords::verify(password, row.as_ref().and_then(|r| r.password_hash.as_deref())).await?;
     let Some(row) = row.filter(|_| matches) else {
         sign_ins::failed(core, &attempt, now).await?;
@@ -154,13 +155,47 @@ pub async fn sign_out(core: &Core, token: &str) -> CoreResult<()> {
     tx.commit().await
 }
 
-/// Ends every session of courier `courier_id`, in `tx`.
-pub(super) async fn end_all(tx: &WriteTransaction, courier_id: &str) -> CoreResult<()> {
+/// Ends every session of courier `courier_id`, in `tx`; their open streams
+/// end once it commits (woken on every replica, [`ended`]).
+pub(super) async fn end_all(core: &Core, tx: &WriteTransaction, courier_id: &str) -> CoreResult<()> {
     entity::Entity::delete_many()
         .filter(entity::Column::CourierId.eq(courier_id))
         .exec(&**tx)
         .await?;
+    feed::wake_at_commit(core, tx, courier_id);
     Ok(())
+}
+
+/// How often a stream checks its session unwoken: for an end that wakes
+/// nothing (7 days idle) or a wake lost with a replica that died between
+/// its commit and its announcement.
+const RECHECK_EVERY: std::time::Duration = std::time::Duration::from_secs(60);
+
+/// Waits until the session of `token` (courier `courier_id`'s) has ended,
+/// and answers the refusal their next call gets (`invalid_courier_session`).
+/// No read per stream while nothing happens: the session is checked when
+/// the courier's streams are woken (a sign-out, a new password or a
+/// suspension: on this replica at the commit, on the others by its
+/// announcement, `feed::wake_at_commit`), and every [`RECHECK_EVERY`]. A
+/// check that fails to read waits for the next.
+pub async fn ended(core: &Core, token: &str, courier_id: &str) -> CoreError {
+    let signal = core.courier_signals.subscribe(courier_id);
+    // A wake reaches a waiter from its creation on, polled or not: each is
+    // made before the check it calls for, so none falls between.
+    let mut woken = std::pin::pin!(signal.notified());
+    loop {
+        tokio::select! {
+            () = woken.as_mut() => woken.set(signal.notified()),
+            () = tokio::time::sleep(RECHECK_EVERY) => {}
+        }
+        match authenticate(core, token).await {
+            Ok(_) => {}
+            Err(error @ CoreError::Rejected { .. }) => return error,
+            Err(error) => {
+                tracing::warn!(%error, courier = courier_id, "courier session not checked; again at the next wake")
+            }
+        }
+    }
 }
 
 fn invalid() -> CoreError {

@@ -118,8 +118,9 @@ fn invitation_out(invitation: &Invitation) -> pb::Invitation {
 #[tonic::async_trait]
 impl ConsoleService for ConsoleApi {
     async fn sign_in(&self, request: Request<pb::SignInRequest>) -> Result<Response<pb::SignInResponse>, Status> {
+        let address = caller::sign_in_address(&request, &request.get_ref().client_address)?;
         let r = request.into_inner();
-        let (token, session) = sessions::sign_in(&self.0, &r.email, &r.password, &r.client_address).await?;
+        let (token, session) = sessions::sign_in(&self.0, &r.email, &r.password, &address).await?;
         Ok(Response::new(pb::SignInResponse {
             session_token: token,
             session: Some(self.session_out(&session).await?),
@@ -191,6 +192,7 @@ impl ConsoleService for ConsoleApi {
         request: Request<pb::AcceptInvitationRequest>,
     ) -> Result<Response<pb::AcceptInvitationResponse>, Status> {
         use pb::accept_invitation_request::Joiner as PbJoiner;
+        let address = caller::sign_in_address(&request, &request.get_ref().client_address)?;
         let r = request.into_inner();
         let joiner = match r.joiner {
             Some(PbJoiner::NewAccount(account)) => Joiner::New(NewUser {
@@ -202,7 +204,7 @@ impl ConsoleService for ConsoleApi {
             Some(PbJoiner::ExistingAccount(account)) => Joiner::Existing {
                 email: account.email,
                 password: account.password,
-                address: r.client_address,
+                address,
             },
             None => {
                 return Err(CoreError::invalid("joiner", "Send new_account or existing_account.").into());

@@ -73,13 +73,8 @@ impl CourierAppService for CourierAppApi {
     }
 
     async fn sign_in(&self, request: Request<apb::SignInRequest>) -> Result<Response<apb::SignInResponse>, Status> {
-        let peer = request.remote_addr().map(|a| a.ip().to_string()).unwrap_or_default();
+        let address = caller::sign_in_address(&request, &request.get_ref().client_address)?;
         let r = request.into_inner();
-        let address = if r.client_address.trim().is_empty() {
-            peer
-        } else {
-            r.client_address
-        };
         let (session_token, session) = sessions::sign_in(&self.0, &r.login, &r.password, &address).await?;
         Ok(Response::new(apb::SignInResponse {
             session_token,
@@ -134,21 +129,36 @@ impl CourierAppService for CourierAppApi {
         let _streaming = positions::streaming(&self.0, &courier.id);
         let mut stream = request.into_inner();
         let mut accepted = 0i64;
-        let mut checked_at = self.0.clock.now_micros();
-        while let Some(report) = stream.message().await? {
-            // A long stream notices a suspension or a sign-out within a minute.
-            let now = self.0.clock.now_micros();
-            if now - checked_at > 60_000_000 {
-                sessions::authenticate(&self.0, &token).await?;
-                checked_at = now;
-            }
+        // The stream ends with the session: a sign-out, a new password or a
+        // suspension, woken at once on every replica.
+        let mut ended = std::pin::pin!(sessions::ended(&self.0, &token, &courier.id));
+        loop {
+            let report = tokio::select! {
+                error = &mut ended => return Err(error.into()),
+                report = stream.message() => report?,
+            };
+            let Some(report) = report else { break };
             let reported = report
                 .positions
                 .into_iter()
                 .enumerate()
                 .map(|(i, p)| position_in(p, i))
                 .collect::<CoreResult<Vec<_>>>()?;
-            accepted += positions::accept(&self.0, &courier.id, reported).await? as i64;
+            accepted += match positions::accept(&self.0, &courier.id, reported).await {
+                Ok(taken) => taken as i64,
+                // The app learns how much of its stream was taken.
+                Err(CoreError::Throttled {
+                    message, retry_after, ..
+                }) => {
+                    return Err(CoreError::Throttled {
+                        message: format!("{message} This stream's first {accepted} positions were accepted."),
+                        retry_after,
+                        accepted: Some(accepted),
+                    }
+                    .into());
+                }
+                Err(error) => return Err(error.into()),
+            };
         }
         Ok(Response::new(apb::ReportLocationsResponse { accepted }))
     }
@@ -196,11 +206,7 @@ impl CourierAppService for CourierAppApi {
     ) -> Result<Response<apb::ListJobsResponse>, Status> {
         let (_, courier) = self.courier(&request)?;
         let r = request.into_inner();
-        let (jobs, next) = if r.finished {
-            jobs::finished(&self.0, &courier, r.page_size, &r.page_token).await?
-        } else {
-            (jobs::open(&self.0, &courier).await?, None)
-        };
+        let (jobs, next) = jobs::list(&self.0, &courier, r.finished, r.page_size, &r.page_token).await?;
         Ok(Response::new(apb::ListJobsResponse {
             jobs: jobs.iter().map(job_out).collect(),
             next_page_token: next.unwrap_or_default(),

@@ -311,6 +311,7 @@ pub fn job_out(job: &Job) -> apb::Job {
     let assignment = &job.assignment;
     apb::Job {
         next_move,
+        proof: job.proof.as_ref().map(proof_out),
         pickup_proof_submitted: job.pickup_proof_submitted,
         dropoff_proof_submitted: job.dropoff_proof_submitted,
         assigned_at: Some(micros_to_proto(assignment.assigned_at)),

@@ -17,7 +17,7 @@ use crate::assignments::offers::{self, Offer, OfferStatus};
 use crate::assignments::{self, Assignment};
 use crate::audit;
 use crate::couriers::{self, Courier, Fleet};
-use crate::deliveries::{self, Change, Delivery};
+use crate::deliveries::{self, Change, Delivery, ProofRequirements};
 use crate::dispatch::{self, Mover};
 use crate::events::EventType;
 use crate::fleet::{self, FleetOrder};
@@ -111,6 +111,10 @@ pub struct Job {
     pub work: Work,
     /// This courier's hold on it (ended once the job left their hands).
     pub assignment: Assignment,
+    /// What the courier collects ([`proofs::in_force`]); `None` when
+    /// nothing is asked (a board order, or a delivery of a workspace
+    /// without proof of delivery).
+    pub proof: Option<ProofRequirements>,
     pub pickup_proof_submitted: bool,
     pub dropoff_proof_submitted: bool,
 }
@@ -128,10 +132,7 @@ impl Job {
         if !self.is_active() {
             return None;
         }
-        let needs = |checkpoint| match &self.work {
-            Work::Delivery(d) => proofs::required(&d.proof, checkpoint),
-            Work::FleetOrder(_) => false,
-        };
+        let needs = |checkpoint| self.proof.as_ref().is_some_and(|p| proofs::required(p, checkpoint));
         match self.work.status() {
             Status::CourierAssigned => Some(Move::ArriveAtPickup),
             Status::AtPickup if needs(Checkpoint::Pickup) && !self.pickup_proof_submitted => None,
@@ -203,6 +204,24 @@ pub async fn get(core: &Core, courier: &Courier, job_id: &str) -> CoreResult<Job
         .ok_or_else(|| CoreError::not_found("job"))?;
     let work = work(&core.db, job_id).await?;
     job_of(core, work, assignment).await
+}
+
+/// The courier's open jobs (`finished` false: the job in hand, at most
+/// one, so on one page) or the ended ones, in pages of `page_size`: 1 to
+/// 100, 0 for 20, anything else `invalid_request` naming `page_size`, for
+/// either list.
+pub async fn list(
+    core: &Core,
+    courier: &Courier,
+    finished: bool,
+    page_size: i32,
+    page_token: &str,
+) -> CoreResult<(Vec<Job>, Option<String>)> {
+    if finished {
+        return self::finished(core, courier, page_size, page_token).await;
+    }
+    pagination::page_size(page_size)?;
+    Ok((open(core, courier).await?, None))
 }
 
 /// The courier's job in hand (at most one).
@@ -589,14 +608,13 @@ async fn move_board_order(core: &Core, courier: &Courier, order_id: &str, action
         .await?
         .is_some_and(|a| a.courier_id == courier.id);
     if !holds {
-        let resent = order.status == to
-            && assignments::latest_of(&*tx, order_id, &courier.id)
-                .await?
-                .is_some_and(|a| a.ended_with_the_job());
-        return if resent {
-            Ok(order)
-        } else {
-            Err(CoreError::not_found("job"))
+        // A move resent after it ended the job answers it; any other move
+        // on a job they held is refused as such; one never theirs is not
+        // found.
+        return match assignments::latest_of(&*tx, order_id, &courier.id).await? {
+            Some(held) if order.status == to && held.ended_with_the_job() => Ok(order),
+            Some(held) => Err(held.ended_refusal()),
+            None => Err(CoreError::not_found("job")),
         };
     }
     if order.status == to {
@@ -626,21 +644,31 @@ pub async fn submit_proof(
                 .ok_or_else(|| CoreError::not_found("job"))?;
             job_of(core, Work::Delivery(delivery), assignment).await
         }
-        JobKind::FleetOrder => Err(CoreError::new(
-            ErrorCode::Conflict,
-            "Board orders take no proof; move the order on.",
-        )),
+        JobKind::FleetOrder => {
+            // One never theirs is not found, as for every move.
+            if assignments::latest_of(&core.db, job_id, &courier.id).await?.is_none() {
+                return Err(CoreError::not_found("job"));
+            }
+            Err(CoreError::new(
+                ErrorCode::Conflict,
+                "Board orders take no proof; move the order on.",
+            ))
+        }
     }
 }
 
 async fn job_of(core: &Core, work: Work, assignment: Assignment) -> CoreResult<Job> {
-    let (pickup_proof_submitted, dropoff_proof_submitted) = match &work {
-        Work::Delivery(d) => proofs::submitted_checkpoints(&core.db, &d.id).await?,
-        Work::FleetOrder(_) => (false, false),
+    let (proof, (pickup_proof_submitted, dropoff_proof_submitted)) = match &work {
+        Work::Delivery(d) => (
+            Some(proofs::in_force(&core.db, d).await?).filter(proofs::asks_anything),
+            proofs::submitted_checkpoints(&core.db, &d.id).await?,
+        ),
+        Work::FleetOrder(_) => (None, (false, false)),
     };
     Ok(Job {
         work,
         assignment,
+        proof,
         pickup_proof_submitted,
         dropoff_proof_submitted,
     })

@@ -44,7 +44,7 @@ pub async fn run(core: Core, stop: CancellationToken) {
                     }
                 }
             }
-            Err(error) => tracing::warn!(%error, "courier positions not written; the phones report again"),
+            Err(error) => tracing::warn!(%error, "courier positions not written; kept for the next write"),
         }
         if stopping {
             return;

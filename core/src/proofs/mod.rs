@@ -198,6 +198,32 @@ pub fn required(proof: &ProofRequirements, checkpoint: Checkpoint) -> bool {
     n.photos > 0 || n.signature || n.person_name || n.barcode || n.age_check
 }
 
+/// Whether the rules ask for anything at either checkpoint.
+pub fn asks_anything(proof: &ProofRequirements) -> bool {
+    required(proof, Checkpoint::Pickup) || required(proof, Checkpoint::Dropoff)
+}
+
+/// The proof rules `delivery`'s courier works to: the delivery's own, or
+/// none at all when its workspace's plan lacks proof of delivery (its
+/// client could never read the proof, so the courier is not asked for it;
+/// picking up and handing over then wait for nothing).
+pub async fn in_force(db: &impl ConnectionTrait, delivery: &Delivery) -> CoreResult<ProofRequirements> {
+    let workspace = crate::workspaces::get(db, &delivery.workspace_id).await?;
+    Ok(if workspace.plan.proof_of_delivery {
+        delivery.proof.clone()
+    } else {
+        nothing()
+    })
+}
+
+/// Rules that ask for nothing at either checkpoint.
+fn nothing() -> ProofRequirements {
+    let mut rules = ProofRequirements::default();
+    rules.pickup.photos = 0;
+    rules.dropoff.photos = 0;
+    rules
+}
+
 /// Checks `submission` against the delivery's rules (see [`submit`]).
 fn check(proof: &ProofRequirements, s: &ProofSubmission) -> CoreResult<()> {
     let at = s.checkpoint.as_str();
@@ -321,6 +347,16 @@ fn check_file(i: usize, file: &ProofFile) -> CoreResult<()> {
             "content_type must be a media type such as image/jpeg.",
         ));
     }
+    if !FileType::may_be_declared(&file.content_type) {
+        return Err(CoreError::invalid(
+            format!("files.{i}.content_type"),
+            format!(
+                "Proof files are {}; {} is not one of them.",
+                FileType::NAMES,
+                file.content_type.trim()
+            ),
+        ));
+    }
     if file.content.is_empty() {
         return Err(CoreError::invalid(format!("files.{i}.content"), "The file is empty."));
     }
@@ -330,7 +366,100 @@ fn check_file(i: usize, file: &ProofFile) -> CoreResult<()> {
             format!("A proof file is at most {} MiB.", MAX_FILE_BYTES / (1024 * 1024)),
         ));
     }
-    Ok(())
+    match FileType::of(&file.content) {
+        None => Err(CoreError::invalid(
+            format!("files.{i}.content"),
+            format!(
+                "The file is not one of the proof file types ({}): its bytes are checked, whatever its content_type says.",
+                FileType::NAMES
+            ),
+        )),
+        Some(FileType::Pdf) if file.kind == ArtifactKind::Photo => Err(CoreError::invalid(
+            format!("files.{i}.content"),
+            "A photo must be a JPEG, PNG, WebP or HEIC image; send a PDF as a document.",
+        )),
+        Some(_) => Ok(()),
+    }
+}
+
+/// What a proof file may be (docs/guide.md "Proof of delivery"), told by
+/// its first bytes, never by the `content_type` it was declared with: a
+/// file is stored and served with the media type of what it is. Nothing a
+/// browser would run (HTML, SVG, script) is one of them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FileType {
+    Jpeg,
+    Png,
+    Webp,
+    /// HEIC (HEVC-coded HEIF), as iPhones take photos.
+    Heic,
+    /// Other HEIF images.
+    Heif,
+    Pdf,
+}
+
+impl FileType {
+    const ALL: [FileType; 6] = [
+        FileType::Jpeg,
+        FileType::Png,
+        FileType::Webp,
+        FileType::Heic,
+        FileType::Heif,
+        FileType::Pdf,
+    ];
+
+    /// The types in words, for refusals.
+    pub const NAMES: &'static str = "JPEG, PNG, WebP or HEIC images, or PDF documents";
+
+    pub fn media_type(self) -> &'static str {
+        match self {
+            FileType::Jpeg => "image/jpeg",
+            FileType::Png => "image/png",
+            FileType::Webp => "image/webp",
+            FileType::Heic => "image/heic",
+            FileType::Heif => "image/heif",
+            FileType::Pdf => "application/pdf",
+        }
+    }
+
+    /// The type of `content` by its magic bytes, if it is one of these.
+    pub fn of(content: &[u8]) -> Option<FileType> {
+        let at = |offset: usize, magic: &[u8]| content.get(offset..offset + magic.len()) == Some(magic);
+        if at(0, b"\xff\xd8\xff") {
+            Some(FileType::Jpeg)
+        } else if at(0, b"\x89PNG\r\n\x1a\n") {
+            Some(FileType::Png)
+        } else if at(0, b"RIFF") && at(8, b"WEBP") {
+            Some(FileType::Webp)
+        } else if at(0, b"%PDF-") {
+            Some(FileType::Pdf)
+        } else if at(4, b"ftyp") {
+            // An ISO media file: its major brand says which.
+            match content.get(8..12)? {
+                b"heic" | b"heix" | b"heim" | b"heis" | b"hevc" | b"hevx" => Some(FileType::Heic),
+                b"mif1" | b"msf1" => Some(FileType::Heif),
+                _ => None,
+            }
+        } else {
+            None
+        }
+    }
+
+    /// Whether a file may be declared as `content_type`: one of these
+    /// types (or a common alias), or `application/octet-stream` (a sender
+    /// that does not know); its bytes decide what it is.
+    pub fn may_be_declared(content_type: &str) -> bool {
+        let essence = content_type
+            .split(';')
+            .next()
+            .unwrap_or_default()
+            .trim()
+            .to_ascii_lowercase();
+        matches!(
+            essence.as_str(),
+            "image/jpg" | "image/pjpeg" | "application/octet-stream"
+        ) || FileType::ALL.iter().any(|t| t.media_type() == essence)
+    }
 }
 
 /// `type/subtype` of RFC 6838 token characters, optionally followed by
@@ -349,7 +478,9 @@ fn is_media_type(text: &str) -> bool {
 
 /// Records the proof of `submission.checkpoint` for `delivery`.
 ///
-/// Checks it against the delivery's rules: at least the required photos; a
+/// Checks it against the rules in force ([`in_force`]): every file one of
+/// the proof file types by its bytes ([`FileType`]; it is stored with the
+/// media type of what it is), a photo an image; at least the required photos; a
 /// `signature` (or `signed_delivery_note`) file when a signature is required,
 /// unless the goods were left at the door; `person_name` when the sender's or
 /// recipient's name is required (skipped when left at the door); `barcode`
@@ -373,12 +504,13 @@ pub async fn submit(
     if is_submitted(db, &delivery.id, kind).await? {
         return Err(already_submitted(kind));
     }
-    check(&delivery.proof, &submission)?;
+    check(&in_force(db, delivery).await?, &submission)?;
     let mut artifacts = Vec::with_capacity(submission.files.len());
     for (position, file) in submission.files.into_iter().enumerate() {
         let id = ids::new_id("art");
         let blob_key = format!("proofs/{}/{}-{}", delivery.id, kind.as_str(), ids::random_base62(32));
         let size_bytes = file.content.len() as i64;
+        let content_type = FileType::of(&file.content).map_or(file.content_type, |t| t.media_type().to_owned());
         core.blobs.put(&blob_key, file.content).await?;
         artifacts.push(artifact::ActiveModel {
             id: Set(id),
@@ -387,7 +519,7 @@ pub async fn submit(
             position: Set(position as i32),
             kind: Set(file.kind.as_str().to_owned()),
             file_name: Set(file.file_name.trim().to_owned()),
-            content_type: Set(file.content_type),
+            content_type: Set(content_type),
             blob_key: Set(blob_key),
             size_bytes: Set(size_bytes),
             created_at: Set(now),
@@ -462,7 +594,7 @@ pub async fn submitted_checkpoints(db: &impl ConnectionTrait, delivery_id: &str)
 }
 
 /// A generated submission that satisfies the delivery's rules for
-/// `checkpoint` (test mode): PNG photos, an SVG signature, names, a barcode
+/// `checkpoint` (test mode): PNG photos, a PNG signature, names, a barcode
 /// and the age check, as far as the rules ask for them.
 pub fn sample_submission(delivery: &Delivery, checkpoint: Checkpoint) -> ProofSubmission {
     let n = needs(&delivery.proof, checkpoint);
@@ -482,9 +614,9 @@ pub fn sample_submission(delivery: &Delivery, checkpoint: Checkpoint) -> ProofSu
     if n.signature {
         files.push(ProofFile {
             kind: ArtifactKind::Signature,
-            file_name: format!("{at}-signature.svg"),
-            content_type: "image/svg+xml".into(),
-            content: sample::signature_svg(name),
+            file_name: format!("{at}-signature.png"),
+            content_type: "image/png".into(),
+            content: sample::signature(name),
         });
     }
     let suffix: String = delivery.id.chars().rev().take(8).collect();
@@ -631,9 +763,15 @@ pub async fn download(core: &Core, artifact_id: &str, expires: i64, signature: &
         .get(&row.blob_key)
         .await?
         .ok_or_else(|| CoreError::Internal(format!("proof file {} is missing from the blob store", row.id)))?;
+    // A file stored before types were checked by content is served as
+    // bytes, never as a type a browser would render.
+    let content_type = match FileType::of(&content) {
+        Some(file_type) => file_type.media_type().to_owned(),
+        None => "application/octet-stream".to_owned(),
+    };
     Ok(ProofDownload {
         content,
-        content_type: row.content_type,
+        content_type,
         file_name: row.file_name,
     })
 }
@@ -678,7 +816,7 @@ mod tests {
             kind,
             file_name: "f.png".into(),
             content_type: "image/png".into(),
-            content: vec![1, 2, 3],
+            content: b"\x89PNG\r\n\x1a\n 1 2 3".to_vec(),
         }
     }
 
@@ -780,8 +918,10 @@ mod tests {
             let s = submission(Checkpoint::Pickup, vec![file(ArtifactKind::Photo), bad]);
             assert_eq!(param(check(&r, &s)).as_deref(), Some(expected));
         }
+        let mut content = b"\x89PNG\r\n\x1a\n".to_vec();
+        content.resize(MAX_FILE_BYTES, 0);
         let big = ProofFile {
-            content: vec![0; MAX_FILE_BYTES],
+            content,
             ..file(ArtifactKind::Photo)
         };
         let too_much = vec![big; MAX_TOTAL_BYTES / MAX_FILE_BYTES + 1];
@@ -804,12 +944,107 @@ mod tests {
         strict_age.dropoff.leave_at_door = false;
         strict_age.dropoff.age_check = true;
         strict_age.pickup.photos = 10;
-        for proof in [ProofRequirements::default(), strict(), strict_age] {
+        for proof in [ProofRequirements::default(), strict(), strict_age, nothing()] {
             let delivery = delivery(proof.clone());
             for checkpoint in [Checkpoint::Pickup, Checkpoint::Dropoff] {
                 let s = sample_submission(&delivery, checkpoint);
                 check(&proof, &s).expect("sample passes");
             }
+        }
+    }
+
+    #[test]
+    fn file_types_are_told_by_their_bytes() {
+        let cases: [(&[u8], Option<FileType>); 11] = [
+            (b"\xff\xd8\xff\xe0\x00\x10JFIF", Some(FileType::Jpeg)),
+            (b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR", Some(FileType::Png)),
+            (b"RIFF\x24\0\0\0WEBPVP8 ", Some(FileType::Webp)),
+            (b"\0\0\0\x18ftypheic\0\0\0\0", Some(FileType::Heic)),
+            (b"\0\0\0\x18ftypmif1\0\0\0\0", Some(FileType::Heif)),
+            (b"%PDF-1.7\n", Some(FileType::Pdf)),
+            (b"<!doctype html><script>alert(1)</script>", None),
+            (
+                b"<svg xmlns=\"http://www.w3.org/2000/svg\"><script>alert(1)</script></svg>",
+                None,
+            ),
+            (b"\0\0\0\x18ftypisom\0\0\0\0", None),
+            (b"\xff\xd8", None),
+            (b"", None),
+        ];
+        for (bytes, expected) in cases {
+            assert_eq!(FileType::of(bytes), expected, "{}", String::from_utf8_lossy(bytes));
+        }
+        for declared in [
+            "image/jpeg",
+            "image/JPG",
+            "image/png",
+            "application/pdf",
+            "application/octet-stream",
+            "image/heic; x=y",
+        ] {
+            assert!(FileType::may_be_declared(declared), "{declared}");
+        }
+        for declared in [
+            "text/html",
+            "image/svg+xml",
+            "application/xhtml+xml",
+            "text/plain",
+            "image/gif",
+        ] {
+            assert!(!FileType::may_be_declared(declared), "{declared}");
+        }
+    }
+
+    #[test]
+    fn html_svg_and_mislabelled_files_are_refused_at_their_field() {
+        let r = ProofRequirements::default();
+        let with = |kind: ArtifactKind, content_type: &str, content: &[u8]| {
+            let other = ProofFile {
+                kind,
+                file_name: "f".into(),
+                content_type: content_type.into(),
+                content: content.to_vec(),
+            };
+            submission(Checkpoint::Pickup, vec![file(ArtifactKind::Photo), other])
+        };
+        let html = b"<html><script>alert(document.cookie)</script></html>";
+        let svg = b"<svg xmlns=\"http://www.w3.org/2000/svg\" onload=\"alert(1)\"/>";
+        let cases = [
+            with(ArtifactKind::Document, "text/html", html),
+            with(ArtifactKind::Signature, "image/svg+xml", svg),
+        ];
+        for s in cases {
+            assert_eq!(param(check(&r, &s)).as_deref(), Some("files.1.content_type"));
+        }
+        // Declared as a proof type, the bytes still decide.
+        let cases = [
+            with(ArtifactKind::Document, "application/pdf", html),
+            with(ArtifactKind::Signature, "image/png", svg),
+            with(ArtifactKind::Photo, "application/octet-stream", b"%PDF-1.4"),
+        ];
+        for s in cases {
+            assert_eq!(param(check(&r, &s)).as_deref(), Some("files.1.content"));
+        }
+        assert!(
+            check(
+                &r,
+                &with(ArtifactKind::Document, "application/octet-stream", b"%PDF-1.4")
+            )
+            .is_ok()
+        );
+        assert!(check(&r, &with(ArtifactKind::Photo, "image/png", b"\xff\xd8\xff\xdb")).is_ok());
+    }
+
+    #[test]
+    fn rules_that_ask_nothing_take_a_handover_without_files() {
+        let none = nothing();
+        assert!(!asks_anything(&none));
+        assert!(asks_anything(&ProofRequirements::default()));
+        for checkpoint in [Checkpoint::Pickup, Checkpoint::Dropoff] {
+            let mut s = submission(checkpoint, Vec::new());
+            s.person_name = None;
+            s.barcode = None;
+            assert!(check(&none, &s).is_ok());
         }
     }
 

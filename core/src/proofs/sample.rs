@@ -1,5 +1,5 @@
-//! Generated sample proof for test deliveries: real, small files (PNG photos,
-//! an SVG signature) so that integrators can exercise downloads and image
+//! Generated sample proof for test deliveries: real, small files (PNG photos
+//! and a PNG signature) so that integrators can exercise downloads and image
 //! handling before going live. Written without an image library: a PNG of
 //! uncompressed ("stored") deflate blocks is a few lines and always valid.
 
@@ -92,22 +92,27 @@ pub fn photo(variant: u32) -> Vec<u8> {
     })
 }
 
-/// A sample signature: a pen stroke as SVG.
-pub fn signature_svg(name: &str) -> Vec<u8> {
-    let initials: String = name
-        .split_whitespace()
-        .filter_map(|w| w.chars().next())
-        .filter(char::is_ascii_alphabetic)
-        .collect();
-    format!(
-        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"300\" height=\"100\" viewBox=\"0 0 300 100\">\
-         <rect width=\"300\" height=\"100\" fill=\"#ffffff\"/>\
-         <path d=\"M16 70 C 36 12, 58 14, 66 62 S 104 92, 122 40 S 160 18, 172 58 S 214 80, 236 34 L 282 30\" \
-         fill=\"none\" stroke=\"#1b2a4a\" stroke-width=\"3\" stroke-linecap=\"round\"/>\
-         <text x=\"282\" y=\"92\" font-family=\"sans-serif\" font-size=\"12\" text-anchor=\"end\" \
-         fill=\"#555555\">{initials}</text></svg>"
-    )
-    .into_bytes()
+/// A sample signature: a pen stroke on white, as a PNG (proof files are
+/// images of the kinds a phone takes, never SVG), its waves set by `name`
+/// so that two people's signatures differ.
+pub fn signature(name: &str) -> Vec<u8> {
+    let seed = name
+        .bytes()
+        .fold(7u32, |h, b| h.wrapping_mul(31).wrapping_add(u32::from(b)));
+    let (width, height) = (240u32, 80u32);
+    let wave = 8.0 + f64::from(seed % 7);
+    let lift = f64::from(seed % 11) / 10.0;
+    // The pen's height at column `x`, and how far it moves from one column
+    // to the next (a steep stroke is drawn as a band, not dots).
+    let pen = |x: f64| 40.0 + 22.0 * (x / wave + lift).sin() * (1.0 - x / 300.0);
+    png(width, height, |x, y| {
+        let (x, y) = (f64::from(x), f64::from(y));
+        let inked = (16.0..224.0).contains(&x) && {
+            let (a, b) = (pen(x), pen(x + 1.0));
+            (a.min(b) - 1.5..=a.max(b) + 1.5).contains(&y)
+        };
+        if inked { [27, 42, 74] } else { [255, 255, 255] }
+    })
 }
 
 #[cfg(test)]
@@ -143,8 +148,10 @@ mod tests {
     }
 
     #[test]
-    fn signatures_are_svg() {
-        let svg = String::from_utf8(signature_svg("Sam Sample")).expect("utf-8");
-        assert!(svg.starts_with("<svg") && svg.ends_with("</svg>") && svg.contains(">SS<"));
+    fn signatures_are_pngs_that_differ_by_name() {
+        let sam = signature("Sam Sample");
+        assert_eq!(&sam[..8], b"\x89PNG\r\n\x1a\n");
+        assert_ne!(sam, signature("Robin Recipient"));
+        assert_eq!(sam, signature("Sam Sample"));
     }
 }

@@ -1,0 +1,80 @@
+//! The operator's command line (`courier-core courier suspend`) where its
+//! change must reach the process serving the database at once. A SQLite
+//! database is served by one process (`db::ServeLock`), which hears of no
+//! other process's commit: a suspension written beside it would leave the
+//! courier's open streams there running. So, as `server::revoke_api_key`
+//! does for a key, the change goes through that process's own gRPC service
+//! when one serves; otherwise (no process serving, or PostgreSQL, whose
+//! replicas hear the commit's announcement) it is made here. Either way the
+//! audit log names the OS user (`cli:<user>`).
+
+use courier::internal::v1::SuspendCourierRequest;
+use courier::internal::v1::courier_service_client::CourierServiceClient;
+
+use crate::access::{self, act};
+use crate::auth::service_token;
+use crate::couriers::{self, Status};
+use crate::{Core, CoreError, CoreResult, audit, db};
+
+/// How long the serving process has to answer.
+const ANSWER_WITHIN: std::time::Duration = std::time::Duration::from_secs(10);
+
+/// Suspends courier `id` (docs/couriers.md "A courier's life"): signed out
+/// everywhere, their open streams ended within a second on every replica.
+/// Returns the courier's id.
+pub async fn suspend_courier(core: &Core, id: &str) -> CoreResult<String> {
+    let Some(serving) = db::serving_process(&core.config.database_url)? else {
+        let granted = access::caller::command_line::<act::ManageCouriers>()?;
+        let tx = db::begin(core).await?;
+        let courier = couriers::set_status(core, &tx, id, Status::Suspended).await?;
+        let change = audit::Change {
+            action: "courier.suspend",
+            workspace_id: courier.fleet.workspace_id(),
+            target: &courier.id,
+        };
+        granted.record(core, &*tx, change).await?;
+        tx.commit().await?;
+        return Ok(courier.id);
+    };
+    let unreachable = |e: &dyn std::fmt::Display| {
+        CoreError::Internal(format!(
+            "the core serving this database ({serving}) did not answer: {e}"
+        ))
+    };
+    let token = service_token::mint_command_line(
+        &core.secrets.service_token,
+        &access::caller::os_user(),
+        core.clock.now_micros() / 1_000_000,
+        60,
+    )?;
+    let channel = tonic::transport::Endpoint::from_shared(crate::server::local_url(serving))
+        .map_err(|e| unreachable(&e))?
+        .connect_timeout(std::time::Duration::from_secs(5))
+        .timeout(ANSWER_WITHIN)
+        .connect()
+        .await
+        .map_err(|e| unreachable(&e))?;
+    let mut request = tonic::Request::new(SuspendCourierRequest {
+        courier_id: id.to_owned(),
+    });
+    let bearer = format!("Bearer {token}")
+        .parse()
+        .map_err(|_| CoreError::Internal("a minted token is not a header value".into()))?;
+    request.metadata_mut().insert(courier::metadata::AUTHORIZATION, bearer);
+    let answer = CourierServiceClient::new(channel)
+        .suspend_courier(request)
+        .await
+        .map_err(|status| {
+            let (code, param) = courier::errors::from_status(&status);
+            CoreError::Rejected {
+                code,
+                message: status.message().to_owned(),
+                param,
+            }
+        })?;
+    Ok(answer
+        .into_inner()
+        .courier
+        .map(|courier| courier.id)
+        .unwrap_or_else(|| id.to_owned()))
+}

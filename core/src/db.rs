@@ -257,6 +257,8 @@ pub struct WriteTransaction {
     /// Couriers whose feeds changed, announced to every replica as the
     /// transaction commits (`cache_feed::announce_couriers`).
     couriers_changed: std::sync::Mutex<std::collections::BTreeSet<String>>,
+    /// Statements run last, before the commit, by key ([`Self::write_last`]).
+    last: std::sync::Mutex<std::collections::BTreeMap<String, Vec<Statement>>>,
     /// This replica's mark on its announcements (`cache_feed::Feed::origin`).
     origin: u64,
 }
@@ -268,8 +270,25 @@ impl WriteTransaction {
             held,
             on_commit,
             couriers_changed,
+            last,
             origin,
         } = self;
+        // Key by key in key order, each under its lock: a commit takes
+        // these locks last, in one order, and waits for nothing after them,
+        // so two commits never wait for each other in a circle.
+        for (key, statements) in last.into_inner().unwrap_or_else(|poisoned| poisoned.into_inner()) {
+            if tx.get_database_backend() == DbBackend::Postgres {
+                tx.execute_raw(Statement::from_sql_and_values(
+                    DbBackend::Postgres,
+                    "SELECT pg_advisory_xact_lock(hashtextextended($1, 0))",
+                    [key.into()],
+                ))
+                .await?;
+            }
+            for statement in statements {
+                tx.execute_raw(statement).await?;
+            }
+        }
         let couriers_changed = couriers_changed
             .into_inner()
             .unwrap_or_else(|poisoned| poisoned.into_inner());
@@ -314,6 +333,23 @@ impl WriteTransaction {
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner())
             .insert(courier_id.to_owned());
+    }
+
+    /// Runs `statement` as one of this transaction's last, just before it
+    /// commits, after the statements given before it under the same `key`.
+    /// On PostgreSQL they run holding a lock on `key` until the commit, so
+    /// that rows of one key inserted this way get their sequence ids in the
+    /// order their transactions commit (otherwise a transaction may take an
+    /// id, commit after one that took a later id, and a reader that already
+    /// moved past the later one never sees it). On SQLite, whose one writer
+    /// commits in order, they just run.
+    pub fn write_last(&self, key: String, statement: Statement) {
+        self.last
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .entry(key)
+            .or_default()
+            .push(statement);
     }
 
     /// Keeps `mark` until this transaction has ended (committed, rolled
@@ -391,6 +427,7 @@ pub async fn begin(core: &Core) -> CoreResult<WriteTransaction> {
         held: std::sync::Mutex::default(),
         on_commit: std::sync::Mutex::default(),
         couriers_changed: std::sync::Mutex::default(),
+        last: std::sync::Mutex::default(),
         origin: core.cache_feed.origin(),
     })
 }

@@ -11,12 +11,12 @@
 //! announcement (`cache_feed`, one per transaction for all its couriers).
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::Mutex;
 
 use sea_orm::{
-    ActiveModelTrait, ActiveValue::Set, ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder, QuerySelect,
+    ActiveValue::Set, ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder, QuerySelect, QueryTrait,
 };
-use tokio::sync::Notify;
+use tokio::sync::watch;
 
 use crate::db::WriteTransaction;
 use crate::{Core, CoreResult};
@@ -102,9 +102,9 @@ pub struct Positioned {
     pub entry: Entry,
 }
 
-/// Adds `entry` to courier `courier_id`'s feed in `tx`; their watchers in
-/// this process wake once `tx` commits.
-pub async fn append(core: &Core, tx: &WriteTransaction, courier_id: &str, entry: Entry, now: i64) -> CoreResult<()> {
+/// Adds `entry` to courier `courier_id`'s feed as `tx` commits; their
+/// watchers wake once it has.
+pub fn append(core: &Core, tx: &WriteTransaction, courier_id: &str, entry: Entry, now: i64) {
     let (kind, job_id, offer_id, reason) = match entry {
         Entry::Job { job_id } => ("job", job_id, None, None),
         Entry::Offer { job_id, offer_id } => ("offer", job_id, Some(offer_id), None),
@@ -114,7 +114,7 @@ pub async fn append(core: &Core, tx: &WriteTransaction, courier_id: &str, entry:
             reason,
         } => ("withdrawal", job_id, offer_id, Some(reason.as_str().to_owned())),
     };
-    entity::ActiveModel {
+    let row = entity::ActiveModel {
         courier_id: Set(courier_id.to_owned()),
         kind: Set(kind.to_owned()),
         job_id: Set(job_id),
@@ -122,11 +122,13 @@ pub async fn append(core: &Core, tx: &WriteTransaction, courier_id: &str, entry:
         reason: Set(reason),
         created_at: Set(now),
         ..Default::default()
-    }
-    .insert(&**tx)
-    .await?;
+    };
+    // Written last, under the courier's lock: a courier's rows take their
+    // positions in the order their transactions commit, so a stream that
+    // read up to a position never finds an earlier one committed later.
+    let insert = entity::Entity::insert(row).build(tx.get_database_backend());
+    tx.write_last(format!("courier_feed:{courier_id}"), insert);
     wake_at_commit(core, tx, courier_id);
-    Ok(())
 }
 
 /// Wakes courier `courier_id`'s watchers once `tx` commits: this
@@ -203,40 +205,116 @@ fn positioned(row: entity::Model) -> Positioned {
     }
 }
 
-/// Wakes the watchers of a courier's feed in this process.
+/// Wakes the watchers of a courier's feed in this process. Each watcher
+/// holds its own [`Wake`]: a wake is kept for every watcher that has not
+/// seen it yet, however many watch one courier (a stream of jobs, one of
+/// positions) and whatever each is doing when it comes.
 #[derive(Debug, Default)]
-pub struct Signals(Mutex<HashMap<String, Arc<Notify>>>);
+pub struct Signals(Mutex<HashMap<String, watch::Sender<()>>>);
 
 impl Signals {
-    /// What a watcher of `courier_id` waits on; a wake between two waits is
-    /// kept for the next one.
-    pub fn subscribe(&self, courier_id: &str) -> Arc<Notify> {
-        self.lock().entry(courier_id.to_owned()).or_default().clone()
+    /// A watcher of `courier_id`, woken by every wake from now on.
+    pub fn subscribe(&self, courier_id: &str) -> Wake {
+        Wake(
+            self.lock()
+                .entry(courier_id.to_owned())
+                .or_insert_with(|| watch::channel(()).0)
+                .subscribe(),
+        )
     }
 
     /// Wakes the watchers of `courier_id`.
     pub fn wake(&self, courier_id: &str) {
-        if let Some(notify) = self.lock().get(courier_id) {
-            notify.notify_waiters();
-            notify.notify_one();
+        if let Some(sender) = self.lock().get(courier_id) {
+            sender.send_modify(|_| {});
         }
     }
 
     /// Wakes every watcher in this process: after a time in which other
     /// replicas' announcements may have been missed.
     pub fn wake_all(&self) {
-        for notify in self.lock().values() {
-            notify.notify_waiters();
-            notify.notify_one();
+        for sender in self.lock().values() {
+            sender.send_modify(|_| {});
         }
     }
 
     /// Forgets couriers nobody watches any more.
     pub fn forget_unwatched(&self) {
-        self.lock().retain(|_, notify| Arc::strong_count(notify) > 1);
+        self.lock().retain(|_, sender| sender.receiver_count() > 0);
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Arc<Notify>>> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, watch::Sender<()>>> {
         self.0.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+}
+
+/// One watcher's wakes ([`Signals::subscribe`]). A wake that comes while
+/// the watcher reads (between two waits) ends its next wait at once, so a
+/// commit landing between a read and the next wait is read too.
+#[derive(Debug)]
+pub struct Wake(watch::Receiver<()>);
+
+impl Wake {
+    /// Waits for a wake this watcher has not seen yet.
+    pub async fn woken(&mut self) {
+        if self.0.changed().await.is_err() {
+            // The sender lives while a receiver does (`forget_unwatched`),
+            // so this is never reached; were it, no wake could come.
+            std::future::pending::<()>().await;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::Signals;
+
+    const AT_ONCE: Duration = Duration::from_millis(200);
+
+    /// Two watchers of one courier (a stream of jobs, one of positions):
+    /// one that waits again at once after a wake does not take the wake of
+    /// the other, which was reading when it came.
+    #[tokio::test]
+    async fn a_wake_reaches_a_watcher_that_was_reading_when_it_came() {
+        let signals = Signals::default();
+        for _ in 0..1_000 {
+            let mut reading = signals.subscribe("courier");
+            let mut waiting = signals.subscribe("courier");
+            let woken = tokio::spawn(async move {
+                waiting.woken().await;
+                waiting
+            });
+            tokio::task::yield_now().await;
+            signals.wake("courier");
+            let mut waiting = tokio::time::timeout(AT_ONCE, woken)
+                .await
+                .expect("the waiting watcher woke")
+                .expect("task");
+            // It waits again at once; the wake was one, and it saw it.
+            assert!(
+                tokio::time::timeout(Duration::from_millis(1), waiting.woken())
+                    .await
+                    .is_err()
+            );
+            tokio::time::timeout(AT_ONCE, reading.woken())
+                .await
+                .expect("the reading watcher finds the wake it has not seen");
+        }
+    }
+
+    #[tokio::test]
+    async fn watchers_of_nobody_are_forgotten_and_new_ones_miss_no_wake() {
+        let signals = Signals::default();
+        let watcher = signals.subscribe("a");
+        signals.forget_unwatched();
+        assert_eq!(signals.lock().len(), 1, "still watched");
+        drop(watcher);
+        signals.forget_unwatched();
+        assert!(signals.lock().is_empty());
+        let mut watcher = signals.subscribe("a");
+        signals.wake_all();
+        tokio::time::timeout(AT_ONCE, watcher.woken()).await.expect("woken");
     }
 }

@@ -187,7 +187,7 @@ pub async fn take_back(core: &Core, tx: &WriteTransaction, job_id: &str, now: i6
 
 /// Tells the courier holding `job_id` that it changed without a status
 /// move (it was just given to them), in `tx`.
-pub async fn announce(core: &Core, tx: &WriteTransaction, courier_id: &str, job_id: &str, now: i64) -> CoreResult<()> {
+pub fn announce(core: &Core, tx: &WriteTransaction, courier_id: &str, job_id: &str, now: i64) {
     feed::append(
         core,
         tx,
@@ -196,8 +196,7 @@ pub async fn announce(core: &Core, tx: &WriteTransaction, courier_id: &str, job_
             job_id: job_id.to_owned(),
         },
         now,
-    )
-    .await
+    );
 }
 
 /// What the state machine's movers call in the transaction of every move
@@ -229,8 +228,7 @@ pub async fn job_moved(
                     job_id: job_id.to_owned(),
                 },
                 now,
-            )
-            .await?
+            );
         }
     }
     Ok(Some(open.courier_id))
@@ -267,7 +265,8 @@ async fn end(
             reason: Reason::Reassigned,
         },
     };
-    feed::append(core, tx, &assignment.courier_id, entry, now).await
+    feed::append(core, tx, &assignment.courier_id, entry, now);
+    Ok(())
 }
 
 /// The open assignment of `job_id`, if any.

@@ -114,7 +114,7 @@ pub async fn create(core: &Core, tx: &WriteTransaction, new: NewOffer, now: i64)
         job_id: offer.job_id.clone(),
         offer_id: offer.id.clone(),
     };
-    feed::append(core, tx, &offer.courier_id, entry, now).await?;
+    feed::append(core, tx, &offer.courier_id, entry, now);
     Ok(offer)
 }
 
@@ -192,7 +192,7 @@ pub async fn close(
             offer_id: Some(offer.id.clone()),
             reason,
         };
-        feed::append(core, tx, &offer.courier_id, entry, now).await?;
+        feed::append(core, tx, &offer.courier_id, entry, now);
     }
     Ok(closed)
 }

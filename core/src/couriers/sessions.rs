@@ -179,13 +179,11 @@ const RECHECK_EVERY: std::time::Duration = std::time::Duration::from_secs(60);
 /// announcement, `feed::wake_at_commit`), and every [`RECHECK_EVERY`]. A
 /// check that fails to read waits for the next.
 pub async fn ended(core: &Core, token: &str, courier_id: &str) -> CoreError {
-    let signal = core.courier_signals.subscribe(courier_id);
-    // A wake reaches a waiter from its creation on, polled or not: each is
-    // made before the check it calls for, so none falls between.
-    let mut woken = std::pin::pin!(signal.notified());
+    // A wake that comes during a check ends the next wait at once.
+    let mut wake = core.courier_signals.subscribe(courier_id);
     loop {
         tokio::select! {
-            () = woken.as_mut() => woken.set(signal.notified()),
+            () = wake.woken() => {}
             () = tokio::time::sleep(RECHECK_EVERY) => {}
         }
         match authenticate(core, token).await {

@@ -400,7 +400,7 @@ async fn assign_in(
             let moved = if delivery.status == Status::Pending {
                 lifecycle::advance(core, tx, &delivery, Status::CourierAssigned, change, now).await?
             } else if deliveries::update(core, tx, &delivery.id, Some(delivery.status), change.touched(now)).await? {
-                assignments::announce(core, tx, &courier.id, &job_id, now).await?;
+                assignments::announce(core, tx, &courier.id, &job_id, now);
                 let updated = deliveries::reload(&**tx, &delivery.id).await?;
                 deliveries::record_events(core, tx, &[(&updated, EventType::CourierAssigned, now)]).await?;
                 Some(updated)
@@ -417,7 +417,7 @@ async fn assign_in(
             Work::FleetOrder(fleet::move_in(core, tx, &order, Status::CourierAssigned, assigned_by).await?)
         }
         Work::FleetOrder(order) => {
-            assignments::announce(core, tx, &courier.id, &job_id, now).await?;
+            assignments::announce(core, tx, &courier.id, &job_id, now);
             Work::FleetOrder(order)
         }
     };

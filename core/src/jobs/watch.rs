@@ -64,7 +64,8 @@ pub async fn watch(
     let (sender, receiver) = mpsc::channel(16);
     let core = core.clone();
     let token = session_token.to_owned();
-    let wake = core.courier_signals.subscribe(&courier_id);
+    // Subscribed before the first read: a commit after it wakes the loop.
+    let mut wake = core.courier_signals.subscribe(&courier_id);
     tokio::spawn(async move {
         let mut position = match resume {
             Some(position) if feed::is_kept(&core.db, &courier_id, position).await.unwrap_or(false) => position,
@@ -101,7 +102,7 @@ pub async fn watch(
             }
             tokio::select! {
                 () = sender.closed() => return,
-                () = wake.notified() => {}
+                () = wake.woken() => {}
                 () = tokio::time::sleep(unwoken_read(&core)) => {}
             }
         }

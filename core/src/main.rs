@@ -491,7 +491,7 @@ async fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
             }
         }
         DatabaseCommand::Key(KeyCommand::Revoke { id }) => {
-            let id = courier_core::server::revoke_api_key(&core, &id).await?;
+            let id = courier_core::command_line::revoke_api_key(&core, &id).await?;
             println!("key {id} revoked");
         }
         DatabaseCommand::Billing(command) => billing(&core, command).await?,

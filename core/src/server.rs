@@ -29,8 +29,8 @@ use tonic_health::ServingStatus;
 use tonic_health::server::HealthReporter;
 use tower_http::trace::{DefaultOnFailure, DefaultOnResponse, TraceLayer};
 
+use crate::Core;
 use crate::access;
-use crate::auth::service_token;
 use crate::grpc::billing::BillingApi;
 use crate::grpc::console::ConsoleApi;
 use crate::grpc::courier_app::CourierAppApi;
@@ -40,7 +40,6 @@ use crate::grpc::request_text::CheckText;
 use crate::grpc::{admin::AdminApi, deliveries::DeliveryApi, quotes::QuoteApi, vehicle_types::VehicleTypeApi};
 use crate::grpc::{dispatch::DispatchApi, events::EventApi, tracking::TrackingApi, webhooks::WebhookApi};
 use crate::metrics::CoreMetrics;
-use crate::{Core, CoreError, CoreResult};
 
 /// Every service the health service reports on; `""` is the server as a
 /// whole.
@@ -247,59 +246,4 @@ pub async fn probe(addr: &str, timeout: std::time::Duration) -> Result<(), Strin
     tokio::time::timeout(timeout, check)
         .await
         .unwrap_or_else(|_| Err(format!("no answer from {target} within {timeout:?}")))
-}
-
-/// `courier-core key revoke`: revokes key `id` as the command line, through
-/// the AdminService of the process serving this SQLite database, when one
-/// does (`db::ServeLock`), so that its key cache forgets the key at once;
-/// directly in the database otherwise. Either way the audit log names the
-/// OS user (`cli:<user>`). Returns the revoked key's id.
-pub async fn revoke_api_key(core: &Core, id: &str) -> CoreResult<String> {
-    use courier::internal::v1::RevokeApiKeyRequest;
-    use courier::internal::v1::admin_service_client::AdminServiceClient;
-
-    let Some(serving) = crate::db::serving_process(&core.config.database_url)? else {
-        let granted = access::caller::command_line::<access::act::Administer>()?;
-        return Ok(crate::auth::api_keys::revoke(core, &granted, id).await?.id);
-    };
-    let unreachable = |e: &dyn std::fmt::Display| {
-        CoreError::Internal(format!(
-            "the core serving this database ({serving}) did not answer: {e}"
-        ))
-    };
-    let token = service_token::mint_command_line(
-        &core.secrets.service_token,
-        &access::caller::os_user(),
-        core.clock.now_micros() / 1_000_000,
-        60,
-    )?;
-    let channel = tonic::transport::Endpoint::from_shared(local_url(serving))
-        .map_err(|e| unreachable(&e))?
-        .connect_timeout(std::time::Duration::from_secs(5))
-        .connect()
-        .await
-        .map_err(|e| unreachable(&e))?;
-    let mut request = tonic::Request::new(RevokeApiKeyRequest {
-        api_key_id: id.to_owned(),
-    });
-    let bearer = format!("Bearer {token}")
-        .parse()
-        .map_err(|_| CoreError::Internal("a minted token is not a header value".into()))?;
-    request.metadata_mut().insert(courier::metadata::AUTHORIZATION, bearer);
-    let answer = AdminServiceClient::new(channel)
-        .revoke_api_key(request)
-        .await
-        .map_err(|status| {
-            let (code, param) = courier::errors::from_status(&status);
-            CoreError::Rejected {
-                code,
-                message: status.message().to_owned(),
-                param,
-            }
-        })?;
-    Ok(answer
-        .into_inner()
-        .api_key
-        .map(|key| key.id)
-        .unwrap_or_else(|| id.to_owned()))
 }

@@ -14,6 +14,7 @@ use std::time::{Duration, Instant};
 
 use clap::Parser;
 use courier::app::v1 as apb;
+use courier::app::v1::watch_assignments_response::Update;
 use courier::internal::v1 as ipb;
 use courier_core::positions::trail;
 use sea_orm::{ColumnTrait, EntityTrait, PaginatorTrait, QueryFilter};
@@ -25,6 +26,7 @@ use tonic_types::StatusExt;
 use crate::couriers::{App, PASSWORD, app_client, assign, at, couriers, join, next, refusal};
 use crate::deliveries::berlin_delivery;
 use crate::harness::{TestApp, wait_until};
+use serde_json::json;
 
 /// Set for the child process: the courier it suspends.
 const SUSPEND: &str = "COURIER_E2E_SUSPEND_COURIER";
@@ -414,5 +416,74 @@ e2e! {
         let token = invited.invitation_url.rsplit('/').next().expect("token").to_owned();
         app_client(&app).await.accept_invitation(apb::AcceptInvitationRequest { token, password: "a new tram at dusk".into() }).await.expect("a new password");
         second.assert_ended("the new password", Instant::now()).await;
+    }
+}
+
+/// How long a change may take to reach the courier's phone.
+const ON_THE_PHONE_WITHIN: Duration = Duration::from_secs(2);
+
+/// Reads `stream` until `wanted` picks a message, failing after
+/// [`ON_THE_PHONE_WITHIN`] from `since` with what came meanwhile.
+async fn on_the_phone(
+    stream: &mut tonic::Streaming<apb::WatchAssignmentsResponse>,
+    what: &str,
+    since: Instant,
+    wanted: impl Fn(&Update) -> bool,
+) {
+    let mut seen = Vec::new();
+    loop {
+        let left = ON_THE_PHONE_WITHIN.saturating_sub(since.elapsed());
+        let Ok(message) = tokio::time::timeout(left, stream.message()).await else {
+            panic!("{what} did not reach the phone within {ON_THE_PHONE_WITHIN:?}; came meanwhile: {seen:?}");
+        };
+        let update = message.expect("stream").expect("message").update.expect("an update");
+        if wanted(&update) {
+            return;
+        }
+        seen.push(update);
+    }
+}
+
+e2e! {
+    // A stream woken by a commit that lands while it reads, or while
+    // another watcher of the same courier (their report stream, a second
+    // assignment stream) takes its own wake, still reads it: 200 jobs
+    // given and cancelled back to back, both changes on the phone within
+    // 2 s of the cancel. (With one wake shared by a courier's watchers a
+    // run lost one within 100 jobs about every other time.)
+    async fn every_change_reaches_a_courier_whose_streams_race_the_commits(app: TestApp) {
+        let kim = join(&app, "", "Kim Courier", "kim@example.com", "car").await;
+        let _other_streams = Streams::open(&app, &kim).await;
+        let mut client = kim.client.clone();
+        client
+            .set_availability(kim.request(apb::SetAvailabilityRequest {
+                availability: apb::Availability::Online as i32,
+            }))
+            .await
+            .expect("online");
+        let mut phone = client
+            .watch_assignments(kim.request(apb::WatchAssignmentsRequest::default()))
+            .await
+            .expect("watch")
+            .into_inner();
+        next(&mut phone).await;
+        for round in 0..200 {
+            let delivery = app.create_delivery(&app.live_key, &berlin_delivery()).await;
+            let id = delivery["id"].as_str().expect("id").to_owned();
+            // Back to back: the cancel commits while the streams still
+            // read (or re-arm after) the assignment.
+            assign(&app, &id, &kim.courier.id).await.expect("assigned");
+            let answer = app.post(&format!("/v1/deliveries/{id}/cancel"), &app.live_key, &json!({})).await;
+            assert_eq!(answer.status, 200, "{:?}", answer.body);
+            let cancelled = Instant::now();
+            on_the_phone(&mut phone, &format!("job {round} given"), cancelled, |update| {
+                matches!(update, Update::Job(job) if job.id == id)
+            })
+            .await;
+            on_the_phone(&mut phone, &format!("job {round} cancelled"), cancelled, |update| {
+                matches!(update, Update::Withdrawal(withdrawal) if withdrawal.job_id == id)
+            })
+            .await;
+        }
     }
 }

@@ -193,8 +193,8 @@ impl Streams {
     }
 }
 
-/// `courier`'s job: a live delivery assigned by dispatch.
-async fn give_job(app: &TestApp, courier: &App) -> String {
+/// `courier` goes online.
+async fn online(courier: &App) {
     let mut client = courier.client.clone();
     client
         .set_availability(courier.request(apb::SetAvailabilityRequest {
@@ -202,6 +202,11 @@ async fn give_job(app: &TestApp, courier: &App) -> String {
         }))
         .await
         .expect("online");
+}
+
+/// `courier`'s job: a live delivery assigned by dispatch.
+async fn give_job(app: &TestApp, courier: &App) -> String {
+    online(courier).await;
     let delivery = app.create_delivery(&app.live_key, &berlin_delivery()).await;
     let id = delivery["id"].as_str().expect("id").to_owned();
     assign(app, &id, &courier.courier.id).await.expect("assigned");
@@ -454,14 +459,10 @@ e2e! {
     async fn every_change_reaches_a_courier_whose_streams_race_the_commits(app: TestApp) {
         let kim = join(&app, "", "Kim Courier", "kim@example.com", "car").await;
         let _other_streams = Streams::open(&app, &kim).await;
-        let mut client = kim.client.clone();
-        client
-            .set_availability(kim.request(apb::SetAvailabilityRequest {
-                availability: apb::Availability::Online as i32,
-            }))
-            .await
-            .expect("online");
-        let mut phone = client
+        online(&kim).await;
+        let mut phone = kim
+            .client
+            .clone()
             .watch_assignments(kim.request(apb::WatchAssignmentsRequest::default()))
             .await
             .expect("watch")

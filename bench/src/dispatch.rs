@@ -30,7 +30,7 @@ use tonic::codegen::{Body, BoxFuture, Context, Poll, StdError, http};
 use tonic::transport::Channel;
 
 use crate::load::percentile_ms;
-use crate::service::{BenchResult, Service, free_addr, resident_kib};
+use crate::service::{BenchResult, OFFER_TIMEOUT, Service, free_addr, resident_kib};
 
 /// The city: a box around Berlin's centre, about 11 km across.
 const CENTRE: (f64, f64) = (52.5200, 13.4050);
@@ -73,6 +73,10 @@ pub struct Figures {
     pub offered: usize,
     pub accepted: usize,
     pub never_offered: usize,
+    /// Offers that reached the device, and those of them that reached it
+    /// more than [`LATE`] after the core made them (0 expected).
+    pub offers_received: usize,
+    pub late_offers: usize,
     pub offer_p50_ms: f64,
     pub offer_p99_ms: f64,
     /// The create's own answer (sent → answered), and answered → offer on
@@ -202,7 +206,14 @@ struct City {
     booked: HashMap<String, (Instant, Instant)>,
     offered: HashMap<String, Instant>,
     accepted: HashMap<String, Instant>,
+    /// Every offer received, and those received late ([`LATE`]).
+    offers_received: usize,
+    late_offers: usize,
 }
+
+/// An offer on the device later than this after it was made was held up
+/// on its way (a lost wake, a stream that did not read).
+const LATE: Duration = Duration::from_secs(2);
 
 struct Shared {
     city: Mutex<City>,
@@ -217,10 +228,21 @@ impl Shared {
 
     /// Courier `c` was offered `job` now: joins the round under way or
     /// starts one with the free couriers as they are.
-    fn offered(&self, c: usize, job: &apb::Job) {
+    fn offered(&self, c: usize, offer: &apb::Offer, job: &apb::Job) {
         let now = Instant::now();
         let pickup = job.pickup.as_ref().map_or((0.0, 0.0), |p| (p.latitude, p.longitude));
+        // Made when its answer time began: its expiry less the timeout.
+        let made_micros = offer.expires_at.as_ref().map_or(0, |t| {
+            t.seconds * 1_000_000 + i64::from(t.nanos) / 1_000 - OFFER_TIMEOUT.as_micros() as i64
+        });
+        let wall_micros = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_micros() as i64);
         let mut city = self.city();
+        city.offers_received += 1;
+        if wall_micros - made_micros > LATE.as_micros() as i64 {
+            city.late_offers += 1;
+        }
         city.offered.entry(job.id.clone()).or_insert(now);
         let position = city.motions[c].at(now);
         let joins = city
@@ -528,7 +550,7 @@ async fn drive(shared: Arc<Shared>, courier: Courier, stop: CancellationToken) -
             continue;
         };
         let Some(job) = offer.job.as_ref() else { continue };
-        shared.offered(c, job);
+        shared.offered(c, &offer, job);
         tokio::time::sleep(THINK).await;
         let accepted = client
             .accept_offer(courier.request(apb::AcceptOfferRequest {
@@ -750,6 +772,7 @@ pub async fn measure(bin_dir: &std::path::Path, service: &Service, settings: Set
     {
         let city = shared.city();
         figures.created = city.booked.len();
+        (figures.offers_received, figures.late_offers) = (city.offers_received, city.late_offers);
         let (mut to_offer, mut to_accept, mut to_answer, mut answer_to_offer) =
             (Vec::new(), Vec::new(), Vec::new(), Vec::new());
         for (id, (sent, answered)) in &city.booked {
@@ -952,6 +975,12 @@ pub fn print(settings: &Settings, f: &Figures) {
     println!(
         "- create → offer on the device: p50 {:.0} ms, p99 {:.0} ms (target p99 < 500 ms); {} offered, {} never offered",
         f.offer_p50_ms, f.offer_p99_ms, f.offered, f.never_offered
+    );
+    println!(
+        "- offers on the device more than {} s after they were made: {} of {} received (target 0)",
+        LATE.as_secs(),
+        f.late_offers,
+        f.offers_received
     );
     println!(
         "  of which the create's answer: p50 {:.0} ms, p99 {:.0} ms; its answer → the offer (0 when the offer came first): p50 {:.0} ms, p99 {:.0} ms",

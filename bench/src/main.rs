@@ -102,6 +102,11 @@ impl Cli {
 /// Connection counts every flow is measured at.
 const CONCURRENCY: [usize; 2] = [1, 64];
 
+/// Live deliveries waiting, with no courier online, when the flows are
+/// measured: a city at peak, where automatic dispatch has work it cannot
+/// place (every create adds one more).
+const WAITING: u64 = 1_000;
+
 pub fn place(address: &str, latitude: f64, longitude: f64, contact: &str) -> Value {
     json!({ "address": address, "latitude": latitude, "longitude": longitude,
             "contact": { "name": contact, "phone": "+49 30 1234567" } })
@@ -293,7 +298,16 @@ async fn bench_backend(cli: &Cli, backend: Backend, bin_dir: &std::path::Path) -
         .bytes()
         .await?;
 
+    if cli.runs(Part::Flows) {
+        book_waiting(&client, &service, WAITING).await?;
+    }
+
     println!("\n### {}\n", backend.name());
+    if cli.runs(Part::Flows) {
+        println!(
+            "Automatic dispatch on (the default), {WAITING} live deliveries waiting and no courier online; every create adds one.\n"
+        );
+    }
     let service = Arc::new(service);
     if [Part::Flows, Part::Ceilings, Part::Database]
         .into_iter()
@@ -362,6 +376,12 @@ async fn bench_backend(cli: &Cli, backend: Backend, bin_dir: &std::path::Path) -
             }
         }
     }
+
+    let auto_of_external = if cli.runs(Part::Flows) {
+        creates_beside_external_dispatch(cli, backend, bin_dir, &client, &service, duration).await?
+    } else {
+        Vec::new()
+    };
 
     if cli.runs(Part::Limits) {
         let edge = limits::start_redis_edge(bin_dir, &service, &client, &delivery_id).await?;
@@ -538,6 +558,11 @@ async fn bench_backend(cli: &Cli, backend: Backend, bin_dir: &std::path::Path) -
             million::ROWS
         );
     }
+    if let [(_, at_1), (_, at_64)] = auto_of_external[..] {
+        println!(
+            "- POST /v1/deliveries with automatic dispatch ÷ with dispatch external: {at_1:.2} at 1 connection, {at_64:.2} at 64 (target ≥ 0.9)"
+        );
+    }
     if let Some(ratio) = get_of_hop {
         println!("- GET /v1/deliveries/{{id}} ÷ edge-to-core hop: {ratio:.2} (target ≥ 0.6)");
     }
@@ -569,6 +594,79 @@ async fn bench_backend(cli: &Cli, backend: Backend, bin_dir: &std::path::Path) -
     }
 
     stop(service).await
+}
+
+/// Books `count` live deliveries on `service`, 16 at a time.
+async fn book_waiting(client: &reqwest::Client, service: &Service, count: u64) -> BenchResult<()> {
+    let booked = Arc::new(AtomicU64::new(0));
+    let mut workers = tokio::task::JoinSet::new();
+    for _ in 0..16 {
+        let (client, booked) = (client.clone(), booked.clone());
+        let (base_url, key) = (service.base_url.clone(), service.live_key.clone());
+        workers.spawn(async move {
+            while booked.fetch_add(1, Ordering::Relaxed) < count {
+                let answer = webhooks::create_request(&client, &base_url, &key).send().await?;
+                if !answer.status().is_success() {
+                    return Err(format!("a waiting delivery was refused: {}", answer.status()).into());
+                }
+            }
+            BenchResult::Ok(())
+        });
+    }
+    while let Some(done) = workers.join_next().await {
+        done??;
+    }
+    Ok(())
+}
+
+/// The create on `service` (automatic dispatch, deliveries waiting) and on
+/// a service of its own with dispatch `external` and as many waiting, run
+/// by run: what automatic dispatch costs a create. Answers the ratio at
+/// each connection count.
+async fn creates_beside_external_dispatch(
+    cli: &Cli,
+    backend: Backend,
+    bin_dir: &std::path::Path,
+    client: &reqwest::Client,
+    service: &Arc<Service>,
+    duration: Duration,
+) -> BenchResult<Vec<(usize, f64)>> {
+    let external = Arc::new(
+        Service::start_with(
+            bin_dir,
+            backend,
+            &cli.postgres_url,
+            "external",
+            &[("COURIER_DISPATCH", "external")],
+        )
+        .await?,
+    );
+    let measured = async {
+        book_waiting(client, &external, WAITING).await?;
+        println!(
+            "\nPOST /v1/deliveries with automatic dispatch (the run above, its deliveries waiting) and on a service with dispatch `external` ({WAITING}+ waiting), run by run:\n"
+        );
+        println!("| Flow | Connections | Requests/s | p50 ms | p99 ms | Errors |");
+        println!("|---|---:|---:|---:|---:|---:|");
+        let mut ratios = Vec::new();
+        for concurrency in CONCURRENCY {
+            let auto = flow_request(Flow::Create, client, service, "");
+            let without = flow_request(Flow::Create, client, &external, "");
+            let pair = paired(
+                cli.repeat,
+                || load_once(concurrency, duration, auto.clone()),
+                || async { Ok(load_once(concurrency, duration, without.clone()).await) },
+            )
+            .await?;
+            row("POST /v1/deliveries, dispatch auto", concurrency, &pair.flow);
+            row("POST /v1/deliveries, dispatch external", concurrency, &pair.ceiling);
+            ratios.push((concurrency, pair.ratio));
+        }
+        Ok(ratios)
+    }
+    .await;
+    stop(external).await?;
+    measured
 }
 
 fn print_webhooks(webhook: &webhooks::WebhookStats) {

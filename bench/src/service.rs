@@ -92,6 +92,10 @@ pub fn free_addr() -> BenchResult<String> {
     Ok(listener.local_addr()?.to_string())
 }
 
+/// How long a courier has to answer an offer: the core's default, set
+/// here so that the dispatch run can tell when each offer was made.
+pub const OFFER_TIMEOUT: Duration = Duration::from_secs(30);
+
 fn core_command(bin_dir: &Path, database: &ScratchDatabase, grpc_addr: &str, base_url: &str) -> Command {
     let mut command = Command::new(bin_dir.join("courier-core"));
     command
@@ -103,6 +107,7 @@ fn core_command(bin_dir: &Path, database: &ScratchDatabase, grpc_addr: &str, bas
         .env("COURIER_BLOB_DIR", database.dir.join("blobs"))
         // The intake runs report flat out: no per-courier report limit.
         .env("COURIER_POSITIONS_PER_SECOND", "0")
+        .env("COURIER_OFFER_TIMEOUT", format!("{}s", OFFER_TIMEOUT.as_secs()))
         // Any free port: the bench reads no metrics.
         .env("COURIER_METRICS_ADDR", "127.0.0.1:0")
         .kill_on_drop(true);
@@ -174,6 +179,7 @@ impl Service {
         Ok(edge)
     }
 
+    /// The service as production runs it (automatic dispatch, the default).
     pub async fn start(bin_dir: &Path, backend: Backend, postgres_url: &str) -> BenchResult<Service> {
         Service::start_labelled(bin_dir, backend, postgres_url, "service").await
     }
@@ -184,6 +190,18 @@ impl Service {
         backend: Backend,
         postgres_url: &str,
         label: &str,
+    ) -> BenchResult<Service> {
+        Service::start_with(bin_dir, backend, postgres_url, label, &[]).await
+    }
+
+    /// A service of its own whose core runs with `core_env` on top of the
+    /// bench's, e.g. `COURIER_DISPATCH=external`.
+    pub async fn start_with(
+        bin_dir: &Path,
+        backend: Backend,
+        postgres_url: &str,
+        label: &str,
+        core_env: &[(&str, &str)],
     ) -> BenchResult<Service> {
         let database = ScratchDatabase::create(backend, postgres_url, label).await?;
         admin(bin_dir, &database, &["migrate"]).await?;
@@ -234,6 +252,7 @@ impl Service {
         // Logs at the production level (info), kept beside the database.
         let log = |name: &str| std::fs::File::create(database.dir.join(name)).map(Stdio::from);
         let core = core_command(bin_dir, &database, &grpc_addr, &base_url)
+            .envs(core_env.iter().copied())
             .arg("serve")
             .stdout(Stdio::null())
             .stderr(log("core.log")?)

@@ -6,7 +6,9 @@
 //! order. A round runs when woken (a delivery created, an offer declined,
 //! a courier freed), at least every second and at most every 50 ms (a
 //! burst of wakes is one round), beside the requests: it never holds
-//! SQLite's writer unless it has something to write.
+//! SQLite's writer unless it has something to write, and reads no waiting
+//! job while nothing it would read has changed since a round that placed
+//! nothing ([`Memory`]).
 //!
 //! Offers are rows (`assignments::offers`); the round and its offers are
 //! one transaction. On PostgreSQL a round holds a transaction-scoped
@@ -23,7 +25,7 @@ use pathfinding::matrix::Matrix;
 use sea_orm::{ConnectionTrait, DbBackend, Statement};
 use tokio_util::sync::CancellationToken;
 
-use crate::assignments::offers::{self, NewOffer, OfferStatus};
+use crate::assignments::offers::{self, NewOffer, Offer, OfferStatus};
 use crate::config::DispatchMode;
 use crate::couriers::{self, Courier, Fleet};
 use crate::deliveries;
@@ -49,6 +51,9 @@ const STALE_POSITION_MICROS: i64 = 2 * 60 * 1_000_000;
 const ROUND_LOCK: i64 = 0x0063_6f75_7269_6572;
 /// The cost of a pair that may not be matched.
 const INFEASIBLE: i64 = 1_000_000_000;
+/// A free courier who moved less than this since a round that placed
+/// nothing is where they were for the next one.
+const MOVED_KM: f64 = 0.1;
 
 /// What one round did, for metrics and tests.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -68,11 +73,17 @@ pub async fn run(core: Core, stop: CancellationToken) {
     }
     let mut wait = ROUND_EVERY;
     let mut last = Instant::now();
+    let mut memory = Memory::default();
     loop {
-        tokio::select! {
+        let woken = tokio::select! {
             () = stop.cancelled() => return,
-            () = core.dispatch_wake.notified() => {}
-            () = tokio::time::sleep(wait) => {}
+            () = core.dispatch_wake.notified() => true,
+            () = tokio::time::sleep(wait) => false,
+        };
+        // A wake means something a round reads changed (a wake during a
+        // round is kept for this wait).
+        if woken {
+            memory.forget();
         }
         // The wakes of a burst (a create each) are coalesced: one round
         // per gap at most, whatever their number.
@@ -86,7 +97,7 @@ pub async fn run(core: Core, stop: CancellationToken) {
         let started = Instant::now();
         last = started;
         wait = ROUND_EVERY;
-        match round(&core).await {
+        match round_with(&core, &mut memory).await {
             Ok(Some(done)) => core
                 .metrics
                 .dispatch_round(started.elapsed(), done.waiting, done.free_couriers),
@@ -98,18 +109,136 @@ pub async fn run(core: Core, stop: CancellationToken) {
     }
 }
 
-/// One round; `None` when another replica's round holds the lock.
+/// What the last round saw when it placed nothing: each pool's free
+/// couriers and where they were, and when the first scheduled job it left
+/// for later comes due. While the dispatcher is not woken (no create,
+/// decline, courier freed or newly online), no offer expires, no scheduled
+/// job comes due and the same couriers are free within [`MOVED_KM`] of
+/// where they were, a round would place nothing again: it reads no
+/// waiting job. A replica's memory is its own: another replica's create
+/// wakes that replica's rounds.
+#[derive(Debug, Default)]
+pub struct Memory {
+    unplaced: Option<Unplaced>,
+}
+
+#[derive(Debug)]
+struct Unplaced {
+    free: Vec<(String, GeoPoint)>,
+    next_due: i64,
+}
+
+impl Memory {
+    /// Something a round reads changed: the next round reads it all.
+    pub fn forget(&mut self) {
+        self.unplaced = None;
+    }
+
+    /// Whether `survey` is what the last round saw, when it placed nothing.
+    fn unchanged(&self, survey: &Survey, now: i64) -> bool {
+        let Some(unplaced) = &self.unplaced else {
+            return false;
+        };
+        let free: Vec<&(Courier, Position)> = survey.pools.iter().flat_map(|(_, free)| free).collect();
+        survey.expired.is_empty()
+            && now < unplaced.next_due
+            && free.len() == unplaced.free.len()
+            && free.iter().zip(&unplaced.free).all(|((courier, position), (id, was))| {
+                courier.id == *id && distance_km(point(position), *was) < MOVED_KM
+            })
+    }
+
+    fn remember(&mut self, survey: &Survey, done: &Round, next_due: i64) {
+        self.unplaced = (done.offered == 0 && done.expired == 0).then(|| Unplaced {
+            free: survey
+                .pools
+                .iter()
+                .flat_map(|(_, free)| free)
+                .map(|(courier, position)| (courier.id.clone(), point(position)))
+                .collect(),
+            next_due,
+        });
+    }
+}
+
+fn point(position: &Position) -> GeoPoint {
+    GeoPoint {
+        latitude: position.latitude,
+        longitude: position.longitude,
+    }
+}
+
+/// What a round reads first: the open offers and each pool's free
+/// couriers.
+struct Survey {
+    /// Open offers past their expiry.
+    expired: Vec<Offer>,
+    /// The jobs of the open offers still running.
+    offered_jobs: HashSet<String>,
+    pools: Vec<(Fleet, Vec<(Courier, Position)>)>,
+}
+
+impl Survey {
+    async fn read(core: &Core, db: &impl ConnectionTrait, now: i64) -> CoreResult<Survey> {
+        let (mut expired, mut offered_jobs, mut busy) = (Vec::new(), HashSet::new(), HashSet::new());
+        for offer in offers::open(db).await? {
+            // A courier whose offer just expired waits for the next round.
+            busy.insert(offer.courier_id.clone());
+            if offer.expires_at <= now {
+                expired.push(offer);
+            } else {
+                offered_jobs.insert(offer.job_id);
+            }
+        }
+        let mut free_in_pools = Vec::new();
+        for fleet in pools(db).await? {
+            let free = free_couriers(core, db, &fleet, &busy, now).await?;
+            free_in_pools.push((fleet, free));
+        }
+        Ok(Survey {
+            expired,
+            offered_jobs,
+            pools: free_in_pools,
+        })
+    }
+
+    fn free_couriers(&self) -> usize {
+        self.pools.iter().map(|(_, free)| free.len()).sum()
+    }
+
+    /// Whether a round may change anything: an offer expired, or a courier
+    /// is free and something changed since a round that placed nothing.
+    fn has_work(&self, memory: &Memory, now: i64) -> bool {
+        !self.expired.is_empty() || (self.free_couriers() > 0 && !memory.unchanged(self, now))
+    }
+}
+
+/// One round with no memory of the last; `None` when another replica's
+/// round holds the lock.
+pub async fn round(core: &Core) -> CoreResult<Option<Round>> {
+    round_with(core, &mut Memory::default()).await
+}
+
+/// One round after what `memory` holds of the last, which it updates;
+/// `None` when another replica's round holds the lock.
 ///
 /// The free couriers are read before the waiting jobs, and a pool without
 /// one reads none of its jobs: while no courier is free (all busy at peak,
-/// or none online) a round costs the same however many deliveries wait.
-/// On SQLite, whose one writer every create needs too, a round first asks
-/// the read pool whether it has anything to do (an offer expired, a free
-/// courier), and takes the writer only then.
-pub async fn round(core: &Core) -> CoreResult<Option<Round>> {
+/// or none online) a round costs the same however many deliveries wait;
+/// nor does one read them while nothing changed since a round that placed
+/// nothing ([`Memory`]). On SQLite, whose one writer every create needs
+/// too, a round first asks the read pool whether it has work, and takes
+/// the writer only then.
+pub async fn round_with(core: &Core, memory: &mut Memory) -> CoreResult<Option<Round>> {
     let now = core.clock.now_micros();
-    if core.db.get_database_backend() == DbBackend::Sqlite && !anything_to_do(core, now).await? {
-        return Ok(Some(Round::default()));
+    if core.db.get_database_backend() == DbBackend::Sqlite {
+        let survey = Survey::read(core, &core.db, now).await?;
+        if !survey.has_work(memory, now) {
+            return Ok(Some(Round {
+                free_couriers: survey.free_couriers(),
+                ..Round::default()
+            }));
+        }
     }
     let tx = db::begin(core).await?;
     if tx.get_database_backend() == DbBackend::Postgres {
@@ -127,50 +256,35 @@ pub async fn round(core: &Core) -> CoreResult<Option<Round>> {
             return Ok(None);
         }
     }
-    let mut done = Round::default();
-    let mut offered_jobs = HashSet::new();
-    let mut busy = HashSet::new();
-    for offer in offers::open(&*tx).await? {
-        if offer.expires_at <= now {
-            offers::close(core, &tx, &offer, OfferStatus::Expired, now).await?;
-            done.expired += 1;
-        } else {
-            offered_jobs.insert(offer.job_id.clone());
-        }
-        // A courier whose offer just expired waits for the next round.
-        busy.insert(offer.courier_id);
+    let survey = Survey::read(core, &*tx, now).await?;
+    let mut done = Round {
+        free_couriers: survey.free_couriers(),
+        ..Round::default()
+    };
+    if !survey.has_work(memory, now) {
+        tx.commit().await?;
+        return Ok(Some(done));
     }
-    for fleet in pools(&*tx).await? {
-        let free = free_couriers(core, &*tx, &fleet, &busy, now).await?;
-        done.free_couriers += free.len();
+    for offer in &survey.expired {
+        offers::close(core, &tx, offer, OfferStatus::Expired, now).await?;
+        done.expired += 1;
+    }
+    let mut next_due = i64::MAX;
+    for (fleet, free) in &survey.pools {
         if free.is_empty() {
             continue;
         }
-        let waiting: Vec<Waiting> = waiting_in(&*tx, &fleet, now)
-            .await?
+        let (waiting, due) = waiting_in(&*tx, fleet, now).await?;
+        next_due = next_due.min(due);
+        let waiting: Vec<Waiting> = waiting
             .into_iter()
-            .filter(|w| !offered_jobs.contains(&w.id))
+            .filter(|w| !survey.offered_jobs.contains(&w.id))
             .collect();
-        offer_in_pool(core, &tx, waiting, free, now, &mut done).await?;
+        offer_in_pool(core, &tx, waiting, free.clone(), now, &mut done).await?;
     }
     tx.commit().await?;
+    memory.remember(&survey, &done, next_due);
     Ok(Some(done))
-}
-
-/// Whether a round may change anything now: an open offer has expired, or
-/// a courier of some pool is free.
-async fn anything_to_do(core: &Core, now: i64) -> CoreResult<bool> {
-    let open = offers::open(&core.db).await?;
-    if open.iter().any(|offer| offer.expires_at <= now) {
-        return Ok(true);
-    }
-    let busy: HashSet<String> = open.into_iter().map(|offer| offer.courier_id).collect();
-    for fleet in pools(&core.db).await? {
-        if !free_couriers(core, &core.db, &fleet, &busy, now).await?.is_empty() {
-            return Ok(true);
-        }
-    }
-    Ok(false)
 }
 
 /// The pools a round matches in: the platform's couriers and live
@@ -183,14 +297,22 @@ async fn pools(db: &impl ConnectionTrait) -> CoreResult<Vec<Fleet>> {
         .collect())
 }
 
-/// The jobs waiting in `pool`, oldest first (at most
-/// [`MAX_WAITING`]; a scheduled delivery from its lead time on).
-async fn waiting_in(db: &impl ConnectionTrait, pool: &Fleet, now: i64) -> CoreResult<Vec<Waiting>> {
-    Ok(match pool {
+/// The jobs waiting in `pool`, oldest first (at most [`MAX_WAITING`]; a
+/// scheduled delivery from its lead time on), and when the first scheduled
+/// one left out comes due (`i64::MAX` when none).
+async fn waiting_in(db: &impl ConnectionTrait, pool: &Fleet, now: i64) -> CoreResult<(Vec<Waiting>, i64)> {
+    let mut next_due = i64::MAX;
+    let waiting = match pool {
         Fleet::Platform => deliveries::pending_live(db, MAX_WAITING)
             .await?
             .into_iter()
-            .filter(|d| d.scheduled_at.is_none_or(|at| at - SCHEDULED_LEAD_MICROS <= now))
+            .filter(|d| match d.scheduled_at.map(|at| at - SCHEDULED_LEAD_MICROS) {
+                Some(due) if due > now => {
+                    next_due = next_due.min(due);
+                    false
+                }
+                _ => true,
+            })
             .map(|d| Waiting {
                 pickup: d.route.pickup.point(),
                 vehicle_type_id: d.vehicle_type_id,
@@ -208,7 +330,8 @@ async fn waiting_in(db: &impl ConnectionTrait, pool: &Fleet, now: i64) -> CoreRe
                 id: o.order_id,
             })
             .collect(),
-    })
+    };
+    Ok((waiting, next_due))
 }
 
 /// A job waiting for a courier: a live delivery, or a board order of a
@@ -461,5 +584,81 @@ mod tests {
             let done = round(&core).await.expect("a round").expect("it ran");
             assert_eq!(done, Round::default(), "nothing read, nothing done");
         }
+    }
+
+    /// A free courier who can take none of 300 waiting deliveries (they
+    /// wait in Berlin, the courier is in Hamburg): once a round placed
+    /// nothing, the next reads no waiting job until something changes.
+    #[tokio::test]
+    async fn a_round_that_placed_nothing_reads_no_waiting_job_until_something_changes() {
+        use crate::auth::Mode;
+        use crate::couriers::{Availability, NewCourier, Vehicle};
+        use crate::testing::{TestCore, caller, create_delivery};
+        let core = TestCore::open_with(|config| config.dispatch = DispatchMode::Auto).await;
+        let live = caller(&core.workspace(None).await, Mode::Live);
+        for _ in 0..300 {
+            create_delivery(&core, &live).await.expect("a live delivery");
+        }
+        let tx = db::begin(&core).await.expect("tx");
+        let vehicle = Vehicle {
+            vehicle_type_id: "car".into(),
+            make: None,
+            model: None,
+            color: None,
+            license_plate: None,
+        };
+        let new = NewCourier {
+            fleet: Fleet::Platform,
+            name: "Hana Hamburg".into(),
+            phone: None,
+            email: Some("hana@example.com".into()),
+            vehicle,
+        };
+        let courier = couriers::create(&core, &tx, new).await.expect("courier");
+        couriers::set_availability(&core, &tx, &courier.id, Availability::Online)
+            .await
+            .expect("online");
+        tx.commit().await.expect("commit");
+        let at = |latitude: f64| Position {
+            latitude,
+            longitude: 10.0,
+            accuracy_m: None,
+            heading_deg: None,
+            speed_mps: None,
+            recorded_at: core.clock.now_micros(),
+        };
+        positions::accept(&core, &courier.id, vec![at(53.55)])
+            .await
+            .expect("position");
+
+        let mut memory = Memory::default();
+        let read_all = Round {
+            waiting: Some(300),
+            free_couriers: 1,
+            ..Round::default()
+        };
+        let read_none = Round {
+            free_couriers: 1,
+            ..Round::default()
+        };
+        let mut next = async || round_with(&core, &mut memory).await.expect("a round").expect("it ran");
+        assert_eq!(next().await, read_all, "the first round reads them all and places none");
+        for _ in 0..3 {
+            assert_eq!(next().await, read_none, "nothing changed: nothing read");
+        }
+        // Moved 50 m: where they were, for dispatch.
+        positions::accept(&core, &courier.id, vec![at(53.5505)])
+            .await
+            .expect("position");
+        assert_eq!(next().await, read_none);
+        // Moved 1 km: read again, then remembered again.
+        positions::accept(&core, &courier.id, vec![at(53.56)])
+            .await
+            .expect("position");
+        assert_eq!(next().await, read_all);
+        assert_eq!(next().await, read_none);
+        // A wake (a create, a decline, a courier freed) forgets.
+        memory.forget();
+        assert_eq!(round_with(&core, &mut memory).await.expect("a round"), Some(read_all));
     }
 }

@@ -17,13 +17,15 @@ use super::{Job, Work};
 use crate::assignments::feed::{self, Entry, Reason};
 use crate::assignments::offers::Offer;
 use crate::couriers::sessions;
-use crate::{Core, CoreResult};
+use crate::{Core, CoreError, CoreResult};
 
 /// How often a stream reads its feed without being woken while it hears
 /// every change (SQLite, or PostgreSQL with the announcements connected).
 const BACKSTOP: Duration = Duration::from_secs(15);
 /// How often it reads while announcements of other replicas are not heard.
 const POLL: Duration = Duration::from_secs(1);
+/// The wait before reading again after a read failed.
+const RETRY_READ: Duration = Duration::from_millis(500);
 
 /// One message of the stream, with the position to resume after it.
 #[derive(Clone, Debug)]
@@ -84,26 +86,32 @@ pub async fn watch(
             },
         };
         loop {
-            let courier = match sessions::authenticate(&core, &token).await {
-                Ok(session) => session.courier,
-                Err(error) => {
+            let sent = match sessions::authenticate(&core, &token).await {
+                Ok(session) => send_after(&core, &session.courier, &mut position, &sender).await,
+                Err(error) => Err(error),
+            };
+            let next_read = match sent {
+                Ok(true) => unwoken_read(&core),
+                Ok(false) => return,
+                // A refusal (the session ended, a job no longer theirs)
+                // ends the stream with it.
+                Err(error @ (CoreError::Rejected { .. } | CoreError::Throttled { .. })) => {
                     let _ = sender.send(Err(error)).await;
                     return;
+                }
+                // A read that failed (the database busy or restarting) is
+                // tried again from the same position: ending the stream
+                // would leave the phone deaf to its offers until it
+                // reconnects.
+                Err(error) => {
+                    tracing::warn!(%error, courier = %courier_id, "assignment stream not read; trying again");
+                    RETRY_READ
                 }
             };
-            let sent = send_after(&core, &courier, &mut position, &sender).await;
-            match sent {
-                Ok(true) => {}
-                Ok(false) => return,
-                Err(error) => {
-                    let _ = sender.send(Err(error)).await;
-                    return;
-                }
-            }
             tokio::select! {
                 () = sender.closed() => return,
                 () = wake.woken() => {}
-                () = tokio::time::sleep(unwoken_read(&core)) => {}
+                () = tokio::time::sleep(next_read) => {}
             }
         }
     });

@@ -77,6 +77,10 @@ pub struct Figures {
     /// more than [`LATE`] after the core made them (0 expected).
     pub offers_received: usize,
     pub late_offers: usize,
+    /// Courier apps that ended early, a call or a stream failed, and the
+    /// first such failure.
+    pub apps_failed: usize,
+    pub first_app_error: Option<String>,
     pub offer_p50_ms: f64,
     pub offer_p99_ms: f64,
     /// The create's own answer (sent → answered), and answered → offer on
@@ -754,9 +758,17 @@ pub async fn measure(bin_dir: &std::path::Path, service: &Service, settings: Set
     let elapsed = started.elapsed().as_secs_f64();
     let core_cpu = (cpu_ticks(core_pid).saturating_sub(ticks_before)) as f64 / TICKS_PER_SECOND / elapsed;
     stop.cancel();
-    let mut positions_accepted = 0;
+    let (mut positions_accepted, mut apps_failed, mut first_app_error) = (0, 0, None);
     while let Some(app) = apps.join_next().await {
-        positions_accepted += app?.unwrap_or(0);
+        match app? {
+            Ok(accepted) => positions_accepted += accepted,
+            // An app whose call or stream failed stopped taking offers:
+            // its offers expire unseen.
+            Err(error) => {
+                apps_failed += 1;
+                first_app_error.get_or_insert_with(|| error.to_string());
+            }
+        }
     }
     sampler.abort();
 
@@ -765,6 +777,8 @@ pub async fn measure(bin_dir: &std::path::Path, service: &Service, settings: Set
         jobs_done: shared.jobs_done.load(Ordering::Relaxed),
         move_errors: shared.move_errors.load(Ordering::Relaxed),
         positions_accepted,
+        apps_failed,
+        first_app_error,
         core_cpu,
         core_peak_mib: peak_kib.load(Ordering::Relaxed) as f64 / 1024.0,
         ..Figures::default()
@@ -981,6 +995,13 @@ pub fn print(settings: &Settings, f: &Figures) {
         LATE.as_secs(),
         f.late_offers,
         f.offers_received
+    );
+    println!(
+        "- courier apps ended early by a failed call or stream: {}{} (target 0)",
+        f.apps_failed,
+        f.first_app_error
+            .as_deref()
+            .map_or_else(String::new, |error| format!("; the first: {error}"))
     );
     println!(
         "  of which the create's answer: p50 {:.0} ms, p99 {:.0} ms; its answer → the offer (0 when the offer came first): p50 {:.0} ms, p99 {:.0} ms",

@@ -155,8 +155,12 @@ async fn create(db: &DatabaseConnection, history: &History, day: i64) -> CoreRes
     // Created apart and attached, the rows of its day moved out of the
     // default partition first: attaching checks the default partition holds
     // none, and takes a lighter lock on the parent than creating in place.
+    // The default partition is locked against inserts (reads go on) before
+    // its rows are moved: a row of that day inserted between the move and
+    // the attach would fail the attach.
     tx.execute_unprepared(&format!(
-        "CREATE TABLE {name} (LIKE {table} INCLUDING DEFAULTS);\n\
+        "LOCK TABLE {table}_default IN SHARE ROW EXCLUSIVE MODE;\n\
+         CREATE TABLE {name} (LIKE {table} INCLUDING DEFAULTS);\n\
          WITH moved AS (DELETE FROM {table}_default WHERE {column} >= {from} AND {column} < {to} RETURNING *)\n\
          INSERT INTO {name} SELECT * FROM moved;\n\
          ALTER TABLE {table} ATTACH PARTITION {name} FOR VALUES FROM ({from}) TO ({to})"

@@ -139,21 +139,20 @@ impl Memory {
         let Some(unplaced) = &self.unplaced else {
             return false;
         };
-        let free: Vec<&(Courier, Position)> = survey.pools.iter().flat_map(|(_, free)| free).collect();
-        survey.expired.is_empty()
-            && now < unplaced.next_due
-            && free.len() == unplaced.free.len()
-            && free.iter().zip(&unplaced.free).all(|((courier, position), (id, was))| {
-                courier.id == *id && distance_km(point(position), *was) < MOVED_KM
-            })
+        now < unplaced.next_due
+            && survey.free().count() == unplaced.free.len()
+            && survey
+                .free()
+                .zip(&unplaced.free)
+                .all(|((courier, position), (id, was))| {
+                    courier.id == *id && distance_km(point(position), *was) < MOVED_KM
+                })
     }
 
     fn remember(&mut self, survey: &Survey, done: &Round, next_due: i64) {
         self.unplaced = (done.offered == 0 && done.expired == 0).then(|| Unplaced {
             free: survey
-                .pools
-                .iter()
-                .flat_map(|(_, free)| free)
+                .free()
                 .map(|(courier, position)| (courier.id.clone(), point(position)))
                 .collect(),
             next_due,
@@ -202,8 +201,13 @@ impl Survey {
         })
     }
 
+    /// Every pool's free couriers, pool by pool.
+    fn free(&self) -> impl Iterator<Item = &(Courier, Position)> {
+        self.pools.iter().flat_map(|(_, free)| free)
+    }
+
     fn free_couriers(&self) -> usize {
-        self.pools.iter().map(|(_, free)| free.len()).sum()
+        self.free().count()
     }
 
     /// Whether a round may change anything: an offer expired, or a courier
@@ -280,7 +284,7 @@ pub async fn round_with(core: &Core, memory: &mut Memory) -> CoreResult<Option<R
             .into_iter()
             .filter(|w| !survey.offered_jobs.contains(&w.id))
             .collect();
-        offer_in_pool(core, &tx, waiting, free.clone(), now, &mut done).await?;
+        offer_in_pool(core, &tx, waiting, free, now, &mut done).await?;
     }
     tx.commit().await?;
     memory.remember(&survey, &done, next_due);
@@ -415,7 +419,7 @@ async fn offer_in_pool(
     core: &Core,
     tx: &db::WriteTransaction,
     waiting: Vec<Waiting>,
-    free: Vec<(Courier, Position)>,
+    free: &[(Courier, Position)],
     now: i64,
     done: &mut Round,
 ) -> CoreResult<()> {
@@ -427,7 +431,7 @@ async fn offer_in_pool(
         .await?
         .into_iter()
         .collect();
-    let costs = costs(core, &waiting, &free, &refused).await;
+    let costs = costs(core, &waiting, free, &refused).await;
     // Matched: only the jobs and couriers of some feasible pair.
     let mut jobs: Vec<usize> = costs.keys().map(|&(j, _)| j).collect();
     let mut couriers: Vec<usize> = costs.keys().map(|&(_, c)| c).collect();

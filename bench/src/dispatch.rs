@@ -8,7 +8,7 @@
 //! core's CPU and resident set; then the intake of position reports against
 //! a bare tonic client stream (`stream-ceiling`) measured in the same run.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
@@ -22,7 +22,7 @@ use courier::v1 as pb;
 use pathfinding::kuhn_munkres::kuhn_munkres_min;
 use pathfinding::matrix::Matrix;
 use serde_json::json;
-use tokio::sync::mpsc;
+use tokio::sync::{mpsc, oneshot};
 use tokio::task::JoinSet;
 use tokio_stream::wrappers::ReceiverStream;
 use tokio_util::sync::CancellationToken;
@@ -77,6 +77,9 @@ pub struct Figures {
     /// more than [`LATE`] after the core made them (0 expected).
     pub offers_received: usize,
     pub late_offers: usize,
+    /// Offers that expired on the device unanswered (0 expected: an app
+    /// answers within [`THINK`], so one expired unseen).
+    pub expired_offers: usize,
     /// Courier apps that ended early, a call or a stream failed, and the
     /// first such failure.
     pub apps_failed: usize,
@@ -213,6 +216,8 @@ struct City {
     /// Every offer received, and those received late ([`LATE`]).
     offers_received: usize,
     late_offers: usize,
+    /// Offers that expired on a phone (each app answers within [`THINK`]).
+    expired_offers: usize,
 }
 
 /// An offer on the device later than this after it was made was held up
@@ -231,8 +236,9 @@ impl Shared {
     }
 
     /// Courier `c` was offered `job` now: joins the round under way or
-    /// starts one with the free couriers as they are.
-    fn offered(&self, c: usize, offer: &apb::Offer, job: &apb::Job) {
+    /// starts one with the free couriers as they are. `on_its_own`: not
+    /// in the stream's first snapshot, so late only if held on its way.
+    fn offered(&self, c: usize, offer: &apb::Offer, job: &apb::Job, on_its_own: bool) {
         let now = Instant::now();
         let pickup = job.pickup.as_ref().map_or((0.0, 0.0), |p| (p.latitude, p.longitude));
         // Made when its answer time began: its expiry less the timeout.
@@ -244,7 +250,7 @@ impl Shared {
             .map_or(0, |d| d.as_micros() as i64);
         let mut city = self.city();
         city.offers_received += 1;
-        if wall_micros - made_micros > LATE.as_micros() as i64 {
+        if on_its_own && wall_micros - made_micros > LATE.as_micros() as i64 {
             city.late_offers += 1;
         }
         city.offered.entry(job.id.clone()).or_insert(now);
@@ -514,7 +520,13 @@ async fn carry(
 
 /// One courier's app until `stop`: its position stream, its assignment
 /// stream, and the offers it takes. Answers the positions the core accepted.
-async fn drive(shared: Arc<Shared>, courier: Courier, stop: CancellationToken) -> BenchResult<i64> {
+/// `ready` is told once the assignment stream's snapshot arrived.
+async fn drive(
+    shared: Arc<Shared>,
+    courier: Courier,
+    ready: oneshot::Sender<()>,
+    stop: CancellationToken,
+) -> BenchResult<i64> {
     let c = courier.index;
     let (reports, receiver) = mpsc::channel(16);
     let mut client = courier.client.clone();
@@ -544,17 +556,38 @@ async fn drive(shared: Arc<Shared>, courier: Courier, stop: CancellationToken) -
         .watch_assignments(courier.request(apb::WatchAssignmentsRequest::default()))
         .await?
         .into_inner();
+    let mut ready = Some(ready);
+    let mut taken = HashSet::new();
     loop {
         let message = tokio::select! {
             _ = stop.cancelled() => break,
             message = stream.message() => message?,
         };
         let Some(message) = message else { break };
-        let Some(Update::Offer(offer)) = message.update else {
-            continue;
+        // The stream's first message is its snapshot: the app is ready.
+        if let Some(ready) = ready.take() {
+            let _ = ready.send(());
+        }
+        // An offer comes on its own, or in a snapshot when it was made
+        // before the stream's first read (then it may come again on its
+        // own: an app takes an offer once). Only one on its own says how
+        // long the way to the phone took.
+        let (offer, on_its_own) = match message.update {
+            Some(Update::Offer(offer)) => (offer, true),
+            Some(Update::Snapshot(apb::AssignmentSnapshot { offer: Some(offer), .. })) => (offer, false),
+            Some(Update::Withdrawal(withdrawal)) => {
+                if withdrawal.reason() == apb::WithdrawalReason::OfferExpired {
+                    shared.city().expired_offers += 1;
+                }
+                continue;
+            }
+            _ => continue,
         };
         let Some(job) = offer.job.as_ref() else { continue };
-        shared.offered(c, &offer, job);
+        if !taken.insert(offer.id.clone()) {
+            continue;
+        }
+        shared.offered(c, &offer, job, on_its_own);
         tokio::time::sleep(THINK).await;
         let accepted = client
             .accept_offer(courier.request(apb::AcceptOfferRequest {
@@ -691,8 +724,18 @@ pub async fn measure(bin_dir: &std::path::Path, service: &Service, settings: Set
     }
     let stop = CancellationToken::new();
     let mut apps = JoinSet::new();
+    let mut readiness = Vec::with_capacity(couriers.len());
     for courier in couriers {
-        apps.spawn(drive(shared.clone(), courier, stop.clone()));
+        let (ready, is_ready) = oneshot::channel();
+        readiness.push(is_ready);
+        apps.spawn(drive(shared.clone(), courier, ready, stop.clone()));
+    }
+    // Bookings begin once every app holds its stream, as in a city whose
+    // couriers were online before the first order.
+    for is_ready in readiness {
+        is_ready
+            .await
+            .map_err(|_| "a courier app ended before its assignment stream opened")?;
     }
 
     let core_pid = service.core.id().unwrap_or(0);
@@ -786,7 +829,8 @@ pub async fn measure(bin_dir: &std::path::Path, service: &Service, settings: Set
     {
         let city = shared.city();
         figures.created = city.booked.len();
-        (figures.offers_received, figures.late_offers) = (city.offers_received, city.late_offers);
+        (figures.offers_received, figures.late_offers, figures.expired_offers) =
+            (city.offers_received, city.late_offers, city.expired_offers);
         let (mut to_offer, mut to_accept, mut to_answer, mut answer_to_offer) =
             (Vec::new(), Vec::new(), Vec::new(), Vec::new());
         for (id, (sent, answered)) in &city.booked {
@@ -995,6 +1039,11 @@ pub fn print(settings: &Settings, f: &Figures) {
         LATE.as_secs(),
         f.late_offers,
         f.offers_received
+    );
+    println!(
+        "- offers that expired on the device unanswered: {} (target 0: an app answers within {} ms)",
+        f.expired_offers,
+        THINK.as_millis()
     );
     println!(
         "- courier apps ended early by a failed call or stream: {}{} (target 0)",

@@ -51,7 +51,7 @@ async fn job_view(
     let view = JobView::of(&job, time_zone(headers));
     let title = format!("{} · {} {}", view.headline, view.kind, short_id(&job.id));
     let mut layout = signed.layout(state, &title);
-    layout.share_location = job.active;
+    layout.share_location = job.active || crate::shift::is_online(state, signed).await;
     layout.live = format!("job:{}", job.id);
     let status = if error.is_some() {
         StatusCode::CONFLICT
@@ -60,6 +60,16 @@ async fn job_view(
     };
     layout.error = error;
     render(JobPage { layout, job: view }, status)
+}
+
+/// Where the app goes after a move on `job`: its page while it is in
+/// hand, the shift once it ended (the next offer comes there).
+fn after_move(state: &AppState, job: &apb::Job) -> String {
+    if job.active {
+        format!("{}/jobs/{}", state.root, job.id)
+    } else {
+        format!("{}/?ended={}", state.root, job.id)
+    }
 }
 
 /// The last characters of an id, as a courier would read it out.
@@ -177,7 +187,7 @@ pub(crate) async fn make_move(
         return not_a_move(&state, asker);
     }
     match call_move(&state, &signed, &job_id, &form.action).await {
-        Ok(Some(_)) => asker.done(&format!("{}/jobs/{job_id}", state.root)),
+        Ok(Some(job)) => asker.done(&after_move(&state, &job)),
         Ok(None) => not_a_move(&state, asker),
         Err(status) => refused(&state, &signed, &headers, &job_id, &status).await,
     }
@@ -217,7 +227,8 @@ pub(crate) async fn report_problem(
         };
     }
     match call_move(&state, &signed, &job_id, &form.problem).await {
-        Ok(_) => asker.done(&format!("{}/jobs/{job_id}", state.root)),
+        Ok(Some(job)) => asker.done(&after_move(&state, &job)),
+        Ok(None) => asker.done(&format!("{}/jobs/{job_id}", state.root)),
         Err(status) => refused(&state, &signed, &headers, &job_id, &status).await,
     }
 }
@@ -359,7 +370,7 @@ async fn proof_view(
         );
     };
     let mut layout = signed.layout(state, rules.title);
-    layout.share_location = job.active;
+    layout.share_location = job.active || crate::shift::is_online(state, signed).await;
     let status = if refusal.is_some() {
         StatusCode::UNPROCESSABLE_ENTITY
     } else {
@@ -489,7 +500,8 @@ pub(crate) async fn submit_proof(
         Err(status) => Err(status),
     };
     match moved {
-        Ok(_) => asker.done(&format!("{}/jobs/{job_id}", state.root)),
+        Ok(Some(job)) => asker.done(&after_move(&state, &job)),
+        Ok(None) => asker.done(&format!("{}/jobs/{job_id}", state.root)),
         Err(status) => {
             if let Some(answer) = asker.outbox_answer(&state, &status) {
                 return answer;

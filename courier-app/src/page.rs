@@ -20,8 +20,10 @@ pub(crate) struct Layout {
     /// The phone shares its position while the page is open (online, or a
     /// job in hand).
     pub(crate) share_location: bool,
-    /// What the page's script listens to: `shift` (offers and jobs) or
-    /// `job:<id>` (that job's changes), or nothing.
+    /// What the page's script listens to besides the offers and alerts
+    /// every signed-in page shows: `shift` (its live part) or `job:<id>`
+    /// (that job's changes); `offers` for nothing more; empty for a page
+    /// before sign-in.
     pub(crate) live: String,
     pub(crate) error: Option<String>,
 }

@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use askama::Template;
 use axum::Json;
-use axum::extract::{Path, State};
+use axum::extract::{Path, Query, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{IntoResponse, Redirect, Response};
@@ -81,12 +81,67 @@ impl Board {
         }
     }
 
+    /// What the courier must be told of `update` before it is applied: a
+    /// job given or taken away by someone else, or an offer they missed.
+    /// Nothing for their own answers and moves, which they see happen.
+    fn alert(&self, update: &Update, zone: Tz) -> Option<Alert> {
+        let offered_job = self.offer.as_ref().and_then(|o| o.job.as_ref()).map(|j| j.id.as_str());
+        let held = |id: &str| self.jobs.iter().find(|j| j.id == id);
+        let dropoff = |job: &apb::Job| job.dropoff.as_ref().map(|w| w.address.clone()).unwrap_or_default();
+        match update {
+            Update::Job(job) if job.active && held(&job.id).is_none() && offered_job != Some(job.id.as_str()) => {
+                let pickup = job.pickup.as_ref().map(|w| w.address.clone()).unwrap_or_default();
+                Some(Alert::Told(format!("Dispatch gave you a job: pick up at {pickup}.")))
+            }
+            Update::Withdrawal(withdrawal) => match &withdrawal.offer_id {
+                None => {
+                    let job = held(&withdrawal.job_id)?;
+                    let told = match withdrawal.reason() {
+                        apb::WithdrawalReason::Reassigned => {
+                            format!(
+                                "The job to {} was given to another courier: do not go on with it.",
+                                dropoff(job)
+                            )
+                        }
+                        _ => format!("The job to {} was cancelled: do not go on with it.", dropoff(job)),
+                    };
+                    Some(Alert::Told(told))
+                }
+                Some(offer_id) => {
+                    let offer = self.offer.as_ref().filter(|o| o.id == *offer_id)?;
+                    (withdrawal.reason() == apb::WithdrawalReason::OfferExpired).then(|| {
+                        let at = crate::page::clock(offer.expires_at.as_ref(), zone);
+                        Alert::Missed(format!("You missed an offer at {at}: the time to answer ran out."))
+                    })
+                }
+            },
+            _ => None,
+        }
+    }
+
     fn part(&self, state: &AppState, signed: &Signed, zone: Tz) -> LivePart {
         LivePart {
             root: state.root.clone(),
             csrf: signed.csrf.clone(),
             offer: self.offer.as_ref().map(|o| OfferView::of(o, zone)),
             jobs: self.jobs.iter().map(|j| JobLine::of(j, zone)).collect(),
+        }
+    }
+}
+
+/// What the phone says aloud of a change it did not make itself.
+#[derive(Debug, PartialEq)]
+enum Alert {
+    Told(String),
+    /// Also kept on the phone, for the shift page to say.
+    Missed(String),
+}
+
+impl Alert {
+    fn event(self) -> Event {
+        match self {
+            Alert::Told(text) => Event::default().event("alert").data(text),
+            Alert::Missed(text) => Event::default().event("missed").data(text),
         }
     }
 }
@@ -101,6 +156,15 @@ struct LivePart {
     jobs: Vec<JobLine>,
 }
 
+/// The offer alone, shown over every other page.
+#[derive(Template)]
+#[template(path = "offer.html")]
+struct OfferPart {
+    root: String,
+    csrf: String,
+    offer: Option<OfferView>,
+}
+
 #[derive(Template)]
 #[template(path = "shift.html")]
 struct ShiftPage {
@@ -110,14 +174,52 @@ struct ShiftPage {
     vehicle: String,
     vehicle_details: String,
     live: String,
+    /// Said once the app came back from a job that ended.
+    ended: Option<String>,
     finished: Vec<JobLine>,
 }
 
-pub(crate) async fn page(State(state): State<AppState>, signed: Signed, headers: HeaderMap) -> Response {
-    shift_view(&state, &signed, &headers, None).await
+#[derive(serde::Deserialize)]
+pub(crate) struct ShiftQuery {
+    /// A job the courier just finished (the app comes back here after it).
+    ended: Option<String>,
 }
 
-async fn shift_view(state: &AppState, signed: &Signed, headers: &HeaderMap, error: Option<String>) -> Response {
+pub(crate) async fn page(
+    State(state): State<AppState>,
+    signed: Signed,
+    headers: HeaderMap,
+    Query(query): Query<ShiftQuery>,
+) -> Response {
+    shift_view(&state, &signed, &headers, Shown::Ended(query.ended)).await
+}
+
+/// What the shift page says above its content.
+enum Shown {
+    /// The job the courier just finished, if any.
+    Ended(Option<String>),
+    /// What the core refused.
+    Refused(String),
+}
+
+/// Whether the courier is online (their pages then share the phone's
+/// position); offline when the core cannot say.
+pub(crate) async fn is_online(state: &AppState, signed: &Signed) -> bool {
+    match state
+        .core
+        .clone()
+        .get_profile(signed.request(apb::GetProfileRequest {}))
+        .await
+    {
+        Ok(answer) => answer
+            .into_inner()
+            .courier
+            .is_some_and(|c| c.availability() == apb::Availability::Online),
+        Err(_) => false,
+    }
+}
+
+async fn shift_view(state: &AppState, signed: &Signed, headers: &HeaderMap, shown: Shown) -> Response {
     let zone = time_zone(headers);
     let mut core = state.core.clone();
     let courier = match core.get_profile(signed.request(apb::GetProfileRequest {})).await {
@@ -148,7 +250,19 @@ async fn shift_view(state: &AppState, signed: &Signed, headers: &HeaderMap, erro
         .collect::<Vec<_>>()
         .join(" ");
     let mut layout = signed.layout(state, "Shift");
-    layout.error = error;
+    let ended = match shown {
+        Shown::Refused(error) => {
+            layout.error = Some(error);
+            None
+        }
+        Shown::Ended(id) => id.and_then(|id| finished.iter().find(|j| j.id == id)).map(|job| {
+            let line = JobLine::of(job, zone);
+            format!(
+                "Job to {} finished: {}. New offers come to this page.",
+                line.dropoff, line.outcome
+            )
+        }),
+    };
     layout.live = "shift".into();
     layout.share_location = online || !board.jobs.is_empty();
     render(
@@ -163,6 +277,7 @@ async fn shift_view(state: &AppState, signed: &Signed, headers: &HeaderMap, erro
                 None => vehicle_details,
             },
             live,
+            ended,
             finished: finished.iter().map(|j| JobLine::of(j, zone)).collect(),
         },
         StatusCode::OK,
@@ -242,7 +357,7 @@ pub(crate) async fn set_availability(
     match state.core.clone().set_availability(request).await {
         Ok(_) => Redirect::to(&format!("{}/", state.root)).into_response(),
         Err(status) if crate::page::is_refusal(&status) => {
-            shift_view(&state, &signed, &headers, Some(status.message().to_owned())).await
+            shift_view(&state, &signed, &headers, Shown::Refused(status.message().to_owned())).await
         }
         Err(status) => failure(&state, &status),
     }
@@ -283,7 +398,7 @@ pub(crate) async fn answer_offer(
         // Expired, withdrawn, no longer this courier's: the shift again,
         // with the core's words.
         Err(status) if crate::page::is_refusal(&status) || status.code() == tonic::Code::NotFound => {
-            shift_view(&state, &signed, &headers, Some(status.message().to_owned())).await
+            shift_view(&state, &signed, &headers, Shown::Refused(status.message().to_owned())).await
         }
         Err(status) => failure(&state, &status),
     }
@@ -349,9 +464,13 @@ pub(crate) async fn report_positions(
 }
 
 /// `GET /courier/live`: server-sent events for the open page. `live`
-/// carries the shift page's live part, rendered, after every change; `job`
-/// the id of a job that changed (a job page reloads on its own); and
-/// `signed-out` the sign-in page's address when the core ends the session.
+/// carries the shift page's live part, rendered, after every change;
+/// `offer` the offer card (empty when none) whenever the offer changes, for
+/// every other page to show on top; `alert` what the courier must be told
+/// of a change they did not make (a job given, cancelled or reassigned),
+/// `missed` an offer that expired unanswered; `job` the id of a job that
+/// changed (a job page reloads on its own); and `signed-out` the sign-in
+/// page's address when the core ends the session.
 /// A stream cut by the core ends the response; the browser reconnects and
 /// gets a fresh snapshot.
 pub(crate) async fn live(State(state): State<AppState>, signed: Signed, headers: HeaderMap) -> Response {
@@ -371,15 +490,34 @@ pub(crate) async fn live(State(state): State<AppState>, signed: Signed, headers:
     tokio::spawn(async move {
         let mut updates = updates;
         let mut board = Board::default();
+        // The offer the page shows over its content (`offer` events are
+        // sent when it changes).
+        let mut shown_offer: Option<String> = None;
         loop {
             let events = match updates.message().await {
                 Ok(Some(message)) => {
-                    let touched = message.update.and_then(|update| board.apply(update));
+                    let Some(update) = message.update else { continue };
+                    let alert = board.alert(&update, zone);
+                    let touched = board.apply(update);
                     let mut events = Vec::new();
                     match board.part(&state, &signed, zone).render() {
                         Ok(html) => events.push(Event::default().event("live").data(html)),
                         Err(error) => tracing::error!(%error, "live part not rendered"),
                     }
+                    let offer = board.offer.as_ref().map(|o| o.id.clone());
+                    if offer != shown_offer {
+                        let part = OfferPart {
+                            root: state.root.clone(),
+                            csrf: signed.csrf.clone(),
+                            offer: board.offer.as_ref().map(|o| OfferView::of(o, zone)),
+                        };
+                        match part.render() {
+                            Ok(html) => events.push(Event::default().event("offer").data(html)),
+                            Err(error) => tracing::error!(%error, "offer not rendered"),
+                        }
+                        shown_offer = offer;
+                    }
+                    events.extend(alert.map(Alert::event));
                     events.extend(touched.map(|job| Event::default().event("job").data(job)));
                     events
                 }
@@ -454,5 +592,53 @@ mod tests {
             offer_id: Some("off_2".into()),
         }));
         assert!(board.offer.is_none());
+    }
+
+    #[test]
+    fn the_courier_is_told_what_others_changed_not_what_they_did() {
+        let mut board = Board::default();
+        let offer = apb::Offer {
+            id: "off_1".into(),
+            job: Some(job("del_1", false)),
+            ..Default::default()
+        };
+        let zone = Tz::UTC;
+        // Their own acceptance: the job was on offer to them, nothing said.
+        board.apply(Update::Offer(offer.clone()));
+        assert_eq!(board.alert(&Update::Job(job("del_1", true)), zone), None);
+        board.apply(Update::Job(job("del_1", true)));
+        // A job dispatch gave them by hand.
+        let given = board.alert(&Update::Job(job("del_2", true)), zone);
+        assert!(matches!(given, Some(Alert::Told(text)) if text.starts_with("Dispatch gave you a job")));
+        // A job in hand cancelled, another reassigned.
+        let withdrawal = |job_id: &str, reason: apb::WithdrawalReason, offer_id: Option<&str>| {
+            Update::Withdrawal(apb::Withdrawal {
+                job_id: job_id.into(),
+                reason: reason as i32,
+                offer_id: offer_id.map(Into::into),
+            })
+        };
+        let cancelled = board.alert(&withdrawal("del_1", apb::WithdrawalReason::Cancelled, None), zone);
+        assert!(matches!(cancelled, Some(Alert::Told(text)) if text.contains("was cancelled")));
+        let reassigned = board.alert(&withdrawal("del_1", apb::WithdrawalReason::Reassigned, None), zone);
+        assert!(matches!(reassigned, Some(Alert::Told(text)) if text.contains("another courier")));
+        // A job not in hand withdrawn: nothing to say.
+        assert_eq!(
+            board.alert(&withdrawal("del_9", apb::WithdrawalReason::Cancelled, None), zone),
+            None
+        );
+        // The offer on show expired: missed; withdrawn: nothing said.
+        board.apply(Update::Offer(apb::Offer {
+            id: "off_2".into(),
+            job: Some(job("del_3", false)),
+            ..Default::default()
+        }));
+        let expired = board.alert(
+            &withdrawal("del_3", apb::WithdrawalReason::OfferExpired, Some("off_2")),
+            zone,
+        );
+        assert!(matches!(expired, Some(Alert::Missed(text)) if text.starts_with("You missed an offer")));
+        let withdrawn = withdrawal("del_3", apb::WithdrawalReason::OfferWithdrawn, Some("off_2"));
+        assert_eq!(board.alert(&withdrawn, zone), None);
     }
 }

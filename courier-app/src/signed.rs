@@ -59,6 +59,9 @@ impl Signed {
     pub(crate) fn layout(&self, state: &AppState, title: &str) -> Layout {
         Layout {
             csrf: self.csrf.clone(),
+            // Offers reach the courier on every page (a page may follow
+            // more: the shift's jobs, a job's changes).
+            live: "offers".into(),
             ..bare_layout(state, title)
         }
     }

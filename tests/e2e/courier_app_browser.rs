@@ -323,7 +323,10 @@ e2e! {
         let drawn = phone.sign().await;
         phone.fill("#person_name", "Rui Receiver").await;
         phone.screenshot().await;
-        phone.click_to("//button[text()='Delivered']", "#job-status[data-status='delivered']").await;
+        // Delivered: the app is back on the shift, where the next offer comes.
+        phone.click_to("//button[text()='Delivered']", "#ended").await;
+        assert_eq!(phone.text("#ended").await, "Job to Oranienstraße 25, 10999 Berlin finished: Delivered. New offers come to this page.");
+        phone.open(&app.url(&format!("/courier/jobs/{id}"))).await;
         assert!(phone.text("#outcome").await.starts_with("Delivered at "));
         let calls = phone.client.find_all(fantoccini::Locator::Css("#call")).await.expect("find");
         assert!(calls.is_empty(), "no call link once the job ended");
@@ -344,11 +347,70 @@ e2e! {
 
         // The shift: today's finished job, and no job in hand.
         phone.click_to("//a[text()='← Shift']", "#finished").await;
+        assert!(phone.client.find_all(fantoccini::Locator::Css("#ended")).await.expect("find").is_empty(), "said once");
         assert_eq!(phone.text("#finished-title").await, "Finished today: 1");
         assert_eq!(phone.text("#no-job").await, "No job right now.");
         for path in [pickup_photo, dropoff_photo] {
             let _ = std::fs::remove_file(path);
         }
+        phone.close().await;
+    }
+
+    async fn offers_and_changes_reach_the_courier_on_any_page_and_declining_asks_once(app: TestApp) {
+        let Some(driver) = Driver::start().await else { return };
+        let kim = join(&app, "", "Kim Courier", "kim@example.com", "car").await;
+        let phone = driver.phone().await;
+        phone.locate_at(&app, NEAR_PICKUP).await;
+        phone.sign_in_as_courier(&app, "kim@example.com").await;
+        phone.click_to("//button[text()='Go online']", "#location").await;
+        position_reported(&app, &kim.courier.id).await;
+
+        // A first job, offered on the shift, accepted and carried to the end.
+        let first = app.create_delivery(&app.live_key, &berlin_delivery()).await["id"].as_str().expect("id").to_owned();
+        phone.click_to("//button[text()='Accept']", "#job-status[data-status='courier_assigned']").await;
+        let mut client = kim.client.clone();
+        client.arrive_at_pickup(kim.request(apb::ArriveAtPickupRequest { job_id: first.clone() })).await.expect("arrive");
+        client.pick_up(kim.request(apb::PickUpRequest { job_id: first.clone() })).await.expect("pick up");
+        client.start_transit(kim.request(apb::StartTransitRequest { job_id: first.clone() })).await.expect("transit");
+        client.arrive_at_dropoff(kim.request(apb::ArriveAtDropoffRequest { job_id: first.clone() })).await.expect("at dropoff");
+        client.complete_handover(kim.request(apb::CompleteHandoverRequest { job_id: first.clone() })).await.expect("handover");
+
+        // On the delivered job's page, online: the position is still shared,
+        // and the next offer shows on top, with its countdown.
+        phone.open(&app.url(&format!("/courier/jobs/{first}"))).await;
+        assert_eq!(phone.text("#job-status").await, "Delivered");
+        // A page not yet touched may not ring: it asks for a tap.
+        assert_eq!(phone.text("#alerts-prompt").await, "Tap once to hear offers");
+        let sharing = phone.client.execute("return 'shareLocation' in document.body.dataset", vec![]).await.expect("script");
+        assert_eq!(sharing, Value::Bool(true), "an online courier's every page shares the position");
+        phone.mark().await;
+        let second = app.create_delivery(&app.live_key, &berlin_delivery()).await["id"].as_str().expect("id").to_owned();
+        let offered = phone.text("#offer-banner article.offer").await;
+        assert!(offered.contains("Alexanderplatz 1"), "{offered}");
+        assert!(phone.text("#offer-banner [data-countdown]").await.ends_with("s left to answer"));
+        phone.screenshot().await;
+
+        // Declining asks once; only the confirmation declines.
+        phone.click("//summary[@id='decline']").await;
+        let confirm = phone.find("#confirm-decline").await;
+        assert!(confirm.is_displayed().await.expect("displayed"), "the confirmation shows");
+        phone.screenshot().await;
+        let offer = app.get(&format!("/v1/deliveries/{second}"), &app.live_key).await;
+        assert_eq!(offer.body["status"], "pending", "nothing declined yet");
+        phone.click_to("//button[@id='confirm-decline']", "#hello").await;
+
+        // The declined job, given by hand: an alert on the page; then cancelled: another.
+        assign(&app, &second, &kim.courier.id).await.expect("assign");
+        let told = phone.text("#alert").await;
+        assert!(told.starts_with("Dispatch gave you a job: pick up at Alexanderplatz 1"), "{told}");
+        phone.screenshot().await;
+        let cancelled = app.post(&format!("/v1/deliveries/{second}/cancel"), &app.live_key, &json!({})).await;
+        assert_eq!(cancelled.status, 200, "{}", cancelled.body);
+        wait_until("the cancellation said", PAGE_WAIT, async || {
+            let told = phone.text("#alert").await;
+            if told.contains("was cancelled") { Ok(()) } else { Err(told) }
+        })
+        .await;
         phone.close().await;
     }
 }
@@ -395,18 +457,21 @@ e2e! {
 
         // The network returns: the proof and the handover are sent by themselves.
         phone.reconnect(&cut).await;
-        phone.arrived("#job-status[data-status='delivered']").await;
+        phone.arrived("#ended").await;
         assert_eq!(app.get(&format!("/v1/deliveries/{id}"), &pod.live_key).await.body["status"], "delivered");
         let events = app.delivery_events(&pod.live_key, &id).await;
 
         // Sent again (the same item, by the app's own outbox): nothing changes.
         let again = phone.run(&SEND_THE_COPY_AGAIN.replace("__ITEM__", &kept["item"].to_string())).await;
-        assert!(again["redirect"].as_str().is_some_and(|r| r.ends_with(&format!("/courier/jobs/{id}"))), "{again}");
+        assert!(again["redirect"].as_str().is_some_and(|r| r.ends_with(&format!("/courier/?ended={id}"))), "{again}");
         assert_eq!(app.delivery_events(&pod.live_key, &id).await, events, "no second event");
         let files = proof_files(&app, &pod.live_key, &id).await;
         assert_eq!(files.iter().filter(|(c, k, _, _)| c == "dropoff" && k == "photo").count(), 1, "the proof is stored once");
 
-        // Offline, the app still opens: its shell says so, a job page kept shows the job.
+        // Offline, the app still opens: its shell says so, a job page kept
+        // shows the job as last seen.
+        phone.open(&app.url(&format!("/courier/jobs/{id}"))).await;
+        assert_eq!(phone.text("#job-status").await, "Delivered");
         let cut = phone.disconnect().await;
         phone.open(&app.url("/courier/")).await;
         assert_eq!(phone.heading().await, "You are offline");
@@ -458,8 +523,8 @@ e2e! {
         let valid = phone.client.execute("return document.querySelector('#problem form').checkValidity()", vec![]).await.expect("script");
         assert_eq!(valid, Value::Bool(false), "not sent without the box ticked");
         phone.click("//input[@id='confirm-problem']").await;
-        phone.click_to("//button[@id='report-problem']", "#job-status[data-status='cancelled']").await;
-        assert_eq!(phone.text("#outcome").await.split(" at ").next(), Some("Cancelled (pickup no show)"));
+        phone.click_to("//button[@id='report-problem']", "#ended").await;
+        assert!(phone.text("#ended").await.contains("finished: Cancelled (pickup no show)."));
         let cancelled = app.get(&format!("/v1/deliveries/{second}"), &app.live_key).await;
         assert_eq!((cancelled.body["status"].as_str(), cancelled.body["cancellation_reason"].as_str()), (Some("cancelled"), Some("pickup_no_show")));
 

@@ -248,6 +248,8 @@ pub(crate) struct WaitingRow {
     waited: String,
     /// "Offered to Ada, 20 s left".
     offer: Option<String>,
+    /// Who declined it, let it expire or had it taken back, and when.
+    passed_over: Vec<String>,
 }
 
 /// A job under way as the side list shows it.
@@ -310,6 +312,24 @@ fn waited(now: i64, at: Option<&prost_types::Timestamp>) -> String {
     };
     let seconds = ((now - at.timestamp_micros()) / 1_000_000).max(0);
     labels::duration_short(seconds)
+}
+
+/// Who automatic dispatch passes over for `job`, and when, in words:
+/// "Declined by Kim Courier 2 min ago".
+fn passed_over(now: i64, job: &ipb::MapJob) -> Vec<String> {
+    job.passed_over
+        .iter()
+        .map(|pass| {
+            let (name, ago) = (&pass.courier_name, waited(now, pass.time.as_ref()));
+            match pass.reason() {
+                ipb::PassedOverReason::Declined => format!("Declined by {name} {ago} ago"),
+                ipb::PassedOverReason::Expired => format!("{name} let the offer expire {ago} ago"),
+                ipb::PassedOverReason::Unassigned | ipb::PassedOverReason::Unspecified => {
+                    format!("Taken back from {name} {ago} ago")
+                }
+            }
+        })
+        .collect()
 }
 
 fn live_part(state: &ConsoleState, scope: &Scope, mode: &'static str, manages: bool, held: &Held) -> LivePart {
@@ -421,6 +441,7 @@ fn live_part(state: &ConsoleState, scope: &Scope, mode: &'static str, manages: b
             route: labels::route(&job.pickup_address, &job.dropoff_address),
             vehicle: labels::vehicle(&job.vehicle_type_id),
             waited: waited(now, job.created_at.as_ref()),
+            passed_over: passed_over(now, job),
             offer: job.offer.as_ref().map(|offer| {
                 let left = offer
                     .expires_at
@@ -552,6 +573,8 @@ pub(crate) struct JobPage {
     waited: String,
     courier: Option<String>,
     offer: Option<String>,
+    /// Couriers automatic dispatch no longer offers it to.
+    passed_over: Vec<String>,
     choices: Vec<Choice>,
     /// The job is waiting or not yet at its pickup: it may change hands.
     assignable: bool,
@@ -617,6 +640,7 @@ async fn job_view(
             waited: waited(now, job.created_at.as_ref()),
             courier: job.courier_id.as_deref().map(|id| held.courier_name(id)),
             offer: job.offer.as_ref().map(|o| held.courier_name(&o.courier_id)),
+            passed_over: passed_over(now, job),
             choices: ranked
                 .into_iter()
                 .map(|r| Choice {

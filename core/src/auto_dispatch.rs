@@ -25,6 +25,7 @@ use pathfinding::matrix::Matrix;
 use sea_orm::{ConnectionTrait, DbBackend, Statement};
 use tokio_util::sync::CancellationToken;
 
+use crate::assignments;
 use crate::assignments::offers::{self, NewOffer, Offer, OfferStatus};
 use crate::config::DispatchMode;
 use crate::couriers::{self, Courier, Fleet};
@@ -427,10 +428,12 @@ async fn offer_in_pool(
     if waiting.is_empty() {
         return Ok(());
     }
-    let refused: HashSet<(String, String)> = offers::refused(&**tx, waiting.iter().map(|w| w.id.clone()).collect())
-        .await?
-        .into_iter()
-        .collect();
+    let refused: HashSet<(String, String)> =
+        assignments::passed_over(&**tx, waiting.iter().map(|w| w.id.clone()).collect())
+            .await?
+            .into_iter()
+            .map(|passed| (passed.job_id, passed.courier_id))
+            .collect();
     let costs = costs(core, &waiting, free, &refused).await;
     // Matched: only the jobs and couriers of some feasible pair.
     let mut jobs: Vec<usize> = costs.keys().map(|&(j, _)| j).collect();
@@ -473,7 +476,7 @@ struct Cost {
 /// provider's driving time from the courier to the pickup (one matrix per
 /// vehicle type of the free couriers, over the pickups that vehicle may
 /// serve). A pair is left out where the courier may not take the job
-/// (vehicle, radius, an offer of it declined or expired) or no route leads
+/// (vehicle, radius, passed over for it) or no route leads
 /// there: a van job among a thousand cargo bikes costs nothing to route.
 async fn costs(
     core: &Core,

@@ -89,9 +89,27 @@ async fn read(core: &Core, fleet: &Fleet) -> CoreResult<Map> {
             .map(Work::FleetOrder)
             .collect(),
     };
+    let mut passed_over: HashMap<String, Vec<assignments::PassedOver>> = HashMap::new();
+    let passed = assignments::passed_over(&core.db, waiting.iter().map(|w| w.id().to_owned()).collect()).await?;
+    let names: HashMap<String, String> =
+        couriers::get_many(&core.db, passed.iter().map(|p| p.courier_id.clone()).collect())
+            .await?
+            .into_iter()
+            .map(|c| (c.id, c.name))
+            .collect();
+    for pass in passed {
+        passed_over.entry(pass.job_id.clone()).or_default().push(pass);
+    }
     for work in &waiting {
         let offer = offer_of_job.get(work.id()).copied();
-        map.jobs.insert(work.id().to_owned(), job_out(work, None, offer));
+        let mut out = job_out(work, None, offer);
+        out.passed_over = passed_over
+            .remove(work.id())
+            .unwrap_or_default()
+            .into_iter()
+            .map(|pass| passed_over_out(pass, &names))
+            .collect();
+        map.jobs.insert(work.id().to_owned(), out);
     }
     let held: Vec<String> = holding.values().cloned().collect();
     // A job gone between the two reads is not on this map.
@@ -139,6 +157,21 @@ pub fn job_out(work: &Work, courier_id: Option<String>, offer: Option<&offers::O
             courier_id: offer.courier_id.clone(),
             expires_at: Some(micros_to_proto(offer.expires_at)),
         }),
+        passed_over: Vec::new(),
+    }
+}
+
+fn passed_over_out(pass: assignments::PassedOver, names: &HashMap<String, String>) -> ipb::MapPassedOver {
+    let reason = match pass.reason {
+        assignments::PassReason::Declined => ipb::PassedOverReason::Declined,
+        assignments::PassReason::Expired => ipb::PassedOverReason::Expired,
+        assignments::PassReason::Unassigned => ipb::PassedOverReason::Unassigned,
+    };
+    ipb::MapPassedOver {
+        courier_name: names.get(&pass.courier_id).cloned().unwrap_or_default(),
+        courier_id: pass.courier_id,
+        reason: reason as i32,
+        time: Some(micros_to_proto(pass.at)),
     }
 }
 

@@ -135,6 +135,31 @@ e2e! {
         assert_eq!(offered, 3.0);
         // Nobody else hears of the job again.
         assert!(open_offers(&app).await.is_empty());
+
+        // Taken back from Far by a dispatcher: offered to nobody passed over,
+        // and the dispatcher sees who was, and why.
+        let request = app.dispatch_request(courier::internal::v1::UnassignJobRequest { job_id: id.clone() });
+        app.dispatch().await.unassign_job(request).await.expect("unassign");
+        // (After the job as accepted.)
+        while !matches!(next(&mut far_stream).await.update, Some(Update::Withdrawal(w)) if w.job_id == id) {}
+        let round = courier_core::auto_dispatch::round(&app.core).await.expect("round").expect("not locked");
+        assert_eq!(round.offered, 0, "{round:?}");
+        assert!(open_offers(&app).await.is_empty(), "not offered again to Far, nor to those who passed");
+        crate::console_couriers::console_user(&app, "ops@example.com", None).await;
+        let ops = crate::console_pages::sign_in(&app, "ops@example.com").await;
+        let dispatch = app.url("/console/ops/dispatch");
+        for page in [dispatch.clone(), format!("{dispatch}/{id}")] {
+            let (status, page, _) = crate::console_pages::get(&ops, &page).await;
+            assert_eq!(status, 200, "{page}");
+            let (near_line, mid_line, far_line) = (
+                page.find("Declined by Near Courier").unwrap_or_else(|| panic!("the decline: {page}")),
+                page.find("Mid Courier let the offer expire").unwrap_or_else(|| panic!("the expiry: {page}")),
+                page.find("Taken back from Far Courier").unwrap_or_else(|| panic!("the unassign: {page}")),
+            );
+            assert!(near_line < mid_line && mid_line < far_line, "oldest first: {page}");
+        }
+        // A dispatcher may still give it to Far by hand.
+        crate::couriers::assign(&app, &id, &far.courier.id).await.expect("assigned by hand");
     }
 
     async fn a_cancelled_deliverys_offer_is_withdrawn_at_once(app: TestApp) {

@@ -357,6 +357,62 @@ pub async fn ended(
         .collect())
 }
 
+/// Why automatic dispatch passes a courier over for a job.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PassReason {
+    /// They declined its offer.
+    Declined,
+    /// They let its offer expire.
+    Expired,
+    /// A dispatcher took it back from them.
+    Unassigned,
+}
+
+/// A courier automatic dispatch never offers a job again
+/// (docs/couriers.md "Automatic dispatch"); a dispatcher may still give it
+/// to them by hand.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PassedOver {
+    pub job_id: String,
+    pub courier_id: String,
+    pub reason: PassReason,
+    pub at: i64,
+}
+
+/// The couriers passed over for each of `job_ids`, oldest first.
+pub async fn passed_over(db: &impl ConnectionTrait, job_ids: Vec<String>) -> CoreResult<Vec<PassedOver>> {
+    if job_ids.is_empty() {
+        return Ok(Vec::new());
+    }
+    let mut passed: Vec<PassedOver> = offers::refused(db, job_ids.clone())
+        .await?
+        .into_iter()
+        .map(|offer| PassedOver {
+            reason: if offer.status == offers::OfferStatus::Declined {
+                PassReason::Declined
+            } else {
+                PassReason::Expired
+            },
+            at: offer.answered_at.unwrap_or(offer.expires_at),
+            job_id: offer.job_id,
+            courier_id: offer.courier_id,
+        })
+        .collect();
+    let taken_back = entity::Entity::find()
+        .filter(entity::Column::JobId.is_in(job_ids))
+        .filter(entity::Column::Outcome.eq(Outcome::Unassigned.label()))
+        .all(db)
+        .await?;
+    passed.extend(taken_back.into_iter().map(|row| PassedOver {
+        at: row.ended_at.unwrap_or(row.assigned_at),
+        job_id: row.job_id,
+        courier_id: row.courier_id,
+        reason: PassReason::Unassigned,
+    }));
+    passed.sort_by_key(|p| p.at);
+    Ok(passed)
+}
+
 fn from_model(row: entity::Model) -> Assignment {
     Assignment {
         id: row.id,

@@ -82,6 +82,8 @@ pub struct Offer {
     pub minutes_to_pickup: i64,
     pub created_at: i64,
     pub expires_at: i64,
+    /// When it was answered, expired or withdrawn.
+    pub answered_at: Option<i64>,
 }
 
 /// A new offer to make.
@@ -143,9 +145,9 @@ pub async fn open(db: &impl ConnectionTrait) -> CoreResult<Vec<Offer>> {
         .collect())
 }
 
-/// The (job, courier) pairs of `job_ids` whose offer was declined or
-/// expired: never offered again.
-pub async fn refused(db: &impl ConnectionTrait, job_ids: Vec<String>) -> CoreResult<Vec<(String, String)>> {
+/// The offers of `job_ids` that were declined or expired: their couriers
+/// are never offered those jobs again (`super::passed_over`).
+pub async fn refused(db: &impl ConnectionTrait, job_ids: Vec<String>) -> CoreResult<Vec<Offer>> {
     if job_ids.is_empty() {
         return Ok(Vec::new());
     }
@@ -155,7 +157,7 @@ pub async fn refused(db: &impl ConnectionTrait, job_ids: Vec<String>) -> CoreRes
         .all(db)
         .await?
         .into_iter()
-        .map(|row| (row.job_id, row.courier_id))
+        .map(from_model)
         .collect())
 }
 
@@ -229,5 +231,6 @@ fn from_model(row: entity::Model) -> Offer {
         minutes_to_pickup: row.minutes_to_pickup,
         created_at: row.created_at,
         expires_at: row.expires_at,
+        answered_at: row.answered_at,
     }
 }

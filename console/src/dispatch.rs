@@ -228,7 +228,10 @@ pub(crate) struct Marker {
     y: String,
     /// What a pointer or a screen reader is told.
     title: String,
-    /// `free`, `offered`, `busy`; `waiting`, `offered`, `active`.
+    /// Written beside it on the map: a courier's name, a job's short id.
+    label: String,
+    /// `free`, `stale`, `offered`, `busy`, `offline`; `waiting`, `offered`,
+    /// `active`.
     class: &'static str,
 }
 
@@ -257,6 +260,8 @@ pub(crate) struct ActiveRow {
     job_id: String,
     route: String,
     courier: String,
+    /// The courier went offline with it in hand: flagged.
+    courier_offline: bool,
     status: &'static str,
     /// Not yet at the pickup: it may change hands or go back to waiting.
     movable: bool,
@@ -285,14 +290,42 @@ fn coordinate(value: f64) -> String {
     format!("{value:.1}")
 }
 
-fn marker(id: String, at: Xy, title: String, class: &'static str) -> Marker {
+fn marker(id: String, at: Xy, (title, label): (String, String), class: &'static str) -> Marker {
     Marker {
         id,
         x: coordinate(at.x),
         y: coordinate(at.y),
         title,
+        label,
         class,
     }
+}
+
+/// A courier whose last position is older is not offered jobs (as the
+/// automatic dispatcher's rule): drawn and counted as stale, never free.
+const STALE_POSITION_MICROS: i64 = 2 * 60 * 1_000_000;
+
+/// How a courier stands on the map: `free`, `stale` (free, but their
+/// position too old for an offer), `offered`, `busy` or `offline` (a job in
+/// hand).
+fn standing(courier: &ipb::MapCourier, now: i64) -> &'static str {
+    let fresh = courier
+        .position_recorded_at
+        .as_ref()
+        .and_then(courier::time::from_proto)
+        .is_some_and(|at| now - at.timestamp_micros() <= STALE_POSITION_MICROS);
+    match (courier.offline, &courier.job_id, &courier.offered_job_id) {
+        (true, _, _) => "offline",
+        (false, Some(_), _) => "busy",
+        (false, None, Some(_)) => "offered",
+        (false, None, None) if fresh => "free",
+        (false, None, None) => "stale",
+    }
+}
+
+/// The last characters of a job's id, as a dispatcher reads it out.
+fn short_id(id: &str) -> String {
+    id.get(id.len().saturating_sub(4)..).unwrap_or(id).to_owned()
 }
 
 fn line(from: Xy, to: Xy, class: &'static str) -> Line {
@@ -374,12 +407,8 @@ fn live_part(state: &ConsoleState, scope: &Scope, mode: &'static str, manages: b
         couriers: Vec::new(),
         waiting: Vec::new(),
         active: Vec::new(),
-        online: held.couriers.len(),
-        free: held
-            .couriers
-            .values()
-            .filter(|c| c.job_id.is_none() && c.offered_job_id.is_none())
-            .count(),
+        online: held.couriers.values().filter(|c| !c.offline).count(),
+        free: held.couriers.values().filter(|c| standing(c, now) == "free").count(),
     };
     let mut waiting: Vec<&ipb::MapJob> = Vec::new();
     for job in held.jobs.values() {
@@ -397,13 +426,13 @@ fn live_part(state: &ConsoleState, scope: &Scope, mode: &'static str, manages: b
         part.pickups.push(marker(
             format!("pickup-{}", job.job_id),
             pickup,
-            format!("Pickup {what}"),
+            (format!("Pickup {what}"), short_id(&job.job_id)),
             class,
         ));
         part.dropoffs.push(marker(
             format!("dropoff-{}", job.job_id),
             dropoff,
-            format!("Dropoff {what}"),
+            (format!("Dropoff {what}"), String::new()),
             class,
         ));
         match &job.courier_id {
@@ -423,6 +452,7 @@ fn live_part(state: &ConsoleState, scope: &Scope, mode: &'static str, manages: b
                     job_id: job.job_id.clone(),
                     route: labels::route(&job.pickup_address, &job.dropoff_address),
                     courier: held.courier_name(courier_id),
+                    courier_offline: held.couriers.get(courier_id).is_some_and(|c| c.offline),
                     status: labels::delivery_status(status),
                     movable: status == pb::DeliveryStatus::CourierAssigned,
                 });
@@ -460,19 +490,26 @@ fn live_part(state: &ConsoleState, scope: &Scope, mode: &'static str, manages: b
         let Some(position) = &courier.position else {
             continue;
         };
-        let (class, doing) = match (&courier.job_id, &courier.offered_job_id) {
-            (Some(job), _) => ("busy", format!("on {job}")),
-            (None, Some(job)) => ("offered", format!("offered {job}")),
-            (None, None) => ("free", "free".to_owned()),
+        let class = standing(courier, now);
+        let doing = match (class, &courier.job_id, &courier.offered_job_id) {
+            ("offline", Some(job), _) => format!("offline with {job}"),
+            (_, Some(job), _) => format!("on {job}"),
+            (_, None, Some(job)) => format!("offered {job}"),
+            ("stale", None, None) => format!(
+                "position {} old: no offers until it updates",
+                waited(now, courier.position_recorded_at.as_ref())
+            ),
+            _ => "free".to_owned(),
         };
+        let title = format!(
+            "{} · {} · {doing}",
+            courier.name,
+            labels::vehicle(&courier.vehicle_type_id)
+        );
         part.couriers.push(marker(
             format!("courier-{}", courier.courier_id),
             projection.at(position),
-            format!(
-                "{} · {} · {doing}",
-                courier.name,
-                labels::vehicle(&courier.vehicle_type_id)
-            ),
+            (title, courier.name.clone()),
             class,
         ));
     }

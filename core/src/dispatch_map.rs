@@ -57,8 +57,8 @@ pub async fn shared_read(core: &Core, fleet: &Fleet) -> CoreResult<Arc<Map>> {
 /// or a fleet's board orders and drivers).
 async fn read(core: &Core, fleet: &Fleet) -> CoreResult<Map> {
     let now = core.clock.now_micros();
-    let online = couriers::online(&core.db, fleet).await?;
-    let ids: Vec<String> = online.iter().map(|c| c.id.clone()).collect();
+    let on_the_map = couriers::on_the_map(&core.db, fleet).await?;
+    let ids: Vec<String> = on_the_map.iter().map(|c| c.id.clone()).collect();
     let holding: HashMap<String, String> = assignments::open_for_couriers(&core.db, ids.clone())
         .await?
         .into_iter()
@@ -120,7 +120,7 @@ async fn read(core: &Core, fleet: &Fleet) -> CoreResult<Map> {
                 .insert(job_id.clone(), job_out(work, Some(courier_id.clone()), None));
         }
     }
-    for courier in online {
+    for courier in on_the_map {
         let position = located.get(&courier.id);
         let offered_job_id = offered_to.get(courier.id.as_str()).map(|job_id| (*job_id).to_owned());
         let out = ipb::MapCourier {
@@ -134,6 +134,7 @@ async fn read(core: &Core, fleet: &Fleet) -> CoreResult<Map> {
             name: courier.name,
             vehicle_type_id: courier.vehicle.vehicle_type_id,
             courier_id: courier.id.clone(),
+            offline: courier.availability != couriers::Availability::Online,
         };
         map.couriers.insert(courier.id, out);
     }

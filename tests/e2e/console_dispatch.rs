@@ -56,6 +56,29 @@ e2e! {
         let (_, page, _) = get(&ops, &dispatch).await;
         assert!(!page.contains(&format!("id=\"waiting-{id}\"")) && page.contains("Fred Far · Courier assigned"), "{page}");
 
+        // Fred goes offline with the job in hand: it stays under way, flagged,
+        // and Fred stays on the map (not counted online).
+        let offline = apb::SetAvailabilityRequest { availability: apb::Availability::Offline as i32 };
+        far.client.clone().set_availability(far.request(offline)).await.expect("offline");
+        let (_, page, _) = get(&ops, &dispatch).await;
+        assert!(page.contains("Fred Far <strong class=\"flag\">offline</strong> · Courier assigned"), "{page}");
+        assert!(page.contains(&format!("id=\"courier-{}\" class=\"courier offline\"", far.courier.id)), "{page}");
+
+        // A courier whose last position is six minutes old is drawn and
+        // counted as stale, never as free.
+        let sid = crate::couriers::join(&app, "", "Sid Stale", "sid@example.com", "car").await;
+        let mut client = sid.client.clone();
+        client.set_availability(sid.request(apb::SetAvailabilityRequest { availability: apb::Availability::Online as i32 })).await.expect("online");
+        let mut old = crate::couriers::at(&app, 52.52, 13.41);
+        old.recorded_at = Some(prost_types::Timestamp { seconds: app.clock.now().timestamp() - 6 * 60, nanos: 0 });
+        client.report_locations(sid.request(tokio_stream::iter([apb::ReportLocationsRequest { positions: vec![old] }]))).await.expect("position");
+        let (_, page, _) = get(&ops, &dispatch).await;
+        assert!(page.contains(&format!("id=\"courier-{}\" class=\"courier stale\"", sid.courier.id)), "{page}");
+        assert!(page.contains("Sid Stale · Car · position 6 min old: no offers until it updates"), "{page}");
+        assert!(page.contains("Map: 2 couriers online, 1 free;"), "Nia free, Sid stale; Fred offline: {page}");
+        let online = apb::SetAvailabilityRequest { availability: apb::Availability::Online as i32 };
+        far.client.clone().set_availability(far.request(online)).await.expect("online again");
+
         // Reassign to Nia: Fred loses it, Nia gets it.
         let (status, _, page) = post(&ops, &format!("{job_page}/assign"), &[("csrf", &token), ("courier_id", &near.courier.id)]).await;
         assert_eq!(status, 303, "{page}");

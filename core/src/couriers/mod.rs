@@ -302,24 +302,32 @@ pub async fn list(
     Ok((rows.into_iter().map(from_model).collect(), next))
 }
 
-/// The online, active couriers of `fleet` (for the live map).
-pub async fn online(db: &impl ConnectionTrait, fleet: &Fleet) -> CoreResult<Vec<Courier>> {
-    online_where(db, fleet, Condition::all()).await
+/// The active couriers of `fleet` on its dispatch map: the online ones,
+/// and those who went offline with a job in hand (its job stays under way).
+pub async fn on_the_map(db: &impl ConnectionTrait, fleet: &Fleet) -> CoreResult<Vec<Courier>> {
+    Ok(entity::Entity::find()
+        .filter(fleet.condition())
+        .filter(entity::Column::Status.eq(Status::Active.as_str()))
+        .filter(
+            Condition::any()
+                .add(entity::Column::Availability.eq(Availability::Online.as_str()))
+                .add(entity::Column::Id.in_subquery(assignments::holders())),
+        )
+        .all(db)
+        .await?
+        .into_iter()
+        .map(from_model)
+        .collect())
 }
 
 /// The online, active couriers of `fleet` holding no job (for dispatch),
 /// in one read.
 pub async fn free(db: &impl ConnectionTrait, fleet: &Fleet) -> CoreResult<Vec<Courier>> {
-    let holding_none = Condition::all().add(entity::Column::Id.not_in_subquery(assignments::holders()));
-    online_where(db, fleet, holding_none).await
-}
-
-async fn online_where(db: &impl ConnectionTrait, fleet: &Fleet, also: Condition) -> CoreResult<Vec<Courier>> {
     Ok(entity::Entity::find()
         .filter(fleet.condition())
         .filter(entity::Column::Availability.eq(Availability::Online.as_str()))
         .filter(entity::Column::Status.eq(Status::Active.as_str()))
-        .filter(also)
+        .filter(entity::Column::Id.not_in_subquery(assignments::holders()))
         .all(db)
         .await?
         .into_iter()

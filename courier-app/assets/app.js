@@ -58,10 +58,19 @@ function el(tag, text, className) {
 // Sends what waits; the page that made an item goes where its answer says.
 const mine = new Map();
 async function send() {
-  const results = await outbox.flush();
+  // While the outbox sends, a change of this page's job (made by what is
+  // sent) waits for the answers, which may lead elsewhere.
+  window.sending = true;
+  const results = await outbox.flush().finally(() => { window.sending = false; });
   for (const [id, result] of results) {
     if (result.signIn) { location.assign(result.signIn); return; }
     const form = mine.get(id);
+    // A job finished from the phone's outbox after this page was opened
+    // again: on to the shift, as if its form had been sent from here.
+    if (!form && result.redirect?.includes("?ended=") && document.querySelector("[data-step]")) {
+      location.assign(result.redirect);
+      return;
+    }
     if (!form) continue;
     mine.delete(id);
     if (result.redirect) { location.assign(result.redirect); return; }
@@ -70,6 +79,7 @@ async function send() {
     await outbox.dismiss(id);
     form.querySelectorAll("button").forEach((b) => { b.disabled = false; });
   }
+  if (window.changed) { location.reload(); return; }
   showOutbox();
 }
 
@@ -98,6 +108,7 @@ for (const form of document.querySelectorAll("form[data-outbox]")) {
       if (mine.has(id)) {
         window.leaving = false;
         say(form, "No network: saved on this phone. It is sent by itself when the network returns.", "waiting");
+        showQueuedSteps();
       }
     } catch (error) {
       say(form, `Not saved: ${error.message}`, "refused");
@@ -114,10 +125,69 @@ document.getElementById("sign-out")?.addEventListener("submit", async (event) =>
   event.target.submit();
 });
 
+// A job in hand worked without network: each step waiting on the phone is
+// done as far as this page is concerned, so the next one shows (its proof
+// page is kept on the phone from when the job page was last opened online).
+async function showQueuedSteps() {
+  const steps = [...document.querySelectorAll("[data-step]")];
+  if (!steps.length) return;
+  const jobPath = `${path}/jobs/${steps[0].dataset.job}/`;
+  const queued = new Set();
+  for (const item of await outbox.waiting()) {
+    const url = new URL(item.url, location.href);
+    if (!url.pathname.startsWith(jobPath)) continue;
+    const move = item.fields.find(([name]) => name === "move");
+    if (move) queued.add(`move:${move[1]}`);
+    const proof = url.pathname.slice(jobPath.length).match(/^proof\/(\w+)$/);
+    if (proof) queued.add(`proof:${proof[1]}`);
+  }
+  let next = steps.findIndex((step) => !queued.has(step.dataset.step));
+  if (next < 0) next = steps.length;
+  steps.forEach((step, at) => { step.hidden = at !== next; });
+}
+
+// The proof pages of the job on show, kept on the phone while the network
+// is there, for a dropoff without one.
+async function keepProofPages() {
+  if (!navigator.onLine || !("caches" in window)) return;
+  const links = [...document.querySelectorAll("a[data-proof]")].map((a) => a.getAttribute("href"));
+  if (!links.length) return;
+  const cache = await caches.open("courier-pages");
+  await Promise.all(links.map((link) => cache.add(link).catch(() => {})));
+}
+
+// The page shown for a page not kept, without network: it lists the job
+// pages kept on this phone and leaves as soon as the network returns.
+async function listKeptJobs() {
+  const list = document.getElementById("kept-jobs");
+  if (!list || !("caches" in window)) return;
+  const cache = await caches.open("courier-pages");
+  const links = [];
+  for (const request of await cache.keys()) {
+    const url = new URL(request.url);
+    if (!/\/jobs\/[^/]+$/.test(url.pathname)) continue;
+    const page = await (await cache.match(request)).text();
+    const title = new DOMParser().parseFromString(page, "text/html").title.replace(/ · Courier$/, "");
+    const link = document.createElement("a");
+    link.className = "job-link";
+    link.href = url.pathname;
+    link.textContent = title || url.pathname;
+    const item = document.createElement("li");
+    item.append(link);
+    links.push(item);
+  }
+  list.replaceChildren(...links);
+  document.getElementById("kept-jobs-title").hidden = links.length === 0;
+  addEventListener("online", () => location.reload());
+}
+
 addEventListener("online", () => { showNetwork(); send(); });
 setInterval(async () => { if ((await outbox.waiting()).length && navigator.onLine) send(); }, 10000);
 showOutbox();
 send();
+showQueuedSteps();
+keepProofPages();
+listKeptJobs();
 
 if (body.dataset.live) follow(root, body.dataset.live);
 if ("shareLocation" in body.dataset) shareLocation(root, body.dataset.csrf, document.getElementById("location"));

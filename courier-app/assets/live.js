@@ -110,7 +110,9 @@ export function follow(root, live) {
   if (live.startsWith("job:")) {
     const id = live.slice(4);
     source.addEventListener("job", (event) => {
-      if (event.data === id && !window.leaving) location.reload();
+      if (event.data !== id || window.leaving) return;
+      if (window.sending) window.changed = true;
+      else location.reload();
     });
   }
   countdown(part);

@@ -8,7 +8,16 @@ const STALE_MS = 120000;
 const QUIET_MS = 60000;
 
 export function shareLocation(root, csrf, status) {
+  // The shift's "Online" says whether offers can come: not while the
+  // position is blocked or too old.
+  const availability = document.getElementById("availability");
+  const online = availability?.classList.contains("online") ? availability.textContent : null;
   const say = (text, state) => {
+    if (online !== null) {
+      const reaches = state === "ok" || state === "waiting";
+      availability.textContent = reaches ? online : "Online, but no offers reach you: your position is not being shared.";
+      availability.classList.toggle("warn", !reaches);
+    }
     if (!status) return;
     status.textContent = text;
     status.dataset.state = state;

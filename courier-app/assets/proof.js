@@ -9,6 +9,14 @@ const QUALITY = 0.85;
 let signed = false;
 
 export function setUpProof(form) {
+  // A refusal stays until the courier changes the form: then it is old news.
+  const settled = () => {
+    document.getElementById("proof-error")?.remove();
+    const status = form.querySelector(".form-status.refused");
+    if (status) status.hidden = true;
+  };
+  form.addEventListener("change", settled);
+  form.addEventListener("input", settled);
   const photos = form.querySelector("#photos");
   const count = form.querySelector("#photo-count");
   const previews = form.querySelector("#photo-previews");
@@ -82,7 +90,10 @@ function signaturePad(canvas, clear) {
     context.stroke();
     signed = true;
   });
-  const stop = () => { drawing = false; };
+  const stop = () => {
+    if (drawing && signed) canvas.dispatchEvent(new Event("change", { bubbles: true }));
+    drawing = false;
+  };
   canvas.addEventListener("pointerup", stop);
   canvas.addEventListener("pointercancel", stop);
   clear?.addEventListener("click", size);

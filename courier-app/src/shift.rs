@@ -176,7 +176,10 @@ struct ShiftPage {
     live: String,
     /// Said once the app came back from a job that ended.
     ended: Option<String>,
+    /// Today's jobs that ended in the courier's hands (delivered or cancelled).
     finished: Vec<JobLine>,
+    /// Today's jobs dispatch took from them or gave to another courier.
+    taken_away: Vec<JobLine>,
 }
 
 #[derive(serde::Deserialize)]
@@ -278,10 +281,25 @@ async fn shift_view(state: &AppState, signed: &Signed, headers: &HeaderMap, show
             },
             live,
             ended,
-            finished: finished.iter().map(|j| JobLine::of(j, zone)).collect(),
+            finished: finished
+                .iter()
+                .filter(|j| !taken_away(j))
+                .map(|j| JobLine::of(j, zone))
+                .collect(),
+            taken_away: finished
+                .iter()
+                .filter(|j| taken_away(j))
+                .map(|j| JobLine::of(j, zone))
+                .collect(),
         },
         StatusCode::OK,
     )
+}
+
+/// Whether `job` left the courier's hands without ending (reassigned or
+/// unassigned): not a job they finished.
+fn taken_away(job: &apb::Job) -> bool {
+    matches!(job.outcome.as_deref(), Some("reassigned" | "unassigned"))
 }
 
 /// The courier's open jobs and offer now: the first message of a fresh

@@ -88,6 +88,9 @@ pub(crate) struct JobView {
     pub(crate) vehicle: String,
     pub(crate) eta: String,
     pub(crate) action: Action,
+    /// The steps after the action, in order, for a job worked offline: the
+    /// page shows the next one once the one before waits on the phone.
+    pub(crate) later: Vec<Action>,
     pub(crate) problem: Option<Problem>,
     pub(crate) outcome: String,
     pub(crate) assigned_at: String,
@@ -143,6 +146,7 @@ impl JobView {
                 _ => String::new(),
             },
             action: action(job),
+            later: later_steps(job),
             problem: problem(job),
             outcome: outcome(job.outcome.as_deref()),
             assigned_at: clock(job.assigned_at.as_ref(), zone),
@@ -163,6 +167,52 @@ fn headline(status: pb::DeliveryStatus, active: bool) -> &'static str {
         S::Delivered => "Delivered",
         S::Cancelled => "Cancelled",
         _ => "Waiting",
+    }
+}
+
+impl Action {
+    /// How the page and the phone's outbox name this step: `move:pick_up`,
+    /// `proof:dropoff`.
+    pub(crate) fn key(&self) -> String {
+        format!("{}:{}", self.kind, self.value)
+    }
+}
+
+/// Every step of a job from the courier's acceptance to the handover: a
+/// proof step makes its move (picked up, handed over) itself.
+fn all_steps(job: &apb::Job) -> Vec<Action> {
+    let proof = job.proof.unwrap_or_default();
+    let pickup = proof.pickup.unwrap_or_default();
+    let dropoff = proof.dropoff.unwrap_or_default();
+    let pickup_proof = pickup.photos > 0 || pickup.signature || pickup.sender_name || pickup.barcode;
+    let dropoff_proof =
+        dropoff.photos > 0 || dropoff.signature || dropoff.recipient_name || dropoff.barcode || dropoff.age_check;
+    let step = |kind, value, label| Action { kind, value, label };
+    vec![
+        step("move", "arrive_at_pickup", "I'm at the pickup"),
+        if pickup_proof {
+            step("proof", "pickup", "Take the pickup proof")
+        } else {
+            step("move", "pick_up", "Picked up")
+        },
+        step("move", "start_transit", "Start driving to the dropoff"),
+        step("move", "arrive_at_dropoff", "I'm at the dropoff"),
+        if dropoff_proof {
+            step("proof", "dropoff", "Take the delivery proof")
+        } else {
+            step("move", "complete_handover", "Handed over")
+        },
+    ]
+}
+
+/// The steps after the job's current action (none when the action is not
+/// one of the usual sequence).
+fn later_steps(job: &apb::Job) -> Vec<Action> {
+    let current = action(job).key();
+    let steps = all_steps(job);
+    match steps.iter().position(|step| step.key() == current) {
+        Some(at) => steps.into_iter().skip(at + 1).collect(),
+        None => Vec::new(),
     }
 }
 
@@ -191,12 +241,12 @@ fn action(job: &apb::Job) -> Action {
             pb::DeliveryStatus::AtPickup => Action {
                 kind: "proof",
                 value: "pickup",
-                label: "Pickup proof",
+                label: "Take the pickup proof",
             },
             pb::DeliveryStatus::AtDropoff => Action {
                 kind: "proof",
                 value: "dropoff",
-                label: "Delivery proof",
+                label: "Take the delivery proof",
             },
             _ => none,
         },
@@ -228,6 +278,10 @@ fn outcome(outcome: Option<&str>) -> String {
         Some("delivered") => "Delivered".into(),
         Some("reassigned") => "Given to another courier".into(),
         Some("unassigned") => "Taken back by dispatch".into(),
+        Some("cancelled:cancelled_by_you") => "Cancelled by the customer".into(),
+        Some("cancelled:no_courier_found") => "Cancelled: no courier was found in time".into(),
+        Some("cancelled:pickup_no_show") => "Cancelled: nobody handed the goods over".into(),
+        Some("cancelled:cancelled_by_maxmove") => "Cancelled by the platform".into(),
         Some(other) => match other.strip_prefix("cancelled:") {
             Some(reason) => format!("Cancelled ({})", reason.replace('_', " ")),
             None => other.replace('_', " "),

@@ -301,7 +301,7 @@ e2e! {
         assert_eq!(app.get(&format!("/v1/deliveries/{id}"), &pod.live_key).await.body["status"], "courier_assigned");
 
         phone.next_move("I'm at the pickup", "at_pickup").await;
-        phone.click_to("//a[text()='Pickup proof']", "#proof-form").await;
+        phone.click_to("//a[text()='Take the pickup proof']", "#proof-form").await;
         let pickup_photo = camera_photo(1);
         phone.take_photo("#photos", &pickup_photo).await;
         phone.click_to("//button[text()='Picked up']", "#job-status[data-status='picked_up']").await;
@@ -309,7 +309,7 @@ e2e! {
         assert_eq!(phone.text("#next-address").await, "Oranienstraße 25, 10999 Berlin");
         phone.next_move("I'm at the dropoff", "at_dropoff").await;
         assert!(phone.page().await.contains("The handover failed"), "a failed handover can be reported");
-        phone.click_to("//a[text()='Delivery proof']", "#proof-form").await;
+        phone.click_to("//a[text()='Take the delivery proof']", "#proof-form").await;
 
         // Without the signature and the name the core refuses, in its words.
         let dropoff_photo = camera_photo(2);
@@ -438,7 +438,7 @@ e2e! {
         phone.locate_at(&app, NEAR_PICKUP).await;
         phone.sign_in_as_courier(&app, "kim@example.com").await;
         phone.click_to(&format!("//a[contains(@href, '/jobs/{id}')]"), "#job-status[data-status='at_dropoff']").await;
-        phone.click_to("//a[text()='Delivery proof']", "#proof-form").await;
+        phone.click_to("//a[text()='Take the delivery proof']", "#proof-form").await;
         let photo = camera_photo(3);
         phone.take_photo("#photos", &photo).await;
 
@@ -447,7 +447,7 @@ e2e! {
         phone.click("//button[text()='Delivered']").await;
         let saved = phone.find(".form-status.waiting").await.text().await.expect("text");
         assert!(saved.starts_with("No network: saved on this phone"), "{saved}");
-        assert!(phone.text("#network").await.starts_with("You are offline"));
+        assert!(phone.text("#network").await.starts_with("No network"));
         phone.screenshot().await;
         // The item as kept, to send it again afterwards as a phone would that
         // never heard the answer.
@@ -474,7 +474,7 @@ e2e! {
         assert_eq!(phone.text("#job-status").await, "Delivered");
         let cut = phone.disconnect().await;
         phone.open(&app.url("/courier/")).await;
-        assert_eq!(phone.heading().await, "You are offline");
+        assert_eq!(phone.heading().await, "No network");
         phone.open(&app.url(&format!("/courier/jobs/{id}"))).await;
         assert_eq!(phone.text("#job-status").await, "Delivered");
         phone.reconnect(&cut).await;
@@ -487,6 +487,68 @@ e2e! {
         phone.open(&app.url("/courier/")).await;
         assert_eq!(phone.heading().await, "Sign in");
         let _ = std::fs::remove_file(photo);
+        phone.close().await;
+    }
+
+    async fn a_job_accepted_online_is_carried_to_the_end_without_network_and_sent_once_when_it_returns(app: TestApp) {
+        let Some(driver) = Driver::start().await else { return };
+        let pod = pod_workspace(&app).await;
+        let mut body = berlin_delivery();
+        body["proof_of_delivery"] = json!({ "pickup": { "photos": 1 }, "dropoff": { "photos": 1 } });
+        let created = app.create_delivery(&pod.live_key, &body).await;
+        let id = created["id"].as_str().expect("id").to_owned();
+        let kim = join(&app, "", "Kim Courier", "kim@example.com", "car").await;
+        assign(&app, &id, &kim.courier.id).await.expect("assign");
+
+        // The job page opened once with network keeps it and its proof pages.
+        let phone = driver.phone().await;
+        phone.locate_at(&app, NEAR_PICKUP).await;
+        phone.sign_in_as_courier(&app, "kim@example.com").await;
+        phone.click_to(&format!("//a[contains(@href, '/jobs/{id}')]"), "#job-status[data-status='courier_assigned']").await;
+        wait_until("the proof pages kept", PAGE_WAIT, async || {
+            let kept = phone.run(&format!("const c = await caches.open('courier-pages'); return (await c.keys()).filter((r) => r.url.includes('/jobs/{id}/proof/')).length;")).await;
+            if kept == 2 { Ok(()) } else { Err(kept) }
+        })
+        .await;
+
+        // No network from here to the handover: each step waits on the phone
+        // and the next one shows.
+        let cut = phone.disconnect().await;
+        phone.click("//button[normalize-space()=\"I'm at the pickup\"]").await;
+        phone.click_to("//a[text()='Take the pickup proof']", "#proof-form").await;
+        let (pickup_photo, dropoff_photo) = (camera_photo(5), camera_photo(6));
+        phone.take_photo("#photos", &pickup_photo).await;
+        phone.click("//button[text()='Picked up']").await;
+        phone.find(".form-status.waiting").await;
+        phone.click_to("//a[text()='← Job']", "#job-status").await;
+        phone.click("//button[text()='Start driving to the dropoff']").await;
+        phone.click("//button[normalize-space()=\"I'm at the dropoff\"]").await;
+        phone.click_to("//a[text()='Take the delivery proof']", "#proof-form").await;
+        phone.take_photo("#photos", &dropoff_photo).await;
+        phone.click("//button[text()='Delivered']").await;
+        phone.find(".form-status.waiting").await;
+        // A reload of the kept job page shows no step already made.
+        phone.open(&app.url(&format!("/courier/jobs/{id}"))).await;
+        let shown = phone.client.execute("return [...document.querySelectorAll('[data-step]')].filter((s) => !s.hidden).length", vec![]).await.expect("script");
+        assert_eq!(shown, json!(0), "every step waits on the phone");
+        assert!(phone.text("#outbox").await.starts_with("5 actions wait on this phone"), "{}", phone.text("#outbox").await);
+        phone.screenshot().await;
+        assert_eq!(app.get(&format!("/v1/deliveries/{id}"), &pod.live_key).await.body["status"], "courier_assigned");
+
+        // The network returns: everything is sent, in order, once.
+        phone.reconnect(&cut).await;
+        phone.arrived("#ended").await;
+        assert_eq!(app.get(&format!("/v1/deliveries/{id}"), &pod.live_key).await.body["status"], "delivered");
+        let moves = ["pending", "courier_assigned", "at_pickup", "picked_up", "in_transit", "at_dropoff", "delivered"];
+        let events = app.delivery_events(&pod.live_key, &id).await;
+        let statuses: Vec<String> = events.iter().filter(|(kind, _)| kind != "delivery.eta_updated" && kind != "delivery.pod_submitted")
+            .map(|(_, status)| status.clone()).collect();
+        assert_eq!(statuses, moves.map(String::from).to_vec(), "each move once, in order: {events:?}");
+        let files = proof_files(&app, &pod.live_key, &id).await;
+        assert_eq!(files.len(), 2, "one photo at each end");
+        for photo in [pickup_photo, dropoff_photo] {
+            let _ = std::fs::remove_file(photo);
+        }
         phone.close().await;
     }
 
@@ -524,7 +586,7 @@ e2e! {
         assert_eq!(valid, Value::Bool(false), "not sent without the box ticked");
         phone.click("//input[@id='confirm-problem']").await;
         phone.click_to("//button[@id='report-problem']", "#ended").await;
-        assert!(phone.text("#ended").await.contains("finished: Cancelled (pickup no show)."));
+        assert!(phone.text("#ended").await.contains("finished: Cancelled: nobody handed the goods over."));
         let cancelled = app.get(&format!("/v1/deliveries/{second}"), &app.live_key).await;
         assert_eq!((cancelled.body["status"].as_str(), cancelled.body["cancellation_reason"].as_str()), (Some("cancelled"), Some("pickup_no_show")));
 

@@ -179,7 +179,8 @@ impl QuoteView {
     }
 }
 
-/// The booking form's values, as typed (Berlin addresses on a new form).
+/// The booking form's values, as typed (a test-mode form starts with Berlin
+/// sample places and contacts; a live one starts empty).
 pub(crate) struct BookingForm {
     pickup: Point,
     stops: Vec<Point>,
@@ -196,7 +197,13 @@ pub(crate) struct BookingForm {
 }
 
 impl BookingForm {
-    fn new() -> BookingForm {
+    /// A new form: in test mode filled with sample places to try the
+    /// simulator; in live mode empty but for the vehicle, as a real booking
+    /// names real people.
+    fn new(mode: &str) -> BookingForm {
+        if mode != "test" {
+            return BookingForm::of(&[("vehicle_type_id".to_owned(), "cargo_bike".to_owned())]);
+        }
         let defaults: Vec<(String, String)> = [
             ("pickup_address", "Alexanderplatz 1, 10178 Berlin"),
             ("pickup_latitude", "52.5219"),
@@ -529,7 +536,7 @@ pub(crate) async fn form_page(
             &state,
             &signed,
             (&workspace, mode, &types),
-            (BookingForm::new(), &[]),
+            (BookingForm::new(mode), &[]),
             None,
         ),
         Err(failed) => failed,
@@ -628,7 +635,7 @@ pub(crate) async fn book(
             let notice = if mode == "test" {
                 "Test delivery booked: the simulator plays it out on this page."
             } else {
-                "Delivery booked: a courier is being found."
+                "Delivery booked."
             };
             signed.redirect_with(
                 Flash::notice(notice),

@@ -738,6 +738,12 @@ async fn update(state: ConsoleState, signed: Signed, fleet: Fleet, courier_id: S
 async fn set_status(state: ConsoleState, signed: Signed, fleet: Fleet, courier_id: String, body: Bytes) -> Response {
     let form = fields(&body);
     let csrf = Some(field(&form, "csrf"));
+    if field(&form, "status") == "suspended"
+        && let Some(refusal) = crate::page::unconfirmed(&form, "suspend the courier")
+    {
+        let status = courier::errors::to_status(courier::errors::ErrorCode::InvalidRequest, &refusal.message, None);
+        return failure(&state, &status);
+    }
     let mut couriers = state.couriers.clone();
     let answer = match field(&form, "status") {
         "suspended" => couriers

@@ -378,7 +378,19 @@ async fn live_part(
         .layout(state, "", Some(workspace), mode)
         .workspace
         .is_some_and(|w| w.manages);
-    let terminal = matches!(
+    // The contract cancels until the goods are picked up (`not_cancellable`
+    // after): the form is offered only while it can succeed.
+    let cancellable = matches!(
+        delivery.status(),
+        pb::DeliveryStatus::Pending | pb::DeliveryStatus::CourierAssigned | pb::DeliveryStatus::AtPickup
+    );
+    // A pickup ETA means nothing once the courier is there; a dropoff ETA
+    // nothing once the delivery ended.
+    let before_pickup = matches!(
+        delivery.status(),
+        pb::DeliveryStatus::Pending | pb::DeliveryStatus::CourierAssigned
+    );
+    let ended = matches!(
         delivery.status(),
         pb::DeliveryStatus::Delivered | pb::DeliveryStatus::Cancelled
     );
@@ -401,11 +413,20 @@ async fn live_part(
         .events;
     let mut timeline: Vec<TimelineEntry> = events
         .iter()
-        .map(|event| TimelineEntry {
-            at: zone.at(event.created_at.as_ref()),
-            event_type: event.r#type().public_name().unwrap_or("unknown"),
-            status: event.data.as_ref().map_or("", status_name),
-            event_id: event.id.clone(),
+        .map(|event| {
+            let event_type = event.r#type().public_name().unwrap_or("unknown");
+            let status = event.data.as_ref().map_or("", status_name);
+            TimelineEntry {
+                at: zone.at(event.created_at.as_ref()),
+                event_type,
+                // "Courier assigned → Courier assigned" says it twice.
+                status: if labels::event_type_named(event_type) == labels::delivery_status_named(status) {
+                    ""
+                } else {
+                    status
+                },
+                event_id: event.id.clone(),
+            }
         })
         .collect();
     timeline.reverse();
@@ -454,8 +475,8 @@ async fn live_part(
                     .join(" ")
             })
             .unwrap_or_default(),
-        eta_pickup: zone.at(eta.and_then(|e| e.pickup_at.as_ref())),
-        eta_dropoff: zone.at(eta.and_then(|e| e.dropoff_at.as_ref())),
+        eta_pickup: zone.at(eta.filter(|_| before_pickup).and_then(|e| e.pickup_at.as_ref())),
+        eta_dropoff: zone.at(eta.filter(|_| !ended).and_then(|e| e.dropoff_at.as_ref())),
         updated_at: zone.at(delivery.updated_at.as_ref()),
         drawing: drawing_of(delivery),
         timeline,
@@ -489,7 +510,7 @@ async fn live_part(
         proof_note,
         events_base: format!("{}/w/{workspace}/events", state.root),
         mode,
-        cancel: (manages && !terminal).then(|| CancelForm {
+        cancel: (manages && cancellable).then(|| CancelForm {
             action: format!(
                 "{}/w/{workspace}/deliveries/{}/cancel?mode={mode}",
                 state.root, delivery.id
@@ -553,15 +574,20 @@ pub(crate) fn breakdown_lines(breakdown: Option<&pb::PriceBreakdown>, currency: 
         return Vec::new();
     };
     let mut lines = vec![("Route".to_owned(), money(breakdown.route_cents, currency))];
+    // The contract's surcharges are part of the route's fare, not added to
+    // it: listed under it, "of which".
+    for surcharge in &breakdown.surcharges {
+        lines.push((
+            format!("of which {}", surcharge.label),
+            money(surcharge.amount_cents, currency),
+        ));
+    }
     for extra in &breakdown.extras {
         let name = match &extra.option_name {
             Some(option) => format!("{} ({option}) × {}", extra.name, extra.quantity),
             None => format!("{} × {}", extra.name, extra.quantity),
         };
         lines.push((name, money(extra.amount_cents, currency)));
-    }
-    for surcharge in &breakdown.surcharges {
-        lines.push((surcharge.label.clone(), money(surcharge.amount_cents, currency)));
     }
     if breakdown.discount_cents != 0 {
         lines.push(("Discount".into(), money(-breakdown.discount_cents, currency)));

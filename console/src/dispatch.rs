@@ -750,6 +750,9 @@ async fn unassign(
     body: Bytes,
 ) -> Response {
     let form = fields(&body);
+    if let Some(refusal) = crate::page::unconfirmed(&form, "take the job back") {
+        return job_view(&state, &signed, &scope, (&job_id, mode), Some(refusal)).await;
+    }
     let message = ipb::UnassignJobRequest { job_id: job_id.clone() };
     match state
         .dispatch

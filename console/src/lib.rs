@@ -32,7 +32,7 @@ use std::sync::Arc;
 use axum::Router;
 use axum::extract::State;
 use axum::http::{HeaderValue, StatusCode, header};
-use axum::response::{IntoResponse, Response};
+use axum::response::{IntoResponse, Redirect, Response};
 use axum::routing::{get, post};
 use courier::internal::v1::admin_service_client::AdminServiceClient;
 use courier::internal::v1::billing_service_client::BillingServiceClient;
@@ -186,11 +186,19 @@ impl ConsoleState {
 /// public API's, for the `doc_url` of errors.
 pub fn standalone(state: ConsoleState, base_url: &str) -> Router {
     let health = courier_edge::routes::health::router(state.channel.clone(), base_url);
-    Router::new().nest("/console", router(state)).merge(health)
+    mounted(state).merge(health)
+}
+
+/// The console under `/console`, where it is served beside the edge or on
+/// its own; `/console/` (as typed) leads to it.
+pub fn mounted(state: ConsoleState) -> Router {
+    Router::new()
+        .nest("/console", router(state))
+        .route("/console/", get(|| async { Redirect::permanent("/console") }))
 }
 
 /// The console's routes, to be served under `/console`.
-pub fn router(state: ConsoleState) -> Router {
+fn router(state: ConsoleState) -> Router {
     Router::new()
         .route("/", get(home))
         .route("/sign-in", get(sign_in_page).post(sign_in))
@@ -314,6 +322,7 @@ pub fn router(state: ConsoleState) -> Router {
         .route("/invitations/{token}", get(invitation_page).post(accept_invitation))
         .route("/assets/console.css", get(stylesheet))
         .route("/assets/console.js", get(script))
+        .route("/assets/icon.svg", get(icon))
         .fallback(not_found)
         .layer(axum::middleware::from_fn(flash::clear_after_reading))
         .layer(axum::middleware::from_fn_with_state(state.clone(), forms::same_origin))
@@ -351,6 +360,13 @@ async fn stylesheet() -> impl IntoResponse {
     (
         [(header::CONTENT_TYPE, "text/css; charset=utf-8")],
         include_str!("../assets/console.css"),
+    )
+}
+
+async fn icon() -> impl IntoResponse {
+    (
+        [(header::CONTENT_TYPE, "image/svg+xml")],
+        include_str!("../assets/icon.svg"),
     )
 }
 

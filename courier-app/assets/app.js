@@ -165,20 +165,27 @@ async function listKeptJobs() {
   const links = [];
   for (const request of await cache.keys()) {
     const url = new URL(request.url);
-    if (!/\/jobs\/[^/]+$/.test(url.pathname)) continue;
-    const page = await (await cache.match(request)).text();
-    const title = new DOMParser().parseFromString(page, "text/html").title.replace(/ · Courier$/, "");
+    const job = url.pathname.match(/\/jobs\/([^/]+)$/);
+    if (!job) continue;
     const link = document.createElement("a");
     link.className = "job-link";
     link.href = url.pathname;
-    link.textContent = title || url.pathname;
+    link.textContent = `Job …${job[1].slice(-6)}`;
     const item = document.createElement("li");
     item.append(link);
     links.push(item);
   }
   list.replaceChildren(...links);
   document.getElementById("kept-jobs-title").hidden = links.length === 0;
-  addEventListener("online", () => location.reload());
+  // Back to the page asked for once it answers (an "online" event alone
+  // is no proof: a browser may fire one without network).
+  const back = async () => {
+    try {
+      if ((await fetch(location.href, { cache: "no-store" })).ok) location.reload();
+    } catch { /* still none */ }
+  };
+  addEventListener("online", back);
+  setInterval(back, 5000);
 }
 
 addEventListener("online", () => { showNetwork(); send(); });

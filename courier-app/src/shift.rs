@@ -171,6 +171,8 @@ struct ShiftPage {
     layout: Layout,
     name: String,
     online: bool,
+    /// A job in hand: going offline or signing out asks once.
+    holding: bool,
     vehicle: String,
     vehicle_details: String,
     live: String,
@@ -273,6 +275,7 @@ async fn shift_view(state: &AppState, signed: &Signed, headers: &HeaderMap, show
             layout,
             name: courier.name,
             online,
+            holding: !board.jobs.is_empty(),
             vehicle: vehicle_name(&vehicle.vehicle_type_id),
             vehicle_details: match vehicle.license_plate {
                 Some(plate) if vehicle_details.is_empty() => plate,

@@ -55,6 +55,12 @@ struct Cli {
     /// Log line format.
     #[arg(long, env = "COURIER_LOG_FORMAT", value_enum, default_value_t = LogFormat::Text)]
     log_format: LogFormat,
+
+    /// The core the separate fronts call: not read here, where the core runs
+    /// inside the runner; accepted so that an environment shared with the
+    /// separate binaries (a `.env`) starts the runner without a warning.
+    #[arg(long = "core-url", env = "COURIER_CORE_URL", hide = true)]
+    _core_url: Option<String>,
 }
 
 #[tokio::main]
@@ -141,7 +147,7 @@ async fn run(mut cli: Cli, base_url_defaulted: bool) -> Result<(), Box<dyn std::
     }
     let courier_app = courier_app::AppState::new(&grpc_url, &format!("{base_url}/courier"))?.with_front(front);
     let app = courier_edge::routes::router(edge)
-        .nest("/console", courier_console::router(console))
+        .merge(courier_console::mounted(console))
         .merge(courier_app::router(courier_app));
     let edge_task = tokio::spawn(courier_edge::serve_router(
         app,

@@ -256,6 +256,9 @@ e2e! {
         assert_eq!(same_page, serde_json::Value::Bool(true), "the page was not reloaded");
         assert!(owner.text(".timeline").await.contains("Delivered"), "the timeline shows the delivery");
         assert!(!owner.page().await.contains("Cancel delivery"), "a delivered delivery offers no cancel");
+        let timeline = owner.text(".timeline").await;
+        assert!(!timeline.contains("Courier assigned → Courier assigned"), "each thing said once: {timeline}");
+        assert!(!owner.page().await.contains("A courier is being found"), "said only while one is");
         assert_eq!(app.get(&format!("/v1/deliveries/{id}"), &app.test_key).await.body["status"], "delivered");
 
         // Its photos show as thumbnails that open at full size, read through
@@ -721,6 +724,16 @@ e2e! {
         owner.open(&format!("{base}/deliveries?mode=live")).await;
         owner.click_to("//a[text()='Book a delivery']", "#pickup_address").await;
         assert_eq!(owner.heading().await, "Book a delivery");
+        // A live form starts empty: no sample people in a real booking.
+        assert_eq!(owner.find("#dropoff_name").await.prop("value").await.expect("value").as_deref(), Some(""));
+        for (field, value) in [
+            ("#pickup_address", "Alexanderplatz 1, 10178 Berlin"), ("#pickup_latitude", "52.5219"), ("#pickup_longitude", "13.4132"),
+            ("#pickup_name", "Warehouse desk"), ("#pickup_phone", "+493012345678"),
+            ("#dropoff_address", "Oranienstraße 25, 10999 Berlin"), ("#dropoff_latitude", "52.5010"), ("#dropoff_longitude", "13.4190"),
+            ("#dropoff_name", "Rui Receiver"), ("#dropoff_phone", "+493087654321"),
+        ] {
+            owner.fill(field, value).await;
+        }
 
         // A stop, an extra with a quantity and an item; what the form was
         // sent is kept on every answer.
@@ -753,9 +766,11 @@ e2e! {
         assert_eq!(quote.status, 201, "{:#}", quote.body);
         let breakdown = &quote.body["breakdown"];
         let cents = |v: &serde_json::Value| v.as_i64().expect("cents");
+        // The route, then its surcharges "of which" (included in it), then
+        // what is added to it.
         let mut expected = vec![euros(cents(&breakdown["route_cents"]))];
-        expected.extend(breakdown["extras"].as_array().expect("extras").iter().map(|e| euros(cents(&e["amount_cents"]))));
         expected.extend(breakdown["surcharges"].as_array().expect("surcharges").iter().map(|s| euros(cents(&s["amount_cents"]))));
+        expected.extend(breakdown["extras"].as_array().expect("extras").iter().map(|e| euros(cents(&e["amount_cents"]))));
         if cents(&breakdown["discount_cents"]) != 0 {
             expected.push(euros(-cents(&breakdown["discount_cents"])));
         }
@@ -770,6 +785,10 @@ e2e! {
         shown.pop(); // "Price held until"
         assert_eq!(shown, expected, "the console's breakdown is the API's");
         assert!(owner.text("#quote").await.contains("Waiting time (per 5 minutes) × 2"), "{}", owner.text("#quote").await);
+        for surcharge in breakdown["surcharges"].as_array().expect("surcharges") {
+            let line = format!("of which {}", surcharge["label"].as_str().expect("label"));
+            assert!(owner.text("#quote").await.contains(&line), "{line}: {}", owner.text("#quote").await);
+        }
 
         // Booked: one live delivery, also after a reload of the answer.
         let total = euros(cents(&quote.body["amount_cents"]));

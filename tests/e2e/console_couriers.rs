@@ -136,6 +136,8 @@ e2e! {
         assert!(page.contains("id=\"vehicle-type-error\"") && page.contains("not a vehicle type"), "{page}");
 
         let (status, _, _) = post(&admin, &format!("{driver_page}/status"), &[("csrf", &token), ("status", "suspended")]).await;
+        assert_eq!(status, 400, "suspending asks for the box ticked");
+        let (status, _, _) = post(&admin, &format!("{driver_page}/status"), &[("csrf", &token), ("status", "suspended"), ("confirm", "yes")]).await;
         assert_eq!(status, 303);
         let (_, page, _) = get(&admin, &driver_page).await;
         assert!(page.contains("status-suspended\" id=\"courier-availability\">Suspended") && page.contains(">Reactivate</button>"), "{page}");
@@ -166,7 +168,7 @@ e2e! {
         let forged = [("csrf", member_token.as_str()), ("name", "Fake Driver"), ("phone", "+4915199999999"), ("vehicle.vehicle_type_id", "car")];
         let (status, _, page) = post(&member, &drivers, &forged).await;
         assert_eq!(status, 403, "{page}");
-        let (status, _, _) = post(&member, &format!("{driver_page}/status"), &[("csrf", &member_token), ("status", "suspended")]).await;
+        let (status, _, _) = post(&member, &format!("{driver_page}/status"), &[("csrf", &member_token), ("status", "suspended"), ("confirm", "yes")]).await;
         assert_eq!(status, 403);
         // ... nor may a member put a board order on a driver: no control, and a forged post refused.
         let order = crate::fleet::create(&app, &key, &crate::fleet::minimal_order()).await;
@@ -221,7 +223,8 @@ e2e! {
         let token = csrf(&page);
         let form = [
             ("csrf", token.as_str()), ("name", "Pia Platform"), ("phone", ""), ("email", "pia@example.com"),
-            ("vehicle.vehicle_type_id", "bicycle"),
+            // The vehicle as a person types it: the catalogue's name.
+            ("vehicle.vehicle_type_id", "Cargo Bike"),
         ];
         let (status, location, page) = post(&ops, &platform, &form).await;
         assert_eq!((status, location.as_str()), (303, platform.as_str()), "{page}");
@@ -231,6 +234,7 @@ e2e! {
         let (status, page, _) = get(&ops, &format!("{platform}/{id}")).await;
         assert_eq!(status, 200, "{page}");
         assert!(page.contains("pia@example.com") && page.contains(">Suspend</button>"), "{page}");
+        assert!(page.contains("Cargo bike"), "stored as the catalogue's type: {page}");
 
         // A business workspace's owner is no operator: the platform's
         // couriers are not theirs to see (as on the core, not found).

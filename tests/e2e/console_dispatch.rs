@@ -45,7 +45,7 @@ e2e! {
         let token = csrf(&page);
 
         // Unassigning a waiting job is refused, at the page, changing nothing.
-        let (status, _, page) = post(&ops, &format!("{job_page}/unassign"), &[("csrf", &token)]).await;
+        let (status, _, page) = post(&ops, &format!("{job_page}/unassign"), &[("csrf", &token), ("confirm", "yes")]).await;
         assert_eq!(status, 409, "{page}");
         assert!(page.contains("already waiting"), "{page}");
 
@@ -99,8 +99,14 @@ e2e! {
         assert_eq!(status, 409, "{page}");
         assert!(page.contains("id=\"courier_id-error\"") && page.contains("is suspended"), "{page}");
 
+        // Unassign asks for the box ticked: without it nothing changes.
+        let (status, _, page) = post(&ops, &format!("{job_page}/unassign"), &[("csrf", &token)]).await;
+        assert_eq!(status, 409, "{page}");
+        assert!(page.contains("to take the job back; nothing was done"), "{page}");
+        assert_eq!(app.get(&format!("/v1/deliveries/{id}"), &app.live_key).await.body["status"], "courier_assigned");
+
         // Unassign: the delivery waits again, without a courier; Nia's app loses it.
-        let (status, location, page) = post(&ops, &format!("{job_page}/unassign"), &[("csrf", &token)]).await;
+        let (status, location, page) = post(&ops, &format!("{job_page}/unassign"), &[("csrf", &token), ("confirm", "yes")]).await;
         assert_eq!((status, location.as_str()), (303, format!("{job_page}?mode=live").as_str()), "{page}");
         assert!(matches!(crate::couriers::next(&mut near_stream).await.update, Some(Update::Withdrawal(w)) if w.job_id == id));
         // The notice names the job by its route, as the lists do.
@@ -119,7 +125,7 @@ e2e! {
         assert_eq!(status, 303);
         let mut client = near.client.clone();
         client.arrive_at_pickup(near.request(apb::ArriveAtPickupRequest { job_id: id.clone() })).await.expect("arrive");
-        let (status, _, page) = post(&ops, &format!("{job_page}/unassign"), &[("csrf", &token)]).await;
+        let (status, _, page) = post(&ops, &format!("{job_page}/unassign"), &[("csrf", &token), ("confirm", "yes")]).await;
         assert_eq!(status, 409, "{page}");
         assert!(page.contains("reached the pickup"), "{page}");
         let seen = app.get(&format!("/v1/deliveries/{id}"), &app.live_key).await;
@@ -160,13 +166,13 @@ e2e! {
         let admin_token = csrf(&page);
         let (status, _, page) = post(&admin, &format!("{dispatch}/{order_id}/assign"), &[("csrf", &admin_token), ("courier_id", &driver.courier.id)]).await;
         assert_eq!(status, 303, "{page}");
-        let (status, _, _) = post(&member, &format!("{dispatch}/{order_id}/unassign"), &[("csrf", &token)]).await;
+        let (status, _, _) = post(&member, &format!("{dispatch}/{order_id}/unassign"), &[("csrf", &token), ("confirm", "yes")]).await;
         assert_eq!(status, 403);
         let (_, page, _) = get(&member, &dispatch).await;
         assert!(page.contains("Dara Driver · Courier assigned"), "the forged unassign changed nothing: {page}");
 
         // The admin takes the order back: it waits on the board again, its history says who.
-        let (status, _, page) = post(&admin, &format!("{dispatch}/{order_id}/unassign"), &[("csrf", &admin_token)]).await;
+        let (status, _, page) = post(&admin, &format!("{dispatch}/{order_id}/unassign"), &[("csrf", &admin_token), ("confirm", "yes")]).await;
         assert_eq!(status, 303, "{page}");
         let read = app.dispatch().await.get_board_order(app.dispatch_request(ipb::GetBoardOrderRequest { order_id: order_id.clone() }))
             .await.expect("order").into_inner();

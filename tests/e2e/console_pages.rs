@@ -773,6 +773,12 @@ e2e! {
         assert!(order["id"].is_string());
         shown(app.url(&format!("/console/w/{fleet}/overview?mode=live"))).await;
 
+        // The console's address as typed with a slash, and its icon.
+        let (status, _, headers) = get(&owner, &app.url("/console/")).await;
+        assert_eq!((status, headers["location"].to_str().ok()), (308, Some("/console")));
+        let (status, icon, headers) = get(&owner, &app.url("/console/assets/icon.svg")).await;
+        assert_eq!((status, headers["content-type"].to_str().ok()), (200, Some("image/svg+xml")), "{icon}");
+
         // The back office.
         let operator = sign_in(&app, "ops@example.com").await;
         for path in ["/console/ops".to_owned(), "/console/ops/audit".to_owned(), format!("/console/ops/w/{}", app.workspace_id), format!("/console/ops/w/{fleet}")] {
@@ -879,6 +885,19 @@ e2e! {
         let (status, _, _) = post(&ops, &cancel, &[("csrf", &token), ("reason", "booked_by_mistake"), ("confirm", "yes")]).await;
         assert_eq!(status, 303);
         assert_eq!(app.get(&format!("/v1/deliveries/{id}"), &app.live_key).await.body["status"], "cancelled");
+
+        // Once picked up, a delivery cannot be cancelled: no form offers it,
+        // and the pickup's ETA is gone.
+        let picked = app.create_delivery(&app.live_key, &crate::deliveries::berlin_delivery()).await["id"].as_str().expect("id").to_owned();
+        let kim = crate::couriers::join(&app, "", "Kim Courier", "kim@example.com", "car").await;
+        crate::couriers::assign(&app, &picked, &kim.courier.id).await.expect("assign");
+        let mut client = kim.client.clone();
+        client.arrive_at_pickup(kim.request(courier::app::v1::ArriveAtPickupRequest { job_id: picked.clone() })).await.expect("arrive");
+        let (_, page, _) = get(&ops, &format!("{base}/deliveries/{picked}?mode=live")).await;
+        assert!(page.contains("Cancel delivery"), "at the pickup it still can: {page}");
+        client.pick_up(kim.request(courier::app::v1::PickUpRequest { job_id: picked.clone() })).await.expect("pick up");
+        let (_, page, _) = get(&ops, &format!("{base}/deliveries/{picked}?mode=live")).await;
+        assert!(!page.contains("Cancel delivery") && !page.contains("Pickup ETA"), "{page}");
 
         // A webhook endpoint disabled.
         let receiver = crate::webhooks::Receiver::start().await;

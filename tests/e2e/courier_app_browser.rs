@@ -475,9 +475,15 @@ e2e! {
         let cut = phone.disconnect().await;
         phone.open(&app.url("/courier/")).await;
         assert_eq!(phone.heading().await, "No network");
+        let kept = phone.find("#kept-jobs a").await.attr("href").await.expect("href").expect("a link");
+        assert_eq!(kept, format!("/courier/jobs/{id}"), "the no-network page leads to the jobs kept");
         phone.open(&app.url(&format!("/courier/jobs/{id}"))).await;
         assert_eq!(phone.text("#job-status").await, "Delivered");
+        // The no-network page goes back by itself when the network returns.
+        phone.open(&app.url("/courier/")).await;
+        assert_eq!(phone.heading().await, "No network");
         phone.reconnect(&cut).await;
+        phone.arrived("#hello").await;
 
         // Signing out ends the session and deletes the job pages kept.
         phone.open(&app.url("/courier/")).await;

@@ -143,7 +143,7 @@ impl Listeners {
             .expect("courier app state")
             .with_front(front);
         let app = courier_edge::routes::router(edge.clone())
-            .nest("/console", courier_console::router(console))
+            .merge(courier_console::mounted(console))
             .merge(courier_app::router(courier_app));
         let edge_task = tokio::spawn(courier_edge::serve_router(
             app,

@@ -599,14 +599,34 @@ fn normalized_email(email: &str) -> CoreResult<String> {
     Ok(email)
 }
 
+/// A courier's vehicle as given, its type found by id or by the
+/// catalogue's name in any case ("Bicycle", "cargo bike"): a person typing
+/// it into a form need not know the ids.
 fn checked_vehicle(core: &Core, vehicle: Vehicle) -> CoreResult<Vehicle> {
-    let vehicle_type_id = vehicle.vehicle_type_id.trim().to_owned();
-    if core.catalog.vehicle_type(&vehicle_type_id).is_none() {
+    let typed = vehicle.vehicle_type_id.trim();
+    let words = |text: &str| text.to_lowercase().replace(['_', '-'], " ");
+    let found = core.catalog.vehicle_type(typed).or_else(|| {
+        core.catalog
+            .vehicle_types()
+            .iter()
+            .find(|v| words(&v.name) == words(typed) || words(&v.id) == words(typed))
+    });
+    let Some(found) = found else {
+        let known: Vec<String> = core
+            .catalog
+            .vehicle_types()
+            .iter()
+            .map(|v| format!("{} ({})", v.id, v.name))
+            .collect();
         return Err(CoreError::invalid(
             "vehicle.vehicle_type_id",
-            format!("{vehicle_type_id:?} is not a vehicle type of the catalogue (GET /v1/vehicle-types)."),
+            format!(
+                "{typed:?} is not a vehicle type of the catalogue; one of: {}.",
+                known.join(", ")
+            ),
         ));
-    }
+    };
+    let vehicle_type_id = found.id.clone();
     let text = |param: &str, value: Option<String>| -> CoreResult<Option<String>> {
         let value = value.map(|v| v.trim().to_owned()).filter(|v| !v.is_empty());
         if let Some(v) = &value {

@@ -2,7 +2,11 @@
 //! with its recipient. Server-rendered HTML with no key, no script and no
 //! third-party resource (inline CSS and an inline SVG route drawing), so it
 //! loads on any phone, and a strict content security policy can forbid
-//! everything else. It reloads itself every 15 seconds with a meta refresh.
+//! everything else. Every 15 seconds one small inline script (allowed by its
+//! hash alone) reads the page again and swaps in what changed, keeping the
+//! reader's place and focus; without script, a refresh inside `<noscript>`
+//! reloads it (a meta refresh a screen reader cannot stop is an
+//! accessibility failure).
 //!
 //! The core decides what a link holder may see (`PublicService`); this file
 //! only lays it out. Being a browser page, its errors are HTML pages, not the
@@ -27,8 +31,28 @@ use crate::middleware::RequestId;
 /// Seconds between the page's own reloads.
 const REFRESH_SECS: u32 = 15;
 
-const CSP: &str = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; \
-                   form-action 'none'; frame-ancestors 'none'";
+/// Reads the page again every [`REFRESH_SECS`] and swaps in its `main`
+/// when it changed; stops once the delivery has ended (no refresh asked).
+const UPDATER: &str = "setInterval(async()=>{if(!document.querySelector('meta[name=refresh-every]'))return;\
+try{const r=await fetch(location.href,{cache:'no-store'});if(!r.ok)return;\
+const d=new DOMParser().parseFromString(await r.text(),'text/html');const n=d.querySelector('main');\
+const o=document.querySelector('main');if(n&&o&&n.innerHTML!==o.innerHTML){o.innerHTML=n.innerHTML;document.title=d.title;}\
+if(!d.querySelector('meta[name=refresh-every]'))document.querySelector('meta[name=refresh-every]')?.remove();}catch(e){}},15000);";
+
+/// The page's policy: nothing but its inline style and the updater (by
+/// its hash), which may read this same page.
+fn policy() -> &'static str {
+    static POLICY: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
+        use base64::Engine as _;
+        use sha2::Digest as _;
+        let hash = base64::engine::general_purpose::STANDARD.encode(sha2::Sha256::digest(UPDATER.as_bytes()));
+        format!(
+            "default-src 'none'; style-src 'unsafe-inline'; img-src data:; script-src 'sha256-{hash}'; \
+             connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+        )
+    });
+    &POLICY
+}
 
 /// `GET /t/{token}`
 pub async fn page(
@@ -71,7 +95,9 @@ fn html(status: StatusCode, body: String) -> Response {
     let mut response = (status, Html(body)).into_response();
     let headers = response.headers_mut();
     headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
-    headers.insert(header::CONTENT_SECURITY_POLICY, HeaderValue::from_static(CSP));
+    if let Ok(policy) = HeaderValue::from_str(policy()) {
+        headers.insert(header::CONTENT_SECURITY_POLICY, policy);
+    }
     headers.insert(header::X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
     // The token is in the URL: never send it elsewhere as a referrer.
     headers.insert(header::REFERRER_POLICY, HeaderValue::from_static("no-referrer"));
@@ -143,19 +169,22 @@ main{max-width:560px;margin:0 auto;padding:20px 16px 32px}\
 h1{font-size:1.75rem;line-height:1.2;margin:.2em 0 .3em}\
 .lead{font-size:1.1rem;margin:0 0 1rem;color:#334155}\
 .card{background:#fff;border-radius:14px;padding:14px 16px;margin:12px 0;box-shadow:0 1px 3px rgba(15,23,42,.12)}\
-.label{font-size:.85rem;text-transform:uppercase;letter-spacing:.06em;color:#64748b;margin:0}\
+.label{font-size:.85rem;text-transform:uppercase;letter-spacing:.06em;color:#475569;margin:0}\
 .big{font-size:1.5rem;font-weight:650;margin:.1em 0}\
-.muted{color:#64748b;margin:0}\
+.muted{color:#475569;margin:0}\
 .badge{display:inline-block;background:#fff3cd;color:#7a5200;border-radius:999px;padding:2px 12px;\
 font-size:.85rem;font-weight:600;margin:0}\
 svg{width:100%;height:auto;display:block;border-radius:10px}\
 .legend{display:flex;flex-wrap:wrap;gap:6px 16px;font-size:.95rem;margin:10px 0 0;padding:0;list-style:none}\
 .dot{display:inline-block;width:.8em;height:.8em;border-radius:50%;margin-right:6px;vertical-align:-.05em}\
-footer{font-size:.85rem;color:#64748b;margin-top:18px}";
+footer{font-size:.85rem;color:#475569;margin-top:18px}";
 
 fn document(title: &str, refresh: bool, body: &str) -> String {
     let refresh = if refresh {
-        format!("<meta http-equiv=\"refresh\" content=\"{REFRESH_SECS}\">")
+        format!(
+            "<meta name=\"refresh-every\" content=\"{REFRESH_SECS}\"><script>{UPDATER}</script>\
+             <noscript><meta http-equiv=\"refresh\" content=\"{REFRESH_SECS}\"></noscript>"
+        )
     } else {
         String::new()
     };
@@ -439,12 +468,26 @@ mod tests {
         let html = render(&tracking());
         assert!(html.starts_with("<!DOCTYPE html>"));
         assert!(html.contains("<h1 id=\"status\">On the way</h1>"));
-        assert!(html.contains("Lena&lt;script&gt;") && !html.contains("<script"));
+        assert!(html.contains("Lena&lt;script&gt;"));
+        // One script: the updater, allowed by its hash alone.
+        assert_eq!(html.matches("<script").count(), 1);
+        assert!(html.contains(&format!("<script>{UPDATER}</script>")));
+        {
+            use base64::Engine as _;
+            use sha2::Digest as _;
+            let hash = base64::engine::general_purpose::STANDARD.encode(sha2::Sha256::digest(UPDATER.as_bytes()));
+            assert!(
+                policy().contains(&format!("script-src 'sha256-{hash}'")),
+                "{}",
+                policy()
+            );
+        }
         assert!(html.contains("Blue Volkswagen ID.3 · B-MM 1234"));
         // 22:13 UTC + 1 h, 12 minutes later.
         assert!(html.contains(">23:25<") && html.contains("in about 12 min"), "{html}");
         assert!(html.contains("<polyline") && html.contains("id=\"courier-position\""));
-        assert!(html.contains("http-equiv=\"refresh\" content=\"15\""));
+        // Without script, a refresh only inside <noscript>.
+        assert!(html.contains("<noscript><meta http-equiv=\"refresh\" content=\"15\"></noscript>"));
         assert!(html.contains("name=\"viewport\""));
         assert!(!html.contains("src="), "no external resources");
     }

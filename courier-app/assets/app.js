@@ -68,18 +68,20 @@ async function send() {
     // A job finished from the phone's outbox after this page was opened
     // again: on to the shift, as if its form had been sent from here.
     if (!form && result.redirect?.includes("?ended=") && document.querySelector("[data-step]")) {
+      window.leaving = true;
       location.assign(result.redirect);
       return;
     }
     if (!form) continue;
     mine.delete(id);
-    if (result.redirect) { location.assign(result.redirect); return; }
+    // Leaving: a live reload of this page must not undo the navigation.
+    if (result.redirect) { window.leaving = true; location.assign(result.redirect); return; }
     // Shown at its form: not in the banner too.
     say(form, result.refused, "refused");
     await outbox.dismiss(id);
     form.querySelectorAll("button").forEach((b) => { b.disabled = false; });
   }
-  if (window.changed) { location.reload(); return; }
+  if (window.changed && !window.leaving) { location.reload(); return; }
   showOutbox();
 }
 

@@ -154,7 +154,47 @@ impl Browser {
 
     pub async fn open(&self, url: &str) {
         self.client.goto(url).await.expect("navigates");
+        self.accessible().await;
         self.screenshot().await;
+    }
+
+    /// Checks the page shown with axe-core (vendored from npm, run in the
+    /// page): no critical or serious violation of WCAG 2.1 AA.
+    pub async fn accessible(&self) {
+        const AXE: &str = include_str!("vendor/axe-4.14.1.min.js");
+        // Only the platform's own pages (a test's page of another site is
+        // not ours to judge).
+        let ours = self.client.current_url().await.is_ok_and(|url| {
+            ["/console", "/courier", "/t/"]
+                .iter()
+                .any(|p| url.path().starts_with(p))
+        });
+        if !ours {
+            return;
+        }
+        // A page without a document yet (an offline error page of the
+        // browser's own) has nothing to check.
+        let loaded = self
+            .client
+            .execute("return !!document.body && !window.axe", vec![])
+            .await;
+        if matches!(loaded, Ok(Value::Bool(true))) {
+            let _ = self.client.execute(&format!("{AXE}; return true;"), vec![]).await;
+        }
+        let script = "const done = arguments[arguments.length - 1]; \
+            if (!window.axe) { done([]); return; } \
+            axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] }, resultTypes: ['violations'] }) \
+              .then((r) => done(r.violations.filter((v) => v.impact === 'critical' || v.impact === 'serious') \
+                .map((v) => `${v.impact} ${v.id}: ${v.help} at ${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(', ')}`)), \
+                (e) => done([`axe failed: ${e}`]));";
+        let found = self.client.execute_async(script, vec![]).await.expect("axe ran");
+        let url = self
+            .client
+            .current_url()
+            .await
+            .map(|u| u.to_string())
+            .unwrap_or_default();
+        assert_eq!(found, json!([]), "accessibility violations at {url}");
     }
 
     pub async fn find(&self, css: &str) -> fantoccini::elements::Element {
@@ -255,6 +295,7 @@ impl Browser {
         })
         .await;
         self.find(css).await;
+        self.accessible().await;
         self.screenshot().await;
     }
 

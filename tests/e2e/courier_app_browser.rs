@@ -345,6 +345,12 @@ e2e! {
             assert_eq!(jpeg_size(bytes), Some((1600, 1200)), "resized to 1600 px");
         }
 
+        // The recipient's tracking page, delivered: checked like every page.
+        let tracking = created["tracking_url"].as_str().expect("a tracking link").to_owned();
+        phone.open(&tracking).await;
+        assert_eq!(phone.heading().await, "Delivered");
+        phone.open(&app.url(&format!("/courier/jobs/{id}"))).await;
+
         // The shift: today's finished job, and no job in hand.
         phone.click_to("//a[text()='← Shift']", "#finished").await;
         assert!(phone.client.find_all(fantoccini::Locator::Css("#ended")).await.expect("find").is_empty(), "said once");

@@ -444,8 +444,54 @@ mod tests {
         assert_eq!(ended.kind, "");
         assert!(problem(&job(pb::DeliveryStatus::AtDropoff, apb::JobMove::Unspecified, true)).is_some());
         assert!(problem(&job(pb::DeliveryStatus::AtDropoff, apb::JobMove::Unspecified, false)).is_none());
-        assert_eq!(outcome(Some("cancelled:pickup_no_show")), "Cancelled (pickup no show)");
+        assert_eq!(
+            outcome(Some("cancelled:pickup_no_show")),
+            "Cancelled: nobody handed the goods over"
+        );
+        assert_eq!(outcome(Some("cancelled:cancelled_by_you")), "Cancelled by the customer");
         assert_eq!(kilometres(0.85), "850 m");
         assert_eq!(vehicle_name("small_van"), "Small van");
+    }
+
+    #[test]
+    fn a_job_lists_the_steps_after_its_action_for_working_offline() {
+        let keys = |job: &apb::Job| later_steps(job).iter().map(Action::key).collect::<Vec<_>>();
+        // No proof asked: moves all the way to the handover.
+        let assigned = apb::Job {
+            status: pb::DeliveryStatus::CourierAssigned as i32,
+            next_move: apb::JobMove::ArriveAtPickup as i32,
+            active: true,
+            ..Default::default()
+        };
+        assert_eq!(
+            keys(&assigned),
+            [
+                "move:pick_up",
+                "move:start_transit",
+                "move:arrive_at_dropoff",
+                "move:complete_handover"
+            ]
+        );
+        // A photo at the dropoff: the proof step ends the list (it hands over).
+        let in_transit = apb::Job {
+            status: pb::DeliveryStatus::InTransit as i32,
+            next_move: apb::JobMove::ArriveAtDropoff as i32,
+            active: true,
+            proof: Some(pb::ProofOfDeliveryRequirements {
+                pickup: None,
+                dropoff: Some(pb::DropoffProofRequirements {
+                    photos: 1,
+                    ..Default::default()
+                }),
+            }),
+            ..Default::default()
+        };
+        assert_eq!(keys(&in_transit), ["proof:dropoff"]);
+        // An ended job has no steps.
+        let ended = apb::Job {
+            status: pb::DeliveryStatus::Delivered as i32,
+            ..Default::default()
+        };
+        assert!(keys(&ended).is_empty());
     }
 }

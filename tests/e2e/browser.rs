@@ -188,13 +188,12 @@ impl Browser {
                 .map((v) => `${v.impact} ${v.id}: ${v.help} at ${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(', ')}`)), \
                 (e) => done([`axe failed: ${e}`]));";
         let found = self.client.execute_async(script, vec![]).await.expect("axe ran");
-        let url = self
-            .client
-            .current_url()
-            .await
-            .map(|u| u.to_string())
-            .unwrap_or_default();
-        assert_eq!(found, json!([]), "accessibility violations at {url}");
+        assert_eq!(
+            found,
+            json!([]),
+            "accessibility violations at {}",
+            self.url_shown().await
+        );
     }
 
     pub async fn find(&self, css: &str) -> fantoccini::elements::Element {
@@ -270,12 +269,7 @@ impl Browser {
             .for_element(Locator::Css(css))
             .await
         {
-            let url = self
-                .client
-                .current_url()
-                .await
-                .map(|u| u.to_string())
-                .unwrap_or_default();
+            let url = self.url_shown().await;
             let shown = match self.client.find(Locator::Css("body")).await {
                 Ok(body) => body.text().await.unwrap_or_default(),
                 Err(_) => String::new(),
@@ -297,6 +291,15 @@ impl Browser {
         self.find(css).await;
         self.accessible().await;
         self.screenshot().await;
+    }
+
+    /// The address of the page shown (empty when the browser cannot say).
+    async fn url_shown(&self) -> String {
+        self.client
+            .current_url()
+            .await
+            .map(|u| u.to_string())
+            .unwrap_or_default()
     }
 
     pub async fn heading(&self) -> String {

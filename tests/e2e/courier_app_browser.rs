@@ -424,13 +424,7 @@ e2e! {
 e2e! {
     async fn a_dropoff_proof_made_offline_is_sent_once_when_the_network_returns(app: TestApp) {
         let Some(driver) = Driver::start().await else { return };
-        let pod = pod_workspace(&app).await;
-        let mut body = berlin_delivery();
-        body["proof_of_delivery"] = json!({ "pickup": { "photos": 1 }, "dropoff": { "photos": 1 } });
-        let created = app.create_delivery(&pod.live_key, &body).await;
-        let id = created["id"].as_str().expect("id").to_owned();
-        let kim = join(&app, "", "Kim Courier", "kim@example.com", "car").await;
-        assign(&app, &id, &kim.courier.id).await.expect("assign");
+        let (pod, id, kim) = photo_job_for_kim(&app).await;
         let mut client = kim.client.clone();
         client.arrive_at_pickup(kim.request(apb::ArriveAtPickupRequest { job_id: id.clone() })).await.expect("arrive");
         let parcel = apb::ProofFile { kind: courier::v1::ArtifactKind::Photo as i32, file_name: "parcel.png".into(), content_type: "image/png".into(), content: courier_core::proofs::sample::png(4, 4, |_, _| [200, 100, 50]) };
@@ -504,13 +498,7 @@ e2e! {
 
     async fn a_job_accepted_online_is_carried_to_the_end_without_network_and_sent_once_when_it_returns(app: TestApp) {
         let Some(driver) = Driver::start().await else { return };
-        let pod = pod_workspace(&app).await;
-        let mut body = berlin_delivery();
-        body["proof_of_delivery"] = json!({ "pickup": { "photos": 1 }, "dropoff": { "photos": 1 } });
-        let created = app.create_delivery(&pod.live_key, &body).await;
-        let id = created["id"].as_str().expect("id").to_owned();
-        let kim = join(&app, "", "Kim Courier", "kim@example.com", "car").await;
-        assign(&app, &id, &kim.courier.id).await.expect("assign");
+        let (pod, id, _) = photo_job_for_kim(&app).await;
 
         // The job page opened once with network keeps it and its proof pages.
         let phone = driver.phone().await;
@@ -624,6 +612,19 @@ e2e! {
         assert_eq!(phone.heading().await, "Sign in", "the session cookie is gone");
         phone.close().await;
     }
+}
+
+/// A live delivery asking for a photo at each end, given to Kim Courier
+/// (joined, a car): the proof workspace, the delivery's id and Kim.
+async fn photo_job_for_kim(app: &TestApp) -> (crate::proofs::PodWorkspace, String, crate::couriers::App) {
+    let pod = pod_workspace(app).await;
+    let mut body = berlin_delivery();
+    body["proof_of_delivery"] = json!({ "pickup": { "photos": 1 }, "dropoff": { "photos": 1 } });
+    let created = app.create_delivery(&pod.live_key, &body).await;
+    let id = created["id"].as_str().expect("id").to_owned();
+    let kim = join(app, "", "Kim Courier", "kim@example.com", "car").await;
+    assign(app, &id, &kim.courier.id).await.expect("assign");
+    (pod, id, kim)
 }
 
 /// Reads the outbox's one waiting item, its files as base64.

@@ -266,6 +266,7 @@ pub fn watch(core: &Core, fleet: Fleet) -> mpsc::Receiver<CoreResult<ipb::WatchD
             sent = Some(map);
             tokio::select! {
                 () = sender.closed() => return,
+                () = core.stopping.cancelled() => return,
                 // A lagged receiver has missed changes: reading again is the answer.
                 _ = deliveries_changed.recv() => {}
                 _ = couriers_changed.changed() => {}

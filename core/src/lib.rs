@@ -109,6 +109,11 @@ pub struct Core {
     /// Wakes this process's watchers of the dispatch map: a courier's
     /// position, availability or work changed (`dispatch_map`).
     pub map_wake: MapWake,
+    /// Cancelled when this core begins to stop: its streams (assignments,
+    /// the dispatch map, a delivery, events) end at once, so that their
+    /// clients reconnect to another replica and the calls in flight, not
+    /// the streams, are what a graceful stop waits for.
+    pub stopping: tokio_util::sync::CancellationToken,
 }
 
 /// Wakes this process's watchers of the dispatch map (`dispatch_map`).
@@ -235,6 +240,7 @@ impl Core {
             dispatch_wake: Arc::default(),
             webhook_wake: Arc::default(),
             map_wake: MapWake::default(),
+            stopping: tokio_util::sync::CancellationToken::new(),
             db,
             clock,
             secrets,

@@ -81,9 +81,9 @@ async fn report(health: &HealthReporter, status: ServingStatus) {
     }
 }
 
-/// Serves the core on `listener` until `shutdown` completes: then health
-/// turns `NOT_SERVING` for every service, new connections are refused and
-/// in-flight calls finish.
+/// Serves the core on `listener` until `shutdown` completes: then its
+/// streams end (`Core::stopping`), health turns `NOT_SERVING` for every
+/// service, new connections are refused and in-flight calls finish.
 pub async fn serve(
     core: Core,
     listener: TcpListener,
@@ -91,8 +91,10 @@ pub async fn serve(
 ) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
     let (health, health_service) = tonic_health::server::health_reporter();
     report(&health, ServingStatus::Serving).await;
+    let streams = core.stopping.clone();
     let stopping = async move {
         shutdown.await;
+        streams.cancel();
         report(&health, ServingStatus::NotServing).await;
         tracing::info!("gRPC server stopping: health NOT_SERVING, finishing calls in flight");
     };

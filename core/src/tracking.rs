@@ -78,6 +78,7 @@ pub async fn watch(core: &Core, principal: &Principal, delivery_id: &str) -> Cor
         while !ended {
             tokio::select! {
                 () = sender.closed() => return,
+                () = core.stopping.cancelled() => return,
                 _ = poll.tick() => {}
                 change = changes.recv() => match change {
                     Ok(id) if id != delivery.id => continue,

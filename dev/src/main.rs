@@ -133,6 +133,10 @@ async fn run(mut cli: Cli, base_url_defaulted: bool) -> Result<(), Box<dyn std::
     // core; then the core, its workers and the metrics listener.
     let (edge_stop, core_stop) = (CancellationToken::new(), CancellationToken::new());
     let mut workers = courier_core::workers::spawn(&core, &core_stop, courier_core::workers::Role::All);
+    // The core's streams end as the edge stops: the pages that follow them
+    // (server-sent events) close, so the edge drains without waiting for
+    // its grace period.
+    let core_streams = core.stopping.clone();
     let core_task = tokio::spawn(courier_core::server::serve(
         core,
         grpc,
@@ -169,6 +173,7 @@ async fn run(mut cli: Cli, base_url_defaulted: bool) -> Result<(), Box<dyn std::
 
     courier::shutdown::signal().await;
     tracing::info!("shutting down: finishing in-flight requests");
+    core_streams.cancel();
     edge_stop.cancel();
     let drained = async {
         edge_task.await??;

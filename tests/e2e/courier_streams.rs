@@ -193,6 +193,37 @@ impl Streams {
     }
 }
 
+e2e! {
+    // A graceful stop waits for calls in flight, not for streams, which
+    // could last for ever: they end at once, and the clients reconnect
+    // (to another replica).
+    async fn a_stopping_core_ends_its_streams_at_once(app: TestApp) {
+        let mut app = app;
+        let kim = join(&app, "", "Kim Courier", "kim@example.com", "car").await;
+        let mut client = kim.client.clone();
+        let mut watch = client
+            .watch_assignments(kim.request(apb::WatchAssignmentsRequest::default()))
+            .await
+            .expect("watch")
+            .into_inner();
+        next(&mut watch).await;
+        let mut dispatch = app.dispatch().await;
+        let mut map = dispatch
+            .watch_dispatch_map(app.dispatch_request(ipb::WatchDispatchMapRequest::default()))
+            .await
+            .expect("map")
+            .into_inner();
+        map.message().await.expect("the map's snapshot");
+        let started = Instant::now();
+        tokio::time::timeout(Duration::from_secs(10), app.shutdown())
+            .await
+            .expect("the stop waited for no stream");
+        assert!(started.elapsed() < Duration::from_secs(5), "stopped in {:?}", started.elapsed());
+        assert!(!matches!(watch.message().await, Ok(Some(_))), "the assignment stream ended");
+        assert!(!matches!(map.message().await, Ok(Some(_))), "the map stream ended");
+    }
+}
+
 /// `courier` goes online.
 async fn online(courier: &App) {
     let mut client = courier.client.clone();

@@ -326,10 +326,12 @@ impl TestApp {
         (self.base_url, self.grpc_url, self.metrics_url) = (base_url, grpc_url, metrics_url);
     }
 
-    /// Shuts down as the binaries do on SIGTERM: the edge refuses new
-    /// connections and finishes its requests in flight, then the core turns
-    /// health `NOT_SERVING`, finishes its calls, and its workers their work.
+    /// Shuts down as the binaries do on SIGTERM: the core's streams end,
+    /// the edge refuses new connections and finishes its requests in
+    /// flight, then the core turns health `NOT_SERVING`, finishes its
+    /// calls, and its workers their work.
     pub async fn shutdown(&mut self) {
+        self.core.stopping.cancel();
         self.servers.edge_stop.cancel();
         (&mut self.servers.edge).await.expect("edge task").expect("edge served");
         self.servers.stop.cancel();

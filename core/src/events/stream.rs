@@ -106,6 +106,7 @@ pub async fn follow(
                 };
                 tokio::select! {
                     () = sender.closed() => return,
+                    () = core.stopping.cancelled() => return,
                     _ = poll.tick() => break,
                     () = settle => break,
                     change = changes.recv() => match change {

@@ -110,6 +110,7 @@ pub async fn watch(
             };
             tokio::select! {
                 () = sender.closed() => return,
+                () = core.stopping.cancelled() => return,
                 () = wake.woken() => {}
                 () = tokio::time::sleep(next_read) => {}
             }

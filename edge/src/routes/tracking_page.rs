@@ -276,15 +276,22 @@ pub fn render(t: &pb::PublicTracking) -> String {
     }
 
     body.push_str(&route_card(t));
+    // An ended delivery changes no more: its page stops updating.
+    let ended = matches!(status, S::Delivered | S::Cancelled);
     let _ = write!(
         body,
-        "<footer>Updated {} ({}). This page refreshes every {REFRESH_SECS} seconds.</footer>",
+        "<footer>Updated {} ({}).{}</footer>",
         time(t.updated_at.as_ref())
             .map(|at| clock(at, offset))
             .unwrap_or_else(|| "–".into()),
-        esc(&t.time_zone)
+        esc(&t.time_zone),
+        if ended {
+            String::new()
+        } else {
+            format!(" This page refreshes every {REFRESH_SECS} seconds.")
+        }
     );
-    document(&format!("Delivery: {headline}"), true, &body)
+    document(&format!("Delivery: {headline}"), !ended, &body)
 }
 
 /// "Blue Volkswagen ID.3 · B-MM 1234"
@@ -490,6 +497,19 @@ mod tests {
         assert!(html.contains("<noscript><meta http-equiv=\"refresh\" content=\"15\"></noscript>"));
         assert!(html.contains("name=\"viewport\""));
         assert!(!html.contains("src="), "no external resources");
+    }
+
+    #[test]
+    fn an_ended_delivery_s_page_stops_updating() {
+        let mut t = tracking();
+        t.status = S::Delivered as i32;
+        let html = render(&t);
+        assert!(html.contains("<h1 id=\"status\">Delivered</h1>"));
+        assert!(
+            !html.contains("<script") && !html.contains("http-equiv=\"refresh\""),
+            "{html}"
+        );
+        assert!(!html.contains("refreshes every"));
     }
 
     #[test]

@@ -10,7 +10,7 @@
 //! least every [`BACKSTOP`], which brings other replicas' changes, and
 //! sends the couriers and jobs that differ from what it sent last.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -91,12 +91,21 @@ async fn read(core: &Core, fleet: &Fleet) -> CoreResult<Map> {
     };
     let mut passed_over: HashMap<String, Vec<assignments::PassedOver>> = HashMap::new();
     let passed = assignments::passed_over(&core.db, waiting.iter().map(|w| w.id().to_owned()).collect()).await?;
-    let names: HashMap<String, String> =
-        couriers::get_many(&core.db, passed.iter().map(|p| p.courier_id.clone()).collect())
-            .await?
-            .into_iter()
-            .map(|c| (c.id, c.name))
-            .collect();
+    // Their names: those on the map known already; only the others read.
+    let mut names: HashMap<String, String> = on_the_map.iter().map(|c| (c.id.clone(), c.name.clone())).collect();
+    let unknown: HashSet<String> = passed
+        .iter()
+        .map(|p| p.courier_id.clone())
+        .filter(|id| !names.contains_key(id))
+        .collect();
+    if !unknown.is_empty() {
+        names.extend(
+            couriers::get_many(&core.db, unknown.into_iter().collect())
+                .await?
+                .into_iter()
+                .map(|c| (c.id, c.name)),
+        );
+    }
     for pass in passed {
         passed_over.entry(pass.job_id.clone()).or_default().push(pass);
     }

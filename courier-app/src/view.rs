@@ -187,20 +187,19 @@ fn all_steps(job: &apb::Job) -> Vec<Action> {
     let pickup_proof = pickup.photos > 0 || pickup.signature || pickup.sender_name || pickup.barcode;
     let dropoff_proof =
         dropoff.photos > 0 || dropoff.signature || dropoff.recipient_name || dropoff.barcode || dropoff.age_check;
-    let step = |kind, value, label| Action { kind, value, label };
     vec![
-        step("move", "arrive_at_pickup", "I'm at the pickup"),
+        step("move", "arrive_at_pickup"),
         if pickup_proof {
-            step("proof", "pickup", "Take the pickup proof")
+            step("proof", "pickup")
         } else {
-            step("move", "pick_up", "Picked up")
+            step("move", "pick_up")
         },
-        step("move", "start_transit", "Start driving to the dropoff"),
-        step("move", "arrive_at_dropoff", "I'm at the dropoff"),
+        step("move", "start_transit"),
+        step("move", "arrive_at_dropoff"),
         if dropoff_proof {
-            step("proof", "dropoff", "Take the delivery proof")
+            step("proof", "dropoff")
         } else {
-            step("move", "complete_handover", "Handed over")
+            step("move", "complete_handover")
         },
     ]
 }
@@ -226,31 +225,34 @@ fn action(job: &apb::Job) -> Action {
     if !job.active {
         return none;
     }
-    let step = |value, label| Action {
-        kind: "move",
-        value,
-        label,
-    };
     match job.next_move() {
-        apb::JobMove::ArriveAtPickup => step("arrive_at_pickup", "I'm at the pickup"),
-        apb::JobMove::PickUp => step("pick_up", "Picked up"),
-        apb::JobMove::StartTransit => step("start_transit", "Start driving to the dropoff"),
-        apb::JobMove::ArriveAtDropoff => step("arrive_at_dropoff", "I'm at the dropoff"),
-        apb::JobMove::CompleteHandover => step("complete_handover", "Handed over"),
+        apb::JobMove::ArriveAtPickup => step("move", "arrive_at_pickup"),
+        apb::JobMove::PickUp => step("move", "pick_up"),
+        apb::JobMove::StartTransit => step("move", "start_transit"),
+        apb::JobMove::ArriveAtDropoff => step("move", "arrive_at_dropoff"),
+        apb::JobMove::CompleteHandover => step("move", "complete_handover"),
         apb::JobMove::Unspecified => match job.status() {
-            pb::DeliveryStatus::AtPickup => Action {
-                kind: "proof",
-                value: "pickup",
-                label: "Take the pickup proof",
-            },
-            pb::DeliveryStatus::AtDropoff => Action {
-                kind: "proof",
-                value: "dropoff",
-                label: "Take the delivery proof",
-            },
+            pb::DeliveryStatus::AtPickup => step("proof", "pickup"),
+            pb::DeliveryStatus::AtDropoff => step("proof", "dropoff"),
             _ => none,
         },
     }
+}
+
+/// A step of a job (`move` or `proof`, with its form value) and the words
+/// of its button.
+fn step(kind: &'static str, value: &'static str) -> Action {
+    let label = match (kind, value) {
+        ("move", "arrive_at_pickup") => "I'm at the pickup",
+        ("move", "pick_up") => "Picked up",
+        ("move", "start_transit") => "Start driving to the dropoff",
+        ("move", "arrive_at_dropoff") => "I'm at the dropoff",
+        ("move", "complete_handover") => "Handed over",
+        ("proof", "pickup") => "Take the pickup proof",
+        ("proof", "dropoff") => "Take the delivery proof",
+        _ => "",
+    };
+    Action { kind, value, label }
 }
 
 fn problem(job: &apb::Job) -> Option<Problem> {

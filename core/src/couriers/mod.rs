@@ -605,12 +605,12 @@ fn normalized_email(email: &str) -> CoreResult<String> {
 fn checked_vehicle(core: &Core, vehicle: Vehicle) -> CoreResult<Vehicle> {
     let typed = vehicle.vehicle_type_id.trim();
     let words = |text: &str| text.to_lowercase().replace(['_', '-'], " ");
-    let found = core.catalog.vehicle_type(typed).or_else(|| {
-        core.catalog
-            .vehicle_types()
-            .iter()
-            .find(|v| words(&v.name) == words(typed) || words(&v.id) == words(typed))
-    });
+    let wanted = words(typed);
+    let found = core
+        .catalog
+        .vehicle_types()
+        .iter()
+        .find(|v| words(&v.id) == wanted || words(&v.name) == wanted);
     let Some(found) = found else {
         let known: Vec<String> = core
             .catalog

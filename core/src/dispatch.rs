@@ -85,27 +85,44 @@ pub async fn arrive_at_pickup(core: &Core, by: Mover<'_>, delivery_id: &str) -> 
 }
 
 /// The courier has the goods: `at_pickup` → `picked_up`, once the pickup
-/// proof the delivery asks for is in.
+/// proof the delivery asks for is in. The dropoff ETA is set here (see
+/// [`dropoff_eta_at_pickup`]), so that the tracking page shows one from the
+/// pickup on, not only once the courier's next position is in.
 pub async fn pick_up(core: &Core, by: Mover<'_>, delivery_id: &str) -> CoreResult<Delivery> {
-    move_to(
-        core,
-        by,
-        delivery_id,
-        Status::PickedUp,
-        Some(Checkpoint::Pickup),
-        |_| Ok(Change::default()),
-    )
+    let now = core.clock.now_micros();
+    move_to(core, by, delivery_id, Status::PickedUp, Some(Checkpoint::Pickup), |d| {
+        Ok(match dropoff_eta_at_pickup(d, now) {
+            Some(eta) => Change::default().dropoff_eta(Some(eta)),
+            None => Change::default(),
+        })
+    })
     .await
 }
 
-/// On the way to the dropoff: `picked_up` → `in_transit`, with the ETA.
+/// The dropoff ETA of `d` picked up at `now`: the courier is at the pickup,
+/// so the route's own duration (pickup, stops, dropoff) from now. `None`
+/// keeps a stored one still ahead (reported by the dispatch service, which
+/// may know the traffic better).
+fn dropoff_eta_at_pickup(d: &Delivery, now: i64) -> Option<i64> {
+    if d.dropoff_eta.is_some_and(|eta| eta > now) {
+        return None;
+    }
+    Some(now + d.duration_min.max(0) * 60_000_000)
+}
+
+/// On the way to the dropoff: `picked_up` → `in_transit`, with the ETA;
+/// without one (no position to compute it from) the one set at the pickup
+/// stays.
 pub async fn start_transit(
     core: &Core,
     by: Mover<'_>,
     delivery_id: &str,
     dropoff_eta: Option<i64>,
 ) -> CoreResult<Delivery> {
-    let change = Change::default().dropoff_eta(dropoff_eta);
+    let change = match dropoff_eta {
+        Some(eta) => Change::default().dropoff_eta(Some(eta)),
+        None => Change::default(),
+    };
     move_to(core, by, delivery_id, Status::InTransit, None, |_| Ok(change)).await
 }
 
@@ -502,4 +519,22 @@ fn check_courier(courier: &Courier) -> CoreResult<()> {
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_pickup_sets_the_dropoff_eta_by_the_route_unless_one_is_ahead() {
+        let minute = 60_000_000;
+        let mut d = deliveries::sample();
+        d.duration_min = 12;
+        assert_eq!(dropoff_eta_at_pickup(&d, 1_000), Some(1_000 + 12 * minute));
+        // One already past is replaced; one still ahead is kept.
+        d.dropoff_eta = Some(500);
+        assert_eq!(dropoff_eta_at_pickup(&d, 1_000), Some(1_000 + 12 * minute));
+        d.dropoff_eta = Some(1_000 + 20 * minute);
+        assert_eq!(dropoff_eta_at_pickup(&d, 1_000), None);
+    }
 }

@@ -6,6 +6,7 @@ use std::os::unix::process::CommandExt;
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
+use courier::app::v1 as apb;
 use courier_core::deliveries::{Change, Courier, CourierLocation, CourierVehicle};
 use courier_core::lifecycle::Status;
 use serde_json::{Value, json};
@@ -103,6 +104,33 @@ e2e! {
         assert_eq!(cancel.status, 200, "{:#}", cancel.body);
         let html = app.send(app.http.get(app.url(&path))).await.body.as_str().expect("html").to_owned();
         assert!(html.contains(">Cancelled<") && html.contains("*******11") && !html.contains("courier-position"), "{html}");
+    }
+
+    async fn a_picked_up_delivery_s_page_shows_the_dropoff_eta_before_any_position(app: TestApp) {
+        // A courier of the platform takes a live delivery and picks it up
+        // without having reported a single position: the ETA must not wait
+        // for one.
+        let created = delivery(&app).await;
+        let id = created["id"].as_str().expect("id").to_owned();
+        let path = format!("/t/{}", token(&created));
+        let kim = crate::couriers::join(&app, "", "Kim Courier", "kim@example.com", "car").await;
+        let mut client = kim.client.clone();
+        crate::couriers::assign(&app, &id, &kim.courier.id).await.expect("assign");
+        client.arrive_at_pickup(kim.request(apb::ArriveAtPickupRequest { job_id: id.clone() })).await.expect("arrive");
+        client.pick_up(kim.request(apb::PickUpRequest { job_id: id.clone() })).await.expect("pick up");
+
+        let tracking = app.get(&format!("/v1/deliveries/{id}/tracking"), &app.live_key).await;
+        assert_eq!(tracking.body["status"], "picked_up", "{:#}", tracking.body);
+        assert!(tracking.body["eta"]["dropoff_at"].is_string(), "a dropoff ETA: {:#}", tracking.body);
+        let html = app.send(app.http.get(app.url(&path))).await.body.as_str().expect("html").to_owned();
+        assert!(html.contains("<h1 id=\"status\">Picked up</h1>"), "{html}");
+        assert!(html.contains("id=\"eta\"") && html.contains("Estimated arrival") && html.contains("in about "), "{html}");
+
+        // Setting off without a position to compute a new one keeps it.
+        client.start_transit(kim.request(apb::StartTransitRequest { job_id: id.clone() })).await.expect("transit");
+        let html = app.send(app.http.get(app.url(&path))).await.body.as_str().expect("html").to_owned();
+        assert!(html.contains("<h1 id=\"status\">On the way</h1>"), "{html}");
+        assert!(html.contains("id=\"eta\"") && html.contains("Estimated arrival"), "{html}");
     }
 
     async fn an_unknown_token_is_a_friendly_404_page(app: TestApp) {

@@ -11,8 +11,9 @@ use courier_core::deliveries::{Change, Courier, CourierLocation, CourierVehicle}
 use courier_core::lifecycle::Status;
 use serde_json::{Value, json};
 
+use crate::browser::Driver;
 use crate::deliveries::berlin_delivery;
-use crate::harness::{Backend, TestApp, move_delivery, unique_suffix};
+use crate::harness::{Backend, TestApp, move_delivery, unique_suffix, wait_until};
 
 /// A live delivery (the simulator leaves it alone) with notes and contacts.
 async fn delivery(app: &TestApp) -> Value {
@@ -142,6 +143,40 @@ e2e! {
             let html = answer.body.as_str().expect("html");
             assert!(html.contains("Tracking link not found") && !html.contains("<script"), "{html}");
         }
+    }
+}
+
+e2e! {
+    async fn the_open_page_follows_the_delivery_in_place(app: TestApp) {
+        let Some(driver) = Driver::start().await else { return };
+        let created = delivery(&app).await;
+        let id = created["id"].as_str().expect("id").to_owned();
+        let kim = crate::couriers::join(&app, "", "Kim Courier", "kim@example.com", "car").await;
+        crate::couriers::assign(&app, &id, &kim.courier.id).await.expect("assign");
+
+        // The recipient opens the link on a phone.
+        let phone = driver.phone().await;
+        phone.open(created["tracking_url"].as_str().expect("tracking_url")).await;
+        assert_eq!(phone.text("#status").await, "Courier on the way to pickup");
+        // A mark on this page: a reload (or a new page) would lose it.
+        phone.client.execute("window.__same = 1", vec![]).await.expect("mark the page");
+
+        // The courier arrives at the pickup; the page's updater (every 15 s)
+        // swaps the new status in.
+        let mut client = kim.client.clone();
+        client.arrive_at_pickup(kim.request(apb::ArriveAtPickupRequest { job_id: id.clone() })).await.expect("arrive");
+        wait_until("the status to change on the open page", Duration::from_secs(45), async || {
+            match phone.text("#status").await {
+                status if status == "Courier at pickup" => Ok(()),
+                status => Err(status),
+            }
+        })
+        .await;
+        let same = phone.client.execute("return window.__same === 1", vec![]).await.expect("read the mark");
+        assert_eq!(same, Value::Bool(true), "the page was updated in place, not reloaded");
+        assert_eq!(phone.client.title().await.expect("title"), "Delivery: Courier at pickup");
+        phone.accessible().await;
+        phone.close().await;
     }
 }
 

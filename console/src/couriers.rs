@@ -619,6 +619,9 @@ pub(crate) struct CourierPage {
     platform: bool,
     courier_id: String,
     name: String,
+    /// Phone and email, as links: a dispatcher reaches them in one tap.
+    phone: Option<String>,
+    email: Option<String>,
     availability: &'static str,
     suspended: bool,
     joined: bool,
@@ -683,6 +686,8 @@ async fn courier_view(
             platform: fleet.workspace.is_none(),
             courier_id: courier.id.clone(),
             name: courier.name.clone(),
+            phone: courier.phone.clone().filter(|phone| !phone.is_empty()),
+            email: courier.email.clone().filter(|email| !email.is_empty()),
             availability: crate::labels::availability(&courier),
             suspended: courier.status() == apb::CourierStatus::Suspended,
             joined: courier.joined,

@@ -115,6 +115,14 @@ impl Held {
     fn courier_name(&self, id: &str) -> String {
         self.couriers.get(id).map_or_else(|| id.to_owned(), |c| c.name.clone())
     }
+
+    /// The courier's phone, for a `tel:` link: a dispatcher calls in one tap.
+    fn courier_phone(&self, id: &str) -> Option<String> {
+        self.couriers
+            .get(id)
+            .and_then(|c| c.phone.clone())
+            .filter(|phone| !phone.is_empty())
+    }
 }
 
 /// A point of the map in its units.
@@ -260,6 +268,8 @@ pub(crate) struct ActiveRow {
     job_id: String,
     route: String,
     courier: String,
+    /// The courier's phone, shown as a `tel:` link.
+    phone: Option<String>,
     /// The courier went offline with it in hand: flagged.
     courier_offline: bool,
     status: &'static str,
@@ -452,6 +462,7 @@ fn live_part(state: &ConsoleState, scope: &Scope, mode: &'static str, manages: b
                     job_id: job.job_id.clone(),
                     route: labels::route(&job.pickup_address, &job.dropoff_address),
                     courier: held.courier_name(courier_id),
+                    phone: held.courier_phone(courier_id),
                     courier_offline: held.couriers.get(courier_id).is_some_and(|c| c.offline),
                     status: labels::delivery_status(status),
                     movable: status == pb::DeliveryStatus::CourierAssigned,
@@ -608,8 +619,12 @@ pub(crate) struct JobPage {
     route: String,
     vehicle: String,
     waited: String,
+    /// The courier holding it, and their phone.
     courier: Option<String>,
+    courier_phone: Option<String>,
+    /// The courier it is offered to, and their phone.
     offer: Option<String>,
+    offer_phone: Option<String>,
     /// Couriers automatic dispatch no longer offers it to.
     passed_over: Vec<String>,
     choices: Vec<Choice>,
@@ -676,7 +691,9 @@ async fn job_view(
             vehicle: labels::vehicle(&job.vehicle_type_id),
             waited: waited(now, job.created_at.as_ref()),
             courier: job.courier_id.as_deref().map(|id| held.courier_name(id)),
+            courier_phone: job.courier_id.as_deref().and_then(|id| held.courier_phone(id)),
             offer: job.offer.as_ref().map(|o| held.courier_name(&o.courier_id)),
+            offer_phone: job.offer.as_ref().and_then(|o| held.courier_phone(&o.courier_id)),
             passed_over: passed_over(now, job),
             choices: ranked
                 .into_iter()

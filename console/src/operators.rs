@@ -578,6 +578,9 @@ pub(crate) struct AuditRow {
     action: String,
     workspace_id: String,
     target: String,
+    /// The courier the change is about: their name (when the core knows
+    /// it) and id.
+    courier: Option<(Option<String>, String)>,
 }
 
 #[derive(Template)]
@@ -621,6 +624,7 @@ pub(crate) async fn audit_page(
                     action: e.action,
                     workspace_id: e.workspace_id.unwrap_or_default(),
                     target: e.target,
+                    courier: e.courier_id.map(|id| (e.courier_name, id)),
                 })
                 .collect(),
             next_page: next_page(&answer.next_page_token),

@@ -58,6 +58,7 @@ pub async fn suspend_courier(core: &Core, id: &str) -> CoreResult<String> {
             action: "courier.suspend",
             workspace_id: courier.fleet.workspace_id(),
             target: &courier.id,
+            courier_id: Some(&courier.id),
         };
         granted.record(core, &*tx, change).await?;
         tx.commit().await?;

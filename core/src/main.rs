@@ -98,7 +98,8 @@ enum DatabaseCommand {
     #[command(subcommand)]
     User(UserCommand),
     /// The audit log, newest first: every change operators, service
-    /// systems and these commands made.
+    /// systems and these commands made (tab-separated: when, who, what,
+    /// workspace, changed, and the courier it is about as "Name (id)").
     Audit {
         /// How many entries to show.
         #[arg(long, default_value_t = 50)]
@@ -521,11 +522,20 @@ async fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
             let mut shown = 0;
             while shown < limit {
                 let page_size = i32::try_from((limit - shown).min(100)).unwrap_or(100);
-                let (page, next) = courier_core::audit::list(&core, page_size, token.as_deref()).await?;
-                for entry in &page {
+                let (page, next) = courier_core::audit::listing::list(&core, page_size, token.as_deref()).await?;
+                for listed in &page {
+                    let entry = &listed.entry;
                     let workspace = entry.workspace_id.as_deref().unwrap_or("-");
                     let at = rfc3339(entry.created_at);
-                    println!("{at}\t{}\t{}\t{workspace}\t{}", entry.actor, entry.action, entry.target);
+                    let courier = match &listed.courier {
+                        Some((id, Some(name))) => format!("{name} ({id})"),
+                        Some((id, None)) => id.clone(),
+                        None => "-".to_owned(),
+                    };
+                    println!(
+                        "{at}\t{}\t{}\t{workspace}\t{}\t{courier}",
+                        entry.actor, entry.action, entry.target
+                    );
                 }
                 shown += page.len();
                 let Some(next) = next else { break };
@@ -635,6 +645,8 @@ async fn courier(core: &Core, command: CourierCommand) -> Result<(), Box<dyn std
             action,
             workspace_id: workspace_id.as_deref(),
             target,
+            // Every entry here is a courier's own change.
+            courier_id: Some(target),
         };
         granted.record(core, &*tx, change).await?;
     }

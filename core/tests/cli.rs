@@ -209,6 +209,10 @@ fn courier_commands_invite_list_suspend_and_activate() {
         "{log}"
     );
     assert!(log.contains("\tcli:"), "{log}");
+    // Each entry about the courier names them in its last column.
+    for line in log.lines().filter(|line| line.contains("\tcourier.")) {
+        assert!(line.ends_with(&format!("\tKim Courier ({id})")), "{line}");
+    }
 }
 
 /// The first word of `output` starting with `prefix` (an id it printed).
@@ -462,7 +466,8 @@ async fn every_change_the_command_line_makes_is_audited_as_its_os_user() {
         .lines()
         .map(|line| {
             let fields: Vec<&str> = line.split('\t').collect();
-            assert_eq!(fields.len(), 5, "{line}");
+            // When, who, what, workspace, changed, courier.
+            assert_eq!(fields.len(), 6, "{line}");
             (fields[1], fields[2], fields[4])
         })
         .collect();

@@ -32,6 +32,7 @@ mod m20261124_000022_create_fleet_order_moves;
 mod m20261126_000030_create_couriers;
 mod m20261128_000040_partition_history_by_day;
 mod m20261128_000041_index_waiting_deliveries;
+mod m20261130_000050_add_audit_courier;
 
 pub struct Migrator;
 
@@ -64,6 +65,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261126_000030_create_couriers::Migration),
             Box::new(m20261128_000040_partition_history_by_day::Migration),
             Box::new(m20261128_000041_index_waiting_deliveries::Migration),
+            Box::new(m20261130_000050_add_audit_courier::Migration),
         ]
     }
 }

@@ -183,4 +183,54 @@ e2e! {
         let (_, page, _) = get(&admin, &dispatch).await;
         assert!(page.contains(&format!("id=\"waiting-{order_id}\"")), "{page}");
     }
+
+    async fn dispatchers_call_the_courier_in_one_tap_and_the_audit_log_names_them(app: TestApp) {
+        console_user(&app, "ops@example.com", None).await;
+        let ops = sign_in(&app, "ops@example.com").await;
+        let (pia, _stream) = online_at(&app, "Pia Phone", 0.5, "car").await;
+        let pia_id = pia.courier.id.clone();
+        let change = ipb::UpdateCourierRequest { courier_id: pia_id.clone(), phone: Some("+49 151 2345 6789".into()), ..Default::default() };
+        crate::couriers::couriers(&app).await.update_courier(app.admin_request(change)).await.expect("a phone");
+        let tel = "href=\"tel:+4915123456789\">+4915123456789</a>";
+        let created = app.create_delivery(&app.live_key, &berlin_delivery()).await;
+        let id = created["id"].as_str().expect("id").to_owned();
+        let dispatch = app.url("/console/ops/dispatch");
+        let job_page = format!("{dispatch}/{id}");
+        let (_, page, _) = get(&ops, &job_page).await;
+        let token = csrf(&page);
+        let (status, _, page) = post(&ops, &format!("{job_page}/assign"), &[("csrf", &token), ("courier_id", &pia_id)]).await;
+        assert_eq!(status, 303, "{page}");
+
+        // Under way: the courier's phone beside their name, one tap to call.
+        let (_, page, _) = get(&ops, &dispatch).await;
+        assert!(page.contains(&format!("Pia Phone <a {tel} · Courier assigned")), "{page}");
+        // The job's page and the courier's own page too.
+        let (status, page, _) = get(&ops, &job_page).await;
+        assert_eq!(status, 200, "{page}");
+        assert!(page.contains(&format!("Pia Phone · <a id=\"courier-phone\" {tel}")), "{page}");
+        let (status, page, _) = get(&ops, &app.url(&format!("/console/ops/couriers/{pia_id}"))).await;
+        assert_eq!(status, 200, "{page}");
+        assert!(page.contains(&format!("<a id=\"courier-phone\" {tel}")), "{page}");
+
+        // Taken back, then suspended: the audit log names the courier of
+        // each entry about them, by name and id.
+        let (status, _, page) = post(&ops, &format!("{job_page}/unassign"), &[("csrf", &token), ("confirm", "yes")]).await;
+        assert_eq!(status, 303, "{page}");
+        crate::couriers::couriers(&app).await.suspend_courier(app.admin_request(ipb::SuspendCourierRequest { courier_id: pia_id.clone() }))
+            .await.expect("suspend");
+        let (_, audit, _) = get(&ops, &app.url("/console/ops/audit")).await;
+        let named = format!("<td data-label=\"Courier\">Pia Phone (<code>{pia_id}</code>)</td>");
+        for action in ["courier.update", "job.assign", "job.unassign", "courier.suspend"] {
+            let row = audit.split("<tr>").find(|row| row.contains(&format!(">{action}<"))).unwrap_or_else(|| panic!("no {action} entry: {audit}"));
+            assert!(row.contains(&named), "{action} names the courier: {row}");
+        }
+        let row = audit.split("<tr>").find(|row| row.contains(">job.assign<")).expect("job.assign");
+        assert!(row.contains(&format!("<code>{id}</code>")), "the job stays the entry's target: {row}");
+        // Over gRPC, as the command line and other back offices read it.
+        let entries = app.admin().await.list_audit_entries(app.admin_request(ipb::ListAuditEntriesRequest::default()))
+            .await.expect("the log").into_inner().entries;
+        let unassigned = entries.iter().find(|e| e.action == "job.unassign").expect("job.unassign");
+        assert_eq!((unassigned.courier_id.as_deref(), unassigned.courier_name.as_deref()), (Some(pia_id.as_str()), Some("Pia Phone")));
+        assert!(entries.iter().filter(|e| e.action.starts_with("workspace.")).all(|e| e.courier_id.is_none()));
+    }
 }

@@ -76,6 +76,7 @@ pub async fn create(
         action: "invitation.create",
         workspace_id: Some(&workspace.id),
         target: role.as_str(),
+        courier_id: None,
     };
     granted.record(core, &*tx, change).await?;
     tx.commit().await?;

@@ -192,6 +192,7 @@ fn change<'a>(action: &'a str, workspace_id: &'a str, user_id: &'a str) -> audit
         action,
         workspace_id: Some(workspace_id),
         target: user_id,
+        courier_id: None,
     }
 }
 

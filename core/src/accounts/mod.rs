@@ -117,6 +117,7 @@ pub async fn create_for_operator(
         action: "user.create",
         workspace_id: joins.map(|(workspace_id, _)| workspace_id),
         target: &user.id,
+        courier_id: None,
     };
     granted.record(core, &*tx, change).await?;
     tx.commit().await?;

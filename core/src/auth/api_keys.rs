@@ -134,6 +134,7 @@ fn change<'a>(action: &'a str, key: &'a entity::Model) -> audit::Change<'a> {
         action,
         workspace_id: Some(&key.workspace_id),
         target: &key.id,
+        courier_id: None,
     }
 }
 

@@ -72,6 +72,7 @@ impl Principal {
             action,
             workspace_id: Some(&self.workspace.id),
             target,
+            courier_id: None,
         };
         audit::record(core, tx, actor, change).await
     }

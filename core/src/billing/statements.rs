@@ -244,6 +244,7 @@ fn change<'a>(action: &'a str, statement: &'a Statement) -> audit::Change<'a> {
         action,
         workspace_id: Some(&statement.workspace_id),
         target: &statement.id,
+        courier_id: None,
     }
 }
 

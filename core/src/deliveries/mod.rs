@@ -491,6 +491,7 @@ async fn audit_create(
         action: "delivery.create",
         workspace_id: Some(&delivery.workspace_id),
         target: &delivery.id,
+        courier_id: None,
     };
     audit::record(core, tx, actor, change).await
 }

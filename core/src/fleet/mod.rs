@@ -332,6 +332,7 @@ pub async fn move_order(
         action: "board_order.move",
         workspace_id: Some(&order.workspace_id),
         target: &order.order_id,
+        courier_id: None,
     };
     granted.record(core, &*tx, change).await?;
     tx.commit().await?;

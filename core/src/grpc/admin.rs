@@ -261,17 +261,22 @@ impl AdminService for AdminApi {
     ) -> Result<Response<pb::ListAuditEntriesResponse>, Status> {
         self.granted(&request).await?;
         let r = request.into_inner();
-        let (entries, next) = crate::audit::list(&self.0, r.page_size, Some(&r.page_token)).await?;
+        let (entries, next) = crate::audit::listing::list(&self.0, r.page_size, Some(&r.page_token)).await?;
         Ok(Response::new(pb::ListAuditEntriesResponse {
             entries: entries
                 .into_iter()
-                .map(|e| pb::AuditEntry {
-                    id: e.id,
-                    create_time: Some(courier::time::micros_to_proto(e.created_at)),
-                    actor: e.actor,
-                    action: e.action,
-                    workspace_id: e.workspace_id,
-                    target: e.target,
+                .map(|crate::audit::listing::Listed { entry: e, courier }| {
+                    let (courier_id, courier_name) = courier.unzip();
+                    pb::AuditEntry {
+                        id: e.id,
+                        create_time: Some(courier::time::micros_to_proto(e.created_at)),
+                        actor: e.actor,
+                        action: e.action,
+                        workspace_id: e.workspace_id,
+                        target: e.target,
+                        courier_id,
+                        courier_name: courier_name.flatten(),
+                    }
                 })
                 .collect(),
             next_page_token: next.unwrap_or_default(),

@@ -68,6 +68,7 @@ fn change<'a>(action: &'a str, courier: &'a Courier) -> audit::Change<'a> {
         action,
         workspace_id: courier.fleet.workspace_id(),
         target: &courier.id,
+        courier_id: Some(&courier.id),
     }
 }
 

@@ -287,6 +287,7 @@ pub async fn assign(
         action: "job.assign",
         workspace_id: Some(&workspace_id),
         target: job_id,
+        courier_id: Some(&courier.id),
     };
     granted.record(core, &*tx, change).await?;
     tx.commit().await?;
@@ -335,9 +336,9 @@ pub async fn unassign(core: &Core, granted: &Granted<act::AssignJobs>, job_id: &
             ));
         }
     }
-    if assignments::take_back(core, &tx, job_id, now).await?.is_none() {
+    let Some(taken_back) = assignments::take_back(core, &tx, job_id, now).await? else {
         return Err(changed_meanwhile(job_id));
-    }
+    };
     let work = match work {
         Work::Delivery(delivery) => {
             let moved = lifecycle::return_to_waiting(core, &tx, &delivery, now)
@@ -355,6 +356,7 @@ pub async fn unassign(core: &Core, granted: &Granted<act::AssignJobs>, job_id: &
         action: "job.unassign",
         workspace_id: Some(&workspace_id),
         target: job_id,
+        courier_id: Some(&taken_back.courier_id),
     };
     granted.record(core, &*tx, change).await?;
     let wake = core.dispatch_wake.clone();

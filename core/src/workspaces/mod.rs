@@ -191,6 +191,7 @@ fn change<'a>(action: &'a str, id: &'a str) -> audit::Change<'a> {
         action,
         workspace_id: Some(id),
         target: id,
+        courier_id: None,
     }
 }
 

@@ -163,13 +163,37 @@ async fn without_dropoff_proof(
     }))
 }
 
+/// The mode a workspace opens in when the link names none (signing in,
+/// the workspace switcher, an invitation): live once it has a live
+/// delivery, so that a workspace at work opens on its real deliveries; test
+/// before, as a new workspace starts there.
+async fn opening_mode(state: &ConsoleState, signed: &Signed, workspace: &str) -> Result<&'static str, tonic::Status> {
+    let request = signed.acting(
+        pb::ListDeliveriesRequest {
+            page_size: Some(1),
+            ..Default::default()
+        },
+        workspace,
+        "live",
+        None,
+    );
+    let answer = state.deliveries.clone().list_deliveries(request).await?.into_inner();
+    Ok(if answer.deliveries.is_empty() { "test" } else { "live" })
+}
+
 pub(crate) async fn page(
     State(state): State<ConsoleState>,
     signed: Signed,
     Path(workspace): Path<String>,
     Query(query): Query<ModeQuery>,
 ) -> Response {
-    let mode = query.mode();
+    let mode = match query.mode.as_deref() {
+        Some(named) => crate::page::mode_named(Some(named)),
+        None => match opening_mode(&state, &signed, &workspace).await {
+            Ok(mode) => mode,
+            Err(status) => return signed.failure(&state, &status, &workspace),
+        },
+    };
     // Today on the clock of the workspace's service area.
     let zone = signed.zone(Some(&workspace));
     let today = zone.today();

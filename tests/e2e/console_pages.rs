@@ -967,3 +967,51 @@ e2e! {
         assert!(!(usable(&app.test_key).await && usable(&app.live_key).await), "one key revoked");
     }
 }
+
+e2e! {
+    async fn a_workspace_with_live_deliveries_opens_in_live_mode(app: TestApp) {
+        // One owner of two workspaces: the harness's, which gets a live
+        // delivery, and a new one with none.
+        let quiet = app.create_workspace(courier::internal::v1::WorkspaceKind::Business, Default::default()).await;
+        let busy = app.workspace_id.clone();
+        let now = app.clock.now_micros();
+        let new = NewUser { email: "owner@example.com".into(), name: "Olga Owner".into(), password: PASSWORD.into(), operator: false };
+        let owner_id = accounts::create_user(&app.core.writer, now, new).await.expect("user").id;
+        for workspace in [&busy, &quiet] {
+            memberships::add(&app.core.writer, now, workspace, &owner_id, Role::Owner).await.expect("membership");
+        }
+        let owner = sign_in(&app, "owner@example.com").await;
+        let opens_in = async |workspace: &str| {
+            let (status, page, _) = get(&owner, &app.url(&format!("/console/w/{workspace}/overview"))).await;
+            assert_eq!(status, 200, "{page}");
+            let mode = ["test", "live"].into_iter().find(|mode| page.contains(&format!("<h1>Overview <span class=\"muted\">({mode})</span></h1>"))).expect("a mode in the heading");
+            // The menu carries the mode it opened in.
+            assert!(page.contains(&format!("/console/w/{workspace}/deliveries?mode={mode}\"")), "{page}");
+            mode
+        };
+
+        // Before any delivery both open in test, as a new workspace does.
+        assert_eq!(opens_in(&busy).await, "test");
+        let test_only = app.create_delivery(&app.test_key, &crate::deliveries::berlin_delivery()).await;
+        assert!(test_only["id"].is_string());
+        assert_eq!(opens_in(&busy).await, "test", "test deliveries alone keep it in test");
+
+        // With a live delivery it opens in live; the other stays in test.
+        app.create_delivery(&app.live_key, &crate::deliveries::berlin_delivery()).await;
+        assert_eq!(opens_in(&busy).await, "live");
+        assert_eq!(opens_in(&quiet).await, "test");
+        // A mode asked for is kept.
+        let (_, page, _) = get(&owner, &app.url(&format!("/console/w/{busy}/overview?mode=test"))).await;
+        assert!(page.contains("<h1>Overview <span class=\"muted\">(test)</span></h1>"), "{page}");
+
+        // Every way into a workspace leads to its overview, which decides:
+        // the list of workspaces and the switcher.
+        let (_, home, _) = get(&owner, &app.url("/console")).await;
+        for workspace in [&busy, &quiet] {
+            let link = app.url(&format!("/console/w/{workspace}/overview"));
+            assert!(home.contains(&format!("href=\"{link}\"")), "{home}");
+        }
+        let switched = owner.get(app.url(&format!("/console/switch?workspace={busy}"))).send().await.expect("switch");
+        assert_eq!(switched.headers()["location"].to_str().expect("location"), app.url(&format!("/console/w/{busy}/overview")));
+    }
+}

@@ -13,7 +13,9 @@
 //!   many events.
 //! - Before a batch of sends leaves, one transaction extends their rows'
 //!   leases to the send's own deadline ([`LEASE`]) and logs each attempt as
-//!   `pending` (`queue::start`, `attempts::record_started`). A dispatcher
+//!   `pending` (`queue::start`, `attempts::record_started`); rows that can
+//!   leave at once are claimed and started in that same transaction, so an
+//!   event leaves after one commit. A dispatcher
 //!   that stops (a crash) holds its rows no longer than that: they are sent
 //!   again within seconds, and the claim that takes them over ends the
 //!   attempt it cut off as failed (`attempts::cut_off`).
@@ -186,16 +188,10 @@ impl Dispatcher {
         self.start_ready(core).await;
         let now = core.clock.now_micros();
         let due = queue::due_endpoints(&core.db, now + micros(POLL)).await?;
-        let token = ids::new_id("clm");
         let mut wait = POLL;
         let mut room = (MAX_IN_FLIGHT + MAX_CLAIMED_AHEAD).saturating_sub(self.in_flight.len() + self.ready_count());
-        let mut claimed = 0;
-        let mut failure = None;
+        let mut wanted = Vec::new();
         for (webhook_id, next_attempt_at) in due {
-            if stop.is_cancelled() {
-                // Shutting down: nothing more is claimed.
-                break;
-            }
             let held = self.per_endpoint.get(&webhook_id).copied().unwrap_or(0)
                 + self.ready.get(&webhook_id).map_or(0, VecDeque::len);
             let free = (MAX_IN_FLIGHT_PER_ENDPOINT + CLAIM_AHEAD_PER_ENDPOINT)
@@ -209,40 +205,63 @@ impl Dispatcher {
                 wait = wait.min(Duration::from_micros(u64::try_from(next_attempt_at - now).unwrap_or(0)));
                 continue;
             }
-            let lease_end = now + micros(LEASE);
-            let got = match queue::claim(&core.writer, &webhook_id, free as u64, now, lease_end, &token).await {
-                Ok(got) => usize::try_from(got).unwrap_or(free),
-                Err(error) => {
-                    // Start what is claimed already; the rest waits for the next look.
-                    failure = Some(error);
-                    break;
-                }
-            };
-            room = room.saturating_sub(got);
-            claimed += got;
+            room = room.saturating_sub(free);
+            wanted.push((webhook_id, free));
         }
-        if claimed > 0 {
-            attempts::cut_off(&core.writer, &token).await?;
-            for claim in load_claims(&core.db, &token).await? {
-                let ready = self.ready.entry(claim.row.webhook_id.clone()).or_default();
-                // Claimed here before, and again once that lease ended while
-                // it waited: the new claim replaces the old.
-                ready.retain(|held| held.row.id != claim.row.id);
-                ready.push_back(claim);
+        if !wanted.is_empty() && !stop.is_cancelled() {
+            self.claim_and_start(core, wanted, now).await?;
+        }
+        Ok(wait.max(Duration::from_millis(1)))
+    }
+
+    /// Claims up to `free` due rows of each endpoint of `wanted` and starts
+    /// those there are slots for, in one transaction: an event queued while
+    /// nothing waits leaves after one commit, not three (claim, cut-off,
+    /// start). The rest waits in `ready`. When the transaction fails,
+    /// nothing of it happened: the rows are still due.
+    async fn claim_and_start(&mut self, core: &Core, wanted: Vec<(String, usize)>, now: i64) -> CoreResult<()> {
+        let token = ids::new_id("clm");
+        let lease_end = now + micros(LEASE);
+        let tx = crate::db::begin(core).await?;
+        let mut claimed = 0;
+        for (webhook_id, free) in wanted {
+            claimed += queue::claim(&tx, &webhook_id, free as u64, now, lease_end, &token).await?;
+        }
+        if claimed == 0 {
+            return Ok(());
+        }
+        attempts::cut_off(&tx, &token).await?;
+        for claim in load_claims(&tx, &token).await? {
+            let ready = self.ready.entry(claim.row.webhook_id.clone()).or_default();
+            // Claimed here before, and again once that lease ended while
+            // it waited: the new claim replaces the old.
+            ready.retain(|held| held.row.id != claim.row.id);
+            ready.push_back(claim);
+        }
+        let batch = self.take_startable();
+        let begun = match begin_attempts_in(&tx, core.clock.now_micros(), batch).await {
+            Ok(attempts) => tx.commit().await.map(|()| attempts),
+            Err(error) => Err(error),
+        };
+        match begun {
+            Ok(attempts) => {
+                self.launch(core, attempts);
+                Ok(())
             }
-            self.start_ready(core).await;
-        }
-        match failure {
-            Some(error) => Err(error),
-            None => Ok(wait.max(Duration::from_millis(1))),
+            Err(error) => {
+                // Rolled back: this claim holds nothing.
+                for claims in self.ready.values_mut() {
+                    claims.retain(|c| c.row.claim_token.as_deref() != Some(token.as_str()));
+                }
+                self.ready.retain(|_, claims| !claims.is_empty());
+                Err(error)
+            }
         }
     }
 
-    /// Starts claimed rows while their endpoint and this replica have free
-    /// slots: one transaction for the batch ([`begin_attempts`]), then the
-    /// sends. When that transaction fails, the batch's rows are due again
-    /// when their leases end.
-    async fn start_ready(&mut self, core: &Core) {
+    /// The claimed rows there are slots for now, this replica's and their
+    /// endpoints', taken out of `ready`.
+    fn take_startable(&mut self) -> Vec<Claim> {
         let mut room = MAX_IN_FLIGHT.saturating_sub(self.in_flight.len());
         let mut batch = Vec::new();
         for (webhook_id, claims) in &mut self.ready {
@@ -255,17 +274,35 @@ impl Dispatcher {
             room -= take;
         }
         self.ready.retain(|_, claims| !claims.is_empty());
+        batch
+    }
+
+    /// Starts claimed rows while their endpoint and this replica have free
+    /// slots: one transaction for the batch ([`begin_attempts_in`]), then the
+    /// sends. When that transaction fails, the batch's rows are due again
+    /// when their leases end.
+    async fn start_ready(&mut self, core: &Core) {
+        let batch = self.take_startable();
         if batch.is_empty() {
             return;
         }
         let count = batch.len();
-        let attempts = match begin_attempts(core, batch).await {
-            Ok(attempts) => attempts,
+        let begun = async {
+            let tx = crate::db::begin(core).await?;
+            let attempts = begin_attempts_in(&tx, core.clock.now_micros(), batch).await?;
+            tx.commit().await?;
+            CoreResult::Ok(attempts)
+        };
+        match begun.await {
+            Ok(attempts) => self.launch(core, attempts),
             Err(error) => {
                 tracing::warn!(%error, count, "webhook attempts not started; due again when their leases end");
-                return;
             }
-        };
+        }
+    }
+
+    /// Sends the attempts begun.
+    fn launch(&mut self, core: &Core, attempts: Vec<Attempting>) {
         for attempt in attempts {
             let webhook_id = attempt.row.webhook_id.clone();
             *self.per_endpoint.entry(webhook_id.clone()).or_default() += 1;
@@ -373,13 +410,16 @@ struct Unsent {
     error: Option<String>,
 }
 
-/// Starts the attempts of `claims` in one transaction: rows whose event or
+/// Starts the attempts of `claims` in `tx`: rows whose event or
 /// endpoint is gone are forgotten, rows of a disabled endpoint or without
 /// attempts left end failed, and every other row still held gets its lease
 /// to the send's deadline and its attempt logged as `pending`. Returns the
 /// attempts to make.
-async fn begin_attempts(core: &Core, claims: Vec<Claim>) -> CoreResult<Vec<Attempting>> {
-    let now = core.clock.now_micros();
+async fn begin_attempts_in(
+    tx: &crate::db::WriteTransaction,
+    now: i64,
+    claims: Vec<Claim>,
+) -> CoreResult<Vec<Attempting>> {
     let mut forgotten = Vec::new();
     let mut unsent = Vec::new();
     let mut attempting = Vec::new();
@@ -417,25 +457,23 @@ async fn begin_attempts(core: &Core, claims: Vec<Claim>) -> CoreResult<Vec<Attem
             });
         }
     }
-    let tx = crate::db::begin(core).await?;
     for row in &forgotten {
-        queue::forget(&tx, &row.id).await?;
+        queue::forget(tx, &row.id).await?;
     }
     for Unsent { row, error } in &unsent {
-        let owned = queue::finish(&tx, row, DeliveryState::Failed, row.attempts, None, now).await?;
+        let owned = queue::finish(tx, row, DeliveryState::Failed, row.attempts, None, now).await?;
         if let (true, Some(error)) = (owned, error) {
-            attempts::record_unsent(&tx, &row.event_id, &row.webhook_id, now, AttemptStatus::Failed, error).await?;
+            attempts::record_unsent(tx, &row.event_id, &row.webhook_id, now, AttemptStatus::Failed, error).await?;
         }
     }
     let lease_end = now + micros(LEASE);
-    let held: HashSet<String> = queue::start(&tx, attempting.iter().map(|a| &a.row), now, lease_end)
+    let held: HashSet<String> = queue::start(tx, attempting.iter().map(|a| &a.row), now, lease_end)
         .await?
         .into_iter()
         .collect();
     attempting.retain(|a| held.contains(&a.row.id));
     let started = attempting.iter().map(|a| (a.attempt_id.as_str(), &a.row));
-    attempts::record_started(&tx, started, now).await?;
-    tx.commit().await?;
+    attempts::record_started(tx, started, now).await?;
     Ok(attempting)
 }
 

@@ -17,3 +17,41 @@ if (live && window.EventSource) {
   source.addEventListener("update", (event) => { live.innerHTML = event.data; });
   source.addEventListener("end", () => source.close());
 }
+
+// The booking form: Enter in an address finds it, and a click on the map
+// sets the chosen point's latitude and longitude (web Mercator, as the
+// server drew it: map.rs). Without script the fields are typed.
+document.addEventListener("keydown", (event) => {
+  const address = event.target.closest && event.target.closest("input[data-find]");
+  if (!address || event.key !== "Enter") return;
+  event.preventDefault();
+  document.getElementById(address.dataset.find + "_find").click();
+});
+
+const pick = document.querySelector("svg[data-pick]");
+const sets = document.getElementById("map-sets");
+if (pick && sets) {
+  sets.hidden = false;
+  pick.addEventListener("click", (event) => {
+    const chosen = sets.querySelector("input:checked");
+    if (!chosen) return;
+    const screen = pick.createSVGPoint();
+    screen.x = event.clientX;
+    screen.y = event.clientY;
+    const at = screen.matrixTransform(pick.getScreenCTM().inverse());
+    const size = 256 * 2 ** Number(pick.dataset.zoom);
+    const x = (at.x + Number(pick.dataset.left)) / size;
+    const y = (at.y + Number(pick.dataset.top)) / size;
+    const longitude = x * 360 - 180;
+    const latitude = (Math.atan(Math.sinh(Math.PI * (1 - 2 * y))) * 180) / Math.PI;
+    document.getElementById(chosen.value + "_latitude").value = latitude.toFixed(6);
+    document.getElementById(chosen.value + "_longitude").value = longitude.toFixed(6);
+    const marker = pick.querySelector(`[data-point="${chosen.value}"]`);
+    marker.setAttribute("transform", `translate(${at.x.toFixed(1)} ${at.y.toFixed(1)})`);
+    marker.removeAttribute("visibility");
+    // On to the next point, so that A then B is two clicks.
+    const choices = [...sets.querySelectorAll("input")];
+    const next = choices[choices.indexOf(chosen) + 1];
+    if (next) next.checked = true;
+  });
+}

@@ -15,9 +15,13 @@ use axum::response::Response;
 use courier::names::PublicName;
 use courier::v1 as pb;
 
+use courier::internal::v1 as ipb;
+
 use crate::ConsoleState;
 use crate::deliveries::{breakdown_lines, money};
 use crate::flash::Flash;
+use crate::geocoder::{Bounds, Place};
+use crate::map::{Area, Projection, Tile};
 use crate::page::{Layout, ModeQuery, Refusal, Signed, field, fields, render};
 use crate::times::{Moment, Zone};
 
@@ -42,6 +46,13 @@ pub(crate) struct Point {
     longitude: String,
     name: String,
     phone: String,
+    instructions: String,
+    /// What the address search found for the address, on the answer to
+    /// "Find" ("Found: …").
+    found: String,
+    /// The search's other places for the address, each a button that
+    /// sets it: `(label, form value "prefix|latitude|longitude|label")`.
+    candidates: Vec<(String, String)>,
 }
 
 impl Point {
@@ -56,24 +67,51 @@ impl Point {
             longitude: value("longitude"),
             name: value("name"),
             phone: value("phone"),
+            instructions: value("instructions"),
+            found: String::new(),
+            candidates: Vec::new(),
         }
     }
 
     fn is_blank(&self) -> bool {
-        [&self.address, &self.latitude, &self.longitude, &self.name, &self.phone]
-            .iter()
-            .all(|v| v.trim().is_empty())
+        [
+            &self.address,
+            &self.latitude,
+            &self.longitude,
+            &self.name,
+            &self.phone,
+            &self.instructions,
+        ]
+        .iter()
+        .all(|v| v.trim().is_empty())
     }
 
-    /// The waypoint, with its contact when one was given (`with_contact`).
-    fn waypoint(&self, with_contact: bool) -> Result<pb::Waypoint, Refusal> {
+    /// The point's coordinates, when both are numbers.
+    fn coordinates(&self) -> Option<ipb::MapPoint> {
+        Some(ipb::MapPoint {
+            latitude: self.latitude.trim().parse().ok()?,
+            longitude: self.longitude.trim().parse().ok()?,
+        })
+    }
+
+    /// Puts the point at `place`, as the address search found it.
+    fn place_at(&mut self, place: &Place) {
+        self.latitude = decimal(place.latitude);
+        self.longitude = decimal(place.longitude);
+        self.found = place.label.clone();
+    }
+
+    /// The waypoint, with its contact and instructions when given
+    /// (`booked`: a quote prices the route alone).
+    fn waypoint(&self, booked: bool) -> Result<pb::Waypoint, Refusal> {
         let coordinate = |name: &str, value: &str| {
             value.trim().parse::<f64>().map_err(|_| Refusal {
                 param: Some(format!("{}.{name}", self.param)),
                 message: format!("The {name} must be a number, such as 52.52."),
             })
         };
-        let contact = with_contact && !(self.name.trim().is_empty() && self.phone.trim().is_empty());
+        let contact = booked && !(self.name.trim().is_empty() && self.phone.trim().is_empty());
+        let instructions = Some(self.instructions.trim()).filter(|i| booked && !i.is_empty());
         Ok(pb::Waypoint {
             address: self.address.trim().to_owned(),
             latitude: coordinate("latitude", &self.latitude)?,
@@ -83,8 +121,104 @@ impl Point {
                 phone: self.phone.trim().to_owned(),
                 email: None,
             }),
-            instructions: None,
+            instructions: instructions.map(str::to_owned),
         })
+    }
+}
+
+/// A coordinate as the form writes it: to the centimetre, no trailing zeros.
+fn decimal(value: f64) -> String {
+    let text = format!("{value:.7}");
+    text.trim_end_matches('0').trim_end_matches('.').to_owned()
+}
+
+/// The proof of delivery asked for, as typed: photos left empty and boxes
+/// left unticked keep the workspace's defaults (one photo at pickup and at
+/// dropoff, nothing else).
+pub(crate) struct ProofFields {
+    pickup_photos: String,
+    dropoff_photos: String,
+    /// The boxes: `(form name, label, ticked)`.
+    pickup_checks: Vec<(&'static str, &'static str, bool)>,
+    dropoff_checks: Vec<(&'static str, &'static str, bool)>,
+}
+
+impl ProofFields {
+    const PICKUP: [(&'static str, &'static str); 3] = [
+        ("proof_pickup_signature", "Signature"),
+        ("proof_pickup_sender_name", "Sender's name"),
+        ("proof_pickup_barcode", "Barcode scan"),
+    ];
+    const DROPOFF: [(&'static str, &'static str); 5] = [
+        ("proof_dropoff_signature", "Signature"),
+        ("proof_dropoff_recipient_name", "Recipient's name"),
+        ("proof_dropoff_barcode", "Barcode scan"),
+        ("proof_dropoff_age_check", "Age check"),
+        ("proof_dropoff_leave_at_door", "May be left at the door"),
+    ];
+
+    fn of(form: &[(String, String)]) -> ProofFields {
+        let ticked = |boxes: &[(&'static str, &'static str)]| {
+            boxes
+                .iter()
+                .map(|&(name, label)| (name, label, field(form, name) == "yes"))
+                .collect()
+        };
+        ProofFields {
+            pickup_photos: field(form, "proof_pickup_photos").to_owned(),
+            dropoff_photos: field(form, "proof_dropoff_photos").to_owned(),
+            pickup_checks: ticked(&ProofFields::PICKUP),
+            dropoff_checks: ticked(&ProofFields::DROPOFF),
+        }
+    }
+
+    /// Whether any box is ticked or any count typed.
+    fn is_default(&self) -> bool {
+        self.pickup_photos.trim().is_empty()
+            && self.dropoff_photos.trim().is_empty()
+            && self
+                .pickup_checks
+                .iter()
+                .chain(&self.dropoff_checks)
+                .all(|(_, _, on)| !on)
+    }
+
+    /// What `proof_of_delivery` is sent: none for the defaults; a box
+    /// unticked is left out (it keeps its default).
+    fn request(&self) -> Result<Option<pb::ProofOfDeliveryRequest>, Refusal> {
+        if self.is_default() {
+            return Ok(None);
+        }
+        let photos = |value: &str, param: &str| match value.trim() {
+            "" => Ok(None),
+            text => text.parse::<i32>().map(Some).map_err(|_| Refusal {
+                param: Some(param.to_owned()),
+                message: "The number of photos must be a whole number from 1 to 10.".into(),
+            }),
+        };
+        let on = |checks: &[(&'static str, &'static str, bool)], name: &str| {
+            checks
+                .iter()
+                .any(|(n, _, ticked)| *n == name && *ticked)
+                .then_some(true)
+        };
+        let (p, d) = (&self.pickup_checks, &self.dropoff_checks);
+        Ok(Some(pb::ProofOfDeliveryRequest {
+            pickup: Some(pb::PickupProofRequest {
+                photos: photos(&self.pickup_photos, "proof_of_delivery.pickup.photos")?,
+                signature: on(p, "proof_pickup_signature"),
+                sender_name: on(p, "proof_pickup_sender_name"),
+                barcode: on(p, "proof_pickup_barcode"),
+            }),
+            dropoff: Some(pb::DropoffProofRequest {
+                photos: photos(&self.dropoff_photos, "proof_of_delivery.dropoff.photos")?,
+                signature: on(d, "proof_dropoff_signature"),
+                recipient_name: on(d, "proof_dropoff_recipient_name"),
+                barcode: on(d, "proof_dropoff_barcode"),
+                age_check: on(d, "proof_dropoff_age_check"),
+                leave_at_door: on(d, "proof_dropoff_leave_at_door"),
+            }),
+        }))
     }
 }
 
@@ -190,6 +324,10 @@ pub(crate) struct BookingForm {
     items: Vec<ItemRow>,
     external_id: String,
     notes: String,
+    /// The pickup time asked for, on the workspace's clock, as typed
+    /// (`datetime-local`); empty for as soon as possible.
+    scheduled_at: String,
+    proof: ProofFields,
     scenario: String,
     /// Made when the priced page renders; sent with the booking.
     idempotency_key: String,
@@ -248,6 +386,8 @@ impl BookingForm {
             items: (0..items).map(|i| ItemRow::of(form, i)).collect(),
             external_id: field(form, "external_id").to_owned(),
             notes: field(form, "notes").to_owned(),
+            scheduled_at: field(form, "scheduled_at").to_owned(),
+            proof: ProofFields::of(form),
             scenario: field(form, "scenario").to_owned(),
             idempotency_key: field(form, "idempotency_key").to_owned(),
             quote: None,
@@ -288,6 +428,28 @@ impl BookingForm {
                     .and_then(|i| refusal.and_then(|r| r.at(&format!("extras.{i}"))))
                     .map(str::to_owned),
             });
+        }
+    }
+
+    /// The point of the form's field prefix (`pickup`, `stop0`, `dropoff`).
+    fn point_mut(&mut self, prefix: &str) -> Option<&mut Point> {
+        std::iter::once(&mut self.pickup)
+            .chain(self.stops.iter_mut())
+            .chain(std::iter::once(&mut self.dropoff))
+            .find(|p| p.prefix == prefix)
+    }
+
+    /// The pickup time asked for, read on `zone`'s clock.
+    fn scheduled(&self, zone: Zone) -> Result<Option<prost_types::Timestamp>, Refusal> {
+        match self.scheduled_at.trim() {
+            "" => Ok(None),
+            text => zone.typed(text).map(Some).ok_or_else(|| Refusal {
+                param: Some("scheduled_at".into()),
+                message: format!(
+                    "The pickup time must be a date and time on the {} clock, such as 2026-12-01T09:30.",
+                    zone.name()
+                ),
+            }),
         }
     }
 
@@ -356,7 +518,7 @@ impl BookingForm {
     }
 
     /// What `POST /v1/quotes` would be sent for this form.
-    fn quote_request(&self) -> Result<pb::CreateQuoteRequest, Refusal> {
+    fn quote_request(&self, zone: Zone) -> Result<pb::CreateQuoteRequest, Refusal> {
         Ok(pb::CreateQuoteRequest {
             pickup: Some(self.pickup.waypoint(false)?),
             dropoff: Some(self.dropoff.waypoint(false)?),
@@ -364,12 +526,12 @@ impl BookingForm {
             vehicle_type_id: self.vehicle_type_id.clone(),
             extras: self.selected_extras()?,
             items: self.shipment()?,
-            scheduled_at: None,
+            scheduled_at: self.scheduled(zone)?,
         })
     }
 
     /// The booking of the form's quote.
-    fn delivery_request(&self, mode: &str) -> Result<pb::CreateDeliveryRequest, Refusal> {
+    fn delivery_request(&self, mode: &str, zone: Zone) -> Result<pb::CreateDeliveryRequest, Refusal> {
         let text = |value: &str| Some(value.trim().to_owned()).filter(|v| !v.is_empty());
         Ok(pb::CreateDeliveryRequest {
             quote_id: self.quote.as_ref().map(|q| q.id.clone()),
@@ -381,12 +543,13 @@ impl BookingForm {
             items: self.shipment()?,
             external_id: text(&self.external_id),
             notes: text(&self.notes),
+            scheduled_at: self.scheduled(zone)?,
+            proof_of_delivery: self.proof.request()?,
             test_scenario: if mode == "test" {
                 pb::TestScenario::from_public_name(&self.scenario).unwrap_or(pb::TestScenario::Unspecified) as i32
             } else {
                 pb::TestScenario::Unspecified as i32
             },
-            ..Default::default()
         })
     }
 }
@@ -397,6 +560,18 @@ pub(crate) struct BookingPage {
     layout: Layout,
     workspace_id: String,
     form: BookingForm,
+    /// Whether an address search is set up ("Find" beside each address).
+    geocoding: bool,
+    /// The workspace's clock, which the pickup time is typed on.
+    zone_name: &'static str,
+    /// The map a click on which sets a point (with script).
+    tiles: Vec<Tile>,
+    areas: Vec<Area>,
+    markers: Vec<PointMarker>,
+    /// The map's projection, for the script that reads a click.
+    zoom: u32,
+    left: String,
+    top: String,
     vehicle_types: Vec<(String, String)>,
     scenarios: Vec<&'static str>,
     max_stops: usize,
@@ -430,23 +605,79 @@ fn shown_at_a_field(refusal: &Refusal) -> bool {
         "items",
         "external_id",
         "notes",
+        "scheduled_at",
+        "proof_of_delivery",
         "test_scenario",
     ]
     .iter()
     .any(|f| refusal.at(f).is_some())
 }
 
-/// The catalogue's vehicle types, with the extras each offers.
-async fn catalogue(
-    state: &ConsoleState,
-    signed: &Signed,
-    (workspace, mode): (&str, &'static str),
-) -> Result<Vec<pb::VehicleType>, Response> {
-    let request = signed.acting(pb::ListVehicleTypesRequest {}, workspace, mode, None);
-    match state.vehicle_types.clone().list_vehicle_types(request).await {
-        Ok(answer) => Ok(answer.into_inner().vehicle_types),
-        Err(status) => Err(signed.failure(state, &status, workspace)),
+/// What the form offers: the catalogue's vehicle types (with the extras
+/// each offers), and the service areas its map shows.
+struct Offered {
+    vehicle_types: Vec<pb::VehicleType>,
+    areas: Vec<ipb::MapArea>,
+}
+
+impl Offered {
+    async fn read(
+        state: &ConsoleState,
+        signed: &Signed,
+        (workspace, mode): (&str, &'static str),
+    ) -> Result<Offered, Response> {
+        let types = signed.acting(pb::ListVehicleTypesRequest {}, workspace, mode, None);
+        let areas = signed.acting(ipb::ListServiceAreasRequest {}, workspace, mode, None);
+        let (mut catalogue, mut console) = (state.vehicle_types.clone(), state.core.clone());
+        let (types, areas) = tokio::join!(catalogue.list_vehicle_types(types), console.list_service_areas(areas));
+        match (types, areas) {
+            (Ok(types), Ok(areas)) => Ok(Offered {
+                vehicle_types: types.into_inner().vehicle_types,
+                areas: areas.into_inner().service_areas,
+            }),
+            (Err(status), _) | (_, Err(status)) => Err(signed.failure(state, &status, workspace)),
+        }
     }
+
+    /// The bounds of the service areas, where the address search looks first.
+    fn bounds(&self) -> Option<Bounds> {
+        Bounds::around(
+            self.areas
+                .iter()
+                .flat_map(|a| &a.outline)
+                .map(|p| (p.latitude, p.longitude)),
+        )
+    }
+}
+
+/// A point of the form on its map: "A", a stop's number, "B".
+pub(crate) struct PointMarker {
+    prefix: String,
+    label: String,
+    x: String,
+    y: String,
+    /// Drawn once it has coordinates.
+    placed: bool,
+}
+
+/// The map fits the points that have coordinates, with the service areas
+/// they are in; without any, the areas on the workspace's clock (its own).
+fn fitted(form: &BookingForm, areas: &[ipb::MapArea], zone: Zone) -> Projection {
+    let placed: Vec<ipb::MapPoint> = form.points().iter().filter_map(|p| p.coordinates()).collect();
+    let holds = |area: &ipb::MapArea, point: &ipb::MapPoint| {
+        Bounds::around(area.outline.iter().map(|p| (p.latitude, p.longitude))).is_some_and(|b| {
+            (b.south..=b.north).contains(&point.latitude) && (b.west..=b.east).contains(&point.longitude)
+        })
+    };
+    let own: Vec<&ipb::MapArea> = areas.iter().filter(|a| a.time_zone == zone.name()).collect();
+    let shown: Vec<&ipb::MapArea> = if placed.is_empty() {
+        if own.is_empty() { areas.iter().collect() } else { own }
+    } else {
+        areas.iter().filter(|a| placed.iter().any(|p| holds(a, p))).collect()
+    };
+    let mut points: Vec<&ipb::MapPoint> = placed.iter().collect();
+    points.extend(shown.iter().flat_map(|a| &a.outline));
+    Projection::fitting(&points)
 }
 
 /// The page of the form `sent` (as `form` holds it), with the refusal of
@@ -454,11 +685,33 @@ async fn catalogue(
 fn booking_view(
     state: &ConsoleState,
     signed: &Signed,
-    (workspace, mode, vehicle_types): (&str, &'static str, &[pb::VehicleType]),
+    (workspace, mode, offered): (&str, &'static str, &Offered),
     (mut form, sent): (BookingForm, &[(String, String)]),
     refusal: Option<Refusal>,
 ) -> Response {
-    form.offer_extras(sent, vehicle_types, refusal.as_ref());
+    form.offer_extras(sent, &offered.vehicle_types, refusal.as_ref());
+    let zone = signed.zone(Some(workspace));
+    let projection = fitted(&form, &offered.areas, zone);
+    let stops = form.stops.len();
+    let markers = form
+        .points()
+        .iter()
+        .enumerate()
+        .map(|(i, point)| {
+            let at = point.coordinates().map(|p| projection.at(&p));
+            PointMarker {
+                prefix: point.prefix.clone(),
+                label: match i {
+                    0 => "A".to_owned(),
+                    i if i > stops => "B".to_owned(),
+                    i => i.to_string(),
+                },
+                x: format!("{:.1}", at.map_or(0.0, |a| a.x)),
+                y: format!("{:.1}", at.map_or(0.0, |a| a.y)),
+                placed: at.is_some(),
+            }
+        })
+        .collect();
     let title = if mode == "test" {
         "Book a test delivery"
     } else {
@@ -480,7 +733,20 @@ fn booking_view(
             layout,
             workspace_id: workspace.to_owned(),
             form,
-            vehicle_types: vehicle_types
+            geocoding: state.geocoder.is_some(),
+            zone_name: zone.name(),
+            tiles: state
+                .map_tiles
+                .as_deref()
+                .map(|template| projection.tiles(template))
+                .unwrap_or_default(),
+            areas: offered.areas.iter().map(|a| Area::of(a, &projection)).collect(),
+            markers,
+            zoom: projection.zoom,
+            left: format!("{:.1}", projection.left),
+            top: format!("{:.1}", projection.top),
+            vehicle_types: offered
+                .vehicle_types
                 .iter()
                 .map(|v| (v.id.clone(), crate::labels::vehicle(&v.id)))
                 .collect(),
@@ -531,11 +797,11 @@ pub(crate) async fn form_page(
         let status = courier::errors::to_status(courier::errors::ErrorCode::PermissionDenied, MEMBER_CANNOT_BOOK, None);
         return signed.failure(&state, &status, &workspace);
     }
-    match catalogue(&state, &signed, (&workspace, mode)).await {
-        Ok(types) => booking_view(
+    match Offered::read(&state, &signed, (&workspace, mode)).await {
+        Ok(offered) => booking_view(
             &state,
             &signed,
-            (&workspace, mode, &types),
+            (&workspace, mode, &offered),
             (BookingForm::new(mode), &[]),
             None,
         ),
@@ -543,8 +809,9 @@ pub(crate) async fn form_page(
     }
 }
 
-/// `POST …/deliveries/quote?mode=`: a row added, or the price of the form
-/// asked for and shown with a new idempotency key for its booking.
+/// `POST …/deliveries/quote?mode=`: a row added, a place found for an
+/// address or chosen among those found, or the price of the form asked for
+/// and shown with a new idempotency key for its booking.
 pub(crate) async fn quote(
     State(state): State<ConsoleState>,
     signed: Signed,
@@ -554,18 +821,35 @@ pub(crate) async fn quote(
 ) -> Response {
     let mode = query.mode();
     let sent = fields(&body);
-    let types = match catalogue(&state, &signed, (&workspace, mode)).await {
-        Ok(types) => types,
+    let offered = match Offered::read(&state, &signed, (&workspace, mode)).await {
+        Ok(offered) => offered,
         Err(failed) => return failed,
     };
-    let page = (workspace.as_str(), mode, types.as_slice());
+    let page = (workspace.as_str(), mode, &offered);
     if !field(&sent, "add").is_empty() {
         return booking_view(&state, &signed, page, (BookingForm::of(&sent), &sent), None);
     }
+    let zone = signed.zone(Some(&workspace));
+    let find = field(&sent, "find");
+    if !find.is_empty() {
+        let mut form = BookingForm::of(&sent);
+        let refusal = find_place(&state, &mut form, find, offered.bounds()).await;
+        return booking_view(&state, &signed, page, (form, &sent), refusal);
+    }
+    let chosen = field(&sent, "place");
+    if !chosen.is_empty() {
+        let mut form = BookingForm::of(&sent);
+        if let Some((prefix, place)) = chosen_place(chosen)
+            && let Some(point) = form.point_mut(prefix)
+        {
+            point.place_at(&place);
+        }
+        return booking_view(&state, &signed, page, (form, &sent), None);
+    }
     // The extras chosen are read against the catalogue the page offers.
     let mut priced = BookingForm::of(&sent);
-    priced.offer_extras(&sent, &types, None);
-    let message = match priced.quote_request() {
+    priced.offer_extras(&sent, &offered.vehicle_types, None);
+    let message = match priced.quote_request(zone) {
         Ok(message) => message,
         Err(refusal) => return booking_view(&state, &signed, page, (BookingForm::of(&sent), &sent), Some(refusal)),
     };
@@ -574,7 +858,7 @@ pub(crate) async fn quote(
     match state.quotes.clone().create_quote(request).await {
         Ok(answer) => {
             let quote = answer.into_inner().quote.unwrap_or_default();
-            form.quote = Some(QuoteView::of(&quote, signed.zone(Some(&workspace))));
+            form.quote = Some(QuoteView::of(&quote, zone));
             // A key per priced page: this page's booking, sent twice, books once.
             form.idempotency_key = format!("console-{}", hex::encode(rand::random::<[u8; 16]>()));
             booking_view(&state, &signed, page, (form, &sent), None)
@@ -598,13 +882,13 @@ pub(crate) async fn book(
     let mode = query.mode();
     let sent = fields(&body);
     let zone = signed.zone(Some(&workspace));
-    let types = match catalogue(&state, &signed, (&workspace, mode)).await {
-        Ok(types) => types,
+    let offered = match Offered::read(&state, &signed, (&workspace, mode)).await {
+        Ok(offered) => offered,
         Err(failed) => return failed,
     };
-    let page = (workspace.as_str(), mode, types.as_slice());
+    let page = (workspace.as_str(), mode, &offered);
     let mut form = BookingForm::of(&sent);
-    form.offer_extras(&sent, &types, None);
+    form.offer_extras(&sent, &offered.vehicle_types, None);
     form.quote = QuoteView::sent(&sent, zone);
     let again = |refusal: Refusal| {
         let mut form = BookingForm::of(&sent);
@@ -618,7 +902,7 @@ pub(crate) async fn book(
         });
         return booking_view(&state, &signed, page, (form, &sent), Some(refusal));
     }
-    let message = match form.delivery_request(mode) {
+    let message = match form.delivery_request(mode, zone) {
         Ok(message) => message,
         Err(refusal) => {
             let (form, refusal) = again(refusal);
@@ -649,5 +933,122 @@ pub(crate) async fn book(
             }
             None => signed.failure(&state, &status, &workspace),
         },
+    }
+}
+
+/// "Find" beside the address of the point `prefix`: the first place the
+/// address search found set as its coordinates, the others offered; a
+/// refusal at the address when nothing was found or the search is away.
+async fn find_place(
+    state: &ConsoleState,
+    form: &mut BookingForm,
+    prefix: &str,
+    near: Option<Bounds>,
+) -> Option<Refusal> {
+    let point = form.point_mut(prefix)?;
+    let address = format!("{}.address", point.param);
+    let at_address = |message: String| Refusal {
+        param: Some(address.clone()),
+        message,
+    };
+    let Some(geocoder) = &state.geocoder else {
+        return Some(at_address(
+            "Finding places by address is not set up here: click the place on the map, or type its latitude and longitude.".into(),
+        ));
+    };
+    let query = point.address.trim().to_owned();
+    if query.is_empty() {
+        return Some(at_address(
+            "Type the address to find first: a street and number with the city works best.".into(),
+        ));
+    }
+    match geocoder.search(&query, near).await {
+        Ok(places) => {
+            let Some((first, others)) = places.split_first() else {
+                return Some(at_address(format!(
+                    "No place found for \u{201c}{query}\u{201d}. Try the street and number with the city, or click the place on the map."
+                )));
+            };
+            point.place_at(first);
+            point.candidates = others
+                .iter()
+                .map(|p| {
+                    let value = format!("{prefix}|{}|{}|{}", decimal(p.latitude), decimal(p.longitude), p.label);
+                    (p.label.clone(), value)
+                })
+                .collect();
+            None
+        }
+        Err(error) => {
+            tracing::warn!(%error, "address search failed");
+            Some(at_address(format!(
+                "Places cannot be found right now ({error}): click the place on the map, or type its latitude and longitude."
+            )))
+        }
+    }
+}
+
+/// A place chosen among those found: "prefix|latitude|longitude|label".
+fn chosen_place(value: &str) -> Option<(&str, Place)> {
+    let mut parts = value.splitn(4, '|');
+    let prefix = parts.next().filter(|p| !p.is_empty())?;
+    let latitude = parts.next()?.parse().ok()?;
+    let longitude = parts.next()?.parse().ok()?;
+    let label = parts.next().unwrap_or_default().to_owned();
+    Some((
+        prefix,
+        Place {
+            label,
+            latitude,
+            longitude,
+        },
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sent(pairs: &[(&str, &str)]) -> Vec<(String, String)> {
+        pairs.iter().map(|(k, v)| ((*k).to_owned(), (*v).to_owned())).collect()
+    }
+
+    #[test]
+    fn proof_left_alone_keeps_the_defaults_and_a_ticked_box_alone_is_sent() {
+        assert_eq!(ProofFields::of(&sent(&[])).request().expect("valid"), None);
+        let asked = ProofFields::of(&sent(&[
+            ("proof_dropoff_photos", " 2 "),
+            ("proof_dropoff_signature", "yes"),
+        ]))
+        .request()
+        .expect("valid")
+        .expect("asked");
+        let dropoff = asked.dropoff.expect("dropoff");
+        assert_eq!(
+            (dropoff.photos, dropoff.signature, dropoff.age_check),
+            (Some(2), Some(true), None)
+        );
+        assert_eq!(
+            asked.pickup.expect("pickup").photos,
+            None,
+            "the pickup keeps its default"
+        );
+        let refused = ProofFields::of(&sent(&[("proof_pickup_photos", "two")]))
+            .request()
+            .expect_err("not a number");
+        assert_eq!(refused.param.as_deref(), Some("proof_of_delivery.pickup.photos"));
+    }
+
+    #[test]
+    fn a_place_chosen_is_read_from_its_button_and_nothing_else_is() {
+        let (prefix, place) = chosen_place("stop0|52.5215|13.411|Alexanderplatz, Bahnhof | Berlin").expect("a place");
+        assert_eq!(prefix, "stop0");
+        assert_eq!((place.latitude, place.longitude), (52.5215, 13.411));
+        assert_eq!(place.label, "Alexanderplatz, Bahnhof | Berlin");
+        for bad in ["", "|1|2|x", "pickup|north|2|x", "pickup|1"] {
+            assert!(chosen_place(bad).is_none(), "{bad}");
+        }
+        assert_eq!(decimal(52.52000001), "52.52");
+        assert_eq!(decimal(13.0), "13");
     }
 }

@@ -17,8 +17,10 @@ mod dispatch;
 mod events;
 mod flash;
 mod forms;
+mod geocoder;
 mod keys;
 mod labels;
+mod map;
 mod members;
 mod operators;
 mod overview;
@@ -48,6 +50,7 @@ use courier::v1::vehicle_type_service_client::VehicleTypeServiceClient;
 use courier::v1::webhook_service_client::WebhookServiceClient;
 use tonic::transport::Channel;
 
+pub use geocoder::{Geocoder, GeocoderApi, GeocoderArgs, GeocoderUrlError};
 use keys::{create_key, keys_page, revoke_key};
 use members::{accept_invitation, change_role, invitation_page, invite, members_page, remove_member};
 use page::{MessagePage, bare_layout, render};
@@ -103,8 +106,10 @@ pub struct ConsoleState {
     /// The origin of `root` (`https://host[:port]`): where its forms come
     /// from (`forms::same_origin`).
     origin: String,
-    /// The street tiles under the dispatch map (`{z}/{x}/{y}` template).
+    /// The street tiles under the maps (`{z}/{x}/{y}` template).
     map_tiles: Option<String>,
+    /// Where the booking form finds places by address (`COURIER_GEOCODER_URL`).
+    geocoder: Option<Geocoder>,
     /// The Content-Security-Policy of every page.
     policy: HeaderValue,
     /// How a visitor's address is read, and the token that makes the core
@@ -137,6 +142,7 @@ impl ConsoleState {
                 .map(|url| url.origin().ascii_serialization())
                 .unwrap_or_default(),
             map_tiles: None,
+            geocoder: None,
             policy: HeaderValue::from_str(&content_security_policy(None))
                 .unwrap_or(HeaderValue::from_static("default-src 'none'")),
             front: Arc::default(),
@@ -151,7 +157,13 @@ impl ConsoleState {
         self
     }
 
-    /// The dispatch map draws street tiles from `template`
+    /// The booking form finds places by address with `geocoder`.
+    pub fn with_geocoder(mut self, geocoder: Option<Geocoder>) -> ConsoleState {
+        self.geocoder = geocoder;
+        self
+    }
+
+    /// The maps draw street tiles from `template`
     /// (`COURIER_MAP_TILES_URL`, `https://host/{z}/{x}/{y}.png`); its origin
     /// alone joins the pages' `img-src`.
     pub fn with_map_tiles(mut self, template: &str) -> Result<ConsoleState, TilesUrlError> {

@@ -4,7 +4,7 @@
 
 use clap::{CommandFactory, Parser};
 use courier::logging::{self, LogFormat};
-use courier_console::{ConsoleState, standalone};
+use courier_console::{ConsoleState, Geocoder, GeocoderArgs, standalone};
 
 #[derive(Parser)]
 #[command(name = "courier-console", version, about = "Courier web console")]
@@ -32,6 +32,9 @@ struct Cli {
     /// Visitors' addresses for the sign-in throttle (docs/access.md).
     #[command(flatten)]
     front: courier::client_address::FrontArgs,
+    /// The booking form's address search.
+    #[command(flatten)]
+    geocoder: GeocoderArgs,
 }
 
 #[tokio::main]
@@ -50,7 +53,9 @@ async fn main() -> std::process::ExitCode {
 
 async fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
     let root = format!("{}/console", cli.base_url.trim_end_matches('/'));
-    let mut state = ConsoleState::new(&cli.core_url, &root)?.with_front(cli.front);
+    let mut state = ConsoleState::new(&cli.core_url, &root)?
+        .with_front(cli.front)
+        .with_geocoder(Geocoder::of(&cli.geocoder)?);
     if let Some(template) = &cli.map_tiles_url {
         state = state.with_map_tiles(template)?;
     }

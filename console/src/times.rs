@@ -55,6 +55,22 @@ impl Zone {
         courier::time::to_proto(start)
     }
 
+    /// The zone's IANA name ("Europe/Berlin").
+    pub(crate) fn name(self) -> &'static str {
+        self.0.name()
+    }
+
+    /// A time typed on this zone's clock (`2026-11-28T14:05`, as a
+    /// `datetime-local` field sends it); none for text that is no such time
+    /// or a local time a clock change skips.
+    pub(crate) fn typed(self, text: &str) -> Option<prost_types::Timestamp> {
+        let local = ["%Y-%m-%dT%H:%M", "%Y-%m-%dT%H:%M:%S", "%Y-%m-%d %H:%M"]
+            .iter()
+            .find_map(|format| chrono::NaiveDateTime::parse_from_str(text.trim(), format).ok())?;
+        let at = self.0.from_local_datetime(&local).earliest()?;
+        Some(courier::time::to_proto(at.with_timezone(&Utc)))
+    }
+
     fn shown(self, at: Option<&prost_types::Timestamp>, format: &str, none: &str) -> Moment {
         match at.and_then(courier::time::from_proto) {
             Some(at) => Moment {
@@ -140,5 +156,19 @@ mod tests {
             Zone::named("Mars/Olympus").at(Some(&winter)).text,
             "2026-11-28 10:45:09 UTC"
         );
+    }
+
+    #[test]
+    fn a_typed_time_is_read_on_the_areas_clock() {
+        let berlin = Zone::named("Europe/Berlin");
+        let winter = berlin.typed("2026-11-28T11:45").expect("a time");
+        assert_eq!(winter.seconds, 1_795_862_700);
+        assert_eq!(
+            berlin.typed(" 2026-11-28 11:45 ").map(|t| t.seconds),
+            Some(1_795_862_700)
+        );
+        // 02:30 on the last Sunday of March does not happen in Berlin.
+        assert_eq!(berlin.typed("2026-03-29T02:30"), None);
+        assert_eq!(berlin.typed("tomorrow"), None);
     }
 }

@@ -202,6 +202,7 @@ pub fn areas(core: &Core) -> Vec<ipb::MapArea> {
         .iter()
         .map(|area| ipb::MapArea {
             name: area.name.clone(),
+            time_zone: area.time_zone.name().to_owned(),
             outline: area
                 .polygon
                 .vertices()

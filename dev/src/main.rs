@@ -46,6 +46,10 @@ struct Cli {
     #[arg(long, env = "COURIER_MAP_TILES_URL")]
     map_tiles_url: Option<String>,
 
+    /// The console booking form's address search, as for `courier-console`.
+    #[command(flatten)]
+    geocoder: courier_console::GeocoderArgs,
+
     /// Visitors' addresses for the sign-in throttle, as for the console
     /// and the courier app; without a service token the runner mints its
     /// fronts one.
@@ -144,8 +148,9 @@ async fn run(mut cli: Cli, base_url_defaulted: bool) -> Result<(), Box<dyn std::
     ));
     // The console and the courier app beside the edge, on the same
     // listener, under /console and /courier.
-    let mut console =
-        courier_console::ConsoleState::new(&grpc_url, &format!("{base_url}/console"))?.with_front(front.clone());
+    let mut console = courier_console::ConsoleState::new(&grpc_url, &format!("{base_url}/console"))?
+        .with_front(front.clone())
+        .with_geocoder(courier_console::Geocoder::of(&cli.geocoder)?);
     if let Some(template) = &cli.map_tiles_url {
         console = console.with_map_tiles(template)?;
     }

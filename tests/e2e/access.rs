@@ -597,6 +597,7 @@ impl World {
             }
             .encode_to_vec(),
             ("ConsoleService", "GetSession") => ipb::GetSessionRequest::default().encode_to_vec(),
+            ("ConsoleService", "ListServiceAreas") => ipb::ListServiceAreasRequest {}.encode_to_vec(),
             ("ConsoleService", "SignOut") => ipb::SignOutRequest {}.encode_to_vec(),
             // The current password is wrong: the refusal comes after the
             // access check, and no session ends.

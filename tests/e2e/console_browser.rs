@@ -808,6 +808,80 @@ e2e! {
 }
 
 e2e! {
+    async fn a_booking_finds_places_by_address_and_on_the_map_and_asks_for_proof_schedule_and_instructions(app: TestApp) {
+        let Some(driver) = Driver::start().await else { return };
+        user(&app, "owner@example.com", Role::Owner).await;
+        let owner = driver.browser().await;
+        owner.sign_in(&app, "owner@example.com").await;
+        let base = app.url(&format!("/console/w/{}", app.workspace_id));
+        owner.open(&format!("{base}/deliveries/new?mode=live")).await;
+        let value = async |css: &str| owner.find(css).await.prop("value").await.expect("value").unwrap_or_default();
+
+        // An address found: its coordinates filled in, the other match offered.
+        owner.fill("#pickup_address", "Alexanderplatz 1").await;
+        owner.click_to("//button[@id='pickup_find']", "#pickup_found").await;
+        assert_eq!((value("#pickup_latitude").await, value("#pickup_longitude").await), ("52.5219".into(), "13.4132".into()));
+        assert!(owner.text("#pickup_found").await.contains("1, Alexanderplatz, Mitte, Berlin"), "{}", owner.text("#pickup_found").await);
+        owner.click_to("//button[@name='place' and contains(., 'Bahnhof')]", "#pickup_found").await;
+        assert_eq!((value("#pickup_latitude").await, value("#pickup_longitude").await), ("52.5215".into(), "13.411".into()));
+        assert_eq!(value("#pickup_address").await, "Alexanderplatz 1", "the address stays as typed");
+
+        // An address nothing matches is said at its field; Enter in it finds.
+        owner.fill("#dropoff_address", "Nowhere Lane 9").await;
+        owner.mark().await;
+        owner.find("#dropoff_address").await.send_keys(ENTER).await.expect("enter");
+        owner.arrived("#dropoff_address-error").await;
+        assert!(owner.text("#dropoff_address-error").await.contains("No place found for"), "{}", owner.text("#dropoff_address-error").await);
+
+        // A click on the map sets the dropoff: the map shows the pickup's
+        // service area, and its middle is in Berlin.
+        owner.click("//input[@name='map_sets' and @value='dropoff']").await;
+        owner.click("//*[name()='svg' and @id='booking-map']").await;
+        let (latitude, longitude) = wait_until("the dropoff set by the click", PAGE_WAIT, async || {
+            match (value("#dropoff_latitude").await.parse::<f64>(), value("#dropoff_longitude").await.parse::<f64>()) {
+                (Ok(latitude), Ok(longitude)) => Ok((latitude, longitude)),
+                _ => Err("no coordinates yet"),
+            }
+        })
+        .await;
+        assert!((52.35..52.7).contains(&latitude) && (13.1..13.75).contains(&longitude), "{latitude}, {longitude}");
+
+        // Contacts, instructions, a pickup time tomorrow, proof asked for.
+        for (field, text) in [
+            ("#pickup_name", "Warehouse desk"), ("#pickup_phone", "+493012345678"),
+            ("#dropoff_address", "Somewhere in Berlin"), ("#dropoff_name", "Rui Receiver"), ("#dropoff_phone", "+493087654321"),
+            ("#dropoff_instructions", "Ring twice, 3rd floor"), ("#proof_dropoff_photos", "2"),
+        ] {
+            owner.fill(field, text).await;
+        }
+        assert!(owner.text("main").await.contains("on the Europe/Berlin clock"), "the pickup time's clock is named");
+        let tomorrow = (chrono::Utc::now() + chrono::Duration::days(1)).date_naive();
+        owner
+            .client
+            .execute("document.getElementById('scheduled_at').value = arguments[0]", vec![json!(format!("{tomorrow}T10:00"))])
+            .await
+            .expect("a pickup time");
+        owner.click("//input[@name='proof_dropoff_signature']").await;
+        owner.click_to("//button[text()='Get the price']", "#quote").await;
+        assert_eq!(value("#dropoff_instructions").await, "Ring twice, 3rd floor");
+        let total = owner.text("#quote-total").await;
+        owner.click_to(&format!("//button[text()='Book for {total}']"), "#delivery-status").await;
+
+        let live = app.get("/v1/deliveries", &app.live_key).await.body;
+        let delivery = &live["deliveries"][0];
+        assert_eq!(delivery["dropoff"]["instructions"], "Ring twice, 3rd floor", "{delivery:#}");
+        assert_eq!(delivery["pickup"]["latitude"], 52.5215);
+        assert_eq!(delivery["proof_of_delivery"]["dropoff"]["photos"], 2, "{delivery:#}");
+        assert_eq!(delivery["proof_of_delivery"]["dropoff"]["signature"], true);
+        assert_eq!(delivery["proof_of_delivery"]["pickup"]["photos"], 1, "the pickup keeps its default");
+        let scheduled = delivery["scheduled_at"].as_str().and_then(|t| chrono::DateTime::parse_from_rfc3339(t).ok()).expect("scheduled");
+        assert_eq!(scheduled.date_naive(), tomorrow);
+        assert!(matches!(chrono::Timelike::hour(&scheduled), 8 | 9), "10:00 in Berlin: {scheduled}");
+        owner.close().await;
+    }
+}
+
+e2e! {
     async fn an_invitation_opened_by_a_signed_in_user_ends_on_the_new_workspace_with_a_welcome(app: TestApp) {
         let Some(driver) = Driver::start().await else { return };
         // Ana owns the test workspace; Ben is signed in to a workspace of his own.

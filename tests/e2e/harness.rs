@@ -79,6 +79,8 @@ struct Listeners {
     base_url: String,
     grpc_url: String,
     metrics_url: String,
+    /// The stand-in Nominatim's search URL (`places.rs`).
+    geocoder_url: String,
 }
 
 impl Listeners {
@@ -94,6 +96,7 @@ impl Listeners {
             base_url: url(&http),
             grpc_url: url(&grpc),
             metrics_url: format!("{}/metrics", url(&ops)),
+            geocoder_url: crate::places::serve().await,
             http,
             grpc,
             ops,
@@ -136,9 +139,16 @@ impl Listeners {
             ),
             ..Default::default()
         };
+        // The console finds places through a stand-in Nominatim on loopback.
+        let geocoder = courier_console::Geocoder::of(&courier_console::GeocoderArgs {
+            url: Some(self.geocoder_url.clone()),
+            api: courier_console::GeocoderApi::Nominatim,
+        })
+        .expect("geocoder URL");
         let console = courier_console::ConsoleState::new(&self.grpc_url, &format!("{}/console", self.base_url))
             .expect("console state")
-            .with_front(front.clone());
+            .with_front(front.clone())
+            .with_geocoder(geocoder);
         let courier_app = courier_app::AppState::new(&self.grpc_url, &format!("{}/courier", self.base_url))
             .expect("courier app state")
             .with_front(front);

@@ -34,6 +34,7 @@ mod kubernetes;
 mod lifecycle;
 mod openapi;
 mod operations;
+mod places;
 mod proofs;
 mod quotes;
 mod ratelimit;

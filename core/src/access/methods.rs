@@ -168,6 +168,10 @@ pub const METHODS: &[Method] = &[
     ),
     change("/courier.internal.v1.ConsoleService/SignIn", Action::SignIn),
     read("/courier.internal.v1.ConsoleService/GetSession", Action::OwnSession),
+    read(
+        "/courier.internal.v1.ConsoleService/ListServiceAreas",
+        Action::OwnSession,
+    ),
     change("/courier.internal.v1.ConsoleService/SignOut", Action::OwnSession),
     change("/courier.internal.v1.ConsoleService/ChangePassword", Action::OwnSession),
     change(

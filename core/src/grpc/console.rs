@@ -11,7 +11,7 @@ use crate::accounts::memberships::{self, Member, Role};
 use crate::accounts::sessions::{self, Session};
 use crate::accounts::{NewUser, User};
 use crate::auth::api_keys::{self, NewApiKey};
-use crate::{Core, CoreError, CoreResult, deliveries, workspaces};
+use crate::{Core, CoreError, CoreResult, deliveries, dispatch_map, workspaces};
 
 pub struct ConsoleApi(pub Core);
 
@@ -302,6 +302,16 @@ impl ConsoleService for ConsoleApi {
         let key = api_keys::revoke(&self.0, &granted, &r.api_key_id).await?;
         Ok(Response::new(pb::RevokeWorkspaceApiKeyResponse {
             api_key: Some(key_out(&key)),
+        }))
+    }
+
+    async fn list_service_areas(
+        &self,
+        request: Request<pb::ListServiceAreasRequest>,
+    ) -> Result<Response<pb::ListServiceAreasResponse>, Status> {
+        caller::console(&request)?;
+        Ok(Response::new(pb::ListServiceAreasResponse {
+            service_areas: dispatch_map::areas(&self.0),
         }))
     }
 }

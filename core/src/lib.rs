@@ -76,8 +76,9 @@ pub struct Core {
     pub changes: Changes,
     /// Webhook HTTP clients, reused per pinned address.
     pub webhook_clients: Arc<webhooks::target::PinnedClients>,
-    /// Prometheus series of this process.
-    pub metrics: metrics::CoreMetrics,
+    /// Prometheus series of this process (behind one `Arc`: the core is
+    /// cloned for every request, and the series are many).
+    pub metrics: Arc<metrics::CoreMetrics>,
     /// The write pool: write transactions (`db::begin`) and
     /// single-statement writes (`db::Pools::writer`).
     pub writer: DatabaseConnection,
@@ -251,7 +252,7 @@ impl Core {
             blobs,
             changes: Changes::new(),
             webhook_clients: Arc::default(),
-            metrics,
+            metrics: Arc::new(metrics),
         })
     }
 }

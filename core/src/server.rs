@@ -5,6 +5,7 @@
 
 use std::future::Future;
 use std::pin::Pin;
+use std::sync::Arc;
 use std::task::{Context, Poll};
 use std::time::Instant;
 
@@ -171,7 +172,7 @@ pub async fn serve(
 #[derive(Clone)]
 struct CallMetrics<S> {
     inner: S,
-    metrics: CoreMetrics,
+    metrics: Arc<CoreMetrics>,
 }
 
 impl<S, B, R> tower::Service<tonic::codegen::http::Request<B>> for CallMetrics<S>

@@ -76,17 +76,28 @@ impl CoreClients {
 }
 
 /// What every handler can reach. Cloned for every request (each middleware
-/// and handler takes it by value), so it holds only shared handles.
+/// and handler takes it by value): one `Arc`, so a clone is one count.
 #[derive(Clone)]
-pub struct EdgeState {
-    pub core: Arc<CoreClients>,
+pub struct EdgeState(Arc<EdgeShared>);
+
+/// The handles [`EdgeState`] shares.
+pub struct EdgeShared {
+    pub core: CoreClients,
     /// Public base URL, without a trailing slash (for `doc_url`).
-    pub base_url: Arc<str>,
+    pub base_url: Box<str>,
     /// Token buckets of the keys seen recently, here or in Redis.
-    pub limits: Arc<ratelimit::RateLimiter>,
+    pub limits: ratelimit::RateLimiter,
     pub metrics: metrics::EdgeMetrics,
     /// The JSON of list items seen recently, under their encoded bytes.
-    pub renderings: Arc<list_pages::Renderings>,
+    pub renderings: list_pages::Renderings,
+}
+
+impl std::ops::Deref for EdgeState {
+    type Target = EdgeShared;
+
+    fn deref(&self) -> &EdgeShared {
+        &self.0
+    }
 }
 
 impl EdgeState {
@@ -98,16 +109,13 @@ impl EdgeState {
         limits: &ratelimit::RateLimitConfig,
     ) -> Result<EdgeState, redis::RedisError> {
         let metrics = metrics::EdgeMetrics::default();
-        Ok(EdgeState {
-            core: Arc::new(core),
+        Ok(EdgeState(Arc::new(EdgeShared {
+            core,
             base_url: base_url.trim_end_matches('/').into(),
-            limits: Arc::new(ratelimit::RateLimiter::new(
-                limits,
-                metrics.rate_limit_local_decisions(),
-            )?),
+            limits: ratelimit::RateLimiter::new(limits, metrics.rate_limit_local_decisions())?,
             metrics,
-            renderings: Arc::default(),
-        })
+            renderings: list_pages::Renderings::default(),
+        })))
     }
 }
 

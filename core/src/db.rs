@@ -432,6 +432,22 @@ pub async fn begin(core: &Core) -> CoreResult<WriteTransaction> {
     })
 }
 
+/// [`begin`] for bookkeeping that a crash of the database server may lose
+/// without harm, such as the webhook dispatcher's leases and attempt log
+/// (a lost one makes a send happen again, which at-least-once delivery
+/// allows): on PostgreSQL its commit does not wait for the WAL to reach the
+/// disk (`synchronous_commit = off`, for this transaction alone; such a
+/// crash loses at most the last fraction of a second of them, each whole or
+/// not at all, and a crash of the core loses none). SQLite's commits already
+/// do not wait for the disk (`synchronous=NORMAL` in WAL mode).
+pub async fn begin_bookkeeping(core: &Core) -> CoreResult<WriteTransaction> {
+    let tx = begin(core).await?;
+    if tx.get_database_backend() == DbBackend::Postgres {
+        tx.execute_unprepared("SET LOCAL synchronous_commit = off").await?;
+    }
+    Ok(tx)
+}
+
 /// Copies the SQLite WAL back into the database file every
 /// [`CHECKPOINT_EVERY`] until `stop` fires; does nothing on PostgreSQL.
 /// SQLite's own checkpoints run in the writer whose commit crossed the

@@ -15,7 +15,9 @@
 //!   leases to the send's own deadline ([`LEASE`]) and logs each attempt as
 //!   `pending` (`queue::start`, `attempts::record_started`); rows that can
 //!   leave at once are claimed and started in that same transaction, so an
-//!   event leaves after one commit. A dispatcher
+//!   event leaves after one commit. The dispatcher's transactions do not
+//!   wait for the disk on PostgreSQL (`db::begin_bookkeeping`): a database
+//!   crash can at worst make a send happen again. A dispatcher
 //!   that stops (a crash) holds its rows no longer than that: they are sent
 //!   again within seconds, and the claim that takes them over ends the
 //!   attempt it cut off as failed (`attempts::cut_off`).
@@ -222,7 +224,7 @@ impl Dispatcher {
     async fn claim_and_start(&mut self, core: &Core, wanted: Vec<(String, usize)>, now: i64) -> CoreResult<()> {
         let token = ids::new_id("clm");
         let lease_end = now + micros(LEASE);
-        let tx = crate::db::begin(core).await?;
+        let tx = crate::db::begin_bookkeeping(core).await?;
         let mut claimed = 0;
         for (webhook_id, free) in wanted {
             claimed += queue::claim(&tx, &webhook_id, free as u64, now, lease_end, &token).await?;
@@ -288,7 +290,7 @@ impl Dispatcher {
         }
         let count = batch.len();
         let begun = async {
-            let tx = crate::db::begin(core).await?;
+            let tx = crate::db::begin_bookkeeping(core).await?;
             let attempts = begin_attempts_in(&tx, core.clock.now_micros(), batch).await?;
             tx.commit().await?;
             CoreResult::Ok(attempts)
@@ -555,7 +557,7 @@ async fn record(core: &Core, sent: Vec<Sent>) -> CoreResult<()> {
         return Ok(());
     }
     let now = core.clock.now_micros();
-    let tx = crate::db::begin(core).await?;
+    let tx = crate::db::begin_bookkeeping(core).await?;
     let ended = sent
         .iter()
         .map(|s| (s.attempt_id.as_str(), s.started_at, &s.row, s.status, &s.outcome));

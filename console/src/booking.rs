@@ -566,6 +566,8 @@ pub(crate) struct BookingPage {
     zone_name: &'static str,
     /// The map a click on which sets a point (with script).
     tiles: Vec<Tile>,
+    /// Whose map data the tiles show.
+    credit: Option<String>,
     areas: Vec<Area>,
     markers: Vec<PointMarker>,
     /// The map's projection, for the script that reads a click.
@@ -692,6 +694,7 @@ fn booking_view(
     form.offer_extras(sent, &offered.vehicle_types, refusal.as_ref());
     let zone = signed.zone(Some(workspace));
     let projection = fitted(&form, &offered.areas, zone);
+    let (tiles, credit) = state.ground(&projection);
     let stops = form.stops.len();
     let markers = form
         .points()
@@ -735,11 +738,8 @@ fn booking_view(
             form,
             geocoding: state.geocoder.is_some(),
             zone_name: zone.name(),
-            tiles: state
-                .map_tiles
-                .as_deref()
-                .map(|template| projection.tiles(template))
-                .unwrap_or_default(),
+            tiles,
+            credit,
             areas: offered.areas.iter().map(|a| Area::of(a, &projection)).collect(),
             markers,
             zoom: projection.zoom,

@@ -172,6 +172,8 @@ pub(crate) struct LivePart {
     mode: &'static str,
     manages: bool,
     tiles: Vec<Tile>,
+    /// Whose map data the tiles show.
+    credit: Option<String>,
     areas: Vec<Area>,
     lines: Vec<Line>,
     pickups: Vec<Marker>,
@@ -273,15 +275,13 @@ fn live_part(state: &ConsoleState, scope: &Scope, mode: &'static str, manages: b
     }
     let projection = Projection::fitting(&points);
     let now = chrono::Utc::now().timestamp_micros();
+    let (tiles, credit) = state.ground(&projection);
     let mut part = LivePart {
         base: scope.base(state),
         mode,
         manages,
-        tiles: state
-            .map_tiles
-            .as_deref()
-            .map(|template| projection.tiles(template))
-            .unwrap_or_default(),
+        tiles,
+        credit,
         areas: held.areas.iter().map(|area| Area::of(area, &projection)).collect(),
         lines: Vec::new(),
         pickups: Vec::new(),

@@ -68,6 +68,24 @@ form-action 'self'; frame-ancestors 'none'; base-uri 'none'; connect-src 'self'"
     )
 }
 
+/// The street tiles under the console's maps.
+#[derive(Clone, Debug, Default, clap::Args)]
+pub struct MapTilesArgs {
+    /// A tile server's URL template (`https://tiles.example.com/{z}/{x}/{y}.png`):
+    /// the maps draw its street tiles, and the pages' CSP allows that
+    /// origin's images. Without it the maps need no other site.
+    #[arg(long = "map-tiles-url", env = "COURIER_MAP_TILES_URL")]
+    pub url: Option<String>,
+    /// Whose map data the tiles show, written under every map that draws
+    /// them (OpenStreetMap's licence asks for this credit).
+    #[arg(
+        long = "map-tiles-attribution",
+        env = "COURIER_MAP_TILES_ATTRIBUTION",
+        default_value = "© OpenStreetMap contributors"
+    )]
+    pub attribution: String,
+}
+
 /// `COURIER_MAP_TILES_URL` is not a tile URL template.
 #[derive(Debug, thiserror::Error)]
 #[error(
@@ -108,6 +126,8 @@ pub struct ConsoleState {
     origin: String,
     /// The street tiles under the maps (`{z}/{x}/{y}` template).
     map_tiles: Option<String>,
+    /// Whose map data the tiles show, written under every map with tiles.
+    map_credit: String,
     /// Where the booking form finds places by address (`COURIER_GEOCODER_URL`).
     geocoder: Option<Geocoder>,
     /// The Content-Security-Policy of every page.
@@ -142,6 +162,7 @@ impl ConsoleState {
                 .map(|url| url.origin().ascii_serialization())
                 .unwrap_or_default(),
             map_tiles: None,
+            map_credit: String::new(),
             geocoder: None,
             policy: HeaderValue::from_str(&content_security_policy(None))
                 .unwrap_or(HeaderValue::from_static("default-src 'none'")),
@@ -163,10 +184,13 @@ impl ConsoleState {
         self
     }
 
-    /// The maps draw street tiles from `template`
-    /// (`COURIER_MAP_TILES_URL`, `https://host/{z}/{x}/{y}.png`); its origin
-    /// alone joins the pages' `img-src`.
-    pub fn with_map_tiles(mut self, template: &str) -> Result<ConsoleState, TilesUrlError> {
+    /// The maps draw street tiles from `args.url` (`COURIER_MAP_TILES_URL`,
+    /// `https://host/{z}/{x}/{y}.png`), crediting `args.attribution` under
+    /// them; the URL's origin alone joins the pages' `img-src`.
+    pub fn with_map_tiles(mut self, args: &MapTilesArgs) -> Result<ConsoleState, TilesUrlError> {
+        let Some(template) = args.url.as_deref() else {
+            return Ok(self);
+        };
         let refused = || TilesUrlError(template.to_owned());
         if !["{z}", "{x}", "{y}"].iter().all(|part| template.contains(part)) {
             return Err(refused());
@@ -188,7 +212,17 @@ impl ConsoleState {
         let policy = content_security_policy(Some(&url.origin().ascii_serialization()));
         self.policy = HeaderValue::from_str(&policy).map_err(|_| refused())?;
         self.map_tiles = Some(template.to_owned());
+        self.map_credit = args.attribution.clone();
         Ok(self)
+    }
+
+    /// What a map shows under its service areas: the tiles over
+    /// `projection`, and whose data they are.
+    pub(crate) fn ground(&self, projection: &map::Projection) -> (Vec<map::Tile>, Option<String>) {
+        match &self.map_tiles {
+            Some(template) => (projection.tiles(template), Some(self.map_credit.clone())),
+            None => (Vec::new(), None),
+        }
     }
 }
 
@@ -393,13 +427,20 @@ async fn script() -> impl IntoResponse {
 mod tests {
     use super::*;
 
+    fn tiles(url: &str) -> MapTilesArgs {
+        MapTilesArgs {
+            url: Some(url.to_owned()),
+            attribution: "© OpenStreetMap contributors".into(),
+        }
+    }
+
     #[tokio::test]
     async fn map_tiles_add_their_origin_alone_to_img_src() {
         let state = ConsoleState::new("http://127.0.0.1:1", "http://127.0.0.1:8081/console").expect("state");
         assert!(state.policy.to_str().expect("ascii").contains("img-src 'self' data:;"));
         let tiled = state
             .clone()
-            .with_map_tiles("https://tiles.example.com/osm/{z}/{x}/{y}.png?key=k")
+            .with_map_tiles(&tiles("https://tiles.example.com/osm/{z}/{x}/{y}.png?key=k"))
             .expect("a template");
         let policy = tiled.policy.to_str().expect("ascii");
         assert!(
@@ -407,13 +448,17 @@ mod tests {
             "{policy}"
         );
         assert!(policy.contains("script-src 'self';"), "{policy}");
+        assert_eq!(
+            tiled.map_credit, "© OpenStreetMap contributors",
+            "credited under the maps"
+        );
         for refused in [
             "tiles.example.com/{z}/{x}/{y}.png",
             "https://tiles.example.com/{z}/{x}.png",
             "ftp://tiles.example.com/{z}/{x}/{y}.png",
             "https:///{z}/{x}/{y}.png",
         ] {
-            assert!(state.clone().with_map_tiles(refused).is_err(), "{refused}");
+            assert!(state.clone().with_map_tiles(&tiles(refused)).is_err(), "{refused}");
         }
     }
 }

@@ -4,7 +4,7 @@
 
 use clap::{CommandFactory, Parser};
 use courier::logging::{self, LogFormat};
-use courier_console::{ConsoleState, Geocoder, GeocoderArgs, standalone};
+use courier_console::{ConsoleState, Geocoder, GeocoderArgs, MapTilesArgs, standalone};
 
 #[derive(Parser)]
 #[command(name = "courier-console", version, about = "Courier web console")]
@@ -19,11 +19,9 @@ struct Cli {
     /// The console's public base URL (it serves `{base}/console`).
     #[arg(long, env = "COURIER_CONSOLE_BASE_URL", default_value = "http://127.0.0.1:8081")]
     base_url: String,
-    /// A tile server's URL template (`https://tiles.example.com/{z}/{x}/{y}.png`):
-    /// the dispatch map draws its street tiles, and the pages' CSP allows
-    /// that origin's images. Without it the map needs no other site.
-    #[arg(long, env = "COURIER_MAP_TILES_URL")]
-    map_tiles_url: Option<String>,
+    /// The street tiles under the maps.
+    #[command(flatten)]
+    map_tiles: MapTilesArgs,
     #[arg(long, env = "COURIER_LOG_FORMAT", value_enum, default_value_t = LogFormat::Text)]
     log_format: LogFormat,
     /// Slow clients are cut off as on the API (the same server).
@@ -56,9 +54,7 @@ async fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
     let mut state = ConsoleState::new(&cli.core_url, &root)?
         .with_front(cli.front)
         .with_geocoder(Geocoder::of(&cli.geocoder)?);
-    if let Some(template) = &cli.map_tiles_url {
-        state = state.with_map_tiles(template)?;
-    }
+    state = state.with_map_tiles(&cli.map_tiles)?;
     let listener = tokio::net::TcpListener::bind(&cli.addr).await?;
     tracing::info!(addr = %listener.local_addr()?, %root, "courier-console serving");
     courier_edge::serve_router(

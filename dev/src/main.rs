@@ -41,10 +41,9 @@ struct Cli {
     #[command(flatten)]
     http_timeouts: HttpTimeouts,
 
-    /// A tile server's URL template for the console's dispatch map
-    /// (`https://tiles.example.com/{z}/{x}/{y}.png`), as for `courier-console`.
-    #[arg(long, env = "COURIER_MAP_TILES_URL")]
-    map_tiles_url: Option<String>,
+    /// The street tiles under the console's maps, as for `courier-console`.
+    #[command(flatten)]
+    map_tiles: courier_console::MapTilesArgs,
 
     /// The console booking form's address search, as for `courier-console`.
     #[command(flatten)]
@@ -151,9 +150,7 @@ async fn run(mut cli: Cli, base_url_defaulted: bool) -> Result<(), Box<dyn std::
     let mut console = courier_console::ConsoleState::new(&grpc_url, &format!("{base_url}/console"))?
         .with_front(front.clone())
         .with_geocoder(courier_console::Geocoder::of(&cli.geocoder)?);
-    if let Some(template) = &cli.map_tiles_url {
-        console = console.with_map_tiles(template)?;
-    }
+    console = console.with_map_tiles(&cli.map_tiles)?;
     let courier_app = courier_app::AppState::new(&grpc_url, &format!("{base_url}/courier"))?.with_front(front);
     let app = courier_edge::routes::router(edge)
         .merge(courier_console::mounted(console))

@@ -25,31 +25,13 @@ pub enum LogFormat {
     Json,
 }
 
-/// Keeps the thread that writes the log lines: held by `main`, and dropped
-/// at its end, it writes the lines still waiting.
-#[must_use = "lines still waiting are written when the guard is dropped"]
-pub struct LogGuard {
-    _writer: tracing_appender::non_blocking::WorkerGuard,
-}
-
 /// Installs the global subscriber writing to stderr, coloured only when it
 /// is a terminal (a file or a log collector gets plain text); a second call
 /// is a no-op.
-///
-/// A thread of its own writes the lines, as many as wait per write: a
-/// request's line costs its formatting, not a system call on the request's
-/// thread (a tenth of the edge's time per `GET` when each line was written
-/// where it was logged; BENCHMARKS.md). Lines wait rather than being
-/// dropped when the thread falls behind.
-pub fn init(format: LogFormat) -> LogGuard {
+pub fn init(format: LogFormat) {
     let colours = std::io::IsTerminal::is_terminal(&std::io::stderr());
     let filter = std::env::var(FILTER_VARIABLE).unwrap_or_else(|_| "info".to_owned());
-    let (writer, guard) = tracing_appender::non_blocking::NonBlockingBuilder::default()
-        .lossy(false)
-        .thread_name("courier-log")
-        .finish(std::io::BufWriter::new(std::io::stderr()));
-    install(format, writer, colours, &quiet(&filter));
-    LogGuard { _writer: guard }
+    install(format, std::io::stderr, colours, &quiet(&filter));
 }
 
 /// `filter` with [`QUIET_TARGETS`] at `warn`, unless it names them.

@@ -38,7 +38,7 @@ struct Cli {
 #[tokio::main]
 async fn main() -> std::process::ExitCode {
     let cli = Cli::parse();
-    let _logs = logging::init(cli.log_format);
+    logging::init(cli.log_format);
     courier::env::warn_unknown(&[Cli::command()]);
     match run(cli).await {
         Ok(()) => std::process::ExitCode::SUCCESS,

@@ -78,7 +78,7 @@ async fn main() -> std::process::ExitCode {
         Ok(cli) => cli,
         Err(error) => error.exit(),
     };
-    let _logs = logging::init(cli.log_format);
+    logging::init(cli.log_format);
     courier::env::warn_unknown(&[Cli::command()]);
     if radius_defaulted {
         cli.core.dispatch_radius_km = 0.0;

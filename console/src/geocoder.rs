@@ -30,10 +30,22 @@ pub struct GeocoderArgs {
     /// A geocoding service's search URL (Nominatim's `…/search` or Photon's
     /// `…/api`): the booking form finds places by address. Without it, a
     /// click on the form's map sets a point.
-    #[arg(long = "geocoder-url", env = "COURIER_GEOCODER_URL")]
+    #[arg(
+        id = "geocoder_url",
+        long = "geocoder-url",
+        env = "COURIER_GEOCODER_URL",
+        value_name = "URL"
+    )]
     pub url: Option<String>,
     /// Which API `COURIER_GEOCODER_URL` speaks.
-    #[arg(long = "geocoder-api", env = "COURIER_GEOCODER_API", value_enum, default_value_t = GeocoderApi::Nominatim)]
+    #[arg(
+        id = "geocoder_api",
+        value_name = "API",
+        long = "geocoder-api",
+        env = "COURIER_GEOCODER_API",
+        value_enum,
+        default_value_t = GeocoderApi::Nominatim
+    )]
     pub api: GeocoderApi,
 }
 

@@ -74,7 +74,12 @@ pub struct MapTilesArgs {
     /// A tile server's URL template (`https://tiles.example.com/{z}/{x}/{y}.png`):
     /// the maps draw its street tiles, and the pages' CSP allows that
     /// origin's images. Without it the maps need no other site.
-    #[arg(long = "map-tiles-url", env = "COURIER_MAP_TILES_URL")]
+    #[arg(
+        id = "map_tiles_url",
+        long = "map-tiles-url",
+        env = "COURIER_MAP_TILES_URL",
+        value_name = "TEMPLATE"
+    )]
     pub url: Option<String>,
     /// Whose map data the tiles show, written under every map that draws
     /// them (OpenStreetMap's licence asks for this credit).

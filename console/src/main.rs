@@ -51,10 +51,10 @@ async fn main() -> std::process::ExitCode {
 
 async fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
     let root = format!("{}/console", cli.base_url.trim_end_matches('/'));
-    let mut state = ConsoleState::new(&cli.core_url, &root)?
+    let state = ConsoleState::new(&cli.core_url, &root)?
         .with_front(cli.front)
-        .with_geocoder(Geocoder::of(&cli.geocoder)?);
-    state = state.with_map_tiles(&cli.map_tiles)?;
+        .with_geocoder(Geocoder::of(&cli.geocoder)?)
+        .with_map_tiles(&cli.map_tiles)?;
     let listener = tokio::net::TcpListener::bind(&cli.addr).await?;
     tracing::info!(addr = %listener.local_addr()?, %root, "courier-console serving");
     courier_edge::serve_router(

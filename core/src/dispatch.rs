@@ -91,10 +91,7 @@ pub async fn arrive_at_pickup(core: &Core, by: Mover<'_>, delivery_id: &str) -> 
 pub async fn pick_up(core: &Core, by: Mover<'_>, delivery_id: &str) -> CoreResult<Delivery> {
     let now = core.clock.now_micros();
     move_to(core, by, delivery_id, Status::PickedUp, Some(Checkpoint::Pickup), |d| {
-        Ok(match dropoff_eta_at_pickup(d, now) {
-            Some(eta) => Change::default().dropoff_eta(Some(eta)),
-            None => Change::default(),
-        })
+        Ok(new_dropoff_eta(dropoff_eta_at_pickup(d, now)))
     })
     .await
 }
@@ -119,11 +116,13 @@ pub async fn start_transit(
     delivery_id: &str,
     dropoff_eta: Option<i64>,
 ) -> CoreResult<Delivery> {
-    let change = match dropoff_eta {
-        Some(eta) => Change::default().dropoff_eta(Some(eta)),
-        None => Change::default(),
-    };
+    let change = new_dropoff_eta(dropoff_eta);
     move_to(core, by, delivery_id, Status::InTransit, None, |_| Ok(change)).await
+}
+
+/// A change to `eta` when there is one; none keeps the stored ETA.
+fn new_dropoff_eta(eta: Option<i64>) -> Change {
+    eta.map_or_else(Change::default, |eta| Change::default().dropoff_eta(Some(eta)))
 }
 
 /// The courier is at the dropoff: `in_transit` → `at_dropoff`.

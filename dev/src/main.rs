@@ -147,10 +147,10 @@ async fn run(mut cli: Cli, base_url_defaulted: bool) -> Result<(), Box<dyn std::
     ));
     // The console and the courier app beside the edge, on the same
     // listener, under /console and /courier.
-    let mut console = courier_console::ConsoleState::new(&grpc_url, &format!("{base_url}/console"))?
+    let console = courier_console::ConsoleState::new(&grpc_url, &format!("{base_url}/console"))?
         .with_front(front.clone())
-        .with_geocoder(courier_console::Geocoder::of(&cli.geocoder)?);
-    console = console.with_map_tiles(&cli.map_tiles)?;
+        .with_geocoder(courier_console::Geocoder::of(&cli.geocoder)?)
+        .with_map_tiles(&cli.map_tiles)?;
     let courier_app = courier_app::AppState::new(&grpc_url, &format!("{base_url}/courier"))?.with_front(front);
     let app = courier_edge::routes::router(edge)
         .merge(courier_console::mounted(console))

@@ -3,7 +3,7 @@
 //! one run, each flow's throughput and latency next to the ceilings it is
 //! judged against. Method and results: BENCHMARKS.md.
 //!
-//! Run: `cargo build --release --workspace && target/release/courier-bench`
+//! Run: `cargo build-release --workspace && target/release/courier-bench`
 
 mod ceilings;
 mod console;
@@ -717,7 +717,7 @@ async fn run(cli: &Cli) -> BenchResult<()> {
     for binary in ["courier-core", "courier-edge"].into_iter().chain(console) {
         if !bin_dir.join(binary).exists() {
             return Err(
-                format!("{binary} not found next to the bench; run `cargo build --release --workspace` first").into(),
+                format!("{binary} not found next to the bench; run `cargo build-release --workspace` first").into(),
             );
         }
     }

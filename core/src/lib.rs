@@ -45,7 +45,6 @@ pub mod shared_reads;
 pub mod sign_ins;
 pub mod simulator;
 pub mod statuses;
-#[cfg(any(test, feature = "testing"))]
 pub mod testing;
 pub mod tracking;
 pub mod validate;

@@ -3,8 +3,8 @@
 //! clock (`Clock::advance` moves it forward). The domain modules' unit tests
 //! open one each ([`TestCore::open`]) and call the modules directly; the
 //! end-to-end harness starts its servers with the same settings
-//! ([`config`]). Compiled for the core's tests and, with the `testing`
-//! feature, for the workspace's.
+//! ([`config`]). Always compiled: a feature for it would give the
+//! workspace's test build a core of its own to compile (README "Figures").
 
 use std::ops::Deref;
 use std::path::PathBuf;

@@ -10,7 +10,8 @@ use tokio_util::sync::CancellationToken;
 
 /// jemalloc: measured 10-30 % more requests per second than the system
 /// allocator on the request paths, at a few MiB more resident memory
-/// (BENCHMARKS.md).
+/// (BENCHMARKS.md). Release builds turn it on (feature `jemalloc`).
+#[cfg(feature = "jemalloc")]
 #[global_allocator]
 static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
 

@@ -123,7 +123,7 @@ e2e! {
         assert_eq!(refusal(&status), (Code::Unauthenticated, "invalid_session"));
 
         // Five wrong passwords for one email: even the right one waits.
-        for _ in 0..courier_core::sign_ins::MAX_FAILURES_PER_LOGIN {
+        for _ in 0..courier_core::identity::sign_ins::MAX_FAILURES_PER_LOGIN {
             sign_in(&app, "owner@example.com", "guess").await.err().expect("wrong");
         }
         let throttled = sign_in(&app, "owner@example.com", PASSWORD).await.err().expect("throttled");
@@ -279,7 +279,7 @@ e2e! {
             client_address: "192.0.2.7".into(),
         };
         // Wrong passwords count towards the sign-in throttle.
-        for _ in 0..courier_core::sign_ins::MAX_FAILURES_PER_LOGIN {
+        for _ in 0..courier_core::identity::sign_ins::MAX_FAILURES_PER_LOGIN {
             let status = console.accept_invitation(joining("guess")).await.expect_err("wrong");
             assert_eq!(refusal(&status), (Code::Unauthenticated, "invalid_credentials"));
         }

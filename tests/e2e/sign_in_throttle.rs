@@ -9,7 +9,7 @@ use std::net::{IpAddr, Ipv4Addr};
 use courier::app::v1 as apb;
 use courier::internal::v1 as ipb;
 use courier_core::auth::service_token::{self, Role};
-use courier_core::sign_ins::{MAX_FAILURES_PER_ADDRESS, MAX_FAILURES_PER_LOGIN};
+use courier_core::identity::sign_ins::{MAX_FAILURES_PER_ADDRESS, MAX_FAILURES_PER_LOGIN};
 
 use crate::console_pages::{self, browser, post_from};
 use crate::couriers::{PASSWORD, app_client, couriers, refusal, vehicle};

@@ -11,12 +11,12 @@ use tonic::Request;
 
 use super::methods::{Credential, Method};
 use super::{Act, Action, Decision, Granted, Permission, Permissions, ServiceRole, Standing, decide, refusal};
-use crate::accounts::memberships;
-use crate::accounts::sessions::{self, Session};
+use crate::accounts::{User, memberships};
 use crate::auth::service_token::{self, Holder};
 use crate::auth::{self, Credentials, Mode, Principal};
-use crate::couriers::sessions::{self as courier_sessions, CourierSession};
+use crate::couriers::Courier;
 use crate::grpc::request_text::Refusal;
+use crate::identity::sessions::{self, Session};
 use crate::{Core, CoreError, CoreResult, workspaces};
 use courier::errors::ErrorCode;
 
@@ -45,7 +45,7 @@ pub enum Actor {
 /// A courier app session as a call presents it.
 #[derive(Debug)]
 pub struct CourierCaller {
-    pub session: CourierSession,
+    pub session: Session<Courier>,
     /// The session's token.
     pub token: String,
 }
@@ -53,7 +53,7 @@ pub struct CourierCaller {
 /// A console session as a call presents it.
 #[derive(Debug)]
 pub struct ConsoleCaller {
-    pub session: Session,
+    pub session: Session<User>,
     /// The session's token.
     pub token: String,
     /// On the public services: the workspace and mode the page acts in.
@@ -73,11 +73,11 @@ impl Actor {
         match self {
             Actor::Anonymous => "anonymous".to_owned(),
             Actor::Key(principal) => format!("key:{}", principal.workspace.id),
-            Actor::User(console) => format!("user:{}", console.session.user.email),
-            Actor::Operator(console) => format!("operator:{}", console.session.user.email),
+            Actor::User(console) => format!("user:{}", console.session.subject.email),
+            Actor::Operator(console) => format!("operator:{}", console.session.subject.email),
             Actor::Service { subject, .. } => format!("service:{subject}"),
             Actor::CommandLine { os_user } => format!("cli:{os_user}"),
-            Actor::Courier(courier) => format!("courier:{}", courier.session.courier.id),
+            Actor::Courier(courier) => format!("courier:{}", courier.session.subject.id),
         }
     }
 
@@ -99,7 +99,7 @@ impl Actor {
             Actor::Key(principal) => Standing::Key(Permissions::of(&principal.permissions)),
             Actor::Operator(_) => Standing::Operator,
             Actor::User(console) => match workspace_id {
-                Some(workspace_id) => memberships::role_of(&core.db, workspace_id, &console.session.user.id)
+                Some(workspace_id) => memberships::role_of(&core.db, workspace_id, &console.session.subject.id)
                     .await?
                     .map_or(Standing::Outsider, Standing::Member),
                 None => Standing::Outsider,
@@ -189,7 +189,7 @@ pub async fn authenticate(core: &Core, method: &Method, header: impl Fn(&str) ->
                         "Sign in first: send the session token as authorization: Bearer <token>.",
                     )
                 })?;
-            let session = courier_sessions::authenticate(core, &token).await?;
+            let session = sessions::authenticate::<Courier>(core, &token).await?;
             Ok(Actor::Courier(CourierCaller { session, token }))
         }
     }
@@ -202,11 +202,11 @@ async fn signed_in(
     csrf: Option<String>,
     acting: Option<Acting>,
 ) -> CoreResult<Actor> {
-    let session = sessions::authenticate(core, &token).await?;
+    let session = sessions::authenticate::<User>(core, &token).await?;
     if method.needs_csrf() {
         sessions::check_csrf(&session, csrf.as_deref())?;
     }
-    let operator = session.user.operator;
+    let operator = session.subject.operator;
     let console = ConsoleCaller { session, token, acting };
     Ok(if operator {
         Actor::Operator(console)

@@ -1,16 +1,16 @@
 //! Invitation links: an owner or admin creates one for a role and copies the
 //! link (no mail server needed); whoever opens it within 7 days joins the
-//! workspace, with a new account or by signing in to theirs. Only the
-//! SHA-256 of the link's token is stored, and a link works once.
+//! workspace, with a new account or by signing in to theirs
+//! (docs/console.md "Invitations"). The link itself (its token, its one
+//! use, its expiry) is `identity::invitations`'.
 
 use super::memberships::{self, Role};
-use super::{NewUser, User, sessions};
+use super::{NewUser, User};
 use crate::access::{Granted, act};
-use crate::secrets::sha256_hex;
-use crate::{Core, CoreError, CoreResult, audit, db, ids, workspaces};
-use courier::errors::ErrorCode;
-use sea_orm::sea_query::Expr;
-use sea_orm::{ActiveModelTrait, ActiveValue::Set, ColumnTrait, EntityTrait, QueryFilter};
+use crate::identity::invitations::{self as links, LinkTable};
+use crate::identity::sessions;
+use crate::{Core, CoreError, CoreResult, audit, db, workspaces};
+use sea_orm::ActiveValue::Set;
 
 pub mod entity {
     use sea_orm::entity::prelude::*;
@@ -35,8 +35,29 @@ pub mod entity {
     impl ActiveModelBehavior for ActiveModel {}
 }
 
-/// How long a link works.
-pub const VALID_MICROS: i64 = 7 * 86_400_000_000;
+impl LinkTable for entity::Entity {
+    const TOKEN_HASH: entity::Column = entity::Column::TokenHash;
+    const CREATED_BY: entity::Column = entity::Column::CreatedBy;
+    const CREATED_AT: entity::Column = entity::Column::CreatedAt;
+    const EXPIRES_AT: entity::Column = entity::Column::ExpiresAt;
+    const ACCEPTED_AT: entity::Column = entity::Column::AcceptedAt;
+    const ACCEPTED_BY: Option<entity::Column> = Some(entity::Column::AcceptedBy);
+    const USED: &'static str =
+        "This invitation link was already used: it works once. Ask the workspace's owner for a new one.";
+    const EXPIRED: &'static str =
+        "This invitation link has expired: it works for 7 days. Ask the workspace's owner for a new one.";
+
+    /// The workspace and the role the link joins as.
+    type Target = (String, Role);
+
+    fn row((workspace_id, role): (String, Role)) -> entity::ActiveModel {
+        entity::ActiveModel {
+            workspace_id: Set(workspace_id),
+            role: Set(role.as_str().to_owned()),
+            ..Default::default()
+        }
+    }
+}
 
 /// An invitation the link names, before it is accepted.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -56,22 +77,10 @@ pub async fn create(
     role: Role,
     created_by: &str,
 ) -> CoreResult<(String, Invitation)> {
-    let now = core.clock.now_micros();
-    let token = ids::random_base62(32);
     let tx = db::begin(core).await?;
     let workspace = workspaces::get(&*tx, workspace_id).await?;
-    entity::ActiveModel {
-        token_hash: Set(sha256_hex(token.as_bytes())),
-        workspace_id: Set(workspace.id.clone()),
-        role: Set(role.as_str().to_owned()),
-        created_by: Set(created_by.to_owned()),
-        created_at: Set(now),
-        expires_at: Set(now + VALID_MICROS),
-        accepted_by: Set(None),
-        accepted_at: Set(None),
-    }
-    .insert(&*tx)
-    .await?;
+    let (token, expires_at) =
+        links::create::<entity::Entity>(core, &*tx, created_by, (workspace.id.clone(), role)).await?;
     let change = audit::Change {
         action: "invitation.create",
         workspace_id: Some(&workspace.id),
@@ -84,7 +93,7 @@ pub async fn create(
         workspace_id: workspace.id,
         workspace_name: workspace.name,
         role,
-        expires_at: now + VALID_MICROS,
+        expires_at,
     };
     Ok((token, invitation))
 }
@@ -93,7 +102,7 @@ pub async fn create(
 /// expired, saying which, so that the person holding the link knows to ask
 /// for a new one.
 pub async fn get(core: &Core, token: &str) -> CoreResult<Invitation> {
-    let row = open(core, token).await?;
+    let row = links::open::<entity::Entity>(core, &core.db, token).await?;
     let workspace = workspaces::get(&core.db, &row.workspace_id).await?;
     Ok(Invitation {
         workspace_id: workspace.id,
@@ -124,9 +133,7 @@ pub async fn accept(core: &Core, token: &str, joiner: Joiner) -> CoreResult<User
             email,
             password,
             address,
-        } => Ok(super::from_model(
-            sessions::check_password(core, &email, &password, &address).await?,
-        )),
+        } => Ok(sessions::check_password::<User>(core, &email, &password, &address).await?),
         Joiner::New(new) => Err(new),
     };
     let now = core.clock.now_micros();
@@ -135,38 +142,10 @@ pub async fn accept(core: &Core, token: &str, joiner: Joiner) -> CoreResult<User
         Ok(user) => user,
         Err(new) => super::create_user(&*tx, now, new).await?,
     };
-    let used = entity::Entity::update_many()
-        .col_expr(entity::Column::AcceptedBy, Expr::value(user.id.clone()))
-        .col_expr(entity::Column::AcceptedAt, Expr::value(now))
-        .filter(entity::Column::TokenHash.eq(sha256_hex(token.as_bytes())))
-        .filter(entity::Column::AcceptedAt.is_null())
-        .exec(&*tx)
-        .await?;
-    if used.rows_affected != 1 {
+    if !links::use_once::<entity::Entity>(&*tx, token, &user.id, now).await? {
         return Err(CoreError::not_found("invitation"));
     }
     memberships::add(&*tx, now, &invitation.workspace_id, &user.id, invitation.role).await?;
     tx.commit().await?;
     Ok(user)
-}
-
-async fn open(core: &Core, token: &str) -> CoreResult<entity::Model> {
-    let now = core.clock.now_micros();
-    let row = entity::Entity::find_by_id(sha256_hex(token.as_bytes()))
-        .one(&core.db)
-        .await?
-        .ok_or_else(|| CoreError::not_found("invitation"))?;
-    if row.accepted_at.is_some() {
-        return Err(CoreError::new(
-            ErrorCode::NotFound,
-            "This invitation link was already used: it works once. Ask the workspace's owner for a new one.",
-        ));
-    }
-    if now >= row.expires_at {
-        return Err(CoreError::new(
-            ErrorCode::NotFound,
-            "This invitation link has expired: it works for 7 days. Ask the workspace's owner for a new one.",
-        ));
-    }
-    Ok(row)
 }

@@ -6,11 +6,11 @@
 //!   only the hash is stored);
 //! - `memberships`: who belongs to which workspace as `owner`, `admin` or
 //!   `member` (table `memberships`), and the last-owner rule;
-//! - `sessions`: sign-in (throttled per email and per address), sessions
-//!   with an idle expiry and a CSRF token, sign-out (table `sessions`,
-//!   `sign_in_failures`);
+//! - `sessions`: console users as `identity` signs them in: by email, with
+//!   12-hour sessions that carry a CSRF token (table `sessions`), and the
+//!   change of password;
 //! - `invitations`: links an owner or admin copies to let someone join
-//!   (table `invitations`).
+//!   (table `invitations`), made and used through `identity::invitations`.
 
 pub mod invitations;
 pub mod memberships;
@@ -19,7 +19,8 @@ pub mod sessions;
 use sea_orm::{ActiveModelTrait, ActiveValue::Set, ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter};
 
 use crate::access::{Granted, act};
-use crate::{Core, CoreError, CoreResult, audit, db, passwords, validate, workspaces};
+use crate::identity::passwords;
+use crate::{Core, CoreError, CoreResult, audit, db, validate, workspaces};
 use courier::errors::ErrorCode;
 use memberships::Role;
 

@@ -1,16 +1,18 @@
 //! Courier invitation links: whoever manages a courier makes one (when
 //! inviting them, or later for a courier who has not joined or forgot
 //! their password) and sends it; opening it within 7 days, the courier sets
-//! a password and is signed in. Only the SHA-256 of the link's token is
-//! stored, and a link works once.
+//! a password and is signed in (docs/couriers.md "A courier's life"). The
+//! link itself (its token, its one use, its expiry) is
+//! `identity::invitations`'.
 
-use sea_orm::sea_query::Expr;
-use sea_orm::{ActiveModelTrait, ActiveValue::Set, ColumnTrait, EntityTrait, QueryFilter};
+use sea_orm::ActiveValue::Set;
 
-use super::{Courier, Fleet, sessions};
+use super::{Courier, Fleet};
 use crate::db::WriteTransaction;
-use crate::secrets::sha256_hex;
-use crate::{Core, CoreError, CoreResult, db, ids, workspaces};
+use crate::identity::invitations::{self as links, LinkTable};
+use crate::identity::sessions;
+use crate::{Core, CoreError, CoreResult, db, workspaces};
+use courier::errors::ErrorCode;
 
 pub mod entity {
     use sea_orm::entity::prelude::*;
@@ -34,8 +36,27 @@ pub mod entity {
     impl ActiveModelBehavior for ActiveModel {}
 }
 
-/// How long a link works.
-pub const VALID_MICROS: i64 = 7 * 86_400_000_000;
+impl LinkTable for entity::Entity {
+    const TOKEN_HASH: entity::Column = entity::Column::TokenHash;
+    const CREATED_BY: entity::Column = entity::Column::CreatedBy;
+    const CREATED_AT: entity::Column = entity::Column::CreatedAt;
+    const EXPIRES_AT: entity::Column = entity::Column::ExpiresAt;
+    const ACCEPTED_AT: entity::Column = entity::Column::AcceptedAt;
+    // The courier is who accepts.
+    const ACCEPTED_BY: Option<entity::Column> = None;
+    const USED: &'static str = "This invitation link was already used; sign in, or ask for a new link.";
+    const EXPIRED: &'static str = "This invitation link has expired; ask for a new one.";
+
+    /// The courier who joins by the link.
+    type Target = String;
+
+    fn row(courier_id: String) -> entity::ActiveModel {
+        entity::ActiveModel {
+            courier_id: Set(courier_id),
+            ..Default::default()
+        }
+    }
+}
 
 /// What an open link shows before it is accepted.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -50,18 +71,7 @@ pub struct Invitation {
 /// link's URL, shown once.
 pub async fn create(core: &Core, tx: &WriteTransaction, courier_id: &str, created_by: &str) -> CoreResult<String> {
     let courier = super::get(&**tx, courier_id).await?;
-    let now = core.clock.now_micros();
-    let token = ids::random_base62(32);
-    entity::ActiveModel {
-        token_hash: Set(sha256_hex(token.as_bytes())),
-        courier_id: Set(courier.id),
-        created_by: Set(created_by.to_owned()),
-        created_at: Set(now),
-        expires_at: Set(now + VALID_MICROS),
-        accepted_at: Set(None),
-    }
-    .insert(&**tx)
-    .await?;
+    let (token, _) = links::create::<entity::Entity>(core, &**tx, created_by, courier.id).await?;
     Ok(link(core, &token))
 }
 
@@ -76,7 +86,8 @@ pub fn link(core: &Core, token: &str) -> String {
 /// The open invitation of `token`: `404 not_found` when unknown, used or
 /// expired, with a message saying which.
 pub async fn get(core: &Core, token: &str) -> CoreResult<Invitation> {
-    let row = open(core, &core.db, token).await?;
+    // A link pasted with the space around it still works.
+    let row = links::open::<entity::Entity>(core, &core.db, token.trim()).await?;
     let courier = super::get(&core.db, &row.courier_id).await?;
     let fleet_name = match &courier.fleet {
         Fleet::Platform => None,
@@ -89,55 +100,26 @@ pub async fn get(core: &Core, token: &str) -> CoreResult<Invitation> {
     })
 }
 
-/// Accepts the invitation of `token`: sets the courier's `password` and
-/// signs them in from `address`. The link's use is a compare-and-set, so a
-/// link accepted twice at once works once.
+/// Accepts the invitation of `token`: sets the courier's `password` (which
+/// ends their other sessions) and signs them in; the link then stops
+/// working.
 pub async fn accept(core: &Core, token: &str, password: &str) -> CoreResult<(String, Courier)> {
+    let token = token.trim();
     let now = core.clock.now_micros();
     let tx = db::begin(core).await?;
-    let row = open(core, &*tx, token).await?;
+    let row = links::open::<entity::Entity>(core, &*tx, token).await?;
     let courier = super::find(&*tx, &row.courier_id).await?;
     if super::Status::parse(&courier.status) == super::Status::Suspended {
         return Err(CoreError::new(
-            courier::errors::ErrorCode::Conflict,
+            ErrorCode::Conflict,
             "This courier is suspended; ask whoever manages couriers to reactivate you first.",
         ));
     }
     let courier = super::set_password(core, &tx, &row.courier_id, password).await?;
-    let used = entity::Entity::update_many()
-        .col_expr(entity::Column::AcceptedAt, Expr::value(now))
-        .filter(entity::Column::TokenHash.eq(&row.token_hash))
-        .filter(entity::Column::AcceptedAt.is_null())
-        .exec(&*tx)
-        .await?;
-    if used.rows_affected != 1 {
-        return Err(used_link());
+    if !links::use_once::<entity::Entity>(&*tx, token, &courier.id, now).await? {
+        return Err(CoreError::new(ErrorCode::NotFound, <entity::Entity as LinkTable>::USED));
     }
-    let session_token = sessions::create(core, &tx, &courier.id).await?;
+    let (session_token, session) = sessions::create(core, &*tx, courier).await?;
     tx.commit().await?;
-    Ok((session_token, courier))
-}
-
-async fn open(core: &Core, db: &impl sea_orm::ConnectionTrait, token: &str) -> CoreResult<entity::Model> {
-    let row = entity::Entity::find_by_id(sha256_hex(token.trim().as_bytes()))
-        .one(db)
-        .await?
-        .ok_or_else(|| CoreError::not_found("invitation"))?;
-    if row.accepted_at.is_some() {
-        return Err(used_link());
-    }
-    if row.expires_at <= core.clock.now_micros() {
-        return Err(CoreError::new(
-            courier::errors::ErrorCode::NotFound,
-            "This invitation link has expired; ask for a new one.",
-        ));
-    }
-    Ok(row)
-}
-
-fn used_link() -> CoreError {
-    CoreError::new(
-        courier::errors::ErrorCode::NotFound,
-        "This invitation link was already used; sign in, or ask for a new link.",
-    )
+    Ok((session_token, session.subject))
 }

@@ -5,8 +5,9 @@
 //!   list, change, suspend and reactivate, availability, the photo;
 //! - `invitations`: the links a courier joins (or resets a password) by
 //!   (table `courier_invitations`);
-//! - `sessions`: the courier app's sessions (table `courier_sessions`),
-//!   sign-in through the shared throttle (`sign_ins`).
+//! - `sessions`: couriers as `identity` signs them in: by phone or email,
+//!   with 7-day sessions (table `courier_sessions`) that end a suspended
+//!   courier's, and the wait of a stream for its session's end.
 //!
 //! A courier belongs to the platform (serves the live deliveries of
 //! business workspaces) or to one fleet workspace (its driver: serves that
@@ -21,6 +22,7 @@ use sea_orm::{ActiveModelTrait, ActiveValue::Set, ColumnTrait, Condition, Connec
 
 use crate::assignments::{self, offers};
 use crate::db::WriteTransaction;
+use crate::identity::{self, passwords};
 use crate::pagination::Keyset;
 use crate::workspaces::{self, WorkspaceKind};
 use crate::{Core, CoreError, CoreResult, ids, pagination, secrets, validate};
@@ -486,7 +488,7 @@ pub async fn set_status(core: &Core, tx: &WriteTransaction, id: &str, status: St
     if status == Status::Suspended {
         row.availability = Set(Availability::Offline.as_str().to_owned());
         // Their open streams end at once, not at their next read.
-        sessions::end_all(core, tx, &current.id).await?;
+        identity::sessions::end_all::<Courier>(core, tx, &current.id, None).await?;
         offers::withdraw_for_courier(core, tx, &current.id, core.clock.now_micros()).await?;
     }
     Ok(from_model(row.update(&**tx).await?))
@@ -536,10 +538,10 @@ pub(crate) async fn set_password(core: &Core, tx: &WriteTransaction, id: &str, p
         current.email.as_deref().unwrap_or(""),
         current.phone.as_deref().unwrap_or(""),
     ];
-    crate::passwords::check(password, &context)?;
-    let hash = crate::passwords::hash(password).await?;
+    passwords::check(password, &context)?;
+    let hash = passwords::hash(password).await?;
     let now = core.clock.now_micros();
-    sessions::end_all(core, tx, id).await?;
+    identity::sessions::end_all::<Courier>(core, tx, id, None).await?;
     let row = entity::ActiveModel {
         id: Set(current.id),
         password_hash: Set(Some(hash)),
@@ -560,17 +562,6 @@ pub(crate) fn login_identity(login: &str) -> String {
         return phone_digits(login);
     }
     login.to_lowercase()
-}
-
-/// The courier of `identity` ([`login_identity`]), with their password
-/// hash.
-pub(crate) async fn find_by_login(db: &impl ConnectionTrait, identity: &str) -> CoreResult<Option<entity::Model>> {
-    let column = if identity.contains('@') {
-        entity::Column::Email
-    } else {
-        entity::Column::Phone
-    };
-    Ok(entity::Entity::find().filter(column.eq(identity)).one(db).await?)
 }
 
 fn checked_name(name: &str) -> CoreResult<String> {

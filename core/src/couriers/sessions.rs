@@ -1,17 +1,16 @@
-//! Courier app sessions (docs/couriers.md "Sessions"): a random token the
-//! app keeps and sends as `authorization: Bearer …`, of which only the
-//! SHA-256 is stored; it ends after 7 days without use, at sign-out, when
-//! the courier sets a new password, and when they are suspended. Sign-in
-//! takes the phone number or the email and goes through the shared
-//! sign-in throttle.
+//! Couriers as the identity stack signs them in (docs/couriers.md "A
+//! courier's life"): by phone number or email, with sessions the app sends
+//! as `authorization: Bearer …` that end after 7 days without use, when the
+//! courier sets a new password and when they are suspended, and which end
+//! their open streams at once ([`ended`]). Sign-in, sessions and sign-out
+//! themselves are `identity::sessions`.
 
-use sea_orm::{ActiveModelTrait, ActiveValue::Set, ColumnTrait, EntityTrait, QueryFilter};
-
-use super::{Courier, Status};
+use super::{Courier, Status, entity as couriers_table};
 use crate::assignments::feed;
 use crate::db::WriteTransaction;
-use crate::secrets::sha256_hex;
-use crate::{Core, CoreError, CoreResult, db, ids, passwords, sign_ins};
+use crate::identity::sessions::{self, SessionTable};
+use crate::identity::{MINUTE_MICROS, Policy, Subject, sign_ins};
+use crate::{Core, CoreError, CoreResult};
 use courier::errors::ErrorCode;
 
 pub mod entity {
@@ -46,124 +45,73 @@ pub mod entity {
     impl ActiveModelBehavior for ActiveModel {}
 }
 
-const MINUTE_MICROS: i64 = 60_000_000;
-/// A session ends after this long without use: a working week on a phone
-/// that is not opened over the weekend.
-pub const IDLE_MICROS: i64 = 7 * 24 * 60 * MINUTE_MICROS;
-/// Use is recorded at most this often, so calls do not write every time.
-const TOUCH_EVERY_MICROS: i64 = 10 * MINUTE_MICROS;
-
-/// A signed-in courier, as a call of theirs is checked.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct CourierSession {
-    pub courier: Courier,
-    pub expires_at: i64,
+impl SessionTable for entity::Entity {
+    const TOKEN_HASH: entity::Column = entity::Column::TokenHash;
+    const SUBJECT_ID: entity::Column = entity::Column::CourierId;
+    const CREATED_AT: entity::Column = entity::Column::CreatedAt;
+    const LAST_SEEN_AT: entity::Column = entity::Column::LastSeenAt;
+    // Calls carry the token as `authorization` metadata, which no other
+    // site can make a browser send (the web app guards its own forms).
+    const CSRF_TOKEN: Option<entity::Column> = None;
 }
 
-/// Signs the courier of `login` (phone or email) in with `password`, an
-/// attempt from the client `address`; the new session's token (shown once).
-pub async fn sign_in(core: &Core, login: &str, password: &str, address: &str) -> CoreResult<(String, CourierSession)> {
-    let now = core.clock.now_micros();
-    let identity = super::login_identity(login);
-    let attempt = sign_ins::Attempt::courier(&identity, address);
-    sign_ins::check(&core.db, &attempt, now).await?;
-    let row = super::find_by_login(&core.db, &identity).await?;
-    let matches = passwords::verify(password, row.as_ref().and_then(|r| r.password_hash.as_deref())).await?;
-    let Some(row) = row.filter(|_| matches) else {
-        sign_ins::failed(core, &attempt, now).await?;
-        return Err(CoreError::new(
-            ErrorCode::InvalidCredentials,
-            "The phone number, the email or the password is wrong.",
-        ));
-    };
-    sign_ins::succeeded(core, &attempt).await?;
-    let courier = super::from_model(row);
-    if courier.status == Status::Suspended {
-        return Err(suspended());
-    }
-    let tx = db::begin(core).await?;
-    let token = create(core, &tx, &courier.id).await?;
-    tx.commit().await?;
-    Ok((
-        token,
-        CourierSession {
-            courier,
-            expires_at: now + IDLE_MICROS,
+impl Subject for Courier {
+    type Table = couriers_table::Entity;
+    type Sessions = entity::Entity;
+    const POLICY: Policy = Policy {
+        // A working week on a phone that is not opened over the weekend.
+        idle_micros: 7 * 24 * 60 * MINUTE_MICROS,
+        touch_every_micros: 10 * MINUTE_MICROS,
+        throttle: sign_ins::Names {
+            login: "courier",
+            address: "courier",
         },
-    ))
-}
+        wrong_credentials: "The phone number, the email or the password is wrong.",
+        invalid_session: (
+            ErrorCode::InvalidCourierSession,
+            "The courier session is unknown, signed out or expired; sign in again.",
+        ),
+    };
 
-/// A new session of courier `courier_id` in `tx`; its token.
-pub(super) async fn create(core: &Core, tx: &WriteTransaction, courier_id: &str) -> CoreResult<String> {
-    let now = core.clock.now_micros();
-    let token = ids::random_base62(43);
-    entity::ActiveModel {
-        token_hash: Set(sha256_hex(token.as_bytes())),
-        courier_id: Set(courier_id.to_owned()),
-        created_at: Set(now),
-        last_seen_at: Set(now),
+    fn id(&self) -> &str {
+        &self.id
     }
-    .insert(&**tx)
-    .await?;
-    Ok(token)
-}
 
-/// The session of `token`, used now: `401 invalid_courier_session` when
-/// unknown, ended or idle for 7 days, or when the courier is suspended.
-pub async fn authenticate(core: &Core, token: &str) -> CoreResult<CourierSession> {
-    let now = core.clock.now_micros();
-    // The session and its courier in one read: every call of the app and
-    // every wake of its streams checks the session.
-    let (row, courier) = entity::Entity::find_by_id(sha256_hex(token.as_bytes()))
-        .find_also_related(super::entity::Entity)
-        .one(&core.db)
-        .await?
-        .ok_or_else(invalid)?;
-    if row.last_seen_at + IDLE_MICROS <= now {
-        entity::Entity::delete_by_id(row.token_hash).exec(&core.writer).await?;
-        return Err(invalid());
+    fn login(typed: &str) -> String {
+        super::login_identity(typed)
     }
-    let courier = super::from_model(courier.ok_or_else(invalid)?);
-    if courier.status == Status::Suspended {
-        return Err(suspended());
-    }
-    let mut last_seen_at = row.last_seen_at;
-    if now - row.last_seen_at >= TOUCH_EVERY_MICROS {
-        last_seen_at = now;
-        entity::ActiveModel {
-            token_hash: Set(row.token_hash),
-            last_seen_at: Set(now),
-            ..Default::default()
+
+    fn login_column(login: &str) -> couriers_table::Column {
+        if login.contains('@') {
+            couriers_table::Column::Email
+        } else {
+            couriers_table::Column::Phone
         }
-        .update(&core.writer)
-        .await?;
     }
-    Ok(CourierSession {
-        courier,
-        expires_at: last_seen_at + IDLE_MICROS,
-    })
-}
 
-/// Ends the session of `token`; its streams end at once.
-pub async fn sign_out(core: &Core, token: &str) -> CoreResult<()> {
-    let tx = db::begin(core).await?;
-    let hash = sha256_hex(token.as_bytes());
-    if let Some(session) = entity::Entity::find_by_id(hash.clone()).one(&*tx).await? {
-        entity::Entity::delete_by_id(hash).exec(&*tx).await?;
-        feed::wake_at_commit(core, &tx, &session.courier_id);
+    fn password_hash(row: &couriers_table::Model) -> Option<&str> {
+        row.password_hash.as_deref()
     }
-    tx.commit().await
-}
 
-/// Ends every session of courier `courier_id`, in `tx`; their open streams
-/// end once it commits (woken on every replica, [`ended`]).
-pub(super) async fn end_all(core: &Core, tx: &WriteTransaction, courier_id: &str) -> CoreResult<()> {
-    entity::Entity::delete_many()
-        .filter(entity::Column::CourierId.eq(courier_id))
-        .exec(&**tx)
-        .await?;
-    feed::wake_at_commit(core, tx, courier_id);
-    Ok(())
+    fn from_row(row: couriers_table::Model) -> Courier {
+        super::from_model(row)
+    }
+
+    fn may_sign_in(&self) -> CoreResult<()> {
+        if self.status == Status::Suspended {
+            return Err(CoreError::new(
+                ErrorCode::InvalidCourierSession,
+                "Your courier account is suspended; you were signed out.",
+            ));
+        }
+        Ok(())
+    }
+
+    /// Their open streams end once `tx` commits (woken on every replica,
+    /// [`ended`]).
+    fn sessions_ended(core: &Core, tx: &WriteTransaction, courier_id: &str) {
+        feed::wake_at_commit(core, tx, courier_id);
+    }
 }
 
 /// How often a stream checks its session unwoken: for an end that wakes
@@ -186,7 +134,7 @@ pub async fn ended(core: &Core, token: &str, courier_id: &str) -> CoreError {
             () = wake.woken() => {}
             () = tokio::time::sleep(RECHECK_EVERY) => {}
         }
-        match authenticate(core, token).await {
+        match sessions::authenticate::<Courier>(core, token).await {
             Ok(_) => {}
             Err(error @ CoreError::Rejected { .. }) => return error,
             Err(error) => {
@@ -194,18 +142,4 @@ pub async fn ended(core: &Core, token: &str, courier_id: &str) -> CoreError {
             }
         }
     }
-}
-
-fn invalid() -> CoreError {
-    CoreError::new(
-        ErrorCode::InvalidCourierSession,
-        "The courier session is unknown, signed out or expired; sign in again.",
-    )
-}
-
-fn suspended() -> CoreError {
-    CoreError::new(
-        ErrorCode::InvalidCourierSession,
-        "Your courier account is suspended; you were signed out.",
-    )
 }

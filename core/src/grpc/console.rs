@@ -6,11 +6,12 @@ use tonic::{Request, Response, Status};
 use super::admin::{expiry_in, key_out, kind_out, mode_in, permissions_in};
 use crate::access::caller;
 use crate::access::{Act, Granted, act};
+use crate::accounts;
 use crate::accounts::invitations::{self, Invitation, Joiner};
 use crate::accounts::memberships::{self, Member, Role};
-use crate::accounts::sessions::{self, Session};
 use crate::accounts::{NewUser, User};
 use crate::auth::api_keys::{self, NewApiKey};
+use crate::identity::sessions::{self, Session};
 use crate::{Core, CoreError, CoreResult, deliveries, dispatch_map, workspaces};
 
 pub struct ConsoleApi(pub Core);
@@ -22,9 +23,9 @@ impl ConsoleApi {
         caller::grant(&self.0, request, Some(workspace_id), "workspace").await
     }
 
-    async fn session_out(&self, session: &Session) -> Result<pb::ConsoleSession, Status> {
+    async fn session_out(&self, session: &Session<User>) -> Result<pb::ConsoleSession, Status> {
         let mut memberships_out = Vec::new();
-        for m in memberships::of_user(&self.0.db, &session.user.id).await? {
+        for m in memberships::of_user(&self.0.db, &session.subject.id).await? {
             let time_zone = deliveries::time_zone_of_workspace(&self.0, &m.workspace_id).await?;
             memberships_out.push(pb::WorkspaceMembership {
                 workspace_id: m.workspace_id,
@@ -35,9 +36,9 @@ impl ConsoleApi {
             });
         }
         Ok(pb::ConsoleSession {
-            user: Some(user_out(&session.user)),
+            user: Some(user_out(&session.subject)),
             memberships: memberships_out,
-            csrf_token: session.csrf_token.clone(),
+            csrf_token: session.csrf_token.clone().unwrap_or_default(),
             expires_at: Some(micros_to_proto(session.expires_at)),
             time_zone: self.0.catalog.home_time_zone().name().to_owned(),
             visiting: None,
@@ -120,7 +121,7 @@ impl ConsoleService for ConsoleApi {
     async fn sign_in(&self, request: Request<pb::SignInRequest>) -> Result<Response<pb::SignInResponse>, Status> {
         let address = caller::sign_in_address(&request, &request.get_ref().client_address)?;
         let r = request.into_inner();
-        let (token, session) = sessions::sign_in(&self.0, &r.email, &r.password, &address).await?;
+        let (token, session) = sessions::sign_in::<User>(&self.0, &r.email, &r.password, &address).await?;
         Ok(Response::new(pb::SignInResponse {
             session_token: token,
             session: Some(self.session_out(&session).await?),
@@ -141,7 +142,7 @@ impl ConsoleService for ConsoleApi {
     }
 
     async fn sign_out(&self, request: Request<pb::SignOutRequest>) -> Result<Response<pb::SignOutResponse>, Status> {
-        sessions::sign_out(&self.0, &caller::console(&request)?.token).await?;
+        sessions::sign_out::<User>(&self.0, &caller::console(&request)?.token).await?;
         Ok(Response::new(pb::SignOutResponse {}))
     }
 
@@ -151,7 +152,7 @@ impl ConsoleService for ConsoleApi {
     ) -> Result<Response<pb::ChangePasswordResponse>, Status> {
         let console = caller::console(&request)?;
         let r = request.get_ref();
-        sessions::change_password(
+        accounts::sessions::change_password(
             &self.0,
             &console.session,
             &console.token,
@@ -169,7 +170,7 @@ impl ConsoleService for ConsoleApi {
         let workspace_id = &request.get_ref().workspace_id;
         let granted = self.granted::<act::ManageMembers, _>(&request, workspace_id).await?;
         let role = role_in(request.get_ref().role)?;
-        let user_id = &caller::console(&request)?.session.user.id;
+        let user_id = &caller::console(&request)?.session.subject.id;
         let (token, invitation) = invitations::create(&self.0, &granted, workspace_id, role, user_id).await?;
         Ok(Response::new(pb::CreateInvitationResponse {
             token,

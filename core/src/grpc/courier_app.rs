@@ -13,7 +13,8 @@ use super::convert::proof_file_in;
 use super::couriers::{courier_out, job_out, offer_out, position_in};
 use crate::access::caller;
 use crate::assignments::feed::Reason;
-use crate::couriers::{self, Availability, invitations, sessions};
+use crate::couriers::{self, Availability, Courier, invitations};
+use crate::identity::sessions;
 use crate::jobs::{self, Move, watch};
 use crate::proofs::{Checkpoint, ProofSubmission};
 use crate::{Core, CoreError, CoreResult, db, positions};
@@ -27,7 +28,7 @@ impl CourierAppApi {
     /// their session token.
     fn courier<T>(&self, request: &Request<T>) -> Result<(String, couriers::Courier), Status> {
         let courier = caller::courier(request)?;
-        Ok((courier.token.clone(), courier.session.courier.clone()))
+        Ok((courier.token.clone(), courier.session.subject.clone()))
     }
 
     async fn make_move<T>(
@@ -75,17 +76,17 @@ impl CourierAppService for CourierAppApi {
     async fn sign_in(&self, request: Request<apb::SignInRequest>) -> Result<Response<apb::SignInResponse>, Status> {
         let address = caller::sign_in_address(&request, &request.get_ref().client_address)?;
         let r = request.into_inner();
-        let (session_token, session) = sessions::sign_in(&self.0, &r.login, &r.password, &address).await?;
+        let (session_token, session) = sessions::sign_in::<Courier>(&self.0, &r.login, &r.password, &address).await?;
         Ok(Response::new(apb::SignInResponse {
             session_token,
-            courier: Some(courier_out(&session.courier, None)),
+            courier: Some(courier_out(&session.subject, None)),
             expires_at: Some(courier::time::micros_to_proto(session.expires_at)),
         }))
     }
 
     async fn sign_out(&self, request: Request<apb::SignOutRequest>) -> Result<Response<apb::SignOutResponse>, Status> {
         let (token, _) = self.courier(&request)?;
-        sessions::sign_out(&self.0, &token).await?;
+        sessions::sign_out::<Courier>(&self.0, &token).await?;
         Ok(Response::new(apb::SignOutResponse {}))
     }
 
@@ -131,7 +132,7 @@ impl CourierAppService for CourierAppApi {
         let mut accepted = 0i64;
         // The stream ends with the session: a sign-out, a new password or a
         // suspension, woken at once on every replica.
-        let mut ended = std::pin::pin!(sessions::ended(&self.0, &token, &courier.id));
+        let mut ended = std::pin::pin!(couriers::sessions::ended(&self.0, &token, &courier.id));
         loop {
             let report = tokio::select! {
                 error = &mut ended => return Err(error.into()),

@@ -16,7 +16,8 @@ use tokio::sync::mpsc;
 use super::{Job, Work};
 use crate::assignments::feed::{self, Entry, Reason};
 use crate::assignments::offers::Offer;
-use crate::couriers::sessions;
+use crate::couriers::Courier;
+use crate::identity::sessions;
 use crate::{Core, CoreError, CoreResult};
 
 /// How often a stream reads its feed without being woken while it hears
@@ -61,8 +62,8 @@ pub async fn watch(
     session_token: &str,
     resume: Option<i64>,
 ) -> CoreResult<mpsc::Receiver<CoreResult<Update>>> {
-    let session = sessions::authenticate(core, session_token).await?;
-    let courier_id = session.courier.id.clone();
+    let session = sessions::authenticate::<Courier>(core, session_token).await?;
+    let courier_id = session.subject.id.clone();
     let (sender, receiver) = mpsc::channel(16);
     let core = core.clone();
     let token = session_token.to_owned();
@@ -71,7 +72,7 @@ pub async fn watch(
     tokio::spawn(async move {
         let mut position = match resume {
             Some(position) if feed::is_kept(&core.db, &courier_id, position).await.unwrap_or(false) => position,
-            _ => match snapshot(&core, &session.courier).await {
+            _ => match snapshot(&core, &session.subject).await {
                 Ok(update) => {
                     let position = update.position;
                     if sender.send(Ok(update)).await.is_err() {
@@ -86,8 +87,8 @@ pub async fn watch(
             },
         };
         loop {
-            let sent = match sessions::authenticate(&core, &token).await {
-                Ok(session) => send_after(&core, &session.courier, &mut position, &sender).await,
+            let sent = match sessions::authenticate::<Courier>(&core, &token).await {
+                Ok(session) => send_after(&core, &session.subject, &mut position, &sender).await,
                 Err(error) => Err(error),
             };
             let next_read = match sent {

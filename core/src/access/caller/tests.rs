@@ -28,10 +28,10 @@ async fn signed_in(core: &Core, email: &str, workspace: &Workspace, role: Role) 
     memberships::add(&core.writer, now, &workspace.id, &user.id, role)
         .await
         .expect("member");
-    let (token, session) = sessions::sign_in(core, email, PASSWORD, "192.0.2.10")
+    let (token, session) = sessions::sign_in::<User>(core, email, PASSWORD, "192.0.2.10")
         .await
         .expect("signed in");
-    (token, session.csrf_token)
+    (token, session.csrf_token.expect("a console session's CSRF token"))
 }
 
 /// A request to `path` as the layer hands it to a handler: its caller read

@@ -1,10 +1,11 @@
-//! The sign-in throttle of console users and couriers alike (docs/console.md,
-//! docs/couriers.md): failed sign-ins are counted per login and per client
+//! The sign-in throttle of console users and couriers alike (docs/access.md
+//! "Sign-in throttle"): failed sign-ins are counted per login and per client
 //! address in the database, so that every replica sees them, and stop
 //! further attempts for a while. Owns the `sign_in_failures` table.
 
 use sea_orm::{ActiveModelTrait, ActiveValue::Set, ConnectionTrait, EntityTrait};
 
+use super::MINUTE_MICROS;
 use crate::{Core, CoreError, CoreResult, db};
 use courier::errors::ErrorCode;
 
@@ -28,13 +29,20 @@ pub mod entity {
     impl ActiveModelBehavior for ActiveModel {}
 }
 
-const MINUTE_MICROS: i64 = 60_000_000;
 /// Failed sign-ins are counted over this window…
 pub const FAILURE_WINDOW_MICROS: i64 = 15 * MINUTE_MICROS;
 /// …and this many for one login, or for one client address, stop further
 /// attempts until the window ends.
 pub const MAX_FAILURES_PER_LOGIN: i32 = 5;
 pub const MAX_FAILURES_PER_ADDRESS: i32 = 20;
+
+/// How one kind's attempts are named: its logins (`email:…`, `courier:…`)
+/// and its client addresses (`address:console:…`), so that each kind's
+/// counts are its own.
+pub struct Names {
+    pub login: &'static str,
+    pub address: &'static str,
+}
 
 /// What one sign-in attempt is counted against: the identity its login
 /// names, normalised as the account is found by it (so every spelling of
@@ -48,20 +56,12 @@ pub struct Attempt {
 }
 
 impl Attempt {
-    /// A console sign-in of `email` (trimmed, lower case, as users are
-    /// found by it).
-    pub fn console(email: &str, address: &str) -> Attempt {
+    /// A sign-in of `login` (normalised, `Subject::login`) from `address`,
+    /// named as `names` says.
+    pub fn new(names: &Names, login: &str, address: &str) -> Attempt {
         Attempt {
-            login: format!("email:{email}"),
-            address: format!("address:console:{address}"),
-        }
-    }
-
-    /// A courier sign-in of `identity` (`couriers::login_identity`).
-    pub fn courier(identity: &str, address: &str) -> Attempt {
-        Attempt {
-            login: format!("courier:{identity}"),
-            address: format!("address:courier:{address}"),
+            login: format!("{}:{login}", names.login),
+            address: format!("address:{}:{address}", names.address),
         }
     }
 

@@ -33,15 +33,15 @@ use crate::deliveries;
 use crate::fleet;
 use crate::positions::{self, Position};
 use crate::quotes::geo::{GeoPoint, distance_km};
+use crate::workers::runner::{Done, Runner, Work};
 use crate::workspaces;
 use crate::{Core, CoreResult, db};
 
 /// A round runs at least this often.
 const ROUND_EVERY: Duration = Duration::from_secs(1);
-/// And at most this often, however often it is woken.
+/// And at most this often, however often it is woken; also the wait before
+/// trying again when another replica's round held the lock.
 const ROUND_GAP: Duration = Duration::from_millis(50);
-/// The wait before trying again when another replica's round held the lock.
-const LOCKED_RETRY: Duration = Duration::from_millis(50);
 /// The most waiting deliveries one round considers, oldest first.
 const MAX_WAITING: u64 = 500;
 /// A scheduled delivery is offered from this long before its time.
@@ -67,46 +67,49 @@ pub struct Round {
     pub offered: usize,
 }
 
-/// Runs rounds until `stop` (only in `auto` mode).
+/// Runs rounds until `stop` (only in `auto` mode): when woken
+/// (`Core::dispatch_wake`), at least every [`ROUND_EVERY`], at most every
+/// [`ROUND_GAP`] (the wakes of a burst, a create each, are one round).
 pub async fn run(core: Core, stop: CancellationToken) {
     if core.config.dispatch != DispatchMode::Auto {
         return;
     }
-    let mut wait = ROUND_EVERY;
-    let mut last = Instant::now();
-    let mut memory = Memory::default();
-    loop {
-        let woken = tokio::select! {
-            () = stop.cancelled() => return,
-            () = core.dispatch_wake.notified() => true,
-            () = tokio::time::sleep(wait) => false,
-        };
-        // A wake means something a round reads changed (a wake during a
-        // round is kept for this wait).
-        if woken {
-            memory.forget();
-        }
-        // The wakes of a burst (a create each) are coalesced: one round
-        // per gap at most, whatever their number.
-        let gap = ROUND_GAP.saturating_sub(last.elapsed());
-        if !gap.is_zero() {
-            tokio::select! {
-                () = stop.cancelled() => return,
-                () = tokio::time::sleep(gap) => {}
-            }
-        }
+    let rounds = Rounds {
+        core: core.clone(),
+        memory: Memory::default(),
+    };
+    Runner::every(ROUND_EVERY)
+        .woken_by(core.dispatch_wake.clone())
+        .at_most_every(ROUND_GAP)
+        .run(&stop, rounds)
+        .await
+}
+
+/// The dispatcher's rounds, with what the last one saw.
+struct Rounds {
+    core: Core,
+    memory: Memory,
+}
+
+impl Work for Rounds {
+    async fn run(&mut self) -> CoreResult<Done> {
         let started = Instant::now();
-        last = started;
-        wait = ROUND_EVERY;
-        match round_with(&core, &mut memory).await {
-            Ok(Some(done)) => core
-                .metrics
-                .dispatch_round(started.elapsed(), done.waiting, done.free_couriers),
+        match round_with(&self.core, &mut self.memory).await? {
+            Some(done) => {
+                let metrics = &self.core.metrics;
+                metrics.dispatch_round(started.elapsed(), done.waiting, done.free_couriers);
+                Ok(Done::Idle)
+            }
             // Another replica's round holds the lock and may have begun
-            // before what woke this one: try again once it is likely done.
-            Ok(None) => wait = LOCKED_RETRY,
-            Err(error) => tracing::warn!(%error, "dispatch round failed; the next one tries again"),
+            // before what woke this one: again once it is likely done, a
+            // gap later.
+            None => Ok(Done::More),
         }
+    }
+
+    /// Something a round reads changed.
+    fn woken(&mut self) {
+        self.memory.forget();
     }
 }
 

@@ -14,6 +14,7 @@ use sea_orm::{
 };
 use tokio_util::sync::CancellationToken;
 
+use crate::workers::runner::{Done, Runner};
 use crate::{Core, CoreError, CoreResult};
 
 /// How long a PostgreSQL connection may sit in the pool before it is
@@ -458,20 +459,15 @@ pub async fn checkpoint_wal(db: impl ConnectionTrait, stop: CancellationToken) {
     if db.get_database_backend() != DbBackend::Sqlite {
         return;
     }
-    let mut tick = tokio::time::interval(CHECKPOINT_EVERY);
-    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-    loop {
-        tokio::select! {
-            () = stop.cancelled() => return,
-            _ = tick.tick() => {}
-        }
+    let db = &db;
+    let checkpoint = move || async move {
         // The pragma answers a row (busy, pages in the WAL, pages copied),
         // so it runs as a query; `query_only` allows it.
-        let checkpoint = Statement::from_string(DbBackend::Sqlite, "PRAGMA wal_checkpoint(PASSIVE)");
-        if let Err(error) = db.query_one_raw(checkpoint).await {
-            tracing::warn!(%error, "WAL checkpoint failed");
-        }
-    }
+        let pragma = Statement::from_string(DbBackend::Sqlite, "PRAGMA wal_checkpoint(PASSIVE)");
+        db.query_one_raw(pragma).await?;
+        Ok::<_, CoreError>(Done::Idle)
+    };
+    Runner::every(CHECKPOINT_EVERY).run(&stop, checkpoint).await
 }
 
 /// Runs every pending migration, and says so in one line (the migrator's

@@ -15,29 +15,18 @@ use crate::db::WriteTransaction;
 use crate::deliveries::{self, Change, Courier, CourierLocation, CourierVehicle, Delivery, TestScenario};
 use crate::lifecycle::{self, CancellationReason, Status};
 use crate::proofs::{self, Checkpoint};
+use crate::workers::runner::{Done, Runner};
 use crate::{Core, CoreResult};
 
-/// Runs until `stop` fires, stepping every due delivery.
+/// Runs until `stop` fires, stepping every due delivery: one at a time,
+/// again at once while one was due.
 pub async fn run(core: Core, stop: CancellationToken) {
     let poll = (core.config.simulator_step / 4).clamp(Duration::from_millis(10), Duration::from_millis(500));
-    let mut tick = tokio::time::interval(poll);
-    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-    loop {
-        tokio::select! {
-            () = stop.cancelled() => return,
-            _ = tick.tick() => {}
-        }
-        loop {
-            match step_one(&core).await {
-                Ok(true) if !stop.is_cancelled() => continue,
-                Ok(_) => break,
-                Err(error) => {
-                    tracing::warn!(%error, "simulator step failed");
-                    break;
-                }
-            }
-        }
-    }
+    Runner::every(poll).run(&stop, move || step(core.clone())).await
+}
+
+async fn step(core: Core) -> CoreResult<Done> {
+    Ok(if step_one(&core).await? { Done::More } else { Done::Idle })
 }
 
 /// Claims and steps one due delivery; `false` when none is due.

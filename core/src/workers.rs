@@ -1,16 +1,29 @@
 //! Background work of the core (the billing cycle's worker is
-//! `billing::cycle::run`). Every worker keeps its state in the database
-//! and claims work there, so it survives restarts and runs on several
-//! replicas at once; all stop when the shared cancellation token fires (the
-//! webhook dispatcher claims nothing more and lets its sends in flight finish
-//! and record their outcome).
+//! `billing::cycle::run`, the simulator's `simulator::run`, …), each on the
+//! one loop of [`runner`] but for the webhook dispatcher and the cache
+//! announcements listener, whose loops wait on more than a clock. Every
+//! worker keeps its state in the database and claims work there, so it
+//! survives restarts and runs on several replicas at once; all stop when
+//! the shared cancellation token fires (the webhook dispatcher claims
+//! nothing more and lets its sends in flight finish and record their
+//! outcome).
 
+pub mod runner;
+
+use std::future::Future;
+use std::sync::Arc;
 use std::time::Duration;
 
 use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
+use tracing::Instrument;
 
-use crate::{Core, assignments, billing, day_partitions, events, idempotency, jobs, positions, simulator, webhooks};
+use crate::metrics::CoreMetrics;
+use crate::{
+    Core, CoreResult, assignments, auto_dispatch, billing, cache_feed, day_partitions, db, events, idempotency, jobs,
+    positions, simulator, webhooks,
+};
+use runner::{Done, Runner, log_step};
 
 /// How often expired idempotency keys are deleted.
 const PURGE_EVERY: Duration = Duration::from_secs(600);
@@ -42,141 +55,128 @@ impl Role {
 /// `stop` to drain them. Every role keeps what serves requests of this
 /// process (the cache announcements listener, the positions it buffered,
 /// its feed watchers, SQLite's checkpoints); the workers run only where the
-/// role includes them, each counted in `courier_core_workers`.
+/// role includes them, each counted in `courier_core_workers`. Each task
+/// logs in a span `worker` that names it.
 pub fn spawn(core: &Core, stop: &CancellationToken, role: Role) -> JoinSet<()> {
-    let mut workers = JoinSet::new();
-    workers.spawn(crate::db::checkpoint_wal(core.db.clone(), stop.clone()));
-    workers.spawn(crate::cache_feed::listen(core.clone(), stop.clone()));
-    workers.spawn(jobs::tracking::run(core.clone(), stop.clone()));
-    workers.spawn(forget_unwatched_feeds(core.clone(), stop.clone()));
-    if !role.runs_workers() {
-        return workers;
-    }
-    let mut start = |name: &'static str, worker: BoxFuture| {
-        let core = core.clone();
-        core.metrics.set_worker_running(name, true);
-        workers.spawn(async move {
-            worker.await;
-            core.metrics.set_worker_running(name, false);
-        });
+    let mut tasks = Tasks {
+        set: JoinSet::new(),
+        metrics: core.metrics.clone(),
     };
-    start(
-        "idempotency_purge",
-        Box::pin(purge_idempotency_keys(core.clone(), stop.clone())),
+    tasks.start("wal_checkpoints", db::checkpoint_wal(core.db.clone(), stop.clone()));
+    tasks.start("cache_announcements", cache_feed::listen(core.clone(), stop.clone()));
+    tasks.start("position_writer", jobs::tracking::run(core.clone(), stop.clone()));
+    tasks.start(
+        "feed_watchers",
+        every(PURGE_EVERY, core.clone(), stop.clone(), forget_unwatched_feeds),
     );
-    start(
-        "webhook_dispatcher",
-        Box::pin(webhooks::dispatch::run(core.clone(), stop.clone())),
-    );
-    start("event_purge", Box::pin(purge_event_history(core.clone(), stop.clone())));
-    start("simulator", Box::pin(simulator::run(core.clone(), stop.clone())));
-    start(
-        "billing_cycle",
-        Box::pin(billing::cycle::run(core.clone(), stop.clone())),
-    );
-    start(
-        "webhook_queue_sampler",
-        Box::pin(sample_webhook_queue(core.clone(), stop.clone())),
-    );
-    start(
-        "auto_dispatch",
-        Box::pin(crate::auto_dispatch::run(core.clone(), stop.clone())),
-    );
-    start(
-        "courier_history_purge",
-        Box::pin(purge_courier_history(core.clone(), stop.clone())),
-    );
-    workers
+    if role.runs_workers() {
+        tasks.count(
+            "idempotency_purge",
+            every(PURGE_EVERY, core.clone(), stop.clone(), purge_idempotency_keys),
+        );
+        tasks.count(
+            "webhook_dispatcher",
+            webhooks::dispatch::run(core.clone(), stop.clone()),
+        );
+        tasks.count(
+            "event_purge",
+            every(PURGE_EVERY, core.clone(), stop.clone(), purge_event_history),
+        );
+        tasks.count("simulator", simulator::run(core.clone(), stop.clone()));
+        tasks.count("billing_cycle", billing::cycle::run(core.clone(), stop.clone()));
+        tasks.count(
+            "webhook_queue_sampler",
+            every(SAMPLE_QUEUE_EVERY, core.clone(), stop.clone(), sample_webhook_queue),
+        );
+        tasks.count("auto_dispatch", auto_dispatch::run(core.clone(), stop.clone()));
+        tasks.count(
+            "courier_history_purge",
+            every(PURGE_EVERY, core.clone(), stop.clone(), purge_courier_history),
+        );
+    }
+    tasks.set
 }
 
-type BoxFuture = std::pin::Pin<Box<dyn std::future::Future<Output = ()> + Send>>;
+/// This process's tasks, each in its span.
+struct Tasks {
+    set: JoinSet<()>,
+    metrics: Arc<CoreMetrics>,
+}
+
+impl Tasks {
+    fn start(&mut self, name: &'static str, task: impl Future<Output = ()> + Send + 'static) {
+        self.set
+            .spawn(task.instrument(tracing::info_span!("worker", worker = name)));
+    }
+
+    /// Starts a worker of the `workers` role, shown running in
+    /// `courier_core_workers` until it ends.
+    fn count(&mut self, name: &'static str, task: impl Future<Output = ()> + Send + 'static) {
+        let metrics = self.metrics.clone();
+        metrics.set_worker_running(name, true);
+        self.start(name, async move {
+            task.await;
+            metrics.set_worker_running(name, false);
+        });
+    }
+}
+
+/// `work` every `period` until `stop`, on a clone of `core` each time.
+async fn every<F, Fut>(period: Duration, core: Core, stop: CancellationToken, work: F)
+where
+    F: Fn(Core) -> Fut + Send,
+    Fut: Future<Output = CoreResult<Done>> + Send,
+{
+    Runner::every(period).run(&stop, move || work(core.clone())).await
+}
 
 /// Forgets this process's courier feed watchers that have gone.
-async fn forget_unwatched_feeds(core: Core, stop: CancellationToken) {
-    let mut tick = tokio::time::interval(PURGE_EVERY);
-    loop {
-        tokio::select! {
-            () = stop.cancelled() => return,
-            _ = tick.tick() => {}
-        }
-        core.courier_signals.forget_unwatched();
-    }
+async fn forget_unwatched_feeds(core: Core) -> CoreResult<Done> {
+    core.courier_signals.forget_unwatched();
+    Ok(Done::Idle)
 }
 
-async fn sample_webhook_queue(core: Core, stop: CancellationToken) {
-    let mut tick = tokio::time::interval(SAMPLE_QUEUE_EVERY);
-    loop {
-        tokio::select! {
-            () = stop.cancelled() => return,
-            _ = tick.tick() => {}
-        }
-        match webhooks::queue::pending_count(&core.db).await {
-            Ok(pending) => core.metrics.set_webhook_queue_depth(pending),
-            Err(error) => tracing::warn!(%error, "webhook queue depth not sampled"),
-        }
-    }
+async fn sample_webhook_queue(core: Core) -> CoreResult<Done> {
+    let pending = webhooks::queue::pending_count(&core.db).await?;
+    core.metrics.set_webhook_queue_depth(pending);
+    Ok(Done::Idle)
 }
 
-async fn purge_idempotency_keys(core: Core, stop: CancellationToken) {
-    let mut tick = tokio::time::interval(PURGE_EVERY);
-    loop {
-        tokio::select! {
-            () = stop.cancelled() => return,
-            _ = tick.tick() => {}
-        }
-        match idempotency::purge_expired(&core.writer, core.clock.now_micros()).await {
-            Ok(0) => {}
-            Ok(purged) => tracing::info!(purged, "expired idempotency keys deleted"),
-            Err(error) => tracing::warn!(%error, "idempotency key purge failed"),
-        }
-    }
+async fn purge_idempotency_keys(core: Core) -> CoreResult<Done> {
+    let purged = idempotency::purge_expired(&core.writer, core.clock.now_micros()).await;
+    log_step(
+        purged,
+        "expired idempotency keys deleted",
+        "idempotency key purge failed",
+    );
+    Ok(Done::Idle)
 }
 
 /// Creates the history tables' partitions of the next days (PostgreSQL),
 /// and deletes events, webhook attempts and queue rows past their 30-day
-/// retention.
-async fn purge_event_history(core: Core, stop: CancellationToken) {
-    let mut tick = tokio::time::interval(PURGE_EVERY);
-    loop {
-        tokio::select! {
-            () = stop.cancelled() => return,
-            _ = tick.tick() => {}
-        }
-        let now = core.clock.now_micros();
-        if let Err(error) = day_partitions::create_ahead(&core.writer, now).await {
-            tracing::warn!(%error, "history partitions not created");
-        }
-        match webhooks::purge_expired(&core.writer, now).await {
-            Ok(0) => {}
-            Ok(purged) => tracing::info!(purged, "expired webhook attempts and queue rows deleted"),
-            Err(error) => tracing::warn!(%error, "webhook history purge failed"),
-        }
-        match events::history::purge_expired(&core.writer, now).await {
-            Ok(0) => {}
-            Ok(purged) => tracing::info!(purged, "expired events deleted"),
-            Err(error) => tracing::warn!(%error, "event purge failed"),
-        }
-    }
+/// retention; each step whatever the others did.
+async fn purge_event_history(core: Core) -> CoreResult<Done> {
+    let now = core.clock.now_micros();
+    let created = day_partitions::create_ahead(&core.writer, now).await;
+    log_step(created, "history partitions created", "history partitions not created");
+    let purged = webhooks::purge_expired(&core.writer, now).await;
+    log_step(
+        purged,
+        "expired webhook attempts and queue rows deleted",
+        "webhook history purge failed",
+    );
+    let purged = events::history::purge_expired(&core.writer, now).await;
+    log_step(purged, "expired events deleted", "event purge failed");
+    Ok(Done::Idle)
 }
 
-/// Deletes couriers' feed rows past 7 days and job trails past 30.
-async fn purge_courier_history(core: Core, stop: CancellationToken) {
-    let mut tick = tokio::time::interval(PURGE_EVERY);
-    loop {
-        tokio::select! {
-            () = stop.cancelled() => return,
-            _ = tick.tick() => {}
-        }
-        let now = core.clock.now_micros();
-        match assignments::feed::purge(&core, now).await {
-            Ok(0) => {}
-            Ok(purged) => tracing::info!(purged, "old courier feed rows deleted"),
-            Err(error) => tracing::warn!(%error, "courier feed purge failed"),
-        }
-        match positions::purge_trails(&core, now).await {
-            Ok(0) => {}
-            Ok(purged) => tracing::info!(purged, "expired job trail positions deleted"),
-            Err(error) => tracing::warn!(%error, "trail purge failed"),
-        }
-    }
+/// Deletes couriers' feed rows past 7 days and job trails past 30, each
+/// whatever the other did.
+async fn purge_courier_history(core: Core) -> CoreResult<Done> {
+    let now = core.clock.now_micros();
+    let purged = assignments::feed::purge(&core, now).await;
+    log_step(purged, "old courier feed rows deleted", "courier feed purge failed");
+    let purged = positions::purge_trails(&core, now).await;
+    log_step(purged, "expired job trail positions deleted", "trail purge failed");
+    Ok(Done::Idle)
 }

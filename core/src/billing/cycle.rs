@@ -13,6 +13,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::lines::entity as lines_table;
 use super::statements::{self, PeriodEnd};
+use crate::workers::runner::{Done, Runner, log_step};
 use crate::{Core, CoreResult, workspaces};
 
 /// The latest billing day at or before `now` (unix microseconds): day
@@ -29,26 +30,21 @@ pub fn last_billing_day(now: i64, billing_day: u32) -> i64 {
         .unwrap_or(now)
 }
 
-/// Runs the billing checks until `stop` fires.
+/// Runs the billing checks every `billing_check_every` until `stop` fires.
 pub async fn run(core: Core, stop: CancellationToken) {
-    let mut tick = tokio::time::interval(core.config.billing_check_every);
-    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-    loop {
-        tokio::select! {
-            () = stop.cancelled() => return,
-            _ = tick.tick() => {}
-        }
-        match close_due_periods(&core).await {
-            Ok(0) => {}
-            Ok(closed) => tracing::info!(closed, "billing periods closed"),
-            Err(error) => tracing::warn!(%error, "billing periods not closed"),
-        }
-        match statements::flag_overdue(&core).await {
-            Ok(0) => {}
-            Ok(changed) => tracing::info!(changed, "overdue flags changed"),
-            Err(error) => tracing::warn!(%error, "overdue flags not checked"),
-        }
-    }
+    Runner::every(core.config.billing_check_every)
+        .run(&stop, move || check(core.clone()))
+        .await
+}
+
+/// Closes the due periods, then brings the overdue flags in line, the
+/// second whatever the first did.
+async fn check(core: Core) -> CoreResult<Done> {
+    let closed = close_due_periods(&core).await;
+    log_step(closed, "billing periods closed", "billing periods not closed");
+    let changed = statements::flag_overdue(&core).await;
+    log_step(changed, "overdue flags changed", "overdue flags not checked");
+    Ok(Done::Idle)
 }
 
 /// Closes the period of every workspace with a billable line delivered

@@ -13,48 +13,54 @@ use crate::positions::{self, Position};
 use crate::quotes::geo::GeoPoint;
 use crate::quotes::routing::RoutePoint;
 use crate::statuses::Status;
-use crate::{Core, deliveries};
+use crate::workers::runner::{Done, Runner, Work};
+use crate::{Core, CoreResult, deliveries};
 
 /// A job's ETAs are computed again at most this often (a road router is
 /// asked once per job per interval, however often its courier reports).
 const ETA_EVERY_MICROS: i64 = 30 * 1_000_000;
 
 /// Writes positions every [`positions::FLUSH_EVERY`] and moves ETAs, until
-/// `stop`; a last flush on the way out.
+/// `stop`; a last write on the way out.
 pub async fn run(core: Core, stop: CancellationToken) {
-    let mut tick = tokio::time::interval(positions::FLUSH_EVERY);
-    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-    let mut computed: HashMap<String, i64> = HashMap::new();
-    loop {
-        let stopping = tokio::select! {
-            () = stop.cancelled() => true,
-            _ = tick.tick() => false,
-        };
-        match positions::flush(&core).await {
-            Ok(flushed) => {
-                let now = core.clock.now_micros();
-                computed.retain(|_, at| now - *at < ETA_EVERY_MICROS);
-                for moved in flushed {
-                    if computed.contains_key(&moved.job_id) || !moved.job_id.starts_with("del_") {
-                        continue;
-                    }
-                    computed.insert(moved.job_id.clone(), now);
-                    if let Err(error) = move_etas(&core, &moved.job_id, &moved.position).await {
-                        tracing::warn!(%error, job = %moved.job_id, "ETA not updated");
-                    }
-                }
+    let writer = Writer {
+        core,
+        computed: HashMap::new(),
+    };
+    Runner::every(positions::FLUSH_EVERY)
+        .last_run_at_stop()
+        .run(&stop, writer)
+        .await
+}
+
+/// The position writer, with when each job's ETAs were last computed.
+struct Writer {
+    core: Core,
+    computed: HashMap<String, i64>,
+}
+
+impl Work for Writer {
+    /// A write that fails keeps its positions for the next.
+    async fn run(&mut self) -> CoreResult<Done> {
+        let flushed = positions::flush(&self.core).await?;
+        let now = self.core.clock.now_micros();
+        self.computed.retain(|_, at| now - *at < ETA_EVERY_MICROS);
+        for moved in flushed {
+            if self.computed.contains_key(&moved.job_id) || !moved.job_id.starts_with("del_") {
+                continue;
             }
-            Err(error) => tracing::warn!(%error, "courier positions not written; kept for the next write"),
+            self.computed.insert(moved.job_id.clone(), now);
+            if let Err(error) = move_etas(&self.core, &moved.job_id, &moved.position).await {
+                tracing::warn!(%error, job = %moved.job_id, "ETA not updated");
+            }
         }
-        if stopping {
-            return;
-        }
+        Ok(Done::Idle)
     }
 }
 
 /// The ETAs of delivery `delivery_id` from its courier's `position`: to the
 /// pickup until they are there, to the dropoff from the pickup on.
-async fn move_etas(core: &Core, delivery_id: &str, position: &Position) -> crate::CoreResult<()> {
+async fn move_etas(core: &Core, delivery_id: &str, position: &Position) -> CoreResult<()> {
     let Some(delivery) = deliveries::find(&core.db, delivery_id).await? else {
         return Ok(());
     };

@@ -1,6 +1,9 @@
-//! The modules of `core`, `edge` and `console` read top-down (ARCHITECTURE.md,
+//! The modules of each crate of the service read top-down (ARCHITECTURE.md,
 //! "Layers"): no module imports, directly or through others, a module that
-//! imports it. Every way one module names another counts: `use crate::…`
+//! imports it. The crate root counts as a module too: what it declares
+//! itself (`Store`) sits above the modules it names (`db::Reader`), and a
+//! module naming it (`crate::Store`) ties them in a circle; an item the root
+//! re-exports (`pub use error::CoreError`) is its own module's. Every way one module names another counts: `use crate::…`
 //! and `use super::…` (`super::super::…`) lines, and paths written in code
 //! (`crate::webhooks::enqueue(…)`, `super::queue::claim(…)`). Comments,
 //! string literals and test code (`#[cfg(test)]` items) are left out. A
@@ -13,26 +16,126 @@ use std::path::{Path, PathBuf};
 /// Module → the modules it names.
 type Graph = BTreeMap<String, BTreeSet<String>>;
 
+/// Whether the crate root is read as a module of its own.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Root {
+    Read,
+    /// Left out: the root still holds the handle every module takes.
+    Skipped,
+}
+
+#[test]
+fn the_store_has_no_import_circle() {
+    assert_no_circle("store/src", 10, Root::Read);
+}
+
+/// The core's root still declares `Core`, the handle nearly every domain
+/// function takes and whose fields name the modules above: the hub that the
+/// core's next crates dissolve (ARCHITECTURE.md "Crates").
 #[test]
 fn the_core_has_no_import_circle() {
-    assert_no_circle("core/src", 60);
+    assert_no_circle("core/src", 50, Root::Skipped);
 }
 
 #[test]
 fn the_edge_has_no_import_circle() {
-    assert_no_circle("edge/src", 20);
+    assert_no_circle("edge/src", 20, Root::Read);
 }
 
 #[test]
 fn the_console_has_no_import_circle() {
-    assert_no_circle("console/src", 10);
+    assert_no_circle("console/src", 10, Root::Read);
+}
+
+/// ARCHITECTURE.md's diagram of the core's layers ("Layers", the block
+/// after "The core, from the top") is true: every module of the core is in
+/// it (a module not named sits with its nearest named ancestor), every
+/// name in it is a module, and no module imports one on a line above its
+/// own.
+#[test]
+fn the_diagram_of_the_core_is_true() {
+    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let text = std::fs::read_to_string(manifest.join("ARCHITECTURE.md")).expect("ARCHITECTURE.md");
+    let diagram = text
+        .split_once("The core, from the top")
+        .and_then(|(_, after)| after.split_once("```\n"))
+        .and_then(|(_, block)| block.split_once("```"))
+        .map(|(block, _)| block)
+        .expect("ARCHITECTURE.md has the core's diagram");
+    let graph = graph(&manifest.join("core/src"), Root::Skipped);
+    let mut line_of: BTreeMap<String, usize> = BTreeMap::new();
+    let mut unknown = Vec::new();
+    for (line, row) in diagram.lines().enumerate() {
+        for name in diagram_names(row, graph.keys()) {
+            if graph.contains_key(&name) {
+                line_of.insert(name, line);
+            } else {
+                unknown.push(name);
+            }
+        }
+    }
+    assert!(
+        unknown.is_empty(),
+        "the diagram names what is no module of the core: {unknown:?}"
+    );
+    let placed = |module: &str| -> Option<usize> {
+        let mut parts: Vec<&str> = module.split("::").collect();
+        while !parts.is_empty() {
+            if let Some(line) = line_of.get(&parts.join("::")) {
+                return Some(*line);
+            }
+            parts.pop();
+        }
+        None
+    };
+    let is_test = |m: &str| m.rsplit("::").next() == Some("tests");
+    let missing: Vec<&String> = graph.keys().filter(|m| !is_test(m) && placed(m).is_none()).collect();
+    assert!(missing.is_empty(), "modules missing from the diagram: {missing:?}");
+    let upward: Vec<String> = graph
+        .iter()
+        .filter(|(from, _)| !is_test(from))
+        .flat_map(|(from, targets)| targets.iter().map(move |to| (from, to)))
+        .filter(|(from, to)| placed(from) > placed(to))
+        .map(|(from, to)| format!("{from} -> {to}"))
+        .collect();
+    assert!(
+        upward.is_empty(),
+        "the diagram puts these imports' targets above their importers:\n  {}",
+        upward.join("\n  ")
+    );
+}
+
+/// The modules a row of the diagram names, before its description (three
+/// spaces or more): `a`, `a(+b, c)` (`a`, `a::b`, `a::c`), `a::{b, c}`
+/// (`a::b`, `a::c`) and `a::*` (`a` and every module below it), two spaces
+/// apart.
+fn diagram_names<'a>(row: &str, modules: impl Iterator<Item = &'a String> + Clone) -> Vec<String> {
+    let entries = row.split("   ").next().unwrap_or_default();
+    let mut names = Vec::new();
+    for entry in entries.split("  ").map(str::trim).filter(|e| !e.is_empty()) {
+        if let Some(parent) = entry.strip_suffix("::*") {
+            let below = format!("{parent}::");
+            names.push(parent.to_owned());
+            names.extend(modules.clone().filter(|m| m.starts_with(&below)).cloned());
+        } else if let Some((parent, rest)) = entry.split_once("(+") {
+            names.push(parent.to_owned());
+            let children = rest.trim_end_matches(')').split(',');
+            names.extend(children.map(|c| format!("{parent}::{}", c.trim())));
+        } else if let Some((parent, rest)) = entry.split_once("::{") {
+            let children = rest.trim_end_matches('}').split(',');
+            names.extend(children.map(|c| format!("{parent}::{}", c.trim())));
+        } else {
+            names.push(entry.to_owned());
+        }
+    }
+    names
 }
 
 /// Fails on each import circle among the modules of `src` (a directory of
 /// this workspace), naming its modules and the imports that tie them.
-fn assert_no_circle(src: &str, at_least: usize) {
+fn assert_no_circle(src: &str, at_least: usize, crate_root: Root) {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join(src);
-    let graph = graph(&root);
+    let graph = graph(&root, crate_root);
     assert!(graph.len() >= at_least, "read {} modules of {src}", graph.len());
     let circles = circles(&graph);
     let shown: Vec<String> = circles
@@ -45,7 +148,11 @@ fn assert_no_circle(src: &str, at_least: usize) {
                     targets.map(move |to| format!("{from} -> {to}"))
                 })
                 .collect();
-            format!("  {}  ({})", modules.join(", "), ties.join("; "))
+            let named: Vec<&str> = modules
+                .iter()
+                .map(|m| if m.is_empty() { "(crate root)" } else { m })
+                .collect();
+            format!("  {}  ({})", named.join(", "), ties.join("; "))
         })
         .collect();
     assert!(
@@ -84,32 +191,82 @@ fn rust_files(dir: &Path, files: &mut Vec<PathBuf>) {
 }
 
 /// Every module of the crate at `root` with the modules it names, less its
-/// ancestors and descendants, and less the crate root (which declares
-/// them all).
-fn graph(root: &Path) -> Graph {
+/// ancestors and descendants; the crate root (`""`) too where `crate_root`
+/// says so, less only itself, with the paths it writes to its modules
+/// without `crate::` (`db::Reader`).
+fn graph(root: &Path, crate_root: Root) -> Graph {
     let mut files = Vec::new();
     rust_files(root, &mut files);
     let modules: BTreeSet<String> = files.iter().map(|f| module_of(root, f).join("::")).collect();
+    let tops: BTreeSet<String> = modules
+        .iter()
+        .filter_map(|m| m.split("::").next())
+        .filter(|m| !m.is_empty())
+        .map(str::to_owned)
+        .collect();
+    let root_file = files.iter().find(|f| module_of(root, f).is_empty());
+    let root_source = root_file.map(|f| std::fs::read_to_string(f).expect("readable source file"));
+    let crate_items = CrateItems {
+        read: crate_root == Root::Read,
+        reexports: root_source
+            .as_deref()
+            .map(|s| reexports(s, &modules, &tops))
+            .unwrap_or_default(),
+    };
     let mut graph = Graph::new();
     for file in &files {
         let module = module_of(root, file);
         let name = module.join("::");
-        if name.is_empty() {
+        let is_root = name.is_empty();
+        if is_root && !crate_items.read {
             continue;
         }
         let source = std::fs::read_to_string(file).expect("readable source file");
-        let targets = named_paths(&source)
+        let relative = if is_root { tops.clone() } else { BTreeSet::new() };
+        let targets = named_paths(&source, &relative)
             .iter()
-            .filter_map(|path| resolve(&modules, &module, path))
+            .filter_map(|path| resolve(&modules, &crate_items, &module, path))
             .filter(|target| {
                 target != &name
-                    && !name.starts_with(&format!("{target}::"))
-                    && !target.starts_with(&format!("{name}::"))
+                    && (is_root
+                        || (!name.starts_with(&format!("{target}::")) && !target.starts_with(&format!("{name}::"))))
             })
             .collect();
         graph.insert(name, targets);
     }
     graph
+}
+
+/// What a path that names no module resolves to: an item of the crate root.
+#[derive(Default)]
+struct CrateItems {
+    /// Whether the root is a module of the graph (else such paths name none).
+    read: bool,
+    /// Items the root re-exports, with the module that holds them.
+    reexports: BTreeMap<String, String>,
+}
+
+/// The items the crate root `source` imports from its own modules
+/// (`pub use error::{CoreError, CoreResult}`), with those modules.
+fn reexports(source: &str, modules: &BTreeSet<String>, tops: &BTreeSet<String>) -> BTreeMap<String, String> {
+    let code = without_test_items(&code_only(source));
+    let mut items = BTreeMap::new();
+    for tree in use_trees(&code) {
+        let tree = tree.strip_prefix("crate::").unwrap_or(&tree);
+        if !tops.iter().any(|top| tree.starts_with(&format!("{top}::"))) {
+            continue;
+        }
+        let mut paths = Vec::new();
+        expand("", tree, &mut paths);
+        for path in paths {
+            let item = path.rsplit("::").next().unwrap_or(&path).to_owned();
+            let named = Named { supers: 0, path };
+            if let Some(module) = resolve(modules, &CrateItems::default(), &[], &named) {
+                items.insert(item, module);
+            }
+        }
+    }
+    items
 }
 
 /// A path as written: `crate::` or `super::`(`super::`…) and what follows.
@@ -122,14 +279,17 @@ struct Named {
 }
 
 /// The module of `modules` that `named`, written in `module`, is in: the
-/// longest module its path starts with.
-fn resolve(modules: &BTreeSet<String>, module: &[String], named: &Named) -> Option<String> {
+/// longest module its path starts with; for a path to an item of the crate
+/// root, the module that holds it when the root re-exports it, else the
+/// root itself (when it is read).
+fn resolve(modules: &BTreeSet<String>, crate_items: &CrateItems, module: &[String], named: &Named) -> Option<String> {
     let base = match named.supers {
         0 => &[][..],
         supers => &module[..module.len().saturating_sub(supers)],
     };
     let mut parts: Vec<&str> = base.iter().map(String::as_str).collect();
     parts.extend(named.path.split("::").filter(|p| !p.is_empty() && *p != "self"));
+    let first = parts.first().map(|p| (*p).to_owned());
     while !parts.is_empty() {
         let candidate = parts.join("::");
         if modules.contains(&candidate) {
@@ -137,16 +297,21 @@ fn resolve(modules: &BTreeSet<String>, module: &[String], named: &Named) -> Opti
         }
         parts.pop();
     }
-    None
+    match first.and_then(|item| crate_items.reexports.get(&item)) {
+        Some(holder) => Some(holder.clone()),
+        None => crate_items.read.then(String::new),
+    }
 }
 
 /// Every `crate::`/`super::` path of `source`, in `use` lines and in code,
-/// outside comments, literals and test code.
-fn named_paths(source: &str) -> BTreeSet<Named> {
+/// outside comments, literals and test code; and every path that starts
+/// with one of `relative` (the crate root's own modules, as the root names
+/// them).
+fn named_paths(source: &str, relative: &BTreeSet<String>) -> BTreeSet<Named> {
     let code = without_test_items(&code_only(source));
     let mut found = BTreeSet::new();
     for tree in use_trees(&code) {
-        if let Some((supers, rest)) = path_start(&tree) {
+        if let Some((supers, rest)) = path_start(&tree, relative) {
             let mut paths = Vec::new();
             expand("", rest, &mut paths);
             found.extend(paths.into_iter().map(|path| Named { supers, path }));
@@ -166,7 +331,7 @@ fn named_paths(source: &str) -> BTreeSet<Named> {
             continue;
         }
         let word = &code[start..colons];
-        if word != "crate" && word != "super" {
+        if word != "crate" && word != "super" && !relative.contains(word) {
             continue;
         }
         let mut end = start;
@@ -182,7 +347,7 @@ fn named_paths(source: &str) -> BTreeSet<Named> {
                 break;
             }
         }
-        if let Some((supers, rest)) = path_start(&code[start..end])
+        if let Some((supers, rest)) = path_start(&code[start..end], relative)
             && !rest.is_empty()
         {
             found.insert(Named {
@@ -195,12 +360,16 @@ fn named_paths(source: &str) -> BTreeSet<Named> {
     found
 }
 
-/// `crate::a::b` → `(0, "a::b")`, `super::super::a` → `(2, "a")`; `None`
-/// for any other path.
-fn path_start(path: &str) -> Option<(usize, &str)> {
+/// `crate::a::b` → `(0, "a::b")`, `super::super::a` → `(2, "a")`, and
+/// `a::b` → `(0, "a::b")` where `a` is one of `relative`; `None` for any
+/// other path.
+fn path_start<'a>(path: &'a str, relative: &BTreeSet<String>) -> Option<(usize, &'a str)> {
     let path = path.trim();
     if let Some(rest) = path.strip_prefix("crate::") {
         return Some((0, rest.trim()));
+    }
+    if relative.iter().any(|top| path.starts_with(&format!("{top}::"))) {
+        return Some((0, path));
     }
     let mut supers = 0;
     let mut rest = path;
@@ -415,7 +584,10 @@ mod reading {
     use super::*;
 
     fn named(source: &str) -> Vec<(usize, String)> {
-        named_paths(source).into_iter().map(|n| (n.supers, n.path)).collect()
+        named_paths(source, &BTreeSet::new())
+            .into_iter()
+            .map(|n| (n.supers, n.path))
+            .collect()
     }
 
     #[test]
@@ -482,12 +654,25 @@ mod reading {
                 supers,
                 path: path.to_owned(),
             };
-            resolve(&modules, &module, &named)
+            resolve(&modules, &CrateItems::default(), &module, &named)
         };
         assert_eq!(at(1, "queue::claim").as_deref(), Some("webhooks::queue"));
         assert_eq!(at(0, "events::entity::Model").as_deref(), Some("events::entity"));
         assert_eq!(at(2, "events::EventType").as_deref(), Some("events"));
         assert_eq!(at(0, "Core"), None);
+        let root_read = CrateItems {
+            read: true,
+            reexports: [("CoreError".to_owned(), "events".to_owned())].into(),
+        };
+        let at_root = |path: &str| {
+            let named = Named {
+                supers: 0,
+                path: path.to_owned(),
+            };
+            resolve(&modules, &root_read, &module, &named)
+        };
+        assert_eq!(at_root("Core").as_deref(), Some(""));
+        assert_eq!(at_root("CoreError").as_deref(), Some("events"));
     }
 
     #[test]
@@ -520,13 +705,52 @@ mod reading {
         );
         write("a/inner.rs", "use super::Thing; fn g() { crate::b::z(); }");
         write("b.rs", "fn z() { crate::a::inner::y(); }");
-        let graph = graph(&root);
+        let graph = graph(&root, Root::Skipped);
         let _ = std::fs::remove_dir_all(&root);
-        let edges: Vec<(&str, Vec<&str>)> = graph
+        assert_eq!(
+            edges(&graph),
+            [("a", vec![]), ("a::inner", vec!["b"]), ("b", vec!["a::inner"])]
+        );
+        assert_eq!(circles(&graph), vec![vec!["a::inner".to_owned(), "b".into()]]);
+    }
+
+    #[test]
+    fn the_crate_root_is_a_module_above_those_it_names() {
+        let root = std::env::temp_dir().join(format!("courier-layering-root-{}", std::process::id()));
+        let write = |path: &str, text: &str| {
+            std::fs::create_dir_all(&root).expect("directory");
+            std::fs::write(root.join(path), text).expect("written");
+        };
+        write(
+            "lib.rs",
+            "pub mod a; pub mod b; pub mod c; pub use c::Error; pub struct Handle { pool: b::Pool }",
+        );
+        write("a.rs", "fn f(h: &crate::Handle) -> Result<(), crate::Error> { Ok(()) }");
+        write("b.rs", "pub struct Pool; fn g() -> crate::Error { todo!() }");
+        write("c.rs", "pub struct Error;");
+        let read = graph(&root, Root::Read);
+        let skipped = graph(&root, Root::Skipped);
+        write("b.rs", "pub struct Pool; fn g(h: &crate::Handle) {}");
+        let tied = graph(&root, Root::Read);
+        let _ = std::fs::remove_dir_all(&root);
+        assert_eq!(
+            edges(&read),
+            [
+                ("", vec!["b", "c"]),
+                ("a", vec!["", "c"]),
+                ("b", vec!["c"]),
+                ("c", vec![])
+            ]
+        );
+        assert!(circles(&read).is_empty());
+        assert_eq!(edges(&skipped), [("a", vec!["c"]), ("b", vec!["c"]), ("c", vec![])]);
+        assert_eq!(circles(&tied), vec![vec!["".to_owned(), "b".into()]]);
+    }
+
+    fn edges(graph: &Graph) -> Vec<(&str, Vec<&str>)> {
+        graph
             .iter()
             .map(|(m, to)| (m.as_str(), to.iter().map(String::as_str).collect()))
-            .collect();
-        assert_eq!(edges, [("a", vec![]), ("a::inner", vec!["b"]), ("b", vec!["a::inner"])]);
-        assert_eq!(circles(&graph), vec![vec!["a::inner".to_owned(), "b".into()]]);
+            .collect()
     }
 }

@@ -140,10 +140,10 @@ async fn pgbench(
 /// pool opened exactly as the core opens its own (same pragmas), with the
 /// core's background WAL checkpointer running beside it.
 async fn sqlite_loop(database: &ScratchDatabase, workload: Workload, duration: Duration) -> BenchResult<f64> {
-    let db = courier_core::db::connect(&database.url, None).await?;
+    let db = courier_store::db::connect(&database.url, None).await?;
     db.execute_unprepared(SCHEMA).await?;
     let stop = CancellationToken::new();
-    let checkpoints = tokio::spawn(courier_core::db::checkpoint_wal(db.clone(), stop.clone()));
+    let checkpoints = tokio::spawn(courier_store::db::checkpoint_wal(db.clone(), stop.clone()));
     let started = Instant::now();
     let mut n = 0u64;
     while started.elapsed() < duration {

@@ -9,8 +9,9 @@
 
 use sea_orm::{ActiveModelTrait, ActiveValue::Set, Condition, ConnectionTrait};
 
-use crate::pagination::{self, Keyset};
-use crate::{Core, CoreResult, ids};
+use crate::{Core, CoreResult};
+use courier_store::ids;
+use courier_store::pagination::{self, Keyset};
 
 /// The log as it is read, with the couriers' names: above `couriers`, which
 /// (through the modules whose changes are audited) lies above this one.
@@ -90,7 +91,7 @@ pub async fn page(core: &Core, page_size: i32, page_token: Option<&str>) -> Core
         id: entity::Column::Id,
         newest_first: true,
     }
-    .page(core, "audit", Condition::all(), limit, page_token)
+    .page(&core.pages, "audit", Condition::all(), limit, page_token)
     .await
 }
 

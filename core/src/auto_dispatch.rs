@@ -27,15 +27,16 @@ use tokio_util::sync::CancellationToken;
 
 use crate::assignments;
 use crate::assignments::offers::{self, NewOffer, Offer, OfferStatus};
-use crate::config::DispatchMode;
 use crate::couriers::{self, Courier, Fleet};
 use crate::deliveries;
 use crate::fleet;
 use crate::positions::{self, Position};
 use crate::quotes::geo::{GeoPoint, distance_km};
-use crate::workers::runner::{Done, Runner, Work};
 use crate::workspaces;
-use crate::{Core, CoreResult, db};
+use crate::{Core, CoreResult};
+use courier_store::config::DispatchMode;
+use courier_store::db;
+use courier_store::runner::{Done, Runner, Work};
 
 /// A round runs at least this often.
 const ROUND_EVERY: Duration = Duration::from_secs(1);
@@ -248,7 +249,7 @@ pub async fn round_with(core: &Core, memory: &mut Memory) -> CoreResult<Option<R
             }));
         }
     }
-    let tx = db::begin(core).await?;
+    let tx = core.begin().await?;
     if tx.get_database_backend() == DbBackend::Postgres {
         let locked = tx
             .query_one_raw(Statement::from_sql_and_values(
@@ -609,7 +610,7 @@ mod tests {
         for _ in 0..300 {
             create_delivery(&core, &live).await.expect("a live delivery");
         }
-        let tx = db::begin(&core).await.expect("tx");
+        let tx = core.begin().await.expect("tx");
         let vehicle = Vehicle {
             vehicle_type_id: "car".into(),
             make: None,

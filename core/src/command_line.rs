@@ -19,7 +19,8 @@ use tonic::transport::Channel;
 use crate::access::{self, act};
 use crate::auth::service_token;
 use crate::couriers::{self, Status};
-use crate::{Core, CoreError, CoreResult, audit, db};
+use crate::{Core, CoreError, CoreResult, audit};
+use courier_store::db;
 
 /// How long the serving process has to answer.
 const ANSWER_WITHIN: std::time::Duration = std::time::Duration::from_secs(10);
@@ -52,7 +53,7 @@ pub async fn revoke_api_key(core: &Core, id: &str) -> CoreResult<String> {
 pub async fn suspend_courier(core: &Core, id: &str) -> CoreResult<String> {
     let Some(serving) = db::serving_process(&core.config.database_url)? else {
         let granted = access::caller::command_line::<act::ManageCouriers>()?;
-        let tx = db::begin(core).await?;
+        let tx = core.begin().await?;
         let courier = couriers::set_status(core, &tx, id, Status::Suspended).await?;
         let change = audit::Change {
             action: "courier.suspend",

@@ -64,7 +64,7 @@ pub async fn bootstrap(core: &Core) -> CoreResult<Option<DemoKeys>> {
     };
     let (_, test_key) = api_keys::create(core, &granted, key(Mode::Test)).await?;
     let (_, live_key) = api_keys::create(core, &granted, key(Mode::Live)).await?;
-    let login_password = crate::ids::random_base62(16);
+    let login_password = courier_store::ids::random_base62(16);
     let login = NewUser {
         email: DEMO_EMAIL.into(),
         name: "Demo Operator".into(),
@@ -73,8 +73,8 @@ pub async fn bootstrap(core: &Core) -> CoreResult<Option<DemoKeys>> {
     };
     let joins = Some((workspace.id.as_str(), Role::Owner));
     let operator = accounts::create_for_operator(core, &granted, login, joins).await?;
-    let courier_password = crate::ids::random_base62(16);
-    let tx = crate::db::begin(core).await?;
+    let courier_password = courier_store::ids::random_base62(16);
+    let tx = core.begin().await?;
     let courier = couriers::create(
         core,
         &tx,

@@ -14,13 +14,13 @@ use sea_orm::ConnectionTrait;
 
 use crate::assignments;
 use crate::auth::Mode;
-use crate::db::WriteTransaction;
 use crate::deliveries::{self, Change, Courier, CourierLocation, Delivery};
 use crate::events::EventType;
 use crate::lifecycle::{self, CancellationReason, Status};
 use crate::proofs::{self, Checkpoint, ProofSubmission};
 use crate::{Core, CoreError, CoreResult, positions};
 use courier::errors::ErrorCode;
+use courier_store::db::WriteTransaction;
 
 /// Open jobs per page when the caller does not say.
 const DEFAULT_PAGE_SIZE: u64 = 20;
@@ -187,7 +187,7 @@ pub async fn submit_proof(
     delivery_id: &str,
     submission: ProofSubmission,
 ) -> CoreResult<Delivery> {
-    let tx = crate::db::begin(core).await?;
+    let tx = core.begin().await?;
     let delivery = delivery_for(&tx, by, delivery_id).await?;
     if let Mover::Courier(courier_id) = by {
         // A submission of theirs sent again (its answer lost) answers as it
@@ -245,7 +245,7 @@ pub async fn report_location(core: &Core, report: LocationReport) -> CoreResult<
             ));
         }
     }
-    let tx = crate::db::begin(core).await?;
+    let tx = core.begin().await?;
     let delivery = live_delivery(&tx, &report.delivery_id).await?;
     let Some(mut courier) = delivery.courier.clone().filter(|_| !delivery.status.is_terminal()) else {
         return Err(CoreError::new(
@@ -298,7 +298,7 @@ pub async fn update_etas(
     if let Some(eta) = dropoff_moved {
         change = change.dropoff_eta(Some(eta)).touched(now);
     }
-    let tx = crate::db::begin(core).await?;
+    let tx = core.begin().await?;
     if !deliveries::update(core, &tx, &delivery.id, Some(delivery.status), change).await? {
         // Moved meanwhile: the next position computes them again.
         return Ok(());
@@ -367,7 +367,7 @@ async fn move_to(
     proof: Option<Checkpoint>,
     change: impl FnOnce(&Delivery) -> CoreResult<Change>,
 ) -> CoreResult<Delivery> {
-    let tx = crate::db::begin(core).await?;
+    let tx = core.begin().await?;
     let delivery = delivery_for(&tx, by, delivery_id).await?;
     if let Mover::Courier(courier_id) = by {
         match held_by(&tx, &delivery, courier_id).await {

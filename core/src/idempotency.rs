@@ -80,7 +80,7 @@ pub fn check_key(key: Option<&str>) -> CoreResult<String> {
 /// The hash compared between requests that share a key: SHA-256 of the
 /// request in canonical form (the parsed request, encoded).
 pub fn request_hash(canonical: &[u8]) -> String {
-    crate::secrets::sha256_hex(canonical)
+    courier_store::secrets::sha256_hex(canonical)
 }
 
 /// The work a key guards, run inside the claiming transaction.
@@ -97,7 +97,7 @@ pub async fn run<P, M>(
     request_id: &str,
     now: i64,
     prepare: impl Future<Output = CoreResult<P>> + Send,
-    work: impl for<'t> FnOnce(&'t crate::db::WriteTransaction, P) -> Work<'t, M> + Send,
+    work: impl for<'t> FnOnce(&'t courier_store::db::WriteTransaction, P) -> Work<'t, M> + Send,
 ) -> CoreResult<Idempotent<M>>
 where
     P: Send,
@@ -123,13 +123,13 @@ pub async fn run_prepared<P, M>(
     request_id: &str,
     now: i64,
     prepared: P,
-    work: impl for<'t> FnOnce(&'t crate::db::WriteTransaction, P) -> Work<'t, M> + Send,
+    work: impl for<'t> FnOnce(&'t courier_store::db::WriteTransaction, P) -> Work<'t, M> + Send,
 ) -> CoreResult<Idempotent<M>>
 where
     P: Send,
     M: Message + Default,
 {
-    let tx = crate::db::begin(core).await?;
+    let tx = core.begin().await?;
     if !claim(&tx, scope, hash, now).await? {
         tx.rollback().await?;
         return answered_elsewhere(core, scope, hash, now).await;
@@ -223,7 +223,7 @@ pub async fn claim_answered(
     let mut inserted: std::collections::HashSet<(String, String, String, String)> =
         if tx.get_database_backend() == DatabaseBackend::Postgres {
             tx.execute_unprepared(LOCK_TIMEOUT).await?;
-            let (insert, rows) = crate::db::json_rows::<entity::Entity>(rows)?;
+            let (insert, rows) = courier_store::db::json_rows::<entity::Entity>(rows)?;
             let sql = format!(
                 "{insert} ON CONFLICT (workspace_id, mode, endpoint, key) DO UPDATE SET \
                  request_hash = EXCLUDED.request_hash, outcome = EXCLUDED.outcome, created_at = EXCLUDED.created_at \
@@ -450,7 +450,7 @@ where
         error_param: param.clone().unwrap_or_default(),
         request_id: request_id.to_owned(),
     };
-    let tx = crate::db::begin(core).await?;
+    let tx = core.begin().await?;
     if !claim(&tx, scope, hash, now).await? {
         tx.rollback().await?;
         // Another request with this key answered meanwhile: its answer wins.

@@ -12,36 +12,24 @@ pub mod audit;
 pub mod auth;
 pub mod auto_dispatch;
 pub mod billing;
-pub mod blobs;
-pub mod cache_feed;
-pub mod clock;
 pub mod command_line;
-pub mod config;
 pub mod couriers;
-pub mod day_partitions;
-pub mod db;
 pub mod deliveries;
 pub mod demo;
 pub mod dispatch;
 pub mod dispatch_map;
-pub mod error;
 pub mod events;
 pub mod fleet;
 pub mod grpc;
 pub mod idempotency;
 pub mod identity;
-pub mod ids;
 pub mod jobs;
 pub mod lifecycle;
-pub mod metrics;
-pub mod pagination;
 pub mod positions;
 pub mod proofs;
 pub mod public_tracking;
 pub mod quotes;
-pub mod secrets;
 pub mod server;
-pub mod shared_reads;
 pub mod simulator;
 pub mod statuses;
 pub mod testing;
@@ -53,33 +41,20 @@ pub mod workspaces;
 
 use std::sync::Arc;
 
-use sea_orm::DatabaseConnection;
+pub use courier_store::{CoreError, CoreResult, Store};
 
-pub use error::{CoreError, CoreResult};
-
-/// Everything a request or worker of the core needs, cheap to clone.
+/// Everything a request or worker of the core needs, cheap to clone: the
+/// storage beneath (`Store`, which it derefs to) and the state of the
+/// rules above it.
 #[derive(Clone)]
 pub struct Core {
-    /// The read pool; it cannot write (`db::Reader`).
-    pub db: db::Reader,
-    pub clock: clock::Clock,
-    pub secrets: secrets::Secrets,
+    pub store: Store,
     pub catalog: Arc<quotes::catalog::Catalog>,
     pub router: Arc<dyn quotes::routing::RoutingProvider>,
-    pub config: Arc<config::CoreConfig>,
-    pub faults: Arc<Faults>,
-    /// Where proof-of-delivery files are kept (local directory or S3).
-    pub blobs: Arc<dyn blobs::BlobStore>,
     /// Tells watchers in this process that a delivery changed.
     pub changes: Changes,
     /// Webhook HTTP clients, reused per pinned address.
     pub webhook_clients: Arc<webhooks::target::PinnedClients>,
-    /// Prometheus series of this process (behind one `Arc`: the core is
-    /// cloned for every request, and the series are many).
-    pub metrics: Arc<metrics::CoreMetrics>,
-    /// The write pool: write transactions (`db::begin`) and
-    /// single-statement writes (`db::Pools::writer`).
-    pub writer: DatabaseConnection,
     /// Checked API keys (see `auth::cache`).
     pub keys: Arc<auth::cache::KeyCache>,
     /// Delivery creates waiting for their shared transaction.
@@ -88,15 +63,8 @@ pub struct Core {
     pub delivery_cache: Arc<deliveries::cache::DeliveryCache>,
     /// Events as recorded (see `events::cache`).
     pub event_cache: Arc<events::cache::EventCache>,
-    /// Whether other replicas' changes reach the caches (`cache_feed`).
-    pub cache_feed: Arc<cache_feed::Feed>,
-    /// Whether this replica hears every change now (`cache_feed`): what its
-    /// caches may serve, and whether its streams may wait to be woken.
-    pub freshness: cache_feed::Freshness,
-    /// List pages' positions being read, shared by identical requests.
-    pub page_reads: Arc<shared_reads::SharedReads<pagination::Positions>>,
     /// Dispatch maps being read, shared by the watchers of one map.
-    pub map_reads: Arc<shared_reads::SharedReads<Arc<dispatch_map::Map>>>,
+    pub map_reads: Arc<courier_store::shared_reads::SharedReads<Arc<dispatch_map::Map>>>,
     /// Couriers' positions taken in and not yet written (`positions`).
     pub positions: Arc<positions::Intake>,
     /// Wakes this process's watchers of a courier's feed.
@@ -108,11 +76,14 @@ pub struct Core {
     /// Wakes this process's watchers of the dispatch map: a courier's
     /// position, availability or work changed (`dispatch_map`).
     pub map_wake: MapWake,
-    /// Cancelled when this core begins to stop: its streams (assignments,
-    /// the dispatch map, a delivery, events) end at once, so that their
-    /// clients reconnect to another replica and the calls in flight, not
-    /// the streams, are what a graceful stop waits for.
-    pub stopping: tokio_util::sync::CancellationToken,
+}
+
+impl std::ops::Deref for Core {
+    type Target = Store;
+
+    fn deref(&self) -> &Store {
+        &self.store
+    }
 }
 
 /// Wakes this process's watchers of the dispatch map (`dispatch_map`).
@@ -154,103 +125,76 @@ impl Changes {
     }
 }
 
-/// Failures tests inject to prove crash safety (never set in production).
-#[derive(Debug, Default)]
-pub struct Faults {
-    /// The next idempotent create fails after its transaction committed, as
-    /// if the core died before answering.
-    pub fail_after_commit: std::sync::atomic::AtomicBool,
-    /// The next statement close fails once its statements are written,
-    /// before its commit, as if the core died there.
-    pub fail_before_commit: std::sync::atomic::AtomicBool,
-    /// The next audit entry is not written: its write fails.
-    pub fail_audit_write: std::sync::atomic::AtomicBool,
-}
-
-impl Faults {
-    /// Call once an idempotent create's transaction committed, per create:
-    /// the injected failure, if one is set (it fires once).
-    pub fn after_commit(&self) -> CoreResult<()> {
-        if self.fail_after_commit.swap(false, std::sync::atomic::Ordering::SeqCst) {
-            return Err(CoreError::Internal("injected fault after commit".into()));
-        }
-        Ok(())
-    }
-
-    /// Call just before a statement close commits: the injected failure,
-    /// if one is set (it fires once).
-    pub fn before_commit(&self) -> CoreResult<()> {
-        if self.fail_before_commit.swap(false, std::sync::atomic::Ordering::SeqCst) {
-            return Err(CoreError::Internal("injected fault before commit".into()));
-        }
-        Ok(())
-    }
-
-    /// Call as an audit entry is written: the injected failure, if one is
-    /// set (it fires once).
-    pub fn audit_write(&self) -> CoreResult<()> {
-        if self.fail_audit_write.swap(false, std::sync::atomic::Ordering::SeqCst) {
-            return Err(CoreError::Internal(
-                "injected fault: the audit entry was not written".into(),
-            ));
-        }
-        Ok(())
-    }
-}
-
 impl Core {
-    /// Connects to the database, runs pending migrations and loads the
-    /// catalogue and secrets.
-    pub async fn start(config: config::CoreConfig, clock: clock::Clock) -> CoreResult<Core> {
-        let db::Pools { reader: db, writer } = db::open(&config.database_url, config.database_max_connections).await?;
-        let secrets = secrets::Secrets::load(&writer, config.secret_key.as_deref()).await?;
-        let catalog = quotes::catalog::Catalog::load(config.catalog_file.as_deref())
+    /// Opens the store (the database, migrated; secrets; the blob store) and
+    /// loads the catalogue and the router.
+    pub async fn start(
+        config: courier_store::config::CoreConfig,
+        clock: courier_store::clock::Clock,
+    ) -> CoreResult<Core> {
+        let store = Store::open(config, clock).await?;
+        let catalog = quotes::catalog::Catalog::load(store.config.catalog_file.as_deref())
             .map_err(|e| CoreError::Internal(format!("catalogue: {e}")))?;
-        let blobs = blobs::from_config(&config)?;
-        // On SQLite one process serves the database (`db::ServeLock`) and
-        // sees every change: what it keeps is exact. PostgreSQL replicas
-        // keep what other replicas' announcements allow (`cache_feed`).
-        let cache_feed = Arc::new(cache_feed::Feed::default());
-        let freshness = if writer.get_database_backend() == sea_orm::DbBackend::Sqlite {
-            cache_feed::Freshness::Exact
-        } else {
-            cache_feed::Freshness::Announced(cache_feed.clone())
-        };
-        let metrics = metrics::CoreMetrics::default();
-        let router = quotes::router_from_config(&config, &metrics)?;
+        let router = quotes::router_from_config(&store.config, &store.metrics)?;
+        let metrics = &store.metrics;
         Ok(Core {
-            writer,
             create_queue: Arc::default(),
             keys: Arc::new(auth::cache::KeyCache::new(
-                freshness.clone(),
+                store.freshness.clone(),
                 metrics.cache_counters("keys"),
             )),
             delivery_cache: Arc::new(deliveries::cache::DeliveryCache::new(
-                freshness.clone(),
+                store.freshness.clone(),
                 metrics.cache_counters("deliveries"),
             )),
-            freshness,
             event_cache: Arc::new(events::cache::EventCache::new(metrics.cache_counters("events"))),
-            cache_feed,
-            page_reads: Arc::new(shared_reads::SharedReads::new(metrics.list_page_reads())),
-            map_reads: Arc::new(shared_reads::SharedReads::new(metrics.dispatch_map_reads())),
+            map_reads: Arc::new(courier_store::shared_reads::SharedReads::new(
+                metrics.dispatch_map_reads(),
+            )),
             positions: Arc::default(),
             courier_signals: Arc::default(),
             dispatch_wake: Arc::default(),
             webhook_wake: Arc::default(),
             map_wake: MapWake::default(),
-            stopping: tokio_util::sync::CancellationToken::new(),
-            db,
-            clock,
-            secrets,
             catalog: Arc::new(catalog),
             router,
-            config: Arc::new(config),
-            faults: Arc::default(),
-            blobs,
             changes: Changes::new(),
             webhook_clients: Arc::default(),
-            metrics: Arc::new(metrics),
+            store,
         })
+    }
+}
+
+/// What this replica does with another replica's announced change
+/// (`courier_store::cache_feed::listen`): evict it from the caches and wake
+/// the streams and workers that wait for it.
+impl courier_store::cache_feed::Listener for Core {
+    fn connected(&self) {
+        self.keys.forget_all();
+        self.delivery_cache.forget_all();
+        // Couriers' streams check what they may have missed (a suspension,
+        // a sign-out on another replica).
+        self.courier_signals.wake_all();
+    }
+
+    fn changed(&self, change: courier_store::cache_feed::Change) {
+        use courier_store::cache_feed::Change;
+        match change {
+            Change::Keys => self.keys.forget_all(),
+            Change::Delivery { id, .. } => {
+                // Evicted first: the streams woken read it anew.
+                self.delivery_cache.forget(&id);
+                self.changes.publish(&id);
+                // It may have queued webhooks for this replica's dispatcher
+                // to send.
+                self.webhook_wake.notify_one();
+            }
+            Change::Couriers { ids, .. } => {
+                for id in ids {
+                    self.courier_signals.wake(&id);
+                }
+                self.map_wake.wake();
+            }
+        }
     }
 }

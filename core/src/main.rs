@@ -10,10 +10,11 @@ use courier_core::access::{Permission, act};
 use courier_core::auth::Mode;
 use courier_core::auth::api_keys::{self, KeyExpiry, NewApiKey};
 use courier_core::auth::service_token::{self, Role};
-use courier_core::config::CoreConfig;
 use courier_core::workers::Role as ServeRole;
 use courier_core::workspaces::{self, BillingSettings, NewWorkspace, Plan, WorkspaceKind};
-use courier_core::{Core, CoreError, clock::Clock};
+use courier_core::{Core, CoreError};
+use courier_store::clock::Clock;
+use courier_store::config::CoreConfig;
 use prometheus_client::registry::Registry;
 use std::sync::Arc;
 use tokio_util::sync::CancellationToken;
@@ -311,7 +312,7 @@ enum BillingCommand {
 /// period.
 async fn serve(core: Core, role: ServeRole) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
     let listener = tokio::net::TcpListener::bind(&core.config.grpc_addr).await?;
-    let _serving = courier_core::db::ServeLock::claim(&core.config.database_url, listener.local_addr()?)?;
+    let _serving = courier_store::db::ServeLock::claim(&core.config.database_url, listener.local_addr()?)?;
     let ops_listener = tokio::net::TcpListener::bind(&core.config.metrics_addr).await?;
     tracing::info!(addr = %listener.local_addr()?, metrics = %ops_listener.local_addr()?, ?role, "courier-core serving gRPC");
     let mut registry = Registry::default();
@@ -505,7 +506,7 @@ async fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
             role,
         }) => {
             let role = courier_core::access::Role::parse(&role).ok_or("unknown role")?;
-            let password = courier_core::ids::random_base62(16);
+            let password = courier_store::ids::random_base62(16);
             let new = courier_core::accounts::NewUser {
                 email,
                 name,
@@ -576,7 +577,7 @@ async fn courier(core: &Core, command: CourierCommand) -> Result<(), Box<dyn std
         }
         command => command,
     };
-    let tx = courier_core::db::begin(core).await?;
+    let tx = core.begin().await?;
     let mut entry = None;
     match command {
         CourierCommand::Invite {

@@ -11,9 +11,9 @@
 //! courier's positions. On SQLite the rows go in statements that fit its
 //! limit of bound parameters ([`db::rows_per_statement`]).
 //!
-//! Each courier may report [`crate::config::CoreConfig::positions_per_second`]
+//! Each courier may report [`courier_store::config::CoreConfig::positions_per_second`]
 //! positions a second, and a burst of
-//! [`crate::config::CoreConfig::position_burst`] above it (a token bucket per
+//! [`courier_store::config::CoreConfig::position_burst`] above it (a token bucket per
 //! courier, in this process's memory); a report beyond that is refused
 //! whole, `rate_limited` with the delay after which it fits.
 
@@ -27,7 +27,8 @@ use sea_orm::{
 };
 
 use crate::assignments;
-use crate::{Core, CoreError, CoreResult, cache_feed, day_partitions, db};
+use crate::{Core, CoreError, CoreResult};
+use courier_store::{cache_feed, day_partitions, db};
 
 pub mod latest {
     use sea_orm::entity::prelude::*;
@@ -471,7 +472,7 @@ async fn write(core: &Core, pending: &HashMap<String, Vec<Position>>) -> CoreRes
         .into_iter()
         .map(|a| (a.courier_id, a.job_id))
         .collect();
-    let tx = db::begin(core).await?;
+    let tx = core.begin().await?;
     let latest_rows: Vec<latest::ActiveModel> = newest
         .iter()
         .map(|(courier_id, p)| latest::ActiveModel {

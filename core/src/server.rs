@@ -40,7 +40,7 @@ use crate::grpc::fleet::FleetOrderApi;
 use crate::grpc::request_text::CheckText;
 use crate::grpc::{admin::AdminApi, deliveries::DeliveryApi, quotes::QuoteApi, vehicle_types::VehicleTypeApi};
 use crate::grpc::{dispatch::DispatchApi, events::EventApi, tracking::TrackingApi, webhooks::WebhookApi};
-use crate::metrics::CoreMetrics;
+use courier_store::metrics::CoreMetrics;
 
 /// Every service the health service reports on; `""` is the server as a
 /// whole.

@@ -11,12 +11,12 @@ use std::time::Duration;
 use tokio_util::sync::CancellationToken;
 
 use crate::auth::Mode;
-use crate::db::WriteTransaction;
 use crate::deliveries::{self, Change, Courier, CourierLocation, CourierVehicle, Delivery, TestScenario};
 use crate::lifecycle::{self, CancellationReason, Status};
 use crate::proofs::{self, Checkpoint};
-use crate::workers::runner::{Done, Runner};
 use crate::{Core, CoreResult};
+use courier_store::db::WriteTransaction;
+use courier_store::runner::{Done, Runner};
 
 /// Runs until `stop` fires, stepping every due delivery: one at a time,
 /// again at once while one was due.
@@ -32,7 +32,7 @@ async fn step(core: Core) -> CoreResult<Done> {
 /// Claims and steps one due delivery; `false` when none is due.
 pub async fn step_one(core: &Core) -> CoreResult<bool> {
     let now = core.clock.now_micros();
-    let tx = crate::db::begin(core).await?;
+    let tx = core.begin().await?;
     let Some((delivery, due)) = deliveries::claim_due_step(&tx, now).await? else {
         tx.rollback().await?;
         return Ok(false);

@@ -14,21 +14,20 @@ use courier::v1 as pb;
 
 use crate::access::{act, caller::command_line};
 use crate::auth::{Mode, Principal};
-use crate::clock::Clock;
-use crate::config::CoreConfig;
 use crate::deliveries::{self, NewDelivery};
 use crate::events::EventType;
 use crate::quotes::RouteInput;
 use crate::validate::{ContactInput, WaypointInput};
 use crate::webhooks::endpoints::{self, NewEndpoint};
 use crate::workspaces::{self, BillingSettings, NewWorkspace, Plan, Workspace, WorkspaceKind};
-use crate::{Core, CoreResult, ids};
+use crate::{Core, CoreResult};
+use courier_store::clock::Clock;
+use courier_store::config::CoreConfig;
+use courier_store::ids;
+pub use courier_store::testing::wait_until;
 
 /// The master secret of every test core.
 pub const SECRET_KEY: &str = "test-secret-key";
-
-/// How often [`wait_until`] asks again.
-const POLL_EVERY: Duration = Duration::from_millis(20);
 
 /// The settings tests run with: the simulator, the billing check and the
 /// webhook retry schedule fast; plain-HTTP and loopback webhook targets
@@ -57,7 +56,7 @@ pub fn config(database_url: &str, blob_dir: PathBuf) -> CoreConfig {
         blob_s3: Default::default(),
         // Tests that drive automatic dispatch turn it on; the others
         // assign couriers themselves.
-        dispatch: crate::config::DispatchMode::External,
+        dispatch: courier_store::config::DispatchMode::External,
         offer_timeout: Duration::from_secs(30),
         dispatch_radius_km: 15.0,
         positions_per_second: 20.0,
@@ -188,27 +187,5 @@ fn berlin_route() -> RouteInput {
         extras: vec![],
         items: None,
         scheduled_at: None,
-    }
-}
-
-/// Asks `check` until it answers `Ok`, and returns that; fails the test
-/// after `limit`, naming `what` it waited for and what `check` last saw
-/// (its `Err`). For what a worker does in its own time.
-pub async fn wait_until<T, E: std::fmt::Display>(
-    what: impl std::fmt::Display,
-    limit: Duration,
-    mut check: impl AsyncFnMut() -> Result<T, E>,
-) -> T {
-    let deadline = tokio::time::Instant::now() + limit;
-    loop {
-        let last = match check().await {
-            Ok(done) => return done,
-            Err(last) => last,
-        };
-        assert!(
-            tokio::time::Instant::now() < deadline,
-            "waited {limit:?} for {what}; last seen: {last:#}"
-        );
-        tokio::time::sleep(POLL_EVERY).await;
     }
 }

@@ -1,14 +1,12 @@
 //! Background work of the core (the billing cycle's worker is
 //! `billing::cycle::run`, the simulator's `simulator::run`, …), each on the
-//! one loop of [`runner`] but for the webhook dispatcher and the cache
+//! one loop of `courier_store::runner` but for the webhook dispatcher and the cache
 //! announcements listener, whose loops wait on more than a clock. Every
 //! worker keeps its state in the database and claims work there, so it
 //! survives restarts and runs on several replicas at once; all stop when
 //! the shared cancellation token fires (the webhook dispatcher claims
 //! nothing more and lets its sends in flight finish and record their
 //! outcome).
-
-pub mod runner;
 
 use std::future::Future;
 use std::sync::Arc;
@@ -18,12 +16,12 @@ use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
 use tracing::Instrument;
 
-use crate::metrics::CoreMetrics;
 use crate::{
-    Core, CoreResult, assignments, auto_dispatch, billing, cache_feed, day_partitions, db, events, idempotency, jobs,
-    positions, simulator, webhooks,
+    Core, CoreResult, assignments, auto_dispatch, billing, events, idempotency, jobs, positions, simulator, webhooks,
 };
-use runner::{Done, Runner, log_step};
+use courier_store::metrics::CoreMetrics;
+use courier_store::runner::{Done, Runner, log_step};
+use courier_store::{cache_feed, day_partitions, db};
 
 /// How often expired idempotency keys are deleted.
 const PURGE_EVERY: Duration = Duration::from_secs(600);
@@ -63,7 +61,16 @@ pub fn spawn(core: &Core, stop: &CancellationToken, role: Role) -> JoinSet<()> {
         metrics: core.metrics.clone(),
     };
     tasks.start("wal_checkpoints", db::checkpoint_wal(core.db.clone(), stop.clone()));
-    tasks.start("cache_announcements", cache_feed::listen(core.clone(), stop.clone()));
+    tasks.start(
+        "cache_announcements",
+        cache_feed::listen(
+            core.writer.clone(),
+            core.cache_feed.clone(),
+            core.metrics.clone(),
+            core.clone(),
+            stop.clone(),
+        ),
+    );
     tasks.start("position_writer", jobs::tracking::run(core.clone(), stop.clone()));
     tasks.start(
         "feed_watchers",

@@ -7,12 +7,12 @@ use clap::parser::ValueSource;
 use clap::{CommandFactory, FromArgMatches, Parser};
 use courier::logging::{self, LogFormat};
 use courier_core::auth::service_token::{self, Role};
-use courier_core::clock::Clock;
-use courier_core::config::CoreConfig;
 use courier_core::{Core, demo};
 use courier_edge::ratelimit::RateLimitConfig;
 use courier_edge::serving::HttpTimeouts;
 use courier_edge::{CoreClients, EdgeState};
+use courier_store::clock::Clock;
+use courier_store::config::CoreConfig;
 use prometheus_client::registry::Registry;
 use std::sync::Arc;
 use tokio_util::sync::CancellationToken;
@@ -100,7 +100,7 @@ async fn run(mut cli: Cli, base_url_defaulted: bool) -> Result<(), Box<dyn std::
         cli.core.public_base_url = format!("http://{http_addr}");
     }
     let core = Core::start(cli.core, Clock::default()).await?;
-    let _serving = courier_core::db::ServeLock::claim(&core.config.database_url, grpc.local_addr()?)?;
+    let _serving = courier_store::db::ServeLock::claim(&core.config.database_url, grpc.local_addr()?)?;
     if let Some(keys) = demo::bootstrap(&core).await? {
         keys.print();
     }

@@ -5,7 +5,7 @@ use std::time::Duration;
 use courier::internal::v1 as admin_pb;
 use courier::v1::Mode;
 use courier_core::Core;
-use courier_core::db::ServeLock;
+use courier_store::db::ServeLock;
 use serde_json::json;
 
 e2e! {
@@ -69,7 +69,7 @@ e2e! {
         // the serving replica hears of it by its cache feed, in
         // milliseconds, at most `cache_feed::MAX_AGE` later.
         if app.core.config.database_url.starts_with("postgres") {
-            let limit = courier_core::cache_feed::MAX_AGE * 2;
+            let limit = courier_store::cache_feed::MAX_AGE * 2;
             crate::harness::wait_until("the revocation to reach the serving replica", limit, async || {
                 let answer = app.get("/v1/vehicle-types", &key).await;
                 if answer.status == 401 { Ok(()) } else { Err(format!("{}", answer.status)) }
@@ -89,11 +89,11 @@ e2e! {
         if url.starts_with("sqlite:") {
             let refused = claimed.expect_err("already served");
             assert!(refused.to_string().contains("another courier-core process serves"), "{refused}");
-            let serving = courier_core::db::serving_process(url).expect("readable").expect("served");
+            let serving = courier_store::db::serving_process(url).expect("readable").expect("served");
             assert_eq!(format!("http://{serving}"), app.grpc_url);
         } else {
             claimed.expect("replicas share PostgreSQL");
-            assert!(courier_core::db::serving_process(url).expect("readable").is_none());
+            assert!(courier_store::db::serving_process(url).expect("readable").is_none());
         }
     }
 

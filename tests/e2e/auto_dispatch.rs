@@ -15,7 +15,7 @@ use courier::app::v1 as apb;
 use courier::app::v1::watch_assignments_response::Update;
 use courier::v1 as pb;
 use courier_core::assignments::entity as assignment;
-use courier_core::config::DispatchMode;
+use courier_store::config::DispatchMode;
 use sea_orm::EntityTrait;
 use serde_json::json;
 

@@ -16,7 +16,7 @@ use std::time::Duration;
 use base64::Engine;
 use courier::app::v1 as apb;
 use courier::internal::v1 as ipb;
-use courier_core::config::DispatchMode;
+use courier_store::config::DispatchMode;
 use fantoccini::actions::{InputSource, MOUSE_BUTTON_LEFT, MouseActions, PointerAction};
 use serde_json::{Value, json};
 

@@ -38,7 +38,7 @@ const ENDS_WITHIN: Duration = Duration::from_secs(1);
 #[derive(Parser)]
 struct CommandFlags {
     #[command(flatten)]
-    config: courier_core::config::CoreConfig,
+    config: courier_store::config::CoreConfig,
 }
 
 /// The command line's process of the suspension tests: suspends the
@@ -54,7 +54,7 @@ fn command_line() {
         .expect("runtime");
     runtime.block_on(async {
         let config = CommandFlags::parse_from(["courier-core"]).config;
-        let core = courier_core::Core::start(config, courier_core::clock::Clock::default())
+        let core = courier_core::Core::start(config, courier_store::clock::Clock::default())
             .await
             .expect("the command line's core starts");
         let suspended = courier_core::command_line::suspend_courier(&core, &id)

@@ -311,7 +311,7 @@ const DAY: u64 = 24 * 3600;
 /// whole partition while the rows of the days kept stay.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn postgres_history_days_are_partitions_dropped_whole() {
-    use courier_core::day_partitions::{self, COURIER_TRAILS, DAYS_AHEAD, EVENTS, WEBHOOK_ATTEMPTS};
+    use courier_store::day_partitions::{self, COURIER_TRAILS, DAYS_AHEAD, EVENTS, WEBHOOK_ATTEMPTS};
     crate::harness::limited(async {
         let Some(app) = TestApp::spawn(Backend::Postgres).await else {
             return;

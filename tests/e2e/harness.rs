@@ -13,12 +13,12 @@ use courier::internal::v1::billing_service_client::BillingServiceClient;
 use courier::internal::v1::dispatch_service_client::DispatchServiceClient;
 use courier_core::Core;
 use courier_core::auth::service_token::{self, Role};
-use courier_core::clock::Clock;
-use courier_core::config::CoreConfig;
-use courier_core::db::ServeLock;
 use courier_core::workers::Role as ServeRole;
 use courier_edge::ratelimit::RateLimitConfig;
 use courier_edge::{CoreClients, EdgeState};
+use courier_store::clock::Clock;
+use courier_store::config::CoreConfig;
+use courier_store::db::ServeLock;
 use prometheus_client::registry::Registry;
 use sea_orm::{ConnectionTrait, Database};
 use serde_json::Value;
@@ -707,7 +707,7 @@ pub async fn move_delivery(
     to: courier_core::lifecycle::Status,
     change: courier_core::deliveries::Change,
 ) -> bool {
-    let tx = courier_core::db::begin(core).await.expect("transaction");
+    let tx = core.begin().await.expect("transaction");
     let now = core.clock.now_micros();
     let moved = courier_core::lifecycle::compare_and_set(core, &tx, id, from, to, now, change)
         .await

@@ -46,7 +46,7 @@ fn declared_in(source: &str) -> Vec<String> {
 /// The `COURIER_*` variables each binary reads.
 fn read_by_binary() -> HashMap<&'static str, BTreeSet<String>> {
     let of_args = |command: clap::Command| courier::env::read_by(&command);
-    let core = of_args(courier_core::config::CoreConfig::augment_args(clap::Command::new(
+    let core = of_args(courier_store::config::CoreConfig::augment_args(clap::Command::new(
         "core",
     )));
     let edge = of_args(courier_edge::config::EdgeConfig::augment_args(clap::Command::new(

@@ -188,7 +188,7 @@ e2e! {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn two_cores_on_one_postgres_step_each_delivery_once() {
     crate::harness::limited(async {
-        let step = |config: &mut courier_core::config::CoreConfig| config.simulator_step = Duration::from_millis(100);
+        let step = |config: &mut courier_store::config::CoreConfig| config.simulator_step = Duration::from_millis(100);
         let Some(app) = TestApp::spawn_with(Backend::Postgres, step).await else {
             return;
         };

@@ -377,9 +377,9 @@ e2e! {
 
 e2e! {
     async fn write_transactions_take_turns_on_sqlite_only(app: TestApp) {
-        let first = courier_core::db::begin(&app.core).await.expect("first transaction");
+        let first = app.core.begin().await.expect("first transaction");
         let core = app.core.clone();
-        let mut second = tokio::spawn(async move { courier_core::db::begin(&core).await });
+        let mut second = tokio::spawn(async move { core.begin().await });
         let began_meanwhile = tokio::time::timeout(Duration::from_millis(200), &mut second).await.ok();
         match app.core.writer.get_database_backend() {
             DbBackend::Sqlite => assert!(

@@ -59,7 +59,7 @@ fn photo(name: &str, bytes: &[u8]) -> ProofFile {
 }
 
 async fn submit(app: &TestApp, delivery: &Delivery, submission: ProofSubmission) -> Result<(), CoreError> {
-    let tx = courier_core::db::begin(&app.core).await?;
+    let tx = app.core.begin().await?;
     proofs::submit(&app.core, &tx, delivery, submission, app.clock.now_micros()).await?;
     tx.commit().await
 }

@@ -342,7 +342,7 @@ async fn a_change_through_one_replica_is_pushed_to_watch_streams_on_the_other() 
         for n in 0..200 {
             let eta = base + n * 60_000_000;
             let started = Instant::now();
-            let tx = courier_core::db::begin(&app.core).await.expect("transaction");
+            let tx = app.core.begin().await.expect("transaction");
             let change = courier_core::deliveries::Change::default().dropoff_eta(Some(eta));
             let changed = courier_core::deliveries::update(&app.core, &tx, &id, None, change)
                 .await

@@ -8,7 +8,7 @@ use std::time::Duration;
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
-use courier_core::config::{CoreConfig, RoutingFallback};
+use courier_store::config::{CoreConfig, RoutingFallback};
 use serde_json::{Value, json};
 
 use crate::harness::{Backend, TestApp, wait_until};

@@ -30,7 +30,7 @@ const SERVING: &str = "child core serving at";
 #[derive(Parser)]
 struct ChildFlags {
     #[command(flatten)]
-    config: courier_core::config::CoreConfig,
+    config: courier_store::config::CoreConfig,
 }
 
 /// The core process of the crash tests (this one, a dispatcher killed
@@ -56,10 +56,10 @@ fn child_core() {
             .await
             .expect("bind metrics");
         let metrics_address = ops_listener.local_addr().expect("metrics addr");
-        let core = courier_core::Core::start(config, courier_core::clock::Clock::default())
+        let core = courier_core::Core::start(config, courier_store::clock::Clock::default())
             .await
             .expect("core starts");
-        let _serving = courier_core::db::ServeLock::claim(&core.config.database_url, address).expect("serve lock");
+        let _serving = courier_store::db::ServeLock::claim(&core.config.database_url, address).expect("serve lock");
         let stop = tokio_util::sync::CancellationToken::new();
         let _workers = courier_core::workers::spawn(&core, &stop, courier_core::workers::Role::All);
         let mut registry = prometheus_client::registry::Registry::default();

@@ -15,7 +15,6 @@ use crate::accounts::{User, memberships};
 use crate::auth::service_token::{self, Holder};
 use crate::auth::{self, Credentials, Mode, Principal};
 use crate::couriers::Courier;
-use crate::grpc::request_text::Refusal;
 use crate::identity::sessions::{self, Session};
 use crate::{Core, CoreError, CoreResult, workspaces};
 use courier::errors::ErrorCode;
@@ -448,6 +447,21 @@ fn request_error<T>(request: &Request<T>) -> CoreResult<()> {
     let bytes = value.to_bytes().map_err(|_| malformed())?;
     let (code, message, param) = courier::errors::decode_request_error(&bytes).ok_or_else(malformed)?;
     Err(CoreError::Rejected { code, message, param })
+}
+
+/// A refusal of a public API request's text, put in the request by the
+/// text check (`grpc::request_text`) and reported once the caller may call
+/// the method.
+#[derive(Clone, Debug)]
+pub struct Refusal {
+    pub param: String,
+    pub message: String,
+}
+
+impl From<Refusal> for CoreError {
+    fn from(refusal: Refusal) -> CoreError {
+        CoreError::invalid(refusal.param, refusal.message)
+    }
 }
 
 #[cfg(test)]

@@ -9,7 +9,7 @@ use super::{NewUser, User};
 use crate::access::{Granted, act};
 use crate::identity::invitations::{self as links, LinkTable};
 use crate::identity::sessions;
-use crate::{Core, CoreError, CoreResult, audit, db, workspaces};
+use crate::{Core, CoreError, CoreResult, audit, workspaces};
 use sea_orm::ActiveValue::Set;
 
 pub mod entity {
@@ -77,7 +77,7 @@ pub async fn create(
     role: Role,
     created_by: &str,
 ) -> CoreResult<(String, Invitation)> {
-    let tx = db::begin(core).await?;
+    let tx = core.begin().await?;
     let workspace = workspaces::get(&*tx, workspace_id).await?;
     let (token, expires_at) =
         links::create::<entity::Entity>(core, &*tx, created_by, (workspace.id.clone(), role)).await?;
@@ -137,7 +137,7 @@ pub async fn accept(core: &Core, token: &str, joiner: Joiner) -> CoreResult<User
         Joiner::New(new) => Err(new),
     };
     let now = core.clock.now_micros();
-    let tx = db::begin(core).await?;
+    let tx = core.begin().await?;
     let user = match existing {
         Ok(user) => user,
         Err(new) => super::create_user(&*tx, now, new).await?,

@@ -9,9 +9,9 @@ use sea_orm::{ActiveModelTrait, ActiveValue::Set, ColumnTrait, ConnectionTrait, 
 use super::User;
 pub use crate::access::Role;
 use crate::access::{Granted, act};
-use crate::db::{self, WriteTransaction};
 use crate::{Core, CoreError, CoreResult, audit, workspaces};
 use courier::errors::ErrorCode;
+use courier_store::db::WriteTransaction;
 
 pub mod entity {
     use sea_orm::entity::prelude::*;
@@ -139,7 +139,7 @@ pub async fn change_role(
     user_id: &str,
     role: Role,
 ) -> CoreResult<()> {
-    let tx = db::begin(core).await?;
+    let tx = core.begin().await?;
     workspaces::get_for_update(&tx, workspace_id).await?;
     let current = role_of(&*tx, workspace_id, user_id)
         .await?
@@ -169,7 +169,7 @@ pub async fn remove(
     workspace_id: &str,
     user_id: &str,
 ) -> CoreResult<()> {
-    let tx = db::begin(core).await?;
+    let tx = core.begin().await?;
     workspaces::get_for_update(&tx, workspace_id).await?;
     let current = role_of(&*tx, workspace_id, user_id)
         .await?

@@ -20,7 +20,7 @@ use sea_orm::{ActiveModelTrait, ActiveValue::Set, ColumnTrait, ConnectionTrait, 
 
 use crate::access::{Granted, act};
 use crate::identity::passwords;
-use crate::{Core, CoreError, CoreResult, audit, db, validate, workspaces};
+use crate::{Core, CoreError, CoreResult, audit, validate, workspaces};
 use courier::errors::ErrorCode;
 use memberships::Role;
 
@@ -79,7 +79,7 @@ pub async fn create_user(db: &impl ConnectionTrait, now: i64, new: NewUser) -> C
         return Err(taken());
     }
     let model = entity::ActiveModel {
-        id: Set(crate::ids::new_id("usr")),
+        id: Set(courier_store::ids::new_id("usr")),
         email: Set(email),
         name: Set(name.to_owned()),
         password_hash: Set(password_hash),
@@ -106,7 +106,7 @@ pub async fn create_for_operator(
     joins: Option<(&str, Role)>,
 ) -> CoreResult<User> {
     let now = core.clock.now_micros();
-    let tx = db::begin(core).await?;
+    let tx = core.begin().await?;
     if let Some((workspace_id, _)) = joins {
         workspaces::get(&*tx, workspace_id).await?;
     }

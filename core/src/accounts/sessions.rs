@@ -7,7 +7,7 @@
 use super::{User, entity as users_table, user_with_password};
 use crate::identity::sessions::{self, Session, SessionTable};
 use crate::identity::{MINUTE_MICROS, Policy, Subject, sign_ins};
-use crate::{Core, CoreError, CoreResult, db};
+use crate::{Core, CoreError, CoreResult};
 use courier::errors::ErrorCode;
 
 pub mod entity {
@@ -107,7 +107,7 @@ pub async fn change_password(
         ));
     };
     let now = core.clock.now_micros();
-    let tx = db::begin(core).await?;
+    let tx = core.begin().await?;
     super::set_password(&*tx, now, &user.id, new).await?;
     sessions::end_all::<User>(core, &tx, &user.id, Some(token)).await?;
     tx.commit().await

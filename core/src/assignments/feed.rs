@@ -18,8 +18,8 @@ use sea_orm::{
 };
 use tokio::sync::watch;
 
-use crate::db::WriteTransaction;
 use crate::{Core, CoreResult};
+use courier_store::db::WriteTransaction;
 
 pub mod entity {
     use sea_orm::entity::prelude::*;

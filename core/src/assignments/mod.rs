@@ -19,10 +19,11 @@ use sea_orm::{
     ActiveModelTrait, ActiveValue::Set, ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder, QuerySelect,
 };
 
-use crate::db::WriteTransaction;
 use crate::statuses::{CancellationReason, Status};
-use crate::{Core, CoreError, CoreResult, ids};
+use crate::{Core, CoreError, CoreResult};
 use courier::errors::ErrorCode;
+use courier_store::db::WriteTransaction;
+use courier_store::ids;
 use feed::{Entry, Reason};
 
 pub mod entity {
@@ -305,7 +306,11 @@ pub async fn open_for_couriers(db: &impl ConnectionTrait, courier_ids: Vec<Strin
         return Ok(Vec::new());
     }
     Ok(entity::Entity::find()
-        .filter(crate::db::one_of(db.get_database_backend(), "courier_id", &courier_ids))
+        .filter(courier_store::db::one_of(
+            db.get_database_backend(),
+            "courier_id",
+            &courier_ids,
+        ))
         .filter(entity::Column::EndedAt.is_null())
         .all(db)
         .await?

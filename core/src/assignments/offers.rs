@@ -9,8 +9,9 @@ use sea_orm::sea_query::Expr;
 use sea_orm::{ActiveModelTrait, ActiveValue::Set, ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter};
 
 use super::feed::{self, Entry, Reason};
-use crate::db::WriteTransaction;
-use crate::{Core, CoreResult, ids};
+use crate::{Core, CoreResult};
+use courier_store::db::WriteTransaction;
+use courier_store::ids;
 
 pub mod entity {
     use sea_orm::entity::prelude::*;

@@ -7,7 +7,8 @@ use sea_orm::{ActiveModelTrait, ActiveValue::Set, ColumnTrait, ConnectionTrait, 
 
 use super::Mode;
 use crate::access::{Granted, ManagesKeys, Permission};
-use crate::{Core, CoreError, CoreResult, audit, cache_feed, db, workspaces};
+use crate::{Core, CoreError, CoreResult, audit, workspaces};
+use courier_store::cache_feed;
 
 const DAY_MICROS: i64 = 86_400_000_000;
 /// A key's use is written down at most this often (per key and replica), so
@@ -79,7 +80,7 @@ pub fn mode_of_secret(secret: &str) -> Option<Mode> {
 
 /// What is stored of a key: the SHA-256 of its secret, in hex.
 pub(crate) fn hash(secret: &str) -> String {
-    crate::secrets::sha256_hex(secret.as_bytes())
+    courier_store::secrets::sha256_hex(secret.as_bytes())
 }
 
 /// Creates a key in a workspace `granted` covers, with its audit entry in
@@ -87,7 +88,7 @@ pub(crate) fn hash(secret: &str) -> String {
 pub async fn create<A: ManagesKeys>(core: &Core, granted: &Granted<A>, new: NewApiKey) -> CoreResult<(ApiKey, String)> {
     granted.covers(&new.workspace_id)?;
     let now = core.clock.now_micros();
-    let tx = db::begin(core).await?;
+    let tx = core.begin().await?;
     let workspace = workspaces::get(&*tx, &new.workspace_id).await?;
     let label = new.label.trim();
     if label.is_empty() || label.chars().count() > 100 {
@@ -107,9 +108,9 @@ pub async fn create<A: ManagesKeys>(core: &Core, granted: &Granted<A>, new: NewA
             format!("{} is offered only to keys of fleet workspaces.", p.as_str()),
         ));
     }
-    let secret = format!("mm_{}_{}", new.mode.as_str(), crate::ids::random_base62(32));
+    let secret = format!("mm_{}_{}", new.mode.as_str(), courier_store::ids::random_base62(32));
     let model = entity::ActiveModel {
-        id: Set(crate::ids::new_id("key")),
+        id: Set(courier_store::ids::new_id("key")),
         workspace_id: Set(workspace.id),
         mode: Set(new.mode.as_str().to_owned()),
         label: Set(label.to_owned()),
@@ -190,7 +191,7 @@ pub async fn record_use(db: &impl ConnectionTrait, id: &str, now: i64) -> CoreRe
 /// This replica's key cache forgets the key once it is committed, before
 /// this answers, every other replica's on the announcement (`cache_feed`).
 pub async fn revoke<A: ManagesKeys>(core: &Core, granted: &Granted<A>, id: &str) -> CoreResult<ApiKey> {
-    let tx = db::begin(core).await?;
+    let tx = core.begin().await?;
     let model = entity::Entity::find_by_id(id.to_owned())
         .one(&*tx)
         .await?

@@ -19,9 +19,9 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Instant;
 
 use super::api_keys::{ApiKey, USE_RECORDED_EVERY_MICROS};
-use crate::cache_feed::Freshness;
-use crate::metrics::CacheCounters;
 use crate::workspaces::Workspace;
+use courier_store::cache_feed::Freshness;
+use courier_store::metrics::CacheCounters;
 
 /// Keys kept at most; a full cache starts over empty.
 const CAPACITY: usize = 10_000;
@@ -197,7 +197,7 @@ mod tests {
 
     #[test]
     fn a_replica_without_announcements_keeps_nothing() {
-        let feed = Arc::new(crate::cache_feed::Feed::default());
+        let feed = Arc::new(courier_store::cache_feed::Feed::default());
         let cache = KeyCache::new(Freshness::Announced(feed), CacheCounters::default());
         cache.put(cache.ticket(), "h".into(), known("key_1"));
         assert!(cache.get("h").is_none());

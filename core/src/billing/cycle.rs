@@ -13,8 +13,8 @@ use tokio_util::sync::CancellationToken;
 
 use super::lines::entity as lines_table;
 use super::statements::{self, PeriodEnd};
-use crate::workers::runner::{Done, Runner, log_step};
 use crate::{Core, CoreResult, workspaces};
+use courier_store::runner::{Done, Runner, log_step};
 
 /// The latest billing day at or before `now` (unix microseconds): day
 /// `billing_day` (1 to 28) of this month or the last, at 00:00 UTC.

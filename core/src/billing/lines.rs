@@ -9,9 +9,9 @@ use sea_orm::{ActiveModelTrait, ActiveValue::Set, ColumnTrait, Condition, Connec
 
 use crate::auth::Mode;
 use crate::deliveries::Delivery;
-use crate::pagination::{self, Keyset};
 use crate::statuses::Status;
 use crate::{Core, CoreError, CoreResult};
+use courier_store::pagination::{self, Keyset};
 
 pub mod entity {
     use sea_orm::entity::prelude::*;
@@ -86,7 +86,13 @@ pub async fn billable(
         .add(entity::Column::WorkspaceId.eq(workspace_id))
         .add(entity::Column::StatementId.is_null());
     by_delivery_time()
-        .page(core, &format!("billable|{workspace_id}"), condition, limit, page_token)
+        .page(
+            &core.pages,
+            &format!("billable|{workspace_id}"),
+            condition,
+            limit,
+            page_token,
+        )
         .await
 }
 
@@ -100,7 +106,13 @@ pub async fn of_statement(
     let limit = pagination::page_size_of("page_size", page_size, 1000, 1000)?;
     let condition = Condition::all().add(entity::Column::StatementId.eq(statement_id));
     by_delivery_time()
-        .page(core, &format!("statement|{statement_id}"), condition, limit, page_token)
+        .page(
+            &core.pages,
+            &format!("statement|{statement_id}"),
+            condition,
+            limit,
+            page_token,
+        )
         .await
 }
 

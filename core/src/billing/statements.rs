@@ -17,11 +17,11 @@ use sea_orm::{
 
 use super::lines;
 use crate::access::{Granted, act};
-use crate::db::{self, WriteTransaction};
-use crate::pagination::{self, Keyset};
 use crate::workspaces::{self, entity as workspaces_table};
 use crate::{Core, CoreError, CoreResult, audit};
 use courier::errors::ErrorCode;
+use courier_store::db::WriteTransaction;
+use courier_store::pagination::{self, Keyset};
 
 pub mod entity {
     use sea_orm::entity::prelude::*;
@@ -115,7 +115,7 @@ pub enum PeriodEnd<'a> {
 /// open amount. The period starts where the previous statement ended (or
 /// when the workspace was created).
 pub async fn close(core: &Core, workspace_id: &str, end: PeriodEnd<'_>) -> CoreResult<Vec<Statement>> {
-    let tx = db::begin(core).await?;
+    let tx = core.begin().await?;
     let workspace = workspaces::get_for_update(&tx, workspace_id).await?;
     // Read after the lock: a close that waited sees the one before it.
     let now = core.clock.now_micros();
@@ -156,7 +156,7 @@ pub async fn close(core: &Core, workspace_id: &str, end: PeriodEnd<'_>) -> CoreR
     let mut statements = Vec::with_capacity(currencies.len());
     let mut billed_cents = 0;
     for currency in currencies {
-        let id = crate::ids::new_id("stm");
+        let id = courier_store::ids::new_id("stm");
         let (count, total_cents) = lines::bill(&*tx, billable.clone(), &currency, &id).await?;
         let delivery_count =
             i32::try_from(count).map_err(|_| CoreError::Internal(format!("statement {id} has {count} deliveries")))?;
@@ -216,7 +216,7 @@ pub async fn list(
     let condition = Condition::all().add(entity::Column::WorkspaceId.eq(workspace_id));
     let (rows, next) = keyset
         .page(
-            core,
+            &core.pages,
             &format!("statements|{workspace_id}"),
             condition,
             limit,
@@ -254,7 +254,7 @@ async fn settle(
     id: &str,
     to: StatementStatus,
 ) -> CoreResult<Statement> {
-    let tx = db::begin(core).await?;
+    let tx = core.begin().await?;
     let statement = get(&*tx, id).await?;
     workspaces::get_for_update(&tx, &statement.workspace_id).await?;
     let now = core.clock.now_micros();
@@ -344,7 +344,7 @@ pub async fn flag_overdue(core: &Core) -> CoreResult<usize> {
         .await?;
     let mut changed = 0;
     for workspace_id in wrong {
-        let tx = db::begin(core).await?;
+        let tx = core.begin().await?;
         let before = workspaces::get_for_update(&tx, &workspace_id).await?.statement_overdue;
         let now = core.clock.now_micros();
         if reconcile_overdue(&tx, &workspace_id, now).await? != before {

@@ -8,11 +8,11 @@
 use sea_orm::ActiveValue::Set;
 
 use super::{Courier, Fleet};
-use crate::db::WriteTransaction;
 use crate::identity::invitations::{self as links, LinkTable};
 use crate::identity::sessions;
-use crate::{Core, CoreError, CoreResult, db, workspaces};
+use crate::{Core, CoreError, CoreResult, workspaces};
 use courier::errors::ErrorCode;
+use courier_store::db::WriteTransaction;
 
 pub mod entity {
     use sea_orm::entity::prelude::*;
@@ -106,7 +106,7 @@ pub async fn get(core: &Core, token: &str) -> CoreResult<Invitation> {
 pub async fn accept(core: &Core, token: &str, password: &str) -> CoreResult<(String, Courier)> {
     let token = token.trim();
     let now = core.clock.now_micros();
-    let tx = db::begin(core).await?;
+    let tx = core.begin().await?;
     let row = links::open::<entity::Entity>(core, &*tx, token).await?;
     let courier = super::find(&*tx, &row.courier_id).await?;
     if super::Status::parse(&courier.status) == super::Status::Suspended {

@@ -21,12 +21,13 @@ use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use sea_orm::{ActiveModelTrait, ActiveValue::Set, ColumnTrait, Condition, ConnectionTrait, EntityTrait, QueryFilter};
 
 use crate::assignments::{self, offers};
-use crate::db::WriteTransaction;
 use crate::identity::{self, passwords};
-use crate::pagination::Keyset;
 use crate::workspaces::{self, WorkspaceKind};
-use crate::{Core, CoreError, CoreResult, ids, pagination, secrets, validate};
+use crate::{Core, CoreError, CoreResult, validate};
 use courier::errors::ErrorCode;
+use courier_store::db::WriteTransaction;
+use courier_store::pagination::Keyset;
+use courier_store::{ids, pagination, secrets};
 
 pub mod entity {
     use sea_orm::entity::prelude::*;
@@ -299,7 +300,7 @@ pub async fn list(
         id: entity::Column::Id,
         newest_first: false,
     }
-    .page(core, &scope, fleet.condition(), limit, page_token)
+    .page(&core.pages, &scope, fleet.condition(), limit, page_token)
     .await?;
     Ok((rows.into_iter().map(from_model).collect(), next))
 }

@@ -7,11 +7,11 @@
 
 use super::{Courier, Status, entity as couriers_table};
 use crate::assignments::feed;
-use crate::db::WriteTransaction;
 use crate::identity::sessions::{self, SessionTable};
 use crate::identity::{MINUTE_MICROS, Policy, Subject, sign_ins};
 use crate::{Core, CoreError, CoreResult};
 use courier::errors::ErrorCode;
+use courier_store::db::WriteTransaction;
 
 pub mod entity {
     use sea_orm::entity::prelude::*;

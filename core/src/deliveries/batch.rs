@@ -201,7 +201,7 @@ async fn commit(core: &Core, creates: &[&Create], now: i64) -> CoreResult<Vec<Op
         })
         .collect();
 
-    let tx = crate::db::begin(core).await?;
+    let tx = core.begin().await?;
     let mut claimed_of_claims = idempotency::claim_answered(&*tx, &claims, now).await?.into_iter();
     let claimed: Vec<bool> = first_of_key
         .iter()
@@ -213,7 +213,7 @@ async fn commit(core: &Core, creates: &[&Create], now: i64) -> CoreResult<Vec<Op
             .iter()
             .map(|&i| entity::ActiveModel::from(creates[i].prepared.row.clone()))
             .collect();
-        crate::db::insert_rows::<entity::Entity>(&*tx, rows).await?;
+        courier_store::db::insert_rows::<entity::Entity>(&*tx, rows).await?;
         let created: Vec<_> = stored
             .iter()
             .map(|&i| (&deliveries[i], EventType::Created, deliveries[i].created_at))

@@ -29,8 +29,8 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Instant;
 
 use super::Delivery;
-use crate::cache_feed::Freshness;
-use crate::metrics::CacheCounters;
+use courier_store::cache_feed::Freshness;
+use courier_store::metrics::CacheCounters;
 
 /// Deliveries kept at most: about 2 KiB each.
 const CAPACITY: usize = 4_096;
@@ -241,7 +241,7 @@ mod tests {
 
     #[test]
     fn a_replica_without_announcements_keeps_nothing() {
-        let feed = Arc::new(crate::cache_feed::Feed::default());
+        let feed = Arc::new(courier_store::cache_feed::Feed::default());
         let cache = Arc::new(DeliveryCache::new(Freshness::Announced(feed), CacheCounters::default()));
         assert!(cache.ticket("del_1").is_none());
         drop(cache.writing("del_1"));

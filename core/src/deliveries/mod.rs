@@ -25,18 +25,19 @@ use sea_orm::{
 use serde::{Deserialize, Serialize};
 
 use crate::auth::{Mode, Principal};
-use crate::db::WriteTransaction;
 use crate::events::{self, EventType};
 use crate::idempotency::{self, Idempotent, Scope};
-use crate::pagination::{self, Keyset, Page};
 use crate::quotes::items::ItemInput;
 use crate::quotes::pricing::{Breakdown, ExtraSelection};
 use crate::quotes::{self, RouteInput, from_json, to_json};
 use crate::statuses::{CancellationReason, Status};
 use crate::validate::{self, ContactRule, WaypointInput};
-use crate::{Core, CoreError, CoreResult, audit, billing, cache_feed, webhooks};
+use crate::{Core, CoreError, CoreResult, audit, billing, webhooks};
 use courier::errors::ErrorCode;
 use courier::v1 as pb;
+use courier_store::cache_feed;
+use courier_store::db::WriteTransaction;
+use courier_store::pagination::{self, Keyset, Page};
 
 /// Proof the courier collects at pickup.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -434,7 +435,7 @@ async fn prepare(core: &Core, principal: &Principal, new: NewDelivery) -> CoreRe
     let now_micros = now.timestamp_micros();
     let scheduled_at = route.scheduled_at.map(|t| t.timestamp_micros());
     let row = entity::Model {
-        id: crate::ids::new_id("del"),
+        id: courier_store::ids::new_id("del"),
         workspace_id: principal.workspace.id.clone(),
         mode: principal.mode.as_str().to_owned(),
         status: Status::Pending.as_str().to_owned(),
@@ -452,7 +453,7 @@ async fn prepare(core: &Core, principal: &Principal, new: NewDelivery) -> CoreRe
         scheduled_at,
         proof_requirements: to_json(&proof)?,
         test_scenario: new.test_scenario.map(|s| s.as_str().to_owned()),
-        tracking_token: crate::ids::ordered_random(32),
+        tracking_token: courier_store::ids::ordered_random(32),
         tracking_available_at: None,
         courier: None,
         created_at: now_micros,
@@ -500,7 +501,7 @@ async fn audit_create(
 /// and, when live, its credit reservation; answers the delivery. A batch
 /// that fails runs its creates through this one by one ([`batch`]), so that
 /// each gets its own answer.
-async fn insert(core: &Core, tx: &crate::db::WriteTransaction, prepared: Prepared) -> CoreResult<pb::Delivery> {
+async fn insert(core: &Core, tx: &courier_store::db::WriteTransaction, prepared: Prepared) -> CoreResult<pb::Delivery> {
     let Prepared { row, audited_as } = prepared;
     let model = entity::ActiveModel::from(row)
         .insert(&**tx)
@@ -627,7 +628,7 @@ pub async fn find_many(db: &impl ConnectionTrait, ids: &[String]) -> CoreResult<
         return Ok(Vec::new());
     }
     entity::Entity::find()
-        .filter(crate::db::one_of(db.get_database_backend(), "id", ids))
+        .filter(courier_store::db::one_of(db.get_database_backend(), "id", ids))
         .all(db)
         .await?
         .into_iter()
@@ -751,7 +752,7 @@ pub async fn list(
         newest_first: true,
     }
     .page_ids(
-        core,
+        &core.pages,
         &scope,
         condition,
         pagination::requested_page_size(page_size)?,
@@ -807,7 +808,7 @@ async fn by_ids(core: &Core, principal: &Principal, ids: &[String]) -> CoreResul
 /// in `tx`, the transaction of the change.
 pub async fn record_events(
     core: &Core,
-    tx: &crate::db::WriteTransaction,
+    tx: &courier_store::db::WriteTransaction,
     happened: &[(&Delivery, EventType, i64)],
 ) -> CoreResult<()> {
     let public_base_url = &core.config.public_base_url;

@@ -8,7 +8,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use super::history::Event;
-use crate::metrics::CacheCounters;
+use courier_store::metrics::CacheCounters;
 
 /// Events kept at most: about 2 KiB each (the delivery snapshot).
 const CAPACITY: usize = 4_096;
@@ -67,7 +67,7 @@ mod tests {
 
     #[test]
     fn keeps_events_up_to_its_capacity() {
-        let cache = EventCache::new(crate::metrics::CoreMetrics::default().cache_counters("events"));
+        let cache = EventCache::new(courier_store::metrics::CoreMetrics::default().cache_counters("events"));
         assert!(cache.get("evt_1").is_none());
         cache.put(event("evt_1".into()));
         assert_eq!(cache.get("evt_1").map(|e| e.id.clone()).as_deref(), Some("evt_1"));

@@ -18,9 +18,10 @@ use sea_orm::{ColumnTrait, Condition, DatabaseConnection, DbBackend, EntityTrait
 
 use super::{EventType, entity};
 use crate::auth::Principal;
-use crate::pagination::{self, Keyset, Page};
-use crate::{Core, CoreError, CoreResult, day_partitions};
+use crate::{Core, CoreError, CoreResult};
 use courier::v1 as pb;
+use courier_store::day_partitions;
+use courier_store::pagination::{self, Keyset, Page};
 
 /// How long events are kept.
 pub const RETENTION: Duration = Duration::from_secs(30 * 24 * 3600);
@@ -83,7 +84,7 @@ pub async fn list(
         newest_first: true,
     }
     .page_ids(
-        core,
+        &core.pages,
         &scope,
         condition,
         pagination::requested_page_size(page_size)?,

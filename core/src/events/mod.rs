@@ -103,7 +103,7 @@ pub async fn record(db: &impl ConnectionTrait, events: Vec<NewEvent>) -> CoreRes
     let rows: Vec<entity::Model> = events
         .into_iter()
         .map(|event| entity::Model {
-            id: crate::ids::new_id("evt"),
+            id: courier_store::ids::new_id("evt"),
             workspace_id: event.workspace_id,
             mode: event.mode.as_str().to_owned(),
             delivery_id: event.data.id.clone(),
@@ -113,6 +113,7 @@ pub async fn record(db: &impl ConnectionTrait, events: Vec<NewEvent>) -> CoreRes
             created_at: event.at,
         })
         .collect();
-    crate::db::insert_rows::<entity::Entity>(db, rows.iter().cloned().map(entity::ActiveModel::from).collect()).await?;
+    courier_store::db::insert_rows::<entity::Entity>(db, rows.iter().cloned().map(entity::ActiveModel::from).collect())
+        .await?;
     Ok(Recorded(rows))
 }

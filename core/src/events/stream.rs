@@ -23,8 +23,8 @@ use tokio::time::Instant;
 use super::history::{self, Event};
 use super::{EventType, entity};
 use crate::auth::Principal;
-use crate::pagination::Keyset;
 use crate::{Core, CoreError, CoreResult};
+use courier_store::pagination::Keyset;
 
 /// How old an event is before it is sent: longer than a change's
 /// transaction takes to commit once its time is taken.

@@ -23,17 +23,18 @@ use serde::{Deserialize, Serialize};
 use crate::access::{Granted, act};
 use crate::assignments;
 use crate::auth::{Mode, Principal};
-use crate::db::WriteTransaction;
 use crate::idempotency::{self, Idempotent, Scope};
 use crate::lifecycle::{self, Status};
-use crate::pagination::{self, Keyset, Page};
 use crate::quotes::items::{self, ItemInput};
 use crate::quotes::{RouteInput, from_json, to_json};
 use crate::validate::{self, ContactInput, ContactRule, WaypointInput};
 use crate::workspaces::{self, WorkspaceKind};
-use crate::{Core, CoreError, CoreResult, audit, db};
+use crate::{Core, CoreError, CoreResult, audit};
 use courier::errors::ErrorCode;
 use courier::v1 as pb;
+use courier_store::db;
+use courier_store::db::WriteTransaction;
+use courier_store::pagination::{self, Keyset, Page};
 
 /// The endpoint part of the idempotency scope.
 const CREATE_ENDPOINT: &str = "POST /v1/fleet/orders";
@@ -177,8 +178,8 @@ fn prepare(core: &Core, principal: &Principal, new: NewFleetOrder, now: i64) -> 
         items: route.items,
     };
     Ok(entity::ActiveModel {
-        id: Set(crate::ids::new_id("flo")),
-        order_id: Set(crate::ids::new_id("ord")),
+        id: Set(courier_store::ids::new_id("flo")),
+        order_id: Set(courier_store::ids::new_id("ord")),
         workspace_id: Set(principal.workspace.id.clone()),
         mode: Set(principal.mode.as_str().to_owned()),
         status: Set(Status::Pending.as_str().to_owned()),
@@ -278,7 +279,13 @@ pub async fn board(
         id: entity::Column::Id,
         newest_first,
     }
-    .page(core, &scope, condition, pagination::page_size(page_size)?, page_token)
+    .page(
+        &core.pages,
+        &scope,
+        condition,
+        pagination::page_size(page_size)?,
+        page_token,
+    )
     .await?;
     let items = models.into_iter().map(from_model).collect::<CoreResult<Vec<_>>>()?;
     Ok(Page { items, next_page_token })
@@ -326,7 +333,7 @@ pub async fn move_order(
 ) -> CoreResult<FleetOrder> {
     let order = board_order(&core.db, order_id).await?;
     granted.covers(&order.workspace_id)?;
-    let tx = db::begin(core).await?;
+    let tx = core.begin().await?;
     let moved = move_in(core, &tx, &order, to, granted.actor()).await?;
     let change = audit::Change {
         action: "board_order.move",

@@ -6,7 +6,8 @@
 use sea_orm::{ActiveModelTrait, ActiveValue::Set, ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder};
 
 use crate::lifecycle::Status;
-use crate::{CoreError, CoreResult, ids};
+use crate::{CoreError, CoreResult};
+use courier_store::ids;
 
 pub mod entity {
     use sea_orm::entity::prelude::*;

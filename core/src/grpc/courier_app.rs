@@ -17,7 +17,7 @@ use crate::couriers::{self, Availability, Courier, invitations};
 use crate::identity::sessions;
 use crate::jobs::{self, Move, watch};
 use crate::proofs::{Checkpoint, ProofSubmission};
-use crate::{Core, CoreError, CoreResult, db, positions};
+use crate::{Core, CoreError, CoreResult, positions};
 
 pub struct CourierAppApi(pub Core);
 
@@ -113,7 +113,7 @@ impl CourierAppService for CourierAppApi {
                 return Err(CoreError::invalid("availability", "availability must be online or offline.").into());
             }
         };
-        let tx = db::begin(&self.0).await?;
+        let tx = self.0.begin().await?;
         let courier = couriers::set_availability(&self.0, &tx, &courier.id, availability).await?;
         tx.commit().await?;
         let position = positions::latest(&self.0, &courier.id).await?;

@@ -16,7 +16,7 @@ use crate::deliveries::{proof_out, waypoint_out};
 use crate::jobs::{self, Job, Move, Work};
 use crate::positions::{self, Position};
 use crate::validate::WaypointInput;
-use crate::{Core, CoreError, CoreResult, audit, db};
+use crate::{Core, CoreError, CoreResult, audit};
 
 pub struct CourierApi(pub Core);
 
@@ -50,7 +50,7 @@ impl CourierApi {
         status: couriers::Status,
     ) -> Result<apb::Courier, Status> {
         let (courier, granted) = self.courier::<act::ManageCouriers, _>(&request, courier_id).await?;
-        let tx = db::begin(&self.0).await?;
+        let tx = self.0.begin().await?;
         let courier = couriers::set_status(&self.0, &tx, &courier.id, status).await?;
         let action = match status {
             couriers::Status::Suspended => "courier.suspend",
@@ -83,7 +83,7 @@ impl CourierService for CourierApi {
             caller::grant::<act::ManageCouriers, _>(&self.0, &request, fleet.workspace_id(), "workspace").await?;
         let r = request.into_inner();
         let vehicle = vehicle_in(required(r.vehicle, "vehicle")?);
-        let tx = db::begin(&self.0).await?;
+        let tx = self.0.begin().await?;
         let courier = couriers::create(
             &self.0,
             &tx,
@@ -114,7 +114,7 @@ impl CourierService for CourierApi {
         let (courier, granted) = self
             .courier::<act::ManageCouriers, _>(&request, &request.get_ref().courier_id)
             .await?;
-        let tx = db::begin(&self.0).await?;
+        let tx = self.0.begin().await?;
         let invitation_url = invitations::create(&self.0, &tx, &courier.id, granted.actor()).await?;
         granted
             .record(&self.0, &*tx, change("courier.invitation", &courier))
@@ -192,7 +192,7 @@ impl CourierService for CourierApi {
             vehicle: r.vehicle.map(vehicle_in),
             photo,
         };
-        let tx = db::begin(&self.0).await?;
+        let tx = self.0.begin().await?;
         let courier = couriers::update_profile(&self.0, &tx, &courier.id, profile).await?;
         granted
             .record(&self.0, &*tx, change("courier.update", &courier))

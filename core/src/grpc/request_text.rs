@@ -9,7 +9,7 @@
 //! The layer runs once the caller is read (`access::layer`). The public
 //! API's keyed services report the refusal after the permission checks too,
 //! as they report a body the edge could not parse (`access::caller::api`):
-//! the layer leaves it on the request as a [`Refusal`]. Every other service
+//! the layer leaves it on the request as a `Refusal` (`access::caller`). Every other service
 //! (internal, console, courier app, the keyless public reads) is answered at
 //! once. A client stream is checked message by message and ends with the
 //! refusal.
@@ -30,21 +30,8 @@ use tonic::body::Body;
 use tonic::codegen::http;
 
 use crate::CoreError;
+use crate::access::caller::Refusal;
 use crate::validate::{self, TextKind};
-
-/// A refusal of a public API request's text, reported once the caller may
-/// call the method.
-#[derive(Clone, Debug)]
-pub struct Refusal {
-    pub param: String,
-    pub message: String,
-}
-
-impl From<Refusal> for CoreError {
-    fn from(refusal: Refusal) -> CoreError {
-        CoreError::invalid(refusal.param, refusal.message)
-    }
-}
 
 /// A gRPC message is at most this long here; a longer one is left unread for
 /// tonic to refuse (its own limit is 4 MiB).

@@ -7,9 +7,10 @@ use sea_orm::sea_query::Expr;
 use sea_orm::{ActiveModelTrait, ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter};
 
 use super::read;
-use crate::secrets::sha256_hex;
-use crate::{Core, CoreError, CoreResult, ids};
+use crate::{Core, CoreError, CoreResult};
 use courier::errors::ErrorCode;
+use courier_store::ids;
+use courier_store::secrets::sha256_hex;
 
 /// How long a link works.
 pub const VALID_MICROS: i64 = 7 * 86_400_000_000;

@@ -23,9 +23,9 @@ pub mod sign_ins;
 use sea_orm::sea_query::ValueType;
 use sea_orm::{EntityName, EntityTrait, IdenStatic, ModelTrait, Related};
 
-use crate::db::WriteTransaction;
 use crate::{Core, CoreError, CoreResult};
 use courier::errors::ErrorCode;
+use courier_store::db::WriteTransaction;
 use sessions::SessionTable;
 
 /// A minute in the unit of stored times.

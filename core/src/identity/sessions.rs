@@ -10,10 +10,11 @@ use sea_orm::sea_query::Expr;
 use sea_orm::{ActiveModelTrait, ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter};
 
 use super::{Subject, passwords, read, sign_ins};
-use crate::db::{self, WriteTransaction};
-use crate::secrets::sha256_hex;
-use crate::{Core, CoreError, CoreResult, ids};
+use crate::{Core, CoreError, CoreResult};
 use courier::errors::ErrorCode;
+use courier_store::db::WriteTransaction;
+use courier_store::ids;
+use courier_store::secrets::sha256_hex;
 
 /// A kind's table of sessions, by the columns every kind has: the SHA-256
 /// of the token (the primary key), the subject's id, when it was created
@@ -179,7 +180,7 @@ pub fn check_csrf<S>(session: &Session<S>, presented: Option<&str>) -> CoreResul
 
 /// Ends the session of `token`, with what its kind does when sessions end.
 pub async fn sign_out<S: Subject>(core: &Core, token: &str) -> CoreResult<()> {
-    let tx = db::begin(core).await?;
+    let tx = core.begin().await?;
     let hash = sha256_hex(token.as_bytes());
     let row = S::Sessions::find()
         .filter(S::Sessions::TOKEN_HASH.eq(hash.as_str()))

@@ -6,7 +6,7 @@
 use sea_orm::{ActiveModelTrait, ActiveValue::Set, ConnectionTrait, EntityTrait};
 
 use super::MINUTE_MICROS;
-use crate::{Core, CoreError, CoreResult, db};
+use crate::{Core, CoreError, CoreResult};
 use courier::errors::ErrorCode;
 
 pub mod entity {
@@ -95,7 +95,7 @@ pub async fn check(db: &impl ConnectionTrait, attempt: &Attempt, now: i64) -> Co
 /// Counts a failed attempt for its login and its address, each in a window
 /// of its own.
 pub async fn failed(core: &Core, attempt: &Attempt, now: i64) -> CoreResult<()> {
-    let tx = db::begin(core).await?;
+    let tx = core.begin().await?;
     for (subject, _) in attempt.subjects() {
         let row = entity::Entity::find_by_id(subject.clone()).one(&*tx).await?;
         let (window_start, failures, exists) = match row {

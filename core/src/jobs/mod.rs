@@ -25,8 +25,9 @@ use crate::lifecycle::{self, Status};
 use crate::proofs::{self, Checkpoint, ProofSubmission};
 use crate::quotes::geo::GeoPoint;
 use crate::validate::WaypointInput;
-use crate::{Core, CoreError, CoreResult, auth::Mode, db, pagination, positions, secrets};
+use crate::{Core, CoreError, CoreResult, auth::Mode, positions};
 use courier::errors::ErrorCode;
+use courier_store::{db, pagination, secrets};
 
 /// What a job is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -272,7 +273,7 @@ pub async fn assign(
     job_id: &str,
     courier_id: &str,
 ) -> CoreResult<Job> {
-    let tx = db::begin(core).await?;
+    let tx = core.begin().await?;
     let work = work(&*tx, job_id).await?;
     if let Work::FleetOrder(order) = &work {
         granted.covers(&order.workspace_id)?;
@@ -303,7 +304,7 @@ pub async fn assign(
 /// dispatch may offer it again; audited in the same transaction.
 pub async fn unassign(core: &Core, granted: &Granted<act::AssignJobs>, job_id: &str) -> CoreResult<Work> {
     let now = core.clock.now_micros();
-    let tx = db::begin(core).await?;
+    let tx = core.begin().await?;
     let work = work(&*tx, job_id).await?;
     let workspace_id = match &work {
         Work::Delivery(d) => d.workspace_id.clone(),
@@ -431,7 +432,7 @@ async fn assign_in(
 /// expiry noticed here is recorded); accepting it again answers the job.
 pub async fn accept_offer(core: &Core, courier: &Courier, offer_id: &str) -> CoreResult<Job> {
     let now = core.clock.now_micros();
-    let tx = db::begin(core).await?;
+    let tx = core.begin().await?;
     let offer = offers::get(&*tx, offer_id)
         .await?
         .filter(|offer| offer.courier_id == courier.id)
@@ -472,7 +473,7 @@ pub async fn accept_offer(core: &Core, courier: &Courier, offer_id: &str) -> Cor
 /// round, never back to them. Declining it again changes nothing.
 pub async fn decline_offer(core: &Core, courier: &Courier, offer_id: &str) -> CoreResult<()> {
     let now = core.clock.now_micros();
-    let tx = db::begin(core).await?;
+    let tx = core.begin().await?;
     let offer = offers::get(&*tx, offer_id)
         .await?
         .filter(|offer| offer.courier_id == courier.id)
@@ -602,7 +603,7 @@ async fn move_board_order(core: &Core, courier: &Courier, order_id: &str, action
         Move::FailHandover => (Status::AtDropoff, Status::Cancelled),
         Move::ReportPickupNoShow => (Status::AtPickup, Status::Cancelled),
     };
-    let tx = db::begin(core).await?;
+    let tx = core.begin().await?;
     let order = fleet::board_order(&*tx, order_id)
         .await
         .map_err(|_| CoreError::not_found("job"))?;

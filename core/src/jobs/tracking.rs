@@ -13,8 +13,8 @@ use crate::positions::{self, Position};
 use crate::quotes::geo::GeoPoint;
 use crate::quotes::routing::RoutePoint;
 use crate::statuses::Status;
-use crate::workers::runner::{Done, Runner, Work};
 use crate::{Core, CoreResult, deliveries};
+use courier_store::runner::{Done, Runner, Work};
 
 /// A job's ETAs are computed again at most this often (a road router is
 /// asked once per job per interval, however often its courier reports).

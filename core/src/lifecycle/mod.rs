@@ -7,13 +7,13 @@
 //! nothing.
 
 use crate::auth::{Mode, Principal};
-use crate::db::WriteTransaction;
 use crate::deliveries::{self, Change, Delivery};
 use crate::events::EventType;
 use crate::proofs::{self, Checkpoint};
 use crate::{Core, CoreError, CoreResult};
 use crate::{assignments, billing};
 use courier::errors::ErrorCode;
+use courier_store::db::WriteTransaction;
 
 pub use crate::statuses::{CancellationReason, Status};
 
@@ -230,7 +230,7 @@ async fn end_cancelled(
         return Err(illegal(delivery.status, Status::Cancelled));
     }
     let now = core.clock.now_micros();
-    let tx = crate::db::begin(core).await?;
+    let tx = core.begin().await?;
     let change = change.cancelled(reason, now);
     let cancelled = advance(core, &tx, delivery, Status::Cancelled, change, now).await?;
     if cancelled.is_some() {

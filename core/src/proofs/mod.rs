@@ -3,7 +3,7 @@
 //! the delivery, and read back by the client with short-lived download links.
 //!
 //! Owns the `proof_checkpoints` and `proof_artifacts` tables; the files go to
-//! the blob store (`crate::blobs`), since they are too large for the
+//! the blob store (`courier_store::blobs`), since they are too large for the
 //! database. Dispatch (live) and the simulator (test, with generated sample
 //! files) submit through [`submit`], in the transaction that also moves the
 //! delivery, so a checkpoint is recorded exactly once: a second submission is
@@ -27,8 +27,9 @@ use sea_orm::{ActiveValue::Set, ColumnTrait, ConnectionTrait, EntityTrait, Query
 
 use crate::auth::Principal;
 use crate::deliveries::{self, Delivery, ProofRequirements};
-use crate::secrets;
-use crate::{Core, CoreError, CoreResult, ids};
+use crate::{Core, CoreError, CoreResult};
+use courier_store::ids;
+use courier_store::secrets;
 
 /// How long a `download_url` stays valid.
 pub const LINK_VALIDITY_SECS: i64 = 15 * 60;
@@ -495,7 +496,7 @@ fn is_media_type(text: &str) -> bool {
 /// under unguessable keys.)
 pub async fn submit(
     core: &Core,
-    db: &crate::db::WriteTransaction,
+    db: &courier_store::db::WriteTransaction,
     delivery: &Delivery,
     submission: ProofSubmission,
     now: i64,

@@ -14,8 +14,8 @@ use courier::errors::ErrorCode;
 use serde::{Deserialize, Serialize};
 
 use super::catalog::VehicleType;
-use crate::error::{CoreError, CoreResult};
 use courier::limits;
+use courier_store::error::{CoreError, CoreResult};
 
 /// Most items in one request.
 pub const MAX_ITEMS: usize = limits::ITEMS.max as usize;

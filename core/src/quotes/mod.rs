@@ -19,10 +19,10 @@ use sea_orm::{ActiveModelTrait, ActiveValue::Set, ConnectionTrait, EntityTrait, 
 use serde::{Deserialize, Serialize};
 
 use crate::auth::Principal;
-use crate::config::CoreConfig;
-use crate::metrics::CoreMetrics;
 use crate::validate::{self, ContactRule, WaypointInput};
 use crate::{Core, CoreError, CoreResult};
+use courier_store::config::CoreConfig;
+use courier_store::metrics::CoreMetrics;
 use items::ItemInput;
 use pricing::{Breakdown, ExtraSelection, PriceRequest, PricedRoute};
 use routing::{OfflineRouter, RoutePoint, RoutingProvider};
@@ -146,7 +146,7 @@ pub async fn create(core: &Core, principal: &Principal, route: RouteInput) -> Co
     route.validate(now, ContactRule::Forbidden, ContactRule::Forbidden)?;
     let priced = route.price(core, now, principal.workspace.plan.discount_bps).await?;
     let quote = Quote {
-        id: crate::ids::new_id("quo"),
+        id: courier_store::ids::new_id("quo"),
         route: route.key(),
         amount_cents: priced.amount_cents,
         currency: priced.currency,

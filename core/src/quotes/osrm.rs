@@ -29,9 +29,9 @@ use super::geo::GeoPoint;
 use super::routing::{
     Durations, DurationsFuture, OfflineRouter, RouteEstimate, RouteFuture, RoutePoint, RoutingProvider, with_handling,
 };
-use crate::config::{CoreConfig, RoutingFallback};
-use crate::metrics::{CoreMetrics, RoutingResult};
 use crate::{CoreError, CoreResult};
+use courier_store::config::{CoreConfig, RoutingFallback};
+use courier_store::metrics::{CoreMetrics, RoutingResult};
 
 /// Routes in a row that failed before the breaker opens.
 pub const BREAKER_THRESHOLD: u32 = 5;

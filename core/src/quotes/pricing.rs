@@ -31,7 +31,7 @@ use super::catalog::{Catalog, ServiceArea, SurchargeRule, VehicleType};
 use super::geo::GeoPoint;
 use super::items::{ItemInput, check_fit, validate_items};
 use super::routing::{RouteEstimate, RoutePoint, RoutingProvider};
-use crate::error::{CoreError, CoreResult};
+use courier_store::error::{CoreError, CoreResult};
 
 /// Most extras in one request.
 pub const MAX_EXTRAS: usize = courier::limits::EXTRAS.max as usize;

@@ -16,7 +16,7 @@ use std::pin::Pin;
 
 use super::catalog::VehicleType;
 use super::geo::{GeoPoint, distance_km};
-use crate::error::CoreResult;
+use courier_store::error::CoreResult;
 
 /// A waypoint with the request field it came from, for error `param`s.
 #[derive(Clone, Debug, PartialEq)]

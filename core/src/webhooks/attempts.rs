@@ -23,7 +23,8 @@ use sea_orm::{
 
 use super::entity::{attempt, webhook_delivery};
 use super::send::Outcome;
-use crate::{CoreError, CoreResult, day_partitions, ids};
+use crate::{CoreError, CoreResult};
+use courier_store::{day_partitions, ids};
 
 /// The error of an attempt cut off by its sender's stop.
 pub const CUT_OFF: &str =

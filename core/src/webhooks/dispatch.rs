@@ -48,8 +48,9 @@ use super::queue::{self, DeliveryState};
 use super::retry::{self, Verdict};
 use super::{payload, send, target};
 use crate::events::{self, EventType};
-use crate::metrics::AttemptResult;
-use crate::{Core, CoreError, CoreResult, ids};
+use crate::{Core, CoreError, CoreResult};
+use courier_store::ids;
+use courier_store::metrics::AttemptResult;
 
 /// Sends in flight per core replica.
 pub const MAX_IN_FLIGHT: usize = 128;
@@ -224,7 +225,7 @@ impl Dispatcher {
     async fn claim_and_start(&mut self, core: &Core, wanted: Vec<(String, usize)>, now: i64) -> CoreResult<()> {
         let token = ids::new_id("clm");
         let lease_end = now + micros(LEASE);
-        let tx = crate::db::begin_bookkeeping(core).await?;
+        let tx = core.begin_bookkeeping().await?;
         let mut claimed = 0;
         for (webhook_id, free) in wanted {
             claimed += queue::claim(&tx, &webhook_id, free as u64, now, lease_end, &token).await?;
@@ -290,7 +291,7 @@ impl Dispatcher {
         }
         let count = batch.len();
         let begun = async {
-            let tx = crate::db::begin_bookkeeping(core).await?;
+            let tx = core.begin_bookkeeping().await?;
             let attempts = begin_attempts_in(&tx, core.clock.now_micros(), batch).await?;
             tx.commit().await?;
             CoreResult::Ok(attempts)
@@ -418,7 +419,7 @@ struct Unsent {
 /// to the send's deadline and its attempt logged as `pending`. Returns the
 /// attempts to make.
 async fn begin_attempts_in(
-    tx: &crate::db::WriteTransaction,
+    tx: &courier_store::db::WriteTransaction,
     now: i64,
     claims: Vec<Claim>,
 ) -> CoreResult<Vec<Attempting>> {
@@ -557,7 +558,7 @@ async fn record(core: &Core, sent: Vec<Sent>) -> CoreResult<()> {
         return Ok(());
     }
     let now = core.clock.now_micros();
-    let tx = crate::db::begin_bookkeeping(core).await?;
+    let tx = core.begin_bookkeeping().await?;
     let ended = sent
         .iter()
         .map(|s| (s.attempt_id.as_str(), s.started_at, &s.row, s.status, &s.outcome));

@@ -30,8 +30,9 @@ use super::target::{self, SystemResolver, TargetPolicy};
 use super::{payload, queue, send};
 use crate::auth::Principal;
 use crate::events::{self, EventType};
-use crate::{Core, CoreError, CoreResult, ids};
+use crate::{Core, CoreError, CoreResult};
 use courier::errors::ErrorCode;
+use courier_store::ids;
 
 /// Endpoints per workspace and mode (docs/guide.md "Limits").
 pub const MAX_ENDPOINTS_PER_MODE: u64 = 10;
@@ -88,7 +89,7 @@ pub async fn create(core: &Core, principal: &Principal, new: NewEndpoint) -> Cor
 
     let now = core.clock.now_micros();
     let secret = super::signature::new_secret();
-    let tx = crate::db::begin(core).await?;
+    let tx = core.begin().await?;
     lock_endpoint_list(&tx, principal).await?;
     let existing = endpoint::Entity::find()
         .filter(principal.scope(endpoint::Column::WorkspaceId, endpoint::Column::Mode))
@@ -167,7 +168,7 @@ pub async fn update(core: &Core, principal: &Principal, id: &str, patch: Endpoin
     }
 
     let now = core.clock.now_micros();
-    let tx = crate::db::begin(core).await?;
+    let tx = core.begin().await?;
     let mut row = endpoint::ActiveModel {
         id: Set(current.id.clone()),
         updated_at: Set(now),
@@ -204,7 +205,7 @@ pub async fn update(core: &Core, principal: &Principal, id: &str, patch: Endpoin
 /// until their retention ends.
 pub async fn delete(core: &Core, principal: &Principal, id: &str) -> CoreResult<String> {
     let current = find_scoped(&core.db, principal, id).await?;
-    let tx = crate::db::begin(core).await?;
+    let tx = core.begin().await?;
     queue::delete_for_endpoint(&tx, &current.id).await?;
     endpoint::Entity::delete_by_id(current.id.clone()).exec(&tx).await?;
     principal
@@ -235,7 +236,7 @@ pub async fn test(core: &Core, principal: &Principal, id: &str) -> CoreResult<Te
 pub async fn replay(core: &Core, principal: &Principal, id: &str) -> CoreResult<u64> {
     let endpoint = from_model(find_scoped(&core.db, principal, id).await?)?;
     ensure_active(&endpoint)?;
-    let tx = crate::db::begin(core).await?;
+    let tx = core.begin().await?;
     let queued = queue::requeue_failed(&tx, &endpoint.id, core.clock.now_micros()).await?;
     principal
         .audit(core, &tx, "webhook_endpoint.replay", &endpoint.id)

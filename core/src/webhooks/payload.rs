@@ -14,7 +14,8 @@ use serde::Serialize;
 
 use crate::auth::Mode;
 use crate::events::{self, EventType};
-use crate::{CoreError, CoreResult, ids};
+use crate::{CoreError, CoreResult};
+use courier_store::ids;
 
 #[derive(Serialize)]
 struct Envelope<'a, D> {

@@ -22,7 +22,8 @@ use super::attempts::{self, AttemptStatus};
 use super::entity::endpoint::{self, EndpointStatus};
 use super::entity::webhook_delivery;
 use crate::events;
-use crate::{Core, CoreResult, ids};
+use crate::{Core, CoreResult};
+use courier_store::ids;
 
 /// Where the delivery of one event to one endpoint stands.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -48,7 +49,11 @@ impl DeliveryState {
 /// insert of the rows, however many events. Call it in the transaction that
 /// records the events; once it commits, this replica's dispatcher is woken
 /// if it queued any row.
-pub async fn enqueue(core: &Core, tx: &crate::db::WriteTransaction, recorded: events::Recorded) -> CoreResult<()> {
+pub async fn enqueue(
+    core: &Core,
+    tx: &courier_store::db::WriteTransaction,
+    recorded: events::Recorded,
+) -> CoreResult<()> {
     let events = recorded.rows();
     if events.is_empty() {
         return Ok(());
@@ -101,7 +106,7 @@ pub async fn enqueue(core: &Core, tx: &crate::db::WriteTransaction, recorded: ev
     if rows.is_empty() {
         return Ok(());
     }
-    crate::db::insert_rows::<webhook_delivery::Entity>(&**tx, rows).await?;
+    courier_store::db::insert_rows::<webhook_delivery::Entity>(&**tx, rows).await?;
     let wake = core.webhook_wake.clone();
     tx.after_commit(move || wake.notify_one());
     Ok(())

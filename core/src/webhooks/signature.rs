@@ -23,7 +23,7 @@ use hmac::{Hmac, KeyInit, Mac};
 use rand::RngCore;
 use sha2::Sha256;
 
-use crate::error::{CoreError, CoreResult};
+use courier_store::error::{CoreError, CoreResult};
 
 /// Header carrying the message id (the event id; stable across retries).
 pub const HEADER_WEBHOOK_ID: &str = "webhook-id";

@@ -34,7 +34,7 @@ use std::time::Duration;
 use courier::errors::ErrorCode;
 use url::{Host, Url};
 
-use crate::error::{CoreError, CoreResult};
+use courier_store::error::{CoreError, CoreResult};
 
 /// Shortest accepted URL, in characters (docs/guide.md "Limits").
 pub const MIN_URL_CHARS: usize = courier::limits::WEBHOOK_URL.min;

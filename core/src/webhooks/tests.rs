@@ -214,7 +214,7 @@ async fn the_dispatcher_fails_a_refused_target_without_sending_and_disables_a_fa
     // Stored when its target was allowed; checked again before each send.
     let now = core.clock.now_micros();
     let webhook_id = endpoint::ActiveModel {
-        id: Set(crate::ids::new_id("whe")),
+        id: Set(courier_store::ids::new_id("whe")),
         workspace_id: Set(test.workspace.id.clone()),
         mode: Set(Mode::Test.as_str().into()),
         url: Set("https://10.1.2.3/hooks".into()),

@@ -9,9 +9,10 @@ use sea_orm::{
 };
 
 use crate::access::{Granted, Permission, act};
-use crate::db::{self, WriteTransaction};
-use crate::{Core, CoreError, CoreResult, audit, cache_feed};
+use crate::{Core, CoreError, CoreResult, audit};
 use courier::errors::ErrorCode;
+use courier_store::cache_feed;
+use courier_store::db::WriteTransaction;
 
 /// What a workspace is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -159,7 +160,7 @@ pub async fn create(core: &Core, granted: &Granted<act::Administer>, new: NewWor
     validate_billing(&new.billing)?;
     let now = core.clock.now_micros();
     let model = entity::ActiveModel {
-        id: Set(crate::ids::new_id("wks")),
+        id: Set(courier_store::ids::new_id("wks")),
         name: Set(name.to_owned()),
         kind: Set(new.kind.as_str().to_owned()),
         api_access: Set(new.plan.api_access),
@@ -176,7 +177,7 @@ pub async fn create(core: &Core, granted: &Granted<act::Administer>, new: NewWor
         created_at: Set(now),
         updated_at: Set(now),
     };
-    let tx = db::begin(core).await?;
+    let tx = core.begin().await?;
     let model = model.insert(&*tx).await?;
     granted
         .record(core, &*tx, change("workspace.create", &model.id))
@@ -329,7 +330,7 @@ pub async fn update_billing(
 /// entry and commits with [`committed`].
 async fn write(core: &Core, id: &str, mut row: entity::ActiveModel) -> CoreResult<(WriteTransaction, entity::Model)> {
     row.updated_at = Set(core.clock.now_micros());
-    let tx = db::begin(core).await?;
+    let tx = core.begin().await?;
     get_for_update(&tx, id).await?;
     let model = row.update(&*tx).await?;
     cache_feed::announce(&*tx, cache_feed::Change::Keys).await?;

@@ -162,7 +162,7 @@ async fn courier(core: &Core, phone: &str) -> Courier {
             ..Vehicle::default()
         },
     };
-    let tx = db::begin(core).await.expect("transaction");
+    let tx = core.begin().await.expect("transaction");
     let courier = couriers::create(core, &tx, new).await.expect("courier");
     let joined = couriers::set_password(core, &tx, &courier.id, PASSWORD)
         .await
@@ -195,7 +195,7 @@ async fn a_courier_signs_in_by_any_spelling_for_a_week_until_suspended() {
     let (token, _) = sign_in::<Courier>(&core, "+4915112345678", PASSWORD, ADDRESS)
         .await
         .expect("again");
-    let tx = db::begin(&core).await.expect("transaction");
+    let tx = core.begin().await.expect("transaction");
     couriers::set_status(&core, &tx, &kim.id, Status::Suspended)
         .await
         .expect("suspended");

@@ -3,8 +3,7 @@
 //! due, never two runs closer than a gap, until its cancellation token
 //! fires; a failed run is logged and the next one tries again. The logs of
 //! a worker carry its name through the span `workers::spawn` starts it in.
-//! Below every domain module, so that their workers run on it; it names
-//! none of them.
+//! Beneath every domain crate, so that their workers run on it.
 
 use std::future::Future;
 use std::sync::Arc;

@@ -2,8 +2,8 @@
 //! for deliveries) may trust what they keep, and the feed that tells every
 //! PostgreSQL replica what another one changed (docs/scaling.md, "Caches on
 //! replicas"): it evicts what changed, and pushes changed deliveries to this
-//! replica's `WatchDelivery` streams (`Core::changes`) and webhook
-//! dispatcher (`Core::webhook_wake`),
+//! replica's `WatchDelivery` streams and webhook dispatcher (the core's
+//! [`Listener`]),
 //! so that they hear of another replica's change in milliseconds
 //! (docs/scaling.md "Streams on replicas").
 //!
@@ -31,7 +31,8 @@ use sea_orm::sqlx::postgres::PgListener;
 use sea_orm::{ConnectionTrait, DbBackend, Statement};
 use tokio_util::sync::CancellationToken;
 
-use crate::{Core, CoreResult};
+use crate::CoreResult;
+use crate::metrics::CoreMetrics;
 
 /// The PostgreSQL channel of cache announcements.
 const CHANNEL: &str = "courier_cache";
@@ -211,25 +212,40 @@ pub async fn announce_couriers(tx: &impl ConnectionTrait, from: u64, courier_ids
     Ok(())
 }
 
-/// Listens for announcements on PostgreSQL until `stop` fires, evicting
-/// what changed from `core`'s caches and waking its streams; returns at
-/// once on SQLite.
-pub async fn listen(core: Core, stop: CancellationToken) {
-    if core.db.get_database_backend() != DbBackend::Postgres {
+/// What a replica does with the announcements it hears (the caches and
+/// streams it keeps are the layers above's).
+pub trait Listener: Send + Sync {
+    /// The listening connection is up again: whatever changed while nobody
+    /// listened is unknown, so forget what is kept and look again.
+    fn connected(&self);
+    /// Another replica announced `change` (this replica's own are skipped).
+    fn changed(&self, change: Change);
+}
+
+/// Listens for announcements on PostgreSQL (on a connection of `writer`'s
+/// pool) until `stop` fires, telling `listener` of each other replica's
+/// change; returns at once on SQLite.
+pub async fn listen(
+    writer: sea_orm::DatabaseConnection,
+    feed: Arc<Feed>,
+    metrics: Arc<CoreMetrics>,
+    listener: impl Listener,
+    stop: CancellationToken,
+) {
+    if writer.get_database_backend() != DbBackend::Postgres {
         return;
     }
-    let pool = core.writer.get_postgres_connection_pool().clone();
-    let feed = core.cache_feed.clone();
+    let pool = writer.get_postgres_connection_pool().clone();
     while !stop.is_cancelled() {
         let connected = async {
-            let mut listener = PgListener::connect_with(&pool).await?;
-            listener.listen(CHANNEL).await?;
-            Ok::<_, sea_orm::sqlx::Error>(listener)
+            let mut connection = PgListener::connect_with(&pool).await?;
+            connection.listen(CHANNEL).await?;
+            Ok::<_, sea_orm::sqlx::Error>(connection)
         };
-        let mut listener = tokio::select! {
+        let mut connection = tokio::select! {
             () = stop.cancelled() => return,
             connected = connected => match connected {
-                Ok(listener) => listener,
+                Ok(connection) => connection,
                 Err(error) => {
                     tracing::warn!(%error, "cache announcements: cannot listen; caches bypassed");
                     tokio::select! {
@@ -239,44 +255,23 @@ pub async fn listen(core: Core, stop: CancellationToken) {
                 }
             },
         };
-        // Whatever changed while nobody listened is unknown: start over.
-        core.keys.forget_all();
-        core.delivery_cache.forget_all();
+        listener.connected();
         feed.set_connected(true);
-        core.metrics.set_cache_feed_connected(true);
-        // Couriers' streams check what they may have missed (a suspension,
-        // a sign-out on another replica).
-        core.courier_signals.wake_all();
+        metrics.set_cache_feed_connected(true);
         loop {
             let received = tokio::select! {
                 () = stop.cancelled() => break,
-                received = listener.try_recv() => received,
+                received = connection.try_recv() => received,
             };
             match received {
                 Ok(Some(notification)) => match Change::parse(notification.payload()) {
                     Some((change, at)) => {
                         match change {
-                            Change::Keys => core.keys.forget_all(),
-                            Change::Delivery { from, .. } if from == feed.origin => {}
-                            Change::Delivery { id, .. } => {
-                                // Evicted first: the streams woken read it anew.
-                                core.delivery_cache.forget(&id);
-                                core.changes.publish(&id);
-                                // It may have queued webhooks for this
-                                // replica's dispatcher to send.
-                                core.webhook_wake.notify_one();
-                            }
-                            Change::Couriers { from, .. } if from == feed.origin => {}
-                            Change::Couriers { ids, .. } => {
-                                for id in ids {
-                                    core.courier_signals.wake(&id);
-                                }
-                                core.map_wake.wake();
-                            }
+                            Change::Delivery { from, .. } | Change::Couriers { from, .. } if from == feed.origin => {}
+                            change => listener.changed(change),
                         }
                         let lag = wall_clock_micros().saturating_sub(at).max(0);
-                        core.metrics
-                            .observe_cache_invalidation_lag(Duration::from_micros(lag as u64));
+                        metrics.observe_cache_invalidation_lag(Duration::from_micros(lag as u64));
                     }
                     None => tracing::warn!(payload = notification.payload(), "cache announcements: unreadable"),
                 },
@@ -287,7 +282,7 @@ pub async fn listen(core: Core, stop: CancellationToken) {
             }
         }
         feed.set_connected(false);
-        core.metrics.set_cache_feed_connected(false);
+        metrics.set_cache_feed_connected(false);
     }
 }
 

@@ -14,8 +14,8 @@ use sea_orm::{
 };
 use tokio_util::sync::CancellationToken;
 
-use crate::workers::runner::{Done, Runner};
-use crate::{Core, CoreError, CoreResult};
+use crate::runner::{Done, Runner};
+use crate::{CoreError, CoreResult};
 
 /// How long a PostgreSQL connection may sit in the pool before it is
 /// pinged on checkout.
@@ -415,9 +415,10 @@ pub fn one_of(backend: DbBackend, column: &'static str, values: &[String]) -> se
     sea_orm::sea_query::Expr::cust_with_values(sql, [list])
 }
 
-pub async fn begin(core: &Core) -> CoreResult<WriteTransaction> {
-    let tx = core
-        .writer
+/// Starts a write transaction on the write pool `writer`; `origin` is this
+/// replica's mark on the courier feeds it announces (`cache_feed`).
+pub async fn begin(writer: &DatabaseConnection, origin: u64) -> CoreResult<WriteTransaction> {
+    let tx = writer
         .begin_with_options(TransactionOptions {
             sqlite_transaction_mode: Some(SqliteTransactionMode::Immediate),
             ..TransactionOptions::default()
@@ -429,7 +430,7 @@ pub async fn begin(core: &Core) -> CoreResult<WriteTransaction> {
         on_commit: std::sync::Mutex::default(),
         couriers_changed: std::sync::Mutex::default(),
         last: std::sync::Mutex::default(),
-        origin: core.cache_feed.origin(),
+        origin,
     })
 }
 
@@ -441,8 +442,8 @@ pub async fn begin(core: &Core) -> CoreResult<WriteTransaction> {
 /// crash loses at most the last fraction of a second of them, each whole or
 /// not at all, and a crash of the core loses none). SQLite's commits already
 /// do not wait for the disk (`synchronous=NORMAL` in WAL mode).
-pub async fn begin_bookkeeping(core: &Core) -> CoreResult<WriteTransaction> {
-    let tx = begin(core).await?;
+pub async fn begin_bookkeeping(writer: &DatabaseConnection, origin: u64) -> CoreResult<WriteTransaction> {
+    let tx = begin(writer, origin).await?;
     if tx.get_database_backend() == DbBackend::Postgres {
         tx.execute_unprepared("SET LOCAL synchronous_commit = off").await?;
     }

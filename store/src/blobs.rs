@@ -5,7 +5,7 @@
 //! replicas must see the same files.
 //!
 //! Both implementations sit behind [`BlobStore`], an object-safe trait (boxed
-//! futures), so `Core` holds one `Arc<dyn BlobStore>` chosen at start-up.
+//! futures), so `Store` holds one `Arc<dyn BlobStore>` chosen at start-up.
 //! The S3 client signs its requests with AWS Signature Version 4, written
 //! here on `hmac`/`sha2` rather than pulling in an SDK for two calls.
 //!

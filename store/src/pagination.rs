@@ -20,7 +20,8 @@ use sea_orm::{
 
 use crate::db::Reader;
 use crate::secrets;
-use crate::{Core, CoreError, CoreResult};
+use crate::shared_reads::SharedReads;
+use crate::{CoreError, CoreResult};
 use courier::errors::ErrorCode;
 
 /// One page of a list, with the token of the next (`None` on the last).
@@ -80,6 +81,16 @@ fn out_of_range(field: &str, max: u64) -> CoreError {
     CoreError::invalid(field, format!("{field} must be a whole number from 1 to {max}."))
 }
 
+/// What reading a page takes: the read pool, the key that signs page
+/// tokens, and the page reads under way (one read for identical requests,
+/// `shared_reads`).
+#[derive(Clone)]
+pub struct Pages {
+    pub db: Reader,
+    pub token_key: Arc<[u8]>,
+    pub reads: Arc<SharedReads<Positions>>,
+}
+
 /// A list of `E` read in pages by position: creation time, then id.
 pub struct Keyset<E: EntityTrait> {
     pub created_at: E::Column,
@@ -95,21 +106,21 @@ impl<E: EntityTrait> Keyset<E> {
     /// so that a token is good for that list only.
     pub async fn page(
         &self,
-        core: &Core,
+        pages: &Pages,
         scope: &str,
         condition: Condition,
         limit: u64,
         page_token: Option<&str>,
     ) -> CoreResult<(Vec<E::Model>, Option<String>)> {
         let rows = self
-            .select(core, scope, condition, limit, page_token)?
-            .all(&core.db)
+            .select(pages, scope, condition, limit, page_token)?
+            .all(&pages.db)
             .await?;
         let positions = rows
             .iter()
             .map(|row| self.position(row))
             .collect::<CoreResult<Vec<_>>>()?;
-        let next_page_token = next_token(core, scope, &positions, limit);
+        let next_page_token = next_token(pages, scope, &positions, limit);
         Ok((rows.into_iter().take(limit as usize).collect(), next_page_token))
     }
 
@@ -120,25 +131,25 @@ impl<E: EntityTrait> Keyset<E> {
     /// them (`shared_reads`): the statement and its values are the key.
     pub async fn page_ids(
         &self,
-        core: &Core,
+        pages: &Pages,
         scope: &str,
         condition: Condition,
         limit: u64,
         page_token: Option<&str>,
     ) -> CoreResult<(Vec<String>, Option<String>)> {
         let statement = self
-            .select(core, scope, condition, limit, page_token)?
+            .select(pages, scope, condition, limit, page_token)?
             .select_only()
             .column(self.created_at)
             .column(self.id)
-            .build(core.db.get_database_backend());
+            .build(pages.db.get_database_backend());
         let key = format!("{}\u{0}{:?}", statement.sql, statement.values);
-        let db = core.db.clone();
-        let positions = core
-            .page_reads
+        let db = pages.db.clone();
+        let positions = pages
+            .reads
             .read(key, move || read_positions(db.clone(), statement.clone()))
             .await?;
-        let next_page_token = next_token(core, scope, &positions, limit);
+        let next_page_token = next_token(pages, scope, &positions, limit);
         Ok((
             positions.iter().take(limit as usize).map(|p| p.id.clone()).collect(),
             next_page_token,
@@ -161,14 +172,14 @@ impl<E: EntityTrait> Keyset<E> {
     /// order, one row more than `limit` to tell whether more follow.
     fn select(
         &self,
-        core: &Core,
+        pages: &Pages,
         scope: &str,
         mut condition: Condition,
         limit: u64,
         page_token: Option<&str>,
     ) -> CoreResult<Select<E>> {
         if let Some(token) = page_token.filter(|t| !t.is_empty()) {
-            let cursor = decode(&core.secrets.page_token, scope, token)?;
+            let cursor = decode(&pages.token_key, scope, token)?;
             condition = condition.add(self.past(cursor.created_at, &cursor.id));
         }
         let order = if self.newest_first { Order::Desc } else { Order::Asc };
@@ -206,12 +217,12 @@ async fn read_positions(db: Reader, statement: Statement) -> CoreResult<Position
 
 /// The next page's token: the position of the page's last row, when a row
 /// beyond `limit` was read.
-fn next_token(core: &Core, scope: &str, positions: &[Cursor], limit: u64) -> Option<String> {
+fn next_token(pages: &Pages, scope: &str, positions: &[Cursor], limit: u64) -> Option<String> {
     if positions.len() as u64 <= limit {
         return None;
     }
     let last = positions.get(usize::try_from(limit).ok()?.checked_sub(1)?)?;
-    Some(encode(&core.secrets.page_token, scope, last))
+    Some(encode(&pages.token_key, scope, last))
 }
 
 fn encode(key: &[u8], scope: &str, cursor: &Cursor) -> String {

@@ -4,7 +4,7 @@
 //! open one each ([`TestCore::open`]) and call the modules directly; the
 //! end-to-end harness starts its servers with the same settings
 //! ([`config`]). Always compiled: a feature for it would give the
-//! workspace's test build a core of its own to compile (README "Figures").
+//! workspace's test build a core of its own to compile (README "Figures: building").
 
 use std::ops::Deref;
 use std::path::PathBuf;

@@ -407,8 +407,13 @@ e2e! {
 
         // The declined job, given by hand: an alert on the page; then cancelled: another.
         assign(&app, &second, &kim.courier.id).await.expect("assign");
-        let told = phone.text("#alert").await;
-        assert!(told.starts_with("Dispatch gave you a job: pick up at Alexanderplatz 1"), "{told}");
+        // The alert is on the page before its text: the text comes with the push.
+        wait_until("the hand assignment said", PAGE_WAIT, async || {
+            let told = phone.text("#alert").await;
+            let said = told.starts_with("Dispatch gave you a job: pick up at Alexanderplatz 1");
+            if said { Ok(()) } else { Err(told) }
+        })
+        .await;
         phone.screenshot().await;
         let cancelled = app.post(&format!("/v1/deliveries/{second}/cancel"), &app.live_key, &json!({})).await;
         assert_eq!(cancelled.status, 200, "{}", cancelled.body);

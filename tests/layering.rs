@@ -29,6 +29,11 @@ fn the_store_has_no_import_circle() {
     assert_no_circle("store/src", 10, Root::Read);
 }
 
+#[test]
+fn the_pricing_engine_has_no_import_circle() {
+    assert_no_circle("pricing/src", 6, Root::Read);
+}
+
 /// The core's root still declares `Core`, the handle nearly every domain
 /// function takes and whose fields name the modules above: the hub that the
 /// core's next crates dissolve (ARCHITECTURE.md "Crates").

@@ -49,8 +49,8 @@ pub use courier_store::{CoreError, CoreResult, Store};
 #[derive(Clone)]
 pub struct Core {
     pub store: Store,
-    pub catalog: Arc<quotes::catalog::Catalog>,
-    pub router: Arc<dyn quotes::routing::RoutingProvider>,
+    pub catalog: Arc<courier_pricing::catalog::Catalog>,
+    pub router: Arc<dyn courier_pricing::routing::RoutingProvider>,
     /// Tells watchers in this process that a delivery changed.
     pub changes: Changes,
     /// Webhook HTTP clients, reused per pinned address.
@@ -133,9 +133,9 @@ impl Core {
         clock: courier_store::clock::Clock,
     ) -> CoreResult<Core> {
         let store = Store::open(config, clock).await?;
-        let catalog = quotes::catalog::Catalog::load(store.config.catalog_file.as_deref())
+        let catalog = courier_pricing::catalog::Catalog::load(store.config.catalog_file.as_deref())
             .map_err(|e| CoreError::Internal(format!("catalogue: {e}")))?;
-        let router = quotes::router_from_config(&store.config, &store.metrics)?;
+        let router = courier_pricing::router_from_config(&store.config, &store.metrics)?;
         let metrics = &store.metrics;
         Ok(Core {
             create_queue: Arc::default(),

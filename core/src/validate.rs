@@ -4,9 +4,9 @@
 
 use chrono::{DateTime, Duration, Utc};
 
-use crate::quotes::geo::GeoPoint;
 use crate::{CoreError, CoreResult};
 use courier::limits::{self, Chars};
+use courier_pricing::geo::GeoPoint;
 
 /// A waypoint as a request carries it.
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]

@@ -251,11 +251,11 @@ routing_test! { the_offline_fallback_prices_when_the_router_fails, |config| conf
 
 routing_test! { the_breaker_opens_on_a_failing_router_and_closes_when_it_recovers, |config| config.routing_breaker_cooldown = Duration::from_millis(300), |app, router| {
     router.set(Mode::ServerError);
-    for _ in 0..courier_core::quotes::osrm::BREAKER_THRESHOLD {
+    for _ in 0..courier_pricing::osrm::BREAKER_THRESHOLD {
         app.post("/v1/quotes", &app.test_key, &berlin_quote()).await.assert_error(502, "upstream_error", None);
     }
     let calls = router.requests().len();
-    assert_eq!(calls, 2 * courier_core::quotes::osrm::BREAKER_THRESHOLD as usize);
+    assert_eq!(calls, 2 * courier_pricing::osrm::BREAKER_THRESHOLD as usize);
     // Open: refused at once, without a call.
     app.post("/v1/quotes", &app.test_key, &berlin_quote()).await.assert_error(502, "upstream_error", None);
     assert_eq!(router.requests().len(), calls, "no call while open");

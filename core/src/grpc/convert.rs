@@ -3,10 +3,10 @@
 use courier::v1 as pb;
 
 use crate::CoreError;
-use crate::quotes::items::ItemInput;
-use crate::quotes::pricing::ExtraSelection;
 use crate::quotes::{Quote, RouteInput};
 use crate::validate::{ContactInput, WaypointInput};
+use courier_pricing::items::ItemInput;
+use courier_pricing::prices::ExtraSelection;
 
 /// A required message field: absent is `invalid_request` naming it.
 pub fn required<T>(value: Option<T>, param: &str) -> Result<T, CoreError> {

@@ -23,10 +23,10 @@ use crate::events::EventType;
 use crate::fleet::{self, FleetOrder};
 use crate::lifecycle::{self, Status};
 use crate::proofs::{self, Checkpoint, ProofSubmission};
-use crate::quotes::geo::GeoPoint;
 use crate::validate::WaypointInput;
 use crate::{Core, CoreError, CoreResult, auth::Mode, positions};
 use courier::errors::ErrorCode;
+use courier_pricing::geo::GeoPoint;
 use courier_store::{db, pagination, secrets};
 
 /// What a job is.

@@ -10,10 +10,10 @@ use tokio_util::sync::CancellationToken;
 
 use crate::dispatch;
 use crate::positions::{self, Position};
-use crate::quotes::geo::GeoPoint;
-use crate::quotes::routing::RoutePoint;
 use crate::statuses::Status;
 use crate::{Core, CoreResult, deliveries};
+use courier_pricing::geo::GeoPoint;
+use courier_pricing::routing::RoutePoint;
 use courier_store::runner::{Done, Runner, Work};
 
 /// A job's ETAs are computed again at most this often (a road router is

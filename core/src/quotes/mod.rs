@@ -1,17 +1,10 @@
 //! Quotes: price a route and keep the price for 5 minutes (docs/guide.md
 //! "Quotes"). Owns the `quotes` table. The catalogue, geometry, routing, item
-//! and pricing rules live in the submodules; this module validates a request,
-//! prices it and stores the result per workspace and mode.
+//! and pricing rules are the pricing engine's (`courier_pricing`); this
+//! module validates a request, prices it and stores the result per
+//! workspace and mode.
 
-pub mod catalog;
 pub mod entity;
-pub mod geo;
-pub mod items;
-pub mod osrm;
-pub mod pricing;
-pub mod routing;
-
-use std::sync::Arc;
 
 use chrono::{DateTime, Duration, Utc};
 use courier::errors::ErrorCode;
@@ -21,23 +14,12 @@ use serde::{Deserialize, Serialize};
 use crate::auth::Principal;
 use crate::validate::{self, ContactRule, WaypointInput};
 use crate::{Core, CoreError, CoreResult};
-use courier_store::config::CoreConfig;
-use courier_store::metrics::CoreMetrics;
-use items::ItemInput;
-use pricing::{Breakdown, ExtraSelection, PriceRequest, PricedRoute};
-use routing::{OfflineRouter, RoutePoint, RoutingProvider};
+use courier_pricing::items::ItemInput;
+use courier_pricing::prices::{Breakdown, ExtraSelection, PriceRequest, PricedRoute};
+use courier_pricing::routing::RoutePoint;
 
 /// How long a quote's price holds.
 pub const QUOTE_VALIDITY: Duration = Duration::minutes(5);
-
-/// The router the configuration asks for: OSRM at `routing_url`
-/// ([`osrm`]), or the offline estimate ([`routing`]) when it is empty.
-pub fn router_from_config(config: &CoreConfig, metrics: &CoreMetrics) -> CoreResult<Arc<dyn RoutingProvider>> {
-    if config.routing_url.trim().is_empty() {
-        return Ok(Arc::new(OfflineRouter::default()));
-    }
-    Ok(Arc::new(osrm::OsrmRouter::new(config, metrics.clone())?))
-}
 
 /// The route of a quote or delivery request: what a quote locks.
 #[derive(Clone, Debug, PartialEq)]
@@ -121,7 +103,7 @@ impl RouteInput {
             pickup_at: self.scheduled_at.unwrap_or(now),
             discount_bps,
         };
-        pricing::price_route(&core.catalog, core.router.as_ref(), &request).await
+        courier_pricing::prices::price_route(&core.catalog, core.router.as_ref(), &request).await
     }
 }
 

@@ -27,10 +27,10 @@ use chrono::{DateTime, Datelike, Timelike, Utc, Weekday};
 use courier::errors::ErrorCode;
 use serde::{Deserialize, Serialize};
 
-use super::catalog::{Catalog, ServiceArea, SurchargeRule, VehicleType};
-use super::geo::GeoPoint;
-use super::items::{ItemInput, check_fit, validate_items};
-use super::routing::{RouteEstimate, RoutePoint, RoutingProvider};
+use crate::catalog::{Catalog, ServiceArea, SurchargeRule, VehicleType};
+use crate::geo::GeoPoint;
+use crate::items::{ItemInput, check_fit, validate_items};
+use crate::routing::{RouteEstimate, RoutePoint, RoutingProvider};
 use courier_store::error::{CoreError, CoreResult};
 
 /// Most extras in one request.
@@ -411,7 +411,7 @@ fn round_half_up_div(numerator: i64, denominator: i64) -> i64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::quotes::routing::{OfflineRouter, RouteFuture};
+    use crate::routing::{OfflineRouter, RouteFuture};
     use chrono::TimeZone;
     use proptest::prelude::*;
 
@@ -687,8 +687,7 @@ mod tests {
 
     /// The default catalogue plus 21 flat extras `x0`…`x20` offered by cars.
     fn catalog_with_many_extras() -> Catalog {
-        let mut value: serde_json::Value =
-            serde_json::from_str(crate::quotes::catalog::DEFAULT_CATALOG_JSON).expect("json");
+        let mut value: serde_json::Value = serde_json::from_str(crate::catalog::DEFAULT_CATALOG_JSON).expect("json");
         for index in 0..21 {
             let id = format!("x{index}");
             value["extras"]

@@ -3,7 +3,7 @@
 //! public holidays).
 //!
 //! It is data, not code, so operations can replace it without a release
-//! (`COURIER_CATALOG_FILE`); the built-in one is `core/catalog/default.json`,
+//! (`COURIER_CATALOG_FILE`); the built-in one is `pricing/catalog/default.json`,
 //! embedded in the binary. Every catalogue is validated completely when it is
 //! loaded, so pricing can rely on its invariants (every vehicle type has rates
 //! in every area, every offered extra exists, amounts are bounded, …) and a
@@ -38,10 +38,10 @@ use chrono_tz::Tz;
 use courier::limits::{MAX_ITEM_DIMENSION_CM, MAX_ITEM_WEIGHT_KG};
 use serde::{Deserialize, Deserializer, Serialize};
 
-use super::geo::{GeoPoint, Polygon};
+use crate::geo::{GeoPoint, Polygon};
 
 /// The catalogue shipped with the service.
-pub const DEFAULT_CATALOG_JSON: &str = include_str!("../../catalog/default.json");
+pub const DEFAULT_CATALOG_JSON: &str = include_str!("../catalog/default.json");
 
 /// Upper bound of every configured amount (rates, fees, extra prices): keeps
 /// every price computation far from integer overflow.
@@ -413,9 +413,9 @@ impl Catalog {
 
     /// The vehicle type a request names in `vehicle_type_id`, or
     /// `invalid_request` about that field.
-    pub fn requested_vehicle_type(&self, id: &str) -> crate::CoreResult<&VehicleType> {
+    pub fn requested_vehicle_type(&self, id: &str) -> courier_store::CoreResult<&VehicleType> {
         self.vehicle_type(id).ok_or_else(|| {
-            crate::CoreError::invalid(
+            courier_store::CoreError::invalid(
                 "vehicle_type_id",
                 format!("Unknown vehicle type '{id}'; see GET /v1/vehicle-types."),
             )

@@ -13,7 +13,7 @@
 use courier::errors::ErrorCode;
 use serde::{Deserialize, Serialize};
 
-use super::catalog::VehicleType;
+use crate::catalog::VehicleType;
 use courier::limits;
 use courier_store::error::{CoreError, CoreResult};
 
@@ -192,7 +192,7 @@ fn format_cubic_metres(cm3: f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::quotes::catalog::Catalog;
+    use crate::catalog::Catalog;
 
     fn item(weight_kg: f64, length_cm: f64, width_cm: f64, height_cm: f64) -> ItemInput {
         ItemInput {

@@ -9,13 +9,13 @@
 //!
 //! The road router, `osrm::OsrmRouter`, calls an OSRM server with the
 //! waypoints in order and the vehicle type's profile, falling back to this
-//! one; the configuration chooses between them (`quotes::router_from_config`).
+//! one; the configuration chooses between them (`courier_pricing::router_from_config`).
 
 use std::future::Future;
 use std::pin::Pin;
 
-use super::catalog::VehicleType;
-use super::geo::{GeoPoint, distance_km};
+use crate::catalog::VehicleType;
+use crate::geo::{GeoPoint, distance_km};
 use courier_store::error::CoreResult;
 
 /// A waypoint with the request field it came from, for error `param`s.
@@ -233,7 +233,7 @@ mod tests {
                 point: *point,
             })
             .collect();
-        let catalog = crate::quotes::catalog::Catalog::load(None).expect("catalogue");
+        let catalog = crate::catalog::Catalog::load(None).expect("catalogue");
         let car = catalog.vehicle_type("car").expect("car");
         let estimate = block_on(router.route(&waypoints, car)).expect("route");
         assert_eq!(estimate, OfflineRouter::default().estimate(&points, "car"));
@@ -255,7 +255,7 @@ mod tests {
         let router = OfflineRouter::default();
         // 9.99 km due north, so 12.987 km of road.
         let a = GeoPoint::new(52.0, 13.0);
-        let b = GeoPoint::new(52.0 + (9.99 / crate::quotes::geo::EARTH_RADIUS_KM).to_degrees(), 13.0);
+        let b = GeoPoint::new(52.0 + (9.99 / crate::geo::EARTH_RADIUS_KM).to_degrees(), 13.0);
         let cargo_bike = router.estimate(&[a, b], "cargo_bike"); // 59.94 min + 3
         assert!((cargo_bike.distance_km - 12.987).abs() < 1e-6);
         assert_eq!(cargo_bike.duration_min, 63);

@@ -24,13 +24,13 @@ use std::time::{Duration, Instant};
 use courier::errors::ErrorCode;
 use serde::Deserialize;
 
-use super::catalog::VehicleType;
-use super::geo::GeoPoint;
-use super::routing::{
+use crate::catalog::VehicleType;
+use crate::geo::GeoPoint;
+use crate::routing::{
     Durations, DurationsFuture, OfflineRouter, RouteEstimate, RouteFuture, RoutePoint, RoutingProvider, with_handling,
 };
-use crate::{CoreError, CoreResult};
 use courier_store::config::{CoreConfig, RoutingFallback};
+use courier_store::error::{CoreError, CoreResult};
 use courier_store::metrics::{CoreMetrics, RoutingResult};
 
 /// Routes in a row that failed before the breaker opens.

@@ -132,7 +132,7 @@ impl Api {
 
 /// A new idempotency key for one intended create.
 pub fn new_idempotency_key() -> String {
-    use rand::Rng;
+    use rand::RngExt;
     let bytes: [u8; 16] = rand::rng().random();
     let hex: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
     format!("cli_{hex}")

@@ -10,7 +10,7 @@ use axum::extract::{Request, State};
 use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
 use axum::middleware::Next;
 use axum::response::Response;
-use rand::Rng;
+use rand::RngExt;
 
 use crate::ConsoleState;
 use crate::page::{MessagePage, bare_layout, render};

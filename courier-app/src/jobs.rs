@@ -12,7 +12,7 @@ use axum::http::{HeaderMap, StatusCode};
 use axum::response::Response;
 use courier::app::v1 as apb;
 use courier::v1 as pb;
-use rand::Rng;
+use rand::RngExt;
 
 use crate::AppState;
 use crate::answers::{Asker, failure, forbidden_json, stale_form};

@@ -9,7 +9,7 @@ use axum::extract::{MatchedPath, Request, State};
 use axum::http::{HeaderValue, header};
 use axum::middleware::Next;
 use axum::response::Response;
-use rand::Rng;
+use rand::RngExt;
 use tracing::Instrument;
 
 use crate::EdgeState;

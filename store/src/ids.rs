@@ -1,6 +1,6 @@
 //! Prefixed, unguessable identifiers (`del_…`, `quo_…`) and API key secrets.
 
-use rand::Rng;
+use rand::RngExt;
 
 const ALPHABET: &[u8] = b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
 

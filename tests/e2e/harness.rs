@@ -883,7 +883,7 @@ impl Drop for Timing {
 }
 
 pub fn unique_suffix() -> String {
-    use rand::Rng;
+    use rand::RngExt;
     let n: u64 = rand::rng().random();
     format!("{n:016x}")
 }

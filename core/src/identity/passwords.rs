@@ -5,7 +5,7 @@
 
 use argon2::Argon2;
 use argon2::password_hash::{PasswordHash, PasswordHasher, PasswordVerifier, SaltString};
-use rand::RngCore;
+use rand::Rng;
 
 use crate::{CoreError, CoreResult};
 

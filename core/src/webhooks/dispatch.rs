@@ -36,7 +36,7 @@
 use std::collections::{BTreeSet, HashMap, HashSet, VecDeque};
 use std::time::Duration;
 
-use rand::Rng;
+use rand::RngExt;
 use sea_orm::{ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter};
 use tokio::task::{Id, JoinSet};
 use tokio_util::sync::CancellationToken;

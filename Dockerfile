@@ -3,7 +3,7 @@
 FROM rust:1.95-bookworm AS build
 WORKDIR /src
 COPY . .
-RUN cargo build-release -p courier-core -p courier-edge -p courier-console -p courier-app
+RUN cargo build-release -p courier-server -p courier-edge -p courier-console -p courier-app
 
 FROM debian:bookworm-slim
 RUN apt-get update && apt-get install -y --no-install-recommends ca-certificates curl \

@@ -43,6 +43,11 @@ fn the_core_has_no_import_circle() {
 }
 
 #[test]
+fn the_server_has_no_import_circle() {
+    assert_no_circle("server/src", 10, Root::Read);
+}
+
+#[test]
 fn the_edge_has_no_import_circle() {
     assert_no_circle("edge/src", 20, Root::Read);
 }

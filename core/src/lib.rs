@@ -1,9 +1,10 @@
-//! The courier core: owns the database, every domain rule and the background
-//! workers, and serves them over gRPC (`courier.v1` to the edge and mobile
-//! teams, `courier.internal.v1` to dispatch, billing and the back office).
+//! The courier core's domain: every rule and the tables it owns, over the
+//! store (`courier_store`). `courier-server` serves it over gRPC
+//! (`courier.v1` to the edge and mobile teams, `courier.internal.v1` to
+//! dispatch, billing and the back office) and runs its workers.
 //!
-//! Domain modules (`workspaces`, `auth`, `quotes`, …) know nothing of gRPC;
-//! `grpc` decodes requests, calls them and encodes answers.
+//! Domain modules (`workspaces`, `auth`, `quotes`, …) decide; the server
+//! decodes requests, asks them and encodes their answers.
 
 pub mod access;
 pub mod accounts;
@@ -12,7 +13,6 @@ pub mod audit;
 pub mod auth;
 pub mod auto_dispatch;
 pub mod billing;
-pub mod command_line;
 pub mod couriers;
 pub mod deliveries;
 pub mod demo;
@@ -20,7 +20,6 @@ pub mod dispatch;
 pub mod dispatch_map;
 pub mod events;
 pub mod fleet;
-pub mod grpc;
 pub mod idempotency;
 pub mod identity;
 pub mod jobs;
@@ -29,14 +28,12 @@ pub mod positions;
 pub mod proofs;
 pub mod public_tracking;
 pub mod quotes;
-pub mod server;
 pub mod simulator;
 pub mod statuses;
 pub mod testing;
 pub mod tracking;
 pub mod validate;
 pub mod webhooks;
-pub mod workers;
 pub mod workspaces;
 
 use std::sync::Arc;

@@ -95,7 +95,7 @@ pub fn text_kind(name: &str) -> TextKind {
 /// return in free text. PostgreSQL refuses a NUL and SQLite would keep it
 /// unseen; the others break log lines, CSV files and pages. Applied to every
 /// string of every request before a handler reads it
-/// (`grpc::request_text`).
+/// (`courier_server::grpc::request_text`).
 pub fn is_text(bytes: &[u8], kind: TextKind) -> bool {
     std::str::from_utf8(bytes).is_ok_and(|text| forbidden_character(text, kind).is_none())
 }

@@ -135,12 +135,12 @@ async fn run(mut cli: Cli, base_url_defaulted: bool) -> Result<(), Box<dyn std::
     // The edge stops first, so that its requests in flight still reach the
     // core; then the core, its workers and the metrics listener.
     let (edge_stop, core_stop) = (CancellationToken::new(), CancellationToken::new());
-    let mut workers = courier_core::workers::spawn(&core, &core_stop, courier_core::workers::Role::All);
+    let mut workers = courier_server::workers::spawn(&core, &core_stop, courier_server::workers::Role::All);
     // The core's streams end as the edge stops: the pages that follow them
     // (server-sent events) close, so the edge drains without waiting for
     // its grace period.
     let core_streams = core.stopping.clone();
-    let core_task = tokio::spawn(courier_core::server::serve(
+    let core_task = tokio::spawn(courier_server::serving::serve(
         core,
         grpc,
         core_stop.clone().cancelled_owned(),

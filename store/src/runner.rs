@@ -2,7 +2,7 @@
 //! once, then on a clock, early when woken, again at once while more is
 //! due, never two runs closer than a gap, until its cancellation token
 //! fires; a failed run is logged and the next one tries again. The logs of
-//! a worker carry its name through the span `workers::spawn` starts it in.
+//! a worker carry its name through the span `courier_server::workers::spawn` starts it in.
 //! Beneath every domain crate, so that their workers run on it.
 
 use std::future::Future;

@@ -23,7 +23,7 @@ seed=${COURIER_CONTRACT_SEED:-$(( 16#$(git -C "$repo" rev-parse --short=7 HEAD 2
 in_netns=${COURIER_CONTRACT_IN_NETNS:-}
 
 for binary in courier-dev courier-core; do
-    [ -x "$bin_dir/$binary" ] || { echo "contract: $bin_dir/$binary is missing (cargo build -p courier-dev -p courier-core)" >&2; exit 2; }
+    [ -x "$bin_dir/$binary" ] || { echo "contract: $bin_dir/$binary is missing (cargo build -p courier-dev -p courier-server)" >&2; exit 2; }
 done
 
 # The pinned tools, in a venv outside the tree, reinstalled when requirements.txt changes.

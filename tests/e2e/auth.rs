@@ -63,7 +63,7 @@ e2e! {
         let (id, key) = app.create_key_with(&app.workspace_id, Mode::Live, &[], admin_pb::KeyExpiry::Never).await;
         assert_eq!(app.get("/v1/vehicle-types", &key).await.status, 200);
         let command = Core::start((*app.core.config).clone(), app.clock.clone()).await.expect("admin command starts");
-        let revoked = courier_core::command_line::revoke_api_key(&command, &id).await.expect("revoked");
+        let revoked = courier_server::command_line::revoke_api_key(&command, &id).await.expect("revoked");
         assert_eq!(revoked, id);
         // SQLite: sent to the serving process, refused at once. PostgreSQL:
         // the serving replica hears of it by its cache feed, in
@@ -77,7 +77,7 @@ e2e! {
             .await;
         }
         app.get("/v1/vehicle-types", &key).await.assert_error(401, "invalid_api_key", None);
-        let unknown = courier_core::command_line::revoke_api_key(&command, "key_unknown").await.expect_err("no such key");
+        let unknown = courier_server::command_line::revoke_api_key(&command, "key_unknown").await.expect_err("no such key");
         assert_eq!(unknown.code().as_str(), "not_found");
     }
 

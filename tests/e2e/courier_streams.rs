@@ -57,7 +57,7 @@ fn command_line() {
         let core = courier_core::Core::start(config, courier_store::clock::Clock::default())
             .await
             .expect("the command line's core starts");
-        let suspended = courier_core::command_line::suspend_courier(&core, &id)
+        let suspended = courier_server::command_line::suspend_courier(&core, &id)
             .await
             .expect("suspended");
         assert_eq!(suspended, id);

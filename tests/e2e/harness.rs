@@ -13,9 +13,9 @@ use courier::internal::v1::billing_service_client::BillingServiceClient;
 use courier::internal::v1::dispatch_service_client::DispatchServiceClient;
 use courier_core::Core;
 use courier_core::auth::service_token::{self, Role};
-use courier_core::workers::Role as ServeRole;
 use courier_edge::ratelimit::RateLimitConfig;
 use courier_edge::{CoreClients, EdgeState};
+use courier_server::workers::Role as ServeRole;
 use courier_store::clock::Clock;
 use courier_store::config::CoreConfig;
 use courier_store::db::ServeLock;
@@ -110,8 +110,8 @@ impl Listeners {
             .expect("the database is not served yet");
         let stop = CancellationToken::new();
         let edge_stop = stop.child_token();
-        let workers = courier_core::workers::spawn(core, &stop, role);
-        let core_task = tokio::spawn(courier_core::server::serve(
+        let workers = courier_server::workers::spawn(core, &stop, role);
+        let core_task = tokio::spawn(courier_server::serving::serve(
             core.clone(),
             self.grpc,
             stop.clone().cancelled_owned(),

@@ -228,7 +228,8 @@ async fn still_serving(app: &TestApp, courier: &App) {
         profile.expect("profile").into_inner().courier.map(|c| c.id),
         Some(courier.courier.id.clone())
     );
-    let health = courier_core::server::probe(app.grpc_url.trim_start_matches("http://"), Duration::from_secs(5)).await;
+    let health =
+        courier_server::serving::probe(app.grpc_url.trim_start_matches("http://"), Duration::from_secs(5)).await;
     assert_eq!(health, Ok(()));
 }
 

@@ -59,7 +59,7 @@ fn read_by_binary() -> HashMap<&'static str, BTreeSet<String>> {
     };
     let everywhere = [courier::logging::FILTER_VARIABLE.to_owned()];
     let binaries = [
-        ("courier-core", core, include_str!("../../core/src/main.rs")),
+        ("courier-core", core, include_str!("../../server/src/main.rs")),
         ("courier-edge", edge, include_str!("../../edge/src/main.rs")),
         ("courier-console", front(), include_str!("../../console/src/main.rs")),
         ("courier-app", front(), include_str!("../../courier-app/src/main.rs")),

@@ -197,7 +197,7 @@ async fn two_cores_on_one_postgres_step_each_delivery_once() {
             .await
             .expect("second core");
         let stop = tokio_util::sync::CancellationToken::new();
-        let mut workers = courier_core::workers::spawn(&second, &stop, courier_core::workers::Role::All);
+        let mut workers = courier_server::workers::spawn(&second, &stop, courier_server::workers::Role::All);
 
         let mut ids = Vec::new();
         for _ in 0..6 {

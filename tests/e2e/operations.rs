@@ -133,7 +133,7 @@ e2e! {
     async fn the_core_health_command_probes_grpc_health(app: TestApp) {
         let mut app = app;
         let core = address(&app.grpc_url).to_owned();
-        let probe = |addr: String| async move { courier_core::server::probe(&addr, Duration::from_secs(2)).await };
+        let probe = |addr: String| async move { courier_server::serving::probe(&addr, Duration::from_secs(2)).await };
         probe(core.clone()).await.expect("a serving core");
         // A listen address on every interface means this machine.
         let port = core.rsplit(':').next().expect("port");

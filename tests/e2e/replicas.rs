@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 use courier::internal::v1 as ipb;
 use courier::v1 as pb;
 use courier::v1::tracking_service_client::TrackingServiceClient;
-use courier_core::workers::Role as ServeRole;
+use courier_server::workers::Role as ServeRole;
 use serde_json::json;
 
 use crate::deliveries::berlin_delivery;

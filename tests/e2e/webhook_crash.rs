@@ -61,7 +61,7 @@ fn child_core() {
             .expect("core starts");
         let _serving = courier_store::db::ServeLock::claim(&core.config.database_url, address).expect("serve lock");
         let stop = tokio_util::sync::CancellationToken::new();
-        let _workers = courier_core::workers::spawn(&core, &stop, courier_core::workers::Role::All);
+        let _workers = courier_server::workers::spawn(&core, &stop, courier_server::workers::Role::All);
         let mut registry = prometheus_client::registry::Registry::default();
         core.metrics.register(&mut registry);
         tokio::spawn(courier::ops::serve_metrics(
@@ -70,7 +70,7 @@ fn child_core() {
             std::future::pending(),
         ));
         println!("{SERVING} {address} {metrics_address}");
-        courier_core::server::serve(core, listener, std::future::pending())
+        courier_server::serving::serve(core, listener, std::future::pending())
             .await
             .expect("served");
     });

@@ -1,5 +1,5 @@
 //! Who is calling ([`Actor`]), read once per request from its metadata by
-//! [`authenticate`] (run by the gRPC [`layer`](super::layer)), and what a
+//! [`authenticate`] (run by the server's `read_caller` layer), and what a
 //! handler asks of it: [`grant`] for an action in a workspace, [`api`] for
 //! the public API's caller ([`Principal`]), [`console`] for a console
 //! session's own calls.
@@ -434,7 +434,7 @@ pub fn courier<T>(request: &Request<T>) -> CoreResult<&CourierCaller> {
 }
 
 /// The refusal of a request body the edge could not parse, forwarded in
-/// `x-request-error-bin`, or of its text (`grpc::request_text`); reported
+/// `x-request-error-bin`, or of its text (`courier_server::grpc::request_text`); reported
 /// once the caller may call the endpoint.
 fn request_error<T>(request: &Request<T>) -> CoreResult<()> {
     if let Some(refusal) = request.extensions().get::<Refusal>() {
@@ -450,7 +450,7 @@ fn request_error<T>(request: &Request<T>) -> CoreResult<()> {
 }
 
 /// A refusal of a public API request's text, put in the request by the
-/// text check (`grpc::request_text`) and reported once the caller may call
+/// text check (`courier_server::grpc::request_text`) and reported once the caller may call
 /// the method.
 #[derive(Clone, Debug)]
 pub struct Refusal {

@@ -8,11 +8,10 @@
 //! Its children sit above them: [`caller`] reads who is calling (an API
 //! key, a console session, a service token, the command line) and their
 //! standing in a workspace, and grants; [`methods`] says what each gRPC
-//! method needs; [`layer`] reads the caller of every gRPC request once,
-//! before its handler runs.
+//! method needs; the server's `read_caller` layer reads the caller of
+//! every gRPC request once, before its handler runs.
 
 pub mod caller;
-pub mod layer;
 pub mod methods;
 
 use std::marker::PhantomData;

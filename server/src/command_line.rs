@@ -16,10 +16,10 @@ use courier::internal::v1::courier_service_client::CourierServiceClient;
 use courier::internal::v1::{RevokeApiKeyRequest, SuspendCourierRequest};
 use tonic::transport::Channel;
 
-use crate::access::{self, act};
-use crate::auth::service_token;
-use crate::couriers::{self, Status};
-use crate::{Core, CoreError, CoreResult, audit};
+use courier_core::access::{self, act};
+use courier_core::auth::service_token;
+use courier_core::couriers::{self, Status};
+use courier_core::{Core, CoreError, CoreResult, audit};
 use courier_store::db;
 
 /// How long the serving process has to answer.
@@ -30,7 +30,7 @@ const ANSWER_WITHIN: std::time::Duration = std::time::Duration::from_secs(10);
 pub async fn revoke_api_key(core: &Core, id: &str) -> CoreResult<String> {
     let Some(serving) = db::serving_process(&core.config.database_url)? else {
         let granted = access::caller::command_line::<act::Administer>()?;
-        return Ok(crate::auth::api_keys::revoke(core, &granted, id).await?.id);
+        return Ok(courier_core::auth::api_keys::revoke(core, &granted, id).await?.id);
     };
     let (channel, request) = to_serving(
         core,
@@ -97,7 +97,7 @@ async fn to_serving<T>(core: &Core, serving: SocketAddr, message: T) -> CoreResu
         core.clock.now_micros() / 1_000_000,
         60,
     )?;
-    let channel = tonic::transport::Endpoint::from_shared(crate::server::local_url(serving))
+    let channel = tonic::transport::Endpoint::from_shared(crate::serving::local_url(serving))
         .map_err(|e| unreachable(&e))?
         .connect_timeout(std::time::Duration::from_secs(5))
         .timeout(ANSWER_WITHIN)

@@ -16,7 +16,7 @@ use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
 use tracing::Instrument;
 
-use crate::{
+use courier_core::{
     Core, CoreResult, assignments, auto_dispatch, billing, events, idempotency, jobs, positions, simulator, webhooks,
 };
 use courier_store::metrics::CoreMetrics;

@@ -7,11 +7,11 @@ use courier::v1::webhook_service_server::WebhookService;
 use tonic::{Request, Response, Status};
 
 use super::events::{attempt_out, event_type_in};
-use crate::access::Permission;
-use crate::access::caller;
-use crate::events::EventType;
-use crate::webhooks::endpoints::{self, DisabledReason, Endpoint, EndpointPatch, EndpointStatus, NewEndpoint};
-use crate::{Core, CoreError, CoreResult};
+use courier_core::access::Permission;
+use courier_core::access::caller;
+use courier_core::events::EventType;
+use courier_core::webhooks::endpoints::{self, DisabledReason, Endpoint, EndpointPatch, EndpointStatus, NewEndpoint};
+use courier_core::{Core, CoreError, CoreResult};
 
 pub struct WebhookApi(pub Core);
 

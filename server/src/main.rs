@@ -10,9 +10,9 @@ use courier_core::access::{Permission, act};
 use courier_core::auth::Mode;
 use courier_core::auth::api_keys::{self, KeyExpiry, NewApiKey};
 use courier_core::auth::service_token::{self, Role};
-use courier_core::workers::Role as ServeRole;
 use courier_core::workspaces::{self, BillingSettings, NewWorkspace, Plan, WorkspaceKind};
 use courier_core::{Core, CoreError};
+use courier_server::workers::Role as ServeRole;
 use courier_store::clock::Clock;
 use courier_store::config::CoreConfig;
 use prometheus_client::registry::Registry;
@@ -319,7 +319,7 @@ async fn serve(core: Core, role: ServeRole) -> Result<(), Box<dyn std::error::Er
     core.metrics.register(&mut registry);
     let grace = core.config.shutdown_grace;
     let stop = CancellationToken::new();
-    let mut workers = courier_core::workers::spawn(&core, &stop, role);
+    let mut workers = courier_server::workers::spawn(&core, &stop, role);
     let signal = stop.clone();
     tokio::spawn(async move {
         courier::shutdown::signal().await;
@@ -329,7 +329,7 @@ async fn serve(core: Core, role: ServeRole) -> Result<(), Box<dyn std::error::Er
         let metrics =
             courier::ops::serve_metrics(ops_listener, vec![Arc::new(registry)], stop.clone().cancelled_owned());
         tokio::try_join!(
-            courier_core::server::serve(core, listener, stop.clone().cancelled_owned()),
+            courier_server::serving::serve(core, listener, stop.clone().cancelled_owned()),
             async { metrics.await.map_err(Into::into) },
         )?;
         while workers.join_next().await.is_some() {}
@@ -386,7 +386,7 @@ async fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
         .unwrap_or_else(|| Command::WithDatabase(DatabaseCommand::Serve(ServeArgs::from_environment())))
     {
         Command::Health => {
-            courier_core::server::probe(&cli.config.grpc_addr, std::time::Duration::from_secs(2)).await?;
+            courier_server::serving::probe(&cli.config.grpc_addr, std::time::Duration::from_secs(2)).await?;
             println!("serving");
             return Ok(());
         }
@@ -494,7 +494,7 @@ async fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
             }
         }
         DatabaseCommand::Key(KeyCommand::Revoke { id }) => {
-            let id = courier_core::command_line::revoke_api_key(&core, &id).await?;
+            let id = courier_server::command_line::revoke_api_key(&core, &id).await?;
             println!("key {id} revoked");
         }
         DatabaseCommand::Billing(command) => billing(&core, command).await?,
@@ -571,7 +571,7 @@ async fn courier(core: &Core, command: CourierCommand) -> Result<(), Box<dyn std
     // would also hold the lock that process needs).
     let command = match command {
         CourierCommand::Suspend { id } => {
-            let id = courier_core::command_line::suspend_courier(core, &id).await?;
+            let id = courier_server::command_line::suspend_courier(core, &id).await?;
             println!("courier {id} suspended and signed out");
             return Ok(());
         }
@@ -659,7 +659,7 @@ async fn courier(core: &Core, command: CourierCommand) -> Result<(), Box<dyn std
 async fn billing(core: &Core, command: BillingCommand) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
     use courier::statements as document;
     use courier_core::billing::{lines, statements};
-    use courier_core::grpc::billing::{line_out, statement_out};
+    use courier_server::grpc::billing::{line_out, statement_out};
     let now = core.clock.now_micros();
     let show = |s: &statements::Statement| {
         let overdue = if s.is_overdue(now) { "\toverdue" } else { "" };

@@ -6,7 +6,7 @@ use courier::v1 as pb;
 use courier::v1::public_service_server::PublicService;
 use tonic::{Request, Response, Status};
 
-use crate::{Core, couriers, proofs, public_tracking};
+use courier_core::{Core, couriers, proofs, public_tracking};
 
 pub struct PublicApi(pub Core);
 

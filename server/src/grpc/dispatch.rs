@@ -9,14 +9,14 @@ use tonic::{Request, Response, Status, Streaming};
 use super::convert::{item_out, micros, proof_file_in, required};
 use super::couriers::job_out;
 use super::deliveries::status_in;
-use crate::access::{act, caller};
-use crate::couriers::Fleet;
-use crate::deliveries::{Courier, CourierVehicle, Delivery, contact_out, to_proto, waypoint_out};
-use crate::dispatch::{self, LocationReport, Mover};
-use crate::fleet::{self, FleetOrder};
-use crate::jobs::{self, Work};
-use crate::proofs::{Checkpoint, ProofSubmission};
-use crate::{Core, CoreError, CoreResult, dispatch_map, workspaces};
+use courier_core::access::{act, caller};
+use courier_core::couriers::Fleet;
+use courier_core::deliveries::{Courier, CourierVehicle, Delivery, contact_out, to_proto, waypoint_out};
+use courier_core::dispatch::{self, LocationReport, Mover};
+use courier_core::fleet::{self, FleetOrder};
+use courier_core::jobs::{self, Work};
+use courier_core::proofs::{Checkpoint, ProofSubmission};
+use courier_core::{Core, CoreError, CoreResult, dispatch_map, workspaces};
 use tokio_stream::StreamExt;
 use tokio_stream::wrappers::ReceiverStream;
 
@@ -54,7 +54,7 @@ fn board_order_out(o: &FleetOrder) -> ipb::BoardOrder {
         notes: o.notes.clone(),
         created_at: Some(courier::time::micros_to_proto(o.created_at)),
         updated_at: Some(courier::time::micros_to_proto(o.updated_at)),
-        legal_moves: crate::lifecycle::legal_moves(o.status)
+        legal_moves: courier_core::lifecycle::legal_moves(o.status)
             .into_iter()
             .map(|s| s.to_proto() as i32)
             .collect(),

@@ -2,9 +2,9 @@ use courier::v1::{CreateQuoteRequest, CreateQuoteResponse, quote_service_server:
 use tonic::{Request, Response, Status};
 
 use super::convert::{self, RouteParts};
-use crate::Core;
-use crate::access::Permission;
-use crate::access::caller;
+use courier_core::Core;
+use courier_core::access::Permission;
+use courier_core::access::caller;
 
 pub struct QuoteApi(pub Core);
 
@@ -25,7 +25,7 @@ impl QuoteService for QuoteApi {
             items: r.items,
             scheduled_at: r.scheduled_at,
         })?;
-        let quote = crate::quotes::create(&self.0, &principal, route).await?;
+        let quote = courier_core::quotes::create(&self.0, &principal, route).await?;
         Ok(Response::new(CreateQuoteResponse {
             quote: Some(convert::quote_out(&quote)),
         }))

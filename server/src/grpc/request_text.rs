@@ -29,9 +29,9 @@ use prost_types::field_descriptor_proto::{Label, Type};
 use tonic::body::Body;
 use tonic::codegen::http;
 
-use crate::CoreError;
-use crate::access::caller::Refusal;
-use crate::validate::{self, TextKind};
+use courier_core::CoreError;
+use courier_core::access::caller::Refusal;
+use courier_core::validate::{self, TextKind};
 
 /// A gRPC message is at most this long here; a longer one is left unread for
 /// tonic to refuse (its own limit is 4 MiB).

@@ -4,12 +4,12 @@ use courier::time::micros_to_proto;
 use tonic::{Request, Response, Status};
 
 use super::admin::{billing_out, day_count, overdue_is_output_only};
-use crate::access::{Granted, act, caller};
-use crate::billing::lines;
-use crate::billing::lines::BillingLine;
-use crate::billing::statements::{self, PeriodEnd, Statement, StatementStatus};
-use crate::workspaces::{self, BillingSettings, Workspace};
-use crate::{Core, CoreError, CoreResult};
+use courier_core::access::{Granted, act, caller};
+use courier_core::billing::lines;
+use courier_core::billing::lines::BillingLine;
+use courier_core::billing::statements::{self, PeriodEnd, Statement, StatementStatus};
+use courier_core::workspaces::{self, BillingSettings, Workspace};
+use courier_core::{Core, CoreError, CoreResult};
 
 pub struct BillingApi(pub Core);
 

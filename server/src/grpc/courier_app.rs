@@ -11,13 +11,13 @@ use tonic::{Request, Response, Status, Streaming};
 
 use super::convert::proof_file_in;
 use super::couriers::{courier_out, job_out, offer_out, position_in};
-use crate::access::caller;
-use crate::assignments::feed::Reason;
-use crate::couriers::{self, Availability, Courier, invitations};
-use crate::identity::sessions;
-use crate::jobs::{self, Move, watch};
-use crate::proofs::{Checkpoint, ProofSubmission};
-use crate::{Core, CoreError, CoreResult, positions};
+use courier_core::access::caller;
+use courier_core::assignments::feed::Reason;
+use courier_core::couriers::{self, Availability, Courier, invitations};
+use courier_core::identity::sessions;
+use courier_core::jobs::{self, Move, watch};
+use courier_core::proofs::{Checkpoint, ProofSubmission};
+use courier_core::{Core, CoreError, CoreResult, positions};
 
 pub struct CourierAppApi(pub Core);
 

@@ -12,13 +12,13 @@ use tokio_stream::{Stream, StreamExt};
 use tonic::{Request, Response, Status};
 
 use super::convert;
-use crate::access::Permission;
-use crate::access::caller;
-use crate::events::EventType;
-use crate::events::history::{self, Event, EventFilter};
-use crate::events::stream::{self, StreamFilter};
-use crate::webhooks::attempts::{self, Attempt, AttemptStatus};
-use crate::{Core, CoreError, CoreResult};
+use courier_core::access::Permission;
+use courier_core::access::caller;
+use courier_core::events::EventType;
+use courier_core::events::history::{self, Event, EventFilter};
+use courier_core::events::stream::{self, StreamFilter};
+use courier_core::webhooks::attempts::{self, Attempt, AttemptStatus};
+use courier_core::{Core, CoreError, CoreResult};
 
 pub struct EventApi(pub Core);
 

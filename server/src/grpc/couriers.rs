@@ -9,14 +9,14 @@ use courier::time::micros_to_proto;
 use tonic::{Request, Response, Status};
 
 use super::convert::{item_out, required};
-use crate::access::{Act, Granted, act, caller};
-use crate::assignments::offers::Offer;
-use crate::couriers::{self, Courier, Fleet, NewCourier, Photo, ProfileChange, Vehicle, invitations};
-use crate::deliveries::{proof_out, waypoint_out};
-use crate::jobs::{self, Job, Move, Work};
-use crate::positions::{self, Position};
-use crate::validate::WaypointInput;
-use crate::{Core, CoreError, CoreResult, audit};
+use courier_core::access::{Act, Granted, act, caller};
+use courier_core::assignments::offers::Offer;
+use courier_core::couriers::{self, Courier, Fleet, NewCourier, Photo, ProfileChange, Vehicle, invitations};
+use courier_core::deliveries::{proof_out, waypoint_out};
+use courier_core::jobs::{self, Job, Move, Work};
+use courier_core::positions::{self, Position};
+use courier_core::validate::WaypointInput;
+use courier_core::{Core, CoreError, CoreResult, audit};
 
 pub struct CourierApi(pub Core);
 

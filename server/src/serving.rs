@@ -30,8 +30,6 @@ use tonic_health::ServingStatus;
 use tonic_health::server::HealthReporter;
 use tower_http::trace::{DefaultOnFailure, DefaultOnResponse, TraceLayer};
 
-use crate::Core;
-use crate::access;
 use crate::grpc::billing::BillingApi;
 use crate::grpc::console::ConsoleApi;
 use crate::grpc::courier_app::CourierAppApi;
@@ -40,6 +38,7 @@ use crate::grpc::fleet::FleetOrderApi;
 use crate::grpc::request_text::CheckText;
 use crate::grpc::{admin::AdminApi, deliveries::DeliveryApi, quotes::QuoteApi, vehicle_types::VehicleTypeApi};
 use crate::grpc::{dispatch::DispatchApi, events::EventApi, tracking::TrackingApi, webhooks::WebhookApi};
+use courier_core::Core;
 use courier_store::metrics::CoreMetrics;
 
 /// Every service the health service reports on; `""` is the server as a
@@ -136,7 +135,7 @@ pub async fn serve(
             inner,
             metrics: metrics.clone(),
         }))
-        .layer(access::layer::ReadCaller::new(core.clone()))
+        .layer(crate::read_caller::ReadCaller::new(core.clone()))
         .layer(CheckText)
         .add_service(health_service)
         .add_service(reflection)

@@ -8,10 +8,10 @@ use tonic::{Request, Response, Status};
 
 use super::context;
 use super::convert::{self, RouteParts, contact_in, required};
-use crate::access::{Permission, caller};
-use crate::auth::Principal;
-use crate::fleet::{self, NewFleetOrder};
-use crate::{Core, CoreResult};
+use courier_core::access::{Permission, caller};
+use courier_core::auth::Principal;
+use courier_core::fleet::{self, NewFleetOrder};
+use courier_core::{Core, CoreResult};
 
 pub struct FleetOrderApi(pub Core);
 

@@ -3,11 +3,11 @@ use courier::internal::v1::admin_service_server::AdminService;
 use courier::v1::Mode as PbMode;
 use tonic::{Request, Response, Status};
 
-use crate::access::{Granted, Permission, act, caller};
-use crate::auth::Mode;
-use crate::auth::api_keys::{self, ApiKey, KeyExpiry, NewApiKey};
-use crate::workspaces::{self, BillingSettings, NewWorkspace, Plan, Workspace, WorkspaceKind};
-use crate::{Core, CoreError, CoreResult};
+use courier_core::access::{Granted, Permission, act, caller};
+use courier_core::auth::Mode;
+use courier_core::auth::api_keys::{self, ApiKey, KeyExpiry, NewApiKey};
+use courier_core::workspaces::{self, BillingSettings, NewWorkspace, Plan, Workspace, WorkspaceKind};
+use courier_core::{Core, CoreError, CoreResult};
 
 pub struct AdminApi(pub Core);
 
@@ -261,11 +261,11 @@ impl AdminService for AdminApi {
     ) -> Result<Response<pb::ListAuditEntriesResponse>, Status> {
         self.granted(&request).await?;
         let r = request.into_inner();
-        let (entries, next) = crate::audit::listing::list(&self.0, r.page_size, Some(&r.page_token)).await?;
+        let (entries, next) = courier_core::audit::listing::list(&self.0, r.page_size, Some(&r.page_token)).await?;
         Ok(Response::new(pb::ListAuditEntriesResponse {
             entries: entries
                 .into_iter()
-                .map(|crate::audit::listing::Listed { entry: e, courier }| {
+                .map(|courier_core::audit::listing::Listed { entry: e, courier }| {
                     let (courier_id, courier_name) = courier.unzip();
                     pb::AuditEntry {
                         id: e.id,

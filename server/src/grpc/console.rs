@@ -4,15 +4,15 @@ use courier::time::micros_to_proto;
 use tonic::{Request, Response, Status};
 
 use super::admin::{expiry_in, key_out, kind_out, mode_in, permissions_in};
-use crate::access::caller;
-use crate::access::{Act, Granted, act};
-use crate::accounts;
-use crate::accounts::invitations::{self, Invitation, Joiner};
-use crate::accounts::memberships::{self, Member, Role};
-use crate::accounts::{NewUser, User};
-use crate::auth::api_keys::{self, NewApiKey};
-use crate::identity::sessions::{self, Session};
-use crate::{Core, CoreError, CoreResult, deliveries, dispatch_map, workspaces};
+use courier_core::access::caller;
+use courier_core::access::{Act, Granted, act};
+use courier_core::accounts;
+use courier_core::accounts::invitations::{self, Invitation, Joiner};
+use courier_core::accounts::memberships::{self, Member, Role};
+use courier_core::accounts::{NewUser, User};
+use courier_core::auth::api_keys::{self, NewApiKey};
+use courier_core::identity::sessions::{self, Session};
+use courier_core::{Core, CoreError, CoreResult, deliveries, dispatch_map, workspaces};
 
 pub struct ConsoleApi(pub Core);
 

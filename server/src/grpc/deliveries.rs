@@ -5,12 +5,12 @@ use tonic::{Request, Response, Status};
 
 use super::context;
 use super::convert::{self, RouteParts};
-use crate::Core;
-use crate::access::Permission;
-use crate::access::caller;
-use crate::deliveries::{self, CancelReason, ListFilter, NewDelivery, ProofRequest, TestScenario, to_proto};
-use crate::lifecycle::{self, Status as DeliveryStatus};
-use crate::{CoreError, CoreResult};
+use courier_core::Core;
+use courier_core::access::Permission;
+use courier_core::access::caller;
+use courier_core::deliveries::{self, CancelReason, ListFilter, NewDelivery, ProofRequest, TestScenario, to_proto};
+use courier_core::lifecycle::{self, Status as DeliveryStatus};
+use courier_core::{CoreError, CoreResult};
 
 pub struct DeliveryApi(pub Core);
 

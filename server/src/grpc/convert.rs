@@ -2,9 +2,9 @@
 
 use courier::v1 as pb;
 
-use crate::CoreError;
-use crate::quotes::{Quote, RouteInput};
-use crate::validate::{ContactInput, WaypointInput};
+use courier_core::CoreError;
+use courier_core::quotes::{Quote, RouteInput};
+use courier_core::validate::{ContactInput, WaypointInput};
 use courier_pricing::items::ItemInput;
 use courier_pricing::prices::ExtraSelection;
 
@@ -110,7 +110,7 @@ pub fn quote_out(q: &Quote) -> pb::Quote {
         id: q.id.clone(),
         amount_cents: q.amount_cents,
         currency: q.currency.clone(),
-        breakdown: Some(crate::quotes::breakdown_to_proto(&q.breakdown)),
+        breakdown: Some(courier_core::quotes::breakdown_to_proto(&q.breakdown)),
         distance_km: Some(q.distance_km),
         duration_min: q.duration_min,
         valid_until: Some(courier::time::micros_to_proto(q.valid_until)),
@@ -125,10 +125,10 @@ pub fn proof_file_in(
     file_name: String,
     content_type: String,
     content: Vec<u8>,
-) -> Result<crate::proofs::ProofFile, CoreError> {
-    let kind = crate::proofs::ArtifactKind::from_proto(kind)
+) -> Result<courier_core::proofs::ProofFile, CoreError> {
+    let kind = courier_core::proofs::ArtifactKind::from_proto(kind)
         .ok_or_else(|| CoreError::invalid(format!("files.{index}.kind"), "Unknown or missing file kind."))?;
-    Ok(crate::proofs::ProofFile {
+    Ok(courier_core::proofs::ProofFile {
         kind,
         file_name,
         content_type,

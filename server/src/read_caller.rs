@@ -14,9 +14,9 @@ use std::task::{Context, Poll};
 
 use tonic::codegen::http;
 
-use super::caller::{self, Caller};
-use super::methods;
-use crate::Core;
+use courier_core::Core;
+use courier_core::access::caller::{self, Caller};
+use courier_core::access::methods;
 
 /// The layer ([`tower::Layer`]) reading the caller of every call.
 #[derive(Clone)]

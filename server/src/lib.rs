@@ -8,8 +8,8 @@
 //! request, calls the domain and encodes the answer; a worker calls the
 //! domain on its clock. No business rule lives here.
 
+pub mod caller;
 pub mod command_line;
 pub mod grpc;
-pub mod read_caller;
 pub mod serving;
 pub mod workers;

@@ -135,7 +135,7 @@ pub async fn serve(
             inner,
             metrics: metrics.clone(),
         }))
-        .layer(crate::read_caller::ReadCaller::new(core.clone()))
+        .layer(crate::caller::ReadCaller::new(core.clone()))
         .layer(CheckText)
         .add_service(health_service)
         .add_service(reflection)

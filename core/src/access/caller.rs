@@ -1,13 +1,15 @@
 //! Who is calling ([`Actor`]), read once per request from its metadata by
-//! [`authenticate`] (run by the server's `read_caller` layer), and what a
-//! handler asks of it: [`grant`] for an action in a workspace, [`api`] for
-//! the public API's caller ([`Principal`]), [`console`] for a console
-//! session's own calls.
+//! [`authenticate`] (run by the server's `caller` layer, which keeps the
+//! [`Caller`] in the request), and what a handler asks of it: [`grant`] for
+//! an action in a workspace, [`api`] for the public API's caller
+//! ([`Principal`]), [`console`] for a console session's own calls. No
+//! request type is named here: the server hands over what it read.
 
 use std::sync::Arc;
 
+use std::net::IpAddr;
+
 use courier::metadata;
-use tonic::Request;
 
 use super::methods::{Credential, Method};
 use super::{Act, Action, Decision, Granted, Permission, Permissions, ServiceRole, Standing, decide, refusal};
@@ -223,12 +225,12 @@ fn bearer(core: &Core, authorization: Option<String>) -> CoreResult<Actor> {
     )
 }
 
-/// The address a sign-in attempt of `request` is counted against
-/// (docs/access.md, "Sign-in throttle"): the `claimed` visitor's address
-/// when a web front (a service token of role `front`) sends it, else the
-/// connection's peer; what any other caller claims is ignored.
-pub fn sign_in_address<T>(request: &Request<T>, claimed: &str) -> CoreResult<String> {
-    let caller = caller(request, |action| action == Action::SignIn)?;
+/// The address a sign-in attempt is counted against (docs/access.md,
+/// "Sign-in throttle"): the `claimed` visitor's address when a web front (a
+/// service token of role `front`) sends it, else the connection's `peer`;
+/// what any other caller claims is ignored.
+pub fn sign_in_address(caller: &Caller, peer: Option<IpAddr>, claimed: &str) -> CoreResult<String> {
+    let caller = caller.asking(|action| action == Action::SignIn)?;
     let front = matches!(
         *caller.actor,
         Actor::Service {
@@ -240,41 +242,35 @@ pub fn sign_in_address<T>(request: &Request<T>, claimed: &str) -> CoreResult<Str
     Ok(if front && !claimed.is_empty() {
         claimed.to_owned()
     } else {
-        request
-            .remote_addr()
-            .map(|peer| peer.ip().to_canonical().to_string())
-            .unwrap_or_default()
+        peer.map(|ip| ip.to_canonical().to_string()).unwrap_or_default()
     })
 }
 
-/// The caller the layer read for `request`; an internal error for a
-/// method outside [`METHODS`](super::methods::METHODS) or one whose handler
-/// asks for another action than the table's.
-fn caller<T>(request: &Request<T>, action: impl Fn(Action) -> bool) -> CoreResult<&Caller> {
-    let caller = request
-        .extensions()
-        .get::<Caller>()
-        .ok_or_else(|| CoreError::Internal("a method without an access rule was called".into()))?;
-    if !action(caller.method.action) {
-        return Err(CoreError::Internal(format!(
-            "{} is {:?} in the access table; its handler asked for another action",
-            caller.method.path, caller.method.action
-        )));
+impl Caller {
+    /// This caller, for a handler asking for an `action` the table gives
+    /// its method; an internal error for a handler asking for another.
+    fn asking(&self, action: impl Fn(Action) -> bool) -> CoreResult<&Caller> {
+        if !action(self.method.action) {
+            return Err(CoreError::Internal(format!(
+                "{} is {:?} in the access table; its handler asked for another action",
+                self.method.path, self.method.action
+            )));
+        }
+        Ok(self)
     }
-    Ok(caller)
 }
 
-/// Checks that the caller of `request` may do `A` in `workspace_id`
+/// Checks that `caller` may do `A` in `workspace_id`
 /// (`None`: an action about no one workspace). A caller who may not see
 /// the workspace is told that `hidden` (such as "workspace" or
 /// "statement") does not exist.
-pub async fn grant<A: Act, T>(
+pub async fn grant<A: Act>(
     core: &Core,
-    request: &Request<T>,
+    caller: &Caller,
     workspace_id: Option<&str>,
     hidden: &str,
 ) -> CoreResult<Granted<A>> {
-    let caller = caller(request, |action| action == A::ACTION)?;
+    let caller = caller.asking(|action| action == A::ACTION)?;
     let actor = &caller.actor;
     match decide(actor.standing(core, workspace_id).await?, A::ACTION) {
         Decision::Allow => Ok(Granted {
@@ -287,13 +283,10 @@ pub async fn grant<A: Act, T>(
     }
 }
 
-/// Whether the caller of `request` may do `A` in `workspace_id`, for a
-/// method that only shows what a page is about (no grant: nothing is done
-/// with it). Any failure to tell is `false`.
-pub async fn could<A: Act, T>(core: &Core, request: &Request<T>, workspace_id: &str) -> bool {
-    let Some(caller) = request.extensions().get::<Caller>() else {
-        return false;
-    };
+/// Whether `caller` may do `A` in `workspace_id`, for a method that only
+/// shows what a page is about (no grant: nothing is done with it). Any
+/// failure to tell is `false`.
+pub async fn could<A: Act>(core: &Core, caller: &Caller, workspace_id: &str) -> bool {
     match caller.actor.standing(core, Some(workspace_id)).await {
         Ok(standing) => matches!(decide(standing, A::ACTION), Decision::Allow),
         Err(_) => false,
@@ -339,25 +332,20 @@ pub fn os_user() -> String {
     account.unwrap_or_else(|| format!("uid {uid}"))
 }
 
-/// The public API's caller of `request` when it may use `permission`
-/// (`None`: any valid caller of the workspace), then the refusal of a body
-/// the edge could not parse.
-pub async fn api<T>(core: &Core, request: &Request<T>, permission: Option<Permission>) -> CoreResult<Principal> {
-    api_admitted(core, request, permission, |_| Ok(())).await
-}
-
-/// Like [`api`], with `admit`, the endpoint's own checks of the caller, run
-/// before the permission's (the fleet checks, docs/guide.md "Fleet
-/// orders"). No handler reaches a public domain function without its
-/// [`Principal`], checked here for the method's action.
-pub async fn api_admitted<T>(
+/// The public API's `caller` as a [`Principal`] when it may use
+/// `permission` (`None`: any valid caller of the workspace), after `admit`,
+/// the endpoint's own checks of the caller, run before the permission's
+/// (the fleet checks, docs/guide.md "Fleet orders"). No handler reaches a
+/// public domain function without its [`Principal`], checked here for the
+/// method's action.
+pub async fn api(
     core: &Core,
-    request: &Request<T>,
+    caller: &Caller,
     permission: Option<Permission>,
     admit: impl FnOnce(&Principal) -> CoreResult<()>,
 ) -> CoreResult<Principal> {
     let action = permission.map_or(Action::UseApi, Action::Api);
-    let caller = caller(request, |table| table == action)?;
+    let caller = caller.asking(|table| table == action)?;
     let actor = &caller.actor;
     let (principal, standing) = match &**actor {
         Actor::Key(principal) => (
@@ -369,11 +357,9 @@ pub async fn api_admitted<T>(
     };
     admit(&principal)?;
     match decide(standing, action) {
-        Decision::Allow => {}
-        decision => return Err(refusal(decision, "workspace")),
+        Decision::Allow => Ok(principal),
+        decision => Err(refusal(decision, "workspace")),
     }
-    request_error(request)?;
-    Ok(principal)
 }
 
 /// The public API's caller for a console session acting in a workspace and
@@ -409,58 +395,25 @@ async fn acting_principal(core: &Core, actor: &Actor, console: &ConsoleCaller) -
     Ok((principal, standing))
 }
 
-/// The console session of `request`: for a session's own calls
+/// The console session of `caller`: for a session's own calls
 /// (`ConsoleService`: the session, sign-out, the password; every session
 /// may make them), and for who made a granted change (an invitation's
 /// author).
-pub fn console<T>(request: &Request<T>) -> CoreResult<&ConsoleCaller> {
-    let caller = caller(request, |action| {
-        matches!(action, Action::OwnSession | Action::ManageMembers)
-    })?;
+pub fn console(caller: &Caller) -> CoreResult<&ConsoleCaller> {
+    let caller = caller.asking(|action| matches!(action, Action::OwnSession | Action::ManageMembers))?;
     match &*caller.actor {
         Actor::User(console) | Actor::Operator(console) => Ok(console),
         _ => Err(CoreError::Internal("a session's call without a session".into())),
     }
 }
 
-/// The courier app session of `request`: for a courier's own calls
+/// The courier app session of `caller`: for a courier's own calls
 /// (`CourierAppService`); what jobs they may touch, `jobs` checks.
-pub fn courier<T>(request: &Request<T>) -> CoreResult<&CourierCaller> {
-    let caller = caller(request, |action| action == Action::OwnWork)?;
+pub fn courier(caller: &Caller) -> CoreResult<&CourierCaller> {
+    let caller = caller.asking(|action| action == Action::OwnWork)?;
     match &*caller.actor {
         Actor::Courier(courier) => Ok(courier),
         _ => Err(CoreError::Internal("a courier's call without a courier session".into())),
-    }
-}
-
-/// The refusal of a request body the edge could not parse, forwarded in
-/// `x-request-error-bin`, or of its text (`courier_server::grpc::request_text`); reported
-/// once the caller may call the endpoint.
-fn request_error<T>(request: &Request<T>) -> CoreResult<()> {
-    if let Some(refusal) = request.extensions().get::<Refusal>() {
-        return Err(refusal.clone().into());
-    }
-    let Some(value) = request.metadata().get_bin(metadata::REQUEST_ERROR) else {
-        return Ok(());
-    };
-    let malformed = || CoreError::invalid("x-request-error-bin", "malformed x-request-error-bin");
-    let bytes = value.to_bytes().map_err(|_| malformed())?;
-    let (code, message, param) = courier::errors::decode_request_error(&bytes).ok_or_else(malformed)?;
-    Err(CoreError::Rejected { code, message, param })
-}
-
-/// A refusal of a public API request's text, put in the request by the
-/// text check (`courier_server::grpc::request_text`) and reported once the caller may call
-/// the method.
-#[derive(Clone, Debug)]
-pub struct Refusal {
-    pub param: String,
-    pub message: String,
-}
-
-impl From<Refusal> for CoreError {
-    fn from(refusal: Refusal) -> CoreError {
-        CoreError::invalid(refusal.param, refusal.message)
     }
 }
 

@@ -8,7 +8,7 @@
 //! Its children sit above them: [`caller`] reads who is calling (an API
 //! key, a console session, a service token, the command line) and their
 //! standing in a workspace, and grants; [`methods`] says what each gRPC
-//! method needs; the server's `read_caller` layer reads the caller of
+//! method needs; the server's `caller` layer reads the caller of
 //! every gRPC request once, before its handler runs.
 
 pub mod caller;

@@ -45,7 +45,7 @@ const MODE: Mode = Mode::Live;
 /// "Fleet orders" gives: a fleet workspace's key (`fleet_key_required`), a live
 /// key (`live_key_required`), a plan with order intake
 /// (`fleet_orders_not_available`); the key's permission
-/// (`permission_denied`) is checked after these (`access::caller::api_admitted`).
+/// (`permission_denied`) is checked after these (`access::caller::api`).
 pub fn admit(principal: &Principal) -> CoreResult<()> {
     if principal.workspace.kind != WorkspaceKind::Fleet {
         return Err(CoreError::new(

@@ -3,7 +3,8 @@ use courier::internal::v1::admin_service_server::AdminService;
 use courier::v1::Mode as PbMode;
 use tonic::{Request, Response, Status};
 
-use courier_core::access::{Granted, Permission, act, caller};
+use crate::caller;
+use courier_core::access::{Granted, Permission, act};
 use courier_core::auth::Mode;
 use courier_core::auth::api_keys::{self, ApiKey, KeyExpiry, NewApiKey};
 use courier_core::workspaces::{self, BillingSettings, NewWorkspace, Plan, Workspace, WorkspaceKind};

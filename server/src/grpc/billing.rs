@@ -4,7 +4,8 @@ use courier::time::micros_to_proto;
 use tonic::{Request, Response, Status};
 
 use super::admin::{billing_out, day_count, overdue_is_output_only};
-use courier_core::access::{Granted, act, caller};
+use crate::caller;
+use courier_core::access::{Granted, act};
 use courier_core::billing::lines;
 use courier_core::billing::lines::BillingLine;
 use courier_core::billing::statements::{self, PeriodEnd, Statement, StatementStatus};

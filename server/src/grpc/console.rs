@@ -4,7 +4,7 @@ use courier::time::micros_to_proto;
 use tonic::{Request, Response, Status};
 
 use super::admin::{expiry_in, key_out, kind_out, mode_in, permissions_in};
-use courier_core::access::caller;
+use crate::caller;
 use courier_core::access::{Act, Granted, act};
 use courier_core::accounts;
 use courier_core::accounts::invitations::{self, Invitation, Joiner};

@@ -11,7 +11,7 @@ use tonic::{Request, Response, Status, Streaming};
 
 use super::convert::proof_file_in;
 use super::couriers::{courier_out, job_out, offer_out, position_in};
-use courier_core::access::caller;
+use crate::caller;
 use courier_core::assignments::feed::Reason;
 use courier_core::couriers::{self, Availability, Courier, invitations};
 use courier_core::identity::sessions;

@@ -9,7 +9,8 @@ use courier::time::micros_to_proto;
 use tonic::{Request, Response, Status};
 
 use super::convert::{item_out, required};
-use courier_core::access::{Act, Granted, act, caller};
+use crate::caller;
+use courier_core::access::{Act, Granted, act};
 use courier_core::assignments::offers::Offer;
 use courier_core::couriers::{self, Courier, Fleet, NewCourier, Photo, ProfileChange, Vehicle, invitations};
 use courier_core::deliveries::{proof_out, waypoint_out};

@@ -5,9 +5,9 @@ use tonic::{Request, Response, Status};
 
 use super::context;
 use super::convert::{self, RouteParts};
+use crate::caller;
 use courier_core::Core;
 use courier_core::access::Permission;
-use courier_core::access::caller;
 use courier_core::deliveries::{self, CancelReason, ListFilter, NewDelivery, ProofRequest, TestScenario, to_proto};
 use courier_core::lifecycle::{self, Status as DeliveryStatus};
 use courier_core::{CoreError, CoreResult};

@@ -12,8 +12,8 @@ use tokio_stream::{Stream, StreamExt};
 use tonic::{Request, Response, Status};
 
 use super::convert;
+use crate::caller;
 use courier_core::access::Permission;
-use courier_core::access::caller;
 use courier_core::events::EventType;
 use courier_core::events::history::{self, Event, EventFilter};
 use courier_core::events::stream::{self, StreamFilter};

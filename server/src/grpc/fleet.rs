@@ -8,7 +8,8 @@ use tonic::{Request, Response, Status};
 
 use super::context;
 use super::convert::{self, RouteParts, contact_in, required};
-use courier_core::access::{Permission, caller};
+use crate::caller;
+use courier_core::access::Permission;
 use courier_core::auth::Principal;
 use courier_core::fleet::{self, NewFleetOrder};
 use courier_core::{Core, CoreResult};

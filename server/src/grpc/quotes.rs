@@ -2,9 +2,9 @@ use courier::v1::{CreateQuoteRequest, CreateQuoteResponse, quote_service_server:
 use tonic::{Request, Response, Status};
 
 use super::convert::{self, RouteParts};
+use crate::caller;
 use courier_core::Core;
 use courier_core::access::Permission;
-use courier_core::access::caller;
 
 pub struct QuoteApi(pub Core);
 

@@ -29,8 +29,8 @@ use prost_types::field_descriptor_proto::{Label, Type};
 use tonic::body::Body;
 use tonic::codegen::http;
 
+use crate::caller::Refusal;
 use courier_core::CoreError;
-use courier_core::access::caller::Refusal;
 use courier_core::validate::{self, TextKind};
 
 /// A gRPC message is at most this long here; a longer one is left unread for

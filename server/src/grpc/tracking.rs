@@ -8,8 +8,8 @@ use courier::v1::tracking_service_server::TrackingService;
 use tokio_stream::{Stream, StreamExt, wrappers::ReceiverStream};
 use tonic::{Request, Response, Status};
 
+use crate::caller;
 use courier_core::access::Permission;
-use courier_core::access::caller;
 use courier_core::{Core, proofs, tracking};
 
 pub struct TrackingApi(pub Core);

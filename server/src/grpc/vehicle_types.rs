@@ -2,8 +2,8 @@ use courier::v1 as pb;
 use courier::v1::vehicle_type_service_server::VehicleTypeService;
 use tonic::{Request, Response, Status};
 
+use crate::caller;
 use courier_core::Core;
-use courier_core::access::caller;
 
 pub struct VehicleTypeApi(pub Core);
 

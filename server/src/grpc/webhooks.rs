@@ -7,8 +7,8 @@ use courier::v1::webhook_service_server::WebhookService;
 use tonic::{Request, Response, Status};
 
 use super::events::{attempt_out, event_type_in};
+use crate::caller;
 use courier_core::access::Permission;
-use courier_core::access::caller;
 use courier_core::events::EventType;
 use courier_core::webhooks::endpoints::{self, DisabledReason, Endpoint, EndpointPatch, EndpointStatus, NewEndpoint};
 use courier_core::{Core, CoreError, CoreResult};

@@ -14,15 +14,15 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::Arc;
 use std::time::Duration;
 
-use courier::internal::v1 as ipb;
-use courier::time::micros_to_proto;
+use chrono_tz::Tz;
+use courier_pricing::geo::GeoPoint;
 use tokio::sync::mpsc;
 
 use crate::assignments::{self, offers};
 use crate::auto_dispatch::{self, Ranked, Waiting};
 use crate::couriers::{self, Fleet};
 use crate::jobs::{self, Work};
-use crate::validate::WaypointInput;
+use crate::statuses::Status;
 use crate::{Core, CoreResult, deliveries, fleet, positions};
 
 /// A watcher reads the map at least this often.
@@ -35,8 +35,84 @@ const MAX_WAITING: u64 = 500;
 /// The map as read once: couriers and jobs by id.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Map {
-    pub couriers: BTreeMap<String, ipb::MapCourier>,
-    pub jobs: BTreeMap<String, ipb::MapJob>,
+    pub couriers: BTreeMap<String, MapCourier>,
+    pub jobs: BTreeMap<String, MapJob>,
+}
+
+/// An online courier on the map (or one gone offline with a job in hand).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct MapCourier {
+    pub courier_id: String,
+    pub name: String,
+    pub vehicle_type_id: String,
+    /// The last reported position; `None` before the first.
+    pub position: Option<MapPosition>,
+    /// The job they hold.
+    pub job_id: Option<String>,
+    /// The job offered to them, not yet answered.
+    pub offered_job_id: Option<String>,
+    pub offline: bool,
+    pub phone: Option<String>,
+}
+
+/// Where a courier was, and when (unix micros).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct MapPosition {
+    pub point: GeoPoint,
+    pub recorded_at: i64,
+}
+
+/// A job waiting (perhaps offered) or under way (held by `courier_id`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct MapJob {
+    pub job_id: String,
+    pub status: Status,
+    pub pickup: GeoPoint,
+    pub dropoff: GeoPoint,
+    pub pickup_address: String,
+    pub dropoff_address: String,
+    pub vehicle_type_id: String,
+    pub created_at: i64,
+    pub courier_id: Option<String>,
+    pub offer: Option<MapOffer>,
+    /// A waiting job's couriers automatic dispatch passes over, oldest first.
+    pub passed_over: Vec<MapPassedOver>,
+}
+
+/// A waiting job's open offer.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MapOffer {
+    pub courier_id: String,
+    pub expires_at: i64,
+}
+
+/// A courier passed over for a job, named: they may be off the map.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MapPassedOver {
+    pub courier_id: String,
+    pub courier_name: String,
+    pub reason: assignments::PassReason,
+    pub at: i64,
+}
+
+/// A service area's outline, from the catalogue.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MapArea {
+    pub name: String,
+    pub time_zone: Tz,
+    pub outline: Vec<GeoPoint>,
+}
+
+/// What a watcher is sent: the whole map (`snapshot`, with the areas), or
+/// the couriers and jobs new or changed and the ids of those that left.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MapUpdate {
+    pub snapshot: bool,
+    pub couriers: Vec<MapCourier>,
+    pub jobs: Vec<MapJob>,
+    pub removed_courier_ids: Vec<String>,
+    pub removed_job_ids: Vec<String>,
+    pub areas: Vec<MapArea>,
 }
 
 /// The map of `fleet` as read after this call; watchers asking at once
@@ -111,12 +187,12 @@ async fn read(core: &Core, fleet: &Fleet) -> CoreResult<Map> {
     }
     for work in &waiting {
         let offer = offer_of_job.get(work.id()).copied();
-        let mut out = job_out(work, None, offer);
+        let mut out = map_job(work, None, offer);
         out.passed_over = passed_over
             .remove(work.id())
             .unwrap_or_default()
             .into_iter()
-            .map(|pass| passed_over_out(pass, &names))
+            .map(|pass| map_passed_over(pass, &names))
             .collect();
         map.jobs.insert(work.id().to_owned(), out);
     }
@@ -126,20 +202,19 @@ async fn read(core: &Core, fleet: &Fleet) -> CoreResult<Map> {
     for (courier_id, job_id) in &holding {
         if let Some(work) = held.get(job_id) {
             map.jobs
-                .insert(job_id.clone(), job_out(work, Some(courier_id.clone()), None));
+                .insert(job_id.clone(), map_job(work, Some(courier_id.clone()), None));
         }
     }
     for courier in on_the_map {
         let position = located.get(&courier.id);
         let offered_job_id = offered_to.get(courier.id.as_str()).map(|job_id| (*job_id).to_owned());
-        let out = ipb::MapCourier {
+        let out = MapCourier {
             job_id: holding.get(&courier.id).cloned(),
             offered_job_id,
-            position: position.map(|p| ipb::MapPoint {
-                latitude: p.latitude,
-                longitude: p.longitude,
+            position: position.map(|p| MapPosition {
+                point: GeoPoint::new(p.latitude, p.longitude),
+                recorded_at: p.recorded_at,
             }),
-            position_recorded_at: position.map(|p| micros_to_proto(p.recorded_at)),
             name: courier.name,
             vehicle_type_id: courier.vehicle.vehicle_type_id,
             courier_id: courier.id.clone(),
@@ -154,70 +229,50 @@ async fn read(core: &Core, fleet: &Fleet) -> CoreResult<Map> {
 }
 
 /// A job on the map: held by `courier_id`, or waiting with its open offer.
-pub fn job_out(work: &Work, courier_id: Option<String>, offer: Option<&offers::Offer>) -> ipb::MapJob {
+pub fn map_job(work: &Work, courier_id: Option<String>, offer: Option<&offers::Offer>) -> MapJob {
     let (pickup, dropoff) = work.ends();
-    ipb::MapJob {
+    MapJob {
         job_id: work.id().to_owned(),
-        status: work.status().to_proto() as i32,
-        pickup: Some(point(pickup)),
-        dropoff: Some(point(dropoff)),
+        status: work.status(),
+        pickup: pickup.point(),
+        dropoff: dropoff.point(),
         pickup_address: pickup.address.clone(),
         dropoff_address: dropoff.address.clone(),
         vehicle_type_id: work.vehicle_type_id().to_owned(),
-        created_at: Some(micros_to_proto(work.created_at())),
+        created_at: work.created_at(),
         courier_id,
-        offer: offer.map(|offer| ipb::MapOffer {
+        offer: offer.map(|offer| MapOffer {
             courier_id: offer.courier_id.clone(),
-            expires_at: Some(micros_to_proto(offer.expires_at)),
+            expires_at: offer.expires_at,
         }),
         passed_over: Vec::new(),
     }
 }
 
-fn passed_over_out(pass: assignments::PassedOver, names: &HashMap<String, String>) -> ipb::MapPassedOver {
-    let reason = match pass.reason {
-        assignments::PassReason::Declined => ipb::PassedOverReason::Declined,
-        assignments::PassReason::Expired => ipb::PassedOverReason::Expired,
-        assignments::PassReason::Unassigned => ipb::PassedOverReason::Unassigned,
-    };
-    ipb::MapPassedOver {
+fn map_passed_over(pass: assignments::PassedOver, names: &HashMap<String, String>) -> MapPassedOver {
+    MapPassedOver {
         courier_name: names.get(&pass.courier_id).cloned().unwrap_or_default(),
         courier_id: pass.courier_id,
-        reason: reason as i32,
-        time: Some(micros_to_proto(pass.at)),
-    }
-}
-
-fn point(waypoint: &WaypointInput) -> ipb::MapPoint {
-    ipb::MapPoint {
-        latitude: waypoint.latitude,
-        longitude: waypoint.longitude,
+        reason: pass.reason,
+        at: pass.at,
     }
 }
 
 /// The service areas' outlines, from the catalogue.
-pub fn areas(core: &Core) -> Vec<ipb::MapArea> {
+pub fn areas(core: &Core) -> Vec<MapArea> {
     core.catalog
         .service_areas()
         .iter()
-        .map(|area| ipb::MapArea {
+        .map(|area| MapArea {
             name: area.name.clone(),
-            time_zone: area.time_zone.name().to_owned(),
-            outline: area
-                .polygon
-                .vertices()
-                .iter()
-                .map(|v| ipb::MapPoint {
-                    latitude: v.latitude,
-                    longitude: v.longitude,
-                })
-                .collect(),
+            time_zone: area.time_zone,
+            outline: area.polygon.vertices().to_vec(),
         })
         .collect()
 }
 
 /// What changed from `before` to `after`; `None` when nothing did.
-pub fn changes(before: &Map, after: &Map) -> Option<ipb::WatchDispatchMapResponse> {
+pub fn changes(before: &Map, after: &Map) -> Option<MapUpdate> {
     fn changed<T: Clone + PartialEq>(before: &BTreeMap<String, T>, after: &BTreeMap<String, T>) -> Vec<T> {
         after
             .iter()
@@ -228,7 +283,7 @@ pub fn changes(before: &Map, after: &Map) -> Option<ipb::WatchDispatchMapRespons
     fn gone<T>(before: &BTreeMap<String, T>, after: &BTreeMap<String, T>) -> Vec<String> {
         before.keys().filter(|id| !after.contains_key(*id)).cloned().collect()
     }
-    let update = ipb::WatchDispatchMapResponse {
+    let update = MapUpdate {
         snapshot: false,
         couriers: changed(&before.couriers, &after.couriers),
         jobs: changed(&before.jobs, &after.jobs),
@@ -245,7 +300,7 @@ pub fn changes(before: &Map, after: &Map) -> Option<ipb::WatchDispatchMapRespons
 
 /// The map of `fleet` as a stream: the whole map, then its changes, until
 /// the receiver is dropped. A failed read ends the stream with its error.
-pub fn watch(core: &Core, fleet: Fleet) -> mpsc::Receiver<CoreResult<ipb::WatchDispatchMapResponse>> {
+pub fn watch(core: &Core, fleet: Fleet) -> mpsc::Receiver<CoreResult<MapUpdate>> {
     let (sender, receiver) = mpsc::channel(16);
     let core = core.clone();
     let mut deliveries_changed = core.changes.subscribe();
@@ -261,7 +316,7 @@ pub fn watch(core: &Core, fleet: Fleet) -> mpsc::Receiver<CoreResult<ipb::WatchD
                 }
             };
             let update = match &sent {
-                None => Some(ipb::WatchDispatchMapResponse {
+                None => Some(MapUpdate {
                     snapshot: true,
                     couriers: map.couriers.values().cloned().collect(),
                     jobs: map.jobs.values().cloned().collect(),
@@ -311,12 +366,12 @@ pub async fn rank(core: &Core, work: &Work) -> CoreResult<Vec<Ranked>> {
 mod tests {
     use super::*;
 
-    fn courier(id: &str, latitude: f64) -> ipb::MapCourier {
-        ipb::MapCourier {
+    fn courier(id: &str, latitude: f64) -> MapCourier {
+        MapCourier {
             courier_id: id.into(),
-            position: Some(ipb::MapPoint {
-                latitude,
-                longitude: 13.4,
+            position: Some(MapPosition {
+                point: GeoPoint::new(latitude, 13.4),
+                recorded_at: 0,
             }),
             ..Default::default()
         }

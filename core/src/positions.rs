@@ -601,6 +601,7 @@ fn from_latest(row: &latest::Model) -> Position {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use courier::errors::ErrorCode;
 
     #[test]
     fn memory_serves_where_no_other_replica_holds_a_newer_position() {
@@ -641,9 +642,9 @@ mod tests {
             burst: 0.0,
         };
         assert_eq!(Allowance::full(free, 0).take(1_000_000, 0, free), Ok(()));
-        let refusal = tonic::Status::from(throttled(limit, Duration::from_millis(4_200)));
-        assert_eq!(refusal.code(), tonic::Code::ResourceExhausted);
-        assert_eq!(courier::errors::retry_delay(&refusal), Some(Duration::from_secs(5)));
+        let refusal = throttled(limit, Duration::from_millis(4_200));
+        assert_eq!(refusal.code(), ErrorCode::RateLimited);
+        assert!(matches!(refusal, CoreError::Throttled { retry_after, .. } if retry_after == Duration::from_secs(5)));
     }
 
     #[test]

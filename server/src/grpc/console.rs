@@ -4,6 +4,7 @@ use courier::time::micros_to_proto;
 use tonic::{Request, Response, Status};
 
 use super::admin::{expiry_in, key_out, kind_out, mode_in, permissions_in};
+use super::dispatch_map_out::area_out;
 use crate::caller;
 use courier_core::access::{Act, Granted, act};
 use courier_core::accounts;
@@ -312,7 +313,7 @@ impl ConsoleService for ConsoleApi {
     ) -> Result<Response<pb::ListServiceAreasResponse>, Status> {
         caller::console(&request)?;
         Ok(Response::new(pb::ListServiceAreasResponse {
-            service_areas: dispatch_map::areas(&self.0),
+            service_areas: dispatch_map::areas(&self.0).into_iter().map(area_out).collect(),
         }))
     }
 }

@@ -9,6 +9,7 @@ use tonic::{Request, Response, Status, Streaming};
 use super::convert::{item_out, micros, proof_file_in, required};
 use super::couriers::job_out;
 use super::deliveries::status_in;
+use super::dispatch_map_out;
 use crate::caller;
 use courier_core::access::act;
 use courier_core::couriers::Fleet;
@@ -311,7 +312,8 @@ impl DispatchService for DispatchApi {
         let fleet = Fleet::from_workspace_id(&request.get_ref().workspace_id);
         caller::grant::<act::ReadCouriers, _>(&self.0, &request, fleet.workspace_id(), "workspace").await?;
         let updates = dispatch_map::watch(&self.0, fleet);
-        let stream = ReceiverStream::new(updates).map(|update| update.map_err(Status::from));
+        let stream =
+            ReceiverStream::new(updates).map(|update| update.map(dispatch_map_out::update_out).map_err(Status::from));
         Ok(Response::new(Box::pin(stream)))
     }
 
@@ -377,7 +379,7 @@ impl DispatchService for DispatchApi {
 
 /// A job taken back, as the map shows it: waiting, no offer yet.
 fn unassigned_out(work: &Work) -> ipb::MapJob {
-    dispatch_map::job_out(work, None, None)
+    dispatch_map_out::job_out(dispatch_map::map_job(work, None, None))
 }
 
 /// Whose a job is: live deliveries are the platform's (`None`), a board

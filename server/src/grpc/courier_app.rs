@@ -9,14 +9,14 @@ use courier::app::v1::courier_app_service_server::CourierAppService;
 use tokio_stream::{Stream, StreamExt, wrappers::ReceiverStream};
 use tonic::{Request, Response, Status, Streaming};
 
-use super::convert::proof_file_in;
+use super::convert::{checkpoint_in, proof_file_in};
 use super::couriers::{courier_out, job_out, offer_out, position_in};
 use crate::caller;
 use courier_core::assignments::feed::Reason;
 use courier_core::couriers::{self, Availability, Courier, invitations};
 use courier_core::identity::sessions;
 use courier_core::jobs::{self, Move, watch};
-use courier_core::proofs::{Checkpoint, ProofSubmission};
+use courier_core::proofs::ProofSubmission;
 use courier_core::{Core, CoreError, CoreResult, positions};
 
 pub struct CourierAppApi(pub Core);
@@ -320,8 +320,7 @@ fn update_out(update: watch::Update) -> apb::WatchAssignmentsResponse {
 }
 
 fn submission_in(r: apb::SubmitProofRequest) -> CoreResult<ProofSubmission> {
-    let checkpoint = Checkpoint::from_proto(r.checkpoint)
-        .ok_or_else(|| CoreError::invalid("checkpoint", "checkpoint must be pickup or dropoff."))?;
+    let checkpoint = checkpoint_in(r.checkpoint)?;
     let submission_id = match r.submission_id.trim() {
         "" => None,
         id if (8..=64).contains(&id.len())

@@ -6,7 +6,7 @@ use courier::internal::v1::dispatch_service_server::DispatchService;
 use courier::v1 as pb;
 use tonic::{Request, Response, Status, Streaming};
 
-use super::convert::{item_out, micros, proof_file_in, required};
+use super::convert::{checkpoint_in, item_out, micros, proof_file_in, required};
 use super::couriers::job_out;
 use super::deliveries::status_in;
 use super::dispatch_map_out;
@@ -17,8 +17,8 @@ use courier_core::deliveries::{Courier, CourierVehicle, Delivery, contact_out, t
 use courier_core::dispatch::{self, LocationReport, Mover};
 use courier_core::fleet::{self, FleetOrder};
 use courier_core::jobs::{self, Work};
-use courier_core::proofs::{Checkpoint, ProofSubmission};
-use courier_core::{Core, CoreError, CoreResult, dispatch_map, workspaces};
+use courier_core::proofs::ProofSubmission;
+use courier_core::{Core, CoreResult, dispatch_map, workspaces};
 use tokio_stream::StreamExt;
 use tokio_stream::wrappers::ReceiverStream;
 
@@ -81,8 +81,7 @@ fn courier_in(c: pb::Courier) -> Courier {
 }
 
 fn submission_in(r: ipb::SubmitProofRequest) -> CoreResult<ProofSubmission> {
-    let checkpoint = Checkpoint::from_proto(r.checkpoint)
-        .ok_or_else(|| CoreError::invalid("checkpoint", "checkpoint must be pickup or dropoff."))?;
+    let checkpoint = checkpoint_in(r.checkpoint)?;
     let files = r
         .files
         .into_iter()

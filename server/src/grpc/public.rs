@@ -6,6 +6,7 @@ use courier::v1 as pb;
 use courier::v1::public_service_server::PublicService;
 use tonic::{Request, Response, Status};
 
+use super::tracking_out::public_tracking_out;
 use courier_core::{Core, couriers, proofs, public_tracking};
 
 pub struct PublicApi(pub Core);
@@ -41,9 +42,9 @@ impl PublicService for PublicApi {
         &self,
         request: Request<pb::GetPublicTrackingRequest>,
     ) -> Result<Response<pb::GetPublicTrackingResponse>, Status> {
-        let tracking = public_tracking::by_token(&self.0, &request.into_inner().token).await?;
+        let view = public_tracking::by_token(&self.0, &request.into_inner().token).await?;
         Ok(Response::new(pb::GetPublicTrackingResponse {
-            tracking: Some(tracking),
+            tracking: Some(public_tracking_out(view)),
         }))
     }
 }

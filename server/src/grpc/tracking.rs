@@ -8,6 +8,8 @@ use courier::v1::tracking_service_server::TrackingService;
 use tokio_stream::{Stream, StreamExt, wrappers::ReceiverStream};
 use tonic::{Request, Response, Status};
 
+use super::proofs_out::proof_out;
+use super::tracking_out::{tracking_out, watch_update_out};
 use crate::caller;
 use courier_core::access::Permission;
 use courier_core::{Core, proofs, tracking};
@@ -25,7 +27,7 @@ impl TrackingService for TrackingApi {
         let principal = caller::api(&self.0, &request, Some(Permission::DeliveriesRead)).await?;
         let tracking = tracking::get(&self.0, &principal, &request.into_inner().delivery_id).await?;
         Ok(Response::new(pb::GetDeliveryTrackingResponse {
-            tracking: Some(tracking),
+            tracking: Some(tracking_out(&tracking, &self.0.config.public_base_url)),
         }))
     }
 
@@ -36,7 +38,7 @@ impl TrackingService for TrackingApi {
         let principal = caller::api(&self.0, &request, Some(Permission::DeliveriesRead)).await?;
         let proof = proofs::proof_of_delivery(&self.0, &principal, &request.into_inner().delivery_id).await?;
         Ok(Response::new(pb::GetProofOfDeliveryResponse {
-            proof_of_delivery: Some(proof),
+            proof_of_delivery: Some(proof_out(proof)),
         }))
     }
 
@@ -48,7 +50,12 @@ impl TrackingService for TrackingApi {
     ) -> Result<Response<Self::WatchDeliveryStream>, Status> {
         let principal = caller::api(&self.0, &request, Some(Permission::DeliveriesRead)).await?;
         let updates = tracking::watch(&self.0, &principal, &request.into_inner().delivery_id).await?;
-        let stream = ReceiverStream::new(updates).map(|update| update.map_err(Status::from));
+        let public_base_url = self.0.config.public_base_url.clone();
+        let stream = ReceiverStream::new(updates).map(move |update| {
+            update
+                .map(|update| watch_update_out(&update, &public_base_url))
+                .map_err(Status::from)
+        });
         Ok(Response::new(Box::pin(stream)))
     }
 }

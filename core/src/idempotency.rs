@@ -13,7 +13,6 @@
 use std::future::Future;
 use std::pin::Pin;
 
-use prost::Message;
 use sea_orm::sea_query::{Expr, OnConflict};
 use sea_orm::{
     ActiveValue::Set, ColumnTrait, ConnectionTrait, DatabaseBackend, DatabaseConnection, DatabaseTransaction,
@@ -23,6 +22,7 @@ use sea_orm::{
 use crate::auth::{Mode, Principal};
 use crate::{Core, CoreError, CoreResult};
 use courier::errors::ErrorCode;
+use courier_store::kept_outcomes::KeptOutcome;
 
 /// How long a key is remembered.
 pub const RETENTION_MICROS: i64 = 24 * 3600 * 1_000_000;
@@ -53,10 +53,12 @@ impl Scope {
     }
 }
 
-/// An answer, and whether it was replayed from the store.
+/// A create's answer as the transport wrote it (`Wire`), and whether it
+/// was replayed from the store: the domain keeps the bytes, never reads
+/// them.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Idempotent<M> {
-    pub value: M,
+pub struct Idempotent {
+    pub answer: Vec<u8>,
     pub replayed: bool,
 }
 
@@ -84,24 +86,23 @@ pub fn request_hash(canonical: &[u8]) -> String {
 }
 
 /// The work a key guards, run inside the claiming transaction.
-pub type Work<'t, M> = Pin<Box<dyn Future<Output = CoreResult<M>> + Send + 't>>;
+pub type Work<'t> = Pin<Box<dyn Future<Output = CoreResult<Vec<u8>>> + Send + 't>>;
 
 /// Runs `prepare` (checks and pricing, outside any transaction) and then
 /// `work` (inside the transaction that claims the key), unless the key was
 /// used before: then the stored answer is replayed, or `idempotency_key_reused`
 /// refuses a different request.
-pub async fn run<P, M>(
+pub async fn run<P>(
     core: &Core,
     scope: &Scope,
     hash: &str,
     request_id: &str,
     now: i64,
     prepare: impl Future<Output = CoreResult<P>> + Send,
-    work: impl for<'t> FnOnce(&'t courier_store::db::WriteTransaction, P) -> Work<'t, M> + Send,
-) -> CoreResult<Idempotent<M>>
+    work: impl for<'t> FnOnce(&'t courier_store::db::WriteTransaction, P) -> Work<'t> + Send,
+) -> CoreResult<Idempotent>
 where
     P: Send,
-    M: Message + Default,
 {
     if let Some(stored) = lookup(&core.db, scope, now).await? {
         return replay(stored, hash);
@@ -116,18 +117,17 @@ where
 /// [`run`] from a `prepared` request: claims the key, runs `work` and
 /// stores its answer in one transaction, or answers for the request that
 /// holds or held the key.
-pub async fn run_prepared<P, M>(
+pub async fn run_prepared<P>(
     core: &Core,
     scope: &Scope,
     hash: &str,
     request_id: &str,
     now: i64,
     prepared: P,
-    work: impl for<'t> FnOnce(&'t courier_store::db::WriteTransaction, P) -> Work<'t, M> + Send,
-) -> CoreResult<Idempotent<M>>
+    work: impl for<'t> FnOnce(&'t courier_store::db::WriteTransaction, P) -> Work<'t> + Send,
+) -> CoreResult<Idempotent>
 where
     P: Send,
-    M: Message + Default,
 {
     let tx = core.begin().await?;
     if !claim(&tx, scope, hash, now).await? {
@@ -135,16 +135,19 @@ where
         return answered_elsewhere(core, scope, hash, now).await;
     }
     match work(&tx, prepared).await {
-        Ok(value) => {
-            let outcome = StoredOutcome {
-                response: value.encode_to_vec(),
+        Ok(answer) => {
+            let outcome = KeptOutcome {
+                answer,
                 request_id: request_id.to_owned(),
                 ..Default::default()
             };
             store(&tx, scope, &outcome).await?;
             tx.commit().await?;
             core.faults.after_commit()?;
-            Ok(Idempotent { value, replayed: false })
+            Ok(Idempotent {
+                answer: outcome.answer,
+                replayed: false,
+            })
         }
         Err(error) => {
             tx.rollback().await?;
@@ -156,14 +159,14 @@ where
 /// The answer to a create refused before its transaction (`error`): the
 /// answer stored under its key if there is one, else the refusal, stored
 /// when it is part of the key's answer.
-pub async fn refuse<M: Message + Default>(
+pub async fn refuse(
     core: &Core,
     scope: &Scope,
     hash: &str,
     request_id: &str,
     now: i64,
     error: CoreError,
-) -> CoreResult<Idempotent<M>> {
+) -> CoreResult<Idempotent> {
     if let Some(stored) = lookup(&core.db, scope, now).await? {
         return replay(stored, hash);
     }
@@ -172,12 +175,7 @@ pub async fn refuse<M: Message + Default>(
 
 /// The answer to a request whose key another request claimed: its stored
 /// answer, or `request_in_progress` while it has none.
-pub async fn answered_elsewhere<M: Message + Default>(
-    core: &Core,
-    scope: &Scope,
-    hash: &str,
-    now: i64,
-) -> CoreResult<Idempotent<M>> {
+pub async fn answered_elsewhere(core: &Core, scope: &Scope, hash: &str, now: i64) -> CoreResult<Idempotent> {
     match lookup(&core.db, scope, now).await? {
         Some(stored) => replay(stored, hash),
         None => Err(in_progress()),
@@ -190,8 +188,8 @@ pub struct AnsweredClaim<'a> {
     pub scope: &'a Scope,
     pub hash: &'a str,
     pub request_id: &'a str,
-    /// The create's answer, encoded.
-    pub response: Vec<u8>,
+    /// The create's answer as the transport wrote it.
+    pub answer: Vec<u8>,
 }
 
 /// Claims the keys of a batch of creates in `tx`, each with its answer
@@ -212,12 +210,12 @@ pub async fn claim_answered(
     let rows: Vec<entity::ActiveModel> = claims
         .iter()
         .map(|claim| {
-            let outcome = StoredOutcome {
-                response: claim.response.clone(),
+            let outcome = KeptOutcome {
+                answer: claim.answer.clone(),
                 request_id: claim.request_id.to_owned(),
                 ..Default::default()
             };
-            row(claim.scope, claim.hash, outcome.encode_to_vec(), now)
+            row(claim.scope, claim.hash, outcome.to_bytes(), now)
         })
         .collect();
     let mut inserted: std::collections::HashSet<(String, String, String, String)> =
@@ -278,25 +276,9 @@ pub async fn purge_expired(db: &DatabaseConnection, now: i64) -> CoreResult<u64>
     Ok(result.rows_affected)
 }
 
-/// What a key's row keeps: the encoded response, or the refusal.
-#[derive(Clone, PartialEq, Message)]
-struct StoredOutcome {
-    #[prost(bytes = "vec", tag = "1")]
-    response: Vec<u8>,
-    #[prost(string, tag = "2")]
-    error_code: String,
-    #[prost(string, tag = "3")]
-    error_message: String,
-    #[prost(string, tag = "4")]
-    error_param: String,
-    /// The request id of the first request, quoted again in replayed errors.
-    #[prost(string, tag = "5")]
-    request_id: String,
-}
-
 struct StoredKey {
     hash: String,
-    outcome: StoredOutcome,
+    outcome: KeptOutcome,
 }
 
 fn in_progress() -> CoreError {
@@ -324,15 +306,14 @@ async fn lookup(db: &impl ConnectionTrait, scope: &Scope, now: i64) -> CoreResul
     if row.created_at < now - RETENTION_MICROS {
         return Ok(None);
     }
-    let outcome = StoredOutcome::decode(row.outcome.as_slice())
-        .map_err(|e| CoreError::Internal(format!("corrupt idempotency outcome: {e}")))?;
+    let outcome = KeptOutcome::from_bytes(&row.outcome)?;
     Ok(Some(StoredKey {
         hash: row.request_hash,
         outcome,
     }))
 }
 
-fn replay<M: Message + Default>(stored: StoredKey, hash: &str) -> CoreResult<Idempotent<M>> {
+fn replay(stored: StoredKey, hash: &str) -> CoreResult<Idempotent> {
     if stored.hash != hash {
         return Err(CoreError::at(
             ErrorCode::IdempotencyKeyReused,
@@ -351,9 +332,10 @@ fn replay<M: Message + Default>(stored: StoredKey, hash: &str) -> CoreResult<Ide
             request_id: outcome.request_id,
         });
     }
-    let value = M::decode(outcome.response.as_slice())
-        .map_err(|e| CoreError::Internal(format!("corrupt idempotent response: {e}")))?;
-    Ok(Idempotent { value, replayed: true })
+    Ok(Idempotent {
+        answer: outcome.answer,
+        replayed: true,
+    })
 }
 
 /// Before claiming `keys` in `tx`: their expired rows no longer count and
@@ -410,9 +392,9 @@ async fn claim(tx: &DatabaseTransaction, scope: &Scope, hash: &str, now: i64) ->
     }
 }
 
-async fn store(db: &impl ConnectionTrait, scope: &Scope, outcome: &StoredOutcome) -> CoreResult<()> {
+async fn store(db: &impl ConnectionTrait, scope: &Scope, outcome: &KeptOutcome) -> CoreResult<()> {
     entity::Entity::update_many()
-        .col_expr(entity::Column::Outcome, Expr::value(outcome.encode_to_vec()))
+        .col_expr(entity::Column::Outcome, Expr::value(outcome.to_bytes()))
         .filter(key_filter(scope))
         .exec(db)
         .await?;
@@ -426,25 +408,22 @@ fn is_stored(code: ErrorCode) -> bool {
     (400..500).contains(&status) && !matches!(status, 401 | 403 | 429) && code != ErrorCode::RequestInProgress
 }
 
-async fn remember_refusal<M>(
+async fn remember_refusal(
     core: &Core,
     scope: &Scope,
     hash: &str,
     request_id: &str,
     now: i64,
     error: CoreError,
-) -> CoreResult<Idempotent<M>>
-where
-    M: Message + Default,
-{
+) -> CoreResult<Idempotent> {
     let CoreError::Rejected { code, message, param } = &error else {
         return Err(error);
     };
     if !is_stored(*code) {
         return Err(error);
     }
-    let outcome = StoredOutcome {
-        response: Vec::new(),
+    let outcome = KeptOutcome {
+        answer: Vec::new(),
         error_code: code.as_str().to_owned(),
         error_message: message.clone(),
         error_param: param.clone().unwrap_or_default(),

@@ -34,6 +34,7 @@ pub mod testing;
 pub mod tracking;
 pub mod validate;
 pub mod webhooks;
+pub mod wire;
 pub mod workspaces;
 
 use std::sync::Arc;
@@ -73,6 +74,9 @@ pub struct Core {
     /// Wakes this process's watchers of the dispatch map: a courier's
     /// position, availability or work changed (`dispatch_map`).
     pub map_wake: MapWake,
+    /// How the transport writes answers, event snapshots and webhook
+    /// bodies for the domain to keep (`wire`).
+    pub wire: Arc<dyn wire::Wire>,
 }
 
 impl std::ops::Deref for Core {
@@ -124,10 +128,12 @@ impl Changes {
 
 impl Core {
     /// Opens the store (the database, migrated; secrets; the blob store) and
-    /// loads the catalogue and the router.
+    /// loads the catalogue and the router; `wire` writes what the domain
+    /// keeps of answers and events.
     pub async fn start(
         config: courier_store::config::CoreConfig,
         clock: courier_store::clock::Clock,
+        wire: Arc<dyn wire::Wire>,
     ) -> CoreResult<Core> {
         let store = Store::open(config, clock).await?;
         let catalog = courier_pricing::catalog::Catalog::load(store.config.catalog_file.as_deref())
@@ -157,6 +163,7 @@ impl Core {
             router,
             changes: Changes::new(),
             webhook_clients: Arc::default(),
+            wire,
             store,
         })
     }

@@ -7,7 +7,7 @@ use clap::parser::ValueSource;
 use clap::{CommandFactory, FromArgMatches, Parser};
 use courier::logging::{self, LogFormat};
 use courier_core::auth::service_token::{self, Role};
-use courier_core::{Core, demo};
+use courier_core::demo;
 use courier_edge::ratelimit::RateLimitConfig;
 use courier_edge::serving::HttpTimeouts;
 use courier_edge::{CoreClients, EdgeState};
@@ -99,7 +99,7 @@ async fn run(mut cli: Cli, base_url_defaulted: bool) -> Result<(), Box<dyn std::
     if base_url_defaulted {
         cli.core.public_base_url = format!("http://{http_addr}");
     }
-    let core = Core::start(cli.core, Clock::default()).await?;
+    let core = courier_server::serving::open_core(cli.core, Clock::default()).await?;
     let _serving = courier_store::db::ServeLock::claim(&core.config.database_url, grpc.local_addr()?)?;
     if let Some(keys) = demo::bootstrap(&core).await? {
         keys.print();

@@ -38,8 +38,18 @@ use crate::grpc::fleet::FleetOrderApi;
 use crate::grpc::request_text::CheckText;
 use crate::grpc::{admin::AdminApi, deliveries::DeliveryApi, quotes::QuoteApi, vehicle_types::VehicleTypeApi};
 use crate::grpc::{dispatch::DispatchApi, events::EventApi, tracking::TrackingApi, webhooks::WebhookApi};
-use courier_core::Core;
+use courier_core::{Core, CoreResult};
+use courier_store::clock::Clock;
+use courier_store::config::CoreConfig;
 use courier_store::metrics::CoreMetrics;
+
+/// The core this server serves: opened with `config` and `clock`, keeping
+/// answers, event snapshots and webhook bodies in the public API's shapes
+/// (`grpc::wire`).
+pub async fn open_core(config: CoreConfig, clock: Clock) -> CoreResult<Core> {
+    let wire = Arc::new(crate::grpc::wire::ProtoWire::new(&config.public_base_url));
+    Core::start(config, clock, wire).await
+}
 
 /// Every service the health service reports on; `""` is the server as a
 /// whole.

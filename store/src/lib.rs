@@ -15,6 +15,7 @@ pub mod day_partitions;
 pub mod db;
 pub mod error;
 pub mod ids;
+pub mod kept_outcomes;
 pub mod metrics;
 pub mod pagination;
 pub mod runner;

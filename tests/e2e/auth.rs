@@ -4,7 +4,6 @@ use std::time::Duration;
 
 use courier::internal::v1 as admin_pb;
 use courier::v1::Mode;
-use courier_core::Core;
 use courier_store::db::ServeLock;
 use serde_json::json;
 
@@ -62,7 +61,7 @@ e2e! {
     async fn revoked_by_the_admin_command_is_refused_on_the_next_request(app: TestApp) {
         let (id, key) = app.create_key_with(&app.workspace_id, Mode::Live, &[], admin_pb::KeyExpiry::Never).await;
         assert_eq!(app.get("/v1/vehicle-types", &key).await.status, 200);
-        let command = Core::start((*app.core.config).clone(), app.clock.clone()).await.expect("admin command starts");
+        let command = courier_server::serving::open_core((*app.core.config).clone(), app.clock.clone()).await.expect("admin command starts");
         let revoked = courier_server::command_line::revoke_api_key(&command, &id).await.expect("revoked");
         assert_eq!(revoked, id);
         // SQLite: sent to the serving process, refused at once. PostgreSQL:

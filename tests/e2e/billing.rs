@@ -469,7 +469,7 @@ e2e! {
             let (id, _) = book(&app, &workspace.live_key).await;
             deliver(&app, &id).await;
         }
-        let replica = courier_core::Core::start((*app.core.config).clone(), app.clock.clone()).await.expect("replica");
+        let replica = courier_server::serving::open_core((*app.core.config).clone(), app.clock.clone()).await.expect("replica");
         let cores = [app.core.clone(), replica.clone(), app.core.clone(), replica.clone()];
         // As the operator's command line closes a period.
         let granted = std::sync::Arc::new(command_line::<act::ManageBilling>().expect("the command line closes"));

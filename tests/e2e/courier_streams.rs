@@ -54,7 +54,7 @@ fn command_line() {
         .expect("runtime");
     runtime.block_on(async {
         let config = CommandFlags::parse_from(["courier-core"]).config;
-        let core = courier_core::Core::start(config, courier_store::clock::Clock::default())
+        let core = courier_server::serving::open_core(config, courier_store::clock::Clock::default())
             .await
             .expect("the command line's core starts");
         let suspended = courier_server::command_line::suspend_courier(&core, &id)

@@ -275,7 +275,9 @@ impl TestApp {
         let mut limits = unlimited();
         limit(&mut limits);
         let clock = Clock::default();
-        let core = Core::start(config, clock.clone()).await.expect("core starts");
+        let core = courier_server::serving::open_core(config, clock.clone())
+            .await
+            .expect("core starts");
         let (servers, edge) = listeners.serve(&core, &limits, role);
 
         let now = clock.now().timestamp();
@@ -325,7 +327,9 @@ impl TestApp {
         config.grpc_addr = listeners.grpc_url.clone();
         config.metrics_addr = listeners.metrics_url.clone();
         config.public_base_url = listeners.base_url.clone();
-        let core = Core::start(config, self.clock.clone()).await.expect("core restarts");
+        let core = courier_server::serving::open_core(config, self.clock.clone())
+            .await
+            .expect("core restarts");
         let (base_url, grpc_url, metrics_url) = (
             listeners.base_url.clone(),
             listeners.grpc_url.clone(),
@@ -589,7 +593,9 @@ impl TestApp {
         config.grpc_addr = listeners.grpc_url.clone();
         config.metrics_addr = listeners.metrics_url.clone();
         config.public_base_url = listeners.base_url.clone();
-        let core = Core::start(config, self.clock.clone()).await.expect("replica starts");
+        let core = courier_server::serving::open_core(config, self.clock.clone())
+            .await
+            .expect("replica starts");
         let (base_url, grpc_url, metrics_url) = (
             listeners.base_url.clone(),
             listeners.grpc_url.clone(),

@@ -193,7 +193,7 @@ async fn two_cores_on_one_postgres_step_each_delivery_once() {
             return;
         };
         // A second core (own simulator and workers) on the same database.
-        let second = courier_core::Core::start((*app.core.config).clone(), app.clock.clone())
+        let second = courier_server::serving::open_core((*app.core.config).clone(), app.clock.clone())
             .await
             .expect("second core");
         let stop = tokio_util::sync::CancellationToken::new();

@@ -56,7 +56,7 @@ fn child_core() {
             .await
             .expect("bind metrics");
         let metrics_address = ops_listener.local_addr().expect("metrics addr");
-        let core = courier_core::Core::start(config, courier_store::clock::Clock::default())
+        let core = courier_server::serving::open_core(config, courier_store::clock::Clock::default())
             .await
             .expect("core starts");
         let _serving = courier_store::db::ServeLock::claim(&core.config.database_url, address).expect("serve lock");

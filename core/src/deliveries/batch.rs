@@ -28,15 +28,13 @@
 use std::collections::{BTreeMap, HashSet};
 use std::sync::{Mutex, MutexGuard};
 
-use prost::Message;
 use tokio::sync::oneshot;
 
-use super::{Prepared, audit_create, entity, from_model, insert, record_events, to_proto};
+use super::{Prepared, audit_create, entity, from_model, insert, record_events};
 use crate::auth::Mode;
 use crate::events::EventType;
 use crate::idempotency::{self, AnsweredClaim, Idempotent, Scope};
 use crate::{Core, CoreError, CoreResult, billing};
-use courier::v1 as pb;
 
 /// Creates per transaction at most: bounds the statements' parameters (a
 /// delivery row has 32) well below SQLite's and PostgreSQL's limits.
@@ -52,7 +50,7 @@ pub(crate) struct Create {
     pub prepared: Prepared,
 }
 
-type Answer = CoreResult<Idempotent<pb::Delivery>>;
+type Answer = CoreResult<Idempotent>;
 
 struct Waiting {
     create: Create,
@@ -134,9 +132,12 @@ async fn run(core: &Core, batch: Vec<Waiting>) {
             for (waiting, created) in batch.into_iter().zip(created) {
                 let Waiting { create, answer } = waiting;
                 let answer_now = match created {
-                    Some(value) => core.faults.after_commit().map(|()| {
-                        core.changes.publish(&value.id);
-                        Idempotent { value, replayed: false }
+                    Some(answer) => core.faults.after_commit().map(|()| {
+                        core.changes.publish(&create.prepared.row.id);
+                        Idempotent {
+                            answer,
+                            replayed: false,
+                        }
                     }),
                     None => idempotency::answered_elsewhere(core, &create.scope, &create.hash, now).await,
                 };
@@ -156,6 +157,7 @@ async fn run(core: &Core, batch: Vec<Waiting>) {
 /// One create in a transaction of its own.
 async fn alone(core: &Core, create: Create) -> Answer {
     let core_for_work = core.clone();
+    let id = create.prepared.row.id.clone();
     let created = idempotency::run_prepared(
         core,
         &create.scope,
@@ -167,7 +169,7 @@ async fn alone(core: &Core, create: Create) -> Answer {
     )
     .await?;
     if !created.replayed {
-        core.changes.publish(&created.value.id);
+        core.changes.publish(&id);
     }
     Ok(created)
 }
@@ -175,13 +177,12 @@ async fn alone(core: &Core, create: Create) -> Answer {
 /// Stores every create of the batch whose key it claims, in one
 /// transaction; answers, per create, the delivery it created (`None`: its
 /// key is another request's).
-async fn commit(core: &Core, creates: &[&Create], now: i64) -> CoreResult<Vec<Option<pb::Delivery>>> {
-    let base_url = &core.config.public_base_url;
+async fn commit(core: &Core, creates: &[&Create], now: i64) -> CoreResult<Vec<Option<Vec<u8>>>> {
     let deliveries = creates
         .iter()
         .map(|c| from_model(c.prepared.row.clone()))
         .collect::<CoreResult<Vec<_>>>()?;
-    let answers: Vec<pb::Delivery> = deliveries.iter().map(|d| to_proto(d, base_url)).collect();
+    let answers: Vec<Vec<u8>> = deliveries.iter().map(|d| core.wire.delivery(d)).collect();
     // A key twice in one batch: the first create claims it.
     let mut keys = HashSet::new();
     let first_of_key: Vec<bool> = creates
@@ -197,7 +198,7 @@ async fn commit(core: &Core, creates: &[&Create], now: i64) -> CoreResult<Vec<Op
             scope: &c.scope,
             hash: &c.hash,
             request_id: &c.request_id,
-            response: answer.encode_to_vec(),
+            answer: answer.clone(),
         })
         .collect();
 

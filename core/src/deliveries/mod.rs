@@ -8,15 +8,12 @@ mod change;
 /// The table's rows. Only this module writes them (with a [`Change`]);
 /// other modules read deliveries through its functions.
 pub(crate) mod entity;
-mod proto;
 
 pub use change::Change;
-pub use proto::{contact_out, courier_out, event_data, proof_out, to_proto, waypoint_out};
 
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use prost::Message;
 use sea_orm::sea_query::{LockBehavior, LockType};
 use sea_orm::{
     ActiveModelTrait, ColumnTrait, Condition, ConnectionTrait, DatabaseBackend, EntityTrait, QueryFilter, QueryOrder,
@@ -32,7 +29,6 @@ use crate::statuses::{CancellationReason, Status};
 use crate::validate::{self, ContactRule, WaypointInput};
 use crate::{Core, CoreError, CoreResult, audit, billing, webhooks};
 use courier::errors::ErrorCode;
-use courier::v1 as pb;
 use courier_pricing::items::ItemInput;
 use courier_pricing::prices::{Breakdown, ExtraSelection};
 use courier_store::cache_feed;
@@ -354,7 +350,7 @@ pub async fn create(
     canonical: &[u8],
     request_id: &str,
     new: NewDelivery,
-) -> CoreResult<Idempotent<pb::Delivery>> {
+) -> CoreResult<Idempotent> {
     let scope = Scope::new(principal, "POST /v1/deliveries", idempotency_key)?;
     let hash = idempotency::request_hash(canonical);
     let now = core.clock.now_micros();
@@ -501,7 +497,7 @@ async fn audit_create(
 /// and, when live, its credit reservation; answers the delivery. A batch
 /// that fails runs its creates through this one by one ([`batch`]), so that
 /// each gets its own answer.
-async fn insert(core: &Core, tx: &courier_store::db::WriteTransaction, prepared: Prepared) -> CoreResult<pb::Delivery> {
+async fn insert(core: &Core, tx: &courier_store::db::WriteTransaction, prepared: Prepared) -> CoreResult<Vec<u8>> {
     let Prepared { row, audited_as } = prepared;
     let model = entity::ActiveModel::from(row)
         .insert(&**tx)
@@ -523,7 +519,7 @@ async fn insert(core: &Core, tx: &courier_store::db::WriteTransaction, prepared:
         // Last, so that the workspace row stays locked only until the commit.
         billing::reserve_credit(tx, &delivery.workspace_id, amount_cents).await?;
     }
-    Ok(to_proto(&delivery, &core.config.public_base_url))
+    Ok(core.wire.delivery(&delivery))
 }
 
 /// `d` with its courier's last reported position as `courier.location`,
@@ -811,14 +807,14 @@ pub async fn record_events(
     tx: &courier_store::db::WriteTransaction,
     happened: &[(&Delivery, EventType, i64)],
 ) -> CoreResult<()> {
-    let public_base_url = &core.config.public_base_url;
     let events = happened
         .iter()
         .map(|&(delivery, event_type, at)| events::NewEvent {
             workspace_id: delivery.workspace_id.clone(),
             mode: delivery.mode,
             event_type,
-            data: event_data(&to_proto(delivery, public_base_url)),
+            delivery_id: delivery.id.clone(),
+            data: core.wire.event_snapshot(delivery),
             at,
         })
         .collect();
@@ -887,12 +883,6 @@ fn from_model(model: entity::Model) -> CoreResult<Delivery> {
         pickup_eta: model.pickup_eta,
         dropoff_eta: model.dropoff_eta,
     })
-}
-
-/// The canonical form of a create request, for idempotency: the parsed
-/// request message, encoded.
-pub fn canonical(request: &pb::CreateDeliveryRequest) -> Vec<u8> {
-    request.encode_to_vec()
 }
 
 #[cfg(test)]

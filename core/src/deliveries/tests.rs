@@ -1,20 +1,14 @@
 //! Creates and reads of deliveries in process ([`crate::testing`]).
 
 use courier::errors::ErrorCode;
-use courier::v1 as pb;
 use sea_orm::{ColumnTrait, EntityTrait, QueryFilter};
 
 use super::*;
-use crate::testing::{TestCore, caller, new_delivery, register_endpoint};
+use crate::testing::{TestCore, answered_id, caller, new_delivery, register_endpoint};
 use crate::webhooks::entity::webhook_delivery;
 use crate::workspaces::BillingSettings;
 
-async fn create_as(
-    core: &Core,
-    principal: &Principal,
-    key: &str,
-    canonical: &[u8],
-) -> CoreResult<Idempotent<pb::Delivery>> {
+async fn create_as(core: &Core, principal: &Principal, key: &str, canonical: &[u8]) -> CoreResult<Idempotent> {
     create(core, principal, Some(key), canonical, "req_test", new_delivery()).await
 }
 
@@ -39,8 +33,8 @@ async fn a_created_delivery_is_stored_with_its_event_queued_for_the_endpoints_su
 
     let created = create_as(&core, &test, "key-1", b"body").await.expect("created");
     assert!(!created.replayed);
-    let answer = created.value;
-    assert_eq!(answer.status(), pb::DeliveryStatus::Pending);
+    let answer = get(&core, &test, &answered_id(&created)).await.expect("read back");
+    assert_eq!(answer.status, Status::Pending);
     assert!(answer.amount_cents.is_some_and(|cents| cents > 0), "{answer:?}");
 
     let stored = get(&core, &test, &answer.id).await.expect("read back");
@@ -74,11 +68,11 @@ async fn a_retry_is_answered_as_the_first_create_and_a_changed_body_is_refused()
     let core = TestCore::open().await;
     let workspace = core.workspace(None).await;
     let test = caller(&workspace, Mode::Test);
-    let first = create_as(&core, &test, "key-1", b"body").await.expect("created").value;
+    let first = create_as(&core, &test, "key-1", b"body").await.expect("created");
 
     let retried = create_as(&core, &test, "key-1", b"body").await.expect("replayed");
     assert!(retried.replayed);
-    assert_eq!(retried.value.id, first.id);
+    assert_eq!(retried.answer, first.answer, "the first answer, byte for byte");
 
     let changed = create_as(&core, &test, "key-1", b"another body")
         .await
@@ -92,11 +86,7 @@ async fn another_workspace_or_mode_does_not_find_the_delivery() {
     let core = TestCore::open().await;
     let workspace = core.workspace(None).await;
     let test = caller(&workspace, Mode::Test);
-    let id = create_as(&core, &test, "key-1", b"body")
-        .await
-        .expect("created")
-        .value
-        .id;
+    let id = answered_id(&create_as(&core, &test, "key-1", b"body").await.expect("created"));
 
     let other = core.workspace(None).await;
     for stranger in [caller(&other, Mode::Test), caller(&workspace, Mode::Live)] {
@@ -110,10 +100,11 @@ async fn another_workspace_or_mode_does_not_find_the_delivery() {
 async fn a_live_delivery_takes_credit_and_one_past_the_limit_is_refused_without_a_trace() {
     let core = TestCore::open().await;
     let priced = core.workspace(None).await;
-    let price = create_as(&core, &caller(&priced, Mode::Live), "price", b"body")
+    let priced = caller(&priced, Mode::Live);
+    let created = create_as(&core, &priced, "price", b"body").await.expect("priced");
+    let price = get(&core, &priced, &answered_id(&created))
         .await
-        .expect("priced")
-        .value
+        .expect("read back")
         .amount_cents
         .expect("amount");
     let billing = BillingSettings {

@@ -61,7 +61,7 @@ mod tests {
             event_type: EventType::Created,
             version: "2026-11-01".into(),
             created_at: 1,
-            data: courier::v1::Delivery::default(),
+            data: Vec::new(),
         })
     }
 

@@ -13,13 +13,11 @@ use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
 
-use prost::Message;
 use sea_orm::{ColumnTrait, Condition, DatabaseConnection, DbBackend, EntityTrait, QueryFilter};
 
 use super::{EventType, entity};
 use crate::auth::Principal;
 use crate::{Core, CoreError, CoreResult};
-use courier::v1 as pb;
 use courier_store::day_partitions;
 use courier_store::pagination::{self, Keyset, Page};
 
@@ -33,8 +31,9 @@ pub struct Event {
     pub event_type: EventType,
     pub version: String,
     pub created_at: i64,
-    /// The delivery right after the change, courier reduced to its name.
-    pub data: pb::Delivery,
+    /// The delivery right after the change, as the transport keeps it
+    /// (`Wire::event_snapshot`).
+    pub data: Vec<u8>,
 }
 
 /// `GET /v1/events` filters; `created_after` is inclusive, `created_before`
@@ -150,20 +149,15 @@ pub async fn purge_expired(db: &DatabaseConnection, now: i64) -> CoreResult<u64>
     Ok(result.rows_affected)
 }
 
-/// The stored delivery snapshot of an event.
-pub fn decode_data(model: &entity::Model) -> CoreResult<pb::Delivery> {
-    pb::Delivery::decode(model.data.as_slice())
-        .map_err(|error| CoreError::Internal(format!("event {} data: {error}", model.id)))
-}
-
-pub(super) fn from_model(model: &entity::Model) -> CoreResult<Event> {
+/// An event as its row keeps it.
+pub fn from_model(model: &entity::Model) -> CoreResult<Event> {
     Ok(Event {
         id: model.id.clone(),
         event_type: EventType::parse(&model.r#type)
             .ok_or_else(|| CoreError::Internal(format!("event {} has type {}", model.id, model.r#type)))?,
         version: model.version.clone(),
         created_at: model.created_at,
-        data: decode_data(model)?,
+        data: model.data.clone(),
     })
 }
 

@@ -15,7 +15,6 @@ pub mod moves;
 use chrono::{NaiveDate, NaiveTime};
 use chrono_tz::Tz;
 use courier::limits;
-use prost::Message;
 use sea_orm::sea_query::Expr;
 use sea_orm::{ActiveModelTrait, ActiveValue::Set, ColumnTrait, Condition, ConnectionTrait, EntityTrait, QueryFilter};
 use serde::{Deserialize, Serialize};
@@ -30,7 +29,6 @@ use crate::validate::{self, ContactInput, ContactRule, WaypointInput};
 use crate::workspaces::{self, WorkspaceKind};
 use crate::{Core, CoreError, CoreResult, audit};
 use courier::errors::ErrorCode;
-use courier::v1 as pb;
 use courier_pricing::items::{self, ItemInput};
 use courier_store::db;
 use courier_store::db::WriteTransaction;
@@ -120,10 +118,11 @@ pub async fn create(
     canonical: &[u8],
     request_id: &str,
     new: NewFleetOrder,
-) -> CoreResult<Idempotent<pb::FleetOrder>> {
+) -> CoreResult<Idempotent> {
     let scope = Scope::new(principal, CREATE_ENDPOINT, idempotency_key)?;
     let now = core.clock.now_micros();
     let checked = async { prepare(core, principal, new, now) };
+    let wire = core.wire.clone();
     idempotency::run(
         core,
         &scope,
@@ -131,10 +130,10 @@ pub async fn create(
         request_id,
         now,
         checked,
-        |tx, row: entity::ActiveModel| {
+        move |tx, row: entity::ActiveModel| {
             Box::pin(async move {
                 let model = row.insert(tx).await?;
-                Ok(to_proto(&from_model(model)?))
+                Ok(wire.fleet_order(&from_model(model)?))
             })
         },
     )
@@ -453,27 +452,6 @@ fn from_model(model: entity::Model) -> CoreResult<FleetOrder> {
         created_at: model.created_at,
         updated_at: model.updated_at,
     })
-}
-
-/// A fleet order as the public API shows it. No tracking page exists for
-/// fleet orders (the fleet's own couriers carry them), so `tracking_url` is
-/// always empty.
-pub fn to_proto(order: &FleetOrder) -> pb::FleetOrder {
-    pb::FleetOrder {
-        id: order.id.clone(),
-        status: order.status.to_proto() as i32,
-        reference: order.reference.clone(),
-        order_id: order.order_id.clone(),
-        tracking_url: None,
-        created_at: Some(courier::time::micros_to_proto(order.created_at)),
-        updated_at: Some(courier::time::micros_to_proto(order.updated_at)),
-    }
-}
-
-/// The canonical form of a create request, for idempotency: the parsed
-/// request message, encoded.
-pub fn canonical(request: &pb::CreateFleetOrderRequest) -> Vec<u8> {
-    request.encode_to_vec()
 }
 
 #[cfg(test)]

@@ -232,37 +232,6 @@ fn from_model(model: entity::Model) -> CoreResult<Quote> {
     })
 }
 
-/// A price breakdown as the public API shows it.
-pub fn breakdown_to_proto(b: &Breakdown) -> courier::v1::PriceBreakdown {
-    courier::v1::PriceBreakdown {
-        route_cents: b.route_cents,
-        extras: b
-            .extras
-            .iter()
-            .map(|e| courier::v1::PriceExtra {
-                extra_id: e.extra_id.clone(),
-                option_id: e.option_id.clone(),
-                name: e.name.clone(),
-                option_name: e.option_name.clone(),
-                quantity: e.quantity,
-                unit_amount_cents: e.unit_amount_cents,
-                amount_cents: e.amount_cents,
-            })
-            .collect(),
-        surcharges: b
-            .surcharges
-            .iter()
-            .map(|s| courier::v1::PriceSurcharge {
-                code: s.code.clone(),
-                label: s.label.clone(),
-                amount_cents: s.amount_cents,
-            })
-            .collect(),
-        discount_cents: b.discount_cents,
-        service_fee_cents: b.service_fee_cents,
-    }
-}
-
 /// Stored JSON columns are written and read only by the core.
 pub(crate) fn to_json<T: Serialize>(value: &T) -> CoreResult<String> {
     serde_json::to_string(value).map_err(|e| CoreError::Internal(format!("cannot encode JSON column: {e}")))

@@ -46,9 +46,9 @@ use super::endpoints::{self, DisabledReason, EndpointStatus};
 use super::entity::{endpoint, webhook_delivery};
 use super::queue::{self, DeliveryState};
 use super::retry::{self, Verdict};
-use super::{payload, send, target};
-use crate::events::{self, EventType};
-use crate::{Core, CoreError, CoreResult};
+use super::{send, target};
+use crate::events;
+use crate::{Core, CoreResult};
 use courier_store::ids;
 use courier_store::metrics::AttemptResult;
 
@@ -503,7 +503,7 @@ async fn send_attempt(core: Core, attempt: Attempting) -> Sent {
         attempt_id,
         started_at,
     } = attempt;
-    let outcome = match render(&event) {
+    let outcome = match render(&core, &event) {
         Ok(body) => send::send(&core, &url, &secret, &event.id, body).await,
         Err(error) => {
             tracing::error!(%error, event_id = %event.id, "webhook body could not be rendered");
@@ -575,12 +575,9 @@ async fn record(core: &Core, sent: Vec<Sent>) -> CoreResult<()> {
     Ok(())
 }
 
-/// The JSON body of a stored event.
-fn render(event: &events::entity::Model) -> CoreResult<Vec<u8>> {
-    let event_type = EventType::parse(&event.r#type)
-        .ok_or_else(|| CoreError::Internal(format!("event {} has type {}", event.id, event.r#type)))?;
-    let data = events::history::decode_data(event)?;
-    payload::event_body(&event.id, event_type, &event.version, event.created_at, data)
+/// The body of a stored event, as the transport writes it (`Wire`).
+fn render(core: &Core, event: &events::entity::Model) -> CoreResult<Vec<u8>> {
+    core.wire.webhook_body(&events::history::from_model(event)?)
 }
 
 /// An endpoint whose last `webhook_disable_after` events all ended failed, the

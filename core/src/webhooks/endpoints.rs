@@ -27,7 +27,7 @@ use super::attempts::{self, Attempt};
 use super::entity::endpoint;
 pub use super::entity::endpoint::{DisabledReason, Endpoint, EndpointStatus, from_model};
 use super::target::{self, SystemResolver, TargetPolicy};
-use super::{payload, queue, send};
+use super::{queue, send};
 use crate::auth::Principal;
 use crate::events::{self, EventType};
 use crate::{Core, CoreError, CoreResult};
@@ -220,10 +220,13 @@ pub async fn delete(core: &Core, principal: &Principal, id: &str) -> CoreResult<
 pub async fn test(core: &Core, principal: &Principal, id: &str) -> CoreResult<TestResult> {
     let row = find_scoped(&core.db, principal, id).await?;
     ensure_active(&from_model(row.clone())?)?;
-    let sample = payload::sample_event(principal.mode, core.clock.now_micros())?;
-    let outcome = send::send(core, &row.url, &row.secret, &sample.id, sample.body).await;
+    let event_id = courier_store::ids::new_id("evt");
+    let body = core
+        .wire
+        .sample_webhook_body(&event_id, principal.mode, core.clock.now_micros())?;
+    let outcome = send::send(core, &row.url, &row.secret, &event_id, body).await;
     Ok(TestResult {
-        event_id: sample.id,
+        event_id,
         succeeded: outcome.verdict == super::retry::Verdict::Succeeded,
         response_code: outcome.response_code,
         latency_ms: outcome.latency_ms,

@@ -15,7 +15,6 @@ pub mod attempts;
 pub mod dispatch;
 pub mod endpoints;
 pub mod entity;
-pub mod payload;
 pub mod queue;
 pub mod retry;
 pub mod send;

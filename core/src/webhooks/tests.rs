@@ -20,7 +20,7 @@ use crate::{Core, events};
 async fn queue_event(core: &Core, principal: &Principal) -> String {
     let created = create_delivery(core, principal).await.expect("delivery created");
     events::entity::Entity::find()
-        .filter(events::entity::Column::DeliveryId.eq(created.id))
+        .filter(events::entity::Column::DeliveryId.eq(created.id.as_str()))
         .one(&core.db)
         .await
         .expect("event read")

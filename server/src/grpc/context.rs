@@ -1,8 +1,11 @@
 //! What handlers read from a request's metadata besides the caller (whom
-//! `access::layer` reads): the idempotency key, the request id; and how an
-//! idempotent create's answer is marked.
+//! the `caller` layer reads): the idempotency key, the request id; and how
+//! an idempotent create's request is fingerprinted and its answer given.
 
 use courier::metadata;
+use courier_core::idempotency::Idempotent;
+use courier_core::{CoreError, CoreResult};
+use prost::Message;
 use tonic::metadata::MetadataValue;
 use tonic::{Request, Response};
 
@@ -15,13 +18,22 @@ pub fn header<T>(request: &Request<T>, name: &str) -> Option<String> {
         .map(str::to_owned)
 }
 
-/// The answer of an idempotent create, marked when it was replayed.
-pub fn created<T>(message: T, replayed: bool) -> Response<T> {
-    let mut response = Response::new(message);
-    if replayed {
+/// The canonical form of a create request, for idempotency: the parsed
+/// request message, encoded.
+pub fn canonical(request: &impl Message) -> Vec<u8> {
+    request.encode_to_vec()
+}
+
+/// The answer of an idempotent create: the message the core kept (`wire`)
+/// in its response (`respond`), marked when it was replayed.
+pub fn created<M: Message + Default, R>(created: &Idempotent, respond: impl FnOnce(M) -> R) -> CoreResult<Response<R>> {
+    let kept = M::decode(created.answer.as_slice())
+        .map_err(|error| CoreError::Internal(format!("corrupt idempotent answer: {error}")))?;
+    let mut response = Response::new(respond(kept));
+    if created.replayed {
         response
             .metadata_mut()
             .insert(metadata::IDEMPOTENT_REPLAYED, MetadataValue::from_static("true"));
     }
-    response
+    Ok(response)
 }

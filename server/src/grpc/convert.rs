@@ -111,7 +111,7 @@ pub fn quote_out(q: &Quote) -> pb::Quote {
         id: q.id.clone(),
         amount_cents: q.amount_cents,
         currency: q.currency.clone(),
-        breakdown: Some(courier_core::quotes::breakdown_to_proto(&q.breakdown)),
+        breakdown: Some(super::delivery_out::breakdown_out(&q.breakdown)),
         distance_km: Some(q.distance_km),
         duration_min: q.duration_min,
         valid_until: Some(courier::time::micros_to_proto(q.valid_until)),

@@ -9,11 +9,12 @@ use courier::time::micros_to_proto;
 use tonic::{Request, Response, Status};
 
 use super::convert::{item_out, required};
+use super::delivery_out::{proof_out, waypoint_out};
+use super::enums::ToProto;
 use crate::caller;
 use courier_core::access::{Act, Granted, act};
 use courier_core::assignments::offers::Offer;
 use courier_core::couriers::{self, Courier, Fleet, NewCourier, Photo, ProfileChange, Vehicle, invitations};
-use courier_core::deliveries::{proof_out, waypoint_out};
 use courier_core::jobs::{self, Job, Move, Work};
 use courier_core::positions::{self, Position};
 use courier_core::validate::WaypointInput;

@@ -5,10 +5,11 @@ use tonic::{Request, Response, Status};
 
 use super::context;
 use super::convert::{self, RouteParts};
+use super::delivery_out::to_proto;
 use crate::caller;
 use courier_core::Core;
 use courier_core::access::Permission;
-use courier_core::deliveries::{self, CancelReason, ListFilter, NewDelivery, ProofRequest, TestScenario, to_proto};
+use courier_core::deliveries::{self, CancelReason, ListFilter, NewDelivery, ProofRequest, TestScenario};
 use courier_core::lifecycle::{self, Status as DeliveryStatus};
 use courier_core::{CoreError, CoreResult};
 
@@ -84,7 +85,7 @@ impl DeliveryService for DeliveryApi {
         let idempotency_key = context::header(&request, metadata::IDEMPOTENCY_KEY);
         let request_id = context::header(&request, metadata::REQUEST_ID).unwrap_or_default();
         let r = request.into_inner();
-        let canonical = deliveries::canonical(&r);
+        let canonical = context::canonical(&r);
         let new = NewDelivery {
             test_scenario: test_scenario_in(r.test_scenario)?,
             proof: proof_in(r.proof_of_delivery),
@@ -110,12 +111,9 @@ impl DeliveryService for DeliveryApi {
             new,
         )
         .await?;
-        Ok(context::created(
-            pb::CreateDeliveryResponse {
-                delivery: Some(created.value),
-            },
-            created.replayed,
-        ))
+        Ok(context::created(&created, |delivery| pb::CreateDeliveryResponse {
+            delivery: Some(delivery),
+        })?)
     }
 
     async fn get_delivery(

@@ -2,7 +2,6 @@
 //! event's details with its webhook attempts, and the live event stream.
 
 use std::pin::Pin;
-use std::sync::Arc;
 
 use courier::time::micros_to_proto;
 use courier::v1 as pb;
@@ -12,6 +11,8 @@ use tokio_stream::{Stream, StreamExt};
 use tonic::{Request, Response, Status};
 
 use super::convert;
+use super::delivery_out::snapshot;
+use super::enums::ToProto;
 use crate::caller;
 use courier_core::access::Permission;
 use courier_core::events::EventType;
@@ -41,15 +42,15 @@ pub fn event_type_in(value: i32, param: &str) -> CoreResult<Option<EventType>> {
     }
 }
 
-fn event_out(event: Event) -> pb::Event {
-    pb::Event {
-        id: event.id,
+fn event_out(event: &Event) -> CoreResult<pb::Event> {
+    Ok(pb::Event {
+        id: event.id.clone(),
         r#type: event.event_type.to_proto() as i32,
-        version: event.version,
+        version: event.version.clone(),
         created_at: Some(micros_to_proto(event.created_at)),
-        data: Some(event.data),
+        data: Some(snapshot(event)?),
         test: false,
-    }
+    })
 }
 
 pub fn attempt_out(attempt: Attempt) -> pb::WebhookAttempt {
@@ -89,10 +90,9 @@ impl EventService for EventApi {
         Ok(Response::new(pb::ListEventsResponse {
             events: page
                 .items
-                .into_iter()
-                .map(Arc::unwrap_or_clone)
-                .map(event_out)
-                .collect(),
+                .iter()
+                .map(|event| event_out(event))
+                .collect::<CoreResult<_>>()?,
             next_page_token: page.next_page_token.unwrap_or_default(),
         }))
     }
@@ -102,7 +102,7 @@ impl EventService for EventApi {
         let event = history::get(&self.0, &principal, &request.into_inner().event_id).await?;
         let attempts = attempts::of_event(&self.0.db, &event.id).await?;
         Ok(Response::new(pb::GetEventResponse {
-            event: Some(event_out(event)),
+            event: Some(event_out(&event)?),
             webhook_attempts: attempts.into_iter().map(attempt_out).collect(),
         }))
     }
@@ -129,8 +129,10 @@ impl EventService for EventApi {
         .await?;
         let messages = ReceiverStream::new(events).map(|event| {
             event
-                .map(|event| pb::StreamEventsResponse {
-                    event: Some(event_out(Arc::unwrap_or_clone(event))),
+                .and_then(|event| {
+                    Ok(pb::StreamEventsResponse {
+                        event: Some(event_out(&event)?),
+                    })
                 })
                 .map_err(Status::from)
         });

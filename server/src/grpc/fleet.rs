@@ -8,6 +8,7 @@ use tonic::{Request, Response, Status};
 
 use super::context;
 use super::convert::{self, RouteParts, contact_in, required};
+use super::delivery_out::fleet_order_out;
 use crate::caller;
 use courier_core::access::Permission;
 use courier_core::auth::Principal;
@@ -33,7 +34,7 @@ impl FleetOrderService for FleetOrderApi {
         let idempotency_key = context::header(&request, metadata::IDEMPOTENCY_KEY);
         let request_id = context::header(&request, metadata::REQUEST_ID).unwrap_or_default();
         let r = request.into_inner();
-        let canonical = fleet::canonical(&r);
+        let canonical = context::canonical(&r);
         let new = NewFleetOrder {
             customer: contact_in(required(r.customer, "customer")?),
             route: convert::route_in(RouteParts {
@@ -60,12 +61,9 @@ impl FleetOrderService for FleetOrderApi {
             new,
         )
         .await?;
-        Ok(context::created(
-            pb::CreateFleetOrderResponse {
-                fleet_order: Some(created.value),
-            },
-            created.replayed,
-        ))
+        Ok(context::created(&created, |order| pb::CreateFleetOrderResponse {
+            fleet_order: Some(order),
+        })?)
     }
 
     async fn get_fleet_order(
@@ -75,7 +73,7 @@ impl FleetOrderService for FleetOrderApi {
         let principal = fleet_principal(&self.0, &request, Permission::FleetOrdersRead).await?;
         let order = fleet::get(&self.0.db, &principal, &request.into_inner().fleet_order_id).await?;
         Ok(Response::new(pb::GetFleetOrderResponse {
-            fleet_order: Some(fleet::to_proto(&order)),
+            fleet_order: Some(fleet_order_out(&order)),
         }))
     }
 }

@@ -6,7 +6,9 @@
 use courier::time::micros_to_proto;
 use courier::v1 as pb;
 
-use courier_core::deliveries::{Delivery, courier_out, to_proto};
+use super::delivery_out::{courier_out, to_proto};
+use super::enums::ToProto;
+use courier_core::deliveries::Delivery;
 use courier_core::public_tracking::{PublicPlace, PublicView};
 use courier_core::tracking::{Tracking, WatchUpdate};
 

@@ -6,6 +6,7 @@ use courier::v1 as pb;
 use courier::v1::webhook_service_server::WebhookService;
 use tonic::{Request, Response, Status};
 
+use super::enums::ToProto;
 use super::events::{attempt_out, event_type_in};
 use crate::caller;
 use courier_core::access::Permission;

@@ -30,7 +30,7 @@ async fn accepted(core: &Core, workspace: &Workspace) -> (String, i64) {
     dispatch::accept(core, &created.id, courier, None)
         .await
         .expect("accepted");
-    (created.id, created.amount_cents.expect("priced"))
+    (created.id.clone(), created.amount_cents.expect("priced"))
 }
 
 /// A live delivery of `workspace`, delivered with the proof it asks for;

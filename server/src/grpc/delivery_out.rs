@@ -1,13 +1,19 @@
-//! A delivery as the public API shows it (`courier.v1.Delivery`): the answer
-//! of every delivery RPC and the snapshot stored with each event.
+//! A delivery and a fleet order as the public API shows them
+//! (`courier.v1.Delivery`, `courier.v1.FleetOrder`): the answer of every
+//! delivery RPC and the snapshot kept with each event (`wire`).
 
 use courier::time::micros_to_proto;
 use courier::v1 as pb;
+use prost::Message;
 
-use super::{Courier, Delivery, ProofRequirements};
-use crate::auth::Mode;
-use crate::statuses::CancellationReason;
-use crate::validate::{ContactInput, WaypointInput};
+use super::enums::ToProto;
+use courier_core::auth::Mode;
+use courier_core::deliveries::{Courier, Delivery, ProofRequirements};
+use courier_core::events::history::Event;
+use courier_core::fleet::FleetOrder;
+use courier_core::validate::{ContactInput, WaypointInput};
+use courier_core::{CoreError, CoreResult};
+use courier_pricing::prices::Breakdown;
 
 pub fn to_proto(d: &Delivery, public_base_url: &str) -> pb::Delivery {
     pb::Delivery {
@@ -21,7 +27,7 @@ pub fn to_proto(d: &Delivery, public_base_url: &str) -> pb::Delivery {
         quote_id: d.quote_id.clone(),
         amount_cents: d.amount_cents,
         currency: d.currency.clone(),
-        breakdown: d.breakdown.as_ref().map(crate::quotes::breakdown_to_proto),
+        breakdown: d.breakdown.as_ref().map(breakdown_out),
         pickup: Some(waypoint_out(&d.route.pickup)),
         dropoff: Some(waypoint_out(&d.route.dropoff)),
         stops: d.route.stops.iter().map(waypoint_out).collect(),
@@ -41,10 +47,61 @@ pub fn to_proto(d: &Delivery, public_base_url: &str) -> pb::Delivery {
         cancelled_at: d.cancelled_at.map(micros_to_proto),
         cancellation_reason: d
             .cancellation_reason
-            .map_or(pb::CancellationReason::Unspecified, CancellationReason::to_proto)
-            as i32,
+            .map_or(pb::CancellationReason::Unspecified, ToProto::to_proto) as i32,
         delivered_at: d.delivered_at.map(micros_to_proto),
     }
+}
+
+/// A price breakdown as the public API shows it.
+pub fn breakdown_out(b: &Breakdown) -> pb::PriceBreakdown {
+    pb::PriceBreakdown {
+        route_cents: b.route_cents,
+        extras: b
+            .extras
+            .iter()
+            .map(|e| pb::PriceExtra {
+                extra_id: e.extra_id.clone(),
+                option_id: e.option_id.clone(),
+                name: e.name.clone(),
+                option_name: e.option_name.clone(),
+                quantity: e.quantity,
+                unit_amount_cents: e.unit_amount_cents,
+                amount_cents: e.amount_cents,
+            })
+            .collect(),
+        surcharges: b
+            .surcharges
+            .iter()
+            .map(|s| pb::PriceSurcharge {
+                code: s.code.clone(),
+                label: s.label.clone(),
+                amount_cents: s.amount_cents,
+            })
+            .collect(),
+        discount_cents: b.discount_cents,
+        service_fee_cents: b.service_fee_cents,
+    }
+}
+
+/// A fleet order as the public API shows it. No tracking page exists for
+/// fleet orders (the fleet's own couriers carry them), so `tracking_url` is
+/// always empty.
+pub fn fleet_order_out(order: &FleetOrder) -> pb::FleetOrder {
+    pb::FleetOrder {
+        id: order.id.clone(),
+        status: order.status.to_proto() as i32,
+        reference: order.reference.clone(),
+        order_id: order.order_id.clone(),
+        tracking_url: None,
+        created_at: Some(micros_to_proto(order.created_at)),
+        updated_at: Some(micros_to_proto(order.updated_at)),
+    }
+}
+
+/// The delivery an event keeps (`Wire::event_snapshot`).
+pub fn snapshot(event: &Event) -> CoreResult<pb::Delivery> {
+    pb::Delivery::decode(event.data.as_slice())
+        .map_err(|error| CoreError::Internal(format!("event {} data: {error}", event.id)))
 }
 
 /// The delivery as an event carries it: the courier reduced to its name.

@@ -12,10 +12,12 @@ use courier::time::{format_rfc3339, from_micros, micros_to_proto};
 use courier::v1 as pb;
 use serde::Serialize;
 
-use crate::auth::Mode;
-use crate::events::{self, EventType};
-use crate::{CoreError, CoreResult};
-use courier_store::ids;
+use super::delivery_out::snapshot;
+
+use courier_core::auth::Mode;
+use courier_core::events::history::Event;
+use courier_core::events::{self, EventType};
+use courier_core::{CoreError, CoreResult};
 
 #[derive(Serialize)]
 struct Envelope<'a, D> {
@@ -34,37 +36,23 @@ struct SampleData {
     test: bool,
 }
 
-/// The JSON body of event `id` of `event_type`, created at `created_at`
-/// (unix microseconds), about `data` (the courier already reduced to its
-/// name).
-pub fn event_body(
-    id: &str,
-    event_type: EventType,
-    version: &str,
-    created_at: i64,
-    data: pb::Delivery,
-) -> CoreResult<Vec<u8>> {
+/// The JSON body of a stored `event`.
+pub fn event_body(event: &Event) -> CoreResult<Vec<u8>> {
     render(&Envelope {
-        id,
-        r#type: event_type.as_str(),
-        version,
-        created_at: format_rfc3339(from_micros(created_at)),
-        data: EventDeliveryJson::from(data),
+        id: &event.id,
+        r#type: event.event_type.as_str(),
+        version: &event.version,
+        created_at: format_rfc3339(from_micros(event.created_at)),
+        data: EventDeliveryJson::from(snapshot(event)?),
     })
 }
 
-/// A sample event for `POST /v1/webhooks/{id}/test`: a fresh event id and a
+/// The body of sample event `id` for `POST /v1/webhooks/{id}/test`: a
 /// `delivery.status_updated` event about a made-up delivery in `picked_up`,
 /// with `data.test` true. It is not stored and never listed.
-pub struct SampleEvent {
-    pub id: String,
-    pub body: Vec<u8>,
-}
-
-pub fn sample_event(mode: Mode, now: i64) -> CoreResult<SampleEvent> {
-    let id = ids::new_id("evt");
-    let body = render(&Envelope {
-        id: &id,
+pub fn sample_body(id: &str, mode: Mode, now: i64) -> CoreResult<Vec<u8>> {
+    render(&Envelope {
+        id,
         r#type: EventType::StatusUpdated.as_str(),
         version: events::VERSION,
         created_at: format_rfc3339(from_micros(now)),
@@ -72,8 +60,7 @@ pub fn sample_event(mode: Mode, now: i64) -> CoreResult<SampleEvent> {
             delivery: EventDeliveryJson::from(sample_delivery(mode, now)),
             test: true,
         },
-    })?;
-    Ok(SampleEvent { id, body })
+    })
 }
 
 /// A plausible delivery in `picked_up` for sample events.
@@ -85,7 +72,7 @@ fn sample_delivery(mode: Mode, now: i64) -> pb::Delivery {
         email: None,
     };
     pb::Delivery {
-        id: ids::new_id("del"),
+        id: courier_store::ids::new_id("del"),
         status: pb::DeliveryStatus::PickedUp as i32,
         mode: match mode {
             Mode::Live => pb::Mode::Live,
@@ -150,15 +137,16 @@ fn render<T: Serialize>(envelope: &T) -> CoreResult<Vec<u8>> {
 
 #[cfg(test)]
 mod tests {
+    use prost::Message;
+
     use super::*;
 
     #[test]
     fn sample_events_carry_the_test_flag_and_a_picked_up_delivery() {
         let now = 1_795_000_000_000_000;
-        let sample = sample_event(Mode::Test, now).expect("sample");
-        let body: serde_json::Value = serde_json::from_slice(&sample.body).expect("json");
-        assert_eq!(body["id"], sample.id.as_str());
-        assert!(sample.id.starts_with("evt_"));
+        let sample = sample_body("evt_sample", Mode::Test, now).expect("sample");
+        let body: serde_json::Value = serde_json::from_slice(&sample).expect("json");
+        assert_eq!(body["id"], "evt_sample");
         assert_eq!(body["type"], "delivery.status_updated");
         assert_eq!(body["version"], events::VERSION);
         assert_eq!(body["data"]["test"], true);
@@ -171,8 +159,14 @@ mod tests {
 
     #[test]
     fn event_bodies_have_no_test_flag() {
-        let data = sample_delivery(Mode::Live, 1_795_000_000_000_000);
-        let body = event_body("evt_1", EventType::Created, "2026-11", 1_795_000_000_000_000, data).expect("body");
+        let event = Event {
+            id: "evt_1".into(),
+            event_type: EventType::Created,
+            version: "2026-11".into(),
+            created_at: 1_795_000_000_000_000,
+            data: sample_delivery(Mode::Live, 1_795_000_000_000_000).encode_to_vec(),
+        };
+        let body = event_body(&event).expect("body");
         let body: serde_json::Value = serde_json::from_slice(&body).expect("json");
         assert_eq!(body["type"], "delivery.created");
         assert_eq!(body["created_at"], "2026-11-18T11:06:40Z");

@@ -6,7 +6,7 @@
 //! `items.0.description`: a wrapper message holding one list of its own name
 //! adds no step).
 //!
-//! The layer runs once the caller is read (`access::layer`). The public
+//! The layer runs once the caller is read (`crate::caller`). The public
 //! API's keyed services report the refusal after the permission checks too,
 //! as they report a body the edge could not parse (`access::caller::api`):
 //! the layer leaves it on the request as a `Refusal` (`access::caller`). Every other service

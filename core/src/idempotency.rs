@@ -80,7 +80,8 @@ pub fn check_key(key: Option<&str>) -> CoreResult<String> {
 }
 
 /// The hash compared between requests that share a key: SHA-256 of the
-/// request in canonical form (the parsed request, encoded).
+/// request in the canonical form its transport gives (the parsed request,
+/// encoded: `courier_server::grpc::context::canonical`).
 pub fn request_hash(canonical: &[u8]) -> String {
     courier_store::secrets::sha256_hex(canonical)
 }

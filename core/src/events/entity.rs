@@ -10,7 +10,7 @@ pub struct Model {
     pub delivery_id: String,
     pub r#type: String,
     pub version: String,
-    /// `courier.v1.Delivery`, encoded.
+    /// The delivery as the transport wrote it (`Wire::event_snapshot`).
     pub data: Vec<u8>,
     pub created_at: i64,
 }

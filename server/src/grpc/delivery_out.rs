@@ -105,13 +105,12 @@ pub fn snapshot(event: &Event) -> CoreResult<pb::Delivery> {
 }
 
 /// The delivery as an event carries it: the courier reduced to its name.
-pub fn event_data(delivery: &pb::Delivery) -> pb::Delivery {
-    let mut data = delivery.clone();
-    data.courier = data.courier.map(|c| pb::Courier {
+pub fn event_data(mut delivery: pb::Delivery) -> pb::Delivery {
+    delivery.courier = delivery.courier.map(|c| pb::Courier {
         name: c.name,
         ..Default::default()
     });
-    data
+    delivery
 }
 
 pub fn waypoint_out(w: &WaypointInput) -> pb::Waypoint {

@@ -35,7 +35,7 @@ impl Wire for ProtoWire {
     }
 
     fn event_snapshot(&self, delivery: &Delivery) -> Vec<u8> {
-        delivery_out::event_data(&delivery_out::to_proto(delivery, &self.public_base_url)).encode_to_vec()
+        delivery_out::event_data(delivery_out::to_proto(delivery, &self.public_base_url)).encode_to_vec()
     }
 
     fn webhook_body(&self, event: &Event) -> CoreResult<Vec<u8>> {

@@ -9,9 +9,9 @@
 
 use sea_orm::{ActiveModelTrait, ActiveValue::Set, Condition, ConnectionTrait};
 
-use crate::{Core, CoreResult};
 use courier_store::ids;
 use courier_store::pagination::{self, Keyset};
+use courier_store::{CoreResult, Store};
 
 /// The log as it is read, with the couriers' names: above `couriers`, which
 /// (through the modules whose changes are audited) lies above this one.
@@ -56,9 +56,9 @@ pub type Entry = entity::Model;
 /// Records `change` made by `actor` (`operator:<email>`,
 /// `service:<subject>`, `cli:<os user>`, …) now, on `tx`: the transaction
 /// of the change itself.
-pub async fn record(core: &Core, tx: &impl ConnectionTrait, actor: &str, change: Change<'_>) -> CoreResult<()> {
-    core.faults.audit_write()?;
-    let now = core.clock.now_micros();
+pub async fn record(store: &Store, tx: &impl ConnectionTrait, actor: &str, change: Change<'_>) -> CoreResult<()> {
+    store.faults.audit_write()?;
+    let now = store.clock.now_micros();
     entity::ActiveModel {
         id: Set(ids::new_id("aud")),
         created_at: Set(now),
@@ -84,14 +84,14 @@ pub fn courier_of(entry: &Entry) -> Option<&str> {
 
 /// The log, newest first, in keyset pages (`listing::list` adds the
 /// couriers' names).
-pub async fn page(core: &Core, page_size: i32, page_token: Option<&str>) -> CoreResult<(Vec<Entry>, Option<String>)> {
+pub async fn page(store: &Store, page_size: i32, page_token: Option<&str>) -> CoreResult<(Vec<Entry>, Option<String>)> {
     let limit = pagination::page_size_of("page_size", page_size, 50, 100)?;
     Keyset::<entity::Entity> {
         created_at: entity::Column::CreatedAt,
         id: entity::Column::Id,
         newest_first: true,
     }
-    .page(&core.pages, "audit", Condition::all(), limit, page_token)
+    .page(&store.pages, "audit", Condition::all(), limit, page_token)
     .await
 }
 

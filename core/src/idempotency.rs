@@ -19,10 +19,11 @@ use sea_orm::{
     EntityTrait, QueryFilter, Statement,
 };
 
-use crate::auth::{Mode, Principal};
-use crate::{Core, CoreError, CoreResult};
+use crate::auth::Principal;
+use crate::modes::Mode;
 use courier::errors::ErrorCode;
 use courier_store::kept_outcomes::KeptOutcome;
+use courier_store::{CoreError, CoreResult, Store};
 
 /// How long a key is remembered.
 pub const RETENTION_MICROS: i64 = 24 * 3600 * 1_000_000;
@@ -94,7 +95,7 @@ pub type Work<'t> = Pin<Box<dyn Future<Output = CoreResult<Vec<u8>>> + Send + 't
 /// used before: then the stored answer is replayed, or `idempotency_key_reused`
 /// refuses a different request.
 pub async fn run<P>(
-    core: &Core,
+    store: &Store,
     scope: &Scope,
     hash: &str,
     request_id: &str,
@@ -105,21 +106,21 @@ pub async fn run<P>(
 where
     P: Send,
 {
-    if let Some(stored) = lookup(&core.db, scope, now).await? {
+    if let Some(stored) = lookup(&store.db, scope, now).await? {
         return replay(stored, hash);
     }
     let prepared = match prepare.await {
         Ok(prepared) => prepared,
-        Err(error) => return remember_refusal(core, scope, hash, request_id, now, error).await,
+        Err(error) => return remember_refusal(store, scope, hash, request_id, now, error).await,
     };
-    run_prepared(core, scope, hash, request_id, now, prepared, work).await
+    run_prepared(store, scope, hash, request_id, now, prepared, work).await
 }
 
 /// [`run`] from a `prepared` request: claims the key, runs `work` and
 /// stores its answer in one transaction, or answers for the request that
 /// holds or held the key.
 pub async fn run_prepared<P>(
-    core: &Core,
+    store: &Store,
     scope: &Scope,
     hash: &str,
     request_id: &str,
@@ -130,10 +131,10 @@ pub async fn run_prepared<P>(
 where
     P: Send,
 {
-    let tx = core.begin().await?;
+    let tx = store.begin().await?;
     if !claim(&tx, scope, hash, now).await? {
         tx.rollback().await?;
-        return answered_elsewhere(core, scope, hash, now).await;
+        return answered_elsewhere(store, scope, hash, now).await;
     }
     match work(&tx, prepared).await {
         Ok(answer) => {
@@ -142,9 +143,9 @@ where
                 request_id: request_id.to_owned(),
                 ..Default::default()
             };
-            store(&tx, scope, &outcome).await?;
+            keep_outcome(&tx, scope, &outcome).await?;
             tx.commit().await?;
-            core.faults.after_commit()?;
+            store.faults.after_commit()?;
             Ok(Idempotent {
                 answer: outcome.answer,
                 replayed: false,
@@ -152,7 +153,7 @@ where
         }
         Err(error) => {
             tx.rollback().await?;
-            remember_refusal(core, scope, hash, request_id, now, error).await
+            remember_refusal(store, scope, hash, request_id, now, error).await
         }
     }
 }
@@ -161,23 +162,23 @@ where
 /// answer stored under its key if there is one, else the refusal, stored
 /// when it is part of the key's answer.
 pub async fn refuse(
-    core: &Core,
+    store: &Store,
     scope: &Scope,
     hash: &str,
     request_id: &str,
     now: i64,
     error: CoreError,
 ) -> CoreResult<Idempotent> {
-    if let Some(stored) = lookup(&core.db, scope, now).await? {
+    if let Some(stored) = lookup(&store.db, scope, now).await? {
         return replay(stored, hash);
     }
-    remember_refusal(core, scope, hash, request_id, now, error).await
+    remember_refusal(store, scope, hash, request_id, now, error).await
 }
 
 /// The answer to a request whose key another request claimed: its stored
 /// answer, or `request_in_progress` while it has none.
-pub async fn answered_elsewhere(core: &Core, scope: &Scope, hash: &str, now: i64) -> CoreResult<Idempotent> {
-    match lookup(&core.db, scope, now).await? {
+pub async fn answered_elsewhere(store: &Store, scope: &Scope, hash: &str, now: i64) -> CoreResult<Idempotent> {
+    match lookup(&store.db, scope, now).await? {
         Some(stored) => replay(stored, hash),
         None => Err(in_progress()),
     }
@@ -393,7 +394,7 @@ async fn claim(tx: &DatabaseTransaction, scope: &Scope, hash: &str, now: i64) ->
     }
 }
 
-async fn store(db: &impl ConnectionTrait, scope: &Scope, outcome: &KeptOutcome) -> CoreResult<()> {
+async fn keep_outcome(db: &impl ConnectionTrait, scope: &Scope, outcome: &KeptOutcome) -> CoreResult<()> {
     entity::Entity::update_many()
         .col_expr(entity::Column::Outcome, Expr::value(outcome.to_bytes()))
         .filter(key_filter(scope))
@@ -410,7 +411,7 @@ fn is_stored(code: ErrorCode) -> bool {
 }
 
 async fn remember_refusal(
-    core: &Core,
+    store: &Store,
     scope: &Scope,
     hash: &str,
     request_id: &str,
@@ -430,13 +431,13 @@ async fn remember_refusal(
         error_param: param.clone().unwrap_or_default(),
         request_id: request_id.to_owned(),
     };
-    let tx = core.begin().await?;
+    let tx = store.begin().await?;
     if !claim(&tx, scope, hash, now).await? {
         tx.rollback().await?;
         // Another request with this key answered meanwhile: its answer wins.
-        return answered_elsewhere(core, scope, hash, now).await;
+        return answered_elsewhere(store, scope, hash, now).await;
     }
-    store(&tx, scope, &outcome).await?;
+    keep_outcome(&tx, scope, &outcome).await?;
     tx.commit().await?;
     Err(error)
 }

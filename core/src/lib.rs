@@ -24,6 +24,7 @@ pub mod idempotency;
 pub mod identity;
 pub mod jobs;
 pub mod lifecycle;
+pub mod modes;
 pub mod positions;
 pub mod proofs;
 pub mod public_tracking;
@@ -56,17 +57,17 @@ pub struct Core {
     /// Checked API keys (see `auth::cache`).
     pub keys: Arc<auth::cache::KeyCache>,
     /// Delivery creates waiting for their shared transaction.
-    pub create_queue: Arc<deliveries::batch::Queue>,
+    pub create_queue: Arc<deliveries::queue::Queue>,
     /// Deliveries as last read (see `deliveries::cache`).
     pub delivery_cache: Arc<deliveries::cache::DeliveryCache>,
     /// Events as recorded (see `events::cache`).
     pub event_cache: Arc<events::cache::EventCache>,
     /// Dispatch maps being read, shared by the watchers of one map.
-    pub map_reads: Arc<courier_store::shared_reads::SharedReads<Arc<dispatch_map::Map>>>,
+    pub map_reads: Arc<courier_store::shared_reads::SharedReads<Arc<dispatch_map::model::Map>>>,
     /// Couriers' positions taken in and not yet written (`positions`).
-    pub positions: Arc<positions::Intake>,
+    pub positions: Arc<positions::intake::Intake>,
     /// Wakes this process's watchers of a courier's feed.
-    pub courier_signals: Arc<assignments::feed::Signals>,
+    pub courier_signals: Arc<assignments::signals::Signals>,
     /// Wakes this process's dispatcher for a round now.
     pub dispatch_wake: Arc<tokio::sync::Notify>,
     /// Wakes this process's webhook dispatcher: a commit queued sends.

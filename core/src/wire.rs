@@ -6,11 +6,11 @@
 //! implements [`Wire`] with the public protobuf and JSON shapes, and a test
 //! core with [`crate::testing`]'s.
 
-use crate::CoreResult;
-use crate::auth::Mode;
-use crate::deliveries::Delivery;
-use crate::events::history::Event;
-use crate::fleet::FleetOrder;
+use crate::deliveries::model::Delivery;
+use crate::events::Event;
+use crate::fleet::model::FleetOrder;
+use crate::modes::Mode;
+use courier_store::CoreResult;
 
 pub trait Wire: Send + Sync + 'static {
     /// A delivery as its create answers it.

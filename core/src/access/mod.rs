@@ -19,8 +19,9 @@ use std::marker::PhantomData;
 use courier::errors::ErrorCode;
 use sea_orm::ConnectionTrait;
 
+use crate::audit;
 pub use crate::auth::service_token::Role as ServiceRole;
-use crate::{Core, CoreError, CoreResult, audit};
+use courier_store::{CoreError, CoreResult, Store};
 
 /// A public API permission (docs/guide.md "Authentication").
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -352,12 +353,12 @@ impl<A: Act> Granted<A> {
 
     /// Writes the audit entry of `change` on `tx`, the transaction of the
     /// change itself, when this caller's changes are audited.
-    pub async fn record(&self, core: &Core, tx: &impl ConnectionTrait, change: audit::Change<'_>) -> CoreResult<()> {
+    pub async fn record(&self, store: &Store, tx: &impl ConnectionTrait, change: audit::Change<'_>) -> CoreResult<()> {
         if let Some(workspace_id) = change.workspace_id {
             self.covers(workspace_id)?;
         }
         if self.audited {
-            audit::record(core, tx, &self.actor, change).await?;
+            audit::record(store, tx, &self.actor, change).await?;
         }
         Ok(())
     }

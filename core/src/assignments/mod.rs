@@ -12,7 +12,9 @@
 //! free again exactly when the job has ended.
 
 pub mod feed;
+pub mod model;
 pub mod offers;
+pub mod signals;
 
 use sea_orm::sea_query::Expr;
 use sea_orm::{
@@ -25,6 +27,7 @@ use courier::errors::ErrorCode;
 use courier_store::db::WriteTransaction;
 use courier_store::ids;
 use feed::{Entry, Reason};
+pub use model::{PassReason, PassedOver};
 
 pub mod entity {
     use sea_orm::entity::prelude::*;
@@ -360,28 +363,6 @@ pub async fn ended(
         .into_iter()
         .map(from_model)
         .collect())
-}
-
-/// Why automatic dispatch passes a courier over for a job.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum PassReason {
-    /// They declined its offer.
-    Declined,
-    /// They let its offer expire.
-    Expired,
-    /// A dispatcher took it back from them.
-    Unassigned,
-}
-
-/// A courier automatic dispatch never offers a job again
-/// (docs/couriers.md "Automatic dispatch"); a dispatcher may still give it
-/// to them by hand.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct PassedOver {
-    pub job_id: String,
-    pub courier_id: String,
-    pub reason: PassReason,
-    pub at: i64,
 }
 
 /// The couriers passed over for each of `job_ids`, oldest first.

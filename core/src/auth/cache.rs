@@ -18,8 +18,8 @@ use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Instant;
 
-use super::api_keys::{ApiKey, USE_RECORDED_EVERY_MICROS};
-use crate::workspaces::Workspace;
+use super::api_keys::model::{ApiKey, USE_RECORDED_EVERY_MICROS};
+use crate::workspaces::model::Workspace;
 use courier_store::cache_feed::Freshness;
 use courier_store::metrics::CacheCounters;
 

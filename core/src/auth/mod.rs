@@ -10,33 +10,11 @@ use courier::errors::ErrorCode;
 use sea_orm::{ColumnTrait, Condition, ConnectionTrait};
 
 use crate::access::Permission;
-use crate::workspaces::Workspace;
-use crate::{Core, CoreError, CoreResult, audit};
+use crate::audit;
+pub use crate::modes::Mode;
+use crate::workspaces::model::Workspace;
 use cache::{KeyCache, KnownKey};
-
-/// Key mode: it scopes everything a key creates and sees.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Mode {
-    Live,
-    Test,
-}
-
-impl Mode {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Mode::Live => "live",
-            Mode::Test => "test",
-        }
-    }
-
-    pub fn parse(text: &str) -> Option<Mode> {
-        match text {
-            "live" => Some(Mode::Live),
-            "test" => Some(Mode::Test),
-            _ => None,
-        }
-    }
-}
+use courier_store::{CoreError, CoreResult, Store};
 
 /// The caller of a public RPC: an API key, or a console session acting in
 /// a workspace and mode (`access::caller`), checked for the method's
@@ -64,7 +42,7 @@ impl Principal {
     /// Writes the audit entry of this caller's `action` on `target` in its
     /// workspace, on `tx` (the change's own transaction), when its changes
     /// are audited (an operator acting through the console).
-    pub async fn audit(&self, core: &Core, tx: &impl ConnectionTrait, action: &str, target: &str) -> CoreResult<()> {
+    pub async fn audit(&self, store: &Store, tx: &impl ConnectionTrait, action: &str, target: &str) -> CoreResult<()> {
         let Some(actor) = &self.audited_as else {
             return Ok(());
         };
@@ -74,7 +52,7 @@ impl Principal {
             target,
             courier_id: None,
         };
-        audit::record(core, tx, actor, change).await
+        audit::record(store, tx, actor, change).await
     }
 }
 

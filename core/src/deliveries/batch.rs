@@ -26,55 +26,19 @@
 //! request's answer once the batch commits.
 
 use std::collections::{BTreeMap, HashSet};
-use std::sync::{Mutex, MutexGuard};
 
 use tokio::sync::oneshot;
 
-use super::{Prepared, audit_create, entity, from_model, insert, record_events};
+use super::queue::{Answer, Create, Queue, Waiting};
+use super::{audit_create, entity, from_model, insert, record_events};
 use crate::auth::Mode;
 use crate::events::EventType;
-use crate::idempotency::{self, AnsweredClaim, Idempotent, Scope};
+use crate::idempotency::{self, AnsweredClaim, Idempotent};
 use crate::{Core, CoreError, CoreResult, billing};
 
 /// Creates per transaction at most: bounds the statements' parameters (a
 /// delivery row has 32) well below SQLite's and PostgreSQL's limits.
 const MAX_BATCH: usize = 64;
-
-/// A checked and priced create with its idempotency key.
-pub(crate) struct Create {
-    pub scope: Scope,
-    pub hash: String,
-    pub request_id: String,
-    /// When the request arrived.
-    pub now: i64,
-    pub prepared: Prepared,
-}
-
-type Answer = CoreResult<Idempotent>;
-
-struct Waiting {
-    create: Create,
-    answer: oneshot::Sender<Answer>,
-}
-
-/// The creates waiting for a transaction, and whether a task is draining
-/// them.
-#[derive(Default)]
-pub struct Queue(Mutex<QueueState>);
-
-#[derive(Default)]
-struct QueueState {
-    waiting: Vec<Waiting>,
-    draining: bool,
-}
-
-impl Queue {
-    fn state(&self) -> MutexGuard<'_, QueueState> {
-        // Every change under the lock is a push, a take or a flag: a
-        // panicking holder leaves nothing half done.
-        self.0.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
-    }
-}
 
 /// Stores `create` in the next batch and answers it once that committed.
 pub(crate) async fn create(core: &Core, create: Create) -> Answer {

@@ -7,7 +7,7 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
-use super::history::Event;
+use super::Event;
 use courier_store::metrics::CacheCounters;
 
 /// Events kept at most: about 2 KiB each (the delivery snapshot).

@@ -15,7 +15,7 @@ use std::time::Duration;
 
 use sea_orm::{ColumnTrait, Condition, DatabaseConnection, DbBackend, EntityTrait, QueryFilter};
 
-use super::{EventType, entity};
+use super::{Event, EventType, entity, from_model};
 use crate::auth::Principal;
 use crate::{Core, CoreError, CoreResult};
 use courier_store::day_partitions;
@@ -23,18 +23,6 @@ use courier_store::pagination::{self, Keyset, Page};
 
 /// How long events are kept.
 pub const RETENTION: Duration = Duration::from_secs(30 * 24 * 3600);
-
-/// An event as the API shows it.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Event {
-    pub id: String,
-    pub event_type: EventType,
-    pub version: String,
-    pub created_at: i64,
-    /// The delivery right after the change, as the transport keeps it
-    /// (`Wire::event_snapshot`).
-    pub data: Vec<u8>,
-}
 
 /// `GET /v1/events` filters; `created_after` is inclusive, `created_before`
 /// exclusive (unix microseconds).
@@ -147,18 +135,6 @@ pub async fn purge_expired(db: &DatabaseConnection, now: i64) -> CoreResult<u64>
         .exec(db)
         .await?;
     Ok(result.rows_affected)
-}
-
-/// An event as its row keeps it.
-pub fn from_model(model: &entity::Model) -> CoreResult<Event> {
-    Ok(Event {
-        id: model.id.clone(),
-        event_type: EventType::parse(&model.r#type)
-            .ok_or_else(|| CoreError::Internal(format!("event {} has type {}", model.id, model.r#type)))?,
-        version: model.version.clone(),
-        created_at: model.created_at,
-        data: model.data.clone(),
-    })
 }
 
 /// Every query of a caller's events goes through this scope.

@@ -11,8 +11,8 @@ pub mod stream;
 
 use sea_orm::ConnectionTrait;
 
-use crate::CoreResult;
-use crate::auth::Mode;
+use crate::modes::Mode;
+use courier_store::{CoreError, CoreResult};
 
 /// Payload version of every event (a year-month label).
 pub const VERSION: &str = "2026-11";
@@ -60,6 +60,30 @@ impl EventType {
     pub fn parse(text: &str) -> Option<EventType> {
         EventType::ALL.into_iter().find(|t| t.as_str() == text)
     }
+}
+
+/// An event as the API shows it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Event {
+    pub id: String,
+    pub event_type: EventType,
+    pub version: String,
+    pub created_at: i64,
+    /// The delivery right after the change, as the transport keeps it
+    /// (`Wire::event_snapshot`).
+    pub data: Vec<u8>,
+}
+
+/// An event as its row keeps it.
+pub fn from_model(model: &entity::Model) -> CoreResult<Event> {
+    Ok(Event {
+        id: model.id.clone(),
+        event_type: EventType::parse(&model.r#type)
+            .ok_or_else(|| CoreError::Internal(format!("event {} has type {}", model.id, model.r#type)))?,
+        version: model.version.clone(),
+        created_at: model.created_at,
+        data: model.data.clone(),
+    })
 }
 
 /// An event to record: what happened to a delivery.

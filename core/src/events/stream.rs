@@ -20,7 +20,8 @@ use tokio::sync::broadcast::error::RecvError;
 use tokio::sync::mpsc;
 use tokio::time::Instant;
 
-use super::history::{self, Event};
+use super::Event;
+use super::history;
 use super::{EventType, entity};
 use crate::auth::Principal;
 use crate::{Core, CoreError, CoreResult};
@@ -155,7 +156,7 @@ async fn next(
     models
         .iter()
         .map(|model| {
-            let event = Arc::new(history::from_model(model)?);
+            let event = Arc::new(super::from_model(model)?);
             core.event_cache.put(event.clone());
             Ok(event)
         })

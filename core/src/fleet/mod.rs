@@ -10,6 +10,7 @@
 //! `updated_at` are always the board's.
 
 pub mod entity;
+pub mod model;
 pub mod moves;
 
 use chrono::{NaiveDate, NaiveTime};
@@ -17,7 +18,6 @@ use chrono_tz::Tz;
 use courier::limits;
 use sea_orm::sea_query::Expr;
 use sea_orm::{ActiveModelTrait, ActiveValue::Set, ColumnTrait, Condition, ConnectionTrait, EntityTrait, QueryFilter};
-use serde::{Deserialize, Serialize};
 
 use crate::access::{Granted, act};
 use crate::assignments;
@@ -25,14 +25,15 @@ use crate::auth::{Mode, Principal};
 use crate::idempotency::{self, Idempotent, Scope};
 use crate::lifecycle::{self, Status};
 use crate::quotes::{RouteInput, from_json, to_json};
-use crate::validate::{self, ContactInput, ContactRule, WaypointInput};
+use crate::validate::{self, ContactInput, ContactRule};
 use crate::workspaces::{self, WorkspaceKind};
 use crate::{Core, CoreError, CoreResult, audit};
 use courier::errors::ErrorCode;
-use courier_pricing::items::{self, ItemInput};
+use courier_pricing::items;
 use courier_store::db;
 use courier_store::db::WriteTransaction;
 use courier_store::pagination::{self, Keyset, Page};
+pub use model::{FleetOrder, OrderRoute};
 
 /// The endpoint part of the idempotency scope.
 const CREATE_ENDPOINT: &str = "POST /v1/fleet/orders";
@@ -64,34 +65,6 @@ pub fn admit(principal: &Principal) -> CoreResult<()> {
         ));
     }
     Ok(())
-}
-
-/// Waypoints and items as stored.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct OrderRoute {
-    pub pickup: WaypointInput,
-    pub dropoff: WaypointInput,
-    pub stops: Vec<WaypointInput>,
-    pub items: Option<Vec<ItemInput>>,
-}
-
-/// A fleet order, as the public API and the dispatch board know it.
-#[derive(Clone, Debug, PartialEq)]
-pub struct FleetOrder {
-    pub id: String,
-    pub order_id: String,
-    pub workspace_id: String,
-    pub status: Status,
-    pub reference: Option<String>,
-    pub customer: ContactInput,
-    pub route: OrderRoute,
-    pub vehicle_type_id: String,
-    pub requested_pickup_date: Option<String>,
-    pub requested_pickup_time: Option<String>,
-    pub customer_timezone: Option<String>,
-    pub notes: Option<String>,
-    pub created_at: i64,
-    pub updated_at: i64,
 }
 
 /// A fleet order to create. `route` carries no extras and no `scheduled_at`

@@ -577,7 +577,7 @@ async fn record(core: &Core, sent: Vec<Sent>) -> CoreResult<()> {
 
 /// The body of a stored event, as the transport writes it (`Wire`).
 fn render(core: &Core, event: &events::entity::Model) -> CoreResult<Vec<u8>> {
-    core.wire.webhook_body(&events::history::from_model(event)?)
+    core.wire.webhook_body(&events::from_model(event)?)
 }
 
 /// An endpoint whose last `webhook_disable_after` events all ended failed, the

@@ -9,7 +9,7 @@ use prost::Message;
 use super::enums::ToProto;
 use courier_core::auth::Mode;
 use courier_core::deliveries::{Courier, Delivery, ProofRequirements};
-use courier_core::events::history::Event;
+use courier_core::events::Event;
 use courier_core::fleet::FleetOrder;
 use courier_core::validate::{ContactInput, WaypointInput};
 use courier_core::{CoreError, CoreResult};

@@ -15,7 +15,7 @@ use serde::Serialize;
 use super::delivery_out::snapshot;
 
 use courier_core::auth::Mode;
-use courier_core::events::history::Event;
+use courier_core::events::Event;
 use courier_core::events::{self, EventType};
 use courier_core::{CoreError, CoreResult};
 

@@ -8,7 +8,7 @@ use super::{delivery_out, webhook_bodies};
 use courier_core::CoreResult;
 use courier_core::auth::Mode;
 use courier_core::deliveries::Delivery;
-use courier_core::events::history::Event;
+use courier_core::events::Event;
 use courier_core::fleet::FleetOrder;
 use courier_core::wire::Wire;
 

@@ -9,11 +9,11 @@ use super::Mode;
 use crate::access::{Granted, ManagesKeys, Permission};
 use crate::{Core, CoreError, CoreResult, audit, workspaces};
 use courier_store::cache_feed;
+pub use model::{ApiKey, USE_RECORDED_EVERY_MICROS};
+
+pub mod model;
 
 const DAY_MICROS: i64 = 86_400_000_000;
-/// A key's use is written down at most this often (per key and replica), so
-/// that requests do not each write.
-pub const USE_RECORDED_EVERY_MICROS: i64 = 60_000_000;
 
 /// How long a new key lives.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -32,28 +32,6 @@ impl KeyExpiry {
             KeyExpiry::Days90 => Some(90),
             KeyExpiry::Days365 => Some(365),
         }
-    }
-}
-
-/// A stored key, without its secret.
-#[derive(Clone, Debug, PartialEq)]
-pub struct ApiKey {
-    pub id: String,
-    pub workspace_id: String,
-    pub mode: Mode,
-    pub label: String,
-    pub permissions: Vec<Permission>,
-    pub prefix: String,
-    pub created_at: i64,
-    pub expires_at: Option<i64>,
-    pub revoked_at: Option<i64>,
-    /// The last use on the API, to [`USE_RECORDED_EVERY_MICROS`].
-    pub last_used_at: Option<i64>,
-}
-
-impl ApiKey {
-    pub fn is_usable_at(&self, now: i64) -> bool {
-        self.revoked_at.is_none() && self.expires_at.is_none_or(|at| now < at)
     }
 }
 

@@ -18,7 +18,6 @@
 //! whole, `rate_limited` with the delay after which it fits.
 
 use std::collections::HashMap;
-use std::sync::Mutex;
 use std::time::Duration;
 
 use sea_orm::sea_query::OnConflict;
@@ -26,9 +25,13 @@ use sea_orm::{
     ActiveValue::Set, ColumnTrait, ConnectionTrait, DbBackend, EntityTrait, QueryFilter, QueryOrder, Statement,
 };
 
+pub mod intake;
+
 use crate::assignments;
 use crate::{Core, CoreError, CoreResult};
 use courier_store::{cache_feed, day_partitions, db};
+use intake::{Allowance, Limit, Received};
+pub use intake::{Intake, MAX_AGE_MICROS, MAX_AHEAD_MICROS, Position, Streaming};
 
 pub mod latest {
     use sea_orm::entity::prelude::*;
@@ -86,89 +89,10 @@ const FRESH_MICROS: i64 = 2 * 1_000_000;
 /// this old (a phone reports every few seconds; a stream the phone left
 /// for another replica, not yet seen closed, holds an old one no longer).
 const STREAMING_FRESH_MICROS: i64 = 30 * 1_000_000;
-/// A phone's clock may run this far ahead; a position further in the
-/// future is refused.
-pub const MAX_AHEAD_MICROS: i64 = 5 * 60 * 1_000_000;
-/// A position taken longer ago than this (kept on a phone without network
-/// for a day, or from a clock that is plainly wrong) is refused.
-pub const MAX_AGE_MICROS: i64 = 24 * 3_600 * 1_000_000;
 /// Trails are kept this long.
 pub const TRAIL_RETENTION_MICROS: i64 = 30 * 86_400_000_000;
 /// The most positions one report carries.
 pub const MAX_PER_REPORT: usize = 100;
-
-/// One position taken by a courier's phone.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Position {
-    pub latitude: f64,
-    pub longitude: f64,
-    pub accuracy_m: Option<f64>,
-    pub heading_deg: Option<f64>,
-    pub speed_mps: Option<f64>,
-    /// When the phone took it (its clock).
-    pub recorded_at: i64,
-}
-
-impl Position {
-    /// `invalid_request` naming the field (`positions.<index>.<field>`)
-    /// unless every value is in range and finite.
-    pub fn check(&self, index: usize, now: i64) -> CoreResult<()> {
-        let field = |name: &str| format!("positions.{index}.{name}");
-        let refuse = |name: &str, rule: &str| Err(CoreError::invalid(field(name), format!("{} {rule}.", field(name))));
-        if !(-90.0..=90.0).contains(&self.latitude) {
-            return refuse("latitude", "must be between -90 and 90");
-        }
-        if !(-180.0..=180.0).contains(&self.longitude) {
-            return refuse("longitude", "must be between -180 and 180");
-        }
-        if self.accuracy_m.is_some_and(|a| !(0.0..=100_000.0).contains(&a)) {
-            return refuse("accuracy_m", "must be between 0 and 100000");
-        }
-        if self.heading_deg.is_some_and(|h| !(0.0..=360.0).contains(&h)) {
-            return refuse("heading_deg", "must be between 0 and 360");
-        }
-        if self.speed_mps.is_some_and(|s| !(0.0..=150.0).contains(&s)) {
-            return refuse("speed_mps", "must be between 0 and 150");
-        }
-        if self.recorded_at > now + MAX_AHEAD_MICROS {
-            return refuse("recorded_at", "is more than 5 minutes in the future");
-        }
-        if self.recorded_at < now - MAX_AGE_MICROS {
-            return refuse("recorded_at", "is more than 24 hours in the past");
-        }
-        Ok(())
-    }
-}
-
-/// Positions taken in by this process: each courier's latest, and the
-/// reports not yet written.
-#[derive(Debug, Default)]
-pub struct Intake {
-    latest: Mutex<HashMap<String, Received>>,
-    /// By courier: a stream's reports add to its courier's entry.
-    pending: Mutex<HashMap<String, Vec<Position>>>,
-    /// Report streams open on this process, per courier.
-    streaming: Mutex<HashMap<String, usize>>,
-}
-
-/// A courier's report stream, open on this process while held
-/// ([`streaming`]).
-pub struct Streaming {
-    intake: std::sync::Arc<Intake>,
-    courier_id: String,
-}
-
-impl Drop for Streaming {
-    fn drop(&mut self) {
-        let mut streaming = self.intake.lock_streaming();
-        if let Some(count) = streaming.get_mut(&self.courier_id) {
-            *count -= 1;
-            if *count == 0 {
-                streaming.remove(&self.courier_id);
-            }
-        }
-    }
-}
 
 /// Marks courier `courier_id`'s report stream open here until the answer
 /// is dropped: meanwhile their position in memory is theirs
@@ -182,66 +106,6 @@ pub fn streaming(core: &Core, courier_id: &str) -> Streaming {
     Streaming {
         intake: core.positions.clone(),
         courier_id: courier_id.to_owned(),
-    }
-}
-
-/// A courier's last position in this process, and their report allowance.
-#[derive(Clone, Copy, Debug)]
-struct Received {
-    position: Position,
-    /// When `position` was received.
-    at: i64,
-    allowance: Allowance,
-}
-
-/// The positions a courier may report now: a token bucket, refilled at
-/// the configured rate up to the burst.
-#[derive(Clone, Copy, Debug)]
-struct Allowance {
-    left: f64,
-    /// When `left` was counted.
-    at: i64,
-}
-
-/// How many positions a courier may report: `per_second` sustained (0: no
-/// limit), `burst` at once above it (never fewer than one report holds).
-#[derive(Clone, Copy, Debug)]
-struct Limit {
-    per_second: f64,
-    burst: f64,
-}
-
-impl Limit {
-    fn of(core: &Core) -> Limit {
-        Limit {
-            per_second: core.config.positions_per_second,
-            burst: core.config.position_burst.max(MAX_PER_REPORT as f64),
-        }
-    }
-}
-
-impl Allowance {
-    fn full(limit: Limit, now: i64) -> Allowance {
-        Allowance {
-            left: limit.burst,
-            at: now,
-        }
-    }
-
-    /// Takes `count` positions at `now`; else how long until they fit.
-    fn take(&mut self, count: usize, now: i64, limit: Limit) -> Result<(), Duration> {
-        if limit.per_second <= 0.0 {
-            return Ok(());
-        }
-        let elapsed = now.saturating_sub(self.at).max(0) as f64 / 1e6;
-        self.left = (self.left + elapsed * limit.per_second).min(limit.burst);
-        self.at = self.at.max(now);
-        let count = count as f64;
-        if count <= self.left {
-            self.left -= count;
-            return Ok(());
-        }
-        Err(Duration::from_secs_f64((count - self.left) / limit.per_second))
     }
 }
 
@@ -262,41 +126,20 @@ fn throttled(limit: Limit, wait: Duration) -> CoreError {
     }
 }
 
+/// The allowance configured for every courier.
+fn limit(core: &Core) -> Limit {
+    Limit {
+        per_second: core.config.positions_per_second,
+        burst: core.config.position_burst.max(MAX_PER_REPORT as f64),
+    }
+}
+
 /// A courier's last position as flushed, with the job they hold.
 #[derive(Clone, Debug)]
 pub struct Flushed {
     pub courier_id: String,
     pub job_id: String,
     pub position: Position,
-}
-
-impl Intake {
-    fn lock_latest(&self) -> std::sync::MutexGuard<'_, HashMap<String, Received>> {
-        self.latest.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
-    }
-
-    fn lock_pending(&self) -> std::sync::MutexGuard<'_, HashMap<String, Vec<Position>>> {
-        self.pending.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
-    }
-
-    fn lock_streaming(&self) -> std::sync::MutexGuard<'_, HashMap<String, usize>> {
-        self.streaming.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
-    }
-
-    /// Puts `failed`, taken for a write that failed, back before what came
-    /// since, keeping at most the newest `kept` positions of a courier.
-    fn put_back(&self, failed: HashMap<String, Vec<Position>>, kept: usize) {
-        let mut pending = self.lock_pending();
-        for (courier_id, mut positions) in failed {
-            if let Some(newer) = pending.remove(&courier_id) {
-                positions.extend(newer);
-            }
-            if positions.len() > kept {
-                positions.drain(..positions.len() - kept);
-            }
-            pending.insert(courier_id, positions);
-        }
-    }
 }
 
 /// Takes in `positions` of courier `courier_id` (checked before any is
@@ -318,7 +161,7 @@ pub async fn accept(core: &Core, courier_id: &str, positions: Vec<Position>) -> 
     let Some(newest) = positions.iter().max_by_key(|p| p.recorded_at).copied() else {
         return Ok(0);
     };
-    let limit = Limit::of(core);
+    let limit = limit(core);
     // A courier's entries are made once: reports come by the thousand a
     // second.
     {
@@ -450,7 +293,7 @@ pub async fn flush(core: &Core) -> CoreResult<Vec<Flushed>> {
     match write(core, &pending).await {
         Ok(flushed) => Ok(flushed),
         Err(error) => {
-            let kept = Limit::of(core).burst as usize;
+            let kept = limit(core).burst as usize;
             core.positions.put_back(pending, kept);
             Err(error)
         }

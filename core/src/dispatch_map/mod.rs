@@ -14,7 +14,6 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::Arc;
 use std::time::Duration;
 
-use chrono_tz::Tz;
 use courier_pricing::geo::GeoPoint;
 use tokio::sync::mpsc;
 
@@ -22,8 +21,10 @@ use crate::assignments::{self, offers};
 use crate::auto_dispatch::{self, Ranked, Waiting};
 use crate::couriers::{self, Fleet};
 use crate::jobs::{self, Work};
-use crate::statuses::Status;
 use crate::{Core, CoreResult, deliveries, fleet, positions};
+pub use model::{Map, MapArea, MapCourier, MapJob, MapOffer, MapPassedOver, MapPosition, MapUpdate};
+
+pub mod model;
 
 /// A watcher reads the map at least this often.
 const BACKSTOP: Duration = Duration::from_secs(1);
@@ -31,89 +32,6 @@ const BACKSTOP: Duration = Duration::from_secs(1);
 const COALESCE: Duration = Duration::from_millis(100);
 /// The most waiting jobs the map shows, oldest first.
 const MAX_WAITING: u64 = 500;
-
-/// The map as read once: couriers and jobs by id.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct Map {
-    pub couriers: BTreeMap<String, MapCourier>,
-    pub jobs: BTreeMap<String, MapJob>,
-}
-
-/// An online courier on the map (or one gone offline with a job in hand).
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct MapCourier {
-    pub courier_id: String,
-    pub name: String,
-    pub vehicle_type_id: String,
-    /// The last reported position; `None` before the first.
-    pub position: Option<MapPosition>,
-    /// The job they hold.
-    pub job_id: Option<String>,
-    /// The job offered to them, not yet answered.
-    pub offered_job_id: Option<String>,
-    pub offline: bool,
-    pub phone: Option<String>,
-}
-
-/// Where a courier was, and when (unix micros).
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct MapPosition {
-    pub point: GeoPoint,
-    pub recorded_at: i64,
-}
-
-/// A job waiting (perhaps offered) or under way (held by `courier_id`).
-#[derive(Clone, Debug, PartialEq)]
-pub struct MapJob {
-    pub job_id: String,
-    pub status: Status,
-    pub pickup: GeoPoint,
-    pub dropoff: GeoPoint,
-    pub pickup_address: String,
-    pub dropoff_address: String,
-    pub vehicle_type_id: String,
-    pub created_at: i64,
-    pub courier_id: Option<String>,
-    pub offer: Option<MapOffer>,
-    /// A waiting job's couriers automatic dispatch passes over, oldest first.
-    pub passed_over: Vec<MapPassedOver>,
-}
-
-/// A waiting job's open offer.
-#[derive(Clone, Debug, PartialEq)]
-pub struct MapOffer {
-    pub courier_id: String,
-    pub expires_at: i64,
-}
-
-/// A courier passed over for a job, named: they may be off the map.
-#[derive(Clone, Debug, PartialEq)]
-pub struct MapPassedOver {
-    pub courier_id: String,
-    pub courier_name: String,
-    pub reason: assignments::PassReason,
-    pub at: i64,
-}
-
-/// A service area's outline, from the catalogue.
-#[derive(Clone, Debug, PartialEq)]
-pub struct MapArea {
-    pub name: String,
-    pub time_zone: Tz,
-    pub outline: Vec<GeoPoint>,
-}
-
-/// What a watcher is sent: the whole map (`snapshot`, with the areas), or
-/// the couriers and jobs new or changed and the ids of those that left.
-#[derive(Clone, Debug, PartialEq)]
-pub struct MapUpdate {
-    pub snapshot: bool,
-    pub couriers: Vec<MapCourier>,
-    pub jobs: Vec<MapJob>,
-    pub removed_courier_ids: Vec<String>,
-    pub removed_job_ids: Vec<String>,
-    pub areas: Vec<MapArea>,
-}
 
 /// The map of `fleet` as read after this call; watchers asking at once
 /// share one read (`shared_reads`): a change wakes every watcher of the

@@ -1,0 +1,246 @@
+//! What a delivery is, with no rule that reads or writes it: the values the
+//! core holds (the delivery cache, the wire's answers) name these, below
+//! the module's rules.
+
+use serde::{Deserialize, Serialize};
+
+use crate::modes::Mode;
+use crate::statuses::{CancellationReason, Status};
+use crate::validate::WaypointInput;
+use courier_pricing::items::ItemInput;
+use courier_pricing::prices::{Breakdown, ExtraSelection};
+use courier_store::{CoreError, CoreResult};
+
+/// Proof the courier collects at pickup.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PickupProof {
+    pub photos: u32,
+    pub signature: bool,
+    pub sender_name: bool,
+    pub barcode: bool,
+}
+
+/// Proof the courier collects at the dropoff.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DropoffProof {
+    pub photos: u32,
+    pub signature: bool,
+    pub recipient_name: bool,
+    pub barcode: bool,
+    pub age_check: bool,
+    pub leave_at_door: bool,
+}
+
+/// The proof rules stored on a delivery, defaults filled in.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ProofRequirements {
+    pub pickup: PickupProof,
+    pub dropoff: DropoffProof,
+}
+
+impl Default for ProofRequirements {
+    /// One photo at pickup and one at the dropoff.
+    fn default() -> Self {
+        ProofRequirements {
+            pickup: PickupProof {
+                photos: 1,
+                signature: false,
+                sender_name: false,
+                barcode: false,
+            },
+            dropoff: DropoffProof {
+                photos: 1,
+                signature: false,
+                recipient_name: false,
+                barcode: false,
+                age_check: false,
+                leave_at_door: false,
+            },
+        }
+    }
+}
+
+/// The proof rules a request sets; omitted fields keep their defaults.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ProofRequest {
+    pub pickup_photos: Option<i32>,
+    pub pickup_signature: Option<bool>,
+    pub pickup_sender_name: Option<bool>,
+    pub pickup_barcode: Option<bool>,
+    pub dropoff_photos: Option<i32>,
+    pub dropoff_signature: Option<bool>,
+    pub dropoff_recipient_name: Option<bool>,
+    pub dropoff_barcode: Option<bool>,
+    pub dropoff_age_check: Option<bool>,
+    pub dropoff_leave_at_door: Option<bool>,
+}
+
+impl ProofRequest {
+    /// The stored requirements: defaults filled in, photos 1 to 10, and no
+    /// `leave_at_door` together with `age_check`.
+    pub fn requirements(&self) -> CoreResult<ProofRequirements> {
+        let allowed = courier::limits::PROOF_PHOTOS;
+        let photos = |param: &str, value: Option<i32>| match value {
+            None => Ok(1),
+            Some(n) if (allowed.min..=allowed.max).contains(&i64::from(n)) => Ok(n as u32),
+            Some(_) => Err(CoreError::invalid(
+                param,
+                format!("{param} must be {} to {}.", allowed.min, allowed.max),
+            )),
+        };
+        let r = ProofRequirements {
+            pickup: PickupProof {
+                photos: photos("proof_of_delivery.pickup.photos", self.pickup_photos)?,
+                signature: self.pickup_signature.unwrap_or(false),
+                sender_name: self.pickup_sender_name.unwrap_or(false),
+                barcode: self.pickup_barcode.unwrap_or(false),
+            },
+            dropoff: DropoffProof {
+                photos: photos("proof_of_delivery.dropoff.photos", self.dropoff_photos)?,
+                signature: self.dropoff_signature.unwrap_or(false),
+                recipient_name: self.dropoff_recipient_name.unwrap_or(false),
+                barcode: self.dropoff_barcode.unwrap_or(false),
+                age_check: self.dropoff_age_check.unwrap_or(false),
+                leave_at_door: self.dropoff_leave_at_door.unwrap_or(false),
+            },
+        };
+        if r.dropoff.leave_at_door && r.dropoff.age_check {
+            return Err(CoreError::invalid(
+                "proof_of_delivery.dropoff.leave_at_door",
+                "leave_at_door cannot be combined with age_check: age-restricted goods are handed over in person.",
+            ));
+        }
+        Ok(r)
+    }
+}
+
+/// How a test delivery ends (test keys only).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TestScenario {
+    NoCourierFound,
+    CourierCancelled,
+    PickupNoShow,
+    DeliveryFailed,
+}
+
+impl TestScenario {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TestScenario::NoCourierFound => "no_courier_found",
+            TestScenario::CourierCancelled => "courier_cancelled",
+            TestScenario::PickupNoShow => "pickup_no_show",
+            TestScenario::DeliveryFailed => "delivery_failed",
+        }
+    }
+
+    pub fn parse(text: &str) -> Option<TestScenario> {
+        [
+            TestScenario::NoCourierFound,
+            TestScenario::CourierCancelled,
+            TestScenario::PickupNoShow,
+            TestScenario::DeliveryFailed,
+        ]
+        .into_iter()
+        .find(|s| s.as_str() == text)
+    }
+}
+
+/// The client's reason for cancelling (stored; default `other`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CancelReason {
+    FoundAnotherService,
+    WaitedTooLong,
+    BookedByMistake,
+    NoLongerNeeded,
+    ChangeDetails,
+    Other,
+}
+
+impl CancelReason {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CancelReason::FoundAnotherService => "found_another_service",
+            CancelReason::WaitedTooLong => "waited_too_long",
+            CancelReason::BookedByMistake => "booked_by_mistake",
+            CancelReason::NoLongerNeeded => "no_longer_needed",
+            CancelReason::ChangeDetails => "change_details",
+            CancelReason::Other => "other",
+        }
+    }
+}
+
+/// The courier as a delivery shows it.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Courier {
+    /// The platform's courier (`cou_…`) who carries it; `None` for a
+    /// courier named by an outside dispatch system. Not shown to clients.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id: Option<String>,
+    pub name: Option<String>,
+    pub photo_url: Option<String>,
+    pub rating: Option<f64>,
+    pub vehicle: Option<CourierVehicle>,
+    pub location: Option<CourierLocation>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct CourierVehicle {
+    pub make: Option<String>,
+    pub model: Option<String>,
+    pub color: Option<String>,
+    pub license_plate: Option<String>,
+    pub photo_url: Option<String>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CourierLocation {
+    pub latitude: f64,
+    pub longitude: f64,
+    pub recorded_at: Option<i64>,
+}
+
+/// Waypoints, extras and items as stored.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct StoredRoute {
+    pub pickup: WaypointInput,
+    pub dropoff: WaypointInput,
+    pub stops: Vec<WaypointInput>,
+    pub extras: Vec<ExtraSelection>,
+    pub items: Option<Vec<ItemInput>>,
+}
+
+/// A delivery as the core knows it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Delivery {
+    pub id: String,
+    pub workspace_id: String,
+    pub mode: Mode,
+    pub status: Status,
+    pub external_id: Option<String>,
+    pub quote_id: Option<String>,
+    pub amount_cents: Option<i64>,
+    pub currency: Option<String>,
+    pub breakdown: Option<Breakdown>,
+    pub route: StoredRoute,
+    pub vehicle_type_id: String,
+    pub service_area_id: String,
+    pub distance_km: f64,
+    pub duration_min: i64,
+    pub notes: Option<String>,
+    pub scheduled_at: Option<i64>,
+    pub proof: ProofRequirements,
+    pub test_scenario: Option<TestScenario>,
+    pub tracking_token: String,
+    pub tracking_available_at: Option<i64>,
+    pub courier: Option<Courier>,
+    pub created_at: i64,
+    pub updated_at: i64,
+    pub cancelled_at: Option<i64>,
+    pub cancellation_reason: Option<CancellationReason>,
+    pub cancel_reason: Option<String>,
+    pub delivered_at: Option<i64>,
+    pub next_step_at: Option<i64>,
+    /// When the courier is expected at the pickup and at the dropoff.
+    pub pickup_eta: Option<i64>,
+    pub dropoff_eta: Option<i64>,
+}

@@ -233,8 +233,14 @@ impl Browser {
                 .unwrap_or_else(|e| panic!("{xpath} not on the page: {e}"));
             match element.click().await {
                 Ok(()) => Ok(()),
+                // Replaced, or not shown yet (a page still swapping its
+                // screens): asked again until the deadline.
                 Err(fantoccini::error::CmdError::Standard(e))
-                    if e.error == fantoccini::error::ErrorStatus::StaleElementReference =>
+                    if matches!(
+                        e.error,
+                        fantoccini::error::ErrorStatus::StaleElementReference
+                            | fantoccini::error::ErrorStatus::ElementNotInteractable
+                    ) =>
                 {
                     Err(e)
                 }

@@ -6,8 +6,8 @@
 
 use std::collections::HashMap;
 
-use super::{Entry, courier_of, page};
 use crate::{Core, CoreResult, couriers};
+use courier_identity::audit::{Entry, courier_of, page};
 
 /// An entry as the log shows it: with the courier it is about.
 #[derive(Clone, Debug)]

@@ -25,14 +25,14 @@ use pathfinding::matrix::Matrix;
 use sea_orm::{ConnectionTrait, DbBackend, Statement};
 use tokio_util::sync::CancellationToken;
 
-use crate::assignments;
-use crate::assignments::offers::{self, NewOffer, Offer, OfferStatus};
 use crate::couriers::{self, Courier, Fleet};
-use crate::deliveries;
-use crate::fleet;
 use crate::positions::{self, Position};
-use crate::workspaces;
 use crate::{Core, CoreResult};
+use courier_identity::workspaces;
+use courier_orders::assignments;
+use courier_orders::assignments::offers::{self, NewOffer, Offer, OfferStatus};
+use courier_orders::deliveries;
+use courier_orders::fleet;
 use courier_pricing::geo::{GeoPoint, distance_km};
 use courier_store::config::DispatchMode;
 use courier_store::db;
@@ -582,8 +582,8 @@ mod tests {
     /// reads no waiting job and takes no writer, however many wait.
     #[tokio::test]
     async fn a_round_without_a_free_courier_reads_no_waiting_job() {
-        use crate::auth::Mode;
         use crate::testing::{TestCore, caller, create_delivery};
+        use courier_identity::auth::Mode;
         let core = TestCore::open_with(|config| config.dispatch = DispatchMode::Auto).await;
         let live = caller(&core.workspace(None).await, Mode::Live);
         for _ in 0..300 {
@@ -602,9 +602,9 @@ mod tests {
     /// nothing, the next reads no waiting job until something changes.
     #[tokio::test]
     async fn a_round_that_placed_nothing_reads_no_waiting_job_until_something_changes() {
-        use crate::auth::Mode;
         use crate::couriers::{Availability, NewCourier, Vehicle};
         use crate::testing::{TestCore, caller, create_delivery};
+        use courier_identity::auth::Mode;
         let core = TestCore::open_with(|config| config.dispatch = DispatchMode::Auto).await;
         let live = caller(&core.workspace(None).await, Mode::Live);
         for _ in 0..300 {

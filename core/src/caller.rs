@@ -11,15 +11,18 @@ use std::net::IpAddr;
 
 use courier::metadata;
 
-use super::methods::{Credential, Method};
-use super::{Act, Action, Decision, Granted, Permission, Permissions, ServiceRole, Standing, decide, refusal};
-use crate::accounts::{User, memberships};
-use crate::auth::service_token::{self, Holder};
-use crate::auth::{self, Credentials, Mode, Principal};
 use crate::couriers::Courier;
-use crate::identity::sessions::{self, Session};
-use crate::{Core, CoreError, CoreResult, workspaces};
+use crate::{Core, CoreError, CoreResult};
 use courier::errors::ErrorCode;
+use courier_identity::access::methods::{Credential, Method};
+use courier_identity::access::{
+    Act, Action, Decision, Granted, Permission, Permissions, ServiceRole, Standing, decide, refusal,
+};
+use courier_identity::accounts::{User, memberships};
+use courier_identity::auth::service_token::{self, Holder};
+use courier_identity::auth::{self, Credentials, Mode, Principal};
+use courier_identity::sessions::{self, Session};
+use courier_identity::workspaces;
 
 /// Every kind of caller.
 #[derive(Debug)]
@@ -272,15 +275,8 @@ pub async fn grant<A: Act>(
 ) -> CoreResult<Granted<A>> {
     let caller = caller.asking(|action| action == A::ACTION)?;
     let actor = &caller.actor;
-    match decide(actor.standing(core, workspace_id).await?, A::ACTION) {
-        Decision::Allow => Ok(Granted {
-            actor: actor.label(),
-            workspace_id: workspace_id.map(str::to_owned),
-            audited: actor.audited(),
-            action: std::marker::PhantomData,
-        }),
-        decision => Err(refusal(decision, hidden)),
-    }
+    let standing = actor.standing(core, workspace_id).await?;
+    Granted::decided(standing, actor.label(), actor.audited(), workspace_id, hidden)
 }
 
 /// Whether `caller` may do `A` in `workspace_id`, for a method that only
@@ -291,45 +287,6 @@ pub async fn could<A: Act>(core: &Core, caller: &Caller, workspace_id: &str) -> 
         Ok(standing) => matches!(decide(standing, A::ACTION), Decision::Allow),
         Err(_) => false,
     }
-}
-
-/// A grant of `A` to the command line run by the current OS user, for the
-/// operator's `courier-core` commands; refused for the actions the command
-/// line may not do.
-pub fn command_line<A: Act>() -> CoreResult<Granted<A>> {
-    let actor = Actor::CommandLine { os_user: os_user() };
-    match decide(Standing::CommandLine, A::ACTION) {
-        Decision::Allow => Ok(Granted {
-            actor: actor.label(),
-            workspace_id: None,
-            audited: true,
-            action: std::marker::PhantomData,
-        }),
-        decision => Err(refusal(decision, "workspace")),
-    }
-}
-
-/// Who runs this process, as the audit log names a command-line change:
-/// the login (`USER`, `LOGNAME`), else the account of the process's user
-/// id (`/etc/passwd`; containers often set no login), else `uid <n>`.
-pub fn os_user() -> String {
-    if let Some(login) = ["USER", "LOGNAME"]
-        .into_iter()
-        .find_map(|name| std::env::var(name).ok().filter(|user| !user.is_empty()))
-    {
-        return login;
-    }
-    use std::os::unix::fs::MetadataExt;
-    let Ok(uid) = std::fs::metadata("/proc/self").map(|process| process.uid()) else {
-        return "unknown".to_owned();
-    };
-    let account = std::fs::read_to_string("/etc/passwd").ok().and_then(|passwd| {
-        passwd.lines().find_map(|line| {
-            let fields: Vec<&str> = line.split(':').collect();
-            (fields.get(2) == Some(&uid.to_string().as_str())).then(|| fields[0].to_owned())
-        })
-    });
-    account.unwrap_or_else(|| format!("uid {uid}"))
 }
 
 /// The public API's `caller` as a [`Principal`] when it may use

@@ -3,13 +3,13 @@
 //! mode, a console login (an operator who owns the workspace) and a
 //! platform courier's login for the courier app, printed once.
 
-use crate::access::{self, Role, act};
-use crate::accounts::{self, NewUser};
-use crate::auth::Mode;
-use crate::auth::api_keys::{self, KeyExpiry, NewApiKey};
 use crate::couriers::{self, Fleet, NewCourier, Vehicle};
-use crate::workspaces::{self, BillingSettings, NewWorkspace, Plan, WorkspaceKind};
 use crate::{Core, CoreResult};
+use courier_identity::access::{self, Role, act};
+use courier_identity::accounts::{self, NewUser};
+use courier_identity::auth::Mode;
+use courier_identity::auth::api_keys::{self, KeyExpiry, NewApiKey};
+use courier_identity::workspaces::{self, BillingSettings, NewWorkspace, Plan, WorkspaceKind};
 
 /// Keys and login of a newly created demo workspace.
 pub struct DemoKeys {
@@ -33,7 +33,7 @@ pub async fn bootstrap(core: &Core) -> CoreResult<Option<DemoKeys>> {
         return Ok(None);
     }
     // The development runner that bootstraps it is run on the command line.
-    let granted = access::caller::command_line::<act::Administer>()?;
+    let granted = access::command_line::<act::Administer>()?;
     let workspace = workspaces::create(
         core,
         &granted,

@@ -14,11 +14,11 @@
 
 use chrono::{Offset, TimeZone};
 
-use crate::auth::Mode;
-use crate::deliveries::{self, Courier, CourierVehicle, Delivery};
-use crate::statuses::Status;
-use crate::validate::WaypointInput;
 use crate::{Core, CoreError, CoreResult};
+use courier_identity::auth::Mode;
+use courier_orders::deliveries::{self, Courier, CourierVehicle, Delivery};
+use courier_orders::statuses::Status;
+use courier_orders::validate::WaypointInput;
 
 /// The tracking page's view of the delivery whose token is `token`; unknown
 /// tokens are `404 not_found`.
@@ -31,7 +31,7 @@ pub async fn by_token(core: &Core, token: &str) -> CoreResult<PublicView> {
     let delivery = deliveries::by_tracking_token(&core.db, token)
         .await?
         .ok_or_else(not_found)?;
-    let delivery = deliveries::located(core, std::sync::Arc::new(delivery)).await?;
+    let delivery = crate::tracking::located(core, std::sync::Arc::new(delivery)).await?;
     let now = core.clock.now();
     let zone = core.catalog.time_zone(&delivery.service_area_id);
     let offset = zone.offset_from_utc_datetime(&now.naive_utc()).fix();
@@ -171,8 +171,8 @@ pub fn locality(address: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::deliveries::{CourierLocation, StoredRoute};
-    use crate::validate::ContactInput;
+    use courier_orders::deliveries::{CourierLocation, StoredRoute};
+    use courier_orders::validate::ContactInput;
 
     #[test]
     fn localities_are_city_level() {
@@ -245,7 +245,7 @@ mod tests {
             updated_at: 30,
             pickup_eta: Some(40),
             dropoff_eta: Some(50),
-            ..deliveries::sample()
+            ..courier_orders::testing::sample_delivery()
         }
     }
 

@@ -3,7 +3,7 @@
 //! courier position, the ETAs, and `WatchDelivery`, which pushes each change
 //! as it happens.
 //!
-//! Reads the `deliveries` table only.
+//! Reads the `deliveries` table, and couriers' positions ([`located`]).
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -11,14 +11,39 @@ use std::time::Duration;
 use tokio::sync::broadcast::error::RecvError;
 use tokio::sync::mpsc;
 
-use crate::auth::Principal;
-use crate::deliveries::{self, Delivery};
+use crate::positions;
 use crate::{Core, CoreResult};
+use courier_identity::auth::Principal;
+use courier_orders::deliveries::{self, CourierLocation, Delivery};
 
 /// How often a watcher re-reads the delivery anyway: changes made by other
 /// PostgreSQL replicas reach `Core::changes` through their announcements
 /// (`cache_feed`), and this is the backstop for one that was lost.
 const WATCH_POLL: Duration = Duration::from_secs(1);
+
+/// `d` with its courier's last reported position as `courier.location`,
+/// when a courier of the platform carries it and tracking is open
+/// (docs/couriers.md "What each party sees"); positions are not written to
+/// the delivery's row.
+pub async fn located(core: &Core, d: Arc<Delivery>) -> CoreResult<Arc<Delivery>> {
+    let now = core.clock.now_micros();
+    let open = d.tracking_available_at.is_some_and(|at| at <= now) && !d.status.is_terminal();
+    let Some(courier_id) = d.courier.as_ref().and_then(|c| c.id.clone()).filter(|_| open) else {
+        return Ok(d);
+    };
+    let Some(position) = positions::latest(core, &courier_id).await? else {
+        return Ok(d);
+    };
+    let mut located = (*d).clone();
+    if let Some(courier) = located.courier.as_mut() {
+        courier.location = Some(CourierLocation {
+            latitude: position.latitude,
+            longitude: position.longitude,
+            recorded_at: Some(position.recorded_at),
+        });
+    }
+    Ok(Arc::new(located))
+}
 
 /// What `GET /v1/deliveries/{id}/tracking` shows: the delivery with its
 /// ETAs (`pickup_eta`, `dropoff_eta`), its courier's location only once
@@ -31,7 +56,7 @@ pub struct Tracking {
 /// `GET /v1/deliveries/{id}/tracking` for `principal`.
 pub async fn get(core: &Core, principal: &Principal, delivery_id: &str) -> CoreResult<Tracking> {
     let delivery = deliveries::get(core, principal, delivery_id).await?;
-    let delivery = deliveries::located(core, delivery).await?;
+    let delivery = located(core, delivery).await?;
     Ok(view(delivery, core.clock.now_micros()))
 }
 
@@ -63,7 +88,7 @@ pub async fn watch(
     delivery_id: &str,
 ) -> CoreResult<mpsc::Receiver<CoreResult<WatchUpdate>>> {
     let delivery = deliveries::get(core, principal, delivery_id).await?;
-    let delivery = deliveries::located(core, delivery).await?;
+    let delivery = located(core, delivery).await?;
     let (sender, receiver) = mpsc::channel(16);
     let mut changes = core.changes.subscribe();
     let core = core.clone();
@@ -87,7 +112,7 @@ pub async fn watch(
                 },
             }
             let read = match deliveries::get(&core, &principal, &last.id).await {
-                Ok(current) => deliveries::located(&core, current).await,
+                Ok(current) => located(&core, current).await,
                 Err(error) => Err(error),
             };
             let current = match read {
@@ -126,7 +151,7 @@ fn unchanged_for_watcher(last: &Delivery, current: &Delivery) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::deliveries::{Courier, CourierLocation};
+    use courier_orders::deliveries::{Courier, CourierLocation};
 
     fn located(tracking_available_at: Option<i64>) -> Arc<Delivery> {
         Arc::new(Delivery {
@@ -140,7 +165,7 @@ mod tests {
                 }),
                 ..Courier::default()
             }),
-            ..deliveries::sample()
+            ..courier_orders::testing::sample_delivery()
         })
     }
 
@@ -154,7 +179,7 @@ mod tests {
 
     #[test]
     fn a_moved_schedule_alone_is_no_update() {
-        let last = deliveries::sample();
+        let last = courier_orders::testing::sample_delivery();
         let rescheduled = Delivery {
             next_step_at: Some(99),
             ..last.clone()

@@ -6,11 +6,11 @@
 use clap::parser::ValueSource;
 use clap::{CommandFactory, FromArgMatches, Parser};
 use courier::logging::{self, LogFormat};
-use courier_core::auth::service_token::{self, Role};
 use courier_core::demo;
 use courier_edge::ratelimit::RateLimitConfig;
 use courier_edge::serving::HttpTimeouts;
 use courier_edge::{CoreClients, EdgeState};
+use courier_identity::auth::service_token::{self, Role};
 use courier_store::clock::Clock;
 use courier_store::config::CoreConfig;
 use prometheus_client::registry::Registry;

@@ -5,17 +5,14 @@
 //! change it records (`access::Granted::record`, `auth::Principal::audit`):
 //! both are kept or neither. Owns the `audit_log` table; entries are only
 //! ever added. An entry about a courier keeps the courier's id; their name
-//! is read with the log (`listing`), so it is the name they have now.
+//! is read with the log (`courier_core::audit_log`), so it is the name they
+//! have now.
 
 use sea_orm::{ActiveModelTrait, ActiveValue::Set, Condition, ConnectionTrait};
 
 use courier_store::ids;
 use courier_store::pagination::{self, Keyset};
 use courier_store::{CoreResult, Store};
-
-/// The log as it is read, with the couriers' names: above `couriers`, which
-/// (through the modules whose changes are audited) lies above this one.
-pub mod listing;
 
 pub mod entity {
     use sea_orm::entity::prelude::*;

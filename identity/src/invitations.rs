@@ -6,8 +6,8 @@
 use sea_orm::sea_query::Expr;
 use sea_orm::{ActiveModelTrait, ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter};
 
-use super::read;
-use crate::{Core, CoreError, CoreResult};
+use crate::subjects::read;
+use crate::{CoreError, CoreResult, Identity};
 use courier::errors::ErrorCode;
 use courier_store::ids;
 use courier_store::secrets::sha256_hex;
@@ -40,12 +40,12 @@ pub trait LinkTable: EntityTrait {
 /// A new link for `target`, made by `created_by`, written on `db`: its
 /// token (shown once) and when it expires.
 pub async fn create<T: LinkTable>(
-    core: &Core,
+    identity: &Identity,
     db: &impl ConnectionTrait,
     created_by: &str,
     target: T::Target,
 ) -> CoreResult<(String, i64)> {
-    let now = core.clock.now_micros();
+    let now = identity.clock.now_micros();
     let token = ids::random_base62(32);
     let expires_at = now + VALID_MICROS;
     let mut row = T::row(target);
@@ -64,7 +64,7 @@ pub async fn create<T: LinkTable>(
 /// The open link of `token`, read on `db`: `404 not_found` when unknown,
 /// used or expired, saying which, so that whoever holds it knows to ask
 /// for a new one.
-pub async fn open<T: LinkTable>(core: &Core, db: &impl ConnectionTrait, token: &str) -> CoreResult<T::Model> {
+pub async fn open<T: LinkTable>(identity: &Identity, db: &impl ConnectionTrait, token: &str) -> CoreResult<T::Model> {
     let row = T::find()
         .filter(T::TOKEN_HASH.eq(sha256_hex(token.as_bytes())))
         .one(db)
@@ -73,7 +73,7 @@ pub async fn open<T: LinkTable>(core: &Core, db: &impl ConnectionTrait, token: &
     if read::<_, Option<i64>>(&row, T::ACCEPTED_AT)?.is_some() {
         return Err(CoreError::new(ErrorCode::NotFound, T::USED));
     }
-    if core.clock.now_micros() >= read::<_, i64>(&row, T::EXPIRES_AT)? {
+    if identity.clock.now_micros() >= read::<_, i64>(&row, T::EXPIRES_AT)? {
         return Err(CoreError::new(ErrorCode::NotFound, T::EXPIRED));
     }
     Ok(row)
@@ -102,7 +102,7 @@ mod tests {
     use super::*;
     use crate::accounts::invitations::entity::Entity as Invitations;
     use crate::accounts::memberships::Role;
-    use crate::testing::TestCore;
+    use crate::testing::TestIdentity;
 
     fn refusal<T: std::fmt::Debug>(result: CoreResult<T>) -> String {
         match result.expect_err("refused") {
@@ -117,39 +117,41 @@ mod tests {
 
     #[tokio::test]
     async fn a_link_works_once_and_for_seven_days() {
-        let core = TestCore::open().await;
-        let workspace = core.workspace(None).await;
+        let identity = TestIdentity::open().await;
+        let workspace = identity.workspace().await;
         let target = || (workspace.id.clone(), Role::Member);
-        let (token, _) = create::<Invitations>(&core, &core.writer, "cli:ada", target())
+        let (token, _) = create::<Invitations>(&identity, &identity.writer, "cli:ada", target())
             .await
             .expect("created");
-        let (late, _) = create::<Invitations>(&core, &core.writer, "cli:ada", target())
+        let (late, _) = create::<Invitations>(&identity, &identity.writer, "cli:ada", target())
             .await
             .expect("created");
-        let row = open::<Invitations>(&core, &core.db, &token).await.expect("open");
+        let row = open::<Invitations>(&identity, &identity.db, &token)
+            .await
+            .expect("open");
         assert_eq!(
             (row.workspace_id.as_str(), row.role.as_str()),
             (workspace.id.as_str(), "member")
         );
-        let unknown = open::<Invitations>(&core, &core.db, "not-a-token").await;
+        let unknown = open::<Invitations>(&identity, &identity.db, "not-a-token").await;
         assert_eq!(refusal(unknown), "No such invitation.");
 
-        let now = core.clock.now_micros();
+        let now = identity.clock.now_micros();
         assert!(
-            use_once::<Invitations>(&core.writer, &token, "usr_1", now)
+            use_once::<Invitations>(&identity.writer, &token, "usr_1", now)
                 .await
                 .expect("used")
         );
         assert!(
-            !use_once::<Invitations>(&core.writer, &token, "usr_2", now)
+            !use_once::<Invitations>(&identity.writer, &token, "usr_2", now)
                 .await
                 .expect("once")
         );
-        let used = open::<Invitations>(&core, &core.db, &token).await;
+        let used = open::<Invitations>(&identity, &identity.db, &token).await;
         assert_eq!(refusal(used), <Invitations as LinkTable>::USED);
 
-        core.clock.advance(Duration::from_micros(VALID_MICROS as u64));
-        let expired = open::<Invitations>(&core, &core.db, &late).await;
+        identity.clock.advance(Duration::from_micros(VALID_MICROS as u64));
+        let expired = open::<Invitations>(&identity, &identity.db, &late).await;
         assert_eq!(refusal(expired), <Invitations as LinkTable>::EXPIRED);
     }
 }

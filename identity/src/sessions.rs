@@ -6,28 +6,19 @@
 //! Sign-in checks the password through the sign-in throttle, whatever the
 //! kind.
 
+use std::borrow::Borrow;
+
 use sea_orm::sea_query::Expr;
 use sea_orm::{ActiveModelTrait, ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter};
 
-use super::{Subject, passwords, read, sign_ins};
-use crate::{Core, CoreError, CoreResult};
+pub use crate::subjects::SessionTable;
+use crate::subjects::{Subject, read};
+use crate::{CoreError, CoreResult, Identity};
+use crate::{passwords, sign_ins};
 use courier::errors::ErrorCode;
 use courier_store::db::WriteTransaction;
 use courier_store::ids;
 use courier_store::secrets::sha256_hex;
-
-/// A kind's table of sessions, by the columns every kind has: the SHA-256
-/// of the token (the primary key), the subject's id, when it was created
-/// and last used, and a CSRF token where the kind's sessions have one
-/// (which every state-changing call presents: the console's, whose token a
-/// browser sends by itself in a cookie).
-pub trait SessionTable: EntityTrait {
-    const TOKEN_HASH: Self::Column;
-    const SUBJECT_ID: Self::Column;
-    const CREATED_AT: Self::Column;
-    const LAST_SEEN_AT: Self::Column;
-    const CSRF_TOKEN: Option<Self::Column>;
-}
 
 /// A session as its row holds it.
 struct Stored {
@@ -60,14 +51,14 @@ pub struct Session<S> {
 /// Signs the subject of `login` in with `password`, an attempt from the
 /// client `address`: the new session's token (shown once) and the session.
 pub async fn sign_in<S: Subject>(
-    core: &Core,
+    identity: &Identity,
     login: &str,
     password: &str,
     address: &str,
 ) -> CoreResult<(String, Session<S>)> {
-    let subject = check_password::<S>(core, login, password, address).await?;
+    let subject = check_password::<S>(identity, login, password, address).await?;
     subject.may_sign_in()?;
-    create(core, &core.writer, subject).await
+    create(identity, &identity.writer, subject).await
 }
 
 /// The subject of `login` when `password` is theirs, an attempt from the
@@ -75,35 +66,40 @@ pub async fn sign_in<S: Subject>(
 /// whatever form made them (sign-in, joining by invitation); an unknown
 /// login is checked against a decoy hash, so it costs as long as a wrong
 /// password and gets the same answer.
-pub async fn check_password<S: Subject>(core: &Core, login: &str, password: &str, address: &str) -> CoreResult<S> {
-    let now = core.clock.now_micros();
+pub async fn check_password<S: Subject>(
+    identity: &Identity,
+    login: &str,
+    password: &str,
+    address: &str,
+) -> CoreResult<S> {
+    let now = identity.clock.now_micros();
     let login = S::login(login);
     let attempt = sign_ins::Attempt::new(&S::POLICY.throttle, &login, address);
-    sign_ins::check(&core.db, &attempt, now).await?;
+    sign_ins::check(&identity.db, &attempt, now).await?;
     let row = S::Table::find()
         .filter(S::login_column(&login).eq(login.as_str()))
-        .one(&core.db)
+        .one(&identity.db)
         .await?;
     let matches = passwords::verify(password, row.as_ref().and_then(S::password_hash)).await?;
     let Some(row) = row.filter(|_| matches) else {
-        sign_ins::failed(core, &attempt, now).await?;
+        sign_ins::failed(identity, &attempt, now).await?;
         return Err(CoreError::new(
             ErrorCode::InvalidCredentials,
             S::POLICY.wrong_credentials,
         ));
     };
-    sign_ins::succeeded(core, &attempt).await?;
+    sign_ins::succeeded(identity, &attempt).await?;
     Ok(S::from_row(row))
 }
 
 /// A new session of `subject`, written on `db` (the write pool, or the
 /// caller's transaction): its token, shown once, and the session.
 pub async fn create<S: Subject>(
-    core: &Core,
+    identity: &Identity,
     db: &impl ConnectionTrait,
     subject: S,
 ) -> CoreResult<(String, Session<S>)> {
-    let now = core.clock.now_micros();
+    let now = identity.clock.now_micros();
     let token = ids::random_base62(43);
     let csrf_token = S::Sessions::CSRF_TOKEN.map(|column| (column, ids::random_base62(32)));
     let mut row = <S::Sessions as EntityTrait>::ActiveModel::default();
@@ -126,19 +122,19 @@ pub async fn create<S: Subject>(
 /// The session of `token`, used now: the kind's `invalid_session` refusal
 /// when it is unknown, ended or idle too long, and the subject's own when
 /// they may no longer sign in (a suspended courier).
-pub async fn authenticate<S: Subject>(core: &Core, token: &str) -> CoreResult<Session<S>> {
-    let now = core.clock.now_micros();
+pub async fn authenticate<S: Subject>(identity: &Identity, token: &str) -> CoreResult<Session<S>> {
+    let now = identity.clock.now_micros();
     let invalid = || S::POLICY.invalid_session();
     // The session and its subject in one read: every call checks them.
     let (row, subject) = S::Sessions::find()
         .filter(S::Sessions::TOKEN_HASH.eq(sha256_hex(token.as_bytes())))
         .find_also_related(S::Table::default())
-        .one(&core.db)
+        .one(&identity.db)
         .await?
         .ok_or_else(invalid)?;
     let row = Stored::from_row::<S::Sessions>(&row)?;
     if row.last_seen_at + S::POLICY.idle_micros <= now {
-        delete::<S>(&core.writer, &row.token_hash).await?;
+        delete::<S>(&identity.writer, &row.token_hash).await?;
         return Err(invalid());
     }
     let subject = S::from_row(subject.ok_or_else(invalid)?);
@@ -149,7 +145,7 @@ pub async fn authenticate<S: Subject>(core: &Core, token: &str) -> CoreResult<Se
         S::Sessions::update_many()
             .col_expr(S::Sessions::LAST_SEEN_AT, Expr::value(now))
             .filter(S::Sessions::TOKEN_HASH.eq(row.token_hash))
-            .exec(&core.writer)
+            .exec(&identity.writer)
             .await?;
     }
     Ok(Session {
@@ -178,9 +174,11 @@ pub fn check_csrf<S>(session: &Session<S>, presented: Option<&str>) -> CoreResul
     }
 }
 
-/// Ends the session of `token`, with what its kind does when sessions end.
-pub async fn sign_out<S: Subject>(core: &Core, token: &str) -> CoreResult<()> {
-    let tx = core.begin().await?;
+/// Ends the session of `token`, with what its kind does when sessions end
+/// (on the kind's handle, [`Subject::Handle`]).
+pub async fn sign_out<S: Subject>(handle: &S::Handle, token: &str) -> CoreResult<()> {
+    let identity: &Identity = handle.borrow();
+    let tx = identity.begin().await?;
     let hash = sha256_hex(token.as_bytes());
     let row = S::Sessions::find()
         .filter(S::Sessions::TOKEN_HASH.eq(hash.as_str()))
@@ -188,7 +186,7 @@ pub async fn sign_out<S: Subject>(core: &Core, token: &str) -> CoreResult<()> {
         .await?;
     if let Some(row) = row {
         delete::<S>(&*tx, &hash).await?;
-        S::sessions_ended(core, &tx, &Stored::from_row::<S::Sessions>(&row)?.subject_id);
+        S::sessions_ended(handle, &tx, &Stored::from_row::<S::Sessions>(&row)?.subject_id);
     }
     tx.commit().await
 }
@@ -197,7 +195,7 @@ pub async fn sign_out<S: Subject>(core: &Core, token: &str) -> CoreResult<()> {
 /// session that set a new password), with what its kind does when sessions
 /// end.
 pub async fn end_all<S: Subject>(
-    core: &Core,
+    handle: &S::Handle,
     tx: &WriteTransaction,
     subject_id: &str,
     keep: Option<&str>,
@@ -207,7 +205,7 @@ pub async fn end_all<S: Subject>(
         ending = ending.filter(S::Sessions::TOKEN_HASH.ne(sha256_hex(token.as_bytes())));
     }
     ending.exec(&**tx).await?;
-    S::sessions_ended(core, tx, subject_id);
+    S::sessions_ended(handle, tx, subject_id);
     Ok(())
 }
 

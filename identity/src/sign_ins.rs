@@ -5,8 +5,7 @@
 
 use sea_orm::{ActiveModelTrait, ActiveValue::Set, ConnectionTrait, EntityTrait};
 
-use super::MINUTE_MICROS;
-use crate::{Core, CoreError, CoreResult};
+use crate::{CoreError, CoreResult, Identity};
 use courier::errors::ErrorCode;
 
 pub mod entity {
@@ -29,6 +28,9 @@ pub mod entity {
     impl ActiveModelBehavior for ActiveModel {}
 }
 
+/// A minute in the unit of stored times.
+pub const MINUTE_MICROS: i64 = 60_000_000;
+
 /// Failed sign-ins are counted over this window…
 pub const FAILURE_WINDOW_MICROS: i64 = 15 * MINUTE_MICROS;
 /// …and this many for one login, or for one client address, stop further
@@ -47,7 +49,7 @@ pub struct Names {
 /// What one sign-in attempt is counted against: the identity its login
 /// names, normalised as the account is found by it (so every spelling of
 /// one login shares its count), and the client address the caller may name
-/// (`access::caller::sign_in_address`), counted apart for the console and
+/// (`courier_core::caller::sign_in_address`), counted apart for the console and
 /// the courier app (a courier's mistakes never lock out an office's console
 /// behind the same address, nor the other way round).
 pub struct Attempt {
@@ -94,8 +96,8 @@ pub async fn check(db: &impl ConnectionTrait, attempt: &Attempt, now: i64) -> Co
 
 /// Counts a failed attempt for its login and its address, each in a window
 /// of its own.
-pub async fn failed(core: &Core, attempt: &Attempt, now: i64) -> CoreResult<()> {
-    let tx = core.begin().await?;
+pub async fn failed(identity: &Identity, attempt: &Attempt, now: i64) -> CoreResult<()> {
+    let tx = identity.begin().await?;
     for (subject, _) in attempt.subjects() {
         let row = entity::Entity::find_by_id(subject.clone()).one(&*tx).await?;
         let (window_start, failures, exists) = match row {
@@ -119,9 +121,9 @@ pub async fn failed(core: &Core, attempt: &Attempt, now: i64) -> CoreResult<()> 
 
 /// A successful sign-in clears its login's count (not its address's: one
 /// right password must not reopen guessing at other logins).
-pub async fn succeeded(core: &Core, attempt: &Attempt) -> CoreResult<()> {
+pub async fn succeeded(identity: &Identity, attempt: &Attempt) -> CoreResult<()> {
     entity::Entity::delete_by_id(attempt.login.clone())
-        .exec(&core.writer)
+        .exec(&identity.writer)
         .await?;
     Ok(())
 }

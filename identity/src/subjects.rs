@@ -15,21 +15,29 @@
 //! its [`Policy`] and its `Subject` implementation; this module knows no
 //! kind.
 
-pub mod invitations;
-pub mod passwords;
-pub mod sessions;
-pub mod sign_ins;
+use std::borrow::Borrow;
 
 use sea_orm::sea_query::ValueType;
 use sea_orm::{EntityName, EntityTrait, IdenStatic, ModelTrait, Related};
 
-use crate::{Core, CoreError, CoreResult};
+use crate::{CoreError, CoreResult, Identity, sign_ins};
 use courier::errors::ErrorCode;
 use courier_store::db::WriteTransaction;
-use sessions::SessionTable;
 
-/// A minute in the unit of stored times.
-pub const MINUTE_MICROS: i64 = 60_000_000;
+pub use crate::sign_ins::MINUTE_MICROS;
+
+/// A kind's table of sessions, by the columns every kind has: the SHA-256
+/// of the token (the primary key), the subject's id, when it was created
+/// and last used, and a CSRF token where the kind's sessions have one
+/// (which every state-changing call presents: the console's, whose token a
+/// browser sends by itself in a cookie).
+pub trait SessionTable: EntityTrait {
+    const TOKEN_HASH: Self::Column;
+    const SUBJECT_ID: Self::Column;
+    const CREATED_AT: Self::Column;
+    const LAST_SEEN_AT: Self::Column;
+    const CSRF_TOKEN: Option<Self::Column>;
+}
 
 /// What differs between the kinds' sessions and sign-ins.
 pub struct Policy {
@@ -47,7 +55,7 @@ pub struct Policy {
 }
 
 impl Policy {
-    fn invalid_session(&self) -> CoreError {
+    pub(crate) fn invalid_session(&self) -> CoreError {
         let (code, message) = self.invalid_session;
         CoreError::new(code, message)
     }
@@ -60,6 +68,9 @@ pub trait Subject: Clone + Send + Sync + Sized + 'static {
     type Table: EntityTrait;
     /// The table of their sessions.
     type Sessions: SessionTable + Related<Self::Table>;
+    /// What [`Subject::sessions_ended`] needs: the identity for a console
+    /// user; the core's handle for a courier, whose open streams it wakes.
+    type Handle: Borrow<Identity> + Sync;
     const POLICY: Policy;
 
     fn id(&self) -> &str;
@@ -84,12 +95,12 @@ pub trait Subject: Clone + Send + Sync + Sized + 'static {
 
     /// What else happens, in `tx`, when sessions of `subject_id` end (a
     /// courier's open streams end once it commits).
-    fn sessions_ended(_core: &Core, _tx: &WriteTransaction, _subject_id: &str) {}
+    fn sessions_ended(_handle: &Self::Handle, _tx: &WriteTransaction, _subject_id: &str) {}
 }
 
 /// The value of `column` in `row`: the kinds' tables are read through the
 /// columns they name (`SessionTable`, `invitations::LinkTable`).
-fn read<M: ModelTrait, V: ValueType>(row: &M, column: <M::Entity as EntityTrait>::Column) -> CoreResult<V> {
+pub(crate) fn read<M: ModelTrait, V: ValueType>(row: &M, column: <M::Entity as EntityTrait>::Column) -> CoreResult<V> {
     V::try_from(row.get(column)).map_err(|_| {
         let table = M::Entity::default().table_name();
         CoreError::Internal(format!("{table}.{} holds a value of another type", column.as_str()))

@@ -19,9 +19,9 @@ use sea_orm::{
     EntityTrait, QueryFilter, Statement,
 };
 
-use crate::auth::Principal;
-use crate::modes::Mode;
 use courier::errors::ErrorCode;
+use courier_identity::auth::Principal;
+use courier_identity::modes::Mode;
 use courier_store::kept_outcomes::KeptOutcome;
 use courier_store::{CoreError, CoreResult, Store};
 

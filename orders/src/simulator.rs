@@ -10,58 +10,62 @@ use std::time::Duration;
 
 use tokio_util::sync::CancellationToken;
 
-use crate::auth::Mode;
 use crate::deliveries::{self, Change, Courier, CourierLocation, CourierVehicle, Delivery, TestScenario};
 use crate::lifecycle::{self, CancellationReason, Status};
 use crate::proofs::{self, Checkpoint};
-use crate::{Core, CoreResult};
+use crate::{CoreResult, Orders};
+use courier_identity::auth::Mode;
 use courier_store::db::WriteTransaction;
 use courier_store::runner::{Done, Runner};
 
 /// Runs until `stop` fires, stepping every due delivery: one at a time,
 /// again at once while one was due.
-pub async fn run(core: Core, stop: CancellationToken) {
-    let poll = (core.config.simulator_step / 4).clamp(Duration::from_millis(10), Duration::from_millis(500));
-    Runner::every(poll).run(&stop, move || step(core.clone())).await
+pub async fn run(orders: Orders, stop: CancellationToken) {
+    let poll = (orders.config.simulator_step / 4).clamp(Duration::from_millis(10), Duration::from_millis(500));
+    Runner::every(poll).run(&stop, move || step(orders.clone())).await
 }
 
-async fn step(core: Core) -> CoreResult<Done> {
-    Ok(if step_one(&core).await? { Done::More } else { Done::Idle })
+async fn step(orders: Orders) -> CoreResult<Done> {
+    Ok(if step_one(&orders).await? {
+        Done::More
+    } else {
+        Done::Idle
+    })
 }
 
 /// Claims and steps one due delivery; `false` when none is due.
-pub async fn step_one(core: &Core) -> CoreResult<bool> {
-    let now = core.clock.now_micros();
-    let tx = core.begin().await?;
+pub async fn step_one(orders: &Orders) -> CoreResult<bool> {
+    let now = orders.clock.now_micros();
+    let tx = orders.begin().await?;
     let Some((delivery, due)) = deliveries::claim_due_step(&tx, now).await? else {
         tx.rollback().await?;
         return Ok(false);
     };
-    core.metrics.simulator_step(now - due);
+    orders.metrics.simulator_step(now - due);
     let moved = match delivery.mode {
-        Mode::Test => step_test(core, &tx, &delivery, now).await?,
-        Mode::Live => search_timed_out(core, &tx, &delivery, now).await?,
+        Mode::Test => step_test(orders, &tx, &delivery, now).await?,
+        Mode::Live => search_timed_out(orders, &tx, &delivery, now).await?,
     };
     tx.commit().await?;
     if moved {
-        core.changes.publish(&delivery.id);
+        orders.changes.publish(&delivery.id);
     }
     Ok(true)
 }
 
 /// A live delivery still `pending` at its deadline: `no_courier_found`.
-async fn search_timed_out(core: &Core, tx: &WriteTransaction, delivery: &Delivery, now: i64) -> CoreResult<bool> {
+async fn search_timed_out(orders: &Orders, tx: &WriteTransaction, delivery: &Delivery, now: i64) -> CoreResult<bool> {
     if delivery.status != Status::Pending {
-        set_next_step(core, tx, &delivery.id, None).await?;
+        set_next_step(orders, tx, &delivery.id, None).await?;
         return Ok(false);
     }
     let change = Change::default().cancelled(CancellationReason::NoCourierFound, now);
-    let moved = lifecycle::advance(core, tx, delivery, Status::Cancelled, change, now).await?;
+    let moved = lifecycle::advance(orders, tx, delivery, Status::Cancelled, change, now).await?;
     Ok(moved.is_some())
 }
 
-async fn set_next_step(core: &Core, tx: &WriteTransaction, id: &str, at: Option<i64>) -> CoreResult<()> {
-    deliveries::update(core, tx, id, None, Change::default().next_step(at)).await?;
+async fn set_next_step(orders: &Orders, tx: &WriteTransaction, id: &str, at: Option<i64>) -> CoreResult<()> {
+    deliveries::update(orders, tx, id, None, Change::default().next_step(at)).await?;
     Ok(())
 }
 
@@ -71,8 +75,8 @@ fn micros(duration: Duration) -> i64 {
 
 /// One simulator step of a test delivery: the next status, or the ending its
 /// `test_scenario` asks for.
-async fn step_test(core: &Core, tx: &WriteTransaction, d: &Delivery, now: i64) -> CoreResult<bool> {
-    let step = micros(core.config.simulator_step);
+async fn step_test(orders: &Orders, tx: &WriteTransaction, d: &Delivery, now: i64) -> CoreResult<bool> {
+    let step = micros(orders.config.simulator_step);
     let next = Change::default().next_step(Some(now + step));
     let scenario = d.test_scenario;
     let cancel = |reason| (Status::Cancelled, Change::default().cancelled(reason, now));
@@ -94,7 +98,7 @@ async fn step_test(core: &Core, tx: &WriteTransaction, d: &Delivery, now: i64) -
         Status::CourierAssigned => (Status::AtPickup, next.courier(courier_at(d, 0.0, now))),
         Status::AtPickup if scenario == Some(TestScenario::PickupNoShow) => cancel(CancellationReason::PickupNoShow),
         Status::AtPickup => {
-            lifecycle::submit_proof(core, tx, d, proofs::sample_submission(d, Checkpoint::Pickup), now).await?;
+            lifecycle::submit_proof(orders, tx, d, proofs::sample_submission(d, Checkpoint::Pickup), now).await?;
             (Status::PickedUp, next)
         }
         Status::PickedUp => (
@@ -110,17 +114,17 @@ async fn step_test(core: &Core, tx: &WriteTransaction, d: &Delivery, now: i64) -
         }
         Status::AtDropoff if !proofs::is_submitted(tx, &d.id, Checkpoint::Dropoff).await? => {
             // Proof first (its own step and event), the handover next.
-            lifecycle::submit_proof(core, tx, d, proofs::sample_submission(d, Checkpoint::Dropoff), now).await?;
-            set_next_step(core, tx, &d.id, Some(now + step)).await?;
+            lifecycle::submit_proof(orders, tx, d, proofs::sample_submission(d, Checkpoint::Dropoff), now).await?;
+            set_next_step(orders, tx, &d.id, Some(now + step)).await?;
             return Ok(true);
         }
         Status::AtDropoff => (Status::Delivered, Change::default().delivered(now)),
         Status::Delivered | Status::Cancelled => {
-            set_next_step(core, tx, &d.id, None).await?;
+            set_next_step(orders, tx, &d.id, None).await?;
             return Ok(false);
         }
     };
-    Ok(lifecycle::advance(core, tx, d, to, change, now).await?.is_some())
+    Ok(lifecycle::advance(orders, tx, d, to, change, now).await?.is_some())
 }
 
 const COURIER_NAMES: [&str; 8] = ["Lena", "Jonas", "Mia", "Noah", "Emma", "Paul", "Sofia", "Malik"];

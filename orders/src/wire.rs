@@ -9,7 +9,7 @@
 use crate::deliveries::model::Delivery;
 use crate::events::Event;
 use crate::fleet::model::FleetOrder;
-use crate::modes::Mode;
+use courier_identity::modes::Mode;
 use courier_store::CoreResult;
 
 pub trait Wire: Send + Sync + 'static {

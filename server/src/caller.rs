@@ -17,10 +17,10 @@ use tonic::Request;
 use tonic::codegen::http;
 
 use courier::metadata;
-use courier_core::access::caller::{self, Caller, ConsoleCaller, CourierCaller};
-use courier_core::access::{Act, Granted, Permission, methods};
-use courier_core::auth::Principal;
+use courier_core::caller::{self, Caller, ConsoleCaller, CourierCaller};
 use courier_core::{Core, CoreError, CoreResult};
+use courier_identity::access::{Act, Granted, Permission, methods};
+use courier_identity::auth::Principal;
 
 /// The layer ([`tower::Layer`]) reading the caller of every call.
 #[derive(Clone)]

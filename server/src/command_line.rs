@@ -16,10 +16,11 @@ use courier::internal::v1::courier_service_client::CourierServiceClient;
 use courier::internal::v1::{RevokeApiKeyRequest, SuspendCourierRequest};
 use tonic::transport::Channel;
 
-use courier_core::access::{self, act};
-use courier_core::auth::service_token;
 use courier_core::couriers::{self, Status};
-use courier_core::{Core, CoreError, CoreResult, audit};
+use courier_core::{Core, CoreError, CoreResult};
+use courier_identity::access::{self, act};
+use courier_identity::audit;
+use courier_identity::auth::service_token;
 use courier_store::db;
 
 /// How long the serving process has to answer.
@@ -29,8 +30,8 @@ const ANSWER_WITHIN: std::time::Duration = std::time::Duration::from_secs(10);
 /// revoked key's id.
 pub async fn revoke_api_key(core: &Core, id: &str) -> CoreResult<String> {
     let Some(serving) = db::serving_process(&core.config.database_url)? else {
-        let granted = access::caller::command_line::<act::Administer>()?;
-        return Ok(courier_core::auth::api_keys::revoke(core, &granted, id).await?.id);
+        let granted = access::command_line::<act::Administer>()?;
+        return Ok(courier_identity::auth::api_keys::revoke(core, &granted, id).await?.id);
     };
     let (channel, request) = to_serving(
         core,
@@ -52,7 +53,7 @@ pub async fn revoke_api_key(core: &Core, id: &str) -> CoreResult<String> {
 /// Returns the courier's id.
 pub async fn suspend_courier(core: &Core, id: &str) -> CoreResult<String> {
     let Some(serving) = db::serving_process(&core.config.database_url)? else {
-        let granted = access::caller::command_line::<act::ManageCouriers>()?;
+        let granted = access::command_line::<act::ManageCouriers>()?;
         let tx = core.begin().await?;
         let courier = couriers::set_status(core, &tx, id, Status::Suspended).await?;
         let change = audit::Change {
@@ -93,7 +94,7 @@ async fn to_serving<T>(core: &Core, serving: SocketAddr, message: T) -> CoreResu
     };
     let token = service_token::mint_command_line(
         &core.secrets.service_token,
-        &access::caller::os_user(),
+        &access::os_user(),
         core.clock.now_micros() / 1_000_000,
         60,
     )?;

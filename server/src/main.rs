@@ -5,13 +5,13 @@
 
 use clap::{CommandFactory, Parser, Subcommand};
 use courier::logging::{self, LogFormat};
-use courier_core::access::caller::command_line;
-use courier_core::access::{Permission, act};
-use courier_core::auth::Mode;
-use courier_core::auth::api_keys::{self, KeyExpiry, NewApiKey};
-use courier_core::auth::service_token::{self, Role};
-use courier_core::workspaces::{self, BillingSettings, NewWorkspace, Plan, WorkspaceKind};
 use courier_core::{Core, CoreError};
+use courier_identity::access::command_line;
+use courier_identity::access::{Permission, act};
+use courier_identity::auth::Mode;
+use courier_identity::auth::api_keys::{self, KeyExpiry, NewApiKey};
+use courier_identity::auth::service_token::{self, Role};
+use courier_identity::workspaces::{self, BillingSettings, NewWorkspace, Plan, WorkspaceKind};
 use courier_server::workers::Role as ServeRole;
 use courier_store::clock::Clock;
 use courier_store::config::CoreConfig;
@@ -505,9 +505,9 @@ async fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
             workspace,
             role,
         }) => {
-            let role = courier_core::access::Role::parse(&role).ok_or("unknown role")?;
+            let role = courier_identity::access::Role::parse(&role).ok_or("unknown role")?;
             let password = courier_store::ids::random_base62(16);
-            let new = courier_core::accounts::NewUser {
+            let new = courier_identity::accounts::NewUser {
                 email,
                 name,
                 password: password.clone(),
@@ -515,7 +515,7 @@ async fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
             };
             let joins = workspace.as_deref().map(|workspace| (workspace, role));
             let granted = command_line::<act::Administer>()?;
-            let user = courier_core::accounts::create_for_operator(&core, &granted, new, joins).await?;
+            let user = courier_identity::accounts::create_for_operator(&core, &granted, new, joins).await?;
             println!("user {} created; sign in with", user.id);
             println!("email: {} password: {password}", user.email);
         }
@@ -524,7 +524,7 @@ async fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
             let mut shown = 0;
             while shown < limit {
                 let page_size = i32::try_from((limit - shown).min(100)).unwrap_or(100);
-                let (page, next) = courier_core::audit::listing::list(&core, page_size, token.as_deref()).await?;
+                let (page, next) = courier_core::audit_log::list(&core, page_size, token.as_deref()).await?;
                 for listed in &page {
                     let entry = &listed.entry;
                     let workspace = entry.workspace_id.as_deref().unwrap_or("-");
@@ -555,10 +555,10 @@ async fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
 
 /// The billing commands: the same domain calls as the billing service.
 async fn courier(core: &Core, command: CourierCommand) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
-    use courier_core::access::{act, caller};
     use courier_core::couriers::{self, Fleet, NewCourier, Vehicle};
+    use courier_identity::access::{act, command_line};
     let fleet = |workspace: Option<String>| Fleet::from_workspace_id(workspace.as_deref().unwrap_or_default());
-    let granted = caller::command_line::<act::ManageCouriers>()?;
+    let granted = command_line::<act::ManageCouriers>()?;
     let audited = |action: &'static str, courier: &couriers::Courier| {
         (
             action,
@@ -643,7 +643,7 @@ async fn courier(core: &Core, command: CourierCommand) -> Result<(), Box<dyn std
         }
     }
     if let Some((action, workspace_id, target)) = &entry {
-        let change = courier_core::audit::Change {
+        let change = courier_identity::audit::Change {
             action,
             workspace_id: workspace_id.as_deref(),
             target,
@@ -658,7 +658,7 @@ async fn courier(core: &Core, command: CourierCommand) -> Result<(), Box<dyn std
 
 async fn billing(core: &Core, command: BillingCommand) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
     use courier::statements as document;
-    use courier_core::billing::{lines, statements};
+    use courier_orders::billing::{lines, statements};
     use courier_server::grpc::billing::{line_out, statement_out};
     let now = core.clock.now_micros();
     let show = |s: &statements::Statement| {

@@ -16,9 +16,8 @@ use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
 use tracing::Instrument;
 
-use courier_core::{
-    Core, CoreResult, assignments, auto_dispatch, billing, events, idempotency, jobs, positions, simulator, webhooks,
-};
+use courier_core::{Core, CoreResult, auto_dispatch, jobs, positions};
+use courier_orders::{assignments, billing, events, idempotency, simulator, webhooks};
 use courier_store::metrics::CoreMetrics;
 use courier_store::runner::{Done, Runner, log_step};
 use courier_store::{cache_feed, day_partitions, db};
@@ -83,14 +82,14 @@ pub fn spawn(core: &Core, stop: &CancellationToken, role: Role) -> JoinSet<()> {
         );
         tasks.count(
             "webhook_dispatcher",
-            webhooks::dispatch::run(core.clone(), stop.clone()),
+            webhooks::dispatch::run(core.orders.clone(), stop.clone()),
         );
         tasks.count(
             "event_purge",
             every(PURGE_EVERY, core.clone(), stop.clone(), purge_event_history),
         );
-        tasks.count("simulator", simulator::run(core.clone(), stop.clone()));
-        tasks.count("billing_cycle", billing::cycle::run(core.clone(), stop.clone()));
+        tasks.count("simulator", simulator::run(core.orders.clone(), stop.clone()));
+        tasks.count("billing_cycle", billing::cycle::run(core.orders.clone(), stop.clone()));
         tasks.count(
             "webhook_queue_sampler",
             every(SAMPLE_QUEUE_EVERY, core.clone(), stop.clone(), sample_webhook_queue),

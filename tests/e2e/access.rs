@@ -6,9 +6,9 @@ use std::collections::HashMap;
 
 use courier::internal::v1 as ipb;
 use courier::v1 as pb;
-use courier_core::accounts::memberships::{self, Role};
-use courier_core::accounts::{self, NewUser};
-use courier_core::auth::service_token::{self, Role as ServiceRole};
+use courier_identity::accounts::memberships::{self, Role};
+use courier_identity::accounts::{self, NewUser};
+use courier_identity::auth::service_token::{self, Role as ServiceRole};
 use prost::Message;
 use tonic::codec::{Codec, DecodeBuf, Decoder, EncodeBuf, Encoder};
 use tonic::transport::Channel;
@@ -210,12 +210,12 @@ impl World {
         let live = pb::Mode::Live;
         let key = app.create_key(&workspace, live, &[]).await;
         let (mut with, mut without) = (HashMap::new(), HashMap::new());
-        for permission in courier_core::access::Permission::ALL.map(|p| p.as_str()) {
+        for permission in courier_identity::access::Permission::ALL.map(|p| p.as_str()) {
             with.insert(
                 permission.to_owned(),
                 app.create_key(&workspace, live, &[permission]).await,
             );
-            let others: Vec<&str> = courier_core::access::Permission::ALL
+            let others: Vec<&str> = courier_identity::access::Permission::ALL
                 .map(|p| p.as_str())
                 .into_iter()
                 .filter(|p| *p != permission)
@@ -870,7 +870,7 @@ fn documented_table() -> Vec<(String, Vec<String>)> {
 e2e! {
     async fn the_access_table_holds_for_every_caller_and_method(app: TestApp) {
         let table = documented_table();
-        assert_eq!(table.len(), courier_core::access::methods::METHODS.len(), "a row per method");
+        assert_eq!(table.len(), courier_identity::access::methods::METHODS.len(), "a row per method");
         let world = World::build(&app).await;
         let mut wrong = Vec::new();
         for (path, cells) in &table {

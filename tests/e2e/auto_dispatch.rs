@@ -14,7 +14,7 @@ use std::time::Duration;
 use courier::app::v1 as apb;
 use courier::app::v1::watch_assignments_response::Update;
 use courier::v1 as pb;
-use courier_core::assignments::entity as assignment;
+use courier_orders::assignments::entity as assignment;
 use courier_store::config::DispatchMode;
 use sea_orm::EntityTrait;
 use serde_json::json;
@@ -85,7 +85,7 @@ fn delivery_at(km_north: f64, vehicle: &str) -> serde_json::Value {
 
 /// The open offers, job → courier.
 async fn open_offers(app: &TestApp) -> HashMap<String, String> {
-    courier_core::assignments::offers::open(&app.core.db)
+    courier_orders::assignments::offers::open(&app.core.db)
         .await
         .expect("offers")
         .into_iter()

@@ -10,10 +10,10 @@ use std::time::Duration;
 use courier::internal::v1 as ipb;
 use courier::v1 as pb;
 use courier::v1::Mode;
-use courier_core::access::act;
-use courier_core::access::caller::command_line;
-use courier_core::auth::service_token::Role;
-use courier_core::billing::{cycle, statements};
+use courier_identity::access::act;
+use courier_identity::access::command_line;
+use courier_identity::auth::service_token::Role;
+use courier_orders::billing::{cycle, statements};
 use serde_json::json;
 use tonic::Code;
 

@@ -170,7 +170,7 @@ impl CuttingProxy {
 /// Whether `request` verifies with `secret` by the core's own Standard
 /// Webhooks verifier.
 fn verified(secret: &str, request: &Received) -> bool {
-    courier_core::webhooks::signature::verify(
+    courier_orders::webhooks::signature::verify(
         secret,
         request.header("webhook-id"),
         request.header("webhook-timestamp"),

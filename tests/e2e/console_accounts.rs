@@ -8,8 +8,8 @@ use std::time::Duration;
 
 use courier::internal::v1 as ipb;
 use courier::internal::v1::console_service_client::ConsoleServiceClient;
-use courier_core::accounts::memberships::{self, Role};
-use courier_core::accounts::{self, NewUser};
+use courier_identity::accounts::memberships::{self, Role};
+use courier_identity::accounts::{self, NewUser};
 use tonic::Code;
 use tonic::transport::Channel;
 
@@ -123,7 +123,7 @@ e2e! {
         assert_eq!(refusal(&status), (Code::Unauthenticated, "invalid_session"));
 
         // Five wrong passwords for one email: even the right one waits.
-        for _ in 0..courier_core::identity::sign_ins::MAX_FAILURES_PER_LOGIN {
+        for _ in 0..courier_identity::sign_ins::MAX_FAILURES_PER_LOGIN {
             sign_in(&app, "owner@example.com", "guess").await.err().expect("wrong");
         }
         let throttled = sign_in(&app, "owner@example.com", PASSWORD).await.err().expect("throttled");
@@ -279,7 +279,7 @@ e2e! {
             client_address: "192.0.2.7".into(),
         };
         // Wrong passwords count towards the sign-in throttle.
-        for _ in 0..courier_core::identity::sign_ins::MAX_FAILURES_PER_LOGIN {
+        for _ in 0..courier_identity::sign_ins::MAX_FAILURES_PER_LOGIN {
             let status = console.accept_invitation(joining("guess")).await.expect_err("wrong");
             assert_eq!(refusal(&status), (Code::Unauthenticated, "invalid_credentials"));
         }

@@ -9,8 +9,8 @@
 
 use std::time::Duration;
 
-use courier_core::accounts::memberships::{self, Role};
-use courier_core::accounts::{self, NewUser};
+use courier_identity::accounts::memberships::{self, Role};
+use courier_identity::accounts::{self, NewUser};
 use fantoccini::Locator;
 use serde_json::json;
 

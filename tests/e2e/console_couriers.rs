@@ -6,8 +6,8 @@
 
 use courier::app::v1 as apb;
 use courier::internal::v1 as ipb;
-use courier_core::accounts::memberships::{self, Role};
-use courier_core::accounts::{self, NewUser};
+use courier_identity::accounts::memberships::{self, Role};
+use courier_identity::accounts::{self, NewUser};
 use sea_orm::ConnectionTrait;
 
 use crate::console_pages::{PASSWORD, csrf, get, post, sign_in};

@@ -9,7 +9,7 @@ use courier::app::v1 as apb;
 use courier::app::v1::watch_assignments_response::Update;
 use courier::internal::v1 as ipb;
 use courier::v1 as pb;
-use courier_core::accounts::memberships::Role;
+use courier_identity::accounts::memberships::Role;
 use serde_json::Value;
 
 use crate::auto_dispatch::online_at;

@@ -2,8 +2,8 @@
 //! sign in, create a key and use it on /v1, revoke it; CSRF, roles and
 //! sessions enforced; every page under a strict Content-Security-Policy.
 
-use courier_core::accounts::memberships::{self, Role};
-use courier_core::accounts::{self, NewUser};
+use courier_identity::accounts::memberships::{self, Role};
+use courier_identity::accounts::{self, NewUser};
 
 use crate::harness::TestApp;
 
@@ -93,7 +93,7 @@ fn api_words() -> Vec<String> {
     words.extend(pb::EventType::NAMES.iter().map(|(_, n)| n.to_string()));
     words.extend(pb::ArtifactKind::NAMES.iter().map(|(_, n)| n.to_string()));
     words.extend(
-        courier_core::access::Permission::ALL
+        courier_identity::access::Permission::ALL
             .iter()
             .map(|p| p.as_str().to_owned()),
     );
@@ -405,7 +405,7 @@ e2e! {
         let back = format!("/console/sign-in?next=%2Fconsole%2Fw%2F{}%2Fmembers", app.workspace_id);
         assert_eq!(response.headers().get("location").and_then(|v| v.to_str().ok()), Some(app.url(&back).as_str()), "and back to the page after signing in");
 
-        for _ in 0..courier_core::identity::sign_ins::MAX_FAILURES_PER_LOGIN {
+        for _ in 0..courier_identity::sign_ins::MAX_FAILURES_PER_LOGIN {
             let (status, _, _) = sign_in_form(&app, &browser(), "owner@example.com", "wrong guess").await;
             assert_eq!(status, 401);
         }
@@ -640,7 +640,7 @@ e2e! {
         let token = csrf(&page);
         let with_token = [("csrf", token.as_str()), joiner[0], joiner[1], joiner[2]];
         assert!(refused(&post_from(&newcomer, &link, &with_token, &[("origin", "https://evil.example")]).await));
-        let no_account = courier_core::identity::sessions::sign_in::<accounts::User>(&app.core, "mallory@example.com", PASSWORD, "test").await;
+        let no_account = courier_identity::sessions::sign_in::<accounts::User>(&app.core, "mallory@example.com", PASSWORD, "test").await;
         assert_eq!(no_account.map(|_| ()).map_err(|e| e.code().as_str()), Err("invalid_credentials"), "no account was made");
         let (status, location, _) = post(&newcomer, &link, &with_token).await;
         assert_eq!((status, location), (303, app.url(&format!("/console/w/{}/overview", app.workspace_id))), "lands signed in");

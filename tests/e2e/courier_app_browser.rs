@@ -171,7 +171,7 @@ fn conditions(offline: bool) -> Value {
 /// uncompressed PNG (more than the core takes as one file, so it is sent
 /// only because the app resizes it).
 fn camera_photo(seed: u8) -> std::path::PathBuf {
-    let png = courier_core::proofs::sample::png(2400, 1800, |x, y| {
+    let png = courier_orders::proofs::sample::png(2400, 1800, |x, y| {
         [(x / 10) as u8 ^ seed, (y / 10) as u8, 120u8.wrapping_add(seed)]
     });
     let path = std::env::temp_dir().join(format!("courier-e2e-photo-{}.png", unique_suffix()));
@@ -432,7 +432,7 @@ e2e! {
         let (pod, id, kim) = photo_job_for_kim(&app).await;
         let mut client = kim.client.clone();
         client.arrive_at_pickup(kim.request(apb::ArriveAtPickupRequest { job_id: id.clone() })).await.expect("arrive");
-        let parcel = apb::ProofFile { kind: courier::v1::ArtifactKind::Photo as i32, file_name: "parcel.png".into(), content_type: "image/png".into(), content: courier_core::proofs::sample::png(4, 4, |_, _| [200, 100, 50]) };
+        let parcel = apb::ProofFile { kind: courier::v1::ArtifactKind::Photo as i32, file_name: "parcel.png".into(), content_type: "image/png".into(), content: courier_orders::proofs::sample::png(4, 4, |_, _| [200, 100, 50]) };
         let pickup = apb::SubmitProofRequest { job_id: id.clone(), checkpoint: courier::v1::CheckpointKind::Pickup as i32, files: vec![parcel], submission_id: "pickup-0001".into(), ..Default::default() };
         client.submit_proof(kim.request(pickup)).await.expect("pickup proof");
         client.pick_up(kim.request(apb::PickUpRequest { job_id: id.clone() })).await.expect("pick up");

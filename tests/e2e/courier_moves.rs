@@ -8,8 +8,8 @@
 use courier::app::v1 as apb;
 use courier::internal::v1 as ipb;
 use courier::v1 as pb;
-use courier_core::accounts::memberships::{self, Role};
-use courier_core::accounts::{self, NewUser};
+use courier_identity::accounts::memberships::{self, Role};
+use courier_identity::accounts::{self, NewUser};
 use serde_json::{Value, json};
 
 use crate::console_pages::{self, PASSWORD as CONSOLE_PASSWORD};

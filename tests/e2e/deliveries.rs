@@ -5,8 +5,8 @@ use std::collections::HashSet;
 
 use courier::internal::v1 as admin_pb;
 use courier::v1::Mode;
-use courier_core::deliveries::Change;
-use courier_core::lifecycle::Status;
+use courier_orders::deliveries::Change;
+use courier_orders::lifecycle::Status;
 use sea_orm::{ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter};
 use serde_json::{Value, json};
 
@@ -55,7 +55,7 @@ const DELIVERY_FIELDS: [&str; 24] = [
 ];
 
 async fn event_types(app: &TestApp, delivery_id: &str) -> Vec<String> {
-    use courier_core::events::entity;
+    use courier_orders::events::entity;
     let mut rows = entity::Entity::find()
         .filter(entity::Column::DeliveryId.eq(delivery_id))
         .all(&app.core.db)
@@ -176,7 +176,7 @@ e2e! {
         let later = app.post_idempotent("/v1/deliveries", &app.test_key, &long, &body).await;
         assert_eq!((later.status, later.header("idempotent-replayed")), (201, None));
         assert_ne!(later.body["id"], first.body["id"]);
-        let purged = courier_core::idempotency::purge_expired(&app.core.writer, app.clock.now_micros()).await.expect("purge");
+        let purged = courier_orders::idempotency::purge_expired(&app.core.writer, app.clock.now_micros()).await.expect("purge");
         assert!(purged >= 2, "purged {purged}");
     }
 

@@ -280,7 +280,7 @@ e2e! {
             .await
             .assert_error(404, "not_found", None);
         assert!(!event_ids(&list(&app, "").await).contains(&event_id));
-        use courier_core::webhooks::entity::attempt;
+        use courier_orders::webhooks::entity::attempt;
         use sea_orm::{ColumnTrait, EntityTrait, QueryFilter};
         let left = attempt::Entity::find()
             .filter(attempt::Column::EventId.eq(event_id.as_str()))
@@ -294,10 +294,10 @@ e2e! {
 /// What the retention worker does, now.
 async fn purge(app: &TestApp) {
     let now = app.clock.now_micros();
-    courier_core::webhooks::purge_expired(&app.core.writer, now)
+    courier_orders::webhooks::purge_expired(&app.core.writer, now)
         .await
         .expect("purge attempts");
-    courier_core::events::history::purge_expired(&app.core.writer, now)
+    courier_orders::events::history::purge_expired(&app.core.writer, now)
         .await
         .expect("purge events");
 }

@@ -75,7 +75,7 @@ pub async fn create(app: &TestApp, key: &str, body: &Value) -> Value {
 }
 
 async fn count_orders(app: &TestApp) -> usize {
-    courier_core::fleet::entity::Entity::find()
+    courier_orders::fleet::entity::Entity::find()
         .all(&app.core.db)
         .await
         .expect("rows")
@@ -450,8 +450,8 @@ e2e! {
         }
 
         // The stored rows agree.
-        let row = courier_core::fleet::entity::Entity::find()
-            .filter(courier_core::fleet::entity::Column::OrderId.eq(order_id.as_str()))
+        let row = courier_orders::fleet::entity::Entity::find()
+            .filter(courier_orders::fleet::entity::Column::OrderId.eq(order_id.as_str()))
             .one(&app.core.db).await.expect("query").expect("row");
         assert_eq!((row.status.as_str(), row.mode.as_str()), ("delivered", "live"));
     }

@@ -4,7 +4,7 @@
 use courier::internal::v1 as admin_pb;
 use courier::v1 as pb;
 use courier::v1::quote_service_client::QuoteServiceClient;
-use courier_core::auth::service_token::{self, Role};
+use courier_identity::auth::service_token::{self, Role};
 
 fn code_of(status: &tonic::Status) -> (&'static str, Option<String>) {
     let (code, param) = courier::errors::from_status(status);

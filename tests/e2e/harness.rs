@@ -12,9 +12,9 @@ use courier::internal::v1::admin_service_client::AdminServiceClient;
 use courier::internal::v1::billing_service_client::BillingServiceClient;
 use courier::internal::v1::dispatch_service_client::DispatchServiceClient;
 use courier_core::Core;
-use courier_core::auth::service_token::{self, Role};
 use courier_edge::ratelimit::RateLimitConfig;
 use courier_edge::{CoreClients, EdgeState};
+use courier_identity::auth::service_token::{self, Role};
 use courier_server::workers::Role as ServeRole;
 use courier_store::clock::Clock;
 use courier_store::config::CoreConfig;
@@ -709,13 +709,13 @@ enum Cleanup {
 pub async fn move_delivery(
     core: &Core,
     id: &str,
-    from: courier_core::lifecycle::Status,
-    to: courier_core::lifecycle::Status,
-    change: courier_core::deliveries::Change,
+    from: courier_orders::lifecycle::Status,
+    to: courier_orders::lifecycle::Status,
+    change: courier_orders::deliveries::Change,
 ) -> bool {
     let tx = core.begin().await.expect("transaction");
     let now = core.clock.now_micros();
-    let moved = courier_core::lifecycle::compare_and_set(core, &tx, id, from, to, now, change)
+    let moved = courier_orders::lifecycle::compare_and_set(core, &tx, id, from, to, now, change)
         .await
         .expect("move");
     tx.commit().await.expect("commit");

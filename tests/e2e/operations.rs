@@ -297,19 +297,19 @@ e2e! {
         let received = receiver.received();
         assert_eq!(received.len(), sending.len(), "a send started after the shutdown");
         for request in &received {
-            let attempts = courier_core::webhooks::attempts::of_event(&app.core.db, request.header("x-event-id"))
+            let attempts = courier_orders::webhooks::attempts::of_event(&app.core.db, request.header("x-event-id"))
                 .await
                 .expect("attempts");
             assert_eq!(attempts.len(), 1, "{attempts:?}");
             assert_eq!(
                 (attempts[0].status, attempts[0].response_code),
-                (courier_core::webhooks::attempts::AttemptStatus::Succeeded, Some(200))
+                (courier_orders::webhooks::attempts::AttemptStatus::Succeeded, Some(200))
             );
         }
     }
 
     async fn shutdown_gives_rows_claimed_ahead_back_to_the_queue(app: TestApp) {
-        use courier_core::webhooks::entity::webhook_delivery::{Column, Entity};
+        use courier_orders::webhooks::entity::webhook_delivery::{Column, Entity};
         use sea_orm::{ColumnTrait, EntityTrait, PaginatorTrait, QueryFilter};
 
         let mut app = app;

@@ -9,8 +9,8 @@ use courier::errors::ErrorCode;
 use courier::internal::v1 as admin_pb;
 use courier::v1::Mode;
 use courier_core::CoreError;
-use courier_core::deliveries::Delivery;
-use courier_core::proofs::{self, ArtifactKind, Checkpoint, ProofFile, ProofSubmission};
+use courier_orders::deliveries::Delivery;
+use courier_orders::proofs::{self, ArtifactKind, Checkpoint, ProofFile, ProofSubmission};
 use serde_json::{Value, json};
 
 use crate::deliveries::berlin_delivery;
@@ -44,7 +44,7 @@ async fn live_delivery(app: &TestApp, key: &str, proof: Option<Value>) -> Delive
     }
     let created = app.create_delivery(key, &body).await;
     let id = created["id"].as_str().expect("id");
-    courier_core::deliveries::reload(&app.core.db, id)
+    courier_orders::deliveries::reload(&app.core.db, id)
         .await
         .expect("delivery")
 }

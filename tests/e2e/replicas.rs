@@ -343,8 +343,8 @@ async fn a_change_through_one_replica_is_pushed_to_watch_streams_on_the_other() 
             let eta = base + n * 60_000_000;
             let started = Instant::now();
             let tx = app.core.begin().await.expect("transaction");
-            let change = courier_core::deliveries::Change::default().dropoff_eta(Some(eta));
-            let changed = courier_core::deliveries::update(&app.core, &tx, &id, None, change)
+            let change = courier_orders::deliveries::Change::default().dropoff_eta(Some(eta));
+            let changed = courier_orders::deliveries::update(&app.core, &tx, &id, None, change)
                 .await
                 .expect("update");
             assert!(changed);

@@ -8,8 +8,8 @@ use std::net::{IpAddr, Ipv4Addr};
 
 use courier::app::v1 as apb;
 use courier::internal::v1 as ipb;
-use courier_core::auth::service_token::{self, Role};
-use courier_core::identity::sign_ins::{MAX_FAILURES_PER_ADDRESS, MAX_FAILURES_PER_LOGIN};
+use courier_identity::auth::service_token::{self, Role};
+use courier_identity::sign_ins::{MAX_FAILURES_PER_ADDRESS, MAX_FAILURES_PER_LOGIN};
 
 use crate::console_pages::{self, browser, post_from};
 use crate::couriers::{PASSWORD, app_client, couriers, refusal, vehicle};
@@ -175,7 +175,7 @@ e2e! {
     }
 
     async fn a_couriers_failures_do_not_lock_out_the_console(app: TestApp) {
-        console_pages::user(&app, "owner@example.com", courier_core::accounts::memberships::Role::Owner).await;
+        console_pages::user(&app, "owner@example.com", courier_identity::accounts::memberships::Role::Owner).await;
         let origin = [("origin", app.base_url.as_str())];
         for k in 0..MAX_FAILURES_PER_ADDRESS {
             let status = wrong_app_sign_in(&app.base_url, &format!("courier{k}@example.com"), HERE, &origin).await;

@@ -7,8 +7,8 @@ use std::process::{Command, Stdio};
 use std::time::Duration;
 
 use courier::app::v1 as apb;
-use courier_core::deliveries::{Change, Courier, CourierLocation, CourierVehicle};
-use courier_core::lifecycle::Status;
+use courier_orders::deliveries::{Change, Courier, CourierLocation, CourierVehicle};
+use courier_orders::lifecycle::Status;
 use serde_json::{Value, json};
 
 use crate::browser::Driver;

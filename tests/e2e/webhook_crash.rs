@@ -13,7 +13,7 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use clap::Parser;
-use courier_core::webhooks::entity::{attempt, webhook_delivery};
+use courier_orders::webhooks::entity::{attempt, webhook_delivery};
 use sea_orm::{ColumnTrait, EntityTrait, QueryFilter};
 use serde_json::{Value, json};
 
@@ -244,7 +244,7 @@ e2e! {
         // Every event is delivered in the end, and each cut-off attempt is
         // listed as failed, saying why, before the one that succeeded.
         wait_until("every event delivered", Duration::from_secs(30), async || {
-            match courier_core::webhooks::queue::pending_count(&app.core.db).await.expect("queue") {
+            match courier_orders::webhooks::queue::pending_count(&app.core.db).await.expect("queue") {
                 0 => Ok(()),
                 pending => Err(format!("{pending} sends pending")),
             }
@@ -256,7 +256,7 @@ e2e! {
             let attempts = details["webhook_attempts"].as_array().expect("attempts");
             let statuses: Vec<&str> = attempts.iter().map(|a| a["status"].as_str().unwrap_or_default()).collect();
             assert_eq!(statuses, ["failed", "succeeded"], "{details:#}");
-            assert_eq!(attempts[0]["error"], courier_core::webhooks::attempts::CUT_OFF, "{details:#}");
+            assert_eq!(attempts[0]["error"], courier_orders::webhooks::attempts::CUT_OFF, "{details:#}");
             assert_eq!(attempts[0]["response_code"], Value::Null);
         }
         assert_eq!(created.len(), 40);

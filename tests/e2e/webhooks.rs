@@ -265,7 +265,7 @@ const SOON: Duration = Duration::from_secs(10);
 /// queued in the transaction that records them, for the endpoints active
 /// then: an endpoint with no row for an event never sends it.
 async fn queued_for(app: &TestApp, webhook_id: &str) -> u64 {
-    use courier_core::webhooks::entity::webhook_delivery;
+    use courier_orders::webhooks::entity::webhook_delivery;
     use sea_orm::{ColumnTrait, EntityTrait, PaginatorTrait, QueryFilter};
     webhook_delivery::Entity::find()
         .filter(webhook_delivery::Column::WebhookId.eq(webhook_id))
@@ -279,7 +279,7 @@ async fn queued_for(app: &TestApp, webhook_id: &str) -> u64 {
 /// nothing more can reach a receiver until a new event is recorded.
 async fn queue_settled(app: &TestApp) {
     wait_until("no webhook send pending", SOON, async || {
-        let pending = courier_core::webhooks::queue::pending_count(&app.core.db)
+        let pending = courier_orders::webhooks::queue::pending_count(&app.core.db)
             .await
             .expect("pending count");
         if pending == 0 {
@@ -1077,7 +1077,7 @@ e2e! {
 
         // Checked again before every send: a target that is not public now
         // fails the event without a request and without retries.
-        use courier_core::webhooks::entity::endpoint;
+        use courier_orders::webhooks::entity::endpoint;
         use sea_orm::{ColumnTrait, EntityTrait, QueryFilter, sea_query::Expr};
         endpoint::Entity::update_many()
             .col_expr(endpoint::Column::Url, Expr::value("https://127.0.0.1:9/hook"))

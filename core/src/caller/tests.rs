@@ -7,10 +7,10 @@ use std::collections::HashMap;
 use courier::errors::ErrorCode;
 
 use super::*;
-use crate::access::{Role, act, methods};
-use crate::accounts::{self, NewUser};
 use crate::testing::TestCore;
-use crate::workspaces::Workspace;
+use courier_identity::access::{Role, act, methods};
+use courier_identity::accounts::{self, NewUser};
+use courier_identity::workspaces::Workspace;
 
 const PASSWORD: &str = "correct horse battery";
 

@@ -3,15 +3,16 @@
 //! their password) and sends it; opening it within 7 days, the courier sets
 //! a password and is signed in (docs/couriers.md "A courier's life"). The
 //! link itself (its token, its one use, its expiry) is
-//! `identity::invitations`'.
+//! `courier_identity::invitations`'.
 
 use sea_orm::ActiveValue::Set;
 
 use super::{Courier, Fleet};
-use crate::identity::invitations::{self as links, LinkTable};
-use crate::identity::sessions;
-use crate::{Core, CoreError, CoreResult, workspaces};
+use crate::{Core, CoreError, CoreResult};
 use courier::errors::ErrorCode;
+use courier_identity::invitations::{self as links, LinkTable};
+use courier_identity::sessions;
+use courier_identity::workspaces;
 use courier_store::db::WriteTransaction;
 
 pub mod entity {

@@ -5,7 +5,7 @@
 //!   list, change, suspend and reactivate, availability, the photo;
 //! - `invitations`: the links a courier joins (or resets a password) by
 //!   (table `courier_invitations`);
-//! - `sessions`: couriers as `identity` signs them in: by phone or email,
+//! - `sessions`: couriers as `courier_identity::sessions` signs them in: by phone or email,
 //!   with 7-day sessions (table `courier_sessions`) that end a suspended
 //!   courier's, and the wait of a stream for its session's end.
 //!
@@ -20,11 +20,11 @@ use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use sea_orm::{ActiveModelTrait, ActiveValue::Set, ColumnTrait, Condition, ConnectionTrait, EntityTrait, QueryFilter};
 
-use crate::assignments::{self, offers};
-use crate::identity::{self, passwords};
-use crate::workspaces::{self, WorkspaceKind};
-use crate::{Core, CoreError, CoreResult, validate};
+use crate::{Core, CoreError, CoreResult};
 use courier::errors::ErrorCode;
+use courier_identity::workspaces::{self, WorkspaceKind};
+use courier_identity::{passwords, text};
+use courier_orders::assignments::{self, offers};
 use courier_store::db::WriteTransaction;
 use courier_store::pagination::Keyset;
 use courier_store::{ids, pagination, secrets};
@@ -489,7 +489,7 @@ pub async fn set_status(core: &Core, tx: &WriteTransaction, id: &str, status: St
     if status == Status::Suspended {
         row.availability = Set(Availability::Offline.as_str().to_owned());
         // Their open streams end at once, not at their next read.
-        identity::sessions::end_all::<Courier>(core, tx, &current.id, None).await?;
+        courier_identity::sessions::end_all::<Courier>(core, tx, &current.id, None).await?;
         offers::withdraw_for_courier(core, tx, &current.id, core.clock.now_micros()).await?;
     }
     Ok(from_model(row.update(&**tx).await?))
@@ -542,7 +542,7 @@ pub(crate) async fn set_password(core: &Core, tx: &WriteTransaction, id: &str, p
     passwords::check(password, &context)?;
     let hash = passwords::hash(password).await?;
     let now = core.clock.now_micros();
-    identity::sessions::end_all::<Courier>(core, tx, id, None).await?;
+    courier_identity::sessions::end_all::<Courier>(core, tx, id, None).await?;
     let row = entity::ActiveModel {
         id: Set(current.id),
         password_hash: Set(Some(hash)),
@@ -559,7 +559,7 @@ pub(crate) async fn set_password(core: &Core, tx: &WriteTransaction, id: &str, p
 /// spelling), or any other text in lower case (which finds no one).
 pub(crate) fn login_identity(login: &str) -> String {
     let login = login.trim();
-    if validate::is_phone_spelling(login) {
+    if text::is_phone_spelling(login) {
         return phone_digits(login);
     }
     login.to_lowercase()
@@ -567,7 +567,7 @@ pub(crate) fn login_identity(login: &str) -> String {
 
 fn checked_name(name: &str) -> CoreResult<String> {
     let name = name.trim();
-    validate::text_length("name", name, 1, MAX_TEXT)?;
+    text::text_length("name", name, 1, MAX_TEXT)?;
     Ok(name.to_owned())
 }
 
@@ -575,7 +575,7 @@ fn checked_name(name: &str) -> CoreResult<String> {
 /// it signs in.
 fn normalized_phone(phone: &str) -> CoreResult<String> {
     let phone = phone.trim();
-    validate::phone("phone", phone)?;
+    text::phone("phone", phone)?;
     Ok(phone_digits(phone))
 }
 
@@ -587,7 +587,7 @@ fn phone_digits(phone: &str) -> String {
 
 fn normalized_email(email: &str) -> CoreResult<String> {
     let email = email.trim().to_lowercase();
-    validate::email("email", &email)?;
+    text::email("email", &email)?;
     Ok(email)
 }
 
@@ -622,7 +622,7 @@ fn checked_vehicle(core: &Core, vehicle: Vehicle) -> CoreResult<Vehicle> {
     let text = |param: &str, value: Option<String>| -> CoreResult<Option<String>> {
         let value = value.map(|v| v.trim().to_owned()).filter(|v| !v.is_empty());
         if let Some(v) = &value {
-            validate::text_length(param, v, 1, MAX_TEXT)?;
+            text::text_length(param, v, 1, MAX_TEXT)?;
         }
         Ok(value)
     };

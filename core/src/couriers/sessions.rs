@@ -3,14 +3,15 @@
 //! as `authorization: Bearer …` that end after 7 days without use, when the
 //! courier sets a new password and when they are suspended, and which end
 //! their open streams at once ([`ended`]). Sign-in, sessions and sign-out
-//! themselves are `identity::sessions`.
+//! themselves are `courier_identity::sessions`.
 
 use super::{Courier, Status, entity as couriers_table};
-use crate::assignments::feed;
-use crate::identity::sessions::{self, SessionTable};
-use crate::identity::{MINUTE_MICROS, Policy, Subject, sign_ins};
 use crate::{Core, CoreError, CoreResult};
 use courier::errors::ErrorCode;
+use courier_identity::sessions::{self, SessionTable};
+use courier_identity::sign_ins;
+use courier_identity::subjects::{MINUTE_MICROS, Policy, Subject};
+use courier_orders::assignments::feed;
 use courier_store::db::WriteTransaction;
 
 pub mod entity {
@@ -58,6 +59,7 @@ impl SessionTable for entity::Entity {
 impl Subject for Courier {
     type Table = couriers_table::Entity;
     type Sessions = entity::Entity;
+    type Handle = Core;
     const POLICY: Policy = Policy {
         // A working week on a phone that is not opened over the weekend.
         idle_micros: 7 * 24 * 60 * MINUTE_MICROS,
@@ -143,3 +145,6 @@ pub async fn ended(core: &Core, token: &str, courier_id: &str) -> CoreError {
         }
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -12,14 +12,14 @@
 
 use sea_orm::ConnectionTrait;
 
-use crate::assignments;
-use crate::auth::Mode;
-use crate::deliveries::{self, Change, Courier, CourierLocation, Delivery};
-use crate::events::EventType;
-use crate::lifecycle::{self, CancellationReason, Status};
-use crate::proofs::{self, Checkpoint, ProofSubmission};
 use crate::{Core, CoreError, CoreResult, positions};
 use courier::errors::ErrorCode;
+use courier_identity::auth::Mode;
+use courier_orders::assignments;
+use courier_orders::deliveries::{self, Change, Courier, CourierLocation, Delivery};
+use courier_orders::events::EventType;
+use courier_orders::lifecycle::{self, CancellationReason, Status};
+use courier_orders::proofs::{self, Checkpoint, ProofSubmission};
 use courier_store::db::WriteTransaction;
 
 /// Open jobs per page when the caller does not say.
@@ -527,7 +527,7 @@ mod tests {
     #[test]
     fn a_pickup_sets_the_dropoff_eta_by_the_route_unless_one_is_ahead() {
         let minute = 60_000_000;
-        let mut d = deliveries::sample();
+        let mut d = courier_orders::testing::sample_delivery();
         d.duration_min = 12;
         assert_eq!(dropoff_eta_at_pickup(&d, 1_000), Some(1_000 + 12 * minute));
         // One already past is replaced; one still ahead is kept.
@@ -537,3 +537,6 @@ mod tests {
         assert_eq!(dropoff_eta_at_pickup(&d, 1_000), None);
     }
 }
+
+#[cfg(test)]
+mod statement_tests;

@@ -1,21 +1,24 @@
-//! Closing, paying and voiding statements in process ([`crate::testing`]),
-//! over live deliveries moved by dispatch as a courier moves them.
+//! Closing, paying and voiding statements (`courier_orders::billing::statements`)
+//! in process ([`crate::testing`]), over live deliveries moved by dispatch
+//! as a courier moves them.
 
 use courier::errors::ErrorCode;
 
-use super::*;
-use crate::auth::Mode;
-use crate::deliveries::Courier;
+use crate::Core;
 use crate::dispatch;
-use crate::proofs::{self, Checkpoint};
 use crate::testing::{TestCore, caller, create_delivery};
-use crate::workspaces::{BillingSettings, Workspace};
+use courier_identity::access::{Granted, act};
+use courier_identity::auth::Mode;
+use courier_identity::workspaces::{self, BillingSettings, Workspace};
+use courier_orders::billing::statements::*;
+use courier_orders::deliveries::Courier;
+use courier_orders::proofs::{self, Checkpoint};
 
-const DAY: i64 = MICROS_PER_DAY;
+const DAY: i64 = 86_400 * 1_000_000;
 
 /// The grant of billing changes to the operator's command line.
 fn operator() -> Granted<act::ManageBilling> {
-    crate::access::caller::command_line().expect("the command line manages billing")
+    courier_identity::access::command_line().expect("the command line manages billing")
 }
 
 /// A live delivery of `workspace`, taken by a courier; its id and price.

@@ -17,11 +17,12 @@ use std::time::Duration;
 use courier_pricing::geo::GeoPoint;
 use tokio::sync::mpsc;
 
-use crate::assignments::{self, offers};
 use crate::auto_dispatch::{self, Ranked, Waiting};
 use crate::couriers::{self, Fleet};
 use crate::jobs::{self, Work};
-use crate::{Core, CoreResult, deliveries, fleet, positions};
+use crate::{Core, CoreResult, positions};
+use courier_orders::assignments::{self, offers};
+use courier_orders::{deliveries, fleet};
 pub use model::{Map, MapArea, MapCourier, MapJob, MapOffer, MapPassedOver, MapPosition, MapUpdate};
 
 pub mod model;

@@ -6,8 +6,8 @@ use std::collections::BTreeMap;
 use chrono_tz::Tz;
 use courier_pricing::geo::GeoPoint;
 
-use crate::assignments::model::PassReason;
-use crate::statuses::Status;
+use courier_orders::assignments::model::PassReason;
+use courier_orders::statuses::Status;
 
 /// The map as read once: couriers and jobs by id.
 #[derive(Clone, Debug, Default, PartialEq)]

@@ -12,20 +12,21 @@ pub mod watch;
 
 use std::collections::HashMap;
 
-use crate::access::{Granted, act};
-use crate::assignments::offers::{self, Offer, OfferStatus};
-use crate::assignments::{self, Assignment};
-use crate::audit;
 use crate::couriers::{self, Courier, Fleet};
-use crate::deliveries::{self, Change, Delivery, ProofRequirements};
 use crate::dispatch::{self, Mover};
-use crate::events::EventType;
-use crate::fleet::{self, FleetOrder};
-use crate::lifecycle::{self, Status};
-use crate::proofs::{self, Checkpoint, ProofSubmission};
-use crate::validate::WaypointInput;
-use crate::{Core, CoreError, CoreResult, auth::Mode, positions};
+use crate::{Core, CoreError, CoreResult, positions};
 use courier::errors::ErrorCode;
+use courier_identity::access::{Granted, act};
+use courier_identity::audit;
+use courier_identity::auth::Mode;
+use courier_orders::assignments::offers::{self, Offer, OfferStatus};
+use courier_orders::assignments::{self, Assignment};
+use courier_orders::deliveries::{self, Change, Delivery, ProofRequirements};
+use courier_orders::events::EventType;
+use courier_orders::fleet::{self, FleetOrder};
+use courier_orders::lifecycle::{self, Status};
+use courier_orders::proofs::{self, Checkpoint, ProofSubmission};
+use courier_orders::validate::WaypointInput;
 use courier_pricing::geo::GeoPoint;
 use courier_store::{db, pagination, secrets};
 

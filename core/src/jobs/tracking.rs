@@ -10,8 +10,9 @@ use tokio_util::sync::CancellationToken;
 
 use crate::dispatch;
 use crate::positions::{self, Position};
-use crate::statuses::Status;
-use crate::{Core, CoreResult, deliveries};
+use crate::{Core, CoreResult};
+use courier_orders::deliveries;
+use courier_orders::statuses::Status;
 use courier_pricing::geo::GeoPoint;
 use courier_pricing::routing::RoutePoint;
 use courier_store::runner::{Done, Runner, Work};

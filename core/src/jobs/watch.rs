@@ -14,11 +14,11 @@ use std::time::Duration;
 use tokio::sync::mpsc;
 
 use super::{Job, Work};
-use crate::assignments::feed::{self, Entry, Reason};
-use crate::assignments::offers::Offer;
 use crate::couriers::Courier;
-use crate::identity::sessions;
 use crate::{Core, CoreError, CoreResult};
+use courier_identity::sessions;
+use courier_orders::assignments::feed::{self, Entry, Reason};
+use courier_orders::assignments::offers::Offer;
 
 /// How often a stream reads its feed without being woken while it hears
 /// every change (SQLite, or PostgreSQL with the announcements connected).

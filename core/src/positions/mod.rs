@@ -27,8 +27,8 @@ use sea_orm::{
 
 pub mod intake;
 
-use crate::assignments;
 use crate::{Core, CoreError, CoreResult};
+use courier_orders::assignments;
 use courier_store::{cache_feed, day_partitions, db};
 use intake::{Allowance, Limit, Received};
 pub use intake::{Intake, MAX_AGE_MICROS, MAX_AHEAD_MICROS, Position, Streaming};

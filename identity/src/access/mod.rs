@@ -5,13 +5,13 @@
 //! ([`Granted`]), which every audited domain write takes.
 //!
 //! This module sits below the domain modules it guards: it reads nothing.
-//! Its children sit above them: [`caller`] reads who is calling (an API
-//! key, a console session, a service token, the command line) and their
-//! standing in a workspace, and grants; [`methods`] says what each gRPC
-//! method needs; the server's `caller` layer reads the caller of
-//! every gRPC request once, before its handler runs.
+//! Above them, `courier_core::caller` reads who is calling (an API key, a
+//! console session, a courier's session, a service token) and their
+//! standing in a workspace, and grants through [`Granted::decided`], the
+//! only way to a grant; [`methods`] says what each gRPC method needs; the
+//! server's `caller` layer reads the caller of every gRPC request once,
+//! before its handler runs.
 
-pub mod caller;
 pub mod methods;
 
 use std::marker::PhantomData;
@@ -333,6 +333,29 @@ pub struct Granted<A> {
 }
 
 impl<A: Act> Granted<A> {
+    /// `A` granted to a caller of `standing`, whom the audit log names
+    /// `actor` (and audits when `audited`), in `workspace_id` (`None`: about
+    /// no one workspace), when the table allows it ([`decide`]); else its
+    /// refusal, `hidden` naming what a caller who may not see the workspace
+    /// is told does not exist. The only way to a grant.
+    pub fn decided(
+        standing: Standing,
+        actor: String,
+        audited: bool,
+        workspace_id: Option<&str>,
+        hidden: &str,
+    ) -> CoreResult<Granted<A>> {
+        match decide(standing, A::ACTION) {
+            Decision::Allow => Ok(Granted {
+                actor,
+                workspace_id: workspace_id.map(str::to_owned),
+                audited,
+                action: PhantomData,
+            }),
+            decision => Err(refusal(decision, hidden)),
+        }
+    }
+
     /// The caller, as the audit log names it (`user:<email>`,
     /// `operator:<email>`, `service:<subject>`, `cli:<os user>`).
     pub fn actor(&self) -> &str {
@@ -376,6 +399,42 @@ pub fn refusal(decision: Decision, hidden: &str) -> CoreError {
             "This kind of credential cannot call this method.",
         ),
     }
+}
+
+/// A grant of `A` to the command line run by the current OS user, for the
+/// operator's `courier-core` commands; refused for the actions the command
+/// line may not do.
+pub fn command_line<A: Act>() -> CoreResult<Granted<A>> {
+    Granted::decided(
+        Standing::CommandLine,
+        format!("cli:{}", os_user()),
+        true,
+        None,
+        "workspace",
+    )
+}
+
+/// Who runs this process, as the audit log names a command-line change:
+/// the login (`USER`, `LOGNAME`), else the account of the process's user
+/// id (`/etc/passwd`; containers often set no login), else `uid <n>`.
+pub fn os_user() -> String {
+    if let Some(login) = ["USER", "LOGNAME"]
+        .into_iter()
+        .find_map(|name| std::env::var(name).ok().filter(|user| !user.is_empty()))
+    {
+        return login;
+    }
+    use std::os::unix::fs::MetadataExt;
+    let Ok(uid) = std::fs::metadata("/proc/self").map(|process| process.uid()) else {
+        return "unknown".to_owned();
+    };
+    let account = std::fs::read_to_string("/etc/passwd").ok().and_then(|passwd| {
+        passwd.lines().find_map(|line| {
+            let fields: Vec<&str> = line.split(':').collect();
+            (fields.get(2) == Some(&uid.to_string().as_str())).then(|| fields[0].to_owned())
+        })
+    });
+    account.unwrap_or_else(|| format!("uid {uid}"))
 }
 
 #[cfg(test)]

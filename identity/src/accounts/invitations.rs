@@ -2,14 +2,14 @@
 //! link (no mail server needed); whoever opens it within 7 days joins the
 //! workspace, with a new account or by signing in to theirs
 //! (docs/console.md "Invitations"). The link itself (its token, its one
-//! use, its expiry) is `identity::invitations`'.
+//! use, its expiry) is `courier_identity::invitations`'.
 
 use super::memberships::{self, Role};
 use super::{NewUser, User};
 use crate::access::{Granted, act};
-use crate::identity::invitations::{self as links, LinkTable};
-use crate::identity::sessions;
-use crate::{Core, CoreError, CoreResult, audit, workspaces};
+use crate::invitations::{self as links, LinkTable};
+use crate::sessions;
+use crate::{CoreError, CoreResult, Identity, audit, workspaces};
 use sea_orm::ActiveValue::Set;
 
 pub mod entity {
@@ -71,23 +71,23 @@ pub struct Invitation {
 /// Creates an invitation to `workspace_id` as `role` by the user
 /// `created_by`, with its audit entry; the link's token, shown once.
 pub async fn create(
-    core: &Core,
+    identity: &Identity,
     granted: &Granted<act::ManageMembers>,
     workspace_id: &str,
     role: Role,
     created_by: &str,
 ) -> CoreResult<(String, Invitation)> {
-    let tx = core.begin().await?;
+    let tx = identity.begin().await?;
     let workspace = workspaces::get(&*tx, workspace_id).await?;
     let (token, expires_at) =
-        links::create::<entity::Entity>(core, &*tx, created_by, (workspace.id.clone(), role)).await?;
+        links::create::<entity::Entity>(identity, &*tx, created_by, (workspace.id.clone(), role)).await?;
     let change = audit::Change {
         action: "invitation.create",
         workspace_id: Some(&workspace.id),
         target: role.as_str(),
         courier_id: None,
     };
-    granted.record(core, &*tx, change).await?;
+    granted.record(identity, &*tx, change).await?;
     tx.commit().await?;
     let invitation = Invitation {
         workspace_id: workspace.id,
@@ -101,9 +101,9 @@ pub async fn create(
 /// The open invitation of `token`; `404 not_found` when unknown, used or
 /// expired, saying which, so that the person holding the link knows to ask
 /// for a new one.
-pub async fn get(core: &Core, token: &str) -> CoreResult<Invitation> {
-    let row = links::open::<entity::Entity>(core, &core.db, token).await?;
-    let workspace = workspaces::get(&core.db, &row.workspace_id).await?;
+pub async fn get(identity: &Identity, token: &str) -> CoreResult<Invitation> {
+    let row = links::open::<entity::Entity>(identity, &identity.db, token).await?;
+    let workspace = workspaces::get(&identity.db, &row.workspace_id).await?;
     Ok(Invitation {
         workspace_id: workspace.id,
         workspace_name: workspace.name,
@@ -126,18 +126,18 @@ pub enum Joiner {
 
 /// Accepts the invitation of `token`: the joiner becomes a member with the
 /// invitation's role, and the link stops working.
-pub async fn accept(core: &Core, token: &str, joiner: Joiner) -> CoreResult<User> {
-    let invitation = get(core, token).await?;
+pub async fn accept(identity: &Identity, token: &str, joiner: Joiner) -> CoreResult<User> {
+    let invitation = get(identity, token).await?;
     let existing = match joiner {
         Joiner::Existing {
             email,
             password,
             address,
-        } => Ok(sessions::check_password::<User>(core, &email, &password, &address).await?),
+        } => Ok(sessions::check_password::<User>(identity, &email, &password, &address).await?),
         Joiner::New(new) => Err(new),
     };
-    let now = core.clock.now_micros();
-    let tx = core.begin().await?;
+    let now = identity.clock.now_micros();
+    let tx = identity.begin().await?;
     let user = match existing {
         Ok(user) => user,
         Err(new) => super::create_user(&*tx, now, new).await?,

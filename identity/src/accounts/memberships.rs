@@ -9,7 +9,7 @@ use sea_orm::{ActiveModelTrait, ActiveValue::Set, ColumnTrait, ConnectionTrait, 
 use super::User;
 pub use crate::access::Role;
 use crate::access::{Granted, act};
-use crate::{Core, CoreError, CoreResult, audit, workspaces};
+use crate::{CoreError, CoreResult, Identity, audit, workspaces};
 use courier::errors::ErrorCode;
 use courier_store::db::WriteTransaction;
 
@@ -133,13 +133,13 @@ pub async fn list(db: &impl ConnectionTrait, workspace_id: &str) -> CoreResult<V
 /// Gives `user_id` the role `role` in the workspace, with its audit entry;
 /// the last owner keeps the role.
 pub async fn change_role(
-    core: &Core,
+    identity: &Identity,
     granted: &Granted<act::ManageMembers>,
     workspace_id: &str,
     user_id: &str,
     role: Role,
 ) -> CoreResult<()> {
-    let tx = core.begin().await?;
+    let tx = identity.begin().await?;
     workspaces::get_for_update(&tx, workspace_id).await?;
     let current = role_of(&*tx, workspace_id, user_id)
         .await?
@@ -156,7 +156,7 @@ pub async fn change_role(
     .update(&*tx)
     .await?;
     granted
-        .record(core, &*tx, change("member.change_role", workspace_id, user_id))
+        .record(identity, &*tx, change("member.change_role", workspace_id, user_id))
         .await?;
     tx.commit().await
 }
@@ -164,12 +164,12 @@ pub async fn change_role(
 /// Removes `user_id` from the workspace, with its audit entry; the last
 /// owner stays.
 pub async fn remove(
-    core: &Core,
+    identity: &Identity,
     granted: &Granted<act::ManageMembers>,
     workspace_id: &str,
     user_id: &str,
 ) -> CoreResult<()> {
-    let tx = core.begin().await?;
+    let tx = identity.begin().await?;
     workspaces::get_for_update(&tx, workspace_id).await?;
     let current = role_of(&*tx, workspace_id, user_id)
         .await?
@@ -181,7 +181,7 @@ pub async fn remove(
         .exec(&*tx)
         .await?;
     granted
-        .record(core, &*tx, change("member.remove", workspace_id, user_id))
+        .record(identity, &*tx, change("member.remove", workspace_id, user_id))
         .await?;
     tx.commit().await
 }

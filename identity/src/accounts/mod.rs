@@ -6,11 +6,11 @@
 //!   only the hash is stored);
 //! - `memberships`: who belongs to which workspace as `owner`, `admin` or
 //!   `member` (table `memberships`), and the last-owner rule;
-//! - `sessions`: console users as `identity` signs them in: by email, with
+//! - `sessions`: console users as `courier_identity::sessions` signs them in: by email, with
 //!   12-hour sessions that carry a CSRF token (table `sessions`), and the
 //!   change of password;
 //! - `invitations`: links an owner or admin copies to let someone join
-//!   (table `invitations`), made and used through `identity::invitations`.
+//!   (table `invitations`), made and used through `courier_identity::invitations`.
 
 pub mod invitations;
 pub mod memberships;
@@ -19,8 +19,8 @@ pub mod sessions;
 use sea_orm::{ActiveModelTrait, ActiveValue::Set, ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter};
 
 use crate::access::{Granted, act};
-use crate::identity::passwords;
-use crate::{Core, CoreError, CoreResult, audit, validate, workspaces};
+use crate::passwords;
+use crate::{CoreError, CoreResult, Identity, audit, text, workspaces};
 use courier::errors::ErrorCode;
 use memberships::Role;
 
@@ -72,7 +72,7 @@ pub struct NewUser {
 pub async fn create_user(db: &impl ConnectionTrait, now: i64, new: NewUser) -> CoreResult<User> {
     let email = normalized_email(&new.email)?;
     let name = new.name.trim();
-    validate::text_length("name", name, 1, 200)?;
+    text::text_length("name", name, 1, 200)?;
     let password_hash = hash_password(&new.password, &[name, &email]).await?;
     let taken = || CoreError::at(ErrorCode::Conflict, "email", "A user with this email already exists.");
     if find_by_email(db, &email).await?.is_some() {
@@ -100,13 +100,13 @@ pub async fn create_user(db: &impl ConnectionTrait, now: i64, new: NewUser) -> C
 /// demo login), who joins `joins` (a workspace and role) if given: the
 /// user, the membership and the audit entry in one transaction.
 pub async fn create_for_operator(
-    core: &Core,
+    identity: &Identity,
     granted: &Granted<act::Administer>,
     new: NewUser,
     joins: Option<(&str, Role)>,
 ) -> CoreResult<User> {
-    let now = core.clock.now_micros();
-    let tx = core.begin().await?;
+    let now = identity.clock.now_micros();
+    let tx = identity.begin().await?;
     if let Some((workspace_id, _)) = joins {
         workspaces::get(&*tx, workspace_id).await?;
     }
@@ -120,7 +120,7 @@ pub async fn create_for_operator(
         target: &user.id,
         courier_id: None,
     };
-    granted.record(core, &*tx, change).await?;
+    granted.record(identity, &*tx, change).await?;
     tx.commit().await?;
     Ok(user)
 }
@@ -183,7 +183,7 @@ pub(crate) async fn set_password(db: &impl ConnectionTrait, now: i64, user_id: &
 /// An email as stored: trimmed, lower case, and a plausible address.
 fn normalized_email(email: &str) -> CoreResult<String> {
     let email = email.trim().to_lowercase();
-    validate::email("email", &email)?;
+    text::email("email", &email)?;
     Ok(email)
 }
 

@@ -2,12 +2,13 @@
 //! "Sessions"): by email, with sessions kept in a cookie that end after 12
 //! hours without use, each with a CSRF token that every state-changing
 //! console call presents; a new password ends the user's other sessions.
-//! Sign-in, sessions and sign-out themselves are `identity::sessions`.
+//! Sign-in, sessions and sign-out themselves are `courier_identity::sessions`.
 
 use super::{User, entity as users_table, user_with_password};
-use crate::identity::sessions::{self, Session, SessionTable};
-use crate::identity::{MINUTE_MICROS, Policy, Subject, sign_ins};
-use crate::{Core, CoreError, CoreResult};
+use crate::sessions::{self, Session, SessionTable};
+use crate::sign_ins;
+use crate::subjects::{MINUTE_MICROS, Policy, Subject};
+use crate::{CoreError, CoreResult, Identity};
 use courier::errors::ErrorCode;
 
 pub mod entity {
@@ -54,6 +55,7 @@ impl SessionTable for entity::Entity {
 impl Subject for User {
     type Table = users_table::Entity;
     type Sessions = entity::Entity;
+    type Handle = Identity;
     const POLICY: Policy = Policy {
         idle_micros: 12 * 60 * MINUTE_MICROS,
         touch_every_micros: MINUTE_MICROS,
@@ -93,22 +95,22 @@ impl Subject for User {
 /// Changes the password of `session`'s user (signed in with `token`) and
 /// ends every other session of theirs.
 pub async fn change_password(
-    core: &Core,
+    identity: &Identity,
     session: &Session<User>,
     token: &str,
     current: &str,
     new: &str,
 ) -> CoreResult<()> {
-    let Some(user) = user_with_password(&core.db, &session.subject.email, current).await? else {
+    let Some(user) = user_with_password(&identity.db, &session.subject.email, current).await? else {
         return Err(CoreError::at(
             ErrorCode::InvalidCredentials,
             "current_password",
             "The current password is wrong.",
         ));
     };
-    let now = core.clock.now_micros();
-    let tx = core.begin().await?;
+    let now = identity.clock.now_micros();
+    let tx = identity.begin().await?;
     super::set_password(&*tx, now, &user.id, new).await?;
-    sessions::end_all::<User>(core, &tx, &user.id, Some(token)).await?;
+    sessions::end_all::<User>(identity, &tx, &user.id, Some(token)).await?;
     tx.commit().await
 }

@@ -140,7 +140,7 @@ impl KeyCache {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::auth::Mode;
+    use crate::modes::Mode;
     use crate::workspaces::{BillingSettings, Plan, WorkspaceKind};
 
     fn known(id: &str) -> Arc<KnownKey> {

@@ -17,7 +17,7 @@ use cache::{KeyCache, KnownKey};
 use courier_store::{CoreError, CoreResult, Store};
 
 /// The caller of a public RPC: an API key, or a console session acting in
-/// a workspace and mode (`access::caller`), checked for the method's
+/// a workspace and mode (`courier_core::caller`), checked for the method's
 /// permission before a handler gets it.
 #[derive(Clone, Debug)]
 pub struct Principal {
@@ -98,7 +98,7 @@ impl Credentials {
 
 /// Checks the key of a public request: known, not expired, not revoked, and
 /// its workspace has API access. Permissions are checked after this, by
-/// `access::caller::api`. `keys` answers for keys it knows
+/// `courier_core::caller::api`. `keys` answers for keys it knows
 /// (see [`cache`]); the others are read from `db`. A key's last use is
 /// written on `writer`.
 pub async fn authenticate(

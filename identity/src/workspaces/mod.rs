@@ -10,7 +10,7 @@ use sea_orm::{
 };
 
 use crate::access::{Granted, act};
-use crate::{Core, CoreError, CoreResult, audit};
+use crate::{CoreError, CoreResult, Identity, audit};
 use courier::errors::ErrorCode;
 use courier_store::cache_feed;
 use courier_store::db::WriteTransaction;
@@ -57,14 +57,18 @@ fn validate_billing(billing: &BillingSettings) -> CoreResult<()> {
 }
 
 /// Creates a workspace, with its audit entry in the same transaction.
-pub async fn create(core: &Core, granted: &Granted<act::Administer>, new: NewWorkspace) -> CoreResult<Workspace> {
+pub async fn create(
+    identity: &Identity,
+    granted: &Granted<act::Administer>,
+    new: NewWorkspace,
+) -> CoreResult<Workspace> {
     let name = new.name.trim();
     if name.is_empty() || name.chars().count() > 200 {
         return Err(CoreError::invalid("name", "name must be 1 to 200 characters."));
     }
     validate_plan(&new.plan)?;
     validate_billing(&new.billing)?;
-    let now = core.clock.now_micros();
+    let now = identity.clock.now_micros();
     let model = entity::ActiveModel {
         id: Set(courier_store::ids::new_id("wks")),
         name: Set(name.to_owned()),
@@ -83,10 +87,10 @@ pub async fn create(core: &Core, granted: &Granted<act::Administer>, new: NewWor
         created_at: Set(now),
         updated_at: Set(now),
     };
-    let tx = core.begin().await?;
+    let tx = identity.begin().await?;
     let model = model.insert(&*tx).await?;
     granted
-        .record(core, &*tx, change("workspace.create", &model.id))
+        .record(identity, &*tx, change("workspace.create", &model.id))
         .await?;
     tx.commit().await?;
     from_model(model)
@@ -162,7 +166,7 @@ pub async fn is_empty(db: &impl ConnectionTrait) -> CoreResult<bool> {
 /// Changes the plan, with its audit entry; the key cache forgets the
 /// workspace's keys (their checks read the plan) before this answers.
 pub async fn update_plan(
-    core: &Core,
+    identity: &Identity,
     granted: &Granted<act::Administer>,
     id: &str,
     plan: Plan,
@@ -177,21 +181,23 @@ pub async fn update_plan(
         auto_dispatch: Set(plan.auto_dispatch),
         ..Default::default()
     };
-    let (tx, model) = write(core, id, row).await?;
-    granted.record(core, &*tx, change("workspace.update_plan", id)).await?;
-    committed(core, tx, model).await
+    let (tx, model) = write(identity, id, row).await?;
+    granted
+        .record(identity, &*tx, change("workspace.update_plan", id))
+        .await?;
+    committed(identity, tx, model).await
 }
 
 /// Turns automatic dispatch of fleet `id`'s board orders on or off (its
 /// owners and admins, as they assign by hand), with its audit entry; a
 /// business workspace's deliveries are the platform's to dispatch.
 pub async fn set_auto_dispatch(
-    core: &Core,
+    identity: &Identity,
     granted: &Granted<act::AssignJobs>,
     id: &str,
     auto_dispatch: bool,
 ) -> CoreResult<Workspace> {
-    if get(&core.db, id).await?.kind != WorkspaceKind::Fleet {
+    if get(&identity.db, id).await?.kind != WorkspaceKind::Fleet {
         return Err(CoreError::invalid(
             "settings.workspace_id",
             "Only a fleet workspace dispatches board orders to its drivers.",
@@ -202,17 +208,17 @@ pub async fn set_auto_dispatch(
         auto_dispatch: Set(auto_dispatch),
         ..Default::default()
     };
-    let (tx, model) = write(core, id, row).await?;
+    let (tx, model) = write(identity, id, row).await?;
     granted
-        .record(core, &*tx, change("workspace.auto_dispatch", id))
+        .record(identity, &*tx, change("workspace.auto_dispatch", id))
         .await?;
-    committed(core, tx, model).await
+    committed(identity, tx, model).await
 }
 
 /// Changes the billing settings, with its audit entry; like
 /// [`update_plan`], the key cache forgets the workspace's keys.
 pub async fn update_billing(
-    core: &Core,
+    identity: &Identity,
     granted: &Granted<act::ManageBilling>,
     id: &str,
     billing: BillingSettings,
@@ -226,17 +232,21 @@ pub async fn update_billing(
         payment_terms_days: Set(billing.payment_terms_days as i32),
         ..Default::default()
     };
-    let (tx, model) = write(core, id, row).await?;
-    granted.record(core, &*tx, change("billing.update", id)).await?;
-    committed(core, tx, model).await
+    let (tx, model) = write(identity, id, row).await?;
+    granted.record(identity, &*tx, change("billing.update", id)).await?;
+    committed(identity, tx, model).await
 }
 
 /// Writes `row` over workspace `id` in a new transaction, announcing the
 /// change to the other replicas' key caches; the caller adds its audit
 /// entry and commits with [`committed`].
-async fn write(core: &Core, id: &str, mut row: entity::ActiveModel) -> CoreResult<(WriteTransaction, entity::Model)> {
-    row.updated_at = Set(core.clock.now_micros());
-    let tx = core.begin().await?;
+async fn write(
+    identity: &Identity,
+    id: &str,
+    mut row: entity::ActiveModel,
+) -> CoreResult<(WriteTransaction, entity::Model)> {
+    row.updated_at = Set(identity.clock.now_micros());
+    let tx = identity.begin().await?;
     get_for_update(&tx, id).await?;
     let model = row.update(&*tx).await?;
     cache_feed::announce(&*tx, cache_feed::Change::Keys).await?;
@@ -245,9 +255,9 @@ async fn write(core: &Core, id: &str, mut row: entity::ActiveModel) -> CoreResul
 
 /// Commits a [`write`]; this replica's key cache forgets its keys once the
 /// change is committed, before it is answered.
-async fn committed(core: &Core, tx: WriteTransaction, model: entity::Model) -> CoreResult<Workspace> {
+async fn committed(identity: &Identity, tx: WriteTransaction, model: entity::Model) -> CoreResult<Workspace> {
     tx.commit().await?;
-    core.keys.forget_all();
+    identity.keys.forget_all();
     from_model(model)
 }
 

@@ -14,7 +14,7 @@ use sea_orm::{
     ActiveValue::Set, ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder, QuerySelect, QueryTrait,
 };
 
-use crate::{Core, CoreResult};
+use crate::{CoreResult, Orders};
 use courier_store::db::WriteTransaction;
 
 pub mod entity {
@@ -100,7 +100,7 @@ pub struct Positioned {
 
 /// Adds `entry` to courier `courier_id`'s feed as `tx` commits; their
 /// watchers wake once it has.
-pub fn append(core: &Core, tx: &WriteTransaction, courier_id: &str, entry: Entry, now: i64) {
+pub fn append(orders: &Orders, tx: &WriteTransaction, courier_id: &str, entry: Entry, now: i64) {
     let (kind, job_id, offer_id, reason) = match entry {
         Entry::Job { job_id } => ("job", job_id, None, None),
         Entry::Offer { job_id, offer_id } => ("offer", job_id, Some(offer_id), None),
@@ -124,16 +124,16 @@ pub fn append(core: &Core, tx: &WriteTransaction, courier_id: &str, entry: Entry
     // read up to a position never finds an earlier one committed later.
     let insert = entity::Entity::insert(row).build(tx.get_database_backend());
     tx.write_last(format!("courier_feed:{courier_id}"), insert);
-    wake_at_commit(core, tx, courier_id);
+    wake_at_commit(orders, tx, courier_id);
 }
 
 /// Wakes courier `courier_id`'s watchers once `tx` commits: this
 /// replica's at the commit, every other replica's by the announcement the
 /// commit sends. Also for a change that writes no row, such as the end of
 /// their sessions, which their streams must notice.
-pub fn wake_at_commit(core: &Core, tx: &WriteTransaction, courier_id: &str) {
-    let (signals, id) = (core.courier_signals.clone(), courier_id.to_owned());
-    let map_wake = core.map_wake.clone();
+pub fn wake_at_commit(orders: &Orders, tx: &WriteTransaction, courier_id: &str) {
+    let (signals, id) = (orders.courier_signals.clone(), courier_id.to_owned());
+    let map_wake = orders.map_wake.clone();
     tx.after_commit(move || {
         signals.wake(&id);
         map_wake.wake();
@@ -174,10 +174,10 @@ pub async fn is_kept(db: &impl ConnectionTrait, courier_id: &str, position: i64)
 }
 
 /// Deletes the rows older than [`RETENTION_MICROS`]; how many.
-pub async fn purge(core: &Core, now: i64) -> CoreResult<u64> {
+pub async fn purge(orders: &Orders, now: i64) -> CoreResult<u64> {
     Ok(entity::Entity::delete_many()
         .filter(entity::Column::CreatedAt.lt(now - RETENTION_MICROS))
-        .exec(&core.writer)
+        .exec(&orders.writer)
         .await?
         .rows_affected)
 }

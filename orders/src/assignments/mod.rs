@@ -22,7 +22,7 @@ use sea_orm::{
 };
 
 use crate::statuses::{CancellationReason, Status};
-use crate::{Core, CoreError, CoreResult};
+use crate::{CoreError, CoreResult, Orders};
 use courier::errors::ErrorCode;
 use courier_store::db::WriteTransaction;
 use courier_store::ids;
@@ -132,7 +132,7 @@ impl Assignment {
 /// concurrent assignment of the same job fails on the unique index and
 /// rolls back.
 pub async fn assign(
-    core: &Core,
+    orders: &Orders,
     tx: &WriteTransaction,
     job_id: &str,
     courier_id: &str,
@@ -155,7 +155,7 @@ pub async fn assign(
         if current.courier_id == courier_id {
             return Ok(current);
         }
-        end(core, tx, &current, Outcome::Reassigned, now).await?;
+        end(orders, tx, &current, Outcome::Reassigned, now).await?;
     }
     let row = entity::ActiveModel {
         id: Set(ids::new_id("asg")),
@@ -181,19 +181,24 @@ pub async fn assign(
 /// Ends the open assignment of `job_id` in `tx` (`unassigned`): the job
 /// waits for a courier again, and its courier's app hears it withdrawn.
 /// Returns the ended assignment, `None` when nobody held the job.
-pub async fn take_back(core: &Core, tx: &WriteTransaction, job_id: &str, now: i64) -> CoreResult<Option<Assignment>> {
+pub async fn take_back(
+    orders: &Orders,
+    tx: &WriteTransaction,
+    job_id: &str,
+    now: i64,
+) -> CoreResult<Option<Assignment>> {
     let Some(open) = open_for_job(&**tx, job_id).await? else {
         return Ok(None);
     };
-    end(core, tx, &open, Outcome::Unassigned, now).await?;
+    end(orders, tx, &open, Outcome::Unassigned, now).await?;
     Ok(Some(open))
 }
 
 /// Tells the courier holding `job_id` that it changed without a status
 /// move (it was just given to them), in `tx`.
-pub fn announce(core: &Core, tx: &WriteTransaction, courier_id: &str, job_id: &str, now: i64) {
+pub fn announce(orders: &Orders, tx: &WriteTransaction, courier_id: &str, job_id: &str, now: i64) {
     feed::append(
-        core,
+        orders,
         tx,
         courier_id,
         Entry::Job {
@@ -208,7 +213,7 @@ pub fn announce(core: &Core, tx: &WriteTransaction, courier_id: &str, job_id: &s
 /// ends the job ends the assignment. Returns the courier holding the job
 /// (before an end).
 pub async fn job_moved(
-    core: &Core,
+    orders: &Orders,
     tx: &WriteTransaction,
     job_id: &str,
     to: Status,
@@ -216,16 +221,16 @@ pub async fn job_moved(
     now: i64,
 ) -> CoreResult<Option<String>> {
     // A job that moves on is no longer offered to anyone.
-    offers::withdraw_for_job(core, tx, job_id, now).await?;
+    offers::withdraw_for_job(orders, tx, job_id, now).await?;
     let Some(open) = open_for_job(&**tx, job_id).await? else {
         return Ok(None);
     };
     match to {
-        Status::Delivered => end(core, tx, &open, Outcome::Delivered, now).await?,
-        Status::Cancelled => end(core, tx, &open, Outcome::Cancelled(reason), now).await?,
+        Status::Delivered => end(orders, tx, &open, Outcome::Delivered, now).await?,
+        Status::Cancelled => end(orders, tx, &open, Outcome::Cancelled(reason), now).await?,
         _ => {
             feed::append(
-                core,
+                orders,
                 tx,
                 &open.courier_id,
                 Entry::Job {
@@ -241,7 +246,7 @@ pub async fn job_moved(
 /// Ends `assignment` with `outcome` in `tx` and tells its courier: a
 /// delivered job as it now is, anything else as a withdrawal.
 async fn end(
-    core: &Core,
+    orders: &Orders,
     tx: &WriteTransaction,
     assignment: &Assignment,
     outcome: Outcome,
@@ -269,7 +274,7 @@ async fn end(
             reason: Reason::Reassigned,
         },
     };
-    feed::append(core, tx, &assignment.courier_id, entry, now);
+    feed::append(orders, tx, &assignment.courier_id, entry, now);
     Ok(())
 }
 

@@ -9,7 +9,7 @@ use sea_orm::sea_query::Expr;
 use sea_orm::{ActiveModelTrait, ActiveValue::Set, ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter};
 
 use super::feed::{self, Entry, Reason};
-use crate::{Core, CoreResult};
+use crate::{CoreResult, Orders};
 use courier_store::db::WriteTransaction;
 use courier_store::ids;
 
@@ -98,7 +98,7 @@ pub struct NewOffer {
 
 /// Offers `new.job_id` to `new.courier_id` in `tx`; their app hears of it
 /// once `tx` commits.
-pub async fn create(core: &Core, tx: &WriteTransaction, new: NewOffer, now: i64) -> CoreResult<Offer> {
+pub async fn create(orders: &Orders, tx: &WriteTransaction, new: NewOffer, now: i64) -> CoreResult<Offer> {
     let row = entity::ActiveModel {
         id: Set(ids::new_id("off")),
         job_id: Set(new.job_id),
@@ -117,7 +117,7 @@ pub async fn create(core: &Core, tx: &WriteTransaction, new: NewOffer, now: i64)
         job_id: offer.job_id.clone(),
         offer_id: offer.id.clone(),
     };
-    feed::append(core, tx, &offer.courier_id, entry, now);
+    feed::append(orders, tx, &offer.courier_id, entry, now);
     Ok(offer)
 }
 
@@ -166,7 +166,7 @@ pub async fn refused(db: &impl ConnectionTrait, job_ids: Vec<String>) -> CoreRes
 /// compare-and-set: an offer ends once); an expiry or a withdrawal is sent
 /// to the courier's app. Whether this call ended it.
 pub async fn close(
-    core: &Core,
+    orders: &Orders,
     tx: &WriteTransaction,
     offer: &Offer,
     status: OfferStatus,
@@ -182,7 +182,7 @@ pub async fn close(
         .rows_affected
         == 1;
     if closed && status != OfferStatus::Accepted {
-        core.metrics.dispatch_offer_ended(status.as_str());
+        orders.metrics.dispatch_offer_ended(status.as_str());
     }
     let reason = match status {
         OfferStatus::Expired => Some(Reason::OfferExpired),
@@ -195,29 +195,34 @@ pub async fn close(
             offer_id: Some(offer.id.clone()),
             reason,
         };
-        feed::append(core, tx, &offer.courier_id, entry, now);
+        feed::append(orders, tx, &offer.courier_id, entry, now);
     }
     Ok(closed)
 }
 
 /// Withdraws the open offer of job `job_id`, if any (the job moved on).
-pub async fn withdraw_for_job(core: &Core, tx: &WriteTransaction, job_id: &str, now: i64) -> CoreResult<()> {
+pub async fn withdraw_for_job(orders: &Orders, tx: &WriteTransaction, job_id: &str, now: i64) -> CoreResult<()> {
     let open = entity::Entity::find()
         .filter(entity::Column::JobId.eq(job_id))
         .filter(entity::Column::Status.eq(OfferStatus::Open.as_str()))
         .one(&**tx)
         .await?;
     if let Some(row) = open {
-        close(core, tx, &from_model(row), OfferStatus::Withdrawn, now).await?;
+        close(orders, tx, &from_model(row), OfferStatus::Withdrawn, now).await?;
     }
     Ok(())
 }
 
 /// Withdraws the open offer of courier `courier_id`, if any (they went
 /// offline or were suspended).
-pub async fn withdraw_for_courier(core: &Core, tx: &WriteTransaction, courier_id: &str, now: i64) -> CoreResult<()> {
+pub async fn withdraw_for_courier(
+    orders: &Orders,
+    tx: &WriteTransaction,
+    courier_id: &str,
+    now: i64,
+) -> CoreResult<()> {
     if let Some(offer) = open_for_courier(&**tx, courier_id).await? {
-        close(core, tx, &offer, OfferStatus::Withdrawn, now).await?;
+        close(orders, tx, &offer, OfferStatus::Withdrawn, now).await?;
     }
     Ok(())
 }

@@ -13,7 +13,8 @@ use tokio_util::sync::CancellationToken;
 
 use super::lines::entity as lines_table;
 use super::statements::{self, PeriodEnd};
-use crate::{Core, CoreResult, workspaces};
+use crate::{CoreResult, Orders};
+use courier_identity::workspaces;
 use courier_store::runner::{Done, Runner, log_step};
 
 /// The latest billing day at or before `now` (unix microseconds): day
@@ -31,26 +32,26 @@ pub fn last_billing_day(now: i64, billing_day: u32) -> i64 {
 }
 
 /// Runs the billing checks every `billing_check_every` until `stop` fires.
-pub async fn run(core: Core, stop: CancellationToken) {
-    Runner::every(core.config.billing_check_every)
-        .run(&stop, move || check(core.clone()))
+pub async fn run(orders: Orders, stop: CancellationToken) {
+    Runner::every(orders.config.billing_check_every)
+        .run(&stop, move || check(orders.clone()))
         .await
 }
 
 /// Closes the due periods, then brings the overdue flags in line, the
 /// second whatever the first did.
-async fn check(core: Core) -> CoreResult<Done> {
-    let closed = close_due_periods(&core).await;
+async fn check(orders: Orders) -> CoreResult<Done> {
+    let closed = close_due_periods(&orders).await;
     log_step(closed, "billing periods closed", "billing periods not closed");
-    let changed = statements::flag_overdue(&core).await;
+    let changed = statements::flag_overdue(&orders).await;
     log_step(changed, "overdue flags changed", "overdue flags not checked");
     Ok(Done::Idle)
 }
 
 /// Closes the period of every workspace with a billable line delivered
 /// before its latest billing day; returns the statements issued.
-pub async fn close_due_periods(core: &Core) -> CoreResult<usize> {
-    let now = core.clock.now_micros();
+pub async fn close_due_periods(orders: &Orders) -> CoreResult<usize> {
+    let now = orders.clock.now_micros();
     let oldest_billable: Vec<(String, Option<i64>)> = lines_table::Entity::find()
         .select_only()
         .column(lines_table::Column::WorkspaceId)
@@ -58,10 +59,10 @@ pub async fn close_due_periods(core: &Core) -> CoreResult<usize> {
         .filter(lines_table::Column::StatementId.is_null())
         .group_by(lines_table::Column::WorkspaceId)
         .into_tuple()
-        .all(&core.db)
+        .all(&orders.db)
         .await?;
     let ids = oldest_billable.iter().map(|(id, _)| id.clone()).collect();
-    let billing_days: HashMap<String, u32> = workspaces::get_many(&core.db, ids)
+    let billing_days: HashMap<String, u32> = workspaces::get_many(&orders.db, ids)
         .await?
         .into_iter()
         .map(|w| (w.id, w.billing.billing_day))
@@ -73,7 +74,7 @@ pub async fn close_due_periods(core: &Core) -> CoreResult<usize> {
         };
         let day = last_billing_day(now, *billing_day);
         if oldest.is_some_and(|oldest| oldest < day) {
-            match statements::close(core, &workspace_id, PeriodEnd::BillingDay(day)).await {
+            match statements::close(orders, &workspace_id, PeriodEnd::BillingDay(day)).await {
                 Ok(closed) => issued += closed.len(),
                 Err(error) => tracing::warn!(%error, workspace_id, "billing period not closed"),
             }

@@ -7,10 +7,10 @@
 use sea_orm::sea_query::Expr;
 use sea_orm::{ActiveModelTrait, ActiveValue::Set, ColumnTrait, Condition, ConnectionTrait};
 
-use crate::auth::Mode;
 use crate::deliveries::Delivery;
 use crate::statuses::Status;
-use crate::{Core, CoreError, CoreResult};
+use crate::{CoreError, CoreResult, Orders};
+use courier_identity::auth::Mode;
 use courier_store::pagination::{self, Keyset};
 
 pub mod entity {
@@ -76,7 +76,7 @@ pub async fn record(tx: &impl ConnectionTrait, delivery: &Delivery) -> CoreResul
 /// The lines of `workspace_id` that no statement billed yet, oldest
 /// delivery first.
 pub async fn billable(
-    core: &Core,
+    orders: &Orders,
     workspace_id: &str,
     page_size: i32,
     page_token: Option<&str>,
@@ -87,7 +87,7 @@ pub async fn billable(
         .add(entity::Column::StatementId.is_null());
     by_delivery_time()
         .page(
-            &core.pages,
+            &orders.pages,
             &format!("billable|{workspace_id}"),
             condition,
             limit,
@@ -98,7 +98,7 @@ pub async fn billable(
 
 /// The lines `statement_id` billed, oldest delivery first.
 pub async fn of_statement(
-    core: &Core,
+    orders: &Orders,
     statement_id: &str,
     page_size: i32,
     page_token: Option<&str>,
@@ -107,7 +107,7 @@ pub async fn of_statement(
     let condition = Condition::all().add(entity::Column::StatementId.eq(statement_id));
     by_delivery_time()
         .page(
-            &core.pages,
+            &orders.pages,
             &format!("statement|{statement_id}"),
             condition,
             limit,

@@ -24,9 +24,9 @@ pub mod statements;
 use sea_orm::sea_query::{Expr, ExprTrait};
 use sea_orm::{ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter};
 
-use crate::workspaces::{self, entity as workspaces_table};
 use crate::{CoreError, CoreResult};
 use courier::errors::ErrorCode;
+use courier_identity::workspaces::{self, entity as workspaces_table};
 
 /// Reserves `amount_cents` of the workspace's credit for a live delivery
 /// being created in `tx`: billing enabled, no overdue statement, and the

@@ -16,10 +16,11 @@ use sea_orm::{
 };
 
 use super::lines;
-use crate::access::{Granted, act};
-use crate::workspaces::{self, entity as workspaces_table};
-use crate::{Core, CoreError, CoreResult, audit};
+use crate::{CoreError, CoreResult, Orders};
 use courier::errors::ErrorCode;
+use courier_identity::access::{Granted, act};
+use courier_identity::audit;
+use courier_identity::workspaces::{self, entity as workspaces_table};
 use courier_store::db::WriteTransaction;
 use courier_store::pagination::{self, Keyset};
 
@@ -114,11 +115,11 @@ pub enum PeriodEnd<'a> {
 /// billable line delivered before the period's end; their amounts leave the
 /// open amount. The period starts where the previous statement ended (or
 /// when the workspace was created).
-pub async fn close(core: &Core, workspace_id: &str, end: PeriodEnd<'_>) -> CoreResult<Vec<Statement>> {
-    let tx = core.begin().await?;
+pub async fn close(orders: &Orders, workspace_id: &str, end: PeriodEnd<'_>) -> CoreResult<Vec<Statement>> {
+    let tx = orders.begin().await?;
     let workspace = workspaces::get_for_update(&tx, workspace_id).await?;
     // Read after the lock: a close that waited sees the one before it.
-    let now = core.clock.now_micros();
+    let now = orders.clock.now_micros();
     let previous_end: Option<i64> = entity::Entity::find()
         .select_only()
         .column_as(entity::Column::PeriodEnd.max(), "previous_end")
@@ -183,10 +184,12 @@ pub async fn close(core: &Core, workspace_id: &str, end: PeriodEnd<'_>) -> CoreR
     super::release_credit(&*tx, workspace_id, billed_cents).await?;
     if let PeriodEnd::Now(granted) = end {
         for statement in &statements {
-            granted.record(core, &*tx, change("statement.close", statement)).await?;
+            granted
+                .record(orders, &*tx, change("statement.close", statement))
+                .await?;
         }
     }
-    core.faults.before_commit()?;
+    orders.faults.before_commit()?;
     tx.commit().await?;
     Ok(statements)
 }
@@ -201,12 +204,12 @@ pub async fn get(db: &impl ConnectionTrait, id: &str) -> CoreResult<Statement> {
 
 /// The statements of `workspace_id`, newest first.
 pub async fn list(
-    core: &Core,
+    orders: &Orders,
     workspace_id: &str,
     page_size: i32,
     page_token: Option<&str>,
 ) -> CoreResult<(Vec<Statement>, Option<String>)> {
-    workspaces::get(&core.db, workspace_id).await?;
+    workspaces::get(&orders.db, workspace_id).await?;
     let limit = pagination::page_size_of("page_size", page_size, 20, 100)?;
     let keyset = Keyset::<entity::Entity> {
         created_at: entity::Column::IssuedAt,
@@ -216,7 +219,7 @@ pub async fn list(
     let condition = Condition::all().add(entity::Column::WorkspaceId.eq(workspace_id));
     let (rows, next) = keyset
         .page(
-            &core.pages,
+            &orders.pages,
             &format!("statements|{workspace_id}"),
             condition,
             limit,
@@ -227,15 +230,15 @@ pub async fn list(
 }
 
 /// Records the payment of open statement `id`, with its audit entry.
-pub async fn mark_paid(core: &Core, granted: &Granted<act::ManageBilling>, id: &str) -> CoreResult<Statement> {
-    settle(core, granted, id, StatementStatus::Paid).await
+pub async fn mark_paid(orders: &Orders, granted: &Granted<act::ManageBilling>, id: &str) -> CoreResult<Statement> {
+    settle(orders, granted, id, StatementStatus::Paid).await
 }
 
 /// Voids open statement `id`, with its audit entry: its lines stay on it
 /// and are not billed again, and their amounts do not return to the open
 /// amount.
-pub async fn void(core: &Core, granted: &Granted<act::ManageBilling>, id: &str) -> CoreResult<Statement> {
-    settle(core, granted, id, StatementStatus::Void).await
+pub async fn void(orders: &Orders, granted: &Granted<act::ManageBilling>, id: &str) -> CoreResult<Statement> {
+    settle(orders, granted, id, StatementStatus::Void).await
 }
 
 /// The audit entry of a change of `statement`.
@@ -249,15 +252,15 @@ fn change<'a>(action: &'a str, statement: &'a Statement) -> audit::Change<'a> {
 }
 
 async fn settle(
-    core: &Core,
+    orders: &Orders,
     granted: &Granted<act::ManageBilling>,
     id: &str,
     to: StatementStatus,
 ) -> CoreResult<Statement> {
-    let tx = core.begin().await?;
+    let tx = orders.begin().await?;
     let statement = get(&*tx, id).await?;
     workspaces::get_for_update(&tx, &statement.workspace_id).await?;
-    let now = core.clock.now_micros();
+    let now = orders.clock.now_micros();
     let time_column = match to {
         StatementStatus::Paid => entity::Column::PaidAt,
         _ => entity::Column::VoidedAt,
@@ -288,7 +291,7 @@ async fn settle(
     } else {
         "statement.void"
     };
-    granted.record(core, &*tx, change(action, &settled)).await?;
+    granted.record(orders, &*tx, change(action, &settled)).await?;
     tx.commit().await?;
     Ok(settled)
 }
@@ -315,8 +318,8 @@ fn overdue_at(now: i64) -> Condition {
 /// Brings every workspace's overdue flag in line with its statements at
 /// the clock's now: set where an open statement is past due, cleared where
 /// none is. Returns how many flags changed.
-pub async fn flag_overdue(core: &Core) -> CoreResult<usize> {
-    let now = core.clock.now_micros();
+pub async fn flag_overdue(orders: &Orders) -> CoreResult<usize> {
+    let now = orders.clock.now_micros();
     let overdue_workspaces = Query::select()
         .column(entity::Column::WorkspaceId)
         .from(entity::Entity)
@@ -340,13 +343,13 @@ pub async fn flag_overdue(core: &Core) -> CoreResult<usize> {
                 ),
         )
         .into_tuple()
-        .all(&core.db)
+        .all(&orders.db)
         .await?;
     let mut changed = 0;
     for workspace_id in wrong {
-        let tx = core.begin().await?;
+        let tx = orders.begin().await?;
         let before = workspaces::get_for_update(&tx, &workspace_id).await?.statement_overdue;
-        let now = core.clock.now_micros();
+        let now = orders.clock.now_micros();
         if reconcile_overdue(&tx, &workspace_id, now).await? != before {
             changed += 1;
         }
@@ -373,6 +376,3 @@ fn from_model(model: entity::Model) -> CoreResult<Statement> {
         voided_at: model.voided_at,
     })
 }
-
-#[cfg(test)]
-mod tests;

@@ -31,27 +31,27 @@ use tokio::sync::oneshot;
 
 use super::queue::{Answer, Create, Queue, Waiting};
 use super::{audit_create, entity, from_model, insert, record_events};
-use crate::auth::Mode;
 use crate::events::EventType;
 use crate::idempotency::{self, AnsweredClaim, Idempotent};
-use crate::{Core, CoreError, CoreResult, billing};
+use crate::{CoreError, CoreResult, Orders, billing};
+use courier_identity::auth::Mode;
 
 /// Creates per transaction at most: bounds the statements' parameters (a
 /// delivery row has 32) well below SQLite's and PostgreSQL's limits.
 const MAX_BATCH: usize = 64;
 
 /// Stores `create` in the next batch and answers it once that committed.
-pub(crate) async fn create(core: &Core, create: Create) -> Answer {
+pub(crate) async fn create(orders: &Orders, create: Create) -> Answer {
     let (answer, answered) = oneshot::channel();
     let start_draining = {
-        let mut state = core.create_queue.state();
+        let mut state = orders.create_queue.state();
         state.waiting.push(Waiting { create, answer });
         !std::mem::replace(&mut state.draining, true)
     };
     if start_draining {
         // A task of its own: a batch must finish even when the request that
         // started it goes away.
-        tokio::spawn(drain(core.clone()));
+        tokio::spawn(drain(orders.clone()));
     }
     answered
         .await
@@ -59,7 +59,7 @@ pub(crate) async fn create(core: &Core, create: Create) -> Answer {
 }
 
 /// Runs batches until the queue is empty.
-async fn drain(core: Core) {
+async fn drain(orders: Orders) {
     // Should a batch panic, the next create starts a new drain; the
     // creates of the lost batch are answered with an error when their
     // senders drop.
@@ -69,10 +69,10 @@ async fn drain(core: Core) {
             self.0.state().draining = false;
         }
     }
-    let _draining = Draining(&core.create_queue);
+    let _draining = Draining(&orders.create_queue);
     loop {
         let batch: Vec<Waiting> = {
-            let mut state = core.create_queue.state();
+            let mut state = orders.create_queue.state();
             if state.waiting.is_empty() {
                 state.draining = false;
                 return;
@@ -80,30 +80,30 @@ async fn drain(core: Core) {
             let take = state.waiting.len().min(MAX_BATCH);
             state.waiting.drain(..take).collect()
         };
-        run(&core, batch).await;
+        run(&orders, batch).await;
     }
 }
 
 /// One batch: committed together, or, if that fails, one by one.
-async fn run(core: &Core, batch: Vec<Waiting>) {
-    let now = core.clock.now_micros();
+async fn run(orders: &Orders, batch: Vec<Waiting>) {
+    let now = orders.clock.now_micros();
     let committed = {
         let creates: Vec<&Create> = batch.iter().map(|w| &w.create).collect();
-        commit(core, &creates, now).await
+        commit(orders, &creates, now).await
     };
     match committed {
         Ok(created) => {
             for (waiting, created) in batch.into_iter().zip(created) {
                 let Waiting { create, answer } = waiting;
                 let answer_now = match created {
-                    Some(answer) => core.faults.after_commit().map(|()| {
-                        core.changes.publish(&create.prepared.row.id);
+                    Some(answer) => orders.faults.after_commit().map(|()| {
+                        orders.changes.publish(&create.prepared.row.id);
                         Idempotent {
                             answer,
                             replayed: false,
                         }
                     }),
-                    None => idempotency::answered_elsewhere(core, &create.scope, &create.hash, now).await,
+                    None => idempotency::answered_elsewhere(orders, &create.scope, &create.hash, now).await,
                 };
                 // The request may have gone: its answer is then unread.
                 let _ = answer.send(answer_now);
@@ -112,18 +112,18 @@ async fn run(core: &Core, batch: Vec<Waiting>) {
         Err(error) => {
             tracing::debug!(%error, creates = batch.len(), "create batch not committed; creating one by one");
             for Waiting { create, answer } in batch {
-                let _ = answer.send(alone(core, create).await);
+                let _ = answer.send(alone(orders, create).await);
             }
         }
     }
 }
 
 /// One create in a transaction of its own.
-async fn alone(core: &Core, create: Create) -> Answer {
-    let core_for_work = core.clone();
+async fn alone(orders: &Orders, create: Create) -> Answer {
+    let core_for_work = orders.clone();
     let id = create.prepared.row.id.clone();
     let created = idempotency::run_prepared(
-        core,
+        orders,
         &create.scope,
         &create.hash,
         &create.request_id,
@@ -133,7 +133,7 @@ async fn alone(core: &Core, create: Create) -> Answer {
     )
     .await?;
     if !created.replayed {
-        core.changes.publish(&id);
+        orders.changes.publish(&id);
     }
     Ok(created)
 }
@@ -141,12 +141,12 @@ async fn alone(core: &Core, create: Create) -> Answer {
 /// Stores every create of the batch whose key it claims, in one
 /// transaction; answers, per create, the delivery it created (`None`: its
 /// key is another request's).
-async fn commit(core: &Core, creates: &[&Create], now: i64) -> CoreResult<Vec<Option<Vec<u8>>>> {
+async fn commit(orders: &Orders, creates: &[&Create], now: i64) -> CoreResult<Vec<Option<Vec<u8>>>> {
     let deliveries = creates
         .iter()
         .map(|c| from_model(c.prepared.row.clone()))
         .collect::<CoreResult<Vec<_>>>()?;
-    let answers: Vec<Vec<u8>> = deliveries.iter().map(|d| core.wire.delivery(d)).collect();
+    let answers: Vec<Vec<u8>> = deliveries.iter().map(|d| orders.wire.delivery(d)).collect();
     // A key twice in one batch: the first create claims it.
     let mut keys = HashSet::new();
     let first_of_key: Vec<bool> = creates
@@ -166,7 +166,7 @@ async fn commit(core: &Core, creates: &[&Create], now: i64) -> CoreResult<Vec<Op
         })
         .collect();
 
-    let tx = core.begin().await?;
+    let tx = orders.begin().await?;
     let mut claimed_of_claims = idempotency::claim_answered(&*tx, &claims, now).await?.into_iter();
     let claimed: Vec<bool> = first_of_key
         .iter()
@@ -183,9 +183,9 @@ async fn commit(core: &Core, creates: &[&Create], now: i64) -> CoreResult<Vec<Op
             .iter()
             .map(|&i| (&deliveries[i], EventType::Created, deliveries[i].created_at))
             .collect();
-        record_events(core, &tx, &created).await?;
+        record_events(orders, &tx, &created).await?;
         for &i in &stored {
-            audit_create(core, &*tx, creates[i].prepared.audited_as.as_deref(), &deliveries[i]).await?;
+            audit_create(orders, &*tx, creates[i].prepared.audited_as.as_deref(), &deliveries[i]).await?;
         }
         // Last, so that the workspace rows stay locked only until the commit.
         let mut reserved: BTreeMap<&str, i64> = BTreeMap::new();

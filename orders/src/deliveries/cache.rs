@@ -196,7 +196,7 @@ mod tests {
         Arc::new(Delivery {
             id: id.into(),
             status,
-            ..crate::deliveries::sample()
+            ..crate::testing::sample_delivery()
         })
     }
 

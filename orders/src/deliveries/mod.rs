@@ -22,14 +22,16 @@ use sea_orm::{
     QuerySelect,
 };
 
-use crate::auth::{Mode, Principal};
 use crate::events::{self, EventType};
 use crate::idempotency::{self, Idempotent, Scope};
 use crate::quotes::{self, RouteInput, from_json, to_json};
 use crate::statuses::{CancellationReason, Status};
-use crate::validate::{self, ContactRule};
-use crate::{Core, CoreError, CoreResult, audit, billing, webhooks};
+use crate::validate::ContactRule;
+use crate::{CoreError, CoreResult, Orders, billing, webhooks};
 use courier::errors::ErrorCode;
+use courier_identity::audit;
+use courier_identity::auth::{Mode, Principal};
+use courier_identity::text;
 use courier_store::cache_feed;
 use courier_store::db::WriteTransaction;
 use courier_store::pagination::{self, Keyset, Page};
@@ -38,57 +40,6 @@ pub use model::{
     ProofRequirements, StoredRoute, TestScenario,
 };
 use queue::Prepared;
-
-/// A plain test-mode delivery at pickup, across Berlin by car, for unit
-/// tests to change the fields they look at.
-#[cfg(test)]
-pub(crate) fn sample() -> Delivery {
-    let place = |address: &str| crate::validate::WaypointInput {
-        address: address.into(),
-        latitude: 52.5,
-        longitude: 13.4,
-        contact: None,
-        instructions: None,
-    };
-    Delivery {
-        id: "del_sample0000000000000001".into(),
-        workspace_id: "wks_1".into(),
-        mode: Mode::Test,
-        status: Status::AtPickup,
-        external_id: None,
-        quote_id: None,
-        amount_cents: None,
-        currency: None,
-        breakdown: None,
-        route: StoredRoute {
-            pickup: place("Alexanderplatz 1, 10178 Berlin"),
-            dropoff: place("Oranienstraße 10, 10997 Berlin"),
-            stops: vec![],
-            extras: vec![],
-            items: None,
-        },
-        vehicle_type_id: "car".into(),
-        service_area_id: "berlin".into(),
-        distance_km: 1.0,
-        duration_min: 5,
-        notes: None,
-        scheduled_at: None,
-        proof: ProofRequirements::default(),
-        test_scenario: None,
-        tracking_token: "t".into(),
-        tracking_available_at: None,
-        courier: None,
-        created_at: 0,
-        updated_at: 0,
-        cancelled_at: None,
-        cancellation_reason: None,
-        cancel_reason: None,
-        delivered_at: None,
-        next_step_at: None,
-        pickup_eta: None,
-        dropoff_eta: None,
-    }
-}
 
 /// A delivery to create.
 #[derive(Clone, Debug)]
@@ -106,7 +57,7 @@ pub struct NewDelivery {
 /// idempotency key, in a transaction shared with the creates that arrive
 /// meanwhile ([`batch`]). `canonical` is the request in canonical form.
 pub async fn create(
-    core: &Core,
+    orders: &Orders,
     principal: &Principal,
     idempotency_key: Option<&str>,
     canonical: &[u8],
@@ -115,17 +66,17 @@ pub async fn create(
 ) -> CoreResult<Idempotent> {
     let scope = Scope::new(principal, "POST /v1/deliveries", idempotency_key)?;
     let hash = idempotency::request_hash(canonical);
-    let now = core.clock.now_micros();
+    let now = orders.clock.now_micros();
     // A retry is answered from the key's row when the claim finds it taken
     // (or, refused here, before the refusal is stored): no read of the key
     // before pricing, which has no side effect to repeat.
-    let prepared = match prepare(core, principal, new).await {
+    let prepared = match prepare(orders, principal, new).await {
         Ok(prepared) => prepared,
-        Err(error) => return idempotency::refuse(core, &scope, &hash, request_id, now, error).await,
+        Err(error) => return idempotency::refuse(orders, &scope, &hash, request_id, now, error).await,
     };
     let live = principal.mode == Mode::Live;
     let created = batch::create(
-        core,
+        orders,
         queue::Create {
             scope,
             hash,
@@ -137,20 +88,20 @@ pub async fn create(
     .await?;
     if live && !created.replayed {
         // A live delivery waits for a courier: a dispatch round now.
-        core.dispatch_wake.notify_one();
+        orders.dispatch_wake.notify_one();
     }
     Ok(created)
 }
 
-async fn prepare(core: &Core, principal: &Principal, new: NewDelivery) -> CoreResult<Prepared> {
-    let now = core.clock.now();
+async fn prepare(orders: &Orders, principal: &Principal, new: NewDelivery) -> CoreResult<Prepared> {
+    let now = orders.clock.now();
     let route = new.route;
     route.validate(now, ContactRule::Required, ContactRule::Optional)?;
     if let Some(external_id) = &new.external_id {
-        validate::text_within("external_id", external_id, courier::limits::EXTERNAL_ID)?;
+        text::text_within("external_id", external_id, courier::limits::EXTERNAL_ID)?;
     }
     if let Some(notes) = &new.notes {
-        validate::text_within("notes", notes, courier::limits::NOTES)?;
+        text::text_within("notes", notes, courier::limits::NOTES)?;
     }
     let proof = new.proof.unwrap_or_default().requirements()?;
     if new.test_scenario.is_some() && principal.mode == Mode::Live {
@@ -161,7 +112,7 @@ async fn prepare(core: &Core, principal: &Principal, new: NewDelivery) -> CoreRe
     }
     let (amount_cents, currency, breakdown, distance_km, duration_min, service_area_id) = match &new.quote_id {
         Some(quote_id) => {
-            let quote = quotes::redeem(&core.db, now.timestamp_micros(), principal, quote_id, &route.key()).await?;
+            let quote = quotes::redeem(&orders.db, now.timestamp_micros(), principal, quote_id, &route.key()).await?;
             (
                 quote.amount_cents,
                 quote.currency,
@@ -172,7 +123,7 @@ async fn prepare(core: &Core, principal: &Principal, new: NewDelivery) -> CoreRe
             )
         }
         None => {
-            let priced = route.price(core, now, principal.workspace.plan.discount_bps).await?;
+            let priced = route.price(orders, now, principal.workspace.plan.discount_bps).await?;
             (
                 priced.amount_cents,
                 priced.currency,
@@ -224,7 +175,7 @@ async fn prepare(core: &Core, principal: &Principal, new: NewDelivery) -> CoreRe
             principal.mode,
             now_micros,
             scheduled_at,
-            core.config.simulator_step,
+            orders.config.simulator_step,
         )),
         pickup_eta: None,
         dropoff_eta: None,
@@ -238,7 +189,7 @@ async fn prepare(core: &Core, principal: &Principal, new: NewDelivery) -> CoreRe
 /// Writes the audit entry of `delivery`'s create on `tx` when `audited_as`
 /// names an audited caller.
 async fn audit_create(
-    core: &Core,
+    orders: &Orders,
     tx: &impl ConnectionTrait,
     audited_as: Option<&str>,
     delivery: &Delivery,
@@ -252,14 +203,14 @@ async fn audit_create(
         target: &delivery.id,
         courier_id: None,
     };
-    audit::record(core, tx, actor, change).await
+    audit::record(orders, tx, actor, change).await
 }
 
 /// Stores one prepared delivery in `tx` with its `delivery.created` event
 /// and, when live, its credit reservation; answers the delivery. A batch
 /// that fails runs its creates through this one by one ([`batch`]), so that
 /// each gets its own answer.
-async fn insert(core: &Core, tx: &courier_store::db::WriteTransaction, prepared: Prepared) -> CoreResult<Vec<u8>> {
+async fn insert(orders: &Orders, tx: &courier_store::db::WriteTransaction, prepared: Prepared) -> CoreResult<Vec<u8>> {
     let Prepared { row, audited_as } = prepared;
     let model = entity::ActiveModel::from(row)
         .insert(&**tx)
@@ -275,51 +226,27 @@ async fn insert(core: &Core, tx: &courier_store::db::WriteTransaction, prepared:
             _ => error.into(),
         })?;
     let delivery = from_model(model)?;
-    record_events(core, tx, &[(&delivery, EventType::Created, delivery.created_at)]).await?;
-    audit_create(core, tx, audited_as.as_deref(), &delivery).await?;
+    record_events(orders, tx, &[(&delivery, EventType::Created, delivery.created_at)]).await?;
+    audit_create(orders, tx, audited_as.as_deref(), &delivery).await?;
     if let (Mode::Live, Some(amount_cents)) = (delivery.mode, delivery.amount_cents) {
         // Last, so that the workspace row stays locked only until the commit.
         billing::reserve_credit(tx, &delivery.workspace_id, amount_cents).await?;
     }
-    Ok(core.wire.delivery(&delivery))
-}
-
-/// `d` with its courier's last reported position as `courier.location`,
-/// when a courier of the platform carries it and tracking is open
-/// (docs/couriers.md "What each party sees"); positions are not written to
-/// the delivery's row.
-pub async fn located(core: &Core, d: Arc<Delivery>) -> CoreResult<Arc<Delivery>> {
-    let now = core.clock.now_micros();
-    let open = d.tracking_available_at.is_some_and(|at| at <= now) && !d.status.is_terminal();
-    let Some(courier_id) = d.courier.as_ref().and_then(|c| c.id.clone()).filter(|_| open) else {
-        return Ok(d);
-    };
-    let Some(position) = crate::positions::latest(core, &courier_id).await? else {
-        return Ok(d);
-    };
-    let mut located = (*d).clone();
-    if let Some(courier) = located.courier.as_mut() {
-        courier.location = Some(CourierLocation {
-            latitude: position.latitude,
-            longitude: position.longitude,
-            recorded_at: Some(position.recorded_at),
-        });
-    }
-    Ok(Arc::new(located))
+    Ok(orders.wire.delivery(&delivery))
 }
 
 /// The caller's delivery `id`: `not_found` for unknown ids and for other
 /// workspaces' or modes' deliveries alike. Answered from the delivery cache
 /// when it has the delivery ([`cache`]).
-pub async fn get(core: &Core, principal: &Principal, id: &str) -> CoreResult<Arc<Delivery>> {
-    let cache = &core.delivery_cache;
+pub async fn get(orders: &Orders, principal: &Principal, id: &str) -> CoreResult<Arc<Delivery>> {
+    let cache = &orders.delivery_cache;
     let delivery = match cache.get(id) {
         Some(delivery) => delivery,
         None => {
             let ticket = cache.ticket(id);
             let model = entity::Entity::find_by_id(id.to_owned())
                 .filter(scoped(principal))
-                .one(&core.db)
+                .one(&orders.db)
                 .await?
                 .ok_or_else(|| CoreError::not_found("delivery"))?;
             let delivery = Arc::new(from_model(model)?);
@@ -340,13 +267,13 @@ pub async fn get(core: &Core, principal: &Principal, id: &str) -> CoreResult<Arc
 /// the delivery cache knows of every write ([`cache`]). Whether the row
 /// changed.
 pub async fn update(
-    core: &Core,
+    orders: &Orders,
     tx: &WriteTransaction,
     id: &str,
     while_status: Option<Status>,
     change: Change,
 ) -> CoreResult<bool> {
-    tx.hold_until_end(core.delivery_cache.writing(id));
+    tx.hold_until_end(orders.delivery_cache.writing(id));
     let announced = cache_feed::Change::Delivery {
         from: tx.origin(),
         id: id.to_owned(),
@@ -409,7 +336,7 @@ pub async fn by_tracking_token(db: &impl ConnectionTrait, token: &str) -> CoreRe
 /// test delivery, else of the catalogue's first area. The area's zone is
 /// the one the tracking page shows (`Catalog::time_zone`). Read from the
 /// listing index, newest first: one row per mode at most.
-pub async fn time_zone_of_workspace(core: &Core, workspace_id: &str) -> CoreResult<chrono_tz::Tz> {
+pub async fn time_zone_of_workspace(orders: &Orders, workspace_id: &str) -> CoreResult<chrono_tz::Tz> {
     for mode in [Mode::Live, Mode::Test] {
         let latest: Option<String> = entity::Entity::find()
             .select_only()
@@ -420,13 +347,13 @@ pub async fn time_zone_of_workspace(core: &Core, workspace_id: &str) -> CoreResu
             .order_by_desc(entity::Column::Id)
             .limit(1)
             .into_tuple()
-            .one(&core.db)
+            .one(&orders.db)
             .await?;
         if let Some(area) = latest {
-            return Ok(core.catalog.time_zone(&area));
+            return Ok(orders.catalog.time_zone(&area));
         }
     }
-    Ok(core.catalog.home_time_zone())
+    Ok(orders.catalog.home_time_zone())
 }
 
 /// Up to `limit` live deliveries still `pending` (waiting for a courier),
@@ -476,7 +403,7 @@ pub struct ListFilter {
 }
 
 pub async fn list(
-    core: &Core,
+    orders: &Orders,
     principal: &Principal,
     filter: &ListFilter,
     page_size: Option<i32>,
@@ -510,14 +437,14 @@ pub async fn list(
         newest_first: true,
     }
     .page_ids(
-        &core.pages,
+        &orders.pages,
         &scope,
         condition,
         pagination::requested_page_size(page_size)?,
         page_token,
     )
     .await?;
-    let items = by_ids(core, principal, &ids).await?;
+    let items = by_ids(orders, principal, &ids).await?;
     Ok(Page { items, next_page_token })
 }
 
@@ -527,8 +454,8 @@ pub async fn list(
 /// mostly, from memory. The read leaves the scope to the check after it: in
 /// the query, a generic plan could take the listing index for it and read
 /// the whole workspace to find twenty rows (docs/scaling.md, "List pages").
-async fn by_ids(core: &Core, principal: &Principal, ids: &[String]) -> CoreResult<Vec<Arc<Delivery>>> {
-    let cache = &core.delivery_cache;
+async fn by_ids(orders: &Orders, principal: &Principal, ids: &[String]) -> CoreResult<Vec<Arc<Delivery>>> {
+    let cache = &orders.delivery_cache;
     let mut found: HashMap<String, Arc<Delivery>> = HashMap::with_capacity(ids.len());
     let mut missing = Vec::new();
     for id in ids {
@@ -542,7 +469,7 @@ async fn by_ids(core: &Core, principal: &Principal, ids: &[String]) -> CoreResul
     if !missing.is_empty() {
         let models = entity::Entity::find()
             .filter(entity::Column::Id.is_in(missing.iter().map(|(id, _)| id.as_str())))
-            .all(&core.db)
+            .all(&orders.db)
             .await?;
         let mut tickets: HashMap<String, Option<cache::Ticket>> = missing.into_iter().collect();
         for model in models {
@@ -565,7 +492,7 @@ async fn by_ids(core: &Core, principal: &Principal, ids: &[String]) -> CoreResul
 /// the `delivery.created` of new deliveries; and queues them for webhooks,
 /// in `tx`, the transaction of the change.
 pub async fn record_events(
-    core: &Core,
+    orders: &Orders,
     tx: &courier_store::db::WriteTransaction,
     happened: &[(&Delivery, EventType, i64)],
 ) -> CoreResult<()> {
@@ -576,12 +503,12 @@ pub async fn record_events(
             mode: delivery.mode,
             event_type,
             delivery_id: delivery.id.clone(),
-            data: core.wire.event_snapshot(delivery),
+            data: orders.wire.event_snapshot(delivery),
             at,
         })
         .collect();
     let recorded = events::record(&**tx, events).await?;
-    webhooks::enqueue(core, tx, recorded).await
+    webhooks::enqueue(orders, tx, recorded).await
 }
 
 /// How long a live delivery may wait for a courier before it is cancelled

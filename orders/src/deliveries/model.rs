@@ -4,9 +4,9 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::modes::Mode;
 use crate::statuses::{CancellationReason, Status};
 use crate::validate::WaypointInput;
+use courier_identity::modes::Mode;
 use courier_pricing::items::ItemInput;
 use courier_pricing::prices::{Breakdown, ExtraSelection};
 use courier_store::{CoreError, CoreResult};

@@ -4,19 +4,19 @@ use courier::errors::ErrorCode;
 use sea_orm::{ColumnTrait, EntityTrait, QueryFilter};
 
 use super::*;
-use crate::testing::{TestCore, answered_id, caller, new_delivery, register_endpoint};
+use crate::testing::{TestOrders, answered_id, caller, new_delivery, register_endpoint};
 use crate::webhooks::entity::webhook_delivery;
-use crate::workspaces::BillingSettings;
+use courier_identity::workspaces::BillingSettings;
 
-async fn create_as(core: &Core, principal: &Principal, key: &str, canonical: &[u8]) -> CoreResult<Idempotent> {
-    create(core, principal, Some(key), canonical, "req_test", new_delivery()).await
+async fn create_as(orders: &Orders, principal: &Principal, key: &str, canonical: &[u8]) -> CoreResult<Idempotent> {
+    create(orders, principal, Some(key), canonical, "req_test", new_delivery()).await
 }
 
 /// How many deliveries `workspace_id` has stored, in either mode.
-async fn stored(core: &Core, workspace_id: &str) -> usize {
+async fn stored(orders: &Orders, workspace_id: &str) -> usize {
     let stored = entity::Entity::find()
         .filter(entity::Column::WorkspaceId.eq(workspace_id))
-        .all(&core.db)
+        .all(&orders.db)
         .await
         .expect("deliveries");
     stored.len()
@@ -24,20 +24,20 @@ async fn stored(core: &Core, workspace_id: &str) -> usize {
 
 #[tokio::test]
 async fn a_created_delivery_is_stored_with_its_event_queued_for_the_endpoints_subscribed() {
-    let core = TestCore::open().await;
-    let workspace = core.workspace(None).await;
+    let orders = TestOrders::open().await;
+    let workspace = orders.workspace(None).await;
     let test = caller(&workspace, Mode::Test);
-    let every_type = register_endpoint(&core, &test, vec![]).await;
-    let delivered_only = register_endpoint(&core, &test, vec![EventType::Delivered]).await;
-    let live_endpoint = register_endpoint(&core, &caller(&workspace, Mode::Live), vec![]).await;
+    let every_type = register_endpoint(&orders, &test, vec![]).await;
+    let delivered_only = register_endpoint(&orders, &test, vec![EventType::Delivered]).await;
+    let live_endpoint = register_endpoint(&orders, &caller(&workspace, Mode::Live), vec![]).await;
 
-    let created = create_as(&core, &test, "key-1", b"body").await.expect("created");
+    let created = create_as(&orders, &test, "key-1", b"body").await.expect("created");
     assert!(!created.replayed);
-    let answer = get(&core, &test, &answered_id(&created)).await.expect("read back");
+    let answer = get(&orders, &test, &answered_id(&created)).await.expect("read back");
     assert_eq!(answer.status, Status::Pending);
     assert!(answer.amount_cents.is_some_and(|cents| cents > 0), "{answer:?}");
 
-    let stored = get(&core, &test, &answer.id).await.expect("read back");
+    let stored = get(&orders, &test, &answer.id).await.expect("read back");
     assert_eq!(
         (stored.workspace_id.as_str(), stored.mode, stored.status),
         (workspace.id.as_str(), Mode::Test, Status::Pending)
@@ -47,14 +47,14 @@ async fn a_created_delivery_is_stored_with_its_event_queued_for_the_endpoints_su
 
     let recorded = events::entity::Entity::find()
         .filter(events::entity::Column::DeliveryId.eq(answer.id.as_str()))
-        .all(&core.db)
+        .all(&orders.db)
         .await
         .expect("events");
     assert_eq!(recorded.len(), 1);
     assert_eq!(recorded[0].r#type, EventType::Created.as_str());
     let queued: Vec<String> = webhook_delivery::Entity::find()
         .filter(webhook_delivery::Column::EventId.eq(recorded[0].id.as_str()))
-        .all(&core.db)
+        .all(&orders.db)
         .await
         .expect("queue rows")
         .into_iter()
@@ -65,44 +65,44 @@ async fn a_created_delivery_is_stored_with_its_event_queued_for_the_endpoints_su
 
 #[tokio::test]
 async fn a_retry_is_answered_as_the_first_create_and_a_changed_body_is_refused() {
-    let core = TestCore::open().await;
-    let workspace = core.workspace(None).await;
+    let orders = TestOrders::open().await;
+    let workspace = orders.workspace(None).await;
     let test = caller(&workspace, Mode::Test);
-    let first = create_as(&core, &test, "key-1", b"body").await.expect("created");
+    let first = create_as(&orders, &test, "key-1", b"body").await.expect("created");
 
-    let retried = create_as(&core, &test, "key-1", b"body").await.expect("replayed");
+    let retried = create_as(&orders, &test, "key-1", b"body").await.expect("replayed");
     assert!(retried.replayed);
     assert_eq!(retried.answer, first.answer, "the first answer, byte for byte");
 
-    let changed = create_as(&core, &test, "key-1", b"another body")
+    let changed = create_as(&orders, &test, "key-1", b"another body")
         .await
         .expect_err("refused");
     assert_eq!(changed.code(), ErrorCode::IdempotencyKeyReused);
-    assert_eq!(stored(&core, &workspace.id).await, 1, "one delivery for one key");
+    assert_eq!(stored(&orders, &workspace.id).await, 1, "one delivery for one key");
 }
 
 #[tokio::test]
 async fn another_workspace_or_mode_does_not_find_the_delivery() {
-    let core = TestCore::open().await;
-    let workspace = core.workspace(None).await;
+    let orders = TestOrders::open().await;
+    let workspace = orders.workspace(None).await;
     let test = caller(&workspace, Mode::Test);
-    let id = answered_id(&create_as(&core, &test, "key-1", b"body").await.expect("created"));
+    let id = answered_id(&create_as(&orders, &test, "key-1", b"body").await.expect("created"));
 
-    let other = core.workspace(None).await;
+    let other = orders.workspace(None).await;
     for stranger in [caller(&other, Mode::Test), caller(&workspace, Mode::Live)] {
-        let refused = get(&core, &stranger, &id).await.expect_err("not theirs");
+        let refused = get(&orders, &stranger, &id).await.expect_err("not theirs");
         assert_eq!(refused.code(), ErrorCode::NotFound);
     }
-    assert_eq!(get(&core, &test, &id).await.expect("the owner reads it").id, id);
+    assert_eq!(get(&orders, &test, &id).await.expect("the owner reads it").id, id);
 }
 
 #[tokio::test]
 async fn a_live_delivery_takes_credit_and_one_past_the_limit_is_refused_without_a_trace() {
-    let core = TestCore::open().await;
-    let priced = core.workspace(None).await;
+    let orders = TestOrders::open().await;
+    let priced = orders.workspace(None).await;
     let priced = caller(&priced, Mode::Live);
-    let created = create_as(&core, &priced, "price", b"body").await.expect("priced");
-    let price = get(&core, &priced, &answered_id(&created))
+    let created = create_as(&orders, &priced, "price", b"body").await.expect("priced");
+    let price = get(&orders, &priced, &answered_id(&created))
         .await
         .expect("read back")
         .amount_cents
@@ -112,27 +112,27 @@ async fn a_live_delivery_takes_credit_and_one_past_the_limit_is_refused_without_
         credit_limit_cents: price + price / 2,
         ..Default::default()
     };
-    let workspace = core.workspace(Some(billing)).await;
+    let workspace = orders.workspace(Some(billing)).await;
     let live = caller(&workspace, Mode::Live);
 
-    create_as(&core, &live, "key-1", b"body")
+    create_as(&orders, &live, "key-1", b"body")
         .await
         .expect("within the limit");
-    let open = crate::workspaces::get(&core.db, &workspace.id)
+    let open = courier_identity::workspaces::get(&orders.db, &workspace.id)
         .await
         .expect("workspace");
     assert_eq!(open.open_amount_cents, price);
 
-    let refused = create_as(&core, &live, "key-2", b"body")
+    let refused = create_as(&orders, &live, "key-2", b"body")
         .await
         .expect_err("over the limit");
     assert_eq!(refused.code(), ErrorCode::InvoiceCreditLimitExceeded);
-    let after = crate::workspaces::get(&core.db, &workspace.id)
+    let after = courier_identity::workspaces::get(&orders.db, &workspace.id)
         .await
         .expect("workspace");
     assert_eq!(after.open_amount_cents, price, "a refused create reserves nothing");
     assert_eq!(
-        stored(&core, &workspace.id).await,
+        stored(&orders, &workspace.id).await,
         1,
         "a refused create stores no delivery"
     );

@@ -16,8 +16,8 @@ use std::time::Duration;
 use sea_orm::{ColumnTrait, Condition, DatabaseConnection, DbBackend, EntityTrait, QueryFilter};
 
 use super::{Event, EventType, entity, from_model};
-use crate::auth::Principal;
-use crate::{Core, CoreError, CoreResult};
+use crate::{CoreError, CoreResult, Orders};
+use courier_identity::auth::Principal;
 use courier_store::day_partitions;
 use courier_store::pagination::{self, Keyset, Page};
 
@@ -37,7 +37,7 @@ pub struct EventFilter {
 /// The caller's events, newest first, in pages of `page_size`
 /// ([`pagination::requested_page_size`]).
 pub async fn list(
-    core: &Core,
+    orders: &Orders,
     principal: &Principal,
     filter: &EventFilter,
     page_size: Option<i32>,
@@ -71,14 +71,14 @@ pub async fn list(
         newest_first: true,
     }
     .page_ids(
-        &core.pages,
+        &orders.pages,
         &scope,
         condition,
         pagination::requested_page_size(page_size)?,
         page_token,
     )
     .await?;
-    let items = by_ids(core, &ids).await?;
+    let items = by_ids(orders, &ids).await?;
     Ok(Page { items, next_page_token })
 }
 
@@ -87,11 +87,11 @@ pub async fn list(
 /// ids come from the caller's page, so they are the caller's events; the
 /// read repeats no scope, which would let a generic plan scan the listing
 /// index of the whole workspace instead (docs/scaling.md, "List pages").
-async fn by_ids(core: &Core, ids: &[String]) -> CoreResult<Vec<Arc<Event>>> {
+async fn by_ids(orders: &Orders, ids: &[String]) -> CoreResult<Vec<Arc<Event>>> {
     let mut found: HashMap<String, Arc<Event>> = HashMap::with_capacity(ids.len());
     let mut missing = Vec::new();
     for id in ids {
-        match core.event_cache.get(id) {
+        match orders.event_cache.get(id) {
             Some(event) => {
                 found.insert(id.clone(), event);
             }
@@ -101,11 +101,11 @@ async fn by_ids(core: &Core, ids: &[String]) -> CoreResult<Vec<Arc<Event>>> {
     if !missing.is_empty() {
         let models = entity::Entity::find()
             .filter(entity::Column::Id.is_in(missing))
-            .all(&core.db)
+            .all(&orders.db)
             .await?;
         for model in &models {
             let event = Arc::new(from_model(model)?);
-            core.event_cache.put(event.clone());
+            orders.event_cache.put(event.clone());
             found.insert(event.id.clone(), event);
         }
     }
@@ -114,10 +114,10 @@ async fn by_ids(core: &Core, ids: &[String]) -> CoreResult<Vec<Arc<Event>>> {
 
 /// The caller's event `id` (its webhook attempts: `webhooks::attempts::of_event`);
 /// `not_found` for unknown ids and other workspaces' or modes' events.
-pub async fn get(core: &Core, principal: &Principal, id: &str) -> CoreResult<Event> {
+pub async fn get(orders: &Orders, principal: &Principal, id: &str) -> CoreResult<Event> {
     let model = entity::Entity::find_by_id(id.to_owned())
         .filter(scoped(principal))
-        .one(&core.db)
+        .one(&orders.db)
         .await?
         .ok_or_else(|| CoreError::not_found("event"))?;
     from_model(&model)

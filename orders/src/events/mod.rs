@@ -11,7 +11,7 @@ pub mod stream;
 
 use sea_orm::ConnectionTrait;
 
-use crate::modes::Mode;
+use courier_identity::modes::Mode;
 use courier_store::{CoreError, CoreResult};
 
 /// Payload version of every event (a year-month label).

@@ -23,8 +23,8 @@ use tokio::time::Instant;
 use super::Event;
 use super::history;
 use super::{EventType, entity};
-use crate::auth::Principal;
-use crate::{Core, CoreError, CoreResult};
+use crate::{CoreError, CoreResult, Orders};
+use courier_identity::auth::Principal;
 use courier_store::pagination::Keyset;
 
 /// How old an event is before it is sent: longer than a change's
@@ -50,7 +50,7 @@ pub type StreamItem = CoreResult<Arc<Event>>;
 /// else `invalid_request` on `param`) still kept, or without it those
 /// recorded from now on, then every new one, until the receiver is dropped.
 pub async fn follow(
-    core: &Core,
+    orders: &Orders,
     principal: &Principal,
     filter: StreamFilter,
     after: Option<&str>,
@@ -58,7 +58,7 @@ pub async fn follow(
 ) -> CoreResult<mpsc::Receiver<StreamItem>> {
     let mut position = match after {
         Some(id) => {
-            let event = history::get(core, principal, id)
+            let event = history::get(orders, principal, id)
                 .await
                 .map_err(|error| match error.code() {
                     ErrorCode::NotFound => CoreError::invalid(
@@ -70,18 +70,18 @@ pub async fn follow(
             (event.created_at, event.id)
         }
         // Before every id at this time: an event recorded now is sent.
-        None => (core.clock.now_micros(), String::new()),
+        None => (orders.clock.now_micros(), String::new()),
     };
     let (sender, receiver) = mpsc::channel(BATCH as usize);
-    let mut changes = core.changes.subscribe();
-    let core = core.clone();
+    let mut changes = orders.changes.subscribe();
+    let orders = orders.clone();
     let principal = principal.clone();
     tokio::spawn(async move {
         // An announced change is read once its events have settled.
         let mut settled: Option<Instant> = None;
         let mut poll = tokio::time::interval(POLL);
         loop {
-            let read = match next(&core, &principal, &filter, &position).await {
+            let read = match next(&orders, &principal, &filter, &position).await {
                 Ok(events) => events,
                 Err(error) => {
                     let _ = sender.send(Err(error)).await;
@@ -107,7 +107,7 @@ pub async fn follow(
                 };
                 tokio::select! {
                     () = sender.closed() => return,
-                    () = core.stopping.cancelled() => return,
+                    () = orders.stopping.cancelled() => return,
                     _ = poll.tick() => break,
                     () = settle => break,
                     change = changes.recv() => match change {
@@ -126,12 +126,12 @@ pub async fn follow(
 
 /// The settled events past `position`, oldest first, at most [`BATCH`].
 async fn next(
-    core: &Core,
+    orders: &Orders,
     principal: &Principal,
     filter: &StreamFilter,
     position: &(i64, String),
 ) -> CoreResult<Vec<Arc<Event>>> {
-    let settled_before = core.clock.now_micros() - i64::try_from(SETTLE.as_micros()).unwrap_or(i64::MAX);
+    let settled_before = orders.clock.now_micros() - i64::try_from(SETTLE.as_micros()).unwrap_or(i64::MAX);
     let keyset = Keyset::<entity::Entity> {
         created_at: entity::Column::CreatedAt,
         id: entity::Column::Id,
@@ -151,13 +151,13 @@ async fn next(
         .order_by_asc(entity::Column::CreatedAt)
         .order_by_asc(entity::Column::Id)
         .limit(BATCH)
-        .all(&core.db)
+        .all(&orders.db)
         .await?;
     models
         .iter()
         .map(|model| {
             let event = Arc::new(super::from_model(model)?);
-            core.event_cache.put(event.clone());
+            orders.event_cache.put(event.clone());
             Ok(event)
         })
         .collect()

@@ -19,16 +19,18 @@ use courier::limits;
 use sea_orm::sea_query::Expr;
 use sea_orm::{ActiveModelTrait, ActiveValue::Set, ColumnTrait, Condition, ConnectionTrait, EntityTrait, QueryFilter};
 
-use crate::access::{Granted, act};
 use crate::assignments;
-use crate::auth::{Mode, Principal};
 use crate::idempotency::{self, Idempotent, Scope};
 use crate::lifecycle::{self, Status};
 use crate::quotes::{RouteInput, from_json, to_json};
 use crate::validate::{self, ContactInput, ContactRule};
-use crate::workspaces::{self, WorkspaceKind};
-use crate::{Core, CoreError, CoreResult, audit};
+use crate::{CoreError, CoreResult, Orders};
 use courier::errors::ErrorCode;
+use courier_identity::access::{Granted, act};
+use courier_identity::audit;
+use courier_identity::auth::{Mode, Principal};
+use courier_identity::text;
+use courier_identity::workspaces::{self, WorkspaceKind};
 use courier_pricing::items;
 use courier_store::db;
 use courier_store::db::WriteTransaction;
@@ -44,7 +46,7 @@ const MODE: Mode = Mode::Live;
 /// "Fleet orders" gives: a fleet workspace's key (`fleet_key_required`), a live
 /// key (`live_key_required`), a plan with order intake
 /// (`fleet_orders_not_available`); the key's permission
-/// (`permission_denied`) is checked after these (`access::caller::api`).
+/// (`permission_denied`) is checked after these (`courier_core::caller::api`).
 pub fn admit(principal: &Principal) -> CoreResult<()> {
     if principal.workspace.kind != WorkspaceKind::Fleet {
         return Err(CoreError::new(
@@ -85,7 +87,7 @@ pub struct NewFleetOrder {
 /// `canonical` is the request in canonical form. The caller was admitted
 /// with [`admit`].
 pub async fn create(
-    core: &Core,
+    orders: &Orders,
     principal: &Principal,
     idempotency_key: Option<&str>,
     canonical: &[u8],
@@ -93,11 +95,11 @@ pub async fn create(
     new: NewFleetOrder,
 ) -> CoreResult<Idempotent> {
     let scope = Scope::new(principal, CREATE_ENDPOINT, idempotency_key)?;
-    let now = core.clock.now_micros();
-    let checked = async { prepare(core, principal, new, now) };
-    let wire = core.wire.clone();
+    let now = orders.clock.now_micros();
+    let checked = async { prepare(orders, principal, new, now) };
+    let wire = orders.wire.clone();
     idempotency::run(
-        core,
+        orders,
         &scope,
         &idempotency::request_hash(canonical),
         request_id,
@@ -115,7 +117,7 @@ pub async fn create(
 
 /// Checks every field (docs/guide.md "Fleet orders", "Limits") and builds
 /// the row.
-fn prepare(core: &Core, principal: &Principal, new: NewFleetOrder, now: i64) -> CoreResult<entity::ActiveModel> {
+fn prepare(orders: &Orders, principal: &Principal, new: NewFleetOrder, now: i64) -> CoreResult<entity::ActiveModel> {
     validate::contact("customer", &new.customer)?;
     let route = new.route;
     route.validate(
@@ -123,13 +125,13 @@ fn prepare(core: &Core, principal: &Principal, new: NewFleetOrder, now: i64) -> 
         ContactRule::Optional,
         ContactRule::Optional,
     )?;
-    let vehicle = core.catalog.requested_vehicle_type(&route.vehicle_type_id)?;
+    let vehicle = orders.catalog.requested_vehicle_type(&route.vehicle_type_id)?;
     if let Some(list) = &route.items {
         items::validate_items(list)?;
         items::check_fit(vehicle, list)?;
     }
     if let Some(reference) = &new.reference {
-        validate::text_within("reference", reference, limits::FLEET_REFERENCE)?;
+        text::text_within("reference", reference, limits::FLEET_REFERENCE)?;
     }
     if let Some(date) = &new.requested_pickup_date {
         pickup_date(date)?;
@@ -141,7 +143,7 @@ fn prepare(core: &Core, principal: &Principal, new: NewFleetOrder, now: i64) -> 
         time_zone(zone)?;
     }
     if let Some(notes) = &new.notes {
-        validate::text_within("notes", notes, limits::NOTES)?;
+        text::text_within("notes", notes, limits::NOTES)?;
     }
     let stored_route = OrderRoute {
         pickup: route.pickup,
@@ -202,7 +204,7 @@ fn pickup_time(time: &str) -> CoreResult<()> {
 
 /// A zone name of the IANA time zone database, at most 64 characters.
 fn time_zone(zone: &str) -> CoreResult<()> {
-    validate::text_within("customer_timezone", zone, limits::TIME_ZONE)?;
+    text::text_within("customer_timezone", zone, limits::TIME_ZONE)?;
     if zone.parse::<Tz>().is_err() {
         return Err(CoreError::invalid(
             "customer_timezone",
@@ -227,7 +229,7 @@ pub async fn get(db: &impl ConnectionTrait, principal: &Principal, id: &str) -> 
 /// first, optionally only orders in `status`. Page tokens are the signed
 /// keyset cursors of `pagination`, bound to the workspace and the filter.
 pub async fn board(
-    core: &Core,
+    orders: &Orders,
     workspace_id: &str,
     status: Option<Status>,
     newest_first: bool,
@@ -237,7 +239,7 @@ pub async fn board(
     if workspace_id.is_empty() {
         return Err(CoreError::invalid("workspace_id", "workspace_id is required."));
     }
-    let workspace = workspaces::get(&core.db, workspace_id).await?;
+    let workspace = workspaces::get(&orders.db, workspace_id).await?;
     if workspace.kind != WorkspaceKind::Fleet {
         return Err(CoreError::not_found("fleet workspace"));
     }
@@ -252,7 +254,7 @@ pub async fn board(
         newest_first,
     }
     .page(
-        &core.pages,
+        &orders.pages,
         &scope,
         condition,
         pagination::page_size(page_size)?,
@@ -298,22 +300,22 @@ pub async fn board_orders(db: &impl ConnectionTrait, order_ids: &[String]) -> Co
 /// one wins; the order's history (`moves`) and, for an audited caller, the
 /// audit log get the move in the same transaction.
 pub async fn move_order(
-    core: &Core,
+    orders: &Orders,
     granted: &Granted<act::MoveBoardOrders>,
     order_id: &str,
     to: Status,
 ) -> CoreResult<FleetOrder> {
-    let order = board_order(&core.db, order_id).await?;
+    let order = board_order(&orders.db, order_id).await?;
     granted.covers(&order.workspace_id)?;
-    let tx = core.begin().await?;
-    let moved = move_in(core, &tx, &order, to, granted.actor()).await?;
+    let tx = orders.begin().await?;
+    let moved = move_in(orders, &tx, &order, to, granted.actor()).await?;
     let change = audit::Change {
         action: "board_order.move",
         workspace_id: Some(&order.workspace_id),
         target: &order.order_id,
         courier_id: None,
     };
-    granted.record(core, &*tx, change).await?;
+    granted.record(orders, &*tx, change).await?;
     tx.commit().await?;
     Ok(moved)
 }
@@ -322,7 +324,7 @@ pub async fn move_order(
 /// history names them), as [`move_order`] does; the courier holding it
 /// hears of it.
 pub async fn move_in(
-    core: &Core,
+    orders: &Orders,
     tx: &WriteTransaction,
     order: &FleetOrder,
     to: Status,
@@ -331,7 +333,7 @@ pub async fn move_in(
     if !lifecycle::is_legal(order.status, to) {
         return Err(lifecycle::illegal(order.status, to));
     }
-    let now = core.clock.now_micros();
+    let now = orders.clock.now_micros();
     let order_id = order.order_id.as_str();
     let moved = entity::Entity::update_many()
         .col_expr(entity::Column::Status, Expr::value(to.as_str()))
@@ -347,7 +349,7 @@ pub async fn move_in(
         ));
     }
     moves::record(&**tx, &order.id, (order.status, to), actor, now).await?;
-    assignments::job_moved(core, tx, order_id, to, None, now).await?;
+    assignments::job_moved(orders, tx, order_id, to, None, now).await?;
     board_order(&**tx, order_id).await
 }
 
@@ -356,7 +358,7 @@ pub async fn move_in(
 /// one backward move of a board order, in its history like any other. The
 /// caller has ended the driver's assignment.
 pub async fn return_to_waiting(
-    core: &Core,
+    orders: &Orders,
     tx: &WriteTransaction,
     order: &FleetOrder,
     actor: &str,
@@ -364,7 +366,7 @@ pub async fn return_to_waiting(
     if order.status != Status::CourierAssigned {
         return Err(lifecycle::illegal(order.status, Status::Pending));
     }
-    let now = core.clock.now_micros();
+    let now = orders.clock.now_micros();
     let moved = entity::Entity::update_many()
         .col_expr(entity::Column::Status, Expr::value(Status::Pending.as_str()))
         .col_expr(entity::Column::UpdatedAt, Expr::value(now))

@@ -6,13 +6,13 @@
 //! movers racing on one delivery never both win, and the loser changes
 //! nothing.
 
-use crate::auth::{Mode, Principal};
 use crate::deliveries::{self, Change, Delivery};
 use crate::events::EventType;
 use crate::proofs::{self, Checkpoint};
-use crate::{Core, CoreError, CoreResult};
+use crate::{CoreError, CoreResult, Orders};
 use crate::{assignments, billing};
 use courier::errors::ErrorCode;
+use courier_identity::auth::{Mode, Principal};
 use courier_store::db::WriteTransaction;
 
 pub use crate::statuses::{CancellationReason, Status};
@@ -40,7 +40,7 @@ pub fn illegal(from: Status, to: Status) -> CoreError {
 /// the row, only if it is still `from`. Returns whether this call made the
 /// move; the caller re-reads and decides on `false`.
 pub async fn compare_and_set(
-    core: &Core,
+    orders: &Orders,
     tx: &WriteTransaction,
     id: &str,
     from: Status,
@@ -51,7 +51,7 @@ pub async fn compare_and_set(
     if !is_legal(from, to) {
         return Err(illegal(from, to));
     }
-    deliveries::update(core, tx, id, Some(from), change.moved(to, now)).await
+    deliveries::update(orders, tx, id, Some(from), change.moved(to, now)).await
 }
 
 /// The events a move to `to` emits (docs/guide.md "Delivery states").
@@ -72,14 +72,14 @@ pub fn events_for(to: Status) -> &'static [EventType] {
 /// each carrying the delivery as it now is. `None` when the status moved
 /// meanwhile (nothing changed).
 pub async fn advance(
-    core: &Core,
+    orders: &Orders,
     tx: &WriteTransaction,
     delivery: &Delivery,
     to: Status,
     change: Change,
     now: i64,
 ) -> CoreResult<Option<Delivery>> {
-    if !compare_and_set(core, tx, &delivery.id, delivery.status, to, now, change).await? {
+    if !compare_and_set(orders, tx, &delivery.id, delivery.status, to, now, change).await? {
         return Ok(None);
     }
     if let (Status::Cancelled, Mode::Live, Some(amount_cents)) = (to, delivery.mode, delivery.amount_cents) {
@@ -87,7 +87,7 @@ pub async fn advance(
     }
     let moved = deliveries::reload(tx, &delivery.id).await?;
     if delivery.mode == Mode::Live {
-        assignments::job_moved(core, tx, &moved.id, to, moved.cancellation_reason, now).await?;
+        assignments::job_moved(orders, tx, &moved.id, to, moved.cancellation_reason, now).await?;
     }
     if to == Status::Delivered {
         billing::lines::record(tx, &moved).await?;
@@ -97,7 +97,7 @@ pub async fn advance(
         .enumerate()
         .map(|(offset, event_type)| (&moved, *event_type, now + offset as i64))
         .collect();
-    deliveries::record_events(core, tx, &happened).await?;
+    deliveries::record_events(orders, tx, &happened).await?;
     Ok(Some(moved))
 }
 
@@ -110,7 +110,7 @@ pub async fn advance(
 /// has ended the courier's assignment. `None` when the status moved
 /// meanwhile (nothing changed).
 pub async fn return_to_waiting(
-    core: &Core,
+    orders: &Orders,
     tx: &WriteTransaction,
     delivery: &Delivery,
     now: i64,
@@ -122,18 +122,18 @@ pub async fn return_to_waiting(
         delivery.mode,
         delivery.created_at,
         delivery.scheduled_at,
-        core.config.simulator_step,
+        orders.config.simulator_step,
     );
     let change = Change::default()
         .no_courier()
         .pickup_eta(None)
         .next_step(Some(search_ends.max(now)))
         .moved(Status::Pending, now);
-    if !deliveries::update(core, tx, &delivery.id, Some(Status::CourierAssigned), change).await? {
+    if !deliveries::update(orders, tx, &delivery.id, Some(Status::CourierAssigned), change).await? {
         return Ok(None);
     }
     let moved = deliveries::reload(tx, &delivery.id).await?;
-    deliveries::record_events(core, tx, &[(&moved, EventType::StatusUpdated, now)]).await?;
+    deliveries::record_events(orders, tx, &[(&moved, EventType::StatusUpdated, now)]).await?;
     Ok(Some(moved))
 }
 
@@ -143,7 +143,7 @@ pub async fn return_to_waiting(
 /// proof is an event of its own, `delivery.pod_submitted`. Returns the
 /// delivery as it now is.
 pub async fn submit_proof(
-    core: &Core,
+    orders: &Orders,
     tx: &WriteTransaction,
     delivery: &Delivery,
     submission: proofs::ProofSubmission,
@@ -171,13 +171,13 @@ pub async fn submit_proof(
             ),
         ));
     }
-    proofs::submit(core, tx, delivery, submission, now).await?;
+    proofs::submit(orders, tx, delivery, submission, now).await?;
     if checkpoint == Checkpoint::Pickup {
         return Ok(delivery.clone());
     }
-    deliveries::update(core, tx, &delivery.id, None, Change::default().touched(now)).await?;
+    deliveries::update(orders, tx, &delivery.id, None, Change::default().touched(now)).await?;
     let updated = deliveries::reload(tx, &delivery.id).await?;
-    deliveries::record_events(core, tx, &[(&updated, EventType::PodSubmitted, now)]).await?;
+    deliveries::record_events(orders, tx, &[(&updated, EventType::PodSubmitted, now)]).await?;
     Ok(updated)
 }
 
@@ -186,14 +186,14 @@ pub async fn submit_proof(
 /// once ended `conflict`. A concurrent status move either lands first (and is
 /// then judged) or loses the compare-and-set.
 pub async fn cancel(
-    core: &Core,
+    orders: &Orders,
     principal: &Principal,
     id: &str,
     reason: Option<deliveries::CancelReason>,
 ) -> CoreResult<Delivery> {
     let reason = reason.unwrap_or(deliveries::CancelReason::Other);
     loop {
-        let delivery = deliveries::get(core, principal, id).await?;
+        let delivery = deliveries::get(orders, principal, id).await?;
         if delivery.status.is_terminal() {
             return Err(CoreError::new(
                 ErrorCode::Conflict,
@@ -208,7 +208,7 @@ pub async fn cancel(
         }
         let change = Change::default().client_reason(reason);
         let reason = CancellationReason::CancelledByYou;
-        if let Some(cancelled) = end_cancelled(core, principal, &delivery, reason, change).await? {
+        if let Some(cancelled) = end_cancelled(orders, principal, &delivery, reason, change).await? {
             return Ok(cancelled);
         }
         // The status moved meanwhile: judge the delivery as it is now.
@@ -220,7 +220,7 @@ pub async fn cancel(
 /// `principal` when its changes are audited) in the same transaction. `None`
 /// when the status moved meanwhile.
 async fn end_cancelled(
-    core: &Core,
+    orders: &Orders,
     principal: &Principal,
     delivery: &Delivery,
     reason: CancellationReason,
@@ -229,16 +229,16 @@ async fn end_cancelled(
     if !reason.allowed_from(delivery.status) {
         return Err(illegal(delivery.status, Status::Cancelled));
     }
-    let now = core.clock.now_micros();
-    let tx = core.begin().await?;
+    let now = orders.clock.now_micros();
+    let tx = orders.begin().await?;
     let change = change.cancelled(reason, now);
-    let cancelled = advance(core, &tx, delivery, Status::Cancelled, change, now).await?;
+    let cancelled = advance(orders, &tx, delivery, Status::Cancelled, change, now).await?;
     if cancelled.is_some() {
-        principal.audit(core, &*tx, "delivery.cancel", &delivery.id).await?;
+        principal.audit(orders, &*tx, "delivery.cancel", &delivery.id).await?;
     }
     tx.commit().await?;
     if cancelled.is_some() {
-        core.changes.publish(&delivery.id);
+        orders.changes.publish(&delivery.id);
     }
     Ok(cancelled)
 }

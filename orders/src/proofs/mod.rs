@@ -23,9 +23,9 @@ use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use courier::errors::ErrorCode;
 use sea_orm::{ActiveValue::Set, ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder, QuerySelect};
 
-use crate::auth::Principal;
 use crate::deliveries::{self, Delivery, ProofRequirements};
-use crate::{Core, CoreError, CoreResult};
+use crate::{CoreError, CoreResult, Orders};
+use courier_identity::auth::Principal;
 use courier_store::ids;
 use courier_store::secrets;
 
@@ -171,7 +171,7 @@ pub fn asks_anything(proof: &ProofRequirements) -> bool {
 /// client could never read the proof, so the courier is not asked for it;
 /// picking up and handing over then wait for nothing).
 pub async fn in_force(db: &impl ConnectionTrait, delivery: &Delivery) -> CoreResult<ProofRequirements> {
-    let workspace = crate::workspaces::get(db, &delivery.workspace_id).await?;
+    let workspace = courier_identity::workspaces::get(db, &delivery.workspace_id).await?;
     Ok(if workspace.plan.proof_of_delivery {
         delivery.proof.clone()
     } else {
@@ -457,7 +457,7 @@ fn is_media_type(text: &str) -> bool {
 /// of a transaction that later rolls back stay in the store, unreferenced
 /// under unguessable keys.)
 pub async fn submit(
-    core: &Core,
+    orders: &Orders,
     db: &courier_store::db::WriteTransaction,
     delivery: &Delivery,
     submission: ProofSubmission,
@@ -474,7 +474,7 @@ pub async fn submit(
         let blob_key = format!("proofs/{}/{}-{}", delivery.id, kind.as_str(), ids::random_base62(32));
         let size_bytes = file.content.len() as i64;
         let content_type = FileType::of(&file.content).map_or(file.content_type, |t| t.media_type().to_owned());
-        core.blobs.put(&blob_key, file.content).await?;
+        orders.blobs.put(&blob_key, file.content).await?;
         artifacts.push(artifact::ActiveModel {
             id: Set(id),
             delivery_id: Set(delivery.id.clone()),
@@ -628,8 +628,8 @@ pub struct ProofLink {
 /// (`403 pod_not_available`), then the checkpoints oldest first (none yet:
 /// `404 no_proof_of_delivery`), each file with a signed `download_url` valid
 /// for 15 minutes.
-pub async fn proof_of_delivery(core: &Core, principal: &Principal, delivery_id: &str) -> CoreResult<Proof> {
-    let delivery = deliveries::get(core, principal, delivery_id).await?;
+pub async fn proof_of_delivery(orders: &Orders, principal: &Principal, delivery_id: &str) -> CoreResult<Proof> {
+    let delivery = deliveries::get(orders, principal, delivery_id).await?;
     if !principal.workspace.plan.proof_of_delivery {
         return Err(CoreError::new(
             ErrorCode::PodNotAvailable,
@@ -638,7 +638,7 @@ pub async fn proof_of_delivery(core: &Core, principal: &Principal, delivery_id: 
     }
     let mut checkpoints = checkpoint::Entity::find()
         .filter(checkpoint::Column::DeliveryId.eq(delivery.id.as_str()))
-        .all(&core.db)
+        .all(&orders.db)
         .await?;
     if checkpoints.is_empty() {
         return Err(CoreError::new(
@@ -651,10 +651,10 @@ pub async fn proof_of_delivery(core: &Core, principal: &Principal, delivery_id: 
     let artifacts = artifact::Entity::find()
         .filter(artifact::Column::DeliveryId.eq(delivery.id.as_str()))
         .order_by_asc(artifact::Column::Position)
-        .all(&core.db)
+        .all(&orders.db)
         .await?;
-    let expires = core.clock.now().timestamp() + LINK_VALIDITY_SECS;
-    let base_url = core.config.public_base_url.trim_end_matches('/');
+    let expires = orders.clock.now().timestamp() + LINK_VALIDITY_SECS;
+    let base_url = orders.config.public_base_url.trim_end_matches('/');
     let corrupt = |what: &str| CoreError::Internal(format!("proof of delivery {} has a corrupt {what}", delivery.id));
     let mut out = Vec::with_capacity(checkpoints.len());
     for c in checkpoints {
@@ -667,7 +667,7 @@ pub async fn proof_of_delivery(core: &Core, principal: &Principal, delivery_id: 
                     kind: ArtifactKind::parse(&a.kind).ok_or_else(|| corrupt("artifact kind"))?,
                     file_name: a.file_name.clone(),
                     content_type: a.content_type.clone(),
-                    download_url: download_url(&core.secrets.download_url, base_url, &a.id, expires),
+                    download_url: download_url(&orders.secrets.download_url, base_url, &a.id, expires),
                 })
             })
             .collect::<CoreResult<Vec<_>>>()?;
@@ -728,24 +728,24 @@ pub struct ProofDownload {
 /// artifact are `404 not_found`; an expired link too, with a message saying
 /// to fetch the proof of delivery again. The signature is checked first, so
 /// a forged link learns nothing.
-pub async fn download(core: &Core, artifact_id: &str, expires: i64, signature: &str) -> CoreResult<ProofDownload> {
-    if !signature_matches(&core.secrets.download_url, artifact_id, expires, signature) {
+pub async fn download(orders: &Orders, artifact_id: &str, expires: i64, signature: &str) -> CoreResult<ProofDownload> {
+    if !signature_matches(&orders.secrets.download_url, artifact_id, expires, signature) {
         return Err(CoreError::new(
             ErrorCode::NotFound,
             "No such proof file: the download link is invalid.",
         ));
     }
-    if core.clock.now().timestamp() > expires {
+    if orders.clock.now().timestamp() > expires {
         return Err(CoreError::new(
             ErrorCode::NotFound,
             "This download link expired; fetch the proof of delivery again for a fresh link.",
         ));
     }
     let row = artifact::Entity::find_by_id(artifact_id.to_owned())
-        .one(&core.db)
+        .one(&orders.db)
         .await?
         .ok_or_else(|| CoreError::not_found("proof file"))?;
-    let content = core
+    let content = orders
         .blobs
         .get(&row.blob_key)
         .await?
@@ -794,7 +794,7 @@ mod tests {
     fn delivery(proof: ProofRequirements) -> Delivery {
         Delivery {
             proof,
-            ..deliveries::sample()
+            ..crate::testing::sample_delivery()
         }
     }
 

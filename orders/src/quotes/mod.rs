@@ -11,9 +11,9 @@ use courier::errors::ErrorCode;
 use sea_orm::{ActiveModelTrait, ActiveValue::Set, ConnectionTrait, EntityTrait, QueryFilter};
 use serde::{Deserialize, Serialize};
 
-use crate::auth::Principal;
 use crate::validate::{self, ContactRule, WaypointInput};
-use crate::{Core, CoreError, CoreResult};
+use crate::{CoreError, CoreResult, Orders};
+use courier_identity::auth::Principal;
 use courier_pricing::items::ItemInput;
 use courier_pricing::prices::{Breakdown, ExtraSelection, PriceRequest, PricedRoute};
 use courier_pricing::routing::RoutePoint;
@@ -79,7 +79,7 @@ impl RouteInput {
     }
 
     /// Prices the route in the workspace's terms, at its pickup time.
-    pub async fn price(&self, core: &Core, now: DateTime<Utc>, discount_bps: u32) -> CoreResult<PricedRoute> {
+    pub async fn price(&self, orders: &Orders, now: DateTime<Utc>, discount_bps: u32) -> CoreResult<PricedRoute> {
         let mut waypoints = Vec::with_capacity(self.stops.len() + 2);
         waypoints.push(RoutePoint {
             param: "pickup".into(),
@@ -103,7 +103,7 @@ impl RouteInput {
             pickup_at: self.scheduled_at.unwrap_or(now),
             discount_bps,
         };
-        courier_pricing::prices::price_route(&core.catalog, core.router.as_ref(), &request).await
+        courier_pricing::prices::price_route(&orders.catalog, orders.router.as_ref(), &request).await
     }
 }
 
@@ -123,10 +123,10 @@ pub struct Quote {
 }
 
 /// Validates, prices and stores a quote for the caller's workspace and mode.
-pub async fn create(core: &Core, principal: &Principal, route: RouteInput) -> CoreResult<Quote> {
-    let now = core.clock.now();
+pub async fn create(orders: &Orders, principal: &Principal, route: RouteInput) -> CoreResult<Quote> {
+    let now = orders.clock.now();
     route.validate(now, ContactRule::Forbidden, ContactRule::Forbidden)?;
-    let priced = route.price(core, now, principal.workspace.plan.discount_bps).await?;
+    let priced = route.price(orders, now, principal.workspace.plan.discount_bps).await?;
     let quote = Quote {
         id: courier_store::ids::new_id("quo"),
         route: route.key(),
@@ -153,7 +153,7 @@ pub async fn create(core: &Core, principal: &Principal, route: RouteInput) -> Co
         valid_until: Set(quote.valid_until),
         created_at: Set(quote.created_at),
     }
-    .insert(&core.writer)
+    .insert(&orders.writer)
     .await?;
     Ok(quote)
 }

@@ -48,7 +48,7 @@ use super::queue::{self, DeliveryState};
 use super::retry::{self, Verdict};
 use super::{send, target};
 use crate::events;
-use crate::{Core, CoreResult};
+use crate::{CoreResult, Orders};
 use courier_store::ids;
 use courier_store::metrics::AttemptResult;
 
@@ -80,17 +80,17 @@ const LEASE: Duration =
     Duration::from_secs(target::LOOKUP_TIMEOUT.as_secs() + send::RECEIVER_TIMEOUT.as_secs() + RECORD_MARGIN.as_secs());
 
 /// Runs until `stop` fires, then waits for the sends in flight.
-pub async fn run(core: Core, stop: CancellationToken) {
+pub async fn run(orders: Orders, stop: CancellationToken) {
     let mut dispatcher = Dispatcher::default();
     let mut recorder = Recorder::default();
     // Rows queued in this process are looked at once committed, not at the
     // next poll (other replicas' rows wait for it).
-    let queued = core.webhook_wake.clone();
+    let queued = orders.webhook_wake.clone();
     loop {
         if stop.is_cancelled() {
             break;
         }
-        let wait = match dispatcher.dispatch_due(&core, &stop).await {
+        let wait = match dispatcher.dispatch_due(&orders, &stop).await {
             Ok(wait) => wait,
             Err(error) => {
                 tracing::warn!(%error, "webhook dispatch failed");
@@ -110,16 +110,16 @@ pub async fn run(core: Core, stop: CancellationToken) {
                 while let Some(done) = dispatcher.in_flight.try_join_next_with_id() {
                     sent.extend(dispatcher.finished(done));
                 }
-                recorder.add(&core, sent);
+                recorder.add(&orders, sent);
             }
-            () = recorder.recorded(), if recorder.is_recording() => recorder.start(&core),
+            () = recorder.recorded(), if recorder.is_recording() => recorder.start(&orders),
         }
     }
-    dispatcher.release_ready(&core).await;
+    dispatcher.release_ready(&orders).await;
     while let Some(done) = dispatcher.in_flight.join_next_with_id().await {
-        recorder.add(&core, dispatcher.finished(done).into_iter().collect());
+        recorder.add(&orders, dispatcher.finished(done).into_iter().collect());
     }
-    recorder.flush(&core).await;
+    recorder.flush(&orders).await;
 }
 
 /// Records finished sends in a task of its own, so that the loop claims the
@@ -132,16 +132,16 @@ struct Recorder {
 }
 
 impl Recorder {
-    fn add(&mut self, core: &Core, sent: Vec<Sent>) {
+    fn add(&mut self, orders: &Orders, sent: Vec<Sent>) {
         self.waiting.extend(sent);
-        self.start(core);
+        self.start(orders);
     }
 
     /// Starts recording what waits, unless a record transaction runs.
-    fn start(&mut self, core: &Core) {
+    fn start(&mut self, orders: &Orders) {
         if self.recording.is_none() && !self.waiting.is_empty() {
-            let (core, sent) = (core.clone(), std::mem::take(&mut self.waiting));
-            self.recording = Some(tokio::spawn(async move { record_logged(&core, sent).await }));
+            let (orders, sent) = (orders.clone(), std::mem::take(&mut self.waiting));
+            self.recording = Some(tokio::spawn(async move { record_logged(&orders, sent).await }));
         }
     }
 
@@ -160,13 +160,13 @@ impl Recorder {
     }
 
     /// Records everything that waits, and waits for it.
-    async fn flush(&mut self, core: &Core) {
+    async fn flush(&mut self, orders: &Orders) {
         loop {
             self.recorded().await;
             if self.waiting.is_empty() {
                 return;
             }
-            self.start(core);
+            self.start(orders);
         }
     }
 }
@@ -187,10 +187,10 @@ impl Dispatcher {
     /// Starts what is claimed already, then claims what is due and there is
     /// room for and starts it, until `stop` fires; returns how long to sleep
     /// before looking again.
-    async fn dispatch_due(&mut self, core: &Core, stop: &CancellationToken) -> CoreResult<Duration> {
-        self.start_ready(core).await;
-        let now = core.clock.now_micros();
-        let due = queue::due_endpoints(&core.db, now + micros(POLL)).await?;
+    async fn dispatch_due(&mut self, orders: &Orders, stop: &CancellationToken) -> CoreResult<Duration> {
+        self.start_ready(orders).await;
+        let now = orders.clock.now_micros();
+        let due = queue::due_endpoints(&orders.db, now + micros(POLL)).await?;
         let mut wait = POLL;
         let mut room = (MAX_IN_FLIGHT + MAX_CLAIMED_AHEAD).saturating_sub(self.in_flight.len() + self.ready_count());
         let mut wanted = Vec::new();
@@ -212,7 +212,7 @@ impl Dispatcher {
             wanted.push((webhook_id, free));
         }
         if !wanted.is_empty() && !stop.is_cancelled() {
-            self.claim_and_start(core, wanted, now).await?;
+            self.claim_and_start(orders, wanted, now).await?;
         }
         Ok(wait.max(Duration::from_millis(1)))
     }
@@ -222,10 +222,10 @@ impl Dispatcher {
     /// nothing waits leaves after one commit, not three (claim, cut-off,
     /// start). The rest waits in `ready`. When the transaction fails,
     /// nothing of it happened: the rows are still due.
-    async fn claim_and_start(&mut self, core: &Core, wanted: Vec<(String, usize)>, now: i64) -> CoreResult<()> {
+    async fn claim_and_start(&mut self, orders: &Orders, wanted: Vec<(String, usize)>, now: i64) -> CoreResult<()> {
         let token = ids::new_id("clm");
         let lease_end = now + micros(LEASE);
-        let tx = core.begin_bookkeeping().await?;
+        let tx = orders.begin_bookkeeping().await?;
         let mut claimed = 0;
         for (webhook_id, free) in wanted {
             claimed += queue::claim(&tx, &webhook_id, free as u64, now, lease_end, &token).await?;
@@ -242,13 +242,13 @@ impl Dispatcher {
             ready.push_back(claim);
         }
         let batch = self.take_startable();
-        let begun = match begin_attempts_in(&tx, core.clock.now_micros(), batch).await {
+        let begun = match begin_attempts_in(&tx, orders.clock.now_micros(), batch).await {
             Ok(attempts) => tx.commit().await.map(|()| attempts),
             Err(error) => Err(error),
         };
         match begun {
             Ok(attempts) => {
-                self.launch(core, attempts);
+                self.launch(orders, attempts);
                 Ok(())
             }
             Err(error) => {
@@ -284,20 +284,20 @@ impl Dispatcher {
     /// slots: one transaction for the batch ([`begin_attempts_in`]), then the
     /// sends. When that transaction fails, the batch's rows are due again
     /// when their leases end.
-    async fn start_ready(&mut self, core: &Core) {
+    async fn start_ready(&mut self, orders: &Orders) {
         let batch = self.take_startable();
         if batch.is_empty() {
             return;
         }
         let count = batch.len();
         let begun = async {
-            let tx = core.begin_bookkeeping().await?;
-            let attempts = begin_attempts_in(&tx, core.clock.now_micros(), batch).await?;
+            let tx = orders.begin_bookkeeping().await?;
+            let attempts = begin_attempts_in(&tx, orders.clock.now_micros(), batch).await?;
             tx.commit().await?;
             CoreResult::Ok(attempts)
         };
         match begun.await {
-            Ok(attempts) => self.launch(core, attempts),
+            Ok(attempts) => self.launch(orders, attempts),
             Err(error) => {
                 tracing::warn!(%error, count, "webhook attempts not started; due again when their leases end");
             }
@@ -305,11 +305,11 @@ impl Dispatcher {
     }
 
     /// Sends the attempts begun.
-    fn launch(&mut self, core: &Core, attempts: Vec<Attempting>) {
+    fn launch(&mut self, orders: &Orders, attempts: Vec<Attempting>) {
         for attempt in attempts {
             let webhook_id = attempt.row.webhook_id.clone();
             *self.per_endpoint.entry(webhook_id.clone()).or_default() += 1;
-            let handle = self.in_flight.spawn(send_attempt(core.clone(), attempt));
+            let handle = self.in_flight.spawn(send_attempt(orders.clone(), attempt));
             self.tasks.insert(handle.id(), webhook_id);
         }
     }
@@ -320,7 +320,7 @@ impl Dispatcher {
 
     /// Gives the rows claimed ahead back to the queue, due at once: on
     /// shutdown, so that the next dispatcher need not wait for their lease.
-    async fn release_ready(&mut self, core: &Core) {
+    async fn release_ready(&mut self, orders: &Orders) {
         let rows: Vec<webhook_delivery::Model> = self
             .ready
             .drain()
@@ -330,7 +330,7 @@ impl Dispatcher {
         if rows.is_empty() {
             return;
         }
-        if let Err(error) = queue::release(&core.writer, &rows, core.clock.now_micros()).await {
+        if let Err(error) = queue::release(&orders.writer, &rows, orders.clock.now_micros()).await {
             tracing::warn!(%error, count = rows.len(), "claimed webhook rows not released; due again when their lease ends");
         }
     }
@@ -494,7 +494,7 @@ struct Sent {
 }
 
 /// Makes one started attempt: the request, judged.
-async fn send_attempt(core: Core, attempt: Attempting) -> Sent {
+async fn send_attempt(orders: Orders, attempt: Attempting) -> Sent {
     let Attempting {
         row,
         event,
@@ -503,28 +503,28 @@ async fn send_attempt(core: Core, attempt: Attempting) -> Sent {
         attempt_id,
         started_at,
     } = attempt;
-    let outcome = match render(&core, &event) {
-        Ok(body) => send::send(&core, &url, &secret, &event.id, body).await,
+    let outcome = match render(&orders, &event) {
+        Ok(body) => send::send(&orders, &url, &secret, &event.id, body).await,
         Err(error) => {
             tracing::error!(%error, event_id = %event.id, "webhook body could not be rendered");
             let message = "Internal error: the event could not be rendered.".to_owned();
-            send::Outcome::unsent(core.clock.now_micros(), Verdict::Permanent, message)
+            send::Outcome::unsent(orders.clock.now_micros(), Verdict::Permanent, message)
         }
     };
     let made = row.attempts + 1;
-    let now = core.clock.now_micros();
+    let now = orders.clock.now_micros();
     let (state, status, next_attempt_at) = match outcome.verdict {
         Verdict::Succeeded => (DeliveryState::Succeeded, AttemptStatus::Succeeded, None),
         Verdict::Permanent => (DeliveryState::Failed, AttemptStatus::Failed, None),
         Verdict::Retryable => {
             let jitter = rand::rng().random_range(-1.0..=1.0);
-            match retry::next_delay(made, core.config.webhook_retry_scale, jitter, outcome.retry_after) {
+            match retry::next_delay(made, orders.config.webhook_retry_scale, jitter, outcome.retry_after) {
                 Some(delay) => (DeliveryState::Pending, AttemptStatus::Failed, Some(now + micros(delay))),
                 None => (DeliveryState::Failed, AttemptStatus::Failed, None),
             }
         }
     };
-    core.metrics.webhook_attempt(match state {
+    orders.metrics.webhook_attempt(match state {
         DeliveryState::Succeeded => AttemptResult::Succeeded,
         DeliveryState::Pending => AttemptResult::Retrying,
         DeliveryState::Failed => AttemptResult::Failed,
@@ -543,9 +543,9 @@ async fn send_attempt(core: Core, attempt: Attempting) -> Sent {
 
 /// [`record`], logging a failure: the rows keep their lease and are sent
 /// again when it ends.
-async fn record_logged(core: &Core, sent: Vec<Sent>) {
+async fn record_logged(orders: &Orders, sent: Vec<Sent>) {
     let count = sent.len();
-    if let Err(error) = record(core, sent).await {
+    if let Err(error) = record(orders, sent).await {
         tracing::warn!(%error, count, "webhook attempts not recorded");
     }
 }
@@ -553,12 +553,12 @@ async fn record_logged(core: &Core, sent: Vec<Sent>) {
 /// Records finished sends in one transaction: their attempts, where their
 /// rows stand (only rows whose lease is still theirs), and the failing-streak
 /// rule for rows that ended failed.
-async fn record(core: &Core, sent: Vec<Sent>) -> CoreResult<()> {
+async fn record(orders: &Orders, sent: Vec<Sent>) -> CoreResult<()> {
     if sent.is_empty() {
         return Ok(());
     }
-    let now = core.clock.now_micros();
-    let tx = core.begin_bookkeeping().await?;
+    let now = orders.clock.now_micros();
+    let tx = orders.begin_bookkeeping().await?;
     let ended = sent
         .iter()
         .map(|s| (s.attempt_id.as_str(), s.started_at, &s.row, s.status, &s.outcome));
@@ -568,7 +568,7 @@ async fn record(core: &Core, sent: Vec<Sent>) -> CoreResult<()> {
     for s in others {
         let owned = queue::finish(&tx, &s.row, s.state, s.made, s.next_attempt_at, now).await?;
         if owned && s.state == DeliveryState::Failed {
-            disable_if_failing(core, &tx, &s.row.webhook_id, now).await?;
+            disable_if_failing(orders, &tx, &s.row.webhook_id, now).await?;
         }
     }
     tx.commit().await?;
@@ -576,25 +576,25 @@ async fn record(core: &Core, sent: Vec<Sent>) -> CoreResult<()> {
 }
 
 /// The body of a stored event, as the transport writes it (`Wire`).
-fn render(core: &Core, event: &events::entity::Model) -> CoreResult<Vec<u8>> {
-    core.wire.webhook_body(&events::from_model(event)?)
+fn render(orders: &Orders, event: &events::entity::Model) -> CoreResult<Vec<u8>> {
+    orders.wire.webhook_body(&events::from_model(event)?)
 }
 
 /// An endpoint whose last `webhook_disable_after` events all ended failed, the
 /// first of them at least `webhook_disable_window` ago, is disabled with reason
 /// `failing` (docs/guide.md "Webhooks"). A threshold of 0 turns the rule off.
 async fn disable_if_failing(
-    core: &Core,
+    orders: &Orders,
     db: &impl sea_orm::ConnectionTrait,
     webhook_id: &str,
     now: i64,
 ) -> CoreResult<()> {
-    let threshold = i64::from(core.config.webhook_disable_after);
+    let threshold = i64::from(orders.config.webhook_disable_after);
     if threshold == 0 {
         return Ok(());
     }
     let (failures, first_failure) = queue::failing_streak(db, webhook_id).await?;
-    let long_enough = first_failure.is_some_and(|first| now - first >= micros(core.config.webhook_disable_window));
+    let long_enough = first_failure.is_some_and(|first| now - first >= micros(orders.config.webhook_disable_window));
     if failures >= threshold && long_enough {
         tracing::info!(webhook_id, failures, "webhook endpoint disabled: failing");
         endpoints::disable(db, webhook_id, DisabledReason::Failing, now).await?;

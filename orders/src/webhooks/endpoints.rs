@@ -28,10 +28,10 @@ use super::entity::endpoint;
 pub use super::entity::endpoint::{DisabledReason, Endpoint, EndpointStatus, from_model};
 use super::target::{self, SystemResolver, TargetPolicy};
 use super::{queue, send};
-use crate::auth::Principal;
 use crate::events::{self, EventType};
-use crate::{Core, CoreError, CoreResult};
+use crate::{CoreError, CoreResult, Orders};
 use courier::errors::ErrorCode;
+use courier_identity::auth::Principal;
 use courier_store::ids;
 
 /// Endpoints per workspace and mode (docs/guide.md "Limits").
@@ -80,16 +80,16 @@ pub struct TestResult {
     pub error: Option<String>,
 }
 
-pub async fn create(core: &Core, principal: &Principal, new: NewEndpoint) -> CoreResult<Created> {
-    let policy = policy(core);
+pub async fn create(orders: &Orders, principal: &Principal, new: NewEndpoint) -> CoreResult<Created> {
+    let policy = policy(orders);
     target::check_url_syntax(&new.url, policy)?;
     check_events(&new.events)?;
     let description = check_description(new.description)?;
     check_target(&new.url, policy).await?;
 
-    let now = core.clock.now_micros();
+    let now = orders.clock.now_micros();
     let secret = super::signature::new_secret();
-    let tx = core.begin().await?;
+    let tx = orders.begin().await?;
     lock_endpoint_list(&tx, principal).await?;
     let existing = endpoint::Entity::find()
         .filter(principal.scope(endpoint::Column::WorkspaceId, endpoint::Column::Mode))
@@ -119,7 +119,9 @@ pub async fn create(core: &Core, principal: &Principal, new: NewEndpoint) -> Cor
     }
     .insert(&tx)
     .await?;
-    principal.audit(core, &tx, "webhook_endpoint.create", &model.id).await?;
+    principal
+        .audit(orders, &tx, "webhook_endpoint.create", &model.id)
+        .await?;
     tx.commit().await?;
     Ok(Created {
         endpoint: from_model(model)?,
@@ -128,20 +130,20 @@ pub async fn create(core: &Core, principal: &Principal, new: NewEndpoint) -> Cor
 }
 
 /// The caller's endpoints, oldest first.
-pub async fn list(core: &Core, principal: &Principal) -> CoreResult<Vec<Endpoint>> {
+pub async fn list(orders: &Orders, principal: &Principal) -> CoreResult<Vec<Endpoint>> {
     endpoint::Entity::find()
         .filter(principal.scope(endpoint::Column::WorkspaceId, endpoint::Column::Mode))
         .order_by_asc(endpoint::Column::CreatedAt)
         .order_by_asc(endpoint::Column::Id)
-        .all(&core.db)
+        .all(&orders.db)
         .await?
         .into_iter()
         .map(from_model)
         .collect()
 }
 
-pub async fn update(core: &Core, principal: &Principal, id: &str, patch: EndpointPatch) -> CoreResult<Endpoint> {
-    let policy = policy(core);
+pub async fn update(orders: &Orders, principal: &Principal, id: &str, patch: EndpointPatch) -> CoreResult<Endpoint> {
+    let policy = policy(orders);
     if let Some(url) = &patch.url {
         target::check_url_syntax(url, policy)?;
     }
@@ -149,7 +151,7 @@ pub async fn update(core: &Core, principal: &Principal, id: &str, patch: Endpoin
         check_events(events)?;
     }
     let description = patch.description.map(|d| check_description(Some(d))).transpose()?;
-    let current = from_model(find_scoped(&core.db, principal, id).await?)?;
+    let current = from_model(find_scoped(&orders.db, principal, id).await?)?;
     if let Some(url) = &patch.url {
         check_target(url, policy).await?;
     }
@@ -167,8 +169,8 @@ pub async fn update(core: &Core, principal: &Principal, id: &str, patch: Endpoin
         return Ok(current);
     }
 
-    let now = core.clock.now_micros();
-    let tx = core.begin().await?;
+    let now = orders.clock.now_micros();
+    let tx = orders.begin().await?;
     let mut row = endpoint::ActiveModel {
         id: Set(current.id.clone()),
         updated_at: Set(now),
@@ -196,20 +198,22 @@ pub async fn update(core: &Core, principal: &Principal, id: &str, patch: Endpoin
         None => {}
     }
     let model = row.update(&tx).await?;
-    principal.audit(core, &tx, "webhook_endpoint.update", &model.id).await?;
+    principal
+        .audit(orders, &tx, "webhook_endpoint.update", &model.id)
+        .await?;
     tx.commit().await?;
     from_model(model)
 }
 
 /// Deletes the endpoint and its queue; its attempt log stays with the events
 /// until their retention ends.
-pub async fn delete(core: &Core, principal: &Principal, id: &str) -> CoreResult<String> {
-    let current = find_scoped(&core.db, principal, id).await?;
-    let tx = core.begin().await?;
+pub async fn delete(orders: &Orders, principal: &Principal, id: &str) -> CoreResult<String> {
+    let current = find_scoped(&orders.db, principal, id).await?;
+    let tx = orders.begin().await?;
     queue::delete_for_endpoint(&tx, &current.id).await?;
     endpoint::Entity::delete_by_id(current.id.clone()).exec(&tx).await?;
     principal
-        .audit(core, &tx, "webhook_endpoint.delete", &current.id)
+        .audit(orders, &tx, "webhook_endpoint.delete", &current.id)
         .await?;
     tx.commit().await?;
     Ok(current.id)
@@ -217,14 +221,14 @@ pub async fn delete(core: &Core, principal: &Principal, id: &str) -> CoreResult<
 
 /// Sends one signed sample `delivery.status_updated` event (`data.test`
 /// true) to the endpoint and answers how it went. Nothing is stored.
-pub async fn test(core: &Core, principal: &Principal, id: &str) -> CoreResult<TestResult> {
-    let row = find_scoped(&core.db, principal, id).await?;
+pub async fn test(orders: &Orders, principal: &Principal, id: &str) -> CoreResult<TestResult> {
+    let row = find_scoped(&orders.db, principal, id).await?;
     ensure_active(&from_model(row.clone())?)?;
     let event_id = courier_store::ids::new_id("evt");
-    let body = core
+    let body = orders
         .wire
-        .sample_webhook_body(&event_id, principal.mode, core.clock.now_micros())?;
-    let outcome = send::send(core, &row.url, &row.secret, &event_id, body).await;
+        .sample_webhook_body(&event_id, principal.mode, orders.clock.now_micros())?;
+    let outcome = send::send(orders, &row.url, &row.secret, &event_id, body).await;
     Ok(TestResult {
         event_id,
         succeeded: outcome.verdict == super::retry::Verdict::Succeeded,
@@ -236,13 +240,13 @@ pub async fn test(core: &Core, principal: &Principal, id: &str) -> CoreResult<Te
 
 /// Queues every failed event of the endpoint again, keeping their ids, with
 /// the full number of attempts. Returns how many were queued.
-pub async fn replay(core: &Core, principal: &Principal, id: &str) -> CoreResult<u64> {
-    let endpoint = from_model(find_scoped(&core.db, principal, id).await?)?;
+pub async fn replay(orders: &Orders, principal: &Principal, id: &str) -> CoreResult<u64> {
+    let endpoint = from_model(find_scoped(&orders.db, principal, id).await?)?;
     ensure_active(&endpoint)?;
-    let tx = core.begin().await?;
-    let queued = queue::requeue_failed(&tx, &endpoint.id, core.clock.now_micros()).await?;
+    let tx = orders.begin().await?;
+    let queued = queue::requeue_failed(&tx, &endpoint.id, orders.clock.now_micros()).await?;
     principal
-        .audit(core, &tx, "webhook_endpoint.replay", &endpoint.id)
+        .audit(orders, &tx, "webhook_endpoint.replay", &endpoint.id)
         .await?;
     tx.commit().await?;
     Ok(queued)
@@ -264,15 +268,15 @@ pub struct Activity {
 
 /// The endpoint's latest `limit` attempts, its failing streak and its
 /// retries still to come.
-pub async fn activity(core: &Core, principal: &Principal, id: &str, limit: u64) -> CoreResult<Activity> {
-    let endpoint = find_scoped(&core.db, principal, id).await?;
-    let latest = attempts::of_endpoint(&core.db, &endpoint.id, limit).await?;
+pub async fn activity(orders: &Orders, principal: &Principal, id: &str, limit: u64) -> CoreResult<Activity> {
+    let endpoint = find_scoped(&orders.db, principal, id).await?;
+    let latest = attempts::of_endpoint(&orders.db, &endpoint.id, limit).await?;
     let types: HashMap<String, String> = events::entity::Entity::find()
         .select_only()
         .columns([events::entity::Column::Id, events::entity::Column::Type])
         .filter(events::entity::Column::Id.is_in(latest.iter().map(|(event_id, _)| event_id.as_str())))
         .into_tuple::<(String, String)>()
-        .all(&core.db)
+        .all(&orders.db)
         .await?
         .into_iter()
         .collect();
@@ -288,10 +292,10 @@ pub async fn activity(core: &Core, principal: &Principal, id: &str, limit: u64) 
         .collect::<CoreResult<_>>()?;
     Ok(Activity {
         attempts,
-        failing_streak: queue::failing_streak(&core.db, &endpoint.id).await?.0,
-        pending_retries: queue::pending_retries(&core.db, &endpoint.id).await?,
-        disable_after: core.config.webhook_disable_after,
-        disable_window: core.config.webhook_disable_window,
+        failing_streak: queue::failing_streak(&orders.db, &endpoint.id).await?.0,
+        pending_retries: queue::pending_retries(&orders.db, &endpoint.id).await?,
+        disable_after: orders.config.webhook_disable_after,
+        disable_window: orders.config.webhook_disable_window,
     })
 }
 
@@ -334,9 +338,9 @@ pub fn disabled_error() -> &'static str {
     DISABLED_ERROR
 }
 
-fn policy(core: &Core) -> TargetPolicy {
+fn policy(orders: &Orders) -> TargetPolicy {
     TargetPolicy {
-        allow_insecure: core.config.webhook_allow_insecure,
+        allow_insecure: orders.config.webhook_allow_insecure,
     }
 }
 
@@ -426,7 +430,7 @@ async fn lock_endpoint_list(db: &impl ConnectionTrait, principal: &Principal) ->
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::auth::Mode;
+    use courier_identity::auth::Mode;
 
     fn param(result: CoreResult<()>) -> Option<String> {
         match result {

@@ -22,7 +22,7 @@ use super::attempts::{self, AttemptStatus};
 use super::entity::endpoint::{self, EndpointStatus};
 use super::entity::webhook_delivery;
 use crate::events;
-use crate::{Core, CoreResult};
+use crate::{CoreResult, Orders};
 use courier_store::ids;
 
 /// Where the delivery of one event to one endpoint stands.
@@ -50,7 +50,7 @@ impl DeliveryState {
 /// records the events; once it commits, this replica's dispatcher is woken
 /// if it queued any row.
 pub async fn enqueue(
-    core: &Core,
+    orders: &Orders,
     tx: &courier_store::db::WriteTransaction,
     recorded: events::Recorded,
 ) -> CoreResult<()> {
@@ -107,7 +107,7 @@ pub async fn enqueue(
         return Ok(());
     }
     courier_store::db::insert_rows::<webhook_delivery::Entity>(&**tx, rows).await?;
-    let wake = core.webhook_wake.clone();
+    let wake = orders.webhook_wake.clone();
     tx.after_commit(move || wake.notify_one());
     Ok(())
 }

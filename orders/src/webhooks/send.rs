@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 use crate::webhooks::retry::{self, Verdict};
 use crate::webhooks::signature;
 use crate::webhooks::target::{self, SystemResolver, TargetPolicy};
-use crate::{Core, CoreError};
+use crate::{CoreError, Orders};
 
 /// How long a receiver has to answer (docs/guide.md "Webhooks").
 pub const RECEIVER_TIMEOUT: Duration = Duration::from_secs(5);
@@ -59,11 +59,11 @@ impl Outcome {
 /// Sends `body` (the event's JSON bytes) as event `event_id` to `url`, signed
 /// with `secret`. Takes at most [`target::LOOKUP_TIMEOUT`] plus
 /// [`RECEIVER_TIMEOUT`] (the dispatcher's lease counts on it).
-pub async fn send(core: &Core, url: &str, secret: &str, event_id: &str, body: Vec<u8>) -> Outcome {
-    let attempted_at = core.clock.now_micros();
+pub async fn send(orders: &Orders, url: &str, secret: &str, event_id: &str, body: Vec<u8>) -> Outcome {
+    let attempted_at = orders.clock.now_micros();
     let unsent = |verdict: Verdict, error: String| Outcome::unsent(attempted_at, verdict, error);
     let policy = TargetPolicy {
-        allow_insecure: core.config.webhook_allow_insecure,
+        allow_insecure: orders.config.webhook_allow_insecure,
     };
     let parsed = match target::check_url_syntax(url, policy) {
         Ok(parsed) => parsed,
@@ -74,7 +74,7 @@ pub async fn send(core: &Core, url: &str, secret: &str, event_id: &str, body: Ve
         Err(error) if target::is_unresolvable(&error) => return unsent(Verdict::Retryable, refusal(&error)),
         Err(error) => return unsent(Verdict::Permanent, refusal(&error)),
     };
-    let client = match core.webhook_clients.get(&parsed, address, RECEIVER_TIMEOUT) {
+    let client = match orders.webhook_clients.get(&parsed, address, RECEIVER_TIMEOUT) {
         Ok(client) => client,
         Err(error) => {
             tracing::error!(%error, "webhook client could not be built");
@@ -84,7 +84,7 @@ pub async fn send(core: &Core, url: &str, secret: &str, event_id: &str, body: Ve
             );
         }
     };
-    let signed = match signature::headers(secret, event_id, core.clock.now().timestamp(), &body) {
+    let signed = match signature::headers(secret, event_id, orders.clock.now().timestamp(), &body) {
         Ok(signed) => signed,
         Err(error) => {
             tracing::error!(%error, event_id, "webhook could not be signed");
@@ -114,7 +114,7 @@ pub async fn send(core: &Core, url: &str, secret: &str, event_id: &str, body: Ve
                 .headers()
                 .get(reqwest::header::RETRY_AFTER)
                 .and_then(|value| value.to_str().ok())
-                .and_then(|value| retry::parse_retry_after(value, core.clock.now()));
+                .and_then(|value| retry::parse_retry_after(value, orders.clock.now()));
             Outcome {
                 attempted_at,
                 verdict,

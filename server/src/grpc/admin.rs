@@ -4,11 +4,11 @@ use courier::v1::Mode as PbMode;
 use tonic::{Request, Response, Status};
 
 use crate::caller;
-use courier_core::access::{Granted, Permission, act};
-use courier_core::auth::Mode;
-use courier_core::auth::api_keys::{self, ApiKey, KeyExpiry, NewApiKey};
-use courier_core::workspaces::{self, BillingSettings, NewWorkspace, Plan, Workspace, WorkspaceKind};
 use courier_core::{Core, CoreError, CoreResult};
+use courier_identity::access::{Granted, Permission, act};
+use courier_identity::auth::Mode;
+use courier_identity::auth::api_keys::{self, ApiKey, KeyExpiry, NewApiKey};
+use courier_identity::workspaces::{self, BillingSettings, NewWorkspace, Plan, Workspace, WorkspaceKind};
 
 pub struct AdminApi(pub Core);
 
@@ -262,11 +262,11 @@ impl AdminService for AdminApi {
     ) -> Result<Response<pb::ListAuditEntriesResponse>, Status> {
         self.granted(&request).await?;
         let r = request.into_inner();
-        let (entries, next) = courier_core::audit::listing::list(&self.0, r.page_size, Some(&r.page_token)).await?;
+        let (entries, next) = courier_core::audit_log::list(&self.0, r.page_size, Some(&r.page_token)).await?;
         Ok(Response::new(pb::ListAuditEntriesResponse {
             entries: entries
                 .into_iter()
-                .map(|courier_core::audit::listing::Listed { entry: e, courier }| {
+                .map(|courier_core::audit_log::Listed { entry: e, courier }| {
                     let (courier_id, courier_name) = courier.unzip();
                     pb::AuditEntry {
                         id: e.id,

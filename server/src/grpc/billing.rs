@@ -5,12 +5,12 @@ use tonic::{Request, Response, Status};
 
 use super::admin::{billing_out, day_count, overdue_is_output_only};
 use crate::caller;
-use courier_core::access::{Granted, act};
-use courier_core::billing::lines;
-use courier_core::billing::lines::BillingLine;
-use courier_core::billing::statements::{self, PeriodEnd, Statement, StatementStatus};
-use courier_core::workspaces::{self, BillingSettings, Workspace};
 use courier_core::{Core, CoreError, CoreResult};
+use courier_identity::access::{Granted, act};
+use courier_identity::workspaces::{self, BillingSettings, Workspace};
+use courier_orders::billing::lines;
+use courier_orders::billing::lines::BillingLine;
+use courier_orders::billing::statements::{self, PeriodEnd, Statement, StatementStatus};
 
 pub struct BillingApi(pub Core);
 

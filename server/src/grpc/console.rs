@@ -6,14 +6,16 @@ use tonic::{Request, Response, Status};
 use super::admin::{expiry_in, key_out, kind_out, mode_in, permissions_in};
 use super::dispatch_map_out::area_out;
 use crate::caller;
-use courier_core::access::{Act, Granted, act};
-use courier_core::accounts;
-use courier_core::accounts::invitations::{self, Invitation, Joiner};
-use courier_core::accounts::memberships::{self, Member, Role};
-use courier_core::accounts::{NewUser, User};
-use courier_core::auth::api_keys::{self, NewApiKey};
-use courier_core::identity::sessions::{self, Session};
-use courier_core::{Core, CoreError, CoreResult, deliveries, dispatch_map, workspaces};
+use courier_core::{Core, CoreError, CoreResult, dispatch_map};
+use courier_identity::access::{Act, Granted, act};
+use courier_identity::accounts;
+use courier_identity::accounts::invitations::{self, Invitation, Joiner};
+use courier_identity::accounts::memberships::{self, Member, Role};
+use courier_identity::accounts::{NewUser, User};
+use courier_identity::auth::api_keys::{self, NewApiKey};
+use courier_identity::sessions::{self, Session};
+use courier_identity::workspaces;
+use courier_orders::deliveries;
 
 pub struct ConsoleApi(pub Core);
 

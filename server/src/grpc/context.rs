@@ -3,8 +3,8 @@
 //! an idempotent create's request is fingerprinted and its answer given.
 
 use courier::metadata;
-use courier_core::idempotency::Idempotent;
 use courier_core::{CoreError, CoreResult};
+use courier_orders::idempotency::Idempotent;
 use prost::Message;
 use tonic::metadata::MetadataValue;
 use tonic::{Request, Response};

@@ -3,9 +3,9 @@
 use courier::v1 as pb;
 
 use courier_core::CoreError;
-use courier_core::proofs::{ArtifactKind, Checkpoint, ProofFile};
-use courier_core::quotes::{Quote, RouteInput};
-use courier_core::validate::{ContactInput, WaypointInput};
+use courier_orders::proofs::{ArtifactKind, Checkpoint, ProofFile};
+use courier_orders::quotes::{Quote, RouteInput};
+use courier_orders::validate::{ContactInput, WaypointInput};
 use courier_pricing::items::ItemInput;
 use courier_pricing::prices::ExtraSelection;
 

@@ -12,12 +12,12 @@ use tonic::{Request, Response, Status, Streaming};
 use super::convert::{checkpoint_in, proof_file_in};
 use super::couriers::{courier_out, job_out, offer_out, position_in};
 use crate::caller;
-use courier_core::assignments::feed::Reason;
 use courier_core::couriers::{self, Availability, Courier, invitations};
-use courier_core::identity::sessions;
 use courier_core::jobs::{self, Move, watch};
-use courier_core::proofs::ProofSubmission;
 use courier_core::{Core, CoreError, CoreResult, positions};
+use courier_identity::sessions;
+use courier_orders::assignments::feed::Reason;
+use courier_orders::proofs::ProofSubmission;
 
 pub struct CourierAppApi(pub Core);
 

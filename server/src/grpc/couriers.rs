@@ -12,13 +12,14 @@ use super::convert::{item_out, required};
 use super::delivery_out::{proof_out, waypoint_out};
 use super::enums::ToProto;
 use crate::caller;
-use courier_core::access::{Act, Granted, act};
-use courier_core::assignments::offers::Offer;
 use courier_core::couriers::{self, Courier, Fleet, NewCourier, Photo, ProfileChange, Vehicle, invitations};
 use courier_core::jobs::{self, Job, Move, Work};
 use courier_core::positions::{self, Position};
-use courier_core::validate::WaypointInput;
-use courier_core::{Core, CoreError, CoreResult, audit};
+use courier_core::{Core, CoreError, CoreResult};
+use courier_identity::access::{Act, Granted, act};
+use courier_identity::audit;
+use courier_orders::assignments::offers::Offer;
+use courier_orders::validate::WaypointInput;
 
 pub struct CourierApi(pub Core);
 

@@ -8,10 +8,10 @@ use super::convert::{self, RouteParts};
 use super::delivery_out::to_proto;
 use crate::caller;
 use courier_core::Core;
-use courier_core::access::Permission;
-use courier_core::deliveries::{self, CancelReason, ListFilter, NewDelivery, ProofRequest, TestScenario};
-use courier_core::lifecycle::{self, Status as DeliveryStatus};
 use courier_core::{CoreError, CoreResult};
+use courier_identity::access::Permission;
+use courier_orders::deliveries::{self, CancelReason, ListFilter, NewDelivery, ProofRequest, TestScenario};
+use courier_orders::lifecycle::{self, Status as DeliveryStatus};
 
 pub struct DeliveryApi(pub Core);
 
@@ -122,7 +122,7 @@ impl DeliveryService for DeliveryApi {
     ) -> Result<Response<pb::GetDeliveryResponse>, Status> {
         let principal = caller::api(&self.0, &request, Some(Permission::DeliveriesRead)).await?;
         let delivery = deliveries::get(&self.0, &principal, &request.into_inner().delivery_id).await?;
-        let delivery = deliveries::located(&self.0, delivery).await?;
+        let delivery = courier_core::tracking::located(&self.0, delivery).await?;
         Ok(Response::new(pb::GetDeliveryResponse {
             delivery: Some(to_proto(&delivery, &self.0.config.public_base_url)),
         }))

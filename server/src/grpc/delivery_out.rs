@@ -7,12 +7,12 @@ use courier::v1 as pb;
 use prost::Message;
 
 use super::enums::ToProto;
-use courier_core::auth::Mode;
-use courier_core::deliveries::{Courier, Delivery, ProofRequirements};
-use courier_core::events::Event;
-use courier_core::fleet::FleetOrder;
-use courier_core::validate::{ContactInput, WaypointInput};
 use courier_core::{CoreError, CoreResult};
+use courier_identity::auth::Mode;
+use courier_orders::deliveries::{Courier, Delivery, ProofRequirements};
+use courier_orders::events::Event;
+use courier_orders::fleet::FleetOrder;
+use courier_orders::validate::{ContactInput, WaypointInput};
 use courier_pricing::prices::Breakdown;
 
 pub fn to_proto(d: &Delivery, public_base_url: &str) -> pb::Delivery {

@@ -13,14 +13,15 @@ use super::delivery_out::{contact_out, to_proto, waypoint_out};
 use super::dispatch_map_out;
 use super::enums::ToProto;
 use crate::caller;
-use courier_core::access::act;
 use courier_core::couriers::Fleet;
-use courier_core::deliveries::{Courier, CourierVehicle, Delivery};
 use courier_core::dispatch::{self, LocationReport, Mover};
-use courier_core::fleet::{self, FleetOrder};
 use courier_core::jobs::{self, Work};
-use courier_core::proofs::ProofSubmission;
-use courier_core::{Core, CoreResult, dispatch_map, workspaces};
+use courier_core::{Core, CoreResult, dispatch_map};
+use courier_identity::access::act;
+use courier_identity::workspaces;
+use courier_orders::deliveries::{Courier, CourierVehicle, Delivery};
+use courier_orders::fleet::{self, FleetOrder};
+use courier_orders::proofs::ProofSubmission;
 use tokio_stream::StreamExt;
 use tokio_stream::wrappers::ReceiverStream;
 
@@ -58,7 +59,7 @@ fn board_order_out(o: &FleetOrder) -> ipb::BoardOrder {
         notes: o.notes.clone(),
         created_at: Some(courier::time::micros_to_proto(o.created_at)),
         updated_at: Some(courier::time::micros_to_proto(o.updated_at)),
-        legal_moves: courier_core::lifecycle::legal_moves(o.status)
+        legal_moves: courier_orders::lifecycle::legal_moves(o.status)
             .into_iter()
             .map(|s| s.to_proto() as i32)
             .collect(),

@@ -6,8 +6,8 @@ use courier::internal::v1 as ipb;
 use courier::time::micros_to_proto;
 
 use super::enums::ToProto;
-use courier_core::assignments::PassReason;
 use courier_core::dispatch_map::{MapArea, MapCourier, MapJob, MapOffer, MapPassedOver, MapUpdate};
+use courier_orders::assignments::PassReason;
 use courier_pricing::geo::GeoPoint;
 
 pub fn update_out(update: MapUpdate) -> ipb::WatchDispatchMapResponse {

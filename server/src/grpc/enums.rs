@@ -3,8 +3,8 @@
 //! to the API's name table (`courier::names`), so the two cannot differ.
 
 use courier::v1 as pb;
-use courier_core::events::EventType;
-use courier_core::statuses::{CancellationReason, Status};
+use courier_orders::events::EventType;
+use courier_orders::statuses::{CancellationReason, Status};
 
 /// A domain value as its protobuf enum.
 pub trait ToProto: Copy {

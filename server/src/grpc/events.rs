@@ -14,13 +14,13 @@ use super::convert;
 use super::delivery_out::snapshot;
 use super::enums::ToProto;
 use crate::caller;
-use courier_core::access::Permission;
-use courier_core::events::Event;
-use courier_core::events::EventType;
-use courier_core::events::history::{self, EventFilter};
-use courier_core::events::stream::{self, StreamFilter};
-use courier_core::webhooks::attempts::{self, Attempt, AttemptStatus};
 use courier_core::{Core, CoreError, CoreResult};
+use courier_identity::access::Permission;
+use courier_orders::events::Event;
+use courier_orders::events::EventType;
+use courier_orders::events::history::{self, EventFilter};
+use courier_orders::events::stream::{self, StreamFilter};
+use courier_orders::webhooks::attempts::{self, Attempt, AttemptStatus};
 
 pub struct EventApi(pub Core);
 

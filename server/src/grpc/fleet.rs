@@ -10,10 +10,10 @@ use super::context;
 use super::convert::{self, RouteParts, contact_in, required};
 use super::delivery_out::fleet_order_out;
 use crate::caller;
-use courier_core::access::Permission;
-use courier_core::auth::Principal;
-use courier_core::fleet::{self, NewFleetOrder};
 use courier_core::{Core, CoreResult};
+use courier_identity::access::Permission;
+use courier_identity::auth::Principal;
+use courier_orders::fleet::{self, NewFleetOrder};
 
 pub struct FleetOrderApi(pub Core);
 

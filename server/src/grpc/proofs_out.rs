@@ -4,7 +4,7 @@
 use courier::time::micros_to_proto;
 use courier::v1 as pb;
 
-use courier_core::proofs::{ArtifactKind, Checkpoint, CheckpointProof, Proof, ProofLink};
+use courier_orders::proofs::{ArtifactKind, Checkpoint, CheckpointProof, Proof, ProofLink};
 
 pub fn proof_out(proof: Proof) -> pb::ProofOfDelivery {
     pb::ProofOfDelivery {

@@ -7,7 +7,8 @@ use courier::v1::public_service_server::PublicService;
 use tonic::{Request, Response, Status};
 
 use super::tracking_out::public_tracking_out;
-use courier_core::{Core, couriers, proofs, public_tracking};
+use courier_core::{Core, couriers, public_tracking};
+use courier_orders::proofs;
 
 pub struct PublicApi(pub Core);
 

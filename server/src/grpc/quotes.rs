@@ -4,7 +4,7 @@ use tonic::{Request, Response, Status};
 use super::convert::{self, RouteParts};
 use crate::caller;
 use courier_core::Core;
-use courier_core::access::Permission;
+use courier_identity::access::Permission;
 
 pub struct QuoteApi(pub Core);
 
@@ -25,7 +25,7 @@ impl QuoteService for QuoteApi {
             items: r.items,
             scheduled_at: r.scheduled_at,
         })?;
-        let quote = courier_core::quotes::create(&self.0, &principal, route).await?;
+        let quote = courier_orders::quotes::create(&self.0, &principal, route).await?;
         Ok(Response::new(CreateQuoteResponse {
             quote: Some(convert::quote_out(&quote)),
         }))

@@ -1,4 +1,4 @@
-//! Every string of every request is valid text (`validate::is_text`) before
+//! Every string of every request is valid text (`courier_identity::text::is_text`) before
 //! a handler reads it: a layer of the gRPC server reads each request message
 //! on the wire with the protos' own descriptors, so no service, field or
 //! filter is left out, a new one included. A refusal names the field as a dot
@@ -8,8 +8,8 @@
 //!
 //! The layer runs once the caller is read (`crate::caller`). The public
 //! API's keyed services report the refusal after the permission checks too,
-//! as they report a body the edge could not parse (`access::caller::api`):
-//! the layer leaves it on the request as a `Refusal` (`access::caller`). Every other service
+//! as they report a body the edge could not parse (`courier_core::caller::api`):
+//! the layer leaves it on the request as a `Refusal` (`courier_core::caller`). Every other service
 //! (internal, console, courier app, the keyless public reads) is answered at
 //! once. A client stream is checked message by message and ends with the
 //! refusal.
@@ -31,7 +31,7 @@ use tonic::codegen::http;
 
 use crate::caller::Refusal;
 use courier_core::CoreError;
-use courier_core::validate::{self, TextKind};
+use courier_identity::text::{self, TextKind};
 
 /// A gRPC message is at most this long here; a longer one is left unread for
 /// tonic to refuse (its own limit is 4 MiB).
@@ -345,7 +345,7 @@ impl Index {
                     .filter_map(|field| {
                         let number = u32::try_from(field.number()).ok()?;
                         let kind = match field.r#type() {
-                            Type::String => FieldKind::Text(validate::text_kind(field.name())),
+                            Type::String => FieldKind::Text(text::text_kind(field.name())),
                             Type::Message => names
                                 .get(field.type_name())
                                 .map_or(FieldKind::Other, |&m| FieldKind::Message(m)),
@@ -434,9 +434,9 @@ impl Index {
                         path.push(Step::Entry(entry));
                     }
                     let refusal = match field.kind {
-                        FieldKind::Text(kind) if !validate::is_text(value, kind) => {
+                        FieldKind::Text(kind) if !text::is_text(value, kind) => {
                             let param = render(path);
-                            validate::text(&param, value, kind)
+                            text::text(&param, value, kind)
                                 .err()
                                 .map(|error| refusal_of(error, param))
                         }

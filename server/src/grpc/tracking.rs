@@ -11,8 +11,9 @@ use tonic::{Request, Response, Status};
 use super::proofs_out::proof_out;
 use super::tracking_out::{tracking_out, watch_update_out};
 use crate::caller;
-use courier_core::access::Permission;
-use courier_core::{Core, proofs, tracking};
+use courier_core::{Core, tracking};
+use courier_identity::access::Permission;
+use courier_orders::proofs;
 
 pub struct TrackingApi(pub Core);
 

@@ -8,9 +8,9 @@ use courier::v1 as pb;
 
 use super::delivery_out::{courier_out, to_proto};
 use super::enums::ToProto;
-use courier_core::deliveries::Delivery;
 use courier_core::public_tracking::{PublicPlace, PublicView};
 use courier_core::tracking::{Tracking, WatchUpdate};
+use courier_orders::deliveries::Delivery;
 
 pub fn tracking_out(tracking: &Tracking, public_base_url: &str) -> pb::DeliveryTracking {
     let snapshot = to_proto(&tracking.delivery, public_base_url);
@@ -76,8 +76,8 @@ fn place_out(place: PublicPlace) -> pb::PublicPlace {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use courier_core::deliveries::{Courier, CourierVehicle};
-    use courier_core::statuses::Status;
+    use courier_orders::deliveries::{Courier, CourierVehicle};
+    use courier_orders::statuses::Status;
 
     #[test]
     fn the_public_page_masks_the_plate_once_the_delivery_ended() {

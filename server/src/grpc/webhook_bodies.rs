@@ -14,10 +14,10 @@ use serde::Serialize;
 
 use super::delivery_out::snapshot;
 
-use courier_core::auth::Mode;
-use courier_core::events::Event;
-use courier_core::events::{self, EventType};
 use courier_core::{CoreError, CoreResult};
+use courier_identity::auth::Mode;
+use courier_orders::events::Event;
+use courier_orders::events::{self, EventType};
 
 #[derive(Serialize)]
 struct Envelope<'a, D> {

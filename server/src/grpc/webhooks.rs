@@ -9,10 +9,10 @@ use tonic::{Request, Response, Status};
 use super::enums::ToProto;
 use super::events::{attempt_out, event_type_in};
 use crate::caller;
-use courier_core::access::Permission;
-use courier_core::events::EventType;
-use courier_core::webhooks::endpoints::{self, DisabledReason, Endpoint, EndpointPatch, EndpointStatus, NewEndpoint};
 use courier_core::{Core, CoreError, CoreResult};
+use courier_identity::access::Permission;
+use courier_orders::events::EventType;
+use courier_orders::webhooks::endpoints::{self, DisabledReason, Endpoint, EndpointPatch, EndpointStatus, NewEndpoint};
 
 pub struct WebhookApi(pub Core);
 

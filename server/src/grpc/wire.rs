@@ -6,11 +6,11 @@ use prost::Message;
 
 use super::{delivery_out, webhook_bodies};
 use courier_core::CoreResult;
-use courier_core::auth::Mode;
-use courier_core::deliveries::Delivery;
-use courier_core::events::Event;
-use courier_core::fleet::FleetOrder;
-use courier_core::wire::Wire;
+use courier_identity::auth::Mode;
+use courier_orders::deliveries::Delivery;
+use courier_orders::events::Event;
+use courier_orders::fleet::FleetOrder;
+use courier_orders::wire::Wire;
 
 pub struct ProtoWire {
     /// Where tracking pages are served (`tracking_url`).

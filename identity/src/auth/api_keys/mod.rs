@@ -7,7 +7,7 @@ use sea_orm::{ActiveModelTrait, ActiveValue::Set, ColumnTrait, ConnectionTrait, 
 
 use super::Mode;
 use crate::access::{Granted, ManagesKeys, Permission};
-use crate::{Core, CoreError, CoreResult, audit, workspaces};
+use crate::{CoreError, CoreResult, Identity, audit, workspaces};
 use courier_store::cache_feed;
 pub use model::{ApiKey, USE_RECORDED_EVERY_MICROS};
 
@@ -63,10 +63,14 @@ pub(crate) fn hash(secret: &str) -> String {
 
 /// Creates a key in a workspace `granted` covers, with its audit entry in
 /// the same transaction; returns it with its full secret (shown once).
-pub async fn create<A: ManagesKeys>(core: &Core, granted: &Granted<A>, new: NewApiKey) -> CoreResult<(ApiKey, String)> {
+pub async fn create<A: ManagesKeys>(
+    identity: &Identity,
+    granted: &Granted<A>,
+    new: NewApiKey,
+) -> CoreResult<(ApiKey, String)> {
     granted.covers(&new.workspace_id)?;
-    let now = core.clock.now_micros();
-    let tx = core.begin().await?;
+    let now = identity.clock.now_micros();
+    let tx = identity.begin().await?;
     let workspace = workspaces::get(&*tx, &new.workspace_id).await?;
     let label = new.label.trim();
     if label.is_empty() || label.chars().count() > 100 {
@@ -102,7 +106,7 @@ pub async fn create<A: ManagesKeys>(core: &Core, granted: &Granted<A>, new: NewA
     }
     .insert(&*tx)
     .await?;
-    granted.record(core, &*tx, change("api_key.create", &model)).await?;
+    granted.record(identity, &*tx, change("api_key.create", &model)).await?;
     tx.commit().await?;
     Ok((from_model(model)?, secret))
 }
@@ -168,8 +172,8 @@ pub async fn record_use(db: &impl ConnectionTrait, id: &str, now: i64) -> CoreRe
 /// revoking it again keeps the first revocation time and changes nothing.
 /// This replica's key cache forgets the key once it is committed, before
 /// this answers, every other replica's on the announcement (`cache_feed`).
-pub async fn revoke<A: ManagesKeys>(core: &Core, granted: &Granted<A>, id: &str) -> CoreResult<ApiKey> {
-    let tx = core.begin().await?;
+pub async fn revoke<A: ManagesKeys>(identity: &Identity, granted: &Granted<A>, id: &str) -> CoreResult<ApiKey> {
+    let tx = identity.begin().await?;
     let model = entity::Entity::find_by_id(id.to_owned())
         .one(&*tx)
         .await?
@@ -179,12 +183,14 @@ pub async fn revoke<A: ManagesKeys>(core: &Core, granted: &Granted<A>, id: &str)
         return from_model(model);
     }
     let mut active: entity::ActiveModel = model.into();
-    active.revoked_at = Set(Some(core.clock.now_micros()));
+    active.revoked_at = Set(Some(identity.clock.now_micros()));
     let revoked = active.update(&*tx).await?;
     cache_feed::announce(&*tx, cache_feed::Change::Keys).await?;
-    granted.record(core, &*tx, change("api_key.revoke", &revoked)).await?;
+    granted
+        .record(identity, &*tx, change("api_key.revoke", &revoked))
+        .await?;
     tx.commit().await?;
-    core.keys.forget_all();
+    identity.keys.forget_all();
     from_model(revoked)
 }
 

@@ -4,9 +4,9 @@
 
 use sea_orm::entity::prelude::*;
 
-use crate::auth::Mode;
 use crate::events::EventType;
 use crate::{CoreError, CoreResult};
+use courier_identity::auth::Mode;
 
 #[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
 #[sea_orm(table_name = "webhook_endpoints")]

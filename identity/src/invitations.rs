@@ -37,6 +37,20 @@ pub trait LinkTable: EntityTrait {
     fn row(target: Self::Target) -> Self::ActiveModel;
 }
 
+/// The columns every kind's link table names alike (`token_hash`,
+/// `created_by`, `created_at`, `expires_at`, `accepted_at`), stated in a
+/// kind's [`LinkTable`] impl: `link_columns!(entity::Column);`.
+#[macro_export]
+macro_rules! link_columns {
+    ($($column:ident)::+) => {
+        const TOKEN_HASH: $($column)::+ = $($column)::+::TokenHash;
+        const CREATED_BY: $($column)::+ = $($column)::+::CreatedBy;
+        const CREATED_AT: $($column)::+ = $($column)::+::CreatedAt;
+        const EXPIRES_AT: $($column)::+ = $($column)::+::ExpiresAt;
+        const ACCEPTED_AT: $($column)::+ = $($column)::+::AcceptedAt;
+    };
+}
+
 /// A new link for `target`, made by `created_by`, written on `db`: its
 /// token (shown once) and when it expires.
 pub async fn create<T: LinkTable>(

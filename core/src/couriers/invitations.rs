@@ -38,11 +38,7 @@ pub mod entity {
 }
 
 impl LinkTable for entity::Entity {
-    const TOKEN_HASH: entity::Column = entity::Column::TokenHash;
-    const CREATED_BY: entity::Column = entity::Column::CreatedBy;
-    const CREATED_AT: entity::Column = entity::Column::CreatedAt;
-    const EXPIRES_AT: entity::Column = entity::Column::ExpiresAt;
-    const ACCEPTED_AT: entity::Column = entity::Column::AcceptedAt;
+    courier_identity::link_columns!(entity::Column);
     // The courier is who accepts.
     const ACCEPTED_BY: Option<entity::Column> = None;
     const USED: &'static str = "This invitation link was already used; sign in, or ask for a new link.";

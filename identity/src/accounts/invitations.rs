@@ -36,11 +36,7 @@ pub mod entity {
 }
 
 impl LinkTable for entity::Entity {
-    const TOKEN_HASH: entity::Column = entity::Column::TokenHash;
-    const CREATED_BY: entity::Column = entity::Column::CreatedBy;
-    const CREATED_AT: entity::Column = entity::Column::CreatedAt;
-    const EXPIRES_AT: entity::Column = entity::Column::ExpiresAt;
-    const ACCEPTED_AT: entity::Column = entity::Column::AcceptedAt;
+    crate::link_columns!(entity::Column);
     const ACCEPTED_BY: Option<entity::Column> = Some(entity::Column::AcceptedBy);
     const USED: &'static str =
         "This invitation link was already used: it works once. Ask the workspace's owner for a new one.";

@@ -125,8 +125,8 @@ pub(crate) struct Marker {
     title: String,
     /// Written beside it on the map: a courier's name, a job's short id.
     label: String,
-    /// `free`, `stale`, `offered`, `busy`, `offline`; `waiting`, `offered`,
-    /// `active`.
+    /// `free`, `stale`, `offered`, `busy`, `offline`, `suspended`;
+    /// `waiting`, `offered`, `active`.
     class: &'static str,
 }
 
@@ -157,8 +157,8 @@ pub(crate) struct ActiveRow {
     courier: String,
     /// The courier's phone, shown as a `tel:` link.
     phone: Option<String>,
-    /// The courier went offline with it in hand: flagged.
-    courier_offline: bool,
+    /// The courier went offline with it in hand, or was suspended: flagged.
+    courier_flag: Option<&'static str>,
     status: &'static str,
     /// Not yet at the pickup: it may change hands or go back to waiting.
     movable: bool,
@@ -205,9 +205,12 @@ fn marker(id: String, at: Xy, (title, label): (String, String), class: &'static 
 const STALE_POSITION_MICROS: i64 = 2 * 60 * 1_000_000;
 
 /// How a courier stands on the map: `free`, `stale` (free, but their
-/// position too old for an offer), `offered`, `busy` or `offline` (a job in
-/// hand).
+/// position too old for an offer), `offered`, `busy`, `offline` (a job in
+/// hand) or `suspended` (a job in hand, to take back).
 fn standing(courier: &ipb::MapCourier, now: i64) -> &'static str {
+    if courier.suspended {
+        return "suspended";
+    }
     let fresh = courier
         .position_recorded_at
         .as_ref()
@@ -289,7 +292,7 @@ fn live_part(state: &ConsoleState, scope: &Scope, mode: &'static str, manages: b
         couriers: Vec::new(),
         waiting: Vec::new(),
         active: Vec::new(),
-        online: held.couriers.values().filter(|c| !c.offline).count(),
+        online: held.couriers.values().filter(|c| !c.offline && !c.suspended).count(),
         free: held.couriers.values().filter(|c| standing(c, now) == "free").count(),
     };
     let mut waiting: Vec<&ipb::MapJob> = Vec::new();
@@ -335,7 +338,11 @@ fn live_part(state: &ConsoleState, scope: &Scope, mode: &'static str, manages: b
                     route: labels::route(&job.pickup_address, &job.dropoff_address),
                     courier: held.courier_name(courier_id),
                     phone: held.courier_phone(courier_id),
-                    courier_offline: held.couriers.get(courier_id).is_some_and(|c| c.offline),
+                    courier_flag: held.couriers.get(courier_id).and_then(|c| match standing(c, now) {
+                        "suspended" => Some("suspended"),
+                        "offline" => Some("offline"),
+                        _ => None,
+                    }),
                     status: labels::delivery_status(status),
                     movable: status == pb::DeliveryStatus::CourierAssigned,
                 });
@@ -376,6 +383,7 @@ fn live_part(state: &ConsoleState, scope: &Scope, mode: &'static str, manages: b
         let class = standing(courier, now);
         let doing = match (class, &courier.job_id, &courier.offered_job_id) {
             ("offline", Some(job), _) => format!("offline with {job}"),
+            ("suspended", Some(job), _) => format!("suspended, still holding {job}: take it back"),
             (_, Some(job), _) => format!("on {job}"),
             (_, None, Some(job)) => format!("offered {job}"),
             ("stale", None, None) => format!(

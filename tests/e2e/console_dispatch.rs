@@ -132,6 +132,38 @@ e2e! {
         assert_eq!(seen.body["status"], "at_pickup", "unchanged: {:#}", seen.body);
     }
 
+    // A courier suspended before a dispatcher took their job back still
+    // holds it: they stay on the map, flagged, so that the job can be seen
+    // and taken back; then they leave the map.
+    async fn a_courier_suspended_with_a_job_stays_on_the_map_until_it_is_taken_back(app: TestApp) {
+        console_user(&app, "ops@example.com", None).await;
+        let ops = sign_in(&app, "ops@example.com").await;
+        let (fred, _stream) = online_at(&app, "Fred Far", 1.0, "car").await;
+        let created = app.create_delivery(&app.live_key, &berlin_delivery()).await;
+        let id = created["id"].as_str().expect("id").to_owned();
+        let dispatch = app.url("/console/ops/dispatch");
+        let job_page = format!("{dispatch}/{id}");
+        let (_, page, _) = get(&ops, &job_page).await;
+        let token = csrf(&page);
+        let (status, _, page) = post(&ops, &format!("{job_page}/assign"), &[("csrf", &token), ("courier_id", &fred.courier.id)]).await;
+        assert_eq!(status, 303, "{page}");
+
+        crate::couriers::couriers(&app).await.suspend_courier(app.admin_request(ipb::SuspendCourierRequest { courier_id: fred.courier.id.clone() }))
+            .await.expect("suspend");
+        let (_, page, _) = get(&ops, &dispatch).await;
+        assert!(page.contains("Fred Far <strong class=\"flag\">suspended</strong> · Courier assigned"), "{page}");
+        assert!(page.contains(&format!("id=\"courier-{}\" class=\"courier suspended\"", fred.courier.id)), "{page}");
+        assert!(page.contains("suspended, still holding"), "the marker says what to do: {page}");
+        assert!(page.contains("Map: 0 couriers online, 0 free;"), "{page}");
+
+        let (status, _, page) = post(&ops, &format!("{job_page}/unassign"), &[("csrf", &token), ("confirm", "yes")]).await;
+        assert_eq!(status, 303, "{page}");
+        assert_eq!(app.get(&format!("/v1/deliveries/{id}"), &app.live_key).await.body["status"], "pending");
+        let (_, page, _) = get(&ops, &dispatch).await;
+        assert!(!page.contains(&format!("id=\"courier-{}\"", fred.courier.id)), "off the map once it holds nothing: {page}");
+        assert!(page.contains(&format!("id=\"waiting-{id}\"")), "{page}");
+    }
+
     async fn a_fleet_member_sees_the_map_without_controls_and_a_forged_post_is_refused(app: TestApp) {
         let (fleet, key) = crate::fleet::fleet(&app, true).await;
         console_user(&app, "admin@example.com", Some((&fleet, Role::Admin))).await;

@@ -305,15 +305,20 @@ pub async fn list(
     Ok((rows.into_iter().map(from_model).collect(), next))
 }
 
-/// The active couriers of `fleet` on its dispatch map: the online ones,
-/// and those who went offline with a job in hand (its job stays under way).
+/// The couriers of `fleet` on its dispatch map: the active ones online,
+/// and any who hold a job: gone offline with it in hand, or suspended
+/// before a dispatcher took it back (the job stays under way, and the
+/// dispatcher must see who holds it).
 pub async fn on_the_map(db: &impl ConnectionTrait, fleet: &Fleet) -> CoreResult<Vec<Courier>> {
     Ok(entity::Entity::find()
         .filter(fleet.condition())
-        .filter(entity::Column::Status.eq(Status::Active.as_str()))
         .filter(
             Condition::any()
-                .add(entity::Column::Availability.eq(Availability::Online.as_str()))
+                .add(
+                    Condition::all()
+                        .add(entity::Column::Status.eq(Status::Active.as_str()))
+                        .add(entity::Column::Availability.eq(Availability::Online.as_str())),
+                )
                 .add(entity::Column::Id.in_subquery(assignments::holders())),
         )
         .all(db)

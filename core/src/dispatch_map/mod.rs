@@ -138,6 +138,7 @@ async fn read(core: &Core, fleet: &Fleet) -> CoreResult<Map> {
             vehicle_type_id: courier.vehicle.vehicle_type_id,
             courier_id: courier.id.clone(),
             offline: courier.availability != couriers::Availability::Online,
+            suspended: courier.status == couriers::Status::Suspended,
             // Every caller of the map may read couriers, phones included
             // (`WatchDispatchMap` asks for `ReadCouriers`, as `GetCourier`).
             phone: courier.phone,

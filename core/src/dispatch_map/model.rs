@@ -29,6 +29,8 @@ pub struct MapCourier {
     /// The job offered to them, not yet answered.
     pub offered_job_id: Option<String>,
     pub offline: bool,
+    /// Suspended with a job in hand, not yet taken back.
+    pub suspended: bool,
     pub phone: Option<String>,
 }
 

@@ -31,6 +31,7 @@ fn courier_out(courier: MapCourier) -> ipb::MapCourier {
         job_id: courier.job_id,
         offered_job_id: courier.offered_job_id,
         offline: courier.offline,
+        suspended: courier.suspended,
         phone: courier.phone,
     }
 }

@@ -26,8 +26,9 @@ pub use courier_store::{CoreError, CoreResult, Store};
 
 /// What identity's rules need, cheap to clone: the storage beneath
 /// (`Store`, which it derefs to) and the checked API keys of this process
-/// (`auth::cache`). The core's `Core` holds one and derefs to it, so a
-/// function here takes `&Identity` and the core passes `&core`.
+/// (`auth::cache`). `courier_orders::Orders` holds one and derefs to it
+/// (and the core's `Core` to that), so a function here takes `&Identity`
+/// and the core passes `&core`.
 #[derive(Clone)]
 pub struct Identity {
     pub store: Store,

@@ -8,7 +8,7 @@
 //! [`SETTLE`] old: a change's transaction takes its time before it commits,
 //! so an event still in flight when a later one is read would otherwise be
 //! passed over. New events are read when this process's change feed
-//! (`Core::changes`) announces a change, and every [`POLL`] for those other
+//! (`Orders::changes`) announces a change, and every [`POLL`] for those other
 //! replicas recorded.
 
 use std::sync::Arc;

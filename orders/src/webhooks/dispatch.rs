@@ -26,7 +26,7 @@
 //!   a time) while the loop claims the next batch.
 //! - It sleeps until the earliest due row (at most [`POLL`]), until a send
 //!   finishes and frees a slot, or until a transaction of this process
-//!   commits rows to send (`queue::enqueue`, `Core::webhook_wake`).
+//!   commits rows to send (`queue::enqueue`, `Orders::webhook_wake`).
 //! - On shutdown it stops claiming, gives the rows claimed ahead back to the
 //!   queue (due at once) and lets the sends in flight finish; a row it never
 //!   got to otherwise is due again when its lease ends. A row claimed ahead

@@ -338,11 +338,11 @@ fn live_part(state: &ConsoleState, scope: &Scope, mode: &'static str, manages: b
                     route: labels::route(&job.pickup_address, &job.dropoff_address),
                     courier: held.courier_name(courier_id),
                     phone: held.courier_phone(courier_id),
-                    courier_flag: held.couriers.get(courier_id).and_then(|c| match standing(c, now) {
-                        "suspended" => Some("suspended"),
-                        "offline" => Some("offline"),
-                        _ => None,
-                    }),
+                    courier_flag: held
+                        .couriers
+                        .get(courier_id)
+                        .map(|c| standing(c, now))
+                        .filter(|s| matches!(*s, "suspended" | "offline")),
                     status: labels::delivery_status(status),
                     movable: status == pb::DeliveryStatus::CourierAssigned,
                 });

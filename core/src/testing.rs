@@ -3,7 +3,7 @@
 //! clock (`Clock::advance` moves it forward). The domain modules' unit tests
 //! open one each ([`TestCore::open`]) and call the modules directly, with
 //! the helpers of `courier_orders::testing`; the end-to-end harness starts
-//! its servers with the same settings ([`config`]). Always compiled: a
+//! its servers with the same settings (`courier_store::testing::config`). Always compiled: a
 //! feature for it would give the workspace's test build a core of its own
 //! to compile (README "Figures: building").
 
@@ -16,7 +16,7 @@ pub use courier_orders::testing::{TestWire, answered_id, caller, create_delivery
 use courier_store::clock::Clock;
 use courier_store::config::CoreConfig;
 use courier_store::testing::TestDirectory;
-pub use courier_store::testing::{config, wait_until};
+pub use courier_store::testing::wait_until;
 
 /// A [`Core`] on a database of its own, removed with it. No worker runs
 /// unless the test starts it.
@@ -30,7 +30,7 @@ impl TestCore {
         TestCore::open_with(|_| {}).await
     }
 
-    /// Like [`TestCore::open`], with [`config`] adjusted by `configure`.
+    /// Like [`TestCore::open`], with the test settings adjusted by `configure`.
     pub async fn open_with(configure: impl FnOnce(&mut CoreConfig)) -> TestCore {
         let dir = TestDirectory::new("courier-core-test");
         let mut config = dir.config();

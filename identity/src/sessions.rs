@@ -11,8 +11,7 @@ use std::borrow::Borrow;
 use sea_orm::sea_query::Expr;
 use sea_orm::{ActiveModelTrait, ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter};
 
-pub use crate::subjects::SessionTable;
-use crate::subjects::{Subject, read};
+use crate::subjects::{SessionTable, Subject, read};
 use crate::{CoreError, CoreResult, Identity};
 use crate::{passwords, sign_ins};
 use courier::errors::ErrorCode;

@@ -24,8 +24,6 @@ use crate::{CoreError, CoreResult, Identity, sign_ins};
 use courier::errors::ErrorCode;
 use courier_store::db::WriteTransaction;
 
-pub use crate::sign_ins::MINUTE_MICROS;
-
 /// A kind's table of sessions, by the columns every kind has: the SHA-256
 /// of the token (the primary key), the subject's id, when it was created
 /// and last used, and a CSRF token where the kind's sessions have one

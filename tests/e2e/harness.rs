@@ -269,7 +269,7 @@ impl TestApp {
             grpc_addr: grpc_url.clone(),
             metrics_addr: metrics_url.clone(),
             public_base_url: base_url.clone(),
-            ..courier_core::testing::config(&database.url, database.blob_dir.clone())
+            ..courier_store::testing::config(&database.url, database.blob_dir.clone())
         };
         configure(&mut config);
         let mut limits = unlimited();

@@ -8,9 +8,9 @@
 use super::{Courier, Status, entity as couriers_table};
 use crate::{Core, CoreError, CoreResult};
 use courier::errors::ErrorCode;
-use courier_identity::sessions::{self, SessionTable};
-use courier_identity::sign_ins;
-use courier_identity::subjects::{MINUTE_MICROS, Policy, Subject};
+use courier_identity::sessions;
+use courier_identity::sign_ins::{self, MINUTE_MICROS};
+use courier_identity::subjects::{Policy, SessionTable, Subject};
 use courier_orders::assignments::feed;
 use courier_store::db::WriteTransaction;
 

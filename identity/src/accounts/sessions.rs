@@ -5,9 +5,9 @@
 //! Sign-in, sessions and sign-out themselves are `courier_identity::sessions`.
 
 use super::{User, entity as users_table, user_with_password};
-use crate::sessions::{self, Session, SessionTable};
-use crate::sign_ins;
-use crate::subjects::{MINUTE_MICROS, Policy, Subject};
+use crate::sessions::{self, Session};
+use crate::sign_ins::{self, MINUTE_MICROS};
+use crate::subjects::{Policy, SessionTable, Subject};
 use crate::{CoreError, CoreResult, Identity};
 use courier::errors::ErrorCode;
 

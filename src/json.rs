@@ -240,6 +240,37 @@ pub struct DeliveryJson<C = Option<CourierJson>> {
     pub cancellation_reason: Option<&'static str>,
     #[schema(value_type = Option<String>, format = DateTime)]
     pub delivered_at: Option<String>,
+    /// When the pickup is promised; `null` when none.
+    pub pickup_window: Option<TimeWindowJson>,
+    /// When the dropoff is promised; `null` when none.
+    pub dropoff_window: Option<TimeWindowJson>,
+    /// When the courier is planned (or, on the way, predicted) at the
+    /// pickup; `null` once picked up or ended.
+    #[schema(value_type = Option<String>, format = DateTime)]
+    pub pickup_eta: Option<String>,
+    /// When the courier is planned or predicted at the dropoff; `null` once
+    /// ended.
+    #[schema(value_type = Option<String>, format = DateTime)]
+    pub dropoff_eta: Option<String>,
+}
+
+/// A promised time: from `start` to `end` (docs/guide.md "Windows").
+#[derive(Debug, Serialize, ToSchema)]
+#[schema(as = TimeWindow)]
+pub struct TimeWindowJson {
+    #[schema(value_type = String, format = DateTime)]
+    pub start: Option<String>,
+    #[schema(value_type = String, format = DateTime)]
+    pub end: Option<String>,
+}
+
+impl From<pb::TimeWindow> for TimeWindowJson {
+    fn from(w: pb::TimeWindow) -> Self {
+        TimeWindowJson {
+            start: time_out(w.start.as_ref()),
+            end: time_out(w.end.as_ref()),
+        }
+    }
 }
 
 impl<C: From<pb::Courier>> From<pb::Delivery> for DeliveryJson<Option<C>> {
@@ -254,6 +285,10 @@ impl<C: From<pb::Courier>> From<pb::Delivery> for DeliveryJson<Option<C>> {
             updated_at: time_out(d.updated_at.as_ref()),
             cancelled_at: time_out(d.cancelled_at.as_ref()),
             delivered_at: time_out(d.delivered_at.as_ref()),
+            pickup_eta: time_out(d.pickup_eta.as_ref()),
+            dropoff_eta: time_out(d.dropoff_eta.as_ref()),
+            pickup_window: d.pickup_window.map(Into::into),
+            dropoff_window: d.dropoff_window.map(Into::into),
             id: d.id,
             external_id: d.external_id,
             quote_id: d.quote_id,

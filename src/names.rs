@@ -99,6 +99,11 @@ public_names! {
         CourierCancelled => "courier_cancelled",
         PickupNoShow => "pickup_no_show",
         DeliveryFailed => "delivery_failed",
+        Delayed => "delayed",
+    }
+    PromiseState as "PromiseState", "Deliveries by their promised dropoff: `at_risk` (not ended, and reported at risk or past the promise), `late` (delivered after the promise, or not ended and past it)." {
+        AtRisk => "at_risk",
+        Late => "late",
     }
     EventType as "EventType", "The type of an event." {
         DeliveryCreated => "delivery.created",
@@ -109,6 +114,7 @@ public_names! {
         DeliveryPodSubmitted => "delivery.pod_submitted",
         DeliveryDelivered => "delivery.delivered",
         DeliveryCancelled => "delivery.cancelled",
+        DeliveryDelayed => "delivery.delayed",
     }
     WebhookAttemptStatus as "WebhookAttemptStatus", "How the attempt ended: `succeeded` (a `2xx` answer) or `failed`, whether or not a retry follows; `pending` while its request is being made." {
         Succeeded => "succeeded",

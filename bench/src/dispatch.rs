@@ -53,6 +53,8 @@ const CHANNELS: usize = 16;
 const INTAKE_STREAMS: usize = 256;
 /// A simulated courier's password.
 const PASSWORD: &str = "bench courier on the move";
+/// Every this many bookings carries windows (a quarter of the load).
+const WINDOWED_EVERY: u64 = 4;
 
 /// What the dispatch run is asked to do.
 #[derive(Clone, Copy, Debug)]
@@ -114,6 +116,13 @@ pub struct Figures {
     pub ceiling_per_second: f64,
     pub intake_ratio: f64,
     pub intake_streams: usize,
+    /// Bookings that carried windows (every [`WINDOWED_EVERY`]th), their
+    /// create → offer p99, and of the delivered deliveries those handed
+    /// over by their promised dropoff.
+    pub windowed: usize,
+    pub windowed_offer_p99_ms: f64,
+    pub delivered: usize,
+    pub delivered_late: usize,
 }
 
 /// A small deterministic random source (SplitMix64).
@@ -208,9 +217,10 @@ struct City {
     /// Online, with no job and no offer.
     free: Vec<bool>,
     rounds: Vec<Round>,
-    /// Delivery id → when its create was sent.
     /// Each booking's create: sent and answered.
     booked: HashMap<String, (Instant, Instant)>,
+    /// The bookings that carried windows.
+    windowed: HashSet<String>,
     offered: HashMap<String, Instant>,
     accepted: HashMap<String, Instant>,
     /// Every offer received, and those received late ([`LATE`]).
@@ -768,11 +778,20 @@ pub async fn measure(bin_dir: &std::path::Path, service: &Service, settings: Set
         every.tick().await;
         let pickup = places.place();
         let dropoff = places.near(pickup);
-        let body = json!({
+        let mut body = json!({
             "pickup": crate::place("Pickup, Berlin", pickup.0, pickup.1, "Ana Sender"),
             "dropoff": crate::place("Dropoff, Berlin", dropoff.0, dropoff.1, "Rui Receiver"),
             "vehicle_type_id": "cargo_bike",
         });
+        let windowed = booking.is_multiple_of(WINDOWED_EVERY);
+        if windowed {
+            // A shop's promise: picked up within half an hour (the window
+            // open now), delivered between 15 and 75 minutes from now.
+            let at =
+                |minutes: i64| courier::time::format_rfc3339(chrono::Utc::now() + chrono::Duration::minutes(minutes));
+            body["pickup_window"] = json!({ "start": at(0), "end": at(30) });
+            body["dropoff_window"] = json!({ "start": at(15), "end": at(75) });
+        }
         let request = client
             .post(format!("{}/v1/deliveries", service.base_url))
             .header("x-api-key", &service.live_key)
@@ -787,7 +806,11 @@ pub async fn measure(bin_dir: &std::path::Path, service: &Service, settings: Set
             };
             match answer.as_ref().and_then(|a| a["id"].as_str()) {
                 Some(id) => {
-                    shared.city().booked.insert(id.to_owned(), (sent, Instant::now()));
+                    let mut city = shared.city();
+                    city.booked.insert(id.to_owned(), (sent, Instant::now()));
+                    if windowed {
+                        city.windowed.insert(id.to_owned());
+                    }
                 }
                 None => {
                     errors.fetch_add(1, Ordering::Relaxed);
@@ -831,14 +854,17 @@ pub async fn measure(bin_dir: &std::path::Path, service: &Service, settings: Set
         figures.created = city.booked.len();
         (figures.offers_received, figures.late_offers, figures.expired_offers) =
             (city.offers_received, city.late_offers, city.expired_offers);
-        let (mut to_offer, mut to_accept, mut to_answer, mut answer_to_offer) =
-            (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+        let (mut to_offer, mut to_accept, mut to_answer, mut answer_to_offer, mut windowed_to_offer) =
+            (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
         for (id, (sent, answered)) in &city.booked {
             to_answer.push(answered.saturating_duration_since(*sent));
             match city.offered.get(id) {
                 Some(at) => {
                     to_offer.push(at.saturating_duration_since(*sent));
                     answer_to_offer.push(at.saturating_duration_since(*answered));
+                    if city.windowed.contains(id) {
+                        windowed_to_offer.push(at.saturating_duration_since(*sent));
+                    }
                 }
                 None => figures.never_offered += 1,
             }
@@ -847,6 +873,8 @@ pub async fn measure(bin_dir: &std::path::Path, service: &Service, settings: Set
             }
         }
         figures.offered = to_offer.len();
+        figures.windowed = city.windowed.len();
+        (_, figures.windowed_offer_p99_ms) = sorted_ms(windowed_to_offer);
         figures.accepted = to_accept.len();
         (figures.offer_p50_ms, figures.offer_p99_ms) = sorted_ms(to_offer);
         (figures.accept_p50_ms, figures.accept_p99_ms) = sorted_ms(to_accept);
@@ -865,6 +893,27 @@ pub async fn measure(bin_dir: &std::path::Path, service: &Service, settings: Set
         let n = figures.round_offers.max(1) as f64;
         (figures.made_m, figures.optimum_m, figures.first_come_m) = (made / n, optimum / n, first_come / n);
     }
+
+    // The promise kept: delivered deliveries, and those delivered late.
+    let count = async |query: &str| -> BenchResult<usize> {
+        let (mut count, mut token) = (0, String::new());
+        loop {
+            let page: serde_json::Value = client
+                .get(format!("{}/v1/deliveries?limit=100&{query}{token}", service.base_url))
+                .header("x-api-key", &service.live_key)
+                .send()
+                .await?
+                .json()
+                .await?;
+            count += page["deliveries"].as_array().map_or(0, Vec::len);
+            match page["next_page_token"].as_str() {
+                Some(next) => token = format!("&page_token={next}"),
+                None => return Ok(count),
+            }
+        }
+    };
+    figures.delivered = count("status=delivered").await?;
+    figures.delivered_late = count("status=delivered&promise=late").await?;
 
     // Position intake: the core against a bare client stream, alternately.
     let ceiling = StreamCeilingProcess::start().await?;
@@ -1055,6 +1104,19 @@ pub fn print(settings: &Settings, f: &Figures) {
     println!(
         "  of which the create's answer: p50 {:.0} ms, p99 {:.0} ms; its answer → the offer (0 when the offer came first): p50 {:.0} ms, p99 {:.0} ms",
         f.create_p50_ms, f.create_p99_ms, f.answered_to_offer_p50_ms, f.answered_to_offer_p99_ms
+    );
+    println!(
+        "- with windows (every {}th booking: pickup window open now, dropoff window in 15 to 75 min): {} booked, create → offer p99 {:.0} ms; on time: {} of {} delivered ({:.1} %)",
+        WINDOWED_EVERY,
+        f.windowed,
+        f.windowed_offer_p99_ms,
+        f.delivered - f.delivered_late,
+        f.delivered,
+        if f.delivered > 0 {
+            100.0 * (f.delivered - f.delivered_late) as f64 / f.delivered as f64
+        } else {
+            0.0
+        }
     );
     println!(
         "- create → acceptance (with {} ms think time): p50 {:.0} ms, p99 {:.0} ms; {} accepted",

@@ -161,6 +161,13 @@ struct Place {
     /// A vehicle type id (`GET /v1/vehicle-types`).
     #[arg(long, required_unless_present = "file")]
     vehicle: Option<String>,
+    /// When the pickup may happen: START/END, each RFC 3339, e.g.
+    /// 2026-12-01T14:00:00+01:00/2026-12-01T16:00:00+01:00.
+    #[arg(long)]
+    pickup_window: Option<String>,
+    /// When the dropoff is promised: START/END, as --pickup-window.
+    #[arg(long)]
+    dropoff_window: Option<String>,
 }
 
 impl Place {
@@ -174,6 +181,25 @@ impl Place {
 
     fn dropoff(&self) -> Value {
         Place::point(&self.dropoff_address, self.dropoff_lat, self.dropoff_lng)
+    }
+
+    /// The route's body: pickup, dropoff, vehicle and the windows given.
+    fn body(&self) -> Result<Value, Failure> {
+        let mut body = json!({ "pickup": self.pickup(), "dropoff": self.dropoff(), "vehicle_type_id": self.vehicle });
+        for (field, flag, value) in [
+            ("pickup_window", "--pickup-window", &self.pickup_window),
+            ("dropoff_window", "--dropoff-window", &self.dropoff_window),
+        ] {
+            if let Some(value) = value {
+                let Some((start, end)) = value.split_once('/') else {
+                    return Err(Failure::Usage(format!(
+                        "{flag} takes START/END, e.g. 2026-12-01T14:00:00+01:00/2026-12-01T16:00:00+01:00"
+                    )));
+                };
+                body[field] = json!({ "start": start, "end": end });
+            }
+        }
+        Ok(body)
     }
 }
 
@@ -210,7 +236,7 @@ struct CreateArgs {
     external_id: Option<String>,
     #[arg(long)]
     notes: Option<String>,
-    /// Test keys: how the simulated delivery ends (no_courier_found, courier_cancelled, pickup_no_show, delivery_failed).
+    /// Test keys: how the simulated delivery ends (no_courier_found, courier_cancelled, pickup_no_show, delivery_failed), or `delayed` (runs late).
     #[arg(long)]
     test_scenario: Option<String>,
     /// The `Idempotency-Key`; a new one is made (and printed) when left out.
@@ -284,11 +310,7 @@ async fn run(cli: Cli) -> Result<(), Failure> {
         Command::Quote(args) => {
             let body = match &args.file {
                 Some(file) => read_json(file)?,
-                None => json!({
-                    "pickup": args.place.pickup(),
-                    "dropoff": args.place.dropoff(),
-                    "vehicle_type_id": args.place.vehicle,
-                }),
+                None => args.place.body()?,
             };
             let quote = api.post("/v1/quotes", &body, None).await?;
             print(&context, &quote, show::quote);
@@ -436,11 +458,9 @@ fn create_body(args: &CreateArgs) -> Result<Value, Failure> {
         return read_json(file);
     }
     let contact = |name: &Option<String>, phone: &Option<String>| json!({ "name": name, "phone": phone });
-    let mut pickup = args.place.pickup();
-    pickup["contact"] = contact(&args.pickup_name, &args.pickup_phone);
-    let mut dropoff = args.place.dropoff();
-    dropoff["contact"] = contact(&args.dropoff_name, &args.dropoff_phone);
-    let mut body = json!({ "pickup": pickup, "dropoff": dropoff, "vehicle_type_id": args.place.vehicle });
+    let mut body = args.place.body()?;
+    body["pickup"]["contact"] = contact(&args.pickup_name, &args.pickup_phone);
+    body["dropoff"]["contact"] = contact(&args.dropoff_name, &args.dropoff_phone);
     for (field, value) in [
         ("quote_id", &args.quote_id),
         ("external_id", &args.external_id),

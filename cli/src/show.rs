@@ -58,6 +58,14 @@ pub fn delivery(d: &Value) -> String {
             money(&d["amount_cents"], &d["currency"])
         ),
     ];
+    for (what, window, eta) in [
+        ("pickup", &d["pickup_window"], &d["pickup_eta"]),
+        ("dropoff", &d["dropoff_window"], &d["dropoff_eta"]),
+    ] {
+        if let Some(line) = promise(what, window, eta) {
+            lines.push(line);
+        }
+    }
     if let Some(reason) = d["cancellation_reason"].as_str() {
         lines.push(format!("  cancelled: {reason}"));
     }
@@ -93,12 +101,31 @@ pub fn delivery_list(page: &Value) -> String {
 }
 
 pub fn quote(q: &Value) -> String {
-    format!(
+    let mut lines = vec![format!(
         "{}  {}  {} km, {} min, valid until {}",
         text(&q["id"]),
         money(&q["amount_cents"], &q["currency"]),
         q["distance_km"].as_f64().map_or("-".to_owned(), |km| km.to_string()),
         q["duration_min"].as_i64().map_or("-".to_owned(), |min| min.to_string()),
         text(&q["valid_until"]),
-    )
+    )];
+    for (what, window, eta) in [
+        ("pickup", &q["pickup_window"], &q["pickup_eta"]),
+        ("dropoff", &q["dropoff_window"], &q["dropoff_eta"]),
+    ] {
+        lines.extend(promise(what, window, eta));
+    }
+    lines.join("\n")
+}
+
+/// "  pickup 2026-12-01T13:00:00Z (window 13:00:00Z … 15:00:00Z)": the ETA
+/// and the window it keeps, when there is either.
+fn promise(what: &str, window: &Value, eta: &Value) -> Option<String> {
+    let eta = eta.as_str();
+    let window = window["start"].as_str().zip(window["end"].as_str());
+    match (eta, window) {
+        (None, None) => None,
+        (eta, None) => Some(format!("  {what} {}", eta.unwrap_or("-"))),
+        (eta, Some((start, end))) => Some(format!("  {what} {} (window {start} to {end})", eta.unwrap_or("-"))),
+    }
 }

@@ -278,16 +278,21 @@ pub(crate) struct QuoteView {
     valid_until: Moment,
     /// `valid_until` in seconds, for the form.
     valid_until_seconds: i64,
+    /// When the pickup and the dropoff are planned (inside the windows),
+    /// and in seconds, for the form.
+    planned: [(Moment, i64); 2],
 }
 
 impl QuoteView {
     fn of(quote: &pb::Quote, zone: Zone) -> QuoteView {
+        let planned = |at: Option<&prost_types::Timestamp>| (zone.minute(at, ""), at.map_or(0, |t| t.seconds));
         QuoteView {
             id: quote.id.clone(),
             lines: breakdown_lines(quote.breakdown.as_ref(), &quote.currency),
             total: money(quote.amount_cents, &quote.currency),
             valid_until: zone.at(quote.valid_until.as_ref()),
             valid_until_seconds: quote.valid_until.as_ref().map_or(0, |t| t.seconds),
+            planned: [planned(quote.pickup_eta.as_ref()), planned(quote.dropoff_eta.as_ref())],
         }
     }
 
@@ -298,7 +303,13 @@ impl QuoteView {
             return None;
         }
         let seconds = field(form, "quote_valid_until").parse().unwrap_or(0);
+        let planned = |name: &str| {
+            let seconds = field(form, name).parse().unwrap_or(0);
+            let at = (seconds > 0).then_some(prost_types::Timestamp { seconds, nanos: 0 });
+            (zone.minute(at.as_ref(), ""), seconds)
+        };
         Some(QuoteView {
+            planned: [planned("quote_pickup_eta"), planned("quote_dropoff_eta")],
             id: id.to_owned(),
             lines: form
                 .iter()
@@ -310,6 +321,54 @@ impl QuoteView {
             valid_until: zone.at(Some(&prost_types::Timestamp { seconds, nanos: 0 })),
             valid_until_seconds: seconds,
         })
+    }
+}
+
+/// A window as typed: start and end on the workspace's clock
+/// (`datetime-local`), both empty for none.
+pub(crate) struct WindowFields {
+    /// `pickup_window` or `dropoff_window`: the field prefix and the API's
+    /// name in a refusal.
+    name: &'static str,
+    start: String,
+    end: String,
+}
+
+impl WindowFields {
+    fn of(form: &[(String, String)], name: &'static str) -> WindowFields {
+        WindowFields {
+            name,
+            start: field(form, &format!("{name}_start")).to_owned(),
+            end: field(form, &format!("{name}_end")).to_owned(),
+        }
+    }
+
+    /// The window, read on `zone`'s clock; a refusal naming the end that is
+    /// missing or no time.
+    fn window(&self, zone: Zone) -> Result<Option<pb::TimeWindow>, Refusal> {
+        let (start, end) = (self.start.trim(), self.end.trim());
+        if start.is_empty() && end.is_empty() {
+            return Ok(None);
+        }
+        let at = |text: &str, member: &str| {
+            let refusal = |message: String| Refusal {
+                param: Some(format!("{}.{member}", self.name)),
+                message,
+            };
+            if text.is_empty() {
+                return Err(refusal("Give both the start and the end of the window.".into()));
+            }
+            zone.typed(text).ok_or_else(|| {
+                refusal(format!(
+                    "A date and time on the {} clock, such as 2026-12-01T14:00.",
+                    zone.name()
+                ))
+            })
+        };
+        Ok(Some(pb::TimeWindow {
+            start: Some(at(start, "start")?),
+            end: Some(at(end, "end")?),
+        }))
     }
 }
 
@@ -327,6 +386,9 @@ pub(crate) struct BookingForm {
     /// The pickup time asked for, on the workspace's clock, as typed
     /// (`datetime-local`); empty for as soon as possible.
     scheduled_at: String,
+    /// The promised times, as typed (docs/guide.md "Windows").
+    pickup_window: WindowFields,
+    dropoff_window: WindowFields,
     proof: ProofFields,
     scenario: String,
     /// Made when the priced page renders; sent with the booking.
@@ -387,6 +449,8 @@ impl BookingForm {
             external_id: field(form, "external_id").to_owned(),
             notes: field(form, "notes").to_owned(),
             scheduled_at: field(form, "scheduled_at").to_owned(),
+            pickup_window: WindowFields::of(form, "pickup_window"),
+            dropoff_window: WindowFields::of(form, "dropoff_window"),
             proof: ProofFields::of(form),
             scenario: field(form, "scenario").to_owned(),
             idempotency_key: field(form, "idempotency_key").to_owned(),
@@ -437,6 +501,11 @@ impl BookingForm {
             .chain(self.stops.iter_mut())
             .chain(std::iter::once(&mut self.dropoff))
             .find(|p| p.prefix == prefix)
+    }
+
+    /// The two windows, pickup first.
+    fn windows(&self) -> [&WindowFields; 2] {
+        [&self.pickup_window, &self.dropoff_window]
     }
 
     /// The pickup time asked for, read on `zone`'s clock.
@@ -527,6 +596,8 @@ impl BookingForm {
             extras: self.selected_extras()?,
             items: self.shipment()?,
             scheduled_at: self.scheduled(zone)?,
+            pickup_window: self.pickup_window.window(zone)?,
+            dropoff_window: self.dropoff_window.window(zone)?,
         })
     }
 
@@ -550,6 +621,8 @@ impl BookingForm {
             } else {
                 pb::TestScenario::Unspecified as i32
             },
+            pickup_window: self.pickup_window.window(zone)?,
+            dropoff_window: self.dropoff_window.window(zone)?,
         })
     }
 }
@@ -608,6 +681,8 @@ fn shown_at_a_field(refusal: &Refusal) -> bool {
         "external_id",
         "notes",
         "scheduled_at",
+        "pickup_window",
+        "dropoff_window",
         "proof_of_delivery",
         "test_scenario",
     ]

@@ -23,6 +23,7 @@ use crate::ConsoleState;
 use crate::flash::Flash;
 use crate::labels;
 use crate::page::{Layout, ModeQuery, Refusal, Signed, field, fields, mode_named, next_page, render, unconfirmed};
+use crate::promises::{Promise, PromiseFlag};
 use crate::times::{Moment, Zone};
 
 /// Deliveries on one list page.
@@ -52,6 +53,8 @@ pub(crate) struct ListQuery {
     created_from: Option<String>,
     /// `YYYY-MM-DD`, to the end of that day (the workspace's zone).
     created_to: Option<String>,
+    /// `at_risk` or `late` (docs/guide.md "Windows").
+    promise: Option<String>,
     page_token: Option<String>,
 }
 
@@ -69,6 +72,7 @@ impl ListQuery {
             ("external_id", &self.external_id),
             ("created_from", &self.created_from),
             ("created_to", &self.created_to),
+            ("promise", &self.promise),
         ] {
             if let Some(value) = value.as_deref().filter(|v| !v.is_empty()) {
                 query.append_pair(name, value);
@@ -92,6 +96,8 @@ fn day_start(date: &str, days: u64, param: &str, zone: Zone) -> Result<prost_typ
 pub(crate) struct DeliveryRow {
     id: String,
     status: &'static str,
+    /// At risk or late, and by how much.
+    promise: Option<PromiseFlag>,
     external_id: String,
     amount: String,
     pickup: String,
@@ -100,10 +106,11 @@ pub(crate) struct DeliveryRow {
 }
 
 impl DeliveryRow {
-    fn of(delivery: &pb::Delivery, zone: Zone) -> DeliveryRow {
+    fn of(delivery: &pb::Delivery, zone: Zone, now: i64) -> DeliveryRow {
         DeliveryRow {
             id: delivery.id.clone(),
             status: status_name(delivery),
+            promise: Promise::of_delivery(delivery).and_then(|p| p.flag(now)),
             external_id: delivery.external_id.clone().unwrap_or_default(),
             amount: delivery
                 .amount_cents
@@ -123,6 +130,8 @@ pub(crate) struct DeliveriesPage {
     workspace_id: String,
     rows: Vec<DeliveryRow>,
     statuses: Vec<(&'static str, bool)>,
+    /// The promise filter's choices (`at_risk`, `late`), the chosen marked.
+    promises: Vec<(&'static str, bool)>,
     external_id: String,
     created_from: String,
     created_to: String,
@@ -150,6 +159,7 @@ pub(crate) async fn list_page(
 ) -> Response {
     let mode = query.mode();
     let status_filter = query.status.as_deref().filter(|s| !s.is_empty());
+    let promise_filter = query.promise.as_deref().filter(|s| !s.is_empty());
     let mut request = pb::ListDeliveriesRequest {
         page_size: Some(PAGE_SIZE),
         page_token: query.page_token.clone().unwrap_or_default(),
@@ -157,6 +167,9 @@ pub(crate) async fn list_page(
             .and_then(pb::DeliveryStatus::from_public_name)
             .unwrap_or(pb::DeliveryStatus::Unspecified) as i32,
         external_id: query.external_id.clone().filter(|v| !v.is_empty()),
+        promise: promise_filter
+            .and_then(pb::PromiseState::from_public_name)
+            .unwrap_or(pb::PromiseState::Unspecified) as i32,
         ..Default::default()
     };
     let mut refusal = None;
@@ -180,7 +193,12 @@ pub(crate) async fn list_page(
         match state.deliveries.clone().list_deliveries(call).await {
             Ok(answer) => {
                 let answer = answer.into_inner();
-                rows = answer.deliveries.iter().map(|d| DeliveryRow::of(d, zone)).collect();
+                let now = chrono::Utc::now().timestamp_micros();
+                rows = answer
+                    .deliveries
+                    .iter()
+                    .map(|d| DeliveryRow::of(d, zone, now))
+                    .collect();
                 next_page_token = answer.next_page_token;
             }
             Err(status) if status.code() == tonic::Code::InvalidArgument => refusal = Some(Refusal::of(&status)),
@@ -210,6 +228,10 @@ pub(crate) async fn list_page(
             statuses: pb::DeliveryStatus::NAMES
                 .iter()
                 .map(|(_, name)| (*name, status_filter == Some(*name)))
+                .collect(),
+            promises: pb::PromiseState::NAMES
+                .iter()
+                .map(|(_, name)| (*name, promise_filter == Some(*name)))
                 .collect(),
             external_id: query.external_id.clone().unwrap_or_default(),
             created_from: query.created_from.clone().unwrap_or_default(),
@@ -304,6 +326,8 @@ pub(crate) struct LivePart {
     courier_vehicle: String,
     eta_pickup: Moment,
     eta_dropoff: Moment,
+    /// At risk or late, and by how much.
+    promise: Option<PromiseFlag>,
     updated_at: Moment,
     drawing: Drawing,
     timeline: Vec<TimelineEntry>,
@@ -477,6 +501,7 @@ async fn live_part(
             .unwrap_or_default(),
         eta_pickup: zone.at(eta.filter(|_| before_pickup).and_then(|e| e.pickup_at.as_ref())),
         eta_dropoff: zone.at(eta.filter(|_| !ended).and_then(|e| e.dropoff_at.as_ref())),
+        promise: Promise::of_delivery(delivery).and_then(|p| p.flag(chrono::Utc::now().timestamp_micros())),
         updated_at: zone.at(delivery.updated_at.as_ref()),
         drawing: drawing_of(delivery),
         timeline,
@@ -541,6 +566,9 @@ pub(crate) struct DeliveryPage {
     created_at: Moment,
     /// When a scheduled delivery is to be picked up.
     scheduled_at: Moment,
+    /// The promised times, on the area's clock; empty when none.
+    pickup_window: String,
+    dropoff_window: String,
     live: LivePart,
 }
 
@@ -663,6 +691,8 @@ async fn delivery_view(
             tracking_url: delivery.tracking_url.clone().unwrap_or_default(),
             created_at: zone.at(delivery.created_at.as_ref()),
             scheduled_at: zone.at(delivery.scheduled_at.as_ref()),
+            pickup_window: zone.window(delivery.pickup_window.as_ref()),
+            dropoff_window: zone.window(delivery.dropoff_window.as_ref()),
             live,
         },
         status,

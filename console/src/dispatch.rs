@@ -33,6 +33,7 @@ use crate::flash::Flash;
 use crate::labels;
 use crate::map::{Area, Projection, Tile, Xy};
 use crate::page::{Layout, Refusal, Signed, field, fields, render};
+use crate::promises::{Promise, PromiseFlag};
 
 /// Whose dispatch a page shows: the platform's (operators) or a fleet's.
 #[derive(Clone)]
@@ -148,6 +149,8 @@ pub(crate) struct WaitingRow {
     offer: Option<String>,
     /// Who declined it, let it expire or had it taken back, and when.
     passed_over: Vec<String>,
+    /// At risk or late, and by how much.
+    promise: Option<PromiseFlag>,
 }
 
 /// A job under way as the side list shows it.
@@ -162,6 +165,8 @@ pub(crate) struct ActiveRow {
     status: &'static str,
     /// Not yet at the pickup: it may change hands or go back to waiting.
     movable: bool,
+    /// At risk or late, and by how much.
+    promise: Option<PromiseFlag>,
 }
 
 /// The live part of the page: map and lists, rendered whole on each change.
@@ -345,6 +350,7 @@ fn live_part(state: &ConsoleState, scope: &Scope, mode: &'static str, manages: b
                         .filter(|s| matches!(*s, "suspended" | "offline")),
                     status: labels::delivery_status(status),
                     movable: status == pb::DeliveryStatus::CourierAssigned,
+                    promise: Promise::of_job(job).and_then(|p| p.flag(now)),
                 });
             }
             None => {
@@ -357,6 +363,7 @@ fn live_part(state: &ConsoleState, scope: &Scope, mode: &'static str, manages: b
     part.waiting = waiting
         .into_iter()
         .map(|job| WaitingRow {
+            promise: Promise::of_job(job).and_then(|p| p.flag(now)),
             job_id: job.job_id.clone(),
             route: labels::route(&job.pickup_address, &job.dropoff_address),
             vehicle: labels::vehicle(&job.vehicle_type_id),
@@ -376,6 +383,12 @@ fn live_part(state: &ConsoleState, scope: &Scope, mode: &'static str, manages: b
             }),
         })
         .collect();
+    // Late and at-risk jobs first, the latest first; the rest keep their order.
+    let urgency = |flag: &Option<PromiseFlag>| flag.as_ref().map(|f| (f.class != "late", -f.seconds));
+    part.waiting
+        .sort_by_key(|row| urgency(&row.promise).unwrap_or((true, i64::MAX)));
+    part.active
+        .sort_by_key(|row| urgency(&row.promise).unwrap_or((true, i64::MAX)));
     for courier in held.couriers.values() {
         let Some(position) = &courier.position else {
             continue;

@@ -55,6 +55,7 @@ pub(crate) fn scenario(scenario: pb::TestScenario) -> &'static str {
         pb::TestScenario::CourierCancelled => "The courier cancels",
         pb::TestScenario::PickupNoShow => "Nobody at the pickup",
         pb::TestScenario::DeliveryFailed => "The delivery fails",
+        pb::TestScenario::Delayed => "The courier runs late",
         pb::TestScenario::Unspecified => "Delivered: every status in turn",
     }
 }
@@ -69,6 +70,7 @@ pub(crate) fn event_type(event_type: pb::EventType) -> &'static str {
         pb::EventType::DeliveryPodSubmitted => "Proof of delivery received",
         pb::EventType::DeliveryDelivered => "Delivered",
         pb::EventType::DeliveryCancelled => "Cancelled",
+        pb::EventType::DeliveryDelayed => "At risk of being late",
         pb::EventType::Unspecified => "Unknown",
     }
 }
@@ -204,6 +206,15 @@ pub(crate) fn job_route(job: Option<&courier::app::v1::Job>) -> String {
 
 /// A span of `seconds` in short words: to the second under a minute, else
 /// to the minute, from an hour on to the hour ("35 s", "4 min", "2 h").
+/// A promise filter's name on the deliveries list.
+pub(crate) fn promise_named(name: &str) -> &'static str {
+    match name {
+        "at_risk" => "At risk or late",
+        "late" => "Late",
+        _ => "Any",
+    }
+}
+
 pub(crate) fn duration_short(seconds: i64) -> String {
     match seconds {
         ..60 => format!("{} s", seconds.max(0)),

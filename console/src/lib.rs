@@ -25,6 +25,7 @@ mod members;
 mod operators;
 mod overview;
 mod page;
+mod promises;
 mod session;
 mod times;
 mod webhooks;

@@ -1,5 +1,6 @@
-//! A workspace's overview, its landing page: today's deliveries by status,
-//! deliveries that need attention (cancelled by the service today, or at the
+//! A workspace's overview, its landing page: today's deliveries by status
+//! and on-time rate, deliveries that need attention (at risk of missing
+//! their promise or past it, cancelled by the service today, or at the
 //! dropoff with no proof yet), webhook endpoints disabled for failing, and
 //! the open amount against the credit limit. Every figure is read through
 //! the same calls as the other pages (docs/console.md, "Overview").
@@ -16,6 +17,7 @@ use crate::ConsoleState;
 use crate::billing::used_percent;
 use crate::deliveries::money;
 use crate::page::{Layout, ModeQuery, Signed, render};
+use crate::promises::Promise;
 use crate::times::Moment;
 
 /// Deliveries counted per status; more show as "100+".
@@ -31,6 +33,31 @@ pub(crate) struct Attention {
     note: String,
     /// Since when, and what follows it: "since {time} {words}".
     since: Option<(Moment, &'static str)>,
+}
+
+/// Today's delivered deliveries against their promise (docs/guide.md
+/// "Windows"): how many kept it, of how many that had one.
+pub(crate) struct OnTime {
+    kept: usize,
+    of: usize,
+    /// More than the page read were delivered today: the rate is of the
+    /// latest [`COUNT_LIMIT`].
+    latest_only: bool,
+}
+
+impl OnTime {
+    fn of(delivered: &[pb::Delivery], more: bool) -> Option<OnTime> {
+        let judged: Vec<bool> = delivered.iter().filter_map(|d| d.on_time).collect();
+        (!judged.is_empty()).then(|| OnTime {
+            kept: judged.iter().filter(|kept| **kept).count(),
+            of: judged.len(),
+            latest_only: more,
+        })
+    }
+
+    fn percent(&self) -> usize {
+        (self.kept * 100 + self.of / 2) / self.of
+    }
 }
 
 /// A fleet's board at a glance: it leads a fleet workspace's overview.
@@ -101,6 +128,8 @@ pub(crate) struct OverviewPage {
     workspace_id: String,
     today: String,
     counts: Vec<StatusCount>,
+    /// Today's on-time rate, once a delivery with a promise was delivered.
+    on_time: Option<OnTime>,
     attention: Vec<Attention>,
     /// `None` for members, who do not see webhook endpoints.
     failing: Option<Vec<FailingEndpoint>>,
@@ -200,6 +229,7 @@ pub(crate) async fn page(
     let since = zone.day_start(today);
     let mut counts = Vec::new();
     let mut attention = Vec::new();
+    let mut on_time = None;
     for (status, name) in pb::DeliveryStatus::NAMES {
         let request = signed.acting(
             pb::ListDeliveriesRequest {
@@ -222,6 +252,7 @@ pub(crate) async fn page(
             count: format!("{}{more}", answer.deliveries.len()),
         });
         match *status {
+            pb::DeliveryStatus::Delivered => on_time = OnTime::of(&answer.deliveries, !more.is_empty()),
             pb::DeliveryStatus::Cancelled => attention.extend(
                 answer
                     .deliveries
@@ -247,6 +278,36 @@ pub(crate) async fn page(
             }
             _ => {}
         }
+    }
+    // Open deliveries at risk of breaking their promise, or past it,
+    // whenever they were booked: the latest first.
+    let at_risk = signed.acting(
+        pb::ListDeliveriesRequest {
+            page_size: Some(COUNT_LIMIT),
+            promise: pb::PromiseState::AtRisk as i32,
+            ..Default::default()
+        },
+        &workspace,
+        mode,
+        None,
+    );
+    match state.deliveries.clone().list_deliveries(at_risk).await {
+        Ok(answer) => {
+            let now = chrono::Utc::now().timestamp_micros();
+            attention.extend(answer.into_inner().deliveries.iter().filter_map(|d| {
+                let flag = Promise::of_delivery(d)?.flag(now)?;
+                Some(Attention {
+                    id: d.id.clone(),
+                    note: format!(
+                        "{}: {}",
+                        crate::labels::delivery_status(d.status()).to_lowercase(),
+                        flag.text.to_lowercase()
+                    ),
+                    since: None,
+                })
+            }));
+        }
+        Err(status) => return signed.failure(&state, &status, &workspace),
     }
     let mut layout = signed.layout(&state, "Overview", Some(&workspace), mode);
     layout.section = "overview";
@@ -300,6 +361,7 @@ pub(crate) async fn page(
             workspace_id: workspace,
             today: today.format("%Y-%m-%d").to_string(),
             counts,
+            on_time,
             attention,
             failing,
             drivers_online,

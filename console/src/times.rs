@@ -30,6 +30,21 @@ impl Zone {
         self.shown(at, "%Y-%m-%d %H:%M %Z", none)
     }
 
+    /// A window ("2026-11-28 14:00 to 16:00 CET", the end's date given
+    /// when it is another day); empty without one.
+    pub(crate) fn window(self, window: Option<&courier::v1::TimeWindow>) -> String {
+        let local = |at: Option<&prost_types::Timestamp>| at.and_then(courier::time::from_proto).map(|t| self.local(t));
+        let Some((start, end)) = window.and_then(|w| local(w.start.as_ref()).zip(local(w.end.as_ref()))) else {
+            return String::new();
+        };
+        let end_format = if start.date_naive() == end.date_naive() {
+            "%H:%M %Z"
+        } else {
+            "%Y-%m-%d %H:%M %Z"
+        };
+        format!("{} to {}", start.format("%Y-%m-%d %H:%M"), end.format(end_format))
+    }
+
     /// The local date ("2026-11-28"); `none` without a time.
     pub(crate) fn day(self, at: Option<&prost_types::Timestamp>, none: &str) -> Moment {
         self.shown(at, "%Y-%m-%d", none)

@@ -47,6 +47,10 @@ const ROUND_GAP: Duration = Duration::from_millis(50);
 const MAX_WAITING: u64 = 500;
 /// A scheduled delivery is offered from this long before its time.
 const SCHEDULED_LEAD_MICROS: i64 = 30 * 60 * 1_000_000;
+/// A job with a pickup window is considered from this long before the
+/// window opens (longer than any drive to a pickup in the dispatch radius);
+/// each courier is offered it once their drive would end as it opens.
+const WINDOW_LOOKAHEAD_MICROS: i64 = 60 * 60 * 1_000_000;
 /// A courier whose last position is older is not offered jobs.
 const STALE_POSITION_MICROS: i64 = 2 * 60 * 1_000_000;
 /// The advisory lock of a round (PostgreSQL): any fixed number.
@@ -284,12 +288,12 @@ pub async fn round_with(core: &Core, memory: &mut Memory) -> CoreResult<Option<R
             continue;
         }
         let (waiting, due) = waiting_in(&*tx, fleet, now).await?;
-        next_due = next_due.min(due);
         let waiting: Vec<Waiting> = waiting
             .into_iter()
             .filter(|w| !survey.offered_jobs.contains(&w.id))
             .collect();
-        offer_in_pool(core, &tx, waiting, free, now, &mut done).await?;
+        let early = offer_in_pool(core, &tx, waiting, free, now, &mut done).await?;
+        next_due = next_due.min(due).min(early);
     }
     tx.commit().await?;
     memory.remember(&survey, &done, next_due);
@@ -307,35 +311,47 @@ async fn pools(db: &impl ConnectionTrait) -> CoreResult<Vec<Fleet>> {
 }
 
 /// The jobs waiting in `pool`, oldest first (at most [`MAX_WAITING`]; a
-/// scheduled delivery from its lead time on), and when the first scheduled
+/// scheduled delivery from its lead time on, a job with a pickup window
+/// from [`WINDOW_LOOKAHEAD_MICROS`] before it opens), and when the first
 /// one left out comes due (`i64::MAX` when none).
 async fn waiting_in(db: &impl ConnectionTrait, pool: &Fleet, now: i64) -> CoreResult<(Vec<Waiting>, i64)> {
     let mut next_due = i64::MAX;
+    let mut due_now = |due: Option<i64>| match due {
+        Some(due) if due > now => {
+            next_due = next_due.min(due);
+            false
+        }
+        _ => true,
+    };
     let waiting = match pool {
         Fleet::Platform => deliveries::pending_live(db, MAX_WAITING)
             .await?
             .into_iter()
-            .filter(|d| match d.scheduled_at.map(|at| at - SCHEDULED_LEAD_MICROS) {
-                Some(due) if due > now => {
-                    next_due = next_due.min(due);
-                    false
-                }
-                _ => true,
+            .filter(|d| {
+                let due = match (d.scheduled_at, d.windows.pickup) {
+                    (Some(at), _) => Some(at - SCHEDULED_LEAD_MICROS),
+                    (None, Some(window)) => Some(window.start - WINDOW_LOOKAHEAD_MICROS),
+                    (None, None) => None,
+                };
+                due_now(due)
             })
             .map(|d| Waiting {
                 pickup: d.route.pickup.point(),
                 vehicle_type_id: d.vehicle_type_id,
                 created_at: d.created_at,
+                opens_at: d.windows.pickup.map(|w| w.start),
                 id: d.id,
             })
             .collect(),
         Fleet::Workspace(id) => fleet::pending_orders(db, id, MAX_WAITING)
             .await?
             .into_iter()
+            .filter(|o| due_now(o.windows.pickup.map(|w| w.start - WINDOW_LOOKAHEAD_MICROS)))
             .map(|o| Waiting {
                 pickup: o.route.pickup.point(),
                 vehicle_type_id: o.vehicle_type_id,
                 created_at: o.created_at,
+                opens_at: o.windows.pickup.map(|w| w.start),
                 id: o.order_id,
             })
             .collect(),
@@ -350,6 +366,9 @@ pub struct Waiting {
     pub pickup: GeoPoint,
     pub vehicle_type_id: String,
     pub created_at: i64,
+    /// When its pickup window opens: a round offers it to a courier only
+    /// once their drive there would not end before.
+    pub opens_at: Option<i64>,
 }
 
 /// A free courier ranked for one job, by the dispatcher's costs.
@@ -419,7 +438,11 @@ async fn free_couriers(
 }
 
 /// Offers the `waiting` jobs of a pool to its `free` couriers, matched
-/// jointly, in `tx`.
+/// jointly, in `tx`. A job with a pickup window is offered to a courier
+/// only from when, answering in the offer's time and driving there, they
+/// would reach the pickup as the window opens (docs/couriers.md
+/// "Automatic dispatch"); when the first pair left for later comes due
+/// (`i64::MAX` when none).
 async fn offer_in_pool(
     core: &Core,
     tx: &db::WriteTransaction,
@@ -427,10 +450,10 @@ async fn offer_in_pool(
     free: &[(Courier, Position)],
     now: i64,
     done: &mut Round,
-) -> CoreResult<()> {
+) -> CoreResult<i64> {
     *done.waiting.get_or_insert(0) += waiting.len();
     if waiting.is_empty() {
-        return Ok(());
+        return Ok(i64::MAX);
     }
     let refused: HashSet<(String, String)> =
         assignments::passed_over(&**tx, waiting.iter().map(|w| w.id.clone()).collect())
@@ -438,7 +461,19 @@ async fn offer_in_pool(
             .into_iter()
             .map(|passed| (passed.job_id, passed.courier_id))
             .collect();
-    let costs = costs(core, &waiting, free, &refused).await;
+    let mut costs = costs(core, &waiting, free, &refused).await;
+    let answer_micros = i64::try_from(core.config.offer_timeout.as_micros()).unwrap_or(i64::MAX);
+    let mut early = i64::MAX;
+    costs.retain(|&(j, _), cost| {
+        let Some(opens_at) = waiting[j].opens_at else {
+            return true;
+        };
+        let offer_from = opens_at - answer_micros - cost.seconds * 1_000_000;
+        if offer_from > now {
+            early = early.min(offer_from);
+        }
+        offer_from <= now
+    });
     // Matched: only the jobs and couriers of some feasible pair.
     let mut jobs: Vec<usize> = costs.keys().map(|&(j, _)| j).collect();
     let mut couriers: Vec<usize> = costs.keys().map(|&(_, c)| c).collect();
@@ -467,7 +502,7 @@ async fn offer_in_pool(
         core.metrics.dispatch_offered(now - waiting[job].created_at);
         done.offered += 1;
     }
-    Ok(())
+    Ok(early)
 }
 
 /// The time to a pickup and the straight-line distance of one pair.

@@ -57,7 +57,7 @@ Amounts are integer cents including VAT; times are RFC 3339 in UTC. Errors answe
         fleet::create,
         fleet::get,
     ),
-    components(schemas(crate::error::ErrorBodyJson, dto::events::EventJson, courier::json::DeliveryJson<Option<courier::json::CourierJson>>, courier::json::DeliveryJson<Option<courier::json::CourierNameJson>>)),
+    components(schemas(crate::error::ErrorBodyJson, dto::events::EventJson, courier::v1::PromiseState, courier::json::DeliveryJson<Option<courier::json::CourierJson>>, courier::json::DeliveryJson<Option<courier::json::CourierNameJson>>)),
     modifiers(&SecuritySchemes),
     tags(
         (name = "Vehicle types", description = "What can carry the goods, and the extras on offer."),
@@ -727,6 +727,9 @@ or arrived there (`at_dropoff`). The sample event of `POST /v1/webhooks/{webhook
         T::DeliveryPodSubmitted => "The courier submitted the proof of delivery (`at_dropoff`).",
         T::DeliveryDelivered => "The delivery was completed (`delivered`, `delivered_at` set).",
         T::DeliveryCancelled => "The delivery was cancelled (`cancelled`, `cancellation_reason` set).",
+        T::DeliveryDelayed => {
+            "The delivery is at risk: its predicted dropoff (`dropoff_eta`) passed `dropoff_window.end`. Sent once per delivery."
+        }
         T::Unspecified => "",
     }
 }

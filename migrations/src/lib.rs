@@ -33,6 +33,7 @@ mod m20261126_000030_create_couriers;
 mod m20261128_000040_partition_history_by_day;
 mod m20261128_000041_index_waiting_deliveries;
 mod m20261130_000050_add_audit_courier;
+mod m20261130_000051_add_windows;
 
 pub struct Migrator;
 
@@ -66,6 +67,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261128_000040_partition_history_by_day::Migration),
             Box::new(m20261128_000041_index_waiting_deliveries::Migration),
             Box::new(m20261130_000050_add_audit_courier::Migration),
+            Box::new(m20261130_000051_add_windows::Migration),
         ]
     }
 }

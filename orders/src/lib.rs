@@ -19,6 +19,7 @@ pub mod statuses;
 pub mod testing;
 pub mod validate;
 pub mod webhooks;
+pub mod windows;
 pub mod wire;
 
 use std::sync::Arc;

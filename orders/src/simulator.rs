@@ -101,10 +101,25 @@ async fn step_test(orders: &Orders, tx: &WriteTransaction, d: &Delivery, now: i6
             lifecycle::submit_proof(orders, tx, d, proofs::sample_submission(d, Checkpoint::Pickup), now).await?;
             (Status::PickedUp, next)
         }
-        Status::PickedUp => (
-            Status::InTransit,
-            next.courier(courier_at(d, 0.5, now)).dropoff_eta(Some(now + 2 * step)),
-        ),
+        Status::PickedUp => {
+            // At the dropoff a step from now, not before its window opens;
+            // late on purpose in the `delayed` scenario.
+            let arrives = match scenario {
+                Some(TestScenario::Delayed) => d.promised_by.unwrap_or(now) + LATE_BY,
+                _ => (now + step).max(d.windows.dropoff.map_or(now, |w| w.start)),
+            };
+            let change = Change::default()
+                .next_step(Some(arrives))
+                .courier(courier_at(d, 0.5, now))
+                .dropoff_eta(Some(arrives + step));
+            let Some(moved) = lifecycle::advance(orders, tx, d, Status::InTransit, change, now).await? else {
+                return Ok(false);
+            };
+            // Reported after the move's own events, as a courier's ETA would be.
+            let after = now + lifecycle::events_for(Status::InTransit).len() as i64;
+            lifecycle::at_risk(orders, tx, &moved, arrives + step, after).await?;
+            return Ok(true);
+        }
         Status::InTransit => (
             Status::AtDropoff,
             next.courier(courier_at(d, 1.0, now)).dropoff_eta(Some(now)),
@@ -118,7 +133,7 @@ async fn step_test(orders: &Orders, tx: &WriteTransaction, d: &Delivery, now: i6
             set_next_step(orders, tx, &d.id, Some(now + step)).await?;
             return Ok(true);
         }
-        Status::AtDropoff => (Status::Delivered, Change::default().delivered(now)),
+        Status::AtDropoff => (Status::Delivered, Change::default().delivered(d, now)),
         Status::Delivered | Status::Cancelled => {
             set_next_step(orders, tx, &d.id, None).await?;
             return Ok(false);
@@ -126,6 +141,10 @@ async fn step_test(orders: &Orders, tx: &WriteTransaction, d: &Delivery, now: i6
     };
     Ok(lifecycle::advance(orders, tx, d, to, change, now).await?.is_some())
 }
+
+/// How late the `delayed` scenario's courier reaches the dropoff, after
+/// the promised time.
+const LATE_BY: i64 = 5 * 60 * 1_000_000;
 
 const COURIER_NAMES: [&str; 8] = ["Lena", "Jonas", "Mia", "Noah", "Emma", "Paul", "Sofia", "Malik"];
 

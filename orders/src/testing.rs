@@ -15,6 +15,7 @@ use crate::idempotency::Idempotent;
 use crate::quotes::RouteInput;
 use crate::validate::{ContactInput, WaypointInput};
 use crate::webhooks::endpoints::{self, NewEndpoint};
+use crate::windows::Windows;
 use crate::wire::Wire;
 use crate::{CoreResult, Orders, Store};
 use courier_identity::Identity;
@@ -199,6 +200,10 @@ pub fn sample_delivery() -> Delivery {
         next_step_at: None,
         pickup_eta: None,
         dropoff_eta: None,
+        windows: Windows::default(),
+        promised_by: None,
+        delayed_at: None,
+        on_time: None,
     }
 }
 
@@ -235,5 +240,6 @@ fn berlin_route() -> RouteInput {
         extras: vec![],
         items: None,
         scheduled_at: None,
+        windows: Windows::default(),
     }
 }

@@ -30,6 +30,11 @@ struct ResultLabels {
 }
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct ModeLabels {
+    mode: &'static str,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 struct WorkerLabels {
     worker: &'static str,
 }
@@ -110,6 +115,7 @@ pub struct CoreMetrics {
     dispatch_time_to_offer: Histogram,
     dispatch_time_to_accept: Histogram,
     dispatch_offers: Family<ResultLabels, Counter>,
+    deliveries_delayed: Family<ModeLabels, Counter>,
     workers: Family<WorkerLabels, Gauge>,
 }
 
@@ -139,6 +145,7 @@ impl Default for CoreMetrics {
             dispatch_time_to_offer: courier::ops::latency_histogram(),
             dispatch_time_to_accept: courier::ops::latency_histogram(),
             dispatch_offers: Family::default(),
+            deliveries_delayed: Family::default(),
             workers: Family::default(),
         }
     }
@@ -283,6 +290,11 @@ impl CoreMetrics {
             self.dispatch_offers.clone(),
         );
         registry.register(
+            "courier_deliveries_delayed",
+            "Deliveries reported at risk of breaking their promised dropoff (delivery.delayed), by mode",
+            self.deliveries_delayed.clone(),
+        );
+        registry.register(
             "courier_core_position_writes",
             "Database transactions that wrote courier positions (each a batch of reports)",
             self.position_writes.clone(),
@@ -408,6 +420,11 @@ impl CoreMetrics {
 
     pub fn routing_fallback(&self) {
         self.routing_fallbacks.inc();
+    }
+
+    /// A delivery of `mode` reported at risk (`delivery.delayed`).
+    pub fn delivery_delayed(&self, mode: &'static str) {
+        self.deliveries_delayed.get_or_create(&ModeLabels { mode }).inc();
     }
 
     /// A simulator step taken `late_micros` after it was due.

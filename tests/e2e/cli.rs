@@ -327,6 +327,16 @@ e2e! {
         let quote: Value = serde_json::from_str(&stdout).expect("quote JSON");
         let quote_id = quote["id"].as_str().expect("quote id");
 
+        // Windows as START/END; the quote shows its planned dropoff against it.
+        let at = |minutes: i64| courier::time::format_rfc3339(app.clock.now() + chrono::Duration::minutes(minutes));
+        let window = format!("{}/{}", at(60), at(120));
+        let (status, stdout, stderr) = saved(&[&["quote"][..], &place, &["--dropoff-window", &window]].concat()).await;
+        assert_eq!(status, 0, "{stderr}");
+        assert!(stdout.lines().any(|l| l.trim_start().starts_with("dropoff ") && l.contains("(window ")), "{stdout}");
+        let (status, _, stderr) = saved(&[&["quote"][..], &place, &["--dropoff-window", "this afternoon"]].concat()).await;
+        assert_eq!(status, 2, "a usage error: {stderr}");
+        assert!(stderr.contains("START/END"), "{stderr}");
+
         // A create from flags: its idempotency key is made and printed.
         let contacts = ["--pickup-name", "Ana", "--pickup-phone", "+49 30 1234567", "--dropoff-name", "Rui", "--dropoff-phone", "+49 151 2345678"];
         let (status, stdout, stderr) = saved(&[&["--json", "deliveries", "create", "--quote-id", quote_id][..], &place, &contacts].concat()).await;

@@ -278,6 +278,61 @@ e2e! {
 }
 
 e2e! {
+    with |config| config.simulator_step = Duration::from_millis(300);
+
+    async fn a_delivery_booked_with_windows_shows_its_plan_and_then_the_at_risk_flag(app: TestApp) {
+        let Some(driver) = Driver::start().await else { return };
+        user(&app, "owner@example.com", Role::Owner).await;
+        let owner = driver.browser().await;
+        owner.sign_in(&app, "owner@example.com").await;
+        let base = app.url(&format!("/console/w/{}", app.workspace_id));
+        owner.open(&format!("{base}/deliveries/new?mode=test")).await;
+
+        // Half a window is refused at its end before the core is asked.
+        let berlin = |minutes: i64| {
+            let at = app.clock.now() + chrono::Duration::minutes(minutes);
+            at.with_timezone(&chrono_tz::Europe::Berlin).format("%Y-%m-%dT%H:%M").to_string()
+        };
+        let set = async |id: &str, value: String| {
+            owner.client.execute("document.getElementById(arguments[0]).value = arguments[1]", vec![json!(id), json!(value)]).await.expect("a time");
+        };
+        set("dropoff_window_start", berlin(60)).await;
+        owner.click_to("//button[text()='Get the price']", "#dropoff_window-error").await;
+        assert!(owner.text("#dropoff_window-error").await.contains("both the start and the end"), "{}", owner.text("#dropoff_window-error").await);
+
+        // A dropoff window in an hour; the courier of the `delayed`
+        // scenario runs late.
+        set("dropoff_window_end", berlin(120)).await;
+        owner.client.execute("document.getElementById('scenario').value = 'delayed'", vec![]).await.expect("scenario");
+        owner.click_to("//button[text()='Get the price']", "#quote").await;
+        let planned = owner.text("#planned-dropoff").await;
+        assert!(planned.contains(&berlin(60)[11..]), "planned as the window opens: {planned}");
+        let total = owner.text("#quote-total").await;
+        owner.click_to(&format!("//button[text()='Book for {total}']"), "#delivery-status").await;
+        assert!(owner.text("main").await.contains("Deliver between"), "the window is shown");
+
+        // The page follows the delivery: the flag appears without a reload.
+        owner.mark().await;
+        let flag = wait_until("the at-risk flag", Duration::from_secs(30), async || match owner.client.find(Locator::Id("promise-flag")).await {
+            Ok(element) => element.text().await.map_err(|e| e.to_string()),
+            Err(_) => Err("no flag yet".to_owned()),
+        })
+        .await;
+        assert!(flag.starts_with("At risk"), "{flag}");
+        owner.screenshot().await;
+        let same_page = owner.client.execute("return window.courierOldPage === true", vec![]).await.expect("script");
+        assert_eq!(same_page, serde_json::Value::Bool(true), "the page was not reloaded");
+
+        // The list's promise filter finds it, flagged.
+        owner.open(&format!("{base}/deliveries?mode=test&promise=at_risk")).await;
+        let rows = owner.text("table tbody").await;
+        assert!(rows.contains("At risk"), "{rows}");
+        owner.screenshot().await;
+        owner.close().await;
+    }
+}
+
+e2e! {
     async fn a_fleet_order_from_the_api_appears_on_the_board_and_moves_by_a_click(app: TestApp) {
         let Some(driver) = Driver::start().await else { return };
         let (fleet, key) = crate::fleet::fleet(&app, true).await;

@@ -496,7 +496,7 @@ e2e! {
         let (status, page, _) = get(&owner, &format!("{base}/overview?mode=live")).await;
         assert_eq!(status, 200, "{page}");
         assert!(page.contains(">Waiting for a courier</a></dt><dd>26</dd>") && page.contains(">Cancelled</a></dt><dd>1</dd>"), "{page}");
-        assert!(page.contains("Nothing: no delivery was cancelled by the service today"), "{page}");
+        assert!(page.contains("Nothing: no delivery is at risk of missing its promised time, none was cancelled by the service today"), "{page}");
         // A courier at the dropoff without the proof needs attention, until
         // the proof is in.
         crate::billing::bring_to_dropoff(&app, &ids[5]).await;
@@ -506,7 +506,7 @@ e2e! {
         let dropoff = crate::billing::proof(&ids[5], courier::v1::CheckpointKind::Dropoff);
         app.dispatch().await.submit_proof(app.dispatch_request(dropoff)).await.expect("dropoff proof");
         let (_, page, _) = get(&owner, &format!("{base}/overview?mode=live")).await;
-        assert!(page.contains("Nothing: no delivery was cancelled by the service today"), "{page}");
+        assert!(page.contains("Nothing: no delivery is at risk of missing its promised time, none was cancelled by the service today"), "{page}");
 
         // Another workspace's delivery is not found, by id or by the live feed.
         let other = app.create_workspace(courier::internal::v1::WorkspaceKind::Business, Default::default()).await;

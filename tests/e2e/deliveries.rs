@@ -27,7 +27,7 @@ pub fn berlin_delivery() -> Value {
     json!({ "pickup": pickup, "dropoff": dropoff, "vehicle_type_id": "cargo_bike" })
 }
 
-const DELIVERY_FIELDS: [&str; 24] = [
+const DELIVERY_FIELDS: [&str; 28] = [
     "id",
     "status",
     "mode",
@@ -52,6 +52,10 @@ const DELIVERY_FIELDS: [&str; 24] = [
     "cancelled_at",
     "cancellation_reason",
     "delivered_at",
+    "pickup_window",
+    "dropoff_window",
+    "pickup_eta",
+    "dropoff_eta",
 ];
 
 async fn event_types(app: &TestApp, delivery_id: &str) -> Vec<String> {

@@ -17,7 +17,7 @@ use crate::quotes::{alexanderplatz, kreuzberg, place};
 
 const ORDERS: &str = "/v1/fleet/orders";
 
-const FLEET_ORDER_FIELDS: [&str; 7] = [
+const FLEET_ORDER_FIELDS: [&str; 9] = [
     "id",
     "status",
     "reference",
@@ -25,6 +25,8 @@ const FLEET_ORDER_FIELDS: [&str; 7] = [
     "tracking_url",
     "created_at",
     "updated_at",
+    "pickup_window",
+    "dropoff_window",
 ];
 
 /// A fleet workspace with API access and order intake (unless `intake` is

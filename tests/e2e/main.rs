@@ -44,3 +44,4 @@ mod sign_in_throttle;
 mod tracking_page;
 mod webhook_crash;
 mod webhooks;
+mod windows;

@@ -148,7 +148,7 @@ pub async fn complete_handover(core: &Core, by: Mover<'_>, delivery_id: &str) ->
         delivery_id,
         Status::Delivered,
         Some(Checkpoint::Dropoff),
-        |_| Ok(Change::default().delivered(now)),
+        |d| Ok(Change::default().delivered(d, now)),
     )
     .await
 }
@@ -219,7 +219,8 @@ pub struct LocationReport {
 /// Stores the courier's position on a delivery that has a courier and has
 /// not ended (taken at most 24 hours ago and at most 5 minutes ahead, else
 /// `invalid_request` naming `recorded_at`); a dropoff ETA that moved by a
-/// minute or more is stored and announced with `delivery.eta_updated`.
+/// minute or more is stored and announced with `delivery.eta_updated`, and
+/// one after the promised dropoff reports the delivery at risk.
 pub async fn report_location(core: &Core, report: LocationReport) -> CoreResult<()> {
     if !(-90.0..=90.0).contains(&report.latitude) {
         return Err(CoreError::invalid("latitude", "latitude must be between -90 and 90."));
@@ -266,9 +267,15 @@ pub async fn report_location(core: &Core, report: LocationReport) -> CoreResult<
     if !deliveries::update(core, &tx, &delivery.id, Some(delivery.status), change).await? {
         return Err(moved_meanwhile(&delivery.id));
     }
-    if new_eta.is_some() {
+    let late = report.dropoff_eta.filter(|at| delivery.would_be_late(*at));
+    if new_eta.is_some() || late.is_some() {
         let updated = deliveries::reload(&tx, &delivery.id).await?;
-        deliveries::record_events(core, &tx, &[(&updated, EventType::EtaUpdated, now)]).await?;
+        if new_eta.is_some() {
+            deliveries::record_events(core, &tx, &[(&updated, EventType::EtaUpdated, now)]).await?;
+        }
+        if let Some(at) = late {
+            lifecycle::at_risk(core, &tx, &updated, at, now).await?;
+        }
     }
     tx.commit().await?;
     core.changes.publish(&delivery.id);
@@ -278,7 +285,8 @@ pub async fn report_location(core: &Core, report: LocationReport) -> CoreResult<
 /// Stores the ETAs computed from the position of `delivery`'s courier
 /// (`None` keeps one): a dropoff ETA that moved by a minute or more while
 /// in transit is announced with `delivery.eta_updated`; a pickup ETA is
-/// stored quietly (tracking shows it).
+/// stored quietly (tracking shows it). A dropoff they predict after the
+/// promised one reports the delivery at risk (`lifecycle::at_risk`).
 pub async fn update_etas(
     core: &Core,
     delivery: &Delivery,
@@ -288,24 +296,33 @@ pub async fn update_etas(
     let now = core.clock.now_micros();
     let dropoff_moved = dropoff_eta.filter(|eta| eta_moved(delivery.dropoff_eta, *eta));
     let pickup_moved = pickup_eta.filter(|eta| eta_moved(delivery.pickup_eta, *eta));
-    if dropoff_moved.is_none() && pickup_moved.is_none() {
+    let late = delivery
+        .predicted_dropoff(pickup_eta, dropoff_eta)
+        .filter(|at| delivery.would_be_late(*at));
+    if dropoff_moved.is_none() && pickup_moved.is_none() && late.is_none() {
         return Ok(());
-    }
-    let mut change = Change::default();
-    if let Some(eta) = pickup_moved {
-        change = change.pickup_eta(Some(eta));
-    }
-    if let Some(eta) = dropoff_moved {
-        change = change.dropoff_eta(Some(eta)).touched(now);
     }
     let tx = core.begin().await?;
-    if !deliveries::update(core, &tx, &delivery.id, Some(delivery.status), change).await? {
-        // Moved meanwhile: the next position computes them again.
-        return Ok(());
+    let mut current = delivery.clone();
+    if dropoff_moved.is_some() || pickup_moved.is_some() {
+        let mut change = Change::default();
+        if let Some(eta) = pickup_moved {
+            change = change.pickup_eta(Some(eta));
+        }
+        if let Some(eta) = dropoff_moved {
+            change = change.dropoff_eta(Some(eta)).touched(now);
+        }
+        if !deliveries::update(core, &tx, &delivery.id, Some(delivery.status), change).await? {
+            // Moved meanwhile: the next position computes them again.
+            return Ok(());
+        }
+        current = deliveries::reload(&tx, &delivery.id).await?;
+        if dropoff_moved.is_some() && delivery.status == Status::InTransit {
+            deliveries::record_events(core, &tx, &[(&current, EventType::EtaUpdated, now)]).await?;
+        }
     }
-    if dropoff_moved.is_some() && delivery.status == Status::InTransit {
-        let updated = deliveries::reload(&tx, &delivery.id).await?;
-        deliveries::record_events(core, &tx, &[(&updated, EventType::EtaUpdated, now)]).await?;
+    if let Some(at) = late {
+        lifecycle::at_risk(core, &tx, &current, at, now).await?;
     }
     tx.commit().await?;
     core.changes.publish(&delivery.id);

@@ -23,7 +23,7 @@ use crate::jobs::{self, Work};
 use crate::{Core, CoreResult, positions};
 use courier_orders::assignments::{self, offers};
 use courier_orders::{deliveries, fleet};
-pub use model::{Map, MapArea, MapCourier, MapJob, MapOffer, MapPassedOver, MapPosition, MapUpdate};
+pub use model::{Map, MapArea, MapCourier, MapJob, MapOffer, MapPassedOver, MapPosition, MapPromise, MapUpdate};
 
 pub mod model;
 
@@ -166,6 +166,24 @@ pub fn map_job(work: &Work, courier_id: Option<String>, offer: Option<&offers::O
             expires_at: offer.expires_at,
         }),
         passed_over: Vec::new(),
+        promise: promise_of(work),
+    }
+}
+
+/// The dropoff promised and how it stands: a delivery's promise, a board
+/// order's dropoff window (no one estimates its dropoff).
+fn promise_of(work: &Work) -> Option<MapPromise> {
+    match work {
+        Work::Delivery(d) => d.promised_by.map(|promised_by| MapPromise {
+            promised_by,
+            dropoff_eta: d.etas().1,
+            at_risk: d.delayed_at.is_some(),
+        }),
+        Work::FleetOrder(o) => o.windows.dropoff.map(|w| MapPromise {
+            promised_by: w.end,
+            dropoff_eta: None,
+            at_risk: false,
+        }),
     }
 }
 
@@ -278,6 +296,7 @@ pub async fn rank(core: &Core, work: &Work) -> CoreResult<Vec<Ranked>> {
         pickup: work.pickup(),
         vehicle_type_id: work.vehicle_type_id().to_owned(),
         created_at: work.created_at(),
+        opens_at: work.windows().pickup.map(|w| w.start),
     };
     auto_dispatch::rank(core, &fleet, job).await
 }

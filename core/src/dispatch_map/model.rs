@@ -56,6 +56,20 @@ pub struct MapJob {
     pub offer: Option<MapOffer>,
     /// A waiting job's couriers automatic dispatch passes over, oldest first.
     pub passed_over: Vec<MapPassedOver>,
+    /// The dropoff promised, when there is one, and how it stands.
+    pub promise: Option<MapPromise>,
+}
+
+/// A job's promised dropoff (docs/guide.md "Windows"): a dispatcher sees
+/// the jobs that will break it, or have, first.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct MapPromise {
+    pub promised_by: i64,
+    /// The dropoff expected now (planned, or the courier's ETA); `None`
+    /// where no one estimates it (board orders).
+    pub dropoff_eta: Option<i64>,
+    /// Reported at risk (`delivery.delayed`).
+    pub at_risk: bool,
 }
 
 /// A waiting job's open offer.

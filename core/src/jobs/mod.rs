@@ -27,6 +27,7 @@ use courier_orders::fleet::{self, FleetOrder};
 use courier_orders::lifecycle::{self, Status};
 use courier_orders::proofs::{self, Checkpoint, ProofSubmission};
 use courier_orders::validate::WaypointInput;
+use courier_orders::windows::Windows;
 use courier_pricing::geo::GeoPoint;
 use courier_store::{db, pagination, secrets};
 
@@ -87,6 +88,14 @@ impl Work {
         match self {
             Work::Delivery(d) => d.created_at,
             Work::FleetOrder(o) => o.created_at,
+        }
+    }
+
+    /// The promised times (docs/guide.md "Windows").
+    pub fn windows(&self) -> Windows {
+        match self {
+            Work::Delivery(d) => d.windows,
+            Work::FleetOrder(o) => o.windows,
         }
     }
 

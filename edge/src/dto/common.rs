@@ -195,3 +195,28 @@ pub fn time_in(param: &str, value: Option<&str>) -> Result<Option<prost_types::T
         })
         .transpose()
 }
+
+/// A promised time as a request sends it (docs/guide.md "Windows").
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[schema(as = TimeWindowInput)]
+pub struct TimeWindowBody {
+    /// RFC 3339.
+    #[schema(format = DateTime)]
+    pub start: String,
+    /// RFC 3339; 15 minutes to 12 hours after `start`, in the future.
+    #[schema(format = DateTime)]
+    pub end: String,
+}
+
+/// The window sent as `param`, if any.
+pub fn window_in(param: &str, window: Option<TimeWindowBody>) -> Result<Option<pb::TimeWindow>, ApiError> {
+    window
+        .map(|w| {
+            Ok(pb::TimeWindow {
+                start: time_in(&format!("{param}.start"), Some(&w.start))?,
+                end: time_in(&format!("{param}.end"), Some(&w.end))?,
+            })
+        })
+        .transpose()
+}

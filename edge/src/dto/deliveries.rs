@@ -9,7 +9,9 @@ use utoipa::ToSchema;
 
 use courier::json::{CourierJson, DeliveryJson};
 
-use super::common::{ItemBody, ListQuery, SelectedExtraBody, WaypointBody, items_in, time_in};
+use super::common::{
+    ItemBody, ListQuery, SelectedExtraBody, TimeWindowBody, WaypointBody, items_in, time_in, window_in,
+};
 use crate::error::ApiError;
 
 #[derive(Debug, Deserialize, ToSchema)]
@@ -52,6 +54,8 @@ pub enum TestScenarioBody {
     CourierCancelled,
     PickupNoShow,
     DeliveryFailed,
+    /// The simulated courier runs late: `delivery.delayed`, then delivered.
+    Delayed,
 }
 
 /// `POST /v1/deliveries` body.
@@ -73,6 +77,10 @@ pub struct CreateDeliveryBody {
     pub scheduled_at: Option<String>,
     pub proof_of_delivery: Option<ProofBody>,
     pub test_scenario: Option<TestScenarioBody>,
+    /// When the pickup may happen; not with `scheduled_at`.
+    pub pickup_window: Option<TimeWindowBody>,
+    /// When the dropoff is promised.
+    pub dropoff_window: Option<TimeWindowBody>,
 }
 
 impl TryFrom<CreateDeliveryBody> for pb::CreateDeliveryRequest {
@@ -81,6 +89,8 @@ impl TryFrom<CreateDeliveryBody> for pb::CreateDeliveryRequest {
     fn try_from(b: CreateDeliveryBody) -> Result<Self, ApiError> {
         Ok(pb::CreateDeliveryRequest {
             scheduled_at: time_in("scheduled_at", b.scheduled_at.as_deref())?,
+            pickup_window: window_in("pickup_window", b.pickup_window)?,
+            dropoff_window: window_in("dropoff_window", b.dropoff_window)?,
             quote_id: b.quote_id,
             pickup: Some(b.pickup.into()),
             dropoff: Some(b.dropoff.into()),
@@ -112,6 +122,7 @@ impl TryFrom<CreateDeliveryBody> for pb::CreateDeliveryRequest {
                 Some(TestScenarioBody::CourierCancelled) => pb::TestScenario::CourierCancelled,
                 Some(TestScenarioBody::PickupNoShow) => pb::TestScenario::PickupNoShow,
                 Some(TestScenarioBody::DeliveryFailed) => pb::TestScenario::DeliveryFailed,
+                Some(TestScenarioBody::Delayed) => pb::TestScenario::Delayed,
             } as i32,
         })
     }
@@ -152,7 +163,16 @@ pub fn cancel_reason_in(reason: Option<CancelReasonBody>) -> pb::CancelReason {
 
 /// `GET /v1/deliveries` query.
 pub fn list_request(query: &HashMap<String, String>) -> Result<pb::ListDeliveriesRequest, ApiError> {
-    let query = ListQuery::parse(query, &["status", "external_id"])?;
+    let query = ListQuery::parse(query, &["status", "external_id", "promise"])?;
+    let promise = match query.filters.get("promise") {
+        None => pb::PromiseState::Unspecified,
+        Some(text) => pb::PromiseState::from_public_name(text).ok_or_else(|| {
+            ApiError::invalid(
+                "promise",
+                format!("promise must be one of {}.", pb::PromiseState::public_names()),
+            )
+        })?,
+    };
     let status = match query.filters.get("status") {
         None => pb::DeliveryStatus::Unspecified,
         Some(text) => pb::DeliveryStatus::from_public_name(text).ok_or_else(|| {
@@ -169,6 +189,7 @@ pub fn list_request(query: &HashMap<String, String>) -> Result<pb::ListDeliverie
         external_id: query.filters.get("external_id").map(|id| (*id).to_owned()),
         created_after: query.created_after,
         created_before: query.created_before,
+        promise: promise as i32,
     })
 }
 

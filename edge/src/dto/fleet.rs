@@ -1,11 +1,12 @@
 //! Fleet order shapes (docs/guide.md "Fleet orders").
 
-use courier::json::{status_name, time_out};
+use courier::json::{TimeWindowJson, status_name, time_out};
 use courier::v1 as pb;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
-use super::common::{ContactBody, ItemBody, WaypointBody, items_in};
+use super::common::{ContactBody, ItemBody, TimeWindowBody, WaypointBody, items_in, window_in};
+use crate::error::ApiError;
 
 /// `POST /v1/fleet/orders` body.
 #[derive(Debug, Deserialize, ToSchema)]
@@ -27,11 +28,19 @@ pub struct CreateFleetOrderBody {
     /// IANA time zone of the requested date and time.
     pub customer_timezone: Option<String>,
     pub notes: Option<String>,
+    /// When the pickup may happen.
+    pub pickup_window: Option<TimeWindowBody>,
+    /// When the dropoff is promised.
+    pub dropoff_window: Option<TimeWindowBody>,
 }
 
-impl From<CreateFleetOrderBody> for pb::CreateFleetOrderRequest {
-    fn from(b: CreateFleetOrderBody) -> Self {
-        pb::CreateFleetOrderRequest {
+impl TryFrom<CreateFleetOrderBody> for pb::CreateFleetOrderRequest {
+    type Error = ApiError;
+
+    fn try_from(b: CreateFleetOrderBody) -> Result<Self, ApiError> {
+        Ok(pb::CreateFleetOrderRequest {
+            pickup_window: window_in("pickup_window", b.pickup_window)?,
+            dropoff_window: window_in("dropoff_window", b.dropoff_window)?,
             customer: Some(b.customer.into()),
             pickup: Some(b.pickup.into()),
             dropoff: Some(b.dropoff.into()),
@@ -43,7 +52,7 @@ impl From<CreateFleetOrderBody> for pb::CreateFleetOrderRequest {
             requested_pickup_time: b.requested_pickup_time,
             customer_timezone: b.customer_timezone,
             notes: b.notes,
-        }
+        })
     }
 }
 
@@ -65,6 +74,9 @@ pub struct FleetOrderJson {
     /// The order's last change.
     #[schema(format = DateTime)]
     pub updated_at: Option<String>,
+    /// The order's windows, `null` when none.
+    pub pickup_window: Option<TimeWindowJson>,
+    pub dropoff_window: Option<TimeWindowJson>,
 }
 
 impl From<pb::FleetOrder> for FleetOrderJson {
@@ -77,6 +89,8 @@ impl From<pb::FleetOrder> for FleetOrderJson {
             reference: o.reference,
             order_id: o.order_id,
             tracking_url: o.tracking_url,
+            pickup_window: o.pickup_window.map(Into::into),
+            dropoff_window: o.dropoff_window.map(Into::into),
         }
     }
 }

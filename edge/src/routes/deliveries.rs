@@ -118,6 +118,7 @@ pub async fn tracking(
         ("external_id" = Option<String>, Query, description = "Only the delivery with this `external_id`."),
         ("created_after" = Option<String>, Query, format = DateTime, description = "Created at or after this time."),
         ("created_before" = Option<String>, Query, format = DateTime, description = "Created before this time."),
+        ("promise" = Option<pb::PromiseState>, Query, description = "Only deliveries at risk of breaking their promised dropoff (`at_risk`) or that broke it (`late`); see the guide's \"Windows\"."),
     ),
     responses((status = 200, description = "One page of deliveries.", body = DeliveryListJson)),
     security(("partnerApiKey" = []), ("partnerBearer" = [])),

@@ -39,7 +39,7 @@ pub async fn create(
     ctx: CallContext,
     body: Result<JsonBody<CreateFleetOrderBody>, ApiError>,
 ) -> Result<(StatusCode, HeaderMap, Json<FleetOrderJson>), ApiError> {
-    let request = ctx.request_for(body, |JsonBody(b)| Ok(pb::CreateFleetOrderRequest::from(b)));
+    let request = ctx.request_for(body, |JsonBody(b)| pb::CreateFleetOrderRequest::try_from(b));
     let answer = state.core.fleet_orders.clone().create_fleet_order(request).await?;
     let headers = replay_headers(answer.metadata());
     let order = answer.into_inner().fleet_order.ok_or_else(missing)?;

@@ -3,9 +3,9 @@
 //! module turns that into columns, so `deliveries` stays the one writer of
 //! its table and a new column cannot be set from elsewhere by accident.
 
-use sea_orm::sea_query::{Expr, SimpleExpr};
+use sea_orm::sea_query::{Expr, ExprTrait, SimpleExpr};
 
-use super::{CancelReason, Courier, entity};
+use super::{CancelReason, Courier, Delivery, entity};
 use crate::CoreResult;
 use crate::quotes::to_json;
 use crate::statuses::{CancellationReason, Status};
@@ -21,7 +21,8 @@ pub struct Change {
     pickup_eta: Option<Option<i64>>,
     dropoff_eta: Option<Option<i64>>,
     next_step_at: Option<Option<i64>>,
-    delivered_at: Option<i64>,
+    delivered_at: Option<(i64, Option<bool>)>,
+    delayed_at: Option<i64>,
     cancelled: Option<(CancellationReason, i64)>,
     client_reason: Option<CancelReason>,
 }
@@ -92,11 +93,22 @@ impl Change {
         }
     }
 
-    /// Handed over at `at`; nothing is scheduled any more.
-    pub fn delivered(self, at: i64) -> Self {
+    /// `delivery` handed over at `at`, on time or not (docs/guide.md
+    /// "Windows"); nothing is scheduled any more.
+    pub fn delivered(self, delivery: &Delivery, at: i64) -> Self {
+        let on_time = delivery.promised_by.map(|by| at <= by);
         Change {
-            delivered_at: Some(at),
+            delivered_at: Some((at, on_time)),
             ..self.next_step(None)
+        }
+    }
+
+    /// Found at risk at `at`: `delivery.delayed` is recorded, and never
+    /// again (the write happens only while none was: [`Change::guard`]).
+    pub fn delayed(self, at: i64) -> Self {
+        Change {
+            delayed_at: Some(at),
+            ..self
         }
     }
 
@@ -114,6 +126,13 @@ impl Change {
             client_reason: Some(reason),
             ..self
         }
+    }
+
+    /// What the row must still be for the change to apply, beyond its
+    /// status: not yet at risk, for the change that makes it so, so that of
+    /// two replicas finding it late only one records it.
+    pub(super) fn guard(&self) -> Option<SimpleExpr> {
+        self.delayed_at.map(|_| Expr::col(entity::Column::DelayedAt).is_null())
     }
 
     /// The columns to set, in the entity's terms.
@@ -144,8 +163,12 @@ impl Change {
         if let Some(at) = self.next_step_at {
             set(C::NextStepAt, Expr::value(at));
         }
-        if let Some(at) = self.delivered_at {
+        if let Some((at, on_time)) = self.delivered_at {
             set(C::DeliveredAt, Expr::value(at));
+            set(C::OnTime, Expr::value(on_time));
+        }
+        if let Some(at) = self.delayed_at {
+            set(C::DelayedAt, Expr::value(at));
         }
         if let Some((reason, at)) = self.cancelled {
             set(C::CancelledAt, Expr::value(at));

@@ -38,6 +38,13 @@ pub struct Model {
     pub next_step_at: Option<i64>,
     pub pickup_eta: Option<i64>,
     pub dropoff_eta: Option<i64>,
+    pub pickup_window_start: Option<i64>,
+    pub pickup_window_end: Option<i64>,
+    pub dropoff_window_start: Option<i64>,
+    pub dropoff_window_end: Option<i64>,
+    pub promised_by: Option<i64>,
+    pub delayed_at: Option<i64>,
+    pub on_time: Option<bool>,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

@@ -27,6 +27,7 @@ use crate::idempotency::{self, Idempotent, Scope};
 use crate::quotes::{self, RouteInput, from_json, to_json};
 use crate::statuses::{CancellationReason, Status};
 use crate::validate::ContactRule;
+use crate::windows::{MINUTE, Windows};
 use crate::{CoreError, CoreResult, Orders, billing, webhooks};
 use courier::errors::ErrorCode;
 use courier_identity::audit;
@@ -134,6 +135,9 @@ async fn prepare(orders: &Orders, principal: &Principal, new: NewDelivery) -> Co
             )
         }
     };
+    route
+        .windows
+        .check_reachable(route.earliest_pickup(now).timestamp_micros(), duration_min * MINUTE)?;
     let stored_route = StoredRoute {
         pickup: route.pickup,
         dropoff: route.dropoff,
@@ -143,6 +147,13 @@ async fn prepare(orders: &Orders, principal: &Principal, new: NewDelivery) -> Co
     };
     let now_micros = now.timestamp_micros();
     let scheduled_at = route.scheduled_at.map(|t| t.timestamp_micros());
+    let windows = route.windows;
+    let [
+        pickup_window_start,
+        pickup_window_end,
+        dropoff_window_start,
+        dropoff_window_end,
+    ] = windows.columns();
     let row = entity::Model {
         id: courier_store::ids::new_id("del"),
         workspace_id: principal.workspace.id.clone(),
@@ -174,11 +185,20 @@ async fn prepare(orders: &Orders, principal: &Principal, new: NewDelivery) -> Co
         next_step_at: Some(first_step_at(
             principal.mode,
             now_micros,
-            scheduled_at,
+            scheduled_at.or(pickup_window_start),
             orders.config.simulator_step,
         )),
         pickup_eta: None,
         dropoff_eta: None,
+        pickup_window_start,
+        pickup_window_end,
+        dropoff_window_start,
+        dropoff_window_end,
+        promised_by: Some(
+            windows.promised_dropoff(windows.plan(now_micros, scheduled_at, duration_min * MINUTE).dropoff_at),
+        ),
+        delayed_at: None,
+        on_time: None,
     };
     Ok(Prepared {
         row,
@@ -282,6 +302,9 @@ pub async fn update(
     let mut update = entity::Entity::update_many().filter(entity::Column::Id.eq(id));
     if let Some(status) = while_status {
         update = update.filter(entity::Column::Status.eq(status.as_str()));
+    }
+    if let Some(guard) = change.guard() {
+        update = update.filter(guard);
     }
     for (column, value) in change.into_columns()? {
         update = update.col_expr(column, value);
@@ -400,6 +423,39 @@ pub struct ListFilter {
     pub external_id: Option<String>,
     pub created_after: Option<i64>,
     pub created_before: Option<i64>,
+    pub promise: Option<PromiseFilter>,
+}
+
+/// Deliveries by their promised dropoff (docs/guide.md "Windows").
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PromiseFilter {
+    /// Not ended, and reported at risk or already past the promise: the
+    /// ones a dispatcher looks at first.
+    AtRisk,
+    /// The promise broken: delivered after it, or not ended and past it.
+    Late,
+}
+
+impl PromiseFilter {
+    fn condition(self, now: i64) -> Condition {
+        use entity::Column as C;
+        let ended = [Status::Delivered.as_str(), Status::Cancelled.as_str()];
+        let open_and_past = Condition::all()
+            .add(C::Status.is_not_in(ended))
+            .add(C::PromisedBy.lt(now));
+        match self {
+            PromiseFilter::AtRisk => Condition::any().add(open_and_past).add(
+                Condition::all()
+                    .add(C::Status.is_not_in(ended))
+                    .add(C::DelayedAt.is_not_null()),
+            ),
+            PromiseFilter::Late => Condition::any().add(open_and_past).add(
+                Condition::all()
+                    .add(C::Status.eq(Status::Delivered.as_str()))
+                    .add(C::OnTime.eq(false)),
+            ),
+        }
+    }
 }
 
 pub async fn list(
@@ -410,13 +466,14 @@ pub async fn list(
     page_token: Option<&str>,
 ) -> CoreResult<Page<Arc<Delivery>>> {
     let scope = format!(
-        "deliveries|{}|{}|{:?}|{:?}|{:?}|{:?}",
+        "deliveries|{}|{}|{:?}|{:?}|{:?}|{:?}|{:?}",
         principal.workspace.id,
         principal.mode.as_str(),
         filter.status.map(Status::as_str),
         filter.external_id,
         filter.created_after,
-        filter.created_before
+        filter.created_before,
+        filter.promise,
     );
     let mut condition = scoped(principal);
     if let Some(status) = filter.status {
@@ -430,6 +487,9 @@ pub async fn list(
     }
     if let Some(before) = filter.created_before {
         condition = condition.add(entity::Column::CreatedAt.lt(before));
+    }
+    if let Some(promise) = filter.promise {
+        condition = condition.add(promise.condition(orders.clock.now_micros()));
     }
     let (ids, next_page_token) = Keyset::<entity::Entity> {
         created_at: entity::Column::CreatedAt,
@@ -512,15 +572,17 @@ pub async fn record_events(
 }
 
 /// How long a live delivery may wait for a courier before it is cancelled
-/// with `no_courier_found` (counted from creation, or from `scheduled_at`).
+/// with `no_courier_found` (counted from creation, or from when its pickup
+/// may start: `scheduled_at` or the pickup window's start).
 pub const COURIER_SEARCH_TIMEOUT_MICROS: i64 = 30 * 60 * 1_000_000;
 
 /// When a new delivery is first acted on by a worker: a test delivery's
-/// first simulator step (one step after creation, or one step before
-/// `scheduled_at`), or a live delivery's courier-search timeout.
-pub fn first_step_at(mode: Mode, created_at: i64, scheduled_at: Option<i64>, step: std::time::Duration) -> i64 {
+/// first simulator step (one step after creation, or one step before its
+/// pickup may start, `pickup_from`), or a live delivery's courier-search
+/// timeout.
+pub fn first_step_at(mode: Mode, created_at: i64, pickup_from: Option<i64>, step: std::time::Duration) -> i64 {
     let step = i64::try_from(step.as_micros()).unwrap_or(i64::MAX);
-    match (mode, scheduled_at) {
+    match (mode, pickup_from) {
         (Mode::Test, None) => created_at.saturating_add(step),
         (Mode::Test, Some(at)) => at.saturating_sub(step).max(created_at.saturating_add(step)),
         (Mode::Live, at) => at.unwrap_or(created_at).saturating_add(COURIER_SEARCH_TIMEOUT_MICROS),
@@ -534,6 +596,11 @@ fn scoped(principal: &Principal) -> Condition {
 
 fn from_model(model: entity::Model) -> CoreResult<Delivery> {
     let corrupt = |what: &str| CoreError::Internal(format!("delivery {} has a corrupt {what}", model.id));
+    let windows = Windows::from_columns(
+        (model.pickup_window_start, model.pickup_window_end),
+        (model.dropoff_window_start, model.dropoff_window_end),
+    )
+    .ok_or_else(|| corrupt("window"))?;
     Ok(Delivery {
         mode: Mode::parse(&model.mode).ok_or_else(|| corrupt("mode"))?,
         status: Status::parse(&model.status).ok_or_else(|| corrupt("status"))?,
@@ -571,6 +638,10 @@ fn from_model(model: entity::Model) -> CoreResult<Delivery> {
         next_step_at: model.next_step_at,
         pickup_eta: model.pickup_eta,
         dropoff_eta: model.dropoff_eta,
+        windows,
+        promised_by: model.promised_by,
+        delayed_at: model.delayed_at,
+        on_time: model.on_time,
     })
 }
 

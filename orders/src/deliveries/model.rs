@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::statuses::{CancellationReason, Status};
 use crate::validate::WaypointInput;
+use crate::windows::{MINUTE, Plan, Window, Windows};
 use courier_identity::modes::Mode;
 use courier_pricing::items::ItemInput;
 use courier_pricing::prices::{Breakdown, ExtraSelection};
@@ -121,6 +122,8 @@ pub enum TestScenario {
     CourierCancelled,
     PickupNoShow,
     DeliveryFailed,
+    /// Runs late: `delivery.delayed`, then delivered after its promise.
+    Delayed,
 }
 
 impl TestScenario {
@@ -130,6 +133,7 @@ impl TestScenario {
             TestScenario::CourierCancelled => "courier_cancelled",
             TestScenario::PickupNoShow => "pickup_no_show",
             TestScenario::DeliveryFailed => "delivery_failed",
+            TestScenario::Delayed => "delayed",
         }
     }
 
@@ -139,6 +143,7 @@ impl TestScenario {
             TestScenario::CourierCancelled,
             TestScenario::PickupNoShow,
             TestScenario::DeliveryFailed,
+            TestScenario::Delayed,
         ]
         .into_iter()
         .find(|s| s.as_str() == text)
@@ -240,7 +245,69 @@ pub struct Delivery {
     pub cancel_reason: Option<String>,
     pub delivered_at: Option<i64>,
     pub next_step_at: Option<i64>,
-    /// When the courier is expected at the pickup and at the dropoff.
+    /// When the courier is expected at the pickup and at the dropoff, once
+    /// a courier's position says (before, [`Delivery::etas`] plans them).
     pub pickup_eta: Option<i64>,
     pub dropoff_eta: Option<i64>,
+    /// The promised times (docs/guide.md "Windows").
+    pub windows: Windows,
+    /// The dropoff promised at booking: the dropoff window's end or,
+    /// without one, the plan's dropoff plus
+    /// [`crate::windows::ON_TIME_GRACE`]; `None` for deliveries booked
+    /// before promises were kept.
+    pub promised_by: Option<i64>,
+    /// When `delivery.delayed` was recorded (once per delivery).
+    pub delayed_at: Option<i64>,
+    /// Once delivered: whether the dropoff promise was kept.
+    pub on_time: Option<bool>,
+}
+
+impl Delivery {
+    /// When the pickup may happen: `scheduled_at`, or the pickup window's
+    /// start; `None` for an immediate delivery.
+    pub fn pickup_from(&self) -> Option<i64> {
+        self.scheduled_at.or(self.windows.pickup.map(|w| w.start))
+    }
+
+    /// The dispatcher's plan at booking (docs/guide.md "Windows").
+    pub fn plan(&self) -> Plan {
+        self.windows
+            .plan(self.created_at, self.scheduled_at, self.duration_min.max(0) * MINUTE)
+    }
+
+    /// The dropoff predicted from a courier's ETA: `dropoff_eta` when
+    /// known, else a route after `pickup_eta` (not before the pickup window
+    /// opens).
+    pub fn predicted_dropoff(&self, pickup_eta: Option<i64>, dropoff_eta: Option<i64>) -> Option<i64> {
+        let duration = self.duration_min.max(0) * MINUTE;
+        let opens = self.windows.pickup.map_or(i64::MIN, |w| w.start);
+        dropoff_eta.or_else(|| pickup_eta.map(|at| at.max(opens) + duration))
+    }
+
+    /// Whether a dropoff at `at` breaks the promise of a delivery not yet
+    /// reported at risk.
+    pub fn would_be_late(&self, at: i64) -> bool {
+        self.delayed_at.is_none() && !self.status.is_terminal() && self.promised_by.is_some_and(|by| at > by)
+    }
+
+    /// The ETAs a client reads: while the pickup lies ahead, the courier's
+    /// (or, before one is known, the plan's) pickup and the dropoff a route
+    /// later; from the pickup on, the dropoff ETA alone; none once ended.
+    /// Never before a window opens: a courier early waits for it.
+    pub fn etas(&self) -> (Option<i64>, Option<i64>) {
+        let duration = self.duration_min.max(0) * MINUTE;
+        let opens = |at: i64, window: Option<Window>| window.map_or(at, |w| at.max(w.start));
+        match self.status {
+            Status::Pending | Status::CourierAssigned | Status::AtPickup => {
+                let pickup = opens(self.pickup_eta.unwrap_or(self.plan().pickup_at), self.windows.pickup);
+                let dropoff = self.dropoff_eta.unwrap_or(pickup + duration);
+                (Some(pickup), Some(opens(dropoff, self.windows.dropoff)))
+            }
+            Status::PickedUp | Status::InTransit | Status::AtDropoff => {
+                let dropoff = self.dropoff_eta.unwrap_or(self.plan().dropoff_at);
+                (None, Some(opens(dropoff, self.windows.dropoff)))
+            }
+            Status::Delivered | Status::Cancelled => (None, None),
+        }
+    }
 }

@@ -17,7 +17,7 @@ use courier_store::{CoreError, CoreResult};
 /// Payload version of every event (a year-month label).
 pub const VERSION: &str = "2026-11";
 
-/// The eight public event types (docs/guide.md "Events").
+/// The nine public event types (docs/guide.md "Events").
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum EventType {
     Created,
@@ -28,10 +28,12 @@ pub enum EventType {
     PodSubmitted,
     Delivered,
     Cancelled,
+    /// The predicted dropoff passed the dropoff window's end (once).
+    Delayed,
 }
 
 impl EventType {
-    pub const ALL: [EventType; 8] = [
+    pub const ALL: [EventType; 9] = [
         EventType::Created,
         EventType::StatusUpdated,
         EventType::CourierAssigned,
@@ -40,6 +42,7 @@ impl EventType {
         EventType::PodSubmitted,
         EventType::Delivered,
         EventType::Cancelled,
+        EventType::Delayed,
     ];
 
     /// As the API and the database name it (`delivery.created`); the
@@ -54,6 +57,7 @@ impl EventType {
             EventType::PodSubmitted => "delivery.pod_submitted",
             EventType::Delivered => "delivery.delivered",
             EventType::Cancelled => "delivery.cancelled",
+            EventType::Delayed => "delivery.delayed",
         }
     }
 

@@ -21,6 +21,10 @@ pub struct Model {
     pub requested_pickup_time: Option<String>,
     pub customer_timezone: Option<String>,
     pub notes: Option<String>,
+    pub pickup_window_start: Option<i64>,
+    pub pickup_window_end: Option<i64>,
+    pub dropoff_window_start: Option<i64>,
+    pub dropoff_window_end: Option<i64>,
     pub created_at: i64,
     pub updated_at: i64,
 }

@@ -24,6 +24,7 @@ use crate::idempotency::{self, Idempotent, Scope};
 use crate::lifecycle::{self, Status};
 use crate::quotes::{RouteInput, from_json, to_json};
 use crate::validate::{self, ContactInput, ContactRule};
+use crate::windows::Windows;
 use crate::{CoreError, CoreResult, Orders};
 use courier::errors::ErrorCode;
 use courier_identity::access::{Granted, act};
@@ -70,7 +71,7 @@ pub fn admit(principal: &Principal) -> CoreResult<()> {
 }
 
 /// A fleet order to create. `route` carries no extras and no `scheduled_at`
-/// (fleet orders have neither).
+/// (fleet orders have neither; their windows say when).
 #[derive(Clone, Debug)]
 pub struct NewFleetOrder {
     pub customer: ContactInput,
@@ -96,7 +97,7 @@ pub async fn create(
 ) -> CoreResult<Idempotent> {
     let scope = Scope::new(principal, CREATE_ENDPOINT, idempotency_key)?;
     let now = orders.clock.now_micros();
-    let checked = async { prepare(orders, principal, new, now) };
+    let checked = prepare(orders, principal, new, now);
     let wire = orders.wire.clone();
     idempotency::run(
         orders,
@@ -115,9 +116,14 @@ pub async fn create(
     .await
 }
 
-/// Checks every field (docs/guide.md "Fleet orders", "Limits") and builds
-/// the row.
-fn prepare(orders: &Orders, principal: &Principal, new: NewFleetOrder, now: i64) -> CoreResult<entity::ActiveModel> {
+/// Checks every field (docs/guide.md "Fleet orders", "Limits", "Windows")
+/// and builds the row.
+async fn prepare(
+    orders: &Orders,
+    principal: &Principal,
+    new: NewFleetOrder,
+    now: i64,
+) -> CoreResult<entity::ActiveModel> {
     validate::contact("customer", &new.customer)?;
     let route = new.route;
     route.validate(
@@ -145,6 +151,16 @@ fn prepare(orders: &Orders, principal: &Principal, new: NewFleetOrder, now: i64)
     if let Some(notes) = &new.notes {
         text::text_within("notes", notes, limits::NOTES)?;
     }
+    let windows = route.windows;
+    if windows.dropoff.is_some() {
+        windows.check_reachable(now, route.duration(orders).await?)?;
+    }
+    let [
+        pickup_window_start,
+        pickup_window_end,
+        dropoff_window_start,
+        dropoff_window_end,
+    ] = windows.columns();
     let stored_route = OrderRoute {
         pickup: route.pickup,
         dropoff: route.dropoff,
@@ -165,6 +181,10 @@ fn prepare(orders: &Orders, principal: &Principal, new: NewFleetOrder, now: i64)
         requested_pickup_time: Set(new.requested_pickup_time),
         customer_timezone: Set(new.customer_timezone),
         notes: Set(new.notes),
+        pickup_window_start: Set(pickup_window_start),
+        pickup_window_end: Set(pickup_window_end),
+        dropoff_window_start: Set(dropoff_window_start),
+        dropoff_window_end: Set(dropoff_window_end),
         created_at: Set(now),
         updated_at: Set(now),
     })
@@ -409,10 +429,16 @@ fn board_scope(workspace_id: &str) -> Condition {
 }
 
 fn from_model(model: entity::Model) -> CoreResult<FleetOrder> {
-    let status = Status::parse(&model.status)
-        .ok_or_else(|| CoreError::Internal(format!("fleet order {} has a corrupt status", model.id)))?;
+    let corrupt = |what: &str| CoreError::Internal(format!("fleet order {} has a corrupt {what}", model.id));
+    let status = Status::parse(&model.status).ok_or_else(|| corrupt("status"))?;
+    let windows = Windows::from_columns(
+        (model.pickup_window_start, model.pickup_window_end),
+        (model.dropoff_window_start, model.dropoff_window_end),
+    )
+    .ok_or_else(|| corrupt("window"))?;
     Ok(FleetOrder {
         status,
+        windows,
         customer: from_json(&model.customer)?,
         route: from_json(&model.route)?,
         id: model.id,

@@ -5,6 +5,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::statuses::Status;
 use crate::validate::{ContactInput, WaypointInput};
+use crate::windows::Windows;
 use courier_pricing::items::ItemInput;
 
 /// Waypoints and items as stored.
@@ -31,6 +32,8 @@ pub struct FleetOrder {
     pub requested_pickup_time: Option<String>,
     pub customer_timezone: Option<String>,
     pub notes: Option<String>,
+    /// The promised times (docs/guide.md "Windows").
+    pub windows: Windows,
     pub created_at: i64,
     pub updated_at: i64,
 }

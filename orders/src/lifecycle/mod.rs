@@ -101,6 +101,30 @@ pub async fn advance(
     Ok(Some(moved))
 }
 
+/// Reports `delivery` at risk in `tx` when a dropoff at `predicted` would
+/// break its promise (docs/guide.md "Windows"): the predicted dropoff is
+/// stored and `delivery.delayed` recorded, once per delivery, whoever finds
+/// it first. The delivery as it now is when this call reported it.
+pub async fn at_risk(
+    orders: &Orders,
+    tx: &WriteTransaction,
+    delivery: &Delivery,
+    predicted: i64,
+    now: i64,
+) -> CoreResult<Option<Delivery>> {
+    if !delivery.would_be_late(predicted) {
+        return Ok(None);
+    }
+    let change = Change::default().dropoff_eta(Some(predicted)).delayed(now).touched(now);
+    if !deliveries::update(orders, tx, &delivery.id, Some(delivery.status), change).await? {
+        return Ok(None);
+    }
+    let delayed = deliveries::reload(tx, &delivery.id).await?;
+    deliveries::record_events(orders, tx, &[(&delayed, EventType::Delayed, now)]).await?;
+    orders.metrics.delivery_delayed(delivery.mode.as_str());
+    Ok(Some(delayed))
+}
+
 /// Returns `delivery` from `courier_assigned` to `pending` in `tx`: the one
 /// backward move, made only when a dispatcher takes the job back from its
 /// courier before the pickup (`jobs::unassign`; docs/couriers.md
@@ -121,7 +145,7 @@ pub async fn return_to_waiting(
     let search_ends = deliveries::first_step_at(
         delivery.mode,
         delivery.created_at,
-        delivery.scheduled_at,
+        delivery.pickup_from(),
         orders.config.simulator_step,
     );
     let change = Change::default()

@@ -12,6 +12,7 @@ use sea_orm::{ActiveModelTrait, ActiveValue::Set, ConnectionTrait, EntityTrait, 
 use serde::{Deserialize, Serialize};
 
 use crate::validate::{self, ContactRule, WaypointInput};
+use crate::windows::{MINUTE, Plan, Windows};
 use crate::{CoreError, CoreResult, Orders};
 use courier_identity::auth::Principal;
 use courier_pricing::items::ItemInput;
@@ -32,10 +33,12 @@ pub struct RouteInput {
     /// `None`: no items sent; `Some`: 1 to 100 items, fit checked.
     pub items: Option<Vec<ItemInput>>,
     pub scheduled_at: Option<DateTime<Utc>>,
+    pub windows: Windows,
 }
 
-/// What `quote_mismatch` compares: coordinates, vehicle, extras, items and
-/// `scheduled_at`, exactly; contacts, instructions and notes are ignored.
+/// What `quote_mismatch` compares: coordinates, vehicle, extras, items,
+/// `scheduled_at` and the windows, exactly; contacts, instructions and
+/// notes are ignored.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct RouteKey {
     pub pickup: [f64; 2],
@@ -46,6 +49,9 @@ pub struct RouteKey {
     pub items: Option<Vec<ItemInput>>,
     /// Unix microseconds.
     pub scheduled_at: Option<i64>,
+    /// Quotes stored before windows existed have none.
+    #[serde(default)]
+    pub windows: Windows,
 }
 
 impl RouteInput {
@@ -59,10 +65,12 @@ impl RouteInput {
             extras: self.extras.clone(),
             items: self.items.clone(),
             scheduled_at: self.scheduled_at.map(|t| t.timestamp_micros()),
+            windows: self.windows,
         }
     }
 
-    /// Field rules of the route (waypoints, stops, vehicle, schedule).
+    /// Field rules of the route (waypoints, stops, vehicle, schedule,
+    /// windows).
     pub fn validate(&self, now: DateTime<Utc>, pickup_rule: ContactRule, stop_rule: ContactRule) -> CoreResult<()> {
         validate::waypoint("pickup", &self.pickup, pickup_rule)?;
         validate::waypoint("dropoff", &self.dropoff, pickup_rule)?;
@@ -75,11 +83,18 @@ impl RouteInput {
         if let Some(at) = self.scheduled_at {
             validate::scheduled_at(now, at)?;
         }
-        Ok(())
+        self.windows
+            .check(now.timestamp_micros(), self.scheduled_at.map(|t| t.timestamp_micros()))
     }
 
-    /// Prices the route in the workspace's terms, at its pickup time.
-    pub async fn price(&self, orders: &Orders, now: DateTime<Utc>, discount_bps: u32) -> CoreResult<PricedRoute> {
+    /// When the pickup may happen at the earliest, booked at `now`.
+    pub fn earliest_pickup(&self, now: DateTime<Utc>) -> DateTime<Utc> {
+        let window_start = self.windows.pickup.map(|w| courier::time::from_micros(w.start));
+        self.scheduled_at.or(window_start).map_or(now, |at| at.max(now))
+    }
+
+    /// The waypoints in driving order, each named by its field.
+    fn points(&self) -> Vec<RoutePoint> {
         let mut waypoints = Vec::with_capacity(self.stops.len() + 2);
         waypoints.push(RoutePoint {
             param: "pickup".into(),
@@ -95,12 +110,27 @@ impl RouteInput {
             param: "dropoff".into(),
             point: self.dropoff.point(),
         });
+        waypoints
+    }
+
+    /// The route's driving time for its vehicle type, in microseconds, as
+    /// the router estimates it (for routes that are not priced: fleet
+    /// orders).
+    pub async fn duration(&self, orders: &Orders) -> CoreResult<i64> {
+        let vehicle = orders.catalog.requested_vehicle_type(&self.vehicle_type_id)?;
+        let estimate = orders.router.route(&self.points(), vehicle).await?;
+        Ok(estimate.duration_min * MINUTE)
+    }
+
+    /// Prices the route in the workspace's terms, at its pickup time.
+    pub async fn price(&self, orders: &Orders, now: DateTime<Utc>, discount_bps: u32) -> CoreResult<PricedRoute> {
+        let waypoints = self.points();
         let request = PriceRequest {
             waypoints: &waypoints,
             vehicle_type_id: &self.vehicle_type_id,
             extras: &self.extras,
             items: self.items.as_deref(),
-            pickup_at: self.scheduled_at.unwrap_or(now),
+            pickup_at: self.earliest_pickup(now),
             discount_bps,
         };
         courier_pricing::prices::price_route(&orders.catalog, orders.router.as_ref(), &request).await
@@ -122,11 +152,25 @@ pub struct Quote {
     pub created_at: i64,
 }
 
+impl Quote {
+    /// When the dispatcher would plan the pickup and the dropoff, booked
+    /// now (docs/guide.md "Windows").
+    pub fn plan(&self) -> Plan {
+        self.route
+            .windows
+            .plan(self.created_at, self.route.scheduled_at, self.duration_min * MINUTE)
+    }
+}
+
 /// Validates, prices and stores a quote for the caller's workspace and mode.
 pub async fn create(orders: &Orders, principal: &Principal, route: RouteInput) -> CoreResult<Quote> {
     let now = orders.clock.now();
     route.validate(now, ContactRule::Forbidden, ContactRule::Forbidden)?;
     let priced = route.price(orders, now, principal.workspace.plan.discount_bps).await?;
+    route.windows.check_reachable(
+        route.earliest_pickup(now).timestamp_micros(),
+        priced.duration_min * MINUTE,
+    )?;
     let quote = Quote {
         id: courier_store::ids::new_id("quo"),
         route: route.key(),
@@ -212,6 +256,10 @@ fn first_difference(quoted: &RouteKey, requested: &RouteKey) -> Option<&'static 
         Some("items")
     } else if quoted.scheduled_at != requested.scheduled_at {
         Some("scheduled_at")
+    } else if quoted.windows.pickup != requested.windows.pickup {
+        Some("pickup_window")
+    } else if quoted.windows.dropoff != requested.windows.dropoff {
+        Some("dropoff_window")
     } else {
         None
     }

@@ -27,6 +27,7 @@ from courier_sdk.generated.models import (
     DeliveryStatus,
     EventType,
     Quote,
+    TimeWindowInput,
     WaypointInput,
 )
 
@@ -145,6 +146,10 @@ class SdkFlow(unittest.TestCase):
     def test_quote_create_retried_get_list_cancel(self) -> None:
         # An hour ahead, so that it is still cancellable at the end.
         scheduled_at = dt.datetime.now(dt.timezone.utc).replace(microsecond=0) + dt.timedelta(hours=1)
+        # Delivered between 90 minutes and 3 hours from now.
+        dropoff_window = TimeWindowInput(
+            start=scheduled_at + dt.timedelta(minutes=30), end=scheduled_at + dt.timedelta(hours=2)
+        )
         quote = expect(
             create_quote.sync_detailed(
                 client=self.client,
@@ -153,6 +158,7 @@ class SdkFlow(unittest.TestCase):
                     dropoff=address(ORANIENSTRASSE),
                     vehicle_type_id="cargo_bike",
                     scheduled_at=scheduled_at,
+                    dropoff_window=dropoff_window,
                 ),
             ),
             201,
@@ -167,6 +173,7 @@ class SdkFlow(unittest.TestCase):
             vehicle_type_id="cargo_bike",
             quote_id=quote.id,
             scheduled_at=scheduled_at,
+            dropoff_window=dropoff_window,
             external_id=external_id,
         )
         delivery = expect(courier_sdk.create_delivery(self.client, body), 201, Delivery)
@@ -178,6 +185,8 @@ class SdkFlow(unittest.TestCase):
 
         read = expect(get_delivery.sync_detailed(delivery.id, client=self.client), 200, Delivery)
         self.assertEqual(read.id, delivery.id)
+        self.assertEqual((read.dropoff_window.start, read.dropoff_window.end), (dropoff_window.start, dropoff_window.end))
+        self.assertEqual(read.dropoff_eta, dropoff_window.start, "planned for when the window opens")
 
         started = time.monotonic()
         listed = list_deliveries.sync_detailed(client=self.client, limit=100)

@@ -481,6 +481,26 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "delivery.delayed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * delivery.delayed event
+         * @description The delivery is at risk: its predicted dropoff (`dropoff_eta`) passed `dropoff_window.end`. Sent once per delivery. Sent to every active endpoint of the delivery's mode subscribed to `delivery.delayed`. Delivery is at least once and not necessarily in order: deduplicate on `id`, compare `data.updated_at`. Read the body as raw bytes to verify the signature.
+         */
+        post: operations["webhook.delivery.delayed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "delivery.delivered": {
         parameters: {
             query?: never;
@@ -645,11 +665,13 @@ export interface components {
         /** @description `POST /v1/deliveries` body. */
         CreateDeliveryRequest: {
             dropoff: components["schemas"]["DeliveryWaypoint"];
+            dropoff_window?: components["schemas"]["TimeWindowInput"] | null;
             external_id?: string | null;
             extras?: components["schemas"]["SelectedExtra"][] | null;
             items?: components["schemas"]["ShipmentItem"][] | null;
             notes?: string | null;
             pickup: components["schemas"]["DeliveryWaypoint"];
+            pickup_window?: components["schemas"]["TimeWindowInput"] | null;
             proof_of_delivery?: components["schemas"]["ProofOfDeliveryInput"] | null;
             quote_id?: string | null;
             /**
@@ -667,9 +689,11 @@ export interface components {
             /** @description IANA time zone of the requested date and time. */
             customer_timezone?: string | null;
             dropoff: components["schemas"]["WaypointInput"];
+            dropoff_window?: components["schemas"]["TimeWindowInput"] | null;
             items?: components["schemas"]["ShipmentItem"][] | null;
             notes?: string | null;
             pickup: components["schemas"]["WaypointInput"];
+            pickup_window?: components["schemas"]["TimeWindowInput"] | null;
             /** @description The customer's order reference, 1 to 120 characters. */
             reference?: string | null;
             /**
@@ -685,9 +709,11 @@ export interface components {
         /** @description `POST /v1/quotes` body. */
         CreateQuoteRequest: {
             dropoff: components["schemas"]["Address"];
+            dropoff_window?: components["schemas"]["TimeWindowInput"] | null;
             extras?: components["schemas"]["SelectedExtra"][] | null;
             items?: components["schemas"]["ShipmentItem"][] | null;
             pickup: components["schemas"]["Address"];
+            pickup_window?: components["schemas"]["TimeWindowInput"] | null;
             /**
              * Format: date-time
              * @description Pickup time, 1 minute to 30 days ahead; omit for immediate.
@@ -742,11 +768,25 @@ export interface components {
             /** Format: date-time */
             delivered_at: string | null;
             dropoff: components["schemas"]["Waypoint"];
+            /**
+             * Format: date-time
+             * @description When the courier is planned or predicted at the dropoff; `null` once
+             *     ended.
+             */
+            dropoff_eta: string | null;
+            dropoff_window: components["schemas"]["TimeWindow"] | null;
             external_id: string | null;
             id: string;
             mode: components["schemas"]["Mode"];
             notes: string | null;
             pickup: components["schemas"]["Waypoint"];
+            /**
+             * Format: date-time
+             * @description When the courier is planned (or, on the way, predicted) at the
+             *     pickup; `null` once picked up or ended.
+             */
+            pickup_eta: string | null;
+            pickup_window: components["schemas"]["TimeWindow"] | null;
             proof_of_delivery: components["schemas"]["ProofOfDeliveryRequirements"] | null;
             quote_id: string | null;
             /** Format: date-time */
@@ -781,11 +821,25 @@ export interface components {
             /** Format: date-time */
             delivered_at: string | null;
             dropoff: components["schemas"]["Waypoint"];
+            /**
+             * Format: date-time
+             * @description When the courier is planned or predicted at the dropoff; `null` once
+             *     ended.
+             */
+            dropoff_eta: string | null;
+            dropoff_window: components["schemas"]["TimeWindow"] | null;
             external_id: string | null;
             id: string;
             mode: components["schemas"]["Mode"];
             notes: string | null;
             pickup: components["schemas"]["Waypoint"];
+            /**
+             * Format: date-time
+             * @description When the courier is planned (or, on the way, predicted) at the
+             *     pickup; `null` once picked up or ended.
+             */
+            pickup_eta: string | null;
+            pickup_window: components["schemas"]["TimeWindow"] | null;
             proof_of_delivery: components["schemas"]["ProofOfDeliveryRequirements"] | null;
             quote_id: string | null;
             /** Format: date-time */
@@ -868,6 +922,7 @@ export interface components {
              * @example quote_mismatch
              * @example quote_not_found
              * @example quote_expired
+             * @example window_not_feasible
              * @example service_area_unavailable
              * @example vehicle_does_not_fit
              * @example invalid_items
@@ -951,7 +1006,7 @@ export interface components {
          * @description The type of an event.
          * @enum {string}
          */
-        EventType: "delivery.created" | "delivery.status_updated" | "delivery.courier_assigned" | "delivery.courier_arrived" | "delivery.eta_updated" | "delivery.pod_submitted" | "delivery.delivered" | "delivery.cancelled";
+        EventType: "delivery.created" | "delivery.status_updated" | "delivery.courier_assigned" | "delivery.courier_arrived" | "delivery.eta_updated" | "delivery.pod_submitted" | "delivery.delivered" | "delivery.cancelled" | "delivery.delayed";
         Extra: {
             id: string;
             name: string;
@@ -975,9 +1030,11 @@ export interface components {
              * @description When the order was received.
              */
             created_at: string | null;
+            dropoff_window: components["schemas"]["TimeWindow"] | null;
             id: string;
             /** @description The order's id on the fleet's dispatch board. */
             order_id: string;
+            pickup_window: components["schemas"]["TimeWindow"] | null;
             /** @description The customer's order reference. */
             reference: string | null;
             status: components["schemas"]["DeliveryStatus"];
@@ -1017,6 +1074,11 @@ export interface components {
             service_fee_cents: number;
             surcharges: components["schemas"]["Surcharge"][];
         };
+        /**
+         * @description Deliveries by their promised dropoff: `at_risk` (not ended, and reported at risk or past the promise), `late` (delivered after the promise, or not ended and past it).
+         * @enum {string}
+         */
+        PromiseState: "at_risk" | "late";
         ProofArtifact: {
             content_type: string | null;
             /** @description Signed link, valid 15 minutes. */
@@ -1053,9 +1115,19 @@ export interface components {
             currency: string;
             /** Format: double */
             distance_km: number | null;
+            /** Format: date-time */
+            dropoff_eta: string;
+            dropoff_window: components["schemas"]["TimeWindow"] | null;
             /** Format: int64 */
             duration_min: number;
             id: string;
+            /**
+             * Format: date-time
+             * @description When the dispatcher would plan the pickup and the dropoff if the
+             *     delivery were booked now, inside the windows.
+             */
+            pickup_eta: string;
+            pickup_window: components["schemas"]["TimeWindow"] | null;
             tax_behavior: components["schemas"]["TaxBehavior"];
             /** Format: date-time */
             valid_until: string;
@@ -1095,7 +1167,27 @@ export interface components {
          *     every status to `delivered`.
          * @enum {string}
          */
-        TestScenario: "no_courier_found" | "courier_cancelled" | "pickup_no_show" | "delivery_failed";
+        TestScenario: "no_courier_found" | "courier_cancelled" | "pickup_no_show" | "delivery_failed" | "delayed";
+        /** @description A promised time: from `start` to `end` (docs/guide.md "Windows"). */
+        TimeWindow: {
+            /** Format: date-time */
+            end: string;
+            /** Format: date-time */
+            start: string;
+        };
+        /** @description A promised time as a request sends it (docs/guide.md "Windows"). */
+        TimeWindowInput: {
+            /**
+             * Format: date-time
+             * @description RFC 3339; 15 minutes to 12 hours after `start`, in the future.
+             */
+            end: string;
+            /**
+             * Format: date-time
+             * @description RFC 3339.
+             */
+            start: string;
+        };
         TrackingEta: {
             /** Format: date-time */
             dropoff_at: string | null;
@@ -1417,6 +1509,8 @@ export interface operations {
                 created_after?: string;
                 /** @description Created before this time. */
                 created_before?: string;
+                /** @description Only deliveries at risk of breaking their promised dropoff (`at_risk`) or that broke it (`late`); see the guide's "Windows". */
+                promise?: components["schemas"]["PromiseState"];
             };
             header?: never;
             path?: never;
@@ -1697,7 +1791,7 @@ export interface operations {
              * @description - `invalid_request`: A field is missing or invalid, or the body is not a JSON object. `param` names the field as a dot path (`stops.2.latitude`) or the header.
              *     - `missing_idempotency_key`: The `Idempotency-Key` header is required on delivery and fleet order creates.
              *     - `invalid_idempotency_key`: The `Idempotency-Key` header is longer than 255 characters.
-             *     - `quote_mismatch`: The request differs from the quote in route, vehicle type, extras, items or `scheduled_at`. Request a new quote.
+             *     - `quote_mismatch`: The request differs from the quote in route, vehicle type, extras, items, `scheduled_at` or a window. Request a new quote.
              *     - `quote_not_found`: No quote with that id exists for this key's workspace and mode.
              *     - `quote_expired`: The quote is older than 5 minutes. Request a new quote.
              *     - `service_area_unavailable`: A waypoint lies outside every service area, or the waypoints lie in different service areas. `param` names the waypoint.
@@ -6120,6 +6214,47 @@ export interface operations {
                 "application/json": components["schemas"]["Event"] & {
                     /** @constant */
                     type?: "delivery.created";
+                };
+            };
+        };
+        responses: {
+            /** @description Received. Answer within 5 seconds. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, or none within 5 seconds, fails the attempt. A timeout, a network error, 408, 409, 425, 429 and 5xx are retried (8 attempts in all, at most 15 minutes apart); anything else fails the event at once. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "webhook.delivery.delayed": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id; the same in every attempt. */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt. */
+                "webhook-timestamp": string;
+                /** @description `v1,<base64 HMAC-SHA256>` of `<webhook-id>.<webhook-timestamp>.<raw body>`, keyed with the base64-decoded part of the endpoint's secret after `whsec_` (Standard Webhooks). */
+                "webhook-signature": string;
+                /** @description The event id, equal to the body's `id`. */
+                "x-event-id": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["Event"] & {
+                    /** @constant */
+                    type?: "delivery.delayed";
                 };
             };
         };

@@ -79,8 +79,19 @@ test("quote, a create retried after a 502 with the same key, get, list after a 4
     const courier = createCourierClient({ baseUrl: proxy.url, apiKey: testKey, backoffMs: 100 });
     // An hour ahead, so that it is still cancellable at the end.
     const scheduledAt = new Date(Math.floor(Date.now() / 1000) * 1000 + 3_600_000).toISOString();
+    // Delivered between 90 minutes and 3 hours from now.
+    const dropoffWindow = {
+      start: new Date(Date.parse(scheduledAt) + 1_800_000).toISOString(),
+      end: new Date(Date.parse(scheduledAt) + 7_200_000).toISOString(),
+    };
     const quote = await courier.POST("/v1/quotes", {
-      body: { pickup: alexanderplatz, dropoff: oranienstrasse, vehicle_type_id: "cargo_bike", scheduled_at: scheduledAt },
+      body: {
+        pickup: alexanderplatz,
+        dropoff: oranienstrasse,
+        vehicle_type_id: "cargo_bike",
+        scheduled_at: scheduledAt,
+        dropoff_window: dropoffWindow,
+      },
     });
     assert.equal(quote.response.status, 201);
     assert.ok(quote.data && quote.data.amount_cents > 0);
@@ -92,6 +103,7 @@ test("quote, a create retried after a 502 with the same key, get, list after a 4
       vehicle_type_id: "cargo_bike",
       quote_id: quote.data.id,
       scheduled_at: scheduledAt,
+      dropoff_window: dropoffWindow,
       external_id: externalId,
     });
     assert.equal(created.response.status, 201, JSON.stringify(created.error));
@@ -104,6 +116,9 @@ test("quote, a create retried after a 502 with the same key, get, list after a 4
 
     const read = await courier.GET("/v1/deliveries/{deliveryId}", { params: { path: { deliveryId: delivery.id } } });
     assert.equal(read.data?.id, delivery.id);
+    const at = (text: string | null | undefined) => Date.parse(text ?? "");
+    assert.equal(at(read.data?.dropoff_window?.end), at(dropoffWindow.end));
+    assert.equal(at(read.data?.dropoff_eta), at(dropoffWindow.start), "planned for when the window opens");
 
     const started = Date.now();
     const listed = await courier.GET("/v1/deliveries", { params: { query: { limit: 100 } } });

@@ -6,6 +6,7 @@ use courier_core::CoreError;
 use courier_orders::proofs::{ArtifactKind, Checkpoint, ProofFile};
 use courier_orders::quotes::{Quote, RouteInput};
 use courier_orders::validate::{ContactInput, WaypointInput};
+use courier_orders::windows::{Window, Windows};
 use courier_pricing::items::ItemInput;
 use courier_pricing::prices::ExtraSelection;
 
@@ -92,6 +93,8 @@ pub struct RouteParts {
     pub extras: Vec<pb::SelectedExtra>,
     pub items: Option<pb::ShipmentItems>,
     pub scheduled_at: Option<prost_types::Timestamp>,
+    pub pickup_window: Option<pb::TimeWindow>,
+    pub dropoff_window: Option<pb::TimeWindow>,
 }
 
 pub fn route_in(parts: RouteParts) -> Result<RouteInput, CoreError> {
@@ -103,10 +106,31 @@ pub fn route_in(parts: RouteParts) -> Result<RouteInput, CoreError> {
         extras: parts.extras.into_iter().map(extra_in).collect(),
         items: items_in(parts.items),
         scheduled_at: timestamp(parts.scheduled_at, "scheduled_at")?,
+        windows: Windows {
+            pickup: window_in(parts.pickup_window, "pickup_window")?,
+            dropoff: window_in(parts.dropoff_window, "dropoff_window")?,
+        },
     })
 }
 
+/// A window sent as `param`: both ends required.
+pub fn window_in(window: Option<pb::TimeWindow>, param: &str) -> Result<Option<Window>, CoreError> {
+    let Some(window) = window else {
+        return Ok(None);
+    };
+    let end = |value, name: &str| -> Result<i64, CoreError> {
+        let param = format!("{param}.{name}");
+        Ok(required(timestamp(value, &param)?, &param)?.timestamp_micros())
+    };
+    Ok(Some(Window {
+        start: end(window.start, "start")?,
+        end: end(window.end, "end")?,
+    }))
+}
+
 pub fn quote_out(q: &Quote) -> pb::Quote {
+    use super::delivery_out::window_out;
+    let plan = q.plan();
     pb::Quote {
         id: q.id.clone(),
         amount_cents: q.amount_cents,
@@ -116,6 +140,10 @@ pub fn quote_out(q: &Quote) -> pb::Quote {
         duration_min: q.duration_min,
         valid_until: Some(courier::time::micros_to_proto(q.valid_until)),
         created_at: Some(courier::time::micros_to_proto(q.created_at)),
+        pickup_window: window_out(q.route.windows.pickup),
+        dropoff_window: window_out(q.route.windows.dropoff),
+        pickup_eta: Some(courier::time::micros_to_proto(plan.pickup_at)),
+        dropoff_eta: Some(courier::time::micros_to_proto(plan.dropoff_at)),
     }
 }
 

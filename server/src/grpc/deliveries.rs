@@ -10,7 +10,9 @@ use crate::caller;
 use courier_core::Core;
 use courier_core::{CoreError, CoreResult};
 use courier_identity::access::Permission;
-use courier_orders::deliveries::{self, CancelReason, ListFilter, NewDelivery, ProofRequest, TestScenario};
+use courier_orders::deliveries::{
+    self, CancelReason, ListFilter, NewDelivery, PromiseFilter, ProofRequest, TestScenario,
+};
 use courier_orders::lifecycle::{self, Status as DeliveryStatus};
 
 pub struct DeliveryApi(pub Core);
@@ -22,6 +24,7 @@ fn test_scenario_in(value: i32) -> CoreResult<Option<TestScenario>> {
         Ok(pb::TestScenario::CourierCancelled) => Ok(Some(TestScenario::CourierCancelled)),
         Ok(pb::TestScenario::PickupNoShow) => Ok(Some(TestScenario::PickupNoShow)),
         Ok(pb::TestScenario::DeliveryFailed) => Ok(Some(TestScenario::DeliveryFailed)),
+        Ok(pb::TestScenario::Delayed) => Ok(Some(TestScenario::Delayed)),
         Err(_) => Err(CoreError::invalid("test_scenario", "Unknown test_scenario.")),
     }
 }
@@ -100,6 +103,8 @@ impl DeliveryService for DeliveryApi {
                 extras: r.extras,
                 items: r.items,
                 scheduled_at: r.scheduled_at,
+                pickup_window: r.pickup_window,
+                dropoff_window: r.dropoff_window,
             })?,
         };
         let created = deliveries::create(
@@ -139,6 +144,12 @@ impl DeliveryService for DeliveryApi {
             external_id: r.external_id,
             created_after: convert::micros(r.created_after, "created_after")?,
             created_before: convert::micros(r.created_before, "created_before")?,
+            promise: match pb::PromiseState::try_from(r.promise) {
+                Ok(pb::PromiseState::Unspecified) => None,
+                Ok(pb::PromiseState::AtRisk) => Some(PromiseFilter::AtRisk),
+                Ok(pb::PromiseState::Late) => Some(PromiseFilter::Late),
+                Err(_) => return Err(CoreError::invalid("promise", "Unknown promise.").into()),
+            },
         };
         let page = deliveries::list(&self.0, &principal, &filter, r.page_size, Some(&r.page_token)).await?;
         Ok(Response::new(pb::ListDeliveriesResponse {

@@ -13,9 +13,11 @@ use courier_orders::deliveries::{Courier, Delivery, ProofRequirements};
 use courier_orders::events::Event;
 use courier_orders::fleet::FleetOrder;
 use courier_orders::validate::{ContactInput, WaypointInput};
+use courier_orders::windows::Window;
 use courier_pricing::prices::Breakdown;
 
 pub fn to_proto(d: &Delivery, public_base_url: &str) -> pb::Delivery {
+    let (pickup_eta, dropoff_eta) = d.etas();
     pb::Delivery {
         id: d.id.clone(),
         status: d.status.to_proto() as i32,
@@ -49,7 +51,22 @@ pub fn to_proto(d: &Delivery, public_base_url: &str) -> pb::Delivery {
             .cancellation_reason
             .map_or(pb::CancellationReason::Unspecified, ToProto::to_proto) as i32,
         delivered_at: d.delivered_at.map(micros_to_proto),
+        pickup_window: window_out(d.windows.pickup),
+        dropoff_window: window_out(d.windows.dropoff),
+        pickup_eta: pickup_eta.map(micros_to_proto),
+        dropoff_eta: dropoff_eta.map(micros_to_proto),
+        promised_by: d.promised_by.map(micros_to_proto),
+        delayed_at: d.delayed_at.map(micros_to_proto),
+        on_time: d.on_time,
     }
+}
+
+/// A promised time as the public API shows it.
+pub fn window_out(window: Option<Window>) -> Option<pb::TimeWindow> {
+    window.map(|w| pb::TimeWindow {
+        start: Some(micros_to_proto(w.start)),
+        end: Some(micros_to_proto(w.end)),
+    })
 }
 
 /// A price breakdown as the public API shows it.
@@ -95,6 +112,8 @@ pub fn fleet_order_out(order: &FleetOrder) -> pb::FleetOrder {
         tracking_url: None,
         created_at: Some(micros_to_proto(order.created_at)),
         updated_at: Some(micros_to_proto(order.updated_at)),
+        pickup_window: window_out(order.windows.pickup),
+        dropoff_window: window_out(order.windows.dropoff),
     }
 }
 

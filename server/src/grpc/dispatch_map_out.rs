@@ -49,6 +49,9 @@ pub fn job_out(job: MapJob) -> ipb::MapJob {
         courier_id: job.courier_id,
         offer: job.offer.map(offer_out),
         passed_over: job.passed_over.into_iter().map(passed_over_out).collect(),
+        promised_by: job.promise.map(|p| micros_to_proto(p.promised_by)),
+        dropoff_eta: job.promise.and_then(|p| p.dropoff_eta).map(micros_to_proto),
+        at_risk: job.promise.is_some_and(|p| p.at_risk),
     }
 }
 

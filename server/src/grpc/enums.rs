@@ -56,6 +56,7 @@ impl ToProto for EventType {
             EventType::PodSubmitted => pb::EventType::DeliveryPodSubmitted,
             EventType::Delivered => pb::EventType::DeliveryDelivered,
             EventType::Cancelled => pb::EventType::DeliveryCancelled,
+            EventType::Delayed => pb::EventType::DeliveryDelayed,
         }
     }
 }

@@ -39,6 +39,7 @@ pub fn event_type_in(value: i32, param: &str) -> CoreResult<Option<EventType>> {
         Ok(T::DeliveryPodSubmitted) => Ok(Some(EventType::PodSubmitted)),
         Ok(T::DeliveryDelivered) => Ok(Some(EventType::Delivered)),
         Ok(T::DeliveryCancelled) => Ok(Some(EventType::Cancelled)),
+        Ok(T::DeliveryDelayed) => Ok(Some(EventType::Delayed)),
         Err(_) => Err(CoreError::invalid(param, format!("{param} is not a known event type."))),
     }
 }

@@ -45,6 +45,8 @@ impl FleetOrderService for FleetOrderApi {
                 extras: Vec::new(),
                 items: r.items,
                 scheduled_at: None,
+                pickup_window: r.pickup_window,
+                dropoff_window: r.dropoff_window,
             })?,
             reference: r.reference,
             requested_pickup_date: r.requested_pickup_date,

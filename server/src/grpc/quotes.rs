@@ -24,6 +24,8 @@ impl QuoteService for QuoteApi {
             extras: r.extras,
             items: r.items,
             scheduled_at: r.scheduled_at,
+            pickup_window: r.pickup_window,
+            dropoff_window: r.dropoff_window,
         })?;
         let quote = courier_orders::quotes::create(&self.0, &principal, route).await?;
         Ok(Response::new(CreateQuoteResponse {

@@ -128,6 +128,13 @@ fn sample_delivery(mode: Mode, now: i64) -> pb::Delivery {
         cancelled_at: None,
         cancellation_reason: pb::CancellationReason::Unspecified as i32,
         delivered_at: None,
+        pickup_window: None,
+        dropoff_window: None,
+        pickup_eta: None,
+        dropoff_eta: Some(micros_to_proto(now + 12 * MINUTE)),
+        promised_by: None,
+        delayed_at: None,
+        on_time: None,
     }
 }
 

@@ -488,6 +488,7 @@ from .mode import Mode
 from .pickup_proof_input import PickupProofInput
 from .pickup_proof_requirements import PickupProofRequirements
 from .price_breakdown import PriceBreakdown
+from .promise_state import PromiseState
 from .proof_artifact import ProofArtifact
 from .proof_checkpoint import ProofCheckpoint
 from .proof_of_delivery import ProofOfDelivery
@@ -615,6 +616,8 @@ from .test_webhook_endpoint_response_503 import TestWebhookEndpointResponse503
 from .test_webhook_endpoint_response_503_error import (
     TestWebhookEndpointResponse503Error,
 )
+from .time_window import TimeWindow
+from .time_window_input import TimeWindowInput
 from .tracking_eta import TrackingEta
 from .update_webhook_endpoint_request import UpdateWebhookEndpointRequest
 from .update_webhook_endpoint_response_400 import UpdateWebhookEndpointResponse400
@@ -1078,6 +1081,7 @@ __all__ = (
     "PickupProofInput",
     "PickupProofRequirements",
     "PriceBreakdown",
+    "PromiseState",
     "ProofArtifact",
     "ProofCheckpoint",
     "ProofOfDelivery",
@@ -1157,6 +1161,8 @@ __all__ = (
     "TestWebhookEndpointResponse502Error",
     "TestWebhookEndpointResponse503",
     "TestWebhookEndpointResponse503Error",
+    "TimeWindow",
+    "TimeWindowInput",
     "TrackingEta",
     "UpdateWebhookEndpointRequest",
     "UpdateWebhookEndpointResponse400",

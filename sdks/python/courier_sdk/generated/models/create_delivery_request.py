@@ -14,6 +14,7 @@ if TYPE_CHECKING:
     from ..models.proof_of_delivery_input import ProofOfDeliveryInput
     from ..models.selected_extra import SelectedExtra
     from ..models.shipment_item import ShipmentItem
+    from ..models.time_window_input import TimeWindowInput
     from ..models.waypoint_input import WaypointInput
 
 
@@ -28,10 +29,12 @@ class CreateDeliveryRequest:
         dropoff (DeliveryWaypoint): A delivery's pickup or dropoff: a route point with the contact the courier calls.
         pickup (DeliveryWaypoint): A delivery's pickup or dropoff: a route point with the contact the courier calls.
         vehicle_type_id (str):
+        dropoff_window (None | TimeWindowInput | Unset):
         external_id (None | str | Unset):
         extras (list[SelectedExtra] | None | Unset):
         items (list[ShipmentItem] | None | Unset):
         notes (None | str | Unset):
+        pickup_window (None | TimeWindowInput | Unset):
         proof_of_delivery (None | ProofOfDeliveryInput | Unset):
         quote_id (None | str | Unset):
         scheduled_at (datetime.datetime | None | Unset): Pickup time, 1 minute to 30 days ahead; omit for immediate.
@@ -42,10 +45,12 @@ class CreateDeliveryRequest:
     dropoff: DeliveryWaypoint
     pickup: DeliveryWaypoint
     vehicle_type_id: str
+    dropoff_window: None | TimeWindowInput | Unset = UNSET
     external_id: None | str | Unset = UNSET
     extras: list[SelectedExtra] | None | Unset = UNSET
     items: list[ShipmentItem] | None | Unset = UNSET
     notes: None | str | Unset = UNSET
+    pickup_window: None | TimeWindowInput | Unset = UNSET
     proof_of_delivery: None | ProofOfDeliveryInput | Unset = UNSET
     quote_id: None | str | Unset = UNSET
     scheduled_at: datetime.datetime | None | Unset = UNSET
@@ -54,12 +59,21 @@ class CreateDeliveryRequest:
 
     def to_dict(self) -> dict[str, Any]:
         from ..models.proof_of_delivery_input import ProofOfDeliveryInput
+        from ..models.time_window_input import TimeWindowInput
 
         dropoff = self.dropoff.to_dict()
 
         pickup = self.pickup.to_dict()
 
         vehicle_type_id = self.vehicle_type_id
+
+        dropoff_window: dict[str, Any] | None | Unset
+        if isinstance(self.dropoff_window, Unset):
+            dropoff_window = UNSET
+        elif isinstance(self.dropoff_window, TimeWindowInput):
+            dropoff_window = self.dropoff_window.to_dict()
+        else:
+            dropoff_window = self.dropoff_window
 
         external_id: None | str | Unset
         if isinstance(self.external_id, Unset):
@@ -96,6 +110,14 @@ class CreateDeliveryRequest:
             notes = UNSET
         else:
             notes = self.notes
+
+        pickup_window: dict[str, Any] | None | Unset
+        if isinstance(self.pickup_window, Unset):
+            pickup_window = UNSET
+        elif isinstance(self.pickup_window, TimeWindowInput):
+            pickup_window = self.pickup_window.to_dict()
+        else:
+            pickup_window = self.pickup_window
 
         proof_of_delivery: dict[str, Any] | None | Unset
         if isinstance(self.proof_of_delivery, Unset):
@@ -148,6 +170,8 @@ class CreateDeliveryRequest:
                 "vehicle_type_id": vehicle_type_id,
             }
         )
+        if dropoff_window is not UNSET:
+            field_dict["dropoff_window"] = dropoff_window
         if external_id is not UNSET:
             field_dict["external_id"] = external_id
         if extras is not UNSET:
@@ -156,6 +180,8 @@ class CreateDeliveryRequest:
             field_dict["items"] = items
         if notes is not UNSET:
             field_dict["notes"] = notes
+        if pickup_window is not UNSET:
+            field_dict["pickup_window"] = pickup_window
         if proof_of_delivery is not UNSET:
             field_dict["proof_of_delivery"] = proof_of_delivery
         if quote_id is not UNSET:
@@ -175,6 +201,7 @@ class CreateDeliveryRequest:
         from ..models.proof_of_delivery_input import ProofOfDeliveryInput
         from ..models.selected_extra import SelectedExtra
         from ..models.shipment_item import ShipmentItem
+        from ..models.time_window_input import TimeWindowInput
         from ..models.waypoint_input import WaypointInput
 
         d = dict(src_dict)
@@ -183,6 +210,23 @@ class CreateDeliveryRequest:
         pickup = DeliveryWaypoint.from_dict(d.pop("pickup"))
 
         vehicle_type_id = d.pop("vehicle_type_id")
+
+        def _parse_dropoff_window(data: object) -> None | TimeWindowInput | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                dropoff_window_type_0 = TimeWindowInput.from_dict(data)
+
+                return dropoff_window_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(None | TimeWindowInput | Unset, data)
+
+        dropoff_window = _parse_dropoff_window(d.pop("dropoff_window", UNSET))
 
         def _parse_external_id(data: object) -> None | str | Unset:
             if data is None:
@@ -247,6 +291,23 @@ class CreateDeliveryRequest:
             return cast(None | str | Unset, data)
 
         notes = _parse_notes(d.pop("notes", UNSET))
+
+        def _parse_pickup_window(data: object) -> None | TimeWindowInput | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                pickup_window_type_0 = TimeWindowInput.from_dict(data)
+
+                return pickup_window_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(None | TimeWindowInput | Unset, data)
+
+        pickup_window = _parse_pickup_window(d.pop("pickup_window", UNSET))
 
         def _parse_proof_of_delivery(
             data: object,
@@ -336,10 +397,12 @@ class CreateDeliveryRequest:
             dropoff=dropoff,
             pickup=pickup,
             vehicle_type_id=vehicle_type_id,
+            dropoff_window=dropoff_window,
             external_id=external_id,
             extras=extras,
             items=items,
             notes=notes,
+            pickup_window=pickup_window,
             proof_of_delivery=proof_of_delivery,
             quote_id=quote_id,
             scheduled_at=scheduled_at,

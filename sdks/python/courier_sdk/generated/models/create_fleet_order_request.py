@@ -11,6 +11,7 @@ from ..types import UNSET, Unset
 if TYPE_CHECKING:
     from ..models.contact_input import ContactInput
     from ..models.shipment_item import ShipmentItem
+    from ..models.time_window_input import TimeWindowInput
     from ..models.waypoint_input import WaypointInput
 
 
@@ -27,8 +28,10 @@ class CreateFleetOrderRequest:
         pickup (WaypointInput): A route point that may carry a contact and handoff instructions.
         vehicle_type_id (str):
         customer_timezone (None | str | Unset): IANA time zone of the requested date and time.
+        dropoff_window (None | TimeWindowInput | Unset):
         items (list[ShipmentItem] | None | Unset):
         notes (None | str | Unset):
+        pickup_window (None | TimeWindowInput | Unset):
         reference (None | str | Unset): The customer's order reference, 1 to 120 characters.
         requested_pickup_date (datetime.date | None | Unset): `YYYY-MM-DD`.
         requested_pickup_time (None | str | Unset): `HH:MM`.
@@ -40,14 +43,18 @@ class CreateFleetOrderRequest:
     pickup: WaypointInput
     vehicle_type_id: str
     customer_timezone: None | str | Unset = UNSET
+    dropoff_window: None | TimeWindowInput | Unset = UNSET
     items: list[ShipmentItem] | None | Unset = UNSET
     notes: None | str | Unset = UNSET
+    pickup_window: None | TimeWindowInput | Unset = UNSET
     reference: None | str | Unset = UNSET
     requested_pickup_date: datetime.date | None | Unset = UNSET
     requested_pickup_time: None | str | Unset = UNSET
     stops: list[WaypointInput] | None | Unset = UNSET
 
     def to_dict(self) -> dict[str, Any]:
+        from ..models.time_window_input import TimeWindowInput
+
         customer = self.customer.to_dict()
 
         dropoff = self.dropoff.to_dict()
@@ -61,6 +68,14 @@ class CreateFleetOrderRequest:
             customer_timezone = UNSET
         else:
             customer_timezone = self.customer_timezone
+
+        dropoff_window: dict[str, Any] | None | Unset
+        if isinstance(self.dropoff_window, Unset):
+            dropoff_window = UNSET
+        elif isinstance(self.dropoff_window, TimeWindowInput):
+            dropoff_window = self.dropoff_window.to_dict()
+        else:
+            dropoff_window = self.dropoff_window
 
         items: list[dict[str, Any]] | None | Unset
         if isinstance(self.items, Unset):
@@ -79,6 +94,14 @@ class CreateFleetOrderRequest:
             notes = UNSET
         else:
             notes = self.notes
+
+        pickup_window: dict[str, Any] | None | Unset
+        if isinstance(self.pickup_window, Unset):
+            pickup_window = UNSET
+        elif isinstance(self.pickup_window, TimeWindowInput):
+            pickup_window = self.pickup_window.to_dict()
+        else:
+            pickup_window = self.pickup_window
 
         reference: None | str | Unset
         if isinstance(self.reference, Unset):
@@ -124,10 +147,14 @@ class CreateFleetOrderRequest:
         )
         if customer_timezone is not UNSET:
             field_dict["customer_timezone"] = customer_timezone
+        if dropoff_window is not UNSET:
+            field_dict["dropoff_window"] = dropoff_window
         if items is not UNSET:
             field_dict["items"] = items
         if notes is not UNSET:
             field_dict["notes"] = notes
+        if pickup_window is not UNSET:
+            field_dict["pickup_window"] = pickup_window
         if reference is not UNSET:
             field_dict["reference"] = reference
         if requested_pickup_date is not UNSET:
@@ -143,6 +170,7 @@ class CreateFleetOrderRequest:
     def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
         from ..models.contact_input import ContactInput
         from ..models.shipment_item import ShipmentItem
+        from ..models.time_window_input import TimeWindowInput
         from ..models.waypoint_input import WaypointInput
 
         d = dict(src_dict)
@@ -162,6 +190,23 @@ class CreateFleetOrderRequest:
             return cast(None | str | Unset, data)
 
         customer_timezone = _parse_customer_timezone(d.pop("customer_timezone", UNSET))
+
+        def _parse_dropoff_window(data: object) -> None | TimeWindowInput | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                dropoff_window_type_0 = TimeWindowInput.from_dict(data)
+
+                return dropoff_window_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(None | TimeWindowInput | Unset, data)
+
+        dropoff_window = _parse_dropoff_window(d.pop("dropoff_window", UNSET))
 
         def _parse_items(data: object) -> list[ShipmentItem] | None | Unset:
             if data is None:
@@ -193,6 +238,23 @@ class CreateFleetOrderRequest:
             return cast(None | str | Unset, data)
 
         notes = _parse_notes(d.pop("notes", UNSET))
+
+        def _parse_pickup_window(data: object) -> None | TimeWindowInput | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                pickup_window_type_0 = TimeWindowInput.from_dict(data)
+
+                return pickup_window_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(None | TimeWindowInput | Unset, data)
+
+        pickup_window = _parse_pickup_window(d.pop("pickup_window", UNSET))
 
         def _parse_reference(data: object) -> None | str | Unset:
             if data is None:
@@ -261,8 +323,10 @@ class CreateFleetOrderRequest:
             pickup=pickup,
             vehicle_type_id=vehicle_type_id,
             customer_timezone=customer_timezone,
+            dropoff_window=dropoff_window,
             items=items,
             notes=notes,
+            pickup_window=pickup_window,
             reference=reference,
             requested_pickup_date=requested_pickup_date,
             requested_pickup_time=requested_pickup_time,

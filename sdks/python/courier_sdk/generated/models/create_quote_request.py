@@ -12,6 +12,7 @@ if TYPE_CHECKING:
     from ..models.address import Address
     from ..models.selected_extra import SelectedExtra
     from ..models.shipment_item import ShipmentItem
+    from ..models.time_window_input import TimeWindowInput
 
 
 T = TypeVar("T", bound="CreateQuoteRequest")
@@ -25,8 +26,10 @@ class CreateQuoteRequest:
         dropoff (Address): A route point of a quote: address and coordinates only.
         pickup (Address): A route point of a quote: address and coordinates only.
         vehicle_type_id (str):
+        dropoff_window (None | TimeWindowInput | Unset):
         extras (list[SelectedExtra] | None | Unset):
         items (list[ShipmentItem] | None | Unset):
+        pickup_window (None | TimeWindowInput | Unset):
         scheduled_at (datetime.datetime | None | Unset): Pickup time, 1 minute to 30 days ahead; omit for immediate.
         stops (list[Address] | None | Unset):
     """
@@ -34,17 +37,29 @@ class CreateQuoteRequest:
     dropoff: Address
     pickup: Address
     vehicle_type_id: str
+    dropoff_window: None | TimeWindowInput | Unset = UNSET
     extras: list[SelectedExtra] | None | Unset = UNSET
     items: list[ShipmentItem] | None | Unset = UNSET
+    pickup_window: None | TimeWindowInput | Unset = UNSET
     scheduled_at: datetime.datetime | None | Unset = UNSET
     stops: list[Address] | None | Unset = UNSET
 
     def to_dict(self) -> dict[str, Any]:
+        from ..models.time_window_input import TimeWindowInput
+
         dropoff = self.dropoff.to_dict()
 
         pickup = self.pickup.to_dict()
 
         vehicle_type_id = self.vehicle_type_id
+
+        dropoff_window: dict[str, Any] | None | Unset
+        if isinstance(self.dropoff_window, Unset):
+            dropoff_window = UNSET
+        elif isinstance(self.dropoff_window, TimeWindowInput):
+            dropoff_window = self.dropoff_window.to_dict()
+        else:
+            dropoff_window = self.dropoff_window
 
         extras: list[dict[str, Any]] | None | Unset
         if isinstance(self.extras, Unset):
@@ -69,6 +84,14 @@ class CreateQuoteRequest:
 
         else:
             items = self.items
+
+        pickup_window: dict[str, Any] | None | Unset
+        if isinstance(self.pickup_window, Unset):
+            pickup_window = UNSET
+        elif isinstance(self.pickup_window, TimeWindowInput):
+            pickup_window = self.pickup_window.to_dict()
+        else:
+            pickup_window = self.pickup_window
 
         scheduled_at: None | str | Unset
         if isinstance(self.scheduled_at, Unset):
@@ -99,10 +122,14 @@ class CreateQuoteRequest:
                 "vehicle_type_id": vehicle_type_id,
             }
         )
+        if dropoff_window is not UNSET:
+            field_dict["dropoff_window"] = dropoff_window
         if extras is not UNSET:
             field_dict["extras"] = extras
         if items is not UNSET:
             field_dict["items"] = items
+        if pickup_window is not UNSET:
+            field_dict["pickup_window"] = pickup_window
         if scheduled_at is not UNSET:
             field_dict["scheduled_at"] = scheduled_at
         if stops is not UNSET:
@@ -115,6 +142,7 @@ class CreateQuoteRequest:
         from ..models.address import Address
         from ..models.selected_extra import SelectedExtra
         from ..models.shipment_item import ShipmentItem
+        from ..models.time_window_input import TimeWindowInput
 
         d = dict(src_dict)
         dropoff = Address.from_dict(d.pop("dropoff"))
@@ -122,6 +150,23 @@ class CreateQuoteRequest:
         pickup = Address.from_dict(d.pop("pickup"))
 
         vehicle_type_id = d.pop("vehicle_type_id")
+
+        def _parse_dropoff_window(data: object) -> None | TimeWindowInput | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                dropoff_window_type_0 = TimeWindowInput.from_dict(data)
+
+                return dropoff_window_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(None | TimeWindowInput | Unset, data)
+
+        dropoff_window = _parse_dropoff_window(d.pop("dropoff_window", UNSET))
 
         def _parse_extras(data: object) -> list[SelectedExtra] | None | Unset:
             if data is None:
@@ -169,6 +214,23 @@ class CreateQuoteRequest:
 
         items = _parse_items(d.pop("items", UNSET))
 
+        def _parse_pickup_window(data: object) -> None | TimeWindowInput | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                pickup_window_type_0 = TimeWindowInput.from_dict(data)
+
+                return pickup_window_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(None | TimeWindowInput | Unset, data)
+
+        pickup_window = _parse_pickup_window(d.pop("pickup_window", UNSET))
+
         def _parse_scheduled_at(data: object) -> datetime.datetime | None | Unset:
             if data is None:
                 return data
@@ -212,8 +274,10 @@ class CreateQuoteRequest:
             dropoff=dropoff,
             pickup=pickup,
             vehicle_type_id=vehicle_type_id,
+            dropoff_window=dropoff_window,
             extras=extras,
             items=items,
+            pickup_window=pickup_window,
             scheduled_at=scheduled_at,
             stops=stops,
         )

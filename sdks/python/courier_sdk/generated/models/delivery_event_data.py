@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     )
     from ..models.price_breakdown import PriceBreakdown
     from ..models.proof_of_delivery_requirements import ProofOfDeliveryRequirements
+    from ..models.time_window import TimeWindow
     from ..models.waypoint import Waypoint
 
 
@@ -39,11 +40,17 @@ class DeliveryEventData:
             currency (None | str):
             delivered_at (datetime.datetime | None):
             dropoff (Waypoint):
+            dropoff_eta (datetime.datetime | None): When the courier is planned or predicted at the dropoff; `null` once
+                ended.
+            dropoff_window (None | TimeWindow):
             external_id (None | str):
             id (str):
             mode (Mode): The key mode a resource belongs to.
             notes (None | str):
             pickup (Waypoint):
+            pickup_eta (datetime.datetime | None): When the courier is planned (or, on the way, predicted) at the
+                pickup; `null` once picked up or ended.
+            pickup_window (None | TimeWindow):
             proof_of_delivery (None | ProofOfDeliveryRequirements):
             quote_id (None | str):
             scheduled_at (datetime.datetime | None):
@@ -65,11 +72,15 @@ class DeliveryEventData:
     currency: None | str
     delivered_at: datetime.datetime | None
     dropoff: Waypoint
+    dropoff_eta: datetime.datetime | None
+    dropoff_window: None | TimeWindow
     external_id: None | str
     id: str
     mode: Mode
     notes: None | str
     pickup: Waypoint
+    pickup_eta: datetime.datetime | None
+    pickup_window: None | TimeWindow
     proof_of_delivery: None | ProofOfDeliveryRequirements
     quote_id: None | str
     scheduled_at: datetime.datetime | None
@@ -88,6 +99,7 @@ class DeliveryEventData:
         )
         from ..models.price_breakdown import PriceBreakdown
         from ..models.proof_of_delivery_requirements import ProofOfDeliveryRequirements
+        from ..models.time_window import TimeWindow
 
         amount_cents: int | None
         amount_cents = self.amount_cents
@@ -129,6 +141,18 @@ class DeliveryEventData:
 
         dropoff = self.dropoff.to_dict()
 
+        dropoff_eta: None | str
+        if isinstance(self.dropoff_eta, datetime.datetime):
+            dropoff_eta = self.dropoff_eta.isoformat()
+        else:
+            dropoff_eta = self.dropoff_eta
+
+        dropoff_window: dict[str, Any] | None
+        if isinstance(self.dropoff_window, TimeWindow):
+            dropoff_window = self.dropoff_window.to_dict()
+        else:
+            dropoff_window = self.dropoff_window
+
         external_id: None | str
         external_id = self.external_id
 
@@ -140,6 +164,18 @@ class DeliveryEventData:
         notes = self.notes
 
         pickup = self.pickup.to_dict()
+
+        pickup_eta: None | str
+        if isinstance(self.pickup_eta, datetime.datetime):
+            pickup_eta = self.pickup_eta.isoformat()
+        else:
+            pickup_eta = self.pickup_eta
+
+        pickup_window: dict[str, Any] | None
+        if isinstance(self.pickup_window, TimeWindow):
+            pickup_window = self.pickup_window.to_dict()
+        else:
+            pickup_window = self.pickup_window
 
         proof_of_delivery: dict[str, Any] | None
         if isinstance(self.proof_of_delivery, ProofOfDeliveryRequirements):
@@ -191,11 +227,15 @@ class DeliveryEventData:
                 "currency": currency,
                 "delivered_at": delivered_at,
                 "dropoff": dropoff,
+                "dropoff_eta": dropoff_eta,
+                "dropoff_window": dropoff_window,
                 "external_id": external_id,
                 "id": id,
                 "mode": mode,
                 "notes": notes,
                 "pickup": pickup,
+                "pickup_eta": pickup_eta,
+                "pickup_window": pickup_window,
                 "proof_of_delivery": proof_of_delivery,
                 "quote_id": quote_id,
                 "scheduled_at": scheduled_at,
@@ -218,6 +258,7 @@ class DeliveryEventData:
         )
         from ..models.price_breakdown import PriceBreakdown
         from ..models.proof_of_delivery_requirements import ProofOfDeliveryRequirements
+        from ..models.time_window import TimeWindow
         from ..models.waypoint import Waypoint
 
         d = dict(src_dict)
@@ -315,6 +356,36 @@ class DeliveryEventData:
 
         dropoff = Waypoint.from_dict(d.pop("dropoff"))
 
+        def _parse_dropoff_eta(data: object) -> datetime.datetime | None:
+            if data is None:
+                return data
+            try:
+                if not isinstance(data, str):
+                    raise TypeError()
+                dropoff_eta_type_0 = datetime.datetime.fromisoformat(data)
+
+                return dropoff_eta_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(datetime.datetime | None, data)
+
+        dropoff_eta = _parse_dropoff_eta(d.pop("dropoff_eta"))
+
+        def _parse_dropoff_window(data: object) -> None | TimeWindow:
+            if data is None:
+                return data
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                dropoff_window_type_0 = TimeWindow.from_dict(data)
+
+                return dropoff_window_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(None | TimeWindow, data)
+
+        dropoff_window = _parse_dropoff_window(d.pop("dropoff_window"))
+
         def _parse_external_id(data: object) -> None | str:
             if data is None:
                 return data
@@ -334,6 +405,36 @@ class DeliveryEventData:
         notes = _parse_notes(d.pop("notes"))
 
         pickup = Waypoint.from_dict(d.pop("pickup"))
+
+        def _parse_pickup_eta(data: object) -> datetime.datetime | None:
+            if data is None:
+                return data
+            try:
+                if not isinstance(data, str):
+                    raise TypeError()
+                pickup_eta_type_0 = datetime.datetime.fromisoformat(data)
+
+                return pickup_eta_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(datetime.datetime | None, data)
+
+        pickup_eta = _parse_pickup_eta(d.pop("pickup_eta"))
+
+        def _parse_pickup_window(data: object) -> None | TimeWindow:
+            if data is None:
+                return data
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                pickup_window_type_0 = TimeWindow.from_dict(data)
+
+                return pickup_window_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(None | TimeWindow, data)
+
+        pickup_window = _parse_pickup_window(d.pop("pickup_window"))
 
         def _parse_proof_of_delivery(
             data: object,
@@ -423,11 +524,15 @@ class DeliveryEventData:
             currency=currency,
             delivered_at=delivered_at,
             dropoff=dropoff,
+            dropoff_eta=dropoff_eta,
+            dropoff_window=dropoff_window,
             external_id=external_id,
             id=id,
             mode=mode,
             notes=notes,
             pickup=pickup,
+            pickup_eta=pickup_eta,
+            pickup_window=pickup_window,
             proof_of_delivery=proof_of_delivery,
             quote_id=quote_id,
             scheduled_at=scheduled_at,

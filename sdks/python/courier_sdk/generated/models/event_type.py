@@ -6,6 +6,7 @@ class EventType(StrEnum):
     DELIVERY_COURIER_ARRIVED = "delivery.courier_arrived"
     DELIVERY_COURIER_ASSIGNED = "delivery.courier_assigned"
     DELIVERY_CREATED = "delivery.created"
+    DELIVERY_DELAYED = "delivery.delayed"
     DELIVERY_DELIVERED = "delivery.delivered"
     DELIVERY_ETA_UPDATED = "delivery.eta_updated"
     DELIVERY_POD_SUBMITTED = "delivery.pod_submitted"

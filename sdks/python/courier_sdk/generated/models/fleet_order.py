@@ -2,12 +2,16 @@ from __future__ import annotations
 
 import datetime
 from collections.abc import Mapping
-from typing import Any, Self, TypeVar, cast
+from typing import TYPE_CHECKING, Any, Self, TypeVar, cast
 
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
 
 from ..models.delivery_status import DeliveryStatus
+
+if TYPE_CHECKING:
+    from ..models.time_window import TimeWindow
+
 
 T = TypeVar("T", bound="FleetOrder")
 
@@ -18,8 +22,10 @@ class FleetOrder:
 
     Attributes:
         created_at (datetime.datetime | None): When the order was received.
+        dropoff_window (None | TimeWindow):
         id (str):
         order_id (str): The order's id on the fleet's dispatch board.
+        pickup_window (None | TimeWindow):
         reference (None | str): The customer's order reference.
         status (DeliveryStatus): Status of a delivery (and of a fleet order); `delivered` and `cancelled` are final.
         tracking_url (None | str):
@@ -27,8 +33,10 @@ class FleetOrder:
     """
 
     created_at: datetime.datetime | None
+    dropoff_window: None | TimeWindow
     id: str
     order_id: str
+    pickup_window: None | TimeWindow
     reference: None | str
     status: DeliveryStatus
     tracking_url: None | str
@@ -36,15 +44,29 @@ class FleetOrder:
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
+        from ..models.time_window import TimeWindow
+
         created_at: None | str
         if isinstance(self.created_at, datetime.datetime):
             created_at = self.created_at.isoformat()
         else:
             created_at = self.created_at
 
+        dropoff_window: dict[str, Any] | None
+        if isinstance(self.dropoff_window, TimeWindow):
+            dropoff_window = self.dropoff_window.to_dict()
+        else:
+            dropoff_window = self.dropoff_window
+
         id = self.id
 
         order_id = self.order_id
+
+        pickup_window: dict[str, Any] | None
+        if isinstance(self.pickup_window, TimeWindow):
+            pickup_window = self.pickup_window.to_dict()
+        else:
+            pickup_window = self.pickup_window
 
         reference: None | str
         reference = self.reference
@@ -65,8 +87,10 @@ class FleetOrder:
         field_dict.update(
             {
                 "created_at": created_at,
+                "dropoff_window": dropoff_window,
                 "id": id,
                 "order_id": order_id,
+                "pickup_window": pickup_window,
                 "reference": reference,
                 "status": status,
                 "tracking_url": tracking_url,
@@ -78,6 +102,8 @@ class FleetOrder:
 
     @classmethod
     def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
+        from ..models.time_window import TimeWindow
+
         d = dict(src_dict)
 
         def _parse_created_at(data: object) -> datetime.datetime | None:
@@ -95,9 +121,39 @@ class FleetOrder:
 
         created_at = _parse_created_at(d.pop("created_at"))
 
+        def _parse_dropoff_window(data: object) -> None | TimeWindow:
+            if data is None:
+                return data
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                dropoff_window_type_0 = TimeWindow.from_dict(data)
+
+                return dropoff_window_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(None | TimeWindow, data)
+
+        dropoff_window = _parse_dropoff_window(d.pop("dropoff_window"))
+
         id = d.pop("id")
 
         order_id = d.pop("order_id")
+
+        def _parse_pickup_window(data: object) -> None | TimeWindow:
+            if data is None:
+                return data
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                pickup_window_type_0 = TimeWindow.from_dict(data)
+
+                return pickup_window_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(None | TimeWindow, data)
+
+        pickup_window = _parse_pickup_window(d.pop("pickup_window"))
 
         def _parse_reference(data: object) -> None | str:
             if data is None:
@@ -132,8 +188,10 @@ class FleetOrder:
 
         fleet_order = cls(
             created_at=created_at,
+            dropoff_window=dropoff_window,
             id=id,
             order_id=order_id,
+            pickup_window=pickup_window,
             reference=reference,
             status=status,
             tracking_url=tracking_url,

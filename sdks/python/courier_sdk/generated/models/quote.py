@@ -11,6 +11,7 @@ from ..models.tax_behavior import TaxBehavior
 
 if TYPE_CHECKING:
     from ..models.price_breakdown import PriceBreakdown
+    from ..models.time_window import TimeWindow
 
 
 T = TypeVar("T", bound="Quote")
@@ -26,8 +27,13 @@ class Quote:
         created_at (datetime.datetime):
         currency (str):
         distance_km (float | None):
+        dropoff_eta (datetime.datetime):
+        dropoff_window (None | TimeWindow):
         duration_min (int):
         id (str):
+        pickup_eta (datetime.datetime): When the dispatcher would plan the pickup and the dropoff if the
+            delivery were booked now, inside the windows.
+        pickup_window (None | TimeWindow):
         tax_behavior (TaxBehavior): Every amount includes VAT.
         valid_until (datetime.datetime):
     """
@@ -37,13 +43,19 @@ class Quote:
     created_at: datetime.datetime
     currency: str
     distance_km: float | None
+    dropoff_eta: datetime.datetime
+    dropoff_window: None | TimeWindow
     duration_min: int
     id: str
+    pickup_eta: datetime.datetime
+    pickup_window: None | TimeWindow
     tax_behavior: TaxBehavior
     valid_until: datetime.datetime
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
+        from ..models.time_window import TimeWindow
+
         amount_cents = self.amount_cents
 
         breakdown = self.breakdown.to_dict()
@@ -55,9 +67,25 @@ class Quote:
         distance_km: float | None
         distance_km = self.distance_km
 
+        dropoff_eta = self.dropoff_eta.isoformat()
+
+        dropoff_window: dict[str, Any] | None
+        if isinstance(self.dropoff_window, TimeWindow):
+            dropoff_window = self.dropoff_window.to_dict()
+        else:
+            dropoff_window = self.dropoff_window
+
         duration_min = self.duration_min
 
         id = self.id
+
+        pickup_eta = self.pickup_eta.isoformat()
+
+        pickup_window: dict[str, Any] | None
+        if isinstance(self.pickup_window, TimeWindow):
+            pickup_window = self.pickup_window.to_dict()
+        else:
+            pickup_window = self.pickup_window
 
         tax_behavior = self.tax_behavior.value
 
@@ -72,8 +100,12 @@ class Quote:
                 "created_at": created_at,
                 "currency": currency,
                 "distance_km": distance_km,
+                "dropoff_eta": dropoff_eta,
+                "dropoff_window": dropoff_window,
                 "duration_min": duration_min,
                 "id": id,
+                "pickup_eta": pickup_eta,
+                "pickup_window": pickup_window,
                 "tax_behavior": tax_behavior,
                 "valid_until": valid_until,
             }
@@ -84,6 +116,7 @@ class Quote:
     @classmethod
     def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
         from ..models.price_breakdown import PriceBreakdown
+        from ..models.time_window import TimeWindow
 
         d = dict(src_dict)
         amount_cents = d.pop("amount_cents")
@@ -101,9 +134,43 @@ class Quote:
 
         distance_km = _parse_distance_km(d.pop("distance_km"))
 
+        dropoff_eta = datetime.datetime.fromisoformat(d.pop("dropoff_eta"))
+
+        def _parse_dropoff_window(data: object) -> None | TimeWindow:
+            if data is None:
+                return data
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                dropoff_window_type_0 = TimeWindow.from_dict(data)
+
+                return dropoff_window_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(None | TimeWindow, data)
+
+        dropoff_window = _parse_dropoff_window(d.pop("dropoff_window"))
+
         duration_min = d.pop("duration_min")
 
         id = d.pop("id")
+
+        pickup_eta = datetime.datetime.fromisoformat(d.pop("pickup_eta"))
+
+        def _parse_pickup_window(data: object) -> None | TimeWindow:
+            if data is None:
+                return data
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                pickup_window_type_0 = TimeWindow.from_dict(data)
+
+                return pickup_window_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(None | TimeWindow, data)
+
+        pickup_window = _parse_pickup_window(d.pop("pickup_window"))
 
         tax_behavior = TaxBehavior(d.pop("tax_behavior"))
 
@@ -115,8 +182,12 @@ class Quote:
             created_at=created_at,
             currency=currency,
             distance_km=distance_km,
+            dropoff_eta=dropoff_eta,
+            dropoff_window=dropoff_window,
             duration_min=duration_min,
             id=id,
+            pickup_eta=pickup_eta,
+            pickup_window=pickup_window,
             tax_behavior=tax_behavior,
             valid_until=valid_until,
         )

@@ -3,6 +3,7 @@ from enum import StrEnum
 
 class TestScenario(StrEnum):
     COURIER_CANCELLED = "courier_cancelled"
+    DELAYED = "delayed"
     DELIVERY_FAILED = "delivery_failed"
     NO_COURIER_FOUND = "no_courier_found"
     PICKUP_NO_SHOW = "pickup_no_show"

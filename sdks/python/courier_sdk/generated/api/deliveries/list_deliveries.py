@@ -18,6 +18,7 @@ from ...models.list_deliveries_response_431 import ListDeliveriesResponse431
 from ...models.list_deliveries_response_500 import ListDeliveriesResponse500
 from ...models.list_deliveries_response_502 import ListDeliveriesResponse502
 from ...models.list_deliveries_response_503 import ListDeliveriesResponse503
+from ...models.promise_state import PromiseState
 from ...types import UNSET, Response, Unset
 
 
@@ -29,6 +30,7 @@ def _get_kwargs(
     external_id: str | Unset = UNSET,
     created_after: datetime.datetime | Unset = UNSET,
     created_before: datetime.datetime | Unset = UNSET,
+    promise: PromiseState | Unset = UNSET,
 ) -> dict[str, Any]:
 
     params: dict[str, Any] = {}
@@ -54,6 +56,12 @@ def _get_kwargs(
     if not isinstance(created_before, Unset):
         json_created_before = created_before.isoformat()
     params["created_before"] = json_created_before
+
+    json_promise: str | Unset = UNSET
+    if not isinstance(promise, Unset):
+        json_promise = promise.value
+
+    params["promise"] = json_promise
 
     params = {k: v for k, v in params.items() if v is not UNSET and v is not None}
 
@@ -175,6 +183,7 @@ def sync_detailed(
     external_id: str | Unset = UNSET,
     created_after: datetime.datetime | Unset = UNSET,
     created_before: datetime.datetime | Unset = UNSET,
+    promise: PromiseState | Unset = UNSET,
 ) -> Response[
     DeliveryList
     | ListDeliveriesResponse400
@@ -201,6 +210,9 @@ def sync_detailed(
         external_id (str | Unset):
         created_after (datetime.datetime | Unset):
         created_before (datetime.datetime | Unset):
+        promise (PromiseState | Unset): Deliveries by their promised dropoff: `at_risk` (not
+            ended, and reported at risk or past the promise), `late` (delivered after the promise, or
+            not ended and past it).
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -217,6 +229,7 @@ def sync_detailed(
         external_id=external_id,
         created_after=created_after,
         created_before=created_before,
+        promise=promise,
     )
 
     response = client.get_httpx_client().request(
@@ -235,6 +248,7 @@ def sync(
     external_id: str | Unset = UNSET,
     created_after: datetime.datetime | Unset = UNSET,
     created_before: datetime.datetime | Unset = UNSET,
+    promise: PromiseState | Unset = UNSET,
 ) -> (
     DeliveryList
     | ListDeliveriesResponse400
@@ -262,6 +276,9 @@ def sync(
         external_id (str | Unset):
         created_after (datetime.datetime | Unset):
         created_before (datetime.datetime | Unset):
+        promise (PromiseState | Unset): Deliveries by their promised dropoff: `at_risk` (not
+            ended, and reported at risk or past the promise), `late` (delivered after the promise, or
+            not ended and past it).
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -279,6 +296,7 @@ def sync(
         external_id=external_id,
         created_after=created_after,
         created_before=created_before,
+        promise=promise,
     ).parsed
 
 
@@ -291,6 +309,7 @@ async def asyncio_detailed(
     external_id: str | Unset = UNSET,
     created_after: datetime.datetime | Unset = UNSET,
     created_before: datetime.datetime | Unset = UNSET,
+    promise: PromiseState | Unset = UNSET,
 ) -> Response[
     DeliveryList
     | ListDeliveriesResponse400
@@ -317,6 +336,9 @@ async def asyncio_detailed(
         external_id (str | Unset):
         created_after (datetime.datetime | Unset):
         created_before (datetime.datetime | Unset):
+        promise (PromiseState | Unset): Deliveries by their promised dropoff: `at_risk` (not
+            ended, and reported at risk or past the promise), `late` (delivered after the promise, or
+            not ended and past it).
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -333,6 +355,7 @@ async def asyncio_detailed(
         external_id=external_id,
         created_after=created_after,
         created_before=created_before,
+        promise=promise,
     )
 
     response = await client.get_async_httpx_client().request(**kwargs)
@@ -349,6 +372,7 @@ async def asyncio(
     external_id: str | Unset = UNSET,
     created_after: datetime.datetime | Unset = UNSET,
     created_before: datetime.datetime | Unset = UNSET,
+    promise: PromiseState | Unset = UNSET,
 ) -> (
     DeliveryList
     | ListDeliveriesResponse400
@@ -376,6 +400,9 @@ async def asyncio(
         external_id (str | Unset):
         created_after (datetime.datetime | Unset):
         created_before (datetime.datetime | Unset):
+        promise (PromiseState | Unset): Deliveries by their promised dropoff: `at_risk` (not
+            ended, and reported at risk or past the promise), `late` (delivered after the promise, or
+            not ended and past it).
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -394,5 +421,6 @@ async def asyncio(
             external_id=external_id,
             created_after=created_after,
             created_before=created_before,
+            promise=promise,
         )
     ).parsed

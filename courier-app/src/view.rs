@@ -87,6 +87,9 @@ pub(crate) struct JobView {
     pub(crate) distance: String,
     pub(crate) vehicle: String,
     pub(crate) eta: String,
+    /// The next stop's promised time, "Pick up between 14:00 and 16:00";
+    /// empty without one.
+    pub(crate) window: String,
     pub(crate) action: Action,
     /// The steps after the action, in order, for a job worked offline: the
     /// page shows the next one once the one before waits on the phone.
@@ -118,6 +121,19 @@ impl JobView {
         } else {
             job.dropoff_eta.as_ref()
         };
+        let (verb, window) = if before_pickup {
+            ("Pick up", job.pickup_window.as_ref())
+        } else {
+            ("Deliver", job.dropoff_window.as_ref())
+        };
+        let window = match window {
+            Some(w) if job.active => format!(
+                "{verb} between {} and {}",
+                clock(w.start.as_ref(), zone),
+                clock(w.end.as_ref(), zone)
+            ),
+            _ => String::new(),
+        };
         JobView {
             id: job.id.clone(),
             kind: match job.kind() {
@@ -145,6 +161,7 @@ impl JobView {
                 }
                 _ => String::new(),
             },
+            window,
             action: action(job),
             later: later_steps(job),
             problem: problem(job),

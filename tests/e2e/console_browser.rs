@@ -834,7 +834,7 @@ e2e! {
         }
         expected.push(euros(cents(&quote.body["amount_cents"])));
         let mut shown = Vec::new();
-        for dd in owner.client.find_all(Locator::Css("#quote dd")).await.expect("the breakdown") {
+        for dd in owner.client.find_all(Locator::Css("#breakdown dd")).await.expect("the breakdown") {
             shown.push(dd.text().await.expect("text"));
         }
         shown.pop(); // "Price held until"

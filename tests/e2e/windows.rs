@@ -17,6 +17,7 @@ use crate::couriers::{at, next};
 use crate::deliveries::berlin_delivery;
 use crate::harness::{TestApp, unique_suffix, wait_until};
 use crate::quotes::berlin_quote;
+use crate::webhooks::{Receiver, create_endpoint, signature_is_valid};
 
 const RUN_LIMIT: Duration = Duration::from_secs(20);
 
@@ -310,6 +311,9 @@ e2e! {
     }
 
     async fn the_delayed_scenario_runs_late_with_one_delivery_delayed(app: TestApp) {
+        // An endpoint subscribed to the new type alone hears of it, signed.
+        let receiver = Receiver::start().await;
+        let (_, secret) = create_endpoint(&app, &app.test_key, &receiver.url, json!(["delivery.delayed"])).await;
         let mut body = merged(berlin_delivery(), &json!({ "dropoff_window": window(&app, 20, 60) }));
         body["test_scenario"] = json!("delayed");
         let created = app.create_delivery(&app.test_key, &body).await;
@@ -323,6 +327,10 @@ e2e! {
         assert!(time(&delayed["data"]["dropoff_eta"]) > time(&body["dropoff_window"]["end"]), "{delayed:#}");
         assert_eq!(delayed["data"]["status"], "in_transit");
         assert_eq!(listed(&app, &app.test_key, "promise=at_risk").await, [id.as_str()]);
+        let sent = receiver.wait_for(1, RUN_LIMIT).await;
+        let hook = sent[0].json();
+        assert_eq!((hook["type"].as_str(), hook["id"].as_str(), hook["data"]["id"].as_str()), (Some("delivery.delayed"), delayed["id"].as_str(), Some(id.as_str())));
+        assert!(signature_is_valid(&secret, &sent[0]));
 
         app.clock.advance(Duration::from_secs(70 * 60));
         app.wait_for_status(&app.test_key, &id, "delivered", RUN_LIMIT).await;
@@ -330,6 +338,7 @@ e2e! {
         assert_eq!(types(&events).iter().filter(|t| **t == "delivery.delayed").count(), 1, "{:?}", types(&events));
         assert_eq!(listed(&app, &app.test_key, "promise=late").await, [id.as_str()]);
         assert!(listed(&app, &app.test_key, "promise=at_risk").await.is_empty());
+        assert_eq!(receiver.received().len(), 1, "only the subscribed type, once");
     }
 }
 
@@ -377,6 +386,8 @@ e2e! {
         assert!(offer.minutes_to_pickup >= 1, "{offer:?}");
         let job = courier.client.clone().accept_offer(courier.request(apb::AcceptOfferRequest { offer_id: offer.id })).await.expect("accept").into_inner().job.expect("job");
         assert_eq!(job.status(), pb::DeliveryStatus::CourierAssigned);
+        // The courier's app shows the window they are to keep.
+        assert_eq!(job.pickup_window.and_then(|w| w.start).map(|t| t.seconds), Some(opens.timestamp()));
         let read = app.get(&format!("/v1/deliveries/{id}"), &app.live_key).await.body;
         assert!(time(&read["pickup_eta"]) >= opens && time(&read["pickup_eta"]) <= time(&body["pickup_window"]["end"]), "{read:#}");
     }

@@ -9,7 +9,7 @@ use courier::time::micros_to_proto;
 use tonic::{Request, Response, Status};
 
 use super::convert::{item_out, required};
-use super::delivery_out::{proof_out, waypoint_out};
+use super::delivery_out::{proof_out, waypoint_out, window_out};
 use super::enums::ToProto;
 use crate::caller;
 use courier_core::couriers::{self, Courier, Fleet, NewCourier, Photo, ProfileChange, Vehicle, invitations};
@@ -349,10 +349,13 @@ fn work_out(work: &Work, active: bool) -> apb::Job {
         }
         out
     };
+    let windows = work.windows();
     let mut out = apb::Job {
         id: work.id().to_owned(),
         status: work.status().to_proto() as i32,
         active,
+        pickup_window: window_out(windows.pickup),
+        dropoff_window: window_out(windows.dropoff),
         ..Default::default()
     };
     match work {

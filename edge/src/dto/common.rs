@@ -3,6 +3,7 @@
 
 use std::collections::HashMap;
 
+use courier::names::PublicName;
 use courier::v1 as pb;
 use serde::Deserialize;
 use utoipa::ToSchema;
@@ -161,6 +162,18 @@ impl<'a> ListQuery<'a> {
                 .map(|(name, value)| (name.as_str(), value.as_str()))
                 .collect(),
         })
+    }
+}
+
+impl ListQuery<'_> {
+    /// The list's filter `name`, one of `T`'s public names; `absent` when
+    /// not given.
+    pub fn public_name<T: PublicName>(&self, name: &str, absent: T) -> Result<T, ApiError> {
+        match self.filters.get(name) {
+            None => Ok(absent),
+            Some(text) => T::from_public_name(text)
+                .ok_or_else(|| ApiError::invalid(name, format!("{name} must be one of {}.", T::public_names()))),
+        }
     }
 }
 

@@ -2,7 +2,6 @@
 
 use std::collections::HashMap;
 
-use courier::names::PublicName;
 use courier::v1 as pb;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
@@ -164,24 +163,8 @@ pub fn cancel_reason_in(reason: Option<CancelReasonBody>) -> pb::CancelReason {
 /// `GET /v1/deliveries` query.
 pub fn list_request(query: &HashMap<String, String>) -> Result<pb::ListDeliveriesRequest, ApiError> {
     let query = ListQuery::parse(query, &["status", "external_id", "promise"])?;
-    let promise = match query.filters.get("promise") {
-        None => pb::PromiseState::Unspecified,
-        Some(text) => pb::PromiseState::from_public_name(text).ok_or_else(|| {
-            ApiError::invalid(
-                "promise",
-                format!("promise must be one of {}.", pb::PromiseState::public_names()),
-            )
-        })?,
-    };
-    let status = match query.filters.get("status") {
-        None => pb::DeliveryStatus::Unspecified,
-        Some(text) => pb::DeliveryStatus::from_public_name(text).ok_or_else(|| {
-            ApiError::invalid(
-                "status",
-                format!("status must be one of {}.", pb::DeliveryStatus::public_names()),
-            )
-        })?,
-    };
+    let status = query.public_name("status", pb::DeliveryStatus::Unspecified)?;
+    let promise = query.public_name("promise", pb::PromiseState::Unspecified)?;
     Ok(pb::ListDeliveriesRequest {
         page_size: query.page_size,
         page_token: query.page_token,

@@ -17,6 +17,7 @@ REFUSED_BEYOND_THE_SCHEMA = frozenset(
         "quote_not_found",
         "quote_expired",
         "quote_mismatch",
+        "window_not_feasible",
         "service_area_unavailable",
         "vehicle_does_not_fit",
         "invalid_page_token",
@@ -27,8 +28,10 @@ REFUSED_BEYOND_THE_SCHEMA = frozenset(
 # extras and options exist; the document does not enumerate them, so that
 # adding one does not break generated clients), the time zone database
 # (`customer_timezone`), the time of the request (`scheduled_at` 1 minute to
-# 30 days ahead) and the key's mode (`test_scenario` is for test keys). List
-# indexes read as `*`.
+# 30 days ahead; a window's start at most 30 days ahead, its end in the
+# future), how a window's ends relate (15 minutes to 12 hours apart; a pickup
+# window not beside `scheduled_at`: docs/guide.md "Windows") and the key's
+# mode (`test_scenario` is for test keys). List indexes read as `*`.
 INVALID_BEYOND_THE_SCHEMA = frozenset(
     {
         "vehicle_type_id",
@@ -36,6 +39,12 @@ INVALID_BEYOND_THE_SCHEMA = frozenset(
         "extras.*.option_id",
         "customer_timezone",
         "scheduled_at",
+        "pickup_window",
+        "pickup_window.start",
+        "pickup_window.end",
+        "dropoff_window",
+        "dropoff_window.start",
+        "dropoff_window.end",
         "test_scenario",
     }
 )

@@ -106,10 +106,6 @@ impl Windows {
         ]
     }
 
-    pub fn is_empty(&self) -> bool {
-        self.pickup.is_none() && self.dropoff.is_none()
-    }
-
     /// Each window's rules at `now`, and no pickup window beside a
     /// `scheduled_at` (two answers to "when").
     pub fn check(&self, now: i64, scheduled_at: Option<i64>) -> CoreResult<()> {
@@ -129,15 +125,14 @@ impl Windows {
     }
 
     /// `window_not_feasible` when the dropoff window closes before the
-    /// goods can arrive: the earliest pickup (the pickup window's start, or
-    /// `earliest_pickup` for a pickup without one) plus the route's
-    /// `duration` lies after the dropoff window's end.
+    /// goods can arrive: the earliest pickup (`quotes::RouteInput::
+    /// earliest_pickup`) plus the route's `duration` lies after the dropoff
+    /// window's end.
     pub fn check_reachable(&self, earliest_pickup: i64, duration: i64) -> CoreResult<()> {
         let Some(dropoff) = &self.dropoff else {
             return Ok(());
         };
-        let earliest = self.pickup.map_or(earliest_pickup, |w| w.start.max(earliest_pickup));
-        if earliest + duration > dropoff.end {
+        if earliest_pickup + duration > dropoff.end {
             return Err(CoreError::at(
                 ErrorCode::WindowNotFeasible,
                 "dropoff_window",
@@ -273,8 +268,10 @@ mod tests {
             pickup: Some(window(60, 120)),
             dropoff: Some(window(60, 80)),
         };
-        assert!(both.check_reachable(NOW, 20 * MINUTE).is_ok());
-        let error = both.check_reachable(NOW, 21 * MINUTE).expect_err("not reachable");
+        // The earliest pickup is the pickup window's start.
+        let opens = NOW + 60 * MINUTE;
+        assert!(both.check_reachable(opens, 20 * MINUTE).is_ok());
+        let error = both.check_reachable(opens, 21 * MINUTE).expect_err("not reachable");
         assert_eq!(error.code(), ErrorCode::WindowNotFeasible);
         assert_eq!(param_of(Err(error)).as_deref(), Some("dropoff_window"));
         let immediate = Windows {

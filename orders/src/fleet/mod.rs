@@ -153,7 +153,10 @@ async fn prepare(
     }
     let windows = route.windows;
     if windows.dropoff.is_some() {
-        windows.check_reachable(now, route.duration(orders).await?)?;
+        let earliest = route
+            .earliest_pickup(courier::time::from_micros(now))
+            .timestamp_micros();
+        windows.check_reachable(earliest, route.duration(orders).await?)?;
     }
     let [
         pickup_window_start,

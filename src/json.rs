@@ -252,6 +252,9 @@ pub struct DeliveryJson<C = Option<CourierJson>> {
     /// ended.
     #[schema(value_type = Option<String>, format = DateTime)]
     pub dropoff_eta: Option<String>,
+    /// Whether the courier may carry other jobs meanwhile.
+    #[schema(value_type = pb::Batching)]
+    pub batching: &'static str,
 }
 
 /// A promised time: from `start` to `end` (docs/guide.md "Windows").
@@ -289,6 +292,7 @@ impl<C: From<pb::Courier>> From<pb::Delivery> for DeliveryJson<Option<C>> {
             dropoff_eta: time_out(d.dropoff_eta.as_ref()),
             pickup_window: d.pickup_window.map(Into::into),
             dropoff_window: d.dropoff_window.map(Into::into),
+            batching: d.batching().public_name().unwrap_or("allowed"),
             id: d.id,
             external_id: d.external_id,
             quote_id: d.quote_id,

@@ -101,6 +101,10 @@ public_names! {
         DeliveryFailed => "delivery_failed",
         Delayed => "delayed",
     }
+    Batching as "Batching", "Whether the delivery may share its courier with other jobs (`allowed`, the default) or rides alone (`never`)." {
+        Allowed => "allowed",
+        Never => "never",
+    }
     PromiseState as "PromiseState", "Deliveries by their promised dropoff: `at_risk` (not ended, and reported at risk or past the promise), `late` (delivered after the promise, or not ended and past it)." {
         AtRisk => "at_risk",
         Late => "late",

@@ -390,6 +390,8 @@ pub(crate) struct BookingForm {
     pickup_window: WindowFields,
     dropoff_window: WindowFields,
     proof: ProofFields,
+    /// Booked `"batching": "never"`: the courier carries no other job.
+    rides_alone: bool,
     scenario: String,
     /// Made when the priced page renders; sent with the booking.
     idempotency_key: String,
@@ -452,6 +454,7 @@ impl BookingForm {
             pickup_window: WindowFields::of(form, "pickup_window"),
             dropoff_window: WindowFields::of(form, "dropoff_window"),
             proof: ProofFields::of(form),
+            rides_alone: field(form, "rides_alone") == "yes",
             scenario: field(form, "scenario").to_owned(),
             idempotency_key: field(form, "idempotency_key").to_owned(),
             quote: None,
@@ -623,6 +626,11 @@ impl BookingForm {
             },
             pickup_window: self.pickup_window.window(zone)?,
             dropoff_window: self.dropoff_window.window(zone)?,
+            batching: if self.rides_alone {
+                pb::Batching::Never
+            } else {
+                pb::Batching::Allowed
+            } as i32,
         })
     }
 }

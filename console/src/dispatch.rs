@@ -331,7 +331,9 @@ fn live_part(state: &ConsoleState, scope: &Scope, mode: &'static str, manages: b
                     status,
                     pb::DeliveryStatus::CourierAssigned | pb::DeliveryStatus::AtPickup
                 );
-                if let Some(position) = held.couriers.get(courier_id).and_then(|c| c.position.as_ref()) {
+                // A courier with a route is drawn along it, below.
+                let courier = held.couriers.get(courier_id).filter(|c| c.route.is_empty());
+                if let Some(position) = courier.and_then(|c| c.position.as_ref()) {
                     let target = if before_pickup { pickup } else { dropoff };
                     part.lines.push(line(projection.at(position), target, "to-job"));
                 }
@@ -394,10 +396,35 @@ fn live_part(state: &ConsoleState, scope: &Scope, mode: &'static str, manages: b
             continue;
         };
         let class = standing(courier, now);
+        // Their route: from where they are, stop by stop.
+        let mut from = projection.at(position);
+        for stop in &courier.route {
+            let Some(point) = &stop.point else { continue };
+            let to = projection.at(point);
+            part.lines.push(line(from, to, "courier-route"));
+            from = to;
+        }
+        let stops: Vec<String> = courier
+            .route
+            .iter()
+            .enumerate()
+            .map(|(i, stop)| {
+                format!(
+                    "{}. {} {}",
+                    i + 1,
+                    labels::stop_kind(&stop.kind),
+                    short_id(&stop.job_id)
+                )
+            })
+            .collect();
+        let jobs = match courier.job_ids.len() {
+            0 | 1 => courier.job_id.clone().unwrap_or_default(),
+            n => format!("{n} jobs ({})", stops.join(", ")),
+        };
         let doing = match (class, &courier.job_id, &courier.offered_job_id) {
-            ("offline", Some(job), _) => format!("offline with {job}"),
-            ("suspended", Some(job), _) => format!("suspended, still holding {job}: take it back"),
-            (_, Some(job), _) => format!("on {job}"),
+            ("offline", Some(_), _) => format!("offline with {jobs}"),
+            ("suspended", Some(_), _) => format!("suspended, still holding {jobs}: take it back"),
+            (_, Some(_), _) => format!("on {jobs}"),
             (_, None, Some(job)) => format!("offered {job}"),
             ("stale", None, None) => format!(
                 "position {} old: no offers until it updates",

@@ -190,6 +190,14 @@ pub(crate) fn availability_named(name: &str) -> &'static str {
 
 /// A job as lists and notices name it: its route (the id goes after, as
 /// secondary text).
+/// A route stop's kind (`pickup`, `dropoff`) in words.
+pub(crate) fn stop_kind(kind: &str) -> &'static str {
+    match kind {
+        "pickup" => "Pickup",
+        _ => "Dropoff",
+    }
+}
+
 pub(crate) fn route(pickup: &str, dropoff: &str) -> String {
     format!("{pickup} → {dropoff}")
 }

@@ -26,17 +26,24 @@ use sea_orm::{ConnectionTrait, DbBackend, Statement};
 use tokio_util::sync::CancellationToken;
 
 use crate::couriers::{self, Courier, Fleet};
+use crate::jobs::route::{Setting, point};
+use crate::jobs::{self, Work};
 use crate::positions::{self, Position};
 use crate::{Core, CoreResult};
 use courier_identity::workspaces;
 use courier_orders::assignments;
 use courier_orders::assignments::offers::{self, NewOffer, Offer, OfferStatus};
-use courier_orders::deliveries;
+use courier_orders::deliveries::{self, Batching};
 use courier_orders::fleet;
+use courier_orders::routes::{
+    self,
+    plan::{HANDLING, PlanStop},
+};
+use courier_pricing::catalog::VehicleType;
 use courier_pricing::geo::{GeoPoint, distance_km};
 use courier_store::config::DispatchMode;
 use courier_store::db;
-use courier_store::runner::{Done, Runner, Work};
+use courier_store::runner::{self, Done, Runner};
 
 /// A round runs at least this often.
 const ROUND_EVERY: Duration = Duration::from_secs(1);
@@ -96,7 +103,7 @@ struct Rounds {
     memory: Memory,
 }
 
-impl Work for Rounds {
+impl runner::Work for Rounds {
     async fn run(&mut self) -> CoreResult<Done> {
         let started = Instant::now();
         match round_with(&self.core, &mut self.memory).await? {
@@ -133,7 +140,8 @@ pub struct Memory {
 
 #[derive(Debug)]
 struct Unplaced {
-    free: Vec<(String, GeoPoint)>,
+    /// Each courier with room, where they were and how many jobs they held.
+    free: Vec<(String, GeoPoint, usize)>,
     next_due: i64,
 }
 
@@ -150,40 +158,48 @@ impl Memory {
         };
         now < unplaced.next_due
             && survey.free().count() == unplaced.free.len()
-            && survey
-                .free()
-                .zip(&unplaced.free)
-                .all(|((courier, position), (id, was))| {
-                    courier.id == *id && distance_km(point(position), *was) < MOVED_KM
-                })
+            && survey.free().zip(&unplaced.free).all(|(candidate, (id, was, held))| {
+                candidate.courier.id == *id
+                    && candidate.held.len() == *held
+                    && distance_km(point(&candidate.position), *was) < MOVED_KM
+            })
     }
 
     fn remember(&mut self, survey: &Survey, done: &Round, next_due: i64) {
         self.unplaced = (done.offered == 0 && done.expired == 0).then(|| Unplaced {
             free: survey
                 .free()
-                .map(|(courier, position)| (courier.id.clone(), point(position)))
+                .map(|candidate| {
+                    (
+                        candidate.courier.id.clone(),
+                        point(&candidate.position),
+                        candidate.held.len(),
+                    )
+                })
                 .collect(),
             next_due,
         });
     }
 }
 
-fn point(position: &Position) -> GeoPoint {
-    GeoPoint {
-        latitude: position.latitude,
-        longitude: position.longitude,
-    }
-}
-
-/// What a round reads first: the open offers and each pool's free
-/// couriers.
+/// What a round reads first: the open offers and each pool's couriers
+/// with room for a job.
 struct Survey {
     /// Open offers past their expiry.
     expired: Vec<Offer>,
     /// The jobs of the open offers still running.
     offered_jobs: HashSet<String>,
-    pools: Vec<(Fleet, Vec<(Courier, Position)>)>,
+    pools: Vec<(Fleet, Vec<Candidate>)>,
+}
+
+/// An online courier with room for another job: free, or holding jobs
+/// their vehicle has room beside (docs/guide.md "Several jobs per
+/// courier").
+pub struct Candidate {
+    pub courier: Courier,
+    pub position: Position,
+    /// The jobs they hold, oldest first (read only for an insertion).
+    pub held: Vec<String>,
 }
 
 impl Survey {
@@ -200,7 +216,7 @@ impl Survey {
         }
         let mut free_in_pools = Vec::new();
         for fleet in pools(db).await? {
-            let free = free_couriers(core, db, &fleet, &busy, now).await?;
+            let free = candidates(core, db, &fleet, &busy, now, Room::Batching).await?;
             free_in_pools.push((fleet, free));
         }
         Ok(Survey {
@@ -210,8 +226,8 @@ impl Survey {
         })
     }
 
-    /// Every pool's free couriers, pool by pool.
-    fn free(&self) -> impl Iterator<Item = &(Courier, Position)> {
+    /// Every pool's couriers with room, pool by pool.
+    fn free(&self) -> impl Iterator<Item = &Candidate> {
         self.pools.iter().flat_map(|(_, free)| free)
     }
 
@@ -220,7 +236,7 @@ impl Survey {
     }
 
     /// Whether a round may change anything: an offer expired, or a courier
-    /// is free and something changed since a round that placed nothing.
+    /// has room and something changed since a round that placed nothing.
     fn has_work(&self, memory: &Memory, now: i64) -> bool {
         !self.expired.is_empty() || (self.free_couriers() > 0 && !memory.unchanged(self, now))
     }
@@ -288,9 +304,9 @@ pub async fn round_with(core: &Core, memory: &mut Memory) -> CoreResult<Option<R
             continue;
         }
         let (waiting, due) = waiting_in(&*tx, fleet, now).await?;
-        let waiting: Vec<Waiting> = waiting
+        let waiting: Vec<Work> = waiting
             .into_iter()
-            .filter(|w| !survey.offered_jobs.contains(&w.id))
+            .filter(|w| !survey.offered_jobs.contains(w.id()))
             .collect();
         let early = offer_in_pool(core, &tx, waiting, free, now, &mut done).await?;
         next_due = next_due.min(due).min(early);
@@ -314,7 +330,7 @@ async fn pools(db: &impl ConnectionTrait) -> CoreResult<Vec<Fleet>> {
 /// scheduled delivery from its lead time on, a job with a pickup window
 /// from [`WINDOW_LOOKAHEAD_MICROS`] before it opens), and when the first
 /// one left out comes due (`i64::MAX` when none).
-async fn waiting_in(db: &impl ConnectionTrait, pool: &Fleet, now: i64) -> CoreResult<(Vec<Waiting>, i64)> {
+async fn waiting_in(db: &impl ConnectionTrait, pool: &Fleet, now: i64) -> CoreResult<(Vec<Work>, i64)> {
     let mut next_due = i64::MAX;
     let mut due_now = |due: Option<i64>| match due {
         Some(due) if due > now => {
@@ -335,40 +351,22 @@ async fn waiting_in(db: &impl ConnectionTrait, pool: &Fleet, now: i64) -> CoreRe
                 };
                 due_now(due)
             })
-            .map(|d| Waiting {
-                pickup: d.route.pickup.point(),
-                vehicle_type_id: d.vehicle_type_id,
-                created_at: d.created_at,
-                opens_at: d.windows.pickup.map(|w| w.start),
-                id: d.id,
-            })
+            .map(Work::Delivery)
             .collect(),
         Fleet::Workspace(id) => fleet::pending_orders(db, id, MAX_WAITING)
             .await?
             .into_iter()
             .filter(|o| due_now(o.windows.pickup.map(|w| w.start - WINDOW_LOOKAHEAD_MICROS)))
-            .map(|o| Waiting {
-                pickup: o.route.pickup.point(),
-                vehicle_type_id: o.vehicle_type_id,
-                created_at: o.created_at,
-                opens_at: o.windows.pickup.map(|w| w.start),
-                id: o.order_id,
-            })
+            .map(Work::FleetOrder)
             .collect(),
     };
     Ok((waiting, next_due))
 }
 
-/// A job waiting for a courier: a live delivery, or a board order of a
-/// fleet with automatic dispatch.
-pub struct Waiting {
-    pub id: String,
-    pub pickup: GeoPoint,
-    pub vehicle_type_id: String,
-    pub created_at: i64,
-    /// When its pickup window opens: a round offers it to a courier only
-    /// once their drive there would not end before.
-    pub opens_at: Option<i64>,
+/// When a job's pickup window opens: a round offers it to a courier only
+/// once their drive there would not end before.
+fn opens_at(job: &Work) -> Option<i64> {
+    job.windows().pickup.map(|w| w.start)
 }
 
 /// A free courier ranked for one job, by the dispatcher's costs.
@@ -385,25 +383,25 @@ pub struct Ranked {
 /// a dispatcher choosing by hand sees the order the dispatcher would use.
 /// Unlike a round, a courier who declined an offer of the job is listed:
 /// a person may still choose them.
-pub async fn rank(core: &Core, fleet: &Fleet, job: Waiting) -> CoreResult<Vec<Ranked>> {
+pub async fn rank(core: &Core, fleet: &Fleet, job: Work) -> CoreResult<Vec<Ranked>> {
     let now = core.clock.now_micros();
     let busy: HashSet<String> = offers::open(&core.db)
         .await?
         .into_iter()
-        .filter(|offer| offer.job_id != job.id && offer.expires_at > now)
+        .filter(|offer| offer.job_id != job.id() && offer.expires_at > now)
         .map(|offer| offer.courier_id)
         .collect();
-    let free = free_couriers(core, &core.db, fleet, &busy, now).await?;
+    let free = candidates(core, &core.db, fleet, &busy, now, Room::Free).await?;
     let waiting = [job];
-    let costs = costs(core, &waiting, &free, &HashSet::new()).await;
+    let costs = costs(core, &waiting, &free, &HashSet::new(), now).await;
     let mut ranked: Vec<Ranked> = free
         .into_iter()
         .enumerate()
-        .filter_map(|(c, (courier, _))| {
+        .filter_map(|(c, candidate)| {
             let cost = costs.get(&(0, c))?;
             Some(Ranked {
-                courier,
-                seconds_to_pickup: cost.seconds,
+                courier: candidate.courier,
+                seconds_to_pickup: cost.to_pickup,
                 distance_km: cost.distance_km,
             })
         })
@@ -412,32 +410,71 @@ pub async fn rank(core: &Core, fleet: &Fleet, job: Waiting) -> CoreResult<Vec<Ra
     Ok(ranked)
 }
 
-/// The online couriers of `fleet` free for a job now: not in `busy`
-/// (holding an open offer), holding no job, with a position fresher than
-/// [`STALE_POSITION_MICROS`].
-async fn free_couriers(
+/// Which couriers [`candidates`] lists.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Room {
+    /// Only those holding no job.
+    Free,
+    /// Also those whose vehicle has room beside the jobs they hold.
+    Batching,
+}
+
+/// The online couriers of `fleet` with room for a job now: not in `busy`
+/// (holding an open offer), with a position fresher than
+/// [`STALE_POSITION_MICROS`], and holding no job or (`Room::Batching`)
+/// fewer than their vehicle's `max_jobs`, none of which rides alone.
+async fn candidates(
     core: &Core,
     db: &impl ConnectionTrait,
     fleet: &Fleet,
     busy: &HashSet<String>,
     now: i64,
-) -> CoreResult<Vec<(Courier, Position)>> {
-    let candidates: Vec<Courier> = couriers::free(db, fleet)
+    room: Room,
+) -> CoreResult<Vec<Candidate>> {
+    let online: Vec<Courier> = couriers::online(db, fleet)
         .await?
         .into_iter()
         .filter(|c| !busy.contains(&c.id))
         .collect();
-    let located = positions::latest_many(core, candidates.iter().map(|c| c.id.clone()).collect()).await?;
-    Ok(candidates
+    let ids: Vec<String> = online.iter().map(|c| c.id.clone()).collect();
+    let mut holding: HashMap<String, Vec<String>> = HashMap::new();
+    for assignment in assignments::open_for_couriers(db, ids.clone()).await? {
+        holding
+            .entry(assignment.courier_id)
+            .or_default()
+            .push(assignment.job_id);
+    }
+    let max_jobs = |courier: &Courier| {
+        core.catalog
+            .vehicle_type(&courier.vehicle.vehicle_type_id)
+            .map_or(1, |vehicle| vehicle.max_jobs as usize)
+    };
+    let with_room: Vec<Courier> = online
         .into_iter()
-        .filter_map(|c| {
-            let position = *located.get(&c.id)?;
-            (now - position.recorded_at <= STALE_POSITION_MICROS).then_some((c, position))
+        .filter(|c| {
+            let held = holding.get(&c.id).map_or(0, Vec::len);
+            held == 0 || (room == Room::Batching && held < max_jobs(c))
+        })
+        .collect();
+    let located = positions::latest_many(core, with_room.iter().map(|c| c.id.clone()).collect()).await?;
+    Ok(with_room
+        .into_iter()
+        .filter_map(|courier| {
+            let position = *located.get(&courier.id)?;
+            if now - position.recorded_at > STALE_POSITION_MICROS {
+                return None;
+            }
+            let held = holding.remove(&courier.id).unwrap_or_default();
+            Some(Candidate {
+                courier,
+                position,
+                held,
+            })
         })
         .collect())
 }
 
-/// Offers the `waiting` jobs of a pool to its `free` couriers, matched
+/// Offers the `waiting` jobs of a pool to its couriers with room, matched
 /// jointly, in `tx`. A job with a pickup window is offered to a courier
 /// only from when, answering in the offer's time and driving there, they
 /// would reach the pickup as the window opens (docs/couriers.md
@@ -446,8 +483,8 @@ async fn free_couriers(
 async fn offer_in_pool(
     core: &Core,
     tx: &db::WriteTransaction,
-    waiting: Vec<Waiting>,
-    free: &[(Courier, Position)],
+    waiting: Vec<Work>,
+    free: &[Candidate],
     now: i64,
     done: &mut Round,
 ) -> CoreResult<i64> {
@@ -456,19 +493,19 @@ async fn offer_in_pool(
         return Ok(i64::MAX);
     }
     let refused: HashSet<(String, String)> =
-        assignments::passed_over(&**tx, waiting.iter().map(|w| w.id.clone()).collect())
+        assignments::passed_over(&**tx, waiting.iter().map(|w| w.id().to_owned()).collect())
             .await?
             .into_iter()
             .map(|passed| (passed.job_id, passed.courier_id))
             .collect();
-    let mut costs = costs(core, &waiting, free, &refused).await;
+    let mut costs = costs(core, &waiting, free, &refused, now).await;
     let answer_micros = i64::try_from(core.config.offer_timeout.as_micros()).unwrap_or(i64::MAX);
     let mut early = i64::MAX;
     costs.retain(|&(j, _), cost| {
-        let Some(opens_at) = waiting[j].opens_at else {
+        let Some(opens_at) = opens_at(&waiting[j]) else {
             return true;
         };
-        let offer_from = opens_at - answer_micros - cost.seconds * 1_000_000;
+        let offer_from = opens_at - answer_micros - cost.to_pickup * 1_000_000;
         if offer_from > now {
             early = early.min(offer_from);
         }
@@ -486,93 +523,263 @@ async fn offer_in_pool(
             .get(&(jobs[j], couriers[c]))
             .map_or(INFEASIBLE, |cost| cost.seconds)
     };
-    for (j, c) in pairs(jobs.len(), couriers.len(), cost_of) {
-        let (job, courier) = (jobs[j], couriers[c]);
-        let Some(cost) = costs.get(&(job, courier)) else {
+    // Each courier's route row taken in id order (no two rounds wait on
+    // each other), so an assignment made since the survey is seen.
+    let mut matched: Vec<(usize, usize)> = pairs(jobs.len(), couriers.len(), cost_of)
+        .into_iter()
+        .map(|(j, c)| (jobs[j], couriers[c]))
+        .collect();
+    matched.sort_by(|a, b| free[a.1].courier.id.cmp(&free[b.1].courier.id));
+    for (job, courier) in matched {
+        let Some(cost) = costs.remove(&(job, courier)) else {
             continue;
         };
+        let candidate = &free[courier];
+        routes::lock(tx, &candidate.courier.id, now).await?;
+        let holds = assignments::open_of_courier(&**tx, &candidate.courier.id).await?;
+        if holds.len() != candidate.held.len() {
+            // Given a job (or freed) meanwhile: for the next round.
+            continue;
+        }
         let new = NewOffer {
-            job_id: waiting[job].id.clone(),
-            courier_id: free[courier].0.id.clone(),
+            job_id: waiting[job].id().to_owned(),
+            courier_id: candidate.courier.id.clone(),
             distance_km: cost.distance_km,
-            minutes_to_pickup: (cost.seconds + 59) / 60,
+            minutes_to_pickup: (cost.to_pickup + 59) / 60,
             expires_at: now + core.config.offer_timeout.as_micros() as i64,
+            route: cost.insertion,
         };
         offers::create(core, tx, new, now).await?;
-        core.metrics.dispatch_offered(now - waiting[job].created_at);
+        core.metrics.dispatch_offered(now - waiting[job].created_at());
         done.offered += 1;
     }
     Ok(early)
 }
 
-/// The time to a pickup and the straight-line distance of one pair.
+/// What matching one job with one courier costs.
 struct Cost {
+    /// What the round minimises: the time the courier's route grows by,
+    /// less the job's own drive (the same whoever carries it), in seconds:
+    /// for a free courier, the drive to the pickup.
     seconds: i64,
+    /// The seconds until they would reach the pickup.
+    to_pickup: i64,
+    /// Straight from the courier's position to the pickup.
     distance_km: f64,
+    /// For a courier holding jobs: the route with this one inserted.
+    insertion: Option<offers::Insertion>,
 }
 
-/// The cost of every (job, courier) pair that may be matched: the routing
-/// provider's driving time from the courier to the pickup (one matrix per
-/// vehicle type of the free couriers, over the pickups that vehicle may
-/// serve). A pair is left out where the courier may not take the job
-/// (vehicle, radius, passed over for it) or no route leads
-/// there: a van job among a thousand cargo bikes costs nothing to route.
+/// The cost of every (job, courier) pair that may be matched. A free
+/// courier's: the routing provider's driving time to the pickup (one
+/// matrix per vehicle type of the free couriers, over the pickups that
+/// vehicle may serve). A courier holding jobs: the least time inserting
+/// the job adds to their route, where every promise still holds
+/// ([`insertions`]). A pair is left out where the courier may not take the
+/// job (vehicle, radius, passed over for it) or no route leads there: a
+/// van job among a thousand cargo bikes costs nothing to route.
 async fn costs(
     core: &Core,
-    waiting: &[Waiting],
-    free: &[(Courier, Position)],
+    waiting: &[Work],
+    free: &[Candidate],
     refused: &HashSet<(String, String)>,
+    now: i64,
 ) -> HashMap<(usize, usize), Cost> {
     let radius = core.config.dispatch_radius_km;
     let mut by_vehicle: HashMap<&str, Vec<usize>> = HashMap::new();
-    for (c, (courier, _)) in free.iter().enumerate() {
+    for (c, candidate) in free.iter().enumerate() {
         by_vehicle
-            .entry(courier.vehicle.vehicle_type_id.as_str())
+            .entry(candidate.courier.vehicle.vehicle_type_id.as_str())
             .or_default()
             .push(c);
     }
     let mut costs = HashMap::new();
+    let mut busy = Vec::new();
     for (vehicle_type_id, members) in by_vehicle {
         let Some(vehicle) = core.catalog.vehicle_type(vehicle_type_id) else {
             continue;
         };
         let servable: Vec<usize> = (0..waiting.len())
-            .filter(|&j| vehicle.can_serve(&waiting[j].vehicle_type_id))
+            .filter(|&j| vehicle.can_serve(waiting[j].vehicle_type_id()))
             .collect();
         if servable.is_empty() {
             continue;
         }
-        let sources: Vec<GeoPoint> = members
-            .iter()
-            .map(|&c| GeoPoint {
-                latitude: free[c].1.latitude,
-                longitude: free[c].1.longitude,
-            })
-            .collect();
-        let pickups: Vec<GeoPoint> = servable.iter().map(|&j| waiting[j].pickup).collect();
+        let (free_members, busy_members): (Vec<usize>, Vec<usize>) =
+            members.into_iter().partition(|&c| free[c].held.is_empty());
+        busy.extend(busy_members.into_iter().map(|c| (c, vehicle, servable.clone())));
+        let sources: Vec<GeoPoint> = free_members.iter().map(|&c| point(&free[c].position)).collect();
+        let pickups: Vec<GeoPoint> = servable.iter().map(|&j| waiting[j].pickup()).collect();
         let durations = core.router.durations(&sources, &pickups, vehicle).await;
-        for (row, &c) in members.iter().enumerate() {
-            let courier = &free[c].0;
+        for (row, &c) in free_members.iter().enumerate() {
+            let courier = &free[c].courier;
             for (column, &j) in servable.iter().enumerate() {
                 let job = &waiting[j];
-                let distance = distance_km(sources[row], job.pickup);
-                if (radius > 0.0 && distance > radius) || refused.contains(&(job.id.clone(), courier.id.clone())) {
+                let distance = distance_km(sources[row], job.pickup());
+                if (radius > 0.0 && distance > radius) || refused.contains(&(job.id().to_owned(), courier.id.clone())) {
                     continue;
                 }
                 let Some(seconds) = durations.get(row).and_then(|r| r.get(column)).copied().flatten() else {
                     continue;
                 };
+                let seconds = (seconds.round() as i64).min(INFEASIBLE - 1);
                 costs.insert(
                     (j, c),
                     Cost {
-                        seconds: (seconds.round() as i64).min(INFEASIBLE - 1),
+                        seconds,
+                        to_pickup: seconds,
                         distance_km: distance,
+                        insertion: None,
                     },
                 );
             }
         }
     }
+    // The soonest a free courier reaches each pickup: an insertion may make
+    // it at most INSERTION_SLACK later.
+    let mut soonest: HashMap<usize, i64> = HashMap::new();
+    for (&(j, _), cost) in &costs {
+        let at = soonest.entry(j).or_insert(i64::MAX);
+        *at = (*at).min(now + cost.to_pickup * 1_000_000);
+    }
+    let tries: Vec<(usize, &VehicleType, Vec<usize>)> = busy
+        .into_iter()
+        .map(|(c, vehicle, servable)| {
+            let candidate = &free[c];
+            let near: Vec<usize> = servable
+                .into_iter()
+                .filter(|&j| {
+                    let job = &waiting[j];
+                    let distance = distance_km(point(&candidate.position), job.pickup());
+                    job.batching() == Batching::Allowed
+                        && job.ends_only()
+                        && (radius <= 0.0 || distance <= radius)
+                        && !refused.contains(&(job.id().to_owned(), candidate.courier.id.clone()))
+                })
+                .collect();
+            (c, vehicle, near)
+        })
+        .filter(|(_, _, near)| !near.is_empty())
+        .collect();
+    // What the couriers tried hold, and their routes, each in one read.
+    let held_ids: Vec<String> = tries.iter().flat_map(|&(c, _, _)| free[c].held.clone()).collect();
+    let courier_ids: Vec<String> = tries.iter().map(|&(c, _, _)| free[c].courier.id.clone()).collect();
+    let (Ok(mut works), Ok(kept)) = (
+        jobs::works(&core.db, &held_ids).await,
+        routes::read_many(&core.db, &courier_ids).await,
+    ) else {
+        return costs;
+    };
+    for (c, vehicle, near) in tries {
+        let candidate = &free[c];
+        let held: Vec<Work> = candidate.held.iter().filter_map(|id| works.remove(id)).collect();
+        // A job that rides alone keeps its courier to itself; one that
+        // ended meanwhile is for the next round.
+        if held.len() != candidate.held.len() || held.iter().any(|w| w.batching() == Batching::Never || !w.ends_only())
+        {
+            continue;
+        }
+        let busy = Busy {
+            candidate,
+            held,
+            kept: kept.get(&candidate.courier.id).cloned().unwrap_or_default(),
+            vehicle,
+        };
+        for (j, cost) in insertions(core, busy, waiting, near, &soonest).await {
+            costs.insert((j, c), cost);
+        }
+    }
     costs
+}
+
+/// A courier holding jobs, as an insertion reads them.
+struct Busy<'a> {
+    candidate: &'a Candidate,
+    held: Vec<Work>,
+    kept: routes::Route,
+    vehicle: &'a VehicleType,
+}
+
+/// How long after the soonest free courier a courier holding jobs may
+/// reach a new pickup (docs/guide.md "Several jobs per courier").
+const INSERTION_SLACK: i64 = 5 * 60 * 1_000_000;
+/// The most waiting jobs, nearest first, tried in one busy courier's route
+/// per round.
+const INSERTIONS_TRIED: usize = 8;
+
+/// The costs of inserting each of the `near` waiting jobs into
+/// `candidate`'s route where every promise holds: each held job's windows
+/// or committed dropoff plus `COURIER_BATCH_MAX_DELAY`, and the new job's
+/// pickup window or, without one, no later than the soonest free courier
+/// (or this courier driving straight there) plus 5 minutes.
+async fn insertions(
+    core: &Core,
+    busy: Busy<'_>,
+    waiting: &[Work],
+    mut near: Vec<usize>,
+    soonest: &HashMap<usize, i64>,
+) -> Vec<(usize, Cost)> {
+    let Busy {
+        candidate,
+        held,
+        kept,
+        vehicle,
+    } = busy;
+    let from = point(&candidate.position);
+    near.sort_by(|&a, &b| distance_km(from, waiting[a].pickup()).total_cmp(&distance_km(from, waiting[b].pickup())));
+    near.truncate(INSERTIONS_TRIED);
+    let committed: HashMap<String, i64> = kept.committed.clone().into_iter().collect();
+    let held_count = held.len();
+    let works: Vec<Work> = held
+        .into_iter()
+        .chain(near.iter().map(|&j| waiting[j].clone()))
+        .collect();
+    let held = held_count;
+    let all = Setting::new(core, vehicle, from, works, &committed).await;
+    let base = all.only(0..held);
+    let order = base.order(&kept.stops, None);
+    let Some(before) = base.problem().timeline(&order) else {
+        return Vec::new();
+    };
+    let pinned = usize::from(base.at_stop().is_some_and(|at| order.first() == Some(&at)));
+    let mut found = Vec::new();
+    for (k, &j) in near.iter().enumerate() {
+        let mut setting = all.only((0..held).chain([held + k]));
+        let straight = setting.seconds_between(0, PlanStop::pickup(held).place());
+        let direct = setting.seconds_between(PlanStop::pickup(held).place(), PlanStop::dropoff(held).place());
+        let (Some(straight), Some(direct)) = (straight, direct) else {
+            continue;
+        };
+        let bound = soonest
+            .get(&j)
+            .copied()
+            .unwrap_or(setting.now + straight)
+            .saturating_add(INSERTION_SLACK);
+        let new = &mut setting.jobs[held];
+        new.latest_pickup = Some(new.latest_pickup.map_or(bound, |end| end.min(bound)));
+        let Some((with, after)) = setting.problem().insert(&order, pinned, held, true) else {
+            continue;
+        };
+        let added = after.ends_at - before.ends_at;
+        let Some(pickup_at) = with.iter().position(|s| *s == PlanStop::pickup(held)) else {
+            continue;
+        };
+        let route = setting.route(&with);
+        let own = direct + 2 * HANDLING;
+        found.push((
+            j,
+            Cost {
+                seconds: ((added - own).max(0) / 1_000_000).min(INFEASIBLE - 1),
+                to_pickup: ((after.arrivals[pickup_at] - setting.now).max(0) / 1_000_000).min(INFEASIBLE - 1),
+                distance_km: distance_km(from, waiting[j].pickup()),
+                insertion: Some(offers::Insertion {
+                    added_seconds: added / 1_000_000,
+                    stops: route.stops,
+                }),
+            },
+        ));
+    }
+    found
 }
 
 /// The (job, courier) pairs of a min-cost assignment of `jobs` jobs to

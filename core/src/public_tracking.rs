@@ -36,7 +36,9 @@ pub async fn by_token(core: &Core, token: &str) -> CoreResult<PublicView> {
     let zone = core.catalog.time_zone(&delivery.service_area_id);
     let offset = zone.offset_from_utc_datetime(&now.naive_utc()).fix();
     let (utc_offset_minutes, time_zone) = (offset.local_minus_utc() / 60, zone.name().to_owned());
-    Ok(view(&delivery, now.timestamp_micros(), utc_offset_minutes, time_zone))
+    let mut view = view(&delivery, now.timestamp_micros(), utc_offset_minutes, time_zone);
+    view.stops_before_dropoff = crate::tracking::stops_before_dropoff(core, &delivery).await?;
+    Ok(view)
 }
 
 /// What the page shows of a delivery. Times are unix microseconds.
@@ -61,6 +63,8 @@ pub struct PublicView {
     pub utc_offset_minutes: i32,
     pub time_zone: String,
     pub test: bool,
+    /// How many of the courier's stops come before this dropoff.
+    pub stops_before_dropoff: Option<usize>,
 }
 
 /// A waypoint as the page shows it: coordinates and a city-level name.
@@ -96,6 +100,7 @@ fn view(d: &Delivery, now: i64, utc_offset_minutes: i32, time_zone: String) -> P
         utc_offset_minutes,
         time_zone,
         test: d.mode == Mode::Test,
+        stops_before_dropoff: None,
     }
 }
 

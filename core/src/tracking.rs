@@ -11,10 +11,12 @@ use std::time::Duration;
 use tokio::sync::broadcast::error::RecvError;
 use tokio::sync::mpsc;
 
+use crate::jobs::route;
 use crate::positions;
 use crate::{Core, CoreResult};
-use courier_identity::auth::Principal;
+use courier_identity::auth::{Mode, Principal};
 use courier_orders::deliveries::{self, CourierLocation, Delivery};
+use courier_orders::statuses::Status;
 
 /// How often a watcher re-reads the delivery anyway: changes made by other
 /// PostgreSQL replicas reach `Core::changes` through their announcements
@@ -47,21 +49,37 @@ pub async fn located(core: &Core, d: Arc<Delivery>) -> CoreResult<Arc<Delivery>>
 
 /// What `GET /v1/deliveries/{id}/tracking` shows: the delivery with its
 /// ETAs (`pickup_eta`, `dropoff_eta`), its courier's location only once
-/// tracking is open.
+/// tracking is open, and how many of the courier's stops come before its
+/// dropoff.
 #[derive(Clone, Debug)]
 pub struct Tracking {
     pub delivery: Arc<Delivery>,
+    pub stops_before_dropoff: Option<usize>,
 }
 
 /// `GET /v1/deliveries/{id}/tracking` for `principal`.
 pub async fn get(core: &Core, principal: &Principal, delivery_id: &str) -> CoreResult<Tracking> {
     let delivery = deliveries::get(core, principal, delivery_id).await?;
     let delivery = located(core, delivery).await?;
-    Ok(view(delivery, core.clock.now_micros()))
+    let stops = stops_before_dropoff(core, &delivery).await?;
+    Ok(view(delivery, stops, core.clock.now_micros()))
+}
+
+/// How many of its courier's stops come before `d`'s dropoff
+/// (docs/guide.md "Several jobs per courier"): `None` before a courier has
+/// it and once it ended; a test delivery's simulated courier carries it
+/// alone.
+pub async fn stops_before_dropoff(core: &Core, d: &Delivery) -> CoreResult<Option<usize>> {
+    let courier_id = d.courier.as_ref().and_then(|c| c.id.as_deref());
+    match courier_id {
+        _ if d.status.is_terminal() || d.status == Status::Pending => Ok(None),
+        Some(courier_id) if d.mode == Mode::Live => route::stops_before_dropoff(&core.db, courier_id, &d.id).await,
+        _ => Ok(Some(0)),
+    }
 }
 
 /// The tracking view of `delivery` at `now` (unix microseconds).
-fn view(mut delivery: Arc<Delivery>, now: i64) -> Tracking {
+fn view(mut delivery: Arc<Delivery>, stops_before_dropoff: Option<usize>, now: i64) -> Tracking {
     let open = delivery.tracking_available_at.is_some_and(|at| at <= now);
     if !open
         && delivery.courier.as_ref().is_some_and(|c| c.location.is_some())
@@ -69,7 +87,10 @@ fn view(mut delivery: Arc<Delivery>, now: i64) -> Tracking {
     {
         courier.location = None;
     }
-    Tracking { delivery }
+    Tracking {
+        delivery,
+        stops_before_dropoff,
+    }
 }
 
 /// One message of `WatchDelivery`: the delivery (with its ETAs) as it is.
@@ -172,9 +193,9 @@ mod tests {
     #[test]
     fn the_location_shows_once_tracking_is_open() {
         let location = |t: Tracking| t.delivery.courier.clone().and_then(|c| c.location);
-        assert!(location(view(located(Some(10)), 10)).is_some());
-        assert!(location(view(located(Some(11)), 10)).is_none());
-        assert!(location(view(located(None), 10)).is_none());
+        assert!(location(view(located(Some(10)), None, 10)).is_some());
+        assert!(location(view(located(Some(11)), None, 10)).is_none());
+        assert!(location(view(located(None), None, 10)).is_none());
     }
 
     #[test]

@@ -115,6 +115,7 @@ pub fn router(state: AppState) -> Router {
         .route("/positions", post(shift::report_positions))
         .route("/live", get(shift::live))
         .route("/offers/{offer}/{answer}", post(shift::answer_offer))
+        .route("/route/next", post(shift::choose_next_stop))
         .route("/jobs/{job}", get(jobs::page))
         .route("/jobs/{job}/move", post(jobs::make_move))
         .route("/jobs/{job}/problem", post(jobs::report_problem))

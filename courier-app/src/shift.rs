@@ -22,7 +22,7 @@ use crate::AppState;
 use crate::answers::{failure, stale_form};
 use crate::page::{Layout, render, time_zone};
 use crate::signed::Signed;
-use crate::view::{JobLine, OfferView, vehicle_name};
+use crate::view::{JobLine, OfferView, StopLine, vehicle_name};
 
 /// How long the shift page waits for the stream's first message (the
 /// snapshot it renders the offer and jobs from).
@@ -36,6 +36,7 @@ const FINISHED_PAGES: usize = 4;
 struct Board {
     jobs: Vec<apb::Job>,
     offer: Option<apb::Offer>,
+    route: Option<apb::Route>,
 }
 
 impl Board {
@@ -45,6 +46,11 @@ impl Board {
             Update::Snapshot(snapshot) => {
                 self.jobs = snapshot.jobs;
                 self.offer = snapshot.offer;
+                self.route = snapshot.route;
+                None
+            }
+            Update::Route(route) => {
+                self.route = Some(route);
                 None
             }
             Update::Offer(offer) => {
@@ -125,6 +131,11 @@ impl Board {
             csrf: signed.csrf.clone(),
             offer: self.offer.as_ref().map(|o| OfferView::of(o, zone)),
             jobs: self.jobs.iter().map(|j| JobLine::of(j, zone)).collect(),
+            route: self
+                .route
+                .as_ref()
+                .map(|route| StopLine::all(route, zone))
+                .unwrap_or_default(),
         }
     }
 }
@@ -154,6 +165,8 @@ struct LivePart {
     csrf: String,
     offer: Option<OfferView>,
     jobs: Vec<JobLine>,
+    /// The stops of the jobs in hand, the next first.
+    route: Vec<StopLine>,
 }
 
 /// The offer alone, shown over every other page.
@@ -425,6 +438,43 @@ pub(crate) async fn answer_offer(
     }
 }
 
+#[derive(serde::Deserialize)]
+pub(crate) struct NextStopForm {
+    #[serde(default)]
+    csrf: String,
+    job_id: String,
+    kind: String,
+}
+
+/// `…/route/next`: the courier goes to another stop next; the core plans
+/// the rest of the route after it (back to the shift).
+pub(crate) async fn choose_next_stop(
+    State(state): State<AppState>,
+    signed: Signed,
+    headers: HeaderMap,
+    axum::Form(form): axum::Form<NextStopForm>,
+) -> Response {
+    if !signed.sent(&form.csrf) {
+        return stale_form(&state);
+    }
+    let kind = match form.kind.as_str() {
+        "pickup" => apb::StopKind::Pickup,
+        "dropoff" => apb::StopKind::Dropoff,
+        _ => apb::StopKind::Unspecified,
+    } as i32;
+    let request = signed.request(apb::ChooseNextStopRequest {
+        job_id: form.job_id,
+        kind,
+    });
+    match state.core.clone().choose_next_stop(request).await {
+        Ok(_) => Redirect::to(&format!("{}/", state.root)).into_response(),
+        Err(status) if crate::page::is_refusal(&status) || status.code() == tonic::Code::NotFound => {
+            shift_view(&state, &signed, &headers, Shown::Refused(status.message().to_owned())).await
+        }
+        Err(status) => failure(&state, &status),
+    }
+}
+
 /// A batch of positions from the phone's `watchPosition`.
 #[derive(serde::Deserialize)]
 pub(crate) struct Positions {
@@ -588,6 +638,7 @@ mod tests {
         board.apply(Update::Snapshot(apb::AssignmentSnapshot {
             jobs: vec![job("del_1", true)],
             offer: Some(offer),
+            route: None,
         }));
         assert!(board.offer.is_some());
         // The offered job accepted: the offer goes, the job is in hand.

@@ -357,6 +357,10 @@ pub(crate) struct OfferView {
     /// script.
     pub(crate) expires_at: String,
     pub(crate) answer_by: String,
+    /// Beside the jobs in hand: the minutes it adds to the route, and the
+    /// route with it, in words ("1. Pick up at …").
+    pub(crate) added_minutes: Option<i64>,
+    pub(crate) with_it: Vec<String>,
 }
 
 impl OfferView {
@@ -371,6 +375,20 @@ impl OfferView {
             route: kilometres(job.distance_km),
             vehicle: vehicle_name(&job.vehicle_type_id),
             items: job.items.iter().map(item).collect(),
+            added_minutes: offer.added_minutes,
+            with_it: offer
+                .route
+                .as_ref()
+                .map(|route| {
+                    StopLine::all(route, zone)
+                        .into_iter()
+                        .map(|stop| {
+                            let new = if stop.job_id == job.id { " (this job)" } else { "" };
+                            format!("{}. {} at {}{new}", stop.number, stop.label, stop.address)
+                        })
+                        .collect()
+                })
+                .unwrap_or_default(),
             expires_at: offer
                 .expires_at
                 .as_ref()
@@ -395,6 +413,45 @@ pub(crate) struct JobLine {
     pub(crate) dropoff: String,
     pub(crate) when: String,
     pub(crate) outcome: String,
+}
+
+/// A stop of the courier's route, as the shift page lists it.
+pub(crate) struct StopLine {
+    pub(crate) number: usize,
+    pub(crate) job_id: String,
+    /// `pickup` or `dropoff`.
+    pub(crate) kind: &'static str,
+    pub(crate) label: &'static str,
+    pub(crate) address: String,
+    pub(crate) eta: String,
+    pub(crate) geo: String,
+}
+
+impl StopLine {
+    /// The route's stops in order, numbered from 1.
+    pub(crate) fn all(route: &apb::Route, zone: Tz) -> Vec<StopLine> {
+        route
+            .stops
+            .iter()
+            .enumerate()
+            .map(|(i, stop)| {
+                let (kind, label) = match stop.kind() {
+                    apb::StopKind::Pickup => ("pickup", "Pick up"),
+                    _ => ("dropoff", "Drop off"),
+                };
+                let place = StopView::of(label, stop.place.as_ref());
+                StopLine {
+                    number: i + 1,
+                    job_id: stop.job_id.clone(),
+                    kind,
+                    label,
+                    address: place.address,
+                    eta: stop.eta.as_ref().map(|at| clock(Some(at), zone)).unwrap_or_default(),
+                    geo: place.geo,
+                }
+            })
+            .collect()
+    }
 }
 
 impl JobLine {

@@ -34,6 +34,7 @@ mod m20261128_000040_partition_history_by_day;
 mod m20261128_000041_index_waiting_deliveries;
 mod m20261130_000050_add_audit_courier;
 mod m20261130_000051_add_windows;
+mod m20261130_000052_add_routes;
 
 pub struct Migrator;
 
@@ -68,6 +69,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261128_000041_index_waiting_deliveries::Migration),
             Box::new(m20261130_000050_add_audit_courier::Migration),
             Box::new(m20261130_000051_add_windows::Migration),
+            Box::new(m20261130_000052_add_routes::Migration),
         ]
     }
 }

@@ -14,6 +14,7 @@ pub mod idempotency;
 pub mod lifecycle;
 pub mod proofs;
 pub mod quotes;
+pub mod routes;
 pub mod simulator;
 pub mod statuses;
 pub mod testing;

@@ -201,6 +201,7 @@ pub fn sample_delivery() -> Delivery {
         pickup_eta: None,
         dropoff_eta: None,
         windows: Windows::default(),
+        batching: deliveries::Batching::Allowed,
         promised_by: None,
         delayed_at: None,
         on_time: None,
@@ -217,6 +218,7 @@ pub fn new_delivery() -> NewDelivery {
         notes: None,
         proof: None,
         test_scenario: None,
+        batching: deliveries::Batching::Allowed,
     }
 }
 

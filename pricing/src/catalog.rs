@@ -18,7 +18,8 @@
 //! ```text
 //! { "currency": "EUR",
 //!   "vehicle_types": [{ "id", "name", "description", "max_weight_kg",
-//!       "max_length_cm", "max_width_cm", "max_height_cm", "extras": [<extra id>…] }],
+//!       "max_length_cm", "max_width_cm", "max_height_cm", "max_jobs"?,
+//!       "extras": [<extra id>…] }],
 //!   "extras": [{ "id", "name", "description"?,
 //!       "unit_amount_cents" | "options": [{ "id", "name", "unit_amount_cents" }] }],
 //!   "service_areas": [{ "id", "name", "time_zone" (IANA), "currency" (ISO 4217),
@@ -49,6 +50,9 @@ pub const MAX_CONFIGURED_CENTS: i64 = 10_000_000;
 
 /// Upper bound of a surcharge rate in basis points (100 %).
 pub const MAX_SURCHARGE_BPS: u32 = 10_000;
+/// The most jobs any vehicle type may hold at once: a day's route of a
+/// large van, and a bound on every route the core plans.
+pub const MAX_JOBS_PER_COURIER: u32 = 50;
 
 /// Why a catalogue could not be loaded.
 #[derive(Debug, thiserror::Error)]
@@ -105,6 +109,11 @@ pub struct VehicleType {
     pub max_length_cm: f64,
     pub max_width_cm: f64,
     pub max_height_cm: f64,
+    /// The most jobs a courier with this vehicle holds at once
+    /// (docs/guide.md "Several jobs per courier"); 1 when the file says
+    /// nothing, one job at a time.
+    #[serde(default = "one_job")]
+    pub max_jobs: u32,
     /// Ids of the extras this vehicle type offers, in display order.
     pub extras: Vec<String>,
     /// The road router's profile for this vehicle (`driving`, `cycling`):
@@ -116,6 +125,10 @@ pub struct VehicleType {
     /// own jobs in any case.
     #[serde(default)]
     pub serves: Vec<String>,
+}
+
+fn one_job() -> u32 {
+    1
 }
 
 fn default_routing_profile() -> String {
@@ -536,6 +549,12 @@ impl Catalog {
                 (vehicle.max_height_cm, "max_height_cm"),
             ] {
                 ensure_limit(value, MAX_ITEM_DIMENSION_CM, &format!("{at}.{field}"))?;
+            }
+            if !(1..=MAX_JOBS_PER_COURIER).contains(&vehicle.max_jobs) {
+                return Err(invalid(
+                    format!("{at}.max_jobs"),
+                    format!("must be 1 to {MAX_JOBS_PER_COURIER}"),
+                ));
             }
             ensure_unique(vehicle.extras.iter().map(String::as_str), &format!("{at}.extras"))?;
             for (served_index, served) in vehicle.serves.iter().enumerate() {

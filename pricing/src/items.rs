@@ -41,12 +41,12 @@ pub struct ItemInput {
 
 impl ItemInput {
     /// Weight of all pieces of this item.
-    fn total_weight_kg(&self) -> f64 {
+    pub fn total_weight_kg(&self) -> f64 {
         self.weight_kg * self.quantity as f64
     }
 
     /// Volume of all pieces of this item in cubic centimetres.
-    fn total_volume_cm3(&self) -> f64 {
+    pub fn total_volume_cm3(&self) -> f64 {
         self.length_cm * self.width_cm * self.height_cm * self.quantity as f64
     }
 }

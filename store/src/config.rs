@@ -115,6 +115,12 @@ pub struct CoreConfig {
     #[arg(long, env = "COURIER_OFFER_TIMEOUT", default_value = "30s", value_parser = parse_duration)]
     pub offer_timeout: Duration,
 
+    /// How much later than when a courier took a job (without a dropoff
+    /// window) automatic dispatch may make its dropoff by giving them
+    /// another (docs/guide.md "Several jobs per courier").
+    #[arg(long, env = "COURIER_BATCH_MAX_DELAY", default_value = "10m", value_parser = parse_duration)]
+    pub batch_max_delay: Duration,
+
     /// Couriers further than this (straight line) from a pickup are not
     /// offered the job; 0: no limit.
     #[arg(long, env = "COURIER_DISPATCH_RADIUS_KM", default_value_t = 15.0, value_parser = parse_radius)]

@@ -85,12 +85,14 @@ e2e! {
         assert!(matches!(crate::couriers::next(&mut far_stream).await.update, Some(Update::Withdrawal(w)) if w.job_id == id));
         assert!(matches!(crate::couriers::next(&mut near_stream).await.update, Some(Update::Job(job)) if job.id == id));
 
-        // A courier busy with another job is refused at the courier choice, with the core's words.
-        let other = app.create_delivery(&app.live_key, &berlin_delivery()).await;
+        // A delivery that rides alone is refused beside another job at the courier choice, with the core's words.
+        let mut alone = berlin_delivery();
+        alone["batching"] = serde_json::json!("never");
+        let other = app.create_delivery(&app.live_key, &alone).await;
         let other_id = other["id"].as_str().expect("id");
         let (status, _, page) = post(&ops, &format!("{dispatch}/{other_id}/assign"), &[("csrf", &token), ("courier_id", &near.courier.id)]).await;
         assert_eq!(status, 409, "{page}");
-        assert!(page.contains("id=\"courier_id-error\"") && page.contains(&format!("busy with job {id}")), "{page}");
+        assert!(page.contains("id=\"courier_id-error\"") && page.contains("rides alone (batching never)"), "{page}");
         // A suspended courier (a stale choice) is refused at the courier choice.
         let sam = crate::couriers::join(&app, "", "Sam Suspended", "sam@example.com", "car").await;
         crate::couriers::couriers(&app).await.suspend_courier(app.admin_request(ipb::SuspendCourierRequest { courier_id: sam.courier.id.clone() }))

@@ -27,7 +27,7 @@ pub fn berlin_delivery() -> Value {
     json!({ "pickup": pickup, "dropoff": dropoff, "vehicle_type_id": "cargo_bike" })
 }
 
-const DELIVERY_FIELDS: [&str; 28] = [
+const DELIVERY_FIELDS: [&str; 29] = [
     "id",
     "status",
     "mode",
@@ -56,6 +56,7 @@ const DELIVERY_FIELDS: [&str; 28] = [
     "dropoff_window",
     "pickup_eta",
     "dropoff_eta",
+    "batching",
 ];
 
 async fn event_types(app: &TestApp, delivery_id: &str) -> Vec<String> {

@@ -7,6 +7,7 @@ mod harness;
 mod access;
 mod auth;
 mod auto_dispatch;
+mod batching;
 mod billing;
 mod browser;
 mod cli;

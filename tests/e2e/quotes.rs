@@ -75,6 +75,8 @@ e2e! {
         for field in ["name", "description", "max_weight_kg", "max_length_cm", "max_width_cm", "max_height_cm", "extras"] {
             assert!(!car[field].is_null(), "{field} missing");
         }
+        let max_jobs: Vec<i64> = answer.body["vehicle_types"].as_array().expect("list").iter().map(|v| v["max_jobs"].as_i64().expect("max_jobs")).collect();
+        assert_eq!(max_jobs, [2, 3, 5, 15, 30], "the catalogue's jobs at once");
         let insurance = car["extras"].as_array().expect("extras").iter().find(|e| e["id"] == "insurance").expect("insurance");
         assert!(insurance["unit_amount_cents"].is_null());
         assert!(insurance["options"][0]["unit_amount_cents"].as_i64().is_some());

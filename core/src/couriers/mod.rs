@@ -328,14 +328,13 @@ pub async fn on_the_map(db: &impl ConnectionTrait, fleet: &Fleet) -> CoreResult<
         .collect())
 }
 
-/// The online, active couriers of `fleet` holding no job (for dispatch),
-/// in one read.
-pub async fn free(db: &impl ConnectionTrait, fleet: &Fleet) -> CoreResult<Vec<Courier>> {
+/// The online, active couriers of `fleet` (for dispatch, which weighs the
+/// jobs they hold), in one read.
+pub async fn online(db: &impl ConnectionTrait, fleet: &Fleet) -> CoreResult<Vec<Courier>> {
     Ok(entity::Entity::find()
         .filter(fleet.condition())
         .filter(entity::Column::Availability.eq(Availability::Online.as_str()))
         .filter(entity::Column::Status.eq(Status::Active.as_str()))
-        .filter(entity::Column::Id.not_in_subquery(assignments::holders()))
         .all(db)
         .await?
         .into_iter()

@@ -17,13 +17,17 @@ use std::time::Duration;
 use courier_pricing::geo::GeoPoint;
 use tokio::sync::mpsc;
 
-use crate::auto_dispatch::{self, Ranked, Waiting};
+use crate::auto_dispatch::{self, Ranked};
 use crate::couriers::{self, Fleet};
 use crate::jobs::{self, Work};
 use crate::{Core, CoreResult, positions};
 use courier_orders::assignments::{self, offers};
+use courier_orders::routes::{self, StopKind};
+use courier_orders::statuses::Status;
 use courier_orders::{deliveries, fleet};
-pub use model::{Map, MapArea, MapCourier, MapJob, MapOffer, MapPassedOver, MapPosition, MapPromise, MapUpdate};
+pub use model::{
+    Map, MapArea, MapCourier, MapJob, MapOffer, MapPassedOver, MapPosition, MapPromise, MapStop, MapUpdate,
+};
 
 pub mod model;
 
@@ -54,11 +58,14 @@ async fn read(core: &Core, fleet: &Fleet) -> CoreResult<Map> {
     let now = core.clock.now_micros();
     let on_the_map = couriers::on_the_map(&core.db, fleet).await?;
     let ids: Vec<String> = on_the_map.iter().map(|c| c.id.clone()).collect();
-    let holding: HashMap<String, String> = assignments::open_for_couriers(&core.db, ids.clone())
-        .await?
-        .into_iter()
-        .map(|a| (a.courier_id, a.job_id))
-        .collect();
+    let mut holding: HashMap<String, Vec<String>> = HashMap::new();
+    for assignment in assignments::open_for_couriers(&core.db, ids.clone()).await? {
+        holding
+            .entry(assignment.courier_id)
+            .or_default()
+            .push(assignment.job_id);
+    }
+    let kept = routes::read_many(&core.db, &ids).await?;
     let located = positions::latest_many(core, ids).await?;
     let open_offers: Vec<offers::Offer> = offers::open(&core.db)
         .await?
@@ -115,20 +122,29 @@ async fn read(core: &Core, fleet: &Fleet) -> CoreResult<Map> {
             .collect();
         map.jobs.insert(work.id().to_owned(), out);
     }
-    let held: Vec<String> = holding.values().cloned().collect();
+    let held: Vec<String> = holding.values().flatten().cloned().collect();
     // A job gone between the two reads is not on this map.
     let held = jobs::works(&core.db, &held).await?;
-    for (courier_id, job_id) in &holding {
-        if let Some(work) = held.get(job_id) {
-            map.jobs
-                .insert(job_id.clone(), map_job(work, Some(courier_id.clone()), None));
+    for (courier_id, job_ids) in &holding {
+        for job_id in job_ids {
+            if let Some(work) = held.get(job_id) {
+                map.jobs
+                    .insert(job_id.clone(), map_job(work, Some(courier_id.clone()), None));
+            }
         }
     }
     for courier in on_the_map {
         let position = located.get(&courier.id);
         let offered_job_id = offered_to.get(courier.id.as_str()).map(|job_id| (*job_id).to_owned());
+        let job_ids = holding.remove(&courier.id).unwrap_or_default();
+        let route = kept
+            .get(&courier.id)
+            .map(|route| map_route(route, &job_ids, &held))
+            .unwrap_or_default();
         let out = MapCourier {
-            job_id: holding.get(&courier.id).cloned(),
+            job_id: job_ids.first().cloned(),
+            job_ids,
+            route,
             offered_job_id,
             position: position.map(|p| MapPosition {
                 point: GeoPoint::new(p.latitude, p.longitude),
@@ -146,6 +162,32 @@ async fn read(core: &Core, fleet: &Fleet) -> CoreResult<Map> {
         map.couriers.insert(courier.id, out);
     }
     Ok(map)
+}
+
+/// The kept order of a courier's stops still to do, of the jobs they hold.
+fn map_route(kept: &routes::Route, job_ids: &[String], held: &HashMap<String, Work>) -> Vec<MapStop> {
+    kept.stops
+        .iter()
+        .filter(|stop| job_ids.contains(&stop.job_id))
+        .filter_map(|stop| {
+            let work = held.get(&stop.job_id)?;
+            let (pickup, dropoff) = work.ends();
+            let point = match stop.kind {
+                StopKind::Pickup
+                    if matches!(work.status(), Status::PickedUp | Status::InTransit | Status::AtDropoff) =>
+                {
+                    return None;
+                }
+                StopKind::Pickup => pickup.point(),
+                StopKind::Dropoff => dropoff.point(),
+            };
+            Some(MapStop {
+                job_id: stop.job_id.clone(),
+                kind: stop.kind,
+                point,
+            })
+        })
+        .collect()
 }
 
 /// A job on the map: held by `courier_id`, or waiting with its open offer.
@@ -291,14 +333,7 @@ pub async fn rank(core: &Core, work: &Work) -> CoreResult<Vec<Ranked>> {
         Work::Delivery(_) => Fleet::Platform,
         Work::FleetOrder(order) => Fleet::Workspace(order.workspace_id.clone()),
     };
-    let job = Waiting {
-        id: work.id().to_owned(),
-        pickup: work.pickup(),
-        vehicle_type_id: work.vehicle_type_id().to_owned(),
-        created_at: work.created_at(),
-        opens_at: work.windows().pickup.map(|w| w.start),
-    };
-    auto_dispatch::rank(core, &fleet, job).await
+    auto_dispatch::rank(core, &fleet, work.clone()).await
 }
 
 #[cfg(test)]

@@ -7,6 +7,7 @@ use chrono_tz::Tz;
 use courier_pricing::geo::GeoPoint;
 
 use courier_orders::assignments::model::PassReason;
+use courier_orders::routes::StopKind;
 use courier_orders::statuses::Status;
 
 /// The map as read once: couriers and jobs by id.
@@ -24,14 +25,26 @@ pub struct MapCourier {
     pub vehicle_type_id: String,
     /// The last reported position; `None` before the first.
     pub position: Option<MapPosition>,
-    /// The job they hold.
+    /// The first job they hold.
     pub job_id: Option<String>,
+    /// Every job they hold, oldest first.
+    pub job_ids: Vec<String>,
+    /// Their route: the stops of those jobs in the order kept.
+    pub route: Vec<MapStop>,
     /// The job offered to them, not yet answered.
     pub offered_job_id: Option<String>,
     pub offline: bool,
     /// Suspended with a job in hand, not yet taken back.
     pub suspended: bool,
     pub phone: Option<String>,
+}
+
+/// A stop of a courier's route.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MapStop {
+    pub job_id: String,
+    pub kind: StopKind,
+    pub point: GeoPoint,
 }
 
 /// Where a courier was, and when (unix micros).

@@ -7,6 +7,7 @@
 //! them), each checking in its own transaction that the courier holds the
 //! job. `tracking` turns the couriers' positions into the jobs' ETAs.
 
+pub mod route;
 pub mod tracking;
 pub mod watch;
 
@@ -14,21 +15,23 @@ use std::collections::HashMap;
 
 use crate::couriers::{self, Courier, Fleet};
 use crate::dispatch::{self, Mover};
-use crate::{Core, CoreError, CoreResult, positions};
+use crate::{Core, CoreError, CoreResult};
 use courier::errors::ErrorCode;
 use courier_identity::access::{Granted, act};
 use courier_identity::audit;
 use courier_identity::auth::Mode;
 use courier_orders::assignments::offers::{self, Offer, OfferStatus};
 use courier_orders::assignments::{self, Assignment};
-use courier_orders::deliveries::{self, Change, Delivery, ProofRequirements};
+use courier_orders::deliveries::{self, Batching, Change, Delivery, ProofRequirements};
 use courier_orders::events::EventType;
 use courier_orders::fleet::{self, FleetOrder};
 use courier_orders::lifecycle::{self, Status};
 use courier_orders::proofs::{self, Checkpoint, ProofSubmission};
+use courier_orders::routes::StopKind;
 use courier_orders::validate::WaypointInput;
 use courier_orders::windows::Windows;
 use courier_pricing::geo::GeoPoint;
+use courier_pricing::items::ItemInput;
 use courier_store::{db, pagination, secrets};
 
 /// What a job is.
@@ -104,6 +107,31 @@ impl Work {
         match self {
             Work::Delivery(d) => (&d.route.pickup, &d.route.dropoff),
             Work::FleetOrder(o) => (&o.route.pickup, &o.route.dropoff),
+        }
+    }
+
+    /// What is carried (none listed: nothing counted against the cargo).
+    pub fn items(&self) -> &[ItemInput] {
+        let items = match self {
+            Work::Delivery(d) => &d.route.items,
+            Work::FleetOrder(o) => &o.route.items,
+        };
+        items.as_deref().unwrap_or_default()
+    }
+
+    /// Whether it may share its courier (a board order always may).
+    pub fn batching(&self) -> Batching {
+        match self {
+            Work::Delivery(d) => d.batching,
+            Work::FleetOrder(_) => Batching::Allowed,
+        }
+    }
+
+    /// Whether its route is its two ends, without intermediate stops.
+    pub fn ends_only(&self) -> bool {
+        match self {
+            Work::Delivery(d) => d.route.stops.is_empty(),
+            Work::FleetOrder(o) => o.route.stops.is_empty(),
         }
     }
 
@@ -217,10 +245,10 @@ pub async fn get(core: &Core, courier: &Courier, job_id: &str) -> CoreResult<Job
     job_of(core, work, assignment).await
 }
 
-/// The courier's open jobs (`finished` false: the job in hand, at most
-/// one, so on one page) or the ended ones, in pages of `page_size`: 1 to
-/// 100, 0 for 20, anything else `invalid_request` naming `page_size`, for
-/// either list.
+/// The courier's open jobs (`finished` false: the jobs in hand, at most
+/// their vehicle's `max_jobs`, so on one page) or the ended ones, in pages
+/// of `page_size`: 1 to 100, 0 for 20, anything else `invalid_request`
+/// naming `page_size`, for either list.
 pub async fn list(
     core: &Core,
     courier: &Courier,
@@ -235,13 +263,18 @@ pub async fn list(
     Ok((open(core, courier).await?, None))
 }
 
-/// The courier's job in hand (at most one).
+/// The courier's jobs in hand, oldest assignment first.
 pub async fn open(core: &Core, courier: &Courier) -> CoreResult<Vec<Job>> {
-    let Some(assignment) = assignments::open_for_courier(&core.db, &courier.id).await? else {
-        return Ok(Vec::new());
-    };
-    let work = work(&core.db, &assignment.job_id).await?;
-    Ok(vec![job_of(core, work, assignment).await?])
+    let open = assignments::open_of_courier(&core.db, &courier.id).await?;
+    let ids: Vec<String> = open.iter().map(|a| a.job_id.clone()).collect();
+    let mut found = works(&core.db, &ids).await?;
+    let mut jobs = Vec::with_capacity(open.len());
+    for assignment in open {
+        if let Some(work) = found.remove(&assignment.job_id) {
+            jobs.push(job_of(core, work, assignment).await?);
+        }
+    }
+    Ok(jobs)
 }
 
 /// The jobs that ended for the courier, newest first, in pages: a page
@@ -289,7 +322,8 @@ pub async fn assign(
         granted.covers(&order.workspace_id)?;
     }
     let courier = couriers::get(&*tx, courier_id).await?;
-    let (work, assignment) = assign_in(core, &tx, work, &courier, granted.actor()).await?;
+    // A dispatcher's choice keeps every promise of the courier's jobs.
+    let (work, assignment) = assign_in(core, &tx, work, &courier, granted.actor(), true).await?;
     let workspace_id = match &work {
         Work::Delivery(d) => d.workspace_id.clone(),
         Work::FleetOrder(o) => o.workspace_id.clone(),
@@ -379,15 +413,17 @@ pub async fn unassign(core: &Core, granted: &Granted<act::AssignJobs>, job_id: &
 /// Gives `work` to `courier` in `tx`: a pending job moves to
 /// `courier_assigned` with the courier's profile as its public `courier`;
 /// an assigned job not yet at the pickup changes hands
-/// (`delivery.courier_assigned` again). The courier must be active, free,
-/// of the job's fleet (the platform for a delivery) and drive a vehicle
-/// that serves the job's vehicle type.
+/// (`delivery.courier_assigned` again). The courier must be active, of the
+/// job's fleet (the platform for a delivery), drive a vehicle that serves
+/// the job's vehicle type and have room for it in their route
+/// ([`route::add`]; with `promises`, without breaking one).
 async fn assign_in(
     core: &Core,
     tx: &db::WriteTransaction,
     work: Work,
     courier: &Courier,
     assigned_by: &str,
+    promises: bool,
 ) -> CoreResult<(Work, Assignment)> {
     let now = core.clock.now_micros();
     let job_id = work.id().to_owned();
@@ -401,10 +437,11 @@ async fn assign_in(
             ),
         ));
     }
+    let added = route::add(core, tx, courier, &work, promises).await?;
     let assignment = assignments::assign(core, tx, &job_id, &courier.id, assigned_by, now).await?;
     let work = match work {
         Work::Delivery(delivery) => {
-            let pickup_eta = eta_to(core, courier, delivery.route.pickup.point(), &delivery.vehicle_type_id).await;
+            let pickup_eta = added.route.eta(&job_id, StopKind::Pickup);
             let change = Change::default()
                 .courier(public_courier(core, courier))
                 .tracking_opens(delivery.tracking_available_at.unwrap_or(now))
@@ -473,7 +510,9 @@ pub async fn accept_offer(core: &Core, courier: &Courier, offer_id: &str) -> Cor
         Work::Delivery(d) => d.created_at,
         Work::FleetOrder(o) => o.created_at,
     };
-    let (work, assignment) = assign_in(core, &tx, work, courier, &courier_label(courier)).await?;
+    // The courier agreed to the route the offer showed; what changed
+    // since may bend a promise, never the vehicle's limits.
+    let (work, assignment) = assign_in(core, &tx, work, courier, &courier_label(courier), false).await?;
     tx.commit().await?;
     core.metrics.dispatch_accepted(now - created_at);
     job_of(core, work, assignment).await
@@ -577,11 +616,11 @@ pub async fn make_move(core: &Core, courier: &Courier, job_id: &str, action: Mov
             Move::ArriveAtPickup => dispatch::arrive_at_pickup(core, by, job_id).await?,
             Move::PickUp => dispatch::pick_up(core, by, job_id).await?,
             Move::StartTransit => {
-                let delivery = work(&core.db, job_id).await?;
-                let eta = match &delivery {
-                    Work::Delivery(d) => eta_to(core, courier, d.route.dropoff.point(), &d.vehicle_type_id).await,
-                    Work::FleetOrder(_) => None,
-                };
+                // Along the route: other stops may come before this dropoff.
+                let eta = route::current(core, courier)
+                    .await
+                    .ok()
+                    .and_then(|route| route.eta(job_id, StopKind::Dropoff));
                 dispatch::start_transit(core, by, job_id, eta).await?
             }
             Move::ArriveAtDropoff => dispatch::arrive_at_dropoff(core, by, job_id).await?,
@@ -592,8 +631,14 @@ pub async fn make_move(core: &Core, courier: &Courier, job_id: &str, action: Mov
         JobKind::FleetOrder => Work::FleetOrder(move_board_order(core, courier, job_id, action).await?),
     };
     if work.status().is_terminal() {
-        // The courier is free: a round may offer them the next job now.
+        // The courier has room: a round may offer them the next job now.
         core.dispatch_wake.notify_one();
+    }
+    // A stop done, or one taken out of the planned order: the route is
+    // kept as it now stands. It is read afresh each time, so a failure
+    // here loses nothing but the courier's chosen order.
+    if let Err(error) = route::settle(core, courier).await {
+        tracing::warn!(%error, courier = %courier.id, "route not kept after a move");
     }
     let assignment = assignments::latest_of(&core.db, job_id, &courier.id)
         .await?
@@ -707,14 +752,6 @@ fn public_courier(core: &Core, courier: &Courier) -> deliveries::Courier {
         }),
         location: None,
     }
-}
-
-/// When `courier` would reach `to` from their last position, by the
-/// routing provider for `vehicle_type_id`; `None` without a position or a
-/// route.
-async fn eta_to(core: &Core, courier: &Courier, to: GeoPoint, vehicle_type_id: &str) -> Option<i64> {
-    let position = positions::latest(core, &courier.id).await.ok().flatten()?;
-    tracking::eta_from(core, &position, to, vehicle_type_id).await
 }
 
 /// How a board order's history and an assignment name a courier.

@@ -13,6 +13,7 @@ use std::time::Duration;
 
 use tokio::sync::mpsc;
 
+use super::route::{self, CourierRoute};
 use super::{Job, Work};
 use crate::couriers::Courier;
 use crate::{Core, CoreError, CoreResult};
@@ -41,7 +42,10 @@ pub enum Change {
     Snapshot {
         jobs: Vec<Job>,
         offer: Option<Box<(Offer, Work)>>,
+        route: CourierRoute,
     },
+    /// The courier's route after the changes just sent.
+    Route(CourierRoute),
     /// A job offered to the courier.
     Offer(Box<(Offer, Work)>),
     /// One of the courier's jobs as it is now.
@@ -130,26 +134,29 @@ async fn snapshot(core: &Core, courier: &crate::couriers::Courier) -> CoreResult
     let position = feed::latest_position(&core.db, &courier.id).await?;
     let jobs = super::open(core, courier).await?;
     let offer = super::open_offer(core, courier).await?.map(Box::new);
+    let route = route::current(core, courier).await?;
     Ok(Update {
         position,
-        change: Change::Snapshot { jobs, offer },
+        change: Change::Snapshot { jobs, offer, route },
     })
 }
 
-/// Sends the feed rows after `position`, moving it; `false` once the
-/// receiver is gone.
+/// Sends the feed rows after `position`, moving it, then the route they
+/// left when any changed a job; `false` once the receiver is gone.
 async fn send_after(
     core: &Core,
     courier: &crate::couriers::Courier,
     position: &mut i64,
     sender: &mpsc::Sender<CoreResult<Update>>,
 ) -> CoreResult<bool> {
+    let mut jobs_changed = false;
     loop {
         let rows = feed::after(&core.db, &courier.id, *position).await?;
         // A short read reached the newest row; a row committed since woke
         // the stream again, so the next read comes with that wake.
         let newest_reached = rows.len() < feed::READ_LIMIT;
         for row in rows {
+            jobs_changed |= !matches!(row.entry, Entry::Offer { .. });
             let change = match row.entry {
                 Entry::Job { job_id } => Change::Job(Box::new(super::get(core, courier, &job_id).await?)),
                 Entry::Offer { offer_id, .. } => Change::Offer(Box::new(super::offer(core, courier, &offer_id).await?)),
@@ -173,6 +180,13 @@ async fn send_after(
             }
         }
         if newest_reached {
+            if jobs_changed {
+                let update = Update {
+                    position: *position,
+                    change: Change::Route(route::current(core, courier).await?),
+                };
+                return Ok(sender.send(Ok(update)).await.is_ok());
+            }
             return Ok(true);
         }
     }

@@ -66,6 +66,8 @@ pub mod trail {
         pub courier_id: String,
         #[sea_orm(primary_key, auto_increment = false)]
         pub recorded_at: i64,
+        /// The oldest job the courier held then; a job's trail is read by
+        /// the times of its holds ([`super::trail`]).
         pub job_id: String,
         pub latitude: f64,
         pub longitude: f64,
@@ -134,11 +136,10 @@ fn limit(core: &Core) -> Limit {
     }
 }
 
-/// A courier's last position as flushed, with the job they hold.
+/// The last position flushed of a courier holding jobs.
 #[derive(Clone, Debug)]
 pub struct Flushed {
     pub courier_id: String,
-    pub job_id: String,
     pub position: Position,
 }
 
@@ -260,10 +261,26 @@ pub async fn latest_many(core: &Core, courier_ids: Vec<String>) -> CoreResult<Ha
     Ok(found)
 }
 
-/// The trail of job `job_id`, oldest first.
+/// The trail of job `job_id`, oldest first: where each courier who held it
+/// went while they held it (carrying other jobs too, their trail is each
+/// job's).
 pub async fn trail(db: &impl ConnectionTrait, job_id: &str) -> CoreResult<Vec<Position>> {
+    let holds = assignments::of_job(db, job_id).await?;
+    if holds.is_empty() {
+        return Ok(Vec::new());
+    }
+    let mut while_held = sea_orm::Condition::any();
+    for hold in &holds {
+        let mut this = sea_orm::Condition::all()
+            .add(trail::Column::CourierId.eq(hold.courier_id.as_str()))
+            .add(trail::Column::RecordedAt.gte(hold.assigned_at));
+        if let Some(ended_at) = hold.ended_at {
+            this = this.add(trail::Column::RecordedAt.lte(ended_at));
+        }
+        while_held = while_held.add(this);
+    }
     Ok(trail::Entity::find()
-        .filter(trail::Column::JobId.eq(job_id))
+        .filter(while_held)
         .order_by_asc(trail::Column::RecordedAt)
         .all(db)
         .await?
@@ -313,6 +330,7 @@ async fn write(core: &Core, pending: &HashMap<String, Vec<Position>>) -> CoreRes
     let jobs: HashMap<String, String> = assignments::open_for_couriers(&core.db, newest.keys().cloned().collect())
         .await?
         .into_iter()
+        .rev()
         .map(|a| (a.courier_id, a.job_id))
         .collect();
     let tx = core.begin().await?;
@@ -350,12 +368,8 @@ async fn write(core: &Core, pending: &HashMap<String, Vec<Position>>) -> CoreRes
     Ok(newest
         .into_iter()
         .filter_map(|(courier_id, position)| {
-            let job_id = jobs.get(&courier_id)?.clone();
-            Some(Flushed {
-                courier_id,
-                job_id,
-                position,
-            })
+            jobs.contains_key(&courier_id)
+                .then_some(Flushed { courier_id, position })
         })
         .collect())
 }

@@ -57,6 +57,17 @@ pub enum TestScenarioBody {
     Delayed,
 }
 
+/// Whether the delivery may share its courier with other jobs; omitted,
+/// `allowed`.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+#[schema(as = BatchingInput)]
+pub enum BatchingBody {
+    Allowed,
+    /// Rides alone: its courier carries no other job meanwhile.
+    Never,
+}
+
 /// `POST /v1/deliveries` body.
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
@@ -80,6 +91,7 @@ pub struct CreateDeliveryBody {
     pub pickup_window: Option<TimeWindowBody>,
     /// When the dropoff is promised.
     pub dropoff_window: Option<TimeWindowBody>,
+    pub batching: Option<BatchingBody>,
 }
 
 impl TryFrom<CreateDeliveryBody> for pb::CreateDeliveryRequest {
@@ -90,6 +102,10 @@ impl TryFrom<CreateDeliveryBody> for pb::CreateDeliveryRequest {
             scheduled_at: time_in("scheduled_at", b.scheduled_at.as_deref())?,
             pickup_window: window_in("pickup_window", b.pickup_window)?,
             dropoff_window: window_in("dropoff_window", b.dropoff_window)?,
+            batching: match b.batching {
+                None | Some(BatchingBody::Allowed) => pb::Batching::Allowed,
+                Some(BatchingBody::Never) => pb::Batching::Never,
+            } as i32,
             quote_id: b.quote_id,
             pickup: Some(b.pickup.into()),
             dropoff: Some(b.dropoff.into()),

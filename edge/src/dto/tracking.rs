@@ -26,6 +26,10 @@ pub struct TrackingJson {
     pub tracking_url: Option<String>,
     pub courier: Option<CourierJson>,
     pub eta: EtaJson,
+    /// How many of the courier's stops come before this delivery's dropoff
+    /// (a courier may carry several deliveries at once); `null` before a
+    /// courier has it and once it ended.
+    pub stops_before_dropoff: Option<i32>,
 }
 
 impl From<pb::DeliveryTracking> for TrackingJson {
@@ -37,6 +41,7 @@ impl From<pb::DeliveryTracking> for TrackingJson {
             tracking_available_at: time_out(t.tracking_available_at.as_ref()),
             tracking_url: t.tracking_url,
             courier: t.courier.map(CourierJson::from),
+            stops_before_dropoff: t.stops_before_dropoff,
             eta: EtaJson {
                 pickup_at: time_out(eta.pickup_at.as_ref()),
                 dropoff_at: time_out(eta.dropoff_at.as_ref()),

@@ -19,6 +19,10 @@ pub struct VehicleTypeJson {
     pub max_length_cm: f64,
     pub max_width_cm: f64,
     pub max_height_cm: f64,
+    /// The most jobs a courier with this vehicle carries at once: a
+    /// delivery may share the courier with up to this many others, unless
+    /// booked with `"batching": "never"`.
+    pub max_jobs: i32,
     pub extras: Vec<ExtraJson>,
 }
 
@@ -54,6 +58,7 @@ impl From<pb::ListVehicleTypesResponse> for VehicleTypeListJson {
                     max_length_cm: v.max_length_cm,
                     max_width_cm: v.max_width_cm,
                     max_height_cm: v.max_height_cm,
+                    max_jobs: v.max_jobs,
                     extras: v
                         .extras
                         .into_iter()

@@ -244,10 +244,13 @@ pub fn render(t: &pb::PublicTracking) -> String {
         let _ = write!(
             body,
             "<section class=\"card\" id=\"eta\"><p class=\"label\">{}</p><p class=\"big\">{}</p>\
-             <p class=\"muted\">{}</p></section>",
+             <p class=\"muted\">{}</p>{}</section>",
             esc(eta_label),
             clock(at, offset),
-            esc(&relative(at, now))
+            esc(&relative(at, now)),
+            t.stops_before_dropoff
+                .map(|stops| format!("<p id=\"stops-before\">{}</p>", stops_words(stops)))
+                .unwrap_or_default()
         );
     }
     if status == S::Delivered
@@ -292,6 +295,16 @@ pub fn render(t: &pb::PublicTracking) -> String {
         }
     );
     document(&format!("Delivery: {headline}"), !ended, &body)
+}
+
+/// The courier's stops before this dropoff, in words: they may carry
+/// several deliveries (docs/guide.md "Several jobs per courier").
+fn stops_words(stops: i32) -> String {
+    match stops {
+        ..=0 => "Yours is the courier's next stop.".to_owned(),
+        1 => "1 stop before yours.".to_owned(),
+        n => format!("{n} stops before yours."),
+    }
 }
 
 /// "Blue Volkswagen ID.3 · B-MM 1234"
@@ -467,6 +480,7 @@ mod tests {
             utc_offset_minutes: 60,
             time_zone: "Europe/Berlin".into(),
             test: true,
+            stops_before_dropoff: Some(2),
         }
     }
 
@@ -492,6 +506,10 @@ mod tests {
         assert!(html.contains("Blue Volkswagen ID.3 · B-MM 1234"));
         // 22:13 UTC + 1 h, 12 minutes later.
         assert!(html.contains(">23:25<") && html.contains("in about 12 min"), "{html}");
+        assert!(
+            html.contains("<p id=\"stops-before\">2 stops before yours.</p>"),
+            "{html}"
+        );
         assert!(html.contains("<polyline") && html.contains("id=\"courier-position\""));
         // Without script, a refresh only inside <noscript>.
         assert!(html.contains("<noscript><meta http-equiv=\"refresh\" content=\"15\"></noscript>"));

@@ -279,6 +279,8 @@ pub const METHODS: &[Method] = &[
     change("/courier.app.v1.CourierAppService/DeclineOffer", Action::OwnWork),
     read("/courier.app.v1.CourierAppService/ListJobs", Action::OwnWork),
     read("/courier.app.v1.CourierAppService/GetJob", Action::OwnWork),
+    read("/courier.app.v1.CourierAppService/GetRoute", Action::OwnWork),
+    change("/courier.app.v1.CourierAppService/ChooseNextStop", Action::OwnWork),
     change("/courier.app.v1.CourierAppService/ArriveAtPickup", Action::OwnWork),
     change("/courier.app.v1.CourierAppService/PickUp", Action::OwnWork),
     change("/courier.app.v1.CourierAppService/StartTransit", Action::OwnWork),

@@ -5,11 +5,12 @@
 //! pushed.
 //!
 //! A job is a live delivery (`del_…`) or a fleet board order (`ord_…`).
-//! Two partial unique indexes hold the rule on every replica: a job has at
-//! most one open assignment, and a courier at most one open job. An
-//! assignment ends in the transaction of the move that ends its job
-//! ([`job_moved`], called by the state machine's movers), so a courier is
-//! free again exactly when the job has ended.
+//! A partial unique index holds one open assignment per job on every
+//! replica; a courier holds several, within their vehicle's limits, which
+//! the core checks under the courier's route row (`routes::lock`) before
+//! [`assign`]. An assignment ends in the transaction of the move that ends
+//! its job ([`job_moved`], called by the state machine's movers), so a
+//! courier has room again exactly when the job has ended.
 
 pub mod feed;
 pub mod model;
@@ -125,12 +126,12 @@ impl Assignment {
 }
 
 /// Gives `job_id` to `courier_id` in `tx`, ending its current courier's
-/// hold first (`reassigned`). The new courier's app hears of it from the
-/// move that follows ([`job_moved`]) or, when the job's status stays, from
-/// [`announce`]. `courier_unavailable` when the courier holds
-/// another open job; the job's own open assignment is ended here, so a
-/// concurrent assignment of the same job fails on the unique index and
-/// rolls back.
+/// hold first (`reassigned`). The caller has taken the courier's route row
+/// and checked their vehicle's limits. The new courier's app hears of it
+/// from the move that follows ([`job_moved`]) or, when the job's status
+/// stays, from [`announce`]. The job's own open assignment is ended here,
+/// so a concurrent assignment of the same job fails on the unique index
+/// and rolls back.
 pub async fn assign(
     orders: &Orders,
     tx: &WriteTransaction,
@@ -139,18 +140,6 @@ pub async fn assign(
     assigned_by: &str,
     now: i64,
 ) -> CoreResult<Assignment> {
-    if let Some(other) = open_for_courier(&**tx, courier_id).await?
-        && other.job_id != job_id
-    {
-        return Err(CoreError::at(
-            ErrorCode::CourierUnavailable,
-            "courier_id",
-            format!(
-                "The courier is busy with job {}; they can take another once it is done.",
-                other.job_id
-            ),
-        ));
-    }
     if let Some(current) = open_for_job(&**tx, job_id).await? {
         if current.courier_id == courier_id {
             return Ok(current);
@@ -169,10 +158,9 @@ pub async fn assign(
     .insert(&**tx)
     .await
     .map_err(|error| match error.sql_err() {
-        Some(sea_orm::SqlErr::UniqueConstraintViolation(_)) => CoreError::new(
-            ErrorCode::CourierUnavailable,
-            "The courier is busy with another job, or the job was just given to someone else.",
-        ),
+        Some(sea_orm::SqlErr::UniqueConstraintViolation(_)) => {
+            CoreError::new(ErrorCode::CourierUnavailable, "The job was just given to someone else.")
+        }
         _ => error.into(),
     })?;
     Ok(from_model(row))
@@ -288,19 +276,34 @@ pub async fn open_for_job(db: &impl ConnectionTrait, job_id: &str) -> CoreResult
         .map(from_model))
 }
 
-/// The open assignment of `courier_id`, if any.
-pub async fn open_for_courier(db: &impl ConnectionTrait, courier_id: &str) -> CoreResult<Option<Assignment>> {
+/// The open assignments of `courier_id`, oldest first.
+pub async fn open_of_courier(db: &impl ConnectionTrait, courier_id: &str) -> CoreResult<Vec<Assignment>> {
     Ok(entity::Entity::find()
         .filter(entity::Column::CourierId.eq(courier_id))
         .filter(entity::Column::EndedAt.is_null())
-        .one(db)
+        .order_by_asc(entity::Column::AssignedAt)
+        .order_by_asc(entity::Column::Id)
+        .all(db)
         .await?
-        .map(from_model))
+        .into_iter()
+        .map(from_model)
+        .collect())
 }
 
-/// The open assignments of any of `courier_ids`.
+/// Every hold of `job_id`, oldest first: whose hands it passed through.
+pub async fn of_job(db: &impl ConnectionTrait, job_id: &str) -> CoreResult<Vec<Assignment>> {
+    Ok(entity::Entity::find()
+        .filter(entity::Column::JobId.eq(job_id))
+        .order_by_asc(entity::Column::AssignedAt)
+        .all(db)
+        .await?
+        .into_iter()
+        .map(from_model)
+        .collect())
+}
+
 /// The ids of the couriers holding an open assignment, as a subquery (for
-/// a read of free couriers in one statement, `couriers::free`).
+/// a read of the couriers on a dispatch map in one statement).
 pub fn holders() -> sea_orm::sea_query::SelectStatement {
     sea_orm::sea_query::Query::select()
         .column(entity::Column::CourierId)
@@ -309,6 +312,7 @@ pub fn holders() -> sea_orm::sea_query::SelectStatement {
         .to_owned()
 }
 
+/// The open assignments of any of `courier_ids`, oldest first.
 pub async fn open_for_couriers(db: &impl ConnectionTrait, courier_ids: Vec<String>) -> CoreResult<Vec<Assignment>> {
     if courier_ids.is_empty() {
         return Ok(Vec::new());
@@ -320,6 +324,7 @@ pub async fn open_for_couriers(db: &impl ConnectionTrait, courier_ids: Vec<Strin
             &courier_ids,
         ))
         .filter(entity::Column::EndedAt.is_null())
+        .order_by_asc(entity::Column::AssignedAt)
         .all(db)
         .await?
         .into_iter()

@@ -9,7 +9,8 @@ use sea_orm::sea_query::Expr;
 use sea_orm::{ActiveModelTrait, ActiveValue::Set, ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter};
 
 use super::feed::{self, Entry, Reason};
-use crate::{CoreResult, Orders};
+use crate::routes::Visit;
+use crate::{CoreError, CoreResult, Orders};
 use courier_store::db::WriteTransaction;
 use courier_store::ids;
 
@@ -32,6 +33,10 @@ pub mod entity {
         pub created_at: i64,
         pub expires_at: i64,
         pub answered_at: Option<i64>,
+        /// For a courier holding jobs: what the job adds to their route.
+        pub added_seconds: Option<i64>,
+        /// And their route with it, as JSON stops.
+        pub route: Option<String>,
     }
 
     #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]
@@ -85,6 +90,16 @@ pub struct Offer {
     pub expires_at: i64,
     /// When it was answered, expired or withdrawn.
     pub answered_at: Option<i64>,
+    /// Offered to a courier holding jobs: their route with this one.
+    pub insertion: Option<Insertion>,
+}
+
+/// A job offered beside the jobs a courier holds (docs/guide.md "Several
+/// jobs per courier"): their route with it inserted, and what it adds.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Insertion {
+    pub added_seconds: i64,
+    pub stops: Vec<Visit>,
 }
 
 /// A new offer to make.
@@ -94,6 +109,8 @@ pub struct NewOffer {
     pub distance_km: f64,
     pub minutes_to_pickup: i64,
     pub expires_at: i64,
+    /// Beside jobs the courier holds: the route the offer proposes.
+    pub route: Option<Insertion>,
 }
 
 /// Offers `new.job_id` to `new.courier_id` in `tx`; their app hears of it
@@ -109,6 +126,11 @@ pub async fn create(orders: &Orders, tx: &WriteTransaction, new: NewOffer, now: 
         created_at: Set(now),
         expires_at: Set(new.expires_at),
         answered_at: Set(None),
+        added_seconds: Set(new.route.as_ref().map(|r| r.added_seconds)),
+        route: Set(match &new.route {
+            Some(route) => Some(serde_json::to_string(&route.stops).map_err(|e| CoreError::Internal(e.to_string()))?),
+            None => None,
+        }),
     }
     .insert(&**tx)
     .await?;
@@ -228,7 +250,13 @@ pub async fn withdraw_for_courier(
 }
 
 fn from_model(row: entity::Model) -> Offer {
+    // A route that does not read back is shown as none: the offer stands.
+    let stops = row.route.as_deref().and_then(|text| serde_json::from_str(text).ok());
     Offer {
+        insertion: row
+            .added_seconds
+            .zip(stops)
+            .map(|(added_seconds, stops)| Insertion { added_seconds, stops }),
         status: OfferStatus::parse(&row.status),
         id: row.id,
         job_id: row.job_id,

@@ -45,6 +45,8 @@ pub struct Model {
     pub promised_by: Option<i64>,
     pub delayed_at: Option<i64>,
     pub on_time: Option<bool>,
+    /// `allowed` or `never` (see [`super::Batching`]).
+    pub batching: String,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

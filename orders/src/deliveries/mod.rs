@@ -37,8 +37,8 @@ use courier_store::cache_feed;
 use courier_store::db::WriteTransaction;
 use courier_store::pagination::{self, Keyset, Page};
 pub use model::{
-    CancelReason, Courier, CourierLocation, CourierVehicle, Delivery, DropoffProof, PickupProof, ProofRequest,
-    ProofRequirements, StoredRoute, TestScenario,
+    Batching, CancelReason, Courier, CourierLocation, CourierVehicle, Delivery, DropoffProof, PickupProof,
+    ProofRequest, ProofRequirements, StoredRoute, TestScenario,
 };
 use queue::Prepared;
 
@@ -51,6 +51,7 @@ pub struct NewDelivery {
     pub notes: Option<String>,
     pub proof: Option<ProofRequest>,
     pub test_scenario: Option<TestScenario>,
+    pub batching: Batching,
 }
 
 /// `POST /v1/deliveries`: validates and prices (or redeems the quote), then
@@ -199,6 +200,7 @@ async fn prepare(orders: &Orders, principal: &Principal, new: NewDelivery) -> Co
         ),
         delayed_at: None,
         on_time: None,
+        batching: new.batching.as_str().to_owned(),
     };
     Ok(Prepared {
         row,
@@ -602,6 +604,7 @@ fn from_model(model: entity::Model) -> CoreResult<Delivery> {
     )
     .ok_or_else(|| corrupt("window"))?;
     Ok(Delivery {
+        batching: Batching::parse(&model.batching).ok_or_else(|| corrupt("batching"))?,
         mode: Mode::parse(&model.mode).ok_or_else(|| corrupt("mode"))?,
         status: Status::parse(&model.status).ok_or_else(|| corrupt("status"))?,
         breakdown: model.breakdown.as_deref().map(from_json).transpose()?,

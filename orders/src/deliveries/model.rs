@@ -150,6 +150,32 @@ impl TestScenario {
     }
 }
 
+/// Whether a delivery may share its courier with other jobs
+/// (docs/guide.md "Several jobs per courier"); `Allowed` unless booked
+/// `never`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Batching {
+    #[default]
+    Allowed,
+    /// Rides alone: its courier holds no other job while carrying it.
+    Never,
+}
+
+impl Batching {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Batching::Allowed => "allowed",
+            Batching::Never => "never",
+        }
+    }
+
+    pub fn parse(text: &str) -> Option<Batching> {
+        [Batching::Allowed, Batching::Never]
+            .into_iter()
+            .find(|b| b.as_str() == text)
+    }
+}
+
 /// The client's reason for cancelling (stored; default `other`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum CancelReason {
@@ -250,6 +276,8 @@ pub struct Delivery {
     pub pickup_eta: Option<i64>,
     pub dropoff_eta: Option<i64>,
     /// The promised times (docs/guide.md "Windows").
+    /// Whether it may share its courier.
+    pub batching: Batching,
     pub windows: Windows,
     /// The dropoff promised at booking: the dropoff window's end or,
     /// without one, the plan's dropoff plus

@@ -597,6 +597,17 @@ export interface components {
          * @enum {string}
          */
         ArtifactKind: "photo" | "signature" | "signed_delivery_note" | "document" | "unknown";
+        /**
+         * @description Whether the delivery may share its courier with other jobs (`allowed`, the default) or rides alone (`never`).
+         * @enum {string}
+         */
+        Batching: "allowed" | "never";
+        /**
+         * @description Whether the delivery may share its courier with other jobs; omitted,
+         *     `allowed`.
+         * @enum {string}
+         */
+        BatchingInput: "allowed" | "never";
         BreakdownExtra: {
             /** Format: int64 */
             amount_cents: number;
@@ -664,6 +675,7 @@ export interface components {
         };
         /** @description `POST /v1/deliveries` body. */
         CreateDeliveryRequest: {
+            batching?: components["schemas"]["BatchingInput"] | null;
             dropoff: components["schemas"]["DeliveryWaypoint"];
             dropoff_window?: components["schemas"]["TimeWindowInput"] | null;
             external_id?: string | null;
@@ -750,6 +762,8 @@ export interface components {
         Delivery: {
             /** Format: int64 */
             amount_cents: number | null;
+            /** @description Whether the courier may carry other jobs meanwhile. */
+            batching: components["schemas"]["Batching"];
             breakdown: components["schemas"]["PriceBreakdown"] | null;
             cancellation_reason: components["schemas"]["CancellationReason"] | null;
             /** Format: date-time */
@@ -808,6 +822,8 @@ export interface components {
         DeliveryEventData: {
             /** Format: int64 */
             amount_cents: number | null;
+            /** @description Whether the courier may carry other jobs meanwhile. */
+            batching: components["schemas"]["Batching"];
             breakdown: components["schemas"]["PriceBreakdown"] | null;
             cancellation_reason: components["schemas"]["CancellationReason"] | null;
             /** Format: date-time */
@@ -868,6 +884,13 @@ export interface components {
             delivery_id: string;
             eta: components["schemas"]["TrackingEta"];
             status: components["schemas"]["DeliveryStatus"];
+            /**
+             * Format: int32
+             * @description How many of the courier's stops come before this delivery's dropoff
+             *     (a courier may carry several deliveries at once); `null` before a
+             *     courier has it and once it ended.
+             */
+            stops_before_dropoff: number | null;
             /**
              * Format: date-time
              * @description From this time `courier.location` is filled.
@@ -1213,6 +1236,13 @@ export interface components {
             id: string;
             /** Format: double */
             max_height_cm: number;
+            /**
+             * Format: int32
+             * @description The most jobs a courier with this vehicle carries at once: a
+             *     delivery may share the courier with up to this many others, unless
+             *     booked with `"batching": "never"`.
+             */
+            max_jobs: number;
             /** Format: double */
             max_length_cm: number;
             /** Format: double */

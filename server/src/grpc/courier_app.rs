@@ -10,7 +10,7 @@ use tokio_stream::{Stream, StreamExt, wrappers::ReceiverStream};
 use tonic::{Request, Response, Status, Streaming};
 
 use super::convert::{checkpoint_in, proof_file_in};
-use super::couriers::{courier_out, job_out, offer_out, position_in};
+use super::couriers::{courier_out, job_out, offer_out, position_in, route_out};
 use crate::caller;
 use courier_core::couriers::{self, Availability, Courier, invitations};
 use courier_core::jobs::{self, Move, watch};
@@ -18,6 +18,7 @@ use courier_core::{Core, CoreError, CoreResult, positions};
 use courier_identity::sessions;
 use courier_orders::assignments::feed::Reason;
 use courier_orders::proofs::ProofSubmission;
+use courier_orders::routes::{Stop, StopKind};
 
 pub struct CourierAppApi(pub Core);
 
@@ -222,6 +223,38 @@ impl CourierAppService for CourierAppApi {
         }))
     }
 
+    async fn get_route(
+        &self,
+        request: Request<apb::GetRouteRequest>,
+    ) -> Result<Response<apb::GetRouteResponse>, Status> {
+        let (_, courier) = self.courier(&request)?;
+        let route = jobs::route::current(&self.0, &courier).await?;
+        Ok(Response::new(apb::GetRouteResponse {
+            route: Some(route_out(&route.stops, None)),
+        }))
+    }
+
+    async fn choose_next_stop(
+        &self,
+        request: Request<apb::ChooseNextStopRequest>,
+    ) -> Result<Response<apb::ChooseNextStopResponse>, Status> {
+        let (_, courier) = self.courier(&request)?;
+        let r = request.get_ref();
+        let kind = match apb::StopKind::try_from(r.kind) {
+            Ok(apb::StopKind::Pickup) => StopKind::Pickup,
+            Ok(apb::StopKind::Dropoff) => StopKind::Dropoff,
+            _ => return Err(CoreError::invalid("kind", "kind must be STOP_KIND_PICKUP or STOP_KIND_DROPOFF.").into()),
+        };
+        let stop = Stop {
+            job_id: r.job_id.clone(),
+            kind,
+        };
+        let route = jobs::route::choose(&self.0, &courier, stop).await?;
+        Ok(Response::new(apb::ChooseNextStopResponse {
+            route: Some(route_out(&route.stops, None)),
+        }))
+    }
+
     async fn arrive_at_pickup(
         &self,
         request: Request<apb::ArriveAtPickupRequest>,
@@ -292,10 +325,12 @@ impl CourierAppService for CourierAppApi {
 fn update_out(update: watch::Update) -> apb::WatchAssignmentsResponse {
     use apb::watch_assignments_response::Update as Out;
     let update_message = match update.change {
-        watch::Change::Snapshot { jobs, offer } => Out::Snapshot(apb::AssignmentSnapshot {
+        watch::Change::Snapshot { jobs, offer, route } => Out::Snapshot(apb::AssignmentSnapshot {
             jobs: jobs.iter().map(job_out).collect(),
             offer: offer.map(|offer| offer_out(&offer.0, &offer.1)),
+            route: Some(route_out(&route.stops, None)),
         }),
+        watch::Change::Route(route) => Out::Route(route_out(&route.stops, None)),
         watch::Change::Offer(offer) => Out::Offer(offer_out(&offer.0, &offer.1)),
         watch::Change::Job(job) => Out::Job(job_out(&job)),
         watch::Change::Withdrawal {

@@ -19,6 +19,7 @@ use courier_core::{Core, CoreError, CoreResult};
 use courier_identity::access::{Act, Granted, act};
 use courier_identity::audit;
 use courier_orders::assignments::offers::Offer;
+use courier_orders::routes::{StopKind, Visit};
 use courier_orders::validate::WaypointInput;
 
 pub struct CourierApi(pub Core);
@@ -325,7 +326,8 @@ pub fn job_out(job: &Job) -> apb::Job {
     }
 }
 
-/// An offer as its courier sees it: the job without phone numbers.
+/// An offer as its courier sees it: the job without phone numbers (in
+/// its route too).
 pub fn offer_out(offer: &Offer, work: &Work) -> apb::Offer {
     apb::Offer {
         id: offer.id.clone(),
@@ -333,6 +335,40 @@ pub fn offer_out(offer: &Offer, work: &Work) -> apb::Offer {
         expires_at: Some(micros_to_proto(offer.expires_at)),
         distance_to_pickup_km: offer.distance_km,
         minutes_to_pickup: offer.minutes_to_pickup,
+        route: offer
+            .insertion
+            .as_ref()
+            .map(|insertion| route_out(&insertion.stops, Some(&offer.job_id))),
+        added_minutes: offer.insertion.as_ref().map(|i| (i.added_seconds + 59) / 60),
+    }
+}
+
+/// A courier's route; the contacts of job `unaccepted` without phone
+/// numbers or emails.
+pub fn route_out(stops: &[Visit], unaccepted: Option<&str>) -> apb::Route {
+    apb::Route {
+        stops: stops
+            .iter()
+            .map(|stop| {
+                let mut place = waypoint_out(&stop.place);
+                if unaccepted == Some(stop.job_id.as_str()) {
+                    place.contact = place.contact.map(|c| courier::v1::Contact {
+                        phone: String::new(),
+                        email: None,
+                        ..c
+                    });
+                }
+                apb::RouteStop {
+                    job_id: stop.job_id.clone(),
+                    kind: match stop.kind {
+                        StopKind::Pickup => apb::StopKind::Pickup,
+                        StopKind::Dropoff => apb::StopKind::Dropoff,
+                    } as i32,
+                    place: Some(place),
+                    eta: stop.eta.map(micros_to_proto),
+                }
+            })
+            .collect(),
     }
 }
 

@@ -11,7 +11,7 @@ use courier_core::Core;
 use courier_core::{CoreError, CoreResult};
 use courier_identity::access::Permission;
 use courier_orders::deliveries::{
-    self, CancelReason, ListFilter, NewDelivery, PromiseFilter, ProofRequest, TestScenario,
+    self, Batching, CancelReason, ListFilter, NewDelivery, PromiseFilter, ProofRequest, TestScenario,
 };
 use courier_orders::lifecycle::{self, Status as DeliveryStatus};
 
@@ -26,6 +26,14 @@ fn test_scenario_in(value: i32) -> CoreResult<Option<TestScenario>> {
         Ok(pb::TestScenario::DeliveryFailed) => Ok(Some(TestScenario::DeliveryFailed)),
         Ok(pb::TestScenario::Delayed) => Ok(Some(TestScenario::Delayed)),
         Err(_) => Err(CoreError::invalid("test_scenario", "Unknown test_scenario.")),
+    }
+}
+
+fn batching_in(value: i32) -> CoreResult<Batching> {
+    match pb::Batching::try_from(value) {
+        Ok(pb::Batching::Unspecified | pb::Batching::Allowed) => Ok(Batching::Allowed),
+        Ok(pb::Batching::Never) => Ok(Batching::Never),
+        Err(_) => Err(CoreError::invalid("batching", "Unknown batching.")),
     }
 }
 
@@ -91,6 +99,7 @@ impl DeliveryService for DeliveryApi {
         let canonical = context::canonical(&r);
         let new = NewDelivery {
             test_scenario: test_scenario_in(r.test_scenario)?,
+            batching: batching_in(r.batching)?,
             proof: proof_in(r.proof_of_delivery),
             quote_id: r.quote_id,
             external_id: r.external_id,

@@ -9,7 +9,7 @@ use prost::Message;
 use super::enums::ToProto;
 use courier_core::{CoreError, CoreResult};
 use courier_identity::auth::Mode;
-use courier_orders::deliveries::{Courier, Delivery, ProofRequirements};
+use courier_orders::deliveries::{Batching, Courier, Delivery, ProofRequirements};
 use courier_orders::events::Event;
 use courier_orders::fleet::FleetOrder;
 use courier_orders::validate::{ContactInput, WaypointInput};
@@ -58,6 +58,10 @@ pub fn to_proto(d: &Delivery, public_base_url: &str) -> pb::Delivery {
         promised_by: d.promised_by.map(micros_to_proto),
         delayed_at: d.delayed_at.map(micros_to_proto),
         on_time: d.on_time,
+        batching: match d.batching {
+            Batching::Allowed => pb::Batching::Allowed,
+            Batching::Never => pb::Batching::Never,
+        } as i32,
     }
 }
 

@@ -29,6 +29,16 @@ fn courier_out(courier: MapCourier) -> ipb::MapCourier {
         position: courier.position.map(|p| point_out(p.point)),
         position_recorded_at: courier.position.map(|p| micros_to_proto(p.recorded_at)),
         job_id: courier.job_id,
+        job_ids: courier.job_ids,
+        route: courier
+            .route
+            .into_iter()
+            .map(|stop| ipb::MapStop {
+                job_id: stop.job_id,
+                kind: stop.kind.as_str().to_owned(),
+                point: Some(point_out(stop.point)),
+            })
+            .collect(),
         offered_job_id: courier.offered_job_id,
         offline: courier.offline,
         suspended: courier.suspended,

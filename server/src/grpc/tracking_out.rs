@@ -21,6 +21,7 @@ pub fn tracking_out(tracking: &Tracking, public_base_url: &str) -> pb::DeliveryT
         tracking_url: snapshot.tracking_url,
         courier: snapshot.courier,
         eta: Some(eta_out(&tracking.delivery)),
+        stops_before_dropoff: tracking.stops_before_dropoff.map(count_out),
     }
 }
 
@@ -62,7 +63,12 @@ pub fn public_tracking_out(view: PublicView) -> pb::PublicTracking {
         utc_offset_minutes: view.utc_offset_minutes,
         time_zone: view.time_zone,
         test: view.test,
+        stops_before_dropoff: view.stops_before_dropoff.map(count_out),
     }
+}
+
+fn count_out(count: usize) -> i32 {
+    i32::try_from(count).unwrap_or(i32::MAX)
 }
 
 fn place_out(place: PublicPlace) -> pb::PublicPlace {
@@ -107,6 +113,7 @@ mod tests {
             generated_at: 100,
             utc_offset_minutes: 60,
             time_zone: "Europe/Berlin".into(),
+            stops_before_dropoff: None,
             test: false,
         };
         let plate = |status| {

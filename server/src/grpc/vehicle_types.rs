@@ -26,6 +26,7 @@ impl VehicleTypeService for VehicleTypeApi {
                 max_length_cm: v.max_length_cm,
                 max_width_cm: v.max_width_cm,
                 max_height_cm: v.max_height_cm,
+                max_jobs: i32::try_from(v.max_jobs).unwrap_or(i32::MAX),
                 extras: catalog
                     .extras_of(v)
                     .into_iter()

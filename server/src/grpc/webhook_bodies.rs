@@ -135,6 +135,7 @@ fn sample_delivery(mode: Mode, now: i64) -> pb::Delivery {
         promised_by: None,
         delayed_at: None,
         on_time: None,
+        batching: pb::Batching::Allowed as i32,
     }
 }
 

@@ -2,6 +2,8 @@
 
 from .address import Address
 from .artifact_kind import ArtifactKind
+from .batching import Batching
+from .batching_input import BatchingInput
 from .breakdown_extra import BreakdownExtra
 from .cancel_delivery_request import CancelDeliveryRequest
 from .cancel_delivery_response_400 import CancelDeliveryResponse400
@@ -681,6 +683,8 @@ from .webhook_test_result import WebhookTestResult
 __all__ = (
     "Address",
     "ArtifactKind",
+    "Batching",
+    "BatchingInput",
     "BreakdownExtra",
     "CancelDeliveryRequest",
     "CancelDeliveryResponse400",

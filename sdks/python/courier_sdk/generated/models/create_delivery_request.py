@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING, Any, Self, TypeVar, cast
 
 from attrs import define as _attrs_define
 
+from ..models.batching_input import BatchingInput
 from ..models.test_scenario import TestScenario
 from ..types import UNSET, Unset
 
@@ -29,6 +30,7 @@ class CreateDeliveryRequest:
         dropoff (DeliveryWaypoint): A delivery's pickup or dropoff: a route point with the contact the courier calls.
         pickup (DeliveryWaypoint): A delivery's pickup or dropoff: a route point with the contact the courier calls.
         vehicle_type_id (str):
+        batching (BatchingInput | None | Unset):
         dropoff_window (None | TimeWindowInput | Unset):
         external_id (None | str | Unset):
         extras (list[SelectedExtra] | None | Unset):
@@ -45,6 +47,7 @@ class CreateDeliveryRequest:
     dropoff: DeliveryWaypoint
     pickup: DeliveryWaypoint
     vehicle_type_id: str
+    batching: BatchingInput | None | Unset = UNSET
     dropoff_window: None | TimeWindowInput | Unset = UNSET
     external_id: None | str | Unset = UNSET
     extras: list[SelectedExtra] | None | Unset = UNSET
@@ -66,6 +69,14 @@ class CreateDeliveryRequest:
         pickup = self.pickup.to_dict()
 
         vehicle_type_id = self.vehicle_type_id
+
+        batching: None | str | Unset
+        if isinstance(self.batching, Unset):
+            batching = UNSET
+        elif isinstance(self.batching, BatchingInput):
+            batching = self.batching.value
+        else:
+            batching = self.batching
 
         dropoff_window: dict[str, Any] | None | Unset
         if isinstance(self.dropoff_window, Unset):
@@ -170,6 +181,8 @@ class CreateDeliveryRequest:
                 "vehicle_type_id": vehicle_type_id,
             }
         )
+        if batching is not UNSET:
+            field_dict["batching"] = batching
         if dropoff_window is not UNSET:
             field_dict["dropoff_window"] = dropoff_window
         if external_id is not UNSET:
@@ -210,6 +223,23 @@ class CreateDeliveryRequest:
         pickup = DeliveryWaypoint.from_dict(d.pop("pickup"))
 
         vehicle_type_id = d.pop("vehicle_type_id")
+
+        def _parse_batching(data: object) -> BatchingInput | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, str):
+                    raise TypeError()
+                batching_type_0 = BatchingInput(data)
+
+                return batching_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(BatchingInput | None | Unset, data)
+
+        batching = _parse_batching(d.pop("batching", UNSET))
 
         def _parse_dropoff_window(data: object) -> None | TimeWindowInput | Unset:
             if data is None:
@@ -397,6 +427,7 @@ class CreateDeliveryRequest:
             dropoff=dropoff,
             pickup=pickup,
             vehicle_type_id=vehicle_type_id,
+            batching=batching,
             dropoff_window=dropoff_window,
             external_id=external_id,
             extras=extras,

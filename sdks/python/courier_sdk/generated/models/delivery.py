@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any, Self, TypeVar, cast
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
 
+from ..models.batching import Batching
 from ..models.cancellation_reason import CancellationReason
 from ..models.delivery_status import DeliveryStatus
 from ..models.mode import Mode
@@ -30,6 +31,8 @@ class Delivery:
 
         Attributes:
             amount_cents (int | None):
+            batching (Batching): Whether the delivery may share its courier with other jobs (`allowed`, the default) or
+                rides alone (`never`).
             breakdown (None | PriceBreakdown):
             cancellation_reason (CancellationReason | None):
             cancelled_at (datetime.datetime | None):
@@ -62,6 +65,7 @@ class Delivery:
     """
 
     amount_cents: int | None
+    batching: Batching
     breakdown: None | PriceBreakdown
     cancellation_reason: CancellationReason | None
     cancelled_at: datetime.datetime | None
@@ -99,6 +103,8 @@ class Delivery:
 
         amount_cents: int | None
         amount_cents = self.amount_cents
+
+        batching = self.batching.value
 
         breakdown: dict[str, Any] | None
         if isinstance(self.breakdown, PriceBreakdown):
@@ -215,6 +221,7 @@ class Delivery:
         field_dict.update(
             {
                 "amount_cents": amount_cents,
+                "batching": batching,
                 "breakdown": breakdown,
                 "cancellation_reason": cancellation_reason,
                 "cancelled_at": cancelled_at,
@@ -263,6 +270,8 @@ class Delivery:
             return cast(int | None, data)
 
         amount_cents = _parse_amount_cents(d.pop("amount_cents"))
+
+        batching = Batching(d.pop("batching"))
 
         def _parse_breakdown(data: object) -> None | PriceBreakdown:
             if data is None:
@@ -510,6 +519,7 @@ class Delivery:
 
         delivery = cls(
             amount_cents=amount_cents,
+            batching=batching,
             breakdown=breakdown,
             cancellation_reason=cancellation_reason,
             cancelled_at=cancelled_at,

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any, Self, TypeVar, cast
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
 
+from ..models.batching import Batching
 from ..models.cancellation_reason import CancellationReason
 from ..models.delivery_status import DeliveryStatus
 from ..models.mode import Mode
@@ -32,6 +33,8 @@ class DeliveryEventData:
 
         Attributes:
             amount_cents (int | None):
+            batching (Batching): Whether the delivery may share its courier with other jobs (`allowed`, the default) or
+                rides alone (`never`).
             breakdown (None | PriceBreakdown):
             cancellation_reason (CancellationReason | None):
             cancelled_at (datetime.datetime | None):
@@ -64,6 +67,7 @@ class DeliveryEventData:
     """
 
     amount_cents: int | None
+    batching: Batching
     breakdown: None | PriceBreakdown
     cancellation_reason: CancellationReason | None
     cancelled_at: datetime.datetime | None
@@ -103,6 +107,8 @@ class DeliveryEventData:
 
         amount_cents: int | None
         amount_cents = self.amount_cents
+
+        batching = self.batching.value
 
         breakdown: dict[str, Any] | None
         if isinstance(self.breakdown, PriceBreakdown):
@@ -219,6 +225,7 @@ class DeliveryEventData:
         field_dict.update(
             {
                 "amount_cents": amount_cents,
+                "batching": batching,
                 "breakdown": breakdown,
                 "cancellation_reason": cancellation_reason,
                 "cancelled_at": cancelled_at,
@@ -269,6 +276,8 @@ class DeliveryEventData:
             return cast(int | None, data)
 
         amount_cents = _parse_amount_cents(d.pop("amount_cents"))
+
+        batching = Batching(d.pop("batching"))
 
         def _parse_breakdown(data: object) -> None | PriceBreakdown:
             if data is None:
@@ -516,6 +525,7 @@ class DeliveryEventData:
 
         delivery_event_data = cls(
             amount_cents=amount_cents,
+            batching=batching,
             breakdown=breakdown,
             cancellation_reason=cancellation_reason,
             cancelled_at=cancelled_at,

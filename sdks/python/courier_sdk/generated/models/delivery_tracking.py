@@ -25,6 +25,9 @@ class DeliveryTracking:
         delivery_id (str):
         eta (TrackingEta):
         status (DeliveryStatus): Status of a delivery (and of a fleet order); `delivered` and `cancelled` are final.
+        stops_before_dropoff (int | None): How many of the courier's stops come before this delivery's dropoff
+            (a courier may carry several deliveries at once); `null` before a
+            courier has it and once it ended.
         tracking_available_at (datetime.datetime | None): From this time `courier.location` is filled.
         tracking_url (None | str):
     """
@@ -33,6 +36,7 @@ class DeliveryTracking:
     delivery_id: str
     eta: TrackingEta
     status: DeliveryStatus
+    stops_before_dropoff: int | None
     tracking_available_at: datetime.datetime | None
     tracking_url: None | str
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
@@ -52,6 +56,9 @@ class DeliveryTracking:
 
         status = self.status.value
 
+        stops_before_dropoff: int | None
+        stops_before_dropoff = self.stops_before_dropoff
+
         tracking_available_at: None | str
         if isinstance(self.tracking_available_at, datetime.datetime):
             tracking_available_at = self.tracking_available_at.isoformat()
@@ -69,6 +76,7 @@ class DeliveryTracking:
                 "delivery_id": delivery_id,
                 "eta": eta,
                 "status": status,
+                "stops_before_dropoff": stops_before_dropoff,
                 "tracking_available_at": tracking_available_at,
                 "tracking_url": tracking_url,
             }
@@ -104,6 +112,15 @@ class DeliveryTracking:
 
         status = DeliveryStatus(d.pop("status"))
 
+        def _parse_stops_before_dropoff(data: object) -> int | None:
+            if data is None:
+                return data
+            return cast(int | None, data)
+
+        stops_before_dropoff = _parse_stops_before_dropoff(
+            d.pop("stops_before_dropoff")
+        )
+
         def _parse_tracking_available_at(data: object) -> datetime.datetime | None:
             if data is None:
                 return data
@@ -133,6 +150,7 @@ class DeliveryTracking:
             delivery_id=delivery_id,
             eta=eta,
             status=status,
+            stops_before_dropoff=stops_before_dropoff,
             tracking_available_at=tracking_available_at,
             tracking_url=tracking_url,
         )

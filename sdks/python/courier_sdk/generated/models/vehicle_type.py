@@ -21,6 +21,9 @@ class VehicleType:
         extras (list[Extra]):
         id (str): The value of `vehicle_type_id`.
         max_height_cm (float):
+        max_jobs (int): The most jobs a courier with this vehicle carries at once: a
+            delivery may share the courier with up to this many others, unless
+            booked with `"batching": "never"`.
         max_length_cm (float):
         max_weight_kg (float):
         max_width_cm (float):
@@ -31,6 +34,7 @@ class VehicleType:
     extras: list[Extra]
     id: str
     max_height_cm: float
+    max_jobs: int
     max_length_cm: float
     max_weight_kg: float
     max_width_cm: float
@@ -49,6 +53,8 @@ class VehicleType:
 
         max_height_cm = self.max_height_cm
 
+        max_jobs = self.max_jobs
+
         max_length_cm = self.max_length_cm
 
         max_weight_kg = self.max_weight_kg
@@ -65,6 +71,7 @@ class VehicleType:
                 "extras": extras,
                 "id": id,
                 "max_height_cm": max_height_cm,
+                "max_jobs": max_jobs,
                 "max_length_cm": max_length_cm,
                 "max_weight_kg": max_weight_kg,
                 "max_width_cm": max_width_cm,
@@ -92,6 +99,8 @@ class VehicleType:
 
         max_height_cm = d.pop("max_height_cm")
 
+        max_jobs = d.pop("max_jobs")
+
         max_length_cm = d.pop("max_length_cm")
 
         max_weight_kg = d.pop("max_weight_kg")
@@ -105,6 +114,7 @@ class VehicleType:
             extras=extras,
             id=id,
             max_height_cm=max_height_cm,
+            max_jobs=max_jobs,
             max_length_cm=max_length_cm,
             max_weight_kg=max_weight_kg,
             max_width_cm=max_width_cm,

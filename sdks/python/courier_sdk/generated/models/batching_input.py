@@ -1,0 +1,9 @@
+from enum import StrEnum
+
+
+class BatchingInput(StrEnum):
+    ALLOWED = "allowed"
+    NEVER = "never"
+
+    def __str__(self) -> str:
+        return str(self.value)

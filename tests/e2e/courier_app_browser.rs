@@ -362,6 +362,90 @@ e2e! {
         phone.close().await;
     }
 
+    async fn a_courier_walks_a_route_of_two_jobs_on_the_phone_and_the_dispatchers_map_draws_it(app: TestApp) {
+        let Some(driver) = Driver::start().await else { return };
+        let rae = join(&app, "", "Rae Route", "rae@example.com", "car").await;
+        let phone = driver.phone().await;
+        phone.locate_at(&app, NEAR_PICKUP).await;
+        phone.sign_in_as_courier(&app, "rae@example.com").await;
+        phone.click_to("//button[text()='Go online']", "#location").await;
+        position_reported(&app, &rae.courier.id).await;
+
+        // Two deliveries on one way, given to Rae by hand: the shift lists
+        // the route, the next stop first, without a reload.
+        let mut on_the_way = berlin_delivery();
+        on_the_way["pickup"]["latitude"] = json!(52.5110);
+        on_the_way["pickup"]["longitude"] = json!(13.4160);
+        let mut ids = Vec::new();
+        for body in [berlin_delivery(), on_the_way] {
+            let id = app.create_delivery(&app.live_key, &body).await["id"].as_str().expect("id").to_owned();
+            assign(&app, &id, &rae.courier.id).await.expect("room in a car");
+            ids.push(id);
+        }
+        let stops = async |count: usize| {
+            wait_until("the route on the shift page", PAGE_WAIT, async || {
+                let found = phone.client.find_all(fantoccini::Locator::Css("#route li")).await.map_err(|e| e.to_string())?;
+                if found.len() == count { Ok(found) } else { Err(format!("{} stops", found.len())) }
+            })
+            .await
+        };
+        let listed = stops(4).await;
+        let first = listed[0].text().await.expect("text");
+        assert!(first.starts_with("1. Pick up") && first.contains("about "), "{first}");
+        phone.screenshot().await;
+
+        // The dispatcher's map draws Rae's route: from Rae through the four stops.
+        let now = app.clock.now_micros();
+        let operator = courier_identity::accounts::NewUser { email: "ops@example.com".into(), name: "Olga Ops".into(), password: crate::couriers::PASSWORD.into(), operator: true };
+        courier_identity::accounts::create_user(&app.core.writer, now, operator).await.expect("operator");
+        let ops = driver.browser().await;
+        ops.open(&app.url("/console/sign-in")).await;
+        ops.fill("#email", "ops@example.com").await;
+        ops.fill("#password", crate::couriers::PASSWORD).await;
+        ops.click_to("//button[text()='Sign in']", "header").await;
+        ops.click_to("//header//a[text()='Live dispatch']", "#dispatch-map").await;
+        let drawn = ops.client.find_all(fantoccini::Locator::Css("#dispatch-map line.courier-route")).await.expect("find");
+        assert_eq!(drawn.len(), 4, "a line to each stop in turn");
+        let title = ops.find(&format!("#courier-{} title", rae.courier.id)).await.html(true).await.expect("title");
+        assert!(title.contains("2 jobs (1. Pickup"), "{title}");
+        ops.screenshot().await;
+        ops.close().await;
+
+        // Rae walks the route stop by stop, as the shift lists it.
+        for left in (2..=4).rev() {
+            let next = stops(left).await.remove(0);
+            let job = next.attr("data-job").await.expect("attr").expect("a job");
+            let pickup = next.attr("class").await.expect("attr").as_deref() == Some("stop-pickup");
+            phone.open(&app.url(&format!("/courier/jobs/{job}"))).await;
+            if pickup {
+                phone.next_move("I'm at the pickup", "at_pickup").await;
+                phone.next_move("Picked up", "picked_up").await;
+            } else {
+                phone.next_move("Start driving to the dropoff", "in_transit").await;
+                phone.next_move("I'm at the dropoff", "at_dropoff").await;
+                phone.click_to("//*[@id='next-move'][normalize-space()='Handed over']", "#ended").await;
+            }
+            phone.open(&app.url("/courier/")).await;
+        }
+        // One stop left: no route to list, the job in hand.
+        wait_until("the last stop", PAGE_WAIT, async || {
+            let listed = phone.client.find_all(fantoccini::Locator::Css("#route li")).await.map_err(|e| e.to_string())?;
+            if listed.is_empty() { Ok(()) } else { Err(format!("{} stops", listed.len())) }
+        })
+        .await;
+        let remaining = route_of_app(&rae).await;
+        assert_eq!(remaining.len(), 1, "{remaining:?}");
+        assert_eq!(remaining[0].kind(), apb::StopKind::Dropoff);
+        phone.open(&app.url(&format!("/courier/jobs/{}", remaining[0].job_id))).await;
+        phone.next_move("Start driving to the dropoff", "in_transit").await;
+        phone.next_move("I'm at the dropoff", "at_dropoff").await;
+        phone.click_to("//*[@id='next-move'][normalize-space()='Handed over']", "#ended").await;
+        for id in &ids {
+            assert_eq!(app.get(&format!("/v1/deliveries/{id}"), &app.live_key).await.body["status"], "delivered");
+        }
+        phone.close().await;
+    }
+
     async fn offers_and_changes_reach_the_courier_on_any_page_and_declining_asks_once(app: TestApp) {
         let Some(driver) = Driver::start().await else { return };
         let kim = join(&app, "", "Kim Courier", "kim@example.com", "car").await;
@@ -621,6 +705,20 @@ e2e! {
 
 /// A live delivery asking for a photo at each end, given to Kim Courier
 /// (joined, a car): the proof workspace, the delivery's id and Kim.
+/// The courier's route, as the app's API answers it.
+async fn route_of_app(courier: &crate::couriers::App) -> Vec<apb::RouteStop> {
+    courier
+        .client
+        .clone()
+        .get_route(courier.request(apb::GetRouteRequest {}))
+        .await
+        .expect("route")
+        .into_inner()
+        .route
+        .expect("a route")
+        .stops
+}
+
 async fn photo_job_for_kim(app: &TestApp) -> (crate::proofs::PodWorkspace, String, crate::couriers::App) {
     let pod = pod_workspace(app).await;
     let mut body = berlin_delivery();

@@ -1,21 +1,25 @@
 //! Automatic dispatch (docs/couriers.md "Automatic dispatch";
 //! `COURIER_DISPATCH=auto`): a round takes every live delivery waiting for
-//! a courier and every free, eligible courier together and offers the jobs
-//! so as to minimise the total time to the pickups (a min-cost assignment,
-//! the Hungarian method), rather than one delivery at a time in arrival
-//! order. A round runs when woken (a delivery created, an offer declined,
+//! a courier and every eligible courier with room together (a free one, or
+//! one whose route a job can join, docs/guide.md "Several jobs per
+//! courier") and offers the jobs so as to minimise the route time they add
+//! (a min-cost assignment, the Hungarian method), rather than one delivery
+//! at a time in arrival order. A round runs when woken (a delivery created, an offer declined,
 //! a courier freed), at least every second and at most every 50 ms (a
 //! burst of wakes is one round), beside the requests: it never holds
 //! SQLite's writer unless it has something to write, and reads no waiting
 //! job while nothing it would read has changed since a round that placed
 //! nothing ([`Memory`]).
 //!
-//! Offers are rows (`assignments::offers`); the round and its offers are
-//! one transaction. On PostgreSQL a round holds a transaction-scoped
-//! advisory lock, so with several replicas one round runs at a time and a
-//! replica that dies mid-round leaves nothing half done; the unique
-//! indexes on open offers and assignments hold the rule besides. On SQLite
-//! one core does it all.
+//! A round runs partition by partition ([`Partition`]: the platform's
+//! couriers and deliveries of one service area, or one fleet). Offers are
+//! rows (`assignments::offers`); a partition's round and its offers are
+//! one transaction. On PostgreSQL it holds the partition's
+//! transaction-scoped advisory lock, so with several replicas one round of
+//! a partition runs at a time while different partitions' run at once, and
+//! a replica that dies mid-round leaves nothing half done; each offer takes
+//! its courier's route row, and the unique indexes on open offers and
+//! assignments hold the rule besides. On SQLite one core does it all.
 
 use std::collections::{HashMap, HashSet};
 use std::time::{Duration, Instant};
@@ -125,17 +129,17 @@ impl runner::Work for Rounds {
     }
 }
 
-/// What the last round saw when it placed nothing: each pool's free
-/// couriers and where they were, and when the first scheduled job it left
-/// for later comes due. While the dispatcher is not woken (no create,
-/// decline, courier freed or newly online), no offer expires, no scheduled
-/// job comes due and the same couriers are free within [`MOVED_KM`] of
-/// where they were, a round would place nothing again: it reads no
-/// waiting job. A replica's memory is its own: another replica's create
-/// wakes that replica's rounds.
+/// What the last round of each partition saw when it placed nothing: its
+/// couriers with room and where they were, and when the first scheduled job
+/// it left for later comes due. While the dispatcher is not woken (no
+/// create, decline, courier freed or newly online), no offer expires, no
+/// scheduled job comes due and the same couriers have room within
+/// [`MOVED_KM`] of where they were, a round would place nothing again: it
+/// reads no waiting job. A replica's memory is its own: another replica's
+/// create wakes that replica's rounds.
 #[derive(Debug, Default)]
 pub struct Memory {
-    unplaced: Option<Unplaced>,
+    unplaced: HashMap<String, Unplaced>,
 }
 
 #[derive(Debug)]
@@ -148,48 +152,149 @@ struct Unplaced {
 impl Memory {
     /// Something a round reads changed: the next round reads it all.
     pub fn forget(&mut self) {
-        self.unplaced = None;
+        self.unplaced.clear();
     }
 
-    /// Whether `survey` is what the last round saw, when it placed nothing.
-    fn unchanged(&self, survey: &Survey, now: i64) -> bool {
-        let Some(unplaced) = &self.unplaced else {
+    /// Whether `survey` is what the last round of `partition` saw, when it
+    /// placed nothing.
+    fn unchanged(&self, partition: &Partition, survey: &Survey, now: i64) -> bool {
+        let Some(unplaced) = self.unplaced.get(&partition.key()) else {
             return false;
         };
         now < unplaced.next_due
-            && survey.free().count() == unplaced.free.len()
-            && survey.free().zip(&unplaced.free).all(|(candidate, (id, was, held))| {
-                candidate.courier.id == *id
-                    && candidate.held.len() == *held
-                    && distance_km(point(&candidate.position), *was) < MOVED_KM
-            })
+            && survey.free.len() == unplaced.free.len()
+            && survey
+                .free
+                .iter()
+                .zip(&unplaced.free)
+                .all(|(candidate, (id, was, held))| {
+                    candidate.courier.id == *id
+                        && candidate.held.len() == *held
+                        && distance_km(point(&candidate.position), *was) < MOVED_KM
+                })
     }
 
-    fn remember(&mut self, survey: &Survey, done: &Round, next_due: i64) {
-        self.unplaced = (done.offered == 0 && done.expired == 0).then(|| Unplaced {
-            free: survey
-                .free()
-                .map(|candidate| {
-                    (
-                        candidate.courier.id.clone(),
-                        point(&candidate.position),
-                        candidate.held.len(),
-                    )
-                })
-                .collect(),
-            next_due,
-        });
+    fn remember(&mut self, partition: &Partition, survey: &Survey, done: &Round, next_due: i64) {
+        let key = partition.key();
+        if done.offered > 0 || done.expired > 0 {
+            self.unplaced.remove(&key);
+            return;
+        }
+        let free = survey
+            .free
+            .iter()
+            .map(|candidate| {
+                (
+                    candidate.courier.id.clone(),
+                    point(&candidate.position),
+                    candidate.held.len(),
+                )
+            })
+            .collect();
+        self.unplaced.insert(key, Unplaced { free, next_due });
     }
 }
 
-/// What a round reads first: the open offers and each pool's couriers
-/// with room for a job.
+/// Where one round matches, under a lock of its own (docs/guide.md
+/// "Several jobs per courier"): the platform's couriers and live
+/// deliveries of one service area, or one fleet's drivers and board
+/// orders. Replicas run the rounds of different partitions at once.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Partition {
+    fleet: Fleet,
+    /// The service area, for the platform's.
+    area: Option<String>,
+}
+
+impl Partition {
+    /// The platform's couriers and deliveries of service area `area`.
+    pub fn area(area: &str) -> Partition {
+        Partition {
+            fleet: Fleet::Platform,
+            area: Some(area.to_owned()),
+        }
+    }
+
+    /// `platform:<area>` or `fleet:<workspace>`.
+    fn key(&self) -> String {
+        match (&self.fleet, &self.area) {
+            (Fleet::Platform, area) => format!("platform:{}", area.as_deref().unwrap_or_default()),
+            (Fleet::Workspace(id), _) => format!("fleet:{id}"),
+        }
+    }
+
+    /// Its advisory lock (PostgreSQL): the round lock's number mixed with
+    /// the key's FNV-1a hash.
+    pub fn lock(&self) -> i64 {
+        let hash = self.key().bytes().fold(0xcbf2_9ce4_8422_2325_u64, |hash, byte| {
+            (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3)
+        });
+        ROUND_LOCK ^ (hash as i64)
+    }
+
+    /// Whether job `work`'s offer is this partition's to expire.
+    fn holds(&self, work: &Work) -> bool {
+        match (&self.fleet, work) {
+            (Fleet::Platform, Work::Delivery(d)) => self.area.as_deref() == Some(d.service_area_id.as_str()),
+            (Fleet::Workspace(id), Work::FleetOrder(o)) => *id == o.workspace_id,
+            _ => false,
+        }
+    }
+
+    /// Whether a courier of its fleet at `position` is dispatched here: in
+    /// the service area they are in or, outside every area, the nearest.
+    fn has(&self, core: &Core, position: &Position) -> bool {
+        match &self.fleet {
+            Fleet::Workspace(_) => true,
+            Fleet::Platform => area_of(core, point(position)) == self.area.as_deref(),
+        }
+    }
+}
+
+/// The service area a platform courier at `at` is dispatched in: the one
+/// containing them, else the one whose outline comes nearest.
+fn area_of(core: &Core, at: GeoPoint) -> Option<&str> {
+    if let Some(area) = core.catalog.area_containing(at) {
+        return Some(&area.id);
+    }
+    let nearest = |area: &&courier_pricing::catalog::ServiceArea| {
+        area.polygon
+            .vertices()
+            .iter()
+            .map(|&vertex| distance_km(at, vertex))
+            .fold(f64::INFINITY, f64::min)
+    };
+    core.catalog
+        .service_areas()
+        .iter()
+        .min_by(|a, b| nearest(a).total_cmp(&nearest(b)))
+        .map(|area| area.id.as_str())
+}
+
+/// The partitions a round runs: each service area's platform couriers and
+/// deliveries, and each fleet with automatic dispatch.
+async fn partitions(core: &Core, db: &impl ConnectionTrait) -> CoreResult<Vec<Partition>> {
+    let fleets = workspaces::auto_dispatch_fleets(db).await?;
+    let areas = core.catalog.service_areas().iter().map(|area| Partition {
+        fleet: Fleet::Platform,
+        area: Some(area.id.clone()),
+    });
+    Ok(areas
+        .chain(fleets.into_iter().map(|fleet| Partition {
+            fleet: Fleet::Workspace(fleet.id),
+            area: None,
+        }))
+        .collect())
+}
+
+/// What a round of one partition reads first: the open offers and its
+/// couriers with room for a job.
 struct Survey {
-    /// Open offers past their expiry.
+    /// Its jobs' open offers past their expiry.
     expired: Vec<Offer>,
     /// The jobs of the open offers still running.
     offered_jobs: HashSet<String>,
-    pools: Vec<(Fleet, Vec<Candidate>)>,
+    free: Vec<Candidate>,
 }
 
 /// An online courier with room for another job: free, or holding jobs
@@ -203,7 +308,7 @@ pub struct Candidate {
 }
 
 impl Survey {
-    async fn read(core: &Core, db: &impl ConnectionTrait, now: i64) -> CoreResult<Survey> {
+    async fn read(core: &Core, db: &impl ConnectionTrait, partition: &Partition, now: i64) -> CoreResult<Survey> {
         let (mut expired, mut offered_jobs, mut busy) = (Vec::new(), HashSet::new(), HashSet::new());
         for offer in offers::open(db).await? {
             // A courier whose offer just expired waits for the next round.
@@ -214,57 +319,75 @@ impl Survey {
                 offered_jobs.insert(offer.job_id);
             }
         }
-        let mut free_in_pools = Vec::new();
-        for fleet in pools(db).await? {
-            let free = candidates(core, db, &fleet, &busy, now, Room::Batching).await?;
-            free_in_pools.push((fleet, free));
+        if !expired.is_empty() {
+            let ids: Vec<String> = expired.iter().map(|offer| offer.job_id.clone()).collect();
+            let works = jobs::works(db, &ids).await?;
+            expired.retain(|offer| works.get(&offer.job_id).is_some_and(|work| partition.holds(work)));
         }
+        let free = candidates(core, db, &partition.fleet, &busy, now, Room::Batching)
+            .await?
+            .into_iter()
+            .filter(|candidate| partition.has(core, &candidate.position))
+            .collect();
         Ok(Survey {
             expired,
             offered_jobs,
-            pools: free_in_pools,
+            free,
         })
-    }
-
-    /// Every pool's couriers with room, pool by pool.
-    fn free(&self) -> impl Iterator<Item = &Candidate> {
-        self.pools.iter().flat_map(|(_, free)| free)
-    }
-
-    fn free_couriers(&self) -> usize {
-        self.free().count()
     }
 
     /// Whether a round may change anything: an offer expired, or a courier
     /// has room and something changed since a round that placed nothing.
-    fn has_work(&self, memory: &Memory, now: i64) -> bool {
-        !self.expired.is_empty() || (self.free_couriers() > 0 && !memory.unchanged(self, now))
+    fn has_work(&self, partition: &Partition, memory: &Memory, now: i64) -> bool {
+        !self.expired.is_empty() || (!self.free.is_empty() && !memory.unchanged(partition, self, now))
     }
 }
 
 /// One round with no memory of the last; `None` when another replica's
-/// round holds the lock.
+/// round of some partition held its lock.
 pub async fn round(core: &Core) -> CoreResult<Option<Round>> {
     round_with(core, &mut Memory::default()).await
 }
 
-/// One round after what `memory` holds of the last, which it updates;
-/// `None` when another replica's round holds the lock.
-///
-/// The free couriers are read before the waiting jobs, and a pool without
-/// one reads none of its jobs: while no courier is free (all busy at peak,
-/// or none online) a round costs the same however many deliveries wait;
-/// nor does one read them while nothing changed since a round that placed
-/// nothing ([`Memory`]). On SQLite, whose one writer every create needs
-/// too, a round first asks the read pool whether it has work, and takes
-/// the writer only then.
+/// One round of every partition after what `memory` holds of the last,
+/// which it updates; what they did together, `None` when another
+/// replica's round of some partition held its lock (the others ran).
 pub async fn round_with(core: &Core, memory: &mut Memory) -> CoreResult<Option<Round>> {
+    let mut total = Round::default();
+    let mut locked_out = false;
+    for partition in partitions(core, &core.db).await? {
+        match partition_round(core, &partition, memory).await? {
+            Some(done) => {
+                total.expired += done.expired;
+                total.free_couriers += done.free_couriers;
+                total.offered += done.offered;
+                if let Some(waiting) = done.waiting {
+                    *total.waiting.get_or_insert(0) += waiting;
+                }
+            }
+            None => locked_out = true,
+        }
+    }
+    Ok((!locked_out).then_some(total))
+}
+
+/// One round of `partition`; `None` when another replica's round of it
+/// holds its lock.
+///
+/// The couriers with room are read before the waiting jobs, and a
+/// partition without one reads none of its jobs: while no courier has room
+/// (all full at peak, or none online) a round costs the same however many
+/// deliveries wait; nor does one read them while nothing changed since a
+/// round that placed nothing ([`Memory`]). On SQLite, whose one writer
+/// every create needs too, a round first asks the read pool whether it
+/// has work, and takes the writer only then.
+async fn partition_round(core: &Core, partition: &Partition, memory: &mut Memory) -> CoreResult<Option<Round>> {
     let now = core.clock.now_micros();
     if core.db.get_database_backend() == DbBackend::Sqlite {
-        let survey = Survey::read(core, &core.db, now).await?;
-        if !survey.has_work(memory, now) {
+        let survey = Survey::read(core, &core.db, partition, now).await?;
+        if !survey.has_work(partition, memory, now) {
             return Ok(Some(Round {
-                free_couriers: survey.free_couriers(),
+                free_couriers: survey.free.len(),
                 ..Round::default()
             }));
         }
@@ -275,7 +398,7 @@ pub async fn round_with(core: &Core, memory: &mut Memory) -> CoreResult<Option<R
             .query_one_raw(Statement::from_sql_and_values(
                 DbBackend::Postgres,
                 "SELECT pg_try_advisory_xact_lock($1) AS locked",
-                [ROUND_LOCK.into()],
+                [partition.lock().into()],
             ))
             .await?
             .map(|row| row.try_get::<bool>("", "locked"))
@@ -285,12 +408,12 @@ pub async fn round_with(core: &Core, memory: &mut Memory) -> CoreResult<Option<R
             return Ok(None);
         }
     }
-    let survey = Survey::read(core, &*tx, now).await?;
+    let survey = Survey::read(core, &*tx, partition, now).await?;
     let mut done = Round {
-        free_couriers: survey.free_couriers(),
+        free_couriers: survey.free.len(),
         ..Round::default()
     };
-    if !survey.has_work(memory, now) {
+    if !survey.has_work(partition, memory, now) {
         tx.commit().await?;
         return Ok(Some(done));
     }
@@ -299,38 +422,25 @@ pub async fn round_with(core: &Core, memory: &mut Memory) -> CoreResult<Option<R
         done.expired += 1;
     }
     let mut next_due = i64::MAX;
-    for (fleet, free) in &survey.pools {
-        if free.is_empty() {
-            continue;
-        }
-        let (waiting, due) = waiting_in(&*tx, fleet, now).await?;
+    if !survey.free.is_empty() {
+        let (waiting, due) = waiting_in(&*tx, partition, now).await?;
         let waiting: Vec<Work> = waiting
             .into_iter()
             .filter(|w| !survey.offered_jobs.contains(w.id()))
             .collect();
-        let early = offer_in_pool(core, &tx, waiting, free, now, &mut done).await?;
-        next_due = next_due.min(due).min(early);
+        let early = offer_in_pool(core, &tx, waiting, &survey.free, now, &mut done).await?;
+        next_due = due.min(early);
     }
     tx.commit().await?;
-    memory.remember(&survey, &done, next_due);
+    memory.remember(partition, &survey, &done, next_due);
     Ok(Some(done))
 }
 
-/// The pools a round matches in: the platform's couriers and live
-/// deliveries, and each fleet with automatic dispatch, its drivers and
-/// board orders.
-async fn pools(db: &impl ConnectionTrait) -> CoreResult<Vec<Fleet>> {
-    let fleets = workspaces::auto_dispatch_fleets(db).await?;
-    Ok(std::iter::once(Fleet::Platform)
-        .chain(fleets.into_iter().map(|fleet| Fleet::Workspace(fleet.id)))
-        .collect())
-}
-
-/// The jobs waiting in `pool`, oldest first (at most [`MAX_WAITING`]; a
+/// The jobs waiting in partition `pool`, oldest first (at most [`MAX_WAITING`]; a
 /// scheduled delivery from its lead time on, a job with a pickup window
 /// from [`WINDOW_LOOKAHEAD_MICROS`] before it opens), and when the first
 /// one left out comes due (`i64::MAX` when none).
-async fn waiting_in(db: &impl ConnectionTrait, pool: &Fleet, now: i64) -> CoreResult<(Vec<Work>, i64)> {
+async fn waiting_in(db: &impl ConnectionTrait, pool: &Partition, now: i64) -> CoreResult<(Vec<Work>, i64)> {
     let mut next_due = i64::MAX;
     let mut due_now = |due: Option<i64>| match due {
         Some(due) if due > now => {
@@ -339,8 +449,8 @@ async fn waiting_in(db: &impl ConnectionTrait, pool: &Fleet, now: i64) -> CoreRe
         }
         _ => true,
     };
-    let waiting = match pool {
-        Fleet::Platform => deliveries::pending_live(db, MAX_WAITING)
+    let waiting = match &pool.fleet {
+        Fleet::Platform => deliveries::pending_live(db, pool.area.as_deref(), MAX_WAITING)
             .await?
             .into_iter()
             .filter(|d| {
@@ -831,7 +941,7 @@ mod tests {
         for _ in 0..300 {
             create_delivery(&core, &live).await.expect("a live delivery");
         }
-        let waiting = deliveries::pending_live(&core.db, 1_000).await.expect("waiting");
+        let waiting = deliveries::pending_live(&core.db, None, 1_000).await.expect("waiting");
         assert_eq!(waiting.len(), 300);
         for _ in 0..3 {
             let done = round(&core).await.expect("a round").expect("it ran");

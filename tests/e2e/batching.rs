@@ -287,3 +287,43 @@ e2e! {
         assert_eq!((done.offered, offered(&app, &third).await), (0, None), "{done:?}");
     }
 }
+
+e2e! {
+    with |config| config.dispatch = DispatchMode::External;
+
+    async fn each_service_areas_round_holds_its_own_lock(app: TestApp) {
+        use sea_orm::{ConnectionTrait, DbBackend, Statement};
+        // Amsterdam's Dam square and Centraal station.
+        const DAM: (f64, f64) = (52.3731, 4.8926);
+        const CENTRAAL: (f64, f64) = (52.3791, 4.9003);
+        let (berliner, _berlin_stream) = online_at(&app, "Ben Berlin", 0.5, "car").await;
+        let amsterdammer = crate::couriers::join(&app, "", "Ada Amsterdam", "ada@example.com", "car").await;
+        let mut client = amsterdammer.client.clone();
+        client.set_availability(amsterdammer.request(apb::SetAvailabilityRequest { availability: apb::Availability::Online as i32 })).await.expect("online");
+        let position = apb::ReportLocationsRequest { positions: vec![crate::couriers::at(&app, DAM.0, DAM.1)] };
+        client.report_locations(amsterdammer.request(tokio_stream::iter([position]))).await.expect("position");
+        let berlin = id_of(&app.create_delivery(&app.live_key, &trip(PICKUP, DROPOFF, "car")).await);
+        let amsterdam = id_of(&app.create_delivery(&app.live_key, &trip(DAM, CENTRAAL, "car")).await);
+        if app.core.db.get_database_backend() != DbBackend::Postgres {
+            // One core does it all: both areas in one round.
+            let done = round(&app).await;
+            assert_eq!(done.offered, 2, "{done:?}");
+            return;
+        }
+        // Another replica's round of Berlin is under way (its lock held):
+        // Amsterdam's round runs meanwhile, Berlin's waits its turn.
+        let other = app.core.begin().await.expect("a transaction");
+        let lock = courier_core::auto_dispatch::Partition::area("berlin").lock();
+        other
+            .execute_raw(Statement::from_sql_and_values(DbBackend::Postgres, "SELECT pg_advisory_xact_lock($1)", [lock.into()]))
+            .await
+            .expect("Berlin's lock");
+        let done = courier_core::auto_dispatch::round(&app.core).await.expect("round");
+        assert_eq!(done, None, "Berlin's round was locked out");
+        assert_eq!(offered(&app, &amsterdam).await, Some(amsterdammer.courier.id.clone()));
+        assert_eq!(offered(&app, &berlin).await, None);
+        drop(other);
+        round(&app).await;
+        assert_eq!(offered(&app, &berlin).await, Some(berliner.courier.id.clone()));
+    }
+}

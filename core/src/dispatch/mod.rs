@@ -51,7 +51,7 @@ pub async fn open_jobs(core: &Core, page_size: i32) -> CoreResult<Vec<Delivery>>
         1..=MAX_PAGE_SIZE => page_size as u64,
         _ => return Err(CoreError::invalid("page_size", "page_size must be between 1 and 100.")),
     };
-    deliveries::pending_live(&core.db, limit).await
+    deliveries::pending_live(&core.db, None, limit).await
 }
 
 /// A courier takes the job: `pending` → `courier_assigned`. Tracking opens

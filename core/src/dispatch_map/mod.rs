@@ -80,7 +80,7 @@ async fn read(core: &Core, fleet: &Fleet) -> CoreResult<Map> {
         .collect();
     let mut map = Map::default();
     let waiting: Vec<Work> = match fleet {
-        Fleet::Platform => deliveries::pending_live(&core.db, MAX_WAITING)
+        Fleet::Platform => deliveries::pending_live(&core.db, None, MAX_WAITING)
             .await?
             .into_iter()
             .map(Work::Delivery)

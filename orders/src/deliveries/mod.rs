@@ -382,13 +382,17 @@ pub async fn time_zone_of_workspace(orders: &Orders, workspace_id: &str) -> Core
 }
 
 /// Up to `limit` live deliveries still `pending` (waiting for a courier),
-/// oldest first, from the index of exactly those (`deliveries_waiting`,
-/// whose condition the query repeats in literals for the planner to match).
-pub async fn pending_live(db: &impl ConnectionTrait, limit: u64) -> CoreResult<Vec<Delivery>> {
+/// oldest first, of service area `area` (any when `None`), from the index
+/// of exactly those (`deliveries_waiting`, whose condition the query
+/// repeats in literals for the planner to match).
+pub async fn pending_live(db: &impl ConnectionTrait, area: Option<&str>, limit: u64) -> CoreResult<Vec<Delivery>> {
     const WAITING: &str = "\"deliveries\".\"mode\" = 'live' AND \"deliveries\".\"status\" = 'pending'";
     debug_assert_eq!((Mode::Live.as_str(), Status::Pending.as_str()), ("live", "pending"));
-    entity::Entity::find()
-        .filter(sea_orm::sea_query::Expr::cust(WAITING))
+    let mut query = entity::Entity::find().filter(sea_orm::sea_query::Expr::cust(WAITING));
+    if let Some(area) = area {
+        query = query.filter(entity::Column::ServiceAreaId.eq(area));
+    }
+    query
         .order_by_asc(entity::Column::CreatedAt)
         .order_by_asc(entity::Column::Id)
         .limit(limit)

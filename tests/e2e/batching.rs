@@ -34,7 +34,8 @@ fn trip(from: (f64, f64), to: (f64, f64), vehicle: &str) -> Value {
 /// The berlin delivery's dropoff (Oranienstraße).
 const DROPOFF: (f64, f64) = (52.5010, 13.4190);
 
-async fn route_of(courier: &App) -> Vec<apb::RouteStop> {
+/// The courier's route, as the app's API answers it.
+pub async fn route_of(courier: &App) -> Vec<apb::RouteStop> {
     courier
         .client
         .clone()

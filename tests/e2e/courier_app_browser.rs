@@ -433,7 +433,7 @@ e2e! {
             if listed.is_empty() { Ok(()) } else { Err(format!("{} stops", listed.len())) }
         })
         .await;
-        let remaining = route_of_app(&rae).await;
+        let remaining = crate::batching::route_of(&rae).await;
         assert_eq!(remaining.len(), 1, "{remaining:?}");
         assert_eq!(remaining[0].kind(), apb::StopKind::Dropoff);
         phone.open(&app.url(&format!("/courier/jobs/{}", remaining[0].job_id))).await;
@@ -705,20 +705,6 @@ e2e! {
 
 /// A live delivery asking for a photo at each end, given to Kim Courier
 /// (joined, a car): the proof workspace, the delivery's id and Kim.
-/// The courier's route, as the app's API answers it.
-async fn route_of_app(courier: &crate::couriers::App) -> Vec<apb::RouteStop> {
-    courier
-        .client
-        .clone()
-        .get_route(courier.request(apb::GetRouteRequest {}))
-        .await
-        .expect("route")
-        .into_inner()
-        .route
-        .expect("a route")
-        .stops
-}
-
 async fn photo_job_for_kim(app: &TestApp) -> (crate::proofs::PodWorkspace, String, crate::couriers::App) {
     let pod = pod_workspace(app).await;
     let mut body = berlin_delivery();

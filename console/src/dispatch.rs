@@ -527,6 +527,8 @@ pub(crate) struct Choice {
     vehicle: String,
     minutes: i64,
     distance: String,
+    /// " · holds 2, adds 7 min" for a courier holding jobs.
+    holding: String,
 }
 
 #[derive(Template)]
@@ -623,6 +625,11 @@ async fn job_view(
                     vehicle: labels::vehicle(&r.vehicle_type_id),
                     minutes: (r.seconds_to_pickup + 59) / 60,
                     distance: format!("{:.1}", r.distance_km),
+                    holding: match (r.jobs_held, r.added_seconds) {
+                        (0, _) => String::new(),
+                        (held, Some(added)) => format!(" · holds {held}, adds {} min", (added + 59) / 60),
+                        (held, None) => format!(" · holds {held}"),
+                    },
                 })
                 .collect(),
             assignable: matches!(

@@ -324,7 +324,7 @@ impl Survey {
             let works = jobs::works(db, &ids).await?;
             expired.retain(|offer| works.get(&offer.job_id).is_some_and(|work| partition.holds(work)));
         }
-        let free = candidates(core, db, &partition.fleet, &busy, now, Room::Batching)
+        let free = candidates(core, db, &partition.fleet, &busy, now)
             .await?
             .into_iter()
             .filter(|candidate| partition.has(core, &candidate.position))
@@ -485,14 +485,18 @@ pub struct Ranked {
     pub courier: Courier,
     pub seconds_to_pickup: i64,
     pub distance_km: f64,
+    /// The jobs they hold already.
+    pub jobs_held: usize,
+    /// Holding jobs: what this one adds to their route.
+    pub added_seconds: Option<i64>,
 }
 
-/// The free couriers of `fleet` who could take `job` now, soonest at its
-/// pickup first: the rounds' own eligibility and costs (vehicle, radius, a
-/// fresh position, no other job or open offer but one of `job`), so that
-/// a dispatcher choosing by hand sees the order the dispatcher would use.
-/// Unlike a round, a courier who declined an offer of the job is listed:
-/// a person may still choose them.
+/// The couriers of `fleet` who could take `job` now, soonest at its pickup
+/// first: the rounds' own eligibility and costs (vehicle, radius, a fresh
+/// position, room beside their jobs with every promise kept, no open offer
+/// but one of `job`), so that a dispatcher choosing by hand sees the order
+/// the dispatcher would use. Unlike a round, a courier who declined an
+/// offer of the job is listed: a person may still choose them.
 pub async fn rank(core: &Core, fleet: &Fleet, job: Work) -> CoreResult<Vec<Ranked>> {
     let now = core.clock.now_micros();
     let busy: HashSet<String> = offers::open(&core.db)
@@ -501,7 +505,7 @@ pub async fn rank(core: &Core, fleet: &Fleet, job: Work) -> CoreResult<Vec<Ranke
         .filter(|offer| offer.job_id != job.id() && offer.expires_at > now)
         .map(|offer| offer.courier_id)
         .collect();
-    let free = candidates(core, &core.db, fleet, &busy, now, Room::Free).await?;
+    let free = candidates(core, &core.db, fleet, &busy, now).await?;
     let waiting = [job];
     let costs = costs(core, &waiting, &free, &HashSet::new(), now).await;
     let mut ranked: Vec<Ranked> = free
@@ -513,6 +517,8 @@ pub async fn rank(core: &Core, fleet: &Fleet, job: Work) -> CoreResult<Vec<Ranke
                 courier: candidate.courier,
                 seconds_to_pickup: cost.to_pickup,
                 distance_km: cost.distance_km,
+                jobs_held: candidate.held.len(),
+                added_seconds: cost.insertion.as_ref().map(|i| i.added_seconds),
             })
         })
         .collect();
@@ -520,26 +526,16 @@ pub async fn rank(core: &Core, fleet: &Fleet, job: Work) -> CoreResult<Vec<Ranke
     Ok(ranked)
 }
 
-/// Which couriers [`candidates`] lists.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Room {
-    /// Only those holding no job.
-    Free,
-    /// Also those whose vehicle has room beside the jobs they hold.
-    Batching,
-}
-
 /// The online couriers of `fleet` with room for a job now: not in `busy`
 /// (holding an open offer), with a position fresher than
-/// [`STALE_POSITION_MICROS`], and holding no job or (`Room::Batching`)
-/// fewer than their vehicle's `max_jobs`, none of which rides alone.
+/// [`STALE_POSITION_MICROS`], and holding fewer jobs than their vehicle's
+/// `max_jobs`.
 async fn candidates(
     core: &Core,
     db: &impl ConnectionTrait,
     fleet: &Fleet,
     busy: &HashSet<String>,
     now: i64,
-    room: Room,
 ) -> CoreResult<Vec<Candidate>> {
     let online: Vec<Courier> = couriers::online(db, fleet)
         .await?
@@ -563,7 +559,7 @@ async fn candidates(
         .into_iter()
         .filter(|c| {
             let held = holding.get(&c.id).map_or(0, Vec::len);
-            held == 0 || (room == Room::Batching && held < max_jobs(c))
+            held < max_jobs(c)
         })
         .collect();
     let located = positions::latest_many(core, with_room.iter().map(|c| c.id.clone()).collect()).await?;

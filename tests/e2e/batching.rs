@@ -170,6 +170,12 @@ e2e! {
         assert!((6..=12).contains(&added), "two stops' handling and a small detour: {added} min");
         let unaccepted = proposed.iter().find(|s| s.job_id == on_the_way).expect("its stop");
         assert!(unaccepted.place.as_ref().and_then(|p| p.contact.as_ref()).is_none_or(|c| c.phone.is_empty()), "no phone numbers before accepting");
+        // A dispatcher choosing by hand sees Cara with what the job adds.
+        let request = app.dispatch_request(courier::internal::v1::RankCouriersRequest { job_id: on_the_way.clone() });
+        let ranked = app.dispatch().await.rank_couriers(request).await.expect("rank").into_inner().couriers;
+        assert_eq!(ranked.len(), 1, "{ranked:?}");
+        assert_eq!((ranked[0].courier_id.as_str(), ranked[0].jobs_held), (car.courier.id.as_str(), 1));
+        assert_eq!(ranked[0].added_seconds.map(|s| (s + 59) / 60), Some(added));
         car.client.clone().accept_offer(car.request(apb::AcceptOfferRequest { offer_id: second.id })).await.expect("accept the second");
 
         // A route message follows the job's change.

@@ -335,6 +335,8 @@ impl DispatchService for DispatchApi {
                     vehicle_type_id: r.courier.vehicle.vehicle_type_id,
                     seconds_to_pickup: r.seconds_to_pickup,
                     distance_km: r.distance_km,
+                    jobs_held: i32::try_from(r.jobs_held).unwrap_or(i32::MAX),
+                    added_seconds: r.added_seconds,
                 })
                 .collect(),
         }))

@@ -96,8 +96,25 @@ pub fn free_addr() -> BenchResult<String> {
 /// here so that the dispatch run can tell when each offer was made.
 pub const OFFER_TIMEOUT: Duration = Duration::from_secs(30);
 
+/// The built-in catalogue with one job per courier for every vehicle: the
+/// dispatch run's apps carry one job at a time (an offer while carrying is
+/// read once the job is done), so it measures dispatch as it was before
+/// couriers carried several; batching needs apps that follow a route.
+fn one_job_catalogue(dir: &Path) -> BenchResult<PathBuf> {
+    let mut catalogue: serde_json::Value = serde_json::from_str(courier_pricing::catalog::DEFAULT_CATALOG_JSON)?;
+    for vehicle in catalogue["vehicle_types"].as_array_mut().into_iter().flatten() {
+        vehicle["max_jobs"] = 1.into();
+    }
+    let path = dir.join("catalog-one-job.json");
+    std::fs::write(&path, serde_json::to_vec(&catalogue)?)?;
+    Ok(path)
+}
+
 fn core_command(bin_dir: &Path, database: &ScratchDatabase, grpc_addr: &str, base_url: &str) -> Command {
     let mut command = Command::new(bin_dir.join("courier-core"));
+    if let Ok(catalogue) = one_job_catalogue(&database.dir) {
+        command.env("COURIER_CATALOG_FILE", catalogue);
+    }
     command
         .env("COURIER_DATABASE_URL", &database.url)
         .env("COURIER_GRPC_ADDR", grpc_addr)

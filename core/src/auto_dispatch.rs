@@ -300,6 +300,7 @@ struct Survey {
 /// An online courier with room for another job: free, or holding jobs
 /// their vehicle has room beside (docs/guide.md "Several jobs per
 /// courier").
+#[derive(Clone)]
 pub struct Candidate {
     pub courier: Courier,
     pub position: Position,
@@ -308,7 +309,16 @@ pub struct Candidate {
 }
 
 impl Survey {
-    async fn read(core: &Core, db: &impl ConnectionTrait, partition: &Partition, now: i64) -> CoreResult<Survey> {
+    /// The open offers as `db` sees them, and of the fleet's couriers with
+    /// room (`pool`, read once for every partition of a round) those in
+    /// `partition` without an open offer.
+    async fn read(
+        core: &Core,
+        db: &impl ConnectionTrait,
+        partition: &Partition,
+        pool: &[Candidate],
+        now: i64,
+    ) -> CoreResult<Survey> {
         let (mut expired, mut offered_jobs, mut busy) = (Vec::new(), HashSet::new(), HashSet::new());
         for offer in offers::open(db).await? {
             // A courier whose offer just expired waits for the next round.
@@ -324,10 +334,10 @@ impl Survey {
             let works = jobs::works(db, &ids).await?;
             expired.retain(|offer| works.get(&offer.job_id).is_some_and(|work| partition.holds(work)));
         }
-        let free = candidates(core, db, &partition.fleet, &busy, now)
-            .await?
-            .into_iter()
-            .filter(|candidate| partition.has(core, &candidate.position))
+        let free = pool
+            .iter()
+            .filter(|candidate| !busy.contains(&candidate.courier.id) && partition.has(core, &candidate.position))
+            .cloned()
             .collect();
         Ok(Survey {
             expired,
@@ -355,8 +365,21 @@ pub async fn round(core: &Core) -> CoreResult<Option<Round>> {
 pub async fn round_with(core: &Core, memory: &mut Memory) -> CoreResult<Option<Round>> {
     let mut total = Round::default();
     let mut locked_out = false;
+    // Each fleet's couriers with room, read once for all its partitions:
+    // what changed since is caught where an offer is made (its courier's
+    // route row taken, their jobs counted again).
+    let mut pools: Vec<(Fleet, Vec<Candidate>)> = Vec::new();
     for partition in partitions(core, &core.db).await? {
-        match partition_round(core, &partition, memory).await? {
+        if !pools.iter().any(|(fleet, _)| *fleet == partition.fleet) {
+            let now = core.clock.now_micros();
+            let pool = candidates(core, &core.db, &partition.fleet, &HashSet::new(), now).await?;
+            pools.push((partition.fleet.clone(), pool));
+        }
+        let pool = pools
+            .iter()
+            .find(|(fleet, _)| *fleet == partition.fleet)
+            .map_or(&[][..], |(_, pool)| pool.as_slice());
+        match partition_round(core, &partition, pool, memory).await? {
             Some(done) => {
                 total.expired += done.expired;
                 total.free_couriers += done.free_couriers;
@@ -381,10 +404,15 @@ pub async fn round_with(core: &Core, memory: &mut Memory) -> CoreResult<Option<R
 /// round that placed nothing ([`Memory`]). On SQLite, whose one writer
 /// every create needs too, a round first asks the read pool whether it
 /// has work, and takes the writer only then.
-async fn partition_round(core: &Core, partition: &Partition, memory: &mut Memory) -> CoreResult<Option<Round>> {
+async fn partition_round(
+    core: &Core,
+    partition: &Partition,
+    pool: &[Candidate],
+    memory: &mut Memory,
+) -> CoreResult<Option<Round>> {
     let now = core.clock.now_micros();
     if core.db.get_database_backend() == DbBackend::Sqlite {
-        let survey = Survey::read(core, &core.db, partition, now).await?;
+        let survey = Survey::read(core, &core.db, partition, pool, now).await?;
         if !survey.has_work(partition, memory, now) {
             return Ok(Some(Round {
                 free_couriers: survey.free.len(),
@@ -408,7 +436,7 @@ async fn partition_round(core: &Core, partition: &Partition, memory: &mut Memory
             return Ok(None);
         }
     }
-    let survey = Survey::read(core, &*tx, partition, now).await?;
+    let survey = Survey::read(core, &*tx, partition, pool, now).await?;
     let mut done = Round {
         free_couriers: survey.free.len(),
         ..Round::default()

@@ -318,6 +318,9 @@ e2e! {
         live.assert_error(400, "invalid_request", Some("test_scenario"));
         body["test_scenario"] = json!("meteor_strike");
         check("test_scenario")(post(body).await);
+        let mut body = berlin_delivery();
+        body["batching"] = json!("sometimes");
+        check("batching")(post(body).await);
 
         let mut body = berlin_delivery();
         body["pickup"] = json!({"address": "Rue de Rivoli 1, Paris", "latitude": 48.8566, "longitude": 2.3522, "contact": contact("A")});

@@ -634,10 +634,12 @@ pub async fn make_move(core: &Core, courier: &Courier, job_id: &str, action: Mov
         // The courier has room: a round may offer them the next job now.
         core.dispatch_wake.notify_one();
     }
-    // A stop done, or one taken out of the planned order: the route is
-    // kept as it now stands. It is read afresh each time, so a failure
-    // here loses nothing but the courier's chosen order.
-    if let Err(error) = route::settle(core, courier).await {
+    // At a stop, maybe not the one planned next: the route is kept as it
+    // now stands. It is read afresh each time, so a failure here loses
+    // nothing but the courier's chosen order.
+    if matches!(action, Move::ArriveAtPickup | Move::ArriveAtDropoff)
+        && let Err(error) = route::settle(core, courier).await
+    {
         tracing::warn!(%error, courier = %courier.id, "route not kept after a move");
     }
     let assignment = assignments::latest_of(&core.db, job_id, &courier.id)

@@ -427,25 +427,45 @@ pub async fn add(
     })
 }
 
-/// Keeps courier `courier`'s route as it stands after a move: the stops
-/// done dropped, planned again from the stop they are at when they left
-/// the order.
+/// Keeps courier `courier`'s route as it stands once they arrived at a
+/// stop: the stops done dropped, planned again from the stop they are at
+/// when they left the order. With one job there is no order to keep.
+///
+/// Planned from a read first: most arrivals keep the order, and then
+/// nothing is written. A change is planned again under the courier's
+/// lock, from what the lock sees.
 pub async fn settle(core: &Core, courier: &Courier) -> CoreResult<()> {
+    if assignments::open_of_courier(&core.db, &courier.id).await?.len() < 2 {
+        return Ok(());
+    }
+    let kept = routes::read(&core.db, &courier.id).await?;
+    if settled(core, &core.db, courier, &kept).await? == kept {
+        return Ok(());
+    }
     let now = core.clock.now_micros();
     let tx = core.begin().await?;
     let kept = routes::lock(&tx, &courier.id, now).await?;
-    let works = held(&*tx, &courier.id).await?;
-    let Some(from) = origin(core, &courier.id, &works).await? else {
-        routes::write(&tx, &courier.id, &routes::Route::default(), now).await?;
-        return tx.commit().await;
-    };
-    let committed = kept.committed.clone().into_iter().collect();
-    let setting = Setting::new(core, vehicle(core, courier)?, from, works, &committed).await;
-    let stored = setting.stored(&setting.order(&kept.stops, None), committed);
+    let stored = settled(core, &*tx, courier, &kept).await?;
     if stored != kept {
         routes::write(&tx, &courier.id, &stored, now).await?;
     }
     tx.commit().await
+}
+
+/// `kept` as it stands after the courier's last move.
+async fn settled(
+    core: &Core,
+    db: &impl sea_orm::ConnectionTrait,
+    courier: &Courier,
+    kept: &routes::Route,
+) -> CoreResult<routes::Route> {
+    let works = held(db, &courier.id).await?;
+    let Some(from) = origin(core, &courier.id, &works).await? else {
+        return Ok(routes::Route::default());
+    };
+    let committed = kept.committed.clone().into_iter().collect();
+    let setting = Setting::new(core, vehicle(core, courier)?, from, works, &committed).await;
+    Ok(setting.stored(&setting.order(&kept.stops, None), committed))
 }
 
 /// When `order` reaches job `job`'s dropoff.

@@ -30,7 +30,7 @@ use sea_orm::{ConnectionTrait, DbBackend, Statement};
 use tokio_util::sync::CancellationToken;
 
 use crate::couriers::{self, Courier, Fleet};
-use crate::jobs::route::{Setting, point};
+use crate::jobs::route::Setting;
 use crate::jobs::{self, Work};
 use crate::positions::{self, Position};
 use crate::{Core, CoreResult};
@@ -170,7 +170,7 @@ impl Memory {
                 .all(|(candidate, (id, was, held))| {
                     candidate.courier.id == *id
                         && candidate.held.len() == *held
-                        && distance_km(point(&candidate.position), *was) < MOVED_KM
+                        && distance_km(candidate.position.point(), *was) < MOVED_KM
                 })
     }
 
@@ -186,7 +186,7 @@ impl Memory {
             .map(|candidate| {
                 (
                     candidate.courier.id.clone(),
-                    point(&candidate.position),
+                    candidate.position.point(),
                     candidate.held.len(),
                 )
             })
@@ -241,12 +241,11 @@ impl Partition {
         }
     }
 
-    /// Whether a courier of its fleet at `position` is dispatched here: in
-    /// the service area they are in or, outside every area, the nearest.
-    fn has(&self, core: &Core, position: &Position) -> bool {
+    /// Whether `candidate`, a courier of its fleet, is dispatched here.
+    fn has(&self, candidate: &Candidate) -> bool {
         match &self.fleet {
             Fleet::Workspace(_) => true,
-            Fleet::Platform => area_of(core, point(position)) == self.area.as_deref(),
+            Fleet::Platform => candidate.area == self.area,
         }
     }
 }
@@ -306,6 +305,9 @@ pub struct Candidate {
     pub position: Position,
     /// The jobs they hold, oldest first (read only for an insertion).
     pub held: Vec<String>,
+    /// A platform courier's service area: the one they are in or, outside
+    /// every area, the nearest.
+    pub area: Option<String>,
 }
 
 impl Survey {
@@ -313,7 +315,6 @@ impl Survey {
     /// room (`pool`, read once for every partition of a round) those in
     /// `partition` without an open offer.
     async fn read(
-        core: &Core,
         db: &impl ConnectionTrait,
         partition: &Partition,
         pool: &[Candidate],
@@ -336,7 +337,7 @@ impl Survey {
         }
         let free = pool
             .iter()
-            .filter(|candidate| !busy.contains(&candidate.courier.id) && partition.has(core, &candidate.position))
+            .filter(|candidate| !busy.contains(&candidate.courier.id) && partition.has(candidate))
             .cloned()
             .collect();
         Ok(Survey {
@@ -368,17 +369,14 @@ pub async fn round_with(core: &Core, memory: &mut Memory) -> CoreResult<Option<R
     // Each fleet's couriers with room, read once for all its partitions:
     // what changed since is caught where an offer is made (its courier's
     // route row taken, their jobs counted again).
-    let mut pools: Vec<(Fleet, Vec<Candidate>)> = Vec::new();
+    let mut pools: HashMap<Fleet, Vec<Candidate>> = HashMap::new();
     for partition in partitions(core, &core.db).await? {
-        if !pools.iter().any(|(fleet, _)| *fleet == partition.fleet) {
+        if !pools.contains_key(&partition.fleet) {
             let now = core.clock.now_micros();
             let pool = candidates(core, &core.db, &partition.fleet, &HashSet::new(), now).await?;
-            pools.push((partition.fleet.clone(), pool));
+            pools.insert(partition.fleet.clone(), pool);
         }
-        let pool = pools
-            .iter()
-            .find(|(fleet, _)| *fleet == partition.fleet)
-            .map_or(&[][..], |(_, pool)| pool.as_slice());
+        let pool = pools.get(&partition.fleet).map_or(&[][..], Vec::as_slice);
         match partition_round(core, &partition, pool, memory).await? {
             Some(done) => {
                 total.expired += done.expired;
@@ -412,7 +410,7 @@ async fn partition_round(
 ) -> CoreResult<Option<Round>> {
     let now = core.clock.now_micros();
     if core.db.get_database_backend() == DbBackend::Sqlite {
-        let survey = Survey::read(core, &core.db, partition, pool, now).await?;
+        let survey = Survey::read(&core.db, partition, pool, now).await?;
         if !survey.has_work(partition, memory, now) {
             return Ok(Some(Round {
                 free_couriers: survey.free.len(),
@@ -436,7 +434,7 @@ async fn partition_round(
             return Ok(None);
         }
     }
-    let survey = Survey::read(core, &*tx, partition, pool, now).await?;
+    let survey = Survey::read(&*tx, partition, pool, now).await?;
     let mut done = Round {
         free_couriers: survey.free.len(),
         ..Round::default()
@@ -599,10 +597,15 @@ async fn candidates(
                 return None;
             }
             let held = holding.remove(&courier.id).unwrap_or_default();
+            let area = match fleet {
+                Fleet::Platform => area_of(core, position.point()).map(str::to_owned),
+                Fleet::Workspace(_) => None,
+            };
             Some(Candidate {
                 courier,
                 position,
                 held,
+                area,
             })
         })
         .collect())
@@ -742,7 +745,7 @@ async fn costs(
         let (free_members, busy_members): (Vec<usize>, Vec<usize>) =
             members.into_iter().partition(|&c| free[c].held.is_empty());
         busy.extend(busy_members.into_iter().map(|c| (c, vehicle, servable.clone())));
-        let sources: Vec<GeoPoint> = free_members.iter().map(|&c| point(&free[c].position)).collect();
+        let sources: Vec<GeoPoint> = free_members.iter().map(|&c| free[c].position.point()).collect();
         let pickups: Vec<GeoPoint> = servable.iter().map(|&j| waiting[j].pickup()).collect();
         let durations = core.router.durations(&sources, &pickups, vehicle).await;
         for (row, &c) in free_members.iter().enumerate() {
@@ -784,7 +787,7 @@ async fn costs(
                 .into_iter()
                 .filter(|&j| {
                     let job = &waiting[j];
-                    let distance = distance_km(point(&candidate.position), job.pickup());
+                    let distance = distance_km(candidate.position.point(), job.pickup());
                     job.batching() == Batching::Allowed
                         && job.ends_only()
                         && (radius <= 0.0 || distance <= radius)
@@ -859,28 +862,28 @@ async fn insertions(
         kept,
         vehicle,
     } = busy;
-    let from = point(&candidate.position);
+    let from = candidate.position.point();
     near.sort_by(|&a, &b| distance_km(from, waiting[a].pickup()).total_cmp(&distance_km(from, waiting[b].pickup())));
     near.truncate(INSERTIONS_TRIED);
-    let committed: HashMap<String, i64> = kept.committed.clone().into_iter().collect();
-    let held_count = held.len();
+    let held_jobs = held.len();
     let works: Vec<Work> = held
         .into_iter()
         .chain(near.iter().map(|&j| waiting[j].clone()))
         .collect();
-    let held = held_count;
-    let all = Setting::new(core, vehicle, from, works, &committed).await;
-    let base = all.only(0..held);
-    let order = base.order(&kept.stops, None);
-    let Some(before) = base.problem().timeline(&order) else {
+    let all = Setting::new(core, vehicle, from, works, &kept.committed).await;
+    let (order, pinned) = all.held_order(held_jobs, &kept.stops);
+    let Some(before) = all.problem().timeline(&order) else {
         return Vec::new();
     };
-    let pinned = usize::from(base.at_stop().is_some_and(|at| order.first() == Some(&at)));
     let mut found = Vec::new();
     for (k, &j) in near.iter().enumerate() {
+        let held = held_jobs;
         let mut setting = all.only((0..held).chain([held + k]));
-        let straight = setting.seconds_between(0, PlanStop::pickup(held).place());
-        let direct = setting.seconds_between(PlanStop::pickup(held).place(), PlanStop::dropoff(held).place());
+        let (pickup, dropoff) = (PlanStop::pickup(held).place(), PlanStop::dropoff(held).place());
+        let (straight, direct) = (
+            setting.problem().seconds(0, pickup),
+            setting.problem().seconds(pickup, dropoff),
+        );
         let (Some(straight), Some(direct)) = (straight, direct) else {
             continue;
         };

@@ -23,7 +23,6 @@ use crate::jobs::{self, Work};
 use crate::{Core, CoreResult, positions};
 use courier_orders::assignments::{self, offers};
 use courier_orders::routes::{self, StopKind};
-use courier_orders::statuses::Status;
 use courier_orders::{deliveries, fleet};
 pub use model::{
     Map, MapArea, MapCourier, MapJob, MapOffer, MapPassedOver, MapPosition, MapPromise, MapStop, MapUpdate,
@@ -173,11 +172,7 @@ fn map_route(kept: &routes::Route, job_ids: &[String], held: &HashMap<String, Wo
             let work = held.get(&stop.job_id)?;
             let (pickup, dropoff) = work.ends();
             let point = match stop.kind {
-                StopKind::Pickup
-                    if matches!(work.status(), Status::PickedUp | Status::InTransit | Status::AtDropoff) =>
-                {
-                    return None;
-                }
+                StopKind::Pickup if !work.status().before_pickup() => return None,
                 StopKind::Pickup => pickup.point(),
                 StopKind::Dropoff => dropoff.point(),
             };

@@ -6,11 +6,11 @@
 //! are at another stop than the next) and when they pick another stop
 //! ([`choose`]); the stops of a job that ended drop out.
 
-use std::collections::HashMap;
+use std::collections::BTreeMap;
 
 use super::{Work, works};
 use crate::couriers::Courier;
-use crate::positions::{self, Position};
+use crate::positions;
 use crate::{Core, CoreError, CoreResult};
 use courier::errors::ErrorCode;
 use courier_orders::assignments::{self, offers};
@@ -30,14 +30,6 @@ pub struct CourierRoute {
 }
 
 impl CourierRoute {
-    /// How many stops come before job `job_id`'s dropoff; `None` when the
-    /// route has none.
-    pub fn stops_before_dropoff(&self, job_id: &str) -> Option<usize> {
-        self.stops
-            .iter()
-            .position(|stop| stop.job_id == job_id && stop.kind == StopKind::Dropoff)
-    }
-
     /// When the courier will be at job `job_id`'s `kind` stop.
     pub fn eta(&self, job_id: &str, kind: StopKind) -> Option<i64> {
         self.stops
@@ -62,8 +54,7 @@ fn plan_job(core: &Core, work: &Work, committed: Option<i64>) -> plan::Job {
     let windows = work.windows();
     let (weight_kg, volume_cm3) = load(work);
     plan::Job {
-        id: work.id().to_owned(),
-        picked_up: matches!(work.status(), Status::PickedUp | Status::InTransit | Status::AtDropoff),
+        picked_up: !work.status().before_pickup(),
         pickup_window: windows.pickup,
         latest_pickup: windows.pickup.map(|w| w.end),
         latest_dropoff: windows
@@ -92,7 +83,7 @@ impl Setting {
         vehicle: &VehicleType,
         from: GeoPoint,
         works: Vec<Work>,
-        committed: &HashMap<String, i64>,
+        committed: &BTreeMap<String, i64>,
     ) -> Setting {
         let jobs = works
             .iter()
@@ -144,12 +135,6 @@ impl Setting {
         }
     }
 
-    /// The driving time between two places, in microseconds.
-    pub fn seconds_between(&self, from: usize, to: usize) -> Option<i64> {
-        let seconds = self.seconds.get(from)?.get(to).copied().flatten()?;
-        Some((seconds.max(0.0) * 1_000_000.0).round() as i64)
-    }
-
     pub fn problem(&self) -> Problem<'_> {
         Problem {
             jobs: &self.jobs,
@@ -193,8 +178,18 @@ impl Setting {
         }
     }
 
+    /// The order of the first `held` jobs' stops (those the courier holds,
+    /// before the ones tried beside them), and how many of its stops stay
+    /// first whatever is inserted: the stop they are at.
+    pub fn held_order(&self, held: usize, kept: &[Stop]) -> (Vec<PlanStop>, usize) {
+        let base = self.only(0..held);
+        let order = base.order(kept, None);
+        let pinned = usize::from(base.at_stop().is_some_and(|at| order.first() == Some(&at)));
+        (order, pinned)
+    }
+
     /// As kept: `order`'s stops, each job's dropoff committed in `committed`.
-    fn stored(&self, order: &[PlanStop], committed: HashMap<String, i64>) -> routes::Route {
+    fn stored(&self, order: &[PlanStop], committed: BTreeMap<String, i64>) -> routes::Route {
         routes::Route {
             stops: order.iter().map(|stop| self.stop(*stop)).collect(),
             committed: committed
@@ -239,16 +234,9 @@ impl Setting {
 /// one, the first stop of their jobs.
 async fn origin(core: &Core, courier_id: &str, works: &[Work]) -> CoreResult<Option<GeoPoint>> {
     Ok(match positions::latest(core, courier_id).await? {
-        Some(position) => Some(point(&position)),
+        Some(position) => Some(position.point()),
         None => works.first().map(Work::pickup),
     })
-}
-
-pub fn point(position: &Position) -> GeoPoint {
-    GeoPoint {
-        latitude: position.latitude,
-        longitude: position.longitude,
-    }
 }
 
 /// The vehicle of `courier`, from the catalogue.
@@ -273,8 +261,7 @@ pub async fn current(core: &Core, courier: &Courier) -> CoreResult<CourierRoute>
         return Ok(CourierRoute::default());
     };
     let kept = routes::read(&core.db, &courier.id).await?;
-    let committed = kept.committed.clone().into_iter().collect();
-    let setting = Setting::new(core, vehicle(core, courier)?, from, works, &committed).await;
+    let setting = Setting::new(core, vehicle(core, courier)?, from, works, &kept.committed).await;
     Ok(setting.route(&setting.order(&kept.stops, None)))
 }
 
@@ -292,11 +279,9 @@ pub async fn stops_before_dropoff(
     }
     let kept = routes::read(db, courier_id).await?;
     let to_do = |stop: &&Stop| {
-        works.iter().any(|w| {
-            w.id() == stop.job_id
-                && (stop.kind == StopKind::Dropoff
-                    || !matches!(w.status(), Status::PickedUp | Status::InTransit | Status::AtDropoff))
-        })
+        works
+            .iter()
+            .any(|w| w.id() == stop.job_id && (stop.kind == StopKind::Dropoff || w.status().before_pickup()))
     };
     let stops: Vec<&Stop> = kept.stops.iter().filter(to_do).collect();
     Ok(Some(
@@ -376,21 +361,15 @@ pub async fn add(
         return refuse(why);
     }
     let vehicle = vehicle(core, courier)?;
-    let from = match positions::latest(core, &courier.id).await? {
-        Some(position) => point(&position),
-        None => works.first().map_or_else(|| work.pickup(), Work::pickup),
-    };
+    let new = works.len();
     works.push(work.clone());
-    let new = works.len() - 1;
-    let mut committed: HashMap<String, i64> = kept.committed.clone().into_iter().collect();
+    let from = origin(core, &courier.id, &works)
+        .await?
+        .unwrap_or_else(|| work.pickup());
+    let mut committed = kept.committed;
     let setting = Setting::new(core, vehicle, from, works, &committed).await;
     let problem = setting.problem();
-    let before: Vec<PlanStop> = setting
-        .order(&kept.stops, None)
-        .into_iter()
-        .filter(|stop| stop.job != new)
-        .collect();
-    let pinned = usize::from(setting.at_stop().is_some_and(|at| before.first() == Some(&at)));
+    let (before, pinned) = setting.held_order(new, &kept.stops);
     let inserted = problem.insert(&before, pinned, new, true);
     let (order, timeline) = match inserted {
         Some(found) => found,
@@ -435,37 +414,32 @@ pub async fn add(
 /// nothing is written. A change is planned again under the courier's
 /// lock, from what the lock sees.
 pub async fn settle(core: &Core, courier: &Courier) -> CoreResult<()> {
-    if assignments::open_of_courier(&core.db, &courier.id).await?.len() < 2 {
+    let works = held(&core.db, &courier.id).await?;
+    if works.len() < 2 {
         return Ok(());
     }
     let kept = routes::read(&core.db, &courier.id).await?;
-    if settled(core, &core.db, courier, &kept).await? == kept {
+    if settled(core, courier, works, &kept).await? == kept {
         return Ok(());
     }
     let now = core.clock.now_micros();
     let tx = core.begin().await?;
     let kept = routes::lock(&tx, &courier.id, now).await?;
-    let stored = settled(core, &*tx, courier, &kept).await?;
+    let works = held(&*tx, &courier.id).await?;
+    let stored = settled(core, courier, works, &kept).await?;
     if stored != kept {
         routes::write(&tx, &courier.id, &stored, now).await?;
     }
     tx.commit().await
 }
 
-/// `kept` as it stands after the courier's last move.
-async fn settled(
-    core: &Core,
-    db: &impl sea_orm::ConnectionTrait,
-    courier: &Courier,
-    kept: &routes::Route,
-) -> CoreResult<routes::Route> {
-    let works = held(db, &courier.id).await?;
+/// `kept` as it stands for `works`, the jobs the courier holds now.
+async fn settled(core: &Core, courier: &Courier, works: Vec<Work>, kept: &routes::Route) -> CoreResult<routes::Route> {
     let Some(from) = origin(core, &courier.id, &works).await? else {
         return Ok(routes::Route::default());
     };
-    let committed = kept.committed.clone().into_iter().collect();
-    let setting = Setting::new(core, vehicle(core, courier)?, from, works, &committed).await;
-    Ok(setting.stored(&setting.order(&kept.stops, None), committed))
+    let setting = Setting::new(core, vehicle(core, courier)?, from, works, &kept.committed).await;
+    Ok(setting.stored(&setting.order(&kept.stops, None), kept.committed.clone()))
 }
 
 /// When `order` reaches job `job`'s dropoff.
@@ -487,8 +461,7 @@ pub async fn choose(core: &Core, courier: &Courier, stop: Stop) -> CoreResult<Co
     let (Some(job), Some(from)) = (job, from) else {
         return Err(CoreError::not_found("stop"));
     };
-    let committed = kept.committed.clone().into_iter().collect();
-    let setting = Setting::new(core, vehicle(core, courier)?, from, works, &committed).await;
+    let setting = Setting::new(core, vehicle(core, courier)?, from, works, &kept.committed).await;
     let chosen = PlanStop { job, kind: stop.kind };
     if chosen.kind == StopKind::Pickup && setting.jobs[job].picked_up {
         return Err(CoreError::new(
@@ -497,7 +470,7 @@ pub async fn choose(core: &Core, courier: &Courier, stop: Stop) -> CoreResult<Co
         ));
     }
     let order = setting.order(&kept.stops, Some(chosen));
-    routes::write(&tx, &courier.id, &setting.stored(&order, committed), now).await?;
+    routes::write(&tx, &courier.id, &setting.stored(&order, kept.committed), now).await?;
     tx.commit().await?;
     Ok(setting.route(&order))
 }

@@ -3,6 +3,7 @@
 //! written. State the core holds; the rules that fill and drain it are in
 //! `super`.
 
+use courier_pricing::geo::GeoPoint;
 use std::collections::HashMap;
 use std::sync::Mutex;
 use std::time::Duration;
@@ -29,6 +30,14 @@ pub struct Position {
 }
 
 impl Position {
+    /// Where it is, as the router and the geometry take it.
+    pub fn point(&self) -> GeoPoint {
+        GeoPoint {
+            latitude: self.latitude,
+            longitude: self.longitude,
+        }
+    }
+
     /// `invalid_request` naming the field (`positions.<index>.<field>`)
     /// unless every value is in range and finite.
     pub fn check(&self, index: usize, now: i64) -> CoreResult<()> {

@@ -14,7 +14,8 @@ pub mod plan;
 
 use std::collections::{BTreeMap, HashMap};
 
-use sea_orm::{ConnectionTrait, DbBackend, EntityTrait, QueryFilter, Statement};
+use sea_orm::sea_query::OnConflict;
+use sea_orm::{ActiveValue::Set, ConnectionTrait, EntityTrait, QueryFilter};
 use serde::{Deserialize, Serialize};
 
 use crate::validate::WaypointInput;
@@ -89,26 +90,12 @@ pub struct Route {
 /// the row's lock until `tx` ends, so assignments to one courier take
 /// turns on every replica; on SQLite the one writer does.
 pub async fn lock(tx: &WriteTransaction, courier_id: &str, now: i64) -> CoreResult<Route> {
-    let backend = tx.get_database_backend();
-    let sql = match backend {
-        DbBackend::Postgres => {
-            "INSERT INTO courier_routes (courier_id, stops, planned_at) VALUES ($1, '{}', $2) \
-             ON CONFLICT (courier_id) DO UPDATE SET courier_id = EXCLUDED.courier_id RETURNING stops"
-        }
-        _ => {
-            "INSERT INTO courier_routes (courier_id, stops, planned_at) VALUES (?, '{}', ?) \
-             ON CONFLICT (courier_id) DO UPDATE SET courier_id = excluded.courier_id RETURNING stops"
-        }
-    };
-    let row = tx
-        .query_one_raw(Statement::from_sql_and_values(
-            backend,
-            sql,
-            [courier_id.into(), now.into()],
-        ))
-        .await?
-        .ok_or_else(|| CoreError::Internal(format!("courier {courier_id}'s route row was not taken")))?;
-    parse(courier_id, &row.try_get::<String>("", "stops")?)
+    use entity::Column as C;
+    let row = entity::Entity::insert(row(courier_id, "{}".to_owned(), now))
+        .on_conflict(OnConflict::column(C::CourierId).update_column(C::CourierId).to_owned())
+        .exec_with_returning(&**tx)
+        .await?;
+    parse(courier_id, &row.stops)
 }
 
 /// Courier `courier_id`'s route as kept (empty when none).
@@ -140,25 +127,25 @@ pub async fn read_many(db: &impl ConnectionTrait, courier_ids: &[String]) -> Cor
 /// Keeps `route` as courier `courier_id`'s, in `tx` (which took [`lock`]
 /// or holds the courier's job being moved).
 pub async fn write(tx: &WriteTransaction, courier_id: &str, route: &Route, now: i64) -> CoreResult<()> {
+    use entity::Column as C;
     let stops = serde_json::to_string(route).map_err(|e| CoreError::Internal(e.to_string()))?;
-    let backend = tx.get_database_backend();
-    let sql = match backend {
-        DbBackend::Postgres => {
-            "INSERT INTO courier_routes (courier_id, stops, planned_at) VALUES ($1, $2, $3) \
-             ON CONFLICT (courier_id) DO UPDATE SET stops = EXCLUDED.stops, planned_at = EXCLUDED.planned_at"
-        }
-        _ => {
-            "INSERT INTO courier_routes (courier_id, stops, planned_at) VALUES (?, ?, ?) \
-             ON CONFLICT (courier_id) DO UPDATE SET stops = excluded.stops, planned_at = excluded.planned_at"
-        }
-    };
-    tx.execute_raw(Statement::from_sql_and_values(
-        backend,
-        sql,
-        [courier_id.into(), stops.into(), now.into()],
-    ))
-    .await?;
+    entity::Entity::insert(row(courier_id, stops, now))
+        .on_conflict(
+            OnConflict::column(C::CourierId)
+                .update_columns([C::Stops, C::PlannedAt])
+                .to_owned(),
+        )
+        .exec(&**tx)
+        .await?;
     Ok(())
+}
+
+fn row(courier_id: &str, stops: String, now: i64) -> entity::ActiveModel {
+    entity::ActiveModel {
+        courier_id: Set(courier_id.to_owned()),
+        stops: Set(stops),
+        planned_at: Set(now),
+    }
 }
 
 fn parse(courier_id: &str, text: &str) -> CoreResult<Route> {

@@ -18,7 +18,6 @@ pub const HANDLING: i64 = courier_pricing::routing::DEFAULT_HANDLING_MIN_PER_STO
 /// A job as a route must keep it.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Job {
-    pub id: String,
     /// Its goods are on board: only the dropoff remains.
     pub picked_up: bool,
     pub pickup_window: Option<Window>,
@@ -107,7 +106,8 @@ pub enum Broken {
 }
 
 impl Problem<'_> {
-    fn seconds(&self, from: usize, to: usize) -> Option<i64> {
+    /// The driving time between two places, in microseconds.
+    pub fn seconds(&self, from: usize, to: usize) -> Option<i64> {
         let seconds = self.seconds.get(from)?.get(to).copied().flatten()?;
         Some((seconds.max(0.0) * 1_000_000.0).round() as i64)
     }
@@ -293,9 +293,8 @@ mod tests {
 
     const NOW: i64 = 1_800_000_000_000_000;
 
-    fn job(id: &str) -> Job {
+    fn job() -> Job {
         Job {
-            id: id.into(),
             picked_up: false,
             pickup_window: None,
             latest_pickup: None,
@@ -313,24 +312,25 @@ mod tests {
             .collect()
     }
 
-    fn capacity() -> Capacity {
-        Capacity {
-            weight_kg: 10.0,
-            volume_cm3: 100_000.0,
+    /// Jobs on a 10 kg, 100-litre vehicle, starting at `NOW`.
+    fn problem<'a>(jobs: &'a [Job], seconds: &'a Durations) -> Problem<'a> {
+        Problem {
+            jobs,
+            capacity: Capacity {
+                weight_kg: 10.0,
+                volume_cm3: 100_000.0,
+            },
+            seconds,
+            now: NOW,
         }
     }
 
     #[test]
     fn a_job_on_the_way_goes_between_the_ends_of_the_first() {
         // Job a: 0 -> 10; job b: 3 -> 7, on a's way.
-        let jobs = [job("a"), job("b")];
+        let jobs = [job(), job()];
         let seconds = line(&places(0.0, [(1.0, 10.0), (3.0, 7.0)]));
-        let problem = Problem {
-            jobs: &jobs,
-            capacity: capacity(),
-            seconds: &seconds,
-            now: NOW,
-        };
+        let problem = problem(&jobs, &seconds);
         let held = [PlanStop::pickup(0), PlanStop::dropoff(0)];
         let alone = problem.timeline(&held).expect("a route");
         let (order, timeline) = problem.insert(&held, 0, 1, true).expect("a place");
@@ -354,18 +354,13 @@ mod tests {
         // Job a must be at its dropoff (10) within 15 minutes; b is the
         // other way (-5 -> -8) and must be picked up within 10: b first
         // makes a late, b last is too late for b.
-        let mut a = job("a");
+        let mut a = job();
         a.latest_dropoff = Some(NOW + 12 * MINUTE + HANDLING);
-        let mut b = job("b");
+        let mut b = job();
         b.latest_pickup = Some(NOW + 10 * MINUTE);
         let jobs = [a, b];
         let seconds = line(&places(0.0, [(1.0, 10.0), (-5.0, -8.0)]));
-        let problem = Problem {
-            jobs: &jobs,
-            capacity: capacity(),
-            seconds: &seconds,
-            now: NOW,
-        };
+        let problem = problem(&jobs, &seconds);
         let held = [PlanStop::pickup(0), PlanStop::dropoff(0)];
         assert!(problem.insert(&held, 0, 1, true).is_none());
         // Without the promises (a job the courier accepted meanwhile), b
@@ -378,18 +373,13 @@ mod tests {
     #[test]
     fn the_cargo_never_exceeds_the_vehicle() {
         // Each job weighs 6 kg of a 10 kg vehicle: b only after a is dropped.
-        let mut a = job("a");
+        let mut a = job();
         a.weight_kg = 6.0;
-        let mut b = job("b");
+        let mut b = job();
         b.weight_kg = 6.0;
         let jobs = [a, b];
         let seconds = line(&places(0.0, [(1.0, 10.0), (3.0, 7.0)]));
-        let problem = Problem {
-            jobs: &jobs,
-            capacity: capacity(),
-            seconds: &seconds,
-            now: NOW,
-        };
+        let problem = problem(&jobs, &seconds);
         let held = [PlanStop::pickup(0), PlanStop::dropoff(0)];
         let (order, timeline) = problem.insert(&held, 0, 1, true).expect("a place");
         assert_eq!(order[..2], held);
@@ -406,19 +396,14 @@ mod tests {
 
     #[test]
     fn a_pickup_waits_for_its_window() {
-        let mut a = job("a");
+        let mut a = job();
         a.pickup_window = Some(Window {
             start: NOW + 30 * MINUTE,
             end: NOW + 60 * MINUTE,
         });
         let jobs = [a];
         let seconds = line(&places(0.0, [(5.0, 10.0)]));
-        let problem = Problem {
-            jobs: &jobs,
-            capacity: capacity(),
-            seconds: &seconds,
-            now: NOW,
-        };
+        let problem = problem(&jobs, &seconds);
         let timeline = problem
             .timeline(&[PlanStop::pickup(0), PlanStop::dropoff(0)])
             .expect("a route");
@@ -428,16 +413,11 @@ mod tests {
 
     #[test]
     fn a_chosen_stop_goes_first_and_a_picked_up_job_keeps_only_its_dropoff() {
-        let mut b = job("b");
+        let mut b = job();
         b.picked_up = true;
-        let jobs = [job("a"), b, job("c")];
+        let jobs = [job(), b, job()];
         let seconds = line(&places(0.0, [(1.0, 10.0), (0.0, 5.0), (2.0, 3.0)]));
-        let problem = Problem {
-            jobs: &jobs,
-            capacity: capacity(),
-            seconds: &seconds,
-            now: NOW,
-        };
+        let problem = problem(&jobs, &seconds);
         let stored = [
             PlanStop::pickup(0),
             PlanStop::pickup(1), // done: b is on board

@@ -846,9 +846,11 @@ const INSERTIONS_TRIED: usize = 8;
 
 /// The costs of inserting each of the `near` waiting jobs into
 /// `candidate`'s route where every promise holds: each held job's windows
-/// or committed dropoff plus `COURIER_BATCH_MAX_DELAY`, and the new job's
-/// pickup window or, without one, no later than the soonest free courier
-/// (or this courier driving straight there) plus 5 minutes.
+/// or committed dropoff plus `COURIER_BATCH_MAX_DELAY` (never past its
+/// promise unless it was already), the new job's pickup window or, without
+/// one, no later than the soonest free courier (or this courier driving
+/// straight there) plus 5 minutes, and its promised dropoff while it can
+/// still be kept.
 async fn insertions(
     core: &Core,
     busy: Busy<'_>,
@@ -894,6 +896,10 @@ async fn insertions(
             .saturating_add(INSERTION_SLACK);
         let new = &mut setting.jobs[held];
         new.latest_pickup = Some(new.latest_pickup.map_or(bound, |end| end.min(bound)));
+        // Nor its own promise, while it can still be kept.
+        if new.latest_dropoff.is_none() {
+            new.latest_dropoff = waiting[j].promised_by().filter(|promised| *promised > setting.now);
+        }
         let Some((with, after)) = setting.problem().insert(&order, pinned, held, true) else {
             continue;
         };

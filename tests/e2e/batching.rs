@@ -1,7 +1,7 @@
 //! Several jobs per courier (docs/guide.md "Several jobs per courier"),
 //! couriers driven through the courier app's API: a car courier holding a
 //! job is offered a second whose pickup is on the way, never one that
-//! would break the first's window nor one that rides alone; a bicycle
+//! would break the first's window, make a late job later or ride alone; a bicycle
 //! holds two jobs at most and never more than its weight on board; the
 //! route is planned again when a job is cancelled and when the courier
 //! takes a stop out of order, with ETAs in route order; tracking's
@@ -199,6 +199,28 @@ e2e! {
         assert_eq!((offered(&app, &north).await, offered(&app, &alone).await), (None, None));
         let jobs = car.client.clone().list_jobs(car.request(apb::ListJobsRequest::default())).await.expect("jobs").into_inner().jobs;
         assert_eq!(jobs.len(), 2);
+    }
+
+    async fn no_job_is_inserted_that_makes_a_late_job_later(app: TestApp) {
+        // Pia is 12 km away: the first job's dropoff, when she takes it, is
+        // already past its promise (booked now: pickup planned in 10 minutes).
+        let (pia, mut stream) = online_at(&app, "Pia Far", 12.0, "car").await;
+        let first = id_of(&app.create_delivery(&app.live_key, &trip(PICKUP, DROPOFF, "cargo_bike")).await);
+        let offer = match next(&mut stream).await.update {
+            Some(Update::Offer(offer)) => offer,
+            other => panic!("expected an offer, got {other:?}"),
+        };
+        assert_eq!(offer.job.as_ref().expect("job").id, first);
+        pia.client.clone().accept_offer(pia.request(apb::AcceptOfferRequest { offer_id: offer.id })).await.expect("accept");
+
+        // On her way, a few minutes more: within COURIER_BATCH_MAX_DELAY,
+        // and its own promise would hold, but the first would be later still.
+        let on_the_way = trip((PICKUP.0 + 6.0 * KM, PICKUP.1), (PICKUP.0 + 5.5 * KM, PICKUP.1), "cargo_bike");
+        let on_the_way = id_of(&app.create_delivery(&app.live_key, &on_the_way).await);
+        let done = round(&app).await;
+        assert_eq!(done.offered, 0, "{done:?}");
+        assert_eq!(offered(&app, &on_the_way).await, None);
+        assert_eq!(stops(&route_of(&pia).await).len(), 2, "only the first job's stops");
     }
 
     async fn a_route_is_planned_again_when_a_job_is_cancelled_or_a_stop_taken_out_of_order(app: TestApp) {

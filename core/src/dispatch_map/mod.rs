@@ -210,18 +210,15 @@ pub fn map_job(work: &Work, courier_id: Option<String>, offer: Option<&offers::O
 /// The dropoff promised and how it stands: a delivery's promise, a board
 /// order's dropoff window (no one estimates its dropoff).
 fn promise_of(work: &Work) -> Option<MapPromise> {
-    match work {
-        Work::Delivery(d) => d.promised_by.map(|promised_by| MapPromise {
-            promised_by,
-            dropoff_eta: d.etas().1,
-            at_risk: d.delayed_at.is_some(),
-        }),
-        Work::FleetOrder(o) => o.windows.dropoff.map(|w| MapPromise {
-            promised_by: w.end,
-            dropoff_eta: None,
-            at_risk: false,
-        }),
-    }
+    let (dropoff_eta, at_risk) = match work {
+        Work::Delivery(d) => (d.etas().1, d.delayed_at.is_some()),
+        Work::FleetOrder(_) => (None, false),
+    };
+    work.promised_by().map(|promised_by| MapPromise {
+        promised_by,
+        dropoff_eta,
+        at_risk,
+    })
 }
 
 fn map_passed_over(pass: assignments::PassedOver, names: &HashMap<String, String>) -> MapPassedOver {

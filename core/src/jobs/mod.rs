@@ -94,6 +94,15 @@ impl Work {
         }
     }
 
+    /// The dropoff promised (docs/guide.md "Windows"): a delivery's
+    /// promise, a board order's dropoff window's end.
+    pub fn promised_by(&self) -> Option<i64> {
+        match self {
+            Work::Delivery(d) => d.promised_by,
+            Work::FleetOrder(o) => o.windows.dropoff.map(|w| w.end),
+        }
+    }
+
     /// The promised times (docs/guide.md "Windows").
     pub fn windows(&self) -> Windows {
         match self {

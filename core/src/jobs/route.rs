@@ -48,19 +48,22 @@ fn load(work: &Work) -> (f64, f64) {
 
 /// Job `work` as its courier's route must keep it: its promises (a
 /// window's end or, without a dropoff window, the dropoff `committed` when
-/// the courier took it plus `COURIER_BATCH_MAX_DELAY`).
+/// the courier took it plus `COURIER_BATCH_MAX_DELAY`, and never past the
+/// dropoff promised unless it was already when they took it).
 fn plan_job(core: &Core, work: &Work, committed: Option<i64>) -> plan::Job {
     let max_delay = i64::try_from(core.config.batch_max_delay.as_micros()).unwrap_or(i64::MAX);
     let windows = work.windows();
     let (weight_kg, volume_cm3) = load(work);
+    let kept = |committed: i64| {
+        let delayed = committed.saturating_add(max_delay);
+        work.promised_by()
+            .map_or(delayed, |promised| delayed.min(promised.max(committed)))
+    };
     plan::Job {
         picked_up: !work.status().before_pickup(),
         pickup_window: windows.pickup,
         latest_pickup: windows.pickup.map(|w| w.end),
-        latest_dropoff: windows
-            .dropoff
-            .map(|w| w.end)
-            .or_else(|| committed.map(|at| at.saturating_add(max_delay))),
+        latest_dropoff: windows.dropoff.map(|w| w.end).or_else(|| committed.map(kept)),
         weight_kg,
         volume_cm3,
     }

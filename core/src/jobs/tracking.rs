@@ -61,8 +61,8 @@ impl Work for Writer {
 
 /// The ETAs of the deliveries courier `courier_id` holds, from their
 /// route (docs/guide.md "Several jobs per courier": a delivery later in
-/// the route is later): to the pickup until they are there, to the
-/// dropoff from the pickup on.
+/// the route is later): the pickup and the dropoff, with the stops between
+/// them, until they are at the pickup; the dropoff from the pickup on.
 async fn move_etas(core: &Core, courier_id: &str) -> CoreResult<()> {
     let courier = couriers::get(&core.db, courier_id).await?;
     let route = route::current(core, &courier).await?;
@@ -76,7 +76,10 @@ async fn move_etas(core: &Core, courier_id: &str) -> CoreResult<()> {
     held.dedup();
     for delivery in deliveries::find_many(&core.db, &held).await? {
         let (pickup_eta, dropoff_eta) = match delivery.status {
-            Status::CourierAssigned => (route.eta(&delivery.id, StopKind::Pickup), None),
+            Status::CourierAssigned => (
+                route.eta(&delivery.id, StopKind::Pickup),
+                route.eta(&delivery.id, StopKind::Dropoff),
+            ),
             Status::PickedUp | Status::InTransit => (None, route.eta(&delivery.id, StopKind::Dropoff)),
             _ => continue,
         };

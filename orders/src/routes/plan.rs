@@ -117,13 +117,17 @@ impl Problem<'_> {
     pub fn timeline(&self, order: &[PlanStop]) -> Option<Timeline> {
         let (mut at, mut place, mut arrivals) = (self.now, 0, Vec::with_capacity(order.len()));
         for stop in order {
-            let arrival = at + self.seconds(place, stop.place())?;
+            let leg = self.seconds(place, stop.place())?;
+            let arrival = at + leg;
             arrivals.push(arrival);
             let opens = match stop.kind {
                 StopKind::Pickup => self.jobs[stop.job].pickup_window.map_or(arrival, |w| w.start),
                 StopKind::Dropoff => arrival,
             };
-            at = arrival.max(opens) + HANDLING;
+            // A stop where the last one was shares its handling: two
+            // parcels from one shop are one stop's parking and walk.
+            let handling = if place != 0 && leg == 0 { 0 } else { HANDLING };
+            at = arrival.max(opens) + handling;
             place = stop.place();
         }
         Some(Timeline { arrivals, ends_at: at })
@@ -347,6 +351,24 @@ mod tests {
         assert_eq!(timeline.ends_at - alone.ends_at, 2 * HANDLING);
         // Later in the route, later at the dropoff.
         assert!(timeline.arrivals[3] > timeline.arrivals[2]);
+    }
+
+    #[test]
+    fn stops_at_one_place_share_its_handling() {
+        // Jobs a and b from one shop at 2, to 5 and 6.
+        let jobs = [job(), job()];
+        let seconds = line(&places(0.0, [(2.0, 5.0), (2.0, 6.0)]));
+        let problem = problem(&jobs, &seconds);
+        let order = [
+            PlanStop::pickup(0),
+            PlanStop::pickup(1),
+            PlanStop::dropoff(0),
+            PlanStop::dropoff(1),
+        ];
+        let timeline = problem.timeline(&order).expect("timeline");
+        assert_eq!(timeline.arrivals[1], timeline.arrivals[0] + HANDLING);
+        assert_eq!(timeline.arrivals[2], timeline.arrivals[1] + 3 * MINUTE);
+        assert_eq!(timeline.ends_at, NOW + 6 * MINUTE + 3 * HANDLING);
     }
 
     #[test]

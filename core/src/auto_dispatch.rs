@@ -409,6 +409,7 @@ async fn partition_round(
     memory: &mut Memory,
 ) -> CoreResult<Option<Round>> {
     let now = core.clock.now_micros();
+    let timed = core.metrics.partition_round(partition.key());
     if core.db.get_database_backend() == DbBackend::Sqlite {
         let survey = Survey::read(&core.db, partition, pool, now).await?;
         if !survey.has_work(partition, memory, now) {
@@ -431,6 +432,7 @@ async fn partition_round(
             .transpose()?
             .unwrap_or(false);
         if !locked {
+            timed.locked_out();
             return Ok(None);
         }
     }

@@ -35,6 +35,11 @@ struct ModeLabels {
 }
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct PartitionLabels {
+    partition: String,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 struct WorkerLabels {
     worker: &'static str,
 }
@@ -110,6 +115,9 @@ pub struct CoreMetrics {
     positions_refused: Counter,
     position_writes: Counter,
     dispatch_rounds: Histogram,
+    partition_rounds: Family<PartitionLabels, Histogram>,
+    partition_rounds_running: Family<PartitionLabels, Gauge>,
+    partition_rounds_locked_out: Family<PartitionLabels, Counter>,
     dispatch_waiting: Gauge,
     dispatch_free_couriers: Gauge,
     dispatch_time_to_offer: Histogram,
@@ -140,6 +148,9 @@ impl Default for CoreMetrics {
             positions_refused: Counter::default(),
             position_writes: Counter::default(),
             dispatch_rounds: courier::ops::latency_histogram(),
+            partition_rounds: Family::new_with_constructor(courier::ops::latency_histogram),
+            partition_rounds_running: Family::default(),
+            partition_rounds_locked_out: Family::default(),
             dispatch_waiting: Gauge::default(),
             dispatch_free_couriers: Gauge::default(),
             dispatch_time_to_offer: courier::ops::latency_histogram(),
@@ -265,6 +276,21 @@ impl CoreMetrics {
             self.dispatch_rounds.clone(),
         );
         registry.register(
+            "courier_dispatch_partition_round_duration_seconds",
+            "Rounds of one dispatch partition (platform:<service area> or fleet:<workspace>) this replica ran, and how long each took",
+            self.partition_rounds.clone(),
+        );
+        registry.register(
+            "courier_dispatch_partition_rounds_running",
+            "1 while this replica runs a round of the partition",
+            self.partition_rounds_running.clone(),
+        );
+        registry.register(
+            "courier_dispatch_partition_rounds_locked_out",
+            "Rounds of the partition this replica skipped because another replica's held its lock",
+            self.partition_rounds_locked_out.clone(),
+        );
+        registry.register(
             "courier_dispatch_waiting_deliveries",
             "Live deliveries waiting for a courier (no open offer) at the last round",
             self.dispatch_waiting.clone(),
@@ -318,6 +344,21 @@ impl CoreMetrics {
             self.dispatch_waiting.set(waiting as i64);
         }
         self.dispatch_free_couriers.set(free_couriers as i64);
+    }
+
+    /// A round of dispatch partition `partition` begins: running until the
+    /// answer is dropped, then counted with its duration.
+    pub fn partition_round(&self, partition: String) -> PartitionRound {
+        let labels = PartitionLabels { partition };
+        self.partition_rounds_running.get_or_create(&labels).set(1);
+        PartitionRound {
+            rounds: self.partition_rounds.clone(),
+            running: self.partition_rounds_running.clone(),
+            locked_out_rounds: self.partition_rounds_locked_out.clone(),
+            labels,
+            started: std::time::Instant::now(),
+            locked_out: false,
+        }
     }
 
     /// An offer made `since_created_micros` after its delivery's creation.
@@ -430,5 +471,36 @@ impl CoreMetrics {
     /// A simulator step taken `late_micros` after it was due.
     pub fn simulator_step(&self, late_micros: i64) {
         self.simulator_lag.observe(late_micros.max(0) as f64 / 1e6);
+    }
+}
+
+/// A round of one dispatch partition under way ([`CoreMetrics::partition_round`]).
+pub struct PartitionRound {
+    rounds: Family<PartitionLabels, Histogram>,
+    running: Family<PartitionLabels, Gauge>,
+    locked_out_rounds: Family<PartitionLabels, Counter>,
+    labels: PartitionLabels,
+    started: std::time::Instant,
+    locked_out: bool,
+}
+
+impl PartitionRound {
+    /// Another replica's round held the partition's lock: counted as
+    /// locked out, not as a round.
+    pub fn locked_out(mut self) {
+        self.locked_out = true;
+    }
+}
+
+impl Drop for PartitionRound {
+    fn drop(&mut self) {
+        self.running.get_or_create(&self.labels).set(0);
+        if self.locked_out {
+            self.locked_out_rounds.get_or_create(&self.labels).inc();
+        } else {
+            self.rounds
+                .get_or_create(&self.labels)
+                .observe(self.started.elapsed().as_secs_f64());
+        }
     }
 }

@@ -395,7 +395,8 @@ async fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
     if let DatabaseCommand::Serve(serve) = &command {
         refuse_sqlite_replicas(&cli.config.database_url, serve.role)?;
     }
-    let core = courier_server::serving::open_core(cli.config, Clock::default()).await?;
+    let clock = Clock::from_config(&cli.config)?;
+    let core = courier_server::serving::open_core(cli.config, clock).await?;
     let now = core.clock.now_micros();
     match command {
         DatabaseCommand::Serve(args) => serve(core, args.role).await?,

@@ -121,6 +121,17 @@ pub struct CoreConfig {
     #[arg(long, env = "COURIER_BATCH_MAX_DELAY", default_value = "10m", value_parser = parse_duration)]
     pub batch_max_delay: Duration,
 
+    /// For simulations only (`courier-bench --only city`): the core's time
+    /// runs this many times as fast as the system clock, from
+    /// `COURIER_CLOCK_ORIGIN` on; 1 is real time.
+    #[arg(long, env = "COURIER_CLOCK_RATE", default_value_t = 1.0, value_parser = parse_clock_rate)]
+    pub clock_rate: f64,
+
+    /// Where a faster clock starts (unix seconds): every replica of a
+    /// simulation the same.
+    #[arg(long, env = "COURIER_CLOCK_ORIGIN", default_value_t = 0)]
+    pub clock_origin: i64,
+
     /// Couriers further than this (straight line) from a pickup are not
     /// offered the job; 0: no limit.
     #[arg(long, env = "COURIER_DISPATCH_RADIUS_KM", default_value_t = 15.0, value_parser = parse_radius)]
@@ -157,6 +168,13 @@ pub enum DispatchMode {
 }
 
 /// A dispatch radius: 0 (no limit) or a positive number of kilometres.
+fn parse_clock_rate(text: &str) -> Result<f64, String> {
+    match text.trim().parse::<f64>() {
+        Ok(rate) if rate.is_finite() && (1.0..=1000.0).contains(&rate) => Ok(rate),
+        _ => Err(format!("'{text}' is not a clock rate from 1 to 1000")),
+    }
+}
+
 fn parse_radius(text: &str) -> Result<f64, String> {
     match text.trim().parse::<f64>() {
         Ok(km) if km.is_finite() && km >= 0.0 => Ok(km),

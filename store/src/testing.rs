@@ -65,6 +65,8 @@ pub fn config(database_url: &str, blob_dir: PathBuf) -> CoreConfig {
         dispatch: DispatchMode::External,
         offer_timeout: Duration::from_secs(30),
         batch_max_delay: Duration::from_secs(600),
+        clock_rate: 1.0,
+        clock_origin: 0,
         dispatch_radius_km: 15.0,
         positions_per_second: 20.0,
         position_burst: 3_600.0,

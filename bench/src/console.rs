@@ -354,7 +354,8 @@ async fn measure_dispatch_on(
     duration: Duration,
     repeat: usize,
 ) -> BenchResult<DispatchPage> {
-    let couriers = dispatch::sign_up_couriers(bin_dir, service, ONLINE_COURIERS).await?;
+    let couriers =
+        dispatch::sign_up_couriers(bin_dir, service, &[&service.grpc_url], ONLINE_COURIERS, "cargo_bike").await?;
     book_waiting(service, client).await?;
     let mut console = Console::start(bin_dir, service).await?;
     let page_url = format!("{}/console/ops/dispatch", console.base_url);

@@ -33,9 +33,9 @@ use crate::load::percentile_ms;
 use crate::service::{BenchResult, OFFER_TIMEOUT, Service, free_addr, resident_kib};
 
 /// The city: a box around Berlin's centre, about 11 km across.
-const CENTRE: (f64, f64) = (52.5200, 13.4050);
-const HALF_LATITUDE: f64 = 0.05;
-const HALF_LONGITUDE: f64 = 0.08;
+pub(crate) const CENTRE: (f64, f64) = (52.5200, 13.4050);
+pub(crate) const HALF_LATITUDE: f64 = 0.05;
+pub(crate) const HALF_LONGITUDE: f64 = 0.08;
 /// How far (in degrees, each way) a dropoff lies from its pickup: trips of
 /// up to about a kilometre.
 const TRIP: f64 = 0.008;
@@ -161,7 +161,7 @@ impl Random {
 }
 
 /// Great-circle distance in metres.
-fn metres(a: (f64, f64), b: (f64, f64)) -> f64 {
+pub(crate) fn metres(a: (f64, f64), b: (f64, f64)) -> f64 {
     let (la1, lo1, la2, lo2) = (a.0.to_radians(), a.1.to_radians(), b.0.to_radians(), b.1.to_radians());
     let h = ((la2 - la1) / 2.0).sin().powi(2) + la1.cos() * la2.cos() * ((lo2 - lo1) / 2.0).sin().powi(2);
     2.0 * 6_371_000.0 * h.sqrt().asin()
@@ -169,15 +169,15 @@ fn metres(a: (f64, f64), b: (f64, f64)) -> f64 {
 
 /// Where a courier is: still, or moving from one point to another.
 #[derive(Clone, Copy)]
-struct Motion {
-    from: (f64, f64),
-    to: (f64, f64),
-    start: Instant,
-    takes: Duration,
+pub(crate) struct Motion {
+    pub(crate) from: (f64, f64),
+    pub(crate) to: (f64, f64),
+    pub(crate) start: Instant,
+    pub(crate) takes: Duration,
 }
 
 impl Motion {
-    fn still(at: (f64, f64)) -> Motion {
+    pub(crate) fn still(at: (f64, f64)) -> Motion {
         Motion {
             from: at,
             to: at,
@@ -186,7 +186,7 @@ impl Motion {
         }
     }
 
-    fn at(&self, now: Instant) -> (f64, f64) {
+    pub(crate) fn at(&self, now: Instant) -> (f64, f64) {
         if self.takes.is_zero() {
             return self.to;
         }
@@ -322,6 +322,11 @@ fn now_timestamp() -> prost_types::Timestamp {
 }
 
 pub(crate) fn report(at: (f64, f64)) -> apb::ReportLocationsRequest {
+    report_at(at, now_timestamp())
+}
+
+/// A report of position `at` recorded at `recorded_at`.
+pub(crate) fn report_at(at: (f64, f64), recorded_at: prost_types::Timestamp) -> apb::ReportLocationsRequest {
     apb::ReportLocationsRequest {
         positions: vec![apb::Position {
             latitude: at.0,
@@ -329,18 +334,19 @@ pub(crate) fn report(at: (f64, f64)) -> apb::ReportLocationsRequest {
             accuracy_m: Some(8.0),
             heading_deg: None,
             speed_mps: None,
-            recorded_at: Some(now_timestamp()),
+            recorded_at: Some(recorded_at),
         }],
     }
 }
 
-/// Invites `count` platform couriers on cargo bikes, has each join, go
+/// Invites `count` platform couriers driving `vehicle`, has each join, go
 /// online at a random place and report it.
 pub(crate) async fn sign_up(
     service: &Service,
     admin_token: &str,
     channels: &[Channel],
     count: usize,
+    vehicle: &str,
 ) -> BenchResult<Vec<Courier>> {
     let mut random = Random(7);
     let places: Vec<(f64, f64)> = (0..count).map(|_| random.place()).collect();
@@ -351,7 +357,7 @@ pub(crate) async fn sign_up(
     // Joining hashes a password (argon2id): a few at a time.
     for _ in 0..8 {
         let (channels, next, places, signed) = (channels.to_vec(), next.clone(), places.clone(), signed.clone());
-        let (grpc_url, admin_token) = (service.grpc_url.clone(), admin_token.to_owned());
+        let (grpc_url, admin_token, vehicle) = (service.grpc_url.clone(), admin_token.to_owned(), vehicle.to_owned());
         joining.spawn(async move {
             let mut couriers = CourierServiceClient::connect(grpc_url).await?;
             loop {
@@ -367,7 +373,7 @@ pub(crate) async fn sign_up(
                             phone: None,
                             email: Some(format!("courier{i}@bench.example")),
                             vehicle: Some(ipb::CourierVehicleInput {
-                                vehicle_type_id: "cargo_bike".into(),
+                                vehicle_type_id: vehicle.clone(),
                                 ..Default::default()
                             }),
                         },
@@ -485,45 +491,69 @@ async fn carry(
     job: apb::Job,
 ) -> Result<(), tonic::Status> {
     let c = courier.index;
-    let mut client = courier.client.clone();
     let point = |w: &Option<pb::Waypoint>| w.as_ref().map_or((0.0, 0.0), |w| (w.latitude, w.longitude));
     let (pickup, dropoff) = (point(&job.pickup), point(&job.dropoff));
-    let id = job.id.clone();
     travel(shared, c, pickup).await;
-    let at_pickup = client
-        .arrive_at_pickup(courier.request(apb::ArriveAtPickupRequest { job_id: id.clone() }))
-        .await?
-        .into_inner()
-        .job
-        .unwrap_or_default();
-    if at_pickup.next_move() == apb::JobMove::Unspecified {
-        client
-            .submit_proof(courier.request(proof_for(&at_pickup, pb::CheckpointKind::Pickup)))
-            .await?;
-    }
-    client
-        .pick_up(courier.request(apb::PickUpRequest { job_id: id.clone() }))
-        .await?;
-    client
-        .start_transit(courier.request(apb::StartTransitRequest { job_id: id.clone() }))
-        .await?;
+    pick_up(courier, &job.id).await?;
     travel(shared, c, dropoff).await;
-    let at_dropoff = client
-        .arrive_at_dropoff(courier.request(apb::ArriveAtDropoffRequest { job_id: id.clone() }))
-        .await?
-        .into_inner()
-        .job
-        .unwrap_or_default();
-    if at_dropoff.next_move() == apb::JobMove::Unspecified {
-        client
-            .submit_proof(courier.request(proof_for(&at_dropoff, pb::CheckpointKind::Dropoff)))
-            .await?;
-    }
+    reach_dropoff(courier, &job.id).await?;
     // Where the courier is free again, before they are: the app reports
     // the position at the handover.
     let _ = reports.send(report(dropoff)).await;
+    hand_over(courier, &job.id).await
+}
+
+/// The proof `job` asks for at `checkpoint`, if the next move waits for it.
+async fn prove(courier: &Courier, job: &apb::Job, checkpoint: pb::CheckpointKind) -> Result<(), tonic::Status> {
+    if job.next_move() == apb::JobMove::Unspecified {
+        courier
+            .client
+            .clone()
+            .submit_proof(courier.request(proof_for(job, checkpoint)))
+            .await?;
+    }
+    Ok(())
+}
+
+/// At job `id`'s pickup: arrived, the proof, the goods on board, on the way.
+pub(crate) async fn pick_up(courier: &Courier, id: &str) -> Result<(), tonic::Status> {
+    let mut client = courier.client.clone();
+    let job_id = || id.to_owned();
+    let job = client
+        .arrive_at_pickup(courier.request(apb::ArriveAtPickupRequest { job_id: job_id() }))
+        .await?
+        .into_inner()
+        .job
+        .unwrap_or_default();
+    prove(courier, &job, pb::CheckpointKind::Pickup).await?;
     client
-        .complete_handover(courier.request(apb::CompleteHandoverRequest { job_id: id }))
+        .pick_up(courier.request(apb::PickUpRequest { job_id: job_id() }))
+        .await?;
+    client
+        .start_transit(courier.request(apb::StartTransitRequest { job_id: job_id() }))
+        .await?;
+    Ok(())
+}
+
+/// At job `id`'s dropoff: arrived, and the proof.
+pub(crate) async fn reach_dropoff(courier: &Courier, id: &str) -> Result<(), tonic::Status> {
+    let job = courier
+        .client
+        .clone()
+        .arrive_at_dropoff(courier.request(apb::ArriveAtDropoffRequest { job_id: id.to_owned() }))
+        .await?
+        .into_inner()
+        .job
+        .unwrap_or_default();
+    prove(courier, &job, pb::CheckpointKind::Dropoff).await
+}
+
+/// Job `id` handed over.
+pub(crate) async fn hand_over(courier: &Courier, id: &str) -> Result<(), tonic::Status> {
+    courier
+        .client
+        .clone()
+        .complete_handover(courier.request(apb::CompleteHandoverRequest { job_id: id.to_owned() }))
         .await?;
     Ok(())
 }
@@ -538,30 +568,14 @@ async fn drive(
     stop: CancellationToken,
 ) -> BenchResult<i64> {
     let c = courier.index;
-    let (reports, receiver) = mpsc::channel(16);
     let mut client = courier.client.clone();
-    let mut position_client = courier.client.clone();
-    let stream_request = courier.request(ReceiverStream::new(receiver));
-    let positions = tokio::spawn(async move { position_client.report_locations(stream_request).await });
-    let reporter = {
-        let (shared, reports, stop) = (shared.clone(), reports.clone(), stop.clone());
-        tokio::spawn(async move {
-            // Phones do not report in step: a random phase per courier.
-            let phase = Duration::from_millis((c as u64 * 7919) % REPORT_EVERY.as_millis() as u64);
-            tokio::time::sleep(phase).await;
-            let mut every = tokio::time::interval(REPORT_EVERY);
-            loop {
-                tokio::select! {
-                    _ = stop.cancelled() => return,
-                    _ = every.tick() => {}
-                }
-                let at = shared.city().motions[c].at(Instant::now());
-                if reports.send(report(at)).await.is_err() {
-                    return;
-                }
-            }
+    let phone = {
+        let shared = shared.clone();
+        Phone::open(&courier, REPORT_EVERY, stop.clone(), move || {
+            report(shared.city().motions[c].at(Instant::now()))
         })
     };
+    let reports = phone.reports.clone();
     let mut stream = client
         .watch_assignments(courier.request(apb::WatchAssignmentsRequest::default()))
         .await?
@@ -618,14 +632,111 @@ async fn drive(
         };
         shared.city().free[c] = true;
     }
-    reporter.abort();
-    let _ = reporter.await;
     drop(reports);
-    Ok(positions.await?.map(|a| a.into_inner().accepted).unwrap_or(0))
+    phone.close().await
+}
+
+/// A courier's phone reporting positions on one `ReportLocations` stream:
+/// `position()` every `every` (phases spread over couriers) until `stop`,
+/// and what the app sends on `reports` itself.
+pub(crate) struct Phone {
+    pub(crate) reports: mpsc::Sender<apb::ReportLocationsRequest>,
+    reporter: tokio::task::JoinHandle<()>,
+    stream: tokio::task::JoinHandle<Result<tonic::Response<apb::ReportLocationsResponse>, tonic::Status>>,
+}
+
+impl Phone {
+    pub(crate) fn open(
+        courier: &Courier,
+        every: Duration,
+        stop: CancellationToken,
+        position: impl Fn() -> apb::ReportLocationsRequest + Send + 'static,
+    ) -> Phone {
+        let (reports, receiver) = mpsc::channel(16);
+        let mut client = courier.client.clone();
+        let request = courier.request(ReceiverStream::new(receiver));
+        let stream = tokio::spawn(async move { client.report_locations(request).await });
+        let phase = Duration::from_millis((courier.index as u64 * 7919) % every.as_millis().max(1) as u64);
+        let sender = reports.clone();
+        let reporter = tokio::spawn(async move {
+            // Phones do not report in step: a phase per courier.
+            tokio::time::sleep(phase).await;
+            let mut ticks = tokio::time::interval(every);
+            loop {
+                tokio::select! {
+                    _ = stop.cancelled() => return,
+                    _ = ticks.tick() => {}
+                }
+                if sender.send(position()).await.is_err() {
+                    return;
+                }
+            }
+        });
+        Phone {
+            reports,
+            reporter,
+            stream,
+        }
+    }
+
+    /// Ends the stream; answers the positions the core accepted.
+    pub(crate) async fn close(self) -> BenchResult<i64> {
+        self.reporter.abort();
+        let _ = self.reporter.await;
+        drop(self.reports);
+        Ok(self.stream.await?.map(|a| a.into_inner().accepted).unwrap_or(0))
+    }
+}
+
+/// Each courier's `app` (told when its assignment stream is open, stopped
+/// by `stop`), once every one holds its stream: bookings begin then, as in a
+/// city whose couriers were online before the first order.
+pub(crate) async fn start_apps<T, F>(
+    couriers: Vec<Courier>,
+    stop: &CancellationToken,
+    app: impl Fn(Courier, oneshot::Sender<()>, CancellationToken) -> F,
+) -> BenchResult<JoinSet<T>>
+where
+    F: std::future::Future<Output = T> + Send + 'static,
+    T: Send + 'static,
+{
+    let mut apps = JoinSet::new();
+    let mut readiness = Vec::with_capacity(couriers.len());
+    for courier in couriers {
+        let (ready, is_ready) = oneshot::channel();
+        readiness.push(is_ready);
+        apps.spawn(app(courier, ready, stop.clone()));
+    }
+    for is_ready in readiness {
+        is_ready
+            .await
+            .map_err(|_| "a courier app ended before its assignment stream opened")?;
+    }
+    Ok(apps)
+}
+
+/// How many of `service`'s deliveries `query` lists (`GET /v1/deliveries`,
+/// every page).
+pub(crate) async fn count_deliveries(client: &reqwest::Client, service: &Service, query: &str) -> BenchResult<usize> {
+    let (mut count, mut token) = (0, String::new());
+    loop {
+        let page: serde_json::Value = client
+            .get(format!("{}/v1/deliveries?limit=100&{query}{token}", service.base_url))
+            .header("x-api-key", &service.live_key)
+            .send()
+            .await?
+            .json()
+            .await?;
+        count += page["deliveries"].as_array().map_or(0, Vec::len);
+        match page["next_page_token"].as_str() {
+            Some(next) => token = format!("&page_token={next}"),
+            None => return Ok(count),
+        }
+    }
 }
 
 /// `utime + stime` of process `pid`, in clock ticks.
-fn cpu_ticks(pid: u32) -> u64 {
+pub(crate) fn cpu_ticks(pid: u32) -> u64 {
     std::fs::read_to_string(format!("/proc/{pid}/stat"))
         .ok()
         .and_then(|stat| {
@@ -639,9 +750,9 @@ fn cpu_ticks(pid: u32) -> u64 {
 }
 
 /// Clock ticks per second of `/proc/<pid>/stat` (USER_HZ, 100 on Linux).
-const TICKS_PER_SECOND: f64 = 100.0;
+pub(crate) const TICKS_PER_SECOND: f64 = 100.0;
 
-fn sorted_ms(mut durations: Vec<Duration>) -> (f64, f64) {
+pub(crate) fn sorted_ms(mut durations: Vec<Duration>) -> (f64, f64) {
     durations.sort_unstable();
     (percentile_ms(&durations, 0.50), percentile_ms(&durations, 0.99))
 }
@@ -680,12 +791,15 @@ fn judge(round: &Round) -> Option<(f64, f64, f64)> {
     Some((made, optimum as f64, first_come))
 }
 
-/// `count` couriers signed up as [`sign_up`] does, over [`CHANNELS`]
-/// connections to the core, with an admin token of the bench's own.
+/// `count` couriers driving `vehicle` signed up as [`sign_up`] does, over
+/// [`CHANNELS`] connections to the cores at `grpc_urls` (in turn), with an
+/// admin token of the bench's own.
 pub(crate) async fn sign_up_couriers(
     bin_dir: &std::path::Path,
     service: &Service,
+    grpc_urls: &[&str],
     count: usize,
+    vehicle: &str,
 ) -> BenchResult<Vec<Courier>> {
     let admin_token = service
         .admin(
@@ -696,19 +810,19 @@ pub(crate) async fn sign_up_couriers(
         .trim()
         .to_owned();
     let mut channels = Vec::with_capacity(CHANNELS);
-    for _ in 0..CHANNELS {
+    for url in grpc_urls.iter().cycle().take(CHANNELS) {
         channels.push(
-            tonic::transport::Endpoint::from_shared(service.grpc_url.clone())?
+            tonic::transport::Endpoint::from_shared(url.to_string())?
                 .connect()
                 .await?,
         );
     }
-    sign_up(service, &admin_token, &channels, count).await
+    sign_up(service, &admin_token, &channels, count, vehicle).await
 }
 
 /// The dispatch run, then the position intake runs, on `service`.
 pub async fn measure(bin_dir: &std::path::Path, service: &Service, settings: Settings) -> BenchResult<Figures> {
-    let couriers = sign_up_couriers(bin_dir, service, settings.couriers).await?;
+    let couriers = sign_up_couriers(bin_dir, service, &[&service.grpc_url], settings.couriers, "cargo_bike").await?;
     let intake_couriers: Vec<(CourierAppServiceClient<Channel>, String)> = couriers
         .iter()
         .take(INTAKE_STREAMS)
@@ -733,20 +847,10 @@ pub async fn measure(bin_dir: &std::path::Path, service: &Service, settings: Set
         }
     }
     let stop = CancellationToken::new();
-    let mut apps = JoinSet::new();
-    let mut readiness = Vec::with_capacity(couriers.len());
-    for courier in couriers {
-        let (ready, is_ready) = oneshot::channel();
-        readiness.push(is_ready);
-        apps.spawn(drive(shared.clone(), courier, ready, stop.clone()));
-    }
-    // Bookings begin once every app holds its stream, as in a city whose
-    // couriers were online before the first order.
-    for is_ready in readiness {
-        is_ready
-            .await
-            .map_err(|_| "a courier app ended before its assignment stream opened")?;
-    }
+    let mut apps = start_apps(couriers, &stop, |courier, ready, stop| {
+        drive(shared.clone(), courier, ready, stop)
+    })
+    .await?;
 
     let core_pid = service.core.id().unwrap_or(0);
     let peak_kib = Arc::new(AtomicU64::new(0));
@@ -895,28 +999,11 @@ pub async fn measure(bin_dir: &std::path::Path, service: &Service, settings: Set
     }
 
     // The promise kept: delivered deliveries, and those delivered late.
-    let count = async |query: &str| -> BenchResult<usize> {
-        let (mut count, mut token) = (0, String::new());
-        loop {
-            let page: serde_json::Value = client
-                .get(format!("{}/v1/deliveries?limit=100&{query}{token}", service.base_url))
-                .header("x-api-key", &service.live_key)
-                .send()
-                .await?
-                .json()
-                .await?;
-            count += page["deliveries"].as_array().map_or(0, Vec::len);
-            match page["next_page_token"].as_str() {
-                Some(next) => token = format!("&page_token={next}"),
-                None => return Ok(count),
-            }
-        }
-    };
-    figures.delivered = count("status=delivered").await?;
-    figures.delivered_late = count("status=delivered&promise=late").await?;
+    figures.delivered = count_deliveries(&client, service, "status=delivered").await?;
+    figures.delivered_late = count_deliveries(&client, service, "status=delivered&promise=late").await?;
 
     // Position intake: the core against a bare client stream, alternately.
-    let ceiling = StreamCeilingProcess::start().await?;
+    let ceiling = Peer::start("stream-ceiling").await?;
     let ceiling_channel = tonic::transport::Endpoint::from_shared(ceiling.url.clone())?
         .connect()
         .await?;
@@ -975,37 +1062,37 @@ async fn intake(streams: &[(CourierAppServiceClient<Channel>, String)], run: Dur
     Ok(accepted as f64 / started.elapsed().as_secs_f64())
 }
 
-/// The bare stream ceiling as a child process of the bench (the
-/// `stream-ceiling` role), so that it competes for the cores as the core did.
-struct StreamCeilingProcess {
-    url: String,
+/// A role of this binary as a child process of the bench (e.g.
+/// `stream-ceiling`), so that it competes for the cores as the core does;
+/// killed when dropped.
+pub(crate) struct Peer {
+    pub(crate) url: String,
     child: tokio::process::Child,
 }
 
-impl StreamCeilingProcess {
-    async fn start() -> BenchResult<StreamCeilingProcess> {
+impl Peer {
+    /// Starts `role` at a free address and waits until it accepts connections.
+    pub(crate) async fn start(role: &str) -> BenchResult<Peer> {
         let addr = free_addr()?;
         let child = tokio::process::Command::new(std::env::current_exe()?)
-            .args(["stream-ceiling", "--addr", &addr])
+            .args([role, "--addr", &addr])
             .stdout(std::process::Stdio::null())
             .kill_on_drop(true)
             .spawn()?;
-        let url = format!("http://{addr}");
         let deadline = Instant::now() + Duration::from_secs(20);
-        while tonic::transport::Endpoint::from_shared(url.clone())?
-            .connect()
-            .await
-            .is_err()
-        {
+        while tokio::net::TcpStream::connect(&addr).await.is_err() {
             if Instant::now() > deadline {
-                return Err("the stream ceiling did not start".into());
+                return Err(format!("{role} did not start").into());
             }
             tokio::time::sleep(Duration::from_millis(50)).await;
         }
-        Ok(StreamCeilingProcess { url, child })
+        Ok(Peer {
+            url: format!("http://{addr}"),
+            child,
+        })
     }
 
-    async fn stop(mut self) {
+    pub(crate) async fn stop(mut self) {
         let _ = self.child.kill().await;
     }
 }

@@ -6,6 +6,7 @@
 //! Run: `cargo build-release --workspace && target/release/courier-bench`
 
 mod ceilings;
+mod city;
 mod console;
 mod database;
 mod dispatch;
@@ -56,6 +57,10 @@ struct Cli {
     /// Length of the dispatch run, in seconds.
     #[arg(long, default_value_t = 60)]
     dispatch_seconds: u64,
+    /// How long the city run books deliveries, in seconds (with the
+    /// dispatch run's couriers and bookings per second).
+    #[arg(long, default_value_t = 120)]
+    city_seconds: u64,
     #[arg(
         long,
         env = "COURIER_BENCH_POSTGRES_URL",
@@ -91,11 +96,19 @@ enum Part {
     /// positions (only when named: signing up a thousand couriers and the
     /// run take minutes).
     Dispatch,
+    /// A day in a city, couriers following their routes, with several
+    /// jobs per courier and with one (only when named: two services of a
+    /// thousand couriers each).
+    City,
+    /// Four service areas of a thousand couriers each on two core
+    /// replicas (PostgreSQL; only when named).
+    CityAreas,
 }
 
 impl Cli {
     fn runs(&self, part: Part) -> bool {
-        self.only.contains(&part) || (self.only.is_empty() && !matches!(part, Part::Million | Part::Dispatch))
+        self.only.contains(&part)
+            || (self.only.is_empty() && !matches!(part, Part::Million | Part::Dispatch | Part::City | Part::CityAreas))
     }
 }
 
@@ -500,6 +513,33 @@ async fn bench_backend(cli: &Cli, backend: Backend, bin_dir: &std::path::Path) -
         };
         let figures = dispatch::measure(bin_dir, &service, settings).await?;
         dispatch::print(&settings, &figures);
+    }
+
+    if cli.runs(Part::City) {
+        let settings = city::Settings {
+            couriers: cli.dispatch_couriers,
+            creates_per_second: cli.dispatch_creates_per_second,
+            run: Duration::from_secs(cli.city_seconds),
+        };
+        let figures = city::measure(bin_dir, backend, &cli.postgres_url, settings).await?;
+        city::print(backend, &settings, &figures);
+    }
+
+    if cli.runs(Part::CityAreas) {
+        if backend == Backend::Postgres {
+            let settings = city::Settings {
+                couriers: cli.dispatch_couriers,
+                creates_per_second: cli.dispatch_creates_per_second,
+                run: Duration::from_secs(cli.city_seconds),
+            };
+            let figures = city::measure_areas(bin_dir, &cli.postgres_url, settings).await?;
+            city::print_areas(&settings, &figures);
+        } else {
+            println!(
+                "
+Four service areas on two core replicas: PostgreSQL only."
+            );
+        }
     }
 
     let mut list_ratios = Vec::new();

@@ -163,6 +163,18 @@ fn edge_command(bin_dir: &Path, http_addr: &str, grpc_addr: &str, base_url: &str
     command
 }
 
+/// A second core on a running service's database.
+pub struct Replica {
+    pub grpc_url: String,
+    process: Child,
+}
+
+impl Replica {
+    pub async fn stop(mut self) {
+        let _ = self.process.kill().await;
+    }
+}
+
 /// A second edge on a running service's core, started with extra
 /// environment (e.g. a Redis limiter); killed when dropped.
 pub struct Edge {
@@ -289,6 +301,35 @@ impl Service {
         };
         service.wait_ready().await?;
         Ok(service)
+    }
+
+    /// Another core serving this service's database (a replica, as
+    /// Kubernetes would run it), with `core_env` on top of the bench's;
+    /// killed when dropped.
+    pub async fn start_replica(
+        &self,
+        bin_dir: &Path,
+        core_env: &[(&str, &str)],
+        log_name: &str,
+    ) -> BenchResult<Replica> {
+        let grpc_addr = free_addr()?;
+        let process = core_command(bin_dir, &self.database, &grpc_addr, &self.base_url)
+            .envs(core_env.iter().copied())
+            .arg("serve")
+            .stdout(Stdio::null())
+            .stderr(Stdio::from(std::fs::File::create(self.database.dir.join(log_name))?))
+            .spawn()?;
+        let deadline = Instant::now() + Duration::from_secs(60);
+        while tokio::net::TcpStream::connect(&grpc_addr).await.is_err() {
+            if Instant::now() > deadline {
+                return Err("the replica did not start in 60 s".into());
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        Ok(Replica {
+            grpc_url: format!("http://{grpc_addr}"),
+            process,
+        })
     }
 
     /// Runs a `courier-core` admin command on this service's database.

@@ -73,26 +73,26 @@ fn city_minutes(wall: Duration) -> f64 {
 
 /// The core's paced clock: `TIME_SCALE` times the system's from `origin`
 /// (unix seconds), as `COURIER_CLOCK_RATE` and `COURIER_CLOCK_ORIGIN` set it.
-#[derive(Clone, Copy)]
+#[derive(Clone)]
 struct CityClock {
     origin: i64,
+    paced: courier_store::clock::Clock,
 }
 
 impl CityClock {
     fn starting_now() -> CityClock {
+        let origin = chrono::Utc::now().timestamp();
         CityClock {
-            origin: chrono::Utc::now().timestamp(),
+            origin,
+            paced: courier_store::clock::Clock::paced(origin, TIME_SCALE),
         }
     }
 
-    fn now(self) -> chrono::DateTime<chrono::Utc> {
-        let system = chrono::Utc::now();
-        let origin = self.origin * 1_000_000;
-        let elapsed = (system.timestamp_micros() - origin) as f64 * TIME_SCALE;
-        chrono::DateTime::from_timestamp_micros(origin + elapsed as i64).unwrap_or(system)
+    fn now(&self) -> chrono::DateTime<chrono::Utc> {
+        self.paced.now()
     }
 
-    fn timestamp(self) -> prost_types::Timestamp {
+    fn timestamp(&self) -> prost_types::Timestamp {
         let now = self.now();
         prost_types::Timestamp {
             seconds: now.timestamp(),
@@ -101,7 +101,7 @@ impl CityClock {
     }
 
     /// `minutes` of city time from now, as the API writes times.
-    fn in_minutes(self, minutes: i64) -> String {
+    fn in_minutes(&self, minutes: i64) -> String {
         courier::time::format_rfc3339(self.now() + chrono::Duration::minutes(minutes))
     }
 }
@@ -427,7 +427,7 @@ fn catalogue(dir: &std::path::Path, carrying: Carrying, areas: Areas) -> BenchRe
 }
 
 /// The core's settings for the city: `catalogue`, and its clock paced as `clock`.
-fn core_env(catalogue: &str, clock: CityClock) -> Vec<(&'static str, String)> {
+fn core_env(catalogue: &str, clock: &CityClock) -> Vec<(&'static str, String)> {
     vec![
         ("COURIER_CATALOG_FILE", catalogue.to_owned()),
         ("COURIER_CLOCK_RATE", TIME_SCALE.to_string()),
@@ -451,7 +451,7 @@ pub async fn measure(
     for carrying in [Carrying::Several, Carrying::One] {
         let catalogue = catalogue(&std::env::temp_dir(), carrying, Areas::One)?;
         let clock = CityClock::starting_now();
-        let env = core_env(&catalogue, clock);
+        let env = core_env(&catalogue, &clock);
         let service = Service::start_with(bin_dir, backend, postgres_url, "city", &as_pairs(&env)).await?;
         let measured = async {
             let couriers =
@@ -512,8 +512,9 @@ async fn run(service: &Service, clock: CityClock, couriers: Vec<Courier>, settin
         if booking.is_multiple_of(WINDOWED_EVERY) {
             // A shop's promise: picked up within half an hour (the window
             // open now), delivered between 15 and 75 minutes from now.
-            body["pickup_window"] = json!({ "start": clock.in_minutes(0), "end": clock.in_minutes(30) });
-            body["dropoff_window"] = json!({ "start": clock.in_minutes(15), "end": clock.in_minutes(75) });
+            body["pickup_window"] = json!({ "start": shared.clock.in_minutes(0), "end": shared.clock.in_minutes(30) });
+            body["dropoff_window"] =
+                json!({ "start": shared.clock.in_minutes(15), "end": shared.clock.in_minutes(75) });
         }
         let request = client
             .post(format!("{}/v1/deliveries", service.base_url))
@@ -703,7 +704,7 @@ pub async fn measure_areas(
 ) -> BenchResult<AreaFigures> {
     let catalogue = catalogue(&std::env::temp_dir(), Carrying::Several, Areas::Four)?;
     let clock = CityClock::starting_now();
-    let env = core_env(&catalogue, clock);
+    let env = core_env(&catalogue, &clock);
     let metrics = [crate::service::free_addr()?, crate::service::free_addr()?];
     let with_metrics = |addr: &str| {
         let mut env = env.clone();

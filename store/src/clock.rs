@@ -36,13 +36,19 @@ impl Clock {
                 "COURIER_CLOCK_RATE needs COURIER_CLOCK_ORIGIN (unix seconds, the same on every replica)".into(),
             );
         }
-        Ok(Clock {
+        Ok(Clock::paced(config.clock_origin, config.clock_rate))
+    }
+
+    /// A clock running `rate` times as fast as the system's from unix
+    /// second `origin` on (a simulation's, and the bench driving one).
+    pub fn paced(origin: i64, rate: f64) -> Clock {
+        Clock {
             offset_micros: Arc::default(),
             pace: Some(Pace {
-                origin_micros: config.clock_origin.saturating_mul(1_000_000),
-                rate: config.clock_rate,
+                origin_micros: origin.saturating_mul(1_000_000),
+                rate,
             }),
-        })
+        }
     }
 
     pub fn now(&self) -> DateTime<Utc> {

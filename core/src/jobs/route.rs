@@ -166,8 +166,11 @@ impl Setting {
             .collect()
     }
 
-    /// The order of every stop: `kept`'s where the courier follows it,
-    /// planned again from the stop they are at when they left it.
+    /// The order of every stop: `kept`'s where the courier follows it.
+    /// When they left it (they are at another stop than the next), from
+    /// the stop they are at: the kept order of the rest or one planned
+    /// afresh, whichever keeps every promise and ends sooner (two parcels
+    /// at one shop taken in another order leave the order as it was).
     pub fn order(&self, kept: &[Stop], chosen: Option<PlanStop>) -> Vec<PlanStop> {
         let problem = self.problem();
         let kept = self.kept(kept);
@@ -175,9 +178,22 @@ impl Setting {
         let next = kept
             .iter()
             .find(|stop| stop.kind == StopKind::Dropoff || !self.jobs[stop.job].picked_up);
+        let as_kept = problem.complete(&kept, first);
         match first {
-            Some(first) if next != Some(&first) && chosen.is_none() => problem.complete(&[], Some(first)),
-            _ => problem.complete(&kept, first),
+            Some(first) if next != Some(&first) && chosen.is_none() => {
+                let afresh = problem.complete(&[], Some(first));
+                // Promises kept first, then the sooner end.
+                let rank = |order: &[PlanStop]| match problem.timeline(order) {
+                    Some(timeline) => (problem.broken(order, &timeline, true).is_some(), timeline.ends_at),
+                    None => (true, i64::MAX),
+                };
+                if rank(&afresh) < rank(&as_kept) {
+                    afresh
+                } else {
+                    as_kept
+                }
+            }
+            _ => as_kept,
         }
     }
 
@@ -373,7 +389,16 @@ pub async fn add(
     let setting = Setting::new(core, vehicle, from, works, &committed).await;
     let problem = setting.problem();
     let (before, pinned) = setting.held_order(new, &kept.stops);
-    let inserted = problem.insert(&before, pinned, new, true);
+    // Where the new job keeps its own promise too, while it still can (as
+    // the offer planned it), else where the others keep theirs.
+    let mut own = setting.jobs.clone();
+    if own[new].latest_dropoff.is_none() {
+        own[new].latest_dropoff = work.promised_by().filter(|promised| *promised > setting.now);
+    }
+    let keeping_own = Problem { jobs: &own, ..problem };
+    let inserted = keeping_own
+        .insert(&before, pinned, new, true)
+        .or_else(|| problem.insert(&before, pinned, new, true));
     let (order, timeline) = match inserted {
         Some(found) => found,
         None if promises && new > 0 => {
@@ -395,7 +420,7 @@ pub async fn add(
             }
         },
     };
-    if let Some(at) = dropoff_arrival(&order, &timeline, new) {
+    if let Some(at) = dropoff_done(&order, &timeline, new) {
         committed.insert(work.id().to_owned(), at);
     }
     routes::write(tx, &courier.id, &setting.stored(&order, committed), now).await?;
@@ -445,10 +470,10 @@ async fn settled(core: &Core, courier: &Courier, works: Vec<Work>, kept: &routes
     Ok(setting.stored(&setting.order(&kept.stops, None), kept.committed.clone()))
 }
 
-/// When `order` reaches job `job`'s dropoff.
-fn dropoff_arrival(order: &[PlanStop], timeline: &Timeline, job: usize) -> Option<i64> {
+/// When `order` has job `job` handed over.
+fn dropoff_done(order: &[PlanStop], timeline: &Timeline, job: usize) -> Option<i64> {
     let at = order.iter().position(|stop| *stop == PlanStop::dropoff(job))?;
-    timeline.arrivals.get(at).copied()
+    timeline.done.get(at).copied()
 }
 
 /// Courier `courier` goes to stop `stop` next: their route is planned

@@ -23,7 +23,8 @@ pub struct Job {
     pub pickup_window: Option<Window>,
     /// The latest arrival at the pickup its promises allow, if any.
     pub latest_pickup: Option<i64>,
-    /// The latest arrival at the dropoff its promises allow, if any.
+    /// The latest its promises allow the handover at the dropoff to be
+    /// done (the arrival and the handling), if any.
     pub latest_dropoff: Option<i64>,
     pub weight_kg: f64,
     pub volume_cm3: f64,
@@ -85,10 +86,13 @@ pub struct Problem<'a> {
     pub now: i64,
 }
 
-/// An order's times: the arrival at each stop and when the last is done.
+/// An order's times: the arrival at each stop, when each is done (the
+/// handling after a pickup window opened, the handover at a dropoff) and
+/// when the last is done.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Timeline {
     pub arrivals: Vec<i64>,
+    pub done: Vec<i64>,
     pub ends_at: i64,
 }
 
@@ -115,7 +119,8 @@ impl Problem<'_> {
     /// The times along `order` from the courier's place now, waiting at a
     /// pickup for its window to open; `None` when a leg has no route.
     pub fn timeline(&self, order: &[PlanStop]) -> Option<Timeline> {
-        let (mut at, mut place, mut arrivals) = (self.now, 0, Vec::with_capacity(order.len()));
+        let (mut at, mut place) = (self.now, 0);
+        let (mut arrivals, mut done) = (Vec::with_capacity(order.len()), Vec::with_capacity(order.len()));
         for stop in order {
             let leg = self.seconds(place, stop.place())?;
             let arrival = at + leg;
@@ -128,9 +133,14 @@ impl Problem<'_> {
             // parcels from one shop are one stop's parking and walk.
             let handling = if place != 0 && leg == 0 { 0 } else { HANDLING };
             at = arrival.max(opens) + handling;
+            done.push(at);
             place = stop.place();
         }
-        Some(Timeline { arrivals, ends_at: at })
+        Some(Timeline {
+            arrivals,
+            done,
+            ends_at: at,
+        })
     }
 
     /// The first rule `order` breaks with `timeline`, if any; `promises`
@@ -151,7 +161,7 @@ impl Problem<'_> {
         if !fits(weight, volume) {
             return Some(Broken::Cargo);
         }
-        for (stop, &arrival) in order.iter().zip(&timeline.arrivals) {
+        for ((stop, &arrival), &done) in order.iter().zip(&timeline.arrivals).zip(&timeline.done) {
             let job = &self.jobs[stop.job];
             let (picked, dropped) = &mut seen[stop.job];
             let latest = match stop.kind {
@@ -165,7 +175,7 @@ impl Problem<'_> {
                     if !fits(weight, volume) {
                         return Some(Broken::Cargo);
                     }
-                    job.latest_pickup
+                    job.latest_pickup.map(|latest| (arrival, latest))
                 }
                 StopKind::Dropoff => {
                     if !*picked || *dropped {
@@ -174,10 +184,12 @@ impl Problem<'_> {
                     *dropped = true;
                     weight -= job.weight_kg;
                     volume -= job.volume_cm3;
-                    job.latest_dropoff
+                    // A promised dropoff is kept by the handover, done
+                    // after the handling at the door.
+                    job.latest_dropoff.map(|latest| (done, latest))
                 }
             };
-            if promises && latest.is_some_and(|latest| arrival > latest) {
+            if promises && latest.is_some_and(|(at, latest)| at > latest) {
                 return Some(Broken::Promise);
             }
         }
@@ -373,11 +385,11 @@ mod tests {
 
     #[test]
     fn no_place_is_taken_that_breaks_a_held_jobs_promise() {
-        // Job a must be at its dropoff (10) within 15 minutes; b is the
-        // other way (-5 -> -8) and must be picked up within 10: b first
-        // makes a late, b last is too late for b.
+        // Job a must be handed over at its dropoff (10) within 18 minutes;
+        // b is the other way (-5 -> -8) and must be picked up within 10: b
+        // first makes a late, b last is too late for b.
         let mut a = job();
-        a.latest_dropoff = Some(NOW + 12 * MINUTE + HANDLING);
+        a.latest_dropoff = Some(NOW + 12 * MINUTE + 2 * HANDLING);
         let mut b = job();
         b.latest_pickup = Some(NOW + 10 * MINUTE);
         let jobs = [a, b];
@@ -390,6 +402,26 @@ mod tests {
         let (order, timeline) = problem.insert(&held, 0, 1, false).expect("a place");
         assert_eq!(order.len(), 4);
         assert_eq!(problem.broken(&order, &timeline, true), Some(Broken::Promise));
+    }
+
+    #[test]
+    fn a_promise_is_kept_by_the_handover_not_the_arrival() {
+        // Job a: 0 -> 1 -> 5: at the dropoff after 1 + 3 + 4 = 8 minutes,
+        // handed over at 11.
+        let mut a = job();
+        let seconds = line(&places(0.0, [(1.0, 5.0)]));
+        let order = [PlanStop::pickup(0), PlanStop::dropoff(0)];
+        a.latest_dropoff = Some(NOW + 10 * MINUTE);
+        let late = [a.clone()];
+        let problem = problem(&late, &seconds);
+        let timeline = problem.timeline(&order).expect("timeline");
+        assert_eq!(timeline.arrivals[1], NOW + 8 * MINUTE);
+        assert_eq!(timeline.done[1], NOW + 11 * MINUTE);
+        assert_eq!(problem.broken(&order, &timeline, true), Some(Broken::Promise));
+        a.latest_dropoff = Some(NOW + 11 * MINUTE);
+        let kept = [a];
+        let problem = super::Problem { jobs: &kept, ..problem };
+        assert_eq!(problem.broken(&order, &timeline, true), None);
     }
 
     #[test]

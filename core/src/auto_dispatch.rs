@@ -399,9 +399,11 @@ pub async fn round_with(core: &Core, memory: &mut Memory) -> CoreResult<Option<R
 /// partition without one reads none of its jobs: while no courier has room
 /// (all full at peak, or none online) a round costs the same however many
 /// deliveries wait; nor does one read them while nothing changed since a
-/// round that placed nothing ([`Memory`]). On SQLite, whose one writer
-/// every create needs too, a round first asks the read pool whether it
-/// has work, and takes the writer only then.
+/// round that placed nothing ([`Memory`]). On PostgreSQL a round reads and
+/// decides under the partition's lock. On SQLite, whose one writer every
+/// create needs too, it reads and decides on the read pool and takes the
+/// writer only to write what it decided, checking again what may have
+/// changed meanwhile.
 async fn partition_round(
     core: &Core,
     partition: &Partition,
@@ -410,17 +412,17 @@ async fn partition_round(
 ) -> CoreResult<Option<Round>> {
     let now = core.clock.now_micros();
     let timed = core.metrics.partition_round(partition.key());
-    if core.db.get_database_backend() == DbBackend::Sqlite {
-        let survey = Survey::read(&core.db, partition, pool, now).await?;
-        if !survey.has_work(partition, memory, now) {
-            return Ok(Some(Round {
-                free_couriers: survey.free.len(),
-                ..Round::default()
-            }));
+    let (tx, decision) = if core.db.get_database_backend() == DbBackend::Sqlite {
+        let decision = decide(core, &core.db, partition, pool, memory, now).await?;
+        if decision.is_empty() {
+            if decision.read {
+                memory.remember(partition, &decision.survey, &decision.done, decision.next_due);
+            }
+            return Ok(Some(decision.done));
         }
-    }
-    let tx = core.begin().await?;
-    if tx.get_database_backend() == DbBackend::Postgres {
+        (core.begin().await?, decision)
+    } else {
+        let tx = core.begin().await?;
         let locked = tx
             .query_one_raw(Statement::from_sql_and_values(
                 DbBackend::Postgres,
@@ -435,33 +437,84 @@ async fn partition_round(
             timed.locked_out();
             return Ok(None);
         }
-    }
-    let survey = Survey::read(&*tx, partition, pool, now).await?;
-    let mut done = Round {
-        free_couriers: survey.free.len(),
-        ..Round::default()
+        let decision = decide(core, &*tx, partition, pool, memory, now).await?;
+        (tx, decision)
     };
-    if !survey.has_work(partition, memory, now) {
-        tx.commit().await?;
-        return Ok(Some(done));
-    }
+    let Decision {
+        survey,
+        mut done,
+        matched,
+        next_due,
+        read,
+    } = decision;
     for offer in &survey.expired {
-        offers::close(core, &tx, offer, OfferStatus::Expired, now).await?;
-        done.expired += 1;
+        if offers::close(core, &tx, offer, OfferStatus::Expired, now).await? {
+            done.expired += 1;
+        }
     }
-    let mut next_due = i64::MAX;
-    if !survey.free.is_empty() {
-        let (waiting, due) = waiting_in(&*tx, partition, now).await?;
-        let waiting: Vec<Work> = waiting
-            .into_iter()
-            .filter(|w| !survey.offered_jobs.contains(w.id()))
-            .collect();
-        let early = offer_in_pool(core, &tx, waiting, &survey.free, now, &mut done).await?;
-        next_due = due.min(early);
-    }
+    make_offers(core, &tx, matched, now, &mut done).await?;
     tx.commit().await?;
-    memory.remember(partition, &survey, &done, next_due);
+    if read {
+        memory.remember(partition, &survey, &done, next_due);
+    }
     Ok(Some(done))
+}
+
+/// What a round of one partition decided, before it writes.
+struct Decision {
+    survey: Survey,
+    done: Round,
+    /// The offers to make, each a job and its courier's candidate.
+    matched: Vec<(Work, Candidate, Cost)>,
+    next_due: i64,
+    /// Whether it had work ([`Survey::has_work`]): what it saw is worth
+    /// remembering.
+    read: bool,
+}
+
+impl Decision {
+    /// Nothing to write: no offer expired, none to make.
+    fn is_empty(&self) -> bool {
+        self.survey.expired.is_empty() && self.matched.is_empty()
+    }
+}
+
+/// Reads partition `partition` on `db` and matches its waiting jobs with
+/// its couriers with room (when anything changed since a round that
+/// placed nothing).
+async fn decide(
+    core: &Core,
+    db: &impl ConnectionTrait,
+    partition: &Partition,
+    pool: &[Candidate],
+    memory: &Memory,
+    now: i64,
+) -> CoreResult<Decision> {
+    let survey = Survey::read(db, partition, pool, now).await?;
+    let mut decision = Decision {
+        done: Round {
+            free_couriers: survey.free.len(),
+            ..Round::default()
+        },
+        matched: Vec::new(),
+        next_due: i64::MAX,
+        read: survey.has_work(partition, memory, now),
+        survey,
+    };
+    let survey = &decision.survey;
+    if !decision.read || survey.free.is_empty() {
+        return Ok(decision);
+    }
+    let (waiting, due) = waiting_in(db, partition, now).await?;
+    let waiting: Vec<Work> = waiting
+        .into_iter()
+        .filter(|w| !survey.offered_jobs.contains(w.id()))
+        .collect();
+    *decision.done.waiting.get_or_insert(0) += waiting.len();
+    let (matched, early) = match_in_pool(core, db, waiting, &survey.free, now).await?;
+    decision.matched = matched;
+    decision.next_due = due.min(early);
+    Ok(decision)
 }
 
 /// The jobs waiting in partition `pool`, oldest first (at most [`MAX_WAITING`]; a
@@ -613,26 +666,24 @@ async fn candidates(
         .collect())
 }
 
-/// Offers the `waiting` jobs of a pool to its couriers with room, matched
-/// jointly, in `tx`. A job with a pickup window is offered to a courier
-/// only from when, answering in the offer's time and driving there, they
-/// would reach the pickup as the window opens (docs/couriers.md
-/// "Automatic dispatch"); when the first pair left for later comes due
-/// (`i64::MAX` when none).
-async fn offer_in_pool(
+/// Matches the `waiting` jobs of a pool with its couriers with room,
+/// jointly. A job with a pickup window is offered to a courier only from
+/// when, answering in the offer's time and driving there, they would reach
+/// the pickup as the window opens (docs/couriers.md "Automatic
+/// dispatch"); when the first pair left for later comes due (`i64::MAX`
+/// when none).
+async fn match_in_pool(
     core: &Core,
-    tx: &db::WriteTransaction,
+    db: &impl ConnectionTrait,
     waiting: Vec<Work>,
     free: &[Candidate],
     now: i64,
-    done: &mut Round,
-) -> CoreResult<i64> {
-    *done.waiting.get_or_insert(0) += waiting.len();
+) -> CoreResult<(Vec<(Work, Candidate, Cost)>, i64)> {
     if waiting.is_empty() {
-        return Ok(i64::MAX);
+        return Ok((Vec::new(), i64::MAX));
     }
     let refused: HashSet<(String, String)> =
-        assignments::passed_over(&**tx, waiting.iter().map(|w| w.id().to_owned()).collect())
+        assignments::passed_over(db, waiting.iter().map(|w| w.id().to_owned()).collect())
             .await?
             .into_iter()
             .map(|passed| (passed.job_id, passed.courier_id))
@@ -662,18 +713,41 @@ async fn offer_in_pool(
             .get(&(jobs[j], couriers[c]))
             .map_or(INFEASIBLE, |cost| cost.seconds)
     };
-    // Each courier's route row taken in id order (no two rounds wait on
-    // each other), so an assignment made since the survey is seen.
-    let mut matched: Vec<(usize, usize)> = pairs(jobs.len(), couriers.len(), cost_of)
+    let matched = pairs(jobs.len(), couriers.len(), cost_of)
         .into_iter()
-        .map(|(j, c)| (jobs[j], couriers[c]))
+        .filter_map(|(j, c)| {
+            let (job, courier) = (jobs[j], couriers[c]);
+            let cost = costs.remove(&(job, courier))?;
+            Some((waiting[job].clone(), free[courier].clone(), cost))
+        })
         .collect();
-    matched.sort_by(|a, b| free[a.1].courier.id.cmp(&free[b.1].courier.id));
-    for (job, courier) in matched {
-        let Some(cost) = costs.remove(&(job, courier)) else {
+    Ok((matched, early))
+}
+
+/// Makes the offers `matched` in `tx`, each courier's route row taken in
+/// id order (no two rounds wait on each other), so that an assignment made
+/// since they were read is seen; a job or courier given an open offer
+/// meanwhile is left for the next round.
+async fn make_offers(
+    core: &Core,
+    tx: &db::WriteTransaction,
+    mut matched: Vec<(Work, Candidate, Cost)>,
+    now: i64,
+    done: &mut Round,
+) -> CoreResult<()> {
+    if matched.is_empty() {
+        return Ok(());
+    }
+    let (mut offered_jobs, mut offered_couriers) = (HashSet::new(), HashSet::new());
+    for offer in offers::open(&**tx).await? {
+        offered_jobs.insert(offer.job_id);
+        offered_couriers.insert(offer.courier_id);
+    }
+    matched.sort_by(|a, b| a.1.courier.id.cmp(&b.1.courier.id));
+    for (job, candidate, cost) in matched {
+        if offered_jobs.contains(job.id()) || offered_couriers.contains(&candidate.courier.id) {
             continue;
-        };
-        let candidate = &free[courier];
+        }
         routes::lock(tx, &candidate.courier.id, now).await?;
         let holds = assignments::open_of_courier(&**tx, &candidate.courier.id).await?;
         if holds.len() != candidate.held.len() {
@@ -681,7 +755,7 @@ async fn offer_in_pool(
             continue;
         }
         let new = NewOffer {
-            job_id: waiting[job].id().to_owned(),
+            job_id: job.id().to_owned(),
             courier_id: candidate.courier.id.clone(),
             distance_km: cost.distance_km,
             minutes_to_pickup: (cost.to_pickup + 59) / 60,
@@ -689,10 +763,10 @@ async fn offer_in_pool(
             route: cost.insertion,
         };
         offers::create(core, tx, new, now).await?;
-        core.metrics.dispatch_offered(now - waiting[job].created_at());
+        core.metrics.dispatch_offered(now - job.created_at());
         done.offered += 1;
     }
-    Ok(early)
+    Ok(())
 }
 
 /// What matching one job with one courier costs.
@@ -746,9 +820,23 @@ async fn costs(
         }
         let (free_members, busy_members): (Vec<usize>, Vec<usize>) =
             members.into_iter().partition(|&c| free[c].held.is_empty());
-        busy.extend(busy_members.into_iter().map(|c| (c, vehicle, servable.clone())));
-        let sources: Vec<GeoPoint> = free_members.iter().map(|&c| free[c].position.point()).collect();
         let pickups: Vec<GeoPoint> = servable.iter().map(|&j| waiting[j].pickup()).collect();
+        // A busy courier reaches a pickup no sooner than driving straight
+        // there: the pickups they could reach in time are tried.
+        let busy_sources: Vec<GeoPoint> = busy_members.iter().map(|&c| free[c].position.point()).collect();
+        let straight = core.router.durations(&busy_sources, &pickups, vehicle).await;
+        for (row, c) in busy_members.into_iter().enumerate() {
+            let reach = servable
+                .iter()
+                .enumerate()
+                .filter_map(|(column, &j)| {
+                    let seconds = straight.get(row)?.get(column).copied().flatten()?;
+                    Some((j, now + (seconds.round() as i64).saturating_mul(1_000_000)))
+                })
+                .collect();
+            busy.push((c, vehicle, reach));
+        }
+        let sources: Vec<GeoPoint> = free_members.iter().map(|&c| free[c].position.point()).collect();
         let durations = core.router.durations(&sources, &pickups, vehicle).await;
         for (row, &c) in free_members.iter().enumerate() {
             let courier = &free[c].courier;
@@ -783,10 +871,16 @@ async fn costs(
     }
     let tries: Vec<(usize, &VehicleType, Vec<usize>)> = busy
         .into_iter()
-        .map(|(c, vehicle, servable)| {
+        .map(|(c, vehicle, reach): (usize, &VehicleType, Vec<(usize, i64)>)| {
             let candidate = &free[c];
-            let near: Vec<usize> = servable
+            let near: Vec<usize> = reach
                 .into_iter()
+                .filter(|&(j, straight_there)| {
+                    soonest
+                        .get(&j)
+                        .is_none_or(|&soonest| straight_there <= soonest.saturating_add(INSERTION_SLACK))
+                })
+                .map(|(j, _)| j)
                 .filter(|&j| {
                     let job = &waiting[j];
                     let distance = distance_km(candidate.position.point(), job.pickup());
@@ -842,12 +936,16 @@ struct Busy<'a> {
 /// How long after the soonest free courier a courier holding jobs may
 /// reach a new pickup (docs/guide.md "Several jobs per courier").
 const INSERTION_SLACK: i64 = 5 * 60 * 1_000_000;
+/// How long before each promise an insertion must leave every handover
+/// (docs/guide.md "Several jobs per courier").
+const PROMISE_MARGIN: i64 = 3 * 60 * 1_000_000;
 /// The most waiting jobs, nearest first, tried in one busy courier's route
 /// per round.
 const INSERTIONS_TRIED: usize = 8;
 
 /// The costs of inserting each of the `near` waiting jobs into
-/// `candidate`'s route where every promise holds: each held job's windows
+/// `candidate`'s route where every promise holds with [`PROMISE_MARGIN`]
+/// to spare: each held job's windows
 /// or committed dropoff plus `COURIER_BATCH_MAX_DELAY` (never past its
 /// promise unless it was already), the new job's pickup window or, without
 /// one, no later than the soonest free courier (or this courier driving
@@ -874,7 +972,12 @@ async fn insertions(
         .into_iter()
         .chain(near.iter().map(|&j| waiting[j].clone()))
         .collect();
-    let all = Setting::new(core, vehicle, from, works, &kept.committed).await;
+    let mut all = Setting::new(core, vehicle, from, works, &kept.committed).await;
+    // What no plan foresees (a slow handover, a red light) comes out of a
+    // margin, not out of a promise.
+    for job in &mut all.jobs {
+        job.latest_dropoff = job.latest_dropoff.map(|latest| latest - PROMISE_MARGIN);
+    }
     let (order, pinned) = all.held_order(held_jobs, &kept.stops);
     let Some(before) = all.problem().timeline(&order) else {
         return Vec::new();
@@ -900,7 +1003,10 @@ async fn insertions(
         new.latest_pickup = Some(new.latest_pickup.map_or(bound, |end| end.min(bound)));
         // Nor its own promise, while it can still be kept.
         if new.latest_dropoff.is_none() {
-            new.latest_dropoff = waiting[j].promised_by().filter(|promised| *promised > setting.now);
+            new.latest_dropoff = waiting[j]
+                .promised_by()
+                .filter(|promised| *promised > setting.now)
+                .map(|promised| promised - PROMISE_MARGIN);
         }
         let Some((with, after)) = setting.problem().insert(&order, pinned, held, true) else {
             continue;

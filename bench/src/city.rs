@@ -8,7 +8,7 @@
 //! the promises kept, booking → delivery, distance per delivery and
 //! create → offer.
 //!
-//! Time runs [`TIME_SCALE`] times as fast as the wall clock, on both
+//! Time runs `--city-time-scale` times as fast as the wall clock, on both
 //! sides: the core's clock is paced (`COURIER_CLOCK_RATE`, so promises,
 //! windows, offers and `COURIER_BATCH_MAX_DELAY` keep their city lengths),
 //! the couriers move that much faster than a car in town and spend the
@@ -35,14 +35,12 @@ use crate::dispatch::{
 };
 use crate::service::{Backend, BenchResult, Service};
 
-/// How many times faster than the city the run goes.
-const TIME_SCALE: f64 = 24.0;
 /// What the couriers drive (the catalogue's `max_jobs`: 5).
 const VEHICLE: &str = "car";
 /// A car's average door-to-door speed as the core's offline router counts
 /// it (25 km/h on roads 1.3 times the straight line), in metres per second
-/// of straight line, compressed.
-const SPEED_MPS: f64 = 25.0 / 3.6 / ROAD_FACTOR * TIME_SCALE;
+/// of straight line.
+const SPEED_MPS: f64 = 25.0 / 3.6 / ROAD_FACTOR;
 const ROAD_FACTOR: f64 = 1.3;
 /// At every stop (parking, the walk, the handover), as the core plans it.
 const HANDLING: Duration = Duration::from_secs(180);
@@ -51,41 +49,46 @@ const OFFER_TIMEOUT: Duration = Duration::from_secs(120);
 /// Every this many bookings carries windows (a quarter of the load).
 const WINDOWED_EVERY: u64 = 4;
 /// Shops that book: each delivery is picked up at one and goes to a place
-/// within a trip of it (at 50 bookings a second, a shop books every
-/// 24 city seconds).
+/// within a trip of it (at 50 bookings a second, a shop books once a
+/// wall-clock second).
 const SHOPS: usize = 50;
-/// How often each courier's app reports its position (city time: every
-/// 24 s).
+/// How often each courier's app reports its position (wall clock: every
+/// 24 city seconds at the time scale 24).
 const REPORT_EVERY: Duration = Duration::from_secs(1);
 /// How long a courier looks at an offer before accepting it (wall clock).
 const THINK: Duration = Duration::from_millis(200);
-/// After the last booking, how long the couriers go on delivering.
-const DRAIN: Duration = Duration::from_secs(60);
+/// After the last booking, how long the couriers go on delivering at most
+/// (36 city minutes at the time scale 24: past the last bookings'
+/// promises).
+const DRAIN: Duration = Duration::from_secs(90);
 
-fn compressed(city: Duration) -> Duration {
-    city.div_f64(TIME_SCALE)
+/// City minutes in a wall-clock span, time running `scale` times as fast.
+fn city_minutes(wall: Duration, scale: f64) -> f64 {
+    wall.as_secs_f64() * scale / 60.0
 }
 
-/// City minutes in a wall-clock span.
-fn city_minutes(wall: Duration) -> f64 {
-    wall.as_secs_f64() * TIME_SCALE / 60.0
-}
-
-/// The core's paced clock: `TIME_SCALE` times the system's from `origin`
+/// The core's paced clock: `scale` times the system's from `origin`
 /// (unix seconds), as `COURIER_CLOCK_RATE` and `COURIER_CLOCK_ORIGIN` set it.
 #[derive(Clone)]
 struct CityClock {
     origin: i64,
+    scale: f64,
     paced: courier_store::clock::Clock,
 }
 
 impl CityClock {
-    fn starting_now() -> CityClock {
+    fn starting_now(scale: f64) -> CityClock {
         let origin = chrono::Utc::now().timestamp();
         CityClock {
             origin,
-            paced: courier_store::clock::Clock::paced(origin, TIME_SCALE),
+            scale,
+            paced: courier_store::clock::Clock::paced(origin, scale),
         }
+    }
+
+    /// A span of city time on the wall clock.
+    fn compressed(&self, city: Duration) -> Duration {
+        city.div_f64(self.scale)
     }
 
     fn now(&self) -> chrono::DateTime<chrono::Utc> {
@@ -113,6 +116,10 @@ pub struct Settings {
     pub creates_per_second: f64,
     /// How long deliveries are booked (wall clock).
     pub run: Duration,
+    /// How many times faster than the city the run goes.
+    pub time_scale: f64,
+    /// Leave each run's database and logs behind.
+    pub keep: bool,
 }
 
 /// Couriers carrying several jobs, or one each.
@@ -149,6 +156,25 @@ pub struct Figures {
     pub move_errors: u64,
     pub apps_failed: usize,
     pub first_app_error: Option<String>,
+    /// Of the bookings late by the bench's own reading of their promise
+    /// (the create's dropoff window's end, else its `dropoff_eta` plus 10
+    /// minutes): never delivered, already planned past it when the courier
+    /// accepted, and planned in time but delivered after it.
+    pub late_undelivered: usize,
+    pub late_as_planned: usize,
+    pub late_slipped: usize,
+    /// Over the deliveries: how much later than planned at the accept they
+    /// were handed over, in minutes (mean and 95th percentile).
+    pub slip_mean_min: f64,
+    pub slip_p95_min: f64,
+    /// Stops with handling time (parking, the walk) per delivery: 2 when
+    /// every pickup and dropoff is a stop of its own.
+    pub stops_per_delivery: f64,
+    /// The core's dispatch rounds (its metrics at the end): how many, their
+    /// mean, and the bucket bound under which 99 % of them ended.
+    pub rounds: f64,
+    pub round_mean_ms: f64,
+    pub round_p99_ms: f64,
 }
 
 impl Figures {
@@ -174,6 +200,13 @@ struct Town {
     booked: HashMap<String, Instant>,
     offered: HashMap<String, Instant>,
     delivered: HashMap<String, Instant>,
+    /// City times in microseconds: each booking's promise, its dropoff as
+    /// planned by the route when its offer was accepted, and its handover.
+    promised: HashMap<String, i64>,
+    planned: HashMap<String, i64>,
+    handed_over: HashMap<String, i64>,
+    /// Stops at which a courier spent the handling time.
+    stops: usize,
 }
 
 struct Shared {
@@ -195,7 +228,7 @@ impl Shared {
         let motion = town.motions[c];
         let here = motion.at(now);
         town.covered[c] += metres(motion.from, here);
-        let takes = Duration::from_secs_f64(metres(here, to) / SPEED_MPS);
+        let takes = Duration::from_secs_f64(metres(here, to) / (SPEED_MPS * self.clock.scale));
         town.motions[c] = Motion {
             from: here,
             to,
@@ -204,6 +237,22 @@ impl Shared {
         };
         takes
     }
+}
+
+fn micros(at: chrono::DateTime<chrono::Utc>) -> i64 {
+    at.timestamp_micros()
+}
+
+/// A created delivery's promise as the guide states it: its dropoff
+/// window's end, else the `dropoff_eta` answered at creation plus 10
+/// minutes.
+fn promise_of(delivery: &Value) -> Option<i64> {
+    let at = |text: &Value| {
+        chrono::DateTime::parse_from_rfc3339(text.as_str()?)
+            .ok()
+            .map(|at| at.timestamp_micros())
+    };
+    at(&delivery["dropoff_window"]["end"]).or_else(|| at(&delivery["dropoff_eta"]).map(|eta| eta + 10 * 60 * 1_000_000))
 }
 
 fn point(waypoint: Option<&pb::Waypoint>) -> (f64, f64) {
@@ -277,9 +326,10 @@ async fn follow(
         }
         let _ = reports.send(report_at(place, shared.clock.timestamp())).await;
         if last_place.is_none_or(|last| metres(last, place) > 1.0) {
+            shared.town().stops += 1;
             tokio::select! {
                 _ = stop.cancelled() => return Ok(()),
-                _ = tokio::time::sleep(compressed(HANDLING)) => {}
+                _ = tokio::time::sleep(shared.clock.compressed(HANDLING)) => {}
             }
         }
         last_place = Some(place);
@@ -290,7 +340,9 @@ async fn follow(
         }
         done.insert((next.job_id.clone(), next.kind));
         if next.kind() == apb::StopKind::Dropoff {
-            shared.town().delivered.insert(next.job_id.clone(), Instant::now());
+            let mut town = shared.town();
+            town.delivered.insert(next.job_id.clone(), Instant::now());
+            town.handed_over.insert(next.job_id.clone(), micros(shared.clock.now()));
         }
         // The route after the move (the stream sends it too).
         let mut client = courier.client.clone();
@@ -368,6 +420,15 @@ async fn app(
                     .into_inner()
                     .route
                     .unwrap_or_default();
+                let planned = now
+                    .stops
+                    .iter()
+                    .find(|stop| stop.job_id == job.id && stop.kind() == apb::StopKind::Dropoff)
+                    .and_then(|stop| stop.eta.as_ref());
+                if let Some(eta) = planned {
+                    let at = eta.seconds * 1_000_000 + i64::from(eta.nanos) / 1_000;
+                    shared.town().planned.insert(job.id.clone(), at);
+                }
                 route.send_replace(now.stops);
             }
         }
@@ -430,7 +491,7 @@ fn catalogue(dir: &std::path::Path, carrying: Carrying, areas: Areas) -> BenchRe
 fn core_env(catalogue: &str, clock: &CityClock) -> Vec<(&'static str, String)> {
     vec![
         ("COURIER_CATALOG_FILE", catalogue.to_owned()),
-        ("COURIER_CLOCK_RATE", TIME_SCALE.to_string()),
+        ("COURIER_CLOCK_RATE", clock.scale.to_string()),
         ("COURIER_CLOCK_ORIGIN", clock.origin.to_string()),
         ("COURIER_OFFER_TIMEOUT", format!("{}s", OFFER_TIMEOUT.as_secs())),
     ]
@@ -450,16 +511,32 @@ pub async fn measure(
     let mut figures = Vec::with_capacity(2);
     for carrying in [Carrying::Several, Carrying::One] {
         let catalogue = catalogue(&std::env::temp_dir(), carrying, Areas::One)?;
-        let clock = CityClock::starting_now();
-        let env = core_env(&catalogue, &clock);
-        let service = Service::start_with(bin_dir, backend, postgres_url, "city", &as_pairs(&env)).await?;
+        let clock = CityClock::starting_now(settings.time_scale);
+        let mut env = core_env(&catalogue, &clock);
+        let metrics = crate::service::free_addr()?;
+        env.push(("COURIER_METRICS_ADDR", metrics.clone()));
+        let label = match carrying {
+            Carrying::Several => "city_several",
+            Carrying::One => "city_one",
+        };
+        let service = Service::start_with(bin_dir, backend, postgres_url, label, &as_pairs(&env)).await?;
         let measured = async {
             let couriers =
                 sign_up_couriers(bin_dir, &service, &[&service.grpc_url], settings.couriers, VEHICLE).await?;
-            run(&service, clock, couriers, settings).await
+            let mut figures = run(&service, clock, couriers, settings).await?;
+            let client = reqwest::Client::builder().no_proxy().build()?;
+            let page = metrics_page(&client, &metrics)
+                .await
+                .ok_or("the core's metrics did not answer")?;
+            (figures.rounds, figures.round_mean_ms, figures.round_p99_ms) = round_durations(&page);
+            Ok::<_, Box<dyn std::error::Error + Send + Sync>>(figures)
         }
         .await;
-        service.stop().await;
+        if settings.keep {
+            service.stop_keeping().await;
+        } else {
+            service.stop().await;
+        }
         figures.push(measured?);
     }
     let [several, one]: [Figures; 2] = figures.try_into().map_err(|_| "two runs expected")?;
@@ -468,6 +545,7 @@ pub async fn measure(
 
 /// One run on `service`, its clock paced as `clock`, with `couriers` online.
 async fn run(service: &Service, clock: CityClock, couriers: Vec<Courier>, settings: Settings) -> BenchResult<Figures> {
+    let scale = clock.scale;
     let courier_count = couriers.len();
     let mut places = Random(7);
     let shared = Arc::new(Shared {
@@ -528,9 +606,13 @@ async fn run(service: &Service, clock: CityClock, couriers: Vec<Courier>, settin
                 Ok(answer) if answer.status().is_success() => answer.json::<Value>().await.ok(),
                 _ => None,
             };
-            match answer.as_ref().and_then(|a| a["id"].as_str()) {
-                Some(id) => {
-                    shared.town().booked.insert(id.to_owned(), sent);
+            match answer.as_ref().and_then(|a| Some((a["id"].as_str()?, a))) {
+                Some((id, delivery)) => {
+                    let mut town = shared.town();
+                    town.booked.insert(id.to_owned(), sent);
+                    if let Some(promise) = promise_of(delivery) {
+                        town.promised.insert(id.to_owned(), promise);
+                    }
                 }
                 None => {
                     errors.fetch_add(1, Ordering::Relaxed);
@@ -592,15 +674,40 @@ async fn run(service: &Service, clock: CityClock, couriers: Vec<Courier>, settin
         }
     }
     (figures.offer_p50_ms, figures.offer_p99_ms) = sorted_ms(to_offer);
+    let mut slips = Vec::new();
+    for (id, promise) in &town.promised {
+        let Some(&at) = town.handed_over.get(id) else {
+            figures.late_undelivered += 1;
+            continue;
+        };
+        let planned = town.planned.get(id).copied();
+        if let Some(planned) = planned {
+            slips.push((at - planned) as f64 / 60e6);
+        }
+        if at > *promise {
+            let handed = |arrival: i64| arrival + HANDLING.as_micros() as i64;
+            if planned.is_some_and(|planned| handed(planned) > *promise) {
+                figures.late_as_planned += 1;
+            } else {
+                figures.late_slipped += 1;
+            }
+        }
+    }
+    slips.sort_by(f64::total_cmp);
+    if !slips.is_empty() {
+        figures.slip_mean_min = slips.iter().sum::<f64>() / slips.len() as f64;
+        figures.slip_p95_min = slips[(slips.len() * 95 / 100).min(slips.len() - 1)];
+    }
+    figures.stops_per_delivery = town.stops as f64 / figures.delivered.max(1) as f64;
     figures.booking_to_delivery_min = if to_delivery.is_empty() {
         0.0
     } else {
-        to_delivery.iter().map(|d| city_minutes(*d)).sum::<f64>() / to_delivery.len() as f64
+        to_delivery.iter().map(|d| city_minutes(*d, scale)).sum::<f64>() / to_delivery.len() as f64
     };
-    let steady_hours = city_minutes(booking_ended - steady_from) / 60.0;
+    let steady_hours = city_minutes(booking_ended - steady_from, scale) / 60.0;
     figures.per_courier_hour = figures.delivered_steady as f64 / (courier_count as f64 * steady_hours);
     let busy: Duration = town.busy.iter().sum();
-    let busy_hours = city_minutes(busy) / 60.0;
+    let busy_hours = city_minutes(busy, scale) / 60.0;
     if busy_hours > 0.0 {
         figures.per_busy_hour = figures.delivered as f64 / busy_hours;
         figures.mean_held = town.held_seconds / busy.as_secs_f64();
@@ -613,12 +720,13 @@ async fn run(service: &Service, clock: CityClock, couriers: Vec<Courier>, settin
 /// Prints both runs as BENCHMARKS.md records them.
 pub fn print(backend: Backend, settings: &Settings, [several, one]: &[Figures; 2]) {
     println!(
-        "\nA day in a city on {}: {} couriers in cars, {} bookings/s from {SHOPS} shops for {} s (time {TIME_SCALE}× compressed: {:.0} city minutes), then up to {} s to deliver:",
+        "\nA day in a city on {}: {} couriers in cars, {} bookings/s from {SHOPS} shops for {} s (time {}× compressed: {:.0} city minutes), then up to {} s to deliver:",
         backend.name(),
         settings.couriers,
         settings.creates_per_second,
         settings.run.as_secs(),
-        city_minutes(settings.run),
+        settings.time_scale,
+        city_minutes(settings.run, settings.time_scale),
         DRAIN.as_secs()
     );
     println!(
@@ -654,6 +762,21 @@ pub fn print(backend: Backend, settings: &Settings, [several, one]: &[Figures; 2
         100.0 * one.on_time_rate(),
         several.offer_p99_ms
     );
+    for (label, f) in [("several jobs", several), ("one job", one)] {
+        println!(
+            "- {label}: late {} never delivered, {} planned past the promise at the accept, {} planned in time and delivered after it; handed over {:.1} min (mean) and {:.1} min (p95) after the arrival planned at the accept (the handling takes 3); {:.2} stops per delivery",
+            f.late_undelivered,
+            f.late_as_planned,
+            f.late_slipped,
+            f.slip_mean_min,
+            f.slip_p95_min,
+            f.stops_per_delivery
+        );
+        println!(
+            "- {label}: {:.0} dispatch rounds, {:.1} ms mean, 99 % within {:.0} ms",
+            f.rounds, f.round_mean_ms, f.round_p99_ms
+        );
+    }
     for (label, f) in [("several jobs", several), ("one job", one)] {
         println!(
             "- {label}: {} create errors, {} never offered, {} moves refused, {} apps ended early{}",
@@ -703,7 +826,7 @@ pub async fn measure_areas(
     settings: Settings,
 ) -> BenchResult<AreaFigures> {
     let catalogue = catalogue(&std::env::temp_dir(), Carrying::Several, Areas::Four)?;
-    let clock = CityClock::starting_now();
+    let clock = CityClock::starting_now(settings.time_scale);
     let env = core_env(&catalogue, &clock);
     let metrics = [crate::service::free_addr()?, crate::service::free_addr()?];
     let with_metrics = |addr: &str| {
@@ -750,7 +873,11 @@ pub async fn measure_areas(
         })
     }
     .await;
-    service.stop().await;
+    if settings.keep {
+        service.stop_keeping().await;
+    } else {
+        service.stop().await;
+    }
     measured
 }
 
@@ -764,6 +891,29 @@ async fn metrics_page(client: &reqwest::Client, addr: &str) -> Option<String> {
         .text()
         .await
         .ok()
+}
+
+/// The dispatch rounds on a core's metrics `page`: how many, their mean
+/// duration and the least bucket bound holding 99 % of them, in ms.
+fn round_durations(page: &str) -> (f64, f64, f64) {
+    const NAME: &str = "courier_dispatch_round_duration_seconds";
+    let value = |line: &str| line.rsplit(' ').next().and_then(|v| v.parse::<f64>().ok());
+    let of = |suffix: &str| {
+        page.lines()
+            .find(|line| line.starts_with(&format!("{NAME}_{suffix} ")))
+            .and_then(value)
+            .unwrap_or_default()
+    };
+    let (count, sum) = (of("count"), of("sum"));
+    let p99 = page
+        .lines()
+        .filter_map(|line| {
+            let bound = line.strip_prefix(&format!("{NAME}_bucket{{le=\""))?.split('"').next()?;
+            Some((bound.parse::<f64>().ok()?, value(line)?))
+        })
+        .find(|&(_, below)| below >= 0.99 * count)
+        .map_or(f64::INFINITY, |(bound, _)| bound * 1000.0);
+    (count, sum * 1000.0 / count.max(1.0), p99)
 }
 
 /// The samples of metric `name` on `page`, by their `partition` label.

@@ -61,6 +61,15 @@ struct Cli {
     /// dispatch run's couriers and bookings per second).
     #[arg(long, default_value_t = 120)]
     city_seconds: u64,
+    /// How many times faster than the city its runs go: at 50 bookings a
+    /// second and 1,000 couriers, 24 books 7.5 deliveries per courier-hour
+    /// of the city, 18 books 10 (a peak no fleet of one job each keeps up
+    /// with).
+    #[arg(long, default_value_t = 24.0)]
+    city_time_scale: f64,
+    /// Keep the city runs' databases and logs, and print where they are.
+    #[arg(long)]
+    keep_scratch: bool,
     #[arg(
         long,
         env = "COURIER_BENCH_POSTGRES_URL",
@@ -520,6 +529,8 @@ async fn bench_backend(cli: &Cli, backend: Backend, bin_dir: &std::path::Path) -
             couriers: cli.dispatch_couriers,
             creates_per_second: cli.dispatch_creates_per_second,
             run: Duration::from_secs(cli.city_seconds),
+            time_scale: cli.city_time_scale,
+            keep: cli.keep_scratch,
         };
         let figures = city::measure(bin_dir, backend, &cli.postgres_url, settings).await?;
         city::print(backend, &settings, &figures);
@@ -531,6 +542,8 @@ async fn bench_backend(cli: &Cli, backend: Backend, bin_dir: &std::path::Path) -
                 couriers: cli.dispatch_couriers,
                 creates_per_second: cli.dispatch_creates_per_second,
                 run: Duration::from_secs(cli.city_seconds),
+                time_scale: cli.city_time_scale,
+                keep: cli.keep_scratch,
             };
             let figures = city::measure_areas(bin_dir, &cli.postgres_url, settings).await?;
             city::print_areas(&settings, &figures);

@@ -356,6 +356,18 @@ impl Service {
         let _ = self.core.kill().await;
         self.database.drop_database().await;
     }
+
+    /// Stops the processes and leaves the database and logs for a look
+    /// afterwards (`--keep-scratch`): says where they are.
+    pub async fn stop_keeping(mut self) {
+        let _ = self.edge.kill().await;
+        let _ = self.core.kill().await;
+        println!(
+            "kept: logs in {}, database {}",
+            self.database.dir.display(),
+            self.database.url
+        );
+    }
 }
 
 /// Waits until the edge at `base_url` answers a keyed read (60 s at most).

@@ -59,7 +59,7 @@ struct Cli {
     dispatch_seconds: u64,
     /// How long the city run books deliveries, in seconds (with the
     /// dispatch run's couriers and bookings per second).
-    #[arg(long, default_value_t = 120)]
+    #[arg(long, default_value_t = 240)]
     city_seconds: u64,
     /// How many times faster than the city its runs go: at 50 bookings a
     /// second and 1,000 couriers, 24 books 7.5 deliveries per courier-hour

@@ -239,10 +239,6 @@ impl Shared {
     }
 }
 
-fn micros(at: chrono::DateTime<chrono::Utc>) -> i64 {
-    at.timestamp_micros()
-}
-
 /// A created delivery's promise as the guide states it: its dropoff
 /// window's end, else the `dropoff_eta` answered at creation plus 10
 /// minutes.
@@ -342,7 +338,8 @@ async fn follow(
         if next.kind() == apb::StopKind::Dropoff {
             let mut town = shared.town();
             town.delivered.insert(next.job_id.clone(), Instant::now());
-            town.handed_over.insert(next.job_id.clone(), micros(shared.clock.now()));
+            town.handed_over
+                .insert(next.job_id.clone(), shared.clock.now().timestamp_micros());
         }
         // The route after the move (the stream sends it too).
         let mut client = courier.client.clone();

@@ -420,7 +420,11 @@ async fn partition_round(
             }
             return Ok(Some(decision.done));
         }
-        (core.begin().await?, decision)
+        let tx = core.begin().await?;
+        // Decided before the writer was taken: an offer made meanwhile
+        // (by hand) is seen before any is written.
+        let open = offers::open(&*tx).await?;
+        (tx, decision.without_offered(open))
     } else {
         let tx = core.begin().await?;
         let locked = tx
@@ -476,6 +480,15 @@ impl Decision {
     /// Nothing to write: no offer expired, none to make.
     fn is_empty(&self) -> bool {
         self.survey.expired.is_empty() && self.matched.is_empty()
+    }
+
+    /// Without the offers whose job or courier has an `open` offer now.
+    fn without_offered(mut self, open: Vec<Offer>) -> Decision {
+        let (jobs, couriers): (HashSet<String>, HashSet<String>) =
+            open.into_iter().map(|offer| (offer.job_id, offer.courier_id)).unzip();
+        self.matched
+            .retain(|(job, candidate, _)| !jobs.contains(job.id()) && !couriers.contains(&candidate.courier.id));
+        self
     }
 }
 
@@ -726,8 +739,7 @@ async fn match_in_pool(
 
 /// Makes the offers `matched` in `tx`, each courier's route row taken in
 /// id order (no two rounds wait on each other), so that an assignment made
-/// since they were read is seen; a job or courier given an open offer
-/// meanwhile is left for the next round.
+/// since they were read is seen.
 async fn make_offers(
     core: &Core,
     tx: &db::WriteTransaction,
@@ -738,16 +750,8 @@ async fn make_offers(
     if matched.is_empty() {
         return Ok(());
     }
-    let (mut offered_jobs, mut offered_couriers) = (HashSet::new(), HashSet::new());
-    for offer in offers::open(&**tx).await? {
-        offered_jobs.insert(offer.job_id);
-        offered_couriers.insert(offer.courier_id);
-    }
     matched.sort_by(|a, b| a.1.courier.id.cmp(&b.1.courier.id));
     for (job, candidate, cost) in matched {
-        if offered_jobs.contains(job.id()) || offered_couriers.contains(&candidate.courier.id) {
-            continue;
-        }
         routes::lock(tx, &candidate.courier.id, now).await?;
         let holds = assignments::open_of_courier(&**tx, &candidate.courier.id).await?;
         if holds.len() != candidate.held.len() {
@@ -1004,8 +1008,7 @@ async fn insertions(
         // Nor its own promise, while it can still be kept.
         if new.latest_dropoff.is_none() {
             new.latest_dropoff = waiting[j]
-                .promised_by()
-                .filter(|promised| *promised > setting.now)
+                .promise_ahead(setting.now)
                 .map(|promised| promised - PROMISE_MARGIN);
         }
         let Some((with, after)) = setting.problem().insert(&order, pinned, held, true) else {

@@ -103,6 +103,11 @@ impl Work {
         }
     }
 
+    /// The dropoff promised, while it can still be kept (after `now`).
+    pub fn promise_ahead(&self, now: i64) -> Option<i64> {
+        self.promised_by().filter(|promised| *promised > now)
+    }
+
     /// The promised times (docs/guide.md "Windows").
     pub fn windows(&self) -> Windows {
         match self {

@@ -393,7 +393,7 @@ pub async fn add(
     // the offer planned it), else where the others keep theirs.
     let mut own = setting.jobs.clone();
     if own[new].latest_dropoff.is_none() {
-        own[new].latest_dropoff = work.promised_by().filter(|promised| *promised > setting.now);
+        own[new].latest_dropoff = work.promise_ahead(setting.now);
     }
     let keeping_own = Problem { jobs: &own, ..problem };
     let inserted = keeping_own

@@ -76,12 +76,17 @@ fn prepare(url: &str, max_connections: Option<u32>) -> CoreResult<u32> {
 }
 
 /// How the read pool's PostgreSQL sessions plan their prepared statements:
-/// once, generically. Every read is an index lookup by key or a keyset page
-/// whose generic plan is the index scan; under PostgreSQL's default
-/// (`auto`) a page with `LIMIT $n` is estimated cheaper with its values in,
-/// so it was planned again on every execution, which cost more than
-/// running it (docs/scaling.md, "List pages").
-const READ_PLAN_CACHE_MODE: &str = "force_generic_plan";
+/// once, generically, and by an index wherever there is one. Every read is
+/// an index lookup by key or a keyset page whose generic plan is the index
+/// scan; under PostgreSQL's default (`auto`) a page with `LIMIT $n` is
+/// estimated cheaper with its values in, so it was planned again on every
+/// execution, which cost more than running it (docs/scaling.md, "List
+/// pages"). A plan kept for the session must fit the table as it grows,
+/// not as it was at the first read: on a fresh database the tables are
+/// empty, where a scan of the whole table is the cheapest plan, and a
+/// list of keys read that way went on scanning 10,000 rows for each
+/// delivery (BENCHMARKS.md, "A day in a city on PostgreSQL").
+const READ_PLANNING: [(&str, &str); 2] = [("plan_cache_mode", "force_generic_plan"), ("enable_seqscan", "off")];
 
 /// The core's two pools: reads on one, every write on the other.
 pub struct Pools {
@@ -101,7 +106,7 @@ pub struct Pools {
 /// PostgreSQL split, a quarter for writes ([`write_share`]). The read
 /// pool's connections cannot write: SQLite's are `query_only`,
 /// PostgreSQL's start every transaction read-only (and plan generically,
-/// [`READ_PLAN_CACHE_MODE`]), so a write that skips the write path fails
+/// [`READ_PLANNING`]), so a write that skips the write path fails
 /// in every test instead of racing the single writer. An in-memory SQLite
 /// database (one per connection) has one pool for both, and only
 /// [`Reader`]'s type guards it.
@@ -201,10 +206,9 @@ fn options(
     options.map_sqlx_postgres_opts(move |postgres| {
         let postgres = plaintext_on_loopback(postgres);
         if read_only {
-            postgres.options([
-                ("default_transaction_read_only", "on"),
-                ("plan_cache_mode", READ_PLAN_CACHE_MODE),
-            ])
+            postgres
+                .options([("default_transaction_read_only", "on")])
+                .options(READ_PLANNING)
         } else {
             postgres
         }
@@ -394,29 +398,33 @@ impl ConnectionTrait for WriteTransaction {
     }
 }
 
-/// Starts a transaction that writes, on the write pool ([`Pools::writer`]:
-/// on SQLite, once this process's one write connection is free). On SQLite
-/// it takes the write lock at once (`BEGIN IMMEDIATE`): a deferred
-/// transaction that reads before its first write fails with `SQLITE_BUSY`
-/// instead of waiting when another connection commits in between.
-/// PostgreSQL ignores the mode.
 /// `column` is one of `values`, bound as one parameter (a JSON array)
 /// however many they are: one prepared statement serves every list (an
 /// `IN` with a placeholder per value is a new statement for each length,
 /// prepared anew each time past the statement cache), and no list meets a
 /// statement's parameter limit. For the lists of couriers a dispatch round
 /// and the position writer read, a thousand ids and more.
+///
+/// On PostgreSQL the list is an array the key's index is searched for
+/// (`= ANY`), not a set joined with the table (`IN (SELECT …)`): a generic
+/// plan, which the read pool keeps for the session, made while the table
+/// was empty joined by scanning the whole table and kept doing so as the
+/// table grew (BENCHMARKS.md, "A day in a city on PostgreSQL").
 pub fn one_of(backend: DbBackend, column: &'static str, values: &[String]) -> sea_orm::sea_query::SimpleExpr {
     let list = serde_json::Value::from(values.to_vec()).to_string();
     let sql = match backend {
-        DbBackend::Postgres => format!("\"{column}\" IN (SELECT jsonb_array_elements_text($1::jsonb))"),
+        DbBackend::Postgres => format!("\"{column}\" = ANY(ARRAY(SELECT jsonb_array_elements_text($1::jsonb)))"),
         _ => format!("\"{column}\" IN (SELECT value FROM json_each(?))"),
     };
     sea_orm::sea_query::Expr::cust_with_values(sql, [list])
 }
 
 /// Starts a write transaction on the write pool `writer`; `origin` is this
-/// replica's mark on the courier feeds it announces (`cache_feed`).
+/// replica's mark on the courier feeds it announces (`cache_feed`). On
+/// SQLite it takes the write lock at once (`BEGIN IMMEDIATE`): a deferred
+/// transaction that reads before its first write fails with `SQLITE_BUSY`
+/// instead of waiting when another connection commits in between.
+/// PostgreSQL ignores the mode.
 pub async fn begin(writer: &DatabaseConnection, origin: u64) -> CoreResult<WriteTransaction> {
     let tx = writer
         .begin_with_options(TransactionOptions {

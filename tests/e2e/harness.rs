@@ -49,7 +49,7 @@ pub struct TestApp {
     /// The edge's state (rate limiter, metrics).
     pub edge: EdgeState,
     servers: Servers,
-    _database: DatabaseGuard,
+    database: DatabaseGuard,
 }
 
 /// The tasks serving one core and edge.
@@ -304,7 +304,7 @@ impl TestApp {
             metrics_url,
             edge,
             servers,
-            _database: database,
+            database,
         };
         let workspace = app
             .create_workspace(admin_pb::WorkspaceKind::Business, Default::default())
@@ -353,6 +353,11 @@ impl TestApp {
         while self.servers.workers.join_next().await.is_some() {}
         // The process would exit now: its claim on a SQLite file ends.
         self.servers.serving = None;
+    }
+
+    /// The URL of this app's database.
+    pub fn database_url(&self) -> &str {
+        &self.database.url
     }
 
     pub fn url(&self, path: &str) -> String {

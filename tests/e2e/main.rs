@@ -37,6 +37,7 @@ mod openapi;
 mod operations;
 mod places;
 mod proofs;
+mod query_plans;
 mod quotes;
 mod ratelimit;
 mod replicas;

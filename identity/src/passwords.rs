@@ -6,6 +6,8 @@
 use argon2::Argon2;
 use argon2::password_hash::{PasswordHash, PasswordHasher, PasswordVerifier, SaltString};
 use rand::Rng;
+use std::sync::LazyLock;
+use tokio::sync::Semaphore;
 
 use crate::{CoreError, CoreResult};
 
@@ -97,25 +99,41 @@ pub fn check(password: &str, context: &[&str]) -> CoreResult<()> {
     Ok(())
 }
 
+/// How many argon2id computations run at once: one per core. Each takes
+/// its 19 MiB (`Argon2::default()`) for its whole run, and the blocking
+/// threads they run on are many: a thousand couriers signing in at once
+/// held the core at 2 GB long after they had signed in. Beyond the cores,
+/// more at once only makes each slower.
+static HASHING: LazyLock<Semaphore> =
+    LazyLock::new(|| Semaphore::new(std::thread::available_parallelism().map_or(1, |cores| cores.get())));
+
+/// Runs `work` on a blocking thread once a [`HASHING`] place is free.
+async fn hashing<T: Send + 'static>(what: &str, work: impl FnOnce() -> T + Send + 'static) -> CoreResult<T> {
+    let _place = HASHING
+        .acquire()
+        .await
+        .map_err(|e| CoreError::Internal(format!("{what}: {e}")))?;
+    tokio::task::spawn_blocking(work)
+        .await
+        .map_err(|e| CoreError::Internal(format!("{what}: {e}")))
+}
+
 /// The argon2id hash of `password` with a fresh random salt, in PHC string
 /// form (on a blocking thread).
 pub async fn hash(password: &str) -> CoreResult<String> {
     let password = password.to_owned();
-    tokio::task::spawn_blocking(move || hash_now(&password))
-        .await
-        .map_err(|e| CoreError::Internal(format!("password hash: {e}")))?
+    hashing("password hash", move || hash_now(&password)).await?
 }
 
 /// Whether `password` matches the stored `hash`; with no hash (an unknown
 /// account), a decoy is checked so that it costs as long as a wrong password.
 pub async fn verify(password: &str, hash: Option<&str>) -> CoreResult<bool> {
     let (password, hash) = (password.to_owned(), hash.map(str::to_owned));
-    tokio::task::spawn_blocking(move || {
+    hashing("password check", move || {
         let matches = verify_now(&password, hash.as_deref().unwrap_or(decoy_hash()));
         matches && hash.is_some()
     })
     .await
-    .map_err(|e| CoreError::Internal(format!("password check: {e}")))
 }
 
 fn hash_now(password: &str) -> CoreResult<String> {

@@ -85,8 +85,15 @@ fn prepare(url: &str, max_connections: Option<u32>) -> CoreResult<u32> {
 /// not as it was at the first read: on a fresh database the tables are
 /// empty, where a scan of the whole table is the cheapest plan, and a
 /// list of keys read that way went on scanning 10,000 rows for each
-/// delivery (BENCHMARKS.md, "A day in a city on PostgreSQL").
-const READ_PLANNING: [(&str, &str); 2] = [("plan_cache_mode", "force_generic_plan"), ("enable_seqscan", "off")];
+/// delivery (BENCHMARKS.md, "A day in a city on PostgreSQL"). Without just-
+/// in-time compilation: a scan where no index serves is priced so high
+/// with `enable_seqscan` off that each run of it was compiled first, which
+/// took 90 to 260 ms for a table of one row.
+const READ_PLANNING: [(&str, &str); 3] = [
+    ("plan_cache_mode", "force_generic_plan"),
+    ("enable_seqscan", "off"),
+    ("jit", "off"),
+];
 
 /// The core's two pools: reads on one, every write on the other.
 pub struct Pools {

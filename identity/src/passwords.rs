@@ -6,8 +6,9 @@
 use argon2::Argon2;
 use argon2::password_hash::{PasswordHash, PasswordHasher, PasswordVerifier, SaltString};
 use rand::Rng;
-use std::sync::LazyLock;
-use tokio::sync::Semaphore;
+use std::panic::AssertUnwindSafe;
+use std::sync::{Arc, LazyLock, Mutex, mpsc};
+use tokio::sync::oneshot;
 
 use crate::{CoreError, CoreResult};
 
@@ -99,27 +100,61 @@ pub fn check(password: &str, context: &[&str]) -> CoreResult<()> {
     Ok(())
 }
 
-/// How many argon2id computations run at once: one per core. Each takes
-/// its 19 MiB (`Argon2::default()`) for its whole run, and the blocking
-/// threads they run on are many: a thousand couriers signing in at once
-/// held the core at 2 GB long after they had signed in. Beyond the cores,
-/// more at once only makes each slower.
-static HASHING: LazyLock<Semaphore> =
-    LazyLock::new(|| Semaphore::new(std::thread::available_parallelism().map_or(1, |cores| cores.get())));
+/// A piece of hashing work for [`HASHERS`].
+type HashWork = Box<dyn FnOnce() + Send>;
 
-/// Runs `work` on a blocking thread once a [`HASHING`] place is free.
+/// The threads argon2id runs on: one per core, for as long as the process
+/// lives. Each computation takes 19 MiB (`Argon2::default()`), and the
+/// allocator keeps what a thread freed in that thread's arena: on
+/// tokio's blocking threads, started and ended as load comes and goes, a
+/// thousand couriers signing in at once left the core at 2 GB resident,
+/// a dozen arenas each holding three computations' memory. A fixed few
+/// threads hold a few computations' worth; and more at once than there are
+/// cores would only make each slower.
+static HASHERS: LazyLock<mpsc::Sender<HashWork>> = LazyLock::new(|| {
+    let (send, receive) = mpsc::channel::<HashWork>();
+    let receive = Arc::new(Mutex::new(receive));
+    for n in 0..std::thread::available_parallelism().map_or(1, |cores| cores.get()) {
+        let receive = Arc::clone(&receive);
+        let started = std::thread::Builder::new()
+            .name(format!("password-hasher-{n}"))
+            .spawn(move || {
+                loop {
+                    // The lock is held only to take the next piece of work.
+                    let next = receive.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).recv();
+                    match next {
+                        // A panic is the caller's failed answer, not the
+                        // end of the thread.
+                        Ok(work) => {
+                            let _ = std::panic::catch_unwind(AssertUnwindSafe(work));
+                        }
+                        Err(_) => return,
+                    }
+                }
+            });
+        if let Err(error) = started {
+            tracing::error!(%error, "a password hashing thread did not start");
+        }
+    }
+    send
+});
+
+/// Runs `work` on one of the [`HASHERS`] and waits for its answer.
 async fn hashing<T: Send + 'static>(what: &str, work: impl FnOnce() -> T + Send + 'static) -> CoreResult<T> {
-    let _place = HASHING
-        .acquire()
+    let (answer, answered) = oneshot::channel();
+    let job: HashWork = Box::new(move || {
+        let _ = answer.send(work());
+    });
+    HASHERS
+        .send(job)
+        .map_err(|_| CoreError::Internal(format!("{what}: no hashing thread runs")))?;
+    answered
         .await
-        .map_err(|e| CoreError::Internal(format!("{what}: {e}")))?;
-    tokio::task::spawn_blocking(work)
-        .await
-        .map_err(|e| CoreError::Internal(format!("{what}: {e}")))
+        .map_err(|_| CoreError::Internal(format!("{what}: the hashing thread failed")))
 }
 
 /// The argon2id hash of `password` with a fresh random salt, in PHC string
-/// form (on a blocking thread).
+/// form (on one of the [`HASHERS`]).
 pub async fn hash(password: &str) -> CoreResult<String> {
     let password = password.to_owned();
     hashing("password hash", move || hash_now(&password)).await?

@@ -76,24 +76,24 @@ fn prepare(url: &str, max_connections: Option<u32>) -> CoreResult<u32> {
 }
 
 /// How the read pool's PostgreSQL sessions plan their prepared statements:
-/// once, generically, and by an index wherever there is one. Every read is
-/// an index lookup by key or a keyset page whose generic plan is the index
-/// scan; under PostgreSQL's default (`auto`) a page with `LIMIT $n` is
-/// estimated cheaper with its values in, so it was planned again on every
-/// execution, which cost more than running it (docs/scaling.md, "List
-/// pages"). A plan kept for the session must fit the table as it grows,
-/// not as it was at the first read: on a fresh database the tables are
-/// empty, where a scan of the whole table is the cheapest plan, and a
+/// once, generically. Every read is an index lookup by key or a keyset
+/// page whose generic plan is the index scan; under PostgreSQL's default
+/// (`auto`) a page with `LIMIT $n` is estimated cheaper with its values in,
+/// so it was planned again on every execution, which cost more than
+/// running it (docs/scaling.md, "List pages").
+const READ_PLAN_CACHE_MODE: &str = "force_generic_plan";
+
+/// How every PostgreSQL session of the core plans: by an index wherever
+/// one serves, and without just-in-time compilation. A plan a session
+/// keeps (every read's, see [`READ_PLAN_CACHE_MODE`]; a write's generic
+/// plan, which the default takes after five runs) must fit the table as
+/// it grows, not as it was when planned: on a fresh database the tables
+/// are empty, where a scan of the whole table is the cheapest plan, and a
 /// list of keys read that way went on scanning 10,000 rows for each
-/// delivery (BENCHMARKS.md, "A day in a city on PostgreSQL"). Without just-
-/// in-time compilation: a scan where no index serves is priced so high
-/// with `enable_seqscan` off that each run of it was compiled first, which
-/// took 90 to 260 ms for a table of one row.
-const READ_PLANNING: [(&str, &str); 3] = [
-    ("plan_cache_mode", "force_generic_plan"),
-    ("enable_seqscan", "off"),
-    ("jit", "off"),
-];
+/// delivery (docs/scaling.md, "List pages"). Without an index a scan is
+/// then priced so high that PostgreSQL compiled it before each run, 90 to
+/// 260 ms for a table of one row: hence no JIT, which no lookup needs.
+const PLANNING: [(&str, &str); 2] = [("enable_seqscan", "off"), ("jit", "off")];
 
 /// The core's two pools: reads on one, every write on the other.
 pub struct Pools {
@@ -113,7 +113,7 @@ pub struct Pools {
 /// PostgreSQL split, a quarter for writes ([`write_share`]). The read
 /// pool's connections cannot write: SQLite's are `query_only`,
 /// PostgreSQL's start every transaction read-only (and plan generically,
-/// [`READ_PLANNING`]), so a write that skips the write path fails
+/// [`READ_PLAN_CACHE_MODE`]), so a write that skips the write path fails
 /// in every test instead of racing the single writer. An in-memory SQLite
 /// database (one per connection) has one pool for both, and only
 /// [`Reader`]'s type guards it.
@@ -213,11 +213,12 @@ fn options(
     options.map_sqlx_postgres_opts(move |postgres| {
         let postgres = plaintext_on_loopback(postgres);
         if read_only {
-            postgres
-                .options([("default_transaction_read_only", "on")])
-                .options(READ_PLANNING)
+            postgres.options(PLANNING).options([
+                ("default_transaction_read_only", "on"),
+                ("plan_cache_mode", READ_PLAN_CACHE_MODE),
+            ])
         } else {
-            postgres
+            postgres.options(PLANNING)
         }
     });
     options.map_sqlx_sqlite_opts(move |sqlite| {

@@ -147,11 +147,20 @@ pub async fn get(db: &impl ConnectionTrait, id: &str) -> CoreResult<Option<Offer
     Ok(entity::Entity::find_by_id(id.to_owned()).one(db).await?.map(from_model))
 }
 
+/// An offer is open, written as the partial indexes of open offers are
+/// (`courier_offers_open_job`, `courier_offers_open_courier`): neither
+/// database uses a partial index for a bound parameter, and a statement
+/// planned once for any status read every offer ever made.
+fn is_open() -> sea_orm::sea_query::SimpleExpr {
+    debug_assert_eq!(OfferStatus::Open.as_str(), "open");
+    Expr::cust("\"courier_offers\".\"status\" = 'open'")
+}
+
 /// The open offer of courier `courier_id`, if any.
 pub async fn open_for_courier(db: &impl ConnectionTrait, courier_id: &str) -> CoreResult<Option<Offer>> {
     Ok(entity::Entity::find()
         .filter(entity::Column::CourierId.eq(courier_id))
-        .filter(entity::Column::Status.eq(OfferStatus::Open.as_str()))
+        .filter(is_open())
         .one(db)
         .await?
         .map(from_model))
@@ -160,7 +169,7 @@ pub async fn open_for_courier(db: &impl ConnectionTrait, courier_id: &str) -> Co
 /// Every open offer (a round skips their jobs and couriers).
 pub async fn open(db: &impl ConnectionTrait) -> CoreResult<Vec<Offer>> {
     Ok(entity::Entity::find()
-        .filter(entity::Column::Status.eq(OfferStatus::Open.as_str()))
+        .filter(is_open())
         .all(db)
         .await?
         .into_iter()
@@ -226,7 +235,7 @@ pub async fn close(
 pub async fn withdraw_for_job(orders: &Orders, tx: &WriteTransaction, job_id: &str, now: i64) -> CoreResult<()> {
     let open = entity::Entity::find()
         .filter(entity::Column::JobId.eq(job_id))
-        .filter(entity::Column::Status.eq(OfferStatus::Open.as_str()))
+        .filter(is_open())
         .one(&**tx)
         .await?;
     if let Some(row) = open {

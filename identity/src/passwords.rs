@@ -104,13 +104,13 @@ pub fn check(password: &str, context: &[&str]) -> CoreResult<()> {
 type HashWork = Box<dyn FnOnce() + Send>;
 
 /// The threads argon2id runs on: one per core, for as long as the process
-/// lives. Each computation takes 19 MiB (`Argon2::default()`), and the
-/// allocator keeps what a thread freed in that thread's arena: on
-/// tokio's blocking threads, started and ended as load comes and goes, a
-/// thousand couriers signing in at once left the core at 2 GB resident,
-/// a dozen arenas each holding three computations' memory. A fixed few
-/// threads hold a few computations' worth; and more at once than there are
-/// cores would only make each slower.
+/// lives. Each computation takes 19 MiB (`Argon2::default()`) and a core's
+/// worth of time: more at once than there are cores only makes each
+/// slower, and on tokio's blocking threads (up to 512, started and ended
+/// as load comes and goes) a thousand couriers signing in at once ran
+/// hundreds together. With the system allocator (builds without
+/// jemalloc) each of those threads' arenas kept its blocks: the core
+/// stayed at 2 GB resident after the sign-ins.
 static HASHERS: LazyLock<mpsc::Sender<HashWork>> = LazyLock::new(|| {
     let (send, receive) = mpsc::channel::<HashWork>();
     let receive = Arc::new(Mutex::new(receive));

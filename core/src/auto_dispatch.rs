@@ -758,6 +758,11 @@ async fn make_offers(
             // Given a job (or freed) meanwhile: for the next round.
             continue;
         }
+        if assignments::open_for_job(&**tx, job.id()).await?.is_some() {
+            // Taken since it was read: an offer this round expires was
+            // accepted at its deadline, or a dispatcher assigned it.
+            continue;
+        }
         let new = NewOffer {
             job_id: job.id().to_owned(),
             courier_id: candidate.courier.id.clone(),

@@ -516,6 +516,17 @@ pub async fn accept_offer(core: &Core, courier: &Courier, offer_id: &str) -> Cor
         }
         OfferStatus::Open => {}
     }
+    let taken = assignments::open_for_job(&*tx, &offer.job_id)
+        .await?
+        .is_some_and(|held| held.courier_id != courier.id);
+    if taken {
+        // An offer never takes a job from the courier who holds it (only a
+        // dispatcher's hand does): it was made from a read older than that
+        // courier's accept.
+        offers::close(core, &tx, &offer, OfferStatus::Withdrawn, now).await?;
+        tx.commit().await?;
+        return Err(offer_withdrawn());
+    }
     if !offers::close(core, &tx, &offer, OfferStatus::Accepted, now).await? {
         return Err(offer_withdrawn());
     }

@@ -76,8 +76,8 @@ fn prepare(url: &str, max_connections: Option<u32>) -> CoreResult<u32> {
 }
 
 /// How the read pool's PostgreSQL sessions plan their prepared statements:
-/// once, generically. Every read is an index lookup by key or a keyset
-/// page whose generic plan is the index scan; under PostgreSQL's default
+/// once, generically. Every read is an index lookup by key or a keyset page
+/// whose generic plan is the index scan; under PostgreSQL's default
 /// (`auto`) a page with `LIMIT $n` is estimated cheaper with its values in,
 /// so it was planned again on every execution, which cost more than
 /// running it (docs/scaling.md, "List pages").
@@ -415,9 +415,9 @@ impl ConnectionTrait for WriteTransaction {
 ///
 /// On PostgreSQL the list is an array the key's index is searched for
 /// (`= ANY`), not a set joined with the table (`IN (SELECT …)`): a generic
-/// plan, which the read pool keeps for the session, made while the table
-/// was empty joined by scanning the whole table and kept doing so as the
-/// table grew (BENCHMARKS.md, "A day in a city on PostgreSQL").
+/// plan, which a session keeps ([`PLANNING`]), made while the table was
+/// empty joined by scanning the whole table and kept doing so as the table
+/// grew (BENCHMARKS.md, "A day in a city on PostgreSQL").
 pub fn one_of(backend: DbBackend, column: &'static str, values: &[String]) -> sea_orm::sea_query::SimpleExpr {
     let list = serde_json::Value::from(values.to_vec()).to_string();
     let sql = match backend {

@@ -35,6 +35,11 @@ fn the_pricing_engine_has_no_import_circle() {
 }
 
 #[test]
+fn the_planner_has_no_import_circle() {
+    assert_no_circle("planner/src", 4, Root::Read);
+}
+
+#[test]
 fn identity_has_no_import_circle() {
     assert_no_circle("identity/src", 20, Root::Read);
 }

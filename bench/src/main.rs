@@ -13,6 +13,7 @@ mod dispatch;
 mod limits;
 mod load;
 mod million;
+mod planner;
 mod service;
 mod webhooks;
 
@@ -70,6 +71,9 @@ struct Cli {
     /// Keep the city runs' databases and logs, and print where they are.
     #[arg(long)]
     keep_scratch: bool,
+    /// The planner run's time budgets per instance and solver, in seconds.
+    #[arg(long, value_delimiter = ',', default_values_t = [10, 60])]
+    planner_budgets: Vec<u64>,
     #[arg(
         long,
         env = "COURIER_BENCH_POSTGRES_URL",
@@ -112,12 +116,20 @@ enum Part {
     /// Four service areas of a thousand couriers each on two core
     /// replicas (PostgreSQL; only when named).
     CityAreas,
+    /// The route planner on Li & Lim's instances beside VROOM and OR-Tools,
+    /// and a generated fleet day (no service, no database; only when
+    /// named: minutes per budget).
+    Planner,
 }
 
 impl Cli {
     fn runs(&self, part: Part) -> bool {
         self.only.contains(&part)
-            || (self.only.is_empty() && !matches!(part, Part::Million | Part::Dispatch | Part::City | Part::CityAreas))
+            || (self.only.is_empty()
+                && !matches!(
+                    part,
+                    Part::Million | Part::Dispatch | Part::City | Part::CityAreas | Part::Planner
+                ))
     }
 }
 
@@ -762,6 +774,13 @@ async fn main() -> std::process::ExitCode {
 }
 
 async fn run(cli: &Cli) -> BenchResult<()> {
+    if cli.runs(Part::Planner) {
+        let budgets: Vec<Duration> = cli.planner_budgets.iter().map(|&s| Duration::from_secs(s)).collect();
+        planner::measure(&budgets).await?;
+        if cli.only.iter().all(|&part| part == Part::Planner) {
+            return Ok(());
+        }
+    }
     let bin_dir = std::env::current_exe()?
         .parent()
         .ok_or("the bench binary has no directory")?

@@ -1,6 +1,7 @@
 //! Planned routes (docs/routing.md "Planned routes"): a fleet's orders and
 //! its drivers on shift become one route per driver, fewest drivers first,
-//! then least total time, by vrp-core's solver within a time budget. The
+//! then least total time (or distance), by vrp-core's solver within a time
+//! budget. The
 //! problem and the plan are ours ([`problem`], [`plan`]); [`solver`] maps
 //! them to and from the solver's. No database: callers read the orders and
 //! shifts and store what is published.
@@ -20,7 +21,7 @@ use tokio_util::sync::CancellationToken;
 
 pub use error::PlanError;
 pub use plan::{Plan, Route, Stop, StopKind, Unfit, Unplanned};
-pub use problem::{Capacity, Driver, Load, Matrix, Order, Problem, Rest, Visit, Window};
+pub use problem::{Capacity, Driver, Load, Matrix, Minimise, Order, Problem, Rest, Visit, Window};
 pub use solver::solve;
 
 /// Plans `problem` off the async runtime: the best plan within `budget`,

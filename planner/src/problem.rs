@@ -125,6 +125,16 @@ pub struct Driver {
     pub carrying: Vec<String>,
 }
 
+/// What a plan minimises once every order it can place is placed and as
+/// few drivers as possible are used.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Minimise {
+    /// Total time on the road and at stops: a fleet's day.
+    Time,
+    /// Total distance: how the published benchmarks' best plans are scored.
+    Distance,
+}
+
 /// The orders and drivers of one plan, and the travel between their
 /// places per profile (a vehicle type's matrix).
 #[derive(Clone, Debug, PartialEq)]
@@ -132,6 +142,7 @@ pub struct Problem {
     pub orders: Vec<Order>,
     pub drivers: Vec<Driver>,
     pub travel: BTreeMap<String, Matrix>,
+    pub minimise: Minimise,
 }
 
 impl Problem {

@@ -1,6 +1,7 @@
 //! The problem in vrp-core's terms (its "pragmatic" format, one vehicle per
 //! driver, one pickup-and-delivery job per order) and its solution back in
-//! ours. Objective, in order: orders placed, drivers used, total time.
+//! ours. Objective, in order: orders placed, drivers used, then total time
+//! or distance ([`Minimise`]).
 
 use std::collections::HashMap;
 use std::io::BufWriter;
@@ -17,7 +18,7 @@ use vrp_pragmatic::format::solution::{self as out, PragmaticOutputType};
 
 use crate::error::PlanError;
 use crate::plan::{Plan, Route, Stop, StopKind, Unfit, Unplanned};
-use crate::problem::{Matrix, Order, Problem, Visit, Window};
+use crate::problem::{Matrix, Minimise, Order, Problem, Visit, Window};
 
 /// Stops the search at its deadline or when cancelled, whichever first.
 struct Deadline {
@@ -201,6 +202,10 @@ fn job(places: &Places, order: &Order) -> api::Job {
 }
 
 fn to_pragmatic(problem: &Problem, places: &Places) -> (api::Problem, Vec<api::Matrix>) {
+    let (per_metre, per_second) = match problem.minimise {
+        Minimise::Time => (0.0, 1.0),
+        Minimise::Distance => (1.0, 0.0),
+    };
     let vehicles = problem
         .drivers
         .iter()
@@ -211,11 +216,10 @@ fn to_pragmatic(problem: &Problem, places: &Places) -> (api::Problem, Vec<api::M
                 matrix: driver.profile.clone(),
                 scale: None,
             },
-            // Time only: the objective after drivers used is total time.
             costs: api::VehicleCosts {
                 fixed: None,
-                distance: 0.0,
-                time: 1.0,
+                distance: per_metre,
+                time: per_second,
             },
             shifts: vec![api::VehicleShift {
                 start: api::ShiftStart {

@@ -97,6 +97,7 @@ fn problem(orders: Vec<Order>, drivers: Vec<Driver>) -> Problem {
         orders,
         drivers,
         travel: BTreeMap::from([("bicycle".to_owned(), city(64))]),
+        minimise: Minimise::Time,
     }
 }
 

@@ -422,9 +422,9 @@ fn summarise(budgets: &[Duration], results: &Results) {
 }
 
 /// A generated fleet day: 20 drivers on 8-hour shifts from one depot, 500
-/// orders from 40 shops to homes with a third of the dropoffs in windows,
-/// in a city of 12 × 12 km driven at 25 km/h; the budgets tried until one
-/// places every order.
+/// orders from 40 shops to homes within 1.5 km of their shop, a third of
+/// the dropoffs in 2-hour windows, in a city of 12 × 12 km driven at
+/// 25 km/h; the budgets tried until one places every order.
 async fn fleet_day() -> BenchResult<()> {
     const ORDERS: usize = 500;
     const DRIVERS: usize = 20;
@@ -441,7 +441,8 @@ async fn fleet_day() -> BenchResult<()> {
     let mut orders = Vec::new();
     for i in 0..ORDERS {
         let shop = shops[i % shops.len()];
-        places.push((random.next() * 12_000.0, random.next() * 12_000.0));
+        let (x, y) = places[shop];
+        places.push((x + (random.next() - 0.5) * 3_000.0, y + (random.next() - 0.5) * 3_000.0));
         let home = places.len() - 1;
         let window = (i % 3 == 0).then(|| {
             let start = day + (random.next() * 5.0 * hour as f64) as i64;
@@ -501,7 +502,7 @@ async fn fleet_day() -> BenchResult<()> {
         minimise: Minimise::Time,
     };
     println!(
-        "\nA generated fleet day: {DRIVERS} drivers on 8-hour shifts, {ORDERS} orders from 40 shops, a third with dropoff windows:"
+        "\nA generated fleet day: {DRIVERS} drivers on 8-hour shifts, {ORDERS} orders from 40 shops to homes within 1.5 km, a third with dropoff windows:"
     );
     for budget in [1, 2, 5, 10].map(Duration::from_secs) {
         let plan = courier_planner::plan(problem.clone(), budget, CancellationToken::new()).await?;

@@ -98,7 +98,8 @@ pub struct Capacity {
     pub max_jobs: i64,
 }
 
-/// A break the driver takes somewhere inside `window`, where they are.
+/// A break the driver starts inside `window`, where their last stop was
+/// (none when their route ends before it).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Rest {
     pub window: Window,

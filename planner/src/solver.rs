@@ -232,13 +232,21 @@ fn to_pragmatic(problem: &Problem, places: &Places) -> (api::Problem, Vec<api::M
                     latest: time(driver.end_at),
                     location: places.location(driver.end_place),
                 }),
+                // An optional break is a stop of the route, timed with the
+                // rest; a required one (vrp's reserved time) can push a
+                // later stop past its window in the plan it writes.
                 breaks: driver.rest.map(|rest| {
-                    vec![api::VehicleBreak::Required {
-                        time: api::VehicleRequiredBreakTime::ExactTime {
-                            earliest: time(rest.window.start),
-                            latest: time(rest.window.end),
-                        },
-                        duration: rest.seconds as f64,
+                    vec![api::VehicleBreak::Optional {
+                        time: api::VehicleOptionalBreakTime::TimeWindow(vec![
+                            time(rest.window.start),
+                            time(rest.window.end),
+                        ]),
+                        places: vec![api::VehicleOptionalBreakPlace {
+                            duration: rest.seconds as f64,
+                            location: None,
+                            tag: None,
+                        }],
+                        policy: None,
                     }]
                 }),
                 reloads: None,

@@ -130,7 +130,7 @@ fn check(problem: &Problem, plan: &Plan) {
         );
         for stop in &route.stops {
             if stop.kind == StopKind::Rest {
-                // Taken at a stop or on the road: it delays what follows.
+                // Taken where the last stop was: it delays what follows.
                 free_at += stop.leaves_at - stop.starts_at;
                 continue;
             }

@@ -49,8 +49,6 @@ pub enum Unfit {
     VehicleType,
     /// No route leads to one of its places.
     Unreachable,
-    /// It would end a route past its driver's shift.
-    Shift,
     /// No driver on shift at all.
     NoDriver,
     /// The solver found no place for it in its time and named no rule.

@@ -310,7 +310,6 @@ fn unfit(code: &str) -> Unfit {
         "CAPACITY_CONSTRAINT" | "TOUR_SIZE_CONSTRAINT" => Unfit::Capacity,
         "SKILL_CONSTRAINT" => Unfit::VehicleType,
         "REACHABLE_CONSTRAINT" => Unfit::Unreachable,
-        "MAX_DURATION_CONSTRAINT" | "MAX_DISTANCE_CONSTRAINT" => Unfit::Shift,
         _ => Unfit::NotFound,
     }
 }
@@ -321,10 +320,11 @@ fn from_pragmatic(
     solution: out::Solution,
     solved_in: Duration,
 ) -> Result<Plan, PlanError> {
+    let orders: HashMap<&str, &Order> = problem.orders.iter().map(|order| (order.id.as_str(), order)).collect();
     let mut routes = Vec::new();
     for tour in solution.tours {
         let mut stops = Vec::new();
-        // A rest taken on the road is placed where the last stop was.
+        // A rest has no place of its own: it is taken where the last stop was.
         let mut last_place = problem
             .drivers
             .iter()
@@ -347,14 +347,11 @@ fn from_pragmatic(
                     Some(interval) => (micros(&interval.start)?, micros(&interval.end)?),
                     None => (arrives_at, leaves_at),
                 };
-                // Handling starts on arrival, or when the window opens; a
-                // rest taken during a stop lengthens it, not the wait.
+                // Handling starts on arrival, or when the window opens.
                 let opens = match kind {
                     StopKind::Rest => None,
-                    _ => problem
-                        .orders
-                        .iter()
-                        .find(|order| order.id == activity.job_id)
+                    _ => orders
+                        .get(activity.job_id.as_str())
                         .and_then(|order| match kind {
                             StopKind::Pickup => order.pickup.as_ref(),
                             _ => Some(&order.dropoff),
@@ -388,7 +385,7 @@ fn from_pragmatic(
         .unassigned
         .unwrap_or_default()
         .into_iter()
-        .filter(|job| problem.orders.iter().any(|order| order.id == job.job_id))
+        .filter(|job| orders.contains_key(job.job_id.as_str()))
         .map(|job| Unplanned {
             reason: job
                 .reasons

@@ -16,6 +16,7 @@ pub mod demo;
 pub mod dispatch;
 pub mod dispatch_map;
 pub mod jobs;
+pub mod plans;
 pub mod positions;
 pub mod public_tracking;
 pub mod testing;

@@ -35,6 +35,7 @@ mod m20261128_000041_index_waiting_deliveries;
 mod m20261130_000050_add_audit_courier;
 mod m20261130_000051_add_windows;
 mod m20261130_000052_add_routes;
+mod m20261201_000053_add_shifts_and_plans;
 
 pub struct Migrator;
 
@@ -70,6 +71,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261130_000050_add_audit_courier::Migration),
             Box::new(m20261130_000051_add_windows::Migration),
             Box::new(m20261130_000052_add_routes::Migration),
+            Box::new(m20261201_000053_add_shifts_and_plans::Migration),
         ]
     }
 }

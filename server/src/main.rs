@@ -5,6 +5,7 @@
 
 use clap::{CommandFactory, Parser, Subcommand};
 use courier::logging::{self, LogFormat};
+use courier_core::plans::{self, RoutePlan, StopKind};
 use courier_core::{Core, CoreError};
 use courier_identity::access::command_line;
 use courier_identity::access::{Permission, act};
@@ -106,6 +107,24 @@ enum DatabaseCommand {
         /// How many entries to show.
         #[arg(long, default_value_t = 50)]
         limit: usize,
+    },
+    /// Plan a fleet's day (docs/routing.md "Planned routes") and print the
+    /// plan: each driver's route with its times, and the orders no route
+    /// takes with the reason. The plan is kept as a proposal; a dispatcher
+    /// publishes it.
+    Plan {
+        /// The fleet workspace.
+        #[arg(long)]
+        workspace: String,
+        /// The day, YYYY-MM-DD.
+        #[arg(long)]
+        day: String,
+        /// Only this driver on shift (repeat for several); all by default.
+        #[arg(long = "courier")]
+        couriers: Vec<String>,
+        /// How long the solver searches, 1 to 60 seconds.
+        #[arg(long, default_value_t = 10)]
+        budget_seconds: i32,
     },
     /// Mint a service token for an internal gRPC caller.
     Token {
@@ -520,6 +539,21 @@ async fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
             println!("user {} created; sign in with", user.id);
             println!("email: {} password: {password}", user.email);
         }
+        DatabaseCommand::Plan {
+            workspace,
+            day,
+            couriers,
+            budget_seconds,
+        } => {
+            let request = plans::PlanRequest {
+                workspace_id: workspace,
+                day,
+                courier_ids: couriers,
+                budget_seconds,
+            };
+            let plan = plans::plan(&core, &command_line::<act::PlanRoutes>()?, request).await?;
+            print!("{}", plan_text(&plan));
+        }
         DatabaseCommand::Audit { limit } => {
             let mut token = None;
             let mut shown = 0;
@@ -789,4 +823,60 @@ fn print_billing(workspace: &workspaces::Workspace) {
 
 fn rfc3339(micros: i64) -> String {
     courier::time::format_rfc3339(courier::time::from_micros(micros))
+}
+
+/// A plan as the command line prints it: a line per route and per stop
+/// (times in UTC; `done` for stops done before the plan), then the orders
+/// no route takes.
+fn plan_text(plan: &RoutePlan) -> String {
+    let time = |micros: Option<i64>| {
+        micros.map_or_else(
+            || "  -  ".to_owned(),
+            |at| courier::time::from_micros(at).format("%H:%M").to_string(),
+        )
+    };
+    let mut text = format!(
+        "plan {} of {} for {}: {} routes, {} orders unplanned, solved in {:.1} s\n",
+        plan.id,
+        plan.workspace_id,
+        plan.day,
+        plan.routes.len(),
+        plan.unplanned.len(),
+        plan.solved_in.as_secs_f64()
+    );
+    for route in &plan.routes {
+        text.push_str(&format!(
+            "\n{} ({}): {}–{} UTC, {} min driving, {:.1} km\n",
+            route.courier_name,
+            route.courier_id,
+            time(Some(route.starts_at)),
+            time(Some(route.ends_at)),
+            route.driving_seconds / 60,
+            route.metres as f64 / 1000.0
+        ));
+        for stop in &route.stops {
+            let kind = match stop.kind {
+                StopKind::Pickup => "pickup ",
+                StopKind::Dropoff => "dropoff",
+                StopKind::Rest => "rest   ",
+            };
+            let when = if stop.done {
+                " done".to_owned()
+            } else {
+                time(stop.starts_at)
+            };
+            text.push_str(&format!(
+                "  {when}  {kind}  {}  {}\n",
+                stop.order_id.as_deref().unwrap_or("-"),
+                stop.address
+            ));
+        }
+    }
+    if !plan.unplanned.is_empty() {
+        text.push_str("\nunplanned:\n");
+        for unplanned in &plan.unplanned {
+            text.push_str(&format!("  {}  {:?}\n", unplanned.order_id, unplanned.reason));
+        }
+    }
+    text
 }

@@ -144,7 +144,12 @@ struct World {
     /// link's token of theirs.
     managed_courier: String,
     courier_invitation: String,
+    /// A plan of the fleet's day (no drivers on shift: empty).
+    plan: String,
 }
+
+/// The day the world's plans and shifts are of.
+const PLAN_DAY: &str = "2026-12-01";
 
 /// The password of the world's courier.
 const COURIER_PASSWORD: &str = "tram stop at dawn";
@@ -338,7 +343,23 @@ impl World {
         let (courier_token, _) = World::driver(app, &workspace, &courier_login, true).await;
         let (managed_courier, courier_invitation) = World::driver(app, &workspace, "managed@example.com", false).await;
         let courier_photo = World::photo_of(app, &managed_courier).await;
+        let plan = app
+            .dispatch()
+            .await
+            .plan_routes(app.dispatch_request(ipb::PlanRoutesRequest {
+                workspace_id: workspace.clone(),
+                day: PLAN_DAY.into(),
+                courier_ids: Vec::new(),
+                budget_seconds: 1,
+            }))
+            .await
+            .expect("plan")
+            .into_inner()
+            .plan
+            .expect("plan")
+            .plan_id;
         World {
+            plan,
             courier_token,
             courier_login,
             managed_courier,
@@ -398,6 +419,31 @@ impl World {
     }
 
     /// Gives courier `courier_id` a photo; the link a delivery would show.
+    /// A new shift of `courier_id` on [`PLAN_DAY`] (what a deletion takes).
+    async fn shift_of(app: &TestApp, courier_id: &str) -> String {
+        let start = chrono::DateTime::parse_from_rfc3339("2026-12-01T08:00:00Z").expect("time");
+        courier::internal::v1::courier_service_client::CourierServiceClient::new(channel(app).await)
+            .set_shift(app.admin_request(ipb::SetShiftRequest {
+                courier_id: courier_id.to_owned(),
+                day: PLAN_DAY.into(),
+                start_time: Some(courier::time::to_proto(start.to_utc())),
+                end_time: Some(courier::time::to_proto((start + chrono::Duration::hours(8)).to_utc())),
+                start_place: Some(ipb::ShiftPlace {
+                    address: "Depot".into(),
+                    latitude: 52.52,
+                    longitude: 13.40,
+                }),
+                end_place: None,
+                rest_minutes: None,
+            }))
+            .await
+            .expect("shift")
+            .into_inner()
+            .shift
+            .expect("shift")
+            .shift_id
+    }
+
     async fn photo_of(app: &TestApp, courier_id: &str) -> pb::GetCourierPhotoRequest {
         courier::internal::v1::courier_service_client::CourierServiceClient::new(channel(app).await)
             .update_courier(app.admin_request(ipb::UpdateCourierRequest {
@@ -720,6 +766,30 @@ impl World {
                 courier_id: self.managed_courier.clone(),
                 name: Some("Dara D.".into()),
                 ..Default::default()
+            }
+            .encode_to_vec(),
+            ("CourierService", "ListShifts") => ipb::ListShiftsRequest {
+                workspace_id: w(),
+                day: PLAN_DAY.into(),
+            }
+            .encode_to_vec(),
+            ("CourierService", "DeleteShift") => ipb::DeleteShiftRequest {
+                shift_id: World::shift_of(app, &self.managed_courier).await,
+            }
+            .encode_to_vec(),
+            ("DispatchService", "PlanRoutes") => ipb::PlanRoutesRequest {
+                workspace_id: w(),
+                day: PLAN_DAY.into(),
+                courier_ids: Vec::new(),
+                budget_seconds: 1,
+            }
+            .encode_to_vec(),
+            ("DispatchService", "GetPlan") => ipb::GetPlanRequest {
+                plan_id: self.plan.clone(),
+            }
+            .encode_to_vec(),
+            ("DispatchService", "PublishPlan") => ipb::PublishPlanRequest {
+                plan_id: self.plan.clone(),
             }
             .encode_to_vec(),
             ("CourierService", _) => ipb::GetCourierRequest {

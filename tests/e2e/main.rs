@@ -36,6 +36,7 @@ mod lifecycle;
 mod openapi;
 mod operations;
 mod places;
+mod plans;
 mod proofs;
 mod query_plans;
 mod quotes;

@@ -15,6 +15,7 @@
 
 pub mod invitations;
 pub mod sessions;
+pub mod shifts;
 
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;

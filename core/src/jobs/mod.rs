@@ -439,7 +439,6 @@ async fn assign_in(
     assigned_by: &str,
     promises: bool,
 ) -> CoreResult<(Work, Assignment)> {
-    let now = core.clock.now_micros();
     let job_id = work.id().to_owned();
     check_can_take(core, courier, &work)?;
     if !matches!(work.status(), Status::Pending | Status::CourierAssigned) {
@@ -452,10 +451,27 @@ async fn assign_in(
         ));
     }
     let added = route::add(core, tx, courier, &work, promises).await?;
+    let pickup_eta = added.route.eta(&job_id, StopKind::Pickup);
+    hand_to(core, tx, work, courier, assigned_by, pickup_eta).await
+}
+
+/// Gives `work` to `courier` in `tx` once their route has its place:
+/// the assignment, and a pending job `courier_assigned` (a delivery with
+/// its public `courier` and the pickup expected at `pickup_eta`), or an
+/// assigned one announced to its new courier.
+async fn hand_to(
+    core: &Core,
+    tx: &db::WriteTransaction,
+    work: Work,
+    courier: &Courier,
+    assigned_by: &str,
+    pickup_eta: Option<i64>,
+) -> CoreResult<(Work, Assignment)> {
+    let now = core.clock.now_micros();
+    let job_id = work.id().to_owned();
     let assignment = assignments::assign(core, tx, &job_id, &courier.id, assigned_by, now).await?;
     let work = match work {
         Work::Delivery(delivery) => {
-            let pickup_eta = added.route.eta(&job_id, StopKind::Pickup);
             let change = Change::default()
                 .courier(public_courier(core, courier))
                 .tracking_opens(delivery.tracking_available_at.unwrap_or(now))
@@ -486,6 +502,44 @@ async fn assign_in(
         }
     };
     Ok((work, assignment))
+}
+
+/// Gives the board orders `works` to `courier` in `tx`, in a published
+/// plan's order (docs/routing.md "Planned routes"): each must be theirs to
+/// take (as [`assign`] checks) and not yet at its pickup, or already in
+/// their hands; the route they are kept in is the caller's to write. The
+/// vehicle's count of jobs at once does not apply: the plan kept its
+/// cargo and `max_jobs` at every point of the day.
+pub async fn assign_planned(
+    core: &Core,
+    tx: &db::WriteTransaction,
+    courier: &Courier,
+    works: Vec<Work>,
+    assigned_by: &str,
+) -> CoreResult<()> {
+    for work in works {
+        check_can_take(core, courier, &work)?;
+        let held = assignments::open_for_job(&**tx, work.id())
+            .await?
+            .is_some_and(|held| held.courier_id == courier.id);
+        match work.status() {
+            Status::Pending | Status::CourierAssigned => {
+                hand_to(core, tx, work, courier, assigned_by, None).await?;
+            }
+            _ if held => {}
+            status => {
+                return Err(CoreError::new(
+                    ErrorCode::Conflict,
+                    format!(
+                        "Order {} is {} with another driver since the plan was made; plan again.",
+                        work.id(),
+                        status.as_str()
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Courier `courier` takes offer `offer_id`: the job becomes theirs.

@@ -54,7 +54,9 @@ impl Method {
             }
             Action::Dispatch => Credential::Service,
             Action::OwnWork => Credential::Courier,
-            Action::ReadCouriers | Action::ManageCouriers | Action::AssignJobs => Credential::SessionOrService,
+            Action::ReadCouriers | Action::ManageCouriers | Action::AssignJobs | Action::PlanRoutes => {
+                Credential::SessionOrService
+            }
             Action::ReadBilling
             | Action::ManageBilling
             | Action::ReadBoard
@@ -245,6 +247,9 @@ pub const METHODS: &[Method] = &[
     ),
     read("/courier.internal.v1.DispatchService/RankCouriers", Action::AssignJobs),
     change("/courier.internal.v1.DispatchService/UnassignJob", Action::AssignJobs),
+    change("/courier.internal.v1.DispatchService/PlanRoutes", Action::PlanRoutes),
+    read("/courier.internal.v1.DispatchService/GetPlan", Action::ReadBoard),
+    change("/courier.internal.v1.DispatchService/PublishPlan", Action::AssignJobs),
     change(
         "/courier.internal.v1.CourierService/InviteCourier",
         Action::ManageCouriers,
@@ -265,6 +270,12 @@ pub const METHODS: &[Method] = &[
     ),
     change(
         "/courier.internal.v1.CourierService/ActivateCourier",
+        Action::ManageCouriers,
+    ),
+    change("/courier.internal.v1.CourierService/SetShift", Action::ManageCouriers),
+    read("/courier.internal.v1.CourierService/ListShifts", Action::ReadCouriers),
+    change(
+        "/courier.internal.v1.CourierService/DeleteShift",
         Action::ManageCouriers,
     ),
     read("/courier.app.v1.CourierAppService/GetInvitation", Action::Public),

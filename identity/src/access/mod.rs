@@ -139,8 +139,10 @@ pub enum Action {
     ReadCouriers,
     /// Invite, change, suspend and reactivate couriers.
     ManageCouriers,
-    /// Give a job to a courier by hand.
+    /// Give a job to a courier by hand; publish a plan.
     AssignJobs,
+    /// Plan a fleet's day (a proposal: nothing changes hands).
+    PlanRoutes,
     /// A courier's own session and jobs in the courier app.
     OwnWork,
 }
@@ -217,9 +219,13 @@ pub fn decide(standing: Standing, action: Action) -> Decision {
     // The service role of each internal action; `admin` may do them all.
     let service_role = match action {
         A::ReadBilling | A::ManageBilling => Some(ServiceRole::Billing),
-        A::ReadBoard | A::MoveBoardOrders | A::Dispatch | A::ReadCouriers | A::ManageCouriers | A::AssignJobs => {
-            Some(ServiceRole::Dispatch)
-        }
+        A::ReadBoard
+        | A::MoveBoardOrders
+        | A::Dispatch
+        | A::ReadCouriers
+        | A::ManageCouriers
+        | A::AssignJobs
+        | A::PlanRoutes => Some(ServiceRole::Dispatch),
         A::Administer => Some(ServiceRole::Admin),
         _ => None,
     };
@@ -241,9 +247,10 @@ pub fn decide(standing: Standing, action: Action) -> Decision {
             Some(needed) => service_needs(needed),
             None => NotAccepted,
         },
-        (S::CommandLine, A::Administer | A::ReadBilling | A::ManageBilling | A::ReadCouriers | A::ManageCouriers) => {
-            Allow
-        }
+        (
+            S::CommandLine,
+            A::Administer | A::ReadBilling | A::ManageBilling | A::ReadCouriers | A::ManageCouriers | A::PlanRoutes,
+        ) => Allow,
         (S::CommandLine, _) => match service_role {
             Some(needed) => service_needs(needed),
             None => NotAccepted,
@@ -258,11 +265,17 @@ pub fn decide(standing: Standing, action: Action) -> Decision {
         (S::Member(role), A::Api(permission)) if role.manages() || permission.reads_only() => Allow,
         (
             S::Member(role),
-            A::ManageMembers | A::ManageKeys | A::MoveBoardOrders | A::ManageCouriers | A::AssignJobs,
+            A::ManageMembers | A::ManageKeys | A::MoveBoardOrders | A::ManageCouriers | A::AssignJobs | A::PlanRoutes,
         ) if role.manages() => Allow,
         (
             S::Member(_),
-            A::Api(_) | A::ManageMembers | A::ManageKeys | A::MoveBoardOrders | A::ManageCouriers | A::AssignJobs,
+            A::Api(_)
+            | A::ManageMembers
+            | A::ManageKeys
+            | A::MoveBoardOrders
+            | A::ManageCouriers
+            | A::AssignJobs
+            | A::PlanRoutes,
         ) => deny(OWNERS_AND_ADMINS),
         (S::Member(_), A::ManageBilling) => deny(OPERATORS),
 
@@ -303,6 +316,7 @@ pub mod act {
         ReadCouriers,
         ManageCouriers,
         AssignJobs,
+        PlanRoutes,
         OwnWork
     );
 }

@@ -17,7 +17,9 @@ use chrono::{NaiveDate, NaiveTime};
 use chrono_tz::Tz;
 use courier::limits;
 use sea_orm::sea_query::Expr;
-use sea_orm::{ActiveModelTrait, ActiveValue::Set, ColumnTrait, Condition, ConnectionTrait, EntityTrait, QueryFilter};
+use sea_orm::{
+    ActiveModelTrait, ActiveValue::Set, ColumnTrait, Condition, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder,
+};
 
 use crate::assignments;
 use crate::idempotency::{self, Idempotent, Scope};
@@ -308,6 +310,19 @@ pub async fn board_orders(db: &impl ConnectionTrait, order_ids: &[String]) -> Co
     entity::Entity::find()
         .filter(db::one_of(db.get_database_backend(), "order_id", order_ids))
         .filter(entity::Column::Mode.eq(MODE.as_str()))
+        .all(db)
+        .await?
+        .into_iter()
+        .map(from_model)
+        .collect()
+}
+
+/// The board orders of fleet `workspace_id` waiting for a driver, oldest
+/// first (what a plan of its day places).
+pub async fn waiting(db: &impl ConnectionTrait, workspace_id: &str) -> CoreResult<Vec<FleetOrder>> {
+    entity::Entity::find()
+        .filter(board_scope(workspace_id).add(entity::Column::Status.eq(Status::Pending.as_str())))
+        .order_by_asc(entity::Column::CreatedAt)
         .all(db)
         .await?
         .into_iter()

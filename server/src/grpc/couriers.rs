@@ -8,10 +8,12 @@ use courier::internal::v1::courier_service_server::CourierService;
 use courier::time::micros_to_proto;
 use tonic::{Request, Response, Status};
 
-use super::convert::{item_out, required};
+use super::convert::{item_out, micros, required};
 use super::delivery_out::{proof_out, waypoint_out, window_out};
 use super::enums::ToProto;
+use super::plans_out::shift_out;
 use crate::caller;
+use courier_core::couriers::shifts::{self, NewShift, Place};
 use courier_core::couriers::{self, Courier, Fleet, NewCourier, Photo, ProfileChange, Vehicle, invitations};
 use courier_core::jobs::{self, Job, Move, Work};
 use courier_core::positions::{self, Position};
@@ -21,6 +23,7 @@ use courier_identity::audit;
 use courier_orders::assignments::offers::Offer;
 use courier_orders::routes::{StopKind, Visit};
 use courier_orders::validate::WaypointInput;
+use courier_pricing::geo::GeoPoint;
 
 pub struct CourierApi(pub Core);
 
@@ -66,6 +69,13 @@ impl CourierApi {
     }
 }
 
+fn place_in(place: ipb::ShiftPlace) -> Place {
+    Place {
+        address: place.address,
+        point: GeoPoint::new(place.latitude, place.longitude),
+    }
+}
+
 /// The audit entry of `action` on `courier`.
 fn change<'a>(action: &'a str, courier: &'a Courier) -> audit::Change<'a> {
     audit::Change {
@@ -78,6 +88,70 @@ fn change<'a>(action: &'a str, courier: &'a Courier) -> audit::Change<'a> {
 
 #[tonic::async_trait]
 impl CourierService for CourierApi {
+    async fn set_shift(
+        &self,
+        request: Request<ipb::SetShiftRequest>,
+    ) -> Result<Response<ipb::SetShiftResponse>, Status> {
+        let (courier, granted) = self
+            .courier::<act::ManageCouriers, _>(&request, &request.get_ref().courier_id)
+            .await?;
+        let r = request.into_inner();
+        let new = NewShift {
+            day: r.day,
+            starts_at: micros(r.start_time, "start_time")?
+                .ok_or_else(|| CoreError::invalid("start_time", "start_time is required."))?,
+            ends_at: micros(r.end_time, "end_time")?
+                .ok_or_else(|| CoreError::invalid("end_time", "end_time is required."))?,
+            start: place_in(required(r.start_place, "start_place")?),
+            end: r.end_place.map(place_in),
+            rest_minutes: r.rest_minutes,
+        };
+        let tx = self.0.begin().await?;
+        let shift = shifts::set(&self.0, &tx, &courier, new).await?;
+        granted.record(&self.0, &*tx, change("shift.set", &courier)).await?;
+        tx.commit().await?;
+        Ok(Response::new(ipb::SetShiftResponse {
+            shift: Some(shift_out(&shift, &courier.name)),
+        }))
+    }
+
+    async fn list_shifts(
+        &self,
+        request: Request<ipb::ListShiftsRequest>,
+    ) -> Result<Response<ipb::ListShiftsResponse>, Status> {
+        let fleet = Fleet::from_workspace_id(&request.get_ref().workspace_id);
+        caller::grant::<act::ReadCouriers, _>(&self.0, &request, fleet.workspace_id(), "workspace").await?;
+        shifts::parse_day(&request.get_ref().day, "day")?;
+        let shifts = shifts::of_day(&self.0.db, &fleet, &request.get_ref().day).await?;
+        let names: std::collections::HashMap<String, String> =
+            couriers::get_many(&self.0.db, shifts.iter().map(|s| s.courier_id.clone()).collect())
+                .await?
+                .into_iter()
+                .map(|c| (c.id, c.name))
+                .collect();
+        Ok(Response::new(ipb::ListShiftsResponse {
+            shifts: shifts
+                .iter()
+                .map(|shift| shift_out(shift, names.get(&shift.courier_id).map_or("", String::as_str)))
+                .collect(),
+        }))
+    }
+
+    async fn delete_shift(
+        &self,
+        request: Request<ipb::DeleteShiftRequest>,
+    ) -> Result<Response<ipb::DeleteShiftResponse>, Status> {
+        let (shift, _) = shifts::get(&self.0.db, &request.get_ref().shift_id).await?;
+        let (courier, granted) = self
+            .courier::<act::ManageCouriers, _>(&request, &shift.courier_id)
+            .await?;
+        let tx = self.0.begin().await?;
+        shifts::delete(&tx, &shift.id).await?;
+        granted.record(&self.0, &*tx, change("shift.delete", &courier)).await?;
+        tx.commit().await?;
+        Ok(Response::new(ipb::DeleteShiftResponse {}))
+    }
+
     async fn invite_courier(
         &self,
         request: Request<ipb::InviteCourierRequest>,

@@ -12,10 +12,12 @@ use super::deliveries::status_in;
 use super::delivery_out::{contact_out, to_proto, waypoint_out};
 use super::dispatch_map_out;
 use super::enums::ToProto;
+use super::plans_out::plan_out;
 use crate::caller;
 use courier_core::couriers::Fleet;
 use courier_core::dispatch::{self, LocationReport, Mover};
 use courier_core::jobs::{self, Work};
+use courier_core::plans::{self, PlanRequest};
 use courier_core::{Core, CoreResult, dispatch_map};
 use courier_identity::access::act;
 use courier_identity::workspaces;
@@ -351,6 +353,49 @@ impl DispatchService for DispatchApi {
         let work = jobs::unassign(&self.0, &granted, &request.get_ref().job_id).await?;
         Ok(Response::new(ipb::UnassignJobResponse {
             job: Some(unassigned_out(&work)),
+        }))
+    }
+
+    async fn plan_routes(
+        &self,
+        request: Request<ipb::PlanRoutesRequest>,
+    ) -> Result<Response<ipb::PlanRoutesResponse>, Status> {
+        let workspace_id = request.get_ref().workspace_id.clone();
+        let granted = caller::grant::<act::PlanRoutes, _>(&self.0, &request, Some(&workspace_id), "workspace").await?;
+        let r = request.into_inner();
+        let plan = plans::plan(
+            &self.0,
+            &granted,
+            PlanRequest {
+                workspace_id: r.workspace_id,
+                day: r.day,
+                courier_ids: r.courier_ids,
+                budget_seconds: r.budget_seconds,
+            },
+        )
+        .await?;
+        Ok(Response::new(ipb::PlanRoutesResponse {
+            plan: Some(plan_out(&plan)),
+        }))
+    }
+
+    async fn get_plan(&self, request: Request<ipb::GetPlanRequest>) -> Result<Response<ipb::GetPlanResponse>, Status> {
+        let plan = plans::get(&self.0.db, &request.get_ref().plan_id).await?;
+        caller::grant::<act::ReadBoard, _>(&self.0, &request, Some(&plan.workspace_id), "plan").await?;
+        Ok(Response::new(ipb::GetPlanResponse {
+            plan: Some(plan_out(&plan)),
+        }))
+    }
+
+    async fn publish_plan(
+        &self,
+        request: Request<ipb::PublishPlanRequest>,
+    ) -> Result<Response<ipb::PublishPlanResponse>, Status> {
+        let plan = plans::get(&self.0.db, &request.get_ref().plan_id).await?;
+        let granted = caller::grant::<act::AssignJobs, _>(&self.0, &request, Some(&plan.workspace_id), "plan").await?;
+        let plan = plans::publish(&self.0, &granted, &plan.id).await?;
+        Ok(Response::new(ipb::PublishPlanResponse {
+            plan: Some(plan_out(&plan)),
         }))
     }
 

@@ -94,7 +94,7 @@ pub fn area_out(area: MapArea) -> ipb::MapArea {
     }
 }
 
-fn point_out(point: GeoPoint) -> ipb::MapPoint {
+pub fn point_out(point: GeoPoint) -> ipb::MapPoint {
     ipb::MapPoint {
         latitude: point.latitude,
         longitude: point.longitude,

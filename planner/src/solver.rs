@@ -1,7 +1,8 @@
 //! The problem in vrp-core's terms (its "pragmatic" format, one vehicle per
 //! driver, one pickup-and-delivery job per order) and its solution back in
 //! ours. Objective, in order: orders placed, drivers used, then total time
-//! or distance ([`Minimise`]).
+//! or distance ([`Minimise`]). The search starts from first plans built
+//! one order at a time ([`first_plans`]).
 
 use std::collections::HashMap;
 use std::io::BufWriter;
@@ -10,8 +11,17 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use chrono::{DateTime, SecondsFormat};
+use vrp_pragmatic::core::construction::heuristics::{
+    AllRouteSelector, BestResultSelector, InsertionContext, JobSelector, LegSelection, ResultSelection,
+};
+use vrp_pragmatic::core::models::GoalContext;
+use vrp_pragmatic::core::models::problem::{Job, JobIdDimension};
 use vrp_pragmatic::core::prelude::{Environment, Solver, VrpConfigBuilder};
+use vrp_pragmatic::core::rosomaxa::evolution::{HeuristicSolutionProcessing, InitialOperators, ProcessingConfig};
 use vrp_pragmatic::core::rosomaxa::utils::{DefaultRandom, Parallelism, Quota};
+use vrp_pragmatic::core::solver::processing::{AdvanceDeparture, UnassignmentReason};
+use vrp_pragmatic::core::solver::search::ConfigurableRecreate;
+use vrp_pragmatic::core::solver::{RecreateInitialOperator, RefinementContext};
 use vrp_pragmatic::format::Location;
 use vrp_pragmatic::format::problem::{self as api, PragmaticProblem};
 use vrp_pragmatic::format::solution::{self as out, PragmaticOutputType};
@@ -70,10 +80,27 @@ pub fn solve(problem: &Problem, budget: Duration, cancelled: Arc<AtomicBool>) ->
         false,
     ));
     let seconds = budget.as_secs_f64().ceil().max(1.0) as usize;
+    let cpus = environment.parallelism.available_cpus();
     let config = VrpConfigBuilder::new(core_problem.clone())
         .set_environment(environment)
         .prebuild()
-        .and_then(|builder| builder.with_max_time(Some(seconds)).with_max_generations(None).build())
+        .and_then(|builder| {
+            builder
+                .with_initial(FIRST_PLANS, 0.05, first_plans(problem))
+                .with_processing(ProcessingConfig {
+                    context: Vec::new(),
+                    // vrp-core's defaults, less the two for what our
+                    // problems never have (clustered jobs, reserved
+                    // times), and with the reasons bounded in time.
+                    solution: vec![
+                        Box::<AdvanceDeparture>::default(),
+                        Box::new(Reasons { chunk: cpus.max(1) }),
+                    ],
+                })
+                .with_max_time(Some(seconds))
+                .with_max_generations(None)
+                .build()
+        })
         .map_err(|error| PlanError::Solver(error.to_string()))?;
     let solution = Solver::new(core_problem.clone(), config)
         .solve()
@@ -92,6 +119,136 @@ pub fn solve(problem: &Problem, budget: Duration, cancelled: Arc<AtomicBool>) ->
     let solution = out::deserialize_solution(std::io::BufReader::new(bytes.as_slice()))
         .map_err(|error| PlanError::Solver(error.to_string()))?;
     from_pragmatic(problem, &places, solution, started.elapsed())
+}
+
+/// How many first plans the search may start from: built one after the
+/// other while they take under 5 % of the budget (vrp-core's rule).
+const FIRST_PLANS: usize = 4;
+
+/// The first plans: every order inserted one at a time where it costs
+/// least (vrp-core's own insertion, so every rule holds), in a few orders.
+/// vrp-core's default construction weighs every order left against every
+/// route before each insertion, which does not finish in seconds for
+/// hundreds of orders.
+fn first_plans(problem: &Problem) -> InitialOperators<RefinementContext, GoalContext, InsertionContext> {
+    // Orders on board first (their driver is fixed). Orders from one place
+    // one after the other: they become one round from the shop; the
+    // earlier windows among them first.
+    let by_shop = |order: &Order| {
+        (
+            order.pickup.as_ref().map(|pickup| pickup.place),
+            order.dropoff.window.map_or(i64::MAX, |window| window.start),
+        )
+    };
+    // The tightest windows first, while routes still have room for them.
+    let by_window = |order: &Order| {
+        (
+            order.pickup.is_some(),
+            order
+                .pickup
+                .iter()
+                .chain([&order.dropoff])
+                .filter_map(|visit| visit.window)
+                .map(|window| window.end)
+                .min()
+                .unwrap_or(i64::MAX),
+        )
+    };
+    let orders: [Box<dyn JobSelector>; 3] = [
+        Box::new(InOrder::by(problem, by_shop)),
+        Box::new(InOrder::by(problem, by_window)),
+        Box::new(AnyOrder),
+    ];
+    orders
+        .into_iter()
+        .map(|jobs| {
+            let recreate = ConfigurableRecreate::new(
+                jobs,
+                Box::<AllRouteSelector>::default(),
+                LegSelection::Exhaustive,
+                ResultSelection::Concrete(Box::<BestResultSelector>::default()),
+                Default::default(),
+            );
+            (Box::new(RecreateInitialOperator::new(Arc::new(recreate))) as _, 1)
+        })
+        .collect()
+}
+
+/// Picks the next order to insert: the first by a rank of ours.
+struct InOrder {
+    rank: HashMap<String, usize>,
+}
+
+impl InOrder {
+    fn by<K: Ord>(problem: &Problem, key: impl Fn(&Order) -> K) -> InOrder {
+        let mut orders: Vec<&Order> = problem.orders.iter().collect();
+        orders.sort_by_cached_key(|order| key(order));
+        InOrder {
+            rank: orders
+                .into_iter()
+                .enumerate()
+                .map(|(rank, order)| (order.id.clone(), rank))
+                .collect(),
+        }
+    }
+}
+
+impl JobSelector for InOrder {
+    fn prepare(&self, insertion_ctx: &mut InsertionContext) {
+        let rank = |job: &Job| {
+            job.dimens()
+                .get_job_id()
+                .and_then(|id| self.rank.get(id))
+                .copied()
+                .unwrap_or(usize::MAX)
+        };
+        insertion_ctx.solution.required.sort_by_cached_key(rank);
+    }
+
+    fn select<'a>(&'a self, insertion_ctx: &'a InsertionContext) -> Box<dyn Iterator<Item = &'a Job> + 'a> {
+        Box::new(insertion_ctx.solution.required.iter().take(1))
+    }
+}
+
+/// Picks the next order to insert at random (vrp-core shuffles them before
+/// each insertion).
+struct AnyOrder;
+
+impl JobSelector for AnyOrder {
+    fn select<'a>(&'a self, insertion_ctx: &'a InsertionContext) -> Box<dyn Iterator<Item = &'a Job> + 'a> {
+        Box::new(insertion_ctx.solution.required.iter().take(1))
+    }
+}
+
+/// vrp-core's reasons for the orders left out, within [`REASONS_TIME`] of
+/// the search's end: it tries each order left out at every position of
+/// every route, which takes many seconds when hundreds are left out of
+/// long routes. Orders not reached keep the reason their last failed
+/// insertion gave, if any.
+struct Reasons {
+    /// Orders explained at once (vrp-core spreads them over the cores).
+    chunk: usize,
+}
+
+/// How long the reasons may take after the search.
+const REASONS_TIME: Duration = Duration::from_millis(200);
+
+impl HeuristicSolutionProcessing for Reasons {
+    type Solution = InsertionContext;
+
+    fn post_process(&self, mut solution: InsertionContext) -> InsertionContext {
+        let until = Instant::now() + REASONS_TIME;
+        let mut left: Vec<_> = solution.solution.unassigned.drain().collect();
+        let mut explained = Vec::with_capacity(left.len());
+        while !left.is_empty() && Instant::now() < until {
+            let at = left.len().saturating_sub(self.chunk);
+            solution.solution.unassigned.extend(left.drain(at..));
+            solution = UnassignmentReason::default().post_process(solution);
+            explained.extend(solution.solution.unassigned.drain());
+        }
+        solution.solution.unassigned.extend(explained.into_iter().chain(left));
+        solution
+    }
 }
 
 /// The places a problem uses, numbered densely as the solver wants its

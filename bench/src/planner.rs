@@ -150,6 +150,7 @@ impl Instance {
                     end_at: micros(depot.due),
                     rest: None,
                     carrying: Vec::new(),
+                    keeps: Vec::new(),
                 })
                 .collect(),
             travel: BTreeMap::from([("lilim".to_owned(), matrix)]),
@@ -496,6 +497,7 @@ async fn fleet_day() -> BenchResult<()> {
                 end_at: day + 8 * hour,
                 rest: None,
                 carrying: Vec::new(),
+                keeps: Vec::new(),
             })
             .collect(),
         travel: BTreeMap::from([("small_van".to_owned(), Matrix::new(n, seconds, metres)?)]),

@@ -55,3 +55,25 @@ if (pick && sets) {
     if (next) next.checked = true;
   });
 }
+
+// Planning takes the seconds the solver was given: the form shows them
+// passing (`data-progress`: the seconds, or "budget" for the chosen ones).
+document.addEventListener("submit", (event) => {
+  const form = event.target.closest("form[data-progress]");
+  if (!form) return;
+  const budget = form.querySelector("select[name=budget_seconds]");
+  const seconds = Number(budget ? budget.value : form.dataset.progress) || 10;
+  const bar = form.querySelector("progress");
+  const text = form.querySelector("[aria-live]");
+  form.querySelectorAll("button").forEach((button) => { button.disabled = true; });
+  if (!bar || !text) return;
+  bar.hidden = false;
+  const started = Date.now();
+  const tick = () => {
+    const passed = Math.min((Date.now() - started) / 1000, seconds);
+    bar.value = (passed / seconds) * 100;
+    text.textContent = `Planning… ${Math.floor(passed)} s of ${seconds} s`;
+  };
+  tick();
+  setInterval(tick, 250);
+});

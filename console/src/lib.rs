@@ -25,6 +25,7 @@ mod members;
 mod operators;
 mod overview;
 mod page;
+mod plans;
 mod promises;
 mod session;
 mod times;
@@ -342,6 +343,12 @@ fn router(state: ConsoleState) -> Router {
         .route("/w/{workspace}/board/{order}", get(board::order_page))
         .route("/w/{workspace}/board/{order}/move", post(board::move_order))
         .route("/w/{workspace}/board/{order}/assign", post(board::assign_order))
+        .route("/w/{workspace}/plans", get(plans::page).post(plans::plan))
+        .route("/w/{workspace}/plans/shifts", post(plans::set_shift))
+        .route("/w/{workspace}/plans/shifts/{shift}/delete", post(plans::delete_shift))
+        .route("/w/{workspace}/plans/{plan}", get(plans::plan_page))
+        .route("/w/{workspace}/plans/{plan}/publish", post(plans::publish))
+        .route("/w/{workspace}/plans/{plan}/move", post(plans::move_order))
         .route("/w/{workspace}/billing", get(billing::page))
         .route(
             "/w/{workspace}/billing/statements/{statement}",

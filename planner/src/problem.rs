@@ -124,6 +124,9 @@ pub struct Driver {
     pub rest: Option<Rest>,
     /// Orders on board (picked up): their dropoffs stay with this driver.
     pub carrying: Vec<String>,
+    /// Orders not yet picked up that go to this driver whatever costs
+    /// less (a dispatcher's choice): both their stops in this route.
+    pub keeps: Vec<String>,
 }
 
 /// What a plan minimises once every order it can place is placed and as
@@ -188,6 +191,15 @@ impl Problem {
                 .any(|&place| place >= matrix.places())
             {
                 return invalid(format!("driver {}: a place outside the matrix", driver.id));
+            }
+            for id in &driver.keeps {
+                let order = self.orders.iter().find(|order| &order.id == id);
+                if order.is_none_or(|order| order.pickup.is_none()) || !carried.insert(id.as_str()) {
+                    return invalid(format!(
+                        "driver {}: keeps {id}, which is not an order to pick up kept by one driver",
+                        driver.id
+                    ));
+                }
             }
             for id in &driver.carrying {
                 let order = self.orders.iter().find(|order| &order.id == id);

@@ -421,10 +421,17 @@ fn to_pragmatic(problem: &Problem, places: &Places) -> (api::Problem, Vec<api::M
     let relations: Vec<api::Relation> = problem
         .drivers
         .iter()
-        .filter(|driver| !driver.carrying.is_empty())
+        .filter(|driver| !driver.carrying.is_empty() || !driver.keeps.is_empty())
         .map(|driver| api::Relation {
             type_field: api::RelationType::Any,
-            jobs: driver.carrying.clone(),
+            // A relation names a job once per task: a kept order's pickup
+            // and dropoff, a carried order's dropoff.
+            jobs: driver
+                .carrying
+                .iter()
+                .chain(driver.keeps.iter().flat_map(|id| [id, id]))
+                .cloned()
+                .collect(),
             vehicle_id: driver.id.clone(),
             shift_index: None,
         })

@@ -55,6 +55,7 @@ fn driver(id: &str, capacity: Capacity) -> Driver {
         end_at: DAY_START + 10 * 60 * MINUTE,
         rest: None,
         carrying: Vec::new(),
+        keeps: Vec::new(),
     }
 }
 
@@ -271,6 +272,42 @@ fn an_order_on_board_stays_with_its_driver_when_planned_again() {
         .find(|r| r.driver_id == route.driver_id)
         .expect("the driver still has a route");
     assert!(theirs.stops.iter().any(|s| s.order_id.as_deref() == Some(id.as_str())));
+}
+
+#[test]
+fn an_order_kept_with_a_driver_by_hand_goes_to_them() {
+    let drivers = vec![driver("drv_0", BIKE), driver("drv_1", BIKE)];
+    let first = problem(orders(10), drivers);
+    let plan = solved(&first, Duration::from_secs(1));
+    // An order of the first route, given by hand to the other driver.
+    let route = &plan.routes[0];
+    let id = route.stops[0].order_id.clone().expect("an order's stop");
+    let other = if route.driver_id == "drv_0" { "drv_1" } else { "drv_0" };
+    let mut moved = first.clone();
+    let driver = moved
+        .drivers
+        .iter_mut()
+        .find(|d| d.id == other)
+        .expect("the other driver");
+    driver.keeps.push(id.clone());
+    let replanned = solved(&moved, Duration::from_secs(1));
+    let theirs = replanned
+        .routes
+        .iter()
+        .find(|r| r.driver_id == other)
+        .expect("the other driver has a route");
+    let stops: Vec<StopKind> = theirs
+        .stops
+        .iter()
+        .filter(|s| s.order_id.as_deref() == Some(id.as_str()))
+        .map(|s| s.kind)
+        .collect();
+    assert_eq!(stops, [StopKind::Pickup, StopKind::Dropoff]);
+    // Kept by two drivers, or without a pickup: refused.
+    let mut twice = moved.clone();
+    twice.drivers[0].keeps = vec![id.clone()];
+    twice.drivers[1].keeps = vec![id];
+    assert!(matches!(twice.check(), Err(PlanError::Invalid(_))));
 }
 
 #[test]

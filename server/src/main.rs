@@ -550,6 +550,7 @@ async fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
                 day,
                 courier_ids: couriers,
                 budget_seconds,
+                pins: Vec::new(),
             };
             let plan = plans::plan(&core, &command_line::<act::PlanRoutes>()?, request).await?;
             print!("{}", plan_text(&plan));

@@ -351,6 +351,7 @@ impl World {
                 day: PLAN_DAY.into(),
                 courier_ids: Vec::new(),
                 budget_seconds: 1,
+                pins: Vec::new(),
             }))
             .await
             .expect("plan")
@@ -782,6 +783,7 @@ impl World {
                 day: PLAN_DAY.into(),
                 courier_ids: Vec::new(),
                 budget_seconds: 1,
+                pins: Vec::new(),
             }
             .encode_to_vec(),
             ("DispatchService", "GetPlan") => ipb::GetPlanRequest {

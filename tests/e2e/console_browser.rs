@@ -974,3 +974,85 @@ e2e! {
         ben.close().await;
     }
 }
+
+e2e! {
+    async fn a_dispatcher_sets_shifts_plans_the_day_moves_an_order_and_publishes(app: TestApp) {
+        let Some(driver) = Driver::start().await else { return };
+        let (fleet, key) = crate::fleet::fleet(&app, true).await;
+        let now = app.clock.now_micros();
+        let planner = NewUser { email: "planner@example.com".into(), name: "Pia Planner".into(), password: PASSWORD.into(), operator: false };
+        let planner = accounts::create_user(&app.core.writer, now, planner).await.expect("user");
+        memberships::add(&app.core.writer, now, &fleet, &planner.id, Role::Admin).await.expect("membership");
+        for (name, email) in [("Ola Driver", "ola@example.com"), ("Per Driver", "per@example.com")] {
+            crate::couriers::join(&app, &fleet, name, email, "car").await;
+        }
+        for i in 0..8 {
+            let mut order = crate::fleet::minimal_order();
+            order["reference"] = json!(format!("PL-{i}"));
+            order["dropoff"] = crate::quotes::place(&format!("Home {i}"), 52.49 + 0.005 * f64::from(i), 13.40 + 0.004 * f64::from(i));
+            crate::fleet::create(&app, &key, &order).await;
+        }
+        // A day ahead, whatever the hour: the shifts are whole.
+        let day = (chrono::Utc::now() + chrono::Duration::days(2)).format("%Y-%m-%d").to_string();
+        let browser = driver.browser().await;
+        browser.sign_in(&app, "planner@example.com").await;
+        browser.click_to("//nav//a[text()='Plans']", "#plan-day").await;
+        browser.open(&app.url(&format!("/console/w/{fleet}/plans?day={day}"))).await;
+        browser.find("#shift-form").await;
+
+        // A wrong depot is refused with its reason, and nothing is set.
+        browser.fill("#depot-address", "Depot Mitte").await;
+        browser.fill("#depot-latitude", "152.52").await;
+        browser.fill("#depot-longitude", "13.41").await;
+        browser.click_to("//button[.='Set the shift']", "#shift-form").await;
+        let error = browser.text("p.banner[role=alert]").await;
+        assert!(error.contains("latitude"), "{error}");
+        assert!(browser.text("#shifts").await.contains("No driver has a shift"));
+
+        for name in ["Ola Driver", "Per Driver"] {
+            browser.find("#shift-driver").await
+                .select_by_label(name).await.expect("driver");
+            browser.fill("#depot-address", "Depot Mitte").await;
+            browser.fill("#depot-latitude", "52.5219").await;
+            browser.fill("#depot-longitude", "13.4132").await;
+            browser.click_to("//button[.='Set the shift']", "#shifts").await;
+        }
+        let shifts = browser.text("#shifts").await;
+        assert!(shifts.contains("Ola Driver") && shifts.contains("Per Driver") && shifts.contains("08:00–16:00"), "{shifts}");
+
+        // Planning shows its progress, then the plan: two routes at most,
+        // every order placed.
+        browser.find("#budget").await.select_by_value("5").await.expect("budget");
+        // (The click returns once the plan's page loaded: what the form
+        // showed meanwhile is kept where the next page can read it.)
+        browser.client.execute(
+            "document.addEventListener('submit', () => setTimeout(() => { sessionStorage.progress = document.getElementById('plan-progress-text').textContent; }, 300))",
+            vec![],
+        ).await.expect("script");
+        browser.click_to("//button[starts-with(., 'Plan ')]", "#plan-map").await;
+        let shown = browser.client.execute("return sessionStorage.progress", vec![]).await.expect("script");
+        assert!(shown.as_str().is_some_and(|text| text.starts_with("Planning… 0 s of 5 s")), "{shown}");
+        assert!(browser.text("main").await.contains("Every order of the day has a route"));
+        let routes = browser.client.find_all(Locator::Css("section.planned-route")).await.expect("routes");
+        assert!(!routes.is_empty() && routes.len() <= 2);
+        let first_plan = browser.client.current_url().await.expect("url").to_string();
+
+        // An order moved by hand: a new plan with it in Per's route.
+        browser.find("#move-order").await.select_by_index(0).await.expect("order");
+        let order = browser.find("#move-order").await.prop("value").await.expect("value").expect("an order");
+        browser.find("#move-driver").await.select_by_label("Per Driver").await.expect("driver");
+        browser.click_to("//button[.='Move and plan again']", "#plan-map").await;
+        assert_ne!(browser.client.current_url().await.expect("url").to_string(), first_plan);
+        let per_route = browser.client
+            .find(Locator::XPath("//section[contains(@class, 'planned-route')][.//h3[contains(., 'Per Driver')]]"))
+            .await.expect("Per's route").html(false).await.expect("html");
+        assert!(per_route.contains(&order), "{order} in Per's route");
+
+        // Published: the drivers hold the orders.
+        browser.click_to("//button[starts-with(., 'Publish')]", "h1").await;
+        assert!(browser.heading().await.contains("published"));
+        let waiting = courier_orders::fleet::waiting(&app.core.db, &fleet).await.expect("board");
+        assert!(waiting.is_empty(), "every order given to a driver");
+        browser.close().await;
+    }
+}

@@ -78,6 +78,7 @@ async fn plan_routes(app: &TestApp, workspace_id: &str, day: &str) -> ipb::Route
             day: day.into(),
             courier_ids: Vec::new(),
             budget_seconds: 2,
+            pins: Vec::new(),
         }))
         .await
         .expect("plan")
@@ -206,6 +207,25 @@ e2e! {
         let board = courier_orders::fleet::waiting(&app.core.db, &workspace).await.expect("board");
         assert_eq!(board.len(), 30);
 
+        // A dispatcher moves an order to another driver by hand: a new
+        // proposal with the order in that driver's route.
+        let moved_order = stops_of(&plan.routes[0])[0].0.clone();
+        let other = drivers.iter().find(|d| d.courier.id != plan.routes[0].courier_id).expect("another driver");
+        let pin = ipb::PlanPin { order_id: moved_order.clone(), courier_id: other.courier.id.clone() };
+        let moved = app.dispatch().await
+            .plan_routes(app.dispatch_request(ipb::PlanRoutesRequest {
+                workspace_id: workspace.clone(),
+                day: day.clone(),
+                courier_ids: Vec::new(),
+                budget_seconds: 1,
+                pins: vec![pin.clone()],
+            }))
+            .await.expect("plan with a pin").into_inner().plan.expect("plan");
+        assert_sound(&moved, &order_ids);
+        assert_eq!(moved.pins, vec![pin]);
+        let theirs = moved.routes.iter().find(|r| r.courier_id == other.courier.id).expect("their route");
+        assert!(stops_of(theirs).iter().any(|(order, _)| *order == moved_order));
+
         // Each driver watches their assignments; publishing gives them
         // their orders, and their route in the plan's order.
         let mut streams = Vec::new();
@@ -330,11 +350,13 @@ e2e! {
             day: day.into(),
             courier_ids,
             budget_seconds,
+            pins: Vec::new(),
         };
         for (request, param) in [
             (plan(61, &day, vec![]), "budget_seconds"),
             (plan(2, "tomorrow", vec![]), "day"),
             (plan(2, &day, vec!["cou_nobody".into()]), "courier_ids"),
+            (ipb::PlanRoutesRequest { pins: vec![ipb::PlanPin { order_id: "ord_nothing".into(), courier_id: driver.courier.id.clone() }], ..plan(2, &day, vec![]) }, "pins"),
         ] {
             let refused = app.dispatch().await.plan_routes(app.dispatch_request(request)).await.expect_err(param);
             assert_eq!(refusal(&refused), (tonic::Code::InvalidArgument, "invalid_request", Some(param.to_owned())));

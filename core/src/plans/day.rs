@@ -6,7 +6,7 @@
 use std::collections::{BTreeMap, HashMap};
 use std::time::Duration;
 
-use super::{PlanState, PlannedRoute, PlannedStop, Reason, RoutePlan, StopKind, Unplanned};
+use super::{Pin, PlanState, PlannedRoute, PlannedStop, Reason, RoutePlan, StopKind, Unplanned};
 use crate::couriers::shifts::Shift;
 use crate::couriers::{self, Courier};
 use crate::jobs::{Work, route};
@@ -124,7 +124,13 @@ impl Day {
     /// driver from their shift's start (or, once it started, from where
     /// they are now) to its end, carrying the jobs they picked up;
     /// their jobs not yet picked up may go to anyone.
-    pub async fn new(core: &Core, drivers: Vec<Driver>, orders: Vec<FleetOrder>, now: i64) -> CoreResult<Day> {
+    pub async fn new(
+        core: &Core,
+        drivers: Vec<Driver>,
+        orders: Vec<FleetOrder>,
+        pins: &[Pin],
+        now: i64,
+    ) -> CoreResult<Day> {
         let handling = HANDLING / 1_000_000;
         let mut places = Places::default();
         let mut vehicles: BTreeMap<String, &VehicleType> = BTreeMap::new();
@@ -179,6 +185,11 @@ impl Day {
                         seconds: i64::from(minutes) * 60,
                     }),
                 carrying,
+                keeps: pins
+                    .iter()
+                    .filter(|pin| pin.courier_id == driver.courier.id)
+                    .map(|pin| pin.order_id.clone())
+                    .collect(),
             });
         }
         let mut set_aside = Vec::new();
@@ -319,6 +330,7 @@ impl Day {
             state: PlanState::Proposed,
             routes,
             unplanned,
+            pins: Vec::new(),
             solved_in: solved.solved_in,
             cost: solved.cost,
             created_at,
@@ -392,6 +404,38 @@ pub async fn drivers(core: &Core, shifts: Vec<Shift>) -> CoreResult<Vec<Driver>>
         }
     }
     Ok(drivers)
+}
+
+/// `invalid_request` naming `pins` unless each pins an order of the day
+/// (waiting, or held and not yet at its pickup) to one of `drivers`, once.
+pub fn check_pins(pins: &[Pin], drivers: &[Driver], orders: &[FleetOrder]) -> CoreResult<()> {
+    let mut pinned = std::collections::HashSet::new();
+    for pin in pins {
+        let planned = orders.iter().any(|o| o.order_id == pin.order_id)
+            || drivers
+                .iter()
+                .flat_map(|d| &d.held)
+                .any(|w| w.id() == pin.order_id && movable(w));
+        if !planned {
+            return Err(CoreError::invalid(
+                "pins",
+                format!("Order {} is not one this day's plan can move.", pin.order_id),
+            ));
+        }
+        if !drivers.iter().any(|d| d.courier.id == pin.courier_id) {
+            return Err(CoreError::invalid(
+                "pins",
+                format!("{} is not a driver on shift that day.", pin.courier_id),
+            ));
+        }
+        if !pinned.insert(pin.order_id.as_str()) {
+            return Err(CoreError::invalid(
+                "pins",
+                format!("Order {} is pinned twice.", pin.order_id),
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// The solver's time budget of `seconds` (0: 10 s).

@@ -122,6 +122,13 @@ pub enum Reason {
     NoRoom,
 }
 
+/// An order kept with a driver by a dispatcher's hand.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Pin {
+    pub order_id: String,
+    pub courier_id: String,
+}
+
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Unplanned {
     pub order_id: String,
@@ -133,6 +140,8 @@ pub struct Unplanned {
 struct Body {
     routes: Vec<PlannedRoute>,
     unplanned: Vec<Unplanned>,
+    #[serde(default)]
+    pins: Vec<Pin>,
     solved_in_ms: u64,
     cost: f64,
 }
@@ -145,6 +154,7 @@ pub struct RoutePlan {
     pub state: PlanState,
     pub routes: Vec<PlannedRoute>,
     pub unplanned: Vec<Unplanned>,
+    pub pins: Vec<Pin>,
     pub solved_in: Duration,
     pub cost: f64,
     pub created_at: i64,
@@ -152,12 +162,14 @@ pub struct RoutePlan {
 }
 
 /// What to plan: a fleet's `day`, its drivers on shift (or only
-/// `courier_ids` of them), searching for `budget_seconds`.
+/// `courier_ids` of them), searching for `budget_seconds`, each of `pins`'
+/// orders kept with its driver.
 pub struct PlanRequest {
     pub workspace_id: String,
     pub day: String,
     pub courier_ids: Vec<String>,
     pub budget_seconds: i32,
+    pub pins: Vec<Pin>,
 }
 
 /// Plans the day `request` names for the caller `granted` it, and keeps
@@ -192,12 +204,14 @@ pub async fn plan(core: &Core, granted: &Granted<act::PlanRoutes>, request: Plan
         .filter(|order| day::is_for_day(order, &request.day, span))
         .collect();
     let drivers = day::drivers(core, shifts).await?;
+    day::check_pins(&request.pins, &drivers, &orders)?;
     let now = core.clock.now_micros();
-    let day = day::Day::new(core, drivers, orders, now).await?;
+    let day = day::Day::new(core, drivers, orders, &request.pins, now).await?;
     let solved = courier_planner::plan(day.problem.clone(), budget, core.stopping.child_token())
         .await
         .map_err(|error| CoreError::Internal(format!("planning failed: {error}")))?;
     let mut plan = day.plan(solved, now);
+    plan.pins = request.pins;
     plan.id = ids::new_id("pln");
     plan.workspace_id = request.workspace_id;
     plan.day = request.day;
@@ -230,6 +244,7 @@ fn body(plan: &RoutePlan) -> CoreResult<String> {
     serde_json::to_string(&Body {
         routes: plan.routes.clone(),
         unplanned: plan.unplanned.clone(),
+        pins: plan.pins.clone(),
         solved_in_ms: plan.solved_in.as_millis() as u64,
         cost: plan.cost,
     })
@@ -256,6 +271,7 @@ fn from_model(model: entity::Model) -> CoreResult<RoutePlan> {
         day: model.day,
         routes: body.routes,
         unplanned: body.unplanned,
+        pins: body.pins,
         solved_in: Duration::from_millis(body.solved_in_ms),
         cost: body.cost,
         created_at: model.created_at,

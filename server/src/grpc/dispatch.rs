@@ -17,7 +17,7 @@ use crate::caller;
 use courier_core::couriers::Fleet;
 use courier_core::dispatch::{self, LocationReport, Mover};
 use courier_core::jobs::{self, Work};
-use courier_core::plans::{self, PlanRequest};
+use courier_core::plans::{self, Pin, PlanRequest};
 use courier_core::{Core, CoreResult, dispatch_map};
 use courier_identity::access::act;
 use courier_identity::workspaces;
@@ -371,6 +371,14 @@ impl DispatchService for DispatchApi {
                 day: r.day,
                 courier_ids: r.courier_ids,
                 budget_seconds: r.budget_seconds,
+                pins: r
+                    .pins
+                    .into_iter()
+                    .map(|pin| Pin {
+                        order_id: pin.order_id,
+                        courier_id: pin.courier_id,
+                    })
+                    .collect(),
             },
         )
         .await?;

@@ -41,6 +41,14 @@ pub fn plan_out(plan: &RoutePlan) -> ipb::RoutePlan {
         cost: plan.cost,
         create_time: Some(micros_to_proto(plan.created_at)),
         publish_time: plan.published_at.map(micros_to_proto),
+        pins: plan
+            .pins
+            .iter()
+            .map(|pin| ipb::PlanPin {
+                order_id: pin.order_id.clone(),
+                courier_id: pin.courier_id.clone(),
+            })
+            .collect(),
     }
 }
 

@@ -215,6 +215,39 @@ fn courier_commands_invite_list_suspend_and_activate() {
     }
 }
 
+#[test]
+fn a_fleet_day_is_planned_and_printed() {
+    let cli = Cli::new();
+    let created = cli.ok(&["workspace", "create", "--name", "Fleet", "--kind", "fleet"]);
+    let workspace = id(&created, "wks_");
+    let printed = cli.ok(&[
+        "plan",
+        "--workspace",
+        &workspace,
+        "--day",
+        "2026-12-01",
+        "--budget-seconds",
+        "1",
+    ]);
+    assert!(
+        printed.starts_with("plan pln_") && printed.contains(&format!("of {workspace} for 2026-12-01: 0 routes")),
+        "{printed}"
+    );
+    let refused = cli.fails(&["plan", "--workspace", &workspace, "--day", "1 Dec"]);
+    assert!(refused.contains("YYYY-MM-DD"), "{refused}");
+    let refused = cli.fails(&[
+        "plan",
+        "--workspace",
+        &workspace,
+        "--day",
+        "2026-12-01",
+        "--budget-seconds",
+        "90",
+    ]);
+    assert!(refused.contains("1 to 60 seconds"), "{refused}");
+    assert!(cli.ok(&["audit"]).contains("plan.create"));
+}
+
 /// The first word of `output` starting with `prefix` (an id it printed).
 #[test]
 fn a_sqlite_database_is_not_served_where_more_replicas_could_start() {

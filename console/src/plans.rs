@@ -32,6 +32,7 @@ pub(crate) struct DayQuery {
 
 pub(crate) struct ShiftRow {
     shift_id: String,
+    courier_id: String,
     courier: String,
     hours: String,
     start: String,
@@ -120,6 +121,7 @@ async fn day_view(
                 .iter()
                 .map(|s| ShiftRow {
                     shift_id: s.shift_id.clone(),
+                    courier_id: s.courier_id.clone(),
                     courier: s.courier_name.clone(),
                     hours: format!("{}–{}", hm(zone, s.start_time.as_ref()), hm(zone, s.end_time.as_ref())),
                     start: place(&s.start_place),
@@ -233,10 +235,21 @@ pub(crate) async fn plan(
     let form = fields(&body);
     let day = day_of(Some(field(&form, "day")), signed.zone(Some(&workspace)));
     let budget_seconds = field(&form, "budget_seconds").parse().unwrap_or(10);
+    // The drivers ticked; none ticked is no plan (an empty list would ask
+    // the core for all of them).
+    let courier_ids: Vec<String> = form
+        .iter()
+        .filter(|(name, _)| name == "courier_id")
+        .map(|(_, id)| id.clone())
+        .collect();
+    if courier_ids.is_empty() {
+        let message = "Tick at least one driver to plan with.".to_owned();
+        return day_view(&state, &signed, &workspace, &day, Some(message)).await;
+    }
     let message = ipb::PlanRoutesRequest {
         workspace_id: workspace.clone(),
         day: day.clone(),
-        courier_ids: Vec::new(),
+        courier_ids,
         budget_seconds,
         pins: Vec::new(),
     };

@@ -1020,6 +1020,13 @@ e2e! {
         let shifts = browser.text("#shifts").await;
         assert!(shifts.contains("Ola Driver") && shifts.contains("Per Driver") && shifts.contains("08:00–16:00"), "{shifts}");
 
+        // No driver ticked is no plan.
+        for checkbox in browser.client.find_all(Locator::Css("input[name=courier_id]")).await.expect("drivers") {
+            checkbox.click().await.expect("untick");
+        }
+        browser.click_to("//button[starts-with(., 'Plan ')]", "p.banner[role=alert]").await;
+        assert!(browser.text("p.banner[role=alert]").await.contains("at least one driver"));
+
         // Planning shows its progress, then the plan: two routes at most,
         // every order placed.
         browser.find("#budget").await.select_by_value("5").await.expect("budget");

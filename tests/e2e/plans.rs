@@ -373,10 +373,17 @@ e2e! {
         van_order["vehicle_type_id"] = json!("large_van");
         let order = create(&app, &key, &van_order).await;
         let planned = app.dispatch().await.plan_routes(app.dispatch_request(plan(1, &day, vec![]))).await.expect("plan").into_inner().plan.expect("plan");
+        let van_order_id = order["order_id"].as_str().expect("id").to_owned();
         assert_eq!(planned.unplanned, vec![ipb::UnplannedOrder {
-            order_id: order["order_id"].as_str().expect("id").to_owned(),
+            order_id: van_order_id.clone(),
             reason: ipb::unplanned_order::Reason::VehicleType as i32,
         }]);
+        // Nor can a dispatcher's hand put it in a car.
+        let pin = ipb::PlanPin { order_id: van_order_id, courier_id: driver.courier.id.clone() };
+        let refused = app.dispatch().await
+            .plan_routes(app.dispatch_request(ipb::PlanRoutesRequest { pins: vec![pin], ..plan(1, &day, vec![]) }))
+            .await.expect_err("a van's order pinned to a car");
+        assert_eq!(refusal(&refused), (tonic::Code::InvalidArgument, "invalid_request", Some("pins".to_owned())));
 
         couriers(&app).await.delete_shift(app.admin_request(ipb::DeleteShiftRequest { shift_id: shift.shift_id.clone() })).await.expect("delete");
         let refused = couriers(&app).await.delete_shift(app.admin_request(ipb::DeleteShiftRequest { shift_id: shift.shift_id })).await.expect_err("gone");

@@ -407,25 +407,39 @@ pub async fn drivers(core: &Core, shifts: Vec<Shift>) -> CoreResult<Vec<Driver>>
 }
 
 /// `invalid_request` naming `pins` unless each pins an order of the day
-/// (waiting, or held and not yet at its pickup) to one of `drivers`, once.
-pub fn check_pins(pins: &[Pin], drivers: &[Driver], orders: &[FleetOrder]) -> CoreResult<()> {
+/// (waiting, or held and not yet at its pickup) to one of `drivers` whose
+/// vehicle serves it, once.
+pub fn check_pins(core: &Core, pins: &[Pin], drivers: &[Driver], orders: &[FleetOrder]) -> CoreResult<()> {
     let mut pinned = std::collections::HashSet::new();
     for pin in pins {
-        let planned = orders.iter().any(|o| o.order_id == pin.order_id)
-            || drivers
-                .iter()
-                .flat_map(|d| &d.held)
-                .any(|w| w.id() == pin.order_id && movable(w));
-        if !planned {
+        let vehicle_type = orders
+            .iter()
+            .find(|o| o.order_id == pin.order_id)
+            .map(|o| o.vehicle_type_id.as_str())
+            .or_else(|| {
+                drivers
+                    .iter()
+                    .flat_map(|d| &d.held)
+                    .find(|w| w.id() == pin.order_id && movable(w))
+                    .map(Work::vehicle_type_id)
+            })
+            .ok_or_else(|| {
+                CoreError::invalid(
+                    "pins",
+                    format!("Order {} is not one this day's plan can move.", pin.order_id),
+                )
+            })?;
+        let driver = drivers.iter().find(|d| d.courier.id == pin.courier_id).ok_or_else(|| {
+            CoreError::invalid("pins", format!("{} is not a driver on shift that day.", pin.courier_id))
+        })?;
+        let serves = core
+            .catalog
+            .vehicle_type(&driver.courier.vehicle.vehicle_type_id)
+            .is_some_and(|vehicle| vehicle.can_serve(vehicle_type));
+        if !serves {
             return Err(CoreError::invalid(
                 "pins",
-                format!("Order {} is not one this day's plan can move.", pin.order_id),
-            ));
-        }
-        if !drivers.iter().any(|d| d.courier.id == pin.courier_id) {
-            return Err(CoreError::invalid(
-                "pins",
-                format!("{} is not a driver on shift that day.", pin.courier_id),
+                format!("{}'s vehicle cannot carry order {}.", driver.courier.name, pin.order_id),
             ));
         }
         if !pinned.insert(pin.order_id.as_str()) {

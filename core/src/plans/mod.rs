@@ -204,7 +204,7 @@ pub async fn plan(core: &Core, granted: &Granted<act::PlanRoutes>, request: Plan
         .filter(|order| day::is_for_day(order, &request.day, span))
         .collect();
     let drivers = day::drivers(core, shifts).await?;
-    day::check_pins(&request.pins, &drivers, &orders)?;
+    day::check_pins(core, &request.pins, &drivers, &orders)?;
     let now = core.clock.now_micros();
     let day = day::Day::new(core, drivers, orders, &request.pins, now).await?;
     let solved = courier_planner::plan(day.problem.clone(), budget, core.stopping.child_token())

@@ -251,6 +251,7 @@ pub(crate) async fn plan(
         day: day.clone(),
         courier_ids,
         budget_seconds,
+        area_id: String::new(),
         pins: Vec::new(),
     };
     match state
@@ -616,6 +617,7 @@ pub(crate) async fn move_order(
         day: field(&form, "day").to_owned(),
         courier_ids: Vec::new(),
         budget_seconds: 5,
+        area_id: String::new(),
         pins,
     };
     match state

@@ -2,8 +2,8 @@ use sea_orm_migration::prelude::*;
 
 /// Planned routes (docs/routing.md "Planned routes"): each driver's shift
 /// for a day (one per courier and day: when and where it starts and ends,
-/// an optional rest), and the plans of a fleet's day as proposed and
-/// published.
+/// an optional rest), and the plans of a fleet's day (or of a platform
+/// area's, `workspace_id` empty) as proposed and published.
 #[derive(DeriveMigrationName)]
 pub struct Migration;
 
@@ -28,6 +28,7 @@ enum RoutePlans {
     Table,
     Id,
     WorkspaceId,
+    AreaId,
     Day,
     Status,
     Body,
@@ -85,6 +86,7 @@ impl MigrationTrait for Migration {
                     .table(RoutePlans::Table)
                     .col(ColumnDef::new(RoutePlans::Id).string().not_null().primary_key())
                     .col(ColumnDef::new(RoutePlans::WorkspaceId).string().not_null())
+                    .col(ColumnDef::new(RoutePlans::AreaId).string().null())
                     .col(ColumnDef::new(RoutePlans::Day).string().not_null())
                     .col(ColumnDef::new(RoutePlans::Status).string().not_null())
                     .col(ColumnDef::new(RoutePlans::Body).text().not_null())

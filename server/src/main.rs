@@ -113,9 +113,13 @@ enum DatabaseCommand {
     /// takes with the reason. The plan is kept as a proposal; a dispatcher
     /// publishes it.
     Plan {
-        /// The fleet workspace.
-        #[arg(long)]
+        /// The fleet workspace; without it, the platform's plan of `--area`.
+        #[arg(long, default_value = "")]
         workspace: String,
+        /// The service area of a platform plan (its scheduled live
+        /// deliveries and the couriers on shift there).
+        #[arg(long, default_value = "")]
+        area: String,
         /// The day, YYYY-MM-DD.
         #[arg(long)]
         day: String,
@@ -541,12 +545,14 @@ async fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
         }
         DatabaseCommand::Plan {
             workspace,
+            area,
             day,
             couriers,
             budget_seconds,
         } => {
             let request = plans::PlanRequest {
                 workspace_id: workspace,
+                area_id: area,
                 day,
                 courier_ids: couriers,
                 budget_seconds,
@@ -839,7 +845,7 @@ fn plan_text(plan: &RoutePlan) -> String {
     let mut text = format!(
         "plan {} of {} for {}: {} routes, {} orders unplanned, solved in {:.1} s\n",
         plan.id,
-        plan.workspace_id,
+        plan.workspace().or(plan.area_id.as_deref()).unwrap_or_default(),
         plan.day,
         plan.routes.len(),
         plan.unplanned.len(),

@@ -351,6 +351,7 @@ impl World {
                 day: PLAN_DAY.into(),
                 courier_ids: Vec::new(),
                 budget_seconds: 1,
+                area_id: String::new(),
                 pins: Vec::new(),
             }))
             .await
@@ -783,6 +784,7 @@ impl World {
                 day: PLAN_DAY.into(),
                 courier_ids: Vec::new(),
                 budget_seconds: 1,
+                area_id: String::new(),
                 pins: Vec::new(),
             }
             .encode_to_vec(),

@@ -1058,7 +1058,7 @@ e2e! {
         // Published: the drivers hold the orders.
         browser.click_to("//button[starts-with(., 'Publish')]", "h1").await;
         assert!(browser.heading().await.contains("published"));
-        let waiting = courier_orders::fleet::waiting(&app.core.db, &fleet).await.expect("board");
+        let waiting = courier_orders::fleet::pending_orders(&app.core.db, &fleet, 100).await.expect("board");
         assert!(waiting.is_empty(), "every order given to a driver");
         browser.close().await;
     }

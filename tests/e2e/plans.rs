@@ -2,7 +2,9 @@
 //! three drivers on shift and thirty board orders planned, every order in
 //! one route with its pickup first and the times in order; published, each
 //! driver's app shows their route in the plan's order; planned again after
-//! a driver did two stops, those stay first in their route, done.
+//! a driver did two stops, those stay first in their route, done; the
+//! platform's scheduled deliveries of an area planned for its couriers on
+//! shift and published.
 
 use std::collections::HashMap;
 use std::time::Duration;
@@ -78,6 +80,7 @@ async fn plan_routes(app: &TestApp, workspace_id: &str, day: &str) -> ipb::Route
             day: day.into(),
             courier_ids: Vec::new(),
             budget_seconds: 2,
+            area_id: String::new(),
             pins: Vec::new(),
         }))
         .await
@@ -204,7 +207,7 @@ e2e! {
         assert_sound(&plan, &order_ids);
         assert!(plan.solve_duration.as_ref().is_some_and(|d| d.seconds <= 3), "{:?}", plan.solve_duration);
         // A proposal changes nothing.
-        let board = courier_orders::fleet::waiting(&app.core.db, &workspace).await.expect("board");
+        let board = courier_orders::fleet::pending_orders(&app.core.db, &workspace, 100).await.expect("board");
         assert_eq!(board.len(), 30);
 
         // A dispatcher moves an order to another driver by hand: a new
@@ -218,6 +221,7 @@ e2e! {
                 day: day.clone(),
                 courier_ids: Vec::new(),
                 budget_seconds: 1,
+                area_id: String::new(),
                 pins: vec![pin.clone()],
             }))
             .await.expect("plan with a pin").into_inner().plan.expect("plan");
@@ -258,7 +262,7 @@ e2e! {
                 }
             }).await.expect("the route on the stream");
         }
-        let board = courier_orders::fleet::waiting(&app.core.db, &workspace).await.expect("board");
+        let board = courier_orders::fleet::pending_orders(&app.core.db, &workspace, 100).await.expect("board");
         assert!(board.is_empty(), "every order given to a driver");
 
         // Publishing again answers the plan; the audit log has both steps.
@@ -350,6 +354,7 @@ e2e! {
             day: day.into(),
             courier_ids,
             budget_seconds,
+            area_id: String::new(),
             pins: Vec::new(),
         };
         for (request, param) in [
@@ -388,5 +393,68 @@ e2e! {
         couriers(&app).await.delete_shift(app.admin_request(ipb::DeleteShiftRequest { shift_id: shift.shift_id.clone() })).await.expect("delete");
         let refused = couriers(&app).await.delete_shift(app.admin_request(ipb::DeleteShiftRequest { shift_id: shift.shift_id })).await.expect_err("gone");
         assert_eq!(refusal(&refused).1, "not_found");
+    }
+
+    async fn operators_plan_an_areas_scheduled_deliveries_for_platform_couriers(app: TestApp) {
+        let (day, now) = today(&app);
+        let mut couriers = Vec::new();
+        for name in ["Kai", "Lou"] {
+            let courier = join(&app, "", &format!("{name} Courier"), &format!("{}@platform.example.com", name.to_lowercase()), "car").await;
+            shift(&app, &courier, &day, now).await;
+            couriers.push(courier);
+        }
+        // Six live deliveries scheduled three hours on (dispatch offers
+        // them half an hour before), one booked for now (not the plan's).
+        let at = courier::time::from_micros(now + 3 * 3_600_000_000).to_rfc3339();
+        let mut ids = Vec::new();
+        for i in 0..6 {
+            let mut body = crate::deliveries::berlin_delivery();
+            body["scheduled_at"] = json!(at);
+            body["dropoff"]["latitude"] = json!(52.49 + 0.004 * f64::from(i));
+            let delivery = app.create_delivery(&app.live_key, &body).await;
+            ids.push(delivery["id"].as_str().expect("id").to_owned());
+        }
+        let plan = app.dispatch().await
+            .plan_routes(app.dispatch_request(ipb::PlanRoutesRequest {
+                workspace_id: String::new(),
+                area_id: "berlin".into(),
+                day: day.clone(),
+                courier_ids: Vec::new(),
+                budget_seconds: 1,
+                pins: Vec::new(),
+            }))
+            .await.expect("a platform plan").into_inner().plan.expect("plan");
+        assert_eq!((plan.workspace_id.as_str(), plan.area_id.as_str()), ("", "berlin"));
+        assert_sound(&plan, &ids);
+        for route in &plan.routes {
+            for stop in route.stops.iter().filter(|s| s.kind() == ipb::planned_stop::Kind::Pickup) {
+                let time = stop.start_time.as_ref().expect("a time").seconds * 1_000_000;
+                assert!(time >= now + 3 * 3_600_000_000 - 1_000_000, "not picked up before its time");
+            }
+        }
+        app.dispatch().await
+            .publish_plan(app.dispatch_request(ipb::PublishPlanRequest { plan_id: plan.plan_id.clone() }))
+            .await.expect("publish");
+        for id in &ids {
+            let delivery = app.get(&format!("/v1/deliveries/{id}"), &app.live_key).await;
+            assert_eq!(delivery.body["status"], "courier_assigned", "{:#}", delivery.body);
+            assert!(delivery.body["courier"]["name"].is_string(), "{:#}", delivery.body);
+        }
+        for courier in &couriers {
+            if let Some(route) = plan.routes.iter().find(|r| r.courier_id == courier.courier.id) {
+                assert_eq!(app_route(courier).await, stops_of(route));
+            }
+        }
+
+        // A platform plan names an area of the catalogue; a fleet's, none.
+        let refused = app.dispatch().await
+            .plan_routes(app.dispatch_request(ipb::PlanRoutesRequest { area_id: "atlantis".into(), day: day.clone(), ..Default::default() }))
+            .await.expect_err("no such area");
+        assert_eq!(refusal(&refused), (tonic::Code::InvalidArgument, "invalid_request", Some("area_id".to_owned())));
+        let (fleet_id, _) = fleet(&app, true).await;
+        let refused = app.dispatch().await
+            .plan_routes(app.dispatch_request(ipb::PlanRoutesRequest { workspace_id: fleet_id, area_id: "berlin".into(), day, ..Default::default() }))
+            .await.expect_err("a fleet with an area");
+        assert_eq!(refusal(&refused), (tonic::Code::InvalidArgument, "invalid_request", Some("area_id".to_owned())));
     }
 }

@@ -133,6 +133,13 @@ impl Work {
         items.as_deref().unwrap_or_default()
     }
 
+    /// The cargo its items take, in kilograms and cubic centimetres.
+    pub fn load(&self) -> (f64, f64) {
+        self.items().iter().fold((0.0, 0.0), |(weight, volume), item| {
+            (weight + item.total_weight_kg(), volume + item.total_volume_cm3())
+        })
+    }
+
     /// Whether it may share its courier (a board order always may).
     pub fn batching(&self) -> Batching {
         match self {
@@ -504,27 +511,28 @@ async fn hand_to(
     Ok((work, assignment))
 }
 
-/// Gives the board orders `works` to `courier` in `tx`, in a published
-/// plan's order (docs/routing.md "Planned routes"): each must be theirs to
-/// take (as [`assign`] checks) and not yet at its pickup, or already in
-/// their hands; the route they are kept in is the caller's to write. The
-/// vehicle's count of jobs at once does not apply: the plan kept its
-/// cargo and `max_jobs` at every point of the day.
+/// Gives the jobs `works` to `courier` in `tx`, in a published plan's
+/// order (docs/routing.md "Planned routes"), each with the time the plan
+/// has them at its pickup: each must be theirs to take (as [`assign`]
+/// checks) and not yet at its pickup, or already in their hands; the
+/// route they are kept in is the caller's to write. The vehicle's count
+/// of jobs at once does not apply: the plan kept its cargo and `max_jobs`
+/// at every point of the day.
 pub async fn assign_planned(
     core: &Core,
     tx: &db::WriteTransaction,
     courier: &Courier,
-    works: Vec<Work>,
+    works: Vec<(Work, Option<i64>)>,
     assigned_by: &str,
 ) -> CoreResult<()> {
-    for work in works {
+    for (work, pickup_at) in works {
         check_can_take(core, courier, &work)?;
         let held = assignments::open_for_job(&**tx, work.id())
             .await?
             .is_some_and(|held| held.courier_id == courier.id);
         match work.status() {
             Status::Pending | Status::CourierAssigned => {
-                hand_to(core, tx, work, courier, assigned_by, None).await?;
+                hand_to(core, tx, work, courier, assigned_by, pickup_at).await?;
             }
             _ if held => {}
             status => {

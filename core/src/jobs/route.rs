@@ -39,13 +39,6 @@ impl CourierRoute {
     }
 }
 
-/// The cargo a job's items take, in kilograms and cubic centimetres.
-fn load(work: &Work) -> (f64, f64) {
-    work.items().iter().fold((0.0, 0.0), |(weight, volume), item| {
-        (weight + item.total_weight_kg(), volume + item.total_volume_cm3())
-    })
-}
-
 /// Job `work` as its courier's route must keep it: its promises (a
 /// window's end or, without a dropoff window, the dropoff `committed` when
 /// the courier took it plus `COURIER_BATCH_MAX_DELAY`, and never past the
@@ -53,7 +46,7 @@ fn load(work: &Work) -> (f64, f64) {
 fn plan_job(core: &Core, work: &Work, committed: Option<i64>) -> plan::Job {
     let max_delay = i64::try_from(core.config.batch_max_delay.as_micros()).unwrap_or(i64::MAX);
     let windows = work.windows();
-    let (weight_kg, volume_cm3) = load(work);
+    let (weight_kg, volume_cm3) = work.load();
     let kept = |committed: i64| {
         let delayed = committed.saturating_add(max_delay);
         work.promised_by()

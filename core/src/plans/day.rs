@@ -74,18 +74,23 @@ pub fn is_for_day(order: &FleetOrder, day: &str, span: (i64, i64)) -> bool {
     }
 }
 
-/// The places of a problem, numbered as its matrices are.
+/// The places of a problem, numbered as its matrices are: one per
+/// position (a shop's many pickups are one place, named as first seen).
 #[derive(Default)]
 struct Places {
     points: Vec<GeoPoint>,
     addresses: Vec<String>,
+    known: HashMap<(u64, u64), usize>,
 }
 
 impl Places {
     fn add(&mut self, point: GeoPoint, address: &str) -> usize {
-        self.points.push(point);
-        self.addresses.push(address.to_owned());
-        self.points.len() - 1
+        let key = (point.latitude.to_bits(), point.longitude.to_bits());
+        *self.known.entry(key).or_insert_with(|| {
+            self.points.push(point);
+            self.addresses.push(address.to_owned());
+            self.points.len() - 1
+        })
     }
 }
 
@@ -106,9 +111,7 @@ fn movable(work: &Work) -> bool {
 
 /// The cargo of `work`'s items, in grams and cubic centimetres.
 fn load(work: &Work) -> planner::Load {
-    let (kg, cm3) = work.items().iter().fold((0.0, 0.0), |(kg, cm3), item| {
-        (kg + item.total_weight_kg(), cm3 + item.total_volume_cm3())
-    });
+    let (kg, cm3) = work.load();
     planner::Load {
         weight_grams: (kg * 1000.0).ceil() as i64,
         volume_cm3: cm3.ceil() as i64,
@@ -119,23 +122,34 @@ fn window(window: Option<Window>) -> Option<planner::Window> {
     window.map(|Window { start, end }| planner::Window { start, end })
 }
 
+/// How late after its time a scheduled pickup without a window may be.
+const SCHEDULED_SLACK: i64 = 30 * 60 * 1_000_000;
+
+/// When `work` may be picked up: its pickup window or, for a delivery
+/// scheduled without one, from its time to [`SCHEDULED_SLACK`] after.
+fn pickup_window(work: &Work) -> Option<planner::Window> {
+    match (work.windows().pickup, work) {
+        (Some(pickup), _) => window(Some(pickup)),
+        (None, Work::Delivery(delivery)) => delivery.scheduled_at.map(|at| planner::Window {
+            start: at,
+            end: at + SCHEDULED_SLACK,
+        }),
+        (None, Work::FleetOrder(_)) => None,
+    }
+}
+
 impl Day {
-    /// The problem of `drivers` and the waiting `orders` at `now`: each
+    /// The problem of `drivers` and the waiting `orders` (board orders or
+    /// live deliveries) at `now`: each
     /// driver from their shift's start (or, once it started, from where
     /// they are now) to its end, carrying the jobs they picked up;
     /// their jobs not yet picked up may go to anyone.
-    pub async fn new(
-        core: &Core,
-        drivers: Vec<Driver>,
-        orders: Vec<FleetOrder>,
-        pins: &[Pin],
-        now: i64,
-    ) -> CoreResult<Day> {
+    pub async fn new(core: &Core, drivers: Vec<Driver>, orders: Vec<Work>, pins: &[Pin], now: i64) -> CoreResult<Day> {
         let handling = HANDLING / 1_000_000;
         let mut places = Places::default();
         let mut vehicles: BTreeMap<String, &VehicleType> = BTreeMap::new();
         let mut planned_drivers = Vec::new();
-        let mut works: Vec<Work> = orders.into_iter().map(Work::FleetOrder).collect();
+        let mut works = orders;
         for driver in &drivers {
             let vehicle = core
                 .catalog
@@ -214,7 +228,7 @@ impl Day {
                 pickup: Some(planner::Visit {
                     place: places.add(pickup.point(), &pickup.address),
                     handling_seconds: handling,
-                    window: window(windows.pickup),
+                    window: pickup_window(work),
                 }),
                 dropoff: planner::Visit {
                     place: places.add(dropoff.point(), &dropoff.address),
@@ -326,6 +340,7 @@ impl Day {
         RoutePlan {
             id: String::new(),
             workspace_id: String::new(),
+            area_id: None,
             day: String::new(),
             state: PlanState::Proposed,
             routes,
@@ -367,21 +382,41 @@ fn done_stops(driver: &Driver) -> Vec<PlannedStop> {
     stops
 }
 
+/// Places per side of one ask of the routing provider: OSRM's table
+/// answers at most 100 locations unless told otherwise
+/// (`--max-table-size`), and a refusal would count against the circuit
+/// breaker dispatch relies on.
+const TABLE_BLOCK: usize = 50;
+
 /// Driving times between `points` for `vehicle` (the routing provider's,
-/// a pair without a road a day's drive), and distances as the offline
-/// router estimates them (the plan's figures, not its objective).
+/// asked block by block; a pair without a road a day's drive), and
+/// distances as the offline router estimates them (the plan's figures,
+/// not its objective).
 async fn matrix(core: &Core, points: &[GeoPoint], vehicle: &VehicleType) -> CoreResult<planner::Matrix> {
     const NO_ROAD: i64 = 86_400;
-    let durations = core.router.durations(points, points, vehicle).await;
-    let mut seconds = Vec::with_capacity(points.len() * points.len());
-    let mut metres = Vec::with_capacity(points.len() * points.len());
-    for (from, row) in points.iter().zip(&durations) {
-        for (to, cell) in points.iter().zip(row) {
-            seconds.push(cell.map_or(NO_ROAD, |s| s.round() as i64));
-            metres.push((geo::distance_km(*from, *to) * DEFAULT_ROAD_FACTOR * 1000.0).round() as i64);
+    let n = points.len();
+    let mut seconds = vec![NO_ROAD; n * n];
+    for (i, sources) in points.chunks(TABLE_BLOCK).enumerate() {
+        for (j, destinations) in points.chunks(TABLE_BLOCK).enumerate() {
+            let block = core.router.durations(sources, destinations, vehicle).await;
+            for (row, cells) in block.iter().enumerate() {
+                for (column, cell) in cells.iter().enumerate() {
+                    if let Some(driving) = cell {
+                        seconds[(i * TABLE_BLOCK + row) * n + j * TABLE_BLOCK + column] = driving.round() as i64;
+                    }
+                }
+            }
         }
     }
-    planner::Matrix::new(points.len(), seconds, metres)
+    let metres = points
+        .iter()
+        .flat_map(|from| {
+            points
+                .iter()
+                .map(|to| (geo::distance_km(*from, *to) * DEFAULT_ROAD_FACTOR * 1000.0).round() as i64)
+        })
+        .collect();
+    planner::Matrix::new(n, seconds, metres)
         .map_err(|error| CoreError::Internal(format!("the routing provider's matrix: {error}")))
 }
 
@@ -409,13 +444,13 @@ pub async fn drivers(core: &Core, shifts: Vec<Shift>) -> CoreResult<Vec<Driver>>
 /// `invalid_request` naming `pins` unless each pins an order of the day
 /// (waiting, or held and not yet at its pickup) to one of `drivers` whose
 /// vehicle serves it, once.
-pub fn check_pins(core: &Core, pins: &[Pin], drivers: &[Driver], orders: &[FleetOrder]) -> CoreResult<()> {
+pub fn check_pins(core: &Core, pins: &[Pin], drivers: &[Driver], orders: &[Work]) -> CoreResult<()> {
     let mut pinned = std::collections::HashSet::new();
     for pin in pins {
         let vehicle_type = orders
             .iter()
-            .find(|o| o.order_id == pin.order_id)
-            .map(|o| o.vehicle_type_id.as_str())
+            .find(|o| o.id() == pin.order_id)
+            .map(Work::vehicle_type_id)
             .or_else(|| {
                 drivers
                     .iter()

@@ -1,5 +1,7 @@
 //! Planned routes (docs/routing.md "Planned routes"): a fleet's day —
-//! its drivers on shift and the board orders waiting for the day — solved
+//! its drivers on shift and the board orders waiting for the day — or the
+//! platform's in one service area (its couriers on shift there and the
+//! live deliveries scheduled that day), solved
 //! by `courier_planner` into one route per driver, kept as a proposal
 //! ([`plan`]), then published ([`publish`]): every order given to its
 //! driver and their route kept in the plan's order, so their app shows
@@ -22,8 +24,9 @@ use courier::errors::ErrorCode;
 use courier_identity::access::{Granted, act};
 use courier_identity::audit;
 use courier_identity::workspaces::{self, WorkspaceKind};
-use courier_orders::fleet;
 use courier_orders::routes::{self, Stop};
+use courier_orders::{deliveries, fleet};
+use courier_pricing::catalog::ServiceArea;
 use courier_pricing::geo::GeoPoint;
 use courier_store::ids;
 
@@ -35,7 +38,9 @@ pub mod entity {
     pub struct Model {
         #[sea_orm(primary_key, auto_increment = false)]
         pub id: String,
+        /// The fleet; empty for a platform plan, which has `area_id`.
         pub workspace_id: String,
+        pub area_id: Option<String>,
         pub day: String,
         /// [`super::PlanState`]
         pub status: String,
@@ -149,7 +154,9 @@ struct Body {
 #[derive(Clone, Debug, PartialEq)]
 pub struct RoutePlan {
     pub id: String,
+    /// The fleet; empty for the platform's plan of `area_id`.
     pub workspace_id: String,
+    pub area_id: Option<String>,
     pub day: String,
     pub state: PlanState,
     pub routes: Vec<PlannedRoute>,
@@ -161,15 +168,80 @@ pub struct RoutePlan {
     pub published_at: Option<i64>,
 }
 
-/// What to plan: a fleet's `day`, its drivers on shift (or only
+/// The most orders one plan takes (oldest first).
+const MOST_ORDERS: u64 = 5_000;
+
+/// What to plan: a fleet's `day` (or, `workspace_id` empty, the
+/// platform's in service area `area_id`), its drivers on shift (or only
 /// `courier_ids` of them), searching for `budget_seconds`, each of `pins`'
 /// orders kept with its driver.
 pub struct PlanRequest {
     pub workspace_id: String,
+    pub area_id: String,
     pub day: String,
     pub courier_ids: Vec<String>,
     pub budget_seconds: i32,
     pub pins: Vec<Pin>,
+}
+
+/// Whose day a plan is: a fleet's, or the platform's in one area.
+enum Scope<'a> {
+    Fleet(&'a str),
+    Platform(&'a ServiceArea),
+}
+
+impl Scope<'_> {
+    fn fleet(&self) -> Fleet {
+        match self {
+            Scope::Fleet(id) => Fleet::from_workspace_id(id),
+            Scope::Platform(_) => Fleet::Platform,
+        }
+    }
+}
+
+/// The scope `request` names: a fleet workspace, or the platform and a
+/// service area of the catalogue (`not_found`, `invalid_request`).
+async fn scope<'a>(core: &'a Core, request: &'a PlanRequest) -> CoreResult<Scope<'a>> {
+    if request.workspace_id.is_empty() {
+        return match core.catalog.service_area(&request.area_id) {
+            Some(area) => Ok(Scope::Platform(area)),
+            None => Err(CoreError::invalid(
+                "area_id",
+                "A platform plan names one of the catalogue's service areas.",
+            )),
+        };
+    }
+    if !request.area_id.is_empty() {
+        return Err(CoreError::invalid(
+            "area_id",
+            "A fleet plans its whole board: area_id is for the platform's plans.",
+        ));
+    }
+    let workspace = workspaces::get(&core.db, &request.workspace_id).await?;
+    if workspace.kind != WorkspaceKind::Fleet {
+        return Err(CoreError::not_found("fleet workspace"));
+    }
+    Ok(Scope::Fleet(&request.workspace_id))
+}
+
+/// The orders of the day in `scope`, within the shifts' `span`: a fleet's
+/// waiting board orders for the day; the platform's waiting live
+/// deliveries of the area whose pickup is scheduled in the span.
+async fn orders_of_day(core: &Core, scope: &Scope<'_>, day: &str, span: (i64, i64)) -> CoreResult<Vec<Work>> {
+    Ok(match scope {
+        Scope::Fleet(workspace_id) => fleet::pending_orders(&core.db, workspace_id, MOST_ORDERS)
+            .await?
+            .into_iter()
+            .filter(|order| day::is_for_day(order, day, span))
+            .map(Work::FleetOrder)
+            .collect(),
+        Scope::Platform(area) => deliveries::pending_live(&core.db, Some(&area.id), MOST_ORDERS)
+            .await?
+            .into_iter()
+            .filter(|delivery| delivery.pickup_from().is_some_and(|at| at >= span.0 && at < span.1))
+            .map(Work::Delivery)
+            .collect(),
+    })
 }
 
 /// Plans the day `request` names for the caller `granted` it, and keeps
@@ -177,19 +249,20 @@ pub struct PlanRequest {
 pub async fn plan(core: &Core, granted: &Granted<act::PlanRoutes>, request: PlanRequest) -> CoreResult<RoutePlan> {
     let budget = day::budget(request.budget_seconds)?;
     parse_day(&request.day, "day")?;
-    granted.covers(&request.workspace_id)?;
-    let workspace = workspaces::get(&core.db, &request.workspace_id).await?;
-    if workspace.kind != WorkspaceKind::Fleet {
-        return Err(CoreError::not_found("fleet workspace"));
+    let scope = scope(core, &request).await?;
+    if let Scope::Fleet(workspace_id) = scope {
+        granted.covers(workspace_id)?;
     }
-    let fleet = Fleet::from_workspace_id(&request.workspace_id);
-    let mut shifts = shifts::of_day(&core.db, &fleet, &request.day).await?;
+    let mut shifts = shifts::of_day(&core.db, &scope.fleet(), &request.day).await?;
+    if let Scope::Platform(area) = scope {
+        shifts.retain(|shift| area.contains(shift.start.point));
+    }
     if !request.courier_ids.is_empty() {
         let on_shift: HashSet<&str> = shifts.iter().map(|s| s.courier_id.as_str()).collect();
         if let Some(missing) = request.courier_ids.iter().find(|id| !on_shift.contains(id.as_str())) {
             return Err(CoreError::invalid(
                 "courier_ids",
-                format!("{missing} has no shift on {} in this fleet.", request.day),
+                format!("{missing} has no shift on {} here.", request.day),
             ));
         }
         shifts.retain(|shift| request.courier_ids.contains(&shift.courier_id));
@@ -198,11 +271,7 @@ pub async fn plan(core: &Core, granted: &Granted<act::PlanRoutes>, request: Plan
         shifts.iter().map(|s| s.starts_at).min().unwrap_or_default(),
         shifts.iter().map(|s| s.ends_at).max().unwrap_or_default(),
     );
-    let orders: Vec<_> = fleet::waiting(&core.db, &request.workspace_id)
-        .await?
-        .into_iter()
-        .filter(|order| day::is_for_day(order, &request.day, span))
-        .collect();
+    let orders = orders_of_day(core, &scope, &request.day, span).await?;
     let drivers = day::drivers(core, shifts).await?;
     day::check_pins(core, &request.pins, &drivers, &orders)?;
     let now = core.clock.now_micros();
@@ -211,14 +280,19 @@ pub async fn plan(core: &Core, granted: &Granted<act::PlanRoutes>, request: Plan
         .await
         .map_err(|error| CoreError::Internal(format!("planning failed: {error}")))?;
     let mut plan = day.plan(solved, now);
-    plan.pins = request.pins;
+    plan.pins = request.pins.clone();
     plan.id = ids::new_id("pln");
-    plan.workspace_id = request.workspace_id;
-    plan.day = request.day;
+    plan.area_id = match scope {
+        Scope::Platform(area) => Some(area.id.clone()),
+        Scope::Fleet(_) => None,
+    };
+    plan.workspace_id = request.workspace_id.clone();
+    plan.day = request.day.clone();
     let tx = core.begin().await?;
     entity::Entity::insert(entity::ActiveModel {
         id: Set(plan.id.clone()),
         workspace_id: Set(plan.workspace_id.clone()),
+        area_id: Set(plan.area_id.clone()),
         day: Set(plan.day.clone()),
         status: Set(plan.state.as_str().to_owned()),
         body: Set(body(&plan)?),
@@ -231,13 +305,20 @@ pub async fn plan(core: &Core, granted: &Granted<act::PlanRoutes>, request: Plan
     .await?;
     let change = audit::Change {
         action: "plan.create",
-        workspace_id: Some(&plan.workspace_id),
+        workspace_id: plan.workspace(),
         target: &plan.id,
         courier_id: None,
     };
     granted.record(core, &*tx, change).await?;
     tx.commit().await?;
     Ok(plan)
+}
+
+impl RoutePlan {
+    /// The fleet workspace the plan is of; `None` for the platform's.
+    pub fn workspace(&self) -> Option<&str> {
+        Some(self.workspace_id.as_str()).filter(|id| !id.is_empty())
+    }
 }
 
 fn body(plan: &RoutePlan) -> CoreResult<String> {
@@ -268,6 +349,7 @@ fn from_model(model: entity::Model) -> CoreResult<RoutePlan> {
         state: PlanState::parse(&model.status).ok_or_else(corrupt)?,
         id: model.id,
         workspace_id: model.workspace_id,
+        area_id: model.area_id,
         day: model.day,
         routes: body.routes,
         unplanned: body.unplanned,
@@ -288,7 +370,9 @@ pub async fn publish(core: &Core, granted: &Granted<act::AssignJobs>, plan_id: &
     let now = core.clock.now_micros();
     let tx = core.begin().await?;
     let mut plan = get(&*tx, plan_id).await?;
-    granted.covers(&plan.workspace_id)?;
+    if let Some(workspace_id) = plan.workspace() {
+        granted.covers(workspace_id)?;
+    }
     match plan.state {
         PlanState::Published => return Ok(plan),
         PlanState::Superseded => {
@@ -315,18 +399,23 @@ pub async fn publish(core: &Core, granted: &Granted<act::AssignJobs>, plan_id: &
             }
         }
         let mut found = jobs::works(&*tx, &order_ids).await?;
-        let works: Vec<Work> = order_ids
+        let works: Vec<(Work, Option<i64>)> = order_ids
             .iter()
             .map(|id| {
-                found.remove(id).ok_or_else(|| {
+                let pickup_at = to_do
+                    .iter()
+                    .find(|stop| stop.kind == StopKind::Pickup && stop.order_id.as_ref() == Some(id))
+                    .and_then(|stop| stop.arrives_at);
+                let work = found.remove(id).ok_or_else(|| {
                     CoreError::new(
                         ErrorCode::Conflict,
                         format!("Order {id} is gone since the plan was made; plan again."),
                     )
-                })
+                })?;
+                Ok((work, pickup_at))
             })
             .collect::<CoreResult<_>>()?;
-        if let Some(ended) = works.iter().find(|work| work.status().is_terminal()) {
+        if let Some((ended, _)) = works.iter().find(|(work, _)| work.status().is_terminal()) {
             return Err(CoreError::new(
                 ErrorCode::Conflict,
                 format!(
@@ -362,6 +451,10 @@ pub async fn publish(core: &Core, granted: &Granted<act::AssignJobs>, plan_id: &
     entity::Entity::update_many()
         .col_expr(C::Status, Expr::value(PlanState::Superseded.as_str()))
         .filter(C::WorkspaceId.eq(plan.workspace_id.as_str()))
+        .filter(match &plan.area_id {
+            Some(area_id) => C::AreaId.eq(area_id.as_str()),
+            None => C::AreaId.is_null(),
+        })
         .filter(C::Day.eq(plan.day.as_str()))
         .filter(C::Status.eq(PlanState::Published.as_str()))
         .exec(&*tx)
@@ -382,7 +475,7 @@ pub async fn publish(core: &Core, granted: &Granted<act::AssignJobs>, plan_id: &
     }
     let change = audit::Change {
         action: "plan.publish",
-        workspace_id: Some(&plan.workspace_id),
+        workspace_id: plan.workspace(),
         target: &plan.id,
         courier_id: None,
     };

@@ -17,9 +17,7 @@ use chrono::{NaiveDate, NaiveTime};
 use chrono_tz::Tz;
 use courier::limits;
 use sea_orm::sea_query::Expr;
-use sea_orm::{
-    ActiveModelTrait, ActiveValue::Set, ColumnTrait, Condition, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder,
-};
+use sea_orm::{ActiveModelTrait, ActiveValue::Set, ColumnTrait, Condition, ConnectionTrait, EntityTrait, QueryFilter};
 
 use crate::assignments;
 use crate::idempotency::{self, Idempotent, Scope};
@@ -317,19 +315,6 @@ pub async fn board_orders(db: &impl ConnectionTrait, order_ids: &[String]) -> Co
         .collect()
 }
 
-/// The board orders of fleet `workspace_id` waiting for a driver, oldest
-/// first (what a plan of its day places).
-pub async fn waiting(db: &impl ConnectionTrait, workspace_id: &str) -> CoreResult<Vec<FleetOrder>> {
-    entity::Entity::find()
-        .filter(board_scope(workspace_id).add(entity::Column::Status.eq(Status::Pending.as_str())))
-        .order_by_asc(entity::Column::CreatedAt)
-        .all(db)
-        .await?
-        .into_iter()
-        .map(from_model)
-        .collect()
-}
-
 /// The caller `granted` the move moves board order `order_id` of
 /// `workspace_id` to `to`: legal only where the state
 /// machine allows it (`lifecycle::is_legal`; docs/guide.md "Delivery states"),
@@ -423,7 +408,7 @@ pub async fn return_to_waiting(
 }
 
 /// The pending orders of fleet `workspace_id`'s board, oldest first, at
-/// most `limit` (for automatic dispatch).
+/// most `limit` (for automatic dispatch and planned days).
 pub async fn pending_orders(db: &impl ConnectionTrait, workspace_id: &str, limit: u64) -> CoreResult<Vec<FleetOrder>> {
     use sea_orm::{QueryOrder, QuerySelect};
     entity::Entity::find()

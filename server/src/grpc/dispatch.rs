@@ -361,13 +361,15 @@ impl DispatchService for DispatchApi {
         request: Request<ipb::PlanRoutesRequest>,
     ) -> Result<Response<ipb::PlanRoutesResponse>, Status> {
         let workspace_id = request.get_ref().workspace_id.clone();
-        let granted = caller::grant::<act::PlanRoutes, _>(&self.0, &request, Some(&workspace_id), "workspace").await?;
+        let fleet = Fleet::from_workspace_id(&workspace_id);
+        let granted = caller::grant::<act::PlanRoutes, _>(&self.0, &request, fleet.workspace_id(), "workspace").await?;
         let r = request.into_inner();
         let plan = plans::plan(
             &self.0,
             &granted,
             PlanRequest {
                 workspace_id: r.workspace_id,
+                area_id: r.area_id,
                 day: r.day,
                 courier_ids: r.courier_ids,
                 budget_seconds: r.budget_seconds,
@@ -389,7 +391,7 @@ impl DispatchService for DispatchApi {
 
     async fn get_plan(&self, request: Request<ipb::GetPlanRequest>) -> Result<Response<ipb::GetPlanResponse>, Status> {
         let plan = plans::get(&self.0.db, &request.get_ref().plan_id).await?;
-        caller::grant::<act::ReadBoard, _>(&self.0, &request, Some(&plan.workspace_id), "plan").await?;
+        caller::grant::<act::ReadBoard, _>(&self.0, &request, plan.workspace(), "plan").await?;
         Ok(Response::new(ipb::GetPlanResponse {
             plan: Some(plan_out(&plan)),
         }))
@@ -400,7 +402,7 @@ impl DispatchService for DispatchApi {
         request: Request<ipb::PublishPlanRequest>,
     ) -> Result<Response<ipb::PublishPlanResponse>, Status> {
         let plan = plans::get(&self.0.db, &request.get_ref().plan_id).await?;
-        let granted = caller::grant::<act::AssignJobs, _>(&self.0, &request, Some(&plan.workspace_id), "plan").await?;
+        let granted = caller::grant::<act::AssignJobs, _>(&self.0, &request, plan.workspace(), "plan").await?;
         let plan = plans::publish(&self.0, &granted, &plan.id).await?;
         Ok(Response::new(ipb::PublishPlanResponse {
             plan: Some(plan_out(&plan)),

@@ -12,6 +12,7 @@ pub fn plan_out(plan: &RoutePlan) -> ipb::RoutePlan {
     ipb::RoutePlan {
         plan_id: plan.id.clone(),
         workspace_id: plan.workspace_id.clone(),
+        area_id: plan.area_id.clone().unwrap_or_default(),
         day: plan.day.clone(),
         state: match plan.state {
             PlanState::Proposed => State::Proposed,

@@ -274,13 +274,17 @@ pub(crate) async fn plan(
     }
 }
 
-fn planned_notice(plan: &ipb::RoutePlan) -> String {
-    let seconds = plan
-        .solve_duration
+/// How long the solver searched for `plan`, in seconds.
+fn solve_seconds(plan: &ipb::RoutePlan) -> f64 {
+    plan.solve_duration
         .as_ref()
-        .map_or(0.0, |d| d.seconds as f64 + f64::from(d.nanos) / 1e9);
+        .map_or(0.0, |d| d.seconds as f64 + f64::from(d.nanos) / 1e9)
+}
+
+fn planned_notice(plan: &ipb::RoutePlan) -> String {
     format!(
-        "Planned in {seconds:.1} s: {} routes, {} orders left out.",
+        "Planned in {:.1} s: {} routes, {} orders left out.",
+        solve_seconds(plan),
         plan.routes.len(),
         plan.unplanned.len()
     )
@@ -418,10 +422,8 @@ async fn plan_view(
     let hours = (first..last)
         .step_by(3600)
         .map(|at| {
-            let label = courier::time::from_proto(&prost_types::Timestamp { seconds: at, nanos: 0 })
-                .map(|t| zone.local(t).format("%H:%M").to_string())
-                .unwrap_or_default();
-            (percent(at), label)
+            let label = zone.local(courier::time::from_micros(at * 1_000_000)).format("%H:%M");
+            (percent(at), label.to_string())
         })
         .collect();
 
@@ -519,9 +521,7 @@ async fn plan_view(
             state: state_name,
             created: zone.minute(plan.create_time.as_ref(), ""),
             published: zone.minute(plan.publish_time.as_ref(), ""),
-            solved: plan.solve_duration.as_ref().map_or_else(String::new, |d| {
-                format!("{:.1} s", d.seconds as f64 + f64::from(d.nanos) / 1e9)
-            }),
+            solved: format!("{:.1} s", solve_seconds(&plan)),
             routes,
             unplanned: plan
                 .unplanned

@@ -204,16 +204,12 @@ pub async fn set(core: &Core, tx: &WriteTransaction, courier: &Courier, new: New
 }
 
 /// Shift `id`.
-pub async fn get(db: &impl ConnectionTrait, id: &str) -> CoreResult<(Shift, Fleet)> {
+pub async fn get(db: &impl ConnectionTrait, id: &str) -> CoreResult<Shift> {
     let model = entity::Entity::find_by_id(id.to_owned())
         .one(db)
         .await?
         .ok_or_else(|| CoreError::not_found("shift"))?;
-    let fleet = model
-        .workspace_id
-        .as_deref()
-        .map_or(Fleet::Platform, Fleet::from_workspace_id);
-    Ok((from_model(model)?, fleet))
+    from_model(model)
 }
 
 /// The shifts of `fleet`'s couriers on `day`, by start.

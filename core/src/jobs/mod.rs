@@ -527,24 +527,23 @@ pub async fn assign_planned(
 ) -> CoreResult<()> {
     for (work, pickup_at) in works {
         check_can_take(core, courier, &work)?;
+        if matches!(work.status(), Status::Pending | Status::CourierAssigned) {
+            hand_to(core, tx, work, courier, assigned_by, pickup_at).await?;
+            continue;
+        }
+        // Under way: it stays with the driver who holds it.
         let held = assignments::open_for_job(&**tx, work.id())
             .await?
             .is_some_and(|held| held.courier_id == courier.id);
-        match work.status() {
-            Status::Pending | Status::CourierAssigned => {
-                hand_to(core, tx, work, courier, assigned_by, pickup_at).await?;
-            }
-            _ if held => {}
-            status => {
-                return Err(CoreError::new(
-                    ErrorCode::Conflict,
-                    format!(
-                        "Order {} is {} with another driver since the plan was made; plan again.",
-                        work.id(),
-                        status.as_str()
-                    ),
-                ));
-            }
+        if !held {
+            return Err(CoreError::new(
+                ErrorCode::Conflict,
+                format!(
+                    "Order {} is {} with another driver since the plan was made; plan again.",
+                    work.id(),
+                    work.status().as_str()
+                ),
+            ));
         }
     }
     Ok(())

@@ -6,10 +6,10 @@
 use std::collections::{BTreeMap, HashMap};
 use std::time::Duration;
 
-use super::{Pin, PlanState, PlannedRoute, PlannedStop, Reason, RoutePlan, StopKind, Unplanned};
+use super::{Pin, PlannedRoute, PlannedStop, Reason, StopKind, Unplanned};
 use crate::couriers::shifts::Shift;
 use crate::couriers::{self, Courier};
-use crate::jobs::{Work, route};
+use crate::jobs::{self, Work, route};
 use crate::positions;
 use crate::{Core, CoreError, CoreResult};
 use courier_orders::assignments;
@@ -45,7 +45,7 @@ impl Driver {
             .filter(|a| a.ended_at.is_some_and(|at| at >= shift.starts_at))
             .map(|a| a.job_id.clone())
             .collect();
-        let mut found = crate::jobs::works(&core.db, &ids).await?;
+        let mut found = jobs::works(&core.db, &ids).await?;
         let delivered = ids
             .iter()
             .filter_map(|id| found.remove(id))
@@ -255,9 +255,10 @@ impl Day {
                 });
             }
         }
+        let metres = distances(&places.points);
         let mut travel = BTreeMap::new();
         for (id, vehicle) in vehicles {
-            travel.insert(id, matrix(core, &places.points, vehicle).await?);
+            travel.insert(id, matrix(core, &places.points, vehicle, metres.clone()).await?);
         }
         Ok(Day {
             problem: planner::Problem {
@@ -272,8 +273,9 @@ impl Day {
         })
     }
 
-    /// The plan `solved` of this day, as kept.
-    pub fn plan(self, solved: planner::Plan, created_at: i64) -> RoutePlan {
+    /// The routes and the orders left out of the plan `solved` of this
+    /// day, as kept.
+    pub fn plan(self, solved: planner::Plan) -> (Vec<PlannedRoute>, Vec<Unplanned>) {
         let drivers: HashMap<&str, &Driver> = self.drivers.iter().map(|d| (d.courier.id.as_str(), d)).collect();
         let place = |index: usize| {
             (
@@ -337,20 +339,7 @@ impl Day {
                 },
             }))
             .collect();
-        RoutePlan {
-            id: String::new(),
-            workspace_id: String::new(),
-            area_id: None,
-            day: String::new(),
-            state: PlanState::Proposed,
-            routes,
-            unplanned,
-            pins: Vec::new(),
-            solved_in: solved.solved_in,
-            cost: solved.cost,
-            created_at,
-            published_at: None,
-        }
+        (routes, unplanned)
     }
 }
 
@@ -388,11 +377,28 @@ fn done_stops(driver: &Driver) -> Vec<PlannedStop> {
 /// breaker dispatch relies on.
 const TABLE_BLOCK: usize = 50;
 
+/// Distances between `points` as the offline router estimates them, the
+/// same for every vehicle (the plan's figures, not its objective).
+fn distances(points: &[GeoPoint]) -> Vec<i64> {
+    points
+        .iter()
+        .flat_map(|from| {
+            points
+                .iter()
+                .map(|to| (geo::distance_km(*from, *to) * DEFAULT_ROAD_FACTOR * 1000.0).round() as i64)
+        })
+        .collect()
+}
+
 /// Driving times between `points` for `vehicle` (the routing provider's,
-/// asked block by block; a pair without a road a day's drive), and
-/// distances as the offline router estimates them (the plan's figures,
-/// not its objective).
-async fn matrix(core: &Core, points: &[GeoPoint], vehicle: &VehicleType) -> CoreResult<planner::Matrix> {
+/// asked block by block; a pair without a road a day's drive), beside
+/// `metres`.
+async fn matrix(
+    core: &Core,
+    points: &[GeoPoint],
+    vehicle: &VehicleType,
+    metres: Vec<i64>,
+) -> CoreResult<planner::Matrix> {
     const NO_ROAD: i64 = 86_400;
     let n = points.len();
     let mut seconds = vec![NO_ROAD; n * n];
@@ -408,14 +414,6 @@ async fn matrix(core: &Core, points: &[GeoPoint], vehicle: &VehicleType) -> Core
             }
         }
     }
-    let metres = points
-        .iter()
-        .flat_map(|from| {
-            points
-                .iter()
-                .map(|to| (geo::distance_km(*from, *to) * DEFAULT_ROAD_FACTOR * 1000.0).round() as i64)
-        })
-        .collect();
     planner::Matrix::new(n, seconds, metres)
         .map_err(|error| CoreError::Internal(format!("the routing provider's matrix: {error}")))
 }

@@ -279,15 +279,25 @@ pub async fn plan(core: &Core, granted: &Granted<act::PlanRoutes>, request: Plan
     let solved = courier_planner::plan(day.problem.clone(), budget, core.stopping.child_token())
         .await
         .map_err(|error| CoreError::Internal(format!("planning failed: {error}")))?;
-    let mut plan = day.plan(solved, now);
-    plan.pins = request.pins.clone();
-    plan.id = ids::new_id("pln");
-    plan.area_id = match scope {
-        Scope::Platform(area) => Some(area.id.clone()),
-        Scope::Fleet(_) => None,
+    let (solved_in, cost) = (solved.solved_in, solved.cost);
+    let (routes, unplanned) = day.plan(solved);
+    let plan = RoutePlan {
+        id: ids::new_id("pln"),
+        workspace_id: request.workspace_id.clone(),
+        area_id: match scope {
+            Scope::Platform(area) => Some(area.id.clone()),
+            Scope::Fleet(_) => None,
+        },
+        day: request.day.clone(),
+        state: PlanState::Proposed,
+        routes,
+        unplanned,
+        pins: request.pins.clone(),
+        solved_in,
+        cost,
+        created_at: now,
+        published_at: None,
     };
-    plan.workspace_id = request.workspace_id.clone();
-    plan.day = request.day.clone();
     let tx = core.begin().await?;
     entity::Entity::insert(entity::ActiveModel {
         id: Set(plan.id.clone()),

@@ -141,7 +141,7 @@ impl CourierService for CourierApi {
         &self,
         request: Request<ipb::DeleteShiftRequest>,
     ) -> Result<Response<ipb::DeleteShiftResponse>, Status> {
-        let (shift, _) = shifts::get(&self.0.db, &request.get_ref().shift_id).await?;
+        let shift = shifts::get(&self.0.db, &request.get_ref().shift_id).await?;
         let (courier, granted) = self
             .courier::<act::ManageCouriers, _>(&request, &shift.courier_id)
             .await?;

@@ -2,10 +2,12 @@
 //! `/2010-04-01/Accounts/{AccountSid}/Messages.json`, HTTP basic auth with
 //! the account's sid and auth token, the message as a form; Twilio answers
 //! 201 with the message resource (its `SM…` sid and status), or an error
-//! object `{code, message, more_info, status}`.
+//! object `{code, message, more_info, status}`. A GET of the same URL lists
+//! the account's messages ([`Twilio::find_sent`]).
 
 use std::time::Duration;
 
+use chrono::{DateTime, TimeDelta, Utc};
 use serde::Deserialize;
 use url::Url;
 
@@ -16,6 +18,16 @@ pub const DEFAULT_BASE_URL: &str = "https://api.twilio.com";
 
 /// The header that names one send across its retries.
 pub const IDEMPOTENCY_HEADER: &str = "I-Twilio-Idempotency-Token";
+
+/// Messages per page of [`Twilio::find_sent`]'s list (Twilio's default).
+const LOOKUP_PAGE_SIZE: usize = 50;
+
+/// The pages [`Twilio::find_sent`] reads at most.
+const LOOKUP_PAGES: usize = 4;
+
+/// How far Twilio's clock may be behind ours: [`Twilio::find_sent`] looks
+/// this much before its `since`.
+const CLOCK_SKEW: TimeDelta = TimeDelta::minutes(1);
 
 /// The account a [`Twilio`] client sends from.
 #[derive(Clone)]
@@ -137,7 +149,8 @@ impl Twilio {
     /// may be delivered twice. Our stand-in answers a repeated token with
     /// the first message, which is what the outbox wants of a resend after
     /// a crash; against Twilio itself a resend whose first attempt did
-    /// reach it can send the message a second time.
+    /// reach it can send the message a second time, unless
+    /// [`Twilio::find_sent`] finds it first.
     pub async fn send(&self, sms: &Sms) -> Result<Accepted, SendError> {
         let idempotency_token = reqwest::header::HeaderValue::from_str(&sms.idempotency_key).map_err(|_| {
             SendError::Rejected(format!(
@@ -156,14 +169,107 @@ impl Twilio {
         let body = url::form_urlencoded::Serializer::new(String::new())
             .extend_pairs(&form)
             .finish();
-        let response = self
+        let request = self
             .client
             .post(self.messages_url.clone())
-            .basic_auth(&self.account_sid, Some(&self.auth_token))
             .header(IDEMPOTENCY_HEADER, idempotency_token)
             .header(reqwest::header::CONTENT_TYPE, "application/x-www-form-urlencoded")
+            .body(body);
+        let (status, text) = self.exchange(request).await?;
+        // A 2xx we cannot read is retried: the same idempotency token goes
+        // with it.
+        let message: CreatedMessage = serde_json::from_str(&text).map_err(|error| unreadable(status, &error, &text))?;
+        Ok(Accepted {
+            provider_message_id: message.sid,
+            status: message.status,
+        })
+    }
+
+    /// The message this account already sent to `to` with this `body` at
+    /// or after `since`, the newest if there are several: its sid and its
+    /// status now. `None`: Twilio lists no such message.
+    ///
+    /// Twilio's Messages API takes no idempotency key when a message is
+    /// created ([`Twilio::send`]): a send cut off by a crash or a timeout
+    /// may have reached Twilio without its answer reaching us, and sending
+    /// it again would text the customer twice. So a send whose outcome is
+    /// not known is looked up here before it is made again, with `since`
+    /// the time of its first attempt.
+    ///
+    /// One GET of `Messages.json?To={to}&DateSent>={day}&PageSize=50`, with
+    /// the same credentials and timeout as a send, and of each
+    /// `next_page_uri` Twilio answers, up to 4 pages. `DateSent>=` takes a
+    /// GMT day, so each message listed is also checked to have been created
+    /// (`date_created`) no earlier than a minute (Twilio's clock and ours
+    /// may differ) before `since`, to have exactly this body, and to be from
+    /// our sender: the From number, or the Messaging Service.
+    ///
+    /// Errors are split as [`Twilio::send`] splits them. Four pages read,
+    /// more left and the message not among them is
+    /// [`SendError::Unavailable`], not `None`: it may be on a page not read.
+    ///
+    /// Twilio filters and sorts by the date a message was sent, which it
+    /// sets when the message leaves its queue; its documentation does not
+    /// say whether a message still queued (no `date_sent` yet) is listed
+    /// under `DateSent>=`. The stand-in lists it ([`crate::testing`]). A
+    /// body Twilio changed (a Messaging Service's Smart Encoding, message
+    /// redaction) is not found either.
+    pub async fn find_sent(&self, to: &str, body: &str, since: DateTime<Utc>) -> Result<Option<Accepted>, SendError> {
+        let from = since - CLOCK_SKEW;
+        let mut url = self.messages_url.clone();
+        url.query_pairs_mut()
+            .append_pair("To", to)
+            .append_pair("DateSent>", &from.format("%Y-%m-%d").to_string())
+            .append_pair("PageSize", &LOOKUP_PAGE_SIZE.to_string());
+        let mut newest: Option<(DateTime<Utc>, ListedMessage)> = None;
+        for _ in 0..LOOKUP_PAGES {
+            let (status, text) = self.exchange(self.client.get(url.clone())).await?;
+            let page: MessagePage = serde_json::from_str(&text).map_err(|error| unreadable(status, &error, &text))?;
+            for message in page.messages {
+                let ours = match &self.sender {
+                    Sender::Number(number) => message.from.as_ref() == Some(number),
+                    Sender::MessagingService(sid) => message.messaging_service_sid.as_ref() == Some(sid),
+                };
+                if !ours || message.to != to || message.body.as_deref() != Some(body) {
+                    continue;
+                }
+                let created = message
+                    .date_created
+                    .as_deref()
+                    .and_then(|date| DateTime::parse_from_rfc2822(date).ok())
+                    .ok_or_else(|| {
+                        SendError::Unavailable(format!(
+                            "Twilio listed message {} with an unreadable date_created {:?}",
+                            message.sid, message.date_created
+                        ))
+                    })?
+                    .with_timezone(&Utc);
+                if created >= from && newest.as_ref().is_none_or(|(newest, _)| created > *newest) {
+                    newest = Some((created, message));
+                }
+            }
+            match page.next_page_uri {
+                Some(next) => url = self.next_page(&next)?,
+                None => return Ok(newest.map(|(_, message)| message.accepted())),
+            }
+        }
+        match newest {
+            Some((_, message)) => Ok(Some(message.accepted())),
+            None => Err(SendError::Unavailable(format!(
+                "Twilio lists more than {} messages to this number since {}, none of them this one: \
+                 whether it went out is not known",
+                LOOKUP_PAGES * LOOKUP_PAGE_SIZE,
+                from.format("%Y-%m-%d"),
+            ))),
+        }
+    }
+
+    /// Sends `request` with our credentials: Twilio's answer if it is 2xx,
+    /// else the error as [`Twilio::send`] splits them.
+    async fn exchange(&self, request: reqwest::RequestBuilder) -> Result<(reqwest::StatusCode, String), SendError> {
+        let response = request
+            .basic_auth(&self.account_sid, Some(&self.auth_token))
             .header(reqwest::header::ACCEPT, "application/json")
-            .body(body)
             .send()
             .await
             .map_err(|error| SendError::Unavailable(format!("Twilio could not be reached: {}", describe(&error))))?;
@@ -173,18 +279,7 @@ impl Twilio {
             .await
             .map_err(|error| SendError::Unavailable(format!("Twilio's answer was cut off: {}", describe(&error))))?;
         if status.is_success() {
-            // A 2xx we cannot read is retried: the same idempotency token
-            // goes with it.
-            let message: CreatedMessage = serde_json::from_str(&text).map_err(|error| {
-                SendError::Unavailable(format!(
-                    "Twilio answered {status} with an unreadable body ({error}): {}",
-                    excerpt(&text)
-                ))
-            })?;
-            return Ok(Accepted {
-                provider_message_id: message.sid,
-                status: message.status,
-            });
+            return Ok((status, text));
         }
         let detail = match serde_json::from_str::<TwilioError>(&text) {
             Ok(TwilioError {
@@ -202,6 +297,23 @@ impl Twilio {
             SendError::Rejected(detail)
         })
     }
+
+    /// Twilio's `next_page_uri` (`/2010-04-01/Accounts/{sid}/Messages.json?
+    /// …&PageToken=…`) on our base URL: only its query is taken, so the
+    /// credentials go to no other host or path.
+    fn next_page(&self, uri: &str) -> Result<Url, SendError> {
+        let (path, query) = uri.split_once('?').unwrap_or((uri, ""));
+        let list = format!("/2010-04-01/Accounts/{}/Messages.json", self.account_sid);
+        if !path.ends_with(&list) {
+            return Err(SendError::Unavailable(format!(
+                "Twilio's next page {:?} is not of this account's messages",
+                excerpt(uri)
+            )));
+        }
+        let mut url = self.messages_url.clone();
+        url.set_query(Some(query).filter(|query| !query.is_empty()));
+        Ok(url)
+    }
 }
 
 /// The part of Twilio's message resource we keep.
@@ -209,6 +321,45 @@ impl Twilio {
 struct CreatedMessage {
     sid: String,
     status: String,
+}
+
+/// A page of Twilio's list of messages; `page`, `uri` and the rest are not
+/// needed.
+#[derive(Deserialize)]
+struct MessagePage {
+    messages: Vec<ListedMessage>,
+    next_page_uri: Option<String>,
+}
+
+/// The part of a listed message [`Twilio::find_sent`] reads.
+#[derive(Deserialize)]
+struct ListedMessage {
+    sid: String,
+    to: String,
+    from: Option<String>,
+    messaging_service_sid: Option<String>,
+    /// Null when redacted.
+    body: Option<String>,
+    status: String,
+    /// RFC 2822: `Tue, 01 Dec 2026 02:10:00 +0000`.
+    date_created: Option<String>,
+}
+
+impl ListedMessage {
+    fn accepted(self) -> Accepted {
+        Accepted {
+            provider_message_id: self.sid,
+            status: self.status,
+        }
+    }
+}
+
+/// A 2xx answer we cannot read: retried.
+fn unreadable(status: reqwest::StatusCode, error: &serde_json::Error, text: &str) -> SendError {
+    SendError::Unavailable(format!(
+        "Twilio answered {status} with an unreadable body ({error}): {}",
+        excerpt(text)
+    ))
 }
 
 /// Twilio's error object; `more_info` and `status` are not needed.
@@ -517,6 +668,282 @@ mod tests {
                 impostor.send_inbound(&inbound_url, "+4915112345678", "START").await,
                 403
             );
+        })
+        .await;
+    }
+
+    const BODY: &str = "Ihre Lieferung ist unterwegs – ETA 14:05";
+
+    #[tokio::test]
+    async fn a_sent_message_is_found_by_its_number_and_body() {
+        within(async {
+            let twilio_peer = TwilioStandIn::start(ACCOUNT, TOKEN).await;
+            let twilio = Twilio::new(config(twilio_peer.base_url())).expect("config");
+            let since = Utc::now();
+            let sent = twilio.send(&sms("+4915112345678", "outbox-1")).await.expect("accepted");
+
+            let found = twilio.find_sent("+4915112345678", BODY, since).await.expect("listed");
+            assert_eq!(found, Some(sent.clone()));
+            assert_eq!((twilio_peer.requests(), twilio_peer.lookups()), (1, 1));
+
+            // Twilio's clock may be up to a minute behind ours.
+            let a_little_later = since + TimeDelta::seconds(30);
+            let found = twilio
+                .find_sent("+4915112345678", BODY, a_little_later)
+                .await
+                .expect("listed");
+            assert_eq!(found, Some(sent.clone()));
+
+            let not_found = [
+                ("+4915112345678", "Ihre Lieferung ist zugestellt", since),
+                ("+4915199999999", BODY, since),
+                ("+4915112345678", BODY, since + TimeDelta::minutes(2)),
+            ];
+            for (to, body, since) in not_found {
+                let found = twilio.find_sent(to, body, since).await.expect("listed");
+                assert_eq!(found, None, "to {to}, {body:?}, since {since}");
+            }
+
+            // The same text again: the newer is the one found.
+            let again = twilio.send(&sms("+4915112345678", "outbox-2")).await.expect("accepted");
+            assert_ne!(again.provider_message_id, sent.provider_message_id);
+            let found = twilio.find_sent("+4915112345678", BODY, since).await.expect("listed");
+            assert_eq!(found, Some(again));
+            assert_eq!((twilio_peer.requests(), twilio_peer.lookups()), (2, 6));
+        })
+        .await;
+    }
+
+    #[tokio::test]
+    async fn only_our_senders_messages_are_found() {
+        within(async {
+            let twilio_peer = TwilioStandIn::start(ACCOUNT, TOKEN).await;
+            let number = Twilio::new(config(twilio_peer.base_url())).expect("config");
+            let service = Twilio::new(TwilioConfig {
+                from: "MG0123456789abcdef0123456789abcdef".into(),
+                ..config(twilio_peer.base_url())
+            })
+            .expect("config");
+            let since = Utc::now();
+            let by_service = service
+                .send(&sms("+4915112345678", "outbox-1"))
+                .await
+                .expect("accepted");
+            assert_eq!(by_service.status, "accepted");
+
+            let found = service.find_sent("+4915112345678", BODY, since).await.expect("listed");
+            assert_eq!(found, Some(by_service));
+            let found = number.find_sent("+4915112345678", BODY, since).await.expect("listed");
+            assert_eq!(found, None, "the service's message is not from our number");
+
+            let by_number = number.send(&sms("+4915112345678", "outbox-2")).await.expect("accepted");
+            let found = number.find_sent("+4915112345678", BODY, since).await.expect("listed");
+            assert_eq!(found, Some(by_number));
+        })
+        .await;
+    }
+
+    #[tokio::test]
+    async fn a_held_answer_is_recorded_before_it_is_answered() {
+        within(async {
+            let twilio_peer = TwilioStandIn::start(ACCOUNT, TOKEN).await;
+            let impatient = Twilio::new(TwilioConfig {
+                timeout: Duration::from_millis(300),
+                ..config(twilio_peer.base_url())
+            })
+            .expect("config");
+            let since = Utc::now();
+
+            // The sender gives up; Twilio has the message all the same.
+            twilio_peer.hold_next(1, Duration::from_secs(20));
+            match impatient.send(&sms("+4915112345678", "outbox-1")).await {
+                Err(SendError::Unavailable(_)) => {}
+                other => panic!("expected a timeout, got {other:?}"),
+            }
+            let taken = twilio_peer.messages();
+            assert_eq!(taken.len(), 1);
+            let found = impatient
+                .find_sent("+4915112345678", BODY, since)
+                .await
+                .expect("the list is not held");
+            assert_eq!(
+                found,
+                Some(Accepted {
+                    provider_message_id: taken[0].sid.clone(),
+                    status: "queued".into()
+                })
+            );
+
+            // A patient sender gets the answer, after the message is there.
+            let twilio = Twilio::new(config(twilio_peer.base_url())).expect("config");
+            twilio_peer.hold_next(1, Duration::from_secs(2));
+            let sending = tokio::spawn(async move { twilio.send(&sms("+4915112345678", "outbox-2")).await });
+            let taken = twilio_peer.wait_for_messages(2, Duration::from_secs(5)).await;
+            assert!(!sending.is_finished(), "answered before its hold ended");
+            let accepted = sending.await.expect("the send ran").expect("accepted");
+            assert_eq!(accepted.provider_message_id, taken[1].sid);
+            assert_eq!(twilio_peer.requests(), 2);
+        })
+        .await;
+    }
+
+    #[tokio::test]
+    async fn the_list_is_read_page_by_page_up_to_four() {
+        within(async {
+            let twilio_peer = TwilioStandIn::start(ACCOUNT, TOKEN).await;
+            let twilio = Twilio::new(config(twilio_peer.base_url())).expect("config");
+            let since = Utc::now();
+            let first = twilio.send(&sms("+4915112345678", "outbox-0")).await.expect("accepted");
+            let send_more = |from: usize, to: usize| {
+                let twilio = &twilio;
+                async move {
+                    for n in from..to {
+                        let sms = Sms {
+                            body: format!("Ihre Lieferung Nr. {n} ist zugestellt"),
+                            ..sms("+4915112345678", &format!("outbox-{n}"))
+                        };
+                        twilio.send(&sms).await.expect("accepted");
+                    }
+                }
+            };
+
+            // 51 messages: the first is on the second page.
+            send_more(1, 51).await;
+            let found = twilio.find_sent("+4915112345678", BODY, since).await.expect("listed");
+            assert_eq!(found, Some(first));
+            assert_eq!(twilio_peer.lookups(), 2);
+
+            // 201: it is on the fifth, which is not read; not knowing is
+            // not "not sent".
+            send_more(51, 201).await;
+            match twilio.find_sent("+4915112345678", BODY, since).await {
+                Err(SendError::Unavailable(text)) => {
+                    assert!(
+                        text.starts_with("Twilio lists more than 200 messages to this number"),
+                        "{text}"
+                    )
+                }
+                other => panic!("expected Unavailable, got {other:?}"),
+            }
+            assert_eq!(twilio_peer.lookups(), 6);
+            let newest = twilio
+                .find_sent("+4915112345678", "Ihre Lieferung Nr. 200 ist zugestellt", since)
+                .await
+                .expect("listed");
+            assert!(newest.is_some());
+        })
+        .await;
+    }
+
+    #[tokio::test]
+    async fn a_lookup_fails_as_a_send_does() {
+        within(async {
+            let twilio_peer = TwilioStandIn::start(ACCOUNT, TOKEN).await;
+            let since = Utc::now();
+            let wrong_token = Twilio::new(TwilioConfig {
+                auth_token: "not-the-token".into(),
+                ..config(twilio_peer.base_url())
+            })
+            .expect("config");
+            match wrong_token.find_sent("+4915112345678", BODY, since).await {
+                Err(SendError::Unavailable(text)) => assert!(text.starts_with("Twilio 20003:"), "{text}"),
+                other => panic!("expected a refused login, got {other:?}"),
+            }
+            // Not Twilio's API there: 404, no use trying again.
+            let elsewhere = Twilio::new(config(format!("{}/elsewhere", twilio_peer.base_url()))).expect("config");
+            match elsewhere.find_sent("+4915112345678", BODY, since).await {
+                Err(SendError::Rejected(text)) => assert!(text.starts_with("Twilio answered 404 Not Found"), "{text}"),
+                other => panic!("expected Rejected, got {other:?}"),
+            }
+            assert_eq!((twilio_peer.requests(), twilio_peer.lookups()), (0, 1));
+
+            let port = std::net::TcpListener::bind("127.0.0.1:0")
+                .and_then(|listener| listener.local_addr())
+                .expect("a free port")
+                .port();
+            let nobody = Twilio::new(config(format!("http://127.0.0.1:{port}"))).expect("config");
+            match nobody.find_sent("+4915112345678", BODY, since).await {
+                Err(SendError::Unavailable(text)) => assert!(text.starts_with("Twilio could not be reached"), "{text}"),
+                other => panic!("expected Unavailable, got {other:?}"),
+            }
+        })
+        .await;
+    }
+
+    #[tokio::test]
+    async fn the_stand_in_lists_as_twilio_does() {
+        within(async {
+            let twilio_peer = TwilioStandIn::start(ACCOUNT, TOKEN).await;
+            let twilio = Twilio::new(config(twilio_peer.base_url())).expect("config");
+            let sent = twilio.send(&sms("+4915112345678", "outbox-1")).await.expect("accepted");
+            twilio.send(&sms("+4915100000000", "outbox-2")).await.expect("accepted");
+
+            let client = reqwest::Client::new();
+            let list = |query: String| {
+                let request = client
+                    .get(format!(
+                        "{}/2010-04-01/Accounts/{ACCOUNT}/Messages.json?{query}",
+                        twilio_peer.base_url()
+                    ))
+                    .basic_auth(ACCOUNT, Some(TOKEN));
+                async move {
+                    let response = request.send().await.expect("answered");
+                    let status = response.status().as_u16();
+                    (status, response.json::<serde_json::Value>().await.expect("JSON"))
+                }
+            };
+            let today = Utc::now().date_naive();
+            let (status, page) = list(format!("To=%2B4915112345678&DateSent%3E={today}&PageSize=50")).await;
+            assert_eq!(status, 200);
+            assert_eq!(page["page"], 0);
+            assert_eq!(page["page_size"], 50);
+            assert_eq!(page["next_page_uri"], serde_json::Value::Null);
+            let messages = page["messages"].as_array().expect("messages");
+            assert_eq!(messages.len(), 1);
+            let message = &messages[0];
+            assert_eq!(message["sid"].as_str(), Some(sent.provider_message_id.as_str()));
+            assert_eq!(message["to"], "+4915112345678");
+            assert_eq!(message["from"], "+4930555010");
+            assert_eq!(message["messaging_service_sid"], serde_json::Value::Null);
+            assert_eq!(message["body"], BODY);
+            assert_eq!(message["status"], "queued");
+            let created = message["date_created"].as_str().expect("date_created");
+            let parsed = DateTime::parse_from_rfc2822(created).expect("RFC 2822");
+            assert_eq!(created, parsed.format("%a, %d %b %Y %H:%M:%S +0000").to_string());
+
+            // Both, newest first; none sent from tomorrow on.
+            let (_, page) = list(format!("DateSent%3E={today}")).await;
+            let to: Vec<&str> = page["messages"]
+                .as_array()
+                .expect("messages")
+                .iter()
+                .filter_map(|message| message["to"].as_str())
+                .collect();
+            assert_eq!(to, ["+4915100000000", "+4915112345678"]);
+            let tomorrow = today.succ_opt().expect("a day after today");
+            let (_, page) = list(format!("DateSent%3E={tomorrow}")).await;
+            assert_eq!(page["messages"].as_array().map(Vec::len), Some(0));
+
+            let (_, page) = list("PageSize=1".into()).await;
+            let next = page["next_page_uri"].as_str().expect("a second page");
+            let (_, second) = list(next.split_once('?').expect("a query").1.to_owned()).await;
+            assert_eq!(
+                second["messages"][0]["sid"].as_str(),
+                Some(sent.provider_message_id.as_str())
+            );
+            assert_eq!(second["next_page_uri"], serde_json::Value::Null);
+
+            let anonymous = client
+                .get(format!(
+                    "{}/2010-04-01/Accounts/{ACCOUNT}/Messages.json",
+                    twilio_peer.base_url()
+                ))
+                .send()
+                .await
+                .expect("answered");
+            assert_eq!(anonymous.status().as_u16(), 401);
+            assert_eq!(twilio_peer.lookups(), 6);
+            assert_eq!(twilio_peer.requests(), 2);
         })
         .await;
     }

@@ -13,12 +13,13 @@ use std::time::Duration;
 
 use axum::Router;
 use axum::body::Bytes;
-use axum::extract::{Path as UrlPath, State};
+use axum::extract::{Path as UrlPath, RawQuery, State};
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::post;
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD as BASE64;
+use chrono::{DateTime, NaiveDate, Utc};
 use serde_json::{Value, json};
 use tokio::sync::Notify;
 use tokio::task::JoinHandle;
@@ -57,6 +58,12 @@ pub struct ReceivedSms {
 /// the first answer again and records no second message: the deduplication
 /// the outbox's resend after a crash relies on, which Twilio's own API does
 /// not document ([`crate::sms::Twilio::send`]).
+///
+/// It lists the messages it took as Twilio does (GET, newest first, `To`
+/// and `DateSent` filters, pages; [`crate::sms::Twilio::find_sent`]), with
+/// one difference: Twilio sets a message's sent date when the message
+/// leaves its queue and does not say whether `DateSent` finds one still
+/// queued; the stand-in's `DateSent` is the day it took the message.
 pub struct TwilioStandIn {
     base_url: String,
     shared: Arc<Shared>,
@@ -74,11 +81,22 @@ struct Shared {
 
 #[derive(Default)]
 struct Ledger {
-    messages: Vec<ReceivedSms>,
+    messages: Vec<Taken>,
     /// Each accepted idempotency token and the answer it got.
     answers: HashMap<String, Value>,
+    /// Message-create POSTs.
     requests: usize,
+    /// List GETs.
+    lookups: usize,
     failures_left: usize,
+    holds_left: usize,
+    hold_for: Duration,
+}
+
+/// A message as the stand-in keeps it.
+struct Taken {
+    sms: ReceivedSms,
+    date_created: DateTime<Utc>,
 }
 
 impl Shared {
@@ -98,7 +116,10 @@ impl TwilioStandIn {
             arrived: Notify::new(),
         });
         let router = Router::new()
-            .route("/2010-04-01/Accounts/{account}/Messages.json", post(create_message))
+            .route(
+                "/2010-04-01/Accounts/{account}/Messages.json",
+                post(create_message).get(list_messages),
+            )
             .with_state(shared.clone());
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
             .await
@@ -128,17 +149,34 @@ impl TwilioStandIn {
 
     /// Each accepted message, in the order accepted.
     pub fn messages(&self) -> Vec<ReceivedSms> {
-        self.shared.ledger().messages.clone()
+        let ledger = self.shared.ledger();
+        ledger.messages.iter().map(|taken| taken.sms.clone()).collect()
     }
 
-    /// Every POST seen, including refused and replayed ones.
+    /// Every POST seen (a message to create), including refused and
+    /// replayed ones; lookups are [`TwilioStandIn::lookups`].
     pub fn requests(&self) -> usize {
         self.shared.ledger().requests
+    }
+
+    /// Every GET of the list of messages seen, including refused ones.
+    pub fn lookups(&self) -> usize {
+        self.shared.ledger().lookups
     }
 
     /// The next `n` sends answer 500 with Twilio's error 20500.
     pub fn fail_next(&self, n: usize) {
         self.shared.ledger().failures_left = n;
+    }
+
+    /// The next `n` POSTs are handled as they come (a message among them
+    /// recorded, and listed, at once, as Twilio takes it), but each is
+    /// answered only `answer_after` later: the sender can be stopped, or
+    /// time out, while Twilio has the message and the sender no answer.
+    pub fn hold_next(&self, n: usize, answer_after: Duration) {
+        let mut ledger = self.shared.ledger();
+        ledger.holds_left = n;
+        ledger.hold_for = answer_after;
     }
 
     /// The accepted messages once there are at least `n`; panics with those
@@ -171,6 +209,7 @@ impl TwilioStandIn {
             let message = ledger
                 .messages
                 .iter_mut()
+                .map(|taken| &mut taken.sms)
                 .find(|message| message.sid == sid)
                 .unwrap_or_else(|| panic!("the Twilio stand-in accepted no message {sid}"));
             message.status = status.to_owned();
@@ -206,6 +245,7 @@ impl TwilioStandIn {
             ledger
                 .messages
                 .iter()
+                .map(|taken| &taken.sms)
                 .rev()
                 .find(|message| message.to == from)
                 .and_then(|message| message.from.clone())
@@ -253,30 +293,40 @@ impl Drop for TwilioStandIn {
     }
 }
 
-/// POST /2010-04-01/Accounts/{account}/Messages.json: an injected failure
-/// first ([`TwilioStandIn::fail_next`]), then Twilio's checks in its order:
-/// credentials, account, the message.
+/// POST /2010-04-01/Accounts/{account}/Messages.json: taken at once
+/// ([`create`]), answered at once or, if held, later
+/// ([`TwilioStandIn::hold_next`]).
 async fn create_message(
     State(shared): State<Arc<Shared>>,
     UrlPath(account): UrlPath<String>,
     headers: HeaderMap,
     body: Bytes,
 ) -> Response {
-    let mut ledger = shared.ledger();
-    ledger.requests += 1;
+    let (answer, hold) = {
+        let mut ledger = shared.ledger();
+        ledger.requests += 1;
+        let hold = (ledger.holds_left > 0).then(|| {
+            ledger.holds_left -= 1;
+            ledger.hold_for
+        });
+        (create(&shared, &mut ledger, &account, &headers, &body), hold)
+    };
+    shared.arrived.notify_waiters();
+    if let Some(delay) = hold {
+        tokio::time::sleep(delay).await;
+    }
+    answer
+}
+
+/// An injected failure first ([`TwilioStandIn::fail_next`]), then Twilio's
+/// checks in its order: credentials, account, the message.
+fn create(shared: &Shared, ledger: &mut Ledger, account: &str, headers: &HeaderMap, body: &[u8]) -> Response {
     if ledger.failures_left > 0 {
         ledger.failures_left -= 1;
         return twilio_error(StatusCode::INTERNAL_SERVER_ERROR, 20500, "Internal Server Error".into());
     }
-    if basic_auth(&headers) != Some((shared.account_sid.clone(), shared.auth_token.clone())) {
-        return twilio_error(StatusCode::UNAUTHORIZED, 20003, "Authenticate".into());
-    }
-    if account != shared.account_sid {
-        return twilio_error(
-            StatusCode::NOT_FOUND,
-            20404,
-            format!("The requested resource /2010-04-01/Accounts/{account}/Messages.json was not found"),
-        );
+    if let Some(refused) = refused(shared, account, headers) {
+        return refused;
     }
     let token = headers
         .get(IDEMPOTENCY_HEADER)
@@ -286,7 +336,7 @@ async fn create_message(
         return (StatusCode::CREATED, axum::Json(first.clone())).into_response();
     }
 
-    let form: HashMap<String, String> = url::form_urlencoded::parse(&body).into_owned().collect();
+    let form: HashMap<String, String> = url::form_urlencoded::parse(body).into_owned().collect();
     let field = |name: &str| form.get(name).filter(|value| !value.is_empty()).cloned();
     let Some(to) = field("To") else {
         return twilio_error(
@@ -321,44 +371,197 @@ async fn create_message(
         );
     }
 
-    let sid = new_sid();
     // Twilio answers `accepted` while a Messaging Service picks the sender.
     let status = if from.is_none() { "accepted" } else { "queued" };
-    let now = chrono::Utc::now().to_rfc2822();
-    let answer = json!({
-        "account_sid": shared.account_sid,
-        "api_version": "2010-04-01",
-        "body": text,
-        "date_created": now,
-        "date_sent": null,
-        "date_updated": now,
-        "direction": "outbound-api",
-        "error_code": null,
-        "error_message": null,
-        "from": from,
-        "messaging_service_sid": messaging_service_sid,
-        "num_media": "0",
-        "sid": sid,
-        "status": status,
-        "to": to,
-        "uri": format!("/2010-04-01/Accounts/{}/Messages/{sid}.json", shared.account_sid),
-    });
-    ledger.messages.push(ReceivedSms {
-        sid,
-        to,
-        from,
-        messaging_service_sid,
-        body: text,
-        status_callback: field("StatusCallback"),
-        idempotency_token: token.clone(),
-        status: status.to_owned(),
-    });
+    let taken = Taken {
+        sms: ReceivedSms {
+            sid: new_sid(),
+            to,
+            from,
+            messaging_service_sid,
+            body: text,
+            status_callback: field("StatusCallback"),
+            idempotency_token: token.clone(),
+            status: status.to_owned(),
+        },
+        date_created: Utc::now(),
+    };
+    let answer = message_resource(&shared.account_sid, &taken);
+    ledger.messages.push(taken);
     if let Some(token) = token {
         ledger.answers.insert(token, answer.clone());
     }
-    drop(ledger);
-    shared.arrived.notify_waiters();
     (StatusCode::CREATED, axum::Json(answer)).into_response()
+}
+
+/// GET /2010-04-01/Accounts/{account}/Messages.json: the account's messages,
+/// newest first, as Twilio lists them: filtered by `To` and by `DateSent`
+/// (a GMT day; `DateSent>=` and `DateSent<=` for days on or after, on or
+/// before it), `PageSize` of them (50 unless said, at most 1000) a page,
+/// with `next_page_uri` carrying a `PageToken` (after which message) while
+/// there are more.
+async fn list_messages(
+    State(shared): State<Arc<Shared>>,
+    UrlPath(account): UrlPath<String>,
+    RawQuery(query): RawQuery,
+    headers: HeaderMap,
+) -> Response {
+    let mut ledger = shared.ledger();
+    ledger.lookups += 1;
+    if let Some(refused) = refused(&shared, &account, &headers) {
+        return refused;
+    }
+    let params: Vec<(String, String)> = url::form_urlencoded::parse(query.unwrap_or_default().as_bytes())
+        .into_owned()
+        .collect();
+    let param = |name: &str| {
+        params
+            .iter()
+            .find(|(key, _)| key == name)
+            .map(|(_, value)| value.as_str())
+    };
+    // Not an answer Twilio documents for these: our client never sends one.
+    let invalid =
+        |name: &str, value: &str| twilio_error(StatusCode::BAD_REQUEST, 20001, format!("Invalid {name}: {value}"));
+    let mut days: Vec<(&str, NaiveDate)> = Vec::new();
+    for name in ["DateSent", "DateSent>", "DateSent<"] {
+        if let Some(value) = param(name) {
+            match NaiveDate::parse_from_str(value, "%Y-%m-%d") {
+                Ok(day) => days.push((name, day)),
+                Err(_) => return invalid(name, value),
+            }
+        }
+    }
+    let page_size = match param("PageSize").map(str::parse::<usize>) {
+        None => 50,
+        Some(Ok(size)) if (1..=1000).contains(&size) => size,
+        Some(_) => return invalid("PageSize", param("PageSize").unwrap_or_default()),
+    };
+    let page = match param("Page").map(str::parse::<usize>) {
+        None => 0,
+        Some(Ok(page)) => page,
+        Some(Err(_)) => return invalid("Page", param("Page").unwrap_or_default()),
+    };
+    let to = param("To");
+
+    let listed: Vec<&Taken> = ledger
+        .messages
+        .iter()
+        .rev()
+        .filter(|taken| to.is_none_or(|to| taken.sms.to == to))
+        .filter(|taken| {
+            let day = taken.date_created.date_naive();
+            days.iter().all(|(name, on)| match *name {
+                "DateSent>" => day >= *on,
+                "DateSent<" => day <= *on,
+                _ => day == *on,
+            })
+        })
+        .collect();
+    // A token names the last message of the page before; else the page's
+    // index counts.
+    let start = match param("PageToken") {
+        Some(token) => match listed
+            .iter()
+            .position(|taken| token.strip_prefix("PA") == Some(taken.sms.sid.as_str()))
+        {
+            Some(last) => last + 1,
+            None => return invalid("PageToken", token),
+        },
+        None => page.saturating_mul(page_size),
+    };
+    let on_page: Vec<&Taken> = listed.iter().skip(start).take(page_size).copied().collect();
+
+    // The list's own URIs: its filters, then where the page is.
+    let list_uri = |page: usize, token: Option<&str>| {
+        let mut query = url::form_urlencoded::Serializer::new(String::new());
+        if let Some(to) = to {
+            query.append_pair("To", to);
+        }
+        for (name, day) in &days {
+            query.append_pair(name, &day.format("%Y-%m-%d").to_string());
+        }
+        query.append_pair("PageSize", &page_size.to_string());
+        query.append_pair("Page", &page.to_string());
+        if let Some(token) = token {
+            query.append_pair("PageToken", token);
+        }
+        format!(
+            "/2010-04-01/Accounts/{}/Messages.json?{}",
+            shared.account_sid,
+            query.finish()
+        )
+    };
+    let next_page_uri = match on_page.last() {
+        Some(last) if start + on_page.len() < listed.len() => {
+            Some(list_uri(page + 1, Some(&format!("PA{}", last.sms.sid))))
+        }
+        _ => None,
+    };
+    let body = json!({
+        "end": (start + on_page.len()).saturating_sub(1),
+        "first_page_uri": list_uri(0, None),
+        "messages": on_page
+            .iter()
+            .map(|taken| message_resource(&shared.account_sid, taken))
+            .collect::<Vec<_>>(),
+        "next_page_uri": next_page_uri,
+        "page": page,
+        "page_size": page_size,
+        "previous_page_uri": null,
+        "start": start,
+        "uri": list_uri(page, param("PageToken")),
+    });
+    (StatusCode::OK, axum::Json(body)).into_response()
+}
+
+/// Twilio's answer to a request of another account or with the wrong
+/// credentials, if it is one.
+fn refused(shared: &Shared, account: &str, headers: &HeaderMap) -> Option<Response> {
+    if basic_auth(headers) != Some((shared.account_sid.clone(), shared.auth_token.clone())) {
+        return Some(twilio_error(StatusCode::UNAUTHORIZED, 20003, "Authenticate".into()));
+    }
+    if account != shared.account_sid {
+        return Some(twilio_error(
+            StatusCode::NOT_FOUND,
+            20404,
+            format!("The requested resource /2010-04-01/Accounts/{account}/Messages.json was not found"),
+        ));
+    }
+    None
+}
+
+/// Twilio's message resource. `date_sent` stays null while the message is
+/// queued (`queued`, `accepted`); the stand-in does not send, so a message
+/// moved on by [`TwilioStandIn::send_status`] counts as sent when taken.
+fn message_resource(account_sid: &str, taken: &Taken) -> Value {
+    let sms = &taken.sms;
+    let created = twilio_date(taken.date_created);
+    let sent = (sms.status != "queued" && sms.status != "accepted").then(|| created.clone());
+    json!({
+        "account_sid": account_sid,
+        "api_version": "2010-04-01",
+        "body": sms.body,
+        "date_created": created,
+        "date_sent": sent,
+        "date_updated": created,
+        "direction": "outbound-api",
+        "error_code": null,
+        "error_message": null,
+        "from": sms.from,
+        "messaging_service_sid": sms.messaging_service_sid,
+        "num_media": "0",
+        "sid": sms.sid,
+        "status": sms.status,
+        "to": sms.to,
+        "uri": format!("/2010-04-01/Accounts/{account_sid}/Messages/{}.json", sms.sid),
+    })
+}
+
+/// RFC 2822 as Twilio writes it: `Tue, 01 Dec 2026 02:10:00 +0000` (two
+/// digits for the day, where chrono's `to_rfc2822` writes one).
+fn twilio_date(at: DateTime<Utc>) -> String {
+    at.format("%a, %d %b %Y %H:%M:%S %z").to_string()
 }
 
 /// Twilio's error object.

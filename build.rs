@@ -13,11 +13,13 @@ const PROTOS: &[&str] = &[
     "courier/v1/webhooks.proto",
     "courier/v1/fleet.proto",
     "courier/v1/public.proto",
+    "courier/v1/notifications.proto",
     "courier/internal/v1/admin.proto",
     "courier/internal/v1/billing.proto",
     "courier/internal/v1/console.proto",
     "courier/internal/v1/dispatch.proto",
     "courier/internal/v1/couriers.proto",
+    "courier/internal/v1/notifications.proto",
     "courier/app/v1/courier_app.proto",
 ];
 

@@ -99,7 +99,7 @@ error_codes! {
     DuplicateExternalId => ("duplicate_external_id", 409, AlreadyExists, "The `external_id` is already used by another delivery in this mode."),
     EndpointLimitReached => ("endpoint_limit_reached", 409, ResourceExhausted, "The workspace already has the maximum of 10 webhook endpoints in this mode."),
     EndpointDisabled => ("endpoint_disabled", 409, FailedPrecondition, "The webhook endpoint is disabled. Set `status` to `active` first."),
-    NothingToBill => ("nothing_to_bill", 409, FailedPrecondition, "Billing service: the workspace has no delivered live delivery on no statement, so no statement can be closed."),
+    NothingToBill => ("nothing_to_bill", 409, FailedPrecondition, "Billing service: the workspace has no delivered live delivery and no live SMS notification on no statement, so no statement can be closed."),
     StatementNotOpen => ("statement_not_open", 409, FailedPrecondition, "Billing service: the statement is already paid or void; only an open statement can be paid or voided."),
     RateLimited => ("rate_limited", 429, ResourceExhausted, "Too many requests. Wait the number of seconds in the `Retry-After` header."),
     InternalError => ("internal_error", 500, Internal, "Unexpected error. Retry with backoff, reusing the same `Idempotency-Key` on creates."),

@@ -2,7 +2,7 @@
 //! (webhook payloads) render, so that a delivery looks the same everywhere.
 //! Every field is always present, `null` where unset (docs/guide.md "Conventions").
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 use crate::names::PublicName;
@@ -255,6 +255,51 @@ pub struct DeliveryJson<C = Option<CourierJson>> {
     /// Whether the courier may carry other jobs meanwhile.
     #[schema(value_type = pb::Batching)]
     pub batching: &'static str,
+    /// The delivery's own choice of recipient notifications over its
+    /// workspace's settings (docs/guide.md "Notifications"); `null` when it
+    /// chose nothing.
+    pub notifications: Option<NotificationPreferencesJson>,
+}
+
+/// A language whose notification texts ship with the platform.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum NotificationLanguage {
+    En,
+    De,
+}
+
+impl NotificationLanguage {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            NotificationLanguage::En => "en",
+            NotificationLanguage::De => "de",
+        }
+    }
+}
+
+/// A delivery's choice of recipient notifications; `null` members keep the
+/// workspace's settings.
+#[derive(Debug, Serialize, ToSchema)]
+#[schema(as = NotificationPreferences)]
+pub struct NotificationPreferencesJson {
+    /// `false`: no message to the dropoff's contact.
+    pub recipient: Option<bool>,
+    /// `false`: no message to the pickup's contact.
+    pub sender: Option<bool>,
+    /// The messages' language.
+    #[schema(value_type = Option<NotificationLanguage>)]
+    pub language: Option<String>,
+}
+
+impl From<pb::NotificationPreferences> for NotificationPreferencesJson {
+    fn from(p: pb::NotificationPreferences) -> Self {
+        NotificationPreferencesJson {
+            recipient: p.recipient,
+            sender: p.sender,
+            language: p.language,
+        }
+    }
 }
 
 /// A promised time: from `start` to `end` (docs/guide.md "Windows").
@@ -293,6 +338,7 @@ impl<C: From<pb::Courier>> From<pb::Delivery> for DeliveryJson<Option<C>> {
             pickup_window: d.pickup_window.map(Into::into),
             dropoff_window: d.dropoff_window.map(Into::into),
             batching: d.batching().public_name().unwrap_or("allowed"),
+            notifications: d.notifications.map(Into::into),
             id: d.id,
             external_id: d.external_id,
             quote_id: d.quote_id,

@@ -39,8 +39,18 @@ pub const STOPS: Count = Count { min: 0, max: 10 };
 /// /v1/vehicle-types`; no other bound).
 pub const VEHICLE_TYPE_ID_MIN: usize = 1;
 /// The fields of free text, by name wherever they appear in a request: they
-/// may hold tabs and line breaks (docs/guide.md "Text").
-pub const FREE_TEXT_FIELDS: &[&str] = &["address", "instructions", "notes", "description"];
+/// may hold tabs and line breaks (docs/guide.md "Text"); `sms` and
+/// `email_body` are notification texts, `value` a form field the SMS
+/// provider posted (an inbound message's body).
+pub const FREE_TEXT_FIELDS: &[&str] = &[
+    "address",
+    "instructions",
+    "notes",
+    "description",
+    "sms",
+    "email_body",
+    "value",
+];
 /// Every other string of a request (fields, query parameters, path ids): no
 /// control character, i.e. nothing of Unicode's `Cc` (C0, DEL, C1)
 /// (ECMA-262, as JSON Schema reads it).

@@ -109,6 +109,31 @@ public_names! {
         AtRisk => "at_risk",
         Late => "late",
     }
+    NotificationChannel as "NotificationChannel", "How a notification goes out." {
+        Sms => "sms",
+        Email => "email",
+    }
+    NotificationAudience as "NotificationAudience", "Whom a notification is for: the dropoff's contact (`recipient`) or the pickup's (`sender`)." {
+        Recipient => "recipient",
+        Sender => "sender",
+    }
+    NotificationTrigger as "NotificationTrigger", "The moment a notification is about." {
+        CourierAssigned => "courier_assigned",
+        PickedUp => "picked_up",
+        Arriving => "arriving",
+        Delivered => "delivered",
+        Delayed => "delayed",
+        Failed => "failed",
+    }
+    NotificationStatus as "NotificationStatus", "Where a notification stands: `queued`, `held` (quiet hours), `sent` (in test mode: in the test inbox), `delivered` (reported by the provider), `failed`, `dropped` (the delivery ended before it could go out) or `opted_out`." {
+        Queued => "queued",
+        Held => "held",
+        Sent => "sent",
+        Delivered => "delivered",
+        Failed => "failed",
+        Dropped => "dropped",
+        OptedOut => "opted_out",
+    }
     EventType as "EventType", "The type of an event." {
         DeliveryCreated => "delivery.created",
         DeliveryStatusUpdated => "delivery.status_updated",

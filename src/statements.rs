@@ -1,6 +1,9 @@
 //! A statement as a document: CSV for spreadsheets and accounting imports,
 //! and a printable HTML page. Both render the billing service's own
 //! messages, so the operator CLI and the console show the same document.
+//! Beside its deliveries a statement bills live SMS notifications
+//! (`sms_count`, `sms_cents`): one summary line, in both documents, so that
+//! their amounts add up to the statement's total.
 
 use askama::Template;
 
@@ -22,9 +25,47 @@ const CSV_HEADER: [&str; 9] = [
 
 /// The statement's deliveries as CSV (RFC 4180, a header row, amounts in
 /// major units with two decimals). Cells that a spreadsheet would run as a
-/// formula are prefixed with `'`.
+/// formula are prefixed with `'`. Only the deliveries: [`statement_csv`]
+/// is the whole statement, its SMS notifications too.
 pub fn csv(deliveries: &[BillableDelivery]) -> Result<String, csv::Error> {
     let mut writer = csv::Writer::from_writer(Vec::new());
+    write_deliveries(&mut writer, deliveries)?;
+    let bytes = writer.into_inner().map_err(|e| e.into_error())?;
+    Ok(String::from_utf8_lossy(&bytes).into_owned())
+}
+
+/// The whole of `statement` as CSV: [`csv`]'s rows of its deliveries, then,
+/// when it bills SMS notifications, one row for them in the same columns:
+/// `SMS notifications: N × price` in the first, their amount and currency
+/// in theirs, so that the amount column adds up to `total_cents`.
+pub fn statement_csv(statement: &Statement, deliveries: &[BillableDelivery]) -> Result<String, csv::Error> {
+    let mut writer = csv::Writer::from_writer(Vec::new());
+    write_deliveries(&mut writer, deliveries)?;
+    if let Some(label) = sms_label(statement) {
+        let mut row = vec![String::new(); CSV_HEADER.len()];
+        row[0] = cell(&label);
+        row[7] = amount(statement.sms_cents);
+        row[8] = cell(&statement.currency);
+        writer.write_record(&row)?;
+    }
+    let bytes = writer.into_inner().map_err(|e| e.into_error())?;
+    Ok(String::from_utf8_lossy(&bytes).into_owned())
+}
+
+/// What a statement says of its SMS notifications, none when it bills
+/// none: `SMS notifications: 3 × 0.09` (the count alone when their prices
+/// differed).
+pub fn sms_label(statement: &Statement) -> Option<String> {
+    if statement.sms_count == 0 && statement.sms_cents == 0 {
+        return None;
+    }
+    Some(match statement.sms_unit_cents {
+        Some(unit) => format!("SMS notifications: {} × {}", statement.sms_count, amount(unit)),
+        None => format!("SMS notifications: {}", statement.sms_count),
+    })
+}
+
+fn write_deliveries(writer: &mut csv::Writer<Vec<u8>>, deliveries: &[BillableDelivery]) -> Result<(), csv::Error> {
     writer.write_record(CSV_HEADER)?;
     for delivery in deliveries {
         writer.write_record([
@@ -39,8 +80,7 @@ pub fn csv(deliveries: &[BillableDelivery]) -> Result<String, csv::Error> {
             cell(&delivery.currency),
         ])?;
     }
-    let bytes = writer.into_inner().map_err(|e| e.into_error())?;
-    Ok(String::from_utf8_lossy(&bytes).into_owned())
+    Ok(())
 }
 
 /// The printable statement page (self-contained: inline CSS, no script).
@@ -54,6 +94,13 @@ pub fn html(workspace_name: &str, statement: &Statement, deliveries: &[BillableD
         issued_at: readable_time(statement.issued_at.as_ref()),
         due_at: readable_time(statement.due_at.as_ref()),
         total: amount(statement.total_cents),
+        sms: sms_label(statement).map(|_| Sms {
+            quantity: match statement.sms_unit_cents {
+                Some(unit) => format!("{} × {} {}", statement.sms_count, amount(unit), statement.currency),
+                None => statement.sms_count.to_string(),
+            },
+            amount: amount(statement.sms_cents),
+        }),
         rows: deliveries
             .iter()
             .map(|d| Row {
@@ -113,7 +160,15 @@ struct StatementPage<'a> {
     issued_at: String,
     due_at: String,
     total: String,
+    /// The SMS notifications' line, when it bills any.
+    sms: Option<Sms>,
     rows: Vec<Row<'a>>,
+}
+
+struct Sms {
+    /// `3 × 0.09 EUR`, or the count alone when their prices differed.
+    quantity: String,
+    amount: String,
 }
 
 struct Row<'a> {
@@ -169,6 +224,61 @@ mod tests {
         );
         assert!(page.contains("Acme &#60;b&#62;"));
         assert!(page.contains("19.99"));
+    }
+
+    fn with_sms(count: i32, unit: Option<i64>, cents: i64) -> Statement {
+        Statement {
+            id: "stm_1".into(),
+            total_cents: 1999 + cents,
+            delivery_count: 1,
+            sms_count: count,
+            sms_cents: cents,
+            sms_unit_cents: unit,
+            currency: "EUR".into(),
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn the_statement_csv_ends_with_its_sms_and_adds_up_to_its_total() {
+        let statement = with_sms(3, Some(9), 27);
+        let text = statement_csv(&statement, &[delivery("A-1", "Alexanderplatz 1, 10178 Berlin")]).expect("csv");
+        let rows: Vec<csv::StringRecord> = csv::Reader::from_reader(text.as_bytes())
+            .records()
+            .collect::<Result<_, _>>()
+            .expect("rows");
+        assert_eq!(rows.len(), 2, "{text}");
+        assert_eq!(rows[0].len(), CSV_HEADER.len());
+        assert_eq!(
+            rows[1].iter().collect::<Vec<_>>(),
+            ["SMS notifications: 3 × 0.09", "", "", "", "", "", "", "0.27", "EUR"]
+        );
+        let cents: i64 = rows
+            .iter()
+            .map(|r| r[7].replace('.', "").parse::<i64>().expect("an amount"))
+            .sum();
+        assert_eq!(cents, statement.total_cents);
+
+        // Without SMS the whole statement is its deliveries alone.
+        let plain = with_sms(0, None, 0);
+        let deliveries = [delivery("A-1", "x")];
+        assert_eq!(
+            statement_csv(&plain, &deliveries).expect("csv"),
+            csv(&deliveries).expect("csv")
+        );
+    }
+
+    #[test]
+    fn the_page_shows_its_sms_on_a_line_of_their_own() {
+        let page = html("Acme", &with_sms(3, Some(9), 27), &[delivery("x", "y")]).expect("page");
+        assert!(page.contains("<dd>3 × 0.09 EUR = 0.27 EUR</dd>"), "{page}");
+        assert!(page.contains("SMS notifications: 3 × 0.09 EUR</td>"), "{page}");
+        assert!(page.contains("20.26 EUR"), "the total: {page}");
+        // Prices that changed within the period: the count alone.
+        let page = html("Acme", &with_sms(2, None, 19), &[]).expect("page");
+        assert!(page.contains("<dd>2 = 0.19 EUR</dd>"), "{page}");
+        let page = html("Acme", &with_sms(0, None, 0), &[]).expect("page");
+        assert!(!page.contains("SMS"), "{page}");
     }
 
     #[test]

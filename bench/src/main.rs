@@ -13,6 +13,7 @@ mod dispatch;
 mod limits;
 mod load;
 mod million;
+mod notifications;
 mod planner;
 mod service;
 mod webhooks;
@@ -116,6 +117,10 @@ enum Part {
     /// Four service areas of a thousand couriers each on two core
     /// replicas (PostgreSQL; only when named).
     CityAreas,
+    /// Recipient notifications: the outbox draining live SMS to a Twilio
+    /// stand-in beside a bare POST loop, and the create path with SMS on
+    /// and off, on a service of its own (only when named).
+    Notifications,
     /// The route planner on Li & Lim's instances beside VROOM and OR-Tools,
     /// and a generated fleet day (no service, no database; only when
     /// named: minutes per budget).
@@ -128,7 +133,7 @@ impl Cli {
             || (self.only.is_empty()
                 && !matches!(
                     part,
-                    Part::Million | Part::Dispatch | Part::City | Part::CityAreas | Part::Planner
+                    Part::Million | Part::Dispatch | Part::City | Part::CityAreas | Part::Planner | Part::Notifications
                 ))
     }
 }
@@ -522,6 +527,12 @@ async fn bench_backend(cli: &Cli, backend: Backend, bin_dir: &std::path::Path) -
             "- a courier's position report → the open page's event stream carrying it, {} reports one at a time: from the send p50 {:.0} ms, p99 {:.0} ms (target: p99 < 1000 ms); from the answer p50 {:.0} ms, p99 {:.0} ms; {} not carried within 5 s",
             page.reports, page.sent_p50_ms, page.sent_p99_ms, page.answered_p50_ms, page.answered_p99_ms, page.lost
         );
+    }
+
+    if cli.runs(Part::Notifications) {
+        let figures =
+            notifications::measure(bin_dir, backend, &cli.postgres_url, &client, duration, cli.repeat).await?;
+        notifications::print(&figures);
     }
 
     if cli.runs(Part::Dispatch) {

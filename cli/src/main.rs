@@ -1,10 +1,12 @@
 //! `courier`: the integrators' command line (README, "For integrators"):
-//! forward live events to a local URL, read events, quote, book, list and
-//! cancel deliveries, and run a test delivery to see its events.
+//! forward live events to a local URL (with the SMS and emails of test
+//! deliveries), read events, quote, book, list and cancel deliveries, read a
+//! delivery's notifications, and run a test delivery to see its events.
 
 mod api;
 mod config;
 mod listen;
+mod notifications;
 mod show;
 mod stream;
 
@@ -54,12 +56,13 @@ struct Cli {
 enum Command {
     /// Check a key and save it (mode 0600) for the next commands.
     Login,
-    /// Forward each live event to a local URL, signed as webhooks are.
+    /// Forward each live event to a local URL, signed as webhooks are; print
+    /// the SMS and emails of test deliveries as they land in the test inbox.
     Listen(ListenArgs),
     /// Events of this key's workspace and mode.
     #[command(subcommand)]
     Events(EventsCommand),
-    /// Book, read, list and cancel deliveries.
+    /// Book, read, list and cancel deliveries; read their notifications.
     #[command(subcommand)]
     Deliveries(Box<DeliveriesCommand>),
     /// Price a route without booking it.
@@ -140,6 +143,9 @@ enum DeliveriesCommand {
     },
     /// Book a delivery from a JSON file (the request body) or from flags.
     Create(Box<CreateArgs>),
+    /// The SMS and emails of a delivery to its recipient and sender
+    /// (in test mode: what landed in the test inbox).
+    Notifications { delivery_id: String },
 }
 
 #[derive(Args)]
@@ -356,6 +362,15 @@ async fn login(context: &Context, key: Option<String>, base_url: &str) -> Result
 async fn listen_to(context: &Context, api: Api, args: ListenArgs) -> Result<(), Failure> {
     let target = listen::check_target(&args.forward_to, args.allow_remote)?;
     let secret = config::listen_secret(&context.config_dir)?;
+    let json = context.json;
+    let watch = notifications::Watch::start(api.clone(), move |notification| {
+        if json {
+            println!("{}", json!({ "notification": notification }));
+        } else {
+            println!("  {}", show::notification(notification));
+        }
+        let _ = std::io::stdout().flush();
+    });
     let mut stream = EventStream::new(api, args.filter.query());
     stream.connect().await?;
     if context.json {
@@ -365,7 +380,6 @@ async fn listen_to(context: &Context, api: Api, args: ListenArgs) -> Result<(), 
         println!("Webhook signing secret: {secret}");
     }
     let _ = std::io::stdout().flush();
-    let json = context.json;
     listen::run(stream, target, &secret, &args.filter.events, |streamed, forwarded| {
         if json {
             println!("{}", listen::json_line(streamed, forwarded));
@@ -373,6 +387,7 @@ async fn listen_to(context: &Context, api: Api, args: ListenArgs) -> Result<(), 
             println!("{}", show::forwarded(streamed, forwarded));
         }
         let _ = std::io::stdout().flush();
+        watch.saw(&streamed.event);
     })
     .await
 }
@@ -448,6 +463,12 @@ async fn deliveries(context: &Context, api: &Api, command: DeliveriesCommand) ->
             eprintln!("Idempotency-Key: {key}");
             let delivery = api.post("/v1/deliveries", &body, Some(&key)).await?;
             print(context, &delivery, show::delivery);
+        }
+        DeliveriesCommand::Notifications { delivery_id } => {
+            let list = api
+                .get(&format!("/v1/deliveries/{}/notifications", encode(&delivery_id)))
+                .await?;
+            print(context, &list, show::notification_list);
         }
     }
     Ok(())

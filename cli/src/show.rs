@@ -100,6 +100,48 @@ pub fn delivery_list(page: &Value) -> String {
     lines.join("\n")
 }
 
+/// The longest text of a notification shown on its line.
+const NOTIFICATION_TEXT_CHARS: usize = 72;
+
+/// `sms → +49********12 [arriving] sent: "Acme: Sam is arriving…"`: one
+/// notification, its email's subject or its SMS's first line.
+pub fn notification(n: &Value) -> String {
+    let line = n["subject"]
+        .as_str()
+        .or_else(|| n["body"].as_str())
+        .and_then(|words| words.lines().next())
+        .unwrap_or_default();
+    let shown: String = if line.chars().count() > NOTIFICATION_TEXT_CHARS {
+        let cut: String = line.chars().take(NOTIFICATION_TEXT_CHARS - 1).collect();
+        format!("{}…", cut.trim_end())
+    } else {
+        line.to_owned()
+    };
+    format!(
+        "{} → {} [{}] {}: \"{shown}\"",
+        text(&n["channel"]),
+        text(&n["address"]),
+        text(&n["trigger"]),
+        text(&n["status"]),
+    )
+}
+
+/// A delivery's notifications, a line each with its time.
+pub fn notification_list(list: &Value) -> String {
+    let lines: Vec<String> = list["notifications"]
+        .as_array()
+        .map(Vec::as_slice)
+        .unwrap_or_default()
+        .iter()
+        .map(|n| format!("{}  {}", text(&n["created_at"]), notification(n)))
+        .collect();
+    if lines.is_empty() {
+        "No notifications.".to_owned()
+    } else {
+        lines.join("\n")
+    }
+}
+
 pub fn quote(q: &Value) -> String {
     let mut lines = vec![format!(
         "{}  {}  {} km, {} min, valid until {}",
@@ -127,5 +169,34 @@ fn promise(what: &str, window: &Value, eta: &Value) -> Option<String> {
         (None, None) => None,
         (eta, None) => Some(format!("  {what} {}", eta.unwrap_or("-"))),
         (eta, Some((start, end))) => Some(format!("  {what} {} (window {start} to {end})", eta.unwrap_or("-"))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn a_notification_is_one_line() {
+        let sms = json!({
+            "channel": "sms", "address": "+49********12", "trigger": "arriving", "status": "sent",
+            "subject": null, "body": "Acme: Sam is arriving in a few minutes with your delivery. https://example.com/t/abc",
+            "created_at": "2026-12-01T10:00:00Z"
+        });
+        assert_eq!(
+            notification(&sms),
+            "sms → +49********12 [arriving] sent: \"Acme: Sam is arriving in a few minutes with your delivery. https://exam…\""
+        );
+        let email = json!({
+            "channel": "email", "address": "j***@example.com", "trigger": "delivered", "status": "held",
+            "subject": "Acme: delivered", "body": "Hello Jana,\n\nYour delivery…"
+        });
+        assert_eq!(
+            notification(&email),
+            "email → j***@example.com [delivered] held: \"Acme: delivered\""
+        );
+        assert_eq!(notification_list(&json!({ "notifications": [] })), "No notifications.");
+        assert!(notification_list(&json!({ "notifications": [sms] })).starts_with("2026-12-01T10:00:00Z  sms → "));
     }
 }

@@ -46,6 +46,8 @@ pub(crate) struct StatementRow {
     due_at: Moment,
     total: String,
     deliveries: i32,
+    /// Its live SMS notifications, `31 (2.79 EUR)`, when it bills any.
+    sms: Option<String>,
     status: &'static str,
     overdue: bool,
 }
@@ -62,6 +64,13 @@ impl StatementRow {
             due_at: zone.day(statement.due_at.as_ref(), ""),
             total: money(statement.total_cents, &statement.currency),
             deliveries: statement.delivery_count,
+            sms: (statement.sms_count > 0).then(|| {
+                format!(
+                    "{} ({})",
+                    statement.sms_count,
+                    money(statement.sms_cents, &statement.currency)
+                )
+            }),
             status: courier::statements::status_name(statement.status()),
             overdue: statement.overdue,
         }
@@ -272,17 +281,18 @@ async fn whole_statement(
     }
 }
 
-/// `…/statements/{id}/csv`: the statement's deliveries as a CSV download.
+/// `…/statements/{id}/csv`: the statement's deliveries (and its SMS
+/// charges) as a CSV download.
 pub(crate) async fn csv(
     State(state): State<ConsoleState>,
     signed: Signed,
     Path((workspace, id)): Path<(String, String)>,
 ) -> Response {
-    let (_, deliveries) = match whole_statement(&state, &signed, &workspace, &id).await {
+    let (statement, deliveries) = match whole_statement(&state, &signed, &workspace, &id).await {
         Ok(statement) => statement,
         Err(status) => return signed.failure(&state, &status, &workspace),
     };
-    let Ok(csv) = courier::statements::csv(&deliveries) else {
+    let Ok(csv) = courier::statements::statement_csv(&statement, &deliveries) else {
         return failure(&state, &tonic::Status::internal("the CSV could not be written"));
     };
     let mut response = ([(header::CONTENT_TYPE, "text/csv; charset=utf-8")], csv).into_response();

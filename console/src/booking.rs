@@ -631,6 +631,8 @@ impl BookingForm {
             } else {
                 pb::Batching::Allowed
             } as i32,
+            // The workspace's notification settings alone.
+            notifications: None,
         })
     }
 }

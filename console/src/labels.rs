@@ -119,6 +119,77 @@ pub(crate) fn artifact(kind: pb::ArtifactKind) -> &'static str {
     }
 }
 
+/// The moment a recipient notification is about.
+pub(crate) fn notification_trigger(trigger: pb::NotificationTrigger) -> &'static str {
+    match trigger {
+        pb::NotificationTrigger::CourierAssigned => "Courier assigned",
+        pb::NotificationTrigger::PickedUp => "Picked up",
+        pb::NotificationTrigger::Arriving => "Arriving",
+        pb::NotificationTrigger::Delivered => "Delivered",
+        pb::NotificationTrigger::Delayed => "Running late",
+        pb::NotificationTrigger::Failed => "Not delivered",
+        pb::NotificationTrigger::Unspecified => "Unknown",
+    }
+}
+
+/// When a trigger's message goes out, in a sentence.
+pub(crate) fn notification_trigger_about(trigger: pb::NotificationTrigger) -> &'static str {
+    match trigger {
+        pb::NotificationTrigger::CourierAssigned => {
+            "A courier took the delivery; the message carries the tracking link."
+        }
+        pb::NotificationTrigger::PickedUp => "The courier picked the goods up.",
+        pb::NotificationTrigger::Arriving => {
+            "The courier is at most 5 minutes or 300 m from the drop-off (never held by quiet hours)."
+        }
+        pb::NotificationTrigger::Delivered => "The goods were handed over.",
+        pb::NotificationTrigger::Delayed => "The promised drop-off time will be missed.",
+        pb::NotificationTrigger::Failed => "The delivery ended without reaching the recipient after its pickup.",
+        pb::NotificationTrigger::Unspecified => "",
+    }
+}
+
+/// Whom a notification is for.
+pub(crate) fn notification_audience(audience: pb::NotificationAudience) -> &'static str {
+    match audience {
+        pb::NotificationAudience::Recipient => "Recipient",
+        pb::NotificationAudience::Sender => "Sender",
+        pb::NotificationAudience::Unspecified => "Unknown",
+    }
+}
+
+pub(crate) fn notification_channel(channel: pb::NotificationChannel) -> &'static str {
+    match channel {
+        pb::NotificationChannel::Sms => "SMS",
+        pb::NotificationChannel::Email => "Email",
+        pb::NotificationChannel::Unspecified => "Unknown",
+    }
+}
+
+/// Where a notification stands (in the test inbox, `sent` means it landed
+/// there).
+pub(crate) fn notification_status(status: pb::NotificationStatus) -> &'static str {
+    match status {
+        pb::NotificationStatus::Queued => "Waiting to be sent",
+        pb::NotificationStatus::Held => "Held for quiet hours",
+        pb::NotificationStatus::Sent => "Sent",
+        pb::NotificationStatus::Delivered => "Delivered",
+        pb::NotificationStatus::Failed => "Failed",
+        pb::NotificationStatus::Dropped => "Not sent, the delivery had ended",
+        pb::NotificationStatus::OptedOut => "Not sent, the address opted out",
+        pb::NotificationStatus::Unspecified => "Unknown",
+    }
+}
+
+/// A language of notification texts by its code (`en`, `de`).
+pub(crate) fn language(code: &str) -> &'static str {
+    match code {
+        "en" => "English",
+        "de" => "German",
+        _ => "Another language",
+    }
+}
+
 pub(crate) fn role(role: internal::MemberRole) -> &'static str {
     match role {
         internal::MemberRole::Owner => "Owner",
@@ -371,6 +442,26 @@ mod tests {
             pb::ArtifactKind::NAMES
                 .iter()
                 .map(|(v, n)| (*n, artifact(*v).to_owned())),
+        );
+        shown.extend(
+            pb::NotificationTrigger::NAMES
+                .iter()
+                .map(|(v, n)| (*n, notification_trigger(*v).to_owned())),
+        );
+        shown.extend(
+            pb::NotificationAudience::NAMES
+                .iter()
+                .map(|(v, n)| (*n, notification_audience(*v).to_owned())),
+        );
+        shown.extend(
+            pb::NotificationChannel::NAMES
+                .iter()
+                .map(|(v, n)| (*n, notification_channel(*v).to_owned())),
+        );
+        shown.extend(
+            pb::NotificationStatus::NAMES
+                .iter()
+                .map(|(v, n)| (*n, notification_status(*v).to_owned())),
         );
         for name in [
             "quotes:create",

@@ -22,6 +22,7 @@ mod keys;
 mod labels;
 mod map;
 mod members;
+mod notifications;
 mod operators;
 mod overview;
 mod page;
@@ -43,6 +44,7 @@ use courier::internal::v1::billing_service_client::BillingServiceClient;
 use courier::internal::v1::console_service_client::ConsoleServiceClient;
 use courier::internal::v1::courier_service_client::CourierServiceClient;
 use courier::internal::v1::dispatch_service_client::DispatchServiceClient;
+use courier::internal::v1::notification_settings_service_client::NotificationSettingsServiceClient;
 use courier::v1::delivery_service_client::DeliveryServiceClient;
 use courier::v1::event_service_client::EventServiceClient;
 use courier::v1::public_service_client::PublicServiceClient;
@@ -113,6 +115,9 @@ pub struct ConsoleState {
     /// The internal courier service (couriers and drivers), called with the
     /// session.
     couriers: CourierServiceClient<Channel>,
+    /// The internal notification settings service (a workspace's
+    /// notifications and test inbox), called with the session.
+    notifications: NotificationSettingsServiceClient<Channel>,
     /// The public services, called with the session in place of a key.
     webhooks: WebhookServiceClient<Channel>,
     deliveries: DeliveryServiceClient<Channel>,
@@ -155,6 +160,7 @@ impl ConsoleState {
             admin: AdminServiceClient::new(channel.clone()),
             dispatch: DispatchServiceClient::new(channel.clone()),
             couriers: CourierServiceClient::new(channel.clone()),
+            notifications: NotificationSettingsServiceClient::new(channel.clone()),
             webhooks: WebhookServiceClient::new(channel.clone()),
             deliveries: DeliveryServiceClient::new(channel.clone()),
             tracking: TrackingServiceClient::new(channel.clone()),
@@ -378,6 +384,15 @@ fn router(state: ConsoleState) -> Router {
         .route("/w/{workspace}/webhooks/{webhook}/test", post(webhooks::send_test))
         .route("/w/{workspace}/webhooks/{webhook}/replay", post(webhooks::replay))
         .route("/w/{workspace}/webhooks/{webhook}/delete", post(webhooks::delete))
+        .route(
+            "/w/{workspace}/notifications",
+            get(notifications::page).post(notifications::save),
+        )
+        .route("/w/{workspace}/notifications/inbox", get(notifications::inbox_page))
+        .route(
+            "/w/{workspace}/notifications/texts/{language}/{trigger}",
+            get(notifications::text_page).post(notifications::text_post),
+        )
         .route("/invitations/{token}", get(invitation_page).post(accept_invitation))
         .route("/assets/console.css", get(stylesheet))
         .route("/assets/console.js", get(script))

@@ -54,7 +54,8 @@ impl<S: Send + Sync, T: DeserializeOwned> FromRequest<S> for OptionalJsonBody<T>
     }
 }
 
-async fn read_body(body: Body) -> Result<Bytes, ApiError> {
+/// The bytes of a request body, at most [`MAX_BODY_BYTES`].
+pub(crate) async fn read_body(body: Body) -> Result<Bytes, ApiError> {
     axum::body::to_bytes(body, MAX_BODY_BYTES).await.map_err(|error| {
         let cause = error.into_inner();
         if cause.is::<LengthLimitError>() {

@@ -27,6 +27,7 @@ use tonic::transport::Channel;
 use courier::v1::delivery_service_client::DeliveryServiceClient;
 use courier::v1::event_service_client::EventServiceClient;
 use courier::v1::fleet_order_service_client::FleetOrderServiceClient;
+use courier::v1::notification_service_client::NotificationServiceClient;
 use courier::v1::public_service_client::PublicServiceClient;
 use courier::v1::quote_service_client::QuoteServiceClient;
 use courier::v1::tracking_service_client::TrackingServiceClient;
@@ -48,8 +49,9 @@ pub struct CoreClients {
     pub webhooks: WebhookServiceClient<Channel>,
     pub tracking: TrackingServiceClient<Channel>,
     pub fleet_orders: FleetOrderServiceClient<Channel>,
-    /// Keyless reads: proof files (up to 10 MiB, hence the larger limit) and
-    /// the tracking page.
+    pub notifications: NotificationServiceClient<Channel>,
+    /// Keyless calls: proof files (up to 10 MiB, hence the larger limit),
+    /// the tracking page, the SMS provider's callbacks and unsubscribe links.
     pub public: PublicServiceClient<Channel>,
     /// The channel itself, for the list RPCs whose items the edge reads
     /// encoded ([`list_pages`]).
@@ -69,6 +71,7 @@ impl CoreClients {
             events: EventServiceClient::new(channel.clone()),
             webhooks: WebhookServiceClient::new(channel.clone()),
             fleet_orders: FleetOrderServiceClient::new(channel.clone()),
+            notifications: NotificationServiceClient::new(channel.clone()),
             deliveries: DeliveryServiceClient::new(channel.clone()),
             channel,
         })
@@ -83,7 +86,8 @@ pub struct EdgeState(Arc<EdgeShared>);
 /// The handles [`EdgeState`] shares.
 pub struct EdgeShared {
     pub core: CoreClients,
-    /// Public base URL, without a trailing slash (for `doc_url`).
+    /// Public base URL, without a trailing slash (for `doc_url`, and the
+    /// URL the SMS provider signs its callbacks over).
     pub base_url: Box<str>,
     /// Token buckets of the keys seen recently, here or in Redis.
     pub limits: ratelimit::RateLimiter,

@@ -9,6 +9,12 @@
 //! things utoipa does not model are added here, once: the error answers of
 //! each operation ([`operation_errors`]), the webhook requests (one per event
 //! type), and the rule that success bodies always carry every field.
+//!
+//! Routes that are not for integrators are left out: the tracking page
+//! (`/t/{token}`, for recipients), the SMS provider's callbacks
+//! (`/v1/notifications/sms/…`, for Twilio) and the unsubscribe page of
+//! notification emails (`/v1/notifications/unsubscribe/{token}`, for
+//! recipients; docs/notifications.md).
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -21,7 +27,7 @@ use utoipa::openapi::security::{ApiKey, ApiKeyValue, HttpAuthScheme, HttpBuilder
 use utoipa::{Modify, OpenApi};
 
 use crate::dto;
-use crate::routes::{couriers, deliveries, events, fleet, proofs, quotes, vehicle_types, webhooks};
+use crate::routes::{couriers, deliveries, events, fleet, notifications, proofs, quotes, vehicle_types, webhooks};
 
 #[derive(OpenApi)]
 #[openapi(
@@ -42,6 +48,7 @@ Amounts are integer cents including VAT; times are RFC 3339 in UTC. Errors answe
         deliveries::get,
         deliveries::cancel,
         deliveries::tracking,
+        notifications::list,
         proofs::proof_of_delivery,
         proofs::file,
         couriers::photo,
@@ -163,6 +170,7 @@ pub fn operation_errors(operation_id: &str) -> Option<Vec<ErrorCode>> {
         ),
         "listDeliveries" | "listEvents" => (&[InvalidRequest, PermissionDenied, InvalidPageToken], true),
         "streamEvents" => (&[InvalidRequest, PermissionDenied], true),
+        "listDeliveryNotifications" => (&[InvalidRequest, PermissionDenied, NotFound], true),
         "getDelivery" | "getDeliveryTracking" | "getEvent" | "deleteWebhookEndpoint" => {
             (&[PermissionDenied, NotFound], true)
         }
@@ -610,7 +618,8 @@ fn add_examples(doc: &mut Value) {
             json!({
                 "pickup": pickup, "dropoff": dropoff, "vehicle_type_id": "cargo_bike", "items": [item],
                 "notes": "Fragile: keep upright.",
-                "proof_of_delivery": { "dropoff": { "photos": 1, "recipient_name": true } }
+                "proof_of_delivery": { "dropoff": { "photos": 1, "recipient_name": true } },
+                "notifications": { "language": "de" }
             }),
         ),
         ("cancelDelivery", json!({ "reason": "no_longer_needed" })),
@@ -887,6 +896,23 @@ mod tests {
             let keyed = errors.contains(&ErrorCode::MissingApiKey);
             assert_eq!(operation.contains_key("security"), keyed, "{id}");
         }
+    }
+
+    #[test]
+    fn routes_not_for_integrators_are_left_out() {
+        let doc = document().expect("document");
+        let paths = doc["paths"].as_object().expect("paths");
+        assert!(paths.contains_key("/v1/deliveries/{deliveryId}/notifications"));
+        for path in paths.keys() {
+            assert!(
+                !path.starts_with("/v1/notifications/") && !path.starts_with("/t/"),
+                "{path}"
+            );
+        }
+        let created = &doc["components"]["schemas"]["Delivery"]["properties"]["notifications"];
+        assert!(created.to_string().contains("NotificationPreferences"), "{created}");
+        let input = &doc["components"]["schemas"]["CreateDeliveryRequest"]["properties"]["notifications"];
+        assert!(input.to_string().contains("NotificationPreferencesInput"), "{input}");
     }
 
     #[test]

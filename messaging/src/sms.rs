@@ -196,43 +196,33 @@ impl Twilio {
     /// not known is looked up here before it is made again, with `since`
     /// the time of its first attempt.
     ///
-    /// One GET of `Messages.json?To={to}&DateSent>={day}&PageSize=50`, with
-    /// the same credentials and timeout as a send, and of each
-    /// `next_page_uri` Twilio answers, up to 4 pages. `DateSent>=` takes a
-    /// GMT day, so each message listed is also checked to have been created
-    /// (`date_created`) no earlier than a minute (Twilio's clock and ours
-    /// may differ) before `since`, to have exactly this body, and to be from
-    /// our sender: the From number, or the Messaging Service.
+    /// One GET of `Messages.json?To={to}&PageSize=50`, with the same
+    /// credentials and timeout as a send, and of each `next_page_uri` Twilio
+    /// answers, up to 4 pages, newest first, until a page reaches messages
+    /// created before `since` less a minute (Twilio's clock and ours may
+    /// differ). No `DateSent` filter: Twilio sets a message's sent date only
+    /// when it leaves Twilio's queue, and a message still queued, the likely
+    /// state of one cut off mid-send, must be found too. A match has exactly
+    /// this body, was created in that window, and is from our sender: the
+    /// From number, or the Messaging Service.
     ///
     /// Errors are split as [`Twilio::send`] splits them. Four pages read,
     /// more left and the message not among them is
     /// [`SendError::Unavailable`], not `None`: it may be on a page not read.
-    ///
-    /// Twilio filters and sorts by the date a message was sent, which it
-    /// sets when the message leaves its queue; its documentation does not
-    /// say whether a message still queued (no `date_sent` yet) is listed
-    /// under `DateSent>=`. The stand-in lists it ([`crate::testing`]). A
-    /// body Twilio changed (a Messaging Service's Smart Encoding, message
-    /// redaction) is not found either.
+    /// A body Twilio changed (a Messaging Service's Smart Encoding, message
+    /// redaction) is not found.
     pub async fn find_sent(&self, to: &str, body: &str, since: DateTime<Utc>) -> Result<Option<Accepted>, SendError> {
         let from = since - CLOCK_SKEW;
         let mut url = self.messages_url.clone();
         url.query_pairs_mut()
             .append_pair("To", to)
-            .append_pair("DateSent>", &from.format("%Y-%m-%d").to_string())
             .append_pair("PageSize", &LOOKUP_PAGE_SIZE.to_string());
         let mut newest: Option<(DateTime<Utc>, ListedMessage)> = None;
         for _ in 0..LOOKUP_PAGES {
             let (status, text) = self.exchange(self.client.get(url.clone())).await?;
             let page: MessagePage = serde_json::from_str(&text).map_err(|error| unreadable(status, &error, &text))?;
+            let mut reached_older = false;
             for message in page.messages {
-                let ours = match &self.sender {
-                    Sender::Number(number) => message.from.as_ref() == Some(number),
-                    Sender::MessagingService(sid) => message.messaging_service_sid.as_ref() == Some(sid),
-                };
-                if !ours || message.to != to || message.body.as_deref() != Some(body) {
-                    continue;
-                }
                 let created = message
                     .date_created
                     .as_deref()
@@ -244,13 +234,24 @@ impl Twilio {
                         ))
                     })?
                     .with_timezone(&Utc);
-                if created >= from && newest.as_ref().is_none_or(|(newest, _)| created > *newest) {
+                if created < from {
+                    reached_older = true;
+                    continue;
+                }
+                let ours = match &self.sender {
+                    Sender::Number(number) => message.from.as_ref() == Some(number),
+                    Sender::MessagingService(sid) => message.messaging_service_sid.as_ref() == Some(sid),
+                };
+                if !ours || message.to != to || message.body.as_deref() != Some(body) {
+                    continue;
+                }
+                if newest.as_ref().is_none_or(|(newest, _)| created > *newest) {
                     newest = Some((created, message));
                 }
             }
             match page.next_page_uri {
-                Some(next) => url = self.next_page(&next)?,
-                None => return Ok(newest.map(|(_, message)| message.accepted())),
+                Some(next) if !reached_older => url = self.next_page(&next)?,
+                _ => return Ok(newest.map(|(_, message)| message.accepted())),
             }
         }
         match newest {

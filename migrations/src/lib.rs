@@ -36,6 +36,8 @@ mod m20261130_000050_add_audit_courier;
 mod m20261130_000051_add_windows;
 mod m20261130_000052_add_routes;
 mod m20261201_000053_add_shifts_and_plans;
+mod m20261201_000054_add_notifications;
+mod m20261202_000055_add_usage_charges;
 
 pub struct Migrator;
 
@@ -72,6 +74,8 @@ impl MigratorTrait for Migrator {
             Box::new(m20261130_000051_add_windows::Migration),
             Box::new(m20261130_000052_add_routes::Migration),
             Box::new(m20261201_000053_add_shifts_and_plans::Migration),
+            Box::new(m20261201_000054_add_notifications::Migration),
+            Box::new(m20261202_000055_add_usage_charges::Migration),
         ]
     }
 }

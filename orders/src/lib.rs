@@ -12,6 +12,7 @@ pub mod events;
 pub mod fleet;
 pub mod idempotency;
 pub mod lifecycle;
+pub mod notifications;
 pub mod proofs;
 pub mod quotes;
 pub mod routes;
@@ -54,6 +55,10 @@ pub struct Orders {
     pub dispatch_wake: Arc<tokio::sync::Notify>,
     /// Wakes this process's webhook dispatcher: a commit queued sends.
     pub webhook_wake: Arc<tokio::sync::Notify>,
+    /// Wakes this process's notification sender: a commit queued messages.
+    pub notification_wake: Arc<tokio::sync::Notify>,
+    /// The SMS and email providers (`notifications::providers`).
+    pub notification_providers: Arc<notifications::providers::Providers>,
     /// Wakes this process's watchers of the dispatch map: a courier's
     /// position, availability or work changed (`courier_core::dispatch_map`).
     pub map_wake: MapWake,
@@ -79,6 +84,10 @@ impl Orders {
             .map_err(|e| CoreError::Internal(format!("catalogue: {e}")))?;
         let router = courier_pricing::router_from_config(&identity.config, &identity.metrics)?;
         let metrics = &identity.metrics;
+        let notification_providers = notifications::providers::Providers::from_config(
+            &identity.config.notifications,
+            &identity.config.public_base_url,
+        )?;
         Ok(Orders {
             create_queue: Arc::default(),
             delivery_cache: Arc::new(deliveries::cache::DeliveryCache::new(
@@ -89,6 +98,8 @@ impl Orders {
             courier_signals: Arc::default(),
             dispatch_wake: Arc::default(),
             webhook_wake: Arc::default(),
+            notification_wake: Arc::default(),
+            notification_providers: Arc::new(notification_providers),
             map_wake: MapWake::default(),
             catalog: Arc::new(catalog),
             router,

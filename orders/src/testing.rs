@@ -205,6 +205,7 @@ pub fn sample_delivery() -> Delivery {
         promised_by: None,
         delayed_at: None,
         on_time: None,
+        notifications: Default::default(),
     }
 }
 
@@ -219,6 +220,7 @@ pub fn new_delivery() -> NewDelivery {
         proof: None,
         test_scenario: None,
         batching: deliveries::Batching::Allowed,
+        notifications: Default::default(),
     }
 }
 

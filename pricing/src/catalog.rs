@@ -17,6 +17,7 @@
 //!
 //! ```text
 //! { "currency": "EUR",
+//!   "notifications"?: { "sms_cents" },
 //!   "vehicle_types": [{ "id", "name", "description", "max_weight_kg",
 //!       "max_length_cm", "max_width_cm", "max_height_cm", "max_jobs"?,
 //!       "extras": [<extra id>…] }],
@@ -30,6 +31,11 @@
 //!       "holidays": [{ "rule": "fixed", "name", "month", "day", "if_sunday_offset_days"? }
 //!                  | { "rule": "easter", "name", "offset_days" }] }] }
 //! ```
+//!
+//! `notifications` prices recipient notifications (docs/billing.md "SMS
+//! notifications"): `sms_cents`, what each live SMS a provider took costs,
+//! in the catalogue currency. A file that leaves the object out gets
+//! [`DEFAULT_SMS_CENTS`], the built-in catalogue's price; `0` bills no SMS.
 
 use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -53,6 +59,10 @@ pub const MAX_SURCHARGE_BPS: u32 = 10_000;
 /// The most jobs any vehicle type may hold at once: a day's route of a
 /// large van, and a bound on every route the core plans.
 pub const MAX_JOBS_PER_COURIER: u32 = 50;
+
+/// The price of a live SMS notification when the catalogue file says
+/// nothing (`notifications` left out): the built-in catalogue's.
+pub const DEFAULT_SMS_CENTS: i64 = 9;
 
 /// Why a catalogue could not be loaded.
 #[derive(Debug, thiserror::Error)]
@@ -82,6 +92,7 @@ fn invalid(path: impl Into<String>, message: impl Into<String>) -> CatalogError 
 #[derive(Clone, Debug, PartialEq)]
 pub struct Catalog {
     currency: String,
+    notifications: NotificationPrices,
     vehicle_types: Vec<VehicleType>,
     extras: Vec<Extra>,
     service_areas: Vec<ServiceArea>,
@@ -92,9 +103,29 @@ pub struct Catalog {
 #[serde(deny_unknown_fields)]
 struct CatalogFile {
     currency: String,
+    #[serde(default)]
+    notifications: NotificationPrices,
     vehicle_types: Vec<VehicleType>,
     extras: Vec<Extra>,
     service_areas: Vec<ServiceArea>,
+}
+
+/// What recipient notifications cost, in the catalogue currency: each
+/// live SMS a provider took is charged on the workspace's statement
+/// (docs/billing.md "SMS notifications"). Emails are free.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NotificationPrices {
+    /// The price of one live SMS, VAT included; `0` bills none.
+    pub sms_cents: i64,
+}
+
+impl Default for NotificationPrices {
+    fn default() -> NotificationPrices {
+        NotificationPrices {
+            sms_cents: DEFAULT_SMS_CENTS,
+        }
+    }
 }
 
 /// A bookable vehicle type with its cargo limits.
@@ -388,6 +419,7 @@ impl Catalog {
         let file: CatalogFile = serde_json::from_str(json)?;
         let catalog = Catalog {
             currency: file.currency,
+            notifications: file.notifications,
             vehicle_types: file.vehicle_types,
             extras: file.extras,
             service_areas: file.service_areas,
@@ -413,6 +445,11 @@ impl Catalog {
     /// ISO 4217 code of every price in the catalogue.
     pub fn currency(&self) -> &str {
         &self.currency
+    }
+
+    /// What recipient notifications cost, in [`Catalog::currency`].
+    pub fn notification_prices(&self) -> NotificationPrices {
+        self.notifications
     }
 
     /// Every vehicle type, in display order.
@@ -484,6 +521,7 @@ impl Catalog {
                 format!("'{}' is not an ISO 4217 code", self.currency),
             ));
         }
+        ensure_amount(self.notifications.sms_cents, "notifications.sms_cents")?;
         self.validate_extras()?;
         self.validate_vehicle_types()?;
         self.validate_service_areas()
@@ -750,6 +788,7 @@ mod tests {
         let catalog = Catalog::default_catalog();
         assert_eq!(catalog, Catalog::load(None).expect("default loads"));
         assert_eq!(catalog.currency(), "EUR");
+        assert_eq!(catalog.notification_prices().sms_cents, 9);
         let ids: Vec<&str> = catalog.vehicle_types().iter().map(|v| v.id.as_str()).collect();
         assert_eq!(ids, ["bicycle", "cargo_bike", "car", "small_van", "large_van"]);
         for vehicle in catalog.vehicle_types() {
@@ -984,6 +1023,10 @@ mod tests {
         let mut value = default_value();
         value["vehicle_types"] = serde_json::json!([]);
         assert_eq!(invalid_path(value), "vehicle_types");
+
+        let mut value = default_value();
+        value["notifications"]["sms_cents"] = (-1).into();
+        assert_eq!(invalid_path(value), "notifications.sms_cents");
     }
 
     #[test]
@@ -996,5 +1039,30 @@ mod tests {
         let berlin = catalog.service_area("berlin").expect("berlin");
         assert_eq!(berlin.surcharges, SurchargeRules::default());
         assert!(berlin.holidays.is_empty());
+    }
+
+    #[test]
+    fn the_sms_price_defaults_to_the_built_in_one_and_refuses_typos() {
+        let mut value = default_value();
+        value.as_object_mut().expect("catalogue object").remove("notifications");
+        let catalog = Catalog::from_json(&value.to_string()).expect("still valid");
+        assert_eq!(
+            catalog.notification_prices(),
+            NotificationPrices {
+                sms_cents: DEFAULT_SMS_CENTS
+            }
+        );
+
+        let mut value = default_value();
+        value["notifications"]["sms_cents"] = 0.into();
+        let catalog = Catalog::from_json(&value.to_string()).expect("free SMS are valid");
+        assert_eq!(catalog.notification_prices().sms_cents, 0);
+
+        let mut value = default_value();
+        value["notifications"]["email_cents"] = 1.into();
+        assert!(is_json_error(value));
+        let mut value = default_value();
+        value["notifications"] = serde_json::json!({});
+        assert!(is_json_error(value), "an object given names its price");
     }
 }

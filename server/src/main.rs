@@ -706,12 +706,15 @@ async fn billing(core: &Core, command: BillingCommand) -> Result<(), Box<dyn std
     let show = |s: &statements::Statement| {
         let overdue = if s.is_overdue(now) { "\toverdue" } else { "" };
         format!(
-            "{}\t{}\t{} {}\t{} deliveries\tperiod {} to {}\tdue {}{overdue}",
+            "{}\t{}\t{} {}\t{} deliveries\t{} SMS ({} {})\tperiod {} to {}\tdue {}{overdue}",
             s.id,
             s.status.as_str(),
             document::amount(s.total_cents),
             s.currency,
             s.delivery_count,
+            s.sms_count,
+            document::amount(s.sms_cents),
+            s.currency,
             rfc3339(s.period_start),
             rfc3339(s.period_end),
             rfc3339(s.due_at),
@@ -792,10 +795,11 @@ async fn billing(core: &Core, command: BillingCommand) -> Result<(), Box<dyn std
                 let Some(next) = next else { break };
                 token = Some(next);
             }
+            let statement = statement_out(&statement, now);
             let text = if format == "html" {
-                document::html(&workspace.name, &statement_out(&statement, now), &deliveries)?
+                document::html(&workspace.name, &statement, &deliveries)?
             } else {
-                document::csv(&deliveries)?
+                document::statement_csv(&statement, &deliveries)?
             };
             match output {
                 Some(path) => std::fs::write(&path, text)?,

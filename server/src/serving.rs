@@ -15,9 +15,11 @@ use courier::internal::v1::billing_service_server::BillingServiceServer;
 use courier::internal::v1::console_service_server::ConsoleServiceServer;
 use courier::internal::v1::courier_service_server::CourierServiceServer;
 use courier::internal::v1::dispatch_service_server::DispatchServiceServer;
+use courier::internal::v1::notification_settings_service_server::NotificationSettingsServiceServer;
 use courier::v1::delivery_service_server::DeliveryServiceServer;
 use courier::v1::event_service_server::EventServiceServer;
 use courier::v1::fleet_order_service_server::FleetOrderServiceServer;
+use courier::v1::notification_service_server::NotificationServiceServer;
 use courier::v1::public_service_server::PublicServiceServer;
 use courier::v1::quote_service_server::QuoteServiceServer;
 use courier::v1::tracking_service_server::TrackingServiceServer;
@@ -35,6 +37,7 @@ use crate::grpc::console::ConsoleApi;
 use crate::grpc::courier_app::CourierAppApi;
 use crate::grpc::couriers::CourierApi;
 use crate::grpc::fleet::FleetOrderApi;
+use crate::grpc::notifications::{NotificationApi, NotificationSettingsApi};
 use crate::grpc::request_text::CheckText;
 use crate::grpc::{admin::AdminApi, deliveries::DeliveryApi, quotes::QuoteApi, vehicle_types::VehicleTypeApi};
 use crate::grpc::{dispatch::DispatchApi, events::EventApi, tracking::TrackingApi, webhooks::WebhookApi};
@@ -70,6 +73,8 @@ const SERVICES: &[&str] = &[
     <TrackingServiceServer<TrackingApi> as NamedService>::NAME,
     <DeliveryServiceServer<DeliveryApi> as NamedService>::NAME,
     <FleetOrderServiceServer<FleetOrderApi> as NamedService>::NAME,
+    <NotificationServiceServer<NotificationApi> as NamedService>::NAME,
+    <NotificationSettingsServiceServer<NotificationSettingsApi> as NamedService>::NAME,
 ];
 
 /// HTTP/2 flow control (docs/scaling.md "HTTP/2 settings"). The HTTP/2
@@ -166,6 +171,10 @@ pub async fn serve(
             CourierAppServiceServer::new(CourierAppApi(core.clone())).max_decoding_message_size(32 * 1024 * 1024),
         )
         .add_service(FleetOrderServiceServer::new(FleetOrderApi(core.clone())))
+        .add_service(NotificationServiceServer::new(NotificationApi(core.clone())))
+        .add_service(NotificationSettingsServiceServer::new(NotificationSettingsApi(
+            core.clone(),
+        )))
         .add_service(DeliveryServiceServer::new(DeliveryApi(core)))
         // Without TCP_NODELAY a response's trailers wait for the peer's
         // delayed ACK (40 ms) whenever the message spans two writes.

@@ -17,7 +17,7 @@ use tokio_util::sync::CancellationToken;
 use tracing::Instrument;
 
 use courier_core::{Core, CoreResult, auto_dispatch, jobs, positions};
-use courier_orders::{assignments, billing, events, idempotency, simulator, webhooks};
+use courier_orders::{assignments, billing, events, idempotency, notifications, simulator, webhooks};
 use courier_store::metrics::CoreMetrics;
 use courier_store::runner::{Done, Runner, log_step};
 use courier_store::{cache_feed, day_partitions, db};
@@ -96,6 +96,19 @@ pub fn spawn(core: &Core, stop: &CancellationToken, role: Role) -> JoinSet<()> {
         );
         tasks.count("auto_dispatch", auto_dispatch::run(core.clone(), stop.clone()));
         tasks.count(
+            "notification_sender",
+            notifications::sender::run(core.orders.clone(), stop.clone()),
+        );
+        tasks.count(
+            "notification_outbox_sampler",
+            every(
+                SAMPLE_QUEUE_EVERY,
+                core.clone(),
+                stop.clone(),
+                sample_notification_outbox,
+            ),
+        );
+        tasks.count(
             "courier_history_purge",
             every(PURGE_EVERY, core.clone(), stop.clone(), purge_courier_history),
         );
@@ -145,6 +158,11 @@ async fn forget_unwatched_feeds(core: Core) -> CoreResult<Done> {
 async fn sample_webhook_queue(core: Core) -> CoreResult<Done> {
     let pending = webhooks::queue::pending_count(&core.db).await?;
     core.metrics.set_webhook_queue_depth(pending);
+    Ok(Done::Idle)
+}
+
+async fn sample_notification_outbox(core: Core) -> CoreResult<Done> {
+    notifications::sender::sample_outbox(&core).await?;
     Ok(Done::Idle)
 }
 

@@ -105,6 +105,10 @@ pub struct CoreConfig {
     #[command(flatten)]
     pub blob_s3: S3Config,
 
+    /// The providers of recipient notifications (docs/notifications.md).
+    #[command(flatten)]
+    pub notifications: NotificationConfig,
+
     /// Who gives live deliveries to couriers: `auto`, the core's dispatcher
     /// (offers to the best online couriers, docs/couriers.md "Automatic
     /// dispatch"), or `external`, a dispatch system over `DispatchService`.
@@ -241,6 +245,65 @@ impl std::fmt::Debug for S3Config {
             .field("access_key", &self.access_key)
             .field("secret_key", &self.secret_key.as_ref().map(|_| "<redacted>"))
             .field("region", &self.region)
+            .finish()
+    }
+}
+
+/// The providers of recipient notifications (docs/notifications.md
+/// "Providers"): a channel whose settings are missing sends nothing, which
+/// the core says once at start-up.
+#[derive(clap::Args, Clone)]
+pub struct NotificationConfig {
+    /// SMTP server of emails: `smtps://user:pass@host:465` (TLS),
+    /// `smtp://user:pass@host:587?tls=required` (STARTTLS), or
+    /// `smtp://127.0.0.1:2525` (plain, loopback only).
+    #[arg(long, env = "COURIER_SMTP_URL", hide_env_values = true)]
+    pub smtp_url: Option<String>,
+
+    /// The address emails come from (the name is each workspace's).
+    #[arg(long, env = "COURIER_SMTP_FROM", default_value = "deliveries@courier.localhost")]
+    pub smtp_from: String,
+
+    /// Twilio's API base URL (a stand-in's, in tests).
+    #[arg(long, env = "COURIER_TWILIO_BASE_URL", default_value = "https://api.twilio.com")]
+    pub twilio_base_url: String,
+
+    /// Twilio account SID; with the token and the sender, SMS go out.
+    #[arg(long, env = "COURIER_TWILIO_ACCOUNT_SID")]
+    pub twilio_account_sid: Option<String>,
+
+    /// Twilio auth token: signs Twilio's callbacks too.
+    #[arg(long, env = "COURIER_TWILIO_AUTH_TOKEN", hide_env_values = true)]
+    pub twilio_auth_token: Option<String>,
+
+    /// The SMS sender: an E.164 number or a Messaging Service SID (`MG…`).
+    #[arg(long, env = "COURIER_TWILIO_FROM")]
+    pub twilio_from: Option<String>,
+
+    /// How long one call to a provider may take.
+    #[arg(long, env = "COURIER_NOTIFICATION_TIMEOUT", default_value = "10s", value_parser = parse_duration)]
+    pub timeout: Duration,
+
+    /// Multiplier of the retry schedule (the webhooks' 5 s, 30 s, 2 min, …);
+    /// tests shrink it.
+    #[arg(long, env = "COURIER_NOTIFICATION_RETRY_SCALE", default_value_t = 1.0, value_parser = parse_scale)]
+    pub retry_scale: f64,
+}
+
+impl std::fmt::Debug for NotificationConfig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("NotificationConfig")
+            .field("smtp_url", &self.smtp_url.as_ref().map(|_| "<redacted>"))
+            .field("smtp_from", &self.smtp_from)
+            .field("twilio_base_url", &self.twilio_base_url)
+            .field("twilio_account_sid", &self.twilio_account_sid)
+            .field(
+                "twilio_auth_token",
+                &self.twilio_auth_token.as_ref().map(|_| "<redacted>"),
+            )
+            .field("twilio_from", &self.twilio_from)
+            .field("timeout", &self.timeout)
+            .field("retry_scale", &self.retry_scale)
             .finish()
     }
 }

@@ -30,6 +30,18 @@ struct ResultLabels {
 }
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct NotificationLabels {
+    channel: &'static str,
+    trigger: &'static str,
+    result: &'static str,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct ChannelLabels {
+    channel: &'static str,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 struct ModeLabels {
     mode: &'static str,
 }
@@ -124,6 +136,9 @@ pub struct CoreMetrics {
     dispatch_time_to_accept: Histogram,
     dispatch_offers: Family<ResultLabels, Counter>,
     deliveries_delayed: Family<ModeLabels, Counter>,
+    notifications: Family<NotificationLabels, Counter>,
+    notification_outbox_depth: Gauge,
+    notification_provider_latency: Family<ChannelLabels, Histogram, fn() -> Histogram>,
     workers: Family<WorkerLabels, Gauge>,
 }
 
@@ -157,6 +172,9 @@ impl Default for CoreMetrics {
             dispatch_time_to_accept: courier::ops::latency_histogram(),
             dispatch_offers: Family::default(),
             deliveries_delayed: Family::default(),
+            notifications: Family::default(),
+            notification_outbox_depth: Gauge::default(),
+            notification_provider_latency: Family::new_with_constructor(courier::ops::latency_histogram),
             workers: Family::default(),
         }
     }
@@ -199,6 +217,21 @@ impl CoreMetrics {
             "courier_webhook_queue_depth",
             "Webhook sends waiting (pending queue rows), sampled from the database",
             self.webhook_queue_depth.clone(),
+        );
+        registry.register(
+            "courier_notifications",
+            "Recipient notifications that left the outbox, by channel (sms, email), trigger and result (sent, test_inbox, retrying, failed, dropped, opted_out, held)",
+            self.notifications.clone(),
+        );
+        registry.register(
+            "courier_notification_outbox_depth",
+            "Notifications waiting to be sent (queued or held by quiet hours), sampled from the database",
+            self.notification_outbox_depth.clone(),
+        );
+        registry.register(
+            "courier_notification_provider_duration_seconds",
+            "Time of each call to an SMS or email provider, by channel",
+            self.notification_provider_latency.clone(),
         );
         registry.register(
             "courier_simulator_lag_seconds",
@@ -466,6 +499,29 @@ impl CoreMetrics {
     /// A delivery of `mode` reported at risk (`delivery.delayed`).
     pub fn delivery_delayed(&self, mode: &'static str) {
         self.deliveries_delayed.get_or_create(&ModeLabels { mode }).inc();
+    }
+
+    /// A notification of `channel` and `trigger` left the outbox with `result`.
+    pub fn notification(&self, channel: &'static str, trigger: &'static str, result: &'static str) {
+        self.notifications
+            .get_or_create(&NotificationLabels {
+                channel,
+                trigger,
+                result,
+            })
+            .inc();
+    }
+
+    pub fn set_notification_outbox_depth(&self, waiting: u64) {
+        self.notification_outbox_depth
+            .set(i64::try_from(waiting).unwrap_or(i64::MAX));
+    }
+
+    /// One call to the `channel` provider took `took`.
+    pub fn notification_provider_call(&self, channel: &'static str, took: Duration) {
+        self.notification_provider_latency
+            .get_or_create(&ChannelLabels { channel })
+            .observe(took.as_secs_f64());
     }
 
     /// A simulator step taken `late_micros` after it was due.

@@ -19,6 +19,8 @@ pub struct Secrets {
     pub page_token: Vec<u8>,
     /// HMAC key of signed download links.
     pub download_url: Vec<u8>,
+    /// HMAC key of the unsubscribe links in emails.
+    pub unsubscribe_link: Vec<u8>,
 }
 
 impl Secrets {
@@ -35,6 +37,7 @@ impl Secrets {
             service_token: derive_key(master, "service-token"),
             page_token: derive_key(master, "page-token"),
             download_url: derive_key(master, "download-url"),
+            unsubscribe_link: derive_key(master, "unsubscribe-link"),
         }
     }
 }

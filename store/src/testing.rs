@@ -5,7 +5,7 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use crate::config::{CoreConfig, DispatchMode};
+use crate::config::{CoreConfig, DispatchMode, NotificationConfig};
 
 /// How often [`wait_until`] asks again.
 const POLL_EVERY: Duration = Duration::from_millis(20);
@@ -36,7 +36,7 @@ pub async fn wait_until<T, E: std::fmt::Display>(
 pub const SECRET_KEY: &str = "test-secret-key";
 
 /// The settings tests run with: the simulator, the billing check and the
-/// webhook retry schedule fast; plain-HTTP and loopback webhook targets
+/// webhook and notification retry schedules fast; plain-HTTP and loopback webhook targets
 /// allowed (the tests' receivers listen on loopback); no road router.
 pub fn config(database_url: &str, blob_dir: PathBuf) -> CoreConfig {
     CoreConfig {
@@ -60,6 +60,18 @@ pub fn config(database_url: &str, blob_dir: PathBuf) -> CoreConfig {
         catalog_file: None,
         blob_dir,
         blob_s3: Default::default(),
+        // No provider: test mode fills the test inbox; tests of live
+        // messages point these at their stand-ins.
+        notifications: NotificationConfig {
+            smtp_url: None,
+            smtp_from: "deliveries@courier.localhost".into(),
+            twilio_base_url: "https://api.twilio.com".into(),
+            twilio_account_sid: None,
+            twilio_auth_token: None,
+            twilio_from: None,
+            timeout: Duration::from_secs(2),
+            retry_scale: 0.002,
+        },
         // Tests that drive automatic dispatch turn it on; the others
         // assign couriers themselves.
         dispatch: DispatchMode::External,

@@ -523,6 +523,15 @@ impl World {
     /// The request body of `path` for one call: one of each resource, or,
     /// for the calls that use one up (deleting an endpoint, joining by an
     /// invitation, removing a member), a new one.
+    /// A valid unsubscribe link's token of the world's workspace.
+    fn unsubscribe_token(&self, app: &TestApp) -> String {
+        courier_orders::notifications::opt_outs::unsubscribe_token(
+            &app.core.secrets.unsubscribe_link,
+            &self.workspace,
+            "someone@example.com",
+        )
+    }
+
     async fn body(&self, app: &TestApp, path: &str) -> Vec<u8> {
         let w = || self.workspace.clone();
         let d = || self.delivery.clone();
@@ -585,6 +594,43 @@ impl World {
             ("PublicService", "GetCourierPhoto") => self.courier_photo.encode_to_vec(),
             ("PublicService", "GetPublicTracking") => pb::GetPublicTrackingRequest {
                 token: self.tracking_token.clone(),
+            }
+            .encode_to_vec(),
+            // Of no kind: refused as a request (the signature is checked
+            // after), by everyone alike.
+            ("PublicService", "ReceiveSmsCallback") => pb::ReceiveSmsCallbackRequest::default().encode_to_vec(),
+            ("PublicService", "GetUnsubscribeLink") => pb::GetUnsubscribeLinkRequest {
+                token: self.unsubscribe_token(app),
+            }
+            .encode_to_vec(),
+            ("PublicService", "Unsubscribe") => pb::UnsubscribeRequest {
+                token: self.unsubscribe_token(app),
+            }
+            .encode_to_vec(),
+            ("NotificationService", "ListDeliveryNotifications") => {
+                pb::ListDeliveryNotificationsRequest { delivery_id: d() }.encode_to_vec()
+            }
+            ("NotificationSettingsService", "GetNotificationSettings") => {
+                ipb::GetNotificationSettingsRequest { workspace_id: w() }.encode_to_vec()
+            }
+            ("NotificationSettingsService", "UpdateNotificationSettings") => ipb::UpdateNotificationSettingsRequest {
+                settings: Some(ipb::NotificationSettings {
+                    workspace_id: w(),
+                    language: "en".into(),
+                    ..Default::default()
+                }),
+            }
+            .encode_to_vec(),
+            ("NotificationSettingsService", "PreviewNotification") => ipb::PreviewNotificationRequest {
+                workspace_id: w(),
+                trigger: pb::NotificationTrigger::Arriving as i32,
+                language: "en".into(),
+                text: None,
+            }
+            .encode_to_vec(),
+            ("NotificationSettingsService", "ListTestMessages") => ipb::ListTestMessagesRequest {
+                workspace_id: w(),
+                ..Default::default()
             }
             .encode_to_vec(),
             ("AdminService", "CreateWorkspace") => ipb::CreateWorkspaceRequest::default().encode_to_vec(),

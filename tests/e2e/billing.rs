@@ -345,6 +345,8 @@ e2e! {
         assert!(statement.id.starts_with("stm_"), "{}", statement.id);
         assert_eq!(statement.status(), ipb::StatementStatus::Open);
         assert_eq!((statement.total_cents, statement.delivery_count), (2 * price, 2));
+        // No SMS provider here: no live SMS went out, so none is charged.
+        assert_eq!((statement.sms_count, statement.sms_cents, statement.sms_unit_cents), (0, 0, None));
         assert_eq!(statement.currency, "EUR");
         assert!(!statement.overdue);
         let issued = statement.issued_at.expect("issued").seconds;

@@ -1,8 +1,9 @@
 //! The integrators' `courier` binary (README, "For integrators"), run as a
 //! process against the test app: `listen` forwarding every event signed
 //! (checked with the core's Standard Webhooks verifier) and resuming after
-//! the stream is cut, `trigger`, the deliveries commands with a saved key,
-//! and its errors.
+//! the stream is cut, printing a test delivery's SMS as they land in the
+//! test inbox, `trigger`, the deliveries commands with a saved key, and its
+//! errors.
 
 use std::path::PathBuf;
 use std::process::Stdio;
@@ -245,6 +246,29 @@ e2e! {
         .for_each(|(line, event)| {
             assert!(line.contains(event["id"].as_str().unwrap_or_default()) && line.contains("[200]") && line.ends_with(" ms"), "{line}");
         });
+        // The test delivery's SMS to its recipient as they landed in the test
+        // inbox, each once, under the event that fired it (`courier_assigned`
+        // and `delivered` may be held by quiet hours, `arriving` never is).
+        let stdout = wait_until("the delivered SMS printed", RUN_LIMIT, async || {
+            let stdout = listen.stdout();
+            if stdout.iter().any(|line| line.starts_with("  sms → +49********78 [delivered] ")) {
+                Ok(stdout)
+            } else {
+                Err(format!("{stdout:?}"))
+            }
+        })
+        .await;
+        let line_of = |start: &str| -> usize {
+            let found: Vec<usize> = (0..stdout.len()).filter(|i| stdout[*i].contains(start)).collect();
+            assert_eq!(found.len(), 1, "{start}: {stdout:?}");
+            found[0]
+        };
+        let sms = |trigger: &str| line_of(&format!("  sms → +49********78 [{trigger}] "));
+        assert!(line_of("--> delivery.courier_assigned") < sms("courier_assigned"), "{stdout:?}");
+        assert!(line_of("--> delivery.courier_arrived") < sms("arriving"), "{stdout:?}");
+        assert!(line_of("--> delivery.delivered") < sms("delivered"), "{stdout:?}");
+        assert!(stdout[sms("arriving")].starts_with("  sms → +49********78 [arriving] sent: \"E2E workspace: "), "{stdout:?}");
+        assert_eq!(stdout.iter().filter(|line| line.starts_with("  ")).count(), 3, "{stdout:?}");
 
         // The secret is the machine's: kept (0600) and printed again.
         let kept = std::fs::read_to_string(config.join("listen-secret")).expect("secret file");
@@ -377,6 +401,13 @@ e2e! {
         assert_eq!(status, 0, "{stderr}");
         assert!(stdout.contains("cancelled") && stdout.contains("cancelled_by_you"), "{stdout}");
         assert_eq!(app.get(&format!("/v1/deliveries/{id}"), &app.live_key).await.body["status"], "cancelled");
+        // Its notifications: none, no courier ever took it.
+        let (status, stdout, stderr) = saved(&["deliveries", "notifications", &id]).await;
+        assert_eq!(status, 0, "{stderr}");
+        assert_eq!(stdout.trim(), "No notifications.");
+        let (status, stdout, stderr) = saved(&["--json", "deliveries", "notifications", &id]).await;
+        assert_eq!(status, 0, "{stderr}");
+        assert_eq!(serde_json::from_str::<Value>(&stdout).expect("list JSON"), json!({ "notifications": [], "next_page_token": null }));
 
         // A refusal: the contract's code, message and request id.
         let (status, _, stderr) = saved(&["deliveries", "cancel", &id]).await;

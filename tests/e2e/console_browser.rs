@@ -626,7 +626,7 @@ e2e! {
         assert_eq!(browser.client.current_url().await.expect("url").as_str(), deep, "back on the page asked for");
         assert_eq!(browser.heading().await, "Events (live)");
 
-        for link in ["Members", "Deliveries", "Billing", "API keys", "Overview", "Webhooks", "Members", "Events"] {
+        for link in ["Members", "Deliveries", "Billing", "API keys", "Overview", "Webhooks", "Notifications", "Members", "Events"] {
             browser.click_to(&format!("//nav//a[text()='{link}']"), "nav").await;
             let url = browser.client.current_url().await.expect("url");
             assert!(url.query().is_some_and(|q| q.contains("mode=live")), "{link}: {url}");
@@ -1061,5 +1061,107 @@ e2e! {
         let waiting = courier_orders::fleet::pending_orders(&app.core.db, &fleet, 100).await.expect("board");
         assert!(waiting.is_empty(), "every order given to a driver");
         browser.close().await;
+    }
+}
+
+e2e! {
+    with |config| config.simulator_step = Duration::from_millis(300);
+
+    async fn an_owner_edits_a_template_previews_it_is_refused_an_unknown_placeholder_and_reads_the_test_inbox(app: TestApp) {
+        let Some(driver) = Driver::start().await else { return };
+        user(&app, "owner@example.com", Role::Owner).await;
+        let owner = driver.browser().await;
+        owner.sign_in(&app, "owner@example.com").await;
+        owner.click_to("//nav//a[text()='Notifications']", "#settings-form").await;
+        assert_eq!(owner.heading().await, "Notifications");
+        let channels = owner.text("#channels").await;
+        assert!(channels.contains("SMS: not set up on this platform") && channels.contains("test inbox"), "{channels}");
+
+        // The grid starts with the defaults; quiet hours turned off, an SMS
+        // to the recipient at pickup and an email once delivered added, in
+        // one save.
+        let ticked = async |value: &str| {
+            owner.find(&format!("input[name=rule][value='{value}']")).await.prop("checked").await.expect("checked") == Some("true".into())
+        };
+        assert!(ticked("courier_assigned.recipient.sms").await && ticked("arriving.recipient.sms").await);
+        assert!(!ticked("picked_up.recipient.sms").await);
+        owner.click("//input[@name='rule'][@value='picked_up.recipient.sms']").await;
+        owner.click("//input[@name='rule'][@value='delivered.recipient.email']").await;
+        owner.click("//input[@id='quiet']").await;
+        owner.click_to("//button[text()='Save settings']", ".notice").await;
+        assert_eq!(owner.text(".notice").await, "Notification settings saved.");
+        assert!(ticked("picked_up.recipient.sms").await && ticked("delivered.recipient.email").await, "kept");
+        assert_eq!(owner.find("#quiet").await.prop("checked").await.expect("checked"), Some("false".into()));
+
+        // The arriving SMS in English: previewed on the sample delivery,
+        // unsaved.
+        owner.click_to("//li[span[text()='Arriving']]/a[text()='English']", "#text-form").await;
+        assert_eq!(owner.heading().await, "Arriving (English)");
+        let shipped = owner.find("#sms").await.prop("value").await.expect("value").unwrap_or_default();
+        assert!(shipped.contains("{courier_first_name}"), "{shipped}");
+        owner.fill("#sms", "{business_name}: {courier_first_name} is around the corner, ready at {eta}. {tracking_url}").await;
+        owner.click_to("//button[text()='Preview']", "#preview-sms").await;
+        let bubble = owner.text("#preview-sms").await;
+        assert!(bubble.contains("Sam is around the corner, ready at 14:35") && !bubble.contains('{'), "{bubble}");
+        assert!(owner.text("#preview").await.contains("Preview of your unsaved text"));
+        assert!(owner.text("#preview-email").await.contains("Hello Jana Novak"), "the email rendered too");
+        owner.screenshot().await;
+
+        // An unknown placeholder is refused by name at its field, the typed
+        // text kept, and nothing saved.
+        let unknown = "Hi {nickname}, {courier_first_name} is around the corner.";
+        owner.fill("#sms", unknown).await;
+        owner.click_to("//button[text()='Save the texts']", "#sms-error").await;
+        let error = owner.text("#sms-error").await;
+        assert!(error.contains("Unknown placeholder {nickname}") && error.contains("{business_name}"), "{error}");
+        assert_eq!(owner.find("#sms").await.prop("value").await.expect("value").as_deref(), Some(unknown));
+        assert_eq!(owner.find("#sms").await.attr("aria-invalid").await.expect("attr").as_deref(), Some("true"));
+        owner.open(&app.url(&format!("/console/w/{}/notifications/texts/en/arriving", app.workspace_id))).await;
+        assert_eq!(owner.find("#sms").await.prop("value").await.expect("value").as_deref(), Some(shipped.as_str()), "nothing was saved");
+        assert!(owner.text("main").await.contains("The platform's text"));
+
+        // Fixed and saved: the workspace's own text from now on.
+        let edited = "{business_name}: {courier_first_name} is around the corner with your order. {tracking_url}";
+        owner.fill("#sms", edited).await;
+        owner.click_to("//button[text()='Save the texts']", ".notice").await;
+        assert!(owner.text(".notice").await.contains("saved"));
+        assert!(owner.text("main").await.contains("Your own text."));
+        assert_eq!(owner.find("#sms").await.prop("value").await.expect("value").as_deref(), Some(edited));
+
+        // The test inbox is empty until a test delivery with a drop-off
+        // contact moves.
+        let inbox = app.url(&format!("/console/w/{}/notifications/inbox?mode=test", app.workspace_id));
+        owner.open(&inbox).await;
+        assert!(owner.text("#inbox-empty").await.contains("drop-off contact"));
+        let delivery = app.create_delivery(&app.test_key, &crate::deliveries::berlin_delivery()).await;
+        let id = delivery["id"].as_str().expect("id").to_owned();
+        let sms_of = |trigger: &str| format!("//li[contains(@class, 'message-sms')][.//a[contains(@href, '/deliveries/{id}')]][p/strong[text()='{trigger}']]");
+        let (assigned, arriving) = (sms_of("Courier assigned"), sms_of("Arriving"));
+        let delivered = format!("//li[contains(@class, 'message-email')][.//a[contains(@href, '/deliveries/{id}')]][p/strong[text()='Delivered']]");
+        wait_until(format!("{id}'s messages in the test inbox"), Duration::from_secs(60), async || {
+            owner.client.goto(&inbox).await.map_err(|e| e.to_string())?;
+            for xpath in [&assigned, &arriving, &delivered] {
+                owner.client.find(Locator::XPath(xpath)).await.map_err(|_| format!("not yet: {xpath}"))?;
+            }
+            Ok::<_, String>(())
+        })
+        .await;
+        owner.open(&inbox).await;
+        let assigned_sms = owner.client.find(Locator::XPath(&format!("{assigned}//p[@class='bubble']"))).await.expect("bubble").text().await.expect("text");
+        assert!(assigned_sms.contains("is on the way with your delivery") && assigned_sms.contains("/t/"), "the platform's text, with the tracking link: {assigned_sms}");
+        let arriving_sms = owner.client.find(Locator::XPath(&format!("{arriving}//p[@class='bubble']"))).await.expect("bubble").text().await.expect("text");
+        assert!(arriving_sms.contains("is around the corner with your order."), "the edited text: {arriving_sms}");
+        let email = owner.client.find(Locator::XPath(&delivered)).await.expect("email").text().await.expect("text");
+        assert!(email.contains("Email to the recipient") && email.contains("r***@example.com") && email.contains("Hello Rui Receiver,"), "{email}");
+        let subject = owner.client.find(Locator::XPath(&format!("{delivered}//p[@class='email-subject']"))).await.expect("subject").text().await.expect("text");
+        assert!(subject.ends_with(": delivered"), "{subject}");
+        let card = owner.client.find(Locator::XPath(&assigned)).await.expect("card").text().await.expect("text");
+        assert!(card.contains("SMS to the recipient") && card.contains("+49*") && card.contains("Sent"), "{card}");
+        assert!(!card.contains("2345678"), "the number masked: {card}");
+
+        // Each message links to its delivery.
+        owner.click_to(&format!("{assigned}//a[contains(@href, '/deliveries/')]"), "#delivery-status").await;
+        assert!(owner.client.current_url().await.expect("url").path().ends_with(&id));
+        owner.close().await;
     }
 }

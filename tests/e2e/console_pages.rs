@@ -92,6 +92,8 @@ fn api_words() -> Vec<String> {
     words.extend(pb::TestScenario::NAMES.iter().map(|(_, n)| n.to_string()));
     words.extend(pb::EventType::NAMES.iter().map(|(_, n)| n.to_string()));
     words.extend(pb::ArtifactKind::NAMES.iter().map(|(_, n)| n.to_string()));
+    words.extend(pb::NotificationTrigger::NAMES.iter().map(|(_, n)| n.to_string()));
+    words.extend(pb::NotificationStatus::NAMES.iter().map(|(_, n)| n.to_string()));
     words.extend(
         courier_identity::access::Permission::ALL
             .iter()
@@ -1013,5 +1015,94 @@ e2e! {
         }
         let switched = owner.get(app.url(&format!("/console/switch?workspace={busy}"))).send().await.expect("switch");
         assert_eq!(switched.headers()["location"].to_str().expect("location"), app.url(&format!("/console/w/{busy}/overview")));
+    }
+}
+
+e2e! {
+    async fn notification_pages_are_read_by_members_and_changed_by_owners_with_refusals_at_their_field(app: TestApp) {
+        user(&app, "owner@example.com", Role::Owner).await;
+        user(&app, "member@example.com", Role::Member).await;
+        let base = app.url(&format!("/console/w/{}/notifications", app.workspace_id));
+        let text_url = format!("{base}/texts/en/courier_assigned?mode=test");
+
+        // A member reads the settings, a text with its preview and the test
+        // inbox, without a form to change them.
+        let member = sign_in(&app, "member@example.com").await;
+        let (status, page, _) = get(&member, &format!("{base}?mode=test")).await;
+        assert_eq!(status, 200, "{page}");
+        assert!(page.contains(">Notifications</a>") && page.contains("SMS: not set up on this platform"), "{page}");
+        assert!(page.contains("value=\"courier_assigned.recipient.sms\" aria-label=\"Courier assigned: SMS to the recipient\" checked disabled"), "the defaults, read only: {page}");
+        assert!(!page.contains("id=\"settings-form\"") && !page.contains("Save settings"), "no form for a member");
+        let (status, page, _) = get(&member, &text_url).await;
+        assert_eq!(status, 200, "{page}");
+        assert!(!page.contains("id=\"text-form\"") && page.contains("id=\"preview-sms\""), "{page}");
+        assert!(page.contains("{tracking_url}") && page.contains("the delivery&#39;s tracking page"), "the placeholders, described: {page}");
+        let (status, page, _) = get(&member, &format!("{base}/inbox?mode=test")).await;
+        assert_eq!(status, 200, "{page}");
+        assert!(page.contains("No test messages yet."), "{page}");
+
+        // A member's post, with their own CSRF token, is refused; nothing changes.
+        let token = csrf(&get(&member, &app.url(&format!("/console/w/{}/members", app.workspace_id))).await.1);
+        let (status, _, page) = post(&member, &format!("{base}?mode=test"), &[("csrf", token.as_str()), ("language", "de")]).await;
+        assert_eq!(status, 403, "{page}");
+        let (status, _, page) = post(&member, &text_url, &[("csrf", token.as_str()), ("action", "save"), ("sms", "Hi"), ("email_subject", "Hi"), ("email_body", "Hi")]).await;
+        assert_eq!(status, 403, "{page}");
+        assert!(get(&member, &format!("{base}?mode=test")).await.1.contains("<option value=\"en\" selected>"), "unchanged");
+
+        // Another workspace's notifications are not found.
+        let other = app.create_workspace(courier::internal::v1::WorkspaceKind::Business, Default::default()).await;
+        for url in [format!("/console/w/{other}/notifications"), format!("/console/w/{other}/notifications/inbox"), format!("/console/w/{other}/notifications/texts/en/arriving")] {
+            assert_eq!(get(&member, &app.url(&url)).await.0, 404, "{url}");
+        }
+        assert_eq!(get(&member, &format!("{base}/texts/fr/arriving")).await.0, 404, "no such language");
+
+        // The owner's refusals show at their field with what was typed kept.
+        let owner = sign_in(&app, "owner@example.com").await;
+        let (status, page, _) = get(&owner, &format!("{base}?mode=test")).await;
+        assert_eq!(status, 200, "{page}");
+        assert!(page.contains("id=\"settings-form\""), "{page}");
+        let token = csrf(&page);
+        let settings = [("csrf", token.as_str()), ("rule", "delivered.sender.email"), ("language", "de"), ("quiet", "on"), ("quiet_start", "22:00"), ("quiet_end", "07:00"), ("email_from_name", "Bäckerei <Eck>"), ("reply_to", "hello@example.com")];
+        let (status, _, page) = post(&owner, &format!("{base}?mode=test"), &settings).await;
+        assert_eq!(status, 400, "{page}");
+        assert!(page.contains("id=\"email_from_name-error\"") && page.contains("value=\"Bäckerei &#60;Eck&#62;\""), "{page}");
+        assert!(page.contains("value=\"delivered.sender.email\" aria-label=\"Delivered: Email to the sender\" checked"), "kept: {page}");
+        let settings = [("csrf", token.as_str()), ("rule", "delivered.sender.email"), ("language", "de"), ("quiet", "on"), ("quiet_start", "22:00"), ("quiet_end", "07:00"), ("email_from_name", "Bäckerei am Eck"), ("reply_to", "not an address")];
+        let (status, _, page) = post(&owner, &format!("{base}?mode=test"), &settings).await;
+        assert_eq!(status, 400, "{page}");
+        assert!(page.contains("id=\"reply_to-error\"") && page.contains("value=\"not an address\""), "{page}");
+        let mut settings = settings;
+        settings[7] = ("reply_to", "hello@example.com");
+        let (status, location, page) = post(&owner, &format!("{base}?mode=test"), &settings).await;
+        assert_eq!((status, location.as_str()), (303, format!("{base}?mode=test").as_str()), "{page}");
+        let page = get(&owner, &location).await.1;
+        assert!(page.contains("Notification settings saved.") && page.contains("<option value=\"de\" selected>"), "{page}");
+        assert!(page.contains("value=\"22:00\"") && page.contains("value=\"hello@example.com\""), "{page}");
+        assert!(!page.contains("value=\"courier_assigned.recipient.sms\" aria-label=\"Courier assigned: SMS to the recipient\" checked"), "only the rule ticked: {page}");
+
+        // A text: previewed unsaved with the sender name as the business,
+        // an unknown placeholder refused in plain words, then saved.
+        let text = [("csrf", token.as_str()), ("action", "preview"), ("sms", "{business_name}: {courier_first_name} is coming."), ("email_subject", "On its way"), ("email_body", "Hello {recipient_name},\r\n\r\nsee {tracking_url}")];
+        let (status, _, page) = post(&owner, &text_url, &text).await;
+        assert_eq!(status, 200, "{page}");
+        assert!(page.contains("Preview of your unsaved text") && page.contains("Bäckerei am Eck: Sam is coming."), "{page}");
+        assert!(page.contains("Hello Jana Novak,\n\nsee https://"), "line breaks kept: {page}");
+        let mut unknown = text;
+        unknown[1] = ("action", "save");
+        unknown[2] = ("sms", "Hi {nickname}!");
+        let (status, _, page) = post(&owner, &text_url, &unknown).await;
+        assert_eq!(status, 400, "{page}");
+        assert!(page.contains("id=\"sms-error\">Unknown placeholder {nickname} in the SMS text; use {business_name}"), "{page}");
+        assert!(page.contains(">Hi {nickname}!</textarea>"), "kept: {page}");
+        assert!(!get(&owner, &text_url).await.1.contains("nickname"), "nothing saved");
+        let mut saved = text;
+        saved[1] = ("action", "save");
+        let (status, location, page) = post(&owner, &text_url, &saved).await;
+        assert_eq!((status, location.as_str()), (303, text_url.as_str()), "{page}");
+        let page = get(&owner, &location).await.1;
+        assert!(page.contains("are saved.") && page.contains("Your own text.") && page.contains(">{business_name}: {courier_first_name} is coming.</textarea>"), "{page}");
+        let page = get(&owner, &format!("{base}?mode=test")).await.1;
+        assert!(page.contains("courier_assigned?mode=test\">English</a> <span class=\"muted\">(your text)</span>"), "{page}");
+        assert!(page.contains("value=\"hello@example.com\""), "the settings kept by a text's save: {page}");
     }
 }

@@ -27,7 +27,7 @@ pub fn berlin_delivery() -> Value {
     json!({ "pickup": pickup, "dropoff": dropoff, "vehicle_type_id": "cargo_bike" })
 }
 
-const DELIVERY_FIELDS: [&str; 29] = [
+const DELIVERY_FIELDS: [&str; 30] = [
     "id",
     "status",
     "mode",
@@ -57,6 +57,7 @@ const DELIVERY_FIELDS: [&str; 29] = [
     "pickup_eta",
     "dropoff_eta",
     "batching",
+    "notifications",
 ];
 
 async fn event_types(app: &TestApp, delivery_id: &str) -> Vec<String> {

@@ -33,6 +33,8 @@ mod hostile;
 mod hostile_courier;
 mod kubernetes;
 mod lifecycle;
+mod notifications;
+mod notifications_api;
 mod openapi;
 mod operations;
 mod places;

@@ -19,6 +19,7 @@ use courier_orders::assignments;
 use courier_orders::deliveries::{self, Change, Courier, CourierLocation, Delivery};
 use courier_orders::events::EventType;
 use courier_orders::lifecycle::{self, CancellationReason, Status};
+use courier_orders::notifications;
 use courier_orders::proofs::{self, Checkpoint, ProofSubmission};
 use courier_store::db::WriteTransaction;
 
@@ -260,6 +261,16 @@ pub async fn report_location(core: &Core, report: LocationReport) -> CoreResult<
         recorded_at: Some(report.recorded_at.unwrap_or(now)),
     });
     let new_eta = report.dropoff_eta.filter(|eta| eta_moved(delivery.dropoff_eta, *eta));
+    // Within 300 m of the dropoff the recipient hears it is arriving, even
+    // when the ETA did not move (once: the outbox keeps one per trigger).
+    let near = notifications::triggers::is_arriving(
+        &Delivery {
+            courier: Some(courier.clone()),
+            dropoff_eta: None,
+            ..delivery.clone()
+        },
+        now,
+    );
     let mut change = Change::default().courier(courier);
     if let Some(eta) = new_eta {
         change = change.dropoff_eta(Some(eta)).touched(now);
@@ -268,10 +279,12 @@ pub async fn report_location(core: &Core, report: LocationReport) -> CoreResult<
         return Err(moved_meanwhile(&delivery.id));
     }
     let late = report.dropoff_eta.filter(|at| delivery.would_be_late(*at));
-    if new_eta.is_some() || late.is_some() {
+    if new_eta.is_some() || late.is_some() || near {
         let updated = deliveries::reload(&tx, &delivery.id).await?;
         if new_eta.is_some() {
-            deliveries::record_events(core, &tx, &[(&updated, EventType::EtaUpdated, now)]).await?;
+            lifecycle::record_events(core, &tx, &[(&updated, EventType::EtaUpdated, now)]).await?;
+        } else if near {
+            notifications::messages::enqueue(core, &tx, &[(&updated, notifications::Trigger::Arriving, now)]).await?;
         }
         if let Some(at) = late {
             lifecycle::at_risk(core, &tx, &updated, at, now).await?;
@@ -318,7 +331,7 @@ pub async fn update_etas(
         }
         current = deliveries::reload(&tx, &delivery.id).await?;
         if dropoff_moved.is_some() && delivery.status == Status::InTransit {
-            deliveries::record_events(core, &tx, &[(&current, EventType::EtaUpdated, now)]).await?;
+            lifecycle::record_events(core, &tx, &[(&current, EventType::EtaUpdated, now)]).await?;
         }
     }
     if let Some(at) = late {

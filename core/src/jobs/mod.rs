@@ -489,7 +489,7 @@ async fn hand_to(
             } else if deliveries::update(core, tx, &delivery.id, Some(delivery.status), change.touched(now)).await? {
                 assignments::announce(core, tx, &courier.id, &job_id, now);
                 let updated = deliveries::reload(&**tx, &delivery.id).await?;
-                deliveries::record_events(core, tx, &[(&updated, EventType::CourierAssigned, now)]).await?;
+                lifecycle::record_events(core, tx, &[(&updated, EventType::CourierAssigned, now)]).await?;
                 Some(updated)
             } else {
                 None

@@ -6,7 +6,7 @@ use courier::v1 as pb;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
-use courier::json::{CourierJson, DeliveryJson};
+use courier::json::{CourierJson, DeliveryJson, NotificationLanguage};
 
 use super::common::{
     ItemBody, ListQuery, SelectedExtraBody, TimeWindowBody, WaypointBody, items_in, time_in, window_in,
@@ -68,6 +68,31 @@ pub enum BatchingBody {
     Never,
 }
 
+/// The delivery's own choice of recipient notifications over its
+/// workspace's settings (docs/guide.md "Notifications"); an omitted member
+/// keeps the workspace's.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[schema(as = NotificationPreferencesInput)]
+pub struct NotificationPreferencesBody {
+    /// `false`: no message to the dropoff's contact.
+    pub recipient: Option<bool>,
+    /// `false`: no message to the pickup's contact.
+    pub sender: Option<bool>,
+    /// The messages' language.
+    pub language: Option<NotificationLanguage>,
+}
+
+impl From<NotificationPreferencesBody> for pb::NotificationPreferences {
+    fn from(b: NotificationPreferencesBody) -> Self {
+        pb::NotificationPreferences {
+            recipient: b.recipient,
+            sender: b.sender,
+            language: b.language.map(|l| l.as_str().to_owned()),
+        }
+    }
+}
+
 /// `POST /v1/deliveries` body.
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
@@ -92,6 +117,9 @@ pub struct CreateDeliveryBody {
     /// When the dropoff is promised.
     pub dropoff_window: Option<TimeWindowBody>,
     pub batching: Option<BatchingBody>,
+    /// SMS and email to the recipient and sender; omitted, the workspace's
+    /// settings alone.
+    pub notifications: Option<NotificationPreferencesBody>,
 }
 
 impl TryFrom<CreateDeliveryBody> for pb::CreateDeliveryRequest {
@@ -106,6 +134,7 @@ impl TryFrom<CreateDeliveryBody> for pb::CreateDeliveryRequest {
                 None | Some(BatchingBody::Allowed) => pb::Batching::Allowed,
                 Some(BatchingBody::Never) => pb::Batching::Never,
             } as i32,
+            notifications: b.notifications.map(Into::into),
             quote_id: b.quote_id,
             pickup: Some(b.pickup.into()),
             dropoff: Some(b.dropoff.into()),

@@ -6,6 +6,7 @@ pub mod common;
 pub mod deliveries;
 pub mod events;
 pub mod fleet;
+pub mod notifications;
 pub mod proofs;
 pub mod quotes;
 pub mod tracking;

@@ -9,9 +9,11 @@ mod docs;
 pub(crate) mod events;
 pub(crate) mod fleet;
 pub mod health;
+pub(crate) mod notifications;
 pub(crate) mod proofs;
 pub(crate) mod quotes;
 mod tracking_page;
+mod unsubscribe_page;
 pub(crate) mod vehicle_types;
 pub(crate) mod webhooks;
 
@@ -36,6 +38,7 @@ pub fn router(state: EdgeState) -> Router {
             get(proofs::proof_of_delivery),
         )
         .route("/v1/deliveries/{delivery_id}/tracking", get(deliveries::tracking))
+        .route("/v1/deliveries/{delivery_id}/notifications", get(notifications::list))
         .route("/v1/webhooks", post(webhooks::create).get(webhooks::list))
         .route(
             "/v1/webhooks/{webhook_id}",
@@ -53,6 +56,12 @@ pub fn router(state: EdgeState) -> Router {
         .route("/v1/proof-files/{artifact_id}", get(proofs::file))
         .route("/v1/courier-photos/{courier_id}", get(couriers::photo))
         .route("/t/{token}", get(tracking_page::page))
+        .route("/v1/notifications/sms/status", post(notifications::sms_status))
+        .route("/v1/notifications/sms/inbound", post(notifications::sms_inbound))
+        .route(
+            "/v1/notifications/unsubscribe/{token}",
+            get(unsubscribe_page::page).post(unsubscribe_page::unsubscribe),
+        )
         .route("/v1/docs/errors", get(docs::errors))
         .route("/v1/openapi.json", get(docs::openapi))
         .route("/v1/docs", get(docs::reference))

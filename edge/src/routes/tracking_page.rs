@@ -106,7 +106,7 @@ fn html(status: StatusCode, body: String) -> Response {
 }
 
 /// Text for HTML content and attribute values.
-fn esc(text: &str) -> String {
+pub(crate) fn esc(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
         match c {
@@ -161,7 +161,8 @@ fn relative(at: DateTime<Utc>, now: DateTime<Utc>) -> String {
     }
 }
 
-const STYLE: &str = "\
+/// The look of the keyless pages (this one and the unsubscribe page).
+pub(crate) const STYLE: &str = "\
 *{box-sizing:border-box}\
 body{margin:0;font-family:system-ui,-apple-system,'Segoe UI',Roboto,sans-serif;font-size:18px;line-height:1.45;\
 color:#17202c;background:#f3f5f8}\

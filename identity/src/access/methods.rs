@@ -57,6 +57,7 @@ impl Method {
             Action::ReadCouriers | Action::ManageCouriers | Action::AssignJobs | Action::PlanRoutes => {
                 Credential::SessionOrService
             }
+            Action::ReadNotifications | Action::ManageNotifications => Credential::SessionOrService,
             Action::ReadBilling
             | Action::ManageBilling
             | Action::ReadBoard
@@ -104,6 +105,10 @@ pub const METHODS: &[Method] = &[
     read("/courier.v1.DeliveryService/GetDelivery", DELIVERIES_READ),
     read("/courier.v1.DeliveryService/ListDeliveries", DELIVERIES_READ),
     change("/courier.v1.DeliveryService/CancelDelivery", DELIVERIES_WRITE),
+    read(
+        "/courier.v1.NotificationService/ListDeliveryNotifications",
+        DELIVERIES_READ,
+    ),
     read("/courier.v1.TrackingService/GetDeliveryTracking", DELIVERIES_READ),
     read("/courier.v1.TrackingService/GetProofOfDelivery", DELIVERIES_READ),
     read("/courier.v1.TrackingService/WatchDelivery", DELIVERIES_READ),
@@ -128,6 +133,9 @@ pub const METHODS: &[Method] = &[
     read("/courier.v1.PublicService/GetProofFile", Action::Public),
     read("/courier.v1.PublicService/GetCourierPhoto", Action::Public),
     read("/courier.v1.PublicService/GetPublicTracking", Action::Public),
+    change("/courier.v1.PublicService/ReceiveSmsCallback", Action::Public),
+    read("/courier.v1.PublicService/GetUnsubscribeLink", Action::Public),
+    change("/courier.v1.PublicService/Unsubscribe", Action::Public),
     change("/courier.internal.v1.AdminService/CreateWorkspace", Action::Administer),
     read("/courier.internal.v1.AdminService/GetWorkspace", Action::Administer),
     read("/courier.internal.v1.AdminService/ListWorkspaces", Action::Administer),
@@ -250,6 +258,22 @@ pub const METHODS: &[Method] = &[
     change("/courier.internal.v1.DispatchService/PlanRoutes", Action::PlanRoutes),
     read("/courier.internal.v1.DispatchService/GetPlan", Action::ReadBoard),
     change("/courier.internal.v1.DispatchService/PublishPlan", Action::AssignJobs),
+    read(
+        "/courier.internal.v1.NotificationSettingsService/GetNotificationSettings",
+        Action::ReadNotifications,
+    ),
+    change(
+        "/courier.internal.v1.NotificationSettingsService/UpdateNotificationSettings",
+        Action::ManageNotifications,
+    ),
+    read(
+        "/courier.internal.v1.NotificationSettingsService/PreviewNotification",
+        Action::ReadNotifications,
+    ),
+    read(
+        "/courier.internal.v1.NotificationSettingsService/ListTestMessages",
+        Action::ReadNotifications,
+    ),
     change(
         "/courier.internal.v1.CourierService/InviteCourier",
         Action::ManageCouriers,

@@ -143,6 +143,10 @@ pub enum Action {
     AssignJobs,
     /// Plan a fleet's day (a proposal: nothing changes hands).
     PlanRoutes,
+    /// A workspace's notification settings and test inbox.
+    ReadNotifications,
+    /// Change a workspace's notification settings.
+    ManageNotifications,
     /// A courier's own session and jobs in the courier app.
     OwnWork,
 }
@@ -226,7 +230,7 @@ pub fn decide(standing: Standing, action: Action) -> Decision {
         | A::ManageCouriers
         | A::AssignJobs
         | A::PlanRoutes => Some(ServiceRole::Dispatch),
-        A::Administer => Some(ServiceRole::Admin),
+        A::Administer | A::ReadNotifications | A::ManageNotifications => Some(ServiceRole::Admin),
         _ => None,
     };
     match (standing, action) {
@@ -261,11 +265,20 @@ pub fn decide(standing: Standing, action: Action) -> Decision {
         (S::Operator, _) => Allow,
         (S::Member(_) | S::Outsider, A::Administer) => deny(OPERATORS),
         (S::Outsider, _) => Hide,
-        (S::Member(_), A::UseApi | A::ReadMembers | A::ReadBilling | A::ReadBoard | A::ReadCouriers) => Allow,
+        (
+            S::Member(_),
+            A::UseApi | A::ReadMembers | A::ReadBilling | A::ReadBoard | A::ReadCouriers | A::ReadNotifications,
+        ) => Allow,
         (S::Member(role), A::Api(permission)) if role.manages() || permission.reads_only() => Allow,
         (
             S::Member(role),
-            A::ManageMembers | A::ManageKeys | A::MoveBoardOrders | A::ManageCouriers | A::AssignJobs | A::PlanRoutes,
+            A::ManageMembers
+            | A::ManageKeys
+            | A::MoveBoardOrders
+            | A::ManageCouriers
+            | A::AssignJobs
+            | A::PlanRoutes
+            | A::ManageNotifications,
         ) if role.manages() => Allow,
         (
             S::Member(_),
@@ -275,7 +288,8 @@ pub fn decide(standing: Standing, action: Action) -> Decision {
             | A::MoveBoardOrders
             | A::ManageCouriers
             | A::AssignJobs
-            | A::PlanRoutes,
+            | A::PlanRoutes
+            | A::ManageNotifications,
         ) => deny(OWNERS_AND_ADMINS),
         (S::Member(_), A::ManageBilling) => deny(OPERATORS),
 
@@ -317,6 +331,8 @@ pub mod act {
         ManageCouriers,
         AssignJobs,
         PlanRoutes,
+        ReadNotifications,
+        ManageNotifications,
         OwnWork
     );
 }

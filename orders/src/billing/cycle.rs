@@ -1,16 +1,17 @@
 //! The billing cycle's worker: every `billing_check_every` it closes the
 //! period of each workspace whose billing day has passed since its last
 //! statement, and brings the overdue flags in line with the statements.
-//! Its state is the database (billing lines, statements), so it resumes
+//! Its state is the database (billing lines, charges, statements), so it resumes
 //! after a restart, and replicas running it at once take turns on each
 //! workspace's row (`statements`): a period is closed once.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 
 use chrono::{Datelike, TimeZone, Utc};
 use sea_orm::{ColumnTrait, EntityTrait, QueryFilter, QuerySelect};
 use tokio_util::sync::CancellationToken;
 
+use super::charges::entity as charges_table;
 use super::lines::entity as lines_table;
 use super::statements::{self, PeriodEnd};
 use crate::{CoreResult, Orders};
@@ -48,11 +49,12 @@ async fn check(orders: Orders) -> CoreResult<Done> {
     Ok(Done::Idle)
 }
 
-/// Closes the period of every workspace with a billable line delivered
-/// before its latest billing day; returns the statements issued.
+/// Closes the period of every workspace with a billable line delivered, or
+/// a billable charge made, before its latest billing day; returns the
+/// statements issued.
 pub async fn close_due_periods(orders: &Orders) -> CoreResult<usize> {
     let now = orders.clock.now_micros();
-    let oldest_billable: Vec<(String, Option<i64>)> = lines_table::Entity::find()
+    let lines: Vec<(String, Option<i64>)> = lines_table::Entity::find()
         .select_only()
         .column(lines_table::Column::WorkspaceId)
         .column_as(lines_table::Column::DeliveredAt.min(), "oldest")
@@ -61,7 +63,25 @@ pub async fn close_due_periods(orders: &Orders) -> CoreResult<usize> {
         .into_tuple()
         .all(&orders.db)
         .await?;
-    let ids = oldest_billable.iter().map(|(id, _)| id.clone()).collect();
+    let charges: Vec<(String, Option<i64>)> = charges_table::Entity::find()
+        .select_only()
+        .column(charges_table::Column::WorkspaceId)
+        .column_as(charges_table::Column::CreatedAt.min(), "oldest")
+        .filter(charges_table::Column::StatementId.is_null())
+        .group_by(charges_table::Column::WorkspaceId)
+        .into_tuple()
+        .all(&orders.db)
+        .await?;
+    // Each workspace's oldest billable line or charge.
+    let mut oldest_billable: BTreeMap<String, Option<i64>> = BTreeMap::new();
+    for (workspace_id, oldest) in lines.into_iter().chain(charges) {
+        let entry = oldest_billable.entry(workspace_id).or_insert(oldest);
+        *entry = match (*entry, oldest) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+    }
+    let ids = oldest_billable.keys().cloned().collect();
     let billing_days: HashMap<String, u32> = workspaces::get_many(&orders.db, ids)
         .await?
         .into_iter()

@@ -12,14 +12,21 @@
 //!
 //! - `lines`: the billing line of every delivered live delivery (table
 //!   `billing_lines`), written in the transaction that delivers it.
+//! - `charges`: usage charges (table `usage_charges`), one per live SMS a
+//!   provider took, written in the transaction that records it as sent;
+//!   billed on statements, never in the open amount.
 //! - `statements`: statements (table `statements`): close a period, list,
 //!   read, pay, void, and the overdue flag.
 //! - `cycle`: billing periods and the worker that closes them on each
 //!   workspace's billing day and flags overdue statements.
 
+pub mod charges;
 pub mod cycle;
 pub mod lines;
 pub mod statements;
+
+#[cfg(test)]
+mod tests;
 
 use sea_orm::sea_query::{Expr, ExprTrait};
 use sea_orm::{ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter};

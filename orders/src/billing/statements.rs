@@ -1,8 +1,9 @@
 //! Statements: a closed billing period of one workspace in one currency
 //! (docs/billing.md). Closing a period puts every billable line delivered
-//! before its end on a statement and moves their amounts out of the open
-//! amount, in one transaction; paying or voiding an open statement clears
-//! the overdue flag once no open statement is past due.
+//! before its end and every billable charge (a live SMS) made before it on
+//! a statement and moves the lines' amounts out of the open amount, in one
+//! transaction; paying or voiding an open statement clears the overdue flag
+//! once no open statement is past due.
 //!
 //! Every move of one workspace's billing (close, pay, void, the overdue
 //! flag) first locks the workspace row (`workspaces::get_for_update`), so
@@ -15,7 +16,7 @@ use sea_orm::{
     QuerySelect,
 };
 
-use super::lines;
+use super::{charges, lines};
 use crate::{CoreError, CoreResult, Orders};
 use courier::errors::ErrorCode;
 use courier_identity::access::{Granted, act};
@@ -37,6 +38,9 @@ pub mod entity {
         pub currency: String,
         pub total_cents: i64,
         pub delivery_count: i32,
+        pub sms_count: i32,
+        pub sms_cents: i64,
+        pub sms_unit_cents: Option<i64>,
         pub period_start: i64,
         pub period_end: i64,
         pub issued_at: i64,
@@ -83,8 +87,17 @@ pub struct Statement {
     pub workspace_id: String,
     pub status: StatementStatus,
     pub currency: String,
+    /// Its deliveries' amounts and its SMS charges (VAT included).
     pub total_cents: i64,
     pub delivery_count: i32,
+    /// The live SMS notifications it bills (docs/billing.md "SMS
+    /// notifications").
+    pub sms_count: i32,
+    /// Their amount, in `total_cents`.
+    pub sms_cents: i64,
+    /// The price of each, when every one had the same (a catalogue changed
+    /// within the period may have priced them differently).
+    pub sms_unit_cents: Option<i64>,
     pub period_start: i64,
     pub period_end: i64,
     pub issued_at: i64,
@@ -112,9 +125,10 @@ pub enum PeriodEnd<'a> {
 }
 
 /// Closes a period of `workspace_id`: one statement per currency with every
-/// billable line delivered before the period's end; their amounts leave the
-/// open amount. The period starts where the previous statement ended (or
-/// when the workspace was created).
+/// billable line delivered before the period's end and every billable
+/// charge made before it; the lines' amounts leave the open amount (charges
+/// were never in it). The period starts where the previous statement ended
+/// (or when the workspace was created).
 pub async fn close(orders: &Orders, workspace_id: &str, end: PeriodEnd<'_>) -> CoreResult<Vec<Statement>> {
     let tx = orders.begin().await?;
     let workspace = workspaces::get_for_update(&tx, workspace_id).await?;
@@ -135,7 +149,8 @@ pub async fn close(orders: &Orders, workspace_id: &str, end: PeriodEnd<'_>) -> C
     };
     let period_start = Ord::min(previous_end.unwrap_or(workspace.created_at), period_end);
     let billable = lines::billable_before(workspace_id, period_end);
-    let currencies: Vec<String> = lines::entity::Entity::find()
+    let billable_charges = charges::billable_before(workspace_id, period_end);
+    let mut currencies: Vec<String> = lines::entity::Entity::find()
         .select_only()
         .column(lines::entity::Column::Currency)
         .distinct()
@@ -144,11 +159,14 @@ pub async fn close(orders: &Orders, workspace_id: &str, end: PeriodEnd<'_>) -> C
         .into_tuple()
         .all(&*tx)
         .await?;
+    currencies.extend(charges::currencies(&*tx, billable_charges.clone()).await?);
+    currencies.sort();
+    currencies.dedup();
     if currencies.is_empty() {
         return match end {
             PeriodEnd::Now(_) => Err(CoreError::new(
                 ErrorCode::NothingToBill,
-                "The workspace has no delivered live delivery that is on no statement: there is nothing to bill.",
+                "The workspace has no delivered live delivery and no SMS charge that is on no statement: there is nothing to bill.",
             )),
             PeriodEnd::BillingDay(_) => Ok(vec![]),
         };
@@ -158,9 +176,15 @@ pub async fn close(orders: &Orders, workspace_id: &str, end: PeriodEnd<'_>) -> C
     let mut billed_cents = 0;
     for currency in currencies {
         let id = courier_store::ids::new_id("stm");
-        let (count, total_cents) = lines::bill(&*tx, billable.clone(), &currency, &id).await?;
+        let (count, delivery_cents) = lines::bill(&*tx, billable.clone(), &currency, &id).await?;
         let delivery_count =
             i32::try_from(count).map_err(|_| CoreError::Internal(format!("statement {id} has {count} deliveries")))?;
+        let sms = charges::bill_sms(&*tx, billable_charges.clone(), &currency, &id).await?;
+        let sms_count = i32::try_from(sms.count)
+            .map_err(|_| CoreError::Internal(format!("statement {id} has {} SMS charges", sms.count)))?;
+        let total_cents = delivery_cents
+            .checked_add(sms.cents)
+            .ok_or_else(|| CoreError::Internal(format!("statement {id} overflows its total")))?;
         let statement = entity::ActiveModel {
             id: Set(id),
             workspace_id: Set(workspace_id.to_owned()),
@@ -168,6 +192,9 @@ pub async fn close(orders: &Orders, workspace_id: &str, end: PeriodEnd<'_>) -> C
             currency: Set(currency),
             total_cents: Set(total_cents),
             delivery_count: Set(delivery_count),
+            sms_count: Set(sms_count),
+            sms_cents: Set(sms.cents),
+            sms_unit_cents: Set(sms.unit_cents),
             period_start: Set(period_start),
             period_end: Set(period_end),
             issued_at: Set(now),
@@ -178,7 +205,8 @@ pub async fn close(orders: &Orders, workspace_id: &str, end: PeriodEnd<'_>) -> C
         }
         .insert(&*tx)
         .await?;
-        billed_cents += total_cents;
+        // Charges are not in the open amount: only the lines leave it.
+        billed_cents += delivery_cents;
         statements.push(from_model(statement)?);
     }
     super::release_credit(&*tx, workspace_id, billed_cents).await?;
@@ -234,9 +262,9 @@ pub async fn mark_paid(orders: &Orders, granted: &Granted<act::ManageBilling>, i
     settle(orders, granted, id, StatementStatus::Paid).await
 }
 
-/// Voids open statement `id`, with its audit entry: its lines stay on it
-/// and are not billed again, and their amounts do not return to the open
-/// amount.
+/// Voids open statement `id`, with its audit entry: its lines and charges
+/// stay on it and are not billed again, and the lines' amounts do not
+/// return to the open amount.
 pub async fn void(orders: &Orders, granted: &Granted<act::ManageBilling>, id: &str) -> CoreResult<Statement> {
     settle(orders, granted, id, StatementStatus::Void).await
 }
@@ -368,6 +396,9 @@ fn from_model(model: entity::Model) -> CoreResult<Statement> {
         currency: model.currency,
         total_cents: model.total_cents,
         delivery_count: model.delivery_count,
+        sms_count: model.sms_count,
+        sms_cents: model.sms_cents,
+        sms_unit_cents: model.sms_unit_cents,
         period_start: model.period_start,
         period_end: model.period_end,
         issued_at: model.issued_at,

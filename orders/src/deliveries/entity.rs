@@ -47,6 +47,8 @@ pub struct Model {
     pub on_time: Option<bool>,
     /// `allowed` or `never` (see [`super::Batching`]).
     pub batching: String,
+    /// `notifications::Preferences` as JSON; `None` keeps the workspace's.
+    pub notifications: Option<String>,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

@@ -24,6 +24,7 @@ use sea_orm::{
 
 use crate::events::{self, EventType};
 use crate::idempotency::{self, Idempotent, Scope};
+use crate::notifications::Preferences;
 use crate::quotes::{self, RouteInput, from_json, to_json};
 use crate::statuses::{CancellationReason, Status};
 use crate::validate::ContactRule;
@@ -52,6 +53,8 @@ pub struct NewDelivery {
     pub proof: Option<ProofRequest>,
     pub test_scenario: Option<TestScenario>,
     pub batching: Batching,
+    /// Recipient notifications over the workspace's settings.
+    pub notifications: Preferences,
 }
 
 /// `POST /v1/deliveries`: validates and prices (or redeems the quote), then
@@ -201,6 +204,11 @@ async fn prepare(orders: &Orders, principal: &Principal, new: NewDelivery) -> Co
         delayed_at: None,
         on_time: None,
         batching: new.batching.as_str().to_owned(),
+        notifications: if new.notifications.is_empty() {
+            None
+        } else {
+            Some(to_json(&new.notifications)?)
+        },
     };
     Ok(Prepared {
         row,
@@ -609,6 +617,12 @@ fn from_model(model: entity::Model) -> CoreResult<Delivery> {
     .ok_or_else(|| corrupt("window"))?;
     Ok(Delivery {
         batching: Batching::parse(&model.batching).ok_or_else(|| corrupt("batching"))?,
+        notifications: model
+            .notifications
+            .as_deref()
+            .map(from_json)
+            .transpose()?
+            .unwrap_or_default(),
         mode: Mode::parse(&model.mode).ok_or_else(|| corrupt("mode"))?,
         status: Status::parse(&model.status).ok_or_else(|| corrupt("status"))?,
         breakdown: model.breakdown.as_deref().map(from_json).transpose()?,

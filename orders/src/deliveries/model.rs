@@ -4,6 +4,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::notifications::Preferences;
 use crate::statuses::{CancellationReason, Status};
 use crate::validate::WaypointInput;
 use crate::windows::{MINUTE, Plan, Window, Windows};
@@ -288,6 +289,8 @@ pub struct Delivery {
     pub delayed_at: Option<i64>,
     /// Once delivered: whether the dropoff promise was kept.
     pub on_time: Option<bool>,
+    /// The delivery's own choice of recipient notifications.
+    pub notifications: Preferences,
 }
 
 impl Delivery {

@@ -10,7 +10,7 @@ use crate::deliveries::{self, Change, Delivery};
 use crate::events::EventType;
 use crate::proofs::{self, Checkpoint};
 use crate::{CoreError, CoreResult, Orders};
-use crate::{assignments, billing};
+use crate::{assignments, billing, notifications};
 use courier::errors::ErrorCode;
 use courier_identity::auth::{Mode, Principal};
 use courier_store::db::WriteTransaction;
@@ -67,6 +67,25 @@ pub fn events_for(to: Status) -> &'static [EventType] {
     }
 }
 
+/// Records the events of a change of deliveries in `tx`, each `(delivery
+/// as it now is, type, time)`, queues them for webhooks
+/// (`deliveries::record_events`), and queues the recipient notifications
+/// they fire (docs/notifications.md "Triggers").
+pub async fn record_events(
+    orders: &Orders,
+    tx: &WriteTransaction,
+    happened: &[(&Delivery, EventType, i64)],
+) -> CoreResult<()> {
+    deliveries::record_events(orders, tx, happened).await?;
+    let fired: Vec<_> = happened
+        .iter()
+        .filter_map(|&(delivery, event_type, at)| {
+            notifications::triggers::fired_by(delivery, event_type, at).map(|trigger| (delivery, trigger, at))
+        })
+        .collect();
+    notifications::messages::enqueue(orders, tx, &fired).await
+}
+
 /// Moves `delivery` to `to` inside `tx` (the mover's transaction): the
 /// compare-and-set on its current status with `change`, then its events,
 /// each carrying the delivery as it now is. `None` when the status moved
@@ -97,7 +116,10 @@ pub async fn advance(
         .enumerate()
         .map(|(offset, event_type)| (&moved, *event_type, now + offset as i64))
         .collect();
-    deliveries::record_events(orders, tx, &happened).await?;
+    record_events(orders, tx, &happened).await?;
+    if notifications::triggers::fails(delivery.status, to) {
+        notifications::messages::enqueue(orders, tx, &[(&moved, notifications::Trigger::Failed, now)]).await?;
+    }
     Ok(Some(moved))
 }
 
@@ -120,7 +142,7 @@ pub async fn at_risk(
         return Ok(None);
     }
     let delayed = deliveries::reload(tx, &delivery.id).await?;
-    deliveries::record_events(orders, tx, &[(&delayed, EventType::Delayed, now)]).await?;
+    record_events(orders, tx, &[(&delayed, EventType::Delayed, now)]).await?;
     orders.metrics.delivery_delayed(delivery.mode.as_str());
     Ok(Some(delayed))
 }

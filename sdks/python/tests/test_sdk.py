@@ -12,7 +12,12 @@ import unittest
 import uuid
 
 import httpx
-from courier_sdk.generated.api.deliveries import cancel_delivery, get_delivery, list_deliveries
+from courier_sdk.generated.api.deliveries import (
+    cancel_delivery,
+    get_delivery,
+    list_deliveries,
+    list_delivery_notifications,
+)
 from courier_sdk.generated.api.quotes import create_quote
 from courier_sdk.generated.api.webhooks import create_webhook_endpoint, test_webhook_endpoint
 from courier_sdk.generated.models import (
@@ -26,6 +31,9 @@ from courier_sdk.generated.models import (
     Delivery,
     DeliveryStatus,
     EventType,
+    NotificationLanguage,
+    NotificationList,
+    NotificationPreferencesInput,
     Quote,
     TimeWindowInput,
     WaypointInput,
@@ -175,6 +183,7 @@ class SdkFlow(unittest.TestCase):
             scheduled_at=scheduled_at,
             dropoff_window=dropoff_window,
             external_id=external_id,
+            notifications=NotificationPreferencesInput(language=NotificationLanguage.DE),
         )
         delivery = expect(courier_sdk.create_delivery(self.client, body), 201, Delivery)
         creates = [seen for seen in self.proxy.seen if seen[:2] == ("POST", "/v1/deliveries")]
@@ -187,6 +196,8 @@ class SdkFlow(unittest.TestCase):
         self.assertEqual(read.id, delivery.id)
         self.assertEqual((read.dropoff_window.start, read.dropoff_window.end), (dropoff_window.start, dropoff_window.end))
         self.assertEqual(read.dropoff_eta, dropoff_window.start, "planned for when the window opens")
+        self.assertEqual(read.notifications.language, NotificationLanguage.DE)
+        self.assertIsNone(read.notifications.recipient)
 
         started = time.monotonic()
         listed = list_deliveries.sync_detailed(client=self.client, limit=100)
@@ -203,6 +214,9 @@ class SdkFlow(unittest.TestCase):
             Delivery,
         )
         self.assertEqual(cancelled.status, DeliveryStatus.CANCELLED)
+        # No courier ever took it: nothing was sent.
+        sent = expect(list_delivery_notifications.sync_detailed(delivery.id, client=self.client), 200, NotificationList)
+        self.assertEqual((sent.notifications, sent.next_page_token), ([], None))
 
     def test_create_retried_after_a_dropped_connection(self) -> None:
         proxy = FlakyProxy({("POST", "/v1/deliveries"): "reset"})

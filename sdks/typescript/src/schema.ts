@@ -90,6 +90,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/deliveries/{deliveryId}/notifications": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a delivery's notifications
+         * @description Every SMS and email to the delivery's recipient and sender, sent or
+         *     waiting, oldest first, addresses masked. In test mode nothing is sent:
+         *     the messages go to the workspace's test inbox, and show here as `sent`.
+         */
+        get: operations["listDeliveryNotifications"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/deliveries/{deliveryId}/proof-of-delivery": {
         parameters: {
             query?: never;
@@ -682,6 +704,7 @@ export interface components {
             extras?: components["schemas"]["SelectedExtra"][] | null;
             items?: components["schemas"]["ShipmentItem"][] | null;
             notes?: string | null;
+            notifications?: components["schemas"]["NotificationPreferencesInput"] | null;
             pickup: components["schemas"]["DeliveryWaypoint"];
             pickup_window?: components["schemas"]["TimeWindowInput"] | null;
             proof_of_delivery?: components["schemas"]["ProofOfDeliveryInput"] | null;
@@ -793,6 +816,7 @@ export interface components {
             id: string;
             mode: components["schemas"]["Mode"];
             notes: string | null;
+            notifications: components["schemas"]["NotificationPreferences"] | null;
             pickup: components["schemas"]["Waypoint"];
             /**
              * Format: date-time
@@ -848,6 +872,7 @@ export interface components {
             id: string;
             mode: components["schemas"]["Mode"];
             notes: string | null;
+            notifications: components["schemas"]["NotificationPreferences"] | null;
             pickup: components["schemas"]["Waypoint"];
             /**
              * Format: date-time
@@ -1073,6 +1098,102 @@ export interface components {
          * @enum {string}
          */
         Mode: "live" | "test";
+        /** @description One message to a delivery's recipient or sender. */
+        Notification: {
+            /**
+             * @description The phone number or email address, masked (`+49********12`,
+             *     `j***@example.com`).
+             */
+            address: string;
+            /**
+             * Format: int32
+             * @description Attempts made to hand it to the provider.
+             */
+            attempts: number;
+            audience: components["schemas"]["NotificationAudience"];
+            /** @description The text as it went (or will go) out. */
+            body: string;
+            channel: components["schemas"]["NotificationChannel"];
+            /** Format: date-time */
+            created_at: string;
+            /** @description The delivery it is about. */
+            delivery_id: string;
+            /**
+             * @description Why it failed or was dropped, or the last attempt's error while it is
+             *     retried; `null` otherwise.
+             */
+            error: string | null;
+            /** @description The message's id (`ntf_…`). */
+            id: string;
+            language: components["schemas"]["NotificationLanguage"];
+            /**
+             * Format: date-time
+             * @description When the provider took it (test mode: when it was put in the test
+             *     inbox); `null` until then.
+             */
+            sent_at: string | null;
+            status: components["schemas"]["NotificationStatus"];
+            /** @description An email's subject; `null` for an SMS. */
+            subject: string | null;
+            trigger: components["schemas"]["NotificationTrigger"];
+        };
+        /**
+         * @description Whom a notification is for: the dropoff's contact (`recipient`) or the pickup's (`sender`).
+         * @enum {string}
+         */
+        NotificationAudience: "recipient" | "sender";
+        /**
+         * @description How a notification goes out.
+         * @enum {string}
+         */
+        NotificationChannel: "sms" | "email";
+        /**
+         * @description A language whose notification texts ship with the platform.
+         * @enum {string}
+         */
+        NotificationLanguage: "en" | "de";
+        /**
+         * @description `GET /v1/deliveries/{id}/notifications`: every message of the delivery,
+         *     oldest first, in the shape of the API's lists.
+         */
+        NotificationList: {
+            /** @description Always `null`: a delivery's notifications fit one page. */
+            next_page_token: string | null;
+            notifications: components["schemas"]["Notification"][];
+        };
+        /**
+         * @description A delivery's choice of recipient notifications; `null` members keep the
+         *     workspace's settings.
+         */
+        NotificationPreferences: {
+            language: components["schemas"]["NotificationLanguage"] | null;
+            /** @description `false`: no message to the dropoff's contact. */
+            recipient: boolean | null;
+            /** @description `false`: no message to the pickup's contact. */
+            sender: boolean | null;
+        };
+        /**
+         * @description The delivery's own choice of recipient notifications over its
+         *     workspace's settings (docs/guide.md "Notifications"); an omitted member
+         *     keeps the workspace's.
+         */
+        NotificationPreferencesInput: {
+            language?: components["schemas"]["NotificationLanguage"] | null;
+            /** @description `false`: no message to the dropoff's contact. */
+            recipient?: boolean | null;
+            /** @description `false`: no message to the pickup's contact. */
+            sender?: boolean | null;
+        };
+        /**
+         * @description Where a notification stands: `queued`, `held` (quiet hours), `sent` (in test mode: in the test inbox), `delivered` (reported by the provider), `failed`, `dropped` (the delivery ended before it could go out) or `opted_out`.
+         * @enum {string}
+         */
+        NotificationStatus: "queued" | "held" | "sent" | "delivered" | "failed" | "dropped" | "opted_out";
+        /**
+         * @description The moment a notification is about.
+         * @enum {string}
+         */
+        NotificationTrigger: "courier_assigned" | "picked_up" | "arriving" | "delivered" | "delayed" | "failed";
         PickupProofInput: {
             barcode?: boolean | null;
             /** Format: int32 */
@@ -1780,6 +1901,9 @@ export interface operations {
                  *         }
                  *       ],
                  *       "notes": "Fragile: keep upright.",
+                 *       "notifications": {
+                 *         "language": "de"
+                 *       },
                  *       "pickup": {
                  *         "address": "Alexanderplatz 1, 10178 Berlin",
                  *         "contact": {
@@ -2426,6 +2550,225 @@ export interface operations {
                              * @example not_cancellable
                              * @example conflict
                              */
+                            code?: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description - `request_too_large`: The request body is larger than 1 MiB: refused as soon as that is known (a larger `Content-Length` before any of the body is read), and the connection is closed. */
+            413: {
+                headers: {
+                    /** @description The request's id (`req_…`); quote it to support. */
+                    "Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @example request_too_large */
+                            code?: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description - `rate_limited`: Too many requests. Wait the number of seconds in the `Retry-After` header. */
+            429: {
+                headers: {
+                    /** @description The request's id (`req_…`); quote it to support. */
+                    "Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @example rate_limited */
+                            code?: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description - `headers_too_large`: The request's headers take more than 32 KiB; `param` names the largest. (`x-api-key`, `Authorization` and `Idempotency-Key` have their own codes.) */
+            431: {
+                headers: {
+                    /** @description The request's id (`req_…`); quote it to support. */
+                    "Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @example headers_too_large */
+                            code?: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description - `internal_error`: Unexpected error. Retry with backoff, reusing the same `Idempotency-Key` on creates. */
+            500: {
+                headers: {
+                    /** @description The request's id (`req_…`); quote it to support. */
+                    "Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @example internal_error */
+                            code?: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description - `upstream_error`: An internal service failed. Retry with backoff, reusing the same `Idempotency-Key` on creates. */
+            502: {
+                headers: {
+                    /** @description The request's id (`req_…`); quote it to support. */
+                    "Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @example upstream_error */
+                            code?: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description - `service_unavailable`: The service is temporarily unavailable. Retry with backoff. */
+            503: {
+                headers: {
+                    /** @description The request's id (`req_…`); quote it to support. */
+                    "Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @example service_unavailable */
+                            code?: unknown;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    listDeliveryNotifications: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The delivery's id (`del_…`). */
+                deliveryId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The delivery's notifications. */
+            200: {
+                headers: {
+                    /** @description The request's id (`req_…`); quote it to support. */
+                    "Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotificationList"];
+                };
+            };
+            /**
+             * @description - `invalid_request`: A field is missing or invalid, or the body is not a JSON object. `param` names the field as a dot path (`stops.2.latitude`) or the header.
+             *     - `invalid_idempotency_key`: The `Idempotency-Key` header is longer than 255 characters.
+             */
+            400: {
+                headers: {
+                    /** @description The request's id (`req_…`); quote it to support. */
+                    "Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /**
+                             * @example invalid_request
+                             * @example invalid_idempotency_key
+                             */
+                            code?: unknown;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description - `missing_api_key`: No API key was sent in `x-api-key` or `Authorization: Bearer`.
+             *     - `invalid_api_key`: The API key is unknown, expired or revoked.
+             */
+            401: {
+                headers: {
+                    /** @description The request's id (`req_…`); quote it to support. */
+                    "Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /**
+                             * @example missing_api_key
+                             * @example invalid_api_key
+                             */
+                            code?: unknown;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description - `permission_denied`: The key lacks the permission the operation needs.
+             *     - `api_access_disabled`: The workspace's plan has no API access.
+             */
+            403: {
+                headers: {
+                    /** @description The request's id (`req_…`); quote it to support. */
+                    "Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /**
+                             * @example permission_denied
+                             * @example api_access_disabled
+                             */
+                            code?: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description - `not_found`: The resource does not exist for this key's workspace and mode, or no route matches the path. */
+            404: {
+                headers: {
+                    /** @description The request's id (`req_…`); quote it to support. */
+                    "Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @example not_found */
+                            code?: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description - `request_timeout`: The request's body did not arrive within the time allowed (30 seconds by default); the connection is closed. Send the request again. */
+            408: {
+                headers: {
+                    /** @description The request's id (`req_…`); quote it to support. */
+                    "Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @example request_timeout */
                             code?: unknown;
                         };
                     };

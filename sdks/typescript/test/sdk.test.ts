@@ -105,6 +105,7 @@ test("quote, a create retried after a 502 with the same key, get, list after a 4
       scheduled_at: scheduledAt,
       dropoff_window: dropoffWindow,
       external_id: externalId,
+      notifications: { language: "de" },
     });
     assert.equal(created.response.status, 201, JSON.stringify(created.error));
     const delivery = created.data;
@@ -119,6 +120,7 @@ test("quote, a create retried after a 502 with the same key, get, list after a 4
     const at = (text: string | null | undefined) => Date.parse(text ?? "");
     assert.equal(at(read.data?.dropoff_window?.end), at(dropoffWindow.end));
     assert.equal(at(read.data?.dropoff_eta), at(dropoffWindow.start), "planned for when the window opens");
+    assert.deepEqual(read.data?.notifications, { recipient: null, sender: null, language: "de" });
 
     const started = Date.now();
     const listed = await courier.GET("/v1/deliveries", { params: { query: { limit: 100 } } });
@@ -137,6 +139,11 @@ test("quote, a create retried after a 502 with the same key, get, list after a 4
       body: { reason: "no_longer_needed" },
     });
     assert.equal(cancelled.data?.status, "cancelled", JSON.stringify(cancelled.error));
+    // No courier ever took it: nothing was sent.
+    const notifications = await courier.GET("/v1/deliveries/{deliveryId}/notifications", {
+      params: { path: { deliveryId: delivery.id } },
+    });
+    assert.deepEqual(notifications.data, { notifications: [], next_page_token: null });
   } finally {
     proxy.close();
   }

@@ -41,6 +41,9 @@ pub fn statement_out(statement: &Statement, now: i64) -> pb::Statement {
         paid_at: statement.paid_at.map(micros_to_proto),
         voided_at: statement.voided_at.map(micros_to_proto),
         overdue: statement.is_overdue(now),
+        sms_count: statement.sms_count,
+        sms_cents: statement.sms_cents,
+        sms_unit_cents: statement.sms_unit_cents,
     }
 }
 

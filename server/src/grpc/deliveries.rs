@@ -14,6 +14,7 @@ use courier_orders::deliveries::{
     self, Batching, CancelReason, ListFilter, NewDelivery, PromiseFilter, ProofRequest, TestScenario,
 };
 use courier_orders::lifecycle::{self, Status as DeliveryStatus};
+use courier_orders::notifications::{Language, Preferences};
 
 pub struct DeliveryApi(pub Core);
 
@@ -86,6 +87,24 @@ fn cancel_reason_in(value: i32) -> CoreResult<Option<CancelReason>> {
     }
 }
 
+fn notifications_in(preferences: Option<pb::NotificationPreferences>) -> CoreResult<Preferences> {
+    let Some(p) = preferences else {
+        return Ok(Preferences::default());
+    };
+    let language =
+        match p.language.as_deref() {
+            None => None,
+            Some(text) => Some(Language::parse(text).ok_or_else(|| {
+                CoreError::invalid("notifications.language", "notifications.language must be en or de.")
+            })?),
+        };
+    Ok(Preferences {
+        recipient: p.recipient,
+        sender: p.sender,
+        language,
+    })
+}
+
 #[tonic::async_trait]
 impl DeliveryService for DeliveryApi {
     async fn create_delivery(
@@ -100,6 +119,7 @@ impl DeliveryService for DeliveryApi {
         let new = NewDelivery {
             test_scenario: test_scenario_in(r.test_scenario)?,
             batching: batching_in(r.batching)?,
+            notifications: notifications_in(r.notifications)?,
             proof: proof_in(r.proof_of_delivery),
             quote_id: r.quote_id,
             external_id: r.external_id,

@@ -62,6 +62,11 @@ pub fn to_proto(d: &Delivery, public_base_url: &str) -> pb::Delivery {
             Batching::Allowed => pb::Batching::Allowed,
             Batching::Never => pb::Batching::Never,
         } as i32,
+        notifications: (!d.notifications.is_empty()).then(|| pb::NotificationPreferences {
+            recipient: d.notifications.recipient,
+            sender: d.notifications.sender,
+            language: d.notifications.language.map(|l| l.as_str().to_owned()),
+        }),
     }
 }
 

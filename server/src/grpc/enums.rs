@@ -4,6 +4,7 @@
 
 use courier::v1 as pb;
 use courier_orders::events::EventType;
+use courier_orders::notifications::{Audience, Channel, MessageStatus, Trigger};
 use courier_orders::statuses::{CancellationReason, Status};
 
 /// A domain value as its protobuf enum.
@@ -61,6 +62,68 @@ impl ToProto for EventType {
     }
 }
 
+impl ToProto for Trigger {
+    type Proto = pb::NotificationTrigger;
+
+    fn to_proto(self) -> pb::NotificationTrigger {
+        match self {
+            Trigger::CourierAssigned => pb::NotificationTrigger::CourierAssigned,
+            Trigger::PickedUp => pb::NotificationTrigger::PickedUp,
+            Trigger::Arriving => pb::NotificationTrigger::Arriving,
+            Trigger::Delivered => pb::NotificationTrigger::Delivered,
+            Trigger::Delayed => pb::NotificationTrigger::Delayed,
+            Trigger::Failed => pb::NotificationTrigger::Failed,
+        }
+    }
+}
+
+impl ToProto for Channel {
+    type Proto = pb::NotificationChannel;
+
+    fn to_proto(self) -> pb::NotificationChannel {
+        match self {
+            Channel::Sms => pb::NotificationChannel::Sms,
+            Channel::Email => pb::NotificationChannel::Email,
+        }
+    }
+}
+
+impl ToProto for Audience {
+    type Proto = pb::NotificationAudience;
+
+    fn to_proto(self) -> pb::NotificationAudience {
+        match self {
+            Audience::Recipient => pb::NotificationAudience::Recipient,
+            Audience::Sender => pb::NotificationAudience::Sender,
+        }
+    }
+}
+
+impl ToProto for MessageStatus {
+    type Proto = pb::NotificationStatus;
+
+    fn to_proto(self) -> pb::NotificationStatus {
+        match self {
+            MessageStatus::Queued => pb::NotificationStatus::Queued,
+            MessageStatus::Held => pb::NotificationStatus::Held,
+            MessageStatus::Sent => pb::NotificationStatus::Sent,
+            MessageStatus::Delivered => pb::NotificationStatus::Delivered,
+            MessageStatus::Failed => pb::NotificationStatus::Failed,
+            MessageStatus::Dropped => pb::NotificationStatus::Dropped,
+            MessageStatus::OptedOut => pb::NotificationStatus::OptedOut,
+        }
+    }
+}
+
+/// A protobuf enum as the domain value of the same name; `None` for
+/// unspecified or unknown numbers.
+pub fn from_proto<D: ToProto + 'static>(all: &[D], number: i32) -> Option<D>
+where
+    D::Proto: Into<i32>,
+{
+    all.iter().copied().find(|value| value.to_proto().into() == number)
+}
+
 #[cfg(test)]
 mod tests {
     use courier::names::PublicName;
@@ -85,5 +148,9 @@ mod tests {
         same_names(&Status::ALL, Status::as_str);
         same_names(&CancellationReason::ALL, CancellationReason::as_str);
         same_names(&EventType::ALL, EventType::as_str);
+        same_names(&Trigger::ALL, Trigger::as_str);
+        same_names(&Channel::ALL, Channel::as_str);
+        same_names(&Audience::ALL, Audience::as_str);
+        same_names(&MessageStatus::ALL, MessageStatus::as_str);
     }
 }

@@ -15,6 +15,7 @@ pub mod dispatch_map_out;
 pub mod enums;
 pub mod events;
 pub mod fleet;
+pub mod notifications;
 pub mod plans_out;
 pub mod proofs_out;
 pub mod public;

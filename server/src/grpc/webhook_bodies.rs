@@ -136,6 +136,7 @@ fn sample_delivery(mode: Mode, now: i64) -> pb::Delivery {
         delayed_at: None,
         on_time: None,
         batching: pb::Batching::Allowed as i32,
+        notifications: None,
     }
 }
 

@@ -406,6 +406,72 @@ from .list_deliveries_response_502 import ListDeliveriesResponse502
 from .list_deliveries_response_502_error import ListDeliveriesResponse502Error
 from .list_deliveries_response_503 import ListDeliveriesResponse503
 from .list_deliveries_response_503_error import ListDeliveriesResponse503Error
+from .list_delivery_notifications_response_400 import (
+    ListDeliveryNotificationsResponse400,
+)
+from .list_delivery_notifications_response_400_error import (
+    ListDeliveryNotificationsResponse400Error,
+)
+from .list_delivery_notifications_response_401 import (
+    ListDeliveryNotificationsResponse401,
+)
+from .list_delivery_notifications_response_401_error import (
+    ListDeliveryNotificationsResponse401Error,
+)
+from .list_delivery_notifications_response_403 import (
+    ListDeliveryNotificationsResponse403,
+)
+from .list_delivery_notifications_response_403_error import (
+    ListDeliveryNotificationsResponse403Error,
+)
+from .list_delivery_notifications_response_404 import (
+    ListDeliveryNotificationsResponse404,
+)
+from .list_delivery_notifications_response_404_error import (
+    ListDeliveryNotificationsResponse404Error,
+)
+from .list_delivery_notifications_response_408 import (
+    ListDeliveryNotificationsResponse408,
+)
+from .list_delivery_notifications_response_408_error import (
+    ListDeliveryNotificationsResponse408Error,
+)
+from .list_delivery_notifications_response_413 import (
+    ListDeliveryNotificationsResponse413,
+)
+from .list_delivery_notifications_response_413_error import (
+    ListDeliveryNotificationsResponse413Error,
+)
+from .list_delivery_notifications_response_429 import (
+    ListDeliveryNotificationsResponse429,
+)
+from .list_delivery_notifications_response_429_error import (
+    ListDeliveryNotificationsResponse429Error,
+)
+from .list_delivery_notifications_response_431 import (
+    ListDeliveryNotificationsResponse431,
+)
+from .list_delivery_notifications_response_431_error import (
+    ListDeliveryNotificationsResponse431Error,
+)
+from .list_delivery_notifications_response_500 import (
+    ListDeliveryNotificationsResponse500,
+)
+from .list_delivery_notifications_response_500_error import (
+    ListDeliveryNotificationsResponse500Error,
+)
+from .list_delivery_notifications_response_502 import (
+    ListDeliveryNotificationsResponse502,
+)
+from .list_delivery_notifications_response_502_error import (
+    ListDeliveryNotificationsResponse502Error,
+)
+from .list_delivery_notifications_response_503 import (
+    ListDeliveryNotificationsResponse503,
+)
+from .list_delivery_notifications_response_503_error import (
+    ListDeliveryNotificationsResponse503Error,
+)
 from .list_events_response_400 import ListEventsResponse400
 from .list_events_response_400_error import ListEventsResponse400Error
 from .list_events_response_401 import ListEventsResponse401
@@ -487,6 +553,15 @@ from .list_webhook_endpoints_response_503_error import (
     ListWebhookEndpointsResponse503Error,
 )
 from .mode import Mode
+from .notification import Notification
+from .notification_audience import NotificationAudience
+from .notification_channel import NotificationChannel
+from .notification_language import NotificationLanguage
+from .notification_list import NotificationList
+from .notification_preferences import NotificationPreferences
+from .notification_preferences_input import NotificationPreferencesInput
+from .notification_status import NotificationStatus
+from .notification_trigger import NotificationTrigger
 from .pickup_proof_input import PickupProofInput
 from .pickup_proof_requirements import PickupProofRequirements
 from .price_breakdown import PriceBreakdown
@@ -1021,6 +1096,28 @@ __all__ = (
     "ListDeliveriesResponse502Error",
     "ListDeliveriesResponse503",
     "ListDeliveriesResponse503Error",
+    "ListDeliveryNotificationsResponse400",
+    "ListDeliveryNotificationsResponse400Error",
+    "ListDeliveryNotificationsResponse401",
+    "ListDeliveryNotificationsResponse401Error",
+    "ListDeliveryNotificationsResponse403",
+    "ListDeliveryNotificationsResponse403Error",
+    "ListDeliveryNotificationsResponse404",
+    "ListDeliveryNotificationsResponse404Error",
+    "ListDeliveryNotificationsResponse408",
+    "ListDeliveryNotificationsResponse408Error",
+    "ListDeliveryNotificationsResponse413",
+    "ListDeliveryNotificationsResponse413Error",
+    "ListDeliveryNotificationsResponse429",
+    "ListDeliveryNotificationsResponse429Error",
+    "ListDeliveryNotificationsResponse431",
+    "ListDeliveryNotificationsResponse431Error",
+    "ListDeliveryNotificationsResponse500",
+    "ListDeliveryNotificationsResponse500Error",
+    "ListDeliveryNotificationsResponse502",
+    "ListDeliveryNotificationsResponse502Error",
+    "ListDeliveryNotificationsResponse503",
+    "ListDeliveryNotificationsResponse503Error",
     "ListEventsResponse400",
     "ListEventsResponse400Error",
     "ListEventsResponse401",
@@ -1082,6 +1179,15 @@ __all__ = (
     "ListWebhookEndpointsResponse503",
     "ListWebhookEndpointsResponse503Error",
     "Mode",
+    "Notification",
+    "NotificationAudience",
+    "NotificationChannel",
+    "NotificationLanguage",
+    "NotificationList",
+    "NotificationPreferences",
+    "NotificationPreferencesInput",
+    "NotificationStatus",
+    "NotificationTrigger",
     "PickupProofInput",
     "PickupProofRequirements",
     "PriceBreakdown",

@@ -12,6 +12,7 @@ from ..types import UNSET, Unset
 
 if TYPE_CHECKING:
     from ..models.delivery_waypoint import DeliveryWaypoint
+    from ..models.notification_preferences_input import NotificationPreferencesInput
     from ..models.proof_of_delivery_input import ProofOfDeliveryInput
     from ..models.selected_extra import SelectedExtra
     from ..models.shipment_item import ShipmentItem
@@ -36,6 +37,7 @@ class CreateDeliveryRequest:
         extras (list[SelectedExtra] | None | Unset):
         items (list[ShipmentItem] | None | Unset):
         notes (None | str | Unset):
+        notifications (None | NotificationPreferencesInput | Unset):
         pickup_window (None | TimeWindowInput | Unset):
         proof_of_delivery (None | ProofOfDeliveryInput | Unset):
         quote_id (None | str | Unset):
@@ -53,6 +55,7 @@ class CreateDeliveryRequest:
     extras: list[SelectedExtra] | None | Unset = UNSET
     items: list[ShipmentItem] | None | Unset = UNSET
     notes: None | str | Unset = UNSET
+    notifications: None | NotificationPreferencesInput | Unset = UNSET
     pickup_window: None | TimeWindowInput | Unset = UNSET
     proof_of_delivery: None | ProofOfDeliveryInput | Unset = UNSET
     quote_id: None | str | Unset = UNSET
@@ -61,6 +64,7 @@ class CreateDeliveryRequest:
     test_scenario: None | TestScenario | Unset = UNSET
 
     def to_dict(self) -> dict[str, Any]:
+        from ..models.notification_preferences_input import NotificationPreferencesInput
         from ..models.proof_of_delivery_input import ProofOfDeliveryInput
         from ..models.time_window_input import TimeWindowInput
 
@@ -121,6 +125,14 @@ class CreateDeliveryRequest:
             notes = UNSET
         else:
             notes = self.notes
+
+        notifications: dict[str, Any] | None | Unset
+        if isinstance(self.notifications, Unset):
+            notifications = UNSET
+        elif isinstance(self.notifications, NotificationPreferencesInput):
+            notifications = self.notifications.to_dict()
+        else:
+            notifications = self.notifications
 
         pickup_window: dict[str, Any] | None | Unset
         if isinstance(self.pickup_window, Unset):
@@ -193,6 +205,8 @@ class CreateDeliveryRequest:
             field_dict["items"] = items
         if notes is not UNSET:
             field_dict["notes"] = notes
+        if notifications is not UNSET:
+            field_dict["notifications"] = notifications
         if pickup_window is not UNSET:
             field_dict["pickup_window"] = pickup_window
         if proof_of_delivery is not UNSET:
@@ -211,6 +225,7 @@ class CreateDeliveryRequest:
     @classmethod
     def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
         from ..models.delivery_waypoint import DeliveryWaypoint
+        from ..models.notification_preferences_input import NotificationPreferencesInput
         from ..models.proof_of_delivery_input import ProofOfDeliveryInput
         from ..models.selected_extra import SelectedExtra
         from ..models.shipment_item import ShipmentItem
@@ -321,6 +336,25 @@ class CreateDeliveryRequest:
             return cast(None | str | Unset, data)
 
         notes = _parse_notes(d.pop("notes", UNSET))
+
+        def _parse_notifications(
+            data: object,
+        ) -> None | NotificationPreferencesInput | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                notifications_type_0 = NotificationPreferencesInput.from_dict(data)
+
+                return notifications_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(None | NotificationPreferencesInput | Unset, data)
+
+        notifications = _parse_notifications(d.pop("notifications", UNSET))
 
         def _parse_pickup_window(data: object) -> None | TimeWindowInput | Unset:
             if data is None:
@@ -433,6 +467,7 @@ class CreateDeliveryRequest:
             extras=extras,
             items=items,
             notes=notes,
+            notifications=notifications,
             pickup_window=pickup_window,
             proof_of_delivery=proof_of_delivery,
             quote_id=quote_id,

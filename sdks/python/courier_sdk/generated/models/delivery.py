@@ -15,6 +15,7 @@ from ..models.tax_behavior import TaxBehavior
 
 if TYPE_CHECKING:
     from ..models.delivery_courier_type_1 import DeliveryCourierType1
+    from ..models.notification_preferences import NotificationPreferences
     from ..models.price_breakdown import PriceBreakdown
     from ..models.proof_of_delivery_requirements import ProofOfDeliveryRequirements
     from ..models.time_window import TimeWindow
@@ -48,6 +49,7 @@ class Delivery:
             id (str):
             mode (Mode): The key mode a resource belongs to.
             notes (None | str):
+            notifications (None | NotificationPreferences):
             pickup (Waypoint):
             pickup_eta (datetime.datetime | None): When the courier is planned (or, on the way, predicted) at the
                 pickup; `null` once picked up or ended.
@@ -80,6 +82,7 @@ class Delivery:
     id: str
     mode: Mode
     notes: None | str
+    notifications: None | NotificationPreferences
     pickup: Waypoint
     pickup_eta: datetime.datetime | None
     pickup_window: None | TimeWindow
@@ -97,6 +100,7 @@ class Delivery:
 
     def to_dict(self) -> dict[str, Any]:
         from ..models.delivery_courier_type_1 import DeliveryCourierType1
+        from ..models.notification_preferences import NotificationPreferences
         from ..models.price_breakdown import PriceBreakdown
         from ..models.proof_of_delivery_requirements import ProofOfDeliveryRequirements
         from ..models.time_window import TimeWindow
@@ -164,6 +168,12 @@ class Delivery:
 
         notes: None | str
         notes = self.notes
+
+        notifications: dict[str, Any] | None
+        if isinstance(self.notifications, NotificationPreferences):
+            notifications = self.notifications.to_dict()
+        else:
+            notifications = self.notifications
 
         pickup = self.pickup.to_dict()
 
@@ -236,6 +246,7 @@ class Delivery:
                 "id": id,
                 "mode": mode,
                 "notes": notes,
+                "notifications": notifications,
                 "pickup": pickup,
                 "pickup_eta": pickup_eta,
                 "pickup_window": pickup_window,
@@ -257,6 +268,7 @@ class Delivery:
     @classmethod
     def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
         from ..models.delivery_courier_type_1 import DeliveryCourierType1
+        from ..models.notification_preferences import NotificationPreferences
         from ..models.price_breakdown import PriceBreakdown
         from ..models.proof_of_delivery_requirements import ProofOfDeliveryRequirements
         from ..models.time_window import TimeWindow
@@ -407,6 +419,21 @@ class Delivery:
 
         notes = _parse_notes(d.pop("notes"))
 
+        def _parse_notifications(data: object) -> None | NotificationPreferences:
+            if data is None:
+                return data
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                notifications_type_0 = NotificationPreferences.from_dict(data)
+
+                return notifications_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(None | NotificationPreferences, data)
+
+        notifications = _parse_notifications(d.pop("notifications"))
+
         pickup = Waypoint.from_dict(d.pop("pickup"))
 
         def _parse_pickup_eta(data: object) -> datetime.datetime | None:
@@ -534,6 +561,7 @@ class Delivery:
             id=id,
             mode=mode,
             notes=notes,
+            notifications=notifications,
             pickup=pickup,
             pickup_eta=pickup_eta,
             pickup_window=pickup_window,

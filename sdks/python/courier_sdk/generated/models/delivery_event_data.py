@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from ..models.delivery_event_data_courier_type_1 import (
         DeliveryEventDataCourierType1,
     )
+    from ..models.notification_preferences import NotificationPreferences
     from ..models.price_breakdown import PriceBreakdown
     from ..models.proof_of_delivery_requirements import ProofOfDeliveryRequirements
     from ..models.time_window import TimeWindow
@@ -50,6 +51,7 @@ class DeliveryEventData:
             id (str):
             mode (Mode): The key mode a resource belongs to.
             notes (None | str):
+            notifications (None | NotificationPreferences):
             pickup (Waypoint):
             pickup_eta (datetime.datetime | None): When the courier is planned (or, on the way, predicted) at the
                 pickup; `null` once picked up or ended.
@@ -82,6 +84,7 @@ class DeliveryEventData:
     id: str
     mode: Mode
     notes: None | str
+    notifications: None | NotificationPreferences
     pickup: Waypoint
     pickup_eta: datetime.datetime | None
     pickup_window: None | TimeWindow
@@ -101,6 +104,7 @@ class DeliveryEventData:
         from ..models.delivery_event_data_courier_type_1 import (
             DeliveryEventDataCourierType1,
         )
+        from ..models.notification_preferences import NotificationPreferences
         from ..models.price_breakdown import PriceBreakdown
         from ..models.proof_of_delivery_requirements import ProofOfDeliveryRequirements
         from ..models.time_window import TimeWindow
@@ -168,6 +172,12 @@ class DeliveryEventData:
 
         notes: None | str
         notes = self.notes
+
+        notifications: dict[str, Any] | None
+        if isinstance(self.notifications, NotificationPreferences):
+            notifications = self.notifications.to_dict()
+        else:
+            notifications = self.notifications
 
         pickup = self.pickup.to_dict()
 
@@ -240,6 +250,7 @@ class DeliveryEventData:
                 "id": id,
                 "mode": mode,
                 "notes": notes,
+                "notifications": notifications,
                 "pickup": pickup,
                 "pickup_eta": pickup_eta,
                 "pickup_window": pickup_window,
@@ -263,6 +274,7 @@ class DeliveryEventData:
         from ..models.delivery_event_data_courier_type_1 import (
             DeliveryEventDataCourierType1,
         )
+        from ..models.notification_preferences import NotificationPreferences
         from ..models.price_breakdown import PriceBreakdown
         from ..models.proof_of_delivery_requirements import ProofOfDeliveryRequirements
         from ..models.time_window import TimeWindow
@@ -413,6 +425,21 @@ class DeliveryEventData:
 
         notes = _parse_notes(d.pop("notes"))
 
+        def _parse_notifications(data: object) -> None | NotificationPreferences:
+            if data is None:
+                return data
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                notifications_type_0 = NotificationPreferences.from_dict(data)
+
+                return notifications_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(None | NotificationPreferences, data)
+
+        notifications = _parse_notifications(d.pop("notifications"))
+
         pickup = Waypoint.from_dict(d.pop("pickup"))
 
         def _parse_pickup_eta(data: object) -> datetime.datetime | None:
@@ -540,6 +567,7 @@ class DeliveryEventData:
             id=id,
             mode=mode,
             notes=notes,
+            notifications=notifications,
             pickup=pickup,
             pickup_eta=pickup_eta,
             pickup_window=pickup_window,

@@ -1,0 +1,600 @@
+//! The outbox (docs/notifications.md "Sending"): one
+//! `notification_messages` row per message, written in the transaction of
+//! its trigger with its text rendered then, so the message says what was
+//! true when it happened. A unique index over delivery, trigger, audience
+//! and channel makes a second insert of the same message do nothing, on any
+//! number of replicas. The sender claims due rows with a lease and a token
+//! ([`claim`]) as the webhook queue does; only the token's holder records
+//! the outcome ([`finish`]).
+
+use chrono::{DateTime, Utc};
+use sea_orm::sea_query::{Expr, LockBehavior, LockType, OnConflict, Order, Query};
+use sea_orm::{
+    ActiveValue::Set, ColumnTrait, Condition, ConnectionTrait, DatabaseBackend, EntityTrait, QueryFilter, QueryOrder,
+    QuerySelect,
+};
+
+use super::settings::{self, Settings};
+use super::templates::{self, Values};
+use super::{Audience, Channel, Language, MessageStatus, Trigger};
+use crate::deliveries::Delivery;
+use crate::{CoreError, CoreResult, Orders};
+use courier_identity::access::{Granted, act};
+use courier_identity::auth::Principal;
+use courier_identity::modes::Mode;
+use courier_store::ids;
+
+pub mod entity {
+    use sea_orm::entity::prelude::*;
+
+    #[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
+    #[sea_orm(table_name = "notification_messages")]
+    pub struct Model {
+        #[sea_orm(primary_key, auto_increment = false)]
+        pub id: String,
+        pub workspace_id: String,
+        pub mode: String,
+        pub delivery_id: String,
+        pub trigger: String,
+        pub audience: String,
+        pub channel: String,
+        /// The phone number or email address, whole (lists mask it).
+        pub address: String,
+        pub language: String,
+        /// An email's subject.
+        pub subject: Option<String>,
+        pub body: String,
+        pub status: String,
+        pub attempts: i32,
+        /// When the sender may take it: due, held until, or its lease's end.
+        pub next_attempt_at: Option<i64>,
+        pub claim_token: Option<String>,
+        pub provider_message_id: Option<String>,
+        pub error: Option<String>,
+        pub created_at: i64,
+        pub sent_at: Option<i64>,
+        pub updated_at: i64,
+    }
+
+    #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]
+    pub enum Relation {}
+
+    impl ActiveModelBehavior for ActiveModel {}
+}
+
+pub mod attempt {
+    use sea_orm::entity::prelude::*;
+
+    /// One try to hand a message to its provider.
+    #[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
+    #[sea_orm(table_name = "notification_attempts")]
+    pub struct Model {
+        #[sea_orm(primary_key, auto_increment = false)]
+        pub id: String,
+        pub message_id: String,
+        pub attempt: i32,
+        pub started_at: i64,
+        pub duration_micros: i64,
+        /// `sent`, `rejected` or `unavailable`.
+        pub outcome: String,
+        pub provider_message_id: Option<String>,
+        pub error: Option<String>,
+    }
+
+    #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]
+    pub enum Relation {}
+
+    impl ActiveModelBehavior for ActiveModel {}
+}
+
+/// A message as lists show it and the sender sends it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Message {
+    pub id: String,
+    pub workspace_id: String,
+    pub mode: Mode,
+    pub delivery_id: String,
+    pub trigger: Trigger,
+    pub audience: Audience,
+    pub channel: Channel,
+    pub address: String,
+    pub language: Language,
+    pub subject: Option<String>,
+    pub body: String,
+    pub status: MessageStatus,
+    pub attempts: i32,
+    pub next_attempt_at: Option<i64>,
+    pub claim_token: Option<String>,
+    pub provider_message_id: Option<String>,
+    pub error: Option<String>,
+    pub created_at: i64,
+    pub sent_at: Option<i64>,
+}
+
+impl Message {
+    /// The address as lists show it (`+49********12`).
+    pub fn masked_address(&self) -> String {
+        super::mask(self.channel, &self.address)
+    }
+}
+
+fn from_model(m: entity::Model) -> CoreResult<Message> {
+    let corrupt = |what: &str| CoreError::Internal(format!("notification {} has a bad {what}", m.id));
+    Ok(Message {
+        mode: Mode::parse(&m.mode).ok_or_else(|| corrupt("mode"))?,
+        trigger: Trigger::parse(&m.trigger).ok_or_else(|| corrupt("trigger"))?,
+        audience: Audience::parse(&m.audience).ok_or_else(|| corrupt("audience"))?,
+        channel: Channel::parse(&m.channel).ok_or_else(|| corrupt("channel"))?,
+        language: Language::parse(&m.language).ok_or_else(|| corrupt("language"))?,
+        status: MessageStatus::parse(&m.status).ok_or_else(|| corrupt("status"))?,
+        id: m.id,
+        workspace_id: m.workspace_id,
+        delivery_id: m.delivery_id,
+        address: m.address,
+        subject: m.subject,
+        body: m.body,
+        attempts: m.attempts,
+        next_attempt_at: m.next_attempt_at,
+        claim_token: m.claim_token,
+        provider_message_id: m.provider_message_id,
+        error: m.error,
+        created_at: m.created_at,
+        sent_at: m.sent_at,
+    })
+}
+
+/// What the placeholders of `delivery`'s messages become.
+pub fn values_of(orders: &Orders, delivery: &Delivery, business_name: &str) -> Values {
+    let route = &delivery.route;
+    let eta = delivery.dropoff_eta.unwrap_or_else(|| delivery.plan().dropoff_at);
+    let eta = DateTime::<Utc>::from_timestamp_micros(eta)
+        .map(|at| match orders.catalog.service_area(&delivery.service_area_id) {
+            Some(area) => area.local_time(at).format("%H:%M").to_string(),
+            None => at.format("%H:%M UTC").to_string(),
+        })
+        .unwrap_or_default();
+    let courier_first_name = delivery
+        .courier
+        .as_ref()
+        .and_then(|c| c.name.as_deref())
+        .and_then(|name| name.split_whitespace().next())
+        .unwrap_or_default()
+        .to_owned();
+    let contact_name =
+        |w: &crate::validate::WaypointInput| w.contact.as_ref().map(|c| c.name.clone()).unwrap_or_default();
+    Values(
+        [
+            ("business_name", business_name.to_owned()),
+            ("recipient_name", contact_name(&route.dropoff)),
+            ("sender_name", contact_name(&route.pickup)),
+            ("courier_first_name", courier_first_name),
+            ("eta", eta),
+            (
+                "tracking_url",
+                format!(
+                    "{}/t/{}",
+                    orders.config.public_base_url.trim_end_matches('/'),
+                    delivery.tracking_token
+                ),
+            ),
+            ("dropoff_address", route.dropoff.address.clone()),
+            ("external_id", delivery.external_id.clone().unwrap_or_default()),
+        ]
+        .into_iter()
+        .collect(),
+    )
+}
+
+/// A phone number as SMS providers take it and send it back (`+4915112345678`
+/// for `+49 151 1234-5678`): the plus and the digits.
+pub fn e164(phone: &str) -> String {
+    phone.chars().filter(|c| *c == '+' || c.is_ascii_digit()).collect()
+}
+
+/// The messages `settings` sends for `trigger` of `delivery`, rendered:
+/// one per audience the delivery allows and channel its contact has an
+/// address for.
+fn messages_of(
+    orders: &Orders,
+    settings: &Settings,
+    business_name: &str,
+    delivery: &Delivery,
+    trigger: Trigger,
+    at: i64,
+) -> Vec<entity::ActiveModel> {
+    let preferences = delivery.notifications;
+    let language = preferences.language.unwrap_or(settings.language);
+    let text = settings.text(trigger, language);
+    let mut values = None;
+    let mut rows = Vec::new();
+    for audience in Audience::ALL {
+        if !preferences.allows(audience) {
+            continue;
+        }
+        let waypoint = match audience {
+            Audience::Recipient => &delivery.route.dropoff,
+            Audience::Sender => &delivery.route.pickup,
+        };
+        let Some(contact) = &waypoint.contact else { continue };
+        for channel in Channel::ALL {
+            if !settings.sends(trigger, audience, channel) {
+                continue;
+            }
+            let address = match channel {
+                Channel::Sms => Some(e164(&contact.phone)),
+                Channel::Email => contact.email.clone(),
+            };
+            let Some(address) = address else { continue };
+            let values = values.get_or_insert_with(|| values_of(orders, delivery, business_name));
+            let (subject, body) = match channel {
+                Channel::Sms => (None, templates::render(&text.sms, values)),
+                Channel::Email => (
+                    Some(templates::render(&text.email_subject, values)),
+                    templates::render(&text.email_body, values),
+                ),
+            };
+            rows.push(entity::ActiveModel {
+                id: Set(ids::new_id("ntf")),
+                workspace_id: Set(delivery.workspace_id.clone()),
+                mode: Set(delivery.mode.as_str().to_owned()),
+                delivery_id: Set(delivery.id.clone()),
+                trigger: Set(trigger.as_str().to_owned()),
+                audience: Set(audience.as_str().to_owned()),
+                channel: Set(channel.as_str().to_owned()),
+                address: Set(address),
+                language: Set(language.as_str().to_owned()),
+                subject: Set(subject),
+                body: Set(body),
+                status: Set(MessageStatus::Queued.as_str().to_owned()),
+                attempts: Set(0),
+                next_attempt_at: Set(Some(at)),
+                claim_token: Set(None),
+                provider_message_id: Set(None),
+                error: Set(None),
+                created_at: Set(at),
+                sent_at: Set(None),
+                updated_at: Set(at),
+            });
+        }
+    }
+    rows
+}
+
+/// Queues the messages of each `(delivery, trigger, at)` in `tx`, the
+/// transaction of the change that fired them: one read of each workspace's
+/// settings and name, one insert, and nothing for a message already queued.
+/// The sender of this process is woken when `tx` commits.
+pub async fn enqueue(
+    orders: &Orders,
+    tx: &courier_store::db::WriteTransaction,
+    fired: &[(&Delivery, Trigger, i64)],
+) -> CoreResult<()> {
+    if fired.is_empty() {
+        return Ok(());
+    }
+    let mut rows = Vec::new();
+    let mut workspaces: Vec<(String, Settings, String)> = Vec::new();
+    for &(delivery, trigger, at) in fired {
+        let index = match workspaces.iter().position(|(id, ..)| *id == delivery.workspace_id) {
+            Some(index) => index,
+            None => {
+                let settings = settings::get(&**tx, &delivery.workspace_id).await?;
+                let name = match &settings.email_from_name {
+                    Some(name) => name.clone(),
+                    None => {
+                        courier_identity::workspaces::get(&**tx, &delivery.workspace_id)
+                            .await?
+                            .name
+                    }
+                };
+                workspaces.push((delivery.workspace_id.clone(), settings, name));
+                workspaces.len() - 1
+            }
+        };
+        let (_, settings, name) = &workspaces[index];
+        rows.extend(messages_of(orders, settings, name, delivery, trigger, at));
+    }
+    if rows.is_empty() {
+        return Ok(());
+    }
+    entity::Entity::insert_many(rows)
+        .on_conflict(
+            OnConflict::columns([
+                entity::Column::DeliveryId,
+                entity::Column::Trigger,
+                entity::Column::Audience,
+                entity::Column::Channel,
+            ])
+            .do_nothing()
+            .to_owned(),
+        )
+        .exec_without_returning(&**tx)
+        .await?;
+    let wake = orders.notification_wake.clone();
+    tx.after_commit(move || wake.notify_one());
+    Ok(())
+}
+
+/// The messages of `delivery_id` in `workspace_id` and `mode`, oldest first.
+pub async fn of_delivery(
+    db: &impl ConnectionTrait,
+    workspace_id: &str,
+    mode: Mode,
+    delivery_id: &str,
+) -> CoreResult<Vec<Message>> {
+    entity::Entity::find()
+        .filter(entity::Column::DeliveryId.eq(delivery_id))
+        .filter(entity::Column::WorkspaceId.eq(workspace_id))
+        .filter(entity::Column::Mode.eq(mode.as_str()))
+        .order_by_asc(entity::Column::CreatedAt)
+        .order_by_asc(entity::Column::Id)
+        .all(db)
+        .await?
+        .into_iter()
+        .map(from_model)
+        .collect()
+}
+
+/// `GET /v1/deliveries/{id}/notifications`: the messages of one of the
+/// caller's deliveries (`not_found` for any other).
+pub async fn for_delivery(orders: &Orders, principal: &Principal, delivery_id: &str) -> CoreResult<Vec<Message>> {
+    let delivery = crate::deliveries::get(orders, principal, delivery_id).await?;
+    of_delivery(&orders.db, &delivery.workspace_id, delivery.mode, &delivery.id).await
+}
+
+/// The workspace's test inbox: its test-mode messages, newest first, at
+/// most `limit`, created before `before` when given.
+pub async fn test_inbox(
+    orders: &Orders,
+    granted: &Granted<act::ReadNotifications>,
+    workspace_id: &str,
+    limit: u64,
+    before: Option<i64>,
+) -> CoreResult<Vec<Message>> {
+    granted.covers(workspace_id)?;
+    let db = &orders.db;
+    let mut query = entity::Entity::find()
+        .filter(entity::Column::WorkspaceId.eq(workspace_id))
+        .filter(entity::Column::Mode.eq(Mode::Test.as_str()));
+    if let Some(before) = before {
+        query = query.filter(entity::Column::CreatedAt.lt(before));
+    }
+    query
+        .order_by_desc(entity::Column::CreatedAt)
+        .order_by_desc(entity::Column::Id)
+        .limit(limit)
+        .all(db)
+        .await?
+        .into_iter()
+        .map(from_model)
+        .collect()
+}
+
+/// The newest SMS to `phone`: whose workspace an inbound `STOP` is for.
+pub async fn latest_sms_to(db: &impl ConnectionTrait, phone: &str) -> CoreResult<Option<Message>> {
+    entity::Entity::find()
+        .filter(entity::Column::Address.eq(phone))
+        .filter(entity::Column::Channel.eq(Channel::Sms.as_str()))
+        .order_by_desc(entity::Column::CreatedAt)
+        .one(db)
+        .await?
+        .map(from_model)
+        .transpose()
+}
+
+/// Claims up to `limit` waiting messages due at `now`, earliest first: they
+/// get `token` and are due again only at `lease_end` (a sender that dies
+/// leaves them to the next one then). Returns them.
+pub async fn claim(
+    db: &impl ConnectionTrait,
+    limit: u64,
+    now: i64,
+    lease_end: i64,
+    token: &str,
+) -> CoreResult<Vec<Message>> {
+    let waiting = [MessageStatus::Queued.as_str(), MessageStatus::Held.as_str()];
+    let mut due = Query::select();
+    due.column(entity::Column::Id)
+        .from(entity::Entity)
+        .and_where(entity::Column::Status.is_in(waiting))
+        .and_where(entity::Column::NextAttemptAt.lte(now))
+        .order_by(entity::Column::NextAttemptAt, Order::Asc)
+        .limit(limit);
+    if db.get_database_backend() == DatabaseBackend::Postgres {
+        due.lock_with_behavior(LockType::Update, LockBehavior::SkipLocked);
+    }
+    let claimed = entity::Entity::update_many()
+        .col_expr(entity::Column::NextAttemptAt, Expr::value(lease_end))
+        .col_expr(entity::Column::ClaimToken, Expr::value(token))
+        .filter(entity::Column::Id.in_subquery(due))
+        .filter(entity::Column::Status.is_in(waiting))
+        .filter(entity::Column::NextAttemptAt.lte(now))
+        .exec(db)
+        .await?
+        .rows_affected;
+    if claimed == 0 {
+        return Ok(Vec::new());
+    }
+    entity::Entity::find()
+        .filter(entity::Column::ClaimToken.eq(token))
+        .filter(entity::Column::Status.is_in(waiting))
+        .all(db)
+        .await?
+        .into_iter()
+        .map(from_model)
+        .collect()
+}
+
+/// When the next waiting message is due, if any.
+pub async fn next_due(db: &impl ConnectionTrait) -> CoreResult<Option<i64>> {
+    let first = entity::Entity::find()
+        .filter(entity::Column::Status.is_in([MessageStatus::Queued.as_str(), MessageStatus::Held.as_str()]))
+        .order_by_asc(entity::Column::NextAttemptAt)
+        .one(db)
+        .await?;
+    Ok(first.and_then(|m| m.next_attempt_at))
+}
+
+/// What became of one claimed message.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Outcome {
+    /// Taken by the provider (or the test inbox).
+    Sent { provider_message_id: String },
+    /// Try again at `at`.
+    Retry { at: i64, error: String },
+    /// Held by quiet hours until `until`.
+    Held { until: i64 },
+    /// Not sent, and never will be.
+    Ended {
+        status: MessageStatus,
+        error: Option<String>,
+    },
+}
+
+/// Records `outcome` of `message` at `now`, if the sender still holds it
+/// (its claim token unchanged); `attempted` when a send was tried. Returns
+/// whether it was recorded.
+pub async fn finish(
+    db: &impl ConnectionTrait,
+    message: &Message,
+    outcome: &Outcome,
+    attempted: bool,
+    now: i64,
+) -> CoreResult<bool> {
+    let Some(token) = &message.claim_token else {
+        return Ok(false);
+    };
+    let attempts = message.attempts + i32::from(attempted);
+    let mut update = entity::Entity::update_many()
+        .col_expr(entity::Column::ClaimToken, Expr::value(Option::<String>::None))
+        .col_expr(entity::Column::Attempts, Expr::value(attempts))
+        .col_expr(entity::Column::UpdatedAt, Expr::value(now));
+    update = match outcome {
+        Outcome::Sent { provider_message_id } => update
+            .col_expr(entity::Column::Status, Expr::value(MessageStatus::Sent.as_str()))
+            .col_expr(
+                entity::Column::ProviderMessageId,
+                Expr::value(provider_message_id.clone()),
+            )
+            .col_expr(entity::Column::SentAt, Expr::value(now))
+            .col_expr(entity::Column::Error, Expr::value(Option::<String>::None))
+            .col_expr(entity::Column::NextAttemptAt, Expr::value(Option::<i64>::None)),
+        Outcome::Retry { at, error } => update
+            .col_expr(entity::Column::Status, Expr::value(MessageStatus::Queued.as_str()))
+            .col_expr(entity::Column::Error, Expr::value(error.clone()))
+            .col_expr(entity::Column::NextAttemptAt, Expr::value(*at)),
+        Outcome::Held { until } => update
+            .col_expr(entity::Column::Status, Expr::value(MessageStatus::Held.as_str()))
+            .col_expr(entity::Column::NextAttemptAt, Expr::value(*until)),
+        Outcome::Ended { status, error } => update
+            .col_expr(entity::Column::Status, Expr::value(status.as_str()))
+            .col_expr(entity::Column::Error, Expr::value(error.clone()))
+            .col_expr(entity::Column::NextAttemptAt, Expr::value(Option::<i64>::None)),
+    };
+    let result = update
+        .filter(entity::Column::Id.eq(&message.id))
+        .filter(entity::Column::ClaimToken.eq(token))
+        .exec(db)
+        .await?;
+    Ok(result.rows_affected == 1)
+}
+
+/// What became of an attempt, as its row keeps it.
+pub mod outcome {
+    /// Under way: the provider was called and has not answered. A row left
+    /// so by a sender that died is a send whose fate is unknown.
+    pub const STARTED: &str = "started";
+    pub const SENT: &str = "sent";
+    pub const REJECTED: &str = "rejected";
+    pub const UNAVAILABLE: &str = "unavailable";
+    /// The sender died while the provider had it (`STARTED` found later).
+    pub const CUT_OFF: &str = "cut_off";
+}
+
+/// Records that attempt `number` of `message` starts now, before the
+/// provider is called: should the sender die, the next one knows the send
+/// may have gone out. Returns the attempt's id.
+pub async fn start_attempt(
+    db: &impl ConnectionTrait,
+    message: &Message,
+    number: i32,
+    started_at: i64,
+) -> CoreResult<String> {
+    let id = ids::new_id("nta");
+    attempt::Entity::insert(attempt::ActiveModel {
+        id: Set(id.clone()),
+        message_id: Set(message.id.clone()),
+        attempt: Set(number),
+        started_at: Set(started_at),
+        duration_micros: Set(0),
+        outcome: Set(outcome::STARTED.to_owned()),
+        provider_message_id: Set(None),
+        error: Set(None),
+    })
+    .exec_without_returning(db)
+    .await?;
+    Ok(id)
+}
+
+/// Records how attempt `id` ended.
+pub async fn end_attempt(
+    db: &impl ConnectionTrait,
+    id: &str,
+    duration_micros: i64,
+    outcome: &str,
+    provider_message_id: Option<String>,
+    error: Option<String>,
+) -> CoreResult<()> {
+    attempt::Entity::update_many()
+        .col_expr(attempt::Column::DurationMicros, Expr::value(duration_micros))
+        .col_expr(attempt::Column::Outcome, Expr::value(outcome))
+        .col_expr(attempt::Column::ProviderMessageId, Expr::value(provider_message_id))
+        .col_expr(attempt::Column::Error, Expr::value(error))
+        .filter(attempt::Column::Id.eq(id))
+        .exec(db)
+        .await?;
+    Ok(())
+}
+
+/// The attempts made for `message_id`, first first.
+pub async fn attempts_of(db: &impl ConnectionTrait, message_id: &str) -> CoreResult<Vec<attempt::Model>> {
+    Ok(attempt::Entity::find()
+        .filter(attempt::Column::MessageId.eq(message_id))
+        .order_by_asc(attempt::Column::Attempt)
+        .all(db)
+        .await?)
+}
+
+/// The provider's later word on a sent message (an SMS status callback):
+/// `delivered`, or `failed` with its error. Returns whether a message of
+/// ours had that id.
+pub async fn provider_status(
+    db: &impl ConnectionTrait,
+    provider_message_id: &str,
+    status: MessageStatus,
+    error: Option<String>,
+    now: i64,
+) -> CoreResult<bool> {
+    let result = entity::Entity::update_many()
+        .col_expr(entity::Column::Status, Expr::value(status.as_str()))
+        .col_expr(entity::Column::Error, Expr::value(error))
+        .col_expr(entity::Column::UpdatedAt, Expr::value(now))
+        .filter(entity::Column::ProviderMessageId.eq(provider_message_id))
+        .filter(
+            Condition::any()
+                .add(entity::Column::Status.eq(MessageStatus::Sent.as_str()))
+                .add(entity::Column::Status.eq(status.as_str())),
+        )
+        .exec(db)
+        .await?;
+    Ok(result.rows_affected > 0)
+}
+
+/// Messages waiting to be sent: the outbox's depth, for the metrics.
+pub async fn waiting(db: &impl ConnectionTrait) -> CoreResult<u64> {
+    use sea_orm::PaginatorTrait;
+    Ok(entity::Entity::find()
+        .filter(entity::Column::Status.is_in([MessageStatus::Queued.as_str(), MessageStatus::Held.as_str()]))
+        .count(db)
+        .await?)
+}

@@ -1,0 +1,194 @@
+//! Notifications in process ([`crate::testing`]): triggers fired by moves
+//! made as movers make them, and the sender's decisions before a send,
+//! on the test clock.
+
+use std::time::Duration;
+
+use chrono::{NaiveTime, Timelike};
+
+use super::messages::{self, Message};
+use super::settings::{self, QuietHours, Settings};
+use super::{Channel, MessageStatus, Trigger, mask, opt_outs, sender};
+use crate::Orders;
+use crate::deliveries::{Change, Courier, Delivery};
+use crate::lifecycle::{self, Status};
+use crate::testing::{TestOrders, caller, create_delivery};
+use courier_identity::auth::Mode;
+
+/// A test workspace whose settings send every trigger by SMS to the
+/// recipient, with `quiet` hours; and one of its deliveries.
+async fn delivery_of(orders: &TestOrders, quiet: Option<QuietHours>) -> Delivery {
+    let workspace = orders.workspace(None).await;
+    let chosen = Settings {
+        rules: Trigger::ALL
+            .into_iter()
+            .map(|trigger| settings::Rule {
+                trigger,
+                audience: super::Audience::Recipient,
+                channel: Channel::Sms,
+            })
+            .collect(),
+        quiet_hours: quiet,
+        ..Settings::default()
+    };
+    settings::save(&orders.writer, &workspace.id, &chosen, orders.clock.now_micros())
+        .await
+        .expect("settings saved");
+    let created = create_delivery(orders, &caller(&workspace, Mode::Test))
+        .await
+        .expect("created");
+    (*created).clone()
+}
+
+/// Moves `delivery` to `to` as a mover does, in a transaction of its own.
+async fn advance(orders: &Orders, delivery: &Delivery, to: Status, change: Change) -> Delivery {
+    let tx = orders.begin().await.expect("transaction");
+    let now = orders.clock.now_micros();
+    let moved = lifecycle::advance(orders, &tx, delivery, to, change, now)
+        .await
+        .expect("move")
+        .expect("moved");
+    tx.commit().await.expect("commit");
+    moved
+}
+
+fn courier() -> Change {
+    Change::default().courier(Courier {
+        name: Some("Sam Rider".into()),
+        ..Default::default()
+    })
+}
+
+async fn queued(orders: &Orders, delivery: &Delivery) -> Vec<Message> {
+    messages::of_delivery(&orders.db, &delivery.workspace_id, delivery.mode, &delivery.id)
+        .await
+        .expect("messages")
+}
+
+#[tokio::test]
+async fn a_trigger_queues_its_message_once_however_often_it_fires() {
+    let orders = TestOrders::open().await;
+    let delivery = delivery_of(&orders, None).await;
+    let assigned = advance(&orders, &delivery, Status::CourierAssigned, courier()).await;
+    // Said again (another courier takes the job): still one message.
+    let tx = orders.begin().await.expect("transaction");
+    let now = orders.clock.now_micros();
+    lifecycle::record_events(
+        &orders,
+        &tx,
+        &[(&assigned, crate::events::EventType::CourierAssigned, now)],
+    )
+    .await
+    .expect("recorded");
+    tx.commit().await.expect("commit");
+    let messages = queued(&orders, &assigned).await;
+    assert_eq!(messages.len(), 1, "{messages:#?}");
+    let message = &messages[0];
+    assert_eq!(
+        (message.trigger, message.channel, message.status),
+        (Trigger::CourierAssigned, Channel::Sms, MessageStatus::Queued)
+    );
+    assert_eq!(
+        message.address, "+49301234567",
+        "the dropoff's phone, as providers take it"
+    );
+    assert!(message.body.contains("Sam is on the way"), "{}", message.body);
+    assert!(
+        message.body.contains(&format!("/t/{}", assigned.tracking_token)),
+        "{}",
+        message.body
+    );
+}
+
+#[tokio::test]
+async fn the_sender_puts_test_messages_in_the_inbox_holds_in_quiet_hours_and_drops_what_ended() {
+    // Quiet from this hour to the next on Berlin's clock.
+    let orders = TestOrders::open().await;
+    let hour = orders.clock.now().with_timezone(&chrono_tz::Europe::Berlin).hour();
+    let at = |h: u32| NaiveTime::from_hms_opt((hour + h) % 24, 0, 0).expect("a time");
+    let delivery = delivery_of(
+        &orders,
+        Some(QuietHours {
+            start: at(0),
+            end: at(1),
+        }),
+    )
+    .await;
+    let assigned = advance(&orders, &delivery, Status::CourierAssigned, courier()).await;
+    sender::send_due((*orders).clone()).await.expect("a run");
+    let held = queued(&orders, &assigned).await;
+    assert_eq!(held[0].status, MessageStatus::Held, "{held:#?}");
+
+    // Morning: the held message goes to the test inbox.
+    orders.clock.advance(Duration::from_secs(3_600));
+    sender::send_due((*orders).clone()).await.expect("a run");
+    let sent = queued(&orders, &assigned).await;
+    assert_eq!(sent[0].status, MessageStatus::Sent, "{sent:#?}");
+    assert_eq!(
+        sent[0].provider_message_id.as_deref(),
+        Some(format!("test_{}", sent[0].id).as_str())
+    );
+
+    // A message about progress queued, then the delivery ends over a
+    // minute before it could go out: dropped, saying why.
+    let at_pickup = advance(&orders, &assigned, Status::AtPickup, Change::default()).await;
+    let picked_up = advance(&orders, &at_pickup, Status::PickedUp, Change::default()).await;
+    let change = Change::default().cancelled(
+        lifecycle::CancellationReason::CancelledByMaxmove,
+        orders.clock.now_micros(),
+    );
+    advance(&orders, &picked_up, Status::Cancelled, change).await;
+    orders.clock.advance(Duration::from_secs(120));
+    sender::send_due((*orders).clone()).await.expect("a run");
+    let ended = queued(&orders, &assigned).await;
+    let of = |trigger| ended.iter().find(|m| m.trigger == trigger).expect("its message");
+    assert_eq!(of(Trigger::PickedUp).status, MessageStatus::Dropped);
+    assert!(
+        of(Trigger::PickedUp)
+            .error
+            .as_deref()
+            .is_some_and(|e| e.contains("cancelled"))
+    );
+    assert_eq!(
+        of(Trigger::Failed).status,
+        MessageStatus::Sent,
+        "failed outlives the delivery"
+    );
+}
+
+#[tokio::test]
+async fn an_opted_out_address_gets_nothing() {
+    let orders = TestOrders::open().await;
+    let delivery = delivery_of(&orders, None).await;
+    let now = orders.clock.now_micros();
+    opt_outs::opt_out(
+        &orders.writer,
+        &delivery.workspace_id,
+        Channel::Sms,
+        "+49301234567",
+        opt_outs::Source::SmsStop,
+        now,
+    )
+    .await
+    .expect("opted out");
+    let assigned = advance(&orders, &delivery, Status::CourierAssigned, courier()).await;
+    sender::send_due((*orders).clone()).await.expect("a run");
+    assert_eq!(queued(&orders, &assigned).await[0].status, MessageStatus::OptedOut);
+}
+
+#[test]
+fn numbers_and_addresses_are_masked_as_lists_show_them() {
+    assert_eq!(mask(Channel::Sms, "+4915112345612"), "+49*********12");
+    assert_eq!(mask(Channel::Sms, "+4912"), "*****");
+    assert_eq!(mask(Channel::Email, "jana@example.com"), "j***@example.com");
+}
+
+#[test]
+fn names_round_trip() {
+    for t in Trigger::ALL {
+        assert_eq!(Trigger::parse(t.as_str()), Some(t));
+    }
+    for s in MessageStatus::ALL {
+        assert_eq!(MessageStatus::parse(s.as_str()), Some(s));
+    }
+}

@@ -8,10 +8,11 @@
 use std::ops::Deref;
 use std::sync::Arc;
 
-use crate::deliveries::{self, Delivery, NewDelivery};
+use crate::deliveries::{self, Change, Delivery, NewDelivery};
 use crate::events::{Event, EventType};
 use crate::fleet::FleetOrder;
 use crate::idempotency::Idempotent;
+use crate::lifecycle::{self, Status};
 use crate::quotes::RouteInput;
 use crate::validate::{ContactInput, WaypointInput};
 use crate::webhooks::endpoints::{self, NewEndpoint};
@@ -246,4 +247,17 @@ fn berlin_route() -> RouteInput {
         scheduled_at: None,
         windows: Windows::default(),
     }
+}
+
+/// Moves `delivery` to `to` with `change`, as a mover does, in a
+/// transaction of its own: the delivery as it now is.
+pub async fn advance(orders: &Orders, delivery: &Delivery, to: Status, change: Change) -> Delivery {
+    let tx = orders.begin().await.expect("transaction");
+    let now = orders.clock.now_micros();
+    let moved = lifecycle::advance(orders, &tx, delivery, to, change, now)
+        .await
+        .expect("move")
+        .expect("moved");
+    tx.commit().await.expect("commit");
+    moved
 }

@@ -17,6 +17,7 @@ use courier::v1 as pb;
 use courier_messaging::testing::{SmtpServer, TwilioStandIn};
 use serde_json::Value;
 
+use crate::billing::proof;
 use crate::deliveries::berlin_delivery;
 use crate::harness::{Backend, TestApp, limited, wait_until};
 
@@ -162,23 +163,6 @@ fn at(seconds_from_now: i64, app: &TestApp) -> prost_types::Timestamp {
     }
 }
 
-fn photo(id: &str, checkpoint: pb::CheckpointKind) -> ipb::SubmitProofRequest {
-    ipb::SubmitProofRequest {
-        delivery_id: id.into(),
-        checkpoint: checkpoint as i32,
-        files: vec![ipb::ProofFile {
-            kind: pb::ArtifactKind::Photo as i32,
-            file_name: "parcel.jpg".into(),
-            content_type: "image/jpeg".into(),
-            content: b"\xff\xd8\xff parcel".to_vec(),
-        }],
-        person_name: None,
-        barcode: None,
-        age_checked: false,
-        left_at_door: false,
-    }
-}
-
 /// Accepts live delivery `id` for a courier and carries it to in transit,
 /// its dropoff `eta_seconds` away.
 async fn carry(app: &TestApp, id: &str, eta_seconds: i64) {
@@ -195,7 +179,7 @@ async fn carry(app: &TestApp, id: &str, eta_seconds: i64) {
         .await
         .expect("at pickup");
     dispatch
-        .submit_proof(app.dispatch_request(photo(id, pb::CheckpointKind::Pickup)))
+        .submit_proof(app.dispatch_request(proof(id, pb::CheckpointKind::Pickup)))
         .await
         .expect("pickup proof");
     let pick_up = ipb::PickUpRequest { delivery_id: id.into() };
@@ -238,7 +222,7 @@ async fn hand_over(app: &TestApp, id: &str) {
         .await
         .expect("at dropoff");
     dispatch
-        .submit_proof(app.dispatch_request(photo(id, pb::CheckpointKind::Dropoff)))
+        .submit_proof(app.dispatch_request(proof(id, pb::CheckpointKind::Dropoff)))
         .await
         .expect("dropoff proof");
     let done = ipb::CompleteHandoverRequest { delivery_id: id.into() };

@@ -11,11 +11,11 @@ use super::charges;
 use super::statements::{self, PeriodEnd, StatementStatus};
 use crate::Orders;
 use crate::deliveries::{Change, Courier, Delivery};
-use crate::lifecycle::{self, Status};
+use crate::lifecycle::Status;
 use crate::notifications::messages::{self, Message, Outcome};
 use crate::notifications::settings::{self, Settings};
 use crate::notifications::{Channel, MessageStatus, sender};
-use crate::testing::{TestOrders, caller, create_delivery};
+use crate::testing::{TestOrders, advance, caller, create_delivery};
 use courier_identity::access::{Granted, act, command_line};
 use courier_identity::auth::Mode;
 use courier_identity::workspaces::{self, Workspace};
@@ -39,18 +39,6 @@ async fn workspace(orders: &TestOrders) -> Workspace {
         .await
         .expect("settings saved");
     workspace
-}
-
-/// Moves `delivery` to `to` as a mover does, in a transaction of its own.
-async fn advance(orders: &Orders, delivery: &Delivery, to: Status, change: Change) -> Delivery {
-    let tx = orders.begin().await.expect("transaction");
-    let now = orders.clock.now_micros();
-    let moved = lifecycle::advance(orders, &tx, delivery, to, change, now)
-        .await
-        .expect("move")
-        .expect("moved");
-    tx.commit().await.expect("commit");
-    moved
 }
 
 /// A delivery of `workspace` in `mode`, taken by a courier: its

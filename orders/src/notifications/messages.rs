@@ -511,29 +511,29 @@ pub mod outcome {
     pub const CUT_OFF: &str = "cut_off";
 }
 
-/// Records that attempt `number` of `message` starts now, before the
-/// provider is called: should the sender die, the next one knows the send
-/// may have gone out. Returns the attempt's id.
-pub async fn start_attempt(
-    db: &impl ConnectionTrait,
-    message: &Message,
-    number: i32,
-    started_at: i64,
-) -> CoreResult<String> {
-    let id = ids::new_id("nta");
-    attempt::Entity::insert(attempt::ActiveModel {
-        id: Set(id.clone()),
-        message_id: Set(message.id.clone()),
-        attempt: Set(number),
-        started_at: Set(started_at),
-        duration_micros: Set(0),
-        outcome: Set(outcome::STARTED.to_owned()),
-        provider_message_id: Set(None),
-        error: Set(None),
-    })
-    .exec_without_returning(db)
-    .await?;
-    Ok(id)
+/// Records that the attempts of `started` (each message with its
+/// attempt's number and id) start now, before their providers are called,
+/// in one insert: should the sender die, the next one knows each send may
+/// have gone out.
+pub async fn start_attempts(db: &impl ConnectionTrait, started: &[(Message, i32, String)], now: i64) -> CoreResult<()> {
+    if started.is_empty() {
+        return Ok(());
+    }
+    let rows = started
+        .iter()
+        .map(|(message, number, id)| attempt::ActiveModel {
+            id: Set(id.clone()),
+            message_id: Set(message.id.clone()),
+            attempt: Set(*number),
+            started_at: Set(now),
+            duration_micros: Set(0),
+            outcome: Set(outcome::STARTED.to_owned()),
+            provider_message_id: Set(None),
+            error: Set(None),
+        })
+        .collect();
+    courier_store::db::insert_rows::<attempt::Entity>(db, rows).await?;
+    Ok(())
 }
 
 /// Records how attempt `id` ended.
@@ -560,6 +560,22 @@ pub async fn end_attempt(
 pub async fn attempts_of(db: &impl ConnectionTrait, message_id: &str) -> CoreResult<Vec<attempt::Model>> {
     Ok(attempt::Entity::find()
         .filter(attempt::Column::MessageId.eq(message_id))
+        .order_by_asc(attempt::Column::Attempt)
+        .all(db)
+        .await?)
+}
+
+/// The attempts made for each of `message_ids`, in one read.
+pub async fn attempts_of_many<'a>(
+    db: &impl ConnectionTrait,
+    message_ids: impl IntoIterator<Item = &'a str>,
+) -> CoreResult<Vec<attempt::Model>> {
+    let ids: Vec<String> = message_ids.into_iter().map(str::to_owned).collect();
+    if ids.is_empty() {
+        return Ok(Vec::new());
+    }
+    Ok(attempt::Entity::find()
+        .filter(courier_store::db::one_of(db.get_database_backend(), "message_id", &ids))
         .order_by_asc(attempt::Column::Attempt)
         .all(db)
         .await?)

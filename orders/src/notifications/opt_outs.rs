@@ -3,6 +3,8 @@
 //! inbound hook, or the unsubscribe link in every email, which is signed and
 //! needs no sign-in. The sender asks before every send.
 
+use std::collections::BTreeSet;
+
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use sea_orm::sea_query::OnConflict;
@@ -105,6 +107,31 @@ pub async fn is_opted_out(
             .await?
             .is_some(),
     )
+}
+
+/// Which of `addresses` (workspace, channel, address) opted out, in one
+/// read.
+pub async fn among<'a>(
+    db: &impl ConnectionTrait,
+    addresses: impl IntoIterator<Item = (&'a str, Channel, &'a str)>,
+) -> CoreResult<BTreeSet<(String, Channel, String)>> {
+    let wanted: BTreeSet<(String, Channel, String)> = addresses
+        .into_iter()
+        .map(|(workspace_id, channel, address)| (workspace_id.to_owned(), channel, address.to_owned()))
+        .collect();
+    if wanted.is_empty() {
+        return Ok(BTreeSet::new());
+    }
+    let listed: Vec<String> = wanted.iter().map(|(_, _, address)| address.clone()).collect();
+    let rows = entity::Entity::find()
+        .filter(courier_store::db::one_of(db.get_database_backend(), "address", &listed))
+        .all(db)
+        .await?;
+    Ok(rows
+        .into_iter()
+        .filter_map(|row| Some((row.workspace_id, Channel::parse(&row.channel)?, row.address)))
+        .filter(|key| wanted.contains(key))
+        .collect())
 }
 
 /// Bytes of an unsubscribe link's signature.

@@ -11,9 +11,10 @@
 //! or error. A send cut off by a crash is looked up at the provider before
 //! it is made again ([`attempt`]). A live SMS the provider took is charged
 //! (`billing::charges`) in the transaction that records it as sent
-//! ([`record`]).
+//! ([`record`]). A run's reads and writes are per batch, not per message
+//! ([`send_due`]).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::time::{Duration, Instant};
 
 use chrono::{DateTime, Utc};
@@ -22,16 +23,19 @@ use tokio_util::sync::CancellationToken;
 
 use super::messages::{self, Message, Outcome, outcome};
 use super::providers::Providers;
-use super::{Channel, MessageStatus, opt_outs, settings};
+use super::settings::{self, Settings};
+use super::{Channel, MessageStatus, opt_outs};
 use crate::billing::charges::{self, Charge};
+use crate::deliveries::{self, Delivery};
 use crate::webhooks::retry;
-use crate::{CoreResult, Orders, deliveries};
+use crate::{CoreResult, Orders};
 use courier_identity::modes::Mode;
 use courier_messaging::email::Email;
 use courier_messaging::sms::Sms;
 use courier_messaging::{Accepted, SendError};
 use courier_store::ids;
 use courier_store::runner::{Done, Runner};
+use sea_orm::ConnectionTrait;
 
 /// How long after its delivery ended a message about its progress may
 /// still go out: one queued just before the end is news sent at once (and
@@ -66,7 +70,12 @@ pub async fn run(orders: Orders, stop: CancellationToken) {
         .await
 }
 
-/// Claims the messages due now and sends them, each on its own task.
+/// Claims the messages due now and sends them, in four steps whatever
+/// their number: what each needs is read once for the batch ([`Facts`]),
+/// every attempt about to be made is recorded in one insert, the provider
+/// calls run side by side (one task per delivery, its messages in the
+/// order they were queued: `arriving` never overtakes `picked_up`), and
+/// every outcome is recorded in one transaction.
 pub async fn send_due(orders: Orders) -> CoreResult<Done> {
     let now = orders.clock.now_micros();
     let providers = &orders.notification_providers;
@@ -75,133 +84,253 @@ pub async fn send_due(orders: Orders) -> CoreResult<Done> {
     let lease = i64::try_from((providers.timeout + Duration::from_secs(5)).as_micros()).unwrap_or(i64::MAX);
     let token = ids::random_base62(24);
     let claimed = messages::claim(&orders.writer, BATCH, now, now.saturating_add(lease), &token).await?;
-    let full = claimed.len() as u64 == BATCH;
-    // One task per delivery, its messages in the order they were queued:
-    // `arriving` never overtakes `picked_up`, nor `delivered` `arriving`.
-    let mut by_delivery: BTreeMap<String, Vec<Message>> = BTreeMap::new();
-    for message in claimed {
-        by_delivery
-            .entry(message.delivery_id.clone())
-            .or_default()
-            .push(message);
+    if claimed.is_empty() {
+        return Ok(Done::Idle);
     }
+    let full = claimed.len() as u64 == BATCH;
+    let facts = Facts::read(&orders, &claimed).await?;
+    let mut done: Vec<Decided> = Vec::with_capacity(claimed.len());
+    let mut to_send: BTreeMap<String, Vec<Planned>> = BTreeMap::new();
+    let mut started = Vec::new();
+    for message in claimed {
+        if let Some(outcome) = facts.before_send(&orders, &message, now) {
+            done.push(Decided {
+                message,
+                outcome,
+                attempted: false,
+                attempts: Vec::new(),
+            });
+            continue;
+        }
+        let earlier = facts.attempts_of(&message.id);
+        let planned = Planned {
+            number: i32::try_from(earlier.len()).unwrap_or(i32::MAX).saturating_add(1),
+            attempt_id: ids::new_id("nta"),
+            cut_off: earlier
+                .iter()
+                .find(|a| a.outcome == outcome::STARTED)
+                .map(|a| (a.id.clone(), a.started_at)),
+            email: match message.channel {
+                Channel::Email => Some(facts.email_of(&orders, &message)),
+                Channel::Sms => None,
+            },
+            message,
+        };
+        // A message cut off before is looked up first, its attempt
+        // recorded only if it is made ([`attempt`]).
+        if planned.cut_off.is_none() {
+            started.push((planned.message.clone(), planned.number, planned.attempt_id.clone()));
+        }
+        to_send
+            .entry(planned.message.delivery_id.clone())
+            .or_default()
+            .push(planned);
+    }
+    messages::start_attempts(&orders.writer, &started, orders.clock.now_micros()).await?;
     let mut sends = JoinSet::new();
-    for (_, mut queue) in by_delivery {
-        queue.sort_by(|a, b| (a.created_at, &a.id).cmp(&(b.created_at, &b.id)));
+    for (_, mut queue) in to_send {
+        queue.sort_by(|a, b| (a.message.created_at, &a.message.id).cmp(&(b.message.created_at, &b.message.id)));
         let orders = orders.clone();
         sends.spawn(async move {
-            for message in queue {
-                if let Err(error) = send(&orders, &message).await {
-                    tracing::warn!(%error, message = %message.id, "notification not sent; tried again after its lease");
-                }
+            let mut sent = Vec::with_capacity(queue.len());
+            for planned in queue {
+                sent.push(attempt(&orders, planned).await);
             }
+            sent
         });
     }
-    while sends.join_next().await.is_some() {}
+    while let Some(sent) = sends.join_next().await {
+        match sent {
+            Ok(sent) => done.extend(sent),
+            Err(error) => {
+                tracing::warn!(%error, "a notification send task failed; its messages go again after their lease")
+            }
+        }
+    }
+    let recorded = record_all(&orders, &done).await?;
+    for (one, recorded) in done.iter().zip(recorded) {
+        if recorded {
+            orders.metrics.notification(
+                one.message.channel.as_str(),
+                one.message.trigger.as_str(),
+                result_name(&one.message, &one.outcome),
+            );
+        }
+    }
     Ok(if full { Done::More } else { Done::Idle })
 }
 
-/// Decides and sends one claimed message, and records what became of it.
-async fn send(orders: &Orders, message: &Message) -> CoreResult<()> {
-    let now = orders.clock.now_micros();
-    let (outcome, attempted) = match before_send(orders, message, now).await? {
-        Some(outcome) => (outcome, false),
-        None => (attempt(orders, message).await?, true),
-    };
-    if record(orders, message, &outcome, attempted).await? {
-        orders.metrics.notification(
-            message.channel.as_str(),
-            message.trigger.as_str(),
-            result_name(message, &outcome),
-        );
-    }
-    Ok(())
+/// What one run reads once for all its messages.
+struct Facts {
+    deliveries: BTreeMap<String, Delivery>,
+    opted_out: BTreeSet<(String, Channel, String)>,
+    settings: BTreeMap<String, Settings>,
+    /// The name each workspace signs with.
+    names: BTreeMap<String, String>,
+    attempts: BTreeMap<String, Vec<messages::attempt::Model>>,
 }
 
-/// Records `outcome` of claimed `message` ([`messages::finish`]), if this
-/// sender still holds it; returns whether it did. A live SMS its provider
-/// took is charged in the same transaction, and only when the finish
-/// updated the row: a message is charged once however many senders
-/// claimed it. Test-mode messages and emails are not charged.
-pub async fn record(orders: &Orders, message: &Message, outcome: &Outcome, attempted: bool) -> CoreResult<bool> {
-    let now = orders.clock.now_micros();
-    let charge = match outcome {
-        Outcome::Sent { .. } if message.mode == Mode::Live && message.channel == Channel::Sms => Charge::sms(
-            &orders.catalog,
-            &message.id,
+impl Facts {
+    async fn read(orders: &Orders, claimed: &[Message]) -> CoreResult<Facts> {
+        let delivery_ids: BTreeSet<String> = claimed.iter().map(|m| m.delivery_id.clone()).collect();
+        let deliveries = deliveries::find_many(&orders.db, &delivery_ids.into_iter().collect::<Vec<_>>()).await?;
+        let opted_out = opt_outs::among(
+            &orders.db,
+            claimed
+                .iter()
+                .map(|m| (m.workspace_id.as_str(), m.channel, m.address.as_str())),
+        )
+        .await?;
+        let mut settings = BTreeMap::new();
+        let mut names = BTreeMap::new();
+        for workspace_id in claimed.iter().map(|m| m.workspace_id.as_str()).collect::<BTreeSet<_>>() {
+            let chosen = settings::get(&orders.db, workspace_id).await?;
+            let name = match &chosen.email_from_name {
+                Some(name) => name.clone(),
+                None => courier_identity::workspaces::get(&orders.db, workspace_id).await?.name,
+            };
+            settings.insert(workspace_id.to_owned(), chosen);
+            names.insert(workspace_id.to_owned(), name);
+        }
+        let mut attempts: BTreeMap<String, Vec<messages::attempt::Model>> = BTreeMap::new();
+        for attempt in messages::attempts_of_many(&orders.db, claimed.iter().map(|m| m.id.as_str())).await? {
+            attempts.entry(attempt.message_id.clone()).or_default().push(attempt);
+        }
+        Ok(Facts {
+            deliveries: deliveries.into_iter().map(|d| (d.id.clone(), d)).collect(),
+            opted_out,
+            settings,
+            names,
+            attempts,
+        })
+    }
+
+    fn attempts_of(&self, message_id: &str) -> &[messages::attempt::Model] {
+        self.attempts.get(message_id).map_or(&[], Vec::as_slice)
+    }
+
+    /// What becomes of `message` without a send, if anything: dropped,
+    /// opted out, held, or put in the test inbox.
+    fn before_send(&self, orders: &Orders, message: &Message, now: i64) -> Option<Outcome> {
+        let Some(delivery) = self.deliveries.get(&message.delivery_id) else {
+            return Some(Outcome::Ended {
+                status: MessageStatus::Dropped,
+                error: Some("The delivery is no longer kept.".to_owned()),
+            });
+        };
+        let ended_at = delivery.delivered_at.or(delivery.cancelled_at);
+        let late = ended_at.is_some_and(|ended| now - ended > ENDED_GRACE_MICROS);
+        if late && delivery.status.is_terminal() && !message.trigger.outlives_the_delivery() {
+            return Some(Outcome::Ended {
+                status: MessageStatus::Dropped,
+                error: Some(format!(
+                    "The delivery was {} before this message could go out.",
+                    delivery.status.as_str()
+                )),
+            });
+        }
+        let key = (message.workspace_id.clone(), message.channel, message.address.clone());
+        if self.opted_out.contains(&key) {
+            return Some(Outcome::Ended {
+                status: MessageStatus::OptedOut,
+                error: None,
+            });
+        }
+        if message.trigger.can_wait() {
+            let quiet = self.settings.get(&message.workspace_id).and_then(|s| s.quiet_hours);
+            let area = orders.catalog.service_area(&delivery.service_area_id);
+            let held = quiet
+                .zip(area)
+                .zip(DateTime::<Utc>::from_timestamp_micros(now))
+                .and_then(|((quiet, area), now)| quiet.until(now, area.time_zone));
+            if let Some(until) = held {
+                return Some(Outcome::Held {
+                    until: until.timestamp_micros(),
+                });
+            }
+        }
+        if message.mode == Mode::Test {
+            return Some(Outcome::Sent {
+                provider_message_id: format!("test_{}", message.id),
+            });
+        }
+        None
+    }
+
+    /// The email `message` goes out as.
+    fn email_of(&self, orders: &Orders, message: &Message) -> Email {
+        let token = opt_outs::unsubscribe_token(
+            &orders.secrets.unsubscribe_link,
             &message.workspace_id,
-            &message.delivery_id,
-            now,
-        ),
-        _ => None,
-    };
-    let Some(charge) = charge else {
-        return messages::finish(&orders.writer, message, outcome, attempted, now).await;
-    };
-    let tx = orders.begin().await?;
-    let finished = messages::finish(&*tx, message, outcome, attempted, now).await?;
-    if finished {
-        charges::record(&*tx, &charge).await?;
-    }
-    tx.commit().await?;
-    Ok(finished)
-}
-
-/// What becomes of `message` without a send, if anything: dropped, opted
-/// out, held, or put in the test inbox.
-async fn before_send(orders: &Orders, message: &Message, now: i64) -> CoreResult<Option<Outcome>> {
-    let delivery = deliveries::reload(&orders.db, &message.delivery_id).await?;
-    let ended_at = delivery.delivered_at.or(delivery.cancelled_at);
-    let late = ended_at.is_some_and(|ended| now - ended > ENDED_GRACE_MICROS);
-    if late && delivery.status.is_terminal() && !message.trigger.outlives_the_delivery() {
-        return Ok(Some(Outcome::Ended {
-            status: MessageStatus::Dropped,
-            error: Some(format!(
-                "The delivery was {} before this message could go out.",
-                delivery.status.as_str()
-            )),
-        }));
-    }
-    if opt_outs::is_opted_out(&orders.db, &message.workspace_id, message.channel, &message.address).await? {
-        return Ok(Some(Outcome::Ended {
-            status: MessageStatus::OptedOut,
-            error: None,
-        }));
-    }
-    if message.trigger.can_wait() {
-        let settings = settings::get(&orders.db, &message.workspace_id).await?;
-        let area = orders.catalog.service_area(&delivery.service_area_id);
-        let held = settings
-            .quiet_hours
-            .zip(area)
-            .zip(DateTime::<Utc>::from_timestamp_micros(now))
-            .and_then(|((quiet, area), now)| quiet.until(now, area.time_zone));
-        if let Some(until) = held {
-            return Ok(Some(Outcome::Held {
-                until: until.timestamp_micros(),
-            }));
+            &message.address,
+        );
+        let unsubscribe_url = format!(
+            "{}/v1/notifications/unsubscribe/{token}",
+            orders.config.public_base_url.trim_end_matches('/')
+        );
+        Email {
+            to: message.address.clone(),
+            from_name: self.names.get(&message.workspace_id).cloned().unwrap_or_default(),
+            from_address: orders.notification_providers.from_address.clone(),
+            reply_to: self
+                .settings
+                .get(&message.workspace_id)
+                .and_then(|s| s.reply_to.clone()),
+            subject: message.subject.clone().unwrap_or_default(),
+            text: format!("{}\n\n--\nNo more emails like this: {unsubscribe_url}", message.body),
+            unsubscribe_url,
+            message_id: message.id.clone(),
         }
     }
-    if message.mode == Mode::Test {
-        return Ok(Some(Outcome::Sent {
-            provider_message_id: format!("test_{}", message.id),
-        }));
-    }
-    Ok(None)
 }
 
-/// Hands a live message to its provider, each attempt recorded before
-/// the call and after it. A send an earlier sender started and never
-/// finished (it died) may have gone out: an SMS is looked up at Twilio
-/// first, whose Messages API takes no idempotency key, and adopted when
-/// found; an email is sent again with its Message-ID unchanged.
-async fn attempt(orders: &Orders, message: &Message) -> CoreResult<Outcome> {
+/// A message about to go to its provider.
+struct Planned {
+    message: Message,
+    /// Its attempt's number and id, recorded as started before the call.
+    number: i32,
+    attempt_id: String,
+    /// An attempt an earlier sender started and never finished: its id and
+    /// when it started.
+    cut_off: Option<(String, i64)>,
+    email: Option<Email>,
+}
+
+/// A claimed message's outcome, with the attempts to record as ended
+/// (`id`, duration, outcome, provider id, error).
+struct Decided {
+    message: Message,
+    outcome: Outcome,
+    attempted: bool,
+    attempts: Vec<EndedAttempt>,
+}
+
+struct EndedAttempt {
+    id: String,
+    duration_micros: i64,
+    outcome: &'static str,
+    provider_message_id: Option<String>,
+    error: Option<String>,
+}
+
+/// Hands a live message to its provider. A send an earlier sender started
+/// and never finished (it died) may have gone out: an SMS is looked up at
+/// Twilio first, whose Messages API takes no idempotency key, and adopted
+/// when found (the attempt started for this run then ends unmade); an
+/// email is sent again with its Message-ID unchanged.
+async fn attempt(orders: &Orders, planned: Planned) -> Decided {
     let providers = &orders.notification_providers;
-    let earlier = messages::attempts_of(&orders.db, &message.id).await?;
-    let cut_off = earlier.iter().find(|a| a.outcome == outcome::STARTED);
-    if let Some(cut) = cut_off {
+    let Planned {
+        message,
+        number,
+        attempt_id,
+        cut_off,
+        email,
+    } = planned;
+    let mut attempts = Vec::new();
+    if let Some((cut_id, started_at)) = cut_off {
         let found = match (&providers.sms, message.channel) {
-            (Some(twilio), Channel::Sms) => match DateTime::<Utc>::from_timestamp_micros(cut.started_at) {
+            (Some(twilio), Channel::Sms) => match DateTime::<Utc>::from_timestamp_micros(started_at) {
                 Some(since) => twilio.find_sent(&message.address, &message.body, since).await,
                 None => Ok(None),
             },
@@ -214,35 +343,43 @@ async fn attempt(orders: &Orders, message: &Message) -> CoreResult<Outcome> {
                 "The sender stopped before the provider answered; the provider could not be asked.",
             ),
         };
-        let provider_id = found.as_ref().map(|a| a.provider_message_id.clone());
-        messages::end_attempt(
-            &orders.writer,
-            &cut.id,
-            0,
-            outcome::CUT_OFF,
-            provider_id,
-            Some(error.to_owned()),
-        )
-        .await?;
+        attempts.push(EndedAttempt {
+            id: cut_id,
+            duration_micros: 0,
+            outcome: outcome::CUT_OFF,
+            provider_message_id: found.as_ref().map(|a| a.provider_message_id.clone()),
+            error: Some(error.to_owned()),
+        });
         if let Some(accepted) = found {
-            return Ok(Outcome::Sent {
-                provider_message_id: accepted.provider_message_id,
-            });
+            return Decided {
+                message,
+                outcome: Outcome::Sent {
+                    provider_message_id: accepted.provider_message_id,
+                },
+                attempted: true,
+                attempts,
+            };
+        }
+        let started = [(message.clone(), number, attempt_id.clone())];
+        if let Err(error) = messages::start_attempts(&orders.writer, &started, orders.clock.now_micros()).await {
+            // Not made: tried again at the next run.
+            tracing::warn!(%error, message = %message.id, "a notification's attempt could not be recorded");
+            return Decided {
+                outcome: Outcome::Retry {
+                    at: orders.clock.now_micros(),
+                    error: "The attempt could not be recorded.".to_owned(),
+                },
+                message,
+                attempted: false,
+                attempts,
+            };
         }
     }
-    let started_at = orders.clock.now_micros();
-    let number = i32::try_from(earlier.len()).unwrap_or(i32::MAX).saturating_add(1);
-    let attempt_id = messages::start_attempt(&orders.writer, message, number, started_at).await?;
     let started = Instant::now();
-    let result = match message.channel {
-        Channel::Sms => match &providers.sms {
-            Some(twilio) => Some(twilio.send(&sms_of(providers, message)).await),
-            None => None,
-        },
-        Channel::Email => match &providers.email {
-            Some(smtp) => Some(smtp.send(&email_of(orders, message).await?).await),
-            None => None,
-        },
+    let result = match (message.channel, &providers.sms, &providers.email, email) {
+        (Channel::Sms, Some(twilio), _, _) => Some(twilio.send(&sms_of(providers, &message)).await),
+        (Channel::Email, _, Some(smtp), Some(email)) => Some(smtp.send(&email).await),
+        _ => None,
     };
     let took = started.elapsed();
     let Some(result) = result else {
@@ -250,24 +387,26 @@ async fn attempt(orders: &Orders, message: &Message) -> CoreResult<Outcome> {
             "Live {} messages are not set up on this platform.",
             message.channel.as_str()
         );
-        messages::end_attempt(
-            &orders.writer,
-            &attempt_id,
-            0,
-            outcome::REJECTED,
-            None,
-            Some(error.clone()),
-        )
-        .await?;
-        return Ok(Outcome::Ended {
-            status: MessageStatus::Failed,
-            error: Some(error),
+        attempts.push(EndedAttempt {
+            id: attempt_id,
+            duration_micros: 0,
+            outcome: outcome::REJECTED,
+            provider_message_id: None,
+            error: Some(error.clone()),
         });
+        return Decided {
+            message,
+            outcome: Outcome::Ended {
+                status: MessageStatus::Failed,
+                error: Some(error),
+            },
+            attempted: true,
+            attempts,
+        };
     };
     orders
         .metrics
         .notification_provider_call(message.channel.as_str(), took);
-    let took = i64::try_from(took.as_micros()).unwrap_or(i64::MAX);
     let (name, provider_id, error) = match &result {
         Ok(Accepted {
             provider_message_id, ..
@@ -275,8 +414,14 @@ async fn attempt(orders: &Orders, message: &Message) -> CoreResult<Outcome> {
         Err(SendError::Rejected(e)) => (outcome::REJECTED, None, Some(e.clone())),
         Err(SendError::Unavailable(e)) => (outcome::UNAVAILABLE, None, Some(e.clone())),
     };
-    messages::end_attempt(&orders.writer, &attempt_id, took, name, provider_id, error).await?;
-    Ok(match result {
+    attempts.push(EndedAttempt {
+        id: attempt_id,
+        duration_micros: i64::try_from(took.as_micros()).unwrap_or(i64::MAX),
+        outcome: name,
+        provider_message_id: provider_id,
+        error,
+    });
+    let outcome = match result {
         Ok(accepted) => Outcome::Sent {
             provider_message_id: accepted.provider_message_id,
         },
@@ -300,7 +445,77 @@ async fn attempt(orders: &Orders, message: &Message) -> CoreResult<Outcome> {
                 },
             }
         }
-    })
+    };
+    Decided {
+        message,
+        outcome,
+        attempted: true,
+        attempts,
+    }
+}
+
+/// Records every outcome of a run in one transaction: the attempts ended,
+/// each message finished if this sender still holds it, and the charge of
+/// each live SMS its provider took. Whether each was recorded.
+async fn record_all(orders: &Orders, done: &[Decided]) -> CoreResult<Vec<bool>> {
+    let now = orders.clock.now_micros();
+    let tx = orders.begin().await?;
+    let mut recorded = Vec::with_capacity(done.len());
+    for one in done {
+        for a in &one.attempts {
+            messages::end_attempt(
+                &*tx,
+                &a.id,
+                a.duration_micros,
+                a.outcome,
+                a.provider_message_id.clone(),
+                a.error.clone(),
+            )
+            .await?;
+        }
+        recorded.push(record_in(orders, &*tx, &one.message, &one.outcome, one.attempted, now).await?);
+    }
+    tx.commit().await?;
+    Ok(recorded)
+}
+
+/// Records `outcome` of claimed `message` ([`messages::finish`]), if this
+/// sender still holds it; returns whether it did. A live SMS its provider
+/// took is charged in the same transaction, and only when the finish
+/// updated the row: a message is charged once however many senders
+/// claimed it. Test-mode messages and emails are not charged.
+pub async fn record(orders: &Orders, message: &Message, outcome: &Outcome, attempted: bool) -> CoreResult<bool> {
+    let tx = orders.begin().await?;
+    let recorded = record_in(orders, &*tx, message, outcome, attempted, orders.clock.now_micros()).await?;
+    tx.commit().await?;
+    Ok(recorded)
+}
+
+async fn record_in(
+    orders: &Orders,
+    tx: &impl ConnectionTrait,
+    message: &Message,
+    outcome: &Outcome,
+    attempted: bool,
+    now: i64,
+) -> CoreResult<bool> {
+    let finished = messages::finish(tx, message, outcome, attempted, now).await?;
+    let charge = match outcome {
+        Outcome::Sent { .. } if finished && message.mode == Mode::Live && message.channel == Channel::Sms => {
+            Charge::sms(
+                &orders.catalog,
+                &message.id,
+                &message.workspace_id,
+                &message.delivery_id,
+                now,
+            )
+        }
+        _ => None,
+    };
+    if let Some(charge) = charge {
+        charges::record(tx, &charge).await?;
+    }
+    Ok(finished)
 }
 
 fn sms_of(providers: &Providers, message: &Message) -> Sms {
@@ -310,37 +525,6 @@ fn sms_of(providers: &Providers, message: &Message) -> Sms {
         idempotency_key: message.id.clone(),
         status_callback: Some(providers.status_callback.clone()),
     }
-}
-
-async fn email_of(orders: &Orders, message: &Message) -> CoreResult<Email> {
-    let settings = settings::get(&orders.db, &message.workspace_id).await?;
-    let from_name = match settings.email_from_name {
-        Some(name) => name,
-        None => {
-            courier_identity::workspaces::get(&orders.db, &message.workspace_id)
-                .await?
-                .name
-        }
-    };
-    let token = opt_outs::unsubscribe_token(
-        &orders.secrets.unsubscribe_link,
-        &message.workspace_id,
-        &message.address,
-    );
-    let unsubscribe_url = format!(
-        "{}/v1/notifications/unsubscribe/{token}",
-        orders.config.public_base_url.trim_end_matches('/')
-    );
-    Ok(Email {
-        to: message.address.clone(),
-        from_name,
-        from_address: orders.notification_providers.from_address.clone(),
-        reply_to: settings.reply_to,
-        subject: message.subject.clone().unwrap_or_default(),
-        text: format!("{}\n\n--\nNo more emails like this: {unsubscribe_url}", message.body),
-        unsubscribe_url,
-        message_id: message.id.clone(),
-    })
 }
 
 fn result_name(message: &Message, outcome: &Outcome) -> &'static str {

@@ -12,7 +12,7 @@ use super::{Channel, MessageStatus, Trigger, mask, opt_outs, sender};
 use crate::Orders;
 use crate::deliveries::{Change, Courier, Delivery};
 use crate::lifecycle::{self, Status};
-use crate::testing::{TestOrders, caller, create_delivery};
+use crate::testing::{TestOrders, advance, caller, create_delivery};
 use courier_identity::auth::Mode;
 
 /// A test workspace whose settings send every trigger by SMS to the
@@ -38,18 +38,6 @@ async fn delivery_of(orders: &TestOrders, quiet: Option<QuietHours>) -> Delivery
         .await
         .expect("created");
     (*created).clone()
-}
-
-/// Moves `delivery` to `to` as a mover does, in a transaction of its own.
-async fn advance(orders: &Orders, delivery: &Delivery, to: Status, change: Change) -> Delivery {
-    let tx = orders.begin().await.expect("transaction");
-    let now = orders.clock.now_micros();
-    let moved = lifecycle::advance(orders, &tx, delivery, to, change, now)
-        .await
-        .expect("move")
-        .expect("moved");
-    tx.commit().await.expect("commit");
-    moved
 }
 
 fn courier() -> Change {

@@ -96,10 +96,14 @@ impl Charge {
     }
 }
 
-/// Writes `charge` in `tx`, the transaction that recorded what it charges
-/// for. A charge already written (its key taken) stays as it is.
-pub async fn record(tx: &impl ConnectionTrait, charge: &Charge) -> CoreResult<()> {
-    entity::Entity::insert(entity::ActiveModel {
+/// Writes `charges` in `tx`, the transaction that recorded what they
+/// charge for, in one insert. A charge already written (its key taken)
+/// stays as it is.
+pub async fn record_many(tx: &impl ConnectionTrait, charges: &[Charge]) -> CoreResult<()> {
+    if charges.is_empty() {
+        return Ok(());
+    }
+    let rows = charges.iter().map(|charge| entity::ActiveModel {
         id: Set(charge.id.clone()),
         workspace_id: Set(charge.workspace_id.clone()),
         kind: Set(charge.kind.as_str().to_owned()),
@@ -108,10 +112,11 @@ pub async fn record(tx: &impl ConnectionTrait, charge: &Charge) -> CoreResult<()
         amount_cents: Set(charge.amount_cents),
         created_at: Set(charge.created_at),
         statement_id: Set(None),
-    })
-    .on_conflict(OnConflict::column(entity::Column::Id).do_nothing().to_owned())
-    .exec_without_returning(tx)
-    .await?;
+    });
+    entity::Entity::insert_many(rows)
+        .on_conflict(OnConflict::column(entity::Column::Id).do_nothing().to_owned())
+        .exec_without_returning(tx)
+        .await?;
     Ok(())
 }
 

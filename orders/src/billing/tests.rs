@@ -272,9 +272,13 @@ async fn sms_priced_differently_within_a_period_show_no_unit_price() {
             amount_cents,
             created_at: now,
         };
-        charges::record(&orders.writer, &charge).await.expect("charged");
+        charges::record_many(&orders.writer, std::slice::from_ref(&charge))
+            .await
+            .expect("charged");
         // Written twice (it cannot be, but its key says so): still one.
-        charges::record(&orders.writer, &charge).await.expect("charged");
+        charges::record_many(&orders.writer, std::slice::from_ref(&charge))
+            .await
+            .expect("charged");
     }
     orders.clock.advance(Duration::from_secs(1));
     let closed = statements::close(&orders, &workspace.id, PeriodEnd::Now(&operator()))
@@ -295,7 +299,9 @@ async fn the_worker_closes_a_period_with_only_sms_to_bill() {
     let day = super::cycle::last_billing_day(orders.clock.now_micros(), 1);
     let sent_at = day - 3_600 * SECOND;
     let charge = charges::Charge::sms(&orders.catalog, "ntf_old", &workspace.id, "del_1", sent_at).expect("priced");
-    charges::record(&orders.writer, &charge).await.expect("charged");
+    charges::record_many(&orders.writer, std::slice::from_ref(&charge))
+        .await
+        .expect("charged");
     assert_eq!(super::cycle::close_due_periods(&orders).await.expect("closed"), 1);
     let (listed, _) = statements::list(&orders, &workspace.id, 10, None)
         .await

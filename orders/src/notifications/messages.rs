@@ -7,8 +7,10 @@
 //! ([`claim`]) as the webhook queue does; only the token's holder records
 //! the outcome ([`finish`]).
 
+use std::collections::BTreeSet;
+
 use chrono::{DateTime, Utc};
-use sea_orm::sea_query::{Expr, LockBehavior, LockType, OnConflict, Order, Query};
+use sea_orm::sea_query::{CaseStatement, Expr, LockBehavior, LockType, OnConflict, Order, Query};
 use sea_orm::{
     ActiveValue::Set, ColumnTrait, Condition, ConnectionTrait, DatabaseBackend, EntityTrait, QueryFilter, QueryOrder,
     QuerySelect,
@@ -464,39 +466,107 @@ pub async fn finish(
     let Some(token) = &message.claim_token else {
         return Ok(false);
     };
-    let attempts = message.attempts + i32::from(attempted);
-    let mut update = entity::Entity::update_many()
-        .col_expr(entity::Column::ClaimToken, Expr::value(Option::<String>::None))
-        .col_expr(entity::Column::Attempts, Expr::value(attempts))
-        .col_expr(entity::Column::UpdatedAt, Expr::value(now));
-    update = match outcome {
-        Outcome::Sent { provider_message_id } => update
-            .col_expr(entity::Column::Status, Expr::value(MessageStatus::Sent.as_str()))
-            .col_expr(
-                entity::Column::ProviderMessageId,
-                Expr::value(provider_message_id.clone()),
-            )
-            .col_expr(entity::Column::SentAt, Expr::value(now))
-            .col_expr(entity::Column::Error, Expr::value(Option::<String>::None))
-            .col_expr(entity::Column::NextAttemptAt, Expr::value(Option::<i64>::None)),
-        Outcome::Retry { at, error } => update
-            .col_expr(entity::Column::Status, Expr::value(MessageStatus::Queued.as_str()))
-            .col_expr(entity::Column::Error, Expr::value(error.clone()))
-            .col_expr(entity::Column::NextAttemptAt, Expr::value(*at)),
-        Outcome::Held { until } => update
-            .col_expr(entity::Column::Status, Expr::value(MessageStatus::Held.as_str()))
-            .col_expr(entity::Column::NextAttemptAt, Expr::value(*until)),
-        Outcome::Ended { status, error } => update
-            .col_expr(entity::Column::Status, Expr::value(status.as_str()))
-            .col_expr(entity::Column::Error, Expr::value(error.clone()))
-            .col_expr(entity::Column::NextAttemptAt, Expr::value(Option::<i64>::None)),
+    let finished = Finished {
+        message,
+        outcome,
+        attempted,
     };
-    let result = update
-        .filter(entity::Column::Id.eq(&message.id))
+    Ok(finish_many(db, token, &[finished], now).await?.contains(&message.id))
+}
+
+/// One claimed message's outcome, for [`finish_many`].
+pub struct Finished<'a> {
+    pub message: &'a Message,
+    pub outcome: &'a Outcome,
+    /// A send was tried: its attempts count one more.
+    pub attempted: bool,
+}
+
+/// Records the outcomes of messages claimed with `token` at `now`, in two
+/// statements however many: which of them the sender still holds (locked
+/// on PostgreSQL; SQLite's writer is this transaction's), and one update of
+/// those. Returns their ids: a message claimed again by another sender
+/// since (its lease ended) is left to that one.
+pub async fn finish_many(
+    db: &impl ConnectionTrait,
+    token: &str,
+    finished: &[Finished<'_>],
+    now: i64,
+) -> CoreResult<BTreeSet<String>> {
+    if finished.is_empty() {
+        return Ok(BTreeSet::new());
+    }
+    let ids: Vec<String> = finished.iter().map(|f| f.message.id.clone()).collect();
+    let mut held = entity::Entity::find()
+        .select_only()
+        .column(entity::Column::Id)
+        .filter(courier_store::db::one_of(db.get_database_backend(), "id", &ids))
+        .filter(entity::Column::ClaimToken.eq(token));
+    if db.get_database_backend() == DatabaseBackend::Postgres {
+        held = held.lock_exclusive();
+    }
+    let held: BTreeSet<String> = held.into_tuple::<String>().all(db).await?.into_iter().collect();
+    let mine: Vec<&Finished> = finished.iter().filter(|f| held.contains(&f.message.id)).collect();
+    if mine.is_empty() {
+        return Ok(held);
+    }
+    // Each column: the value of each message's outcome, or the column as
+    // it is where the outcome leaves it.
+    let per_message = |column: entity::Column, value: &dyn Fn(&Finished) -> Option<Expr>| -> Expr {
+        mine.iter()
+            .fold(CaseStatement::new(), |case, f| {
+                let then = value(f).unwrap_or_else(|| Expr::col(column));
+                case.case(entity::Column::Id.eq(f.message.id.as_str()), then)
+            })
+            .finally(Expr::col(column))
+            .into()
+    };
+    let status = per_message(entity::Column::Status, &|f| {
+        let status = match f.outcome {
+            Outcome::Sent { .. } => MessageStatus::Sent,
+            Outcome::Retry { .. } => MessageStatus::Queued,
+            Outcome::Held { .. } => MessageStatus::Held,
+            Outcome::Ended { status, .. } => *status,
+        };
+        Some(Expr::value(status.as_str()))
+    });
+    let attempts = per_message(entity::Column::Attempts, &|f| {
+        Some(Expr::value(f.message.attempts + i32::from(f.attempted)))
+    });
+    let provider_message_id = per_message(entity::Column::ProviderMessageId, &|f| match f.outcome {
+        Outcome::Sent { provider_message_id } => Some(Expr::value(provider_message_id.clone())),
+        _ => None,
+    });
+    let sent_at = per_message(entity::Column::SentAt, &|f| match f.outcome {
+        Outcome::Sent { .. } => Some(Expr::value(now)),
+        _ => None,
+    });
+    let error = per_message(entity::Column::Error, &|f| match f.outcome {
+        Outcome::Sent { .. } => Some(Expr::value(Option::<String>::None)),
+        Outcome::Retry { error, .. } => Some(Expr::value(error.clone())),
+        Outcome::Held { .. } => None,
+        Outcome::Ended { error, .. } => Some(Expr::value(error.clone())),
+    });
+    let next_attempt_at = per_message(entity::Column::NextAttemptAt, &|f| match f.outcome {
+        Outcome::Retry { at, .. } => Some(Expr::value(*at)),
+        Outcome::Held { until } => Some(Expr::value(*until)),
+        Outcome::Sent { .. } | Outcome::Ended { .. } => Some(Expr::value(Option::<i64>::None)),
+    });
+    let mine_ids: Vec<String> = mine.iter().map(|f| f.message.id.clone()).collect();
+    entity::Entity::update_many()
+        .col_expr(entity::Column::Status, status)
+        .col_expr(entity::Column::Attempts, attempts)
+        .col_expr(entity::Column::ProviderMessageId, provider_message_id)
+        .col_expr(entity::Column::SentAt, sent_at)
+        .col_expr(entity::Column::Error, error)
+        .col_expr(entity::Column::NextAttemptAt, next_attempt_at)
+        .col_expr(entity::Column::ClaimToken, Expr::value(Option::<String>::None))
+        .col_expr(entity::Column::UpdatedAt, Expr::value(now))
+        .filter(courier_store::db::one_of(db.get_database_backend(), "id", &mine_ids))
         .filter(entity::Column::ClaimToken.eq(token))
         .exec(db)
         .await?;
-    Ok(result.rows_affected == 1)
+    Ok(held)
 }
 
 /// What became of an attempt, as its row keeps it.
@@ -536,21 +606,52 @@ pub async fn start_attempts(db: &impl ConnectionTrait, started: &[(Message, i32,
     Ok(())
 }
 
-/// Records how attempt `id` ended.
-pub async fn end_attempt(
-    db: &impl ConnectionTrait,
-    id: &str,
-    duration_micros: i64,
-    outcome: &str,
-    provider_message_id: Option<String>,
-    error: Option<String>,
-) -> CoreResult<()> {
+/// How an attempt ended, for [`end_attempts`].
+#[derive(Clone, Debug)]
+pub struct EndedAttempt {
+    pub id: String,
+    pub duration_micros: i64,
+    pub outcome: &'static str,
+    pub provider_message_id: Option<String>,
+    pub error: Option<String>,
+}
+
+/// Records how each of `ended` attempts ended, in one statement.
+pub async fn end_attempts(db: &impl ConnectionTrait, ended: &[EndedAttempt]) -> CoreResult<()> {
+    if ended.is_empty() {
+        return Ok(());
+    }
+    let per_attempt = |value: &dyn Fn(&EndedAttempt) -> Expr, column: attempt::Column| -> Expr {
+        ended
+            .iter()
+            .fold(CaseStatement::new(), |case, a| {
+                case.case(attempt::Column::Id.eq(a.id.as_str()), value(a))
+            })
+            .finally(Expr::col(column))
+            .into()
+    };
+    let ids: Vec<String> = ended.iter().map(|a| a.id.clone()).collect();
     attempt::Entity::update_many()
-        .col_expr(attempt::Column::DurationMicros, Expr::value(duration_micros))
-        .col_expr(attempt::Column::Outcome, Expr::value(outcome))
-        .col_expr(attempt::Column::ProviderMessageId, Expr::value(provider_message_id))
-        .col_expr(attempt::Column::Error, Expr::value(error))
-        .filter(attempt::Column::Id.eq(id))
+        .col_expr(
+            attempt::Column::DurationMicros,
+            per_attempt(&|a| Expr::value(a.duration_micros), attempt::Column::DurationMicros),
+        )
+        .col_expr(
+            attempt::Column::Outcome,
+            per_attempt(&|a| Expr::value(a.outcome), attempt::Column::Outcome),
+        )
+        .col_expr(
+            attempt::Column::ProviderMessageId,
+            per_attempt(
+                &|a| Expr::value(a.provider_message_id.clone()),
+                attempt::Column::ProviderMessageId,
+            ),
+        )
+        .col_expr(
+            attempt::Column::Error,
+            per_attempt(&|a| Expr::value(a.error.clone()), attempt::Column::Error),
+        )
+        .filter(courier_store::db::one_of(db.get_database_backend(), "id", &ids))
         .exec(db)
         .await?;
     Ok(())

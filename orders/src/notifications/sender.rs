@@ -21,7 +21,7 @@ use chrono::{DateTime, Utc};
 use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
 
-use super::messages::{self, Message, Outcome, outcome};
+use super::messages::{self, EndedAttempt, Finished, Message, Outcome, outcome};
 use super::providers::Providers;
 use super::settings::{self, Settings};
 use super::{Channel, MessageStatus, opt_outs};
@@ -35,7 +35,6 @@ use courier_messaging::sms::Sms;
 use courier_messaging::{Accepted, SendError};
 use courier_store::ids;
 use courier_store::runner::{Done, Runner};
-use sea_orm::ConnectionTrait;
 
 /// How long after its delivery ended a message about its progress may
 /// still go out: one queued just before the end is news sent at once (and
@@ -147,7 +146,7 @@ pub async fn send_due(orders: Orders) -> CoreResult<Done> {
             }
         }
     }
-    let recorded = record_all(&orders, &done).await?;
+    let recorded = record_all(&orders, &token, &done).await?;
     for (one, recorded) in done.iter().zip(recorded) {
         if recorded {
             orders.metrics.notification(
@@ -305,14 +304,6 @@ struct Decided {
     attempts: Vec<EndedAttempt>,
 }
 
-struct EndedAttempt {
-    id: String,
-    duration_micros: i64,
-    outcome: &'static str,
-    provider_message_id: Option<String>,
-    error: Option<String>,
-}
-
 /// Hands a live message to its provider. A send an earlier sender started
 /// and never finished (it died) may have gone out: an SMS is looked up at
 /// Twilio first, whose Messages API takes no idempotency key, and adopted
@@ -454,29 +445,47 @@ async fn attempt(orders: &Orders, planned: Planned) -> Decided {
     }
 }
 
-/// Records every outcome of a run in one transaction: the attempts ended,
-/// each message finished if this sender still holds it, and the charge of
-/// each live SMS its provider took. Whether each was recorded.
-async fn record_all(orders: &Orders, done: &[Decided]) -> CoreResult<Vec<bool>> {
+/// Records every outcome of a run in one transaction and four statements
+/// however many messages: the attempts ended, the messages this sender
+/// still holds finished, and the charges of the live SMS their provider
+/// took. Whether each was recorded.
+async fn record_all(orders: &Orders, token: &str, done: &[Decided]) -> CoreResult<Vec<bool>> {
     let now = orders.clock.now_micros();
+    let ended: Vec<EndedAttempt> = done.iter().flat_map(|d| d.attempts.iter().cloned()).collect();
+    let finished: Vec<Finished> = done
+        .iter()
+        .map(|d| Finished {
+            message: &d.message,
+            outcome: &d.outcome,
+            attempted: d.attempted,
+        })
+        .collect();
     let tx = orders.begin().await?;
-    let mut recorded = Vec::with_capacity(done.len());
-    for one in done {
-        for a in &one.attempts {
-            messages::end_attempt(
-                &*tx,
-                &a.id,
-                a.duration_micros,
-                a.outcome,
-                a.provider_message_id.clone(),
-                a.error.clone(),
-            )
-            .await?;
-        }
-        recorded.push(record_in(orders, &*tx, &one.message, &one.outcome, one.attempted, now).await?);
-    }
+    messages::end_attempts(&*tx, &ended).await?;
+    let held = messages::finish_many(&*tx, token, &finished, now).await?;
+    let charged: Vec<Charge> = done
+        .iter()
+        .filter(|d| held.contains(&d.message.id))
+        .filter_map(|d| charge_of(orders, &d.message, &d.outcome, now))
+        .collect();
+    charges::record_many(&*tx, &charged).await?;
     tx.commit().await?;
-    Ok(recorded)
+    Ok(done.iter().map(|d| held.contains(&d.message.id)).collect())
+}
+
+/// The charge of `message` recorded with `outcome` at `now`: a live SMS its
+/// provider took. Test-mode messages and emails are not charged.
+fn charge_of(orders: &Orders, message: &Message, outcome: &Outcome, now: i64) -> Option<Charge> {
+    match outcome {
+        Outcome::Sent { .. } if message.mode == Mode::Live && message.channel == Channel::Sms => Charge::sms(
+            &orders.catalog,
+            &message.id,
+            &message.workspace_id,
+            &message.delivery_id,
+            now,
+        ),
+        _ => None,
+    }
 }
 
 /// Records `outcome` of claimed `message` ([`messages::finish`]), if this
@@ -485,36 +494,13 @@ async fn record_all(orders: &Orders, done: &[Decided]) -> CoreResult<Vec<bool>> 
 /// updated the row: a message is charged once however many senders
 /// claimed it. Test-mode messages and emails are not charged.
 pub async fn record(orders: &Orders, message: &Message, outcome: &Outcome, attempted: bool) -> CoreResult<bool> {
+    let now = orders.clock.now_micros();
     let tx = orders.begin().await?;
-    let recorded = record_in(orders, &*tx, message, outcome, attempted, orders.clock.now_micros()).await?;
-    tx.commit().await?;
-    Ok(recorded)
-}
-
-async fn record_in(
-    orders: &Orders,
-    tx: &impl ConnectionTrait,
-    message: &Message,
-    outcome: &Outcome,
-    attempted: bool,
-    now: i64,
-) -> CoreResult<bool> {
-    let finished = messages::finish(tx, message, outcome, attempted, now).await?;
-    let charge = match outcome {
-        Outcome::Sent { .. } if finished && message.mode == Mode::Live && message.channel == Channel::Sms => {
-            Charge::sms(
-                &orders.catalog,
-                &message.id,
-                &message.workspace_id,
-                &message.delivery_id,
-                now,
-            )
-        }
-        _ => None,
-    };
-    if let Some(charge) = charge {
-        charges::record(tx, &charge).await?;
+    let finished = messages::finish(&*tx, message, outcome, attempted, now).await?;
+    if let Some(charge) = charge_of(orders, message, outcome, now).filter(|_| finished) {
+        charges::record_many(&*tx, &[charge]).await?;
     }
+    tx.commit().await?;
     Ok(finished)
 }
 

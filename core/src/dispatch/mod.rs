@@ -263,14 +263,11 @@ pub async fn report_location(core: &Core, report: LocationReport) -> CoreResult<
     let new_eta = report.dropoff_eta.filter(|eta| eta_moved(delivery.dropoff_eta, *eta));
     // Within 300 m of the dropoff the recipient hears it is arriving, even
     // when the ETA did not move (once: the outbox keeps one per trigger).
-    let near = notifications::triggers::is_arriving(
-        &Delivery {
-            courier: Some(courier.clone()),
-            dropoff_eta: None,
-            ..delivery.clone()
-        },
-        now,
-    );
+    let near = delivery.status == Status::InTransit
+        && courier
+            .location
+            .as_ref()
+            .is_some_and(|l| notifications::triggers::is_near(&delivery, l));
     let mut change = Change::default().courier(courier);
     if let Some(eta) = new_eta {
         change = change.dropoff_eta(Some(eta)).touched(now);

@@ -179,7 +179,7 @@ pub async fn return_to_waiting(
         return Ok(None);
     }
     let moved = deliveries::reload(tx, &delivery.id).await?;
-    deliveries::record_events(orders, tx, &[(&moved, EventType::StatusUpdated, now)]).await?;
+    record_events(orders, tx, &[(&moved, EventType::StatusUpdated, now)]).await?;
     Ok(Some(moved))
 }
 
@@ -223,7 +223,7 @@ pub async fn submit_proof(
     }
     deliveries::update(orders, tx, &delivery.id, None, Change::default().touched(now)).await?;
     let updated = deliveries::reload(tx, &delivery.id).await?;
-    deliveries::record_events(orders, tx, &[(&updated, EventType::PodSubmitted, now)]).await?;
+    record_events(orders, tx, &[(&updated, EventType::PodSubmitted, now)]).await?;
     Ok(updated)
 }
 

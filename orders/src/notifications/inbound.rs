@@ -111,12 +111,8 @@ pub struct UnsubscribeLink {
 pub async fn unsubscribe_link(orders: &Orders, token: &str) -> CoreResult<UnsubscribeLink> {
     let (workspace_id, address) = opt_outs::read_unsubscribe_token(&orders.secrets.unsubscribe_link, token)?;
     let settings = super::settings::get(&orders.db, &workspace_id).await?;
-    let business_name = match settings.email_from_name {
-        Some(name) => name,
-        None => courier_identity::workspaces::get(&orders.db, &workspace_id).await?.name,
-    };
     Ok(UnsubscribeLink {
-        business_name,
+        business_name: settings.business_name(&orders.db, &workspace_id).await?,
         masked_address: super::mask(Channel::Email, &address),
         opted_out: opt_outs::is_opted_out(&orders.db, &workspace_id, Channel::Email, &address).await?,
     })

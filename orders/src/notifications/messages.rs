@@ -281,14 +281,7 @@ pub async fn enqueue(
             Some(index) => index,
             None => {
                 let settings = settings::get(&**tx, &delivery.workspace_id).await?;
-                let name = match &settings.email_from_name {
-                    Some(name) => name.clone(),
-                    None => {
-                        courier_identity::workspaces::get(&**tx, &delivery.workspace_id)
-                            .await?
-                            .name
-                    }
-                };
+                let name = settings.business_name(&**tx, &delivery.workspace_id).await?;
                 workspaces.push((delivery.workspace_id.clone(), settings, name));
                 workspaces.len() - 1
             }
@@ -425,16 +418,6 @@ pub async fn claim(
         .into_iter()
         .map(from_model)
         .collect()
-}
-
-/// When the next waiting message is due, if any.
-pub async fn next_due(db: &impl ConnectionTrait) -> CoreResult<Option<i64>> {
-    let first = entity::Entity::find()
-        .filter(entity::Column::Status.is_in([MessageStatus::Queued.as_str(), MessageStatus::Held.as_str()]))
-        .order_by_asc(entity::Column::NextAttemptAt)
-        .one(db)
-        .await?;
-    Ok(first.and_then(|m| m.next_attempt_at))
 }
 
 /// What became of one claimed message.

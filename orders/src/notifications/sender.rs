@@ -184,10 +184,7 @@ impl Facts {
         let mut names = BTreeMap::new();
         for workspace_id in claimed.iter().map(|m| m.workspace_id.as_str()).collect::<BTreeSet<_>>() {
             let chosen = settings::get(&orders.db, workspace_id).await?;
-            let name = match &chosen.email_from_name {
-                Some(name) => name.clone(),
-                None => courier_identity::workspaces::get(&orders.db, workspace_id).await?.name,
-            };
+            let name = chosen.business_name(&orders.db, workspace_id).await?;
             settings.insert(workspace_id.to_owned(), chosen);
             names.insert(workspace_id.to_owned(), name);
         }

@@ -139,6 +139,15 @@ impl Settings {
         })
     }
 
+    /// The name `workspace_id` signs with: its sender name, or the
+    /// workspace's own.
+    pub async fn business_name(&self, db: &impl ConnectionTrait, workspace_id: &str) -> CoreResult<String> {
+        match &self.email_from_name {
+            Some(name) => Ok(name.clone()),
+            None => Ok(courier_identity::workspaces::get(db, workspace_id).await?.name),
+        }
+    }
+
     /// The text of `trigger` in `language`: the workspace's, or the shipped one.
     pub fn text(&self, trigger: Trigger, language: Language) -> Text {
         self.texts
@@ -319,10 +328,7 @@ pub async fn preview(
         }
         None => settings.text(trigger, language),
     };
-    let business_name = match settings.email_from_name {
-        Some(name) => name,
-        None => courier_identity::workspaces::get(&orders.db, workspace_id).await?.name,
-    };
+    let business_name = settings.business_name(&orders.db, workspace_id).await?;
     let values = Values::sample(&business_name, language);
     Ok(Text {
         sms: templates::render(&text.sms, &values),

@@ -3,7 +3,7 @@
 //! transaction, so a message is queued exactly when its change commits.
 
 use super::Trigger;
-use crate::deliveries::Delivery;
+use crate::deliveries::{CourierLocation, Delivery};
 use crate::events::EventType;
 use crate::statuses::Status;
 use courier_pricing::geo::{GeoPoint, distance_km};
@@ -42,10 +42,14 @@ pub fn is_arriving(delivery: &Delivery, now: i64) -> bool {
         .courier
         .as_ref()
         .and_then(|c| c.location.as_ref())
-        .is_some_and(|l| {
-            distance_km(GeoPoint::new(l.latitude, l.longitude), delivery.route.dropoff.point()) <= ARRIVING_WITHIN_KM
-        });
+        .is_some_and(|l| is_near(delivery, l));
     soon || near
+}
+
+/// Whether a courier at `location` is within 300 m of `delivery`'s dropoff.
+pub fn is_near(delivery: &Delivery, location: &CourierLocation) -> bool {
+    let courier = GeoPoint::new(location.latitude, location.longitude);
+    distance_km(courier, delivery.route.dropoff.point()) <= ARRIVING_WITHIN_KM
 }
 
 /// Whether a move from `from` to `to` ends a delivery without reaching its

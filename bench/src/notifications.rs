@@ -33,8 +33,8 @@ const AUTH_TOKEN: &str = "bench-auth-token";
 const FROM: &str = "+15005550006";
 /// Live SMS in the drained backlog.
 pub const BACKLOG: usize = 2_000;
-/// Messages one sender run claims, and so the connections it may use: the
-/// bare loop's too.
+/// The provider calls the sender has in flight at once (its `IN_FLIGHT`),
+/// and so the connections it uses: the bare loop's too.
 const SENDER_CONNECTIONS: usize = 64;
 /// The steady rate of the create-path runs.
 pub const CREATES_PER_SECOND: u32 = 50;
@@ -124,7 +124,7 @@ async fn run(
         .await?;
     let ids = book(client, service, BACKLOG).await?;
     assign_all(&dispatch, &ids).await?;
-    let before = twilio.messages().len();
+    let before = twilio.message_count();
     let (first, last) = arrivals(twilio, before, BACKLOG).await?;
     let drain_per_second = (BACKLOG - 1) as f64 / last.duration_since(first).as_secs_f64();
 
@@ -271,7 +271,7 @@ async fn arrivals(twilio: &TwilioStandIn, before: usize, count: usize) -> BenchR
     let deadline = Instant::now() + Duration::from_secs(180);
     let mut first = None;
     loop {
-        let seen = twilio.messages().len() - before;
+        let seen = twilio.message_count() - before;
         if seen > 0 && first.is_none() {
             first = Some(Instant::now());
         }

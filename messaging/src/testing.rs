@@ -153,6 +153,11 @@ impl TwilioStandIn {
         ledger.messages.iter().map(|taken| taken.sms.clone()).collect()
     }
 
+    /// How many messages it accepted, without copying them.
+    pub fn message_count(&self) -> usize {
+        self.shared.ledger().messages.len()
+    }
+
     /// Every POST seen (a message to create), including refused and
     /// replayed ones; lookups are [`TwilioStandIn::lookups`].
     pub fn requests(&self) -> usize {

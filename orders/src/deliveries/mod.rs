@@ -354,6 +354,51 @@ pub async fn find_many(db: &impl ConnectionTrait, ids: &[String]) -> CoreResult<
         .collect()
 }
 
+/// Where a delivery stands, without its route and the rest: for work that
+/// reads many at a time and needs no more ([`standings`]).
+pub struct Standing {
+    pub id: String,
+    pub status: Status,
+    /// When it was delivered or cancelled.
+    pub ended_at: Option<i64>,
+    pub service_area_id: String,
+}
+
+/// Where each of `ids` that exists stands, in one read of five columns.
+pub async fn standings(db: &impl ConnectionTrait, ids: &[String]) -> CoreResult<Vec<Standing>> {
+    if ids.is_empty() {
+        return Ok(Vec::new());
+    }
+    use entity::Column as C;
+    #[derive(sea_orm::FromQueryResult)]
+    struct Row {
+        id: String,
+        status: String,
+        delivered_at: Option<i64>,
+        cancelled_at: Option<i64>,
+        service_area_id: String,
+    }
+    let rows = entity::Entity::find()
+        .select_only()
+        .columns([C::Id, C::Status, C::DeliveredAt, C::CancelledAt, C::ServiceAreaId])
+        .filter(courier_store::db::one_of(db.get_database_backend(), "id", ids))
+        .into_model::<Row>()
+        .all(db)
+        .await?;
+    rows.into_iter()
+        .map(|row| {
+            let status = Status::parse(&row.status)
+                .ok_or_else(|| CoreError::Internal(format!("delivery {} has a corrupt status", row.id)))?;
+            Ok(Standing {
+                id: row.id,
+                status,
+                ended_at: row.delivered_at.or(row.cancelled_at),
+                service_area_id: row.service_area_id,
+            })
+        })
+        .collect()
+}
+
 /// The delivery whose public tracking token is `token`, if any.
 pub async fn by_tracking_token(db: &impl ConnectionTrait, token: &str) -> CoreResult<Option<Delivery>> {
     entity::Entity::find()

@@ -10,10 +10,10 @@
 use std::collections::BTreeSet;
 
 use chrono::{DateTime, Utc};
-use sea_orm::sea_query::{CaseStatement, Expr, LockBehavior, LockType, OnConflict, Order, Query};
+use sea_orm::sea_query::{Expr, OnConflict};
 use sea_orm::{
     ActiveValue::Set, ColumnTrait, Condition, ConnectionTrait, DatabaseBackend, EntityTrait, QueryFilter, QueryOrder,
-    QuerySelect,
+    QuerySelect, Statement,
 };
 
 use super::settings::{self, Settings};
@@ -379,7 +379,10 @@ pub async fn latest_sms_to(db: &impl ConnectionTrait, phone: &str) -> CoreResult
 
 /// Claims up to `limit` waiting messages due at `now`, earliest first: they
 /// get `token` and are due again only at `lease_end` (a sender that dies
-/// leaves them to the next one then). Returns them.
+/// leaves them to the next one then). Returns them, in no order. The due
+/// rows are chosen once, in a materialized step: PostgreSQL may run a
+/// `LIMIT … SKIP LOCKED` subquery of an `IN` more than once, each time
+/// skipping what the last locked, and claim many times `limit`.
 pub async fn claim(
     db: &impl ConnectionTrait,
     limit: u64,
@@ -387,32 +390,28 @@ pub async fn claim(
     lease_end: i64,
     token: &str,
 ) -> CoreResult<Vec<Message>> {
-    let waiting = [MessageStatus::Queued.as_str(), MessageStatus::Held.as_str()];
-    let mut due = Query::select();
-    due.column(entity::Column::Id)
-        .from(entity::Entity)
-        .and_where(entity::Column::Status.is_in(waiting))
-        .and_where(entity::Column::NextAttemptAt.lte(now))
-        .order_by(entity::Column::NextAttemptAt, Order::Asc)
-        .limit(limit);
-    if db.get_database_backend() == DatabaseBackend::Postgres {
-        due.lock_with_behavior(LockType::Update, LockBehavior::SkipLocked);
-    }
-    let claimed = entity::Entity::update_many()
-        .col_expr(entity::Column::NextAttemptAt, Expr::value(lease_end))
-        .col_expr(entity::Column::ClaimToken, Expr::value(token))
-        .filter(entity::Column::Id.in_subquery(due))
-        .filter(entity::Column::Status.is_in(waiting))
-        .filter(entity::Column::NextAttemptAt.lte(now))
-        .exec(db)
-        .await?
-        .rows_affected;
-    if claimed == 0 {
-        return Ok(Vec::new());
-    }
+    let backend = db.get_database_backend();
+    let (queued, held) = (MessageStatus::Queued.as_str(), MessageStatus::Held.as_str());
+    let sql = match backend {
+        DatabaseBackend::Postgres => format!(
+            "WITH due AS MATERIALIZED (SELECT id FROM notification_messages \
+             WHERE status IN ('{queued}', '{held}') AND next_attempt_at <= $1 \
+             ORDER BY next_attempt_at LIMIT $2 FOR UPDATE SKIP LOCKED) \
+             UPDATE notification_messages SET next_attempt_at = $3, claim_token = $4 \
+             FROM due WHERE notification_messages.id = due.id RETURNING notification_messages.*"
+        ),
+        _ => format!(
+            "WITH due AS MATERIALIZED (SELECT id FROM notification_messages \
+             WHERE status IN ('{queued}', '{held}') AND next_attempt_at <= ?1 \
+             ORDER BY next_attempt_at LIMIT ?2) \
+             UPDATE notification_messages SET next_attempt_at = ?3, claim_token = ?4 \
+             FROM due WHERE notification_messages.id = due.id RETURNING *"
+        ),
+    };
+    let limit = i64::try_from(limit).unwrap_or(i64::MAX);
+    let values: [sea_orm::Value; 4] = [now.into(), limit.into(), lease_end.into(), token.into()];
     entity::Entity::find()
-        .filter(entity::Column::ClaimToken.eq(token))
-        .filter(entity::Column::Status.is_in(waiting))
+        .from_raw_sql(Statement::from_sql_and_values(backend, sql, values))
         .all(db)
         .await?
         .into_iter()
@@ -465,11 +464,12 @@ pub struct Finished<'a> {
     pub attempted: bool,
 }
 
-/// Records the outcomes of messages claimed with `token` at `now`, in two
-/// statements however many: which of them the sender still holds (locked
-/// on PostgreSQL; SQLite's writer is this transaction's), and one update of
-/// those. Returns their ids: a message claimed again by another sender
-/// since (its lease ended) is left to that one.
+/// Records the outcomes of messages claimed with `token` at `now`, in one
+/// statement however many: the rows travel as one JSON parameter expanded
+/// in SQL, so the statement's text, prepared once per connection, does not
+/// depend on their number or their outcomes. Only rows still claimed with
+/// `token` change; returns their ids: a message claimed again by another
+/// sender since (its lease ended) is left to that one.
 pub async fn finish_many(
     db: &impl ConnectionTrait,
     token: &str,
@@ -479,77 +479,76 @@ pub async fn finish_many(
     if finished.is_empty() {
         return Ok(BTreeSet::new());
     }
-    let ids: Vec<String> = finished.iter().map(|f| f.message.id.clone()).collect();
-    let mut held = entity::Entity::find()
-        .select_only()
-        .column(entity::Column::Id)
-        .filter(courier_store::db::one_of(db.get_database_backend(), "id", &ids))
-        .filter(entity::Column::ClaimToken.eq(token));
-    if db.get_database_backend() == DatabaseBackend::Postgres {
-        held = held.lock_exclusive();
-    }
-    let held: BTreeSet<String> = held.into_tuple::<String>().all(db).await?.into_iter().collect();
-    let mine: Vec<&Finished> = finished.iter().filter(|f| held.contains(&f.message.id)).collect();
-    if mine.is_empty() {
-        return Ok(held);
-    }
-    // Each column: the value of each message's outcome, or the column as
-    // it is where the outcome leaves it.
-    let per_message = |column: entity::Column, value: &dyn Fn(&Finished) -> Option<Expr>| -> Expr {
-        mine.iter()
-            .fold(CaseStatement::new(), |case, f| {
-                let then = value(f).unwrap_or_else(|| Expr::col(column));
-                case.case(entity::Column::Id.eq(f.message.id.as_str()), then)
-            })
-            .finally(Expr::col(column))
-            .into()
+    let rows: Vec<serde_json::Value> = finished.iter().map(|f| finished_row(f, now)).collect();
+    let rows = serde_json::Value::Array(rows).to_string();
+    let backend = db.get_database_backend();
+    // `provider_message_id` and `sent_at` are kept where the outcome sets
+    // none (null); `error` where `set_error` is false.
+    let sql = match backend {
+        DatabaseBackend::Postgres => {
+            "UPDATE notification_messages SET status = v.status, attempts = v.attempts, \
+             provider_message_id = COALESCE(v.provider_message_id, notification_messages.provider_message_id), \
+             sent_at = COALESCE(v.sent_at, notification_messages.sent_at), \
+             error = CASE WHEN v.set_error THEN v.error ELSE notification_messages.error END, \
+             next_attempt_at = v.next_attempt_at, claim_token = NULL, updated_at = $2 \
+             FROM json_to_recordset($1::json) AS v(message_id text, status text, attempts integer, \
+             provider_message_id text, sent_at bigint, set_error boolean, error text, next_attempt_at bigint) \
+             WHERE notification_messages.id = v.message_id AND notification_messages.claim_token = $3 RETURNING id"
+        }
+        _ => {
+            "UPDATE notification_messages SET status = v.status, attempts = v.attempts, \
+             provider_message_id = COALESCE(v.provider_message_id, notification_messages.provider_message_id), \
+             sent_at = COALESCE(v.sent_at, notification_messages.sent_at), \
+             error = CASE WHEN v.set_error THEN v.error ELSE notification_messages.error END, \
+             next_attempt_at = v.next_attempt_at, claim_token = NULL, updated_at = ?2 \
+             FROM (SELECT json_extract(value, '$.message_id') AS message_id, json_extract(value, '$.status') AS status, \
+             json_extract(value, '$.attempts') AS attempts, \
+             json_extract(value, '$.provider_message_id') AS provider_message_id, \
+             json_extract(value, '$.sent_at') AS sent_at, json_extract(value, '$.set_error') AS set_error, \
+             json_extract(value, '$.error') AS error, json_extract(value, '$.next_attempt_at') AS next_attempt_at \
+             FROM json_each(?1)) AS v \
+             WHERE notification_messages.id = v.message_id AND notification_messages.claim_token = ?3 RETURNING id"
+        }
     };
-    let status = per_message(entity::Column::Status, &|f| {
-        let status = match f.outcome {
-            Outcome::Sent { .. } => MessageStatus::Sent,
-            Outcome::Retry { .. } => MessageStatus::Queued,
-            Outcome::Held { .. } => MessageStatus::Held,
-            Outcome::Ended { status, .. } => *status,
-        };
-        Some(Expr::value(status.as_str()))
-    });
-    let attempts = per_message(entity::Column::Attempts, &|f| {
-        Some(Expr::value(f.message.attempts + i32::from(f.attempted)))
-    });
-    let provider_message_id = per_message(entity::Column::ProviderMessageId, &|f| match f.outcome {
-        Outcome::Sent { provider_message_id } => Some(Expr::value(provider_message_id.clone())),
-        _ => None,
-    });
-    let sent_at = per_message(entity::Column::SentAt, &|f| match f.outcome {
-        Outcome::Sent { .. } => Some(Expr::value(now)),
-        _ => None,
-    });
-    let error = per_message(entity::Column::Error, &|f| match f.outcome {
-        Outcome::Sent { .. } => Some(Expr::value(Option::<String>::None)),
-        Outcome::Retry { error, .. } => Some(Expr::value(error.clone())),
-        Outcome::Held { .. } => None,
-        Outcome::Ended { error, .. } => Some(Expr::value(error.clone())),
-    });
-    let next_attempt_at = per_message(entity::Column::NextAttemptAt, &|f| match f.outcome {
-        Outcome::Retry { at, .. } => Some(Expr::value(*at)),
-        Outcome::Held { until } => Some(Expr::value(*until)),
-        Outcome::Sent { .. } | Outcome::Ended { .. } => Some(Expr::value(Option::<i64>::None)),
-    });
-    let mine_ids: Vec<String> = mine.iter().map(|f| f.message.id.clone()).collect();
-    entity::Entity::update_many()
-        .col_expr(entity::Column::Status, status)
-        .col_expr(entity::Column::Attempts, attempts)
-        .col_expr(entity::Column::ProviderMessageId, provider_message_id)
-        .col_expr(entity::Column::SentAt, sent_at)
-        .col_expr(entity::Column::Error, error)
-        .col_expr(entity::Column::NextAttemptAt, next_attempt_at)
-        .col_expr(entity::Column::ClaimToken, Expr::value(Option::<String>::None))
-        .col_expr(entity::Column::UpdatedAt, Expr::value(now))
-        .filter(courier_store::db::one_of(db.get_database_backend(), "id", &mine_ids))
-        .filter(entity::Column::ClaimToken.eq(token))
-        .exec(db)
-        .await?;
-    Ok(held)
+    let statement = Statement::from_sql_and_values(backend, sql, [rows.into(), now.into(), token.into()]);
+    db.query_all_raw(statement)
+        .await?
+        .iter()
+        .map(|row| Ok(row.try_get::<String>("", "id")?))
+        .collect()
+}
+
+/// One row of [`finish_many`]'s parameter: a message's columns after its
+/// outcome, recorded at `now`.
+fn finished_row(f: &Finished<'_>, now: i64) -> serde_json::Value {
+    let (status, provider_message_id, sent, error, next_attempt_at) = match f.outcome {
+        Outcome::Sent { provider_message_id } => (
+            MessageStatus::Sent,
+            Some(provider_message_id.as_str()),
+            true,
+            Some(None),
+            None,
+        ),
+        Outcome::Retry { at, error } => (
+            MessageStatus::Queued,
+            None,
+            false,
+            Some(Some(error.as_str())),
+            Some(*at),
+        ),
+        Outcome::Held { until } => (MessageStatus::Held, None, false, None, Some(*until)),
+        Outcome::Ended { status, error } => (*status, None, false, Some(error.as_deref()), None),
+    };
+    serde_json::json!({
+        "message_id": f.message.id,
+        "status": status.as_str(),
+        "attempts": f.message.attempts + i32::from(f.attempted),
+        "provider_message_id": provider_message_id,
+        "sent_at": sent.then_some(now),
+        "set_error": error.is_some(),
+        "error": error.flatten(),
+        "next_attempt_at": next_attempt_at,
+    })
 }
 
 /// What became of an attempt, as its row keeps it.
@@ -599,43 +598,45 @@ pub struct EndedAttempt {
     pub error: Option<String>,
 }
 
-/// Records how each of `ended` attempts ended, in one statement.
+/// Records how each of `ended` attempts ended, in one statement whose
+/// text does not depend on their number (as [`finish_many`]).
 pub async fn end_attempts(db: &impl ConnectionTrait, ended: &[EndedAttempt]) -> CoreResult<()> {
     if ended.is_empty() {
         return Ok(());
     }
-    let per_attempt = |value: &dyn Fn(&EndedAttempt) -> Expr, column: attempt::Column| -> Expr {
-        ended
-            .iter()
-            .fold(CaseStatement::new(), |case, a| {
-                case.case(attempt::Column::Id.eq(a.id.as_str()), value(a))
+    let rows: Vec<serde_json::Value> = ended
+        .iter()
+        .map(|a| {
+            serde_json::json!({
+                "attempt_id": a.id,
+                "duration_micros": a.duration_micros,
+                "outcome": a.outcome,
+                "provider_message_id": a.provider_message_id,
+                "error": a.error,
             })
-            .finally(Expr::col(column))
-            .into()
+        })
+        .collect();
+    let rows = serde_json::Value::Array(rows).to_string();
+    let backend = db.get_database_backend();
+    let sql = match backend {
+        DatabaseBackend::Postgres => {
+            "UPDATE notification_attempts SET duration_micros = v.duration_micros, outcome = v.outcome, \
+             provider_message_id = v.provider_message_id, error = v.error \
+             FROM json_to_recordset($1::json) AS v(attempt_id text, duration_micros bigint, outcome text, \
+             provider_message_id text, error text) \
+             WHERE notification_attempts.id = v.attempt_id"
+        }
+        _ => {
+            "UPDATE notification_attempts SET duration_micros = v.duration_micros, outcome = v.outcome, \
+             provider_message_id = v.provider_message_id, error = v.error \
+             FROM (SELECT json_extract(value, '$.attempt_id') AS attempt_id, \
+             json_extract(value, '$.duration_micros') AS duration_micros, json_extract(value, '$.outcome') AS outcome, \
+             json_extract(value, '$.provider_message_id') AS provider_message_id, \
+             json_extract(value, '$.error') AS error FROM json_each(?1)) AS v \
+             WHERE notification_attempts.id = v.attempt_id"
+        }
     };
-    let ids: Vec<String> = ended.iter().map(|a| a.id.clone()).collect();
-    attempt::Entity::update_many()
-        .col_expr(
-            attempt::Column::DurationMicros,
-            per_attempt(&|a| Expr::value(a.duration_micros), attempt::Column::DurationMicros),
-        )
-        .col_expr(
-            attempt::Column::Outcome,
-            per_attempt(&|a| Expr::value(a.outcome), attempt::Column::Outcome),
-        )
-        .col_expr(
-            attempt::Column::ProviderMessageId,
-            per_attempt(
-                &|a| Expr::value(a.provider_message_id.clone()),
-                attempt::Column::ProviderMessageId,
-            ),
-        )
-        .col_expr(
-            attempt::Column::Error,
-            per_attempt(&|a| Expr::value(a.error.clone()), attempt::Column::Error),
-        )
-        .filter(courier_store::db::one_of(db.get_database_backend(), "id", &ids))
-        .exec(db)
+    db.execute_raw(Statement::from_sql_and_values(backend, sql, [rows.into()]))
         .await?;
     Ok(())
 }

@@ -11,13 +11,15 @@
 //! or error. A send cut off by a crash is looked up at the provider before
 //! it is made again ([`attempt`]). A live SMS the provider took is charged
 //! (`billing::charges`) in the transaction that records it as sent
-//! ([`record`]). A run's reads and writes are per batch, not per message
-//! ([`send_due`]).
+//! ([`record`]). A run's reads and writes are per batch, not per message,
+//! and a batch is recorded while the next one is sent ([`send_due`]).
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use chrono::{DateTime, Utc};
+use tokio::sync::Semaphore;
 use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
 
@@ -26,7 +28,7 @@ use super::providers::Providers;
 use super::settings::{self, Settings};
 use super::{Channel, MessageStatus, opt_outs};
 use crate::billing::charges::{self, Charge};
-use crate::deliveries::{self, Delivery};
+use crate::deliveries::{self, Standing};
 use crate::webhooks::retry;
 use crate::{CoreResult, Orders};
 use courier_identity::modes::Mode;
@@ -41,8 +43,14 @@ use courier_store::runner::{Done, Runner};
 /// in order, before the end's own), one held or retried past it is not.
 const ENDED_GRACE_MICROS: i64 = 60 * 1_000_000;
 
-/// Messages claimed by one run.
-const BATCH: u64 = 64;
+/// Messages claimed at a time: a batch's fixed cost (its claim, its reads,
+/// its commits) spread over many.
+const BATCH: u64 = 256;
+/// Batches one run sends before it lets the runner look at its stop.
+const BATCHES_PER_RUN: usize = 16;
+/// Provider calls in flight at once, across a batch: as many connections
+/// to a provider as the webhooks keep to an endpoint, twice.
+const IN_FLIGHT: usize = 64;
 /// How often the sender looks without being woken: messages of other
 /// replicas, retries and the end of quiet hours.
 const POLL: Duration = Duration::from_millis(500);
@@ -69,13 +77,76 @@ pub async fn run(orders: Orders, stop: CancellationToken) {
         .await
 }
 
-/// Claims the messages due now and sends them, in four steps whatever
-/// their number: what each needs is read once for the batch ([`Facts`]),
-/// every attempt about to be made is recorded in one insert, the provider
-/// calls run side by side (one task per delivery, its messages in the
-/// order they were queued: `arriving` never overtakes `picked_up`), and
-/// every outcome is recorded in one transaction.
+/// Sends what is due, a batch at a time, each in four steps whatever its
+/// number of messages: what they need is read once ([`Facts`]), every
+/// attempt about to be made is recorded in one insert, the provider calls
+/// run side by side (one task per delivery, its messages in the order they
+/// were queued: `arriving` never overtakes `picked_up`), and every outcome
+/// is recorded in one transaction. A batch's outcomes are recorded while
+/// the next batch's calls are made: that batch is claimed only once the
+/// previous one's calls have all returned, so a delivery's messages still
+/// reach the provider in order. Everything sent is recorded when it
+/// returns.
 pub async fn send_due(orders: Orders) -> CoreResult<Done> {
+    let in_flight = Arc::new(Semaphore::new(IN_FLIGHT));
+    let mut sent: Option<(String, Vec<Decided>)> = None;
+    for _ in 0..BATCHES_PER_RUN {
+        let batch = match claim_batch(&orders).await {
+            Ok(batch) => batch,
+            Err(error) => {
+                if let Some((token, done)) = sent.take() {
+                    record_run(&orders, &token, &done).await?;
+                }
+                return Err(error);
+            }
+        };
+        let Some(batch) = batch else {
+            if let Some((token, done)) = sent.take() {
+                record_run(&orders, &token, &done).await?;
+            }
+            return Ok(Done::Idle);
+        };
+        let full = batch.full;
+        let token = batch.token.clone();
+        let recording = async {
+            match sent.take() {
+                Some((token, done)) => record_run(&orders, &token, &done).await,
+                None => Ok(()),
+            }
+        };
+        let (done, recorded) = tokio::join!(send_batch(&orders, batch, in_flight.clone()), recording);
+        if let Err(error) = recorded {
+            // This batch's outcomes are still recorded; the previous one's
+            // messages go again after their lease, looked up first.
+            record_run(&orders, &token, &done).await?;
+            return Err(error);
+        }
+        if !full {
+            record_run(&orders, &token, &done).await?;
+            return Ok(Done::Idle);
+        }
+        sent = Some((token, done));
+    }
+    if let Some((token, done)) = sent {
+        record_run(&orders, &token, &done).await?;
+    }
+    Ok(Done::More)
+}
+
+/// A claimed batch, decided up to its provider calls.
+struct Batch {
+    token: String,
+    /// Whether as many were claimed as could be: more may be due.
+    full: bool,
+    /// Messages that need no call (dropped, opted out, held, test inbox).
+    decided: Vec<Decided>,
+    /// Messages to send, per delivery.
+    to_send: BTreeMap<String, Vec<Planned>>,
+}
+
+/// Claims the messages due now, decides what needs no provider call, and
+/// records the attempts about to be made; `None` when nothing is due.
+async fn claim_batch(orders: &Orders) -> CoreResult<Option<Batch>> {
     let now = orders.clock.now_micros();
     let providers = &orders.notification_providers;
     // The lease covers a send and the recording of its outcome; a sender
@@ -84,16 +155,16 @@ pub async fn send_due(orders: Orders) -> CoreResult<Done> {
     let token = ids::random_base62(24);
     let claimed = messages::claim(&orders.writer, BATCH, now, now.saturating_add(lease), &token).await?;
     if claimed.is_empty() {
-        return Ok(Done::Idle);
+        return Ok(None);
     }
     let full = claimed.len() as u64 == BATCH;
-    let facts = Facts::read(&orders, &claimed).await?;
-    let mut done: Vec<Decided> = Vec::with_capacity(claimed.len());
+    let facts = Facts::read(orders, &claimed).await?;
+    let mut decided: Vec<Decided> = Vec::with_capacity(claimed.len());
     let mut to_send: BTreeMap<String, Vec<Planned>> = BTreeMap::new();
     let mut started = Vec::new();
     for message in claimed {
-        if let Some(outcome) = facts.before_send(&orders, &message, now) {
-            done.push(Decided {
+        if let Some(outcome) = facts.before_send(orders, &message, now) {
+            decided.push(Decided {
                 message,
                 outcome,
                 attempted: false,
@@ -110,7 +181,7 @@ pub async fn send_due(orders: Orders) -> CoreResult<Done> {
                 .find(|a| a.outcome == outcome::STARTED)
                 .map(|a| (a.id.clone(), a.started_at)),
             email: match message.channel {
-                Channel::Email => Some(facts.email_of(&orders, &message)),
+                Channel::Email => Some(facts.email_of(orders, &message)),
                 Channel::Sms => None,
             },
             message,
@@ -126,13 +197,29 @@ pub async fn send_due(orders: Orders) -> CoreResult<Done> {
             .push(planned);
     }
     messages::start_attempts(&orders.writer, &started, orders.clock.now_micros()).await?;
+    Ok(Some(Batch {
+        token,
+        full,
+        decided,
+        to_send,
+    }))
+}
+
+/// Makes a batch's provider calls, at most `in_flight` at once; every
+/// message's outcome.
+async fn send_batch(orders: &Orders, batch: Batch, in_flight: Arc<Semaphore>) -> Vec<Decided> {
+    let Batch {
+        mut decided, to_send, ..
+    } = batch;
     let mut sends = JoinSet::new();
     for (_, mut queue) in to_send {
         queue.sort_by(|a, b| (a.message.created_at, &a.message.id).cmp(&(b.message.created_at, &b.message.id)));
-        let orders = orders.clone();
+        let (orders, in_flight) = (orders.clone(), in_flight.clone());
         sends.spawn(async move {
             let mut sent = Vec::with_capacity(queue.len());
             for planned in queue {
+                // Never closed: a permit is always had.
+                let _permit = in_flight.acquire().await;
                 sent.push(attempt(&orders, planned).await);
             }
             sent
@@ -140,13 +227,18 @@ pub async fn send_due(orders: Orders) -> CoreResult<Done> {
     }
     while let Some(sent) = sends.join_next().await {
         match sent {
-            Ok(sent) => done.extend(sent),
+            Ok(sent) => decided.extend(sent),
             Err(error) => {
                 tracing::warn!(%error, "a notification send task failed; its messages go again after their lease")
             }
         }
     }
-    let recorded = record_all(&orders, &token, &done).await?;
+    decided
+}
+
+/// Records a batch's outcomes ([`record_all`]) and counts them.
+async fn record_run(orders: &Orders, token: &str, done: &[Decided]) -> CoreResult<()> {
+    let recorded = record_all(orders, token, done).await?;
     for (one, recorded) in done.iter().zip(recorded) {
         if recorded {
             orders.metrics.notification(
@@ -156,12 +248,12 @@ pub async fn send_due(orders: Orders) -> CoreResult<Done> {
             );
         }
     }
-    Ok(if full { Done::More } else { Done::Idle })
+    Ok(())
 }
 
 /// What one run reads once for all its messages.
 struct Facts {
-    deliveries: BTreeMap<String, Delivery>,
+    deliveries: BTreeMap<String, Standing>,
     opted_out: BTreeSet<(String, Channel, String)>,
     settings: BTreeMap<String, Settings>,
     /// The name each workspace signs with.
@@ -172,7 +264,7 @@ struct Facts {
 impl Facts {
     async fn read(orders: &Orders, claimed: &[Message]) -> CoreResult<Facts> {
         let delivery_ids: BTreeSet<String> = claimed.iter().map(|m| m.delivery_id.clone()).collect();
-        let deliveries = deliveries::find_many(&orders.db, &delivery_ids.into_iter().collect::<Vec<_>>()).await?;
+        let deliveries = deliveries::standings(&orders.db, &delivery_ids.into_iter().collect::<Vec<_>>()).await?;
         let opted_out = opt_outs::among(
             &orders.db,
             claimed
@@ -214,8 +306,7 @@ impl Facts {
                 error: Some("The delivery is no longer kept.".to_owned()),
             });
         };
-        let ended_at = delivery.delivered_at.or(delivery.cancelled_at);
-        let late = ended_at.is_some_and(|ended| now - ended > ENDED_GRACE_MICROS);
+        let late = delivery.ended_at.is_some_and(|ended| now - ended > ENDED_GRACE_MICROS);
         if late && delivery.status.is_terminal() && !message.trigger.outlives_the_delivery() {
             return Some(Outcome::Ended {
                 status: MessageStatus::Dropped,

@@ -388,3 +388,24 @@ impl From<pb::Courier> for CourierNameJson {
 
 /// DeliveryEventData: an event's `data` (docs/guide.md "Events").
 pub type EventDeliveryJson = DeliveryJson<Option<CourierNameJson>>;
+
+/// An event's `data` as it is sent: the delivery and, on `delivery.updated`
+/// only, the members the client changed, as dot paths (`changed_fields`).
+/// The OpenAPI document adds the member to DeliveryEventData.
+#[derive(Debug, Serialize)]
+pub struct EventDataJson {
+    #[serde(flatten)]
+    pub delivery: EventDeliveryJson,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub changed_fields: Option<Vec<String>>,
+}
+
+impl EventDataJson {
+    /// The data of an event of type `event_type` about `delivery`.
+    pub fn new(event_type: pb::EventType, delivery: pb::Delivery, changed_fields: Vec<String>) -> Self {
+        EventDataJson {
+            delivery: delivery.into(),
+            changed_fields: (event_type == pb::EventType::DeliveryUpdated).then_some(changed_fields),
+        }
+    }
+}

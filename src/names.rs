@@ -144,6 +144,7 @@ public_names! {
         DeliveryDelivered => "delivery.delivered",
         DeliveryCancelled => "delivery.cancelled",
         DeliveryDelayed => "delivery.delayed",
+        DeliveryUpdated => "delivery.updated",
     }
     WebhookAttemptStatus as "WebhookAttemptStatus", "How the attempt ended: `succeeded` (a `2xx` answer) or `failed`, whether or not a retry follows; `pending` while its request is being made." {
         Succeeded => "succeeded",

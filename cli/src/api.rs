@@ -82,6 +82,25 @@ impl Api {
         self.send(request).await
     }
 
+    /// A change of `path`: always with an idempotency key, and with the
+    /// `updated_at` it was made against when given (`If-Match`).
+    pub async fn patch(
+        &self,
+        path: &str,
+        body: &Value,
+        idempotency_key: &str,
+        if_match: Option<&str>,
+    ) -> Result<Value, Failure> {
+        let mut request = self
+            .request(reqwest::Method::PATCH, path)
+            .json(body)
+            .header("idempotency-key", idempotency_key);
+        if let Some(updated_at) = if_match {
+            request = request.header("if-match", updated_at);
+        }
+        self.send(request).await
+    }
+
     /// Sends `request` and answers its JSON body, or the refusal it carries.
     pub async fn send(&self, request: reqwest::RequestBuilder) -> Result<Value, Failure> {
         let response = request

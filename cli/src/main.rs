@@ -62,7 +62,7 @@ enum Command {
     /// Events of this key's workspace and mode.
     #[command(subcommand)]
     Events(EventsCommand),
-    /// Book, read, list and cancel deliveries; read their notifications.
+    /// Book, read, list, change and cancel deliveries; read their notifications.
     #[command(subcommand)]
     Deliveries(Box<DeliveriesCommand>),
     /// Price a route without booking it.
@@ -143,6 +143,9 @@ enum DeliveriesCommand {
     },
     /// Book a delivery from a JSON file (the request body) or from flags.
     Create(Box<CreateArgs>),
+    /// Change a delivery's notes, instructions or dropoff window, from flags
+    /// or a JSON file (the PATCH body).
+    Update(Box<UpdateArgs>),
     /// The SMS and emails of a delivery to its recipient and sender
     /// (in test mode: what landed in the test inbox).
     Notifications { delivery_id: String },
@@ -247,6 +250,37 @@ struct CreateArgs {
     test_scenario: Option<String>,
     /// The `Idempotency-Key`; a new one is made (and printed) when left out.
     /// Send the same one again to retry without booking twice.
+    #[arg(long)]
+    idempotency_key: Option<String>,
+}
+
+#[derive(Args)]
+struct UpdateArgs {
+    delivery_id: String,
+    /// The request body as a JSON file instead of the flags.
+    #[arg(long, conflicts_with_all = ["notes", "pickup_instructions", "dropoff_instructions", "dropoff_window", "clear_dropoff_window"])]
+    file: Option<PathBuf>,
+    /// The new notes; "" removes them.
+    #[arg(long)]
+    notes: Option<String>,
+    /// The new pickup instructions; "" removes them.
+    #[arg(long)]
+    pickup_instructions: Option<String>,
+    /// The new dropoff instructions; "" removes them.
+    #[arg(long)]
+    dropoff_instructions: Option<String>,
+    /// The new dropoff window: START/END, each RFC 3339 (until pickup).
+    #[arg(long, conflicts_with = "clear_dropoff_window")]
+    dropoff_window: Option<String>,
+    /// Remove the dropoff window.
+    #[arg(long)]
+    clear_dropoff_window: bool,
+    /// The delivery's `updated_at` as last read: the change is refused if
+    /// the delivery changed since.
+    #[arg(long)]
+    if_match: Option<String>,
+    /// The `Idempotency-Key`; a new one is made (and printed) when left out.
+    /// Send the same one again to retry without changing twice.
     #[arg(long)]
     idempotency_key: Option<String>,
 }
@@ -464,6 +498,15 @@ async fn deliveries(context: &Context, api: &Api, command: DeliveriesCommand) ->
             let delivery = api.post("/v1/deliveries", &body, Some(&key)).await?;
             print(context, &delivery, show::delivery);
         }
+        DeliveriesCommand::Update(args) => {
+            let body = update_body(&args)?;
+            let key = args.idempotency_key.clone().unwrap_or_else(api::new_idempotency_key);
+            // Said first, so that a change cut off by the network can be retried with it.
+            eprintln!("Idempotency-Key: {key}");
+            let path = format!("/v1/deliveries/{}", encode(&args.delivery_id));
+            let delivery = api.patch(&path, &body, &key, args.if_match.as_deref()).await?;
+            print(context, &delivery, show::delivery);
+        }
         DeliveriesCommand::Notifications { delivery_id } => {
             let list = api
                 .get(&format!("/v1/deliveries/{}/notifications", encode(&delivery_id)))
@@ -491,6 +534,39 @@ fn create_body(args: &CreateArgs) -> Result<Value, Failure> {
         if let Some(value) = value {
             body[field] = json!(value);
         }
+    }
+    Ok(body)
+}
+
+fn update_body(args: &UpdateArgs) -> Result<Value, Failure> {
+    if let Some(file) = &args.file {
+        return read_json(file);
+    }
+    let mut body = json!({});
+    if let Some(notes) = &args.notes {
+        body["notes"] = json!(notes);
+    }
+    if let Some(instructions) = &args.pickup_instructions {
+        body["pickup"] = json!({ "instructions": instructions });
+    }
+    if let Some(instructions) = &args.dropoff_instructions {
+        body["dropoff"] = json!({ "instructions": instructions });
+    }
+    if let Some(window) = &args.dropoff_window {
+        let Some((start, end)) = window.split_once('/') else {
+            return Err(Failure::Usage(
+                "--dropoff-window takes START/END, e.g. 2026-12-01T14:00:00+01:00/2026-12-01T16:00:00+01:00".into(),
+            ));
+        };
+        body["dropoff_window"] = json!({ "start": start, "end": end });
+    }
+    if args.clear_dropoff_window {
+        body["dropoff_window"] = Value::Null;
+    }
+    if body.as_object().is_some_and(serde_json::Map::is_empty) {
+        return Err(Failure::Usage(
+            "Say what to change: --notes, --pickup-instructions, --dropoff-instructions, --dropoff-window, --clear-dropoff-window or --file.".into(),
+        ));
     }
     Ok(body)
 }

@@ -19,14 +19,22 @@ fn money(cents: &Value, currency: &Value) -> String {
 
 /// `created_at  type  delivery  status  (event id)`.
 pub fn event(event: &Value) -> String {
-    format!(
+    let line = format!(
         "{}  {:<26} {}  {:<16} {}",
         text(&event["created_at"]),
         text(&event["type"]),
         text(&event["data"]["id"]),
         text(&event["data"]["status"]),
         text(&event["id"]),
-    )
+    );
+    // `delivery.updated` names what the client changed.
+    match event["data"]["changed_fields"].as_array() {
+        Some(fields) => {
+            let fields: Vec<&str> = fields.iter().filter_map(Value::as_str).collect();
+            format!("{line}  changed: {}", fields.join(", "))
+        }
+        None => line,
+    }
 }
 
 /// One forwarded event: when, what, and the local answer.

@@ -27,7 +27,7 @@ fn help_lists_every_command() {
     }
     let (status, stdout, _) = courier(&["deliveries", "--help"]);
     assert_eq!(status, 0);
-    for command in ["list", "get", "cancel", "create", "notifications"] {
+    for command in ["list", "get", "cancel", "create", "update", "notifications"] {
         assert!(stdout.contains(command), "{command}: {stdout}");
     }
 }

@@ -71,6 +71,7 @@ pub(crate) fn event_type(event_type: pb::EventType) -> &'static str {
         pb::EventType::DeliveryDelivered => "Delivered",
         pb::EventType::DeliveryCancelled => "Cancelled",
         pb::EventType::DeliveryDelayed => "At risk of being late",
+        pb::EventType::DeliveryUpdated => "Details changed",
         pb::EventType::Unspecified => "Unknown",
     }
 }

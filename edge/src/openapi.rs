@@ -47,6 +47,7 @@ Amounts are integer cents including VAT; times are RFC 3339 in UTC. Errors answe
         deliveries::list,
         deliveries::get,
         deliveries::cancel,
+        deliveries::update,
         deliveries::tracking,
         notifications::list,
         proofs::proof_of_delivery,
@@ -178,6 +179,21 @@ pub fn operation_errors(operation_id: &str) -> Option<Vec<ErrorCode>> {
             &[InvalidRequest, PermissionDenied, NotFound, NotCancellable, Conflict],
             true,
         ),
+        "updateDelivery" => (
+            &[
+                InvalidRequest,
+                PermissionDenied,
+                NotFound,
+                MissingIdempotencyKey,
+                InvalidIdempotencyKey,
+                WindowNotFeasible,
+                PreconditionFailed,
+                NotEditable,
+                IdempotencyKeyReused,
+                RequestInProgress,
+            ],
+            true,
+        ),
         "getProofOfDelivery" => (&[PermissionDenied, NotFound, PodNotAvailable, NoProofOfDelivery], true),
         "createWebhookEndpoint" => (
             &[
@@ -249,6 +265,7 @@ pub fn document() -> Result<Value, serde_json::Error> {
     add_request_id_headers(&mut doc);
     add_webhooks(&mut doc);
     require_every_response_field(&mut doc);
+    add_changed_fields(&mut doc);
     Ok(doc)
 }
 
@@ -420,6 +437,8 @@ fn request_rules() -> Vec<(&'static str, &'static str, Value)> {
     }
     rules.push(("CreateDeliveryRequest", "external_id", text(limits::EXTERNAL_ID)));
     rules.push(("CreateDeliveryRequest", "notes", text(limits::NOTES)));
+    rules.push(("UpdateDeliveryRequest", "notes", text(limits::NOTES)));
+    rules.push(("WaypointChangeInput", "instructions", text(limits::INSTRUCTIONS)));
     rules.push(("CreateFleetOrderRequest", "reference", text(limits::FLEET_REFERENCE)));
     rules.push(("CreateFleetOrderRequest", "notes", text(limits::NOTES)));
     rules.push(("CreateFleetOrderRequest", "customer_timezone", text(limits::TIME_ZONE)));
@@ -463,6 +482,10 @@ fn add_request_rules(doc: &mut Value) {
         if let (Some(Value::Object(target)), Value::Object(rule)) = (doc.pointer_mut(&pointer), rule) {
             target.extend(rule);
         }
+    }
+    // A change names one member at least.
+    if let Some(Value::Object(update)) = doc.pointer_mut("/components/schemas/UpdateDeliveryRequest") {
+        update.insert("minProperties".into(), json!(1));
     }
     // Goods left at the door cannot have their buyer's age checked.
     if let Some(Value::Object(dropoff)) = doc.pointer_mut("/components/schemas/DropoffProofInput") {
@@ -624,6 +647,10 @@ fn add_examples(doc: &mut Value) {
         ),
         ("cancelDelivery", json!({ "reason": "no_longer_needed" })),
         (
+            "updateDelivery",
+            json!({ "notes": "Leave with the concierge.", "dropoff": { "instructions": "Concierge desk, ground floor." } }),
+        ),
+        (
             "createWebhookEndpoint",
             json!({ "url": "https://93.184.215.14/webhooks/courier", "events": ["delivery.delivered", "delivery.cancelled"], "description": "Order system" }),
         ),
@@ -739,6 +766,10 @@ or arrived there (`at_dropoff`). The sample event of `POST /v1/webhooks/{webhook
         T::DeliveryDelayed => {
             "The delivery is at risk: its predicted dropoff (`dropoff_eta`) passed `dropoff_window.end`. Sent once per delivery."
         }
+        T::DeliveryUpdated => {
+            "The client changed the delivery (`PATCH /v1/deliveries/{deliveryId}`); `data.changed_fields` names the members \
+that changed, as dot paths (`notes`, `dropoff.contact`, `dropoff_window`)."
+        }
         T::Unspecified => "",
     }
 }
@@ -849,6 +880,33 @@ fn require_every_response_field(doc: &mut Value) {
     }
 }
 
+/// `changed_fields` in an event's data: a member of DeliveryEventData that
+/// only `delivery.updated` carries, so optional there and required in that
+/// webhook's body. Added after the rule that requires every response
+/// field, which would require it on every event.
+fn add_changed_fields(doc: &mut Value) {
+    if let Some(Value::Object(properties)) = doc.pointer_mut("/components/schemas/DeliveryEventData/properties") {
+        properties.insert(
+            "changed_fields".into(),
+            json!({
+                "type": "array",
+                "items": { "type": "string" },
+                "description": "On `delivery.updated` only: the members the change set, as dot paths (`notes`, \
+            `pickup.contact`, `dropoff.instructions`, `dropoff_window`).",
+                "examples": [["notes", "dropoff.instructions"]]
+            }),
+        );
+    }
+    let name = pb::EventType::DeliveryUpdated.public_name().unwrap_or_default();
+    let pointer = format!(
+        "/webhooks/{}/post/requestBody/content/application~1json/schema/allOf",
+        name.replace('~', "~0").replace('/', "~1")
+    );
+    if let Some(Value::Array(parts)) = doc.pointer_mut(&pointer) {
+        parts.push(json!({ "properties": { "data": { "required": ["changed_fields"] } } }));
+    }
+}
+
 /// The component names `schema` refers to.
 fn collect_refs(schema: &Value, names: &mut Vec<String>) {
     match schema {
@@ -896,6 +954,27 @@ mod tests {
             let keyed = errors.contains(&ErrorCode::MissingApiKey);
             assert_eq!(operation.contains_key("security"), keyed, "{id}");
         }
+    }
+
+    #[test]
+    fn only_delivery_updated_requires_changed_fields() {
+        let doc = document().expect("document");
+        let data = &doc["components"]["schemas"]["DeliveryEventData"];
+        assert_eq!(data["properties"]["changed_fields"]["type"], "array");
+        let required = data["required"].as_array().expect("required");
+        assert!(required.contains(&json!("status")) && !required.contains(&json!("changed_fields")));
+        let body = |event_type: &str| {
+            doc["webhooks"][event_type]["post"]["requestBody"]["content"]["application/json"]["schema"]["allOf"].clone()
+        };
+        assert_eq!(
+            body("delivery.updated")[2]["properties"]["data"]["required"],
+            json!(["changed_fields"])
+        );
+        assert_eq!(body("delivery.created").as_array().map(Vec::len), Some(2));
+        assert_eq!(
+            doc["components"]["schemas"]["UpdateDeliveryRequest"]["minProperties"],
+            json!(1)
+        );
     }
 
     #[test]

@@ -38,6 +38,7 @@ mod m20261130_000052_add_routes;
 mod m20261201_000053_add_shifts_and_plans;
 mod m20261201_000054_add_notifications;
 mod m20261202_000055_add_usage_charges;
+mod m20261203_000056_add_changed_fields;
 
 pub struct Migrator;
 
@@ -76,6 +77,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261201_000053_add_shifts_and_plans::Migration),
             Box::new(m20261201_000054_add_notifications::Migration),
             Box::new(m20261202_000055_add_usage_charges::Migration),
+            Box::new(m20261203_000056_add_changed_fields::Migration),
         ]
     }
 }

@@ -1,4 +1,4 @@
-//! Idempotent creates (deliveries, fleet orders): one mechanism, atomic with
+//! Idempotent creates (deliveries, fleet orders) and delivery changes: one mechanism, atomic with
 //! the work it guards.
 //!
 //! Keys are scoped by workspace, mode and endpoint. Inside one transaction the
@@ -404,10 +404,13 @@ async fn keep_outcome(db: &impl ConnectionTrait, scope: &Scope, outcome: &KeptOu
 }
 
 /// Whether a refusal is part of the key's answer (replayed on retry), or a
-/// failure a retry should run again.
+/// failure a retry should run again. A stale `If-Match` asks for a
+/// corrected retry, usually with the same key, so it is not kept either.
 fn is_stored(code: ErrorCode) -> bool {
     let status = code.http_status();
-    (400..500).contains(&status) && !matches!(status, 401 | 403 | 429) && code != ErrorCode::RequestInProgress
+    (400..500).contains(&status)
+        && !matches!(status, 401 | 403 | 429)
+        && !matches!(code, ErrorCode::RequestInProgress | ErrorCode::PreconditionFailed)
 }
 
 async fn remember_refusal(
@@ -498,6 +501,8 @@ mod tests {
         assert!(!is_stored(ErrorCode::InvoiceBillingNotEnabled));
         assert!(!is_stored(ErrorCode::RateLimited));
         assert!(!is_stored(ErrorCode::RequestInProgress));
+        assert!(!is_stored(ErrorCode::PreconditionFailed));
+        assert!(is_stored(ErrorCode::NotEditable));
         assert!(!is_stored(ErrorCode::InternalError));
     }
 }

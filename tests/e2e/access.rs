@@ -548,6 +548,12 @@ impl World {
                 reason: 0,
             }
             .encode_to_vec(),
+            ("DeliveryService", "UpdateDelivery") => pb::UpdateDeliveryRequest {
+                delivery_id: d(),
+                notes: Some("Access check.".into()),
+                ..Default::default()
+            }
+            .encode_to_vec(),
             ("TrackingService", "GetDeliveryTracking") => {
                 pb::GetDeliveryTrackingRequest { delivery_id: d() }.encode_to_vec()
             }

@@ -397,6 +397,15 @@ e2e! {
         let page: Value = serde_json::from_str(&stdout).expect("list JSON");
         let listed: Vec<&Value> = page["deliveries"].as_array().expect("deliveries").iter().map(|d| &d["id"]).collect();
         assert_eq!(listed, [&other["id"], &created["id"]]);
+        let (status, stdout, stderr) = saved(&["--json", "deliveries", "update", &id, "--notes", "Side door.", "--dropoff-instructions", "Ring twice."]).await;
+        assert_eq!(status, 0, "{stderr}");
+        assert!(stderr.contains("Idempotency-Key: "), "{stderr}");
+        let changed: Value = serde_json::from_str(&stdout).expect("delivery JSON");
+        assert_eq!((changed["notes"].as_str(), changed["dropoff"]["instructions"].as_str()), (Some("Side door."), Some("Ring twice.")));
+        let stale = created["updated_at"].as_str().expect("updated_at");
+        let (status, _, stderr) = saved(&["deliveries", "update", &id, "--notes", "Front door.", "--if-match", stale]).await;
+        assert_eq!(status, 1);
+        assert!(stderr.lines().any(|line| line.starts_with("error: precondition_failed: ")), "{stderr}");
         let (status, stdout, stderr) = saved(&["deliveries", "cancel", &id, "--reason", "no_longer_needed"]).await;
         assert_eq!(status, 0, "{stderr}");
         assert!(stdout.contains("cancelled") && stdout.contains("cancelled_by_you"), "{stdout}");

@@ -358,6 +358,61 @@ e2e! {
         assert!(delivery_ids(&app, &app.test_key).await.is_empty(), "nothing is stored");
     }
 
+    async fn hostile_changes_of_a_delivery_answer_4xx_naming_the_member(app: TestApp) {
+        let created = create_delivery(&app, &full_delivery()).await;
+        assert_eq!(created.status, 201, "{:#}", created.body);
+        let id = created.body["id"].as_str().expect("id").to_owned();
+        let patch = || {
+            app.http.patch(app.url(&format!("/v1/deliveries/{id}"))).header("x-api-key", &app.test_key).header("idempotency-key", unique_suffix())
+        };
+        let mut huge_name = serde_json::Map::new();
+        huge_name.insert("m".repeat(500_000), json!(1));
+        for (body, param) in [
+            (json!({ "notes": "Fragile\u{0}" }), "notes"),
+            (json!({ "dropoff": { "instructions": "Ring\u{7}twice" } }), "dropoff.instructions"),
+            (json!({ "pickup": { "contact": { "name": "\u{1b}[31mAna", "phone": "+49 30 1234567" } } }), "pickup.contact.name"),
+            (json!({ "pickup": { "contact": { "name": "Ana", "phone": "+49 30 1234\u{0}" } } }), "pickup.contact.phone"),
+            (json!({ "notes": ["a"] }), "notes"),
+            (json!({ "notes": { "text": "a" } }), "notes"),
+            (json!({ "dropoff": "Kreuzberg" }), "dropoff"),
+            (json!({ "dropoff": { "contact": { "name": 1, "phone": "+49 30 1234567" } } }), "dropoff.contact.name"),
+            (json!({ "dropoff": { "contact": { "name": "Rui", "phone": "+49 30 1234567", "pin": "1" } } }), "dropoff.contact.pin"),
+            (json!({ "dropoff_window": { "start": 5, "end": "2026-12-01T10:00:00Z" } }), "dropoff_window.start"),
+            (json!({ "dropoff_window": { "start": "2026-12-01T09:00:00Z", "end": true } }), "dropoff_window.end"),
+            (json!({ "dropoff_window": { "start": "2026-13-45T99:00:00Z", "end": "later" } }), "dropoff_window.start"),
+            (json!({ "dropoff_window": [] }), "dropoff_window"),
+            (json!({ "tip_cents": 500 }), "tip_cents"),
+            (json!([{ "notes": "a" }]), "body"),
+            (json!("notes"), "body"),
+        ] {
+            let answer = app.send(patch().json(&body)).await;
+            answer.assert_error(400, "invalid_request", Some(param));
+        }
+        let answer = app.send(patch().json(&Value::Object(huge_name))).await;
+        assert!(answer.param().is_some_and(|p| p.starts_with("mmm") && p.len() < 2000), "{:?}", answer.param());
+        answer.assert_error(400, "invalid_request", answer.param());
+        let repeated = patch().header("content-type", "application/json").body(r#"{"notes":"a","notes":"b"}"#);
+        app.send(repeated).await.assert_error(400, "invalid_request", Some("notes"));
+        let cut = patch().header("content-type", "application/json").body(r#"{"notes":"#);
+        app.send(cut).await.assert_error(400, "invalid_request", Some("body"));
+        let huge = json!({ "notes": "n".repeat(1_100_000) });
+        app.send(patch().json(&huge)).await.assert_error(413, "request_too_large", None);
+        let long_notes = json!({ "notes": "n".repeat(900_000) });
+        app.send(patch().json(&long_notes)).await.assert_error(400, "invalid_request", Some("notes"));
+        let if_match = patch().header("if-match", "2026-12-01T10:00:00Z").header("if-match", "2026-12-01T11:00:00Z");
+        app.send(if_match.json(&json!({ "notes": "a" }))).await.assert_error(400, "invalid_request", Some("If-Match"));
+        let if_match = patch().header("if-match", "\"\"");
+        app.send(if_match.json(&json!({ "notes": "a" }))).await.assert_error(400, "invalid_request", Some("If-Match"));
+        let zero = app.http.patch(app.url("/v1/deliveries/del_%00")).header("x-api-key", &app.test_key).header("idempotency-key", "z").json(&json!({ "notes": "a" }));
+        app.send(zero).await.assert_error(400, "invalid_request", Some("delivery_id"));
+
+        // Nothing was changed (the simulator moves the delivery meanwhile).
+        let unchanged = app.get(&format!("/v1/deliveries/{id}"), &app.test_key).await;
+        assert_eq!((&unchanged.body["notes"], &unchanged.body["dropoff"]), (&created.body["notes"], &created.body["dropoff"]));
+        let events = app.delivery_events(&app.test_key, &id).await;
+        assert!(events.iter().all(|(event_type, _)| event_type != "delivery.updated"), "{events:?}");
+    }
+
     async fn slow_clients_are_cut_off_while_others_are_served(app: TestApp) {
         let timeouts = courier_edge::serving::HttpTimeouts {
             header: Duration::from_secs(1),

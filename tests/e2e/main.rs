@@ -23,6 +23,7 @@ mod courier_moves;
 mod courier_streams;
 mod couriers;
 mod deliveries;
+mod delivery_changes;
 mod dispatch;
 mod errors;
 mod event_stream;

@@ -346,13 +346,18 @@ e2e! {
         null_url.assert_error(400, "invalid_request", Some("url"));
         assert_documented(&doc, "patch", one, &null_url);
 
-        // A real event, and the sample event, as the receiver got them.
-        live_delivery(&app).await;
+        // Real events (a create and a change), and the sample event, as the
+        // receiver got them.
+        let delivery_id = live_delivery(&app).await;
+        let change = app.http.patch(app.url(&format!("/v1/deliveries/{delivery_id}"))).header("x-api-key", key.as_str()).header("idempotency-key", unique_suffix());
+        let changed_delivery = app.send(change.json(&json!({ "notes": "Side door." }))).await;
+        assert_eq!(changed_delivery.status, 200, "{:#}", changed_delivery.body);
+        assert_documented(&doc, "patch", "/v1/deliveries/{deliveryId}", &changed_delivery);
         let sample = app.post(&format!("{path}/test"), key, &json!({})).await;
         assert_eq!(sample.status, 200, "{:#}", sample.body);
         assert!(sample.body["succeeded"].as_bool().expect("succeeded"), "{:#}", sample.body);
         assert_documented(&doc, "post", "/v1/webhooks/{webhookId}/test", &sample);
-        let received = receiver.wait_for(2, Duration::from_secs(10)).await;
+        let received = receiver.wait_for(3, Duration::from_secs(10)).await;
         let mut types = Vec::new();
         for request in &received {
             let body = request.json();
@@ -362,6 +367,7 @@ e2e! {
         }
         assert!(types.contains(&"delivery.created".to_owned()), "{types:?}");
         assert!(types.contains(&"delivery.status_updated".to_owned()), "{types:?}");
+        assert!(types.contains(&"delivery.updated".to_owned()), "{types:?}");
 
         // The real event's attempt record.
         let created_event = received
@@ -521,6 +527,9 @@ e2e! {
         };
         created(app.post("/v1/quotes", &app.test_key, &example("post", "/v1/quotes")).await, "quote");
         let delivery = created(app.post_idempotent("/v1/deliveries", &app.live_key, &unique_suffix(), &example("post", "/v1/deliveries")).await, "delivery");
+        let change = app.http.patch(app.url(&format!("/v1/deliveries/{}", delivery["id"].as_str().expect("id")))).header("x-api-key", &app.live_key).header("idempotency-key", unique_suffix());
+        let changed = app.send(change.json(&example("patch", "/v1/deliveries/{deliveryId}"))).await;
+        assert_eq!(changed.status, 200, "{:#}", changed.body);
         let cancel = app.post(&format!("/v1/deliveries/{}/cancel", delivery["id"].as_str().expect("id")), &app.live_key, &example("post", "/v1/deliveries/{deliveryId}/cancel")).await;
         assert_eq!(cancel.status, 200, "{:#}", cancel.body);
         // The endpoint's public address is never sent to: test mode, where

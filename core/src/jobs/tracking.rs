@@ -12,9 +12,9 @@ use tokio_util::sync::CancellationToken;
 use super::route;
 use crate::positions;
 use crate::{Core, CoreResult, couriers, dispatch};
-use courier_orders::deliveries;
 use courier_orders::routes::StopKind;
 use courier_orders::statuses::Status;
+use courier_orders::{assignments, deliveries};
 use courier_store::runner::{Done, Runner, Work};
 
 /// A courier's ETAs are computed again at most this often (a road router
@@ -57,6 +57,21 @@ impl Work for Writer {
         }
         Ok(Done::Idle)
     }
+}
+
+/// After the client changed job `job_id` (`deliveries::edit`): the route of
+/// the courier holding it is kept as it now stands, and their ETAs moved
+/// along it. A job nobody holds is weighed again by the next dispatch
+/// round, woken now, and shown anew on the dispatch map.
+pub async fn replan_after_edit(core: &Core, job_id: &str) -> CoreResult<()> {
+    let Some(held) = assignments::open_for_job(&core.db, job_id).await? else {
+        core.dispatch_wake.notify_one();
+        core.map_wake.wake();
+        return Ok(());
+    };
+    let courier = couriers::get(&core.db, &held.courier_id).await?;
+    route::settle(core, &courier).await?;
+    move_etas(core, &courier.id).await
 }
 
 /// The ETAs of the deliveries courier `courier_id` holds, from their

@@ -48,8 +48,9 @@ pub enum Change {
     Route(CourierRoute),
     /// A job offered to the courier.
     Offer(Box<(Offer, Work)>),
-    /// One of the courier's jobs as it is now.
-    Job(Box<Job>),
+    /// One of the courier's jobs as it is now; `changed_fields` names the
+    /// members the client changed, when that is why it is sent.
+    Job { job: Box<Job>, changed_fields: Vec<String> },
     /// A job (or an offer) left the courier's hands.
     Withdrawal {
         job_id: String,
@@ -158,7 +159,14 @@ async fn send_after(
         for row in rows {
             jobs_changed |= !matches!(row.entry, Entry::Offer { .. });
             let change = match row.entry {
-                Entry::Job { job_id } => Change::Job(Box::new(super::get(core, courier, &job_id).await?)),
+                Entry::Job { job_id } => Change::Job {
+                    job: Box::new(super::get(core, courier, &job_id).await?),
+                    changed_fields: Vec::new(),
+                },
+                Entry::Edited { job_id, changed_fields } => Change::Job {
+                    job: Box::new(super::get(core, courier, &job_id).await?),
+                    changed_fields,
+                },
                 Entry::Offer { offer_id, .. } => Change::Offer(Box::new(super::offer(core, courier, &offer_id).await?)),
                 Entry::Withdrawal {
                     job_id,

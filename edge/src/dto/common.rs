@@ -5,7 +5,7 @@ use std::collections::HashMap;
 
 use courier::names::PublicName;
 use courier::v1 as pb;
-use serde::Deserialize;
+use serde::{Deserialize, Deserializer};
 use utoipa::ToSchema;
 
 use crate::error::ApiError;
@@ -72,6 +72,23 @@ impl From<WaypointBody> for pb::Waypoint {
             contact: w.contact.map(Into::into),
             instructions: w.instructions,
         }
+    }
+}
+
+/// A member of a change that is present, possibly `null` (absent members
+/// stay `None` through `#[serde(default)]`).
+pub(crate) fn present<'de, D: Deserializer<'de>, T: Deserialize<'de>>(
+    deserializer: D,
+) -> Result<Option<Option<T>>, D::Error> {
+    Option::<T>::deserialize(deserializer).map(Some)
+}
+
+/// A member of a change that may be absent but not `null`.
+pub(crate) fn not_null<T>(value: Option<Option<T>>, param: &str, hint: &str) -> Result<Option<T>, ApiError> {
+    match value {
+        Some(None) => Err(ApiError::invalid(param, format!("{param} cannot be null{hint}."))),
+        Some(Some(value)) => Ok(Some(value)),
+        None => Ok(None),
     }
 }
 

@@ -9,7 +9,8 @@ use utoipa::ToSchema;
 use courier::json::{CourierJson, DeliveryJson, NotificationLanguage};
 
 use super::common::{
-    ItemBody, ListQuery, SelectedExtraBody, TimeWindowBody, WaypointBody, items_in, time_in, window_in,
+    ContactBody, ItemBody, ListQuery, SelectedExtraBody, TimeWindowBody, WaypointBody, items_in, not_null, present,
+    time_in, window_in,
 };
 use crate::error::ApiError;
 
@@ -205,6 +206,141 @@ pub fn cancel_reason_in(reason: Option<CancelReasonBody>) -> pb::CancelReason {
     }
 }
 
+/// `PATCH /v1/deliveries/{id}` body (docs/guide.md "Change a delivery"):
+/// an absent member stays as it is; at least one is sent.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[schema(as = UpdateDeliveryRequest)]
+pub struct UpdateDeliveryBody {
+    /// `null` (or `""`) removes the notes. Until the delivery is delivered
+    /// or cancelled.
+    #[serde(default, deserialize_with = "present")]
+    #[schema(value_type = Option<String>)]
+    pub notes: Option<Option<String>>,
+    /// Until the delivery is delivered or cancelled.
+    #[serde(default, deserialize_with = "present")]
+    #[schema(value_type = WaypointChangeBody)]
+    pub pickup: Option<Option<WaypointChangeBody>>,
+    /// Until the delivery is delivered or cancelled.
+    #[serde(default, deserialize_with = "present")]
+    #[schema(value_type = WaypointChangeBody)]
+    pub dropoff: Option<Option<WaypointChangeBody>>,
+    /// `null` removes the window. Until the goods are picked up; it must
+    /// still be reachable, and it moves the promised dropoff.
+    #[serde(default, deserialize_with = "present")]
+    #[schema(value_type = Option<TimeWindowBody>)]
+    pub dropoff_window: Option<Option<TimeWindowBody>>,
+}
+
+/// What a change sets on the pickup or the dropoff; an absent member stays
+/// as it is.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[schema(as = WaypointChangeInput)]
+pub struct WaypointChangeBody {
+    /// Replaces the contact whole; it cannot be removed.
+    #[serde(default, deserialize_with = "present")]
+    #[schema(value_type = ContactBody)]
+    pub contact: Option<Option<ContactBody>>,
+    /// `null` (or `""`) removes the instructions.
+    #[serde(default, deserialize_with = "present")]
+    #[schema(value_type = Option<String>)]
+    pub instructions: Option<Option<String>>,
+}
+
+/// The update request for `delivery_id`, checked against `if_updated_at`
+/// (the `If-Match` header) when given.
+pub fn update_request(
+    delivery_id: String,
+    if_updated_at: Option<prost_types::Timestamp>,
+    b: UpdateDeliveryBody,
+) -> Result<pb::UpdateDeliveryRequest, ApiError> {
+    let (dropoff_window, clear_dropoff_window) = match b.dropoff_window {
+        None => (None, false),
+        Some(None) => (None, true),
+        Some(window) => (window_in("dropoff_window", window)?, false),
+    };
+    Ok(pb::UpdateDeliveryRequest {
+        delivery_id,
+        notes: b.notes.map(Option::unwrap_or_default),
+        pickup: waypoint_change_in("pickup", b.pickup)?,
+        dropoff: waypoint_change_in("dropoff", b.dropoff)?,
+        dropoff_window,
+        clear_dropoff_window,
+        if_updated_at,
+    })
+}
+
+fn waypoint_change_in(
+    param: &str,
+    change: Option<Option<WaypointChangeBody>>,
+) -> Result<Option<pb::WaypointChange>, ApiError> {
+    let Some(change) = not_null(change, param, "; send the members to change")? else {
+        return Ok(None);
+    };
+    let contact = not_null(
+        change.contact,
+        &format!("{param}.contact"),
+        "; send the whole contact to replace it",
+    )?;
+    Ok(Some(pb::WaypointChange {
+        contact: contact.map(Into::into),
+        instructions: change.instructions.map(Option::unwrap_or_default),
+    }))
+}
+
+/// Members of a Delivery (and of a create) that no change can set.
+const READ_ONLY: &[&str] = &[
+    "id",
+    "status",
+    "mode",
+    "external_id",
+    "quote_id",
+    "amount_cents",
+    "currency",
+    "tax_behavior",
+    "breakdown",
+    "stops",
+    "vehicle_type_id",
+    "extras",
+    "items",
+    "scheduled_at",
+    "proof_of_delivery",
+    "test_scenario",
+    "tracking_available_at",
+    "tracking_url",
+    "courier",
+    "created_at",
+    "updated_at",
+    "cancelled_at",
+    "cancellation_reason",
+    "delivered_at",
+    "pickup_window",
+    "pickup_eta",
+    "dropoff_eta",
+    "batching",
+    "notifications",
+];
+
+/// A waypoint's members that no change can set (yet: moving a waypoint
+/// reprices the delivery).
+const READ_ONLY_ON_WAYPOINTS: &[&str] = &["address", "latitude", "longitude"];
+
+/// A change's body refusal in the guide's words: a member of the Delivery
+/// that is not "unknown" but cannot change after booking.
+pub fn read_only(error: ApiError) -> ApiError {
+    let fixed = error.param.as_deref().is_some_and(|param| match param.split_once('.') {
+        None => READ_ONLY.contains(&param),
+        Some((end, member)) => matches!(end, "pickup" | "dropoff") && READ_ONLY_ON_WAYPOINTS.contains(&member),
+    });
+    if !fixed || !error.message.ends_with("is not a known field.") {
+        return error;
+    }
+    let param = error.param.unwrap_or_default();
+    let message = format!("{param} cannot be changed after booking.");
+    ApiError::invalid(param, message)
+}
+
 /// `GET /v1/deliveries` query.
 pub fn list_request(query: &HashMap<String, String>) -> Result<pb::ListDeliveriesRequest, ApiError> {
     let query = ListQuery::parse(query, &["status", "external_id", "promise"])?;
@@ -234,5 +370,64 @@ impl From<pb::ListDeliveriesResponse> for DeliveryListJson {
             deliveries: r.deliveries.into_iter().map(Into::into).collect(),
             next_page_token: (!r.next_page_token.is_empty()).then_some(r.next_page_token),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use courier::errors::ErrorCode;
+
+    fn refusal(body: &str) -> ApiError {
+        match crate::json::parse::<UpdateDeliveryBody>(body.as_bytes()) {
+            Ok(parsed) => panic!("{body} parsed: {parsed:?}"),
+            Err(error) => read_only(error),
+        }
+    }
+
+    #[test]
+    fn members_that_cannot_change_are_named_so() {
+        for (body, param, message) in [
+            (
+                r#"{"status":"delivered"}"#,
+                "status",
+                "status cannot be changed after booking.",
+            ),
+            (r#"{"stops":[]}"#, "stops", "stops cannot be changed after booking."),
+            (
+                r#"{"dropoff":{"address":"Elsewhere 1"}}"#,
+                "dropoff.address",
+                "dropoff.address cannot be changed after booking.",
+            ),
+            (r#"{"notez":"x"}"#, "notez", "notez is not a known field."),
+            (
+                r#"{"dropoff":{"floor":3}}"#,
+                "dropoff.floor",
+                "dropoff.floor is not a known field.",
+            ),
+        ] {
+            let error = refusal(body);
+            assert_eq!(error.code, ErrorCode::InvalidRequest, "{body}");
+            assert_eq!(error.param.as_deref(), Some(param), "{body}");
+            assert_eq!(error.message, message, "{body}");
+        }
+    }
+
+    #[test]
+    fn null_removes_texts_and_the_window_but_not_a_contact() {
+        let parse = |body: &str| {
+            let parsed = crate::json::parse::<UpdateDeliveryBody>(body.as_bytes()).expect("parsed");
+            update_request("del_1".into(), None, parsed)
+        };
+        let cleared =
+            parse(r#"{"notes":null,"dropoff":{"instructions":null},"dropoff_window":null}"#).expect("request");
+        assert_eq!(cleared.notes.as_deref(), Some(""));
+        assert_eq!(cleared.dropoff.and_then(|d| d.instructions).as_deref(), Some(""));
+        assert!(cleared.clear_dropoff_window && cleared.dropoff_window.is_none());
+        assert!(cleared.pickup.is_none());
+        let error = parse(r#"{"pickup":{"contact":null}}"#).expect_err("null contact");
+        assert_eq!(error.param.as_deref(), Some("pickup.contact"));
+        let error = parse(r#"{"dropoff":null}"#).expect_err("null dropoff");
+        assert_eq!(error.param.as_deref(), Some("dropoff"));
     }
 }

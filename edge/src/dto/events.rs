@@ -4,7 +4,7 @@
 
 use std::collections::HashMap;
 
-use courier::json::{CourierNameJson, DeliveryJson, EventDeliveryJson, time_out};
+use courier::json::{CourierNameJson, DeliveryJson, EventDataJson, time_out};
 use courier::names::PublicName;
 use courier::v1 as pb;
 use serde::Serialize;
@@ -25,17 +25,21 @@ pub struct EventJson {
     pub version: String,
     #[schema(value_type = String, format = DateTime)]
     pub created_at: Option<String>,
-    /// The delivery right after the change, with the courier reduced to its name.
+    /// The delivery right after the change, with the courier reduced to its
+    /// name; on `delivery.updated` also `changed_fields`.
     #[schema(value_type = DeliveryJson<Option<CourierNameJson>>)]
-    pub data: Option<EventDeliveryJson>,
+    pub data: Option<EventDataJson>,
 }
 
 impl From<pb::Event> for EventJson {
     fn from(e: pb::Event) -> Self {
+        let event_type = e.r#type();
         EventJson {
-            r#type: e.r#type().public_name(),
+            r#type: event_type.public_name(),
             created_at: time_out(e.created_at.as_ref()),
-            data: e.data.map(Into::into),
+            data: e
+                .data
+                .map(|delivery| EventDataJson::new(event_type, delivery, e.changed_fields)),
             id: e.id,
             version: e.version,
         }

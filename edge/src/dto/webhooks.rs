@@ -3,9 +3,10 @@
 use courier::json::time_out;
 use courier::names::PublicName;
 use courier::v1 as pb;
-use serde::{Deserialize, Deserializer, Serialize};
+use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
+use super::common::{not_null, present};
 use crate::error::ApiError;
 
 /// `POST /v1/webhooks` body.
@@ -60,20 +61,6 @@ pub struct UpdateWebhookBody {
     #[serde(default, deserialize_with = "present")]
     #[schema(value_type = EndpointStatusBody)]
     pub status: Option<Option<EndpointStatusBody>>,
-}
-
-/// A field that is present, possibly `null` (absent fields stay `None`
-/// through `#[serde(default)]`).
-fn present<'de, D: Deserializer<'de>, T: Deserialize<'de>>(deserializer: D) -> Result<Option<Option<T>>, D::Error> {
-    Option::<T>::deserialize(deserializer).map(Some)
-}
-
-fn not_null<T>(value: Option<Option<T>>, param: &str, hint: &str) -> Result<Option<T>, ApiError> {
-    match value {
-        Some(None) => Err(ApiError::invalid(param, format!("{param} cannot be null{hint}."))),
-        Some(Some(value)) => Ok(Some(value)),
-        None => Ok(None),
-    }
 }
 
 /// The update request for `webhook_id`.

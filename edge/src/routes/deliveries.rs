@@ -12,7 +12,8 @@ use crate::context::CallContext;
 use crate::path_id::PathId;
 use courier::json::{CourierJson, DeliveryJson};
 
-use crate::dto::deliveries::{self, CancelDeliveryBody, CreateDeliveryBody, DeliveryListJson};
+use crate::dto::common::time_in;
+use crate::dto::deliveries::{self, CancelDeliveryBody, CreateDeliveryBody, DeliveryListJson, UpdateDeliveryBody};
 use crate::dto::tracking::TrackingJson;
 use crate::error::ApiError;
 use crate::json::{JsonBody, OptionalJsonBody};
@@ -165,6 +166,79 @@ pub async fn cancel(
     let answer = state.core.deliveries.clone().cancel_delivery(request).await?;
     let delivery = answer.into_inner().delivery.ok_or_else(|| missing("delivery"))?;
     Ok(Json(delivery.into()))
+}
+
+/// Change a delivery
+///
+/// Sets the notes, the pickup's and dropoff's contact and instructions
+/// (until the delivery is delivered or cancelled) and the dropoff window
+/// (until the goods are picked up); absent members stay as they are.
+/// Recorded as `delivery.updated` with `changed_fields`; a change that
+/// changes nothing answers the delivery as it is, with no event. A retry
+/// with the same `Idempotency-Key` and body replays the first answer.
+#[utoipa::path(
+    patch,
+    path = "/v1/deliveries/{deliveryId}",
+    operation_id = "updateDelivery",
+    tag = "Deliveries",
+    params(
+        ("deliveryId" = String, Path, description = "The delivery's id (`del_…`)."),
+        ("Idempotency-Key" = String, Header,
+            description = "Required. At most 255 characters; scope: workspace, mode and endpoint; kept 24 hours."),
+        ("If-Match" = Option<String>, Header,
+            description = "Optional. The delivery's `updated_at` as last read: a delivery changed since is refused with `412 precondition_failed` (not kept under the key). `*` changes it whatever it is now."),
+    ),
+    request_body = UpdateDeliveryBody,
+    responses((status = 200, description = "The delivery as it now is.", body = DeliveryJson<Option<CourierJson>>,
+        headers(("Idempotent-Replayed" = String, description = "`true` when the answer is replayed for a retried key.")))),
+    security(("partnerApiKey" = []), ("partnerBearer" = [])),
+)]
+pub async fn update(
+    State(state): State<EdgeState>,
+    ctx: CallContext,
+    headers: HeaderMap,
+    delivery_id: Result<PathId, ApiError>,
+    body: Result<JsonBody<UpdateDeliveryBody>, ApiError>,
+) -> Result<(HeaderMap, Json<DeliveryJson>), ApiError> {
+    let parsed = delivery_id.and_then(|id| Ok((id, if_match_in(&headers)?, body.map_err(deliveries::read_only)?)));
+    let request = ctx.request_for(parsed, |(PathId(delivery_id), if_updated_at, JsonBody(b))| {
+        deliveries::update_request(delivery_id, if_updated_at, b)
+    });
+    let answer = state.core.deliveries.clone().update_delivery(request).await?;
+    let headers = super::replay_headers(answer.metadata());
+    let delivery = answer.into_inner().delivery.ok_or_else(|| missing("delivery"))?;
+    Ok((headers, Json(delivery.into())))
+}
+
+/// The `updated_at` an `If-Match` header sends, quoted or not; `None`
+/// without one and for `*`. Sent twice, it must say the same.
+fn if_match_in(headers: &HeaderMap) -> Result<Option<prost_types::Timestamp>, ApiError> {
+    let malformed = || {
+        ApiError::invalid(
+            "If-Match",
+            "If-Match must be the delivery's updated_at as last read (an RFC 3339 date-time), or *.",
+        )
+    };
+    let mut values = headers.get_all("if-match").iter();
+    let Some(first) = values.next() else {
+        return Ok(None);
+    };
+    if values.any(|other| other != first) {
+        return Err(ApiError::invalid(
+            "If-Match",
+            "If-Match is given more than once with different values.",
+        ));
+    }
+    let text = first.to_str().map_err(|_| malformed())?.trim();
+    if text == "*" {
+        return Ok(None);
+    }
+    let text = text.strip_prefix("W/").unwrap_or(text);
+    let text = text
+        .strip_prefix('"')
+        .and_then(|quoted| quoted.strip_suffix('"'))
+        .unwrap_or(text);
+    time_in("If-Match", Some(text)).map_err(|_| malformed())
 }
 
 /// A query string as name → value; a repeated name, or a name or value

@@ -26,13 +26,15 @@ pub mod entity {
         #[sea_orm(primary_key)]
         pub id: i64,
         pub courier_id: String,
-        /// `job`, `offer` or `withdrawal`.
+        /// `job`, `edited`, `offer` or `withdrawal`.
         pub kind: String,
         pub job_id: String,
         /// The offer of an `offer` row, or of a withdrawn offer.
         pub offer_id: Option<String>,
         /// A withdrawal's reason (see [`super::Reason`]).
         pub reason: Option<String>,
+        /// An `edited` row's changed members (`crate::events::join_fields`).
+        pub changed_fields: Option<String>,
         pub created_at: i64,
     }
 
@@ -81,6 +83,12 @@ impl Reason {
 pub enum Entry {
     /// One of their jobs changed (or was given to them).
     Job { job_id: String },
+    /// The client changed one of their jobs: `changed_fields` names the
+    /// members, as dot paths (`deliveries::edit`).
+    Edited {
+        job_id: String,
+        changed_fields: Vec<String>,
+    },
     /// A job was offered to them.
     Offer { job_id: String, offer_id: String },
     /// A job (or, with `offer_id`, an offer) left their hands.
@@ -101,8 +109,16 @@ pub struct Positioned {
 /// Adds `entry` to courier `courier_id`'s feed as `tx` commits; their
 /// watchers wake once it has.
 pub fn append(orders: &Orders, tx: &WriteTransaction, courier_id: &str, entry: Entry, now: i64) {
+    let mut changed_fields = None;
     let (kind, job_id, offer_id, reason) = match entry {
         Entry::Job { job_id } => ("job", job_id, None, None),
+        Entry::Edited {
+            job_id,
+            changed_fields: fields,
+        } => {
+            changed_fields = crate::events::join_fields(&fields);
+            ("edited", job_id, None, None)
+        }
         Entry::Offer { job_id, offer_id } => ("offer", job_id, Some(offer_id), None),
         Entry::Withdrawal {
             job_id,
@@ -116,6 +132,7 @@ pub fn append(orders: &Orders, tx: &WriteTransaction, courier_id: &str, entry: E
         job_id: Set(job_id),
         offer_id: Set(offer_id),
         reason: Set(reason),
+        changed_fields: Set(changed_fields),
         created_at: Set(now),
         ..Default::default()
     };
@@ -192,6 +209,10 @@ fn positioned(row: entity::Model) -> Positioned {
             job_id: row.job_id,
             offer_id: row.offer_id,
             reason: Reason::parse(row.reason.as_deref().unwrap_or_default()),
+        },
+        "edited" => Entry::Edited {
+            job_id: row.job_id,
+            changed_fields: crate::events::split_fields(row.changed_fields.as_deref()),
         },
         _ => Entry::Job { job_id: row.job_id },
     };

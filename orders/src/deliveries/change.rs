@@ -5,10 +5,11 @@
 
 use sea_orm::sea_query::{Expr, ExprTrait, SimpleExpr};
 
-use super::{CancelReason, Courier, Delivery, entity};
+use super::{CancelReason, Courier, Delivery, StoredRoute, entity};
 use crate::CoreResult;
 use crate::quotes::to_json;
 use crate::statuses::{CancellationReason, Status};
+use crate::windows::Window;
 
 /// What one write changes on a delivery; unset fields stay as stored.
 #[derive(Clone, Debug, Default)]
@@ -25,6 +26,10 @@ pub struct Change {
     delayed_at: Option<i64>,
     cancelled: Option<(CancellationReason, i64)>,
     client_reason: Option<CancelReason>,
+    notes: Option<Option<String>>,
+    route: Option<StoredRoute>,
+    dropoff_window: Option<Option<Window>>,
+    promised_by: Option<i64>,
 }
 
 impl Change {
@@ -128,6 +133,38 @@ impl Change {
         }
     }
 
+    /// The client's notes; `None` removes them.
+    pub fn notes(self, notes: Option<String>) -> Self {
+        Change {
+            notes: Some(notes),
+            ..self
+        }
+    }
+
+    /// The waypoints, extras and items as they now are.
+    pub fn route(self, route: StoredRoute) -> Self {
+        Change {
+            route: Some(route),
+            ..self
+        }
+    }
+
+    /// The dropoff window; `None` removes it.
+    pub fn dropoff_window(self, window: Option<Window>) -> Self {
+        Change {
+            dropoff_window: Some(window),
+            ..self
+        }
+    }
+
+    /// The dropoff promised (docs/guide.md "Windows").
+    pub fn promised_by(self, at: i64) -> Self {
+        Change {
+            promised_by: Some(at),
+            ..self
+        }
+    }
+
     /// What the row must still be for the change to apply, beyond its
     /// status: not yet at risk, for the change that makes it so, so that of
     /// two replicas finding it late only one records it.
@@ -177,6 +214,19 @@ impl Change {
         if let Some(reason) = self.client_reason {
             set(C::CancelReason, Expr::value(reason.as_str()));
         }
+        if let Some(notes) = self.notes {
+            set(C::Notes, Expr::value(notes));
+        }
+        if let Some(route) = &self.route {
+            set(C::Route, Expr::value(to_json(route)?));
+        }
+        if let Some(window) = self.dropoff_window {
+            set(C::DropoffWindowStart, Expr::value(window.map(|w| w.start)));
+            set(C::DropoffWindowEnd, Expr::value(window.map(|w| w.end)));
+        }
+        if let Some(at) = self.promised_by {
+            set(C::PromisedBy, Expr::value(at));
+        }
         Ok(columns)
     }
 }
@@ -200,6 +250,30 @@ mod tests {
         );
         let next_step = &columns[2].1;
         assert_eq!(next_step, &Expr::value(Option::<i64>::None));
+    }
+
+    #[test]
+    fn a_removed_dropoff_window_clears_both_ends() {
+        let columns = Change::default()
+            .notes(None)
+            .dropoff_window(None)
+            .promised_by(7)
+            .touched(3)
+            .into_columns()
+            .expect("columns");
+        let names: Vec<_> = columns.iter().map(|(c, _)| format!("{c:?}")).collect();
+        assert_eq!(
+            names,
+            [
+                "UpdatedAt",
+                "Notes",
+                "DropoffWindowStart",
+                "DropoffWindowEnd",
+                "PromisedBy"
+            ]
+        );
+        assert_eq!(&columns[2].1, &Expr::value(Option::<i64>::None));
+        assert_eq!(&columns[1].1, &Expr::value(Option::<String>::None));
     }
 
     #[test]

@@ -5,6 +5,7 @@
 pub mod batch;
 pub mod cache;
 mod change;
+pub mod edit;
 /// The table's rows. Only this module writes them (with a [`Change`]);
 /// other modules read deliveries through its functions.
 pub(crate) mod entity;
@@ -12,6 +13,7 @@ pub mod model;
 pub mod queue;
 
 pub use change::Change;
+pub use edit::{Edit, Edited, WaypointEdit, edit};
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -617,17 +619,43 @@ pub async fn record_events(
 ) -> CoreResult<()> {
     let events = happened
         .iter()
-        .map(|&(delivery, event_type, at)| events::NewEvent {
-            workspace_id: delivery.workspace_id.clone(),
-            mode: delivery.mode,
-            event_type,
-            delivery_id: delivery.id.clone(),
-            data: orders.wire.event_snapshot(delivery),
-            at,
-        })
+        .map(|&(delivery, event_type, at)| new_event(orders, delivery, event_type, Vec::new(), at))
         .collect();
     let recorded = events::record(&**tx, events).await?;
     webhooks::enqueue(orders, tx, recorded).await
+}
+
+/// Records `delivery.updated` about `delivery` as the client's change of
+/// the `changed` members left it at `at`, and queues it for webhooks, in
+/// `tx`. It fires no notification.
+pub async fn record_update(
+    orders: &Orders,
+    tx: &WriteTransaction,
+    delivery: &Delivery,
+    changed: &[String],
+    at: i64,
+) -> CoreResult<()> {
+    let event = new_event(orders, delivery, EventType::Updated, changed.to_vec(), at);
+    let recorded = events::record(&**tx, vec![event]).await?;
+    webhooks::enqueue(orders, tx, recorded).await
+}
+
+fn new_event(
+    orders: &Orders,
+    delivery: &Delivery,
+    event_type: EventType,
+    changed_fields: Vec<String>,
+    at: i64,
+) -> events::NewEvent {
+    events::NewEvent {
+        workspace_id: delivery.workspace_id.clone(),
+        mode: delivery.mode,
+        event_type,
+        delivery_id: delivery.id.clone(),
+        data: orders.wire.event_snapshot(delivery),
+        changed_fields,
+        at,
+    }
 }
 
 /// How long a live delivery may wait for a courier before it is cancelled

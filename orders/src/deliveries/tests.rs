@@ -137,3 +137,65 @@ async fn a_live_delivery_takes_credit_and_one_past_the_limit_is_refused_without_
         "a refused create stores no delivery"
     );
 }
+
+#[tokio::test]
+async fn a_change_records_what_changed_and_a_stale_if_match_is_not_kept_under_the_key() {
+    let orders = TestOrders::open().await;
+    let workspace = orders.workspace(None).await;
+    let test = caller(&workspace, Mode::Test);
+    let created = create_as(&orders, &test, "key-1", b"body").await.expect("created");
+    let id = answered_id(&created);
+    let booked = get(&orders, &test, &id).await.expect("read");
+    let notes = |text: &str| Edit {
+        notes: Some(Some(text.to_owned())),
+        ..Edit::default()
+    };
+
+    let first = edit(&orders, &test, Some("change-1"), b"one", "req_1", &id, notes("One."))
+        .await
+        .expect("changed");
+    assert_eq!(first.changed_fields, ["notes"]);
+    let changed = get(&orders, &test, &id).await.expect("read");
+    assert_eq!(changed.notes.as_deref(), Some("One."));
+    assert!(changed.updated_at > booked.updated_at);
+
+    let stale = Edit {
+        if_updated_at: Some(booked.updated_at),
+        ..notes("Two.")
+    };
+    let refused = edit(&orders, &test, Some("change-2"), b"two", "req_2", &id, stale)
+        .await
+        .expect_err("stale");
+    assert_eq!(refused.code(), ErrorCode::PreconditionFailed);
+    let current = Edit {
+        if_updated_at: Some(changed.updated_at),
+        ..notes("Two.")
+    };
+    let retried = edit(&orders, &test, Some("change-2"), b"two", "req_3", &id, current)
+        .await
+        .expect("the refusal was not kept under the key");
+    assert!(!retried.answer.replayed);
+    assert_eq!(retried.changed_fields, ["notes"]);
+
+    let same = edit(&orders, &test, Some("change-3"), b"three", "req_4", &id, notes("Two."))
+        .await
+        .expect("a change of nothing");
+    assert!(same.changed_fields.is_empty());
+    let unchanged = get(&orders, &test, &id).await.expect("read");
+    let recorded = events::entity::Entity::find()
+        .filter(events::entity::Column::DeliveryId.eq(id.as_str()))
+        .filter(events::entity::Column::Type.eq(EventType::Updated.as_str()))
+        .all(&orders.db)
+        .await
+        .expect("events");
+    assert_eq!(recorded.len(), 2, "no event for a change of nothing");
+    assert!(recorded.iter().all(|e| e.changed_fields.as_deref() == Some("notes")));
+    let last = recorded.iter().map(|e| e.created_at).max();
+    assert_eq!(last, Some(unchanged.updated_at), "a change of nothing keeps updated_at");
+
+    let other = caller(&workspace, Mode::Live);
+    let hidden = edit(&orders, &other, Some("change-4"), b"four", "req_5", &id, notes("Mine."))
+        .await
+        .expect_err("another mode");
+    assert_eq!(hidden.code(), ErrorCode::NotFound);
+}

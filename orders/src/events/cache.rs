@@ -62,6 +62,7 @@ mod tests {
             version: "2026-11-01".into(),
             created_at: 1,
             data: Vec::new(),
+            changed_fields: Vec::new(),
         })
     }
 

@@ -12,6 +12,9 @@ pub struct Model {
     pub version: String,
     /// The delivery as the transport wrote it (`Wire::event_snapshot`).
     pub data: Vec<u8>,
+    /// On `delivery.updated`: the members that changed, dot paths joined
+    /// by commas (`super::join_fields`); null on every other type.
+    pub changed_fields: Option<String>,
     pub created_at: i64,
 }
 

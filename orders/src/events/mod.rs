@@ -17,7 +17,7 @@ use courier_store::{CoreError, CoreResult};
 /// Payload version of every event (a year-month label).
 pub const VERSION: &str = "2026-11";
 
-/// The nine public event types (docs/guide.md "Events").
+/// The ten public event types (docs/guide.md "Events").
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum EventType {
     Created,
@@ -30,10 +30,12 @@ pub enum EventType {
     Cancelled,
     /// The predicted dropoff passed the dropoff window's end (once).
     Delayed,
+    /// The client changed the delivery (`deliveries::edit`).
+    Updated,
 }
 
 impl EventType {
-    pub const ALL: [EventType; 9] = [
+    pub const ALL: [EventType; 10] = [
         EventType::Created,
         EventType::StatusUpdated,
         EventType::CourierAssigned,
@@ -43,6 +45,7 @@ impl EventType {
         EventType::Delivered,
         EventType::Cancelled,
         EventType::Delayed,
+        EventType::Updated,
     ];
 
     /// As the API and the database name it (`delivery.created`); the
@@ -58,6 +61,7 @@ impl EventType {
             EventType::Delivered => "delivery.delivered",
             EventType::Cancelled => "delivery.cancelled",
             EventType::Delayed => "delivery.delayed",
+            EventType::Updated => "delivery.updated",
         }
     }
 
@@ -76,6 +80,8 @@ pub struct Event {
     /// The delivery right after the change, as the transport keeps it
     /// (`Wire::event_snapshot`).
     pub data: Vec<u8>,
+    /// On `delivery.updated`: the members that changed, as dot paths.
+    pub changed_fields: Vec<String>,
 }
 
 /// An event as its row keeps it.
@@ -87,6 +93,7 @@ pub fn from_model(model: &entity::Model) -> CoreResult<Event> {
         version: model.version.clone(),
         created_at: model.created_at,
         data: model.data.clone(),
+        changed_fields: split_fields(model.changed_fields.as_deref()),
     })
 }
 
@@ -100,6 +107,8 @@ pub struct NewEvent {
     /// The delivery right after the change, as the transport keeps it
     /// (`Wire::event_snapshot`).
     pub data: Vec<u8>,
+    /// What [`Event::changed_fields`] reports; empty but on `delivery.updated`.
+    pub changed_fields: Vec<String>,
     pub at: i64,
 }
 
@@ -131,10 +140,24 @@ pub async fn record(db: &impl ConnectionTrait, events: Vec<NewEvent>) -> CoreRes
             r#type: event.event_type.as_str().to_owned(),
             version: VERSION.to_owned(),
             data: event.data,
+            changed_fields: join_fields(&event.changed_fields),
             created_at: event.at,
         })
         .collect();
     courier_store::db::insert_rows::<entity::Entity>(db, rows.iter().cloned().map(entity::ActiveModel::from).collect())
         .await?;
     Ok(Recorded(rows))
+}
+
+/// Changed members as a column keeps them: dot paths joined by commas
+/// (no path has one); `None` for none.
+pub fn join_fields(fields: &[String]) -> Option<String> {
+    (!fields.is_empty()).then(|| fields.join(","))
+}
+
+/// The changed members a column kept with [`join_fields`].
+pub fn split_fields(column: Option<&str>) -> Vec<String> {
+    column
+        .map(|text| text.split(',').filter(|f| !f.is_empty()).map(str::to_owned).collect())
+        .unwrap_or_default()
 }

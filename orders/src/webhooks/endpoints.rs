@@ -443,8 +443,8 @@ mod tests {
     fn events_limits() {
         check_events(&[]).expect("empty means all");
         check_events(&EventType::ALL[..8]).expect("eight distinct types");
-        let nine: Vec<EventType> = EventType::ALL.iter().copied().chain([EventType::Created]).collect();
-        assert_eq!(param(check_events(&nine)).as_deref(), Some("events"));
+        let too_many: Vec<EventType> = EventType::ALL.iter().copied().chain([EventType::Created]).collect();
+        assert_eq!(param(check_events(&too_many)).as_deref(), Some("events"));
         let twice = [EventType::Created, EventType::Delivered, EventType::Created];
         assert_eq!(param(check_events(&twice)).as_deref(), Some("events.2"));
     }

@@ -2,12 +2,12 @@
 
 `courier_sdk.generated` is generated from the OpenAPI document by
 openapi-python-client (sdks/check.sh --write); this package adds what the
-generator lacks: the contract's retry guidance (idempotency keys for creates,
-reused on retries of network errors and 5xx; Retry-After on 429) and webhook
+generator lacks: the contract's retry guidance (idempotency keys for creates
+and delivery changes, reused on retries of network errors and 5xx; Retry-After on 429) and webhook
 verification per Standard Webhooks.
 """
 
-from .client import RetryingTransport, client, create_delivery, new_idempotency_key
+from .client import RetryingTransport, client, create_delivery, new_idempotency_key, update_delivery
 from .webhooks import WebhookVerificationError, verify_webhook
 
 __all__ = [
@@ -16,5 +16,6 @@ __all__ = [
     "client",
     "create_delivery",
     "new_idempotency_key",
+    "update_delivery",
     "verify_webhook",
 ]

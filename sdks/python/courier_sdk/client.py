@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import email.utils
+import re
 import time
 import uuid
 from typing import Callable
@@ -11,11 +12,15 @@ import httpx
 
 from .generated import AuthenticatedClient
 from .generated.api.deliveries import create_delivery as create_delivery_operation
-from .generated.models import CreateDeliveryRequest
+from .generated.api.deliveries import update_delivery as update_delivery_operation
+from .generated.models import CreateDeliveryRequest, UpdateDeliveryRequest
+from .generated.types import UNSET
 
 # The creates that take an Idempotency-Key: one is made for each call
-# without one, and every retry of that call sends the same.
+# without one, and every retry of that call sends the same. A delivery's
+# change (PATCH /v1/deliveries/{id}) takes one too.
 CREATE_PATHS = ("/v1/deliveries", "/v1/fleet/orders")
+CHANGE_PATH = re.compile(r"/v1/deliveries/[^/]+$")
 # Requests that are safe to send again after a network error or a 5xx.
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 RETRIED_STATUSES = frozenset({500, 502, 503, 504})
@@ -62,11 +67,10 @@ class RetryingTransport(httpx.BaseTransport):
         self._sleep = sleep
 
     def handle_request(self, request: httpx.Request) -> httpx.Response:
-        if (
-            request.method == "POST"
-            and request.url.path.endswith(CREATE_PATHS)
-            and "Idempotency-Key" not in request.headers
-        ):
+        guarded = (request.method == "POST" and request.url.path.endswith(CREATE_PATHS)) or (
+            request.method == "PATCH" and CHANGE_PATH.search(request.url.path) is not None
+        )
+        if guarded and "Idempotency-Key" not in request.headers:
             request.headers["Idempotency-Key"] = new_idempotency_key()
         repeatable = request.method in SAFE_METHODS or "Idempotency-Key" in request.headers
         request.read()  # the body is sent again on a retry
@@ -106,6 +110,26 @@ def create_delivery(client: AuthenticatedClient, body: CreateDeliveryRequest, id
     transport sends the same on every retry); the generated detailed answer."""
     return create_delivery_operation.sync_detailed(
         client=client, body=body, idempotency_key=idempotency_key or new_idempotency_key()
+    )
+
+
+def update_delivery(
+    client: AuthenticatedClient,
+    delivery_id: str,
+    body: UpdateDeliveryRequest,
+    idempotency_key: str | None = None,
+    if_match: str | None = None,
+):
+    """PATCH /v1/deliveries/{delivery_id}: changes notes, contacts,
+    instructions or the dropoff window, with an Idempotency-Key made unless
+    given; `if_match`, the delivery's `updated_at` as last read, refuses a
+    change of a delivery changed since (412 precondition_failed)."""
+    return update_delivery_operation.sync_detailed(
+        delivery_id,
+        client=client,
+        body=body,
+        idempotency_key=idempotency_key or new_idempotency_key(),
+        if_match=UNSET if if_match is None else if_match,
     )
 
 

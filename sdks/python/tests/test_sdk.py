@@ -36,6 +36,7 @@ from courier_sdk.generated.models import (
     NotificationPreferencesInput,
     Quote,
     TimeWindowInput,
+    UpdateDeliveryRequest,
     WaypointInput,
 )
 
@@ -89,7 +90,7 @@ class FlakyProxy:
                 self.end_headers()
                 self.wfile.write(body)
 
-            do_GET = do_POST = forward
+            do_GET = do_POST = do_PATCH = forward
 
         self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.url = f"http://127.0.0.1:{self.server.server_port}"
@@ -205,6 +206,15 @@ class SdkFlow(unittest.TestCase):
         self.assertGreaterEqual(time.monotonic() - started, 1.0, "the 429's Retry-After: 1 was waited")
         mine = [d for d in listed.parsed.deliveries if d.external_id == external_id]
         self.assertEqual([d.id for d in mine], [delivery.id], "the retried create made one delivery")
+
+        changed = expect(
+            courier_sdk.update_delivery(self.client, delivery.id, UpdateDeliveryRequest(notes="Side door.")),
+            200,
+            Delivery,
+        )
+        self.assertEqual(changed.notes, "Side door.")
+        changes = [seen for seen in self.proxy.seen if seen[0] == "PATCH"]
+        self.assertTrue(changes and changes[0][2], "the change carries an Idempotency-Key")
 
         cancelled = expect(
             cancel_delivery.sync_detailed(

@@ -9,8 +9,10 @@ export type { components, paths, operations } from "./schema.js";
 export type Event = components["schemas"]["Event"];
 
 // The creates that take an Idempotency-Key: one is made for each call
-// without one, and every retry of that call sends the same.
+// without one, and every retry of that call sends the same. A delivery's
+// change (PATCH /v1/deliveries/{id}) takes one too.
 const CREATE_PATHS = ["/v1/deliveries", "/v1/fleet/orders"];
+const CHANGE_PATH = /\/v1\/deliveries\/[^/]+$/;
 // Requests that are safe to send again after a network error or a 5xx.
 const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
 const RETRIED_STATUSES = new Set([500, 502, 503, 504]);
@@ -61,7 +63,10 @@ export function retryingFetch(options: RetryOptions = {}): (request: Request) =>
 
   return async (request: Request): Promise<Response> => {
     const path = new URL(request.url).pathname;
-    if (request.method === "POST" && CREATE_PATHS.some((create) => path.endsWith(create)) && !request.headers.has("Idempotency-Key")) {
+    const guarded =
+      (request.method === "POST" && CREATE_PATHS.some((create) => path.endsWith(create))) ||
+      (request.method === "PATCH" && CHANGE_PATH.test(path));
+    if (guarded && !request.headers.has("Idempotency-Key")) {
       request.headers.set("Idempotency-Key", newIdempotencyKey());
     }
     const repeatable = SAFE_METHODS.has(request.method) || request.headers.has("Idempotency-Key");
@@ -106,6 +111,22 @@ export type CreateDeliveryRequest = components["schemas"]["CreateDeliveryRequest
 /** POST /v1/deliveries with an Idempotency-Key made unless given (the fetch sends the same on every retry). */
 export function createDelivery(client: Client<paths>, body: CreateDeliveryRequest, idempotencyKey: string = newIdempotencyKey()) {
   return client.POST("/v1/deliveries", { body, params: { header: { "Idempotency-Key": idempotencyKey } } });
+}
+
+export type UpdateDeliveryRequest = components["schemas"]["UpdateDeliveryRequest"];
+
+export interface UpdateDeliveryOptions {
+  /** Made unless given; the fetch sends the same on every retry. */
+  idempotencyKey?: string;
+  /** The delivery's `updated_at` as last read: a delivery changed since answers 412 precondition_failed. */
+  ifMatch?: string;
+}
+
+/** PATCH /v1/deliveries/{deliveryId}: changes notes, contacts, instructions or the dropoff window. */
+export function updateDelivery(client: Client<paths>, deliveryId: string, body: UpdateDeliveryRequest, options: UpdateDeliveryOptions = {}) {
+  const header: { "Idempotency-Key": string; "If-Match"?: string } = { "Idempotency-Key": options.idempotencyKey ?? newIdempotencyKey() };
+  if (options.ifMatch !== undefined) header["If-Match"] = options.ifMatch;
+  return client.PATCH("/v1/deliveries/{deliveryId}", { body, params: { path: { deliveryId }, header } });
 }
 
 /**

@@ -67,7 +67,16 @@ export interface paths {
         delete?: never;
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Change a delivery
+         * @description Sets the notes, the pickup's and dropoff's contact and instructions
+         *     (until the delivery is delivered or cancelled) and the dropoff window
+         *     (until the goods are picked up); absent members stay as they are.
+         *     Recorded as `delivery.updated` with `changed_fields`; a change that
+         *     changes nothing answers the delivery as it is, with no event. A retry
+         *     with the same `Idempotency-Key` and body replays the first answer.
+         */
+        patch: operations["updateDelivery"];
         trace?: never;
     };
     "/v1/deliveries/{deliveryId}/cancel": {
@@ -603,6 +612,26 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "delivery.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * delivery.updated event
+         * @description The client changed the delivery (`PATCH /v1/deliveries/{deliveryId}`); `data.changed_fields` names the members that changed, as dot paths (`notes`, `dropoff.contact`, `dropoff_window`). Sent to every active endpoint of the delivery's mode subscribed to `delivery.updated`. Delivery is at least once and not necessarily in order: deduplicate on `id`, compare `data.updated_at`. Read the body as raw bytes to verify the signature.
+         */
+        post: operations["webhook.delivery.updated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface components {
     schemas: {
@@ -852,6 +881,14 @@ export interface components {
             cancellation_reason: components["schemas"]["CancellationReason"] | null;
             /** Format: date-time */
             cancelled_at: string | null;
+            /**
+             * @description On `delivery.updated` only: the members the change set, as dot paths (`notes`, `pickup.contact`, `dropoff.instructions`, `dropoff_window`).
+             * @example [
+             *       "notes",
+             *       "dropoff.instructions"
+             *     ]
+             */
+            changed_fields?: string[];
             courier: null | {
                 name: string | null;
             };
@@ -1002,6 +1039,7 @@ export interface components {
              * @example not_found
              * @example no_proof_of_delivery
              * @example not_cancellable
+             * @example not_editable
              * @example conflict
              * @example idempotency_key_reused
              * @example request_in_progress
@@ -1010,6 +1048,7 @@ export interface components {
              * @example endpoint_disabled
              * @example nothing_to_bill
              * @example statement_not_open
+             * @example precondition_failed
              * @example rate_limited
              * @example internal_error
              * @example verification_failed
@@ -1034,7 +1073,10 @@ export interface components {
         Event: {
             /** Format: date-time */
             created_at: string;
-            /** @description The delivery right after the change, with the courier reduced to its name. */
+            /**
+             * @description The delivery right after the change, with the courier reduced to its
+             *     name; on `delivery.updated` also `changed_fields`.
+             */
             data: components["schemas"]["DeliveryEventData"];
             id: string;
             type: components["schemas"]["EventType"];
@@ -1054,7 +1096,7 @@ export interface components {
          * @description The type of an event.
          * @enum {string}
          */
-        EventType: "delivery.created" | "delivery.status_updated" | "delivery.courier_assigned" | "delivery.courier_arrived" | "delivery.eta_updated" | "delivery.pod_submitted" | "delivery.delivered" | "delivery.cancelled" | "delivery.delayed";
+        EventType: "delivery.created" | "delivery.status_updated" | "delivery.courier_assigned" | "delivery.courier_arrived" | "delivery.eta_updated" | "delivery.pod_submitted" | "delivery.delivered" | "delivery.cancelled" | "delivery.delayed" | "delivery.updated";
         Extra: {
             id: string;
             name: string;
@@ -1338,6 +1380,22 @@ export interface components {
             /** Format: date-time */
             pickup_at: string | null;
         };
+        /**
+         * @description `PATCH /v1/deliveries/{id}` body (docs/guide.md "Change a delivery"):
+         *     an absent member stays as it is; at least one is sent.
+         */
+        UpdateDeliveryRequest: {
+            /** @description Until the delivery is delivered or cancelled. */
+            dropoff?: components["schemas"]["WaypointChangeInput"];
+            dropoff_window?: components["schemas"]["TimeWindowInput"] | null;
+            /**
+             * @description `null` (or `""`) removes the notes. Until the delivery is delivered
+             *     or cancelled.
+             */
+            notes?: string | null;
+            /** @description Until the delivery is delivered or cancelled. */
+            pickup?: components["schemas"]["WaypointChangeInput"];
+        };
         /** @description `PATCH /v1/webhooks/{id}` body: an absent field stays as it is. */
         UpdateWebhookEndpointRequest: {
             /** @description `null` (or `""`) removes the description. */
@@ -1383,6 +1441,16 @@ export interface components {
             latitude: number;
             /** Format: double */
             longitude: number;
+        };
+        /**
+         * @description What a change sets on the pickup or the dropoff; an absent member stays
+         *     as it is.
+         */
+        WaypointChangeInput: {
+            /** @description Replaces the contact whole; it cannot be removed. */
+            contact?: components["schemas"]["ContactInput"];
+            /** @description `null` (or `""`) removes the instructions. */
+            instructions?: string | null;
         };
         /** @description A route point that may carry a contact and handoff instructions. */
         WaypointInput: {
@@ -1943,7 +2011,7 @@ export interface operations {
             };
             /**
              * @description - `invalid_request`: A field is missing or invalid, or the body is not a JSON object. `param` names the field as a dot path (`stops.2.latitude`) or the header.
-             *     - `missing_idempotency_key`: The `Idempotency-Key` header is required on delivery and fleet order creates.
+             *     - `missing_idempotency_key`: The `Idempotency-Key` header is required on delivery and fleet order creates and on delivery changes (`PATCH /v1/deliveries/{id}`).
              *     - `invalid_idempotency_key`: The `Idempotency-Key` header is longer than 255 characters.
              *     - `quote_mismatch`: The request differs from the quote in route, vehicle type, extras, items, `scheduled_at` or a window. Request a new quote.
              *     - `quote_not_found`: No quote with that id exists for this key's workspace and mode.
@@ -2299,6 +2367,291 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] & {
                         error?: {
                             /** @example request_timeout */
+                            code?: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description - `request_too_large`: The request body is larger than 1 MiB: refused as soon as that is known (a larger `Content-Length` before any of the body is read), and the connection is closed. */
+            413: {
+                headers: {
+                    /** @description The request's id (`req_…`); quote it to support. */
+                    "Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @example request_too_large */
+                            code?: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description - `rate_limited`: Too many requests. Wait the number of seconds in the `Retry-After` header. */
+            429: {
+                headers: {
+                    /** @description The request's id (`req_…`); quote it to support. */
+                    "Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @example rate_limited */
+                            code?: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description - `headers_too_large`: The request's headers take more than 32 KiB; `param` names the largest. (`x-api-key`, `Authorization` and `Idempotency-Key` have their own codes.) */
+            431: {
+                headers: {
+                    /** @description The request's id (`req_…`); quote it to support. */
+                    "Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @example headers_too_large */
+                            code?: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description - `internal_error`: Unexpected error. Retry with backoff, reusing the same `Idempotency-Key` on creates. */
+            500: {
+                headers: {
+                    /** @description The request's id (`req_…`); quote it to support. */
+                    "Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @example internal_error */
+                            code?: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description - `upstream_error`: An internal service failed. Retry with backoff, reusing the same `Idempotency-Key` on creates. */
+            502: {
+                headers: {
+                    /** @description The request's id (`req_…`); quote it to support. */
+                    "Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @example upstream_error */
+                            code?: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description - `service_unavailable`: The service is temporarily unavailable. Retry with backoff. */
+            503: {
+                headers: {
+                    /** @description The request's id (`req_…`); quote it to support. */
+                    "Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @example service_unavailable */
+                            code?: unknown;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    updateDelivery: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description Required. At most 255 characters; scope: workspace, mode and endpoint; kept 24 hours.
+                 * @example 7f3c9a2e-5b1d-4c8e-9f60-2d4b8a1c3e57
+                 */
+                "Idempotency-Key": string;
+                /** @description Optional. The delivery's `updated_at` as last read: a delivery changed since is refused with `412 precondition_failed` (not kept under the key). `*` changes it whatever it is now. */
+                "If-Match"?: string | null;
+            };
+            path: {
+                /** @description The delivery's id (`del_…`). */
+                deliveryId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "dropoff": {
+                 *         "instructions": "Concierge desk, ground floor."
+                 *       },
+                 *       "notes": "Leave with the concierge."
+                 *     }
+                 */
+                "application/json": components["schemas"]["UpdateDeliveryRequest"];
+            };
+        };
+        responses: {
+            /** @description The delivery as it now is. */
+            200: {
+                headers: {
+                    /** @description `true` when the answer is replayed for a retried key. */
+                    "Idempotent-Replayed"?: string;
+                    /** @description The request's id (`req_…`); quote it to support. */
+                    "Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Delivery"];
+                };
+            };
+            /**
+             * @description - `invalid_request`: A field is missing or invalid, or the body is not a JSON object. `param` names the field as a dot path (`stops.2.latitude`) or the header.
+             *     - `missing_idempotency_key`: The `Idempotency-Key` header is required on delivery and fleet order creates and on delivery changes (`PATCH /v1/deliveries/{id}`).
+             *     - `invalid_idempotency_key`: The `Idempotency-Key` header is longer than 255 characters.
+             *     - `window_not_feasible`: The dropoff window closes before the goods can arrive: the earliest pickup plus the route's duration lies after `dropoff_window.end`. `param` names the window.
+             */
+            400: {
+                headers: {
+                    /** @description The request's id (`req_…`); quote it to support. */
+                    "Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /**
+                             * @example invalid_request
+                             * @example missing_idempotency_key
+                             * @example invalid_idempotency_key
+                             * @example window_not_feasible
+                             */
+                            code?: unknown;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description - `missing_api_key`: No API key was sent in `x-api-key` or `Authorization: Bearer`.
+             *     - `invalid_api_key`: The API key is unknown, expired or revoked.
+             */
+            401: {
+                headers: {
+                    /** @description The request's id (`req_…`); quote it to support. */
+                    "Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /**
+                             * @example missing_api_key
+                             * @example invalid_api_key
+                             */
+                            code?: unknown;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description - `permission_denied`: The key lacks the permission the operation needs.
+             *     - `api_access_disabled`: The workspace's plan has no API access.
+             */
+            403: {
+                headers: {
+                    /** @description The request's id (`req_…`); quote it to support. */
+                    "Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /**
+                             * @example permission_denied
+                             * @example api_access_disabled
+                             */
+                            code?: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description - `not_found`: The resource does not exist for this key's workspace and mode, or no route matches the path. */
+            404: {
+                headers: {
+                    /** @description The request's id (`req_…`); quote it to support. */
+                    "Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @example not_found */
+                            code?: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description - `request_timeout`: The request's body did not arrive within the time allowed (30 seconds by default); the connection is closed. Send the request again. */
+            408: {
+                headers: {
+                    /** @description The request's id (`req_…`); quote it to support. */
+                    "Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @example request_timeout */
+                            code?: unknown;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description - `not_editable`: The delivery's status no longer allows changing the member `param` names: notes, contacts and instructions change until delivered, the dropoff window until pickup.
+             *     - `idempotency_key_reused`: The `Idempotency-Key` was used before with a different body.
+             *     - `request_in_progress`: The first request with this `Idempotency-Key` is still running. Retry the same request shortly.
+             */
+            409: {
+                headers: {
+                    /** @description The request's id (`req_…`); quote it to support. */
+                    "Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /**
+                             * @example not_editable
+                             * @example idempotency_key_reused
+                             * @example request_in_progress
+                             */
+                            code?: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description - `precondition_failed`: The delivery changed since the `updated_at` sent in `If-Match`: read it again, then send the change again (the same `Idempotency-Key` may be reused; this refusal is not kept under it). */
+            412: {
+                headers: {
+                    /** @description The request's id (`req_…`); quote it to support. */
+                    "Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @example precondition_failed */
                             code?: unknown;
                         };
                     };
@@ -4031,7 +4384,7 @@ export interface operations {
             };
             /**
              * @description - `invalid_request`: A field is missing or invalid, or the body is not a JSON object. `param` names the field as a dot path (`stops.2.latitude`) or the header.
-             *     - `missing_idempotency_key`: The `Idempotency-Key` header is required on delivery and fleet order creates.
+             *     - `missing_idempotency_key`: The `Idempotency-Key` header is required on delivery and fleet order creates and on delivery changes (`PATCH /v1/deliveries/{id}`).
              *     - `invalid_idempotency_key`: The `Idempotency-Key` header is longer than 255 characters.
              *     - `invalid_items`: The items cannot be evaluated: quantities, weights or dimensions are zero, negative, not finite or absurd.
              *     - `vehicle_does_not_fit`: The vehicle type cannot carry the items: too heavy, an item fits in no orientation, or the total volume exceeds the cargo space.
@@ -6792,6 +7145,49 @@ export interface operations {
                 "application/json": components["schemas"]["Event"] & {
                     /** @constant */
                     type?: "delivery.status_updated";
+                };
+            };
+        };
+        responses: {
+            /** @description Received. Answer within 5 seconds. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, or none within 5 seconds, fails the attempt. A timeout, a network error, 408, 409, 425, 429 and 5xx are retried (8 attempts in all, at most 15 minutes apart); anything else fails the event at once. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "webhook.delivery.updated": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id; the same in every attempt. */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt. */
+                "webhook-timestamp": string;
+                /** @description `v1,<base64 HMAC-SHA256>` of `<webhook-id>.<webhook-timestamp>.<raw body>`, keyed with the base64-decoded part of the endpoint's secret after `whsec_` (Standard Webhooks). */
+                "webhook-signature": string;
+                /** @description The event id, equal to the body's `id`. */
+                "x-event-id": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["Event"] & {
+                    /** @constant */
+                    type?: "delivery.updated";
+                } & {
+                    data?: unknown;
                 };
             };
         };

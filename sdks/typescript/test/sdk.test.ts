@@ -6,7 +6,7 @@ import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { test } from "node:test";
 import { Webhook } from "standardwebhooks";
-import { createCourierClient, createDelivery, verifyWebhook, WebhookVerificationError } from "../src/index.js";
+import { createCourierClient, createDelivery, updateDelivery, verifyWebhook, WebhookVerificationError } from "../src/index.js";
 
 const baseUrl = process.env.COURIER_SDK_BASE_URL ?? "";
 const testKey = process.env.COURIER_SDK_TEST_KEY ?? "";
@@ -133,6 +133,10 @@ test("quote, a create retried after a 502 with the same key, get, list after a 4
       [delivery.id],
       "the retried create made one delivery",
     );
+
+    const changed = await updateDelivery(courier, delivery.id, { notes: "Side door." }, { ifMatch: read.data?.updated_at ?? undefined });
+    assert.equal(changed.response.status, 200, JSON.stringify(changed.error));
+    assert.equal(changed.data?.notes, "Side door.");
 
     const cancelled = await courier.POST("/v1/deliveries/{deliveryId}/cancel", {
       params: { path: { deliveryId: delivery.id } },

@@ -324,6 +324,7 @@ impl CourierAppService for CourierAppApi {
 
 fn update_out(update: watch::Update) -> apb::WatchAssignmentsResponse {
     use apb::watch_assignments_response::Update as Out;
+    let mut changed = Vec::new();
     let update_message = match update.change {
         watch::Change::Snapshot { jobs, offer, route } => Out::Snapshot(apb::AssignmentSnapshot {
             jobs: jobs.iter().map(job_out).collect(),
@@ -332,7 +333,10 @@ fn update_out(update: watch::Update) -> apb::WatchAssignmentsResponse {
         }),
         watch::Change::Route(route) => Out::Route(route_out(&route.stops, None)),
         watch::Change::Offer(offer) => Out::Offer(offer_out(&offer.0, &offer.1)),
-        watch::Change::Job(job) => Out::Job(job_out(&job)),
+        watch::Change::Job { job, changed_fields } => {
+            changed = changed_fields;
+            Out::Job(job_out(&job))
+        }
         watch::Change::Withdrawal {
             job_id,
             offer_id,
@@ -351,6 +355,7 @@ fn update_out(update: watch::Update) -> apb::WatchAssignmentsResponse {
     apb::WatchAssignmentsResponse {
         resume_token: update.position.to_string(),
         update: Some(update_message),
+        changed_fields: changed,
     }
 }
 

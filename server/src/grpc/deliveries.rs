@@ -11,7 +11,8 @@ use courier_core::Core;
 use courier_core::{CoreError, CoreResult};
 use courier_identity::access::Permission;
 use courier_orders::deliveries::{
-    self, Batching, CancelReason, ListFilter, NewDelivery, PromiseFilter, ProofRequest, TestScenario,
+    self, Batching, CancelReason, Edit, ListFilter, NewDelivery, PromiseFilter, ProofRequest, TestScenario,
+    WaypointEdit,
 };
 use courier_orders::lifecycle::{self, Status as DeliveryStatus};
 use courier_orders::notifications::{Language, Preferences};
@@ -105,6 +106,39 @@ fn notifications_in(preferences: Option<pb::NotificationPreferences>) -> CoreRes
     })
 }
 
+/// A text a change sets: `""` removes it.
+fn set_or_removed(text: Option<String>) -> Option<Option<String>> {
+    text.map(|text| (!text.is_empty()).then_some(text))
+}
+
+fn waypoint_edit_in(change: Option<pb::WaypointChange>) -> WaypointEdit {
+    let change = change.unwrap_or_default();
+    WaypointEdit {
+        contact: change.contact.map(convert::contact_in),
+        instructions: set_or_removed(change.instructions),
+    }
+}
+
+fn edit_in(r: pb::UpdateDeliveryRequest) -> CoreResult<Edit> {
+    let dropoff_window = match (r.dropoff_window, r.clear_dropoff_window) {
+        (Some(_), true) => {
+            return Err(CoreError::invalid(
+                "dropoff_window",
+                "Send either dropoff_window or clear_dropoff_window, not both.",
+            ));
+        }
+        (None, true) => Some(None),
+        (window, false) => convert::window_in(window, "dropoff_window")?.map(Some),
+    };
+    Ok(Edit {
+        notes: set_or_removed(r.notes),
+        pickup: waypoint_edit_in(r.pickup),
+        dropoff: waypoint_edit_in(r.dropoff),
+        dropoff_window,
+        if_updated_at: convert::micros(r.if_updated_at, "If-Match")?,
+    })
+}
+
 #[tonic::async_trait]
 impl DeliveryService for DeliveryApi {
     async fn create_delivery(
@@ -189,6 +223,46 @@ impl DeliveryService for DeliveryApi {
                 .collect(),
             next_page_token: page.next_page_token.unwrap_or_default(),
         }))
+    }
+
+    async fn update_delivery(
+        &self,
+        request: Request<pb::UpdateDeliveryRequest>,
+    ) -> Result<Response<pb::UpdateDeliveryResponse>, Status> {
+        let principal = caller::api(&self.0, &request, Some(Permission::DeliveriesWrite)).await?;
+        let idempotency_key = context::header(&request, metadata::IDEMPOTENCY_KEY);
+        let request_id = context::header(&request, metadata::REQUEST_ID).unwrap_or_default();
+        let r = request.into_inner();
+        // If-Match is a header, not the body: a retry with a fresh one is
+        // the same request under its key.
+        let canonical = context::canonical(&pb::UpdateDeliveryRequest {
+            if_updated_at: None,
+            ..r.clone()
+        });
+        let delivery_id = r.delivery_id.clone();
+        let edit = edit_in(r)?;
+        let edited = deliveries::edit(
+            &self.0,
+            &principal,
+            idempotency_key.as_deref(),
+            &canonical,
+            &request_id,
+            &delivery_id,
+            edit,
+        )
+        .await?;
+        if edited.changed_fields.iter().any(|field| field == "dropoff_window")
+            && let Err(error) = courier_core::jobs::tracking::replan_after_edit(&self.0, &delivery_id).await
+        {
+            // The change is committed; the route and ETAs follow at the
+            // courier's next move or position report.
+            tracing::warn!(%error, delivery = %delivery_id, "route not planned again after a change");
+        }
+        Ok(context::created(&edited.answer, |delivery| {
+            pb::UpdateDeliveryResponse {
+                delivery: Some(delivery),
+            }
+        })?)
     }
 
     async fn cancel_delivery(

@@ -58,6 +58,7 @@ impl ToProto for EventType {
             EventType::Delivered => pb::EventType::DeliveryDelivered,
             EventType::Cancelled => pb::EventType::DeliveryCancelled,
             EventType::Delayed => pb::EventType::DeliveryDelayed,
+            EventType::Updated => pb::EventType::DeliveryUpdated,
         }
     }
 }

@@ -40,6 +40,7 @@ pub fn event_type_in(value: i32, param: &str) -> CoreResult<Option<EventType>> {
         Ok(T::DeliveryDelivered) => Ok(Some(EventType::Delivered)),
         Ok(T::DeliveryCancelled) => Ok(Some(EventType::Cancelled)),
         Ok(T::DeliveryDelayed) => Ok(Some(EventType::Delayed)),
+        Ok(T::DeliveryUpdated) => Ok(Some(EventType::Updated)),
         Err(_) => Err(CoreError::invalid(param, format!("{param} is not a known event type."))),
     }
 }
@@ -52,6 +53,7 @@ fn event_out(event: &Event) -> CoreResult<pb::Event> {
         created_at: Some(micros_to_proto(event.created_at)),
         data: Some(snapshot(event)?),
         test: false,
+        changed_fields: event.changed_fields.clone(),
     })
 }
 

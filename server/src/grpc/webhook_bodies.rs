@@ -7,12 +7,13 @@
 //! The bytes are rendered once per attempt and signed as they are sent; the
 //! receiver must verify the raw bytes, never a re-serialisation.
 
-use courier::json::EventDeliveryJson;
+use courier::json::{EventDataJson, EventDeliveryJson};
 use courier::time::{format_rfc3339, from_micros, micros_to_proto};
 use courier::v1 as pb;
 use serde::Serialize;
 
 use super::delivery_out::snapshot;
+use super::enums::ToProto;
 
 use courier_core::{CoreError, CoreResult};
 use courier_identity::auth::Mode;
@@ -43,7 +44,11 @@ pub fn event_body(event: &Event) -> CoreResult<Vec<u8>> {
         r#type: event.event_type.as_str(),
         version: &event.version,
         created_at: format_rfc3339(from_micros(event.created_at)),
-        data: EventDeliveryJson::from(snapshot(event)?),
+        data: EventDataJson::new(
+            event.event_type.to_proto(),
+            snapshot(event)?,
+            event.changed_fields.clone(),
+        ),
     })
 }
 
@@ -174,11 +179,32 @@ mod tests {
             version: "2026-11".into(),
             created_at: 1_795_000_000_000_000,
             data: sample_delivery(Mode::Live, 1_795_000_000_000_000).encode_to_vec(),
+            changed_fields: Vec::new(),
         };
         let body = event_body(&event).expect("body");
         let body: serde_json::Value = serde_json::from_slice(&body).expect("json");
         assert_eq!(body["type"], "delivery.created");
         assert_eq!(body["created_at"], "2026-11-18T11:06:40Z");
         assert!(body["data"].get("test").is_none());
+        assert!(body["data"].get("changed_fields").is_none());
+    }
+
+    #[test]
+    fn update_bodies_name_the_changed_members() {
+        let event = Event {
+            id: "evt_2".into(),
+            event_type: EventType::Updated,
+            version: "2026-11".into(),
+            created_at: 1_795_000_000_000_000,
+            data: sample_delivery(Mode::Live, 1_795_000_000_000_000).encode_to_vec(),
+            changed_fields: vec!["notes".into(), "dropoff.contact".into()],
+        };
+        let body: serde_json::Value = serde_json::from_slice(&event_body(&event).expect("body")).expect("json");
+        assert_eq!(body["type"], "delivery.updated");
+        assert_eq!(
+            body["data"]["changed_fields"],
+            serde_json::json!(["notes", "dropoff.contact"])
+        );
+        assert_eq!(body["data"]["status"], "picked_up");
     }
 }

@@ -696,6 +696,33 @@ from .test_webhook_endpoint_response_503_error import (
 from .time_window import TimeWindow
 from .time_window_input import TimeWindowInput
 from .tracking_eta import TrackingEta
+from .update_delivery_request import UpdateDeliveryRequest
+from .update_delivery_response_400 import UpdateDeliveryResponse400
+from .update_delivery_response_400_error import UpdateDeliveryResponse400Error
+from .update_delivery_response_401 import UpdateDeliveryResponse401
+from .update_delivery_response_401_error import UpdateDeliveryResponse401Error
+from .update_delivery_response_403 import UpdateDeliveryResponse403
+from .update_delivery_response_403_error import UpdateDeliveryResponse403Error
+from .update_delivery_response_404 import UpdateDeliveryResponse404
+from .update_delivery_response_404_error import UpdateDeliveryResponse404Error
+from .update_delivery_response_408 import UpdateDeliveryResponse408
+from .update_delivery_response_408_error import UpdateDeliveryResponse408Error
+from .update_delivery_response_409 import UpdateDeliveryResponse409
+from .update_delivery_response_409_error import UpdateDeliveryResponse409Error
+from .update_delivery_response_412 import UpdateDeliveryResponse412
+from .update_delivery_response_412_error import UpdateDeliveryResponse412Error
+from .update_delivery_response_413 import UpdateDeliveryResponse413
+from .update_delivery_response_413_error import UpdateDeliveryResponse413Error
+from .update_delivery_response_429 import UpdateDeliveryResponse429
+from .update_delivery_response_429_error import UpdateDeliveryResponse429Error
+from .update_delivery_response_431 import UpdateDeliveryResponse431
+from .update_delivery_response_431_error import UpdateDeliveryResponse431Error
+from .update_delivery_response_500 import UpdateDeliveryResponse500
+from .update_delivery_response_500_error import UpdateDeliveryResponse500Error
+from .update_delivery_response_502 import UpdateDeliveryResponse502
+from .update_delivery_response_502_error import UpdateDeliveryResponse502Error
+from .update_delivery_response_503 import UpdateDeliveryResponse503
+from .update_delivery_response_503_error import UpdateDeliveryResponse503Error
 from .update_webhook_endpoint_request import UpdateWebhookEndpointRequest
 from .update_webhook_endpoint_response_400 import UpdateWebhookEndpointResponse400
 from .update_webhook_endpoint_response_400_error import (
@@ -745,6 +772,7 @@ from .update_webhook_endpoint_status import UpdateWebhookEndpointStatus
 from .vehicle_type import VehicleType
 from .vehicle_type_list import VehicleTypeList
 from .waypoint import Waypoint
+from .waypoint_change_input import WaypointChangeInput
 from .waypoint_input import WaypointInput
 from .webhook_attempt import WebhookAttempt
 from .webhook_attempt_status import WebhookAttemptStatus
@@ -1274,6 +1302,33 @@ __all__ = (
     "TimeWindow",
     "TimeWindowInput",
     "TrackingEta",
+    "UpdateDeliveryRequest",
+    "UpdateDeliveryResponse400",
+    "UpdateDeliveryResponse400Error",
+    "UpdateDeliveryResponse401",
+    "UpdateDeliveryResponse401Error",
+    "UpdateDeliveryResponse403",
+    "UpdateDeliveryResponse403Error",
+    "UpdateDeliveryResponse404",
+    "UpdateDeliveryResponse404Error",
+    "UpdateDeliveryResponse408",
+    "UpdateDeliveryResponse408Error",
+    "UpdateDeliveryResponse409",
+    "UpdateDeliveryResponse409Error",
+    "UpdateDeliveryResponse412",
+    "UpdateDeliveryResponse412Error",
+    "UpdateDeliveryResponse413",
+    "UpdateDeliveryResponse413Error",
+    "UpdateDeliveryResponse429",
+    "UpdateDeliveryResponse429Error",
+    "UpdateDeliveryResponse431",
+    "UpdateDeliveryResponse431Error",
+    "UpdateDeliveryResponse500",
+    "UpdateDeliveryResponse500Error",
+    "UpdateDeliveryResponse502",
+    "UpdateDeliveryResponse502Error",
+    "UpdateDeliveryResponse503",
+    "UpdateDeliveryResponse503Error",
     "UpdateWebhookEndpointRequest",
     "UpdateWebhookEndpointResponse400",
     "UpdateWebhookEndpointResponse400Error",
@@ -1301,6 +1356,7 @@ __all__ = (
     "VehicleType",
     "VehicleTypeList",
     "Waypoint",
+    "WaypointChangeInput",
     "WaypointInput",
     "WebhookAttempt",
     "WebhookAttemptStatus",

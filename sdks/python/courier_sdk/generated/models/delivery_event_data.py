@@ -12,6 +12,7 @@ from ..models.cancellation_reason import CancellationReason
 from ..models.delivery_status import DeliveryStatus
 from ..models.mode import Mode
 from ..models.tax_behavior import TaxBehavior
+from ..types import UNSET, Unset
 
 if TYPE_CHECKING:
     from ..models.delivery_event_data_courier_type_1 import (
@@ -66,6 +67,8 @@ class DeliveryEventData:
             tracking_url (None | str):
             updated_at (datetime.datetime):
             vehicle_type_id (str):
+            changed_fields (list[str] | Unset): On `delivery.updated` only: the members the change set, as dot paths
+                (`notes`, `pickup.contact`, `dropoff.instructions`, `dropoff_window`).
     """
 
     amount_cents: int | None
@@ -98,6 +101,7 @@ class DeliveryEventData:
     tracking_url: None | str
     updated_at: datetime.datetime
     vehicle_type_id: str
+    changed_fields: list[str] | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
@@ -230,6 +234,10 @@ class DeliveryEventData:
 
         vehicle_type_id = self.vehicle_type_id
 
+        changed_fields: list[str] | Unset = UNSET
+        if not isinstance(self.changed_fields, Unset):
+            changed_fields = self.changed_fields
+
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
         field_dict.update(
@@ -266,6 +274,8 @@ class DeliveryEventData:
                 "vehicle_type_id": vehicle_type_id,
             }
         )
+        if changed_fields is not UNSET:
+            field_dict["changed_fields"] = changed_fields
 
         return field_dict
 
@@ -550,6 +560,8 @@ class DeliveryEventData:
 
         vehicle_type_id = d.pop("vehicle_type_id")
 
+        changed_fields = cast(list[str], d.pop("changed_fields", UNSET))
+
         delivery_event_data = cls(
             amount_cents=amount_cents,
             batching=batching,
@@ -581,6 +593,7 @@ class DeliveryEventData:
             tracking_url=tracking_url,
             updated_at=updated_at,
             vehicle_type_id=vehicle_type_id,
+            changed_fields=changed_fields,
         )
 
         delivery_event_data.additional_properties = d

@@ -11,6 +11,7 @@ class EventType(StrEnum):
     DELIVERY_ETA_UPDATED = "delivery.eta_updated"
     DELIVERY_POD_SUBMITTED = "delivery.pod_submitted"
     DELIVERY_STATUS_UPDATED = "delivery.status_updated"
+    DELIVERY_UPDATED = "delivery.updated"
 
     def __str__(self) -> str:
         return str(self.value)

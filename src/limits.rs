@@ -16,6 +16,10 @@ pub struct Count {
     pub max: i64,
 }
 
+/// `If-Match` on a change: `*`, or an `updated_at` as read (RFC 3339),
+/// bare, quoted or weak.
+pub const IF_MATCH_PATTERN: &str = r#"^(?:\*|(?:W/)?"?[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]+)?(?:Z|[+-][0-9]{2}:[0-9]{2})"?)$"#;
+
 /// A waypoint's address.
 pub const ADDRESS: Chars = Chars { min: 3, max: 500 };
 /// A waypoint's handoff instructions.

@@ -483,9 +483,11 @@ fn add_request_rules(doc: &mut Value) {
             target.extend(rule);
         }
     }
-    // A change names one member at least.
-    if let Some(Value::Object(update)) = doc.pointer_mut("/components/schemas/UpdateDeliveryRequest") {
-        update.insert("minProperties".into(), json!(1));
+    // A change names one member at least, on the pickup and dropoff too.
+    for schema in ["UpdateDeliveryRequest", "WaypointChangeInput"] {
+        if let Some(Value::Object(change)) = doc.pointer_mut(&format!("/components/schemas/{schema}")) {
+            change.insert("minProperties".into(), json!(1));
+        }
     }
     // Goods left at the door cannot have their buyer's age checked.
     if let Some(Value::Object(dropoff)) = doc.pointer_mut("/components/schemas/DropoffProofInput") {
@@ -501,6 +503,7 @@ fn add_request_rules(doc: &mut Value) {
         for parameter in parameters(operation) {
             let rule = match parameter.get("name").and_then(Value::as_str) {
                 Some("Idempotency-Key") => text(limits::IDEMPOTENCY_KEY),
+                Some("If-Match") => json!({ "pattern": limits::IF_MATCH_PATTERN }),
                 Some("limit") => range(limits::PAGE_SIZE),
                 _ => continue,
             };

@@ -89,48 +89,64 @@ pub async fn run(orders: Orders, stop: CancellationToken) {
 /// returns.
 pub async fn send_due(orders: Orders) -> CoreResult<Done> {
     let in_flight = Arc::new(Semaphore::new(IN_FLIGHT));
-    let mut sent: Option<(String, Vec<Decided>)> = None;
+    let mut unrecorded: Option<Sent> = None;
+    let mut more = Done::More;
     for _ in 0..BATCHES_PER_RUN {
         let batch = match claim_batch(&orders).await {
-            Ok(batch) => batch,
+            Ok(Some(batch)) => batch,
+            Ok(None) => {
+                more = Done::Idle;
+                break;
+            }
             Err(error) => {
-                if let Some((token, done)) = sent.take() {
-                    record_run(&orders, &token, &done).await?;
-                }
+                record_sent(&orders, unrecorded.take()).await?;
                 return Err(error);
             }
         };
-        let Some(batch) = batch else {
-            if let Some((token, done)) = sent.take() {
-                record_run(&orders, &token, &done).await?;
-            }
-            return Ok(Done::Idle);
-        };
-        let full = batch.full;
-        let token = batch.token.clone();
-        let recording = async {
-            match sent.take() {
-                Some((token, done)) => record_run(&orders, &token, &done).await,
-                None => Ok(()),
-            }
-        };
-        let (done, recorded) = tokio::join!(send_batch(&orders, batch, in_flight.clone()), recording);
+        let (full, token) = (batch.full, batch.token.clone());
+        let (decided, recorded) = tokio::join!(
+            send_batch(&orders, batch, in_flight.clone()),
+            record_sent(&orders, unrecorded.take())
+        );
+        let sent = Sent { token, decided };
         if let Err(error) = recorded {
             // This batch's outcomes are still recorded; the previous one's
             // messages go again after their lease, looked up first.
-            record_run(&orders, &token, &done).await?;
+            record_sent(&orders, Some(sent)).await?;
             return Err(error);
         }
+        unrecorded = Some(sent);
         if !full {
-            record_run(&orders, &token, &done).await?;
-            return Ok(Done::Idle);
+            more = Done::Idle;
+            break;
         }
-        sent = Some((token, done));
     }
-    if let Some((token, done)) = sent {
-        record_run(&orders, &token, &done).await?;
+    record_sent(&orders, unrecorded).await?;
+    Ok(more)
+}
+
+/// A batch sent and not yet recorded: its claim token and outcomes.
+struct Sent {
+    token: String,
+    decided: Vec<Decided>,
+}
+
+/// Records `sent`'s outcomes ([`record_all`]), if any, and counts them.
+async fn record_sent(orders: &Orders, sent: Option<Sent>) -> CoreResult<()> {
+    let Some(Sent { token, decided }) = sent else {
+        return Ok(());
+    };
+    let recorded = record_all(orders, &token, &decided).await?;
+    for (one, recorded) in decided.iter().zip(recorded) {
+        if recorded {
+            orders.metrics.notification(
+                one.message.channel.as_str(),
+                one.message.trigger.as_str(),
+                result_name(&one.message, &one.outcome),
+            );
+        }
     }
-    Ok(Done::More)
+    Ok(())
 }
 
 /// A claimed batch, decided up to its provider calls.
@@ -234,21 +250,6 @@ async fn send_batch(orders: &Orders, batch: Batch, in_flight: Arc<Semaphore>) ->
         }
     }
     decided
-}
-
-/// Records a batch's outcomes ([`record_all`]) and counts them.
-async fn record_run(orders: &Orders, token: &str, done: &[Decided]) -> CoreResult<()> {
-    let recorded = record_all(orders, token, done).await?;
-    for (one, recorded) in done.iter().zip(recorded) {
-        if recorded {
-            orders.metrics.notification(
-                one.message.channel.as_str(),
-                one.message.trigger.as_str(),
-                result_name(&one.message, &one.outcome),
-            );
-        }
-    }
-    Ok(())
 }
 
 /// What one run reads once for all its messages.

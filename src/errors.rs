@@ -93,7 +93,9 @@ error_codes! {
     NotFound => ("not_found", 404, NotFound, "The resource does not exist for this key's workspace and mode, or no route matches the path."),
     NoProofOfDelivery => ("no_proof_of_delivery", 404, NotFound, "The courier has not submitted proof of delivery yet."),
     NotCancellable => ("not_cancellable", 409, FailedPrecondition, "The courier has already picked up the goods; the delivery can no longer be cancelled."),
-    NotEditable => ("not_editable", 409, FailedPrecondition, "The delivery's status no longer allows changing the member `param` names: notes, contacts and instructions change until delivered, the dropoff window until pickup."),
+    NotEditable => ("not_editable", 409, FailedPrecondition, "The delivery's status no longer allows changing the member `param` names: notes, contacts and instructions change until delivered, the dropoff window until pickup, the dropoff's place until the courier is at the dropoff, the pickup's place until a courier is assigned."),
+    NotRedeliverable => ("not_redeliverable", 409, FailedPrecondition, "Only a cancelled delivery can be delivered again (`POST /v1/deliveries/{id}/redeliver`); one still under way is changed instead (`PATCH /v1/deliveries/{id}`)."),
+    PriceChanged => ("price_changed", 409, FailedPrecondition, "The change moves the delivery's price: send it again with `accept_amount_cents` equal to the new total, which the error's `amount_cents` carries (the same `Idempotency-Key` may be reused; this refusal is not kept under it)."),
     Conflict => ("conflict", 409, FailedPrecondition, "The resource's state does not allow the request."),
     IdempotencyKeyReused => ("idempotency_key_reused", 409, AlreadyExists, "The `Idempotency-Key` was used before with a different body."),
     RequestInProgress => ("request_in_progress", 409, Aborted, "The first request with this `Idempotency-Key` is still running. Retry the same request shortly."),
@@ -128,6 +130,21 @@ pub fn to_status(code: ErrorCode, message: &str, param: Option<&str>) -> tonic::
 /// The `ErrorInfo.metadata` key of how much of a refused call's work was
 /// done before the refusal (a report stream's accepted positions).
 pub const ACCEPTED_KEY: &str = "accepted";
+
+/// The `ErrorInfo.metadata` key of the price a refused change would set
+/// (`price_changed`), in cents.
+pub const AMOUNT_CENTS_KEY: &str = "amount_cents";
+
+/// [`to_status`] with `info` added to the `ErrorInfo`'s metadata (such as
+/// [`AMOUNT_CENTS_KEY`]).
+pub fn to_status_with(code: ErrorCode, message: &str, param: Option<&str>, info: &[(&str, String)]) -> tonic::Status {
+    status_of(code, message, param, None, info)
+}
+
+/// The value `key` of a public error's `ErrorInfo` metadata, if it carries one.
+pub fn error_info(status: &tonic::Status, key: &str) -> Option<String> {
+    status.get_details_error_info()?.metadata.get(key).cloned()
+}
 
 /// A refusal to be tried again after `retry_after` ([`to_status`] plus a
 /// `google.rpc.RetryInfo` detail with that delay), with `info` added to the

@@ -143,9 +143,12 @@ enum DeliveriesCommand {
     },
     /// Book a delivery from a JSON file (the request body) or from flags.
     Create(Box<CreateArgs>),
-    /// Change a delivery's notes, instructions or dropoff window, from flags
+    /// Change a delivery's notes, instructions, places or dropoff window, from flags
     /// or a JSON file (the PATCH body).
     Update(Box<UpdateArgs>),
+    /// Book a cancelled delivery again: the same places, goods and proof,
+    /// priced afresh, with new times if given.
+    Redeliver(RedeliverArgs),
     /// The SMS and emails of a delivery to its recipient and sender
     /// (in test mode: what landed in the test inbox).
     Notifications { delivery_id: String },
@@ -200,12 +203,7 @@ impl Place {
             ("dropoff_window", "--dropoff-window", &self.dropoff_window),
         ] {
             if let Some(value) = value {
-                let Some((start, end)) = value.split_once('/') else {
-                    return Err(Failure::Usage(format!(
-                        "{flag} takes START/END, e.g. 2026-12-01T14:00:00+01:00/2026-12-01T16:00:00+01:00"
-                    )));
-                };
-                body[field] = json!({ "start": start, "end": end });
+                body[field] = window(flag, value)?;
             }
         }
         Ok(body)
@@ -258,7 +256,10 @@ struct CreateArgs {
 struct UpdateArgs {
     delivery_id: String,
     /// The request body as a JSON file instead of the flags.
-    #[arg(long, conflicts_with_all = ["notes", "pickup_instructions", "dropoff_instructions", "dropoff_window", "clear_dropoff_window"])]
+    #[arg(long, conflicts_with_all = [
+        "notes", "pickup_instructions", "dropoff_instructions", "pickup_address", "pickup_position",
+        "dropoff_address", "dropoff_position", "dropoff_window", "clear_dropoff_window", "accept_amount_cents",
+    ])]
     file: Option<PathBuf>,
     /// The new notes; "" removes them.
     #[arg(long)]
@@ -269,18 +270,61 @@ struct UpdateArgs {
     /// The new dropoff instructions; "" removes them.
     #[arg(long)]
     dropoff_instructions: Option<String>,
+    /// The pickup's new address (until a courier is assigned).
+    #[arg(long)]
+    pickup_address: Option<String>,
+    /// The pickup's new position, LATITUDE,LONGITUDE: the delivery is
+    /// priced again.
+    #[arg(long, allow_hyphen_values = true)]
+    pickup_position: Option<String>,
+    /// The dropoff's new address (until the courier is at the dropoff).
+    #[arg(long)]
+    dropoff_address: Option<String>,
+    /// The dropoff's new position, LATITUDE,LONGITUDE: the delivery is
+    /// priced again.
+    #[arg(long, allow_hyphen_values = true)]
+    dropoff_position: Option<String>,
     /// The new dropoff window: START/END, each RFC 3339 (until pickup).
     #[arg(long, conflicts_with = "clear_dropoff_window")]
     dropoff_window: Option<String>,
     /// Remove the dropoff window.
     #[arg(long)]
     clear_dropoff_window: bool,
+    /// The total after the change, in cents, as a refused change
+    /// (`price_changed`) named it.
+    #[arg(long)]
+    accept_amount_cents: Option<i64>,
     /// The delivery's `updated_at` as last read: the change is refused if
     /// the delivery changed since.
     #[arg(long)]
     if_match: Option<String>,
     /// The `Idempotency-Key`; a new one is made (and printed) when left out.
     /// Send the same one again to retry without changing twice.
+    #[arg(long)]
+    idempotency_key: Option<String>,
+}
+
+#[derive(Args)]
+struct RedeliverArgs {
+    /// The cancelled delivery.
+    delivery_id: String,
+    /// Pickup time, RFC 3339; left out, the new delivery is immediate.
+    #[arg(long)]
+    scheduled_at: Option<String>,
+    /// When the pickup may happen: START/END, each RFC 3339.
+    #[arg(long)]
+    pickup_window: Option<String>,
+    /// When the dropoff is promised: START/END, as --pickup-window.
+    #[arg(long)]
+    dropoff_window: Option<String>,
+    /// The new delivery's own reference (the original's is not copied).
+    #[arg(long)]
+    external_id: Option<String>,
+    /// Test keys: how the new simulated delivery ends.
+    #[arg(long)]
+    test_scenario: Option<String>,
+    /// The `Idempotency-Key`; a new one is made (and printed) when left out.
+    /// Send the same one again to retry without booking twice.
     #[arg(long)]
     idempotency_key: Option<String>,
 }
@@ -507,6 +551,15 @@ async fn deliveries(context: &Context, api: &Api, command: DeliveriesCommand) ->
             let delivery = api.patch(&path, &body, &key, args.if_match.as_deref()).await?;
             print(context, &delivery, show::delivery);
         }
+        DeliveriesCommand::Redeliver(args) => {
+            let body = redeliver_body(&args)?;
+            let key = args.idempotency_key.clone().unwrap_or_else(api::new_idempotency_key);
+            // Said first, so that a booking cut off by the network can be retried with it.
+            eprintln!("Idempotency-Key: {key}");
+            let path = format!("/v1/deliveries/{}/redeliver", encode(&args.delivery_id));
+            let delivery = api.post(&path, &body, Some(&key)).await?;
+            print(context, &delivery, show::delivery);
+        }
         DeliveriesCommand::Notifications { delivery_id } => {
             let list = api
                 .get(&format!("/v1/deliveries/{}/notifications", encode(&delivery_id)))
@@ -546,29 +599,94 @@ fn update_body(args: &UpdateArgs) -> Result<Value, Failure> {
     if let Some(notes) = &args.notes {
         body["notes"] = json!(notes);
     }
-    if let Some(instructions) = &args.pickup_instructions {
-        body["pickup"] = json!({ "instructions": instructions });
+    let ends = [
+        (
+            "pickup",
+            &args.pickup_instructions,
+            &args.pickup_address,
+            &args.pickup_position,
+        ),
+        (
+            "dropoff",
+            &args.dropoff_instructions,
+            &args.dropoff_address,
+            &args.dropoff_position,
+        ),
+    ];
+    for (end, instructions, address, position) in ends {
+        let mut change = serde_json::Map::new();
+        if let Some(instructions) = instructions {
+            change.insert("instructions".into(), json!(instructions));
+        }
+        if let Some(address) = address {
+            change.insert("address".into(), json!(address));
+        }
+        if let Some(position) = position {
+            let parsed = position.split_once(',').and_then(|(latitude, longitude)| {
+                Some((
+                    latitude.trim().parse::<f64>().ok()?,
+                    longitude.trim().parse::<f64>().ok()?,
+                ))
+            });
+            let Some((latitude, longitude)) = parsed else {
+                return Err(Failure::Usage(format!(
+                    "--{end}-position takes LATITUDE,LONGITUDE, e.g. 52.473,13.403"
+                )));
+            };
+            change.insert("latitude".into(), json!(latitude));
+            change.insert("longitude".into(), json!(longitude));
+        }
+        if !change.is_empty() {
+            body[end] = Value::Object(change);
+        }
     }
-    if let Some(instructions) = &args.dropoff_instructions {
-        body["dropoff"] = json!({ "instructions": instructions });
+    if let Some(cents) = args.accept_amount_cents {
+        body["accept_amount_cents"] = json!(cents);
     }
-    if let Some(window) = &args.dropoff_window {
-        let Some((start, end)) = window.split_once('/') else {
-            return Err(Failure::Usage(
-                "--dropoff-window takes START/END, e.g. 2026-12-01T14:00:00+01:00/2026-12-01T16:00:00+01:00".into(),
-            ));
-        };
-        body["dropoff_window"] = json!({ "start": start, "end": end });
+    if let Some(value) = &args.dropoff_window {
+        body["dropoff_window"] = window("--dropoff-window", value)?;
     }
     if args.clear_dropoff_window {
         body["dropoff_window"] = Value::Null;
     }
     if body.as_object().is_some_and(serde_json::Map::is_empty) {
         return Err(Failure::Usage(
-            "Say what to change: --notes, --pickup-instructions, --dropoff-instructions, --dropoff-window, --clear-dropoff-window or --file.".into(),
+            "Say what to change: --notes, --pickup-instructions, --dropoff-instructions, --pickup-address, --pickup-position, --dropoff-address, --dropoff-position, --dropoff-window, --clear-dropoff-window, --accept-amount-cents or --file.".into(),
         ));
     }
     Ok(body)
+}
+
+fn redeliver_body(args: &RedeliverArgs) -> Result<Value, Failure> {
+    let mut body = json!({});
+    for (field, value) in [
+        ("scheduled_at", &args.scheduled_at),
+        ("external_id", &args.external_id),
+        ("test_scenario", &args.test_scenario),
+    ] {
+        if let Some(value) = value {
+            body[field] = json!(value);
+        }
+    }
+    for (field, flag, value) in [
+        ("pickup_window", "--pickup-window", &args.pickup_window),
+        ("dropoff_window", "--dropoff-window", &args.dropoff_window),
+    ] {
+        if let Some(value) = value {
+            body[field] = window(flag, value)?;
+        }
+    }
+    Ok(body)
+}
+
+/// A window flag's START/END as the body's `{start, end}`.
+fn window(flag: &str, value: &str) -> Result<Value, Failure> {
+    let Some((start, end)) = value.split_once('/') else {
+        return Err(Failure::Usage(format!(
+            "{flag} takes START/END, e.g. 2026-12-01T14:00:00+01:00/2026-12-01T16:00:00+01:00"
+        )));
+    };
+    Ok(json!({ "start": start, "end": end }))
 }
 
 fn read_json(path: &PathBuf) -> Result<Value, Failure> {

@@ -20,6 +20,8 @@ pub struct ApiError {
     /// Set when the core replayed a refusal stored under an idempotency key:
     /// the first request's id, which the replayed body quotes.
     pub replayed_request_id: Option<String>,
+    /// `price_changed`: the total the refused change would set.
+    pub amount_cents: Option<i64>,
 }
 
 impl ApiError {
@@ -29,6 +31,7 @@ impl ApiError {
             message: message.into(),
             param: None,
             replayed_request_id: None,
+            amount_cents: None,
         }
     }
 
@@ -38,6 +41,7 @@ impl ApiError {
             message: message.into(),
             param: Some(param.into()),
             replayed_request_id: None,
+            amount_cents: None,
         }
     }
 
@@ -61,6 +65,7 @@ impl ApiError {
                 message: status.message().to_owned(),
                 param,
                 replayed_request_id,
+                amount_cents: errors::error_info(&status, errors::AMOUNT_CENTS_KEY).and_then(|a| a.parse().ok()),
             };
         }
         tracing::error!(grpc_code = ?status.code(), message = %status.message(), "core call failed");
@@ -124,6 +129,10 @@ pub struct ErrorJson {
     /// The code's documentation.
     #[schema(format = "uri")]
     pub doc_url: String,
+    /// `price_changed` only: the delivery's new total, to send back as
+    /// `accept_amount_cents`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub amount_cents: Option<i64>,
 }
 
 /// The `code` of the Error schema: an open string (new codes can appear
@@ -149,6 +158,7 @@ pub fn body(error: &ApiError, request_id: &str, base_url: &str) -> ErrorBodyJson
             message: error.message.clone(),
             param: error.param.clone(),
             doc_url: format!("{base_url}/v1/docs/errors#{}", error.code.as_str()),
+            amount_cents: error.amount_cents,
         },
         request_id: request_id.to_owned(),
     }

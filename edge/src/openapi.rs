@@ -48,6 +48,7 @@ Amounts are integer cents including VAT; times are RFC 3339 in UTC. Errors answe
         deliveries::get,
         deliveries::cancel,
         deliveries::update,
+        deliveries::redeliver,
         deliveries::tracking,
         notifications::list,
         proofs::proof_of_delivery,
@@ -157,6 +158,7 @@ pub fn operation_errors(operation_id: &str) -> Option<Vec<ErrorCode>> {
                 QuoteMismatch,
                 QuoteNotFound,
                 QuoteExpired,
+                WindowNotFeasible,
                 ServiceAreaUnavailable,
                 VehicleDoesNotFit,
                 InvalidItems,
@@ -187,10 +189,34 @@ pub fn operation_errors(operation_id: &str) -> Option<Vec<ErrorCode>> {
                 MissingIdempotencyKey,
                 InvalidIdempotencyKey,
                 WindowNotFeasible,
+                ServiceAreaUnavailable,
+                InvoiceCreditLimitExceeded,
+                InvoiceStatementOverdue,
+                InvoiceBillingNotEnabled,
                 PreconditionFailed,
                 NotEditable,
+                PriceChanged,
                 IdempotencyKeyReused,
                 RequestInProgress,
+            ],
+            true,
+        ),
+        "redeliverDelivery" => (
+            &[
+                InvalidRequest,
+                PermissionDenied,
+                NotFound,
+                MissingIdempotencyKey,
+                InvalidIdempotencyKey,
+                NotRedeliverable,
+                WindowNotFeasible,
+                ServiceAreaUnavailable,
+                InvoiceCreditLimitExceeded,
+                InvoiceStatementOverdue,
+                InvoiceBillingNotEnabled,
+                IdempotencyKeyReused,
+                RequestInProgress,
+                DuplicateExternalId,
             ],
             true,
         ),
@@ -393,7 +419,7 @@ fn request_rules() -> Vec<(&'static str, &'static str, Value)> {
     let (min_longitude, max_longitude) = limits::LONGITUDE;
     let positive_up_to = |max: f64| json!({ "exclusiveMinimum": 0, "maximum": max });
     let mut rules = Vec::new();
-    for schema in ["Address", "WaypointInput"] {
+    for schema in ["Address", "WaypointInput", "WaypointChangeInput"] {
         rules.push((schema, "address", text(limits::ADDRESS)));
         rules.push((
             schema,
@@ -437,6 +463,7 @@ fn request_rules() -> Vec<(&'static str, &'static str, Value)> {
     }
     rules.push(("CreateDeliveryRequest", "external_id", text(limits::EXTERNAL_ID)));
     rules.push(("CreateDeliveryRequest", "notes", text(limits::NOTES)));
+    rules.push(("RedeliverDeliveryRequest", "external_id", text(limits::EXTERNAL_ID)));
     rules.push(("UpdateDeliveryRequest", "notes", text(limits::NOTES)));
     rules.push(("WaypointChangeInput", "instructions", text(limits::INSTRUCTIONS)));
     rules.push(("CreateFleetOrderRequest", "reference", text(limits::FLEET_REFERENCE)));

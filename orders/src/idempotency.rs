@@ -405,7 +405,9 @@ async fn keep_outcome(db: &impl ConnectionTrait, scope: &Scope, outcome: &KeptOu
 
 /// Whether a refusal is part of the key's answer (replayed on retry), or a
 /// failure a retry should run again. A stale `If-Match` asks for a
-/// corrected retry, usually with the same key, so it is not kept either.
+/// corrected retry, usually with the same key, so it is not kept either;
+/// nor is a change's new price (`CoreError::PriceChanged`, never a
+/// `Rejected`), answered by the same change with `accept_amount_cents`.
 fn is_stored(code: ErrorCode) -> bool {
     let status = code.http_status();
     (400..500).contains(&status)

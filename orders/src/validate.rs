@@ -49,21 +49,34 @@ pub enum ContactRule {
 
 pub const MAX_STOPS: usize = limits::STOPS.max as usize;
 
-pub fn waypoint(param: &str, waypoint: &WaypointInput, rule: ContactRule) -> CoreResult<()> {
-    text_within(&format!("{param}.address"), &waypoint.address, limits::ADDRESS)?;
-    let ((min_latitude, max_latitude), (min_longitude, max_longitude)) = (limits::LATITUDE, limits::LONGITUDE);
-    if !waypoint.latitude.is_finite() || !(min_latitude..=max_latitude).contains(&waypoint.latitude) {
+/// A waypoint's latitude (`{param}.latitude`): from -90 to 90.
+pub fn latitude(param: &str, latitude: f64) -> CoreResult<()> {
+    let (min, max) = limits::LATITUDE;
+    if !latitude.is_finite() || !(min..=max).contains(&latitude) {
         return Err(CoreError::invalid(
             format!("{param}.latitude"),
             "latitude must be a number from -90 to 90.",
         ));
     }
-    if !waypoint.longitude.is_finite() || !(min_longitude..=max_longitude).contains(&waypoint.longitude) {
+    Ok(())
+}
+
+/// A waypoint's longitude (`{param}.longitude`): from -180 to 180.
+pub fn longitude(param: &str, longitude: f64) -> CoreResult<()> {
+    let (min, max) = limits::LONGITUDE;
+    if !longitude.is_finite() || !(min..=max).contains(&longitude) {
         return Err(CoreError::invalid(
             format!("{param}.longitude"),
             "longitude must be a number from -180 to 180.",
         ));
     }
+    Ok(())
+}
+
+pub fn waypoint(param: &str, waypoint: &WaypointInput, rule: ContactRule) -> CoreResult<()> {
+    text_within(&format!("{param}.address"), &waypoint.address, limits::ADDRESS)?;
+    latitude(param, waypoint.latitude)?;
+    longitude(param, waypoint.longitude)?;
     match (rule, &waypoint.contact) {
         (ContactRule::Forbidden, Some(_)) => {
             return Err(CoreError::invalid(

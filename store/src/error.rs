@@ -32,6 +32,11 @@ pub enum CoreError {
         retry_after: std::time::Duration,
         accepted: Option<i64>,
     },
+    /// A change that moves the price, sent without the new total in
+    /// `accept_amount_cents`: `409 price_changed` about that member,
+    /// carrying the total (`ErrorInfo` metadata `amount_cents`).
+    #[error("price_changed: {message}")]
+    PriceChanged { message: String, amount_cents: i64 },
     /// The database failed (a real dependency failure: 5xx).
     #[error("database error: {0}")]
     Database(#[from] sea_orm::DbErr),
@@ -76,6 +81,7 @@ impl CoreError {
         match self {
             CoreError::Rejected { code, .. } | CoreError::Replayed { code, .. } => *code,
             CoreError::Throttled { .. } => ErrorCode::RateLimited,
+            CoreError::PriceChanged { .. } => ErrorCode::PriceChanged,
             CoreError::Database(_) | CoreError::Internal(_) => ErrorCode::InternalError,
         }
     }
@@ -116,6 +122,12 @@ impl From<CoreError> for tonic::Status {
                     .collect();
                 courier::errors::to_retry_status(ErrorCode::RateLimited, &message, retry_after, &info)
             }
+            CoreError::PriceChanged { message, amount_cents } => courier::errors::to_status_with(
+                ErrorCode::PriceChanged,
+                &message,
+                Some("accept_amount_cents"),
+                &[(courier::errors::AMOUNT_CENTS_KEY, amount_cents.to_string())],
+            ),
             CoreError::Database(db) => {
                 tracing::error!(error = %db, "database failure");
                 courier::errors::to_status(

@@ -15,7 +15,7 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 repo=$(cd "$here/../.." && pwd)
 bin_dir=$(cd "${1:-$repo/target/debug}" && pwd)
 venv="${XDG_CACHE_HOME:-$HOME/.cache}/courier-ci/contract-venv"
-fuzz_budget=${COURIER_CONTRACT_FUZZ_SECONDS:-180}   # hard limit of each fuzzer run (they take 30 to 65 s on two cores)
+fuzz_budget=${COURIER_CONTRACT_FUZZ_SECONDS:-360}   # hard limit of each fuzzer run (they take 100 to 190 s on two cores)
 # The fuzzer's seed: given, or taken from the commit, so that a commit's run
 # is reproducible (CI runs again exactly what it ran) and each commit probes
 # new cases.

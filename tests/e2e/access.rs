@@ -554,6 +554,11 @@ impl World {
                 ..Default::default()
             }
             .encode_to_vec(),
+            ("DeliveryService", "RedeliverDelivery") => pb::RedeliverDeliveryRequest {
+                delivery_id: d(),
+                ..Default::default()
+            }
+            .encode_to_vec(),
             ("TrackingService", "GetDeliveryTracking") => {
                 pb::GetDeliveryTrackingRequest { delivery_id: d() }.encode_to_vec()
             }

@@ -171,7 +171,7 @@ async fn try_book(app: &TestApp, key: &str) -> crate::harness::Answer {
         .await
 }
 
-async fn billing_state(app: &TestApp, workspace: &str) -> ipb::GetBillingStateResponse {
+pub async fn billing_state(app: &TestApp, workspace: &str) -> ipb::GetBillingStateResponse {
     let request = ipb::GetBillingStateRequest {
         workspace_id: workspace.into(),
     };

@@ -406,6 +406,17 @@ e2e! {
         let (status, _, stderr) = saved(&["deliveries", "update", &id, "--notes", "Front door.", "--if-match", stale]).await;
         assert_eq!(status, 1);
         assert!(stderr.lines().any(|line| line.starts_with("error: precondition_failed: ")), "{stderr}");
+        // A moved dropoff: refused with the new total, then accepted.
+        let (status, _, stderr) = saved(&["deliveries", "update", &id, "--dropoff-position", "52.473,13.403"]).await;
+        assert_eq!(status, 1);
+        let refusal = stderr.lines().find(|line| line.starts_with("error: price_changed: ")).unwrap_or_else(|| panic!("{stderr}"));
+        let total: String = refusal.split("accept_amount_cents: ").nth(1).expect("the total").chars().take_while(char::is_ascii_digit).collect();
+        let (status, stdout, stderr) = saved(&["--json", "deliveries", "update", &id, "--dropoff-position", "52.473,13.403", "--dropoff-address", "Tempelhofer Damm 1", "--accept-amount-cents", &total]).await;
+        assert_eq!(status, 0, "{stderr}");
+        let moved: Value = serde_json::from_str(&stdout).expect("delivery JSON");
+        assert_eq!((moved["amount_cents"].to_string(), moved["dropoff"]["address"].as_str()), (total, Some("Tempelhofer Damm 1")));
+        let (status, _, stderr) = saved(&["deliveries", "update", &id, "--dropoff-position", "north"]).await;
+        assert_eq!(status, 2, "{stderr}");
         let (status, stdout, stderr) = saved(&["deliveries", "cancel", &id, "--reason", "no_longer_needed"]).await;
         assert_eq!(status, 0, "{stderr}");
         assert!(stdout.contains("cancelled") && stdout.contains("cancelled_by_you"), "{stdout}");
@@ -422,6 +433,19 @@ e2e! {
         let (status, _, stderr) = saved(&["deliveries", "cancel", &id]).await;
         assert_eq!(status, 1);
         assert!(stderr.starts_with("error: conflict: ") && stderr.contains("[request req_"), "{stderr}");
+
+        // Booked again: a new delivery with its own reference; a bad window is a usage error.
+        let (status, stdout, stderr) = saved(&["--json", "deliveries", "redeliver", &id, "--external-id", "cli-second-try"]).await;
+        assert_eq!(status, 0, "{stderr}");
+        assert!(stderr.starts_with("Idempotency-Key: "), "{stderr}");
+        let again: Value = serde_json::from_str(&stdout).expect("delivery JSON");
+        assert_ne!(again["id"].as_str(), Some(id.as_str()));
+        assert_eq!((&again["status"], &again["external_id"]), (&json!("pending"), &json!("cli-second-try")));
+        let (status, _, stderr) = saved(&["deliveries", "redeliver", &id, "--dropoff-window", "soon"]).await;
+        assert_eq!(status, 2, "{stderr}");
+        let (status, _, stderr) = saved(&["deliveries", "redeliver", again["id"].as_str().expect("id")]).await;
+        assert_eq!(status, 1);
+        assert!(stderr.contains("\nerror: not_redeliverable: "), "{stderr}");
     }
 
     async fn cli_errors_are_clear(app: TestApp) {

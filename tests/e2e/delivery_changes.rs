@@ -264,7 +264,12 @@ e2e! {
             (json!({ "status": "delivered" }), "status", "status cannot be changed after booking."),
             (json!({ "amount_cents": 1 }), "amount_cents", "amount_cents cannot be changed after booking."),
             (json!({ "stops": [] }), "stops", "stops cannot be changed after booking."),
-            (json!({ "pickup": { "address": "Torstraße 1, 10119 Berlin" } }), "pickup.address", "pickup.address cannot be changed after booking."),
+            (json!({ "pickup": { "address": null } }), "pickup.address", ""),
+            (json!({ "pickup": { "address": "" } }), "pickup.address", ""),
+            (json!({ "dropoff": { "latitude": 91 } }), "dropoff.latitude", ""),
+            (json!({ "dropoff": { "longitude": "east" } }), "dropoff.longitude", ""),
+            (json!({ "accept_amount_cents": -1 }), "accept_amount_cents", ""),
+            (json!({ "accept_amount_cents": 9.5 }), "accept_amount_cents", ""),
             (json!({ "dropoff": { "floor": 3 } }), "dropoff.floor", "dropoff.floor is not a known field."),
             (json!({}), "body", ""),
             (json!({ "pickup": {} }), "body", ""),
@@ -286,6 +291,139 @@ e2e! {
         let unchanged = app.get(&format!("/v1/deliveries/{id}"), &app.test_key).await;
         assert_eq!(unchanged.body, created, "no refusal wrote anything");
         assert_eq!(events_of(&app, &app.test_key, &id).await.len(), 1);
+    }
+
+    async fn a_moved_dropoff_is_priced_again_and_needs_the_new_total(app: TestApp) {
+        let created = app.create_delivery(&app.test_key, &berlin_delivery()).await;
+        let id = id_of(&created);
+        let before = created["amount_cents"].as_i64().expect("amount");
+        let booked = deliveries::find(&app.core.db, &id).await.expect("read").expect("delivery");
+        let tempelhof = json!({ "dropoff": { "address": "Tempelhofer Damm 1, 12101 Berlin", "latitude": 52.473, "longitude": 13.403 } });
+
+        // Without the new total: refused with it, nothing written, and the
+        // refusal is not kept under the key.
+        let refused = patch(&app, &id, &app.test_key, Some("move-1"), &[], &tempelhof).await;
+        refused.assert_error(409, "price_changed", Some("accept_amount_cents"));
+        let total = refused.body["error"]["amount_cents"].as_i64().expect("the new total");
+        assert!(total > before, "a longer route costs more: {total} after {before}");
+        assert_eq!(app.get(&format!("/v1/deliveries/{id}"), &app.test_key).await.body, created);
+        let mut wrong = tempelhof.clone();
+        wrong["accept_amount_cents"] = json!(before);
+        let again = patch(&app, &id, &app.test_key, Some("move-1"), &[], &wrong).await;
+        again.assert_error(409, "price_changed", Some("accept_amount_cents"));
+        assert_eq!(again.body["error"]["amount_cents"], total);
+
+        let mut accepted = tempelhof.clone();
+        accepted["accept_amount_cents"] = json!(total);
+        let moved = patch(&app, &id, &app.test_key, Some("move-1"), &[], &accepted).await;
+        assert_eq!((moved.status, moved.header("idempotent-replayed")), (200, None), "{:#}", moved.body);
+        assert_eq!(moved.body["amount_cents"], total);
+        assert_eq!(moved.body["dropoff"]["address"], "Tempelhofer Damm 1, 12101 Berlin");
+        assert_eq!((&moved.body["dropoff"]["latitude"], &moved.body["dropoff"]["longitude"]), (&json!(52.473), &json!(13.403)));
+        assert_eq!(moved.body["dropoff"]["contact"], created["dropoff"]["contact"], "members not sent stay");
+        assert_ne!(moved.body["breakdown"], created["breakdown"]);
+        let stored = deliveries::find(&app.core.db, &id).await.expect("read").expect("delivery");
+        assert!(stored.duration_min > booked.duration_min, "{} after {}", stored.duration_min, booked.duration_min);
+        assert!(stored.distance_km > booked.distance_km);
+        let events = events_of(&app, &app.test_key, &id).await;
+        assert_eq!(events[0]["type"], "delivery.updated");
+        assert_eq!(
+            events[0]["data"]["changed_fields"],
+            json!(["dropoff.address", "dropoff.latitude", "dropoff.longitude", "amount_cents"])
+        );
+        let replayed = patch(&app, &id, &app.test_key, Some("move-1"), &[], &accepted).await;
+        assert_eq!((replayed.status, replayed.header("idempotent-replayed")), (200, Some("true")));
+        assert_eq!(replayed.body, moved.body);
+
+        // The address alone is a text: no new price, no total needed.
+        let renamed = change(&app, &id, &json!({ "dropoff": { "address": "Tempelhofer Damm 1, Hinterhaus" } })).await;
+        assert_eq!(renamed.status, 200, "{:#}", renamed.body);
+        assert_eq!(renamed.body["amount_cents"], total);
+        assert_eq!(events_of(&app, &app.test_key, &id).await[0]["data"]["changed_fields"], json!(["dropoff.address"]));
+
+        // The total alone is checked: the right one changes nothing.
+        let checked = change(&app, &id, &json!({ "accept_amount_cents": total })).await;
+        assert_eq!(checked.status, 200, "{:#}", checked.body);
+        assert_eq!(checked.body, renamed.body);
+        let stale = change(&app, &id, &json!({ "accept_amount_cents": before })).await;
+        stale.assert_error(409, "price_changed", Some("accept_amount_cents"));
+        assert_eq!(stale.body["error"]["amount_cents"], total);
+
+        // Back where it was booked: the booked price again.
+        let back = json!({ "dropoff": { "latitude": created["dropoff"]["latitude"], "longitude": created["dropoff"]["longitude"] }, "accept_amount_cents": before });
+        let answer = change(&app, &id, &back).await;
+        assert_eq!(answer.status, 200, "{:#}", answer.body);
+        assert_eq!(answer.body["amount_cents"], before);
+
+        // Outside every service area: refused, naming the place.
+        let hamburg = change(&app, &id, &json!({ "dropoff": { "latitude": 53.55, "longitude": 9.99 } })).await;
+        assert_eq!(hamburg.status, 400, "{:#}", hamburg.body);
+        assert_eq!(hamburg.body["error"]["code"], "service_area_unavailable");
+        assert_eq!(app.get(&format!("/v1/deliveries/{id}"), &app.test_key).await.body["amount_cents"], before);
+    }
+
+    async fn places_change_until_the_courier_gets_there(app: TestApp) {
+        let created = app.create_delivery(&app.test_key, &berlin_delivery()).await;
+        let id = id_of(&created);
+        let nearby = |end: &str, of: &Value| {
+            let latitude = of[end]["latitude"].as_f64().expect("latitude") + 0.001;
+            json!({ end: { "latitude": latitude } })
+        };
+        // The pickup moves while nobody has the job; then no more.
+        let pickup = change(&app, &id, &nearby("pickup", &created)).await;
+        let total = pickup.body["error"]["amount_cents"].clone();
+        let mut body = nearby("pickup", &created);
+        if pickup.status == 409 {
+            body["accept_amount_cents"] = total;
+        }
+        let answer = change(&app, &id, &body).await;
+        assert_eq!(answer.status, 200, "pending: {:#}", answer.body);
+        force_status(&app, &id, &[Status::Pending, Status::CourierAssigned]).await;
+        change(&app, &id, &nearby("pickup", &answer.body)).await.assert_error(409, "not_editable", Some("pickup.latitude"));
+        change(&app, &id, &json!({ "pickup": { "address": "Elsewhere 1" } })).await.assert_error(409, "not_editable", Some("pickup.address"));
+
+        // The dropoff moves until the courier is there.
+        force_status(&app, &id, &[Status::CourierAssigned, Status::AtPickup, Status::PickedUp, Status::InTransit]).await;
+        let renamed = change(&app, &id, &json!({ "dropoff": { "address": "Oranienstraße 25, Seitenflügel" } })).await;
+        assert_eq!(renamed.status, 200, "in transit: {:#}", renamed.body);
+        force_status(&app, &id, &[Status::InTransit, Status::AtDropoff]).await;
+        change(&app, &id, &nearby("dropoff", &renamed.body)).await.assert_error(409, "not_editable", Some("dropoff.latitude"));
+        let unchanged = app.get(&format!("/v1/deliveries/{id}"), &app.test_key).await;
+        assert_eq!(unchanged.body["dropoff"], renamed.body["dropoff"]);
+    }
+
+    async fn a_repriced_live_delivery_moves_its_credit(app: TestApp) {
+        let price = app.create_delivery(&app.test_key, &berlin_delivery()).await["amount_cents"].as_i64().expect("amount");
+        let workspace = crate::billing::billed_workspace(&app, price + 100, 14).await;
+        let created = app.create_delivery(&workspace.live_key, &berlin_delivery()).await;
+        let id = id_of(&created);
+        assert_eq!(crate::billing::billing_state(&app, &workspace.id).await.open_amount_cents, price);
+        let far = json!({ "dropoff": { "latitude": 52.40, "longitude": 13.60 } });
+        let refused = patch(&app, &id, &workspace.live_key, Some("far-1"), &[], &far).await;
+        refused.assert_error(409, "price_changed", Some("accept_amount_cents"));
+        let total = refused.body["error"]["amount_cents"].as_i64().expect("total");
+        assert!(total > price + 100, "a route beyond the credit: {total}");
+        let mut accepted = far.clone();
+        accepted["accept_amount_cents"] = json!(total);
+        let over = patch(&app, &id, &workspace.live_key, Some("far-1"), &[], &accepted).await;
+        over.assert_error(402, "invoice_credit_limit_exceeded", None);
+        assert_eq!(crate::billing::billing_state(&app, &workspace.id).await.open_amount_cents, price);
+        assert_eq!(app.get(&format!("/v1/deliveries/{id}"), &workspace.live_key).await.body["amount_cents"], price);
+
+        // Closer: cheaper, and the difference is given back.
+        let near = json!({ "dropoff": { "latitude": 52.515, "longitude": 13.415 } });
+        let cheaper = patch(&app, &id, &workspace.live_key, Some("near-1"), &[], &near).await;
+        cheaper.assert_error(409, "price_changed", Some("accept_amount_cents"));
+        let lower = cheaper.body["error"]["amount_cents"].as_i64().expect("total");
+        assert!(lower < price, "{lower} before {price}");
+        let mut accepted = near.clone();
+        accepted["accept_amount_cents"] = json!(lower);
+        let answer = patch(&app, &id, &workspace.live_key, Some("near-1"), &[], &accepted).await;
+        assert_eq!(answer.status, 200, "{:#}", answer.body);
+        assert_eq!(crate::billing::billing_state(&app, &workspace.id).await.open_amount_cents, lower);
+        let cancelled = app.post(&format!("/v1/deliveries/{id}/cancel"), &workspace.live_key, &json!({})).await;
+        assert_eq!(cancelled.status, 200, "{:#}", cancelled.body);
+        assert_eq!(crate::billing::billing_state(&app, &workspace.id).await.open_amount_cents, 0, "the cancel gives back the total as changed");
     }
 
     async fn another_workspace_or_mode_sees_no_delivery(app: TestApp) {
@@ -337,6 +475,26 @@ e2e! {
         };
         assert!(job.dropoff_window.is_some(), "{job:?}");
         assert_eq!(pushed.changed_fields, ["dropoff_window"]);
+
+        // A moved dropoff: the job with its new place.
+        let moved = json!({ "dropoff": { "address": "Tempelhofer Damm 1", "latitude": 52.473, "longitude": 13.403 } });
+        let priced = patch(&app, &id, &app.live_key, Some("held-move"), &[], &moved).await;
+        priced.assert_error(409, "price_changed", Some("accept_amount_cents"));
+        let mut accepted = moved.clone();
+        accepted["accept_amount_cents"] = priced.body["error"]["amount_cents"].clone();
+        let answer = patch(&app, &id, &app.live_key, Some("held-move"), &[], &accepted).await;
+        assert_eq!(answer.status, 200, "{:#}", answer.body);
+        let pushed = loop {
+            let message = next(&mut stream).await;
+            if matches!(message.update, Some(apb::watch_assignments_response::Update::Job(_))) {
+                break message;
+            }
+        };
+        let Some(apb::watch_assignments_response::Update::Job(job)) = &pushed.update else {
+            unreachable!("matched above");
+        };
+        assert_eq!(job.dropoff.as_ref().map(|d| (d.address.as_str(), d.latitude)), Some(("Tempelhofer Damm 1", 52.473)));
+        assert_eq!(pushed.changed_fields, ["dropoff.address", "dropoff.latitude", "dropoff.longitude", "amount_cents"]);
 
         // A change of nothing is not pushed: nothing names a changed
         // member before the cancel's withdrawal (moved ETAs may come first).

@@ -44,6 +44,7 @@ mod proofs;
 mod query_plans;
 mod quotes;
 mod ratelimit;
+mod redeliver;
 mod replicas;
 mod routing;
 mod sign_in_throttle;

@@ -161,16 +161,52 @@ impl TryFrom<CreateDeliveryBody> for pb::CreateDeliveryRequest {
                     leave_at_door: x.leave_at_door,
                 }),
             }),
-            test_scenario: match b.test_scenario {
-                None => pb::TestScenario::Unspecified,
-                Some(TestScenarioBody::NoCourierFound) => pb::TestScenario::NoCourierFound,
-                Some(TestScenarioBody::CourierCancelled) => pb::TestScenario::CourierCancelled,
-                Some(TestScenarioBody::PickupNoShow) => pb::TestScenario::PickupNoShow,
-                Some(TestScenarioBody::DeliveryFailed) => pb::TestScenario::DeliveryFailed,
-                Some(TestScenarioBody::Delayed) => pb::TestScenario::Delayed,
-            } as i32,
+            test_scenario: test_scenario_in(b.test_scenario) as i32,
         })
     }
+}
+
+fn test_scenario_in(scenario: Option<TestScenarioBody>) -> pb::TestScenario {
+    match scenario {
+        None => pb::TestScenario::Unspecified,
+        Some(TestScenarioBody::NoCourierFound) => pb::TestScenario::NoCourierFound,
+        Some(TestScenarioBody::CourierCancelled) => pb::TestScenario::CourierCancelled,
+        Some(TestScenarioBody::PickupNoShow) => pb::TestScenario::PickupNoShow,
+        Some(TestScenarioBody::DeliveryFailed) => pb::TestScenario::DeliveryFailed,
+        Some(TestScenarioBody::Delayed) => pb::TestScenario::Delayed,
+    }
+}
+
+/// `POST /v1/deliveries/{id}/redeliver` body (optional; docs/guide.md
+/// "Deliver again"): the new delivery's own times, `external_id` and
+/// `test_scenario`; everything else is the original's.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[schema(as = RedeliverDeliveryRequest)]
+pub struct RedeliverDeliveryBody {
+    /// Pickup time, 1 minute to 30 days ahead; omit for immediate.
+    #[schema(value_type = Option<String>, format = DateTime)]
+    pub scheduled_at: Option<String>,
+    /// When the pickup may happen; not with `scheduled_at`.
+    pub pickup_window: Option<TimeWindowBody>,
+    /// When the dropoff is promised.
+    pub dropoff_window: Option<TimeWindowBody>,
+    pub external_id: Option<String>,
+    pub test_scenario: Option<TestScenarioBody>,
+}
+
+pub fn redeliver_request(
+    delivery_id: String,
+    b: RedeliverDeliveryBody,
+) -> Result<pb::RedeliverDeliveryRequest, ApiError> {
+    Ok(pb::RedeliverDeliveryRequest {
+        delivery_id,
+        scheduled_at: time_in("scheduled_at", b.scheduled_at.as_deref())?,
+        pickup_window: window_in("pickup_window", b.pickup_window)?,
+        dropoff_window: window_in("dropoff_window", b.dropoff_window)?,
+        external_id: b.external_id,
+        test_scenario: test_scenario_in(b.test_scenario) as i32,
+    })
 }
 
 /// Why the client cancels; omitted means `other`.
@@ -230,6 +266,13 @@ pub struct UpdateDeliveryBody {
     #[serde(default, deserialize_with = "present")]
     #[schema(value_type = Option<TimeWindowBody>)]
     pub dropoff_window: Option<Option<TimeWindowBody>>,
+    /// The delivery's total after this change, in cents. A change that
+    /// moves a position prices the delivery again: when the total changes,
+    /// the change needs it here, else `409 price_changed` answers with the
+    /// new total in the error's `amount_cents`. Checked whenever sent.
+    #[serde(default, deserialize_with = "present")]
+    #[schema(value_type = i64, minimum = 0)]
+    pub accept_amount_cents: Option<Option<i64>>,
 }
 
 /// What a change sets on the pickup or the dropoff; an absent member stays
@@ -246,6 +289,20 @@ pub struct WaypointChangeBody {
     #[serde(default, deserialize_with = "present")]
     #[schema(value_type = Option<String>)]
     pub instructions: Option<Option<String>>,
+    /// A new address text. The pickup's until a courier is assigned, the
+    /// dropoff's until the courier is at the dropoff.
+    #[serde(default, deserialize_with = "present")]
+    #[schema(value_type = String)]
+    pub address: Option<Option<String>>,
+    /// A new latitude: the delivery is priced again (see
+    /// `accept_amount_cents`). Same times as `address`.
+    #[serde(default, deserialize_with = "present")]
+    #[schema(value_type = f64)]
+    pub latitude: Option<Option<f64>>,
+    /// A new longitude, as `latitude`.
+    #[serde(default, deserialize_with = "present")]
+    #[schema(value_type = f64)]
+    pub longitude: Option<Option<f64>>,
 }
 
 /// The update request for `delivery_id`, checked against `if_updated_at`
@@ -268,6 +325,7 @@ pub fn update_request(
         dropoff_window,
         clear_dropoff_window,
         if_updated_at,
+        accept_amount_cents: not_null(b.accept_amount_cents, "accept_amount_cents", "; send the new total")?,
     })
 }
 
@@ -283,9 +341,13 @@ fn waypoint_change_in(
         &format!("{param}.contact"),
         "; send the whole contact to replace it",
     )?;
+    let member = |name: &str| format!("{param}.{name}");
     Ok(Some(pb::WaypointChange {
         contact: contact.map(Into::into),
         instructions: change.instructions.map(Option::unwrap_or_default),
+        address: not_null(change.address, &member("address"), "; send the new address")?,
+        latitude: not_null(change.latitude, &member("latitude"), "; send the new position")?,
+        longitude: not_null(change.longitude, &member("longitude"), "; send the new position")?,
     }))
 }
 
@@ -322,17 +384,10 @@ const READ_ONLY: &[&str] = &[
     "notifications",
 ];
 
-/// A waypoint's members that no change can set (yet: moving a waypoint
-/// reprices the delivery).
-const READ_ONLY_ON_WAYPOINTS: &[&str] = &["address", "latitude", "longitude"];
-
 /// A change's body refusal in the guide's words: a member of the Delivery
 /// that is not "unknown" but cannot change after booking.
 pub fn read_only(error: ApiError) -> ApiError {
-    let fixed = error.param.as_deref().is_some_and(|param| match param.split_once('.') {
-        None => READ_ONLY.contains(&param),
-        Some((end, member)) => matches!(end, "pickup" | "dropoff") && READ_ONLY_ON_WAYPOINTS.contains(&member),
-    });
+    let fixed = error.param.as_deref().is_some_and(|param| READ_ONLY.contains(&param));
     if !fixed || !error.message.ends_with("is not a known field.") {
         return error;
     }
@@ -395,9 +450,9 @@ mod tests {
             ),
             (r#"{"stops":[]}"#, "stops", "stops cannot be changed after booking."),
             (
-                r#"{"dropoff":{"address":"Elsewhere 1"}}"#,
-                "dropoff.address",
-                "dropoff.address cannot be changed after booking.",
+                r#"{"amount_cents":900}"#,
+                "amount_cents",
+                "amount_cents cannot be changed after booking.",
             ),
             (r#"{"notez":"x"}"#, "notez", "notez is not a known field."),
             (
@@ -429,5 +484,16 @@ mod tests {
         assert_eq!(error.param.as_deref(), Some("pickup.contact"));
         let error = parse(r#"{"dropoff":null}"#).expect_err("null dropoff");
         assert_eq!(error.param.as_deref(), Some("dropoff"));
+        let error = parse(r#"{"dropoff":{"latitude":null}}"#).expect_err("null latitude");
+        assert_eq!(error.param.as_deref(), Some("dropoff.latitude"));
+        let error = parse(r#"{"accept_amount_cents":null}"#).expect_err("null total");
+        assert_eq!(error.param.as_deref(), Some("accept_amount_cents"));
+        let moved =
+            parse(r#"{"dropoff":{"address":"Rua B 2","latitude":38.7,"longitude":-9.1},"accept_amount_cents":990}"#)
+                .expect("request");
+        let dropoff = moved.dropoff.expect("dropoff");
+        assert_eq!((dropoff.latitude, dropoff.longitude), (Some(38.7), Some(-9.1)));
+        assert_eq!(dropoff.address.as_deref(), Some("Rua B 2"));
+        assert_eq!(moved.accept_amount_cents, Some(990));
     }
 }

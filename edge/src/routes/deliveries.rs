@@ -13,7 +13,9 @@ use crate::path_id::PathId;
 use courier::json::{CourierJson, DeliveryJson};
 
 use crate::dto::common::time_in;
-use crate::dto::deliveries::{self, CancelDeliveryBody, CreateDeliveryBody, DeliveryListJson, UpdateDeliveryBody};
+use crate::dto::deliveries::{
+    self, CancelDeliveryBody, CreateDeliveryBody, DeliveryListJson, RedeliverDeliveryBody, UpdateDeliveryBody,
+};
 use crate::dto::tracking::TrackingJson;
 use crate::error::ApiError;
 use crate::json::{JsonBody, OptionalJsonBody};
@@ -166,6 +168,45 @@ pub async fn cancel(
     let answer = state.core.deliveries.clone().cancel_delivery(request).await?;
     let delivery = answer.into_inner().delivery.ok_or_else(|| missing("delivery"))?;
     Ok(Json(delivery.into()))
+}
+
+/// Deliver again
+///
+/// Books a cancelled delivery again as a new delivery (status `pending`):
+/// the same places, contacts, instructions, goods, vehicle, extras, proof,
+/// notes, batching and notifications, priced afresh. Times are not copied:
+/// the body may give new ones, else the new delivery is immediate. The
+/// body is optional. A retry with the same `Idempotency-Key` and body
+/// replays the first answer.
+#[utoipa::path(
+    post,
+    path = "/v1/deliveries/{deliveryId}/redeliver",
+    operation_id = "redeliverDelivery",
+    tag = "Deliveries",
+    params(
+        ("deliveryId" = String, Path, description = "The cancelled delivery's id (`del_…`)."),
+        ("Idempotency-Key" = String, Header,
+            description = "Required. At most 255 characters; scope: workspace, mode and endpoint; kept 24 hours."),
+    ),
+    request_body(content = Option<RedeliverDeliveryBody>, description = "Optional."),
+    responses((status = 201, description = "The new delivery, status `pending`.", body = DeliveryJson<Option<CourierJson>>,
+        headers(("Idempotent-Replayed" = String, description = "`true` when the answer is replayed for a retried key.")))),
+    security(("partnerApiKey" = []), ("partnerBearer" = [])),
+)]
+pub async fn redeliver(
+    State(state): State<EdgeState>,
+    ctx: CallContext,
+    delivery_id: Result<PathId, ApiError>,
+    body: Result<OptionalJsonBody<RedeliverDeliveryBody>, ApiError>,
+) -> Result<(StatusCode, HeaderMap, Json<DeliveryJson>), ApiError> {
+    let parsed = delivery_id.and_then(|id| Ok((id, body?)));
+    let request = ctx.request_for(parsed, |(PathId(delivery_id), OptionalJsonBody(b))| {
+        deliveries::redeliver_request(delivery_id, b)
+    });
+    let answer = state.core.deliveries.clone().redeliver_delivery(request).await?;
+    let headers = super::replay_headers(answer.metadata());
+    let delivery = answer.into_inner().delivery.ok_or_else(|| missing("delivery"))?;
+    Ok((StatusCode::CREATED, headers, Json(delivery.into())))
 }
 
 /// Change a delivery

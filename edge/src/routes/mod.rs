@@ -36,6 +36,7 @@ pub fn router(state: EdgeState) -> Router {
             get(deliveries::get).patch(deliveries::update),
         )
         .route("/v1/deliveries/{delivery_id}/cancel", post(deliveries::cancel))
+        .route("/v1/deliveries/{delivery_id}/redeliver", post(deliveries::redeliver))
         .route(
             "/v1/deliveries/{delivery_id}/proof-of-delivery",
             get(proofs::proof_of_delivery),

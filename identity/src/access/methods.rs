@@ -106,6 +106,7 @@ pub const METHODS: &[Method] = &[
     read("/courier.v1.DeliveryService/ListDeliveries", DELIVERIES_READ),
     change("/courier.v1.DeliveryService/CancelDelivery", DELIVERIES_WRITE),
     change("/courier.v1.DeliveryService/UpdateDelivery", DELIVERIES_WRITE),
+    change("/courier.v1.DeliveryService/RedeliverDelivery", DELIVERIES_WRITE),
     read(
         "/courier.v1.NotificationService/ListDeliveryNotifications",
         DELIVERIES_READ,

@@ -10,6 +10,7 @@ use crate::CoreResult;
 use crate::quotes::to_json;
 use crate::statuses::{CancellationReason, Status};
 use crate::windows::Window;
+use courier_pricing::prices::PricedRoute;
 
 /// What one write changes on a delivery; unset fields stay as stored.
 #[derive(Clone, Debug, Default)]
@@ -30,6 +31,7 @@ pub struct Change {
     route: Option<StoredRoute>,
     dropoff_window: Option<Option<Window>>,
     promised_by: Option<i64>,
+    priced: Option<PricedRoute>,
 }
 
 impl Change {
@@ -165,6 +167,15 @@ impl Change {
         }
     }
 
+    /// The price, distance, duration and service area of a route priced
+    /// again (its waypoints moved).
+    pub fn priced(self, priced: PricedRoute) -> Self {
+        Change {
+            priced: Some(priced),
+            ..self
+        }
+    }
+
     /// What the row must still be for the change to apply, beyond its
     /// status: not yet at risk, for the change that makes it so, so that of
     /// two replicas finding it late only one records it.
@@ -226,6 +237,14 @@ impl Change {
         }
         if let Some(at) = self.promised_by {
             set(C::PromisedBy, Expr::value(at));
+        }
+        if let Some(priced) = &self.priced {
+            set(C::AmountCents, Expr::value(priced.amount_cents));
+            set(C::Currency, Expr::value(priced.currency.as_str()));
+            set(C::Breakdown, Expr::value(to_json(&priced.breakdown)?));
+            set(C::DistanceKm, Expr::value(priced.distance_km));
+            set(C::DurationMin, Expr::value(priced.duration_min));
+            set(C::ServiceAreaId, Expr::value(priced.service_area_id.as_str()));
         }
         Ok(columns)
     }

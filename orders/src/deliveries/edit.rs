@@ -1,28 +1,32 @@
 //! Changes after booking (docs/guide.md "Change a delivery"): `PATCH
-//! /v1/deliveries/{id}` sets the notes, the pickup's and dropoff's contact
-//! and instructions, and the dropoff window, each while the delivery's
-//! status allows it. Guarded by the idempotency key like a create; checked
-//! against the `updated_at` the client last read (`If-Match`) under the
-//! row's lock. Only members whose value really changes are judged and
-//! written; a change that changes nothing writes nothing and records no
-//! event.
+//! /v1/deliveries/{id}` sets the notes, the pickup's and dropoff's contact,
+//! instructions, address and position, and the dropoff window, each while
+//! the delivery's status allows it. A moved position prices the route
+//! again; a new total must be accepted (`accept_amount_cents`), and a live
+//! delivery's credit reservation follows it. Guarded by the idempotency key
+//! like a create; checked against the `updated_at` the client last read
+//! (`If-Match`) under the row's lock. Only members whose value really
+//! changes are judged and written; a change that changes nothing writes
+//! nothing and records no event.
 
 use std::sync::{Arc, OnceLock};
 
 use sea_orm::sea_query::LockType;
 use sea_orm::{ConnectionTrait, DatabaseBackend, EntityTrait, QuerySelect};
 
-use super::{Change, Delivery, entity, find, from_model, record_update, reload, update};
+use super::{Change, Delivery, StoredRoute, entity, find, from_model, record_update, reload, update};
 use crate::assignments::{self, feed};
 use crate::idempotency::{self, Idempotent, Scope};
+use crate::quotes::RouteInput;
 use crate::statuses::Status;
-use crate::validate::{self, ContactInput};
+use crate::validate::{self, ContactInput, WaypointInput};
 use crate::windows::{MINUTE, Window, Windows};
-use crate::{CoreError, CoreResult, Orders};
+use crate::{CoreError, CoreResult, Orders, billing};
 use courier::errors::ErrorCode;
 use courier::time::{format_rfc3339, from_micros};
-use courier_identity::auth::Principal;
+use courier_identity::auth::{Mode, Principal};
 use courier_identity::text;
+use courier_pricing::prices::PricedRoute;
 use courier_store::db::WriteTransaction;
 
 /// The idempotency scope's endpoint of a change.
@@ -40,6 +44,9 @@ pub struct Edit {
     /// The `updated_at` the client made the change against (`If-Match`);
     /// `None` changes whatever the delivery is now.
     pub if_updated_at: Option<i64>,
+    /// The total the client accepts, in cents: needed when the change
+    /// moves the price, checked whenever sent.
+    pub accept_amount_cents: Option<i64>,
 }
 
 /// What a change sets on the pickup or the dropoff.
@@ -49,17 +56,49 @@ pub struct WaypointEdit {
     pub contact: Option<ContactInput>,
     /// `Some(None)` removes the instructions.
     pub instructions: Option<Option<String>>,
+    /// A new address text.
+    pub address: Option<String>,
+    /// A new latitude or longitude: the route is priced again.
+    pub latitude: Option<f64>,
+    pub longitude: Option<f64>,
 }
 
 impl WaypointEdit {
     fn is_empty(&self) -> bool {
-        self.contact.is_none() && self.instructions.is_none()
+        self.contact.is_none()
+            && self.instructions.is_none()
+            && self.address.is_none()
+            && self.latitude.is_none()
+            && self.longitude.is_none()
+    }
+
+    /// `waypoint` with this change applied.
+    fn applied_to(&self, waypoint: &mut WaypointInput) {
+        if let Some(contact) = &self.contact {
+            waypoint.contact = Some(contact.clone());
+        }
+        if let Some(instructions) = &self.instructions {
+            waypoint.instructions.clone_from(instructions);
+        }
+        if let Some(address) = &self.address {
+            waypoint.address.clone_from(address);
+        }
+        if let Some(latitude) = self.latitude {
+            waypoint.latitude = latitude;
+        }
+        if let Some(longitude) = self.longitude {
+            waypoint.longitude = longitude;
+        }
     }
 }
 
 impl Edit {
     fn is_empty(&self) -> bool {
-        self.notes.is_none() && self.pickup.is_empty() && self.dropoff.is_empty() && self.dropoff_window.is_none()
+        self.notes.is_none()
+            && self.pickup.is_empty()
+            && self.dropoff.is_empty()
+            && self.dropoff_window.is_none()
+            && self.accept_amount_cents.is_none()
     }
 }
 
@@ -70,6 +109,10 @@ enum Member {
     Details,
     /// The dropoff window: until the goods are picked up.
     DropoffWindow,
+    /// The dropoff's address and position: until the courier is there.
+    DropoffPlace,
+    /// The pickup's address and position: until a courier is assigned.
+    PickupPlace,
 }
 
 /// Whether `member` may still change in `status`.
@@ -77,6 +120,8 @@ fn editable(member: Member, status: Status) -> bool {
     match member {
         Member::Details => !status.is_terminal(),
         Member::DropoffWindow => status.before_pickup(),
+        Member::DropoffPlace => !status.is_terminal() && status != Status::AtDropoff,
+        Member::PickupPlace => status == Status::Pending,
     }
 }
 
@@ -87,6 +132,16 @@ fn editable(member: Member, status: Status) -> bool {
 pub struct Edited {
     pub answer: Idempotent,
     pub changed_fields: Vec<String>,
+}
+
+impl Edited {
+    /// Whether the change moves the courier's route or its promises: a
+    /// place moved or the dropoff window changed.
+    pub fn replans(&self) -> bool {
+        self.changed_fields
+            .iter()
+            .any(|field| field == "dropoff_window" || field.ends_with(".latitude") || field.ends_with(".longitude"))
+    }
 }
 
 /// `PATCH /v1/deliveries/{id}`: checks the members' own rules, then, in
@@ -114,10 +169,10 @@ pub async fn edit(
         &idempotency::request_hash(canonical),
         request_id,
         now,
-        async move { check(&edit, now).map(|()| edit) },
-        move |tx, edit: Edit| {
+        prepare(orders, principal, id, edit, now),
+        move |tx, prepared: Prepared| {
             Box::pin(async move {
-                let (answer, fields) = apply(&worker, &principal_of_work, tx, &id_of_work, &edit).await?;
+                let (answer, fields) = apply(&worker, &principal_of_work, tx, &id_of_work, prepared).await?;
                 // Set once: the work runs once per call.
                 let _ = changed.set(fields);
                 Ok(answer)
@@ -136,13 +191,39 @@ pub async fn edit(
     Ok(Edited { answer, changed_fields })
 }
 
+/// A change checked, and its route priced before the transaction when it
+/// moves a waypoint (pricing may ask a routing service; the write lock is
+/// not held meanwhile).
+struct Prepared {
+    edit: Edit,
+    priced: Option<(StoredRoute, PricedRoute)>,
+}
+
+async fn prepare(orders: &Orders, principal: &Principal, id: &str, edit: Edit, now: i64) -> CoreResult<Prepared> {
+    check(&edit, now)?;
+    let mut priced = None;
+    let moves = [&edit.pickup, &edit.dropoff]
+        .iter()
+        .any(|end| end.latitude.is_some() || end.longitude.is_some());
+    let delivery = if moves { find(&orders.db, id).await? } else { None };
+    // Another caller's delivery is refused (not found) under the lock.
+    if let Some(delivery) = delivery.filter(|d| d.workspace_id == principal.workspace.id && d.mode == principal.mode) {
+        let route = edited_route(&delivery, &edit);
+        if moved(&delivery.route, &route) {
+            let price = price(orders, principal, &delivery, &route).await?;
+            priced = Some((route, price));
+        }
+    }
+    Ok(Prepared { edit, priced })
+}
+
 /// The members' own rules, before any read: one member at least, texts,
-/// contacts, the window's length and horizon at `now`.
+/// contacts, positions, the window's length and horizon at `now`.
 fn check(edit: &Edit, now: i64) -> CoreResult<()> {
     if edit.is_empty() {
         return Err(CoreError::invalid(
             "body",
-            "Send at least one member to change: notes, pickup, dropoff or dropoff_window.",
+            "Send at least one member to change: notes, pickup, dropoff or dropoff_window (or accept_amount_cents to check the total).",
         ));
     }
     if let Some(Some(notes)) = &edit.notes {
@@ -159,6 +240,21 @@ fn check(edit: &Edit, now: i64) -> CoreResult<()> {
                 courier::limits::INSTRUCTIONS,
             )?;
         }
+        if let Some(address) = &waypoint.address {
+            text::text_within(&format!("{end}.address"), address, courier::limits::ADDRESS)?;
+        }
+        if let Some(latitude) = waypoint.latitude {
+            validate::latitude(end, latitude)?;
+        }
+        if let Some(longitude) = waypoint.longitude {
+            validate::longitude(end, longitude)?;
+        }
+    }
+    if edit.accept_amount_cents.is_some_and(|cents| cents < 0) {
+        return Err(CoreError::invalid(
+            "accept_amount_cents",
+            "accept_amount_cents is a total in cents, 0 or more.",
+        ));
     }
     if let Some(window) = edit.dropoff_window {
         Windows {
@@ -170,26 +266,32 @@ fn check(edit: &Edit, now: i64) -> CoreResult<()> {
     Ok(())
 }
 
-/// The members `edit` really changes on `delivery`, as dot paths, in the
-/// order the Delivery shows them, each with its rule.
-fn changes(delivery: &Delivery, edit: &Edit) -> Vec<(String, Member)> {
+/// The members the change to `route` (and `edit`'s own) really changes on
+/// `delivery`, as dot paths, in the order the Delivery shows them, each
+/// with its rule.
+fn changes(delivery: &Delivery, edit: &Edit, route: &StoredRoute) -> Vec<(String, Member)> {
     let mut changed = Vec::new();
     if let Some(notes) = &edit.notes
         && *notes != delivery.notes
     {
         changed.push(("notes".to_owned(), Member::Details));
     }
-    let stored = [("pickup", &delivery.route.pickup), ("dropoff", &delivery.route.dropoff)];
-    for ((end, waypoint), change) in stored.into_iter().zip([&edit.pickup, &edit.dropoff]) {
-        if let Some(contact) = &change.contact
-            && Some(contact) != waypoint.contact.as_ref()
-        {
-            changed.push((format!("{end}.contact"), Member::Details));
-        }
-        if let Some(instructions) = &change.instructions
-            && *instructions != waypoint.instructions
-        {
-            changed.push((format!("{end}.instructions"), Member::Details));
+    let ends = [
+        ("pickup", &delivery.route.pickup, &route.pickup, Member::PickupPlace),
+        ("dropoff", &delivery.route.dropoff, &route.dropoff, Member::DropoffPlace),
+    ];
+    for (end, was, now, place) in ends {
+        let members = [
+            ("address", was.address != now.address, place),
+            ("latitude", was.latitude != now.latitude, place),
+            ("longitude", was.longitude != now.longitude, place),
+            ("contact", was.contact != now.contact, Member::Details),
+            ("instructions", was.instructions != now.instructions, Member::Details),
+        ];
+        for (member, differs, rule) in members {
+            if differs {
+                changed.push((format!("{end}.{member}"), rule));
+            }
         }
     }
     if let Some(window) = edit.dropoff_window
@@ -200,6 +302,67 @@ fn changes(delivery: &Delivery, edit: &Edit) -> Vec<(String, Member)> {
     changed
 }
 
+/// `delivery`'s route with `edit`'s waypoint changes applied.
+fn edited_route(delivery: &Delivery, edit: &Edit) -> StoredRoute {
+    let mut route = delivery.route.clone();
+    edit.pickup.applied_to(&mut route.pickup);
+    edit.dropoff.applied_to(&mut route.dropoff);
+    route
+}
+
+/// Whether `route` puts the pickup or the dropoff somewhere else than
+/// `was`.
+fn moved(was: &StoredRoute, route: &StoredRoute) -> bool {
+    was.pickup.point() != route.pickup.point() || was.dropoff.point() != route.dropoff.point()
+}
+
+/// `route` priced as `delivery` was at its booking: its vehicle, extras,
+/// items, schedule and windows, at the time it was booked, with the
+/// workspace's discount.
+async fn price(
+    orders: &Orders,
+    principal: &Principal,
+    delivery: &Delivery,
+    route: &StoredRoute,
+) -> CoreResult<PricedRoute> {
+    let input = RouteInput {
+        pickup: route.pickup.clone(),
+        dropoff: route.dropoff.clone(),
+        stops: route.stops.clone(),
+        vehicle_type_id: delivery.vehicle_type_id.clone(),
+        extras: route.extras.clone(),
+        items: route.items.clone(),
+        scheduled_at: delivery.scheduled_at.map(from_micros),
+        windows: delivery.windows,
+    };
+    input
+        .price(
+            orders,
+            from_micros(delivery.created_at),
+            principal.workspace.plan.discount_bps,
+        )
+        .await
+}
+
+/// Refuses a change whose total (`total`, after the change) differs from
+/// the one accepted, or, when none is, from the total before.
+fn check_price(edit: &Edit, before: Option<i64>, total: Option<i64>) -> CoreResult<()> {
+    let accepted = edit.accept_amount_cents.or(before);
+    if accepted == total {
+        return Ok(());
+    }
+    let amount_cents = total.unwrap_or_default();
+    let message = match edit.accept_amount_cents {
+        Some(accepted) => format!(
+            "The delivery's total after this change is {amount_cents} cents, not the {accepted} in accept_amount_cents; send the change again with accept_amount_cents: {amount_cents}."
+        ),
+        None => format!(
+            "This change moves the delivery's total to {amount_cents} cents; send it again with accept_amount_cents: {amount_cents} to accept it."
+        ),
+    };
+    Err(CoreError::PriceChanged { message, amount_cents })
+}
+
 /// The change in `tx`: the delivery's answer as the transport writes it,
 /// and the members changed.
 async fn apply(
@@ -207,8 +370,9 @@ async fn apply(
     principal: &Principal,
     tx: &WriteTransaction,
     id: &str,
-    edit: &Edit,
+    prepared: Prepared,
 ) -> CoreResult<(Vec<u8>, Vec<String>)> {
+    let Prepared { edit, priced } = prepared;
     let delivery = find_for_update(tx, id)
         .await?
         .filter(|d| d.workspace_id == principal.workspace.id && d.mode == principal.mode)
@@ -225,7 +389,8 @@ async fn apply(
             ),
         ));
     }
-    let changed = changes(&delivery, edit);
+    let route = edited_route(&delivery, &edit);
+    let changed = changes(&delivery, &edit, &route);
     if let Some((path, _)) = changed.iter().find(|(_, member)| !editable(*member, delivery.status)) {
         return Err(CoreError::at(
             ErrorCode::NotEditable,
@@ -236,18 +401,30 @@ async fn apply(
             ),
         ));
     }
+    let priced = match priced {
+        _ if !moved(&delivery.route, &route) => None,
+        Some((priced_route, price)) if !moved(&priced_route, &route) => Some(price),
+        // Another change moved the route since it was priced: rare enough
+        // to price it again under the lock.
+        _ => Some(self::price(orders, principal, &delivery, &route).await?),
+    };
+    let total = priced.as_ref().map(|p| p.amount_cents).or(delivery.amount_cents);
+    check_price(&edit, delivery.amount_cents, total)?;
     if changed.is_empty() {
         return Ok((orders.wire.delivery(&delivery), Vec::new()));
     }
     let now = orders.clock.now_micros();
-    let change = changed_columns(&delivery, edit, &changed, now)?;
+    let change = changed_columns(&delivery, &edit, &changed, route, priced, now)?;
     if !update(orders, tx, id, Some(delivery.status), change).await? {
         // The row is locked (PostgreSQL) or the writer is this transaction
         // (SQLite): its status cannot have moved since it was read.
         return Err(CoreError::Internal(format!("delivery {id} moved under its lock")));
     }
     let updated = reload(tx, id).await?;
-    let fields: Vec<String> = changed.into_iter().map(|(path, _)| path).collect();
+    let mut fields: Vec<String> = changed.into_iter().map(|(path, _)| path).collect();
+    if updated.amount_cents != delivery.amount_cents {
+        fields.push("amount_cents".to_owned());
+    }
     record_update(orders, tx, &updated, &fields, now).await?;
     principal.audit(orders, &**tx, "delivery.update", id).await?;
     if let Some(held) = assignments::open_for_job(tx, id).await? {
@@ -257,47 +434,57 @@ async fn apply(
         };
         feed::append(orders, tx, &held.courier_id, entry, now);
     }
+    if let (Mode::Live, Some(before), Some(after)) = (delivery.mode, delivery.amount_cents, updated.amount_cents) {
+        // The credit reserved at booking follows the price (docs/billing.md);
+        // last, so that the workspace row stays locked only until the commit.
+        match after - before {
+            more if more > 0 => billing::reserve_credit(tx, &delivery.workspace_id, more).await?,
+            less if less < 0 => billing::release_credit(tx, &delivery.workspace_id, -less).await?,
+            _ => {}
+        }
+    }
     Ok((orders.wire.delivery(&updated), fields))
 }
 
-/// The write of the `changed` members of `edit` on `delivery` at `now`; a
-/// new dropoff window must still be reachable, and moves the promise as a
-/// create would have set it.
-fn changed_columns(delivery: &Delivery, edit: &Edit, changed: &[(String, Member)], now: i64) -> CoreResult<Change> {
+/// The write of the `changed` members of `edit` on `delivery` at `now`,
+/// with the edited `route` and its new price. A new dropoff window, or a
+/// route of another duration, moves the promise as a create would have set
+/// it; before pickup, the dropoff window must still be reachable.
+fn changed_columns(
+    delivery: &Delivery,
+    edit: &Edit,
+    changed: &[(String, Member)],
+    route: StoredRoute,
+    priced: Option<PricedRoute>,
+    now: i64,
+) -> CoreResult<Change> {
     let is_changed = |path: &str| changed.iter().any(|(p, _)| p == path);
     let mut change = Change::default().touched(now);
     if is_changed("notes") {
         change = change.notes(edit.notes.clone().flatten());
     }
-    if changed
-        .iter()
-        .any(|(path, _)| path.starts_with("pickup.") || path.starts_with("dropoff."))
-    {
-        let mut route = delivery.route.clone();
-        for (waypoint, waypoint_edit) in [(&mut route.pickup, &edit.pickup), (&mut route.dropoff, &edit.dropoff)] {
-            if let Some(contact) = &waypoint_edit.contact {
-                waypoint.contact = Some(contact.clone());
-            }
-            if let Some(instructions) = &waypoint_edit.instructions {
-                waypoint.instructions.clone_from(instructions);
-            }
-        }
+    if route != delivery.route {
         change = change.route(route);
     }
-    if is_changed("dropoff_window")
-        && let Some(window) = edit.dropoff_window
-    {
+    let new_window = edit.dropoff_window.filter(|_| is_changed("dropoff_window"));
+    let duration_min = priced.as_ref().map_or(delivery.duration_min, |p| p.duration_min);
+    if new_window.is_some() || duration_min != delivery.duration_min {
         let windows = Windows {
             pickup: delivery.windows.pickup,
-            dropoff: window,
+            dropoff: new_window.unwrap_or(delivery.windows.dropoff),
         };
-        let duration = delivery.duration_min * MINUTE;
-        let pickup_from = delivery.scheduled_at.or(windows.pickup.map(|w| w.start));
-        windows.check_reachable(pickup_from.map_or(now, |at| at.max(now)), duration)?;
+        let duration = duration_min * MINUTE;
+        if delivery.status.before_pickup() {
+            windows.check_reachable(delivery.pickup_from().map_or(now, |at| at.max(now)), duration)?;
+        }
         let plan = windows.plan(delivery.created_at, delivery.scheduled_at, duration);
-        change = change
-            .dropoff_window(window)
-            .promised_by(windows.promised_dropoff(plan.dropoff_at));
+        change = change.promised_by(windows.promised_dropoff(plan.dropoff_at));
+        if let Some(window) = new_window {
+            change = change.dropoff_window(window);
+        }
+    }
+    if let Some(priced) = priced {
+        change = change.priced(priced);
     }
     Ok(change)
 }
@@ -331,6 +518,33 @@ mod tests {
         assert!(!editable(Member::Details, Status::Delivered));
         assert!(!editable(Member::Details, Status::Cancelled));
         assert!(!editable(Member::DropoffWindow, Status::PickedUp));
+        for status in Status::ALL {
+            assert_eq!(
+                editable(Member::PickupPlace, status),
+                status == Status::Pending,
+                "{status:?}"
+            );
+            let before_dropoff = !status.is_terminal() && status != Status::AtDropoff;
+            assert_eq!(editable(Member::DropoffPlace, status), before_dropoff, "{status:?}");
+        }
+        assert!(editable(Member::DropoffPlace, Status::InTransit));
+    }
+
+    #[test]
+    fn a_new_total_must_be_accepted() {
+        let accepting = |cents| Edit {
+            accept_amount_cents: cents,
+            ..Edit::default()
+        };
+        check_price(&accepting(None), Some(900), Some(900)).expect("the same total needs no acceptance");
+        check_price(&accepting(Some(1200)), Some(900), Some(1200)).expect("the new total accepted");
+        check_price(&accepting(Some(900)), Some(900), Some(900)).expect("the total as it is, checked");
+        for (accepted, total) in [(None, 1200), (Some(900), 1200), (Some(1300), 1200), (Some(800), 900)] {
+            match check_price(&accepting(accepted), Some(900), Some(total)) {
+                Err(CoreError::PriceChanged { amount_cents, .. }) => assert_eq!(amount_cents, total),
+                other => panic!("{accepted:?} for {total}: {other:?}"),
+            }
+        }
     }
 
     #[test]
@@ -361,7 +575,7 @@ mod tests {
                     phone: "call me".into(),
                     email: None,
                 }),
-                instructions: None,
+                ..WaypointEdit::default()
             },
             ..Edit::default()
         };

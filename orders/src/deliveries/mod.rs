@@ -11,9 +11,11 @@ pub mod edit;
 pub(crate) mod entity;
 pub mod model;
 pub mod queue;
+mod redeliver;
 
 pub use change::Change;
 pub use edit::{Edit, Edited, WaypointEdit, edit};
+pub use redeliver::{Redelivery, redeliver};
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -72,6 +74,19 @@ pub async fn create(
     new: NewDelivery,
 ) -> CoreResult<Idempotent> {
     let scope = Scope::new(principal, "POST /v1/deliveries", idempotency_key)?;
+    create_in(orders, principal, scope, canonical, request_id, new).await
+}
+
+/// Creates `new` under the idempotency `scope` of the endpoint that asked
+/// for it (a create, or a redelivery).
+async fn create_in(
+    orders: &Orders,
+    principal: &Principal,
+    scope: Scope,
+    canonical: &[u8],
+    request_id: &str,
+    new: NewDelivery,
+) -> CoreResult<Idempotent> {
     let hash = idempotency::request_hash(canonical);
     let now = orders.clock.now_micros();
     // A retry is answered from the key's row when the claim finds it taken

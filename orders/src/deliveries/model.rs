@@ -116,6 +116,26 @@ impl ProofRequest {
     }
 }
 
+impl From<&ProofRequirements> for ProofRequest {
+    /// The request that stores `requirements` again (a redelivery asks
+    /// for the original's proof).
+    fn from(requirements: &ProofRequirements) -> Self {
+        let (pickup, dropoff) = (&requirements.pickup, &requirements.dropoff);
+        ProofRequest {
+            pickup_photos: Some(pickup.photos as i32),
+            pickup_signature: Some(pickup.signature),
+            pickup_sender_name: Some(pickup.sender_name),
+            pickup_barcode: Some(pickup.barcode),
+            dropoff_photos: Some(dropoff.photos as i32),
+            dropoff_signature: Some(dropoff.signature),
+            dropoff_recipient_name: Some(dropoff.recipient_name),
+            dropoff_barcode: Some(dropoff.barcode),
+            dropoff_age_check: Some(dropoff.age_check),
+            dropoff_leave_at_door: Some(dropoff.leave_at_door),
+        }
+    }
+}
+
 /// How a test delivery ends (test keys only).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum TestScenario {

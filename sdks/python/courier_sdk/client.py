@@ -12,14 +12,16 @@ import httpx
 
 from .generated import AuthenticatedClient
 from .generated.api.deliveries import create_delivery as create_delivery_operation
+from .generated.api.deliveries import redeliver_delivery as redeliver_delivery_operation
 from .generated.api.deliveries import update_delivery as update_delivery_operation
-from .generated.models import CreateDeliveryRequest, UpdateDeliveryRequest
+from .generated.models import CreateDeliveryRequest, RedeliverDeliveryRequest, UpdateDeliveryRequest
 from .generated.types import UNSET
 
 # The creates that take an Idempotency-Key: one is made for each call
 # without one, and every retry of that call sends the same. A delivery's
-# change (PATCH /v1/deliveries/{id}) takes one too.
+# change (PATCH /v1/deliveries/{id}) and redelivery take one too.
 CREATE_PATHS = ("/v1/deliveries", "/v1/fleet/orders")
+REDELIVER_PATH = re.compile(r"/v1/deliveries/[^/]+/redeliver$")
 CHANGE_PATH = re.compile(r"/v1/deliveries/[^/]+$")
 # Requests that are safe to send again after a network error or a 5xx.
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
@@ -67,8 +69,11 @@ class RetryingTransport(httpx.BaseTransport):
         self._sleep = sleep
 
     def handle_request(self, request: httpx.Request) -> httpx.Response:
-        guarded = (request.method == "POST" and request.url.path.endswith(CREATE_PATHS)) or (
-            request.method == "PATCH" and CHANGE_PATH.search(request.url.path) is not None
+        path = request.url.path
+        guarded = (
+            request.method == "POST" and (path.endswith(CREATE_PATHS) or REDELIVER_PATH.search(path) is not None)
+        ) or (
+            request.method == "PATCH" and CHANGE_PATH.search(path) is not None
         )
         if guarded and "Idempotency-Key" not in request.headers:
             request.headers["Idempotency-Key"] = new_idempotency_key()
@@ -130,6 +135,22 @@ def update_delivery(
         body=body,
         idempotency_key=idempotency_key or new_idempotency_key(),
         if_match=UNSET if if_match is None else if_match,
+    )
+
+
+def redeliver_delivery(
+    client: AuthenticatedClient,
+    delivery_id: str,
+    body: RedeliverDeliveryRequest | None = None,
+    idempotency_key: str | None = None,
+):
+    """POST /v1/deliveries/{delivery_id}/redeliver: books a cancelled
+    delivery again as a new one, with an Idempotency-Key made unless given."""
+    return redeliver_delivery_operation.sync_detailed(
+        delivery_id,
+        client=client,
+        body=UNSET if body is None else body,
+        idempotency_key=idempotency_key or new_idempotency_key(),
     )
 
 

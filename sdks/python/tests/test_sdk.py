@@ -35,6 +35,7 @@ from courier_sdk.generated.models import (
     NotificationList,
     NotificationPreferencesInput,
     Quote,
+    RedeliverDeliveryRequest,
     TimeWindowInput,
     UpdateDeliveryRequest,
     WaypointInput,
@@ -227,6 +228,18 @@ class SdkFlow(unittest.TestCase):
         # No courier ever took it: nothing was sent.
         sent = expect(list_delivery_notifications.sync_detailed(delivery.id, client=self.client), 200, NotificationList)
         self.assertEqual((sent.notifications, sent.next_page_token), ([], None))
+
+        again = expect(
+            courier_sdk.redeliver_delivery(
+                self.client, delivery.id, RedeliverDeliveryRequest(external_id=f"{external_id}-again")
+            ),
+            201,
+            Delivery,
+        )
+        self.assertNotEqual(again.id, delivery.id)
+        self.assertEqual((again.status, again.notes), (DeliveryStatus.PENDING, "Side door."))
+        redeliveries = [seen for seen in self.proxy.seen if seen[0] == "POST" and seen[1].endswith("/redeliver")]
+        self.assertTrue(redeliveries and redeliveries[0][2], "the redelivery carries an Idempotency-Key")
 
     def test_create_retried_after_a_dropped_connection(self) -> None:
         proxy = FlakyProxy({("POST", "/v1/deliveries"): "reset"})

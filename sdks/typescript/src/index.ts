@@ -10,8 +10,9 @@ export type Event = components["schemas"]["Event"];
 
 // The creates that take an Idempotency-Key: one is made for each call
 // without one, and every retry of that call sends the same. A delivery's
-// change (PATCH /v1/deliveries/{id}) takes one too.
+// change (PATCH /v1/deliveries/{id}) and redelivery take one too.
 const CREATE_PATHS = ["/v1/deliveries", "/v1/fleet/orders"];
+const REDELIVER_PATH = /\/v1\/deliveries\/[^/]+\/redeliver$/;
 const CHANGE_PATH = /\/v1\/deliveries\/[^/]+$/;
 // Requests that are safe to send again after a network error or a 5xx.
 const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
@@ -64,7 +65,7 @@ export function retryingFetch(options: RetryOptions = {}): (request: Request) =>
   return async (request: Request): Promise<Response> => {
     const path = new URL(request.url).pathname;
     const guarded =
-      (request.method === "POST" && CREATE_PATHS.some((create) => path.endsWith(create))) ||
+      (request.method === "POST" && (CREATE_PATHS.some((create) => path.endsWith(create)) || REDELIVER_PATH.test(path))) ||
       (request.method === "PATCH" && CHANGE_PATH.test(path));
     if (guarded && !request.headers.has("Idempotency-Key")) {
       request.headers.set("Idempotency-Key", newIdempotencyKey());
@@ -127,6 +128,16 @@ export function updateDelivery(client: Client<paths>, deliveryId: string, body: 
   const header: { "Idempotency-Key": string; "If-Match"?: string } = { "Idempotency-Key": options.idempotencyKey ?? newIdempotencyKey() };
   if (options.ifMatch !== undefined) header["If-Match"] = options.ifMatch;
   return client.PATCH("/v1/deliveries/{deliveryId}", { body, params: { path: { deliveryId }, header } });
+}
+
+export type RedeliverDeliveryRequest = components["schemas"]["RedeliverDeliveryRequest"];
+
+/** POST /v1/deliveries/{deliveryId}/redeliver: books a cancelled delivery again, with an Idempotency-Key made unless given. */
+export function redeliverDelivery(client: Client<paths>, deliveryId: string, body: RedeliverDeliveryRequest = {}, idempotencyKey: string = newIdempotencyKey()) {
+  return client.POST("/v1/deliveries/{deliveryId}/redeliver", {
+    body,
+    params: { path: { deliveryId }, header: { "Idempotency-Key": idempotencyKey } },
+  });
 }
 
 /**

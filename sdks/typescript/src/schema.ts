@@ -142,6 +142,31 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/deliveries/{deliveryId}/redeliver": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Deliver again
+         * @description Books a cancelled delivery again as a new delivery (status `pending`):
+         *     the same places, contacts, instructions, goods, vehicle, extras, proof,
+         *     notes, batching and notifications, priced afresh. Times are not copied:
+         *     the body may give new ones, else the new delivery is immediate. The
+         *     body is optional. A retry with the same `Idempotency-Key` and body
+         *     replays the first answer.
+         */
+        post: operations["redeliverDelivery"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/deliveries/{deliveryId}/tracking": {
         parameters: {
             query?: never;
@@ -998,6 +1023,12 @@ export interface components {
         };
         ErrorDetail: {
             /**
+             * Format: int64
+             * @description `price_changed` only: the delivery's new total, to send back as
+             *     `accept_amount_cents`.
+             */
+            amount_cents?: number | null;
+            /**
              * @description Stable machine-readable code (see `/v1/docs/errors`); the known codes are its `examples`. New codes can appear within v1: handle an unknown code by the HTTP status.
              * @example invalid_request
              * @example method_not_allowed
@@ -1040,6 +1071,8 @@ export interface components {
              * @example no_proof_of_delivery
              * @example not_cancellable
              * @example not_editable
+             * @example not_redeliverable
+             * @example price_changed
              * @example conflict
              * @example idempotency_key_reused
              * @example request_in_progress
@@ -1318,6 +1351,22 @@ export interface components {
             /** Format: date-time */
             valid_until: string;
         };
+        /**
+         * @description `POST /v1/deliveries/{id}/redeliver` body (optional; docs/guide.md
+         *     "Deliver again"): the new delivery's own times, `external_id` and
+         *     `test_scenario`; everything else is the original's.
+         */
+        RedeliverDeliveryRequest: {
+            dropoff_window?: components["schemas"]["TimeWindowInput"] | null;
+            external_id?: string | null;
+            pickup_window?: components["schemas"]["TimeWindowInput"] | null;
+            /**
+             * Format: date-time
+             * @description Pickup time, 1 minute to 30 days ahead; omit for immediate.
+             */
+            scheduled_at?: string | null;
+            test_scenario?: components["schemas"]["TestScenario"] | null;
+        };
         SelectedExtra: {
             extra_id: string;
             option_id?: string | null;
@@ -1385,6 +1434,14 @@ export interface components {
          *     an absent member stays as it is; at least one is sent.
          */
         UpdateDeliveryRequest: {
+            /**
+             * Format: int64
+             * @description The delivery's total after this change, in cents. A change that
+             *     moves a position prices the delivery again: when the total changes,
+             *     the change needs it here, else `409 price_changed` answers with the
+             *     new total in the error's `amount_cents`. Checked whenever sent.
+             */
+            accept_amount_cents?: number;
             /** @description Until the delivery is delivered or cancelled. */
             dropoff?: components["schemas"]["WaypointChangeInput"];
             dropoff_window?: components["schemas"]["TimeWindowInput"] | null;
@@ -1447,10 +1504,26 @@ export interface components {
          *     as it is.
          */
         WaypointChangeInput: {
+            /**
+             * @description A new address text. The pickup's until a courier is assigned, the
+             *     dropoff's until the courier is at the dropoff.
+             */
+            address?: string;
             /** @description Replaces the contact whole; it cannot be removed. */
             contact?: components["schemas"]["ContactInput"];
             /** @description `null` (or `""`) removes the instructions. */
             instructions?: string | null;
+            /**
+             * Format: double
+             * @description A new latitude: the delivery is priced again (see
+             *     `accept_amount_cents`). Same times as `address`.
+             */
+            latitude?: number;
+            /**
+             * Format: double
+             * @description A new longitude, as `latitude`.
+             */
+            longitude?: number;
         };
         /** @description A route point that may carry a contact and handoff instructions. */
         WaypointInput: {
@@ -2016,6 +2089,7 @@ export interface operations {
              *     - `quote_mismatch`: The request differs from the quote in route, vehicle type, extras, items, `scheduled_at` or a window. Request a new quote.
              *     - `quote_not_found`: No quote with that id exists for this key's workspace and mode.
              *     - `quote_expired`: The quote is older than 5 minutes. Request a new quote.
+             *     - `window_not_feasible`: The dropoff window closes before the goods can arrive: the earliest pickup plus the route's duration lies after `dropoff_window.end`. `param` names the window.
              *     - `service_area_unavailable`: A waypoint lies outside every service area, or the waypoints lie in different service areas. `param` names the waypoint.
              *     - `vehicle_does_not_fit`: The vehicle type cannot carry the items: too heavy, an item fits in no orientation, or the total volume exceeds the cargo space.
              *     - `invalid_items`: The items cannot be evaluated: quantities, weights or dimensions are zero, negative, not finite or absurd.
@@ -2036,6 +2110,7 @@ export interface operations {
                              * @example quote_mismatch
                              * @example quote_not_found
                              * @example quote_expired
+                             * @example window_not_feasible
                              * @example service_area_unavailable
                              * @example vehicle_does_not_fit
                              * @example invalid_items
@@ -2520,6 +2595,7 @@ export interface operations {
              *     - `missing_idempotency_key`: The `Idempotency-Key` header is required on delivery and fleet order creates and on delivery changes (`PATCH /v1/deliveries/{id}`).
              *     - `invalid_idempotency_key`: The `Idempotency-Key` header is longer than 255 characters.
              *     - `window_not_feasible`: The dropoff window closes before the goods can arrive: the earliest pickup plus the route's duration lies after `dropoff_window.end`. `param` names the window.
+             *     - `service_area_unavailable`: A waypoint lies outside every service area, or the waypoints lie in different service areas. `param` names the waypoint.
              */
             400: {
                 headers: {
@@ -2535,6 +2611,7 @@ export interface operations {
                              * @example missing_idempotency_key
                              * @example invalid_idempotency_key
                              * @example window_not_feasible
+                             * @example service_area_unavailable
                              */
                             code?: unknown;
                         };
@@ -2564,7 +2641,30 @@ export interface operations {
                 };
             };
             /**
+             * @description - `invoice_credit_limit_exceeded`: The live delivery would take the workspace's open amount over its credit limit. Settle open statements first.
+             *     - `invoice_statement_overdue`: An invoice statement is overdue. Settle it before creating live deliveries.
+             */
+            402: {
+                headers: {
+                    /** @description The request's id (`req_…`); quote it to support. */
+                    "Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /**
+                             * @example invoice_credit_limit_exceeded
+                             * @example invoice_statement_overdue
+                             */
+                            code?: unknown;
+                        };
+                    };
+                };
+            };
+            /**
              * @description - `permission_denied`: The key lacks the permission the operation needs.
+             *     - `invoice_billing_not_enabled`: The workspace is not approved for invoice billing: live deliveries cannot be created; quotes still work.
              *     - `api_access_disabled`: The workspace's plan has no API access.
              */
             403: {
@@ -2578,6 +2678,7 @@ export interface operations {
                         error?: {
                             /**
                              * @example permission_denied
+                             * @example invoice_billing_not_enabled
                              * @example api_access_disabled
                              */
                             code?: unknown;
@@ -2618,7 +2719,8 @@ export interface operations {
                 };
             };
             /**
-             * @description - `not_editable`: The delivery's status no longer allows changing the member `param` names: notes, contacts and instructions change until delivered, the dropoff window until pickup.
+             * @description - `not_editable`: The delivery's status no longer allows changing the member `param` names: notes, contacts and instructions change until delivered, the dropoff window until pickup, the dropoff's place until the courier is at the dropoff, the pickup's place until a courier is assigned.
+             *     - `price_changed`: The change moves the delivery's price: send it again with `accept_amount_cents` equal to the new total, which the error's `amount_cents` carries (the same `Idempotency-Key` may be reused; this refusal is not kept under it).
              *     - `idempotency_key_reused`: The `Idempotency-Key` was used before with a different body.
              *     - `request_in_progress`: The first request with this `Idempotency-Key` is still running. Retry the same request shortly.
              */
@@ -2633,6 +2735,7 @@ export interface operations {
                         error?: {
                             /**
                              * @example not_editable
+                             * @example price_changed
                              * @example idempotency_key_reused
                              * @example request_in_progress
                              */
@@ -3349,6 +3452,294 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] & {
                         error?: {
                             /** @example request_timeout */
+                            code?: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description - `request_too_large`: The request body is larger than 1 MiB: refused as soon as that is known (a larger `Content-Length` before any of the body is read), and the connection is closed. */
+            413: {
+                headers: {
+                    /** @description The request's id (`req_…`); quote it to support. */
+                    "Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @example request_too_large */
+                            code?: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description - `rate_limited`: Too many requests. Wait the number of seconds in the `Retry-After` header. */
+            429: {
+                headers: {
+                    /** @description The request's id (`req_…`); quote it to support. */
+                    "Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @example rate_limited */
+                            code?: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description - `headers_too_large`: The request's headers take more than 32 KiB; `param` names the largest. (`x-api-key`, `Authorization` and `Idempotency-Key` have their own codes.) */
+            431: {
+                headers: {
+                    /** @description The request's id (`req_…`); quote it to support. */
+                    "Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @example headers_too_large */
+                            code?: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description - `internal_error`: Unexpected error. Retry with backoff, reusing the same `Idempotency-Key` on creates. */
+            500: {
+                headers: {
+                    /** @description The request's id (`req_…`); quote it to support. */
+                    "Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @example internal_error */
+                            code?: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description - `upstream_error`: An internal service failed. Retry with backoff, reusing the same `Idempotency-Key` on creates. */
+            502: {
+                headers: {
+                    /** @description The request's id (`req_…`); quote it to support. */
+                    "Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @example upstream_error */
+                            code?: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description - `service_unavailable`: The service is temporarily unavailable. Retry with backoff. */
+            503: {
+                headers: {
+                    /** @description The request's id (`req_…`); quote it to support. */
+                    "Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @example service_unavailable */
+                            code?: unknown;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    redeliverDelivery: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description Required. At most 255 characters; scope: workspace, mode and endpoint; kept 24 hours.
+                 * @example 7f3c9a2e-5b1d-4c8e-9f60-2d4b8a1c3e57
+                 */
+                "Idempotency-Key": string;
+            };
+            path: {
+                /** @description The cancelled delivery's id (`del_…`). */
+                deliveryId: string;
+            };
+            cookie?: never;
+        };
+        /** @description Optional. */
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["RedeliverDeliveryRequest"];
+            };
+        };
+        responses: {
+            /** @description The new delivery, status `pending`. */
+            201: {
+                headers: {
+                    /** @description `true` when the answer is replayed for a retried key. */
+                    "Idempotent-Replayed"?: string;
+                    /** @description The request's id (`req_…`); quote it to support. */
+                    "Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Delivery"];
+                };
+            };
+            /**
+             * @description - `invalid_request`: A field is missing or invalid, or the body is not a JSON object. `param` names the field as a dot path (`stops.2.latitude`) or the header.
+             *     - `missing_idempotency_key`: The `Idempotency-Key` header is required on delivery and fleet order creates and on delivery changes (`PATCH /v1/deliveries/{id}`).
+             *     - `invalid_idempotency_key`: The `Idempotency-Key` header is longer than 255 characters.
+             *     - `window_not_feasible`: The dropoff window closes before the goods can arrive: the earliest pickup plus the route's duration lies after `dropoff_window.end`. `param` names the window.
+             *     - `service_area_unavailable`: A waypoint lies outside every service area, or the waypoints lie in different service areas. `param` names the waypoint.
+             */
+            400: {
+                headers: {
+                    /** @description The request's id (`req_…`); quote it to support. */
+                    "Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /**
+                             * @example invalid_request
+                             * @example missing_idempotency_key
+                             * @example invalid_idempotency_key
+                             * @example window_not_feasible
+                             * @example service_area_unavailable
+                             */
+                            code?: unknown;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description - `missing_api_key`: No API key was sent in `x-api-key` or `Authorization: Bearer`.
+             *     - `invalid_api_key`: The API key is unknown, expired or revoked.
+             */
+            401: {
+                headers: {
+                    /** @description The request's id (`req_…`); quote it to support. */
+                    "Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /**
+                             * @example missing_api_key
+                             * @example invalid_api_key
+                             */
+                            code?: unknown;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description - `invoice_credit_limit_exceeded`: The live delivery would take the workspace's open amount over its credit limit. Settle open statements first.
+             *     - `invoice_statement_overdue`: An invoice statement is overdue. Settle it before creating live deliveries.
+             */
+            402: {
+                headers: {
+                    /** @description The request's id (`req_…`); quote it to support. */
+                    "Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /**
+                             * @example invoice_credit_limit_exceeded
+                             * @example invoice_statement_overdue
+                             */
+                            code?: unknown;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description - `permission_denied`: The key lacks the permission the operation needs.
+             *     - `invoice_billing_not_enabled`: The workspace is not approved for invoice billing: live deliveries cannot be created; quotes still work.
+             *     - `api_access_disabled`: The workspace's plan has no API access.
+             */
+            403: {
+                headers: {
+                    /** @description The request's id (`req_…`); quote it to support. */
+                    "Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /**
+                             * @example permission_denied
+                             * @example invoice_billing_not_enabled
+                             * @example api_access_disabled
+                             */
+                            code?: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description - `not_found`: The resource does not exist for this key's workspace and mode, or no route matches the path. */
+            404: {
+                headers: {
+                    /** @description The request's id (`req_…`); quote it to support. */
+                    "Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @example not_found */
+                            code?: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description - `request_timeout`: The request's body did not arrive within the time allowed (30 seconds by default); the connection is closed. Send the request again. */
+            408: {
+                headers: {
+                    /** @description The request's id (`req_…`); quote it to support. */
+                    "Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @example request_timeout */
+                            code?: unknown;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description - `not_redeliverable`: Only a cancelled delivery can be delivered again (`POST /v1/deliveries/{id}/redeliver`); one still under way is changed instead (`PATCH /v1/deliveries/{id}`).
+             *     - `idempotency_key_reused`: The `Idempotency-Key` was used before with a different body.
+             *     - `request_in_progress`: The first request with this `Idempotency-Key` is still running. Retry the same request shortly.
+             *     - `duplicate_external_id`: The `external_id` is already used by another delivery in this mode.
+             */
+            409: {
+                headers: {
+                    /** @description The request's id (`req_…`); quote it to support. */
+                    "Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /**
+                             * @example not_redeliverable
+                             * @example idempotency_key_reused
+                             * @example request_in_progress
+                             * @example duplicate_external_id
+                             */
                             code?: unknown;
                         };
                     };

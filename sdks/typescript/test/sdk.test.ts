@@ -6,7 +6,7 @@ import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { test } from "node:test";
 import { Webhook } from "standardwebhooks";
-import { createCourierClient, createDelivery, updateDelivery, verifyWebhook, WebhookVerificationError } from "../src/index.js";
+import { createCourierClient, createDelivery, redeliverDelivery, updateDelivery, verifyWebhook, WebhookVerificationError } from "../src/index.js";
 
 const baseUrl = process.env.COURIER_SDK_BASE_URL ?? "";
 const testKey = process.env.COURIER_SDK_TEST_KEY ?? "";
@@ -148,6 +148,12 @@ test("quote, a create retried after a 502 with the same key, get, list after a 4
       params: { path: { deliveryId: delivery.id } },
     });
     assert.deepEqual(notifications.data, { notifications: [], next_page_token: null });
+
+    const again = await redeliverDelivery(courier, delivery.id, { external_id: `${externalId}-again` });
+    assert.equal(again.response.status, 201, JSON.stringify(again.error));
+    assert.notEqual(again.data?.id, delivery.id);
+    assert.equal(again.data?.status, "pending");
+    assert.equal(again.data?.notes, "Side door.");
   } finally {
     proxy.close();
   }

@@ -11,11 +11,12 @@ use courier_core::Core;
 use courier_core::{CoreError, CoreResult};
 use courier_identity::access::Permission;
 use courier_orders::deliveries::{
-    self, Batching, CancelReason, Edit, ListFilter, NewDelivery, PromiseFilter, ProofRequest, TestScenario,
+    self, Batching, CancelReason, Edit, ListFilter, NewDelivery, PromiseFilter, ProofRequest, Redelivery, TestScenario,
     WaypointEdit,
 };
 use courier_orders::lifecycle::{self, Status as DeliveryStatus};
 use courier_orders::notifications::{Language, Preferences};
+use courier_orders::windows::Windows;
 
 pub struct DeliveryApi(pub Core);
 
@@ -116,6 +117,9 @@ fn waypoint_edit_in(change: Option<pb::WaypointChange>) -> WaypointEdit {
     WaypointEdit {
         contact: change.contact.map(convert::contact_in),
         instructions: set_or_removed(change.instructions),
+        address: change.address,
+        latitude: change.latitude,
+        longitude: change.longitude,
     }
 }
 
@@ -136,6 +140,7 @@ fn edit_in(r: pb::UpdateDeliveryRequest) -> CoreResult<Edit> {
         dropoff: waypoint_edit_in(r.dropoff),
         dropoff_window,
         if_updated_at: convert::micros(r.if_updated_at, "If-Match")?,
+        accept_amount_cents: r.accept_amount_cents,
     })
 }
 
@@ -251,7 +256,7 @@ impl DeliveryService for DeliveryApi {
             edit,
         )
         .await?;
-        if edited.changed_fields.iter().any(|field| field == "dropoff_window")
+        if edited.replans()
             && let Err(error) = courier_core::jobs::tracking::replan_after_edit(&self.0, &delivery_id).await
         {
             // The change is committed; the route and ETAs follow at the
@@ -262,6 +267,39 @@ impl DeliveryService for DeliveryApi {
             pb::UpdateDeliveryResponse {
                 delivery: Some(delivery),
             }
+        })?)
+    }
+
+    async fn redeliver_delivery(
+        &self,
+        request: Request<pb::RedeliverDeliveryRequest>,
+    ) -> Result<Response<pb::RedeliverDeliveryResponse>, Status> {
+        let principal = caller::api(&self.0, &request, Some(Permission::DeliveriesWrite)).await?;
+        let idempotency_key = context::header(&request, metadata::IDEMPOTENCY_KEY);
+        let request_id = context::header(&request, metadata::REQUEST_ID).unwrap_or_default();
+        let r = request.into_inner();
+        let canonical = context::canonical(&r);
+        let redelivery = Redelivery {
+            scheduled_at: convert::timestamp(r.scheduled_at, "scheduled_at")?,
+            windows: Windows {
+                pickup: convert::window_in(r.pickup_window, "pickup_window")?,
+                dropoff: convert::window_in(r.dropoff_window, "dropoff_window")?,
+            },
+            external_id: r.external_id,
+            test_scenario: test_scenario_in(r.test_scenario)?,
+        };
+        let created = deliveries::redeliver(
+            &self.0,
+            &principal,
+            idempotency_key.as_deref(),
+            &canonical,
+            &request_id,
+            &r.delivery_id,
+            redelivery,
+        )
+        .await?;
+        Ok(context::created(&created, |delivery| pb::RedeliverDeliveryResponse {
+            delivery: Some(delivery),
         })?)
     }
 

@@ -572,6 +572,33 @@ from .proof_of_delivery import ProofOfDelivery
 from .proof_of_delivery_input import ProofOfDeliveryInput
 from .proof_of_delivery_requirements import ProofOfDeliveryRequirements
 from .quote import Quote
+from .redeliver_delivery_request import RedeliverDeliveryRequest
+from .redeliver_delivery_response_400 import RedeliverDeliveryResponse400
+from .redeliver_delivery_response_400_error import RedeliverDeliveryResponse400Error
+from .redeliver_delivery_response_401 import RedeliverDeliveryResponse401
+from .redeliver_delivery_response_401_error import RedeliverDeliveryResponse401Error
+from .redeliver_delivery_response_402 import RedeliverDeliveryResponse402
+from .redeliver_delivery_response_402_error import RedeliverDeliveryResponse402Error
+from .redeliver_delivery_response_403 import RedeliverDeliveryResponse403
+from .redeliver_delivery_response_403_error import RedeliverDeliveryResponse403Error
+from .redeliver_delivery_response_404 import RedeliverDeliveryResponse404
+from .redeliver_delivery_response_404_error import RedeliverDeliveryResponse404Error
+from .redeliver_delivery_response_408 import RedeliverDeliveryResponse408
+from .redeliver_delivery_response_408_error import RedeliverDeliveryResponse408Error
+from .redeliver_delivery_response_409 import RedeliverDeliveryResponse409
+from .redeliver_delivery_response_409_error import RedeliverDeliveryResponse409Error
+from .redeliver_delivery_response_413 import RedeliverDeliveryResponse413
+from .redeliver_delivery_response_413_error import RedeliverDeliveryResponse413Error
+from .redeliver_delivery_response_429 import RedeliverDeliveryResponse429
+from .redeliver_delivery_response_429_error import RedeliverDeliveryResponse429Error
+from .redeliver_delivery_response_431 import RedeliverDeliveryResponse431
+from .redeliver_delivery_response_431_error import RedeliverDeliveryResponse431Error
+from .redeliver_delivery_response_500 import RedeliverDeliveryResponse500
+from .redeliver_delivery_response_500_error import RedeliverDeliveryResponse500Error
+from .redeliver_delivery_response_502 import RedeliverDeliveryResponse502
+from .redeliver_delivery_response_502_error import RedeliverDeliveryResponse502Error
+from .redeliver_delivery_response_503 import RedeliverDeliveryResponse503
+from .redeliver_delivery_response_503_error import RedeliverDeliveryResponse503Error
 from .replay_webhook_endpoint_response_400 import ReplayWebhookEndpointResponse400
 from .replay_webhook_endpoint_response_400_error import (
     ReplayWebhookEndpointResponse400Error,
@@ -701,6 +728,8 @@ from .update_delivery_response_400 import UpdateDeliveryResponse400
 from .update_delivery_response_400_error import UpdateDeliveryResponse400Error
 from .update_delivery_response_401 import UpdateDeliveryResponse401
 from .update_delivery_response_401_error import UpdateDeliveryResponse401Error
+from .update_delivery_response_402 import UpdateDeliveryResponse402
+from .update_delivery_response_402_error import UpdateDeliveryResponse402Error
 from .update_delivery_response_403 import UpdateDeliveryResponse403
 from .update_delivery_response_403_error import UpdateDeliveryResponse403Error
 from .update_delivery_response_404 import UpdateDeliveryResponse404
@@ -1226,6 +1255,33 @@ __all__ = (
     "ProofOfDeliveryInput",
     "ProofOfDeliveryRequirements",
     "Quote",
+    "RedeliverDeliveryRequest",
+    "RedeliverDeliveryResponse400",
+    "RedeliverDeliveryResponse400Error",
+    "RedeliverDeliveryResponse401",
+    "RedeliverDeliveryResponse401Error",
+    "RedeliverDeliveryResponse402",
+    "RedeliverDeliveryResponse402Error",
+    "RedeliverDeliveryResponse403",
+    "RedeliverDeliveryResponse403Error",
+    "RedeliverDeliveryResponse404",
+    "RedeliverDeliveryResponse404Error",
+    "RedeliverDeliveryResponse408",
+    "RedeliverDeliveryResponse408Error",
+    "RedeliverDeliveryResponse409",
+    "RedeliverDeliveryResponse409Error",
+    "RedeliverDeliveryResponse413",
+    "RedeliverDeliveryResponse413Error",
+    "RedeliverDeliveryResponse429",
+    "RedeliverDeliveryResponse429Error",
+    "RedeliverDeliveryResponse431",
+    "RedeliverDeliveryResponse431Error",
+    "RedeliverDeliveryResponse500",
+    "RedeliverDeliveryResponse500Error",
+    "RedeliverDeliveryResponse502",
+    "RedeliverDeliveryResponse502Error",
+    "RedeliverDeliveryResponse503",
+    "RedeliverDeliveryResponse503Error",
     "ReplayWebhookEndpointResponse400",
     "ReplayWebhookEndpointResponse400Error",
     "ReplayWebhookEndpointResponse401",
@@ -1307,6 +1363,8 @@ __all__ = (
     "UpdateDeliveryResponse400Error",
     "UpdateDeliveryResponse401",
     "UpdateDeliveryResponse401Error",
+    "UpdateDeliveryResponse402",
+    "UpdateDeliveryResponse402Error",
     "UpdateDeliveryResponse403",
     "UpdateDeliveryResponse403Error",
     "UpdateDeliveryResponse404",

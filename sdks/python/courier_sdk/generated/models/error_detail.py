@@ -19,12 +19,15 @@ class ErrorDetail:
             can appear within v1: handle an unknown code by the HTTP status.
         doc_url (str): The code's documentation.
         message (str): Human text; its wording may change.
+        amount_cents (int | None | Unset): `price_changed` only: the delivery's new total, to send back as
+            `accept_amount_cents`.
         param (None | str | Unset): The request field concerned as a dot path (`stops.2.latitude`), or the header.
     """
 
     code: str
     doc_url: str
     message: str
+    amount_cents: int | None | Unset = UNSET
     param: None | str | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
@@ -34,6 +37,12 @@ class ErrorDetail:
         doc_url = self.doc_url
 
         message = self.message
+
+        amount_cents: int | None | Unset
+        if isinstance(self.amount_cents, Unset):
+            amount_cents = UNSET
+        else:
+            amount_cents = self.amount_cents
 
         param: None | str | Unset
         if isinstance(self.param, Unset):
@@ -50,6 +59,8 @@ class ErrorDetail:
                 "message": message,
             }
         )
+        if amount_cents is not UNSET:
+            field_dict["amount_cents"] = amount_cents
         if param is not UNSET:
             field_dict["param"] = param
 
@@ -64,6 +75,15 @@ class ErrorDetail:
 
         message = d.pop("message")
 
+        def _parse_amount_cents(data: object) -> int | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(int | None | Unset, data)
+
+        amount_cents = _parse_amount_cents(d.pop("amount_cents", UNSET))
+
         def _parse_param(data: object) -> None | str | Unset:
             if data is None:
                 return data
@@ -77,6 +97,7 @@ class ErrorDetail:
             code=code,
             doc_url=doc_url,
             message=message,
+            amount_cents=amount_cents,
             param=param,
         )
 

@@ -21,6 +21,10 @@ class UpdateDeliveryRequest:
     an absent member stays as it is; at least one is sent.
 
         Attributes:
+            accept_amount_cents (int | Unset): The delivery's total after this change, in cents. A change that
+                moves a position prices the delivery again: when the total changes,
+                the change needs it here, else `409 price_changed` answers with the
+                new total in the error's `amount_cents`. Checked whenever sent.
             dropoff (WaypointChangeInput | Unset): What a change sets on the pickup or the dropoff; an absent member stays
                 as it is.
             dropoff_window (None | TimeWindowInput | Unset):
@@ -30,6 +34,7 @@ class UpdateDeliveryRequest:
                 as it is.
     """
 
+    accept_amount_cents: int | Unset = UNSET
     dropoff: WaypointChangeInput | Unset = UNSET
     dropoff_window: None | TimeWindowInput | Unset = UNSET
     notes: None | str | Unset = UNSET
@@ -37,6 +42,8 @@ class UpdateDeliveryRequest:
 
     def to_dict(self) -> dict[str, Any]:
         from ..models.time_window_input import TimeWindowInput
+
+        accept_amount_cents = self.accept_amount_cents
 
         dropoff: dict[str, Any] | Unset = UNSET
         if not isinstance(self.dropoff, Unset):
@@ -63,6 +70,8 @@ class UpdateDeliveryRequest:
         field_dict: dict[str, Any] = {}
 
         field_dict.update({})
+        if accept_amount_cents is not UNSET:
+            field_dict["accept_amount_cents"] = accept_amount_cents
         if dropoff is not UNSET:
             field_dict["dropoff"] = dropoff
         if dropoff_window is not UNSET:
@@ -80,6 +89,8 @@ class UpdateDeliveryRequest:
         from ..models.waypoint_change_input import WaypointChangeInput
 
         d = dict(src_dict)
+        accept_amount_cents = d.pop("accept_amount_cents", UNSET)
+
         _dropoff = d.pop("dropoff", UNSET)
         dropoff: WaypointChangeInput | Unset
         if isinstance(_dropoff, Unset):
@@ -121,6 +132,7 @@ class UpdateDeliveryRequest:
             pickup = WaypointChangeInput.from_dict(_pickup)
 
         update_delivery_request = cls(
+            accept_amount_cents=accept_amount_cents,
             dropoff=dropoff,
             dropoff_window=dropoff_window,
             notes=notes,

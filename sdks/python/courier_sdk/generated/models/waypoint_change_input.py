@@ -20,14 +20,24 @@ class WaypointChangeInput:
     as it is.
 
         Attributes:
+            address (str | Unset): A new address text. The pickup's until a courier is assigned, the
+                dropoff's until the courier is at the dropoff.
             contact (ContactInput | Unset):
             instructions (None | str | Unset): `null` (or `""`) removes the instructions.
+            latitude (float | Unset): A new latitude: the delivery is priced again (see
+                `accept_amount_cents`). Same times as `address`.
+            longitude (float | Unset): A new longitude, as `latitude`.
     """
 
+    address: str | Unset = UNSET
     contact: ContactInput | Unset = UNSET
     instructions: None | str | Unset = UNSET
+    latitude: float | Unset = UNSET
+    longitude: float | Unset = UNSET
 
     def to_dict(self) -> dict[str, Any]:
+        address = self.address
+
         contact: dict[str, Any] | Unset = UNSET
         if not isinstance(self.contact, Unset):
             contact = self.contact.to_dict()
@@ -38,13 +48,23 @@ class WaypointChangeInput:
         else:
             instructions = self.instructions
 
+        latitude = self.latitude
+
+        longitude = self.longitude
+
         field_dict: dict[str, Any] = {}
 
         field_dict.update({})
+        if address is not UNSET:
+            field_dict["address"] = address
         if contact is not UNSET:
             field_dict["contact"] = contact
         if instructions is not UNSET:
             field_dict["instructions"] = instructions
+        if latitude is not UNSET:
+            field_dict["latitude"] = latitude
+        if longitude is not UNSET:
+            field_dict["longitude"] = longitude
 
         return field_dict
 
@@ -53,6 +73,8 @@ class WaypointChangeInput:
         from ..models.contact_input import ContactInput
 
         d = dict(src_dict)
+        address = d.pop("address", UNSET)
+
         _contact = d.pop("contact", UNSET)
         contact: ContactInput | Unset
         if isinstance(_contact, Unset):
@@ -69,9 +91,16 @@ class WaypointChangeInput:
 
         instructions = _parse_instructions(d.pop("instructions", UNSET))
 
+        latitude = d.pop("latitude", UNSET)
+
+        longitude = d.pop("longitude", UNSET)
+
         waypoint_change_input = cls(
+            address=address,
             contact=contact,
             instructions=instructions,
+            latitude=latitude,
+            longitude=longitude,
         )
 
         return waypoint_change_input

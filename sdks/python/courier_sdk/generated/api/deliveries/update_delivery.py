@@ -10,6 +10,7 @@ from ...models.delivery import Delivery
 from ...models.update_delivery_request import UpdateDeliveryRequest
 from ...models.update_delivery_response_400 import UpdateDeliveryResponse400
 from ...models.update_delivery_response_401 import UpdateDeliveryResponse401
+from ...models.update_delivery_response_402 import UpdateDeliveryResponse402
 from ...models.update_delivery_response_403 import UpdateDeliveryResponse403
 from ...models.update_delivery_response_404 import UpdateDeliveryResponse404
 from ...models.update_delivery_response_408 import UpdateDeliveryResponse408
@@ -58,6 +59,7 @@ def _parse_response(
     Delivery
     | UpdateDeliveryResponse400
     | UpdateDeliveryResponse401
+    | UpdateDeliveryResponse402
     | UpdateDeliveryResponse403
     | UpdateDeliveryResponse404
     | UpdateDeliveryResponse408
@@ -85,6 +87,11 @@ def _parse_response(
         response_401 = UpdateDeliveryResponse401.from_dict(response.json())
 
         return response_401
+
+    if response.status_code == 402:
+        response_402 = UpdateDeliveryResponse402.from_dict(response.json())
+
+        return response_402
 
     if response.status_code == 403:
         response_403 = UpdateDeliveryResponse403.from_dict(response.json())
@@ -153,6 +160,7 @@ def _build_response(
     Delivery
     | UpdateDeliveryResponse400
     | UpdateDeliveryResponse401
+    | UpdateDeliveryResponse402
     | UpdateDeliveryResponse403
     | UpdateDeliveryResponse404
     | UpdateDeliveryResponse408
@@ -184,6 +192,7 @@ def sync_detailed(
     Delivery
     | UpdateDeliveryResponse400
     | UpdateDeliveryResponse401
+    | UpdateDeliveryResponse402
     | UpdateDeliveryResponse403
     | UpdateDeliveryResponse404
     | UpdateDeliveryResponse408
@@ -218,7 +227,7 @@ def sync_detailed(
         httpx.TimeoutException: If the request takes longer than Client.timeout.
 
     Returns:
-        Response[Delivery | UpdateDeliveryResponse400 | UpdateDeliveryResponse401 | UpdateDeliveryResponse403 | UpdateDeliveryResponse404 | UpdateDeliveryResponse408 | UpdateDeliveryResponse409 | UpdateDeliveryResponse412 | UpdateDeliveryResponse413 | UpdateDeliveryResponse429 | UpdateDeliveryResponse431 | UpdateDeliveryResponse500 | UpdateDeliveryResponse502 | UpdateDeliveryResponse503]
+        Response[Delivery | UpdateDeliveryResponse400 | UpdateDeliveryResponse401 | UpdateDeliveryResponse402 | UpdateDeliveryResponse403 | UpdateDeliveryResponse404 | UpdateDeliveryResponse408 | UpdateDeliveryResponse409 | UpdateDeliveryResponse412 | UpdateDeliveryResponse413 | UpdateDeliveryResponse429 | UpdateDeliveryResponse431 | UpdateDeliveryResponse500 | UpdateDeliveryResponse502 | UpdateDeliveryResponse503]
     """
 
     kwargs = _get_kwargs(
@@ -246,6 +255,7 @@ def sync(
     Delivery
     | UpdateDeliveryResponse400
     | UpdateDeliveryResponse401
+    | UpdateDeliveryResponse402
     | UpdateDeliveryResponse403
     | UpdateDeliveryResponse404
     | UpdateDeliveryResponse408
@@ -281,7 +291,7 @@ def sync(
         httpx.TimeoutException: If the request takes longer than Client.timeout.
 
     Returns:
-        Delivery | UpdateDeliveryResponse400 | UpdateDeliveryResponse401 | UpdateDeliveryResponse403 | UpdateDeliveryResponse404 | UpdateDeliveryResponse408 | UpdateDeliveryResponse409 | UpdateDeliveryResponse412 | UpdateDeliveryResponse413 | UpdateDeliveryResponse429 | UpdateDeliveryResponse431 | UpdateDeliveryResponse500 | UpdateDeliveryResponse502 | UpdateDeliveryResponse503
+        Delivery | UpdateDeliveryResponse400 | UpdateDeliveryResponse401 | UpdateDeliveryResponse402 | UpdateDeliveryResponse403 | UpdateDeliveryResponse404 | UpdateDeliveryResponse408 | UpdateDeliveryResponse409 | UpdateDeliveryResponse412 | UpdateDeliveryResponse413 | UpdateDeliveryResponse429 | UpdateDeliveryResponse431 | UpdateDeliveryResponse500 | UpdateDeliveryResponse502 | UpdateDeliveryResponse503
     """
 
     return sync_detailed(
@@ -304,6 +314,7 @@ async def asyncio_detailed(
     Delivery
     | UpdateDeliveryResponse400
     | UpdateDeliveryResponse401
+    | UpdateDeliveryResponse402
     | UpdateDeliveryResponse403
     | UpdateDeliveryResponse404
     | UpdateDeliveryResponse408
@@ -338,7 +349,7 @@ async def asyncio_detailed(
         httpx.TimeoutException: If the request takes longer than Client.timeout.
 
     Returns:
-        Response[Delivery | UpdateDeliveryResponse400 | UpdateDeliveryResponse401 | UpdateDeliveryResponse403 | UpdateDeliveryResponse404 | UpdateDeliveryResponse408 | UpdateDeliveryResponse409 | UpdateDeliveryResponse412 | UpdateDeliveryResponse413 | UpdateDeliveryResponse429 | UpdateDeliveryResponse431 | UpdateDeliveryResponse500 | UpdateDeliveryResponse502 | UpdateDeliveryResponse503]
+        Response[Delivery | UpdateDeliveryResponse400 | UpdateDeliveryResponse401 | UpdateDeliveryResponse402 | UpdateDeliveryResponse403 | UpdateDeliveryResponse404 | UpdateDeliveryResponse408 | UpdateDeliveryResponse409 | UpdateDeliveryResponse412 | UpdateDeliveryResponse413 | UpdateDeliveryResponse429 | UpdateDeliveryResponse431 | UpdateDeliveryResponse500 | UpdateDeliveryResponse502 | UpdateDeliveryResponse503]
     """
 
     kwargs = _get_kwargs(
@@ -364,6 +375,7 @@ async def asyncio(
     Delivery
     | UpdateDeliveryResponse400
     | UpdateDeliveryResponse401
+    | UpdateDeliveryResponse402
     | UpdateDeliveryResponse403
     | UpdateDeliveryResponse404
     | UpdateDeliveryResponse408
@@ -399,7 +411,7 @@ async def asyncio(
         httpx.TimeoutException: If the request takes longer than Client.timeout.
 
     Returns:
-        Delivery | UpdateDeliveryResponse400 | UpdateDeliveryResponse401 | UpdateDeliveryResponse403 | UpdateDeliveryResponse404 | UpdateDeliveryResponse408 | UpdateDeliveryResponse409 | UpdateDeliveryResponse412 | UpdateDeliveryResponse413 | UpdateDeliveryResponse429 | UpdateDeliveryResponse431 | UpdateDeliveryResponse500 | UpdateDeliveryResponse502 | UpdateDeliveryResponse503
+        Delivery | UpdateDeliveryResponse400 | UpdateDeliveryResponse401 | UpdateDeliveryResponse402 | UpdateDeliveryResponse403 | UpdateDeliveryResponse404 | UpdateDeliveryResponse408 | UpdateDeliveryResponse409 | UpdateDeliveryResponse412 | UpdateDeliveryResponse413 | UpdateDeliveryResponse429 | UpdateDeliveryResponse431 | UpdateDeliveryResponse500 | UpdateDeliveryResponse502 | UpdateDeliveryResponse503
     """
 
     return (

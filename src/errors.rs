@@ -77,6 +77,8 @@ error_codes! {
     InvalidCourierSession => ("invalid_courier_session", 401, Unauthenticated, "Courier app: the session is unknown, signed out, expired or of a suspended courier; sign in again."),
     CourierUnavailable => ("courier_unavailable", 409, FailedPrecondition, "Dispatch: the courier cannot take the job: suspended, busy with another job, of another fleet, or with a vehicle that does not serve the job's vehicle type."),
     OfferExpired => ("offer_expired", 409, FailedPrecondition, "Courier app: the offer's time to answer ran out; the job went to the next courier."),
+    PinIncorrect => ("pin_incorrect", 400, InvalidArgument, "Courier app: the dropoff PIN entered is not the delivery's; the message says how many tries are left before the handover is blocked."),
+    HandoverBlocked => ("handover_blocked", 409, FailedPrecondition, "Courier app: 5 wrong dropoff PINs were entered; the handover waits until a dispatcher resets the count (or the courier reports the handover failed)."),
     OfferWithdrawn => ("offer_withdrawn", 409, FailedPrecondition, "Courier app: the offer was withdrawn (the job was cancelled or given to another courier)."),
     LastOwner => ("last_owner", 409, FailedPrecondition, "Console: a workspace keeps at least one owner; make another member owner first."),
     MissingApiKey => ("missing_api_key", 401, Unauthenticated, "No API key was sent in `x-api-key` or `Authorization: Bearer`."),

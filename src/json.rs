@@ -138,6 +138,8 @@ pub struct DropoffProofJson {
     pub barcode: bool,
     pub age_check: bool,
     pub leave_at_door: bool,
+    /// The courier enters `dropoff_pin` to hand over.
+    pub pin: bool,
 }
 
 #[derive(Debug, Serialize, ToSchema)]
@@ -259,6 +261,10 @@ pub struct DeliveryJson<C = Option<CourierJson>> {
     /// workspace's settings (docs/guide.md "Notifications"); `null` when it
     /// chose nothing.
     pub notifications: Option<NotificationPreferencesJson>,
+    /// The 4 digits the recipient tells the courier at the dropoff
+    /// (`proof_of_delivery.dropoff.pin`), also on the tracking page; `null`
+    /// when the delivery asks for none.
+    pub dropoff_pin: Option<String>,
 }
 
 /// A language whose notification texts ship with the platform.
@@ -339,6 +345,7 @@ impl<C: From<pb::Courier>> From<pb::Delivery> for DeliveryJson<Option<C>> {
             dropoff_window: d.dropoff_window.map(Into::into),
             batching: d.batching().public_name().unwrap_or("allowed"),
             notifications: d.notifications.map(Into::into),
+            dropoff_pin: d.dropoff_pin,
             id: d.id,
             external_id: d.external_id,
             quote_id: d.quote_id,
@@ -365,6 +372,7 @@ impl<C: From<pb::Courier>> From<pb::Delivery> for DeliveryJson<Option<C>> {
                     barcode: x.barcode,
                     age_check: x.age_check,
                     leave_at_door: x.leave_at_door,
+                    pin: x.pin,
                 }),
             }),
             tracking_url: d.tracking_url,

@@ -462,6 +462,7 @@ fn proof_for(job: &apb::Job, checkpoint: pb::CheckpointKind) -> apb::SubmitProof
         barcode: barcode.then(|| "BENCH-1".into()),
         age_checked: age,
         left_at_door: false,
+        pin: None,
         submission_id: String::new(),
     }
 }

@@ -149,12 +149,13 @@ impl ProofFields {
         ("proof_pickup_sender_name", "Sender's name"),
         ("proof_pickup_barcode", "Barcode scan"),
     ];
-    const DROPOFF: [(&'static str, &'static str); 5] = [
+    const DROPOFF: [(&'static str, &'static str); 6] = [
         ("proof_dropoff_signature", "Signature"),
         ("proof_dropoff_recipient_name", "Recipient's name"),
         ("proof_dropoff_barcode", "Barcode scan"),
         ("proof_dropoff_age_check", "Age check"),
         ("proof_dropoff_leave_at_door", "May be left at the door"),
+        ("proof_dropoff_pin", "Hand over only against the recipient's PIN"),
     ];
 
     fn of(form: &[(String, String)]) -> ProofFields {
@@ -217,6 +218,7 @@ impl ProofFields {
                 barcode: on(d, "proof_dropoff_barcode"),
                 age_check: on(d, "proof_dropoff_age_check"),
                 leave_at_door: on(d, "proof_dropoff_leave_at_door"),
+                pin: on(d, "proof_dropoff_pin"),
             }),
         }))
     }

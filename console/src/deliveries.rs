@@ -20,6 +20,7 @@ use courier::v1 as pb;
 use tokio_stream::StreamExt;
 
 use crate::ConsoleState;
+use crate::delivery_changes::{ChangeForm, change_of};
 use crate::flash::Flash;
 use crate::labels;
 use crate::page::{Layout, ModeQuery, Refusal, Signed, field, fields, mode_named, next_page, render, unconfirmed};
@@ -295,6 +296,8 @@ pub(crate) struct TimelineEntry {
     at: Moment,
     event_type: &'static str,
     status: &'static str,
+    /// What a `delivery.updated` changed, as the API names it.
+    changed: String,
     event_id: String,
 }
 
@@ -449,6 +452,7 @@ async fn live_part(
                 } else {
                     status
                 },
+                changed: event.changed_fields.join(", "),
                 event_id: event.id.clone(),
             }
         })
@@ -563,13 +567,26 @@ pub(crate) struct DeliveryPage {
     vehicle_type_id: String,
     notes: String,
     tracking_url: String,
+    /// The handover PIN to give the recipient, when the delivery asks for one.
+    dropoff_pin: Option<String>,
     created_at: Moment,
     /// When a scheduled delivery is to be picked up.
     scheduled_at: Moment,
     /// The promised times, on the area's clock; empty when none.
     pickup_window: String,
     dropoff_window: String,
+    /// The change form, for owners and admins until the delivery ended.
+    change: Option<ChangeForm>,
     live: LivePart,
+}
+
+/// A form of a delivery's page that the console or the core refused, to
+/// show again with the refusal.
+enum Refused<'a> {
+    /// The cancel form with the reason chosen.
+    Cancel(&'a str, Refusal),
+    /// The change form as sent.
+    Change(&'a [(String, String)], Refusal),
 }
 
 fn waypoints_of(delivery: &pb::Delivery) -> Vec<WaypointView> {
@@ -626,14 +643,14 @@ pub(crate) fn breakdown_lines(breakdown: Option<&pb::PriceBreakdown>, currency: 
     lines
 }
 
-/// A delivery's page; `refused`: the cancel form as sent and the refusal
-/// of it (at its confirmation, or the core's as the banner).
+/// A delivery's page; `refused`: a form as sent and the refusal of it (at
+/// its field or confirmation, or the core's as the banner).
 async fn delivery_view(
     state: &ConsoleState,
     signed: &Signed,
     (workspace, mode): (&str, &'static str),
     id: &str,
-    refused: Option<(&str, Refusal)>,
+    refused: Option<Refused<'_>>,
 ) -> Response {
     let request = signed.acting(
         pb::GetDeliveryRequest {
@@ -651,24 +668,41 @@ async fn delivery_view(
         Ok(live) => live,
         Err(status) => return signed.failure(state, &status, workspace),
     };
-    let refusal = match refused {
-        Some((reason, refusal)) => {
+    let mut layout = signed.layout(state, &format!("Delivery {id}"), Some(workspace), mode);
+    layout.section = "deliveries";
+    let manages = layout.workspace.as_ref().is_some_and(|w| w.manages);
+    let ended = matches!(
+        delivery.status(),
+        pb::DeliveryStatus::Delivered | pb::DeliveryStatus::Cancelled
+    );
+    let mut change = (manages && !ended).then(|| {
+        let action = format!("{}/w/{workspace}/deliveries/{id}/change?mode={mode}", state.root);
+        ChangeForm::of(&delivery, action, signed.session.csrf_token.clone())
+    });
+    // A refusal at a field of its form is shown there (400); any other is
+    // the page's banner (409).
+    let (status, banner) = match refused {
+        Some(Refused::Cancel(reason, refusal)) => {
             if let Some(form) = live.cancel.as_mut() {
                 form.reason = reason.to_owned();
                 form.error = refusal.at("confirm").map(str::to_owned);
             }
-            Some(refusal)
+            match refusal.at("confirm") {
+                Some(_) => (StatusCode::BAD_REQUEST, None),
+                None => (StatusCode::CONFLICT, Some(refusal.message)),
+            }
         }
-        None => None,
+        Some(Refused::Change(sent, refusal)) => {
+            let at_field = refusal.param.clone().map(|param| (param, refusal.message.clone()));
+            change = change.map(|form| form.sent(sent, at_field.clone()));
+            match at_field {
+                Some(_) if change.is_some() => (StatusCode::BAD_REQUEST, None),
+                _ => (StatusCode::CONFLICT, Some(refusal.message)),
+            }
+        }
+        None => (StatusCode::OK, None),
     };
-    let mut layout = signed.layout(state, &format!("Delivery {id}"), Some(workspace), mode);
-    layout.section = "deliveries";
-    let status = match &refusal {
-        Some(refusal) if refusal.at("confirm").is_some() => StatusCode::BAD_REQUEST,
-        Some(_) => StatusCode::CONFLICT,
-        None => StatusCode::OK,
-    };
-    layout.error = refusal.filter(|r| r.at("confirm").is_none()).map(|r| r.message);
+    layout.error = banner;
     let zone = signed.zone(Some(workspace));
     render(
         DeliveryPage {
@@ -689,10 +723,12 @@ async fn delivery_view(
             vehicle_type_id: delivery.vehicle_type_id.clone(),
             notes: delivery.notes.clone().unwrap_or_default(),
             tracking_url: delivery.tracking_url.clone().unwrap_or_default(),
+            dropoff_pin: delivery.dropoff_pin.clone(),
             created_at: zone.at(delivery.created_at.as_ref()),
             scheduled_at: zone.at(delivery.scheduled_at.as_ref()),
             pickup_window: zone.window(delivery.pickup_window.as_ref()),
             dropoff_window: zone.window(delivery.dropoff_window.as_ref()),
+            change,
             live,
         },
         status,
@@ -760,7 +796,8 @@ pub(crate) async fn cancel(
     let mode = query.mode();
     let sent_reason = field(&form, "reason");
     if let Some(refusal) = unconfirmed(&form, "cancel the delivery") {
-        return delivery_view(&state, &signed, (&workspace, mode), &id, Some((sent_reason, refusal))).await;
+        let refused = Refused::Cancel(sent_reason, refusal);
+        return delivery_view(&state, &signed, (&workspace, mode), &id, Some(refused)).await;
     }
     let reason = pb::CancelReason::from_public_name(sent_reason).unwrap_or(pb::CancelReason::Unspecified);
     let message = pb::CancelDeliveryRequest {
@@ -774,8 +811,67 @@ pub(crate) async fn cancel(
             &format!("{}/w/{workspace}/deliveries/{id}?mode={mode}", state.root),
         ),
         Err(status) if matches!(status.code(), tonic::Code::FailedPrecondition | tonic::Code::Aborted) => {
-            let refusal = Refusal::of(&status);
-            delivery_view(&state, &signed, (&workspace, mode), &id, Some((sent_reason, refusal))).await
+            let refused = Refused::Cancel(sent_reason, Refusal::of(&status));
+            delivery_view(&state, &signed, (&workspace, mode), &id, Some(refused)).await
+        }
+        Err(status) => signed.failure(&state, &status, &workspace),
+    }
+}
+
+/// `…/deliveries/{id}/change`: the change form (see `delivery_changes`),
+/// sent as `UpdateDelivery`; back on the delivery's page, whose history
+/// shows the change.
+pub(crate) async fn change(
+    State(state): State<ConsoleState>,
+    signed: Signed,
+    Path((workspace, id)): Path<(String, String)>,
+    Query(query): Query<ModeQuery>,
+    body: Bytes,
+) -> Response {
+    let form = fields(&body);
+    let mode = query.mode();
+    let page = format!("{}/w/{workspace}/deliveries/{id}?mode={mode}", state.root);
+    let request = signed.acting(
+        pb::GetDeliveryRequest {
+            delivery_id: id.clone(),
+        },
+        &workspace,
+        mode,
+        None,
+    );
+    let delivery = match state.deliveries.clone().get_delivery(request).await {
+        Ok(answer) => answer.into_inner().delivery.unwrap_or_default(),
+        Err(status) => return signed.failure(&state, &status, &workspace),
+    };
+    let Some((message, changed)) = change_of(&delivery, &form) else {
+        return signed.redirect_with(
+            Flash::notice("Nothing to change: the form holds what the delivery has."),
+            &page,
+        );
+    };
+    let mut request = signed.acting(message, &workspace, mode, Some(field(&form, "csrf")));
+    if let Ok(key) = field(&form, "idempotency_key").parse() {
+        request.metadata_mut().insert(courier::metadata::IDEMPOTENCY_KEY, key);
+    }
+    match state.deliveries.clone().update_delivery(request).await {
+        Ok(_) => signed.redirect_with(
+            Flash::notice(format!("Delivery changed: {}.", changed.join(", "))),
+            &page,
+        ),
+        Err(status)
+            if matches!(
+                status.code(),
+                tonic::Code::InvalidArgument | tonic::Code::FailedPrecondition | tonic::Code::Aborted
+            ) =>
+        {
+            // A field's own error is shown at it; a status that no longer
+            // allows the change (`not_editable`, a stale page) is the page's.
+            let mut refusal = Refusal::of(&status);
+            if status.code() != tonic::Code::InvalidArgument {
+                refusal.param = None;
+            }
+            let refused = Refused::Change(&form, refusal);
+            delivery_view(&state, &signed, (&workspace, mode), &id, Some(refused)).await
         }
         Err(status) => signed.failure(&state, &status, &workspace),
     }

@@ -165,6 +165,8 @@ pub(crate) struct ActiveRow {
     status: &'static str,
     /// Not yet at the pickup: it may change hands or go back to waiting.
     movable: bool,
+    /// Wrong dropoff PINs blocked the handover: the job page resets them.
+    handover_blocked: bool,
     /// At risk or late, and by how much.
     promise: Option<PromiseFlag>,
 }
@@ -352,6 +354,7 @@ fn live_part(state: &ConsoleState, scope: &Scope, mode: &'static str, manages: b
                         .filter(|s| matches!(*s, "suspended" | "offline")),
                     status: labels::delivery_status(status),
                     movable: status == pb::DeliveryStatus::CourierAssigned,
+                    handover_blocked: job.handover_blocked,
                     promise: Promise::of_job(job).and_then(|p| p.flag(now)),
                 });
             }
@@ -554,6 +557,8 @@ pub(crate) struct JobPage {
     assignable: bool,
     /// Held and not yet at the pickup: it may go back to waiting.
     unassignable: bool,
+    /// Wrong dropoff PINs blocked the handover: the count may be reset.
+    handover_blocked: bool,
     refusal: Option<Refusal>,
 }
 
@@ -637,6 +642,7 @@ async fn job_view(
                 pb::DeliveryStatus::Pending | pb::DeliveryStatus::CourierAssigned
             ),
             unassignable: job.courier_id.is_some() && status == pb::DeliveryStatus::CourierAssigned,
+            handover_blocked: job.handover_blocked,
             refusal,
         },
         page_status,
@@ -652,6 +658,26 @@ fn at_the_form(status: &tonic::Status) -> bool {
     )
 }
 
+/// The answer to a job page's form: on where `done` says, with its notice,
+/// or back on the job page with the core's refusal.
+async fn answered<T>(
+    (state, signed, scope): (&ConsoleState, &Signed, &Scope),
+    (job_id, mode): (&str, &'static str),
+    answer: Result<T, tonic::Status>,
+    done: impl FnOnce(T) -> (Flash, String),
+) -> Response {
+    match answer {
+        Ok(answer) => {
+            let (notice, to) = done(answer);
+            signed.redirect_with(notice, &to)
+        }
+        Err(status) if at_the_form(&status) => {
+            job_view(state, signed, scope, (job_id, mode), Some(Refusal::of(&status))).await
+        }
+        Err(status) => scope.failure(state, signed, &status),
+    }
+}
+
 async fn assign(
     state: ConsoleState,
     signed: Signed,
@@ -665,24 +691,19 @@ async fn assign(
         job_id: job_id.clone(),
         courier_id: field(&form, "courier_id").to_owned(),
     };
-    match state
+    let answer = state
         .dispatch
         .clone()
         .assign_job(signed.request(message, Some(field(&form, "csrf"))))
-        .await
-    {
-        Ok(answer) => signed.redirect_with(
-            Flash::notice(format!(
-                "Given to the courier: {}.",
-                labels::job_route(answer.get_ref().job.as_ref())
-            )),
-            &format!("{}?mode={mode}", scope.base(&state)),
-        ),
-        Err(status) if at_the_form(&status) => {
-            job_view(&state, &signed, &scope, (&job_id, mode), Some(Refusal::of(&status))).await
-        }
-        Err(status) => scope.failure(&state, &signed, &status),
-    }
+        .await;
+    answered((&state, &signed, &scope), (&job_id, mode), answer, |answer| {
+        let route = labels::job_route(answer.get_ref().job.as_ref());
+        (
+            Flash::notice(format!("Given to the courier: {route}.")),
+            format!("{}?mode={mode}", scope.base(&state)),
+        )
+    })
+    .await
 }
 
 async fn unassign(
@@ -698,29 +719,52 @@ async fn unassign(
         return job_view(&state, &signed, &scope, (&job_id, mode), Some(refusal)).await;
     }
     let message = ipb::UnassignJobRequest { job_id: job_id.clone() };
-    match state
+    let answer = state
         .dispatch
         .clone()
         .unassign_job(signed.request(message, Some(field(&form, "csrf"))))
-        .await
-    {
-        Ok(answer) => signed.redirect_with(
-            Flash::notice(format!(
-                "Waiting for a courier again: {}.",
-                answer
-                    .get_ref()
-                    .job
-                    .as_ref()
-                    .map(|job| labels::route(&job.pickup_address, &job.dropoff_address))
-                    .unwrap_or_default()
-            )),
-            &format!("{}/{job_id}?mode={mode}", scope.base(&state)),
-        ),
-        Err(status) if at_the_form(&status) => {
-            job_view(&state, &signed, &scope, (&job_id, mode), Some(Refusal::of(&status))).await
-        }
-        Err(status) => scope.failure(&state, &signed, &status),
-    }
+        .await;
+    answered((&state, &signed, &scope), (&job_id, mode), answer, |answer| {
+        let route = answer
+            .get_ref()
+            .job
+            .as_ref()
+            .map(|job| labels::route(&job.pickup_address, &job.dropoff_address))
+            .unwrap_or_default();
+        (
+            Flash::notice(format!("Waiting for a courier again: {route}.")),
+            format!("{}/{job_id}?mode={mode}", scope.base(&state)),
+        )
+    })
+    .await
+}
+
+/// Lets a handover blocked by wrong dropoff PINs go on (docs/guide.md
+/// "Proof of delivery"), after the dispatcher spoke to the recipient.
+async fn reset_pin(
+    state: ConsoleState,
+    signed: Signed,
+    scope: Scope,
+    job_id: String,
+    mode: &'static str,
+    body: Bytes,
+) -> Response {
+    let form = fields(&body);
+    let message = ipb::ResetDropoffPinRequest {
+        delivery_id: job_id.clone(),
+    };
+    let answer = state
+        .dispatch
+        .clone()
+        .reset_dropoff_pin(signed.request(message, Some(field(&form, "csrf"))))
+        .await;
+    answered((&state, &signed, &scope), (&job_id, mode), answer, |_| {
+        (
+            Flash::notice("The courier may enter the PIN again: 5 new tries."),
+            format!("{}/{job_id}?mode={mode}", scope.base(&state)),
+        )
+    })
+    .await
 }
 
 pub(crate) mod routes {
@@ -772,6 +816,15 @@ pub(crate) mod routes {
         body: Bytes,
     ) -> Response {
         super::unassign(state, signed, PLATFORM, job, "live", body).await
+    }
+
+    pub(crate) async fn platform_reset_pin(
+        State(state): State<ConsoleState>,
+        signed: Signed,
+        Path(job): Path<String>,
+        body: Bytes,
+    ) -> Response {
+        super::reset_pin(state, signed, PLATFORM, job, "live", body).await
     }
 
     pub(crate) async fn fleet_page(

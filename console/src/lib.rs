@@ -13,6 +13,7 @@ mod board;
 mod booking;
 mod couriers;
 mod deliveries;
+mod delivery_changes;
 mod dispatch;
 mod events;
 mod flash;
@@ -273,6 +274,7 @@ fn router(state: ConsoleState) -> Router {
         .route("/w/{workspace}/deliveries/{delivery}", get(deliveries::detail_page))
         .route("/w/{workspace}/deliveries/{delivery}/live", get(deliveries::live))
         .route("/w/{workspace}/deliveries/{delivery}/cancel", post(deliveries::cancel))
+        .route("/w/{workspace}/deliveries/{delivery}/change", post(deliveries::change))
         .route(
             "/w/{workspace}/deliveries/{delivery}/proof/{file}",
             get(deliveries::proof_file),
@@ -330,6 +332,10 @@ fn router(state: ConsoleState) -> Router {
         .route(
             "/ops/dispatch/{job}/unassign",
             post(dispatch::routes::platform_unassign),
+        )
+        .route(
+            "/ops/dispatch/{job}/reset-pin",
+            post(dispatch::routes::platform_reset_pin),
         )
         .route("/w/{workspace}/dispatch", get(dispatch::routes::fleet_page))
         .route("/w/{workspace}/dispatch/live", get(dispatch::routes::fleet_live))

@@ -6,7 +6,8 @@
 //! link may learn: the status, the courier's first name and vehicle (plate
 //! masked once the delivery ended), the ETAs, the route's coordinates with
 //! city-level place names, and the courier's position while tracking is open
-//! and the delivery has not ended. Contacts, phone numbers, e-mail addresses,
+//! and the delivery has not ended, and the handover PIN until it ended (the
+//! recipient is who the link is for). Contacts, phone numbers, e-mail addresses,
 //! street addresses, instructions, notes, prices and ids never leave here.
 //!
 //! It reads the `deliveries` table (by token, the one unscoped read of it)
@@ -65,6 +66,9 @@ pub struct PublicView {
     pub test: bool,
     /// How many of the courier's stops come before this dropoff.
     pub stops_before_dropoff: Option<usize>,
+    /// The handover PIN, for the recipient who holds the link; only until
+    /// the delivery ends (docs/guide.md, "Proof of delivery").
+    pub dropoff_pin: Option<String>,
 }
 
 /// A waypoint as the page shows it: coordinates and a city-level name.
@@ -101,6 +105,7 @@ fn view(d: &Delivery, now: i64, utc_offset_minutes: i32, time_zone: String) -> P
         time_zone,
         test: d.mode == Mode::Test,
         stops_before_dropoff: None,
+        dropoff_pin: d.dropoff_pin.clone().filter(|_| !ended),
     }
 }
 
@@ -284,8 +289,13 @@ mod tests {
     }
 
     #[test]
-    fn an_ended_delivery_hides_position_and_etas() {
-        let v = view(&delivery(Status::Delivered), 100, 60, "Europe/Berlin".into());
+    fn an_ended_delivery_hides_position_etas_and_pin() {
+        let mut d = delivery(Status::AtDropoff);
+        d.dropoff_pin = Some("0427".into());
+        assert_eq!(view(&d, 100, 60, "UTC".into()).dropoff_pin.as_deref(), Some("0427"));
+        d.status = Status::Delivered;
+        let v = view(&d, 100, 60, "Europe/Berlin".into());
+        assert!(v.dropoff_pin.is_none());
         let courier = v.courier.expect("courier");
         assert!(courier.location.is_none() && v.dropoff_eta.is_none());
         // Before tracking opens there is no position either.

@@ -244,6 +244,8 @@ struct ProofRules {
     barcode: bool,
     age_check: bool,
     leave_at_door: bool,
+    /// The recipient's 4-digit PIN is asked at the handover (docs/guide.md, "Proof of delivery").
+    pin: bool,
     submit: &'static str,
 }
 
@@ -263,6 +265,7 @@ impl ProofRules {
                     barcode: rules.barcode,
                     age_check: false,
                     leave_at_door: false,
+                    pin: false,
                     submit: "Picked up",
                 })
             }
@@ -278,6 +281,7 @@ impl ProofRules {
                     barcode: rules.barcode,
                     age_check: rules.age_check,
                     leave_at_door: rules.leave_at_door,
+                    pin: rules.pin,
                     submit: "Delivered",
                 })
             }
@@ -406,6 +410,7 @@ struct ProofForm {
     barcode: String,
     age_checked: bool,
     left_at_door: bool,
+    pin: String,
     files: Vec<apb::ProofFile>,
 }
 
@@ -425,6 +430,7 @@ async fn read_proof_form(mut multipart: Multipart) -> Result<ProofForm, String> 
                     "barcode" => form.barcode = text,
                     "age_checked" => form.age_checked = !text.is_empty(),
                     "left_at_door" => form.left_at_door = !text.is_empty(),
+                    "pin" => form.pin = text,
                     _ => {}
                 }
                 continue;
@@ -487,6 +493,7 @@ pub(crate) async fn submit_proof(
         barcode: optional(&form.barcode),
         age_checked: form.age_checked,
         left_at_door: form.left_at_door,
+        pin: optional(&form.pin),
         submission_id: form.submission_id.clone(),
     });
     let submitted = state.core.clone().submit_proof(request).await;

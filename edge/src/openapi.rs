@@ -516,14 +516,18 @@ fn add_request_rules(doc: &mut Value) {
             change.insert("minProperties".into(), json!(1));
         }
     }
-    // Goods left at the door cannot have their buyer's age checked.
+    // Goods left at the door cannot have their buyer's age checked, nor
+    // be handed over against a PIN.
     if let Some(Value::Object(dropoff)) = doc.pointer_mut("/components/schemas/DropoffProofInput") {
+        let at_the_door_with = |other: &str| {
+            json!({ "not": {
+                "required": ["leave_at_door", other],
+                "properties": { "leave_at_door": { "const": true }, other: { "const": true } }
+            } })
+        };
         dropoff.insert(
-            "not".into(),
-            json!({
-                "required": ["leave_at_door", "age_check"],
-                "properties": { "leave_at_door": { "const": true }, "age_check": { "const": true } }
-            }),
+            "allOf".into(),
+            json!([at_the_door_with("age_check"), at_the_door_with("pin")]),
         );
     }
     for operation in operations(doc) {

@@ -39,6 +39,7 @@ mod m20261201_000053_add_shifts_and_plans;
 mod m20261201_000054_add_notifications;
 mod m20261202_000055_add_usage_charges;
 mod m20261203_000056_add_changed_fields;
+mod m20261204_000057_add_dropoff_pin;
 
 pub struct Migrator;
 
@@ -78,6 +79,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261201_000054_add_notifications::Migration),
             Box::new(m20261202_000055_add_usage_charges::Migration),
             Box::new(m20261203_000056_add_changed_fields::Migration),
+            Box::new(m20261204_000057_add_dropoff_pin::Migration),
         ]
     }
 }

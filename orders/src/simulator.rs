@@ -98,7 +98,9 @@ async fn step_test(orders: &Orders, tx: &WriteTransaction, d: &Delivery, now: i6
         Status::CourierAssigned => (Status::AtPickup, next.courier(courier_at(d, 0.0, now))),
         Status::AtPickup if scenario == Some(TestScenario::PickupNoShow) => cancel(CancellationReason::PickupNoShow),
         Status::AtPickup => {
-            lifecycle::submit_proof(orders, tx, d, proofs::sample_submission(d, Checkpoint::Pickup), now).await?;
+            lifecycle::submit_proof(orders, tx, d, proofs::sample_submission(d, Checkpoint::Pickup), now)
+                .await?
+                .recorded()?;
             (Status::PickedUp, next)
         }
         Status::PickedUp => {
@@ -129,7 +131,9 @@ async fn step_test(orders: &Orders, tx: &WriteTransaction, d: &Delivery, now: i6
         }
         Status::AtDropoff if !proofs::is_submitted(tx, &d.id, Checkpoint::Dropoff).await? => {
             // Proof first (its own step and event), the handover next.
-            lifecycle::submit_proof(orders, tx, d, proofs::sample_submission(d, Checkpoint::Dropoff), now).await?;
+            lifecycle::submit_proof(orders, tx, d, proofs::sample_submission(d, Checkpoint::Dropoff), now)
+                .await?
+                .recorded()?;
             set_next_step(orders, tx, &d.id, Some(now + step)).await?;
             return Ok(true);
         }

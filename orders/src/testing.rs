@@ -207,6 +207,8 @@ pub fn sample_delivery() -> Delivery {
         delayed_at: None,
         on_time: None,
         notifications: Default::default(),
+        dropoff_pin: None,
+        dropoff_pin_failures: 0,
     }
 }
 

@@ -12,6 +12,11 @@ pub fn random_base62(len: usize) -> String {
         .collect()
 }
 
+/// A PIN of 4 random digits, leading zeros included.
+pub fn pin() -> String {
+    format!("{:04}", rand::rng().random_range(0..10_000))
+}
+
 /// Base62 characters of an id's time: milliseconds since 1970 for the next
 /// 6,900 years.
 const TIME_CHARS: usize = 8;

@@ -72,6 +72,7 @@ pub fn proof(id: &str, checkpoint: pb::CheckpointKind) -> ipb::SubmitProofReques
         barcode: None,
         age_checked: false,
         left_at_door: false,
+        pin: None,
     }
 }
 

@@ -2,7 +2,8 @@
 //! (chromedriver): signing in by keyboard, a key created, used on /v1 and
 //! revoked; a webhook endpoint registered against a loopback receiver and a
 //! test event sent; a member invited, joining and signing in, and kept out of
-//! the key pages by link and by a forged form post.
+//! the key pages by link and by a forged form post; a live delivery changed
+//! on its page.
 //!
 //! With `COURIER_CONSOLE_SCREENSHOTS=<dir>` every page visited is saved
 //! there as a PNG at desktop and at phone width (390 px).
@@ -205,6 +206,50 @@ e2e! {
         member.open(&app.url(&format!("/console/w/{}/members", app.workspace_id))).await;
         assert_eq!(member.heading().await, "Sign in");
         member.close().await;
+        owner.close().await;
+    }
+}
+
+e2e! {
+    async fn an_owner_changes_a_live_delivery_on_its_page_and_its_history_shows_the_change(app: TestApp) {
+        let Some(driver) = Driver::start().await else { return };
+        user(&app, "owner@example.com", Role::Owner).await;
+        let created = app.create_delivery(&app.live_key, &crate::deliveries::berlin_delivery()).await;
+        let id = created["id"].as_str().expect("id").to_owned();
+        let owner = driver.browser().await;
+        owner.sign_in(&app, "owner@example.com").await;
+        owner.open(&app.url(&format!("/console/w/{}/deliveries/{id}?mode=live", app.workspace_id))).await;
+        owner.click("//summary[h2[text()='Change the delivery']]").await;
+        owner.screenshot().await;
+
+        // A phone that is none: refused at the field, nothing changed.
+        owner.fill("#change-dropoff-phone", "call me").await;
+        owner.click_to("//button[text()='Save the change']", "#change-dropoff-phone-error").await;
+        assert_eq!(owner.find("#change-dropoff-phone").await.attr("aria-invalid").await.expect("attr").as_deref(), Some("true"));
+        assert_eq!(owner.find("#change-dropoff-phone").await.prop("value").await.expect("value").as_deref(), Some("call me"), "the form keeps what was sent");
+        owner.screenshot().await;
+        let read = app.get(&format!("/v1/deliveries/{id}"), &app.live_key).await.body;
+        assert_eq!(read["dropoff"]["contact"], created["dropoff"]["contact"]);
+
+        owner.fill("#change-dropoff-phone", "+49 151 9876543").await;
+        owner.fill("#change-dropoff-instructions", "Ring the back door").await;
+        owner.click_to("//button[text()='Save the change']", ".notice").await;
+        assert_eq!(owner.text(".notice").await, "Delivery changed: dropoff contact, dropoff instructions.");
+        assert!(owner.text(".waypoints").await.contains("Ring the back door"));
+        let timeline = owner.text(".timeline").await;
+        assert!(timeline.contains("dropoff.contact, dropoff.instructions"), "{timeline}");
+        owner.screenshot().await;
+        let read = app.get(&format!("/v1/deliveries/{id}"), &app.live_key).await.body;
+        assert_eq!(read["dropoff"]["contact"]["phone"], "+49 151 9876543");
+        assert_eq!(read["dropoff"]["instructions"], "Ring the back door");
+        let events = app.delivery_events(&app.live_key, &id).await;
+        assert_eq!(events.iter().filter(|(t, _)| t == "delivery.updated").count(), 1, "{events:?}");
+
+        // Sent again as it is: nothing to change, no second event.
+        owner.click("//summary[h2[text()='Change the delivery']]").await;
+        owner.click_to("//button[text()='Save the change']", ".notice").await;
+        assert!(owner.text(".notice").await.starts_with("Nothing to change"));
+        assert_eq!(app.delivery_events(&app.live_key, &id).await, events);
         owner.close().await;
     }
 }

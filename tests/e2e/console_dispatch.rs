@@ -3,7 +3,8 @@
 //! to the pickup, assigns, reassigns and unassigns (refused while waiting
 //! and once the courier reached the pickup); a fleet's member sees the map
 //! of the fleet's drivers and orders but no control, and a forged assign
-//! or unassign is refused by the core.
+//! or unassign is refused by the core. A handover blocked by wrong dropoff
+//! PINs is flagged and reset from the job's page.
 
 use courier::app::v1 as apb;
 use courier::app::v1::watch_assignments_response::Update;
@@ -266,5 +267,47 @@ e2e! {
         let unassigned = entries.iter().find(|e| e.action == "job.unassign").expect("job.unassign");
         assert_eq!((unassigned.courier_id.as_deref(), unassigned.courier_name.as_deref()), (Some(pia_id.as_str()), Some("Pia Phone")));
         assert!(entries.iter().filter(|e| e.action.starts_with("workspace.")).all(|e| e.courier_id.is_none()));
+    }
+
+    async fn a_handover_blocked_by_wrong_pins_is_flagged_and_an_operator_allows_new_tries(app: TestApp) {
+        use crate::dropoff_pin::{dropoff, to_the_dropoff, wrong};
+        console_user(&app, "ops@example.com", None).await;
+        let ops = sign_in(&app, "ops@example.com").await;
+        // A plan without proof of delivery: the PIN is still asked, alone.
+        let workspace = app.create_workspace(ipb::WorkspaceKind::Business, ipb::Plan::default()).await;
+        let key = app.create_key(&workspace, pb::Mode::Live, &[]).await;
+        let mut body = berlin_delivery();
+        body["proof_of_delivery"] = serde_json::json!({ "dropoff": { "pin": true } });
+        let created = app.create_delivery(&key, &body).await;
+        let id = created["id"].as_str().expect("id").to_owned();
+        let pin = created["dropoff_pin"].as_str().expect("pin").to_owned();
+        let kim = crate::couriers::join(&app, "", "Kim Courier", "kim-ops@example.com", "car").await;
+        to_the_dropoff(&app, &kim, &id).await;
+        let mut client = kim.client.clone();
+        let status = client.complete_handover(kim.request(apb::CompleteHandoverRequest { job_id: id.clone() })).await.expect_err("the PIN first");
+        assert_eq!(status.code(), tonic::Code::FailedPrecondition, "{}", status.message());
+        let no_files = |pin: &str, n| apb::SubmitProofRequest { files: vec![], ..dropoff(&id, Some(pin), n) };
+        for n in 0..5 {
+            client.submit_proof(kim.request(no_files(&wrong(&pin), n))).await.expect_err("wrong");
+        }
+
+        let dispatch = app.url("/console/ops/dispatch");
+        let (_, page, _) = get(&ops, &dispatch).await;
+        assert!(page.contains(&format!("id=\"pin-blocked-{id}\">PIN blocked</strong>")), "{page}");
+        let job_page = format!("{dispatch}/{id}");
+        let (status, page, _) = get(&ops, &job_page).await;
+        assert_eq!(status, 200, "{page}");
+        assert!(page.contains("id=\"pin-blocked\"") && page.contains("Allow 5 new tries"), "{page}");
+        let token = csrf(&page);
+        let (status, location, page) = post(&ops, &format!("{job_page}/reset-pin"), &[("csrf", &token)]).await;
+        assert_eq!((status, location.as_str()), (303, format!("{job_page}?mode=live").as_str()), "{page}");
+        let (_, page, _) = get(&ops, &job_page).await;
+        assert!(page.contains("5 new tries") && !page.contains("id=\"pin-blocked\""), "{page}");
+        let (_, audit, _) = get(&ops, &app.url("/console/ops/audit")).await;
+        assert!(audit.contains(">job.reset_pin<"), "{audit}");
+
+        client.submit_proof(kim.request(no_files(&pin, 9))).await.expect("the right PIN");
+        let done = client.complete_handover(kim.request(apb::CompleteHandoverRequest { job_id: id.clone() })).await.expect("handover");
+        assert_eq!(done.into_inner().job.expect("job").status(), pb::DeliveryStatus::Delivered);
     }
 }

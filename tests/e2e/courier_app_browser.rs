@@ -5,6 +5,7 @@
 //! accepts and moves it to delivered with photos set on the camera inputs and
 //! a signature drawn on the canvas; a dropoff proof made with the network cut
 //! is sent once the network returns, and sending it again changes nothing;
+//! the dropoff PIN is asked, a wrong one refused with the tries left;
 //! another courier's job does not open; a pickup no-show is reported behind a
 //! confirmation; location blocked is said; a suspended courier is signed out.
 //!
@@ -699,6 +700,42 @@ e2e! {
         assert!(!phone.text("#page-error").await.is_empty());
         phone.open(&app.url("/courier/")).await;
         assert_eq!(phone.heading().await, "Sign in", "the session cookie is gone");
+        phone.close().await;
+    }
+}
+
+e2e! {
+    async fn the_dropoff_pin_is_asked_on_the_phone_and_a_wrong_one_is_refused_with_the_tries_left(app: TestApp) {
+        let Some(driver) = Driver::start().await else { return };
+        let pod = pod_workspace(&app).await;
+        let mut body = berlin_delivery();
+        body["proof_of_delivery"] = json!({ "pickup": { "photos": 1 }, "dropoff": { "photos": 1, "pin": true } });
+        let created = app.create_delivery(&pod.live_key, &body).await;
+        let id = created["id"].as_str().expect("id").to_owned();
+        let pin = created["dropoff_pin"].as_str().expect("pin").to_owned();
+        let kim = join(&app, "", "Kim Courier", "kim@example.com", "car").await;
+        crate::dropoff_pin::to_the_dropoff(&app, &kim, &id).await;
+
+        let phone = driver.phone().await;
+        phone.locate_at(&app, NEAR_PICKUP).await;
+        phone.sign_in_as_courier(&app, "kim@example.com").await;
+        phone.click_to(&format!("//a[contains(@href, '/jobs/{id}')]"), "#job-status[data-status='at_dropoff']").await;
+        phone.click_to("//a[text()='Take the delivery proof']", "#proof-form").await;
+        let input = phone.find("#pin").await;
+        assert_eq!(input.attr("inputmode").await.expect("attr").as_deref(), Some("numeric"));
+        phone.take_photo("#photos", &camera_photo(5)).await;
+        let wrong: String = pin.chars().map(|c| if c == '0' { '1' } else { '0' }).collect();
+        phone.fill("#pin", &wrong).await;
+        phone.screenshot().await;
+        phone.click("//button[text()='Delivered']").await;
+        let refused = phone.find(".form-status.refused").await.text().await.expect("text");
+        assert!(refused.contains("Wrong PIN: 4 tries left"), "{refused}");
+        assert_eq!(app.get(&format!("/v1/deliveries/{id}"), &pod.live_key).await.body["status"], "at_dropoff");
+        phone.screenshot().await;
+
+        phone.fill("#pin", &pin).await;
+        phone.click_to("//button[text()='Delivered']", "#ended").await;
+        assert_eq!(app.get(&format!("/v1/deliveries/{id}"), &pod.live_key).await.body["status"], "delivered");
         phone.close().await;
     }
 }

@@ -153,6 +153,7 @@ pub fn proof(
         barcode: None,
         age_checked: false,
         left_at_door: false,
+        pin: None,
         submission_id: submission_id.into(),
     }
 }

@@ -27,7 +27,7 @@ pub fn berlin_delivery() -> Value {
     json!({ "pickup": pickup, "dropoff": dropoff, "vehicle_type_id": "cargo_bike" })
 }
 
-const DELIVERY_FIELDS: [&str; 30] = [
+const DELIVERY_FIELDS: [&str; 31] = [
     "id",
     "status",
     "mode",
@@ -58,6 +58,7 @@ const DELIVERY_FIELDS: [&str; 30] = [
     "dropoff_eta",
     "batching",
     "notifications",
+    "dropoff_pin",
 ];
 
 async fn event_types(app: &TestApp, delivery_id: &str) -> Vec<String> {
@@ -117,7 +118,7 @@ e2e! {
         assert!(d["tracking_url"].as_str().expect("url").starts_with(&format!("{}/t/", app.base_url)));
         assert_eq!(d["proof_of_delivery"], json!({
             "pickup": {"photos": 1, "signature": false, "sender_name": false, "barcode": false},
-            "dropoff": {"photos": 1, "signature": false, "recipient_name": false, "barcode": false, "age_check": false, "leave_at_door": false}
+            "dropoff": {"photos": 1, "signature": false, "recipient_name": false, "barcode": false, "age_check": false, "leave_at_door": false, "pin": false}
         }));
         assert_eq!(d["dropoff"]["contact"]["email"], "rui@example.com");
         assert!(d["pickup"]["contact"]["email"].is_null());

@@ -65,6 +65,7 @@ fn photo_proof(id: &str) -> ipb::SubmitProofRequest {
         barcode: None,
         age_checked: false,
         left_at_door: false,
+        pin: None,
     }
 }
 
@@ -152,7 +153,7 @@ e2e! {
         let early = ipb::SubmitProofRequest {
             delivery_id: id.clone(), checkpoint: pb::CheckpointKind::Dropoff as i32,
             files: vec![file(pb::ArtifactKind::Signature, "sig.png", b"\x89PNG\r\n\x1a\n sig")], person_name: Some("Rui".into()),
-            barcode: None, age_checked: false, left_at_door: false,
+            barcode: None, age_checked: false, left_at_door: false, pin: None,
         };
         let status = dispatch.submit_proof(app.dispatch_request(early)).await.expect_err("too early");
         assert_eq!(refused(status), CONFLICT);
@@ -160,7 +161,7 @@ e2e! {
         let pickup = ipb::SubmitProofRequest {
             delivery_id: id.clone(), checkpoint: pb::CheckpointKind::Pickup as i32,
             files: vec![file(pb::ArtifactKind::Photo, "parcel.jpg", &parcel_photo)], person_name: None,
-            barcode: None, age_checked: false, left_at_door: false,
+            barcode: None, age_checked: false, left_at_door: false, pin: None,
         };
         dispatch.submit_proof(app.dispatch_request(pickup)).await.expect("pickup proof");
         dispatch.pick_up(app.dispatch_request(ipb::PickUpRequest { delivery_id: id.clone() })).await.expect("pick up");
@@ -179,7 +180,7 @@ e2e! {
         assert_eq!(refused(status), CONFLICT);
         let unsigned = ipb::SubmitProofRequest {
             delivery_id: id.clone(), checkpoint: pb::CheckpointKind::Dropoff as i32,
-            files: vec![], person_name: Some("Rui Receiver".into()), barcode: None, age_checked: false, left_at_door: false,
+            files: vec![], person_name: Some("Rui Receiver".into()), barcode: None, age_checked: false, left_at_door: false, pin: None,
         };
         let status = dispatch.submit_proof(app.dispatch_request(unsigned)).await.expect_err("unsigned");
         assert_eq!(code_of(&status).1, "invalid_request");
@@ -188,7 +189,7 @@ e2e! {
             delivery_id: id.clone(), checkpoint: pb::CheckpointKind::Dropoff as i32,
             files: vec![file(pb::ArtifactKind::Signature, "signature.png", &signature), file(pb::ArtifactKind::Photo, "door.jpg", b"\xff\xd8\xff door")],
             person_name: Some("Rui Receiver".into()),
-            barcode: None, age_checked: false, left_at_door: false,
+            barcode: None, age_checked: false, left_at_door: false, pin: None,
         };
         dispatch.submit_proof(app.dispatch_request(dropoff.clone())).await.expect("dropoff proof");
         let status = dispatch.submit_proof(app.dispatch_request(dropoff)).await.expect_err("twice");

@@ -25,6 +25,7 @@ mod couriers;
 mod deliveries;
 mod delivery_changes;
 mod dispatch;
+mod dropoff_pin;
 mod errors;
 mod event_stream;
 mod events;

@@ -112,6 +112,7 @@ e2e! {
             barcode: None,
             age_checked: false,
             left_at_door: false,
+            pin: None,
             submission_id: None,
         };
         submit(&app, &delivery, dropoff).await.expect("dropoff proof");
@@ -210,6 +211,7 @@ e2e! {
             barcode: Some("4006381333931".into()),
             age_checked: false,
             left_at_door: false,
+            pin: None,
             submission_id: None,
         };
         let spoiled = |spoil: fn(&mut ProofSubmission)| {
@@ -240,6 +242,7 @@ e2e! {
             barcode: None,
             age_checked: true,
             left_at_door: false,
+            pin: None,
             submission_id: None,
         };
         let mut no_age = good_dropoff.clone();
@@ -277,6 +280,7 @@ e2e! {
             barcode: None,
             age_checked: false,
             left_at_door: true,
+            pin: None,
             submission_id: None,
         };
         assert_eq!(invalid_param(submit(&app, &delivery, left.clone()).await), "files");

@@ -201,10 +201,11 @@ pub async fn submit_proof(
         held_by(&tx, &delivery, courier_id).await?;
     }
     let now = core.clock.now_micros();
-    let updated = lifecycle::submit_proof(core, &tx, &delivery, submission, now).await?;
+    let submitted = lifecycle::submit_proof(core, &tx, &delivery, submission, now).await?;
+    // A wrong PIN's count is kept (committed) before it is refused.
     tx.commit().await?;
-    core.changes.publish(&updated.id);
-    Ok(updated)
+    core.changes.publish(&delivery.id);
+    submitted.recorded()
 }
 
 /// One position reported by the courier app.

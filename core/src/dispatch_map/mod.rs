@@ -204,6 +204,7 @@ pub fn map_job(work: &Work, courier_id: Option<String>, offer: Option<&offers::O
         }),
         passed_over: Vec::new(),
         promise: promise_of(work),
+        handover_blocked: matches!(work, Work::Delivery(d) if d.handover_blocked()),
     }
 }
 

@@ -71,6 +71,9 @@ pub struct MapJob {
     pub passed_over: Vec<MapPassedOver>,
     /// The dropoff promised, when there is one, and how it stands.
     pub promise: Option<MapPromise>,
+    /// Wrong dropoff PINs blocked the handover: a dispatcher resets the
+    /// count or the courier reports the handover failed.
+    pub handover_blocked: bool,
 }
 
 /// A job's promised dropoff (docs/guide.md "Windows"): a dispatcher sees

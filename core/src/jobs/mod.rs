@@ -431,6 +431,43 @@ pub async fn unassign(core: &Core, granted: &Granted<act::AssignJobs>, job_id: &
     Ok(work)
 }
 
+/// Lets the handover of live delivery `job_id` go on after wrong dropoff
+/// PINs blocked it (docs/guide.md "Dropoff PIN"), for the caller `granted`
+/// it: the count of wrong PINs back to 0, 5 new tries; audited in the same
+/// transaction. A delivery without a PIN is `invalid_request`; one with no
+/// wrong PIN counted is answered as it is.
+pub async fn reset_dropoff_pin(core: &Core, granted: &Granted<act::AssignJobs>, job_id: &str) -> CoreResult<Delivery> {
+    let tx = core.begin().await?;
+    let Work::Delivery(delivery) = work(&*tx, job_id).await? else {
+        return Err(CoreError::invalid("delivery_id", "A board order has no dropoff PIN."));
+    };
+    if delivery.dropoff_pin.is_none() {
+        return Err(CoreError::invalid(
+            "delivery_id",
+            format!("Delivery {job_id} asks for no dropoff PIN."),
+        ));
+    }
+    if delivery.dropoff_pin_failures == 0 {
+        return Ok(delivery);
+    }
+    let change = Change::default().pin_failures(delivery.dropoff_pin_failures, 0);
+    if !deliveries::update(core, &tx, job_id, None, change).await? {
+        return Err(changed_meanwhile(job_id));
+    }
+    let entry = audit::Change {
+        action: "job.reset_pin",
+        workspace_id: Some(&delivery.workspace_id),
+        target: job_id,
+        courier_id: delivery.courier.as_ref().and_then(|c| c.id.as_deref()),
+    };
+    granted.record(core, &*tx, entry).await?;
+    let reset = deliveries::reload(&tx, job_id).await?;
+    let (changes, id) = (core.changes.clone(), job_id.to_owned());
+    tx.after_commit(move || changes.publish(&id));
+    tx.commit().await?;
+    Ok(reset)
+}
+
 /// Gives `work` to `courier` in `tx`: a pending job moves to
 /// `courier_assigned` with the courier's profile as its public `courier`;
 /// an assigned job not yet at the pickup changes hands

@@ -34,6 +34,9 @@ pub struct DropoffProofBody {
     pub barcode: Option<bool>,
     pub age_check: Option<bool>,
     pub leave_at_door: Option<bool>,
+    /// A 4-digit `dropoff_pin` the recipient tells the courier, who enters
+    /// it to hand over; not with `leave_at_door`.
+    pub pin: Option<bool>,
 }
 
 #[derive(Debug, Deserialize, ToSchema)]
@@ -159,6 +162,7 @@ impl TryFrom<CreateDeliveryBody> for pb::CreateDeliveryRequest {
                     barcode: x.barcode,
                     age_check: x.age_check,
                     leave_at_door: x.leave_at_door,
+                    pin: x.pin,
                 }),
             }),
             test_scenario: test_scenario_in(b.test_scenario) as i32,

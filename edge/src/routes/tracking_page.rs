@@ -172,6 +172,7 @@ h1{font-size:1.75rem;line-height:1.2;margin:.2em 0 .3em}\
 .card{background:#fff;border-radius:14px;padding:14px 16px;margin:12px 0;box-shadow:0 1px 3px rgba(15,23,42,.12)}\
 .label{font-size:.85rem;text-transform:uppercase;letter-spacing:.06em;color:#475569;margin:0}\
 .big{font-size:1.5rem;font-weight:650;margin:.1em 0}\
+.pin{font-variant-numeric:tabular-nums;letter-spacing:.3em}\
 .muted{color:#475569;margin:0}\
 .badge{display:inline-block;background:#fff3cd;color:#7a5200;border-radius:999px;padding:2px 12px;\
 font-size:.85rem;font-weight:600;margin:0}\
@@ -252,6 +253,15 @@ pub fn render(t: &pb::PublicTracking) -> String {
             t.stops_before_dropoff
                 .map(|stops| format!("<p id=\"stops-before\">{}</p>", stops_words(stops)))
                 .unwrap_or_default()
+        );
+    }
+    if let Some(pin) = t.dropoff_pin.as_deref() {
+        let _ = write!(
+            body,
+            "<section class=\"card\" id=\"dropoff-pin\"><p class=\"label\">Your PIN</p>\
+             <p class=\"big pin\">{}</p><p class=\"muted\">Tell it to the courier at the door: \
+             the goods are handed over only against it.</p></section>",
+            esc(pin)
         );
     }
     if status == S::Delivered
@@ -482,6 +492,7 @@ mod tests {
             time_zone: "Europe/Berlin".into(),
             test: true,
             stops_before_dropoff: Some(2),
+            dropoff_pin: Some("0427".into()),
         }
     }
 
@@ -512,6 +523,7 @@ mod tests {
             "{html}"
         );
         assert!(html.contains("<polyline") && html.contains("id=\"courier-position\""));
+        assert!(html.contains("<p class=\"big pin\">0427</p>"), "{html}");
         // Without script, a refresh only inside <noscript>.
         assert!(html.contains("<noscript><meta http-equiv=\"refresh\" content=\"15\"></noscript>"));
         assert!(html.contains("name=\"viewport\""));

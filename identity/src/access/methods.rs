@@ -257,6 +257,10 @@ pub const METHODS: &[Method] = &[
     ),
     read("/courier.internal.v1.DispatchService/RankCouriers", Action::AssignJobs),
     change("/courier.internal.v1.DispatchService/UnassignJob", Action::AssignJobs),
+    change(
+        "/courier.internal.v1.DispatchService/ResetDropoffPin",
+        Action::AssignJobs,
+    ),
     change("/courier.internal.v1.DispatchService/PlanRoutes", Action::PlanRoutes),
     read("/courier.internal.v1.DispatchService/GetPlan", Action::ReadBoard),
     change("/courier.internal.v1.DispatchService/PublishPlan", Action::AssignJobs),

@@ -32,6 +32,7 @@ pub struct Change {
     dropoff_window: Option<Option<Window>>,
     promised_by: Option<i64>,
     priced: Option<PricedRoute>,
+    pin_failures: Option<(u32, u32)>,
 }
 
 impl Change {
@@ -176,11 +177,29 @@ impl Change {
         }
     }
 
+    /// The count of wrong dropoff PINs moved from `was` to `now` (one more
+    /// wrong, or a dispatcher's reset to 0); applies only while the row
+    /// still counts `was`, so that two entries at once count twice.
+    pub fn pin_failures(self, was: u32, now: u32) -> Self {
+        Change {
+            pin_failures: Some((was, now)),
+            ..self
+        }
+    }
+
     /// What the row must still be for the change to apply, beyond its
     /// status: not yet at risk, for the change that makes it so, so that of
-    /// two replicas finding it late only one records it.
+    /// two replicas finding it late only one records it; the count of wrong
+    /// PINs it was read with.
     pub(super) fn guard(&self) -> Option<SimpleExpr> {
-        self.delayed_at.map(|_| Expr::col(entity::Column::DelayedAt).is_null())
+        let not_delayed = self.delayed_at.map(|_| Expr::col(entity::Column::DelayedAt).is_null());
+        let pins = self
+            .pin_failures
+            .map(|(was, _)| Expr::col(entity::Column::DropoffPinFailures).eq(i64::from(was)));
+        match (not_delayed, pins) {
+            (Some(a), Some(b)) => Some(a.and(b)),
+            (a, b) => a.or(b),
+        }
     }
 
     /// The columns to set, in the entity's terms.
@@ -237,6 +256,9 @@ impl Change {
         }
         if let Some(at) = self.promised_by {
             set(C::PromisedBy, Expr::value(at));
+        }
+        if let Some((_, now)) = self.pin_failures {
+            set(C::DropoffPinFailures, Expr::value(i64::from(now)));
         }
         if let Some(priced) = &self.priced {
             set(C::AmountCents, Expr::value(priced.amount_cents));

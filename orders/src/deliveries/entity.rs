@@ -49,6 +49,10 @@ pub struct Model {
     pub batching: String,
     /// `notifications::Preferences` as JSON; `None` keeps the workspace's.
     pub notifications: Option<String>,
+    /// The 4 digits the courier enters to hand over, when the proof asks.
+    pub dropoff_pin: Option<String>,
+    /// Wrong PINs entered since booking or the last dispatcher's reset.
+    pub dropoff_pin_failures: i32,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

@@ -226,6 +226,8 @@ async fn prepare(orders: &Orders, principal: &Principal, new: NewDelivery) -> Co
         } else {
             Some(to_json(&new.notifications)?)
         },
+        dropoff_pin: proof.dropoff.pin.then(courier_store::ids::pin),
+        dropoff_pin_failures: 0,
     };
     Ok(Prepared {
         row,
@@ -751,6 +753,8 @@ fn from_model(model: entity::Model) -> CoreResult<Delivery> {
         promised_by: model.promised_by,
         delayed_at: model.delayed_at,
         on_time: model.on_time,
+        dropoff_pin: model.dropoff_pin,
+        dropoff_pin_failures: model.dropoff_pin_failures.max(0) as u32,
     })
 }
 

@@ -31,6 +31,9 @@ pub struct DropoffProof {
     pub barcode: bool,
     pub age_check: bool,
     pub leave_at_door: bool,
+    /// The courier enters the delivery's `dropoff_pin` to hand over.
+    #[serde(default)]
+    pub pin: bool,
 }
 
 /// The proof rules stored on a delivery, defaults filled in.
@@ -57,6 +60,7 @@ impl Default for ProofRequirements {
                 barcode: false,
                 age_check: false,
                 leave_at_door: false,
+                pin: false,
             },
         }
     }
@@ -75,6 +79,7 @@ pub struct ProofRequest {
     pub dropoff_barcode: Option<bool>,
     pub dropoff_age_check: Option<bool>,
     pub dropoff_leave_at_door: Option<bool>,
+    pub dropoff_pin: Option<bool>,
 }
 
 impl ProofRequest {
@@ -104,8 +109,15 @@ impl ProofRequest {
                 barcode: self.dropoff_barcode.unwrap_or(false),
                 age_check: self.dropoff_age_check.unwrap_or(false),
                 leave_at_door: self.dropoff_leave_at_door.unwrap_or(false),
+                pin: self.dropoff_pin.unwrap_or(false),
             },
         };
+        if r.dropoff.pin && r.dropoff.leave_at_door {
+            return Err(CoreError::invalid(
+                "proof_of_delivery.dropoff.pin",
+                "pin cannot be combined with leave_at_door: the recipient tells the courier the PIN at the door.",
+            ));
+        }
         if r.dropoff.leave_at_door && r.dropoff.age_check {
             return Err(CoreError::invalid(
                 "proof_of_delivery.dropoff.leave_at_door",
@@ -132,6 +144,7 @@ impl From<&ProofRequirements> for ProofRequest {
             dropoff_barcode: Some(dropoff.barcode),
             dropoff_age_check: Some(dropoff.age_check),
             dropoff_leave_at_door: Some(dropoff.leave_at_door),
+            dropoff_pin: Some(dropoff.pin),
         }
     }
 }
@@ -311,9 +324,21 @@ pub struct Delivery {
     pub on_time: Option<bool>,
     /// The delivery's own choice of recipient notifications.
     pub notifications: Preferences,
+    /// The 4 digits the recipient tells the courier (`proof.dropoff.pin`).
+    pub dropoff_pin: Option<String>,
+    /// Wrong PINs entered since booking or the last dispatcher's reset.
+    pub dropoff_pin_failures: u32,
 }
 
+/// Wrong PINs that block a handover until a dispatcher resets them.
+pub const PIN_TRIES: u32 = 5;
+
 impl Delivery {
+    /// Whether wrong PINs block the handover ([`PIN_TRIES`]).
+    pub fn handover_blocked(&self) -> bool {
+        self.dropoff_pin.is_some() && self.dropoff_pin_failures >= PIN_TRIES
+    }
+
     /// When the pickup may happen: `scheduled_at`, or the pickup window's
     /// start; `None` for an immediate delivery.
     pub fn pickup_from(&self) -> Option<i64> {

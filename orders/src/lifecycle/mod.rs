@@ -6,6 +6,7 @@
 //! movers racing on one delivery never both win, and the loser changes
 //! nothing.
 
+use crate::deliveries::model::PIN_TRIES;
 use crate::deliveries::{self, Change, Delivery};
 use crate::events::EventType;
 use crate::proofs::{self, Checkpoint};
@@ -183,24 +184,46 @@ pub async fn return_to_waiting(
     Ok(Some(moved))
 }
 
+/// A proof submission's outcome: recorded, or refused for a wrong dropoff
+/// PIN whose count was written in the mover's transaction, which the
+/// mover commits before it answers the refusal (the count must stay).
+#[derive(Debug)]
+#[must_use]
+pub enum Submitted {
+    Recorded(Box<Delivery>),
+    WrongPin(CoreError),
+}
+
+impl Submitted {
+    /// The delivery as recorded, or the wrong PIN's refusal (for a mover
+    /// that enters the right PIN, like the simulator).
+    pub fn recorded(self) -> CoreResult<Delivery> {
+        match self {
+            Submitted::Recorded(delivery) => Ok(*delivery),
+            Submitted::WrongPin(refusal) => Err(refusal),
+        }
+    }
+}
+
 /// Records the courier's proof at a checkpoint of `delivery`, in `db` (the
 /// mover's transaction): the pickup proof while `at_pickup`, the dropoff
-/// proof while `at_dropoff` (anything else is `409 conflict`). The dropoff
-/// proof is an event of its own, `delivery.pod_submitted`. Returns the
-/// delivery as it now is.
+/// proof while `at_dropoff` (anything else is `409 conflict`), with the
+/// dropoff PIN when the delivery has one (docs/guide.md "Proof of
+/// delivery"). The dropoff proof is an event of its own,
+/// `delivery.pod_submitted`.
 pub async fn submit_proof(
     orders: &Orders,
     tx: &WriteTransaction,
     delivery: &Delivery,
     submission: proofs::ProofSubmission,
     now: i64,
-) -> CoreResult<Delivery> {
+) -> CoreResult<Submitted> {
     let checkpoint = submission.checkpoint;
     if let Some(submission_id) = &submission.submission_id
         && proofs::submitted_as(&**tx, &delivery.id, submission_id).await?
     {
         // The same submission sent again (an app that lost the answer).
-        return Ok(delivery.clone());
+        return Ok(Submitted::Recorded(Box::new(delivery.clone())));
     }
     let expected = match checkpoint {
         Checkpoint::Pickup => Status::AtPickup,
@@ -217,14 +240,70 @@ pub async fn submit_proof(
             ),
         ));
     }
+    if checkpoint == Checkpoint::Dropoff
+        && let Some(refusal) = wrong_pin(orders, tx, delivery, submission.pin.as_deref()).await?
+    {
+        return Ok(Submitted::WrongPin(refusal));
+    }
     proofs::submit(orders, tx, delivery, submission, now).await?;
     if checkpoint == Checkpoint::Pickup {
-        return Ok(delivery.clone());
+        return Ok(Submitted::Recorded(Box::new(delivery.clone())));
     }
     deliveries::update(orders, tx, &delivery.id, None, Change::default().touched(now)).await?;
     let updated = deliveries::reload(tx, &delivery.id).await?;
     record_events(orders, tx, &[(&updated, EventType::PodSubmitted, now)]).await?;
-    Ok(updated)
+    Ok(Submitted::Recorded(Box::new(updated)))
+}
+
+/// Judges the dropoff PIN entered for `delivery`: `None` when it may hand
+/// over (no PIN asked, or the right one); a blocked handover or a missing
+/// PIN is refused before anything is written; a wrong one is counted in
+/// `tx` and answered as the refusal to give once that count is committed.
+async fn wrong_pin(
+    orders: &Orders,
+    tx: &WriteTransaction,
+    delivery: &Delivery,
+    entered: Option<&str>,
+) -> CoreResult<Option<CoreError>> {
+    let Some(pin) = &delivery.dropoff_pin else {
+        return match entered {
+            Some(_) => Err(CoreError::invalid("pin", "This delivery asks for no dropoff PIN.")),
+            None => Ok(None),
+        };
+    };
+    if delivery.handover_blocked() {
+        return Err(CoreError::new(
+            ErrorCode::HandoverBlocked,
+            format!(
+                "{PIN_TRIES} wrong PINs were entered for delivery {}: the handover waits for a dispatcher.",
+                delivery.id
+            ),
+        ));
+    }
+    let Some(entered) = entered else {
+        return Err(CoreError::invalid(
+            "pin",
+            "Enter the 4-digit PIN the recipient tells you.",
+        ));
+    };
+    if entered.trim() == pin {
+        return Ok(None);
+    }
+    let failures = delivery.dropoff_pin_failures + 1;
+    let change = Change::default().pin_failures(delivery.dropoff_pin_failures, failures);
+    if !deliveries::update(orders, tx, &delivery.id, Some(Status::AtDropoff), change).await? {
+        return Err(CoreError::new(
+            ErrorCode::Conflict,
+            "Another PIN for this delivery was entered at the same time; enter it again.",
+        ));
+    }
+    let left = PIN_TRIES.saturating_sub(failures);
+    let message = if left == 0 {
+        format!("Wrong PIN. That was the {PIN_TRIES}th: the handover waits for a dispatcher.")
+    } else {
+        format!("Wrong PIN: {left} {} left.", if left == 1 { "try" } else { "tries" })
+    };
+    Ok(Some(CoreError::at(ErrorCode::PinIncorrect, "pin", message)))
 }
 
 /// `POST /v1/deliveries/{id}/cancel`: before pickup the delivery is cancelled

@@ -114,6 +114,8 @@ pub struct ProofSubmission {
     pub barcode: Option<String>,
     pub age_checked: bool,
     pub left_at_door: bool,
+    /// The dropoff PIN the recipient told the courier (`dropoff_pin`).
+    pub pin: Option<String>,
     /// The courier app's own id for this submission: a second submission
     /// with the same id is the first one sent again ([`submitted_as`]).
     pub submission_id: Option<String>,
@@ -155,10 +157,12 @@ fn needs(proof: &ProofRequirements, checkpoint: Checkpoint) -> Needs {
 }
 
 /// Whether the delivery's rules ask for anything at `checkpoint`, so that
-/// the move past it (pick up, complete the handover) waits for its proof.
+/// the move past it (pick up, complete the handover) waits for its proof;
+/// a dropoff PIN is entered with the dropoff proof.
 pub fn required(proof: &ProofRequirements, checkpoint: Checkpoint) -> bool {
     let n = needs(proof, checkpoint);
-    n.photos > 0 || n.signature || n.person_name || n.barcode || n.age_check
+    let pin = checkpoint == Checkpoint::Dropoff && proof.dropoff.pin;
+    n.photos > 0 || n.signature || n.person_name || n.barcode || n.age_check || pin
 }
 
 /// Whether the rules ask for anything at either checkpoint.
@@ -167,15 +171,17 @@ pub fn asks_anything(proof: &ProofRequirements) -> bool {
 }
 
 /// The proof rules `delivery`'s courier works to: the delivery's own, or
-/// none at all when its workspace's plan lacks proof of delivery (its
-/// client could never read the proof, so the courier is not asked for it;
-/// picking up and handing over then wait for nothing).
+/// none but its dropoff PIN when its workspace's plan lacks proof of
+/// delivery (its client could never read the proof, so the courier is not
+/// asked for it; the PIN guards the handover, not a record).
 pub async fn in_force(db: &impl ConnectionTrait, delivery: &Delivery) -> CoreResult<ProofRequirements> {
     let workspace = courier_identity::workspaces::get(db, &delivery.workspace_id).await?;
     Ok(if workspace.plan.proof_of_delivery {
         delivery.proof.clone()
     } else {
-        nothing()
+        let mut rules = nothing();
+        rules.dropoff.pin = delivery.proof.dropoff.pin;
+        rules
     })
 }
 
@@ -204,6 +210,9 @@ fn check(proof: &ProofRequirements, s: &ProofSubmission) -> CoreResult<()> {
                 "This delivery does not allow leaving the goods at the door (proof_of_delivery.dropoff.leave_at_door).",
             ));
         }
+    }
+    if s.pin.is_some() && s.checkpoint == Checkpoint::Pickup {
+        return Err(CoreError::invalid("pin", "pin applies only at the dropoff."));
     }
     if s.age_checked && s.checkpoint == Checkpoint::Pickup {
         return Err(CoreError::invalid(
@@ -590,6 +599,9 @@ pub fn sample_submission(delivery: &Delivery, checkpoint: Checkpoint) -> ProofSu
         barcode: n.barcode.then(|| format!("SAMPLE-{}", suffix.to_uppercase())),
         age_checked: n.age_check,
         left_at_door: false,
+        pin: (checkpoint == Checkpoint::Dropoff)
+            .then(|| delivery.dropoff_pin.clone())
+            .flatten(),
         submission_id: None,
     }
 }
@@ -787,6 +799,7 @@ mod tests {
                 barcode: true,
                 age_check: false,
                 leave_at_door: true,
+                pin: false,
             },
         )
     }
@@ -815,6 +828,7 @@ mod tests {
             barcode: Some("123".into()),
             age_checked: false,
             left_at_door: false,
+            pin: None,
             submission_id: None,
         }
     }
@@ -1033,6 +1047,11 @@ mod tests {
             s.barcode = None;
             assert!(check(&none, &s).is_ok());
         }
+        // A dropoff PIN alone still holds the handover for its proof.
+        let mut pin_only = nothing();
+        pin_only.dropoff.pin = true;
+        assert!(asks_anything(&pin_only) && required(&pin_only, Checkpoint::Dropoff));
+        assert!(!required(&pin_only, Checkpoint::Pickup));
     }
 
     #[test]

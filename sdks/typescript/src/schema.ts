@@ -865,6 +865,12 @@ export interface components {
              *     ended.
              */
             dropoff_eta: string | null;
+            /**
+             * @description The 4 digits the recipient tells the courier at the dropoff
+             *     (`proof_of_delivery.dropoff.pin`), also on the tracking page; `null`
+             *     when the delivery asks for none.
+             */
+            dropoff_pin: string | null;
             dropoff_window: components["schemas"]["TimeWindow"] | null;
             external_id: string | null;
             id: string;
@@ -929,6 +935,12 @@ export interface components {
              *     ended.
              */
             dropoff_eta: string | null;
+            /**
+             * @description The 4 digits the recipient tells the courier at the dropoff
+             *     (`proof_of_delivery.dropoff.pin`), also on the tracking page; `null`
+             *     when the delivery asks for none.
+             */
+            dropoff_pin: string | null;
             dropoff_window: components["schemas"]["TimeWindow"] | null;
             external_id: string | null;
             id: string;
@@ -1001,15 +1013,22 @@ export interface components {
             leave_at_door?: boolean | null;
             /** Format: int32 */
             photos?: number | null;
+            /**
+             * @description A 4-digit `dropoff_pin` the recipient tells the courier, who enters
+             *     it to hand over; not with `leave_at_door`.
+             */
+            pin?: boolean | null;
             recipient_name?: boolean | null;
             signature?: boolean | null;
-        };
+        } & (unknown & unknown);
         DropoffProofRequirements: {
             age_check: boolean;
             barcode: boolean;
             leave_at_door: boolean;
             /** Format: int32 */
             photos: number;
+            /** @description The courier enters `dropoff_pin` to hand over. */
+            pin: boolean;
             recipient_name: boolean;
             signature: boolean;
         };
@@ -1054,6 +1073,8 @@ export interface components {
              * @example invalid_courier_session
              * @example courier_unavailable
              * @example offer_expired
+             * @example pin_incorrect
+             * @example handover_blocked
              * @example offer_withdrawn
              * @example last_owner
              * @example missing_api_key

@@ -388,6 +388,7 @@ fn submission_in(r: apb::SubmitProofRequest) -> CoreResult<ProofSubmission> {
         barcode: r.barcode,
         age_checked: r.age_checked,
         left_at_door: r.left_at_door,
+        pin: r.pin,
         submission_id,
     })
 }

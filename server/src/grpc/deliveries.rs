@@ -55,6 +55,7 @@ fn proof_in(p: Option<pb::ProofOfDeliveryRequest>) -> Option<ProofRequest> {
             dropoff_barcode: dropoff.barcode,
             dropoff_age_check: dropoff.age_check,
             dropoff_leave_at_door: dropoff.leave_at_door,
+            dropoff_pin: dropoff.pin,
         }
     })
 }

@@ -67,6 +67,8 @@ pub fn to_proto(d: &Delivery, public_base_url: &str) -> pb::Delivery {
             sender: d.notifications.sender,
             language: d.notifications.language.map(|l| l.as_str().to_owned()),
         }),
+        dropoff_pin: d.dropoff_pin.clone(),
+        handover_blocked: d.handover_blocked(),
     }
 }
 
@@ -174,6 +176,7 @@ pub fn proof_out(p: &ProofRequirements) -> pb::ProofOfDeliveryRequirements {
             barcode: p.dropoff.barcode,
             age_check: p.dropoff.age_check,
             leave_at_door: p.dropoff.leave_at_door,
+            pin: p.dropoff.pin,
         }),
     }
 }

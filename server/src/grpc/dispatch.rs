@@ -100,6 +100,7 @@ fn submission_in(r: ipb::SubmitProofRequest) -> CoreResult<ProofSubmission> {
         barcode: r.barcode,
         age_checked: r.age_checked,
         left_at_door: r.left_at_door,
+        pin: r.pin,
         submission_id: None,
     })
 }
@@ -200,6 +201,15 @@ impl DispatchService for DispatchApi {
         let delivery_id = r.delivery_id.clone();
         let d = dispatch::submit_proof(&self.0, Mover::Dispatch, &delivery_id, submission_in(r)?).await?;
         Ok(Response::new(ipb::SubmitProofResponse { delivery: self.out(&d) }))
+    }
+
+    async fn reset_dropoff_pin(
+        &self,
+        request: Request<ipb::ResetDropoffPinRequest>,
+    ) -> Result<Response<ipb::ResetDropoffPinResponse>, Status> {
+        let granted = caller::grant::<act::AssignJobs, _>(&self.0, &request, None, "job").await?;
+        let d = jobs::reset_dropoff_pin(&self.0, &granted, &request.into_inner().delivery_id).await?;
+        Ok(Response::new(ipb::ResetDropoffPinResponse { delivery: self.out(&d) }))
     }
 
     async fn complete_handover(

@@ -62,6 +62,7 @@ pub fn job_out(job: MapJob) -> ipb::MapJob {
         promised_by: job.promise.map(|p| micros_to_proto(p.promised_by)),
         dropoff_eta: job.promise.and_then(|p| p.dropoff_eta).map(micros_to_proto),
         at_risk: job.promise.is_some_and(|p| p.at_risk),
+        handover_blocked: job.handover_blocked,
     }
 }
 

@@ -64,6 +64,7 @@ pub fn public_tracking_out(view: PublicView) -> pb::PublicTracking {
         time_zone: view.time_zone,
         test: view.test,
         stops_before_dropoff: view.stops_before_dropoff.map(count_out),
+        dropoff_pin: view.dropoff_pin,
     }
 }
 
@@ -114,6 +115,7 @@ mod tests {
             utc_offset_minutes: 60,
             time_zone: "Europe/Berlin".into(),
             stops_before_dropoff: None,
+            dropoff_pin: None,
             test: false,
         };
         let plate = |status| {

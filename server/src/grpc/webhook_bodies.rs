@@ -142,6 +142,8 @@ fn sample_delivery(mode: Mode, now: i64) -> pb::Delivery {
         on_time: None,
         batching: pb::Batching::Allowed as i32,
         notifications: None,
+        dropoff_pin: None,
+        handover_blocked: false,
     }
 }
 

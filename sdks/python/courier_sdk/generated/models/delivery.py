@@ -44,6 +44,9 @@ class Delivery:
             dropoff (Waypoint):
             dropoff_eta (datetime.datetime | None): When the courier is planned or predicted at the dropoff; `null` once
                 ended.
+            dropoff_pin (None | str): The 4 digits the recipient tells the courier at the dropoff
+                (`proof_of_delivery.dropoff.pin`), also on the tracking page; `null`
+                when the delivery asks for none.
             dropoff_window (None | TimeWindow):
             external_id (None | str):
             id (str):
@@ -77,6 +80,7 @@ class Delivery:
     delivered_at: datetime.datetime | None
     dropoff: Waypoint
     dropoff_eta: datetime.datetime | None
+    dropoff_pin: None | str
     dropoff_window: None | TimeWindow
     external_id: None | str
     id: str
@@ -152,6 +156,9 @@ class Delivery:
             dropoff_eta = self.dropoff_eta.isoformat()
         else:
             dropoff_eta = self.dropoff_eta
+
+        dropoff_pin: None | str
+        dropoff_pin = self.dropoff_pin
 
         dropoff_window: dict[str, Any] | None
         if isinstance(self.dropoff_window, TimeWindow):
@@ -241,6 +248,7 @@ class Delivery:
                 "delivered_at": delivered_at,
                 "dropoff": dropoff,
                 "dropoff_eta": dropoff_eta,
+                "dropoff_pin": dropoff_pin,
                 "dropoff_window": dropoff_window,
                 "external_id": external_id,
                 "id": id,
@@ -385,6 +393,13 @@ class Delivery:
             return cast(datetime.datetime | None, data)
 
         dropoff_eta = _parse_dropoff_eta(d.pop("dropoff_eta"))
+
+        def _parse_dropoff_pin(data: object) -> None | str:
+            if data is None:
+                return data
+            return cast(None | str, data)
+
+        dropoff_pin = _parse_dropoff_pin(d.pop("dropoff_pin"))
 
         def _parse_dropoff_window(data: object) -> None | TimeWindow:
             if data is None:
@@ -556,6 +571,7 @@ class Delivery:
             delivered_at=delivered_at,
             dropoff=dropoff,
             dropoff_eta=dropoff_eta,
+            dropoff_pin=dropoff_pin,
             dropoff_window=dropoff_window,
             external_id=external_id,
             id=id,

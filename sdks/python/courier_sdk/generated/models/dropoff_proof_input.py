@@ -18,6 +18,8 @@ class DropoffProofInput:
         barcode (bool | None | Unset):
         leave_at_door (bool | None | Unset):
         photos (int | None | Unset):
+        pin (bool | None | Unset): A 4-digit `dropoff_pin` the recipient tells the courier, who enters
+            it to hand over; not with `leave_at_door`.
         recipient_name (bool | None | Unset):
         signature (bool | None | Unset):
     """
@@ -26,6 +28,7 @@ class DropoffProofInput:
     barcode: bool | None | Unset = UNSET
     leave_at_door: bool | None | Unset = UNSET
     photos: int | None | Unset = UNSET
+    pin: bool | None | Unset = UNSET
     recipient_name: bool | None | Unset = UNSET
     signature: bool | None | Unset = UNSET
 
@@ -54,6 +57,12 @@ class DropoffProofInput:
         else:
             photos = self.photos
 
+        pin: bool | None | Unset
+        if isinstance(self.pin, Unset):
+            pin = UNSET
+        else:
+            pin = self.pin
+
         recipient_name: bool | None | Unset
         if isinstance(self.recipient_name, Unset):
             recipient_name = UNSET
@@ -77,6 +86,8 @@ class DropoffProofInput:
             field_dict["leave_at_door"] = leave_at_door
         if photos is not UNSET:
             field_dict["photos"] = photos
+        if pin is not UNSET:
+            field_dict["pin"] = pin
         if recipient_name is not UNSET:
             field_dict["recipient_name"] = recipient_name
         if signature is not UNSET:
@@ -124,6 +135,15 @@ class DropoffProofInput:
 
         photos = _parse_photos(d.pop("photos", UNSET))
 
+        def _parse_pin(data: object) -> bool | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(bool | None | Unset, data)
+
+        pin = _parse_pin(d.pop("pin", UNSET))
+
         def _parse_recipient_name(data: object) -> bool | None | Unset:
             if data is None:
                 return data
@@ -147,6 +167,7 @@ class DropoffProofInput:
             barcode=barcode,
             leave_at_door=leave_at_door,
             photos=photos,
+            pin=pin,
             recipient_name=recipient_name,
             signature=signature,
         )

@@ -17,6 +17,7 @@ class DropoffProofRequirements:
         barcode (bool):
         leave_at_door (bool):
         photos (int):
+        pin (bool): The courier enters `dropoff_pin` to hand over.
         recipient_name (bool):
         signature (bool):
     """
@@ -25,6 +26,7 @@ class DropoffProofRequirements:
     barcode: bool
     leave_at_door: bool
     photos: int
+    pin: bool
     recipient_name: bool
     signature: bool
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
@@ -38,6 +40,8 @@ class DropoffProofRequirements:
 
         photos = self.photos
 
+        pin = self.pin
+
         recipient_name = self.recipient_name
 
         signature = self.signature
@@ -50,6 +54,7 @@ class DropoffProofRequirements:
                 "barcode": barcode,
                 "leave_at_door": leave_at_door,
                 "photos": photos,
+                "pin": pin,
                 "recipient_name": recipient_name,
                 "signature": signature,
             }
@@ -68,6 +73,8 @@ class DropoffProofRequirements:
 
         photos = d.pop("photos")
 
+        pin = d.pop("pin")
+
         recipient_name = d.pop("recipient_name")
 
         signature = d.pop("signature")
@@ -77,6 +84,7 @@ class DropoffProofRequirements:
             barcode=barcode,
             leave_at_door=leave_at_door,
             photos=photos,
+            pin=pin,
             recipient_name=recipient_name,
             signature=signature,
         )

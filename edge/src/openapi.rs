@@ -65,6 +65,7 @@ Amounts are integer cents including VAT; times are RFC 3339 in UTC. Errors answe
         events::stream,
         fleet::create,
         fleet::get,
+        fleet::update,
     ),
     components(schemas(crate::error::ErrorBodyJson, dto::events::EventJson, courier::v1::PromiseState, courier::v1::Batching, courier::json::DeliveryJson<Option<courier::json::CourierJson>>, courier::json::DeliveryJson<Option<courier::json::CourierNameJson>>)),
     modifiers(&SecuritySchemes),
@@ -246,6 +247,25 @@ pub fn operation_errors(operation_id: &str) -> Option<Vec<ErrorCode>> {
                 InvalidIdempotencyKey,
                 InvalidItems,
                 VehicleDoesNotFit,
+                WindowNotFeasible,
+                IdempotencyKeyReused,
+                RequestInProgress,
+            ],
+            true,
+        ),
+        "updateFleetOrder" => (
+            &[
+                InvalidRequest,
+                FleetKeyRequired,
+                LiveKeyRequired,
+                FleetOrdersNotAvailable,
+                PermissionDenied,
+                NotFound,
+                MissingIdempotencyKey,
+                InvalidIdempotencyKey,
+                WindowNotFeasible,
+                PreconditionFailed,
+                NotEditable,
                 IdempotencyKeyReused,
                 RequestInProgress,
             ],
@@ -465,6 +485,8 @@ fn request_rules() -> Vec<(&'static str, &'static str, Value)> {
     rules.push(("CreateDeliveryRequest", "notes", text(limits::NOTES)));
     rules.push(("RedeliverDeliveryRequest", "external_id", text(limits::EXTERNAL_ID)));
     rules.push(("UpdateDeliveryRequest", "notes", text(limits::NOTES)));
+    rules.push(("UpdateFleetOrderRequest", "notes", text(limits::NOTES)));
+    rules.push(("UpdateFleetOrderRequest", "reference", text(limits::FLEET_REFERENCE)));
     rules.push(("WaypointChangeInput", "instructions", text(limits::INSTRUCTIONS)));
     rules.push(("CreateFleetOrderRequest", "reference", text(limits::FLEET_REFERENCE)));
     rules.push(("CreateFleetOrderRequest", "notes", text(limits::NOTES)));
@@ -511,7 +533,11 @@ fn add_request_rules(doc: &mut Value) {
         }
     }
     // A change names one member at least, on the pickup and dropoff too.
-    for schema in ["UpdateDeliveryRequest", "WaypointChangeInput"] {
+    for schema in [
+        "UpdateDeliveryRequest",
+        "UpdateFleetOrderRequest",
+        "WaypointChangeInput",
+    ] {
         if let Some(Value::Object(change)) = doc.pointer_mut(&format!("/components/schemas/{schema}")) {
             change.insert("minProperties".into(), json!(1));
         }
@@ -702,6 +728,10 @@ fn add_examples(doc: &mut Value) {
                 "reference": "WEB-10231", "requested_pickup_date": "2026-12-01", "requested_pickup_time": "14:30",
                 "customer_timezone": "Europe/Berlin", "items": [item]
             }),
+        ),
+        (
+            "updateFleetOrder",
+            json!({ "notes": "Call on arrival.", "dropoff": { "contact": { "name": "Lena Fischer", "phone": "+49 30 9876543" } } }),
         ),
     ];
     for operation in operations(doc) {

@@ -8,6 +8,7 @@
 pub mod assignments;
 pub mod billing;
 pub mod deliveries;
+pub mod edits;
 pub mod events;
 pub mod fleet;
 pub mod idempotency;

@@ -597,6 +597,11 @@ impl World {
             }
             .encode_to_vec(),
             ("FleetOrderService", "CreateFleetOrder") => pb::CreateFleetOrderRequest::default().encode_to_vec(),
+            ("FleetOrderService", "UpdateFleetOrder") => pb::UpdateFleetOrderRequest {
+                fleet_order_id: self.fleet_order.clone(),
+                ..Default::default()
+            }
+            .encode_to_vec(),
             ("FleetOrderService", "GetFleetOrder") => pb::GetFleetOrderRequest {
                 fleet_order_id: self.fleet_order.clone(),
             }
@@ -793,6 +798,11 @@ impl World {
             .encode_to_vec(),
             ("DispatchService", "UnassignJob") => ipb::UnassignJobRequest {
                 job_id: self.board_order.clone(),
+            }
+            .encode_to_vec(),
+            // A board order has no PIN: refused after the access check.
+            ("DispatchService", "ResetDropoffPin") => ipb::ResetDropoffPinRequest {
+                delivery_id: self.board_order.clone(),
             }
             .encode_to_vec(),
             ("DispatchService", "GetFleetSettings") => {

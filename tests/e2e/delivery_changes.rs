@@ -219,6 +219,35 @@ e2e! {
         assert_eq!(same_twice.status, 200, "{:#}", same_twice.body);
     }
 
+    async fn two_changes_at_once_against_one_read_let_one_win_and_tell_the_other(app: TestApp) {
+        let created = app.create_delivery(&app.test_key, &berlin_delivery()).await;
+        let id = id_of(&created);
+        let read = created["updated_at"].as_str().expect("updated_at").to_owned();
+        let sent = ["Left.", "Right."].map(|notes| {
+            let (app_url, key, read) = (app.url(&format!("/v1/deliveries/{id}")), app.test_key.clone(), read.clone());
+            let http = app.http.clone();
+            async move {
+                let request = http.patch(app_url).header("x-api-key", key).header("idempotency-key", format!("race-{notes}")).header("if-match", read);
+                let response = request.json(&json!({ "notes": notes })).send().await.expect("answer");
+                let status = response.status().as_u16();
+                (status, response.json::<Value>().await.expect("json"))
+            }
+        });
+        let answers = crate::harness::together(sent.into_iter()).await;
+        let won: Vec<&Value> = answers.iter().filter(|(status, _)| *status == 200).map(|(_, body)| body).collect();
+        let lost: Vec<&Value> = answers.iter().filter(|(status, _)| *status == 412).map(|(_, body)| body).collect();
+        assert_eq!((won.len(), lost.len()), (1, 1), "{answers:#?}");
+        let winner = won[0];
+        assert_eq!(lost[0]["error"]["code"], "precondition_failed");
+        let message = lost[0]["error"]["message"].as_str().expect("message");
+        let new_updated_at = winner["updated_at"].as_str().expect("updated_at");
+        assert!(message.contains(new_updated_at), "the loser is told the new updated_at {new_updated_at}: {message}");
+        let now = app.get(&format!("/v1/deliveries/{id}"), &app.test_key).await.body;
+        assert_eq!(now["notes"], winner["notes"]);
+        let updates = events_of(&app, &app.test_key, &id).await.into_iter().filter(|e| e["type"] == "delivery.updated").count();
+        assert_eq!(updates, 1, "one change, one event");
+    }
+
     async fn what_may_change_depends_on_the_status(app: TestApp) {
         let created = app.create_delivery(&app.test_key, &berlin_delivery()).await;
         let id = id_of(&created);

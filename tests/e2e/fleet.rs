@@ -96,7 +96,7 @@ fn order_id_of(order: &Value) -> String {
 type Change = Box<dyn Fn(&mut Value)>;
 
 /// The public code of a refused gRPC call.
-fn refused(status: &tonic::Status) -> (tonic::Code, &'static str, Option<String>) {
+pub fn refused(status: &tonic::Status) -> (tonic::Code, &'static str, Option<String>) {
     let (code, param) = courier::errors::from_status(status);
     (status.code(), code.as_str(), param)
 }
@@ -111,7 +111,7 @@ fn list(workspace_id: &str, status: DeliveryStatus, page_size: i32, page_token: 
     }
 }
 
-fn move_to(order_id: &str, status: DeliveryStatus) -> ipb::MoveBoardOrderRequest {
+pub fn move_to(order_id: &str, status: DeliveryStatus) -> ipb::MoveBoardOrderRequest {
     ipb::MoveBoardOrderRequest {
         order_id: order_id.into(),
         status: status as i32,

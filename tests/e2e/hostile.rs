@@ -207,6 +207,19 @@ e2e! {
             let answer = app.post_idempotent("/v1/fleet/orders", &fleet_key, &unique_suffix(), &order).await;
             answer.assert_error(400, "invalid_request", Some(path));
         }
+        let placed = crate::fleet::create(&app, &fleet_key, &crate::fleet::minimal_order()).await;
+        let order_path = format!("/v1/fleet/orders/{}", placed["id"].as_str().expect("id"));
+        for (body, param) in [
+            (json!({ "notes": "x\u{0}" }), "notes"),
+            (json!({ "reference": "SO\u{1b}1" }), "reference"),
+            (json!({ "customer": { "name": "Lea\u{0}", "phone": "+49 30 7654321" } }), "customer.name"),
+            (json!({ "dropoff": { "instructions": 5 } }), "dropoff.instructions"),
+            (json!({ "dropoff_window": "tomorrow" }), "dropoff_window"),
+            (json!([1]), "body"),
+        ] {
+            let request = app.http.patch(app.url(&order_path)).header("x-api-key", &fleet_key).header("idempotency-key", unique_suffix());
+            app.send(request.json(&body)).await.assert_error(400, "invalid_request", Some(param));
+        }
 
         // Filters and ids: refused by name on both databases.
         for (path, param) in [

@@ -30,6 +30,7 @@ mod errors;
 mod event_stream;
 mod events;
 mod fleet;
+mod fleet_changes;
 mod grpc;
 mod hostile;
 mod hostile_courier;

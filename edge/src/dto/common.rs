@@ -250,3 +250,80 @@ pub fn window_in(param: &str, window: Option<TimeWindowBody>) -> Result<Option<p
         })
         .transpose()
 }
+
+/// What a change sets on the pickup or the dropoff; an absent member stays
+/// as it is.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[schema(as = WaypointChangeInput)]
+pub struct WaypointChangeBody {
+    /// Replaces the contact whole; it cannot be removed.
+    #[serde(default, deserialize_with = "present")]
+    #[schema(value_type = ContactBody)]
+    pub contact: Option<Option<ContactBody>>,
+    /// `null` (or `""`) removes the instructions.
+    #[serde(default, deserialize_with = "present")]
+    #[schema(value_type = Option<String>)]
+    pub instructions: Option<Option<String>>,
+    /// A new address text. The pickup's until a courier is assigned, the
+    /// dropoff's until the courier is at the dropoff.
+    #[serde(default, deserialize_with = "present")]
+    #[schema(value_type = String)]
+    pub address: Option<Option<String>>,
+    /// A new latitude: a delivery is priced again (see
+    /// `accept_amount_cents`), a fleet order is not. Same times as `address`.
+    #[serde(default, deserialize_with = "present")]
+    #[schema(value_type = f64)]
+    pub latitude: Option<Option<f64>>,
+    /// A new longitude, as `latitude`.
+    #[serde(default, deserialize_with = "present")]
+    #[schema(value_type = f64)]
+    pub longitude: Option<Option<f64>>,
+}
+
+/// The change of `param` ("pickup", "dropoff"), when sent; `null` is refused.
+pub(crate) fn waypoint_change_in(
+    param: &str,
+    change: Option<Option<WaypointChangeBody>>,
+) -> Result<Option<pb::WaypointChange>, ApiError> {
+    let Some(change) = not_null(change, param, "; send the members to change")? else {
+        return Ok(None);
+    };
+    let contact = not_null(
+        change.contact,
+        &format!("{param}.contact"),
+        "; send the whole contact to replace it",
+    )?;
+    let member = |name: &str| format!("{param}.{name}");
+    Ok(Some(pb::WaypointChange {
+        contact: contact.map(Into::into),
+        instructions: change.instructions.map(Option::unwrap_or_default),
+        address: not_null(change.address, &member("address"), "; send the new address")?,
+        latitude: not_null(change.latitude, &member("latitude"), "; send the new position")?,
+        longitude: not_null(change.longitude, &member("longitude"), "; send the new position")?,
+    }))
+}
+
+/// A change of the dropoff window: `null` removes it (the core's
+/// `clear_dropoff_window`).
+pub(crate) fn window_change_in(
+    window: Option<Option<TimeWindowBody>>,
+) -> Result<(Option<pb::TimeWindow>, bool), ApiError> {
+    match window {
+        None => Ok((None, false)),
+        Some(None) => Ok((None, true)),
+        Some(window) => Ok((window_in("dropoff_window", window)?, false)),
+    }
+}
+
+/// A body refusal of a member of `fixed` (members of the resource that no
+/// change sets) in the guide's words: not "unknown", but fixed `when`.
+pub(crate) fn fixed_member(error: ApiError, fixed: &[&str], when: &str) -> ApiError {
+    let named = error.param.as_deref().is_some_and(|param| fixed.contains(&param));
+    if !named || !error.message.ends_with("is not a known field.") {
+        return error;
+    }
+    let param = error.param.unwrap_or_default();
+    let message = format!("{param} cannot be changed {when}.");
+    ApiError::invalid(param, message)
+}

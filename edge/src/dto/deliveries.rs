@@ -9,8 +9,8 @@ use utoipa::ToSchema;
 use courier::json::{CourierJson, DeliveryJson, NotificationLanguage};
 
 use super::common::{
-    ContactBody, ItemBody, ListQuery, SelectedExtraBody, TimeWindowBody, WaypointBody, items_in, not_null, present,
-    time_in, window_in,
+    ItemBody, ListQuery, SelectedExtraBody, TimeWindowBody, WaypointBody, WaypointChangeBody, fixed_member, items_in,
+    not_null, present, time_in, waypoint_change_in, window_change_in, window_in,
 };
 use crate::error::ApiError;
 
@@ -279,36 +279,6 @@ pub struct UpdateDeliveryBody {
     pub accept_amount_cents: Option<Option<i64>>,
 }
 
-/// What a change sets on the pickup or the dropoff; an absent member stays
-/// as it is.
-#[derive(Debug, Deserialize, ToSchema)]
-#[serde(deny_unknown_fields)]
-#[schema(as = WaypointChangeInput)]
-pub struct WaypointChangeBody {
-    /// Replaces the contact whole; it cannot be removed.
-    #[serde(default, deserialize_with = "present")]
-    #[schema(value_type = ContactBody)]
-    pub contact: Option<Option<ContactBody>>,
-    /// `null` (or `""`) removes the instructions.
-    #[serde(default, deserialize_with = "present")]
-    #[schema(value_type = Option<String>)]
-    pub instructions: Option<Option<String>>,
-    /// A new address text. The pickup's until a courier is assigned, the
-    /// dropoff's until the courier is at the dropoff.
-    #[serde(default, deserialize_with = "present")]
-    #[schema(value_type = String)]
-    pub address: Option<Option<String>>,
-    /// A new latitude: the delivery is priced again (see
-    /// `accept_amount_cents`). Same times as `address`.
-    #[serde(default, deserialize_with = "present")]
-    #[schema(value_type = f64)]
-    pub latitude: Option<Option<f64>>,
-    /// A new longitude, as `latitude`.
-    #[serde(default, deserialize_with = "present")]
-    #[schema(value_type = f64)]
-    pub longitude: Option<Option<f64>>,
-}
-
 /// The update request for `delivery_id`, checked against `if_updated_at`
 /// (the `If-Match` header) when given.
 pub fn update_request(
@@ -316,11 +286,7 @@ pub fn update_request(
     if_updated_at: Option<prost_types::Timestamp>,
     b: UpdateDeliveryBody,
 ) -> Result<pb::UpdateDeliveryRequest, ApiError> {
-    let (dropoff_window, clear_dropoff_window) = match b.dropoff_window {
-        None => (None, false),
-        Some(None) => (None, true),
-        Some(window) => (window_in("dropoff_window", window)?, false),
-    };
+    let (dropoff_window, clear_dropoff_window) = window_change_in(b.dropoff_window)?;
     Ok(pb::UpdateDeliveryRequest {
         delivery_id,
         notes: b.notes.map(Option::unwrap_or_default),
@@ -331,28 +297,6 @@ pub fn update_request(
         if_updated_at,
         accept_amount_cents: not_null(b.accept_amount_cents, "accept_amount_cents", "; send the new total")?,
     })
-}
-
-fn waypoint_change_in(
-    param: &str,
-    change: Option<Option<WaypointChangeBody>>,
-) -> Result<Option<pb::WaypointChange>, ApiError> {
-    let Some(change) = not_null(change, param, "; send the members to change")? else {
-        return Ok(None);
-    };
-    let contact = not_null(
-        change.contact,
-        &format!("{param}.contact"),
-        "; send the whole contact to replace it",
-    )?;
-    let member = |name: &str| format!("{param}.{name}");
-    Ok(Some(pb::WaypointChange {
-        contact: contact.map(Into::into),
-        instructions: change.instructions.map(Option::unwrap_or_default),
-        address: not_null(change.address, &member("address"), "; send the new address")?,
-        latitude: not_null(change.latitude, &member("latitude"), "; send the new position")?,
-        longitude: not_null(change.longitude, &member("longitude"), "; send the new position")?,
-    }))
 }
 
 /// Members of a Delivery (and of a create) that no change can set.
@@ -386,18 +330,13 @@ const READ_ONLY: &[&str] = &[
     "dropoff_eta",
     "batching",
     "notifications",
+    "dropoff_pin",
 ];
 
 /// A change's body refusal in the guide's words: a member of the Delivery
 /// that is not "unknown" but cannot change after booking.
 pub fn read_only(error: ApiError) -> ApiError {
-    let fixed = error.param.as_deref().is_some_and(|param| READ_ONLY.contains(&param));
-    if !fixed || !error.message.ends_with("is not a known field.") {
-        return error;
-    }
-    let param = error.param.unwrap_or_default();
-    let message = format!("{param} cannot be changed after booking.");
-    ApiError::invalid(param, message)
+    fixed_member(error, READ_ONLY, "after booking")
 }
 
 /// `GET /v1/deliveries` query.

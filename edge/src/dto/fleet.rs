@@ -5,7 +5,10 @@ use courier::v1 as pb;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
-use super::common::{ContactBody, ItemBody, TimeWindowBody, WaypointBody, items_in, window_in};
+use super::common::{
+    ContactBody, ItemBody, TimeWindowBody, WaypointBody, WaypointChangeBody, fixed_member, items_in, not_null, present,
+    waypoint_change_in, window_change_in, window_in,
+};
 use crate::error::ApiError;
 
 /// `POST /v1/fleet/orders` body.
@@ -93,4 +96,81 @@ impl From<pb::FleetOrder> for FleetOrderJson {
             dropoff_window: o.dropoff_window.map(Into::into),
         }
     }
+}
+
+/// `PATCH /v1/fleet/orders/{id}` body (docs/guide.md "Change a fleet
+/// order"): an absent member stays as it is; at least one is sent.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[schema(as = UpdateFleetOrderRequest)]
+pub struct UpdateFleetOrderBody {
+    /// `null` (or `""`) removes the notes. Until the order ends.
+    #[serde(default, deserialize_with = "present")]
+    #[schema(value_type = Option<String>)]
+    pub notes: Option<Option<String>>,
+    /// The customer's order reference; `null` (or `""`) removes it. Until
+    /// the order ends.
+    #[serde(default, deserialize_with = "present")]
+    #[schema(value_type = Option<String>)]
+    pub reference: Option<Option<String>>,
+    /// Replaces the customer whole; it cannot be removed. Until the order
+    /// ends.
+    #[serde(default, deserialize_with = "present")]
+    #[schema(value_type = ContactBody)]
+    pub customer: Option<Option<ContactBody>>,
+    #[serde(default, deserialize_with = "present")]
+    #[schema(value_type = WaypointChangeBody)]
+    pub pickup: Option<Option<WaypointChangeBody>>,
+    #[serde(default, deserialize_with = "present")]
+    #[schema(value_type = WaypointChangeBody)]
+    pub dropoff: Option<Option<WaypointChangeBody>>,
+    /// `null` removes the window. Until the goods are picked up; it must
+    /// still be reachable.
+    #[serde(default, deserialize_with = "present")]
+    #[schema(value_type = Option<TimeWindowBody>)]
+    pub dropoff_window: Option<Option<TimeWindowBody>>,
+}
+
+/// Members of a FleetOrder (and of a create) that no change can set.
+const FIXED: &[&str] = &[
+    "id",
+    "status",
+    "order_id",
+    "tracking_url",
+    "created_at",
+    "updated_at",
+    "stops",
+    "vehicle_type_id",
+    "items",
+    "requested_pickup_date",
+    "requested_pickup_time",
+    "customer_timezone",
+    "pickup_window",
+];
+
+/// A change's body refusal in the guide's words: a member that is not
+/// "unknown" but fixed once the order is placed.
+pub fn fixed(error: ApiError) -> ApiError {
+    fixed_member(error, FIXED, "once the order is placed")
+}
+
+/// The update request for `fleet_order_id`, checked against
+/// `if_updated_at` (the `If-Match` header) when given.
+pub fn update_request(
+    fleet_order_id: String,
+    if_updated_at: Option<prost_types::Timestamp>,
+    b: UpdateFleetOrderBody,
+) -> Result<pb::UpdateFleetOrderRequest, ApiError> {
+    let (dropoff_window, clear_dropoff_window) = window_change_in(b.dropoff_window)?;
+    Ok(pb::UpdateFleetOrderRequest {
+        fleet_order_id,
+        notes: b.notes.map(Option::unwrap_or_default),
+        reference: b.reference.map(Option::unwrap_or_default),
+        customer: not_null(b.customer, "customer", "; send the whole customer to replace it")?.map(Into::into),
+        pickup: waypoint_change_in("pickup", b.pickup)?,
+        dropoff: waypoint_change_in("dropoff", b.dropoff)?,
+        dropoff_window,
+        clear_dropoff_window,
+        if_updated_at,
+    })
 }

@@ -253,11 +253,11 @@ pub async fn update(
 
 /// The `updated_at` an `If-Match` header sends, quoted or not; `None`
 /// without one and for `*`. Sent twice, it must say the same.
-fn if_match_in(headers: &HeaderMap) -> Result<Option<prost_types::Timestamp>, ApiError> {
+pub(crate) fn if_match_in(headers: &HeaderMap) -> Result<Option<prost_types::Timestamp>, ApiError> {
     let malformed = || {
         ApiError::invalid(
             "If-Match",
-            "If-Match must be the delivery's updated_at as last read (an RFC 3339 date-time), or *.",
+            "If-Match must be the updated_at as last read (an RFC 3339 date-time), or *.",
         )
     };
     let mut values = headers.get_all("if-match").iter();

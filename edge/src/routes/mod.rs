@@ -51,7 +51,10 @@ pub fn router(state: EdgeState) -> Router {
         .route("/v1/webhooks/{webhook_id}/test", post(webhooks::test))
         .route("/v1/webhooks/{webhook_id}/replay", post(webhooks::replay))
         .route("/v1/fleet/orders", post(fleet::create))
-        .route("/v1/fleet/orders/{fleet_order_id}", get(fleet::get))
+        .route(
+            "/v1/fleet/orders/{fleet_order_id}",
+            get(fleet::get).patch(fleet::update),
+        )
         .route("/v1/events", get(events::list))
         .route("/v1/events/stream", get(events::stream))
         .route("/v1/events/{event_id}", get(events::get))

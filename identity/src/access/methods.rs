@@ -132,6 +132,10 @@ pub const METHODS: &[Method] = &[
         "/courier.v1.FleetOrderService/GetFleetOrder",
         Action::Api(Permission::FleetOrdersRead),
     ),
+    change(
+        "/courier.v1.FleetOrderService/UpdateFleetOrder",
+        Action::Api(Permission::FleetOrdersCreate),
+    ),
     read("/courier.v1.PublicService/GetProofFile", Action::Public),
     read("/courier.v1.PublicService/GetCourierPhoto", Action::Public),
     read("/courier.v1.PublicService/GetPublicTracking", Action::Public),

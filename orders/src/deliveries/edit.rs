@@ -16,14 +16,13 @@ use sea_orm::{ConnectionTrait, DatabaseBackend, EntityTrait, QuerySelect};
 
 use super::{Change, Delivery, StoredRoute, entity, find, from_model, record_update, reload, update};
 use crate::assignments::{self, feed};
+pub use crate::edits::WaypointEdit;
+use crate::edits::{self, Member};
 use crate::idempotency::{self, Idempotent, Scope};
 use crate::quotes::RouteInput;
-use crate::statuses::Status;
-use crate::validate::{self, ContactInput, WaypointInput};
 use crate::windows::{MINUTE, Window, Windows};
 use crate::{CoreError, CoreResult, Orders, billing};
-use courier::errors::ErrorCode;
-use courier::time::{format_rfc3339, from_micros};
+use courier::time::from_micros;
 use courier_identity::auth::{Mode, Principal};
 use courier_identity::text;
 use courier_pricing::prices::PricedRoute;
@@ -49,49 +48,6 @@ pub struct Edit {
     pub accept_amount_cents: Option<i64>,
 }
 
-/// What a change sets on the pickup or the dropoff.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct WaypointEdit {
-    /// Replaces the contact whole.
-    pub contact: Option<ContactInput>,
-    /// `Some(None)` removes the instructions.
-    pub instructions: Option<Option<String>>,
-    /// A new address text.
-    pub address: Option<String>,
-    /// A new latitude or longitude: the route is priced again.
-    pub latitude: Option<f64>,
-    pub longitude: Option<f64>,
-}
-
-impl WaypointEdit {
-    fn is_empty(&self) -> bool {
-        self.contact.is_none()
-            && self.instructions.is_none()
-            && self.address.is_none()
-            && self.latitude.is_none()
-            && self.longitude.is_none()
-    }
-
-    /// `waypoint` with this change applied.
-    fn applied_to(&self, waypoint: &mut WaypointInput) {
-        if let Some(contact) = &self.contact {
-            waypoint.contact = Some(contact.clone());
-        }
-        if let Some(instructions) = &self.instructions {
-            waypoint.instructions.clone_from(instructions);
-        }
-        if let Some(address) = &self.address {
-            waypoint.address.clone_from(address);
-        }
-        if let Some(latitude) = self.latitude {
-            waypoint.latitude = latitude;
-        }
-        if let Some(longitude) = self.longitude {
-            waypoint.longitude = longitude;
-        }
-    }
-}
-
 impl Edit {
     fn is_empty(&self) -> bool {
         self.notes.is_none()
@@ -99,29 +55,6 @@ impl Edit {
             && self.dropoff.is_empty()
             && self.dropoff_window.is_none()
             && self.accept_amount_cents.is_none()
-    }
-}
-
-/// A member a change may set, by when it may.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Member {
-    /// Notes, contacts and instructions: until the delivery ends.
-    Details,
-    /// The dropoff window: until the goods are picked up.
-    DropoffWindow,
-    /// The dropoff's address and position: until the courier is there.
-    DropoffPlace,
-    /// The pickup's address and position: until a courier is assigned.
-    PickupPlace,
-}
-
-/// Whether `member` may still change in `status`.
-fn editable(member: Member, status: Status) -> bool {
-    match member {
-        Member::Details => !status.is_terminal(),
-        Member::DropoffWindow => status.before_pickup(),
-        Member::DropoffPlace => !status.is_terminal() && status != Status::AtDropoff,
-        Member::PickupPlace => status == Status::Pending,
     }
 }
 
@@ -229,27 +162,8 @@ fn check(edit: &Edit, now: i64) -> CoreResult<()> {
     if let Some(Some(notes)) = &edit.notes {
         text::text_within("notes", notes, courier::limits::NOTES)?;
     }
-    for (end, waypoint) in [("pickup", &edit.pickup), ("dropoff", &edit.dropoff)] {
-        if let Some(contact) = &waypoint.contact {
-            validate::contact(&format!("{end}.contact"), contact)?;
-        }
-        if let Some(Some(instructions)) = &waypoint.instructions {
-            text::text_within(
-                &format!("{end}.instructions"),
-                instructions,
-                courier::limits::INSTRUCTIONS,
-            )?;
-        }
-        if let Some(address) = &waypoint.address {
-            text::text_within(&format!("{end}.address"), address, courier::limits::ADDRESS)?;
-        }
-        if let Some(latitude) = waypoint.latitude {
-            validate::latitude(end, latitude)?;
-        }
-        if let Some(longitude) = waypoint.longitude {
-            validate::longitude(end, longitude)?;
-        }
-    }
+    edits::check_waypoint("pickup", &edit.pickup)?;
+    edits::check_waypoint("dropoff", &edit.dropoff)?;
     if edit.accept_amount_cents.is_some_and(|cents| cents < 0) {
         return Err(CoreError::invalid(
             "accept_amount_cents",
@@ -276,24 +190,16 @@ fn changes(delivery: &Delivery, edit: &Edit, route: &StoredRoute) -> Vec<(String
     {
         changed.push(("notes".to_owned(), Member::Details));
     }
-    let ends = [
-        ("pickup", &delivery.route.pickup, &route.pickup, Member::PickupPlace),
-        ("dropoff", &delivery.route.dropoff, &route.dropoff, Member::DropoffPlace),
-    ];
-    for (end, was, now, place) in ends {
-        let members = [
-            ("address", was.address != now.address, place),
-            ("latitude", was.latitude != now.latitude, place),
-            ("longitude", was.longitude != now.longitude, place),
-            ("contact", was.contact != now.contact, Member::Details),
-            ("instructions", was.instructions != now.instructions, Member::Details),
-        ];
-        for (member, differs, rule) in members {
-            if differs {
-                changed.push((format!("{end}.{member}"), rule));
-            }
-        }
-    }
+    changed.extend(edits::waypoint_changes(
+        "pickup",
+        (&delivery.route.pickup, &route.pickup),
+        Member::PickupPlace,
+    ));
+    changed.extend(edits::waypoint_changes(
+        "dropoff",
+        (&delivery.route.dropoff, &route.dropoff),
+        Member::DropoffPlace,
+    ));
     if let Some(window) = edit.dropoff_window
         && window != delivery.windows.dropoff
     {
@@ -377,30 +283,10 @@ async fn apply(
         .await?
         .filter(|d| d.workspace_id == principal.workspace.id && d.mode == principal.mode)
         .ok_or_else(|| CoreError::not_found("delivery"))?;
-    if let Some(expected) = edit.if_updated_at
-        && expected != delivery.updated_at
-    {
-        return Err(CoreError::at(
-            ErrorCode::PreconditionFailed,
-            "If-Match",
-            format!(
-                "The delivery changed at {}, after the updated_at in If-Match; read it again and send the change again.",
-                format_rfc3339(from_micros(delivery.updated_at))
-            ),
-        ));
-    }
+    edits::unchanged_since(edit.if_updated_at, delivery.updated_at, "delivery")?;
     let route = edited_route(&delivery, &edit);
     let changed = changes(&delivery, &edit, &route);
-    if let Some((path, _)) = changed.iter().find(|(_, member)| !editable(*member, delivery.status)) {
-        return Err(CoreError::at(
-            ErrorCode::NotEditable,
-            path.as_str(),
-            format!(
-                "{path} can no longer change: the delivery is {}.",
-                delivery.status.as_str()
-            ),
-        ));
-    }
+    edits::check_editable(&changed, delivery.status, "delivery")?;
     let priced = match priced {
         _ if !moved(&delivery.route, &route) => None,
         Some((priced_route, price)) if !moved(&priced_route, &route) => Some(price),
@@ -506,29 +392,7 @@ async fn find_for_update(tx: &WriteTransaction, id: &str) -> CoreResult<Option<D
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn details_change_until_the_end_and_the_window_until_pickup() {
-        for status in Status::ALL {
-            assert_eq!(editable(Member::Details, status), !status.is_terminal(), "{status:?}");
-            let before_pickup = matches!(status, Status::Pending | Status::CourierAssigned | Status::AtPickup);
-            assert_eq!(editable(Member::DropoffWindow, status), before_pickup, "{status:?}");
-        }
-        assert!(editable(Member::Details, Status::AtDropoff));
-        assert!(!editable(Member::Details, Status::Delivered));
-        assert!(!editable(Member::Details, Status::Cancelled));
-        assert!(!editable(Member::DropoffWindow, Status::PickedUp));
-        for status in Status::ALL {
-            assert_eq!(
-                editable(Member::PickupPlace, status),
-                status == Status::Pending,
-                "{status:?}"
-            );
-            let before_dropoff = !status.is_terminal() && status != Status::AtDropoff;
-            assert_eq!(editable(Member::DropoffPlace, status), before_dropoff, "{status:?}");
-        }
-        assert!(editable(Member::DropoffPlace, Status::InTransit));
-    }
+    use crate::validate::ContactInput;
 
     #[test]
     fn a_new_total_must_be_accepted() {

@@ -9,6 +9,7 @@
 //! (`flo_…`) and its board order (`ord_…`), so the public `status` and
 //! `updated_at` are always the board's.
 
+pub mod edit;
 pub mod entity;
 pub mod model;
 pub mod moves;

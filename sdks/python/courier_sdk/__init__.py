@@ -3,7 +3,7 @@
 `courier_sdk.generated` is generated from the OpenAPI document by
 openapi-python-client (sdks/check.sh --write); this package adds what the
 generator lacks: the contract's retry guidance (idempotency keys for creates,
-delivery changes and redeliveries, reused on retries of network errors and 5xx; Retry-After on 429) and webhook
+changes of deliveries and fleet orders, redeliveries, reused on retries of network errors and 5xx; Retry-After on 429) and webhook
 verification per Standard Webhooks.
 """
 

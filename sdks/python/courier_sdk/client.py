@@ -22,7 +22,7 @@ from .generated.types import UNSET
 # change (PATCH /v1/deliveries/{id}) and redelivery take one too.
 CREATE_PATHS = ("/v1/deliveries", "/v1/fleet/orders")
 REDELIVER_PATH = re.compile(r"/v1/deliveries/[^/]+/redeliver$")
-CHANGE_PATH = re.compile(r"/v1/deliveries/[^/]+$")
+CHANGE_PATH = re.compile(r"/v1/(deliveries|fleet/orders)/[^/]+$")
 # Requests that are safe to send again after a network error or a 5xx.
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 RETRIED_STATUSES = frozenset({500, 502, 503, 504})

@@ -13,7 +13,7 @@ export type Event = components["schemas"]["Event"];
 // change (PATCH /v1/deliveries/{id}) and redelivery take one too.
 const CREATE_PATHS = ["/v1/deliveries", "/v1/fleet/orders"];
 const REDELIVER_PATH = /\/v1\/deliveries\/[^/]+\/redeliver$/;
-const CHANGE_PATH = /\/v1\/deliveries\/[^/]+$/;
+const CHANGE_PATH = /\/v1\/(deliveries|fleet\/orders)\/[^/]+$/;
 // Requests that are safe to send again after a network error or a 5xx.
 const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
 const RETRIED_STATUSES = new Set([500, 502, 503, 504]);

@@ -294,7 +294,17 @@ export interface paths {
         delete?: never;
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Change a fleet order
+         * @description Sets the notes, the reference, the customer, the pickup's and dropoff's
+         *     contact, instructions, address and position (the pickup's until a
+         *     driver is assigned, the dropoff's until the driver is there), and the
+         *     dropoff window (until the goods are picked up); absent members stay as
+         *     they are. Nothing is priced. The driver holding the order gets it as it
+         *     now is. A retry with the same `Idempotency-Key` and body replays the
+         *     first answer.
+         */
+        patch: operations["updateFleetOrder"];
         trace?: never;
     };
     "/v1/proof-files/{artifactId}": {
@@ -1474,6 +1484,27 @@ export interface components {
             /** @description Until the delivery is delivered or cancelled. */
             pickup?: components["schemas"]["WaypointChangeInput"];
         };
+        /**
+         * @description `PATCH /v1/fleet/orders/{id}` body (docs/guide.md "Change a fleet
+         *     order"): an absent member stays as it is; at least one is sent.
+         */
+        UpdateFleetOrderRequest: {
+            /**
+             * @description Replaces the customer whole; it cannot be removed. Until the order
+             *     ends.
+             */
+            customer?: components["schemas"]["ContactInput"];
+            dropoff?: components["schemas"]["WaypointChangeInput"];
+            dropoff_window?: components["schemas"]["TimeWindowInput"] | null;
+            /** @description `null` (or `""`) removes the notes. Until the order ends. */
+            notes?: string | null;
+            pickup?: components["schemas"]["WaypointChangeInput"];
+            /**
+             * @description The customer's order reference; `null` (or `""`) removes it. Until
+             *     the order ends.
+             */
+            reference?: string | null;
+        };
         /** @description `PATCH /v1/webhooks/{id}` body: an absent field stays as it is. */
         UpdateWebhookEndpointRequest: {
             /** @description `null` (or `""`) removes the description. */
@@ -1536,8 +1567,8 @@ export interface components {
             instructions?: string | null;
             /**
              * Format: double
-             * @description A new latitude: the delivery is priced again (see
-             *     `accept_amount_cents`). Same times as `address`.
+             * @description A new latitude: a delivery is priced again (see
+             *     `accept_amount_cents`), a fleet order is not. Same times as `address`.
              */
             latitude?: number;
             /**
@@ -4800,6 +4831,7 @@ export interface operations {
              *     - `invalid_idempotency_key`: The `Idempotency-Key` header is longer than 255 characters.
              *     - `invalid_items`: The items cannot be evaluated: quantities, weights or dimensions are zero, negative, not finite or absurd.
              *     - `vehicle_does_not_fit`: The vehicle type cannot carry the items: too heavy, an item fits in no orientation, or the total volume exceeds the cargo space.
+             *     - `window_not_feasible`: The dropoff window closes before the goods can arrive: the earliest pickup plus the route's duration lies after `dropoff_window.end`. `param` names the window.
              */
             400: {
                 headers: {
@@ -4816,6 +4848,7 @@ export interface operations {
                              * @example invalid_idempotency_key
                              * @example invalid_items
                              * @example vehicle_does_not_fit
+                             * @example window_not_feasible
                              */
                             code?: unknown;
                         };
@@ -5130,6 +5163,300 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] & {
                         error?: {
                             /** @example request_timeout */
+                            code?: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description - `request_too_large`: The request body is larger than 1 MiB: refused as soon as that is known (a larger `Content-Length` before any of the body is read), and the connection is closed. */
+            413: {
+                headers: {
+                    /** @description The request's id (`req_…`); quote it to support. */
+                    "Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @example request_too_large */
+                            code?: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description - `rate_limited`: Too many requests. Wait the number of seconds in the `Retry-After` header. */
+            429: {
+                headers: {
+                    /** @description The request's id (`req_…`); quote it to support. */
+                    "Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @example rate_limited */
+                            code?: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description - `headers_too_large`: The request's headers take more than 32 KiB; `param` names the largest. (`x-api-key`, `Authorization` and `Idempotency-Key` have their own codes.) */
+            431: {
+                headers: {
+                    /** @description The request's id (`req_…`); quote it to support. */
+                    "Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @example headers_too_large */
+                            code?: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description - `internal_error`: Unexpected error. Retry with backoff, reusing the same `Idempotency-Key` on creates. */
+            500: {
+                headers: {
+                    /** @description The request's id (`req_…`); quote it to support. */
+                    "Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @example internal_error */
+                            code?: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description - `upstream_error`: An internal service failed. Retry with backoff, reusing the same `Idempotency-Key` on creates. */
+            502: {
+                headers: {
+                    /** @description The request's id (`req_…`); quote it to support. */
+                    "Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @example upstream_error */
+                            code?: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description - `service_unavailable`: The service is temporarily unavailable. Retry with backoff. */
+            503: {
+                headers: {
+                    /** @description The request's id (`req_…`); quote it to support. */
+                    "Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @example service_unavailable */
+                            code?: unknown;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    updateFleetOrder: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description Required. At most 255 characters; scope: workspace, mode and endpoint; kept 24 hours.
+                 * @example 7f3c9a2e-5b1d-4c8e-9f60-2d4b8a1c3e57
+                 */
+                "Idempotency-Key": string;
+                /** @description Optional. The order's `updated_at` as last read: an order changed since is refused with `412 precondition_failed` (not kept under the key). `*` changes it whatever it is now. */
+                "If-Match"?: string | null;
+            };
+            path: {
+                /** @description The fleet order's id (`flo_…`). */
+                fleetOrderId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "dropoff": {
+                 *         "contact": {
+                 *           "name": "Lena Fischer",
+                 *           "phone": "+49 30 9876543"
+                 *         }
+                 *       },
+                 *       "notes": "Call on arrival."
+                 *     }
+                 */
+                "application/json": components["schemas"]["UpdateFleetOrderRequest"];
+            };
+        };
+        responses: {
+            /** @description The fleet order as it now is. */
+            200: {
+                headers: {
+                    /** @description `true` when the answer is replayed for a retried key. */
+                    "Idempotent-Replayed"?: string;
+                    /** @description The request's id (`req_…`); quote it to support. */
+                    "Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FleetOrder"];
+                };
+            };
+            /**
+             * @description - `invalid_request`: A field is missing or invalid, or the body is not a JSON object. `param` names the field as a dot path (`stops.2.latitude`) or the header.
+             *     - `missing_idempotency_key`: The `Idempotency-Key` header is required on delivery and fleet order creates and on delivery changes (`PATCH /v1/deliveries/{id}`).
+             *     - `invalid_idempotency_key`: The `Idempotency-Key` header is longer than 255 characters.
+             *     - `window_not_feasible`: The dropoff window closes before the goods can arrive: the earliest pickup plus the route's duration lies after `dropoff_window.end`. `param` names the window.
+             */
+            400: {
+                headers: {
+                    /** @description The request's id (`req_…`); quote it to support. */
+                    "Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /**
+                             * @example invalid_request
+                             * @example missing_idempotency_key
+                             * @example invalid_idempotency_key
+                             * @example window_not_feasible
+                             */
+                            code?: unknown;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description - `missing_api_key`: No API key was sent in `x-api-key` or `Authorization: Bearer`.
+             *     - `invalid_api_key`: The API key is unknown, expired or revoked.
+             */
+            401: {
+                headers: {
+                    /** @description The request's id (`req_…`); quote it to support. */
+                    "Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /**
+                             * @example missing_api_key
+                             * @example invalid_api_key
+                             */
+                            code?: unknown;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description - `fleet_key_required`: Fleet orders need a key of a fleet workspace.
+             *     - `live_key_required`: Fleet orders need a live key; test keys get this on create and read.
+             *     - `fleet_orders_not_available`: The fleet's plan lacks order intake.
+             *     - `permission_denied`: The key lacks the permission the operation needs.
+             *     - `api_access_disabled`: The workspace's plan has no API access.
+             */
+            403: {
+                headers: {
+                    /** @description The request's id (`req_…`); quote it to support. */
+                    "Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /**
+                             * @example fleet_key_required
+                             * @example live_key_required
+                             * @example fleet_orders_not_available
+                             * @example permission_denied
+                             * @example api_access_disabled
+                             */
+                            code?: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description - `not_found`: The resource does not exist for this key's workspace and mode, or no route matches the path. */
+            404: {
+                headers: {
+                    /** @description The request's id (`req_…`); quote it to support. */
+                    "Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @example not_found */
+                            code?: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description - `request_timeout`: The request's body did not arrive within the time allowed (30 seconds by default); the connection is closed. Send the request again. */
+            408: {
+                headers: {
+                    /** @description The request's id (`req_…`); quote it to support. */
+                    "Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @example request_timeout */
+                            code?: unknown;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description - `not_editable`: The delivery's status no longer allows changing the member `param` names: notes, contacts and instructions change until delivered, the dropoff window until pickup, the dropoff's place until the courier is at the dropoff, the pickup's place until a courier is assigned.
+             *     - `idempotency_key_reused`: The `Idempotency-Key` was used before with a different body.
+             *     - `request_in_progress`: The first request with this `Idempotency-Key` is still running. Retry the same request shortly.
+             */
+            409: {
+                headers: {
+                    /** @description The request's id (`req_…`); quote it to support. */
+                    "Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /**
+                             * @example not_editable
+                             * @example idempotency_key_reused
+                             * @example request_in_progress
+                             */
+                            code?: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description - `precondition_failed`: The delivery changed since the `updated_at` sent in `If-Match`: read it again, then send the change again (the same `Idempotency-Key` may be reused; this refusal is not kept under it). */
+            412: {
+                headers: {
+                    /** @description The request's id (`req_…`); quote it to support. */
+                    "Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @example precondition_failed */
                             code?: unknown;
                         };
                     };

@@ -3,6 +3,7 @@
 use courier::v1 as pb;
 
 use courier_core::CoreError;
+use courier_orders::edits::WaypointEdit;
 use courier_orders::proofs::{ArtifactKind, Checkpoint, ProofFile};
 use courier_orders::quotes::{Quote, RouteInput};
 use courier_orders::validate::{ContactInput, WaypointInput};
@@ -111,6 +112,36 @@ pub fn route_in(parts: RouteParts) -> Result<RouteInput, CoreError> {
             dropoff: window_in(parts.dropoff_window, "dropoff_window")?,
         },
     })
+}
+
+/// A text a change sets: `""` removes it.
+pub fn set_or_removed(text: Option<String>) -> Option<Option<String>> {
+    text.map(|text| (!text.is_empty()).then_some(text))
+}
+
+/// What a change sets on the pickup or the dropoff.
+pub fn waypoint_edit_in(change: Option<pb::WaypointChange>) -> WaypointEdit {
+    let change = change.unwrap_or_default();
+    WaypointEdit {
+        contact: change.contact.map(contact_in),
+        instructions: set_or_removed(change.instructions),
+        address: change.address,
+        latitude: change.latitude,
+        longitude: change.longitude,
+    }
+}
+
+/// A change of the dropoff window: a new one, its removal
+/// (`clear_dropoff_window`), or neither; both are refused.
+pub fn window_change_in(window: Option<pb::TimeWindow>, clear: bool) -> Result<Option<Option<Window>>, CoreError> {
+    match (window, clear) {
+        (Some(_), true) => Err(CoreError::invalid(
+            "dropoff_window",
+            "Send either dropoff_window or clear_dropoff_window, not both.",
+        )),
+        (None, true) => Ok(Some(None)),
+        (window, false) => Ok(window_in(window, "dropoff_window")?.map(Some)),
+    }
 }
 
 /// A window sent as `param`: both ends required.

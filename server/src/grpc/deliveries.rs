@@ -12,7 +12,6 @@ use courier_core::{CoreError, CoreResult};
 use courier_identity::access::Permission;
 use courier_orders::deliveries::{
     self, Batching, CancelReason, Edit, ListFilter, NewDelivery, PromiseFilter, ProofRequest, Redelivery, TestScenario,
-    WaypointEdit,
 };
 use courier_orders::lifecycle::{self, Status as DeliveryStatus};
 use courier_orders::notifications::{Language, Preferences};
@@ -108,37 +107,12 @@ fn notifications_in(preferences: Option<pb::NotificationPreferences>) -> CoreRes
     })
 }
 
-/// A text a change sets: `""` removes it.
-fn set_or_removed(text: Option<String>) -> Option<Option<String>> {
-    text.map(|text| (!text.is_empty()).then_some(text))
-}
-
-fn waypoint_edit_in(change: Option<pb::WaypointChange>) -> WaypointEdit {
-    let change = change.unwrap_or_default();
-    WaypointEdit {
-        contact: change.contact.map(convert::contact_in),
-        instructions: set_or_removed(change.instructions),
-        address: change.address,
-        latitude: change.latitude,
-        longitude: change.longitude,
-    }
-}
-
 fn edit_in(r: pb::UpdateDeliveryRequest) -> CoreResult<Edit> {
-    let dropoff_window = match (r.dropoff_window, r.clear_dropoff_window) {
-        (Some(_), true) => {
-            return Err(CoreError::invalid(
-                "dropoff_window",
-                "Send either dropoff_window or clear_dropoff_window, not both.",
-            ));
-        }
-        (None, true) => Some(None),
-        (window, false) => convert::window_in(window, "dropoff_window")?.map(Some),
-    };
+    let dropoff_window = convert::window_change_in(r.dropoff_window, r.clear_dropoff_window)?;
     Ok(Edit {
-        notes: set_or_removed(r.notes),
-        pickup: waypoint_edit_in(r.pickup),
-        dropoff: waypoint_edit_in(r.dropoff),
+        notes: convert::set_or_removed(r.notes),
+        pickup: convert::waypoint_edit_in(r.pickup),
+        dropoff: convert::waypoint_edit_in(r.dropoff),
         dropoff_window,
         if_updated_at: convert::micros(r.if_updated_at, "If-Match")?,
         accept_amount_cents: r.accept_amount_cents,

@@ -207,7 +207,8 @@ impl DispatchService for DispatchApi {
         &self,
         request: Request<ipb::ResetDropoffPinRequest>,
     ) -> Result<Response<ipb::ResetDropoffPinResponse>, Status> {
-        let granted = caller::grant::<act::AssignJobs, _>(&self.0, &request, None, "job").await?;
+        let work = jobs::work(&self.0.db, &request.get_ref().delivery_id).await?;
+        let granted = caller::grant::<act::AssignJobs, _>(&self.0, &request, job_workspace(&work), "job").await?;
         let d = jobs::reset_dropoff_pin(&self.0, &granted, &request.into_inner().delivery_id).await?;
         Ok(Response::new(ipb::ResetDropoffPinResponse { delivery: self.out(&d) }))
     }

@@ -752,6 +752,33 @@ from .update_delivery_response_502 import UpdateDeliveryResponse502
 from .update_delivery_response_502_error import UpdateDeliveryResponse502Error
 from .update_delivery_response_503 import UpdateDeliveryResponse503
 from .update_delivery_response_503_error import UpdateDeliveryResponse503Error
+from .update_fleet_order_request import UpdateFleetOrderRequest
+from .update_fleet_order_response_400 import UpdateFleetOrderResponse400
+from .update_fleet_order_response_400_error import UpdateFleetOrderResponse400Error
+from .update_fleet_order_response_401 import UpdateFleetOrderResponse401
+from .update_fleet_order_response_401_error import UpdateFleetOrderResponse401Error
+from .update_fleet_order_response_403 import UpdateFleetOrderResponse403
+from .update_fleet_order_response_403_error import UpdateFleetOrderResponse403Error
+from .update_fleet_order_response_404 import UpdateFleetOrderResponse404
+from .update_fleet_order_response_404_error import UpdateFleetOrderResponse404Error
+from .update_fleet_order_response_408 import UpdateFleetOrderResponse408
+from .update_fleet_order_response_408_error import UpdateFleetOrderResponse408Error
+from .update_fleet_order_response_409 import UpdateFleetOrderResponse409
+from .update_fleet_order_response_409_error import UpdateFleetOrderResponse409Error
+from .update_fleet_order_response_412 import UpdateFleetOrderResponse412
+from .update_fleet_order_response_412_error import UpdateFleetOrderResponse412Error
+from .update_fleet_order_response_413 import UpdateFleetOrderResponse413
+from .update_fleet_order_response_413_error import UpdateFleetOrderResponse413Error
+from .update_fleet_order_response_429 import UpdateFleetOrderResponse429
+from .update_fleet_order_response_429_error import UpdateFleetOrderResponse429Error
+from .update_fleet_order_response_431 import UpdateFleetOrderResponse431
+from .update_fleet_order_response_431_error import UpdateFleetOrderResponse431Error
+from .update_fleet_order_response_500 import UpdateFleetOrderResponse500
+from .update_fleet_order_response_500_error import UpdateFleetOrderResponse500Error
+from .update_fleet_order_response_502 import UpdateFleetOrderResponse502
+from .update_fleet_order_response_502_error import UpdateFleetOrderResponse502Error
+from .update_fleet_order_response_503 import UpdateFleetOrderResponse503
+from .update_fleet_order_response_503_error import UpdateFleetOrderResponse503Error
 from .update_webhook_endpoint_request import UpdateWebhookEndpointRequest
 from .update_webhook_endpoint_response_400 import UpdateWebhookEndpointResponse400
 from .update_webhook_endpoint_response_400_error import (
@@ -1387,6 +1414,33 @@ __all__ = (
     "UpdateDeliveryResponse502Error",
     "UpdateDeliveryResponse503",
     "UpdateDeliveryResponse503Error",
+    "UpdateFleetOrderRequest",
+    "UpdateFleetOrderResponse400",
+    "UpdateFleetOrderResponse400Error",
+    "UpdateFleetOrderResponse401",
+    "UpdateFleetOrderResponse401Error",
+    "UpdateFleetOrderResponse403",
+    "UpdateFleetOrderResponse403Error",
+    "UpdateFleetOrderResponse404",
+    "UpdateFleetOrderResponse404Error",
+    "UpdateFleetOrderResponse408",
+    "UpdateFleetOrderResponse408Error",
+    "UpdateFleetOrderResponse409",
+    "UpdateFleetOrderResponse409Error",
+    "UpdateFleetOrderResponse412",
+    "UpdateFleetOrderResponse412Error",
+    "UpdateFleetOrderResponse413",
+    "UpdateFleetOrderResponse413Error",
+    "UpdateFleetOrderResponse429",
+    "UpdateFleetOrderResponse429Error",
+    "UpdateFleetOrderResponse431",
+    "UpdateFleetOrderResponse431Error",
+    "UpdateFleetOrderResponse500",
+    "UpdateFleetOrderResponse500Error",
+    "UpdateFleetOrderResponse502",
+    "UpdateFleetOrderResponse502Error",
+    "UpdateFleetOrderResponse503",
+    "UpdateFleetOrderResponse503Error",
     "UpdateWebhookEndpointRequest",
     "UpdateWebhookEndpointResponse400",
     "UpdateWebhookEndpointResponse400Error",

@@ -24,8 +24,8 @@ class WaypointChangeInput:
                 dropoff's until the courier is at the dropoff.
             contact (ContactInput | Unset):
             instructions (None | str | Unset): `null` (or `""`) removes the instructions.
-            latitude (float | Unset): A new latitude: the delivery is priced again (see
-                `accept_amount_cents`). Same times as `address`.
+            latitude (float | Unset): A new latitude: a delivery is priced again (see
+                `accept_amount_cents`), a fleet order is not. Same times as `address`.
             longitude (float | Unset): A new longitude, as `latitude`.
     """
 

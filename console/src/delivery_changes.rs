@@ -46,7 +46,8 @@ impl ChangeForm {
             updated_at: delivery
                 .updated_at
                 .as_ref()
-                .map(|t| (t.seconds * 1_000_000 + i64::from(t.nanos) / 1_000).to_string())
+                .and_then(courier::time::from_proto)
+                .map(|at| at.timestamp_micros().to_string())
                 .unwrap_or_default(),
             notes: delivery.notes.clone().unwrap_or_default(),
             dropoff_name: contact.name,
@@ -109,7 +110,10 @@ pub(crate) fn change_of(
     let shown = ChangeForm::of(delivery, String::new(), String::new());
     let mut request = pb::UpdateDeliveryRequest {
         delivery_id: delivery.id.clone(),
-        if_updated_at: field(form, "updated_at").parse::<i64>().ok().map(timestamp),
+        if_updated_at: field(form, "updated_at")
+            .parse::<i64>()
+            .ok()
+            .map(courier::time::micros_to_proto),
         ..Default::default()
     };
     let mut changed = Vec::new();
@@ -151,13 +155,6 @@ pub(crate) fn change_of(
     (!changed.is_empty()).then_some((request, changed))
 }
 
-fn timestamp(micros: i64) -> prost_types::Timestamp {
-    prost_types::Timestamp {
-        seconds: micros.div_euclid(1_000_000),
-        nanos: i32::try_from(micros.rem_euclid(1_000_000) * 1_000).unwrap_or(0),
-    }
-}
-
 fn new_key() -> String {
     format!("console-change-{}", hex::encode(rand::random::<[u8; 16]>()))
 }
@@ -171,7 +168,7 @@ mod tests {
             id: "del_1".into(),
             status: pb::DeliveryStatus::CourierAssigned as i32,
             notes: Some("Fragile".into()),
-            updated_at: Some(timestamp(1_700_000_000_123_456)),
+            updated_at: Some(courier::time::micros_to_proto(1_700_000_000_123_456)),
             pickup: Some(pb::Waypoint {
                 instructions: None,
                 ..Default::default()

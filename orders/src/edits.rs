@@ -32,6 +32,11 @@ impl WaypointEdit {
             && self.longitude.is_none()
     }
 
+    /// Whether it moves the place (a new latitude or longitude).
+    pub(crate) fn moves(&self) -> bool {
+        self.latitude.is_some() || self.longitude.is_some()
+    }
+
     /// `waypoint` with this change applied.
     pub(crate) fn applied_to(&self, waypoint: &mut WaypointInput) {
         if let Some(contact) = &self.contact {

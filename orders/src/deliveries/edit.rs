@@ -135,9 +135,7 @@ struct Prepared {
 async fn prepare(orders: &Orders, principal: &Principal, id: &str, edit: Edit, now: i64) -> CoreResult<Prepared> {
     check(&edit, now)?;
     let mut priced = None;
-    let moves = [&edit.pickup, &edit.dropoff]
-        .iter()
-        .any(|end| end.latitude.is_some() || end.longitude.is_some());
+    let moves = edit.pickup.moves() || edit.dropoff.moves();
     let delivery = if moves { find(&orders.db, id).await? } else { None };
     // Another caller's delivery is refused (not found) under the lock.
     if let Some(delivery) = delivery.filter(|d| d.workspace_id == principal.workspace.id && d.mode == principal.mode) {

@@ -137,14 +137,13 @@ async fn prepare(
     now: i64,
 ) -> CoreResult<FleetOrderEdit> {
     edit.check(now)?;
-    let moves = [&edit.pickup, &edit.dropoff]
-        .iter()
-        .any(|end| end.latitude.is_some() || end.longitude.is_some());
+    let moves = edit.pickup.moves() || edit.dropoff.moves();
     if !moves && !matches!(edit.dropoff_window, Some(Some(_))) {
         return Ok(edit);
     }
-    // Another workspace's order is refused (not found) under the lock.
-    let Ok(order) = super::get(&orders.db, principal, id).await else {
+    // An unknown or another workspace's order is refused (not found) under
+    // the lock.
+    let Some(order) = super::find(&orders.db, principal, id).await? else {
         return Ok(edit);
     };
     let (route, windows) = edit.applied_to(&order);
@@ -185,12 +184,16 @@ async fn apply(
         return Ok(orders.wire.fleet_order(&order));
     }
     let now = orders.clock.now_micros();
-    let [_, _, dropoff_start, dropoff_end] = windows.columns();
-    let mut update = entity::Entity::update_many()
-        .col_expr(entity::Column::UpdatedAt, Expr::value(now))
-        .col_expr(entity::Column::Route, Expr::value(to_json(&route)?))
-        .col_expr(entity::Column::DropoffWindowStart, Expr::value(dropoff_start))
-        .col_expr(entity::Column::DropoffWindowEnd, Expr::value(dropoff_end));
+    let mut update = entity::Entity::update_many().col_expr(entity::Column::UpdatedAt, Expr::value(now));
+    if route != order.route {
+        update = update.col_expr(entity::Column::Route, Expr::value(to_json(&route)?));
+    }
+    if windows.dropoff != order.windows.dropoff {
+        let [_, _, start, end] = windows.columns();
+        update = update
+            .col_expr(entity::Column::DropoffWindowStart, Expr::value(start))
+            .col_expr(entity::Column::DropoffWindowEnd, Expr::value(end));
+    }
     if let Some(notes) = &edit.notes {
         update = update.col_expr(entity::Column::Notes, Expr::value(notes.clone()));
     }

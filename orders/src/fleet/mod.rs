@@ -241,12 +241,19 @@ fn time_zone(zone: &str) -> CoreResult<()> {
 /// The caller's fleet order `id`: `not_found` for unknown ids and for other
 /// workspaces' orders alike.
 pub async fn get(db: &impl ConnectionTrait, principal: &Principal, id: &str) -> CoreResult<FleetOrder> {
-    let model = entity::Entity::find_by_id(id.to_owned())
+    find(db, principal, id)
+        .await?
+        .ok_or_else(|| CoreError::not_found("fleet order"))
+}
+
+/// The caller's fleet order `id`, if there is one.
+async fn find(db: &impl ConnectionTrait, principal: &Principal, id: &str) -> CoreResult<Option<FleetOrder>> {
+    entity::Entity::find_by_id(id.to_owned())
         .filter(principal.scope(entity::Column::WorkspaceId, entity::Column::Mode))
         .one(db)
         .await?
-        .ok_or_else(|| CoreError::not_found("fleet order"))?;
-    from_model(model)
+        .map(from_model)
+        .transpose()
 }
 
 /// One page of the dispatch board of fleet workspace `workspace_id`, oldest

@@ -265,6 +265,16 @@ pub struct DeliveryJson<C = Option<CourierJson>> {
     /// (`proof_of_delivery.dropoff.pin`), also on the tracking page; `null`
     /// when the delivery asks for none.
     pub dropoff_pin: Option<String>,
+    /// What a failed handover does with the goods (docs/guide.md
+    /// "Returns").
+    #[schema(value_type = pb::UndeliverableAction)]
+    pub undeliverable_action: &'static str,
+    /// On a return: the delivery whose goods it brings back; `null`
+    /// otherwise.
+    pub return_of: Option<String>,
+    /// Once the handover failed and the goods go back: the return
+    /// delivery; `null` otherwise.
+    pub return_delivery_id: Option<String>,
 }
 
 /// A language whose notification texts ship with the platform.
@@ -344,8 +354,11 @@ impl<C: From<pb::Courier>> From<pb::Delivery> for DeliveryJson<Option<C>> {
             pickup_window: d.pickup_window.map(Into::into),
             dropoff_window: d.dropoff_window.map(Into::into),
             batching: d.batching().public_name().unwrap_or("allowed"),
+            undeliverable_action: d.undeliverable_action().public_name().unwrap_or("return_to_pickup"),
             notifications: d.notifications.map(Into::into),
             dropoff_pin: d.dropoff_pin,
+            return_of: d.return_of,
+            return_delivery_id: d.return_delivery_id,
             id: d.id,
             external_id: d.external_id,
             quote_id: d.quote_id,

@@ -100,6 +100,11 @@ public_names! {
         PickupNoShow => "pickup_no_show",
         DeliveryFailed => "delivery_failed",
         Delayed => "delayed",
+        Returned => "returned",
+    }
+    UndeliverableAction as "UndeliverableAction", "What a failed handover does with the goods: a return delivery brings them back to the pickup (`return_to_pickup`, the default) or the courier disposes of them (`dispose`)." {
+        ReturnToPickup => "return_to_pickup",
+        Dispose => "dispose",
     }
     Batching as "Batching", "Whether the delivery may share its courier with other jobs (`allowed`, the default) or rides alone (`never`)." {
         Allowed => "allowed",

@@ -243,7 +243,11 @@ struct CreateArgs {
     external_id: Option<String>,
     #[arg(long)]
     notes: Option<String>,
-    /// Test keys: how the simulated delivery ends (no_courier_found, courier_cancelled, pickup_no_show, delivery_failed), or `delayed` (runs late).
+    /// What a failed handover does with the goods: return_to_pickup (the
+    /// default: a return delivery brings them back) or dispose.
+    #[arg(long)]
+    undeliverable_action: Option<String>,
+    /// Test keys: how the simulated delivery ends (no_courier_found, courier_cancelled, pickup_no_show, delivery_failed, returned), or `delayed` (runs late).
     #[arg(long)]
     test_scenario: Option<String>,
     /// The `Idempotency-Key`; a new one is made (and printed) when left out.
@@ -332,7 +336,8 @@ struct RedeliverArgs {
 #[derive(Args)]
 struct TriggerArgs {
     /// `delivered` (every status to delivered), `no_courier_found`,
-    /// `courier_cancelled`, `pickup_no_show` or `delivery_failed`.
+    /// `courier_cancelled`, `pickup_no_show`, `delivery_failed` or
+    /// `returned` (fails at the dropoff, then its return runs to the end).
     scenario: String,
 }
 
@@ -582,6 +587,7 @@ fn create_body(args: &CreateArgs) -> Result<Value, Failure> {
         ("quote_id", &args.quote_id),
         ("external_id", &args.external_id),
         ("notes", &args.notes),
+        ("undeliverable_action", &args.undeliverable_action),
         ("test_scenario", &args.test_scenario),
     ] {
         if let Some(value) = value {
@@ -723,19 +729,24 @@ async fn trigger(context: &Context, api: Api, scenario: &str) -> Result<(), Fail
     let delivery = api
         .post("/v1/deliveries", &sample_delivery(scenario), Some(&key))
         .await?;
-    let id = delivery["id"].as_str().unwrap_or_default().to_owned();
+    let mut id = delivery["id"].as_str().unwrap_or_default().to_owned();
     if !context.json {
         println!("Booked test delivery {id} ({scenario}); its events:");
     }
     loop {
         let streamed = stream.next().await?;
-        if streamed.event["data"]["id"] != id.as_str() {
+        let data = &streamed.event["data"];
+        if data["id"] != id.as_str() {
             continue;
         }
         print_event(context, &streamed);
         let event_type = streamed.event["type"].as_str().unwrap_or_default();
         if event_type == "delivery.delivered" || event_type == "delivery.cancelled" {
-            return Ok(());
+            // A failed handover's goods come back: the return's events follow.
+            match data["return_delivery_id"].as_str() {
+                Some(return_id) => id = return_id.to_owned(),
+                None => return Ok(()),
+            }
         }
     }
 }

@@ -635,6 +635,7 @@ impl BookingForm {
             } as i32,
             // The workspace's notification settings alone.
             notifications: None,
+            undeliverable_action: pb::UndeliverableAction::ReturnToPickup as i32,
         })
     }
 }

@@ -340,6 +340,10 @@ pub(crate) struct LivePart {
     proof_note: Option<String>,
     /// Where each event's page is, for the timeline's links.
     events_base: String,
+    /// (id, page) of the delivery whose goods this one brings back, and of
+    /// this one's return ("Returns").
+    return_of: Option<(String, String)>,
+    returned_by: Option<(String, String)>,
     mode: &'static str,
     /// Offered to owners and admins until the delivery has ended (whether
     /// the rules allow it then is the core's answer).
@@ -489,6 +493,7 @@ async fn live_part(
     };
     let (proof, proof_note) = proof;
     let courier = delivery.courier.as_ref();
+    let page = |id: &str| format!("{}/w/{workspace}/deliveries/{id}?mode={mode}", state.root);
     Ok(LivePart {
         status: status_name(delivery),
         cancellation_reason: labels::cancellation(delivery.cancellation_reason()),
@@ -538,6 +543,8 @@ async fn live_part(
             .collect(),
         proof_note,
         events_base: format!("{}/w/{workspace}/events", state.root),
+        return_of: delivery.return_of.as_ref().map(|id| (id.clone(), page(id))),
+        returned_by: delivery.return_delivery_id.as_ref().map(|id| (id.clone(), page(id))),
         mode,
         cancel: (manages && cancellable).then(|| CancelForm {
             action: format!(

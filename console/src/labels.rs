@@ -56,6 +56,7 @@ pub(crate) fn scenario(scenario: pb::TestScenario) -> &'static str {
         pb::TestScenario::PickupNoShow => "Nobody at the pickup",
         pb::TestScenario::DeliveryFailed => "The delivery fails",
         pb::TestScenario::Delayed => "The courier runs late",
+        pb::TestScenario::Returned => "The delivery fails and comes back",
         pb::TestScenario::Unspecified => "Delivered: every status in turn",
     }
 }

@@ -63,12 +63,13 @@ async fn job_view(
 }
 
 /// Where the app goes after a move on `job`: its page while it is in
-/// hand, the shift once it ended (the next offer comes there).
+/// hand, the return's once a failed handover sent the goods back, the
+/// shift once it ended (the next offer comes there).
 fn after_move(state: &AppState, job: &apb::Job) -> String {
-    if job.active {
-        format!("{}/jobs/{}", state.root, job.id)
-    } else {
-        format!("{}/?ended={}", state.root, job.id)
+    match &job.return_job_id {
+        _ if job.active => format!("{}/jobs/{}", state.root, job.id),
+        Some(return_job) => format!("{}/jobs/{return_job}", state.root),
+        None => format!("{}/?ended={}", state.root, job.id),
     }
 }
 

@@ -138,6 +138,7 @@ impl JobView {
             id: job.id.clone(),
             kind: match job.kind() {
                 apb::JobKind::FleetOrder => "Order",
+                _ if job.return_of.is_some() => "Return to the sender",
                 _ => "Delivery",
             },
             status: status.public_name().unwrap_or("unknown"),
@@ -285,7 +286,7 @@ fn problem(job: &apb::Job) -> Option<Problem> {
         pb::DeliveryStatus::AtDropoff => Some(Problem {
             value: "failed_handover",
             label: "The handover failed",
-            confirm: "Yes: the goods cannot be handed over. The job is cancelled.",
+            confirm: "Yes: the goods cannot be handed over. The job is cancelled; unless the customer asked to dispose of them, you bring them back to the pickup.",
         }),
         _ => None,
     }

@@ -67,7 +67,7 @@ Amounts are integer cents including VAT; times are RFC 3339 in UTC. Errors answe
         fleet::get,
         fleet::update,
     ),
-    components(schemas(crate::error::ErrorBodyJson, dto::events::EventJson, courier::v1::PromiseState, courier::v1::Batching, courier::json::DeliveryJson<Option<courier::json::CourierJson>>, courier::json::DeliveryJson<Option<courier::json::CourierNameJson>>)),
+    components(schemas(crate::error::ErrorBodyJson, dto::events::EventJson, courier::v1::PromiseState, courier::v1::Batching, courier::v1::UndeliverableAction, courier::json::DeliveryJson<Option<courier::json::CourierJson>>, courier::json::DeliveryJson<Option<courier::json::CourierNameJson>>)),
     modifiers(&SecuritySchemes),
     tags(
         (name = "Vehicle types", description = "What can carry the goods, and the extras on offer."),

@@ -40,6 +40,7 @@ mod m20261201_000054_add_notifications;
 mod m20261202_000055_add_usage_charges;
 mod m20261203_000056_add_changed_fields;
 mod m20261204_000057_add_dropoff_pin;
+mod m20261205_000058_add_returns;
 
 pub struct Migrator;
 
@@ -80,6 +81,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261202_000055_add_usage_charges::Migration),
             Box::new(m20261203_000056_add_changed_fields::Migration),
             Box::new(m20261204_000057_add_dropoff_pin::Migration),
+            Box::new(m20261205_000058_add_returns::Migration),
         ]
     }
 }

@@ -16,6 +16,7 @@ pub mod lifecycle;
 pub mod notifications;
 pub mod proofs;
 pub mod quotes;
+pub mod returns;
 pub mod routes;
 pub mod simulator;
 pub mod statuses;

@@ -13,7 +13,7 @@ use tokio_util::sync::CancellationToken;
 use crate::deliveries::{self, Change, Courier, CourierLocation, CourierVehicle, Delivery, TestScenario};
 use crate::lifecycle::{self, CancellationReason, Status};
 use crate::proofs::{self, Checkpoint};
-use crate::{CoreResult, Orders};
+use crate::{CoreResult, Orders, returns};
 use courier_identity::auth::Mode;
 use courier_store::db::WriteTransaction;
 use courier_store::runner::{Done, Runner};
@@ -128,6 +128,14 @@ async fn step_test(orders: &Orders, tx: &WriteTransaction, d: &Delivery, now: i6
         ),
         Status::AtDropoff if scenario == Some(TestScenario::DeliveryFailed) => {
             cancel(CancellationReason::CancelledByMaxmove)
+        }
+        Status::AtDropoff if scenario == Some(TestScenario::Returned) => {
+            let change = returns::failed_handover(d, now);
+            let Some(failed) = lifecycle::advance(orders, tx, d, Status::Cancelled, change, now).await? else {
+                return Ok(false);
+            };
+            returns::book(orders, tx, &failed, now).await?;
+            return Ok(true);
         }
         Status::AtDropoff if !proofs::is_submitted(tx, &d.id, Checkpoint::Dropoff).await? => {
             // Proof first (its own step and event), the handover next.

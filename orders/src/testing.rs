@@ -209,6 +209,9 @@ pub fn sample_delivery() -> Delivery {
         notifications: Default::default(),
         dropoff_pin: None,
         dropoff_pin_failures: 0,
+        undeliverable_action: Default::default(),
+        return_of: None,
+        return_delivery_id: None,
     }
 }
 
@@ -224,6 +227,7 @@ pub fn new_delivery() -> NewDelivery {
         test_scenario: None,
         batching: deliveries::Batching::Allowed,
         notifications: Default::default(),
+        undeliverable_action: Default::default(),
     }
 }
 

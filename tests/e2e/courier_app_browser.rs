@@ -5,7 +5,8 @@
 //! accepts and moves it to delivered with photos set on the camera inputs and
 //! a signature drawn on the canvas; a dropoff proof made with the network cut
 //! is sent once the network returns, and sending it again changes nothing;
-//! the dropoff PIN is asked, a wrong one refused with the tries left;
+//! the dropoff PIN is asked, a wrong one refused with the tries left; a
+//! failed handover leads the courier to the return's page;
 //! another courier's job does not open; a pickup no-show is reported behind a
 //! confirmation; location blocked is said; a suspended courier is signed out.
 //!
@@ -736,6 +737,33 @@ e2e! {
         phone.fill("#pin", &pin).await;
         phone.click_to("//button[text()='Delivered']", "#ended").await;
         assert_eq!(app.get(&format!("/v1/deliveries/{id}"), &pod.live_key).await.body["status"], "delivered");
+        phone.close().await;
+    }
+
+    async fn a_failed_handover_on_the_phone_leads_the_courier_to_the_return(app: TestApp) {
+        let Some(driver) = Driver::start().await else { return };
+        let created = app.create_delivery(&app.live_key, &berlin_delivery()).await;
+        let id = created["id"].as_str().expect("id").to_owned();
+        let kim = join(&app, "", "Kim Courier", "kim@example.com", "car").await;
+        crate::dropoff_pin::to_the_dropoff(&app, &kim, &id).await;
+
+        let phone = driver.phone().await;
+        phone.locate_at(&app, NEAR_PICKUP).await;
+        phone.sign_in_as_courier(&app, "kim@example.com").await;
+        phone.click_to(&format!("//a[contains(@href, '/jobs/{id}')]"), "#job-status[data-status='at_dropoff']").await;
+        phone.click("//summary[text()='The handover failed']").await;
+        phone.click("//input[@id='confirm-problem']").await;
+        phone.screenshot().await;
+        phone.click_to("//button[@id='report-problem']", "#job-status[data-status='courier_assigned']").await;
+        // The return's page: back to the sender, from where the courier stands.
+        let ended = app.get(&format!("/v1/deliveries/{id}"), &app.live_key).await.body;
+        let return_id = ended["return_delivery_id"].as_str().expect("the return").to_owned();
+        let shown = phone.client.current_url().await.expect("url").to_string();
+        assert!(shown.ends_with(&format!("/courier/jobs/{return_id}")), "{shown}");
+        assert_eq!(phone.heading().await, "Go to the pickup");
+        assert!(phone.page().await.contains("Return to the sender"));
+        assert_eq!(phone.text("#next-address").await, created["dropoff"]["address"].as_str().expect("address"));
+        phone.screenshot().await;
         phone.close().await;
     }
 }

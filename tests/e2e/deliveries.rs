@@ -27,7 +27,7 @@ pub fn berlin_delivery() -> Value {
     json!({ "pickup": pickup, "dropoff": dropoff, "vehicle_type_id": "cargo_bike" })
 }
 
-const DELIVERY_FIELDS: [&str; 31] = [
+const DELIVERY_FIELDS: [&str; 34] = [
     "id",
     "status",
     "mode",
@@ -59,6 +59,9 @@ const DELIVERY_FIELDS: [&str; 31] = [
     "batching",
     "notifications",
     "dropoff_pin",
+    "undeliverable_action",
+    "return_of",
+    "return_delivery_id",
 ];
 
 async fn event_types(app: &TestApp, delivery_id: &str) -> Vec<String> {

@@ -44,8 +44,14 @@ pub fn dropoff(id: &str, pin: Option<&str>, submission: usize) -> apb::SubmitPro
 
 /// Kim takes `id` to its dropoff (the pickup asks for one photo).
 pub async fn to_the_dropoff(app: &TestApp, kim: &App, id: &str) {
-    let mut client = kim.client.clone();
     assign(app, id, &kim.courier.id).await.expect("assign");
+    carry_to_the_dropoff(kim, id).await;
+}
+
+/// Kim, who holds `id`, carries it from the way to its pickup to its
+/// dropoff, a photo at the pickup.
+pub async fn carry_to_the_dropoff(kim: &App, id: &str) {
+    let mut client = kim.client.clone();
     let job = || id.to_owned();
     client
         .arrive_at_pickup(kim.request(apb::ArriveAtPickupRequest { job_id: job() }))

@@ -48,6 +48,7 @@ mod quotes;
 mod ratelimit;
 mod redeliver;
 mod replicas;
+mod returns;
 mod routing;
 mod sign_in_throttle;
 mod tracking_page;

@@ -37,12 +37,13 @@ fn full_delivery(app: &TestApp) -> Value {
     body["notes"] = json!("Fragile, keep upright");
     body["proof_of_delivery"] = json!({ "dropoff": { "signature": true, "photos": 2 } });
     body["batching"] = json!("never");
+    body["undeliverable_action"] = json!("dispose");
     body["dropoff_window"] = json!({ "start": in_minutes(app, 60), "end": in_minutes(app, 120) });
     body
 }
 
 /// The members a redelivery keeps from its original.
-const COPIED: [&str; 8] = [
+const COPIED: [&str; 9] = [
     "pickup",
     "dropoff",
     "stops",
@@ -51,6 +52,7 @@ const COPIED: [&str; 8] = [
     "proof_of_delivery",
     "batching",
     "notifications",
+    "undeliverable_action",
 ];
 
 e2e! {

@@ -21,6 +21,7 @@ use courier_orders::events::EventType;
 use courier_orders::lifecycle::{self, CancellationReason, Status};
 use courier_orders::notifications;
 use courier_orders::proofs::{self, Checkpoint, ProofSubmission};
+use courier_orders::returns;
 use courier_store::db::WriteTransaction;
 
 /// Open jobs per page when the caller does not say.
@@ -155,16 +156,26 @@ pub async fn complete_handover(core: &Core, by: Mover<'_>, delivery_id: &str) ->
 }
 
 /// The handover at the dropoff failed: `at_dropoff` → `cancelled` with
-/// `cancelled_by_maxmove`.
+/// `cancelled_by_maxmove` and, in the same transaction, the return that
+/// brings the goods back to the pickup, held by the same courier, unless
+/// the delivery was booked to be disposed of (`courier_orders::returns`).
 pub async fn fail_handover(core: &Core, by: Mover<'_>, delivery_id: &str) -> CoreResult<Delivery> {
-    cancel(
+    let now = core.clock.now_micros();
+    let reason = CancellationReason::CancelledByMaxmove;
+    let failed = move_then(
         core,
         by,
         delivery_id,
-        Status::AtDropoff,
-        CancellationReason::CancelledByMaxmove,
+        Status::Cancelled,
+        None,
+        |d| {
+            cancellable(d, Status::AtDropoff, reason)?;
+            Ok(returns::failed_handover(d, now))
+        },
+        async |tx, failed| returns::book(core, tx, failed, now).await.map(drop),
     )
-    .await
+    .await?;
+    cancelled_by(by, failed, reason)
 }
 
 /// Nobody handed the goods over: `at_pickup` → `cancelled` with
@@ -354,23 +365,35 @@ async fn cancel(
 ) -> CoreResult<Delivery> {
     let now = core.clock.now_micros();
     let moved = move_to(core, by, delivery_id, Status::Cancelled, None, |d| {
-        if d.status != from {
-            return Err(CoreError::new(
-                ErrorCode::Conflict,
-                format!(
-                    "{} applies to an {} delivery; this one is {}.",
-                    reason.as_str(),
-                    from.as_str(),
-                    d.status.as_str()
-                ),
-            ));
-        }
+        cancellable(d, from, reason)?;
         Ok(Change::default().cancelled(reason, now))
     })
     .await?;
-    // A courier's cancellation answered as resent is theirs only if the
-    // delivery was cancelled for this reason; cancelled otherwise (by the
-    // client, or by another move), it had ended before this one.
+    cancelled_by(by, moved, reason)
+}
+
+/// `conflict` unless `delivery` is in `from`, the one status `reason`
+/// ends.
+fn cancellable(delivery: &Delivery, from: Status, reason: CancellationReason) -> CoreResult<()> {
+    if delivery.status == from {
+        return Ok(());
+    }
+    Err(CoreError::new(
+        ErrorCode::Conflict,
+        format!(
+            "{} applies to an {} delivery; this one is {}.",
+            reason.as_str(),
+            from.as_str(),
+            delivery.status.as_str()
+        ),
+    ))
+}
+
+/// A cancellation's answer: a courier's, answered as resent, is theirs
+/// only if the delivery was cancelled for this `reason`; cancelled
+/// otherwise (by the client, or by another move), it had ended before
+/// this one.
+fn cancelled_by(by: Mover<'_>, moved: Delivery, reason: CancellationReason) -> CoreResult<Delivery> {
     if let Mover::Courier(_) = by
         && moved.cancellation_reason != Some(reason)
     {
@@ -394,6 +417,20 @@ async fn move_to(
     to: Status,
     proof: Option<Checkpoint>,
     change: impl FnOnce(&Delivery) -> CoreResult<Change>,
+) -> CoreResult<Delivery> {
+    move_then(core, by, delivery_id, to, proof, change, async |_, _| Ok(())).await
+}
+
+/// [`move_to`], and `then` in the same transaction with the delivery as
+/// moved, when this call moved it (not for a courier's resent move).
+async fn move_then(
+    core: &Core,
+    by: Mover<'_>,
+    delivery_id: &str,
+    to: Status,
+    proof: Option<Checkpoint>,
+    change: impl FnOnce(&Delivery) -> CoreResult<Change>,
+    then: impl AsyncFnOnce(&WriteTransaction, &Delivery) -> CoreResult<()>,
 ) -> CoreResult<Delivery> {
     let tx = core.begin().await?;
     let delivery = delivery_for(&tx, by, delivery_id).await?;
@@ -429,6 +466,7 @@ async fn move_to(
     let moved = lifecycle::advance(core, &tx, &delivery, to, change, now)
         .await?
         .ok_or_else(|| moved_meanwhile(&delivery.id))?;
+    then(&tx, &moved).await?;
     tx.commit().await?;
     core.changes.publish(&moved.id);
     Ok(moved)

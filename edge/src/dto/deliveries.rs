@@ -59,6 +59,22 @@ pub enum TestScenarioBody {
     DeliveryFailed,
     /// The simulated courier runs late: `delivery.delayed`, then delivered.
     Delayed,
+    /// The handover fails and a return delivery brings the goods back to
+    /// the pickup, where it is delivered.
+    Returned,
+}
+
+/// What a failed handover does with the goods; omitted,
+/// `return_to_pickup`.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+#[schema(as = UndeliverableAction)]
+pub enum UndeliverableActionBody {
+    /// The same courier brings them back to the pickup as a return
+    /// delivery, billed at 60 % of the route price.
+    ReturnToPickup,
+    /// The courier disposes of them.
+    Dispose,
 }
 
 /// Whether the delivery may share its courier with other jobs; omitted,
@@ -124,6 +140,7 @@ pub struct CreateDeliveryBody {
     /// SMS and email to the recipient and sender; omitted, the workspace's
     /// settings alone.
     pub notifications: Option<NotificationPreferencesBody>,
+    pub undeliverable_action: Option<UndeliverableActionBody>,
 }
 
 impl TryFrom<CreateDeliveryBody> for pb::CreateDeliveryRequest {
@@ -139,6 +156,10 @@ impl TryFrom<CreateDeliveryBody> for pb::CreateDeliveryRequest {
                 Some(BatchingBody::Never) => pb::Batching::Never,
             } as i32,
             notifications: b.notifications.map(Into::into),
+            undeliverable_action: match b.undeliverable_action {
+                None | Some(UndeliverableActionBody::ReturnToPickup) => pb::UndeliverableAction::ReturnToPickup,
+                Some(UndeliverableActionBody::Dispose) => pb::UndeliverableAction::Dispose,
+            } as i32,
             quote_id: b.quote_id,
             pickup: Some(b.pickup.into()),
             dropoff: Some(b.dropoff.into()),
@@ -178,6 +199,7 @@ fn test_scenario_in(scenario: Option<TestScenarioBody>) -> pb::TestScenario {
         Some(TestScenarioBody::PickupNoShow) => pb::TestScenario::PickupNoShow,
         Some(TestScenarioBody::DeliveryFailed) => pb::TestScenario::DeliveryFailed,
         Some(TestScenarioBody::Delayed) => pb::TestScenario::Delayed,
+        Some(TestScenarioBody::Returned) => pb::TestScenario::Returned,
     }
 }
 

@@ -33,6 +33,7 @@ pub struct Change {
     promised_by: Option<i64>,
     priced: Option<PricedRoute>,
     pin_failures: Option<(u32, u32)>,
+    return_delivery_id: Option<String>,
 }
 
 impl Change {
@@ -187,6 +188,16 @@ impl Change {
         }
     }
 
+    /// Links the return `id` that brings the goods back (docs/guide.md
+    /// "Returns"); set with the failed handover's cancel, so that the
+    /// `delivery.cancelled` event names it.
+    pub fn return_delivery(self, id: String) -> Self {
+        Change {
+            return_delivery_id: Some(id),
+            ..self
+        }
+    }
+
     /// What the row must still be for the change to apply, beyond its
     /// status: not yet at risk, for the change that makes it so, so that of
     /// two replicas finding it late only one records it; the count of wrong
@@ -256,6 +267,9 @@ impl Change {
         }
         if let Some(at) = self.promised_by {
             set(C::PromisedBy, Expr::value(at));
+        }
+        if let Some(id) = self.return_delivery_id {
+            set(C::ReturnDeliveryId, Expr::value(id));
         }
         if let Some((_, now)) = self.pin_failures {
             set(C::DropoffPinFailures, Expr::value(i64::from(now)));

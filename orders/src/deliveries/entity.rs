@@ -53,6 +53,13 @@ pub struct Model {
     pub dropoff_pin: Option<String>,
     /// Wrong PINs entered since booking or the last dispatcher's reset.
     pub dropoff_pin_failures: i32,
+    /// `return_to_pickup` or `dispose` (see [`super::UndeliverableAction`]).
+    pub undeliverable_action: String,
+    /// On a return: the delivery whose goods it brings back.
+    pub return_of: Option<String>,
+    /// On a delivery whose handover failed: the return that brings its
+    /// goods back.
+    pub return_delivery_id: Option<String>,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

@@ -12,6 +12,7 @@ pub(crate) mod entity;
 pub mod model;
 pub mod queue;
 mod redeliver;
+pub mod returns;
 
 pub use change::Change;
 pub use edit::{Edit, Edited, WaypointEdit, edit};
@@ -43,7 +44,7 @@ use courier_store::db::WriteTransaction;
 use courier_store::pagination::{self, Keyset, Page};
 pub use model::{
     Batching, CancelReason, Courier, CourierLocation, CourierVehicle, Delivery, DropoffProof, PickupProof,
-    ProofRequest, ProofRequirements, StoredRoute, TestScenario,
+    ProofRequest, ProofRequirements, StoredRoute, TestScenario, UndeliverableAction,
 };
 use queue::Prepared;
 
@@ -59,6 +60,7 @@ pub struct NewDelivery {
     pub batching: Batching,
     /// Recipient notifications over the workspace's settings.
     pub notifications: Preferences,
+    pub undeliverable_action: UndeliverableAction,
 }
 
 /// `POST /v1/deliveries`: validates and prices (or redeems the quote), then
@@ -130,6 +132,12 @@ async fn prepare(orders: &Orders, principal: &Principal, new: NewDelivery) -> Co
         return Err(CoreError::invalid(
             "test_scenario",
             "test_scenario is only accepted with test keys.",
+        ));
+    }
+    if new.test_scenario == Some(TestScenario::Returned) && new.undeliverable_action == UndeliverableAction::Dispose {
+        return Err(CoreError::invalid(
+            "test_scenario",
+            "test_scenario returned needs undeliverable_action return_to_pickup: a disposed delivery has no return.",
         ));
     }
     let (amount_cents, currency, breakdown, distance_km, duration_min, service_area_id) = match &new.quote_id {
@@ -228,6 +236,9 @@ async fn prepare(orders: &Orders, principal: &Principal, new: NewDelivery) -> Co
         },
         dropoff_pin: proof.dropoff.pin.then(courier_store::ids::pin),
         dropoff_pin_failures: 0,
+        undeliverable_action: new.undeliverable_action.as_str().to_owned(),
+        return_of: None,
+        return_delivery_id: None,
     };
     Ok(Prepared {
         row,
@@ -727,6 +738,8 @@ fn from_model(model: entity::Model) -> CoreResult<Delivery> {
             None => None,
             Some(text) => Some(CancellationReason::parse(text).ok_or_else(|| corrupt("cancellation_reason"))?),
         },
+        undeliverable_action: UndeliverableAction::parse(&model.undeliverable_action)
+            .ok_or_else(|| corrupt("undeliverable_action"))?,
         id: model.id,
         workspace_id: model.workspace_id,
         external_id: model.external_id,
@@ -755,6 +768,8 @@ fn from_model(model: entity::Model) -> CoreResult<Delivery> {
         on_time: model.on_time,
         dropoff_pin: model.dropoff_pin,
         dropoff_pin_failures: model.dropoff_pin_failures.max(0) as u32,
+        return_of: model.return_of,
+        return_delivery_id: model.return_delivery_id,
     })
 }
 

@@ -158,6 +158,9 @@ pub enum TestScenario {
     DeliveryFailed,
     /// Runs late: `delivery.delayed`, then delivered after its promise.
     Delayed,
+    /// The handover fails and the goods go back to the pickup as a return
+    /// delivery, which is then delivered.
+    Returned,
 }
 
 impl TestScenario {
@@ -168,6 +171,7 @@ impl TestScenario {
             TestScenario::PickupNoShow => "pickup_no_show",
             TestScenario::DeliveryFailed => "delivery_failed",
             TestScenario::Delayed => "delayed",
+            TestScenario::Returned => "returned",
         }
     }
 
@@ -178,9 +182,35 @@ impl TestScenario {
             TestScenario::PickupNoShow,
             TestScenario::DeliveryFailed,
             TestScenario::Delayed,
+            TestScenario::Returned,
         ]
         .into_iter()
         .find(|s| s.as_str() == text)
+    }
+}
+
+/// What a failed handover does with the goods (docs/guide.md "Returns"):
+/// the courier brings them back to the pickup as a return delivery, or
+/// disposes of them.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum UndeliverableAction {
+    #[default]
+    ReturnToPickup,
+    Dispose,
+}
+
+impl UndeliverableAction {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            UndeliverableAction::ReturnToPickup => "return_to_pickup",
+            UndeliverableAction::Dispose => "dispose",
+        }
+    }
+
+    pub fn parse(text: &str) -> Option<UndeliverableAction> {
+        [UndeliverableAction::ReturnToPickup, UndeliverableAction::Dispose]
+            .into_iter()
+            .find(|a| a.as_str() == text)
     }
 }
 
@@ -328,6 +358,12 @@ pub struct Delivery {
     pub dropoff_pin: Option<String>,
     /// Wrong PINs entered since booking or the last dispatcher's reset.
     pub dropoff_pin_failures: u32,
+    /// What a failed handover does with the goods.
+    pub undeliverable_action: UndeliverableAction,
+    /// On a return: the delivery whose goods it brings back.
+    pub return_of: Option<String>,
+    /// Once its handover failed with a return: the return delivery.
+    pub return_delivery_id: Option<String>,
 }
 
 /// Wrong PINs that block a handover until a dispatcher resets them.

@@ -1,7 +1,7 @@
 //! `POST /v1/deliveries/{id}/redeliver` (docs/guide.md "Deliver again"): a
-//! cancelled delivery booked again as a new one, with the original's
-//! places, goods, vehicle, proof and notes, priced afresh, under its own
-//! idempotency scope.
+//! cancelled delivery (a returned one among them) booked again as a new
+//! one, with the original's places, goods, vehicle, proof, notes and
+//! undeliverable action, priced afresh, under its own idempotency scope.
 
 use chrono::{DateTime, Utc};
 
@@ -55,7 +55,8 @@ pub async fn redeliver(
 }
 
 /// The new delivery that books `id` again: `not_found` as a read, and
-/// `not_redeliverable` unless it was cancelled.
+/// `not_redeliverable` unless it was cancelled, or when it is a return (its
+/// original is the one to deliver again).
 async fn again(orders: &Orders, principal: &Principal, id: &str, redelivery: Redelivery) -> CoreResult<NewDelivery> {
     let original = get(orders, principal, id).await?;
     if original.status != Status::Cancelled {
@@ -65,6 +66,12 @@ async fn again(orders: &Orders, principal: &Principal, id: &str, redelivery: Red
                 "Delivery {id} is {}: only a cancelled delivery can be delivered again.",
                 original.status.as_str()
             ),
+        ));
+    }
+    if let Some(of) = &original.return_of {
+        return Err(CoreError::new(
+            ErrorCode::NotRedeliverable,
+            format!("Delivery {id} is the return of {of}: deliver {of} again instead."),
         ));
     }
     let route = &original.route;
@@ -86,5 +93,6 @@ async fn again(orders: &Orders, principal: &Principal, id: &str, redelivery: Red
         test_scenario: redelivery.test_scenario,
         batching: original.batching,
         notifications: original.notifications,
+        undeliverable_action: original.undeliverable_action,
     })
 }

@@ -780,6 +780,7 @@ export interface components {
             scheduled_at?: string | null;
             stops?: components["schemas"]["WaypointInput"][] | null;
             test_scenario?: components["schemas"]["TestScenario"] | null;
+            undeliverable_action?: components["schemas"]["UndeliverableAction"] | null;
             vehicle_type_id: string;
         };
         /** @description `POST /v1/fleet/orders` body. */
@@ -897,6 +898,16 @@ export interface components {
             pickup_window: components["schemas"]["TimeWindow"] | null;
             proof_of_delivery: components["schemas"]["ProofOfDeliveryRequirements"] | null;
             quote_id: string | null;
+            /**
+             * @description Once the handover failed and the goods go back: the return
+             *     delivery; `null` otherwise.
+             */
+            return_delivery_id: string | null;
+            /**
+             * @description On a return: the delivery whose goods it brings back; `null`
+             *     otherwise.
+             */
+            return_of: string | null;
             /** Format: date-time */
             scheduled_at: string | null;
             status: components["schemas"]["DeliveryStatus"];
@@ -905,6 +916,11 @@ export interface components {
             /** Format: date-time */
             tracking_available_at: string | null;
             tracking_url: string | null;
+            /**
+             * @description What a failed handover does with the goods (docs/guide.md
+             *     "Returns").
+             */
+            undeliverable_action: components["schemas"]["UndeliverableAction"];
             /** Format: date-time */
             updated_at: string;
             vehicle_type_id: string;
@@ -967,6 +983,16 @@ export interface components {
             pickup_window: components["schemas"]["TimeWindow"] | null;
             proof_of_delivery: components["schemas"]["ProofOfDeliveryRequirements"] | null;
             quote_id: string | null;
+            /**
+             * @description Once the handover failed and the goods go back: the return
+             *     delivery; `null` otherwise.
+             */
+            return_delivery_id: string | null;
+            /**
+             * @description On a return: the delivery whose goods it brings back; `null`
+             *     otherwise.
+             */
+            return_of: string | null;
             /** Format: date-time */
             scheduled_at: string | null;
             status: components["schemas"]["DeliveryStatus"];
@@ -975,6 +1001,11 @@ export interface components {
             /** Format: date-time */
             tracking_available_at: string | null;
             tracking_url: string | null;
+            /**
+             * @description What a failed handover does with the goods (docs/guide.md
+             *     "Returns").
+             */
+            undeliverable_action: components["schemas"]["UndeliverableAction"];
             /** Format: date-time */
             updated_at: string;
             vehicle_type_id: string;
@@ -1433,7 +1464,7 @@ export interface components {
          *     every status to `delivered`.
          * @enum {string}
          */
-        TestScenario: "no_courier_found" | "courier_cancelled" | "pickup_no_show" | "delivery_failed" | "delayed";
+        TestScenario: "no_courier_found" | "courier_cancelled" | "pickup_no_show" | "delivery_failed" | "delayed" | "returned";
         /** @description A promised time: from `start` to `end` (docs/guide.md "Windows"). */
         TimeWindow: {
             /** Format: date-time */
@@ -1460,6 +1491,11 @@ export interface components {
             /** Format: date-time */
             pickup_at: string | null;
         };
+        /**
+         * @description What a failed handover does with the goods: a return delivery brings them back to the pickup (`return_to_pickup`, the default) or the courier disposes of them (`dispose`).
+         * @enum {string}
+         */
+        UndeliverableAction: "return_to_pickup" | "dispose";
         /**
          * @description `PATCH /v1/deliveries/{id}` body (docs/guide.md "Change a delivery"):
          *     an absent member stays as it is; at least one is sent.

@@ -483,6 +483,8 @@ fn work_out(work: &Work, active: bool) -> apb::Job {
             out.dropoff_eta = d.dropoff_eta.map(micros_to_proto);
             out.distance_km = d.distance_km;
             out.updated_at = Some(micros_to_proto(d.updated_at));
+            out.return_of = d.return_of.clone();
+            out.return_job_id = d.return_delivery_id.clone();
         }
         Work::FleetOrder(o) => {
             out.kind = apb::JobKind::FleetOrder as i32;

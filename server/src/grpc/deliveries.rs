@@ -12,6 +12,7 @@ use courier_core::{CoreError, CoreResult};
 use courier_identity::access::Permission;
 use courier_orders::deliveries::{
     self, Batching, CancelReason, Edit, ListFilter, NewDelivery, PromiseFilter, ProofRequest, Redelivery, TestScenario,
+    UndeliverableAction,
 };
 use courier_orders::lifecycle::{self, Status as DeliveryStatus};
 use courier_orders::notifications::{Language, Preferences};
@@ -27,6 +28,7 @@ fn test_scenario_in(value: i32) -> CoreResult<Option<TestScenario>> {
         Ok(pb::TestScenario::PickupNoShow) => Ok(Some(TestScenario::PickupNoShow)),
         Ok(pb::TestScenario::DeliveryFailed) => Ok(Some(TestScenario::DeliveryFailed)),
         Ok(pb::TestScenario::Delayed) => Ok(Some(TestScenario::Delayed)),
+        Ok(pb::TestScenario::Returned) => Ok(Some(TestScenario::Returned)),
         Err(_) => Err(CoreError::invalid("test_scenario", "Unknown test_scenario.")),
     }
 }
@@ -36,6 +38,19 @@ fn batching_in(value: i32) -> CoreResult<Batching> {
         Ok(pb::Batching::Unspecified | pb::Batching::Allowed) => Ok(Batching::Allowed),
         Ok(pb::Batching::Never) => Ok(Batching::Never),
         Err(_) => Err(CoreError::invalid("batching", "Unknown batching.")),
+    }
+}
+
+fn undeliverable_action_in(value: i32) -> CoreResult<UndeliverableAction> {
+    match pb::UndeliverableAction::try_from(value) {
+        Ok(pb::UndeliverableAction::Unspecified | pb::UndeliverableAction::ReturnToPickup) => {
+            Ok(UndeliverableAction::ReturnToPickup)
+        }
+        Ok(pb::UndeliverableAction::Dispose) => Ok(UndeliverableAction::Dispose),
+        Err(_) => Err(CoreError::invalid(
+            "undeliverable_action",
+            "Unknown undeliverable_action.",
+        )),
     }
 }
 
@@ -133,6 +148,7 @@ impl DeliveryService for DeliveryApi {
         let new = NewDelivery {
             test_scenario: test_scenario_in(r.test_scenario)?,
             batching: batching_in(r.batching)?,
+            undeliverable_action: undeliverable_action_in(r.undeliverable_action)?,
             notifications: notifications_in(r.notifications)?,
             proof: proof_in(r.proof_of_delivery),
             quote_id: r.quote_id,

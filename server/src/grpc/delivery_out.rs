@@ -9,7 +9,7 @@ use prost::Message;
 use super::enums::ToProto;
 use courier_core::{CoreError, CoreResult};
 use courier_identity::auth::Mode;
-use courier_orders::deliveries::{Batching, Courier, Delivery, ProofRequirements};
+use courier_orders::deliveries::{Batching, Courier, Delivery, ProofRequirements, UndeliverableAction};
 use courier_orders::events::Event;
 use courier_orders::fleet::FleetOrder;
 use courier_orders::validate::{ContactInput, WaypointInput};
@@ -69,6 +69,12 @@ pub fn to_proto(d: &Delivery, public_base_url: &str) -> pb::Delivery {
         }),
         dropoff_pin: d.dropoff_pin.clone(),
         handover_blocked: d.handover_blocked(),
+        undeliverable_action: match d.undeliverable_action {
+            UndeliverableAction::ReturnToPickup => pb::UndeliverableAction::ReturnToPickup,
+            UndeliverableAction::Dispose => pb::UndeliverableAction::Dispose,
+        } as i32,
+        return_of: d.return_of.clone(),
+        return_delivery_id: d.return_delivery_id.clone(),
     }
 }
 

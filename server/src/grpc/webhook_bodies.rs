@@ -144,6 +144,9 @@ fn sample_delivery(mode: Mode, now: i64) -> pb::Delivery {
         notifications: None,
         dropoff_pin: None,
         handover_blocked: false,
+        undeliverable_action: pb::UndeliverableAction::ReturnToPickup as i32,
+        return_of: None,
+        return_delivery_id: None,
     }
 }
 

@@ -723,6 +723,7 @@ from .test_webhook_endpoint_response_503_error import (
 from .time_window import TimeWindow
 from .time_window_input import TimeWindowInput
 from .tracking_eta import TrackingEta
+from .undeliverable_action import UndeliverableAction
 from .update_delivery_request import UpdateDeliveryRequest
 from .update_delivery_response_400 import UpdateDeliveryResponse400
 from .update_delivery_response_400_error import UpdateDeliveryResponse400Error
@@ -1385,6 +1386,7 @@ __all__ = (
     "TimeWindow",
     "TimeWindowInput",
     "TrackingEta",
+    "UndeliverableAction",
     "UpdateDeliveryRequest",
     "UpdateDeliveryResponse400",
     "UpdateDeliveryResponse400Error",

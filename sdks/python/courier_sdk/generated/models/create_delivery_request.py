@@ -8,6 +8,7 @@ from attrs import define as _attrs_define
 
 from ..models.batching_input import BatchingInput
 from ..models.test_scenario import TestScenario
+from ..models.undeliverable_action import UndeliverableAction
 from ..types import UNSET, Unset
 
 if TYPE_CHECKING:
@@ -44,6 +45,7 @@ class CreateDeliveryRequest:
         scheduled_at (datetime.datetime | None | Unset): Pickup time, 1 minute to 30 days ahead; omit for immediate.
         stops (list[WaypointInput] | None | Unset):
         test_scenario (None | TestScenario | Unset):
+        undeliverable_action (None | UndeliverableAction | Unset):
     """
 
     dropoff: DeliveryWaypoint
@@ -62,6 +64,7 @@ class CreateDeliveryRequest:
     scheduled_at: datetime.datetime | None | Unset = UNSET
     stops: list[WaypointInput] | None | Unset = UNSET
     test_scenario: None | TestScenario | Unset = UNSET
+    undeliverable_action: None | UndeliverableAction | Unset = UNSET
 
     def to_dict(self) -> dict[str, Any]:
         from ..models.notification_preferences_input import NotificationPreferencesInput
@@ -184,6 +187,14 @@ class CreateDeliveryRequest:
         else:
             test_scenario = self.test_scenario
 
+        undeliverable_action: None | str | Unset
+        if isinstance(self.undeliverable_action, Unset):
+            undeliverable_action = UNSET
+        elif isinstance(self.undeliverable_action, UndeliverableAction):
+            undeliverable_action = self.undeliverable_action.value
+        else:
+            undeliverable_action = self.undeliverable_action
+
         field_dict: dict[str, Any] = {}
 
         field_dict.update(
@@ -219,6 +230,8 @@ class CreateDeliveryRequest:
             field_dict["stops"] = stops
         if test_scenario is not UNSET:
             field_dict["test_scenario"] = test_scenario
+        if undeliverable_action is not UNSET:
+            field_dict["undeliverable_action"] = undeliverable_action
 
         return field_dict
 
@@ -457,6 +470,27 @@ class CreateDeliveryRequest:
 
         test_scenario = _parse_test_scenario(d.pop("test_scenario", UNSET))
 
+        def _parse_undeliverable_action(
+            data: object,
+        ) -> None | UndeliverableAction | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, str):
+                    raise TypeError()
+                undeliverable_action_type_0 = UndeliverableAction(data)
+
+                return undeliverable_action_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(None | UndeliverableAction | Unset, data)
+
+        undeliverable_action = _parse_undeliverable_action(
+            d.pop("undeliverable_action", UNSET)
+        )
+
         create_delivery_request = cls(
             dropoff=dropoff,
             pickup=pickup,
@@ -474,6 +508,7 @@ class CreateDeliveryRequest:
             scheduled_at=scheduled_at,
             stops=stops,
             test_scenario=test_scenario,
+            undeliverable_action=undeliverable_action,
         )
 
         return create_delivery_request

@@ -12,6 +12,7 @@ from ..models.cancellation_reason import CancellationReason
 from ..models.delivery_status import DeliveryStatus
 from ..models.mode import Mode
 from ..models.tax_behavior import TaxBehavior
+from ..models.undeliverable_action import UndeliverableAction
 
 if TYPE_CHECKING:
     from ..models.delivery_courier_type_1 import DeliveryCourierType1
@@ -59,12 +60,18 @@ class Delivery:
             pickup_window (None | TimeWindow):
             proof_of_delivery (None | ProofOfDeliveryRequirements):
             quote_id (None | str):
+            return_delivery_id (None | str): Once the handover failed and the goods go back: the return
+                delivery; `null` otherwise.
+            return_of (None | str): On a return: the delivery whose goods it brings back; `null`
+                otherwise.
             scheduled_at (datetime.datetime | None):
             status (DeliveryStatus): Status of a delivery (and of a fleet order); `delivered` and `cancelled` are final.
             stops (list[Waypoint]):
             tax_behavior (TaxBehavior): Every amount includes VAT.
             tracking_available_at (datetime.datetime | None):
             tracking_url (None | str):
+            undeliverable_action (UndeliverableAction): What a failed handover does with the goods: a return delivery brings
+                them back to the pickup (`return_to_pickup`, the default) or the courier disposes of them (`dispose`).
             updated_at (datetime.datetime):
             vehicle_type_id (str):
     """
@@ -92,12 +99,15 @@ class Delivery:
     pickup_window: None | TimeWindow
     proof_of_delivery: None | ProofOfDeliveryRequirements
     quote_id: None | str
+    return_delivery_id: None | str
+    return_of: None | str
     scheduled_at: datetime.datetime | None
     status: DeliveryStatus
     stops: list[Waypoint]
     tax_behavior: TaxBehavior
     tracking_available_at: datetime.datetime | None
     tracking_url: None | str
+    undeliverable_action: UndeliverableAction
     updated_at: datetime.datetime
     vehicle_type_id: str
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
@@ -205,6 +215,12 @@ class Delivery:
         quote_id: None | str
         quote_id = self.quote_id
 
+        return_delivery_id: None | str
+        return_delivery_id = self.return_delivery_id
+
+        return_of: None | str
+        return_of = self.return_of
+
         scheduled_at: None | str
         if isinstance(self.scheduled_at, datetime.datetime):
             scheduled_at = self.scheduled_at.isoformat()
@@ -228,6 +244,8 @@ class Delivery:
 
         tracking_url: None | str
         tracking_url = self.tracking_url
+
+        undeliverable_action = self.undeliverable_action.value
 
         updated_at = self.updated_at.isoformat()
 
@@ -260,12 +278,15 @@ class Delivery:
                 "pickup_window": pickup_window,
                 "proof_of_delivery": proof_of_delivery,
                 "quote_id": quote_id,
+                "return_delivery_id": return_delivery_id,
+                "return_of": return_of,
                 "scheduled_at": scheduled_at,
                 "status": status,
                 "stops": stops,
                 "tax_behavior": tax_behavior,
                 "tracking_available_at": tracking_available_at,
                 "tracking_url": tracking_url,
+                "undeliverable_action": undeliverable_action,
                 "updated_at": updated_at,
                 "vehicle_type_id": vehicle_type_id,
             }
@@ -505,6 +526,20 @@ class Delivery:
 
         quote_id = _parse_quote_id(d.pop("quote_id"))
 
+        def _parse_return_delivery_id(data: object) -> None | str:
+            if data is None:
+                return data
+            return cast(None | str, data)
+
+        return_delivery_id = _parse_return_delivery_id(d.pop("return_delivery_id"))
+
+        def _parse_return_of(data: object) -> None | str:
+            if data is None:
+                return data
+            return cast(None | str, data)
+
+        return_of = _parse_return_of(d.pop("return_of"))
+
         def _parse_scheduled_at(data: object) -> datetime.datetime | None:
             if data is None:
                 return data
@@ -555,6 +590,8 @@ class Delivery:
 
         tracking_url = _parse_tracking_url(d.pop("tracking_url"))
 
+        undeliverable_action = UndeliverableAction(d.pop("undeliverable_action"))
+
         updated_at = datetime.datetime.fromisoformat(d.pop("updated_at"))
 
         vehicle_type_id = d.pop("vehicle_type_id")
@@ -583,12 +620,15 @@ class Delivery:
             pickup_window=pickup_window,
             proof_of_delivery=proof_of_delivery,
             quote_id=quote_id,
+            return_delivery_id=return_delivery_id,
+            return_of=return_of,
             scheduled_at=scheduled_at,
             status=status,
             stops=stops,
             tax_behavior=tax_behavior,
             tracking_available_at=tracking_available_at,
             tracking_url=tracking_url,
+            undeliverable_action=undeliverable_action,
             updated_at=updated_at,
             vehicle_type_id=vehicle_type_id,
         )

@@ -12,6 +12,7 @@ from ..models.cancellation_reason import CancellationReason
 from ..models.delivery_status import DeliveryStatus
 from ..models.mode import Mode
 from ..models.tax_behavior import TaxBehavior
+from ..models.undeliverable_action import UndeliverableAction
 from ..types import UNSET, Unset
 
 if TYPE_CHECKING:
@@ -62,12 +63,18 @@ class DeliveryEventData:
             pickup_window (None | TimeWindow):
             proof_of_delivery (None | ProofOfDeliveryRequirements):
             quote_id (None | str):
+            return_delivery_id (None | str): Once the handover failed and the goods go back: the return
+                delivery; `null` otherwise.
+            return_of (None | str): On a return: the delivery whose goods it brings back; `null`
+                otherwise.
             scheduled_at (datetime.datetime | None):
             status (DeliveryStatus): Status of a delivery (and of a fleet order); `delivered` and `cancelled` are final.
             stops (list[Waypoint]):
             tax_behavior (TaxBehavior): Every amount includes VAT.
             tracking_available_at (datetime.datetime | None):
             tracking_url (None | str):
+            undeliverable_action (UndeliverableAction): What a failed handover does with the goods: a return delivery brings
+                them back to the pickup (`return_to_pickup`, the default) or the courier disposes of them (`dispose`).
             updated_at (datetime.datetime):
             vehicle_type_id (str):
             changed_fields (list[str] | Unset): On `delivery.updated` only: the members the change set, as dot paths
@@ -97,12 +104,15 @@ class DeliveryEventData:
     pickup_window: None | TimeWindow
     proof_of_delivery: None | ProofOfDeliveryRequirements
     quote_id: None | str
+    return_delivery_id: None | str
+    return_of: None | str
     scheduled_at: datetime.datetime | None
     status: DeliveryStatus
     stops: list[Waypoint]
     tax_behavior: TaxBehavior
     tracking_available_at: datetime.datetime | None
     tracking_url: None | str
+    undeliverable_action: UndeliverableAction
     updated_at: datetime.datetime
     vehicle_type_id: str
     changed_fields: list[str] | Unset = UNSET
@@ -213,6 +223,12 @@ class DeliveryEventData:
         quote_id: None | str
         quote_id = self.quote_id
 
+        return_delivery_id: None | str
+        return_delivery_id = self.return_delivery_id
+
+        return_of: None | str
+        return_of = self.return_of
+
         scheduled_at: None | str
         if isinstance(self.scheduled_at, datetime.datetime):
             scheduled_at = self.scheduled_at.isoformat()
@@ -236,6 +252,8 @@ class DeliveryEventData:
 
         tracking_url: None | str
         tracking_url = self.tracking_url
+
+        undeliverable_action = self.undeliverable_action.value
 
         updated_at = self.updated_at.isoformat()
 
@@ -272,12 +290,15 @@ class DeliveryEventData:
                 "pickup_window": pickup_window,
                 "proof_of_delivery": proof_of_delivery,
                 "quote_id": quote_id,
+                "return_delivery_id": return_delivery_id,
+                "return_of": return_of,
                 "scheduled_at": scheduled_at,
                 "status": status,
                 "stops": stops,
                 "tax_behavior": tax_behavior,
                 "tracking_available_at": tracking_available_at,
                 "tracking_url": tracking_url,
+                "undeliverable_action": undeliverable_action,
                 "updated_at": updated_at,
                 "vehicle_type_id": vehicle_type_id,
             }
@@ -521,6 +542,20 @@ class DeliveryEventData:
 
         quote_id = _parse_quote_id(d.pop("quote_id"))
 
+        def _parse_return_delivery_id(data: object) -> None | str:
+            if data is None:
+                return data
+            return cast(None | str, data)
+
+        return_delivery_id = _parse_return_delivery_id(d.pop("return_delivery_id"))
+
+        def _parse_return_of(data: object) -> None | str:
+            if data is None:
+                return data
+            return cast(None | str, data)
+
+        return_of = _parse_return_of(d.pop("return_of"))
+
         def _parse_scheduled_at(data: object) -> datetime.datetime | None:
             if data is None:
                 return data
@@ -571,6 +606,8 @@ class DeliveryEventData:
 
         tracking_url = _parse_tracking_url(d.pop("tracking_url"))
 
+        undeliverable_action = UndeliverableAction(d.pop("undeliverable_action"))
+
         updated_at = datetime.datetime.fromisoformat(d.pop("updated_at"))
 
         vehicle_type_id = d.pop("vehicle_type_id")
@@ -601,12 +638,15 @@ class DeliveryEventData:
             pickup_window=pickup_window,
             proof_of_delivery=proof_of_delivery,
             quote_id=quote_id,
+            return_delivery_id=return_delivery_id,
+            return_of=return_of,
             scheduled_at=scheduled_at,
             status=status,
             stops=stops,
             tax_behavior=tax_behavior,
             tracking_available_at=tracking_available_at,
             tracking_url=tracking_url,
+            undeliverable_action=undeliverable_action,
             updated_at=updated_at,
             vehicle_type_id=vehicle_type_id,
             changed_fields=changed_fields,

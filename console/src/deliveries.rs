@@ -15,6 +15,7 @@ use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{IntoResponse, Redirect, Response};
 use chrono::NaiveDate;
+use courier::errors::ErrorCode;
 use courier::names::PublicName;
 use courier::v1 as pb;
 use tokio_stream::StreamExt;
@@ -592,8 +593,9 @@ pub(crate) struct DeliveryPage {
 enum Refused<'a> {
     /// The cancel form with the reason chosen.
     Cancel(&'a str, Refusal),
-    /// The change form as sent.
-    Change(&'a [(String, String)], Refusal),
+    /// The change form as sent, and the total a moved place would cost
+    /// when that is why it was refused (`price_changed`).
+    Change(&'a [(String, String)], Refusal, Option<i64>),
 }
 
 fn waypoints_of(delivery: &pb::Delivery) -> Vec<WaypointView> {
@@ -682,9 +684,10 @@ async fn delivery_view(
         delivery.status(),
         pb::DeliveryStatus::Delivered | pb::DeliveryStatus::Cancelled
     );
+    let zone = signed.zone(Some(workspace));
     let mut change = (manages && !ended).then(|| {
         let action = format!("{}/w/{workspace}/deliveries/{id}/change?mode={mode}", state.root);
-        ChangeForm::of(&delivery, action, signed.session.csrf_token.clone())
+        ChangeForm::of(&delivery, zone, action, signed.session.csrf_token.clone())
     });
     // A refusal at a field of its form is shown there (400); any other is
     // the page's banner (409).
@@ -699,10 +702,13 @@ async fn delivery_view(
                 None => (StatusCode::CONFLICT, Some(refusal.message)),
             }
         }
-        Some(Refused::Change(sent, refusal)) => {
+        Some(Refused::Change(sent, refusal, new_total)) => {
             let at_field = refusal.param.clone().map(|param| (param, refusal.message.clone()));
-            change = change.map(|form| form.sent(sent, at_field.clone()));
+            let currency = delivery.currency.as_deref().unwrap_or_default();
+            let new_price = new_total.map(|cents| (cents, money(cents, currency)));
+            change = change.map(|form| form.sent(sent, at_field.clone()).priced(new_price));
             match at_field {
+                Some(_) if change.is_some() && new_total.is_some() => (StatusCode::CONFLICT, None),
                 Some(_) if change.is_some() => (StatusCode::BAD_REQUEST, None),
                 _ => (StatusCode::CONFLICT, Some(refusal.message)),
             }
@@ -710,7 +716,6 @@ async fn delivery_view(
         None => (StatusCode::OK, None),
     };
     layout.error = banner;
-    let zone = signed.zone(Some(workspace));
     render(
         DeliveryPage {
             layout,
@@ -850,11 +855,18 @@ pub(crate) async fn change(
         Ok(answer) => answer.into_inner().delivery.unwrap_or_default(),
         Err(status) => return signed.failure(&state, &status, &workspace),
     };
-    let Some((message, changed)) = change_of(&delivery, &form) else {
-        return signed.redirect_with(
-            Flash::notice("Nothing to change: the form holds what the delivery has."),
-            &page,
-        );
+    let (message, changed) = match change_of(&delivery, signed.zone(Some(&workspace)), &form) {
+        Ok(Some(change)) => change,
+        Ok(None) => {
+            return signed.redirect_with(
+                Flash::notice("Nothing to change: the form holds what the delivery has."),
+                &page,
+            );
+        }
+        Err(refusal) => {
+            let refused = Refused::Change(&form, refusal, None);
+            return delivery_view(&state, &signed, (&workspace, mode), &id, Some(refused)).await;
+        }
     };
     let mut request = signed.acting(message, &workspace, mode, Some(field(&form, "csrf")));
     if let Ok(key) = field(&form, "idempotency_key").parse() {
@@ -871,13 +883,24 @@ pub(crate) async fn change(
                 tonic::Code::InvalidArgument | tonic::Code::FailedPrecondition | tonic::Code::Aborted
             ) =>
         {
-            // A field's own error is shown at it; a status that no longer
-            // allows the change (`not_editable`, a stale page) is the page's.
+            // A field's own error is shown at it, and a new price beside
+            // the place that moved it, to be accepted; a status that no
+            // longer allows the change (`not_editable`, a stale page) is
+            // the page's.
             let mut refusal = Refusal::of(&status);
-            if status.code() != tonic::Code::InvalidArgument {
+            let new_total = (courier::errors::from_status(&status).0 == ErrorCode::PriceChanged)
+                .then(|| {
+                    courier::errors::error_info(&status, courier::errors::AMOUNT_CENTS_KEY)?
+                        .parse()
+                        .ok()
+                })
+                .flatten();
+            if new_total.is_some() {
+                refusal.param = Some("accept_amount_cents".into());
+            } else if status.code() != tonic::Code::InvalidArgument {
                 refusal.param = None;
             }
-            let refused = Refused::Change(&form, refusal);
+            let refused = Refused::Change(&form, refusal, new_total);
             delivery_view(&state, &signed, (&workspace, mode), &id, Some(refused)).await
         }
         Err(status) => signed.failure(&state, &status, &workspace),

@@ -1,7 +1,11 @@
 //! The delivery page's change form (docs/console.md "Pages"): owners and
 //! admins change the notes, the dropoff contact and the instructions of a
-//! delivery that has not ended, as `PATCH /v1/deliveries/{id}` does
-//! (docs/guide.md "Change a delivery"). Only what differs from the delivery
+//! delivery that has not ended, its dropoff window until pickup and its
+//! dropoff's address and position until the courier is there, as `PATCH
+//! /v1/deliveries/{id}` does (docs/guide.md "Change a delivery"). A moved
+//! position that changes the price is refused with the new total, which
+//! the form then shows and sends back as `accept_amount_cents` once the
+//! user saves again. Only what differs from the delivery
 //! as the page showed it is sent, against the `updated_at` the page showed
 //! (a delivery changed meanwhile is refused, not overwritten), under an
 //! idempotency key made when the page rendered (a double click changes
@@ -9,7 +13,8 @@
 
 use courier::v1 as pb;
 
-use crate::page::field;
+use crate::page::{Refusal, field};
+use crate::times::Zone;
 
 /// The form as shown: the delivery's values, or what was sent when the
 /// core refused it.
@@ -26,19 +31,51 @@ pub(crate) struct ChangeForm {
     /// Offered until the goods are picked up (the pickup's instructions
     /// mean nothing after).
     pub(crate) pickup_instructions: Option<String>,
+    /// Offered until the goods are picked up: the dropoff window's start
+    /// and end on the workspace's clock, as `datetime-local` fields hold
+    /// them (both empty: no window).
+    pub(crate) dropoff_window: Option<(String, String)>,
+    /// Offered until the courier is at the dropoff: its address, and its
+    /// position as "latitude, longitude" (a moved one is priced again).
+    pub(crate) dropoff_place: Option<(String, String)>,
+    /// The total a moved place costs, as the core named it when it refused
+    /// the change (`price_changed`): cents and as shown. Saving again
+    /// accepts it.
+    pub(crate) new_price: Option<(i64, String)>,
     /// The core's refusal of a field: its dot path and message.
     pub(crate) error: Option<(String, String)>,
 }
 
+/// The members this form has a field for, as the core names them.
+const SHOWN: [&str; 10] = [
+    "notes",
+    "dropoff.contact.name",
+    "dropoff.contact.phone",
+    "dropoff.instructions",
+    "pickup.instructions",
+    "dropoff_window.start",
+    "dropoff_window.end",
+    "dropoff.address",
+    "dropoff.position",
+    "accept_amount_cents",
+];
+
 impl ChangeForm {
-    /// The form for `delivery`, posting to `action`.
-    pub(crate) fn of(delivery: &pb::Delivery, action: String, csrf: String) -> ChangeForm {
+    /// The form for `delivery`, its times on `zone`'s clock, posting to
+    /// `action`.
+    pub(crate) fn of(delivery: &pb::Delivery, zone: Zone, action: String, csrf: String) -> ChangeForm {
         let dropoff = delivery.dropoff.clone().unwrap_or_default();
-        let contact = dropoff.contact.unwrap_or_default();
+        let contact = dropoff.contact.clone().unwrap_or_default();
         let before_pickup = matches!(
             delivery.status(),
             pb::DeliveryStatus::Pending | pb::DeliveryStatus::CourierAssigned | pb::DeliveryStatus::AtPickup
         );
+        let before_dropoff = before_pickup
+            || matches!(
+                delivery.status(),
+                pb::DeliveryStatus::PickedUp | pb::DeliveryStatus::InTransit
+            );
+        let window = delivery.dropoff_window.as_ref();
         ChangeForm {
             action,
             csrf,
@@ -52,6 +89,19 @@ impl ChangeForm {
             notes: delivery.notes.clone().unwrap_or_default(),
             dropoff_name: contact.name,
             dropoff_phone: contact.phone,
+            dropoff_window: before_pickup.then(|| {
+                (
+                    zone.field_value(window.and_then(|w| w.start.as_ref())),
+                    zone.field_value(window.and_then(|w| w.end.as_ref())),
+                )
+            }),
+            dropoff_place: before_dropoff.then(|| {
+                (
+                    dropoff.address.clone(),
+                    format!("{}, {}", dropoff.latitude, dropoff.longitude),
+                )
+            }),
+            new_price: None,
             dropoff_instructions: dropoff.instructions.unwrap_or_default(),
             pickup_instructions: before_pickup.then(|| {
                 delivery
@@ -73,7 +123,25 @@ impl ChangeForm {
         if self.pickup_instructions.is_some() {
             self.pickup_instructions = Some(field(form, "pickup_instructions").to_owned());
         }
-        self.error = error;
+        if self.dropoff_window.is_some() {
+            let sent = |name: &str| field(form, name).to_owned();
+            self.dropoff_window = Some((sent("dropoff_window_start"), sent("dropoff_window_end")));
+        }
+        if self.dropoff_place.is_some() {
+            let sent = |name: &str| field(form, name).to_owned();
+            self.dropoff_place = Some((sent("dropoff_address"), sent("dropoff_position")));
+        }
+        // The core names the coordinate; the form has one field for both.
+        self.error = error.map(|(param, message)| match param.as_str() {
+            "dropoff.latitude" | "dropoff.longitude" => ("dropoff.position".to_owned(), message),
+            _ => (param, message),
+        });
+        self
+    }
+
+    /// The form with the total a moved place costs, to be accepted.
+    pub(crate) fn priced(mut self, new_price: Option<(i64, String)>) -> ChangeForm {
+        self.new_price = new_price;
         self
     }
 
@@ -87,13 +155,6 @@ impl ChangeForm {
 
     /// The core's refusal naming no field this form shows.
     pub(crate) fn other_error(&self) -> Option<&str> {
-        const SHOWN: [&str; 5] = [
-            "notes",
-            "dropoff.contact.name",
-            "dropoff.contact.phone",
-            "dropoff.instructions",
-            "pickup.instructions",
-        ];
         self.error
             .as_ref()
             .filter(|(at, _)| !SHOWN.contains(&at.as_str()))
@@ -101,19 +162,23 @@ impl ChangeForm {
     }
 }
 
-/// A change sent from the form: what differs from `delivery` as it is, and
-/// the names of what changed (for the notice); `None` when nothing does.
+/// A change sent from the form, its times typed on `zone`'s clock: what
+/// differs from `delivery` as it is, and the names of what changed (for the
+/// notice); `None` when nothing does; a refusal naming the field of a time
+/// or a position that is none.
 pub(crate) fn change_of(
     delivery: &pb::Delivery,
+    zone: Zone,
     form: &[(String, String)],
-) -> Option<(pb::UpdateDeliveryRequest, Vec<&'static str>)> {
-    let shown = ChangeForm::of(delivery, String::new(), String::new());
+) -> Result<Option<(pb::UpdateDeliveryRequest, Vec<&'static str>)>, Refusal> {
+    let shown = ChangeForm::of(delivery, zone, String::new(), String::new());
     let mut request = pb::UpdateDeliveryRequest {
         delivery_id: delivery.id.clone(),
         if_updated_at: field(form, "updated_at")
             .parse::<i64>()
             .ok()
             .map(courier::time::micros_to_proto),
+        accept_amount_cents: field(form, "accept_amount_cents").parse().ok(),
         ..Default::default()
     };
     let mut changed = Vec::new();
@@ -140,8 +205,28 @@ pub(crate) fn change_of(
         dropoff.instructions = Some(sent("dropoff_instructions"));
         changed.push("dropoff instructions");
     }
+    if let Some((address, position)) = &shown.dropoff_place {
+        if sent("dropoff_address") != address.trim() {
+            dropoff.address = Some(sent("dropoff_address"));
+            changed.push("dropoff address");
+        }
+        if sent("dropoff_position") != position.trim() {
+            let (latitude, longitude) = position_of(&sent("dropoff_position"))?;
+            (dropoff.latitude, dropoff.longitude) = (Some(latitude), Some(longitude));
+            changed.push("dropoff position");
+        }
+    }
     if dropoff != pb::WaypointChange::default() {
         request.dropoff = Some(dropoff);
+    }
+    if let Some((start, end)) = &shown.dropoff_window
+        && (sent("dropoff_window_start") != start.trim() || sent("dropoff_window_end") != end.trim())
+    {
+        match window_of(zone, &sent("dropoff_window_start"), &sent("dropoff_window_end"))? {
+            Some(window) => request.dropoff_window = Some(window),
+            None => request.clear_dropoff_window = true,
+        }
+        changed.push("dropoff window");
     }
     if let Some(before) = &shown.pickup_instructions
         && sent("pickup_instructions") != before.trim()
@@ -152,7 +237,47 @@ pub(crate) fn change_of(
         });
         changed.push("pickup instructions");
     }
-    (!changed.is_empty()).then_some((request, changed))
+    Ok((!changed.is_empty()).then_some((request, changed)))
+}
+
+/// "52.5200, 13.4050" as a latitude and a longitude.
+fn position_of(text: &str) -> Result<(f64, f64), Refusal> {
+    let parsed = text
+        .split_once(',')
+        .and_then(|(latitude, longitude)| Some((latitude.trim().parse().ok()?, longitude.trim().parse().ok()?)));
+    parsed.ok_or_else(|| Refusal {
+        param: Some("dropoff.position".into()),
+        message: "A position as latitude, longitude, such as 52.5200, 13.4050.".into(),
+    })
+}
+
+/// The window typed from `start` to `end` on `zone`'s clock; none when
+/// both are empty (the window is removed).
+fn window_of(zone: Zone, start: &str, end: &str) -> Result<Option<pb::TimeWindow>, Refusal> {
+    if start.is_empty() && end.is_empty() {
+        return Ok(None);
+    }
+    let at = |text: &str, member: &str| {
+        let refusal = |message: String| Refusal {
+            param: Some(format!("dropoff_window.{member}")),
+            message,
+        };
+        if text.is_empty() {
+            return Err(refusal(
+                "Give both the start and the end of the window, or neither to remove it.".into(),
+            ));
+        }
+        zone.typed(text).ok_or_else(|| {
+            refusal(format!(
+                "A date and time on the {} clock, such as 2026-12-01T14:00.",
+                zone.name()
+            ))
+        })
+    };
+    Ok(Some(pb::TimeWindow {
+        start: Some(at(start, "start")?),
+        end: Some(at(end, "end")?),
+    }))
 }
 
 fn new_key() -> String {
@@ -180,10 +305,16 @@ mod tests {
                     email: Some("rui@example.com".into()),
                 }),
                 instructions: Some("Ring twice".into()),
-                ..Default::default()
+                address: "Oranienstraße 25".into(),
+                latitude: 52.501,
+                longitude: 13.419,
             }),
             ..Default::default()
         }
+    }
+
+    fn berlin() -> Zone {
+        Zone::named("Europe/Berlin")
     }
 
     fn form(pairs: &[(&str, &str)]) -> Vec<(String, String)> {
@@ -193,7 +324,7 @@ mod tests {
     #[test]
     fn only_what_differs_is_sent_against_the_updated_at_shown() {
         let d = delivery();
-        let shown = ChangeForm::of(&d, String::new(), String::new());
+        let shown = ChangeForm::of(&d, Zone::named("Europe/Berlin"), String::new(), String::new());
         assert_eq!(shown.updated_at, "1700000000123456");
         let same = form(&[
             ("notes", "Fragile"),
@@ -202,12 +333,16 @@ mod tests {
             ("dropoff_instructions", "Ring twice "),
             ("pickup_instructions", ""),
             ("updated_at", "1700000000123456"),
+            ("dropoff_window_start", ""),
+            ("dropoff_window_end", ""),
+            ("dropoff_address", "Oranienstraße 25"),
+            ("dropoff_position", "52.501, 13.419"),
         ]);
-        assert!(change_of(&d, &same).is_none());
+        assert!(change_of(&d, berlin(), &same).expect("read").is_none());
         let mut moved = same.clone();
         moved[1].1 = "Rui Receiver".into();
         moved[4].1 = "Gate 3".into();
-        let (request, changed) = change_of(&d, &moved).expect("a change");
+        let (request, changed) = change_of(&d, berlin(), &moved).expect("read").expect("a change");
         assert_eq!(changed, ["dropoff contact", "pickup instructions"]);
         assert!(request.notes.is_none());
         let contact = request.dropoff.and_then(|w| w.contact).expect("contact");
@@ -220,15 +355,75 @@ mod tests {
     fn a_refusal_is_shown_at_its_field_or_above_the_form() {
         let d = delivery();
         let sent = form(&[("dropoff_phone", "call me")]);
-        let at_phone = ChangeForm::of(&d, String::new(), String::new()).sent(
+        let at_phone = ChangeForm::of(&d, berlin(), String::new(), String::new()).sent(
             &sent,
             Some(("dropoff.contact.phone".into(), "Not a phone number.".into())),
         );
         assert_eq!(at_phone.dropoff_phone, "call me");
         assert_eq!(at_phone.error_at("dropoff.contact.phone"), Some("Not a phone number."));
         assert!(at_phone.other_error().is_none());
-        let elsewhere =
-            ChangeForm::of(&d, String::new(), String::new()).sent(&sent, Some(("body".into(), "Too long.".into())));
+        let elsewhere = ChangeForm::of(&d, berlin(), String::new(), String::new())
+            .sent(&sent, Some(("body".into(), "Too long.".into())));
         assert_eq!(elsewhere.other_error(), Some("Too long."));
+    }
+
+    #[test]
+    fn a_window_is_read_on_the_workspaces_clock_and_a_moved_position_is_sent() {
+        let d = delivery();
+        let sent = form(&[
+            ("dropoff_window_start", "2026-12-01T14:00"),
+            ("dropoff_window_end", "2026-12-01T16:00"),
+            ("dropoff_address", "Oranienstraße 25"),
+            ("dropoff_position", " 52.5100 ,13.4200 "),
+            ("accept_amount_cents", "1234"),
+        ]);
+        let (request, changed) = change_of(&d, berlin(), &sent).expect("read").expect("a change");
+        assert!(
+            changed.contains(&"dropoff window") && changed.contains(&"dropoff position"),
+            "{changed:?}"
+        );
+        let window = request.dropoff_window.expect("window");
+        let start = window
+            .start
+            .as_ref()
+            .and_then(courier::time::from_proto)
+            .expect("start");
+        assert_eq!(start.to_rfc3339(), "2026-12-01T13:00:00+00:00", "14:00 in Berlin");
+        let dropoff = request.dropoff.expect("dropoff");
+        assert_eq!((dropoff.latitude, dropoff.longitude), (Some(52.51), Some(13.42)));
+        assert_eq!(dropoff.address, None, "the address as it was");
+        assert_eq!(request.accept_amount_cents, Some(1234));
+
+        let half = form(&[
+            ("dropoff_position", "52.501, 13.419"),
+            ("dropoff_window_start", "2026-12-01T14:00"),
+            ("dropoff_window_end", ""),
+        ]);
+        let refused = change_of(&d, berlin(), &half).expect_err("half a window");
+        assert_eq!(refused.param.as_deref(), Some("dropoff_window.end"));
+        let nowhere = form(&[("dropoff_position", "Kreuzberg")]);
+        let refused = change_of(&d, berlin(), &nowhere).expect_err("no position");
+        assert_eq!(refused.param.as_deref(), Some("dropoff.position"));
+
+        // Past pickup, neither the window nor (at the dropoff) the place.
+        let at_dropoff = pb::Delivery {
+            status: pb::DeliveryStatus::AtDropoff as i32,
+            ..delivery()
+        };
+        let shown = ChangeForm::of(&at_dropoff, berlin(), String::new(), String::new());
+        assert!(shown.dropoff_window.is_none() && shown.dropoff_place.is_none());
+        let sent = form(&[
+            ("notes", "Fragile"),
+            ("dropoff_name", "Rui"),
+            ("dropoff_phone", "+49 151 2345678"),
+            ("dropoff_instructions", "Ring twice"),
+            ("dropoff_window_start", "2026-12-01T14:00"),
+            ("dropoff_window_end", "2026-12-01T16:00"),
+            ("dropoff_position", "52.51, 13.42"),
+        ]);
+        assert!(
+            change_of(&at_dropoff, berlin(), &sent).expect("read").is_none(),
+            "fields not offered are not read"
+        );
     }
 }

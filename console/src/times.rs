@@ -75,6 +75,14 @@ impl Zone {
         self.0.name()
     }
 
+    /// `at` as a `datetime-local` field holds it on this zone's clock
+    /// (`2026-11-28T14:05`); empty without a time.
+    pub(crate) fn field_value(self, at: Option<&prost_types::Timestamp>) -> String {
+        at.and_then(courier::time::from_proto)
+            .map(|at| self.local(at).format("%Y-%m-%dT%H:%M").to_string())
+            .unwrap_or_default()
+    }
+
     /// A time typed on this zone's clock (`2026-11-28T14:05`, as a
     /// `datetime-local` field sends it); none for text that is no such time
     /// or a local time a clock change skips.

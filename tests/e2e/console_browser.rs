@@ -250,6 +250,43 @@ e2e! {
         owner.click_to("//button[text()='Save the change']", ".notice").await;
         assert!(owner.text(".notice").await.starts_with("Nothing to change"));
         assert_eq!(app.delivery_events(&app.live_key, &id).await, events);
+
+        // A moved dropoff costs more: the new price is shown, nothing
+        // changes until it is saved again.
+        owner.click("//summary[h2[text()='Change the delivery']]").await;
+        owner.fill("#change-dropoff-position", "52.4900, 13.4400").await;
+        owner.fill("#change-dropoff-address", "Sonnenallee 100, 12045 Berlin").await;
+        owner.click_to("//button[text()='Save the change']", "#change-new-price").await;
+        let offered = owner.text("#change-new-price").await;
+        assert!(offered.contains("Save again to accept"), "{offered}");
+        owner.screenshot().await;
+        let read = app.get(&format!("/v1/deliveries/{id}"), &app.live_key).await.body;
+        assert_eq!((&read["dropoff"]["latitude"], &read["amount_cents"]), (&created["dropoff"]["latitude"], &created["amount_cents"]));
+        owner.click_to("//button[text()='Save the change']", ".notice").await;
+        assert_eq!(owner.text(".notice").await, "Delivery changed: dropoff address, dropoff position.");
+        let moved = app.get(&format!("/v1/deliveries/{id}"), &app.live_key).await.body;
+        assert_eq!((moved["dropoff"]["latitude"].as_f64(), moved["dropoff"]["address"].as_str()), (Some(52.49), Some("Sonnenallee 100, 12045 Berlin")));
+        assert_ne!(moved["amount_cents"], created["amount_cents"], "priced again");
+        let total = owner.text("#delivery-total").await;
+        assert!(offered.contains(&total), "the price accepted ({offered}) is the one charged ({total})");
+
+        // A dropoff window, typed on Berlin's clock.
+        let berlin = |minutes: i64| {
+            let at = app.clock.now() + chrono::Duration::minutes(minutes);
+            at.with_timezone(&chrono_tz::Europe::Berlin).format("%Y-%m-%dT%H:%M").to_string()
+        };
+        owner.click("//summary[h2[text()='Change the delivery']]").await;
+        let set = async |id: &str, value: String| {
+            owner.client.execute("document.getElementById(arguments[0]).value = arguments[1]", vec![json!(id), json!(value)]).await.expect("a time");
+        };
+        set("change-dropoff-window-start", berlin(120)).await;
+        owner.click_to("//button[text()='Save the change']", "#change-dropoff-window-end-error").await;
+        set("change-dropoff-window-end", berlin(240)).await;
+        owner.click_to("//button[text()='Save the change']", ".notice").await;
+        assert_eq!(owner.text(".notice").await, "Delivery changed: dropoff window.");
+        assert!(owner.text("main").await.contains("Deliver between"), "the window is shown");
+        let windowed = app.get(&format!("/v1/deliveries/{id}"), &app.live_key).await.body;
+        assert!(windowed["dropoff_window"]["start"].is_string(), "{windowed:#}");
         owner.close().await;
     }
 }

@@ -38,6 +38,8 @@ pub(crate) struct ChangeForm {
     /// Offered until the courier is at the dropoff: its address, and its
     /// position as "latitude, longitude" (a moved one is priced again).
     pub(crate) dropoff_place: Option<(String, String)>,
+    /// The same of the pickup, offered until a courier has the delivery.
+    pub(crate) pickup_place: Option<(String, String)>,
     /// The total a moved place costs, as the core named it when it refused
     /// the change (`price_changed`): cents and as shown. Saving again
     /// accepts it.
@@ -47,7 +49,7 @@ pub(crate) struct ChangeForm {
 }
 
 /// The members this form has a field for, as the core names them.
-const SHOWN: [&str; 10] = [
+const SHOWN: [&str; 12] = [
     "notes",
     "dropoff.contact.name",
     "dropoff.contact.phone",
@@ -57,6 +59,8 @@ const SHOWN: [&str; 10] = [
     "dropoff_window.end",
     "dropoff.address",
     "dropoff.position",
+    "pickup.address",
+    "pickup.position",
     "accept_amount_cents",
 ];
 
@@ -95,12 +99,9 @@ impl ChangeForm {
                     zone.field_value(window.and_then(|w| w.end.as_ref())),
                 )
             }),
-            dropoff_place: before_dropoff.then(|| {
-                (
-                    dropoff.address.clone(),
-                    format!("{}, {}", dropoff.latitude, dropoff.longitude),
-                )
-            }),
+            dropoff_place: before_dropoff.then(|| place_of(&dropoff)),
+            pickup_place: (delivery.status() == pb::DeliveryStatus::Pending)
+                .then(|| place_of(&delivery.pickup.clone().unwrap_or_default())),
             new_price: None,
             dropoff_instructions: dropoff.instructions.unwrap_or_default(),
             pickup_instructions: before_pickup.then(|| {
@@ -127,13 +128,15 @@ impl ChangeForm {
             let sent = |name: &str| field(form, name).to_owned();
             self.dropoff_window = Some((sent("dropoff_window_start"), sent("dropoff_window_end")));
         }
-        if self.dropoff_place.is_some() {
-            let sent = |name: &str| field(form, name).to_owned();
-            self.dropoff_place = Some((sent("dropoff_address"), sent("dropoff_position")));
+        for (place, end) in [(&mut self.dropoff_place, "dropoff"), (&mut self.pickup_place, "pickup")] {
+            if place.is_some() {
+                let sent = |name: &str| field(form, &format!("{end}_{name}")).to_owned();
+                *place = Some((sent("address"), sent("position")));
+            }
         }
         // The core names the coordinate; the form has one field for both.
-        self.error = error.map(|(param, message)| match param.as_str() {
-            "dropoff.latitude" | "dropoff.longitude" => ("dropoff.position".to_owned(), message),
+        self.error = error.map(|(param, message)| match param.split_once('.') {
+            Some((end, "latitude" | "longitude")) => (format!("{end}.position"), message),
             _ => (param, message),
         });
         self
@@ -205,16 +208,8 @@ pub(crate) fn change_of(
         dropoff.instructions = Some(sent("dropoff_instructions"));
         changed.push("dropoff instructions");
     }
-    if let Some((address, position)) = &shown.dropoff_place {
-        if sent("dropoff_address") != address.trim() {
-            dropoff.address = Some(sent("dropoff_address"));
-            changed.push("dropoff address");
-        }
-        if sent("dropoff_position") != position.trim() {
-            let (latitude, longitude) = position_of(&sent("dropoff_position"))?;
-            (dropoff.latitude, dropoff.longitude) = (Some(latitude), Some(longitude));
-            changed.push("dropoff position");
-        }
+    if let Some(place) = &shown.dropoff_place {
+        changed.extend(moved(form, End::Dropoff, place, &mut dropoff)?);
     }
     if dropoff != pb::WaypointChange::default() {
         request.dropoff = Some(dropoff);
@@ -228,27 +223,86 @@ pub(crate) fn change_of(
         }
         changed.push("dropoff window");
     }
+    let mut pickup = pb::WaypointChange::default();
     if let Some(before) = &shown.pickup_instructions
         && sent("pickup_instructions") != before.trim()
     {
-        request.pickup = Some(pb::WaypointChange {
-            instructions: Some(sent("pickup_instructions")),
-            ..Default::default()
-        });
+        pickup.instructions = Some(sent("pickup_instructions"));
         changed.push("pickup instructions");
+    }
+    if let Some(place) = &shown.pickup_place {
+        changed.extend(moved(form, End::Pickup, place, &mut pickup)?);
+    }
+    if pickup != pb::WaypointChange::default() {
+        request.pickup = Some(pickup);
     }
     Ok((!changed.is_empty()).then_some((request, changed)))
 }
 
+/// The end of a delivery a place field is of.
+#[derive(Clone, Copy)]
+enum End {
+    Pickup,
+    Dropoff,
+}
+
+impl End {
+    /// The API's name, the prefix of its members and of the form's fields.
+    fn name(self) -> &'static str {
+        match self {
+            End::Pickup => "pickup",
+            End::Dropoff => "dropoff",
+        }
+    }
+
+    /// What changed, as the notice names it.
+    fn changed(self) -> [&'static str; 2] {
+        match self {
+            End::Pickup => ["pickup address", "pickup position"],
+            End::Dropoff => ["dropoff address", "dropoff position"],
+        }
+    }
+}
+
+/// The place as the form shows it: its address, and its position as
+/// "latitude, longitude".
+fn place_of(waypoint: &pb::Waypoint) -> (String, String) {
+    (
+        waypoint.address.clone(),
+        format!("{}, {}", waypoint.latitude, waypoint.longitude),
+    )
+}
+
+/// Sets in `change` the address and position of `end` the form sent, where
+/// they differ from `shown`; what changed.
+fn moved(
+    form: &[(String, String)],
+    end: End,
+    (address, position): &(String, String),
+    change: &mut pb::WaypointChange,
+) -> Result<Vec<&'static str>, Refusal> {
+    let sent = |name: &str| field(form, &format!("{}_{name}", end.name())).trim().to_owned();
+    let [address_changed, position_changed] = end.changed();
+    let mut changed = Vec::new();
+    if sent("address") != address.trim() {
+        change.address = Some(sent("address"));
+        changed.push(address_changed);
+    }
+    if sent("position") != position.trim() {
+        let (latitude, longitude) = position_of(&sent("position")).ok_or_else(|| Refusal {
+            param: Some(format!("{}.position", end.name())),
+            message: "A position as latitude, longitude, such as 52.5200, 13.4050.".into(),
+        })?;
+        (change.latitude, change.longitude) = (Some(latitude), Some(longitude));
+        changed.push(position_changed);
+    }
+    Ok(changed)
+}
+
 /// "52.5200, 13.4050" as a latitude and a longitude.
-fn position_of(text: &str) -> Result<(f64, f64), Refusal> {
-    let parsed = text
-        .split_once(',')
-        .and_then(|(latitude, longitude)| Some((latitude.trim().parse().ok()?, longitude.trim().parse().ok()?)));
-    parsed.ok_or_else(|| Refusal {
-        param: Some("dropoff.position".into()),
-        message: "A position as latitude, longitude, such as 52.5200, 13.4050.".into(),
-    })
+fn position_of(text: &str) -> Option<(f64, f64)> {
+    let (latitude, longitude) = text.split_once(',')?;
+    Some((latitude.trim().parse().ok()?, longitude.trim().parse().ok()?))
 }
 
 /// The window typed from `start` to `end` on `zone`'s clock; none when
@@ -404,6 +458,49 @@ mod tests {
         let nowhere = form(&[("dropoff_position", "Kreuzberg")]);
         let refused = change_of(&d, berlin(), &nowhere).expect_err("no position");
         assert_eq!(refused.param.as_deref(), Some("dropoff.position"));
+
+        // While pending, the pickup moves too.
+        let pending = pb::Delivery {
+            status: pb::DeliveryStatus::Pending as i32,
+            pickup: Some(pb::Waypoint {
+                address: "Alexanderplatz 1".into(),
+                latitude: 52.5219,
+                longitude: 13.4132,
+                ..Default::default()
+            }),
+            ..delivery()
+        };
+        let shown = ChangeForm::of(&pending, berlin(), String::new(), String::new());
+        assert_eq!(
+            shown.pickup_place,
+            Some(("Alexanderplatz 1".to_owned(), "52.5219, 13.4132".to_owned()))
+        );
+        let moved_pickup = form(&[
+            ("notes", "Fragile"),
+            ("dropoff_name", "Rui"),
+            ("dropoff_phone", "+49 151 2345678"),
+            ("dropoff_instructions", "Ring twice"),
+            ("dropoff_address", "Oranienstraße 25"),
+            ("dropoff_position", "52.501, 13.419"),
+            ("pickup_address", "Alexanderplatz 2"),
+            ("pickup_position", "52.5219, 13.4132"),
+        ]);
+        let (request, changed) = change_of(&pending, berlin(), &moved_pickup)
+            .expect("read")
+            .expect("a change");
+        assert_eq!(changed, ["pickup address"]);
+        assert_eq!(
+            request.pickup.and_then(|p| p.address).as_deref(),
+            Some("Alexanderplatz 2")
+        );
+        assert!(request.dropoff.is_none());
+        let refused = ChangeForm::of(&pending, berlin(), String::new(), String::new())
+            .sent(&moved_pickup, Some(("pickup.longitude".into(), "Out of range.".into())));
+        assert_eq!(
+            refused.error_at("pickup.position"),
+            Some("Out of range."),
+            "shown at the one field"
+        );
 
         // Past pickup, neither the window nor (at the dropoff) the place.
         let at_dropoff = pb::Delivery {

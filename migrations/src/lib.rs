@@ -41,6 +41,7 @@ mod m20261202_000055_add_usage_charges;
 mod m20261203_000056_add_changed_fields;
 mod m20261204_000057_add_dropoff_pin;
 mod m20261205_000058_add_returns;
+mod m20261206_000059_add_pin_failed_submission;
 
 pub struct Migrator;
 
@@ -82,6 +83,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261203_000056_add_changed_fields::Migration),
             Box::new(m20261204_000057_add_dropoff_pin::Migration),
             Box::new(m20261205_000058_add_returns::Migration),
+            Box::new(m20261206_000059_add_pin_failed_submission::Migration),
         ]
     }
 }

@@ -209,6 +209,7 @@ pub fn sample_delivery() -> Delivery {
         notifications: Default::default(),
         dropoff_pin: None,
         dropoff_pin_failures: 0,
+        dropoff_pin_failed_submission: None,
         undeliverable_action: Default::default(),
         return_of: None,
         return_delivery_id: None,

@@ -112,6 +112,13 @@ e2e! {
             assert_eq!(refusal(&status), (tonic::Code::InvalidArgument, "pin_incorrect", Some("pin".into())));
             assert!(status.message().contains(&format!("{left} left")), "{try_no}: {}", status.message());
         }
+        // The fourth sent again (the phone never heard the answer): answered
+        // as it was, not counted twice.
+        let status = client.submit_proof(kim.request(dropoff(&id, Some(&wrong(&pin)), 4))).await.expect_err("resent");
+        assert_eq!(refusal(&status).1, "pin_incorrect");
+        assert!(status.message().contains("1 try left"), "{}", status.message());
+        let stored = courier_orders::deliveries::reload(&app.core.db, &id).await.expect("delivery");
+        assert_eq!(stored.dropoff_pin_failures, 4);
         let status = client.submit_proof(kim.request(dropoff(&id, Some("9999x"), 5))).await.expect_err("fifth");
         assert_eq!(refusal(&status).1, "pin_incorrect");
         assert!(status.message().contains("waits for a dispatcher"), "{}", status.message());

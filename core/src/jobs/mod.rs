@@ -450,7 +450,7 @@ pub async fn reset_dropoff_pin(core: &Core, granted: &Granted<act::AssignJobs>, 
     if delivery.dropoff_pin_failures == 0 {
         return Ok(delivery);
     }
-    let change = Change::default().pin_failures(delivery.dropoff_pin_failures, 0);
+    let change = Change::default().pin_failures(delivery.dropoff_pin_failures, 0, None);
     if !deliveries::update(core, &tx, job_id, None, change).await? {
         return Err(changed_meanwhile(job_id));
     }

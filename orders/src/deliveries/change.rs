@@ -32,7 +32,7 @@ pub struct Change {
     dropoff_window: Option<Option<Window>>,
     promised_by: Option<i64>,
     priced: Option<PricedRoute>,
-    pin_failures: Option<(u32, u32)>,
+    pin_failures: Option<(u32, u32, Option<String>)>,
     return_delivery_id: Option<String>,
 }
 
@@ -179,11 +179,12 @@ impl Change {
     }
 
     /// The count of wrong dropoff PINs moved from `was` to `now` (one more
-    /// wrong, or a dispatcher's reset to 0); applies only while the row
+    /// wrong, or a dispatcher's reset to 0), with the attempt that counted
+    /// (`submission_id:PIN`; `None` on a reset); applies only while the row
     /// still counts `was`, so that two entries at once count twice.
-    pub fn pin_failures(self, was: u32, now: u32) -> Self {
+    pub fn pin_failures(self, was: u32, now: u32, attempt: Option<String>) -> Self {
         Change {
-            pin_failures: Some((was, now)),
+            pin_failures: Some((was, now, attempt)),
             ..self
         }
     }
@@ -206,7 +207,8 @@ impl Change {
         let not_delayed = self.delayed_at.map(|_| Expr::col(entity::Column::DelayedAt).is_null());
         let pins = self
             .pin_failures
-            .map(|(was, _)| Expr::col(entity::Column::DropoffPinFailures).eq(i64::from(was)));
+            .as_ref()
+            .map(|(was, _, _)| Expr::col(entity::Column::DropoffPinFailures).eq(i64::from(*was)));
         match (not_delayed, pins) {
             (Some(a), Some(b)) => Some(a.and(b)),
             (a, b) => a.or(b),
@@ -271,8 +273,9 @@ impl Change {
         if let Some(id) = self.return_delivery_id {
             set(C::ReturnDeliveryId, Expr::value(id));
         }
-        if let Some((_, now)) = self.pin_failures {
-            set(C::DropoffPinFailures, Expr::value(i64::from(now)));
+        if let Some((_, now, attempt)) = &self.pin_failures {
+            set(C::DropoffPinFailures, Expr::value(i64::from(*now)));
+            set(C::DropoffPinFailedSubmission, Expr::value(attempt.clone()));
         }
         if let Some(priced) = &self.priced {
             set(C::AmountCents, Expr::value(priced.amount_cents));

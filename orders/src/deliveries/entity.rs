@@ -53,6 +53,8 @@ pub struct Model {
     pub dropoff_pin: Option<String>,
     /// Wrong PINs entered since booking or the last dispatcher's reset.
     pub dropoff_pin_failures: i32,
+    /// The wrong PIN that counted last, as `submission_id:PIN`.
+    pub dropoff_pin_failed_submission: Option<String>,
     /// `return_to_pickup` or `dispose` (see [`super::UndeliverableAction`]).
     pub undeliverable_action: String,
     /// On a return: the delivery whose goods it brings back.

@@ -236,6 +236,7 @@ async fn prepare(orders: &Orders, principal: &Principal, new: NewDelivery) -> Co
         },
         dropoff_pin: proof.dropoff.pin.then(courier_store::ids::pin),
         dropoff_pin_failures: 0,
+        dropoff_pin_failed_submission: None,
         undeliverable_action: new.undeliverable_action.as_str().to_owned(),
         return_of: None,
         return_delivery_id: None,
@@ -768,6 +769,7 @@ fn from_model(model: entity::Model) -> CoreResult<Delivery> {
         on_time: model.on_time,
         dropoff_pin: model.dropoff_pin,
         dropoff_pin_failures: model.dropoff_pin_failures.max(0) as u32,
+        dropoff_pin_failed_submission: model.dropoff_pin_failed_submission,
         return_of: model.return_of,
         return_delivery_id: model.return_delivery_id,
     })

@@ -358,6 +358,9 @@ pub struct Delivery {
     pub dropoff_pin: Option<String>,
     /// Wrong PINs entered since booking or the last dispatcher's reset.
     pub dropoff_pin_failures: u32,
+    /// The wrong PIN that counted last, as `submission_id:PIN`: the same
+    /// submission sent again with it is answered as then, not counted twice.
+    pub dropoff_pin_failed_submission: Option<String>,
     /// What a failed handover does with the goods.
     pub undeliverable_action: UndeliverableAction,
     /// On a return: the delivery whose goods it brings back.

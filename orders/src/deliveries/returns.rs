@@ -117,6 +117,7 @@ pub async fn insert(
         })?),
         dropoff_pin: None,
         dropoff_pin_failures: 0,
+        dropoff_pin_failed_submission: None,
         undeliverable_action: UndeliverableAction::Dispose.as_str().to_owned(),
         return_of: Some(original.id.clone()),
         return_delivery_id: None,

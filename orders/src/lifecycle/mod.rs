@@ -241,7 +241,7 @@ pub async fn submit_proof(
         ));
     }
     if checkpoint == Checkpoint::Dropoff
-        && let Some(refusal) = wrong_pin(orders, tx, delivery, submission.pin.as_deref()).await?
+        && let Some(refusal) = wrong_pin(orders, tx, delivery, &submission).await?
     {
         return Ok(Submitted::WrongPin(refusal));
     }
@@ -255,22 +255,34 @@ pub async fn submit_proof(
     Ok(Submitted::Recorded(Box::new(updated)))
 }
 
-/// Judges the dropoff PIN entered for `delivery`: `None` when it may hand
-/// over (no PIN asked, or the right one); a blocked handover or a missing
-/// PIN is refused before anything is written; a wrong one is counted in
-/// `tx` and answered as the refusal to give once that count is committed.
+/// Judges the dropoff PIN `submission` entered for `delivery`: `None` when
+/// it may hand over (no PIN asked, or the right one); a blocked handover or
+/// a missing PIN is refused before anything is written; a wrong one is
+/// counted in `tx` and answered as the refusal to give once that count is
+/// committed. The submission whose wrong PIN counted last, sent again with
+/// that PIN (an app that lost the answer), is answered as it was, not
+/// counted twice.
 async fn wrong_pin(
     orders: &Orders,
     tx: &WriteTransaction,
     delivery: &Delivery,
-    entered: Option<&str>,
+    submission: &proofs::ProofSubmission,
 ) -> CoreResult<Option<CoreError>> {
+    let entered = submission.pin.as_deref();
     let Some(pin) = &delivery.dropoff_pin else {
         return match entered {
             Some(_) => Err(CoreError::invalid("pin", "This delivery asks for no dropoff PIN.")),
             None => Ok(None),
         };
     };
+    // The same wrong PIN in the same submission: the phone's outbox sending
+    // again. (The same form may be sent with another PIN typed: that counts.)
+    let attempt = entered
+        .zip(submission.submission_id.as_deref())
+        .map(|(entered, id)| format!("{id}:{}", entered.trim()));
+    if attempt.is_some() && attempt == delivery.dropoff_pin_failed_submission {
+        return Ok(Some(pin_incorrect(delivery.dropoff_pin_failures)));
+    }
     if delivery.handover_blocked() {
         return Err(CoreError::new(
             ErrorCode::HandoverBlocked,
@@ -290,20 +302,25 @@ async fn wrong_pin(
         return Ok(None);
     }
     let failures = delivery.dropoff_pin_failures + 1;
-    let change = Change::default().pin_failures(delivery.dropoff_pin_failures, failures);
+    let change = Change::default().pin_failures(delivery.dropoff_pin_failures, failures, attempt);
     if !deliveries::update(orders, tx, &delivery.id, Some(Status::AtDropoff), change).await? {
         return Err(CoreError::new(
             ErrorCode::Conflict,
             "Another PIN for this delivery was entered at the same time; enter it again.",
         ));
     }
+    Ok(Some(pin_incorrect(failures)))
+}
+
+/// The refusal of a wrong PIN, the `failures`th.
+fn pin_incorrect(failures: u32) -> CoreError {
     let left = PIN_TRIES.saturating_sub(failures);
     let message = if left == 0 {
         format!("Wrong PIN. That was the {PIN_TRIES}th: the handover waits for a dispatcher.")
     } else {
         format!("Wrong PIN: {left} {} left.", if left == 1 { "try" } else { "tries" })
     };
-    Ok(Some(CoreError::at(ErrorCode::PinIncorrect, "pin", message)))
+    CoreError::at(ErrorCode::PinIncorrect, "pin", message)
 }
 
 /// `POST /v1/deliveries/{id}/cancel`: before pickup the delivery is cancelled

@@ -823,15 +823,14 @@ e2e! {
             .windows(2)
             .map(|w| (w[1].at - w[0].at).as_secs_f64() * 1000.0)
             .collect();
+        // Each retry waits at least its step of the schedule (the lower
+        // bound is what shows the growing gaps: a ratio of two measured
+        // gaps fails whenever a loaded machine delays the shorter one).
         for (gap, expected) in gaps.iter().zip(expected) {
             assert!(*gap >= expected * 0.9 - 2.0, "gaps {gaps:?}");
             // Generous slack above: a loaded CI machine delays wake-ups.
             assert!(*gap <= expected * 1.1 + 500.0, "gaps {gaps:?}");
         }
-        assert!(
-            gaps[4] > gaps[3] * 1.5 && gaps[3] > gaps[2] * 1.8,
-            "growing gaps {gaps:?}"
-        );
         queue_settled(&app).await;
         assert_eq!(receiver.received().len(), 8, "eight attempts in all");
         let event_id = requests[0].header("x-event-id").to_owned();

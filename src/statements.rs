@@ -122,6 +122,25 @@ pub fn status_name(status: StatementStatus) -> &'static str {
     }
 }
 
+/// An amount with its currency: `1234`, `EUR` → `12.34 EUR`.
+pub fn money(cents: i64, currency: &str) -> String {
+    format!("{} {currency}", amount(cents))
+}
+
+/// What a courier's earnings line pays for, in words ("Waiting at the
+/// pickup", "Adjustment: Sunday shift").
+pub fn earnings_line_words(line: &crate::app::v1::EarningsLine) -> String {
+    use crate::app::v1::EarningsKind;
+    match line.kind() {
+        EarningsKind::Job => "Job".to_owned(),
+        EarningsKind::Waiting => "Waiting at the pickup".to_owned(),
+        EarningsKind::Tip => "Tip".to_owned(),
+        EarningsKind::Adjustment | EarningsKind::Unspecified => {
+            format!("Adjustment: {}", line.reason.as_deref().unwrap_or_default())
+        }
+    }
+}
+
 /// Cents as major units: `1234` → `12.34`.
 pub fn amount(cents: i64) -> String {
     let sign = if cents < 0 { "-" } else { "" };

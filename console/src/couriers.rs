@@ -16,6 +16,7 @@ use courier::names::PublicName;
 use courier::v1 as pb;
 
 use crate::ConsoleState;
+pub(crate) use crate::courier_fleet::Fleet;
 use crate::flash::Flash;
 use crate::page::{Layout, Refusal, Signed, failure, field, fields, render};
 use crate::times::{Moment, Zone};
@@ -212,42 +213,6 @@ pub(crate) async fn dispatch_attention(
     Ok((None, waiting))
 }
 
-/// Whose couriers a page shows: a fleet's drivers, or the platform's
-/// couriers (no workspace).
-pub(crate) struct Fleet {
-    workspace: Option<String>,
-}
-
-impl Fleet {
-    /// The workspace id as `CourierService` takes it (empty: the platform).
-    fn workspace_id(&self) -> &str {
-        self.workspace.as_deref().unwrap_or("")
-    }
-
-    /// Where this fleet's courier pages are.
-    fn base(&self, state: &ConsoleState) -> String {
-        match &self.workspace {
-            Some(workspace) => format!("{}/w/{workspace}/couriers", state.root),
-            None => format!("{}/ops/couriers", state.root),
-        }
-    }
-
-    fn layout(&self, state: &ConsoleState, signed: &Signed, title: &str) -> (Layout, bool) {
-        let mut layout = signed.layout(state, title, self.workspace.as_deref(), "live");
-        let manages = match &self.workspace {
-            Some(_) => {
-                layout.section = "couriers";
-                layout.workspace.as_ref().is_some_and(|w| w.manages)
-            }
-            None => {
-                layout.section = "ops";
-                layout.operator
-            }
-        };
-        (layout, manages)
-    }
-}
-
 /// A courier as the list shows it.
 pub(crate) struct CourierRow {
     id: String,
@@ -406,7 +371,7 @@ impl CourierForm {
 
 /// The vehicle types offered in the forms: the catalogue's, read as the
 /// workspace sees it; the platform's forms take the id as typed.
-async fn vehicle_types(state: &ConsoleState, signed: &Signed, fleet: &Fleet) -> Vec<String> {
+pub(crate) async fn vehicle_types(state: &ConsoleState, signed: &Signed, fleet: &Fleet) -> Vec<String> {
     let Some(workspace) = &fleet.workspace else {
         return Vec::new();
     };
@@ -634,6 +599,8 @@ pub(crate) struct CourierPage {
     form: CourierForm,
     /// A new invitation link, shown this once.
     invitation: Option<String>,
+    /// This week's earnings.
+    earnings: Option<crate::courier_pay::EarningsView>,
 }
 
 async fn courier_view(
@@ -705,6 +672,7 @@ async fn courier_view(
             manages,
             form,
             invitation,
+            earnings: crate::courier_pay::this_week(state, signed, &courier.id, zone).await,
         },
         status,
     )
@@ -877,6 +845,53 @@ pub(crate) mod routes {
         body: Bytes,
     ) -> Response {
         super::update_fleet_settings(state, signed, workspace, body).await
+    }
+
+    pub(crate) async fn driver_pay_rules(
+        State(state): State<ConsoleState>,
+        signed: Signed,
+        Path(workspace): Path<String>,
+    ) -> Response {
+        crate::courier_pay::rules_page(state, signed, fleet(workspace)).await
+    }
+
+    pub(crate) async fn set_driver_pay_rule(
+        State(state): State<ConsoleState>,
+        signed: Signed,
+        Path(workspace): Path<String>,
+        body: Bytes,
+    ) -> Response {
+        crate::courier_pay::set_rule(state, signed, fleet(workspace), body).await
+    }
+
+    pub(crate) async fn adjust_driver(
+        State(state): State<ConsoleState>,
+        signed: Signed,
+        Path((workspace, courier)): Path<(String, String)>,
+        body: Bytes,
+    ) -> Response {
+        crate::courier_pay::adjust(state, signed, fleet(workspace), courier, body).await
+    }
+
+    pub(crate) async fn platform_pay_rules(State(state): State<ConsoleState>, signed: Signed) -> Response {
+        crate::courier_pay::rules_page(state, signed, PLATFORM).await
+    }
+
+    pub(crate) async fn set_platform_pay_rule(
+        State(state): State<ConsoleState>,
+        signed: Signed,
+        body: Bytes,
+    ) -> Response {
+        crate::courier_pay::set_rule(state, signed, PLATFORM, body).await
+    }
+
+    pub(crate) async fn adjust_platform(
+        State(state): State<ConsoleState>,
+        signed: Signed,
+        Path(courier): Path<String>,
+        body: Bytes,
+    ) -> Response {
+        crate::courier_pay::adjust(state, signed, PLATFORM, courier, body).await
     }
 
     pub(crate) async fn platform(

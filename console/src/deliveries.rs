@@ -35,11 +35,7 @@ const PICKUP_COLOR: &str = "#1f9d55";
 const STOP_COLOR: &str = "#64748b";
 const DROPOFF_COLOR: &str = "#d64545";
 
-/// "12.34 EUR".
-pub(crate) fn money(cents: i64, currency: &str) -> String {
-    let sign = if cents < 0 { "-" } else { "" };
-    format!("{sign}{}.{:02} {currency}", cents.abs() / 100, cents.abs() % 100)
-}
+pub(crate) use courier::statements::money;
 
 fn status_name(delivery: &pb::Delivery) -> &'static str {
     delivery.status().public_name().unwrap_or("unknown")

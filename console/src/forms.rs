@@ -15,6 +15,33 @@ use rand::RngExt;
 use crate::ConsoleState;
 use crate::page::{MessagePage, bare_layout, render};
 
+/// Cents from a form's amount in major units (`1500` or `1500.50`); `None`
+/// for anything else.
+pub(crate) fn cents(text: &str) -> Option<i64> {
+    let text = text.trim();
+    if text.is_empty() {
+        return Some(0);
+    }
+    let (units, fraction) = text.split_once('.').unwrap_or((text, ""));
+    let digits = |part: &str| part.chars().all(|c| c.is_ascii_digit());
+    if units.is_empty() || !digits(units) || !digits(fraction) || fraction.len() > 2 {
+        return None;
+    }
+    let fraction: i64 = format!("{fraction:0<2}").parse().ok()?;
+    units.parse::<i64>().ok()?.checked_mul(100)?.checked_add(fraction)
+}
+
+/// Cents from a form's amount that may be below 0 (`-5.00`); `None` for
+/// anything else, an empty field included.
+pub(crate) fn signed_cents(text: &str) -> Option<i64> {
+    let text = text.trim();
+    let (sign, digits) = text.strip_prefix('-').map_or((1, text), |rest| (-1, rest));
+    if !digits.starts_with(|c: char| c.is_ascii_digit()) {
+        return None;
+    }
+    cents(digits).map(|cents| sign * cents)
+}
+
 /// The cookie of a browser that has no session yet.
 const PRE_SESSION_COOKIE: &str = "courier_presession";
 
@@ -123,5 +150,21 @@ mod tests {
         assert!(fresh.new && fresh.token.len() == 32);
         let kept = PreSession::of(&headers(&[("cookie", "a=b; courier_presession=xyz")]));
         assert_eq!((kept.token.as_str(), kept.new), ("xyz", false));
+    }
+
+    #[test]
+    fn amounts_in_major_units() {
+        assert_eq!(cents("1500"), Some(150_000));
+        assert_eq!(cents(" 1500.5 "), Some(150_050));
+        assert_eq!(cents("0.05"), Some(5));
+        assert_eq!(cents(""), Some(0));
+        for wrong in ["-5", "1.234", "1e3", "12,50", ".5", "abc"] {
+            assert_eq!(cents(wrong), None, "{wrong}");
+        }
+        assert_eq!(signed_cents("-5.25"), Some(-525));
+        assert_eq!(signed_cents("5"), Some(500));
+        for wrong in ["", "-", "--5", "- 5"] {
+            assert_eq!(signed_cents(wrong), None, "{wrong}");
+        }
     }
 }

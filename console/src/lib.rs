@@ -11,6 +11,8 @@
 mod billing;
 mod board;
 mod booking;
+mod courier_fleet;
+mod courier_pay;
 mod couriers;
 mod deliveries;
 mod delivery_changes;
@@ -298,6 +300,14 @@ fn router(state: ConsoleState) -> Router {
             get(couriers::routes::platform).post(couriers::routes::invite_platform),
         )
         .route(
+            "/ops/couriers/pay",
+            get(couriers::routes::platform_pay_rules).post(couriers::routes::set_platform_pay_rule),
+        )
+        .route(
+            "/ops/couriers/{courier}/adjustments",
+            post(couriers::routes::adjust_platform),
+        )
+        .route(
             "/ops/couriers/{courier}",
             get(couriers::routes::platform_courier).post(couriers::routes::update_platform),
         )
@@ -312,6 +322,14 @@ fn router(state: ConsoleState) -> Router {
         .route(
             "/w/{workspace}/couriers",
             get(couriers::routes::drivers).post(couriers::routes::invite_driver),
+        )
+        .route(
+            "/w/{workspace}/couriers/pay",
+            get(couriers::routes::driver_pay_rules).post(couriers::routes::set_driver_pay_rule),
+        )
+        .route(
+            "/w/{workspace}/couriers/{courier}/adjustments",
+            post(couriers::routes::adjust_driver),
         )
         .route(
             "/w/{workspace}/couriers/{courier}",

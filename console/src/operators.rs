@@ -178,25 +178,9 @@ pub(crate) fn percent(basis_points: &i32) -> String {
     text.trim_end_matches('0').trim_end_matches('.').to_owned()
 }
 
-/// Cents from a form's amount in major units (`1500` or `1500.50`); `None`
-/// for anything else.
-fn cents(text: &str) -> Option<i64> {
-    let text = text.trim();
-    if text.is_empty() {
-        return Some(0);
-    }
-    let (units, fraction) = text.split_once('.').unwrap_or((text, ""));
-    let digits = |part: &str| part.chars().all(|c| c.is_ascii_digit());
-    if units.is_empty() || !digits(units) || !digits(fraction) || fraction.len() > 2 {
-        return None;
-    }
-    let fraction: i64 = format!("{fraction:0<2}").parse().ok()?;
-    units.parse::<i64>().ok()?.checked_mul(100)?.checked_add(fraction)
-}
-
 /// The plan of a form, its discount in percent with up to two decimals.
 fn plan_in(form: &[(String, String)]) -> Result<ipb::Plan, Refusal> {
-    let discount_bps = cents(field(form, "discount"))
+    let discount_bps = crate::forms::cents(field(form, "discount"))
         .filter(|bps| *bps <= 10_000)
         .and_then(|bps| i32::try_from(bps).ok())
         .ok_or_else(|| Refusal {
@@ -213,7 +197,7 @@ fn plan_in(form: &[(String, String)]) -> Result<ipb::Plan, Refusal> {
 }
 
 fn credit_limit_in(form: &[(String, String)]) -> Result<i64, Refusal> {
-    cents(field(form, "credit_limit")).ok_or_else(|| Refusal {
+    crate::forms::cents(field(form, "credit_limit")).ok_or_else(|| Refusal {
         param: Some("credit_limit".into()),
         message: "The credit limit must be an amount, such as 1500 or 1500.50.".into(),
     })
@@ -631,20 +615,4 @@ pub(crate) async fn audit_page(
         },
         StatusCode::OK,
     )
-}
-
-#[cfg(test)]
-mod tests {
-    use super::cents;
-
-    #[test]
-    fn amounts_in_major_units() {
-        assert_eq!(cents("1500"), Some(150_000));
-        assert_eq!(cents(" 1500.5 "), Some(150_050));
-        assert_eq!(cents("0.05"), Some(5));
-        assert_eq!(cents(""), Some(0));
-        for wrong in ["-5", "1.234", "1e3", "12,50", ".5", "abc"] {
-            assert_eq!(cents(wrong), None, "{wrong}");
-        }
-    }
 }

@@ -39,6 +39,7 @@ use courier_orders::assignments;
 use courier_orders::assignments::offers::{self, NewOffer, Offer, OfferStatus};
 use courier_orders::deliveries::{self, Batching};
 use courier_orders::fleet;
+use courier_orders::pay::{self, Rule, Scope};
 use courier_orders::routes::{
     self,
     plan::{HANDLING, PlanStop},
@@ -751,6 +752,8 @@ async fn make_offers(
         return Ok(());
     }
     matched.sort_by(|a, b| a.1.courier.id.cmp(&b.1.courier.id));
+    // The pay rule in force for each scope, read once a round.
+    let mut rules: HashMap<Scope, Option<Rule>> = HashMap::new();
     for (job, candidate, cost) in matched {
         routes::lock(tx, &candidate.courier.id, now).await?;
         let holds = assignments::open_of_courier(&**tx, &candidate.courier.id).await?;
@@ -771,7 +774,23 @@ async fn make_offers(
             expires_at: now + core.config.offer_timeout.as_micros() as i64,
             route: cost.insertion,
         };
-        offers::create(core, tx, new, now).await?;
+        let offer = offers::create(core, tx, new, now).await?;
+        let scope = jobs::pay_scope(&candidate.courier);
+        let rule = match rules.get(&scope) {
+            Some(rule) => rule.clone(),
+            None => {
+                let rule = pay::rules::current(&**tx, &scope).await?;
+                rules.insert(scope, rule.clone());
+                rule
+            }
+        };
+        if let Some(job_pay) = jobs::offer_pay(rule.as_ref(), &job) {
+            let payee = pay::Payee {
+                courier_id: &offer.courier_id,
+                job_id: &offer.job_id,
+            };
+            pay::fix_for_offer(tx, payee, &offer.id, &job_pay, now).await?;
+        }
         core.metrics.dispatch_offered(now - job.created_at());
         done.offered += 1;
     }

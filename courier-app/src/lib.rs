@@ -12,6 +12,7 @@
 
 mod answers;
 mod assets;
+mod earnings;
 mod jobs;
 mod page;
 mod session;
@@ -116,6 +117,7 @@ pub fn router(state: AppState) -> Router {
         .route("/live", get(shift::live))
         .route("/offers/{offer}/{answer}", post(shift::answer_offer))
         .route("/route/next", post(shift::choose_next_stop))
+        .route("/earnings", get(earnings::page))
         .route("/jobs/{job}", get(jobs::page))
         .route("/jobs/{job}/move", post(jobs::make_move))
         .route("/jobs/{job}/problem", post(jobs::report_problem))

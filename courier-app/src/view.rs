@@ -98,6 +98,36 @@ pub(crate) struct JobView {
     pub(crate) outcome: String,
     pub(crate) assigned_at: String,
     pub(crate) ended_at: String,
+    /// What it pays, its parts in words; none without a pay rule.
+    pub(crate) pay: Option<PayView>,
+}
+
+/// What a job pays, as the courier reads it (docs/couriers.md "Pay").
+pub(crate) struct PayView {
+    /// "12.34 EUR".
+    pub(crate) total: String,
+    /// "Base 3.00 EUR", "4.2 km 3.78 EUR", …: the parts that pay something.
+    pub(crate) parts: Vec<String>,
+}
+
+impl PayView {
+    pub(crate) fn of(pay: &apb::JobPay) -> PayView {
+        let parts = [
+            ("Base", pay.base_cents),
+            ("Distance", pay.distance_cents),
+            ("Time", pay.time_cents),
+            ("Surcharges", pay.surcharge_cents),
+            ("Waiting", pay.waiting_cents),
+        ];
+        PayView {
+            total: courier::statements::money(pay.total_cents, &pay.currency),
+            parts: parts
+                .into_iter()
+                .filter(|(_, cents)| *cents != 0)
+                .map(|(name, cents)| format!("{name} {}", courier::statements::money(cents, &pay.currency)))
+                .collect(),
+        }
+    }
 }
 
 impl JobView {
@@ -169,6 +199,7 @@ impl JobView {
             outcome: outcome(job.outcome.as_deref()),
             assigned_at: clock(job.assigned_at.as_ref(), zone),
             ended_at: clock(job.ended_at.as_ref(), zone),
+            pay: job.pay.as_ref().map(PayView::of),
         }
     }
 }
@@ -362,6 +393,7 @@ pub(crate) struct OfferView {
     /// route with it, in words ("1. Pick up at …").
     pub(crate) added_minutes: Option<i64>,
     pub(crate) with_it: Vec<String>,
+    pub(crate) pay: Option<PayView>,
 }
 
 impl OfferView {
@@ -377,6 +409,7 @@ impl OfferView {
             vehicle: vehicle_name(&job.vehicle_type_id),
             items: job.items.iter().map(item).collect(),
             added_minutes: offer.added_minutes,
+            pay: offer.pay.as_ref().map(PayView::of),
             with_it: offer
                 .route
                 .as_ref()

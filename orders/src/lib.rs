@@ -14,6 +14,7 @@ pub mod fleet;
 pub mod idempotency;
 pub mod lifecycle;
 pub mod notifications;
+pub mod pay;
 pub mod proofs;
 pub mod quotes;
 pub mod returns;

@@ -12,7 +12,7 @@
 use crate::deliveries::{Change, Delivery, TestScenario, UndeliverableAction, returns};
 use crate::events::EventType;
 use crate::lifecycle::{self, CancellationReason};
-use crate::{CoreResult, Orders, assignments};
+use crate::{CoreResult, Orders, assignments, pay};
 use courier_identity::auth::Mode;
 use courier_store::db::WriteTransaction;
 
@@ -69,7 +69,17 @@ pub async fn book(orders: &Orders, tx: &WriteTransaction, failed: &Delivery, now
         .rev()
         .find(|held| held.ended_with_the_job());
     if let Some(holder) = holder {
-        assignments::assign(orders, tx, &booked.id, &holder.courier_id, ASSIGNED_BY, after).await?;
+        let held = assignments::assign(orders, tx, &booked.id, &holder.courier_id, ASSIGNED_BY, after).await?;
+        let payee = pay::Payee {
+            courier_id: &holder.courier_id,
+            job_id: &booked.id,
+        };
+        let way_back = pay::JobFacts {
+            distance_km: booked.distance_km,
+            minutes: booked.duration_min,
+            surcharges_cents: 0,
+        };
+        pay::fix_for_return(tx, payee, &holder.id, &held.id, way_back, after).await?;
         assignments::announce(orders, tx, &holder.courier_id, &booked.id, after);
     }
     let (changes, booked_id) = (orders.changes.clone(), booked.id.clone());

@@ -846,6 +846,22 @@ impl World {
                 shift_id: World::shift_of(app, &self.managed_courier).await,
             }
             .encode_to_vec(),
+            ("CourierService", "SetPayRule") => ipb::SetPayRuleRequest {
+                vehicle_type_id: String::new(),
+                fleet_id: w(),
+                parts: Some(ipb::PayRuleParts {
+                    base_cents: 300,
+                    ..Default::default()
+                }),
+            }
+            .encode_to_vec(),
+            ("CourierService", "ListPayRules") => ipb::ListPayRulesRequest { fleet_id: w() }.encode_to_vec(),
+            ("CourierService", "AdjustEarnings") => ipb::AdjustEarningsRequest {
+                courier_id: self.managed_courier.clone(),
+                amount_cents: 100,
+                reason: "Access check".into(),
+            }
+            .encode_to_vec(),
             ("DispatchService", "PlanRoutes") => ipb::PlanRoutesRequest {
                 workspace_id: w(),
                 day: PLAN_DAY.into(),

@@ -251,4 +251,68 @@ e2e! {
         let names: Vec<&str> = listed.iter().map(|c| c.courier.as_ref().expect("courier").name.as_str()).collect();
         assert_eq!(names, ["Pia Platform"]);
     }
+
+    async fn a_fleet_admin_sets_the_drivers_pay_rule_and_adds_a_bonus_members_only_read(app: TestApp) {
+        let (fleet, _) = crate::fleet::fleet(&app, true).await;
+        console_user(&app, "fleet.admin@example.com", Some((&fleet, Role::Admin))).await;
+        console_user(&app, "fleet.member@example.com", Some((&fleet, Role::Member))).await;
+        let dara = crate::couriers::join(&app, &fleet, "Dara Paid", "dara.pay@example.com", "cargo_bike").await;
+        let admin = sign_in(&app, "fleet.admin@example.com").await;
+        let pay = app.url(&format!("/console/w/{fleet}/couriers/pay"));
+        let (status, page, _) = get(&admin, &pay).await;
+        assert_eq!(status, 200, "{page}");
+        assert!(page.contains("No pay rule yet"), "{page}");
+        let token = csrf(&page);
+
+        // A wrong amount is said at once and nothing is set.
+        let wrong = [("csrf", token.as_str()), ("base", "3,00"), ("per_km", "0.90"), ("per_minute", ""), ("waiting_per_minute", "0.25"), ("surcharge_share_percent", "50")];
+        let (status, _, page) = post(&admin, &pay, &wrong).await;
+        assert_eq!(status, 400, "{page}");
+        assert!(page.contains("The base per job is an amount such as 2.50") && page.contains("value=\"3,00\""), "{page}");
+        let share = [("csrf", token.as_str()), ("base", "3"), ("surcharge_share_percent", "150")];
+        let (status, _, page) = post(&admin, &pay, &share).await;
+        assert_eq!(status, 400, "{page}");
+        assert!(page.contains("surcharge_share_percent must be between 0 and 100"), "{page}");
+
+        let form = [("csrf", token.as_str()), ("base", "3.00"), ("per_km", "0.90"), ("per_minute", "0.15"), ("waiting_per_minute", "0.25"), ("surcharge_share_percent", "50")];
+        let (status, location, page) = post(&admin, &pay, &form).await;
+        assert_eq!((status, location.as_str()), (303, pay.as_str()), "{page}");
+        let (_, page, _) = get(&admin, &pay).await;
+        assert!(page.contains("Version 1 of the pay rule applies to offers from now on."), "{page}");
+        assert!(page.contains("3.00 EUR") && page.contains("0.90 EUR") && page.contains("50 %") && page.contains("in force"), "{page}");
+
+        // On the driver's page: this week's earnings, and a bonus.
+        let driver_page = app.url(&format!("/console/w/{fleet}/couriers/{}", dara.courier.id));
+        let (status, page, _) = get(&admin, &driver_page).await;
+        assert_eq!(status, 200, "{page}");
+        assert!(page.contains("Nothing earned this week yet."), "{page}");
+        let adjustments = format!("{driver_page}/adjustments");
+        let bonus = [("csrf", token.as_str()), ("amount", "5.50"), ("reason", "Sunday shift")];
+        let (status, location, page) = post(&admin, &adjustments, &bonus).await;
+        assert_eq!((status, location.as_str()), (303, driver_page.as_str()), "{page}");
+        let (_, page, _) = get(&admin, &driver_page).await;
+        assert!(page.contains("5.50 EUR added to the earnings.") && page.contains("Adjustment: Sunday shift"), "{page}");
+        let no_reason = [("csrf", token.as_str()), ("amount", "-1.00"), ("reason", "")];
+        let (status, _, page) = post(&admin, &adjustments, &no_reason).await;
+        assert_eq!(status, 400, "{page}");
+        assert!(page.contains("reason must be 1 to 500 characters"), "{page}");
+
+        // A member reads the rules and the earnings, and may change neither.
+        let member = sign_in(&app, "fleet.member@example.com").await;
+        let (status, page, _) = get(&member, &pay).await;
+        assert_eq!(status, 200);
+        assert!(!page.contains("id=\"set-pay-rule\""), "{page}");
+        let member_token = csrf(&page);
+        let (status, _, _) = post(&member, &pay, &[("csrf", member_token.as_str()), ("base", "9.00")]).await;
+        assert_eq!(status, 403);
+        let (status, _, _) = post(&member, &adjustments, &[("csrf", member_token.as_str()), ("amount", "100"), ("reason", "Mine")]).await;
+        assert_eq!(status, 403);
+        let week = couriers(&app).await.list_earnings(app.admin_request(ipb::ListEarningsRequest {
+            courier_id: dara.courier.id.clone(), period: apb::EarningsPeriod::Week as i32, day: String::new(),
+        })).await.expect("earnings").into_inner();
+        assert_eq!(week.lines.len(), 1);
+        let rules = couriers(&app).await.list_pay_rules(app.admin_request(ipb::ListPayRulesRequest { fleet_id: fleet.clone() }))
+            .await.expect("rules").into_inner().rules;
+        assert_eq!(rules.len(), 1);
+    }
 }

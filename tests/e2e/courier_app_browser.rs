@@ -448,6 +448,57 @@ e2e! {
         phone.close().await;
     }
 
+    async fn the_offer_shows_its_pay_and_the_earnings_page_adds_up_the_day_and_the_week(app: TestApp) {
+        let Some(driver) = Driver::start().await else { return };
+        crate::pay::set_rule(&app, "car", "", crate::pay::RULE).await.expect("rule");
+        let kim = join(&app, "", "Kim Earner", "kim.earner@example.com", "car").await;
+        let phone = driver.phone().await;
+        phone.locate_at(&app, NEAR_PICKUP).await;
+        phone.sign_in_as_courier(&app, "kim.earner@example.com").await;
+        phone.click_to("//button[text()='Go online']", "#location").await;
+        position_reported(&app, &kim.courier.id).await;
+
+        let created = app.create_delivery(&app.live_key, &berlin_delivery()).await;
+        let id = created["id"].as_str().expect("id").to_owned();
+        phone.client.wait().at_most(PAGE_WAIT).for_element(fantoccini::Locator::Css("#offer-pay")).await.expect("the offer's pay");
+        let offered = phone.text("#offer-pay").await;
+        assert!(offered.starts_with("Pays ") && offered.contains(" EUR") && offered.contains("Base 3.00 EUR"), "{offered}");
+        phone.screenshot().await;
+        phone.click_to("//button[text()='Accept']", "#job-status[data-status='courier_assigned']").await;
+        let total = phone.text("#job-pay").await;
+        assert!(offered.starts_with(&format!("Pays {total}")), "{offered} / {total}");
+
+        crate::dropoff_pin::carry_to_the_dropoff(&kim, &id).await;
+        let mut client = kim.client.clone();
+        let photo = crate::couriers::proof(&id, courier::v1::CheckpointKind::Dropoff, vec![crate::couriers::file(courier::v1::ArtifactKind::Photo, "door.png", crate::couriers::png(2))], "earnings-dropoff");
+        client.submit_proof(kim.request(photo)).await.expect("dropoff proof");
+        client.complete_handover(kim.request(apb::CompleteHandoverRequest { job_id: id.clone() })).await.expect("handover");
+        couriers(&app).await.adjust_earnings(app.admin_request(ipb::AdjustEarningsRequest {
+            courier_id: kim.courier.id.clone(), amount_cents: 250, reason: "Welcome bonus".into(),
+        })).await.expect("bonus");
+
+        phone.open(&app.url("/courier/")).await;
+        phone.click_to("//a[@id='earnings']", "#earnings-title").await;
+        let cents = |text: &str| -> i64 {
+            let amount = text.trim_end_matches(" EUR").replace('.', "");
+            amount.parse().expect("an amount")
+        };
+        assert_eq!(cents(&phone.text("#earned").await), cents(&total) + 250);
+        assert_eq!(phone.text("#earned-jobs").await, "1 job");
+        let lines = phone.text("#lines").await;
+        assert!(lines.contains("Job") && lines.contains("Adjustment: Welcome bonus"), "{lines}");
+        phone.accessible().await;
+        phone.screenshot().await;
+        phone.click_to("//a[@id='show-week']", "#show-week[aria-current='page']").await;
+        assert!(phone.text("#span").await.contains(" – "));
+        assert_eq!(cents(&phone.text("#earned").await), cents(&total) + 250);
+        phone.screenshot().await;
+        // The week before: nothing earned.
+        phone.click_to("//a[@id='earlier']", "#earned").await;
+        assert_eq!(phone.text("#earned").await, "0.00");
+        phone.close().await;
+    }
+
     async fn offers_and_changes_reach_the_courier_on_any_page_and_declining_asks_once(app: TestApp) {
         let Some(driver) = Driver::start().await else { return };
         let kim = join(&app, "", "Kim Courier", "kim@example.com", "car").await;

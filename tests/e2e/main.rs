@@ -40,6 +40,7 @@ mod notifications;
 mod notifications_api;
 mod openapi;
 mod operations;
+mod pay;
 mod places;
 mod plans;
 mod proofs;

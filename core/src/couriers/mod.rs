@@ -14,6 +14,7 @@
 //! fleet's board orders only). Who may manage which is `access`'s rule.
 
 pub mod invitations;
+pub mod pay;
 pub mod sessions;
 pub mod shifts;
 

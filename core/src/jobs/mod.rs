@@ -26,12 +26,14 @@ use courier_orders::deliveries::{self, Batching, Change, Delivery, ProofRequirem
 use courier_orders::events::EventType;
 use courier_orders::fleet::{self, FleetOrder};
 use courier_orders::lifecycle::{self, Status};
+use courier_orders::pay::{self, JobFacts, JobPay, Payee, Rule, Scope};
 use courier_orders::proofs::{self, Checkpoint, ProofSubmission};
 use courier_orders::routes::StopKind;
 use courier_orders::validate::WaypointInput;
 use courier_orders::windows::Windows;
 use courier_pricing::geo::GeoPoint;
 use courier_pricing::items::ItemInput;
+use courier_pricing::routing::OfflineRouter;
 use courier_store::{db, pagination, secrets};
 
 /// What a job is.
@@ -156,6 +158,36 @@ impl Work {
         }
     }
 
+    /// What its pay is reckoned from (docs/couriers.md "Pay"): a
+    /// delivery's route as priced and its time surcharges; a board order's
+    /// route as the offline router measures it, without surcharges.
+    pub fn pay_facts(&self) -> JobFacts {
+        match self {
+            Work::Delivery(d) => JobFacts {
+                distance_km: d.distance_km,
+                minutes: d.duration_min,
+                surcharges_cents: d
+                    .breakdown
+                    .as_ref()
+                    .map_or(0, |b| b.surcharges.iter().map(|s| s.amount_cents).sum()),
+            },
+            Work::FleetOrder(o) => {
+                let route = &o.route;
+                let points: Vec<GeoPoint> = std::iter::once(&route.pickup)
+                    .chain(&route.stops)
+                    .chain(std::iter::once(&route.dropoff))
+                    .map(WaypointInput::point)
+                    .collect();
+                let estimate = OfflineRouter::default().estimate(&points, &o.vehicle_type_id);
+                JobFacts {
+                    distance_km: estimate.distance_km,
+                    minutes: estimate.duration_min,
+                    surcharges_cents: 0,
+                }
+            }
+        }
+    }
+
     /// The pickup's coordinates.
     pub fn pickup(&self) -> GeoPoint {
         match self {
@@ -177,6 +209,8 @@ pub struct Job {
     pub proof: Option<ProofRequirements>,
     pub pickup_proof_submitted: bool,
     pub dropoff_proof_submitted: bool,
+    /// What it pays this courier; `None` where no pay rule applied.
+    pub pay: Option<JobPay>,
 }
 
 impl Job {
@@ -204,6 +238,44 @@ impl Job {
             Status::Pending | Status::Delivered | Status::Cancelled => None,
         }
     }
+}
+
+/// A job offered to a courier: the offer, its work and what it pays.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Offered {
+    pub offer: Offer,
+    pub work: Work,
+    /// `None` where no pay rule applied.
+    pub pay: Option<JobPay>,
+}
+
+/// Whose pay rule applies to `courier` (docs/couriers.md "Pay"): a
+/// platform courier's vehicle type's, a driver's fleet's.
+pub fn pay_scope(courier: &Courier) -> Scope {
+    match &courier.fleet {
+        Fleet::Platform => Scope::VehicleType(courier.vehicle.vehicle_type_id.clone()),
+        Fleet::Workspace(fleet) => Scope::Fleet(fleet.clone()),
+    }
+}
+
+/// Fixes in `tx` what `work` pays `courier`, who now holds it as
+/// `assignment` given by hand, by the rule in force now (an assignment
+/// that has its pay keeps it).
+async fn fix_pay(tx: &db::WriteTransaction, courier: &Courier, work: &Work, assignment: &Assignment) -> CoreResult<()> {
+    let Some(rule) = pay::rules::current(&**tx, &pay_scope(courier)).await? else {
+        return Ok(());
+    };
+    let payee = Payee {
+        courier_id: &courier.id,
+        job_id: work.id(),
+    };
+    let pay = JobPay::reckon(&rule, work.pay_facts());
+    pay::fix_for_assignment(tx, payee, &assignment.id, &pay, assignment.assigned_at).await
+}
+
+/// The pay of `work` under `rule`, if any: what an offer shows.
+pub fn offer_pay(rule: Option<&Rule>, work: &Work) -> Option<JobPay> {
+    rule.map(|rule| JobPay::reckon(rule, work.pay_facts()))
 }
 
 /// A courier's move of a job.
@@ -345,6 +417,7 @@ pub async fn assign(
     let courier = couriers::get(&*tx, courier_id).await?;
     // A dispatcher's choice keeps every promise of the courier's jobs.
     let (work, assignment) = assign_in(core, &tx, work, &courier, granted.actor(), true).await?;
+    fix_pay(&tx, &courier, &work, &assignment).await?;
     let workspace_id = match &work {
         Work::Delivery(d) => d.workspace_id.clone(),
         Work::FleetOrder(o) => o.workspace_id.clone(),
@@ -565,7 +638,8 @@ pub async fn assign_planned(
     for (work, pickup_at) in works {
         check_can_take(core, courier, &work)?;
         if matches!(work.status(), Status::Pending | Status::CourierAssigned) {
-            hand_to(core, tx, work, courier, assigned_by, pickup_at).await?;
+            let (work, assignment) = hand_to(core, tx, work, courier, assigned_by, pickup_at).await?;
+            fix_pay(tx, courier, &work, &assignment).await?;
             continue;
         }
         // Under way: it stays with the driver who holds it.
@@ -636,6 +710,7 @@ pub async fn accept_offer(core: &Core, courier: &Courier, offer_id: &str) -> Cor
     // The courier agreed to the route the offer showed; what changed
     // since may bend a promise, never the vehicle's limits.
     let (work, assignment) = assign_in(core, &tx, work, courier, &courier_label(courier), false).await?;
+    pay::accepted(&tx, &offer.id, &assignment.id).await?;
     tx.commit().await?;
     core.metrics.dispatch_accepted(now - created_at);
     job_of(core, work, assignment).await
@@ -667,23 +742,27 @@ pub async fn decline_offer(core: &Core, courier: &Courier, offer_id: &str) -> Co
     Ok(())
 }
 
-/// The open offer of `courier`, with its job, if any.
-pub async fn open_offer(core: &Core, courier: &Courier) -> CoreResult<Option<(Offer, Work)>> {
+/// The open offer of `courier`, with its job and pay, if any.
+pub async fn open_offer(core: &Core, courier: &Courier) -> CoreResult<Option<Offered>> {
     let Some(offer) = offers::open_for_courier(&core.db, &courier.id).await? else {
         return Ok(None);
     };
-    let work = work(&core.db, &offer.job_id).await?;
-    Ok(Some((offer, work)))
+    Ok(Some(offered(core, offer).await?))
 }
 
-/// Offer `offer_id` of `courier`, with its job.
-pub async fn offer(core: &Core, courier: &Courier, offer_id: &str) -> CoreResult<(Offer, Work)> {
+/// Offer `offer_id` of `courier`, with its job and pay.
+pub async fn offer(core: &Core, courier: &Courier, offer_id: &str) -> CoreResult<Offered> {
     let offer = offers::get(&core.db, offer_id)
         .await?
         .filter(|offer| offer.courier_id == courier.id)
         .ok_or_else(|| CoreError::not_found("offer"))?;
+    offered(core, offer).await
+}
+
+async fn offered(core: &Core, offer: Offer) -> CoreResult<Offered> {
     let work = work(&core.db, &offer.job_id).await?;
-    Ok((offer, work))
+    let pay = pay::of_offer(&core.db, &offer.id).await?;
+    Ok(Offered { offer, work, pay })
 }
 
 fn offer_expired() -> CoreError {
@@ -848,12 +927,16 @@ async fn job_of(core: &Core, work: Work, assignment: Assignment) -> CoreResult<J
         ),
         Work::FleetOrder(_) => (None, (false, false)),
     };
+    let pay = pay::of_assignments(&core.db, std::slice::from_ref(&assignment.id))
+        .await?
+        .remove(&assignment.id);
     Ok(Job {
         work,
         assignment,
         proof,
         pickup_proof_submitted,
         dropoff_proof_submitted,
+        pay,
     })
 }
 

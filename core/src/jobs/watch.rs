@@ -14,12 +14,11 @@ use std::time::Duration;
 use tokio::sync::mpsc;
 
 use super::route::{self, CourierRoute};
-use super::{Job, Work};
+use super::{Job, Offered};
 use crate::couriers::Courier;
 use crate::{Core, CoreError, CoreResult};
 use courier_identity::sessions;
 use courier_orders::assignments::feed::{self, Entry, Reason};
-use courier_orders::assignments::offers::Offer;
 
 /// How often a stream reads its feed without being woken while it hears
 /// every change (SQLite, or PostgreSQL with the announcements connected).
@@ -41,13 +40,13 @@ pub enum Change {
     /// Everything open for the courier now; replaces what the app holds.
     Snapshot {
         jobs: Vec<Job>,
-        offer: Option<Box<(Offer, Work)>>,
+        offer: Option<Box<Offered>>,
         route: CourierRoute,
     },
     /// The courier's route after the changes just sent.
     Route(CourierRoute),
     /// A job offered to the courier.
-    Offer(Box<(Offer, Work)>),
+    Offer(Box<Offered>),
     /// One of the courier's jobs as it is now; `changed_fields` names the
     /// members the client changed, when that is why it is sent.
     Job { job: Box<Job>, changed_fields: Vec<String> },

@@ -23,7 +23,7 @@ use sea_orm::{
 };
 
 use crate::statuses::{CancellationReason, Status};
-use crate::{CoreError, CoreResult, Orders};
+use crate::{CoreError, CoreResult, Orders, pay};
 use courier::errors::ErrorCode;
 use courier_store::db::WriteTransaction;
 use courier_store::ids;
@@ -213,10 +213,25 @@ pub async fn job_moved(
     let Some(open) = open_for_job(&**tx, job_id).await? else {
         return Ok(None);
     };
+    let payee = pay::Payee {
+        courier_id: &open.courier_id,
+        job_id,
+    };
     match to {
-        Status::Delivered => end(orders, tx, &open, Outcome::Delivered, now).await?,
-        Status::Cancelled => end(orders, tx, &open, Outcome::Cancelled(reason), now).await?,
+        Status::Delivered => {
+            pay::settle(tx, payee, &open.id, pay::Ending::Delivered, now).await?;
+            end(orders, tx, &open, Outcome::Delivered, now).await?
+        }
+        Status::Cancelled => {
+            pay::settle(tx, payee, &open.id, pay::Ending::Cancelled, now).await?;
+            end(orders, tx, &open, Outcome::Cancelled(reason), now).await?
+        }
         _ => {
+            match to {
+                Status::AtPickup => pay::arrived(tx, &open.id, now).await?,
+                Status::PickedUp => pay::picked_up(tx, &open.id, now).await?,
+                _ => {}
+            }
             feed::append(
                 orders,
                 tx,

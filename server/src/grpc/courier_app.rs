@@ -10,9 +10,9 @@ use tokio_stream::{Stream, StreamExt, wrappers::ReceiverStream};
 use tonic::{Request, Response, Status, Streaming};
 
 use super::convert::{checkpoint_in, proof_file_in};
-use super::couriers::{courier_out, job_out, offer_out, position_in, route_out};
+use super::couriers::{courier_out, earnings_out, job_out, offer_out, period_in, position_in, route_out};
 use crate::caller;
-use courier_core::couriers::{self, Availability, Courier, invitations};
+use courier_core::couriers::{self, Availability, Courier, invitations, pay};
 use courier_core::jobs::{self, Move, watch};
 use courier_core::{Core, CoreError, CoreResult, positions};
 use courier_identity::sessions;
@@ -223,6 +223,16 @@ impl CourierAppService for CourierAppApi {
         }))
     }
 
+    async fn list_earnings(
+        &self,
+        request: Request<apb::ListEarningsRequest>,
+    ) -> Result<Response<apb::ListEarningsResponse>, Status> {
+        let (_, courier) = self.courier(&request)?;
+        let r = request.get_ref();
+        let earnings = pay::list(&self.0, &courier, period_in(r.period)?, &r.day).await?;
+        Ok(Response::new(earnings_out(&earnings)))
+    }
+
     async fn get_route(
         &self,
         request: Request<apb::GetRouteRequest>,
@@ -328,11 +338,11 @@ fn update_out(update: watch::Update) -> apb::WatchAssignmentsResponse {
     let update_message = match update.change {
         watch::Change::Snapshot { jobs, offer, route } => Out::Snapshot(apb::AssignmentSnapshot {
             jobs: jobs.iter().map(job_out).collect(),
-            offer: offer.map(|offer| offer_out(&offer.0, &offer.1)),
+            offer: offer.map(|offer| offer_out(&offer)),
             route: Some(route_out(&route.stops, None)),
         }),
         watch::Change::Route(route) => Out::Route(route_out(&route.stops, None)),
-        watch::Change::Offer(offer) => Out::Offer(offer_out(&offer.0, &offer.1)),
+        watch::Change::Offer(offer) => Out::Offer(offer_out(&offer)),
         watch::Change::Job { job, changed_fields } => {
             changed = changed_fields;
             Out::Job(job_out(&job))

@@ -13,14 +13,16 @@ use super::delivery_out::{proof_out, waypoint_out, window_out};
 use super::enums::ToProto;
 use super::plans_out::shift_out;
 use crate::caller;
+use courier_core::couriers::pay::{self, Earnings, Period};
 use courier_core::couriers::shifts::{self, NewShift, Place};
 use courier_core::couriers::{self, Courier, Fleet, NewCourier, Photo, ProfileChange, Vehicle, invitations};
-use courier_core::jobs::{self, Job, Move, Work};
+use courier_core::jobs::{self, Job, Move, Offered, Work};
 use courier_core::positions::{self, Position};
 use courier_core::{Core, CoreError, CoreResult};
 use courier_identity::access::{Act, Granted, act};
 use courier_identity::audit;
-use courier_orders::assignments::offers::Offer;
+use courier_orders::pay::earnings::{Kind, Line};
+use courier_orders::pay::{JobPay, Rule, RuleInput, Scope};
 use courier_orders::routes::{StopKind, Visit};
 use courier_orders::validate::WaypointInput;
 use courier_pricing::geo::GeoPoint;
@@ -292,6 +294,89 @@ impl CourierService for CourierApi {
         Ok(Response::new(ipb::SuspendCourierResponse { courier: Some(courier) }))
     }
 
+    async fn set_pay_rule(
+        &self,
+        request: Request<ipb::SetPayRuleRequest>,
+    ) -> Result<Response<ipb::SetPayRuleResponse>, Status> {
+        let r = request.get_ref();
+        let scope = match (r.vehicle_type_id.trim(), r.fleet_id.trim()) {
+            ("", "") => {
+                return Err(CoreError::invalid(
+                    "vehicle_type_id",
+                    "Name the vehicle_type_id of a rule for the platform's couriers, or the fleet_id of a fleet's.",
+                )
+                .into());
+            }
+            (vehicle_type_id, "") => Scope::VehicleType(vehicle_type_id.to_owned()),
+            ("", fleet_id) => Scope::Fleet(fleet_id.to_owned()),
+            _ => {
+                return Err(CoreError::invalid(
+                    "fleet_id",
+                    "A rule is a vehicle type's (the platform's couriers) or a fleet's, not both.",
+                )
+                .into());
+            }
+        };
+        let granted = caller::grant::<act::ManageCouriers, _>(&self.0, &request, scope.fleet_id(), "workspace").await?;
+        let parts = required(request.into_inner().parts, "parts")?;
+        let parts = RuleInput {
+            base_cents: parts.base_cents,
+            per_km_cents: parts.per_km_cents,
+            per_minute_cents: parts.per_minute_cents,
+            waiting_per_minute_cents: parts.waiting_per_minute_cents,
+            surcharge_share_percent: parts.surcharge_share_percent,
+        };
+        let rule = pay::set_rule(&self.0, &granted, scope, parts).await?;
+        Ok(Response::new(ipb::SetPayRuleResponse {
+            rule: Some(pay_rule_out(&rule)),
+        }))
+    }
+
+    async fn list_pay_rules(
+        &self,
+        request: Request<ipb::ListPayRulesRequest>,
+    ) -> Result<Response<ipb::ListPayRulesResponse>, Status> {
+        let fleet = Fleet::from_workspace_id(&request.get_ref().fleet_id);
+        caller::grant::<act::ReadCouriers, _>(&self.0, &request, fleet.workspace_id(), "workspace").await?;
+        let rules = pay::rules_of(&self.0, &fleet).await?;
+        Ok(Response::new(ipb::ListPayRulesResponse {
+            rules: rules.iter().map(pay_rule_out).collect(),
+        }))
+    }
+
+    async fn list_earnings(
+        &self,
+        request: Request<ipb::ListEarningsRequest>,
+    ) -> Result<Response<ipb::ListEarningsResponse>, Status> {
+        let (courier, _) = self
+            .courier::<act::ReadCouriers, _>(&request, &request.get_ref().courier_id)
+            .await?;
+        let r = request.get_ref();
+        let earnings = pay::list(&self.0, &courier, period_in(r.period)?, &r.day).await?;
+        let out = earnings_out(&earnings);
+        Ok(Response::new(ipb::ListEarningsResponse {
+            start_time: out.start_time,
+            end_time: out.end_time,
+            time_zone: out.time_zone,
+            lines: out.lines,
+            totals: out.totals,
+        }))
+    }
+
+    async fn adjust_earnings(
+        &self,
+        request: Request<ipb::AdjustEarningsRequest>,
+    ) -> Result<Response<ipb::AdjustEarningsResponse>, Status> {
+        let (courier, granted) = self
+            .courier::<act::ManageCouriers, _>(&request, &request.get_ref().courier_id)
+            .await?;
+        let r = request.get_ref();
+        let line = pay::adjust(&self.0, &granted, &courier, r.amount_cents, &r.reason).await?;
+        Ok(Response::new(ipb::AdjustEarningsResponse {
+            line: Some(earnings_line_out(&line)),
+        }))
+    }
+
     async fn activate_courier(
         &self,
         request: Request<ipb::ActivateCourierRequest>,
@@ -377,6 +462,92 @@ pub fn position_in(p: apb::Position, index: usize) -> CoreResult<Position> {
     })
 }
 
+/// A pay rule version as managers read it.
+fn pay_rule_out(rule: &Rule) -> ipb::PayRule {
+    let parts = &rule.parts;
+    ipb::PayRule {
+        id: rule.id.clone(),
+        vehicle_type_id: match &rule.scope {
+            Scope::VehicleType(id) => id.clone(),
+            Scope::Fleet(_) => String::new(),
+        },
+        fleet_id: rule.scope.fleet_id().unwrap_or_default().to_owned(),
+        version: rule.version,
+        currency: rule.currency.clone(),
+        parts: Some(ipb::PayRuleParts {
+            base_cents: parts.base_cents,
+            per_km_cents: parts.per_km_cents,
+            per_minute_cents: parts.per_minute_cents,
+            waiting_per_minute_cents: parts.waiting_per_minute_cents,
+            surcharge_share_percent: parts.surcharge_share_percent,
+        }),
+        create_time: Some(micros_to_proto(rule.created_at)),
+        created_by: rule.created_by.clone(),
+    }
+}
+
+/// An earnings period as asked (unspecified: a day).
+pub fn period_in(period: i32) -> CoreResult<Period> {
+    match apb::EarningsPeriod::try_from(period) {
+        Ok(apb::EarningsPeriod::Unspecified | apb::EarningsPeriod::Day) => Ok(Period::Day),
+        Ok(apb::EarningsPeriod::Week) => Ok(Period::Week),
+        Err(_) => Err(CoreError::invalid("period", "period is a day or a week.")),
+    }
+}
+
+/// A courier's earnings over a period, as the app's answer.
+pub fn earnings_out(earnings: &Earnings) -> apb::ListEarningsResponse {
+    apb::ListEarningsResponse {
+        start_time: Some(micros_to_proto(earnings.start)),
+        end_time: Some(micros_to_proto(earnings.end)),
+        time_zone: earnings.time_zone.name().to_owned(),
+        lines: earnings.lines.iter().map(earnings_line_out).collect(),
+        totals: earnings
+            .totals
+            .iter()
+            .map(|(currency, totals)| apb::EarningsTotals {
+                currency: currency.clone(),
+                jobs: i32::try_from(totals.jobs).unwrap_or(i32::MAX),
+                job_cents: totals.job_cents,
+                waiting_cents: totals.waiting_cents,
+                tip_cents: totals.tip_cents,
+                adjustment_cents: totals.adjustment_cents,
+                total_cents: totals.total_cents(),
+            })
+            .collect(),
+    }
+}
+
+fn earnings_line_out(line: &Line) -> apb::EarningsLine {
+    apb::EarningsLine {
+        id: line.id.clone(),
+        kind: match line.kind {
+            Kind::Job => apb::EarningsKind::Job,
+            Kind::Waiting => apb::EarningsKind::Waiting,
+            Kind::Tip => apb::EarningsKind::Tip,
+            Kind::Adjustment => apb::EarningsKind::Adjustment,
+        } as i32,
+        job_id: line.job_id.clone(),
+        currency: line.currency.clone(),
+        amount_cents: line.amount_cents,
+        reason: line.reason.clone(),
+        earn_time: Some(micros_to_proto(line.earned_at)),
+        statement_id: line.statement_id.clone(),
+    }
+}
+
+fn job_pay_out(pay: &JobPay) -> apb::JobPay {
+    apb::JobPay {
+        currency: pay.currency.clone(),
+        base_cents: pay.base_cents,
+        distance_cents: pay.distance_cents,
+        time_cents: pay.time_cents,
+        surcharge_cents: pay.surcharge_cents,
+        waiting_cents: pay.waiting_cents,
+        total_cents: pay.total_cents(),
+    }
+}
+
 /// A job as its courier sees it: contact phone numbers only while active.
 pub fn job_out(job: &Job) -> apb::Job {
     let next_move = match job.next_move() {
@@ -396,14 +567,17 @@ pub fn job_out(job: &Job) -> apb::Job {
         assigned_at: Some(micros_to_proto(assignment.assigned_at)),
         ended_at: assignment.ended_at.map(micros_to_proto),
         outcome: assignment.outcome.clone(),
+        pay: job.pay.as_ref().map(job_pay_out),
         ..work_out(&job.work, job.is_active())
     }
 }
 
 /// An offer as its courier sees it: the job without phone numbers (in
 /// its route too).
-pub fn offer_out(offer: &Offer, work: &Work) -> apb::Offer {
+pub fn offer_out(offered: &Offered) -> apb::Offer {
+    let (offer, work) = (&offered.offer, &offered.work);
     apb::Offer {
+        pay: offered.pay.as_ref().map(job_pay_out),
         id: offer.id.clone(),
         job: Some(work_out(work, false)),
         expires_at: Some(micros_to_proto(offer.expires_at)),

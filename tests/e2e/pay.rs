@@ -1,0 +1,219 @@
+//! Courier pay (docs/couriers.md "Pay", "Earnings"): the offer shows what
+//! the job pays, accepting keeps it whatever the rule became since, the
+//! waiting at the pickup is added, the delivered job's lines are the
+//! courier's day and week; a fleet's rule pays its drivers, a no-show at
+//! the pickup earns the base and the waiting; adjustments; what each bad
+//! input is told.
+
+use std::time::Duration;
+
+use courier::app::v1 as apb;
+use courier::app::v1::watch_assignments_response::Update;
+use courier::internal::v1 as ipb;
+use courier::v1 as pb;
+use courier_store::config::DispatchMode;
+
+use crate::auto_dispatch::online_at;
+use crate::couriers::{assign, couriers, file, join, next, png, proof, refusal};
+use crate::deliveries::berlin_delivery;
+use crate::harness::TestApp;
+
+pub const RULE: ipb::PayRuleParts = ipb::PayRuleParts {
+    base_cents: 300,
+    per_km_cents: 90,
+    per_minute_cents: 15,
+    waiting_per_minute_cents: 25,
+    surcharge_share_percent: 50,
+};
+
+pub async fn set_rule(
+    app: &TestApp,
+    vehicle_type_id: &str,
+    fleet_id: &str,
+    parts: ipb::PayRuleParts,
+) -> Result<ipb::PayRule, tonic::Status> {
+    let request = ipb::SetPayRuleRequest {
+        vehicle_type_id: vehicle_type_id.into(),
+        fleet_id: fleet_id.into(),
+        parts: Some(parts),
+    };
+    let answer = couriers(app).await.set_pay_rule(app.admin_request(request)).await?;
+    Ok(answer.into_inner().rule.expect("rule"))
+}
+
+async fn earnings(app: &TestApp, courier_id: &str, period: apb::EarningsPeriod) -> ipb::ListEarningsResponse {
+    let request = ipb::ListEarningsRequest {
+        courier_id: courier_id.into(),
+        period: period as i32,
+        day: String::new(),
+    };
+    couriers(app)
+        .await
+        .list_earnings(app.admin_request(request))
+        .await
+        .expect("earnings")
+        .into_inner()
+}
+
+fn kinds(lines: &[apb::EarningsLine]) -> Vec<(apb::EarningsKind, i64)> {
+    lines.iter().map(|line| (line.kind(), line.amount_cents)).collect()
+}
+
+e2e! {
+    with |config| {
+        config.dispatch = DispatchMode::Auto;
+    };
+
+    async fn the_offer_shows_the_pay_and_the_delivered_job_earns_it_with_its_waiting(app: TestApp) {
+        let first = set_rule(&app, "car", "", RULE).await.expect("rule");
+        assert_eq!((first.version, first.currency.as_str()), (1, "EUR"));
+        let (kim, mut stream) = online_at(&app, "Kim Paid", 1.0, "car").await;
+        let created = app.create_delivery(&app.live_key, &berlin_delivery()).await;
+        let id = created["id"].as_str().expect("id").to_owned();
+
+        let offer = match next(&mut stream).await.update {
+            Some(Update::Offer(offer)) => offer,
+            other => panic!("expected an offer, got {other:?}"),
+        };
+        let job = offer.job.as_ref().expect("job");
+        let pay = offer.pay.clone().expect("the offer shows the pay");
+        let minutes = courier_orders::deliveries::find(&app.core.db, &id).await.expect("read").expect("delivery").duration_min;
+        assert_eq!(pay.base_cents, 300);
+        assert_eq!(pay.distance_cents, (90.0 * job.distance_km).round() as i64, "{pay:?}");
+        assert_eq!(pay.time_cents, 15 * minutes);
+        assert_eq!(pay.total_cents, pay.base_cents + pay.distance_cents + pay.time_cents + pay.surcharge_cents);
+
+        // The rule changes before the courier answers: the offer's pay holds.
+        let raised = set_rule(&app, "car", "", ipb::PayRuleParts { base_cents: 900, ..RULE }).await.expect("raised");
+        assert_eq!(raised.version, 2);
+        let mut client = kim.client.clone();
+        let accepted = client
+            .accept_offer(kim.request(apb::AcceptOfferRequest { offer_id: offer.id.clone() }))
+            .await
+            .expect("accept")
+            .into_inner()
+            .job
+            .expect("job");
+        assert_eq!(accepted.pay.as_ref(), Some(&pay));
+
+        // Eight minutes at the pickup: three past the free five.
+        let job_id = || id.clone();
+        client.arrive_at_pickup(kim.request(apb::ArriveAtPickupRequest { job_id: job_id() })).await.expect("arrive");
+        app.clock.advance(Duration::from_secs(8 * 60 + 10));
+        let photo = proof(&id, pb::CheckpointKind::Pickup, vec![file(pb::ArtifactKind::Photo, "parcel.png", png(1))], "pay-pickup");
+        client.submit_proof(kim.request(photo)).await.expect("pickup proof");
+        let picked = client.pick_up(kim.request(apb::PickUpRequest { job_id: job_id() })).await.expect("pick up").into_inner().job.expect("job");
+        let with_waiting = picked.pay.expect("pay");
+        assert_eq!(with_waiting.waiting_cents, 3 * 25);
+        assert_eq!(with_waiting.total_cents, pay.total_cents + 75);
+        client.start_transit(kim.request(apb::StartTransitRequest { job_id: job_id() })).await.expect("transit");
+        client.arrive_at_dropoff(kim.request(apb::ArriveAtDropoffRequest { job_id: job_id() })).await.expect("at dropoff");
+        let photo = proof(&id, pb::CheckpointKind::Dropoff, vec![file(pb::ArtifactKind::Photo, "door.png", png(2))], "pay-dropoff");
+        client.submit_proof(kim.request(photo)).await.expect("dropoff proof");
+        let delivered = client
+            .complete_handover(kim.request(apb::CompleteHandoverRequest { job_id: job_id() }))
+            .await
+            .expect("handover")
+            .into_inner()
+            .job
+            .expect("job");
+        assert_eq!(delivered.pay.as_ref(), Some(&with_waiting), "the finished job keeps its pay");
+
+        // The courier's day, in their app; the same week for their manager.
+        let day = client
+            .list_earnings(kim.request(apb::ListEarningsRequest { period: apb::EarningsPeriod::Day as i32, day: String::new() }))
+            .await
+            .expect("day")
+            .into_inner();
+        let job_cents = pay.total_cents;
+        assert_eq!(kinds(&day.lines), vec![(apb::EarningsKind::Job, job_cents), (apb::EarningsKind::Waiting, 75)]);
+        assert!(day.lines.iter().all(|line| line.job_id.as_deref() == Some(id.as_str())));
+        let totals = &day.totals[..];
+        assert_eq!(totals.len(), 1);
+        assert_eq!((totals[0].jobs, totals[0].job_cents, totals[0].waiting_cents, totals[0].total_cents), (1, job_cents, 75, job_cents + 75));
+
+        let bonus = couriers(&app)
+            .await
+            .adjust_earnings(app.admin_request(ipb::AdjustEarningsRequest {
+                courier_id: kim.courier.id.clone(),
+                amount_cents: 500,
+                reason: "Rainy day bonus".into(),
+            }))
+            .await
+            .expect("adjust")
+            .into_inner()
+            .line
+            .expect("line");
+        assert_eq!((bonus.kind(), bonus.amount_cents, bonus.reason.as_deref()), (apb::EarningsKind::Adjustment, 500, Some("Rainy day bonus")));
+        let week = earnings(&app, &kim.courier.id, apb::EarningsPeriod::Week).await;
+        assert_eq!(week.lines.len(), 3);
+        assert_eq!(week.totals[0].total_cents, job_cents + 75 + 500);
+        assert_eq!(week.totals[0].adjustment_cents, 500);
+        assert!(week.end_time.expect("end").seconds - week.start_time.expect("start").seconds >= 7 * 86_400 - 3_600);
+    }
+
+    async fn a_fleet_rule_pays_its_drivers_and_a_no_show_earns_the_base_and_the_waiting(app: TestApp) {
+        let (fleet, key) = crate::fleet::fleet(&app, true).await;
+        let rule = set_rule(&app, "", &fleet, RULE).await.expect("fleet rule");
+        assert_eq!((rule.fleet_id.as_str(), rule.vehicle_type_id.as_str()), (fleet.as_str(), ""));
+        let listed = couriers(&app)
+            .await
+            .list_pay_rules(app.admin_request(ipb::ListPayRulesRequest { fleet_id: fleet.clone() }))
+            .await
+            .expect("rules")
+            .into_inner()
+            .rules;
+        assert_eq!(listed, vec![rule.clone()]);
+
+        let dara = join(&app, &fleet, "Dara Paid", "dara.paid@example.com", "cargo_bike").await;
+        let order = crate::fleet::create(&app, &key, &crate::fleet::minimal_order()).await;
+        let id = order["order_id"].as_str().expect("order id").to_owned();
+        let given = assign(&app, &id, &dara.courier.id).await.expect("assign");
+        let pay = given.pay.expect("a job given by hand has its pay");
+        assert_eq!(pay.base_cents, 300);
+        assert!(pay.distance_cents > 0 && pay.time_cents > 0, "{pay:?}");
+
+        let mut client = dara.client.clone();
+        client.arrive_at_pickup(dara.request(apb::ArriveAtPickupRequest { job_id: id.clone() })).await.expect("arrive");
+        app.clock.advance(Duration::from_secs(7 * 60));
+        client.report_pickup_no_show(dara.request(apb::ReportPickupNoShowRequest { job_id: id.clone() })).await.expect("no-show");
+        let day = earnings(&app, &dara.courier.id, apb::EarningsPeriod::Day).await;
+        assert_eq!(kinds(&day.lines), vec![(apb::EarningsKind::Job, 300), (apb::EarningsKind::Waiting, 2 * 25)]);
+    }
+
+    async fn bad_pay_rules_and_adjustments_are_refused_and_change_nothing(app: TestApp) {
+        let kim = join(&app, "", "Kim Refused", "kim.refused@example.com", "car").await;
+        let cases = [
+            ("car", "", ipb::PayRuleParts { per_km_cents: -1, ..RULE }, "per_km_cents"),
+            ("car", "", ipb::PayRuleParts { base_cents: 1_000_001, ..RULE }, "base_cents"),
+            ("car", "", ipb::PayRuleParts { surcharge_share_percent: 101, ..RULE }, "surcharge_share_percent"),
+            ("hovercraft", "", RULE, "vehicle_type_id"),
+            ("", "", RULE, "vehicle_type_id"),
+            ("car", "wsp_both", RULE, "fleet_id"),
+            // A business workspace has no drivers.
+            ("", app.workspace_id.as_str(), RULE, "fleet_id"),
+        ];
+        for (vehicle_type_id, fleet_id, parts, param) in cases {
+            let status = set_rule(&app, vehicle_type_id, fleet_id, parts).await.expect_err(param);
+            assert_eq!(refusal(&status), (tonic::Code::InvalidArgument, "invalid_request", Some(param.to_owned())), "{status:?}");
+        }
+        let listed = couriers(&app)
+            .await
+            .list_pay_rules(app.admin_request(ipb::ListPayRulesRequest::default()))
+            .await
+            .expect("rules")
+            .into_inner()
+            .rules;
+        assert!(listed.is_empty(), "{listed:?}");
+
+        for (amount_cents, reason, param) in [(0, "Nothing", "amount_cents"), (1_000_001, "Too much", "amount_cents"), (500, "  ", "reason")] {
+            let request = ipb::AdjustEarningsRequest { courier_id: kim.courier.id.clone(), amount_cents, reason: reason.into() };
+            let status = couriers(&app).await.adjust_earnings(app.admin_request(request)).await.expect_err(param);
+            assert_eq!(refusal(&status), (tonic::Code::InvalidArgument, "invalid_request", Some(param.to_owned())), "{status:?}");
+        }
+        let request = ipb::ListEarningsRequest { courier_id: kim.courier.id.clone(), period: 0, day: "2026-13-01".into() };
+        let status = couriers(&app).await.list_earnings(app.admin_request(request)).await.expect_err("a bad day");
+        assert_eq!(refusal(&status).2.as_deref(), Some("day"));
+        assert!(earnings(&app, &kim.courier.id, apb::EarningsPeriod::Week).await.lines.is_empty());
+    }
+}

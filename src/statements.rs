@@ -1,13 +1,16 @@
 //! A statement as a document: CSV for spreadsheets and accounting imports,
 //! and a printable HTML page. Both render the billing service's own
-//! messages, so the operator CLI and the console show the same document.
+//! messages, so the operator CLI and the console show the same document;
+//! a courier's weekly statement likewise (`courier_statement_csv`,
+//! `courier_statement_html`, from `CourierService.GetCourierStatement`).
 //! Beside its deliveries a statement bills live SMS notifications
 //! (`sms_count`, `sms_cents`): one summary line, in both documents, so that
 //! their amounts add up to the statement's total.
 
 use askama::Template;
 
-use crate::internal::v1::{BillableDelivery, Statement, StatementStatus};
+use crate::app::v1::EarningsLine;
+use crate::internal::v1::{BillableDelivery, CourierStatement, Statement, StatementStatus};
 use crate::time::{format_rfc3339, from_proto};
 
 /// The CSV columns, in order.
@@ -113,6 +116,72 @@ pub fn html(workspace_name: &str, statement: &Statement, deliveries: &[BillableD
     .render()
 }
 
+/// The columns of a courier statement's CSV, in order.
+const COURIER_CSV_HEADER: [&str; 6] = ["line_id", "earned_at", "kind", "job_id", "amount", "currency"];
+
+/// A courier statement's lines as CSV (as [`csv`]), then a total row, so
+/// that the amount column adds up to its total twice over.
+pub fn courier_statement_csv(statement: &CourierStatement, lines: &[EarningsLine]) -> Result<String, csv::Error> {
+    let mut writer = csv::Writer::from_writer(Vec::new());
+    writer.write_record(COURIER_CSV_HEADER)?;
+    for line in lines {
+        writer.write_record([
+            cell(&line.id),
+            time(line.earn_time.as_ref()),
+            cell(&earnings_line_words(line)),
+            cell(line.job_id.as_deref().unwrap_or_default()),
+            amount(line.amount_cents),
+            cell(&line.currency),
+        ])?;
+    }
+    let totals = statement.totals.clone().unwrap_or_default();
+    writer.write_record([
+        "total".to_owned(),
+        String::new(),
+        String::new(),
+        String::new(),
+        amount(totals.total_cents),
+        cell(&totals.currency),
+    ])?;
+    let bytes = writer.into_inner().map_err(|e| e.into_error())?;
+    Ok(String::from_utf8_lossy(&bytes).into_owned())
+}
+
+/// The printable courier statement (self-contained, as [`html`]).
+pub fn courier_statement_html(
+    courier_name: &str,
+    statement: &CourierStatement,
+    lines: &[EarningsLine],
+) -> askama::Result<String> {
+    let totals = statement.totals.clone().unwrap_or_default();
+    CourierStatementPage {
+        courier_name,
+        statement,
+        period_start: readable_time(statement.start_time.as_ref()),
+        period_end: readable_time(statement.end_time.as_ref()),
+        closed_at: readable_time(statement.close_time.as_ref()),
+        jobs: totals.jobs,
+        parts: vec![
+            ("Jobs", amount(totals.job_cents)),
+            ("Waiting", amount(totals.waiting_cents)),
+            ("Tips", amount(totals.tip_cents)),
+            ("Adjustments", amount(totals.adjustment_cents)),
+        ],
+        total: amount(totals.total_cents),
+        currency: totals.currency.clone(),
+        rows: lines
+            .iter()
+            .map(|line| CourierRow {
+                at: readable_time(line.earn_time.as_ref()),
+                what: earnings_line_words(line),
+                job_id: line.job_id.clone().unwrap_or_default(),
+                amount: amount(line.amount_cents),
+            })
+            .collect(),
+    }
+    .render()
+}
+
 pub fn status_name(status: StatementStatus) -> &'static str {
     match status {
         StatementStatus::Open => "open",
@@ -182,6 +251,28 @@ struct StatementPage<'a> {
     /// The SMS notifications' line, when it bills any.
     sms: Option<Sms>,
     rows: Vec<Row<'a>>,
+}
+
+#[derive(Template)]
+#[template(path = "courier_statement.html")]
+struct CourierStatementPage<'a> {
+    courier_name: &'a str,
+    statement: &'a CourierStatement,
+    period_start: String,
+    period_end: String,
+    closed_at: String,
+    jobs: i32,
+    parts: Vec<(&'static str, String)>,
+    total: String,
+    currency: String,
+    rows: Vec<CourierRow>,
+}
+
+struct CourierRow {
+    at: String,
+    what: String,
+    job_id: String,
+    amount: String,
 }
 
 struct Sms {

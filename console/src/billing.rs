@@ -19,7 +19,7 @@ const PAGE_SIZE: i32 = 25;
 /// Deliveries read per call when a whole statement is exported.
 const EXPORT_PAGE_SIZE: i32 = 100;
 /// The printable statement is a document of its own with inline styles.
-const PRINT_CSP: &str = "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'; \
+pub(crate) const PRINT_CSP: &str = "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'; \
 form-action 'none'";
 
 #[derive(serde::Deserialize, Default)]

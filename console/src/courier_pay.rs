@@ -2,12 +2,13 @@
 //! rules page of the platform's couriers (operators: one rule per vehicle
 //! type) and of a fleet's drivers (its owners and admins: one rule), each
 //! version kept; on a courier's page, the week's earnings and, for those
-//! who manage the courier, a bonus or a correction with its reason.
+//! who manage the courier, a bonus or a correction with its reason; their
+//! weekly statements, each as CSV and as a printable page.
 
 use askama::Template;
 use axum::body::Bytes;
-use axum::http::StatusCode;
-use axum::response::Response;
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
 use courier::app::v1 as apb;
 use courier::internal::v1 as ipb;
 use courier::statements::{earnings_line_words, money};
@@ -99,6 +100,8 @@ async fn rules_view(
             layout.error = Some(refusal.message.clone());
             (StatusCode::BAD_REQUEST, draft)
         }
+        // A fleet's form starts from the rule in force, to change a part.
+        None if fleet.workspace.is_some() => (StatusCode::OK, rules.first().map(form_of).unwrap_or_default()),
         None => (StatusCode::OK, Vec::new()),
     };
     let page = PayRulesPage {
@@ -110,6 +113,22 @@ async fn rules_view(
         draft,
     };
     render(page, status)
+}
+
+/// A rule's parts as the form shows them (`2.50`, `50`).
+fn form_of(rule: &ipb::PayRule) -> Vec<(String, String)> {
+    let parts = rule.parts.unwrap_or_default();
+    let amount = courier::statements::amount;
+    vec![
+        ("base".into(), amount(parts.base_cents)),
+        ("per_km".into(), amount(parts.per_km_cents)),
+        ("per_minute".into(), amount(parts.per_minute_cents)),
+        ("waiting_per_minute".into(), amount(parts.waiting_per_minute_cents)),
+        (
+            "surcharge_share_percent".into(),
+            parts.surcharge_share_percent.to_string(),
+        ),
+    ]
 }
 
 pub(crate) async fn rules_page(state: ConsoleState, signed: Signed, fleet: Fleet) -> Response {
@@ -281,5 +300,115 @@ pub(crate) async fn adjust(
             signed.redirect_with(Flash::notice(notice), &page)
         }
         Err(status) => failure(&state, &status),
+    }
+}
+
+/// A courier statement as their page lists it.
+pub(crate) struct StatementRow {
+    pub(crate) id: String,
+    pub(crate) week: String,
+    pub(crate) jobs: i32,
+    pub(crate) total: String,
+}
+
+/// Courier `courier_id`'s statements, newest week first; none when they
+/// cannot be read (the rest of the page still shows).
+pub(crate) async fn statements(state: &ConsoleState, signed: &Signed, courier_id: &str) -> Vec<StatementRow> {
+    let request = signed.request(
+        ipb::ListCourierStatementsRequest {
+            courier_id: courier_id.to_owned(),
+        },
+        Some(&signed.session.csrf_token),
+    );
+    let Ok(answer) = state.couriers.clone().list_courier_statements(request).await else {
+        return Vec::new();
+    };
+    answer
+        .into_inner()
+        .statements
+        .iter()
+        .map(|statement| {
+            let totals = statement.totals.clone().unwrap_or_default();
+            let day = |at: Option<&prost_types::Timestamp>, back: i64| {
+                at.and_then(courier::time::from_proto)
+                    .map(|at| (at - chrono::Duration::seconds(back)).format("%Y-%m-%d").to_string())
+                    .unwrap_or_default()
+            };
+            StatementRow {
+                id: statement.id.clone(),
+                week: format!(
+                    "{} to {}",
+                    day(statement.start_time.as_ref(), 0),
+                    day(statement.end_time.as_ref(), 1)
+                ),
+                jobs: totals.jobs,
+                total: money(totals.total_cents, &totals.currency),
+            }
+        })
+        .collect()
+}
+
+/// `…/couriers/{courier}/statements/{statement}/{csv|print}`: a courier
+/// statement as a CSV download or a printable page.
+pub(crate) async fn document(
+    state: ConsoleState,
+    signed: Signed,
+    fleet: Fleet,
+    courier_id: String,
+    statement_id: String,
+    format: String,
+) -> Response {
+    let request = signed.request(
+        ipb::GetCourierStatementRequest {
+            statement_id: statement_id.clone(),
+        },
+        None,
+    );
+    let answer = match state.couriers.clone().get_courier_statement(request).await {
+        Ok(answer) => answer.into_inner(),
+        Err(status) => return failure(&state, &status),
+    };
+    let statement = answer.statement.unwrap_or_default();
+    // Another courier's, or another fleet's, is not this page's.
+    let courier = signed.request(
+        ipb::GetCourierRequest {
+            courier_id: courier_id.clone(),
+        },
+        None,
+    );
+    let fleet_matches = match state.couriers.clone().get_courier(courier).await {
+        Ok(found) => found
+            .into_inner()
+            .courier
+            .and_then(|summary| summary.courier)
+            .is_some_and(|c| c.workspace_id == fleet.workspace_id()),
+        Err(status) => return failure(&state, &status),
+    };
+    if statement.courier_id != courier_id || !fleet_matches {
+        return failure(&state, &tonic::Status::not_found("No statement has this id here."));
+    }
+    match format.as_str() {
+        "csv" => {
+            let Ok(csv) = courier::statements::courier_statement_csv(&statement, &answer.lines) else {
+                return failure(&state, &tonic::Status::internal("the CSV could not be written"));
+            };
+            let mut response = ([(header::CONTENT_TYPE, "text/csv; charset=utf-8")], csv).into_response();
+            if let Ok(value) = HeaderValue::from_str(&format!("attachment; filename=\"{statement_id}.csv\"")) {
+                response.headers_mut().insert(header::CONTENT_DISPOSITION, value);
+            }
+            response
+        }
+        "print" => match courier::statements::courier_statement_html(&answer.courier_name, &statement, &answer.lines) {
+            Ok(html) => (
+                [(header::CONTENT_SECURITY_POLICY, crate::billing::PRINT_CSP)],
+                axum::response::Html(html),
+            )
+                .into_response(),
+            Err(_) => failure(&state, &tonic::Status::internal("the statement could not be rendered")),
+        },
+        _ => failure(
+            &state,
+            &tonic::Status::not_found("The console has no page at this address."),
+        ),
     }
 }

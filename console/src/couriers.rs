@@ -601,6 +601,8 @@ pub(crate) struct CourierPage {
     invitation: Option<String>,
     /// This week's earnings.
     earnings: Option<crate::courier_pay::EarningsView>,
+    /// Their weekly statements, newest first.
+    statements: Vec<crate::courier_pay::StatementRow>,
 }
 
 async fn courier_view(
@@ -673,6 +675,7 @@ async fn courier_view(
             form,
             invitation,
             earnings: crate::courier_pay::this_week(state, signed, &courier.id, zone).await,
+            statements: crate::courier_pay::statements(state, signed, &courier.id).await,
         },
         status,
     )
@@ -871,6 +874,22 @@ pub(crate) mod routes {
         body: Bytes,
     ) -> Response {
         crate::courier_pay::adjust(state, signed, fleet(workspace), courier, body).await
+    }
+
+    pub(crate) async fn driver_statement(
+        State(state): State<ConsoleState>,
+        signed: Signed,
+        Path((workspace, courier, statement, format)): Path<(String, String, String, String)>,
+    ) -> Response {
+        crate::courier_pay::document(state, signed, fleet(workspace), courier, statement, format).await
+    }
+
+    pub(crate) async fn platform_statement(
+        State(state): State<ConsoleState>,
+        signed: Signed,
+        Path((courier, statement, format)): Path<(String, String, String)>,
+    ) -> Response {
+        crate::courier_pay::document(state, signed, PLATFORM, courier, statement, format).await
     }
 
     pub(crate) async fn platform_pay_rules(State(state): State<ConsoleState>, signed: Signed) -> Response {

@@ -304,6 +304,10 @@ fn router(state: ConsoleState) -> Router {
             get(couriers::routes::platform_pay_rules).post(couriers::routes::set_platform_pay_rule),
         )
         .route(
+            "/ops/couriers/{courier}/statements/{statement}/{format}",
+            get(couriers::routes::platform_statement),
+        )
+        .route(
             "/ops/couriers/{courier}/adjustments",
             post(couriers::routes::adjust_platform),
         )
@@ -326,6 +330,10 @@ fn router(state: ConsoleState) -> Router {
         .route(
             "/w/{workspace}/couriers/pay",
             get(couriers::routes::driver_pay_rules).post(couriers::routes::set_driver_pay_rule),
+        )
+        .route(
+            "/w/{workspace}/couriers/{courier}/statements/{statement}/{format}",
+            get(couriers::routes::driver_statement),
         )
         .route(
             "/w/{workspace}/couriers/{courier}/adjustments",

@@ -43,6 +43,7 @@ mod m20261204_000057_add_dropoff_pin;
 mod m20261205_000058_add_returns;
 mod m20261206_000059_add_pin_failed_submission;
 mod m20261207_000060_create_courier_pay;
+mod m20261208_000061_create_courier_statements;
 
 pub struct Migrator;
 
@@ -86,6 +87,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261205_000058_add_returns::Migration),
             Box::new(m20261206_000059_add_pin_failed_submission::Migration),
             Box::new(m20261207_000060_create_courier_pay::Migration),
+            Box::new(m20261208_000061_create_courier_statements::Migration),
         ]
     }
 }

@@ -187,6 +187,35 @@ enum CourierCommand {
         #[arg(long)]
         id: String,
     },
+    /// Couriers' weekly statements (docs/couriers.md "Statements").
+    #[command(subcommand)]
+    Statements(CourierStatementsCommand),
+}
+
+#[derive(Subcommand)]
+enum CourierStatementsCommand {
+    /// Close a week for every courier with earnings on no statement: the
+    /// week holding `--day`, or the last week that ended.
+    Close {
+        /// `YYYY-MM-DD`, a day of the week.
+        #[arg(long)]
+        day: Option<String>,
+    },
+    /// List a courier's statements, newest week first.
+    List {
+        #[arg(long)]
+        courier: String,
+    },
+    /// Write a courier statement as CSV or printable HTML.
+    Export {
+        #[arg(long)]
+        statement: String,
+        #[arg(long, value_parser = ["csv", "html"], default_value = "csv")]
+        format: String,
+        /// The file to write; standard output when omitted.
+        #[arg(long)]
+        output: Option<std::path::PathBuf>,
+    },
 }
 
 #[derive(Subcommand)]
@@ -617,6 +646,7 @@ async fn courier(core: &Core, command: CourierCommand) -> Result<(), Box<dyn std
             println!("courier {id} suspended and signed out");
             return Ok(());
         }
+        CourierCommand::Statements(command) => return courier_statements(core, command).await,
         command => command,
     };
     let tx = core.begin().await?;
@@ -677,7 +707,7 @@ async fn courier(core: &Core, command: CourierCommand) -> Result<(), Box<dyn std
                 }
             }
         }
-        CourierCommand::Suspend { .. } => unreachable!("suspended above"),
+        CourierCommand::Suspend { .. } | CourierCommand::Statements(_) => unreachable!("carried out above"),
         CourierCommand::Activate { id } => {
             let c = couriers::set_status(core, &tx, &id, couriers::Status::Active).await?;
             println!("courier {} active", c.id);
@@ -800,6 +830,66 @@ async fn billing(core: &Core, command: BillingCommand) -> Result<(), Box<dyn std
                 document::html(&workspace.name, &statement, &deliveries)?
             } else {
                 document::statement_csv(&statement, &deliveries)?
+            };
+            match output {
+                Some(path) => std::fs::write(&path, text)?,
+                None => print!("{text}"),
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The courier statement commands: the same domain calls as
+/// `CourierService`'s.
+async fn courier_statements(
+    core: &Core,
+    command: CourierStatementsCommand,
+) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
+    use courier::statements as document;
+    use courier_core::couriers::{self, pay};
+    use courier_orders::pay::statements::Statement;
+    use courier_server::grpc::couriers::{courier_statement_out, earnings_line_out};
+    let show = |s: &Statement| {
+        format!(
+            "{}\t{}\t{} {}\t{} jobs\tweek {} to {}\tclosed by {}",
+            s.id,
+            s.courier_id,
+            document::amount(s.totals.total_cents()),
+            s.currency,
+            s.totals.jobs,
+            rfc3339(s.period_start),
+            rfc3339(s.period_end),
+            s.closed_by,
+        )
+    };
+    match command {
+        CourierStatementsCommand::Close { day } => {
+            let granted = command_line::<act::Administer>()?;
+            let closed = pay::close_week(core, &granted, day.as_deref().unwrap_or_default()).await?;
+            for statement in &closed {
+                println!("{}", show(statement));
+            }
+            println!("{} statements closed", closed.len());
+        }
+        CourierStatementsCommand::List { courier } => {
+            let courier = couriers::get(&core.db, &courier).await?;
+            for statement in pay::statements_of(core, &courier).await? {
+                println!("{}", show(&statement));
+            }
+        }
+        CourierStatementsCommand::Export {
+            statement,
+            format,
+            output,
+        } => {
+            let (statement, lines, courier) = pay::statement(core, &statement).await?;
+            let statement = courier_statement_out(&statement);
+            let lines: Vec<_> = lines.iter().map(earnings_line_out).collect();
+            let text = if format == "html" {
+                document::courier_statement_html(&courier.name, &statement, &lines)?
+            } else {
+                document::courier_statement_csv(&statement, &lines)?
             };
             match output {
                 Some(path) => std::fs::write(&path, text)?,

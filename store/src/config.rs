@@ -73,6 +73,12 @@ pub struct CoreConfig {
     #[arg(long, env = "COURIER_BILLING_CHECK_EVERY", default_value = "30s", value_parser = parse_billing_check)]
     pub billing_check_every: Duration,
 
+    /// The weekday courier statements close on (docs/couriers.md
+    /// "Statements"): from its midnight, the week Monday to Sunday before
+    /// it, in the platform's time zone (checked as often as billing).
+    #[arg(long, env = "COURIER_STATEMENT_DAY", default_value = "monday", value_parser = parse_weekday)]
+    pub courier_statement_day: chrono::Weekday,
+
     /// Development only: allow plain-HTTP and loopback webhook targets.
     #[arg(long, env = "COURIER_WEBHOOK_ALLOW_INSECURE", default_value_t = false)]
     pub webhook_allow_insecure: bool,
@@ -326,6 +332,13 @@ pub enum RoutingFallback {
     Error,
     /// The offline estimate, logged and counted.
     Offline,
+}
+
+/// A weekday by its English name (`monday`, `Mon`).
+fn parse_weekday(text: &str) -> Result<chrono::Weekday, String> {
+    text.trim()
+        .parse()
+        .map_err(|_| format!("'{text}': a weekday such as monday"))
 }
 
 /// A billing check interval: 10 ms to 1 minute (an overdue statement is

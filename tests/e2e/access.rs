@@ -144,6 +144,8 @@ struct World {
     /// link's token of theirs.
     managed_courier: String,
     courier_invitation: String,
+    /// A closed statement of the managed driver.
+    courier_statement: String,
     /// A plan of the fleet's day (no drivers on shift: empty).
     plan: String,
 }
@@ -203,6 +205,28 @@ fn with_metadata<T>(message: T, pairs: &[(&'static str, &str)]) -> tonic::Reques
 }
 
 impl World {
+    /// A statement of courier `courier_id`, closed over one line.
+    async fn statement_of(app: &TestApp, courier_id: &str) -> String {
+        use courier_orders::pay::{earnings, statements};
+        let line = earnings::NewLine {
+            courier_id,
+            kind: earnings::Kind::Adjustment,
+            job_id: None,
+            assignment_id: None,
+            currency: "EUR",
+            amount_cents: 100,
+            reason: Some("Access"),
+            created_by: None,
+        };
+        earnings::record(&app.core.writer, &[line], app.clock.now_micros())
+            .await
+            .expect("a line");
+        let closed = statements::close(&app.core, (0, i64::MAX), statements::Closer::Worker)
+            .await
+            .expect("closed");
+        closed.into_iter().next().expect("a statement").id
+    }
+
     async fn build(app: &TestApp) -> World {
         let plan = ipb::Plan {
             api_access: true,
@@ -343,6 +367,7 @@ impl World {
         let (courier_token, _) = World::driver(app, &workspace, &courier_login, true).await;
         let (managed_courier, courier_invitation) = World::driver(app, &workspace, "managed@example.com", false).await;
         let courier_photo = World::photo_of(app, &managed_courier).await;
+        let courier_statement = World::statement_of(app, &managed_courier).await;
         let plan = app
             .dispatch()
             .await
@@ -366,6 +391,7 @@ impl World {
             courier_login,
             managed_courier,
             courier_invitation,
+            courier_statement,
             workspace,
             key,
             with,
@@ -856,6 +882,14 @@ impl World {
             }
             .encode_to_vec(),
             ("CourierService", "ListPayRules") => ipb::ListPayRulesRequest { fleet_id: w() }.encode_to_vec(),
+            ("CourierService", "GetCourierStatement") => ipb::GetCourierStatementRequest {
+                statement_id: self.courier_statement.clone(),
+            }
+            .encode_to_vec(),
+            // A week not over yet: refused after the access check.
+            ("CourierService", "CloseCourierStatements") => {
+                ipb::CloseCourierStatementsRequest { day: PLAN_DAY.into() }.encode_to_vec()
+            }
             ("CourierService", "AdjustEarnings") => ipb::AdjustEarningsRequest {
                 courier_id: self.managed_courier.clone(),
                 amount_cents: 100,

@@ -1247,3 +1247,49 @@ e2e! {
         owner.close().await;
     }
 }
+
+e2e! {
+    async fn a_fleet_admin_sets_pay_in_the_browser_and_prints_a_drivers_statement(app: TestApp) {
+        let Some(driver) = Driver::start().await else { return };
+        let (fleet, _) = crate::fleet::fleet(&app, true).await;
+        let now = app.clock.now_micros();
+        let admin = NewUser { email: "payroll@example.com".into(), name: "Pat Payroll".into(), password: PASSWORD.into(), operator: false };
+        let admin = accounts::create_user(&app.core.writer, now, admin).await.expect("user");
+        memberships::add(&app.core.writer, now, &fleet, &admin.id, Role::Admin).await.expect("membership");
+        let dara = crate::couriers::join(&app, &fleet, "Dara Printed", "dara.printed@example.com", "car").await;
+        let browser = driver.browser().await;
+        browser.sign_in(&app, "payroll@example.com").await;
+
+        // The drivers' pay rule, set from the form.
+        browser.open(&app.url(&format!("/console/w/{fleet}/couriers"))).await;
+        browser.click_to("//a[@id='pay-rules-link']", "#pay-rules").await;
+        browser.fill("#base", "3.50").await;
+        browser.fill("#per_km", "0.80").await;
+        browser.fill("#surcharge_share_percent", "40").await;
+        browser.click_to("//button[.='Save as a new version']", "#pay-rules").await;
+        let rules = browser.text("#pay-rules").await;
+        assert!(rules.contains("3.50 EUR") && rules.contains("0.80 EUR") && rules.contains("40 %") && rules.contains("in force"), "{rules}");
+        browser.screenshot().await;
+
+        // A bonus on the driver's page, then the week closed: its statement.
+        browser.open(&app.url(&format!("/console/w/{fleet}/couriers/{}", dara.courier.id))).await;
+        browser.fill("#adjust-amount", "12.00").await;
+        browser.fill("#adjust-reason", "Christmas <bonus>").await;
+        browser.click_to("//button[.='Add to the earnings']", "#earnings").await;
+        assert!(browser.text("#earnings").await.contains("Adjustment: Christmas <bonus>"));
+        // This week, closed early here (the worker waits for its end).
+        let zone = app.core.catalog.home_time_zone();
+        let week = courier_orders::pay::statements::week_of(zone, app.clock.now().with_timezone(&zone).date_naive());
+        courier_orders::pay::statements::close(&app.core, week, courier_orders::pay::statements::Closer::Worker).await.expect("closed");
+        browser.open(&app.url(&format!("/console/w/{fleet}/couriers/{}", dara.courier.id))).await;
+        let listed = browser.text("#statements").await;
+        assert!(listed.contains("12.00 EUR") && listed.contains("Printable"), "{listed}");
+        browser.accessible().await;
+        browser.screenshot().await;
+        browser.click_to("//a[starts-with(@id, 'print-cst_')]", "table").await;
+        let printed = browser.page().await;
+        assert!(printed.contains("Courier statement cst_") && printed.contains("Dara Printed") && printed.contains("Christmas &lt;bonus&gt;"), "{printed}");
+        browser.screenshot().await;
+        browser.close().await;
+    }
+}

@@ -217,3 +217,162 @@ e2e! {
         assert!(earnings(&app, &kim.courier.id, apb::EarningsPeriod::Week).await.lines.is_empty());
     }
 }
+
+async fn adjust(app: &TestApp, courier_id: &str, amount_cents: i64, reason: &str) {
+    let request = ipb::AdjustEarningsRequest {
+        courier_id: courier_id.into(),
+        amount_cents,
+        reason: reason.into(),
+    };
+    couriers(app)
+        .await
+        .adjust_earnings(app.admin_request(request))
+        .await
+        .expect("adjusted");
+}
+
+async fn statements_of(app: &TestApp, courier_id: &str) -> Vec<ipb::CourierStatement> {
+    let request = ipb::ListCourierStatementsRequest {
+        courier_id: courier_id.into(),
+    };
+    couriers(app)
+        .await
+        .list_courier_statements(app.admin_request(request))
+        .await
+        .expect("statements")
+        .into_inner()
+        .statements
+}
+
+/// Waits until the statement worker closed a week for `courier_id`.
+async fn closed_for(app: &TestApp, courier_id: &str) -> Vec<ipb::CourierStatement> {
+    crate::harness::wait_until("a week closed by the worker", Duration::from_secs(20), async || {
+        let listed = statements_of(app, courier_id).await;
+        if listed.is_empty() {
+            Err("none yet".to_owned())
+        } else {
+            Ok(())
+        }
+    })
+    .await;
+    statements_of(app, courier_id).await
+}
+
+e2e! {
+    async fn the_worker_closes_a_week_once_with_exactly_its_lines_and_the_cli_exports_it(app: TestApp) {
+        set_rule(&app, "", "", RULE).await.expect_err("no scope");
+        let (fleet, key) = crate::fleet::fleet(&app, true).await;
+        set_rule(&app, "", &fleet, RULE).await.expect("fleet rule");
+        let dara = join(&app, &fleet, "Dara Weekly", "dara.weekly@example.com", "cargo_bike").await;
+        let order = crate::fleet::create(&app, &key, &crate::fleet::minimal_order()).await;
+        let id = order["order_id"].as_str().expect("order id").to_owned();
+        assign(&app, &id, &dara.courier.id).await.expect("assign");
+        let mut client = dara.client.clone();
+        client.arrive_at_pickup(dara.request(apb::ArriveAtPickupRequest { job_id: id.clone() })).await.expect("arrive");
+        client.report_pickup_no_show(dara.request(apb::ReportPickupNoShowRequest { job_id: id.clone() })).await.expect("no-show");
+        adjust(&app, &dara.courier.id, 400, "Weekend bonus").await;
+        let week = earnings(&app, &dara.courier.id, apb::EarningsPeriod::Week).await;
+        assert!(statements_of(&app, &dara.courier.id).await.is_empty(), "the week is not over");
+
+        // The week ends; the worker closes it on Monday.
+        app.clock.advance(Duration::from_secs(8 * 86_400));
+        adjust(&app, &dara.courier.id, 100, "Next week's").await;
+        let closed = closed_for(&app, &dara.courier.id).await;
+        assert_eq!(closed.len(), 1, "{closed:?}");
+        let statement = &closed[0];
+        assert!(statement.id.starts_with("cst_") && statement.closed_by == "worker", "{statement:?}");
+        assert_eq!((statement.start_time, statement.end_time), (week.start_time, week.end_time));
+        let totals = statement.totals.clone().expect("totals");
+        assert_eq!((totals.jobs, totals.job_cents, totals.adjustment_cents), (1, 300, 400));
+        assert_eq!(totals.total_cents, week.totals[0].total_cents);
+
+        let read = couriers(&app).await.get_courier_statement(app.admin_request(ipb::GetCourierStatementRequest { statement_id: statement.id.clone() }))
+            .await.expect("statement").into_inner();
+        assert_eq!(read.courier_name, "Dara Weekly");
+        assert_eq!(read.lines.iter().map(|l| l.amount_cents).sum::<i64>(), totals.total_cents);
+        assert!(read.lines.iter().all(|l| l.statement_id.as_deref() == Some(statement.id.as_str())));
+        assert!(!read.lines.iter().any(|l| l.reason.as_deref() == Some("Next week's")));
+
+        // Closing the same week again (an operator, the worker's next turn): nothing.
+        let day = courier::time::from_proto(week.start_time.as_ref().expect("start")).expect("time").format("%Y-%m-%d").to_string();
+        let again = couriers(&app).await.close_courier_statements(app.admin_request(ipb::CloseCourierStatementsRequest { day }))
+            .await.expect("close").into_inner().statements;
+        assert!(again.is_empty(), "{again:?}");
+        let status = couriers(&app).await.close_courier_statements(app.admin_request(ipb::CloseCourierStatementsRequest { day: app.clock.now().format("%Y-%m-%d").to_string() }))
+            .await.expect_err("this week is not over");
+        assert_eq!(refusal(&status), (tonic::Code::InvalidArgument, "invalid_request", Some("day".to_owned())));
+        let status = couriers(&app).await.get_courier_statement(app.admin_request(ipb::GetCourierStatementRequest { statement_id: "cst_missing".into() }))
+            .await.expect_err("no such statement");
+        assert_eq!(refusal(&status).0, tonic::Code::NotFound);
+
+        // The printable and spreadsheet documents add up the same.
+        let csv = courier::statements::courier_statement_csv(statement, &read.lines).expect("csv");
+        assert!(csv.starts_with("line_id,earned_at,kind,job_id,amount,currency\n") && csv.contains("Adjustment: Weekend bonus"), "{csv}");
+        assert!(csv.trim_end().ends_with(&format!("total,,,,{},EUR", courier::statements::amount(totals.total_cents))), "{csv}");
+        let html = courier::statements::courier_statement_html(&read.courier_name, statement, &read.lines).expect("html");
+        assert!(html.contains("Courier statement cst_") && html.contains("Dara Weekly"), "{html}");
+    }
+}
+
+/// The statement workers of two replicas on one PostgreSQL database close
+/// each courier's week once, every line on one statement; an operator's
+/// close of that week on either changes nothing after them.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_replicas_close_each_couriers_week_once() {
+    crate::harness::limited(async {
+        let Some(app) = TestApp::spawn(crate::harness::Backend::Postgres).await else {
+            return;
+        };
+        let replica = app.spawn_replica().await;
+        let mut ids = Vec::new();
+        for n in 0..6 {
+            let courier = join(
+                &app,
+                "",
+                &format!("Rui Twice{n}"),
+                &format!("rui.twice{n}@example.com"),
+                "car",
+            )
+            .await;
+            for cents in [100, 250, 75] {
+                adjust(&app, &courier.courier.id, cents + n, "Shift").await;
+            }
+            ids.push(courier.courier.id);
+        }
+        let week = earnings(&app, &ids[0], apb::EarningsPeriod::Week).await;
+        app.clock.advance(Duration::from_secs(8 * 86_400));
+        for (n, id) in ids.iter().enumerate() {
+            let closed = closed_for(&app, id).await;
+            assert_eq!(closed.len(), 1, "{id}: {closed:?}");
+            assert_eq!(
+                closed[0].totals.as_ref().expect("totals").total_cents,
+                425 + 3 * n as i64
+            );
+        }
+        let day = courier::time::from_proto(week.start_time.as_ref().expect("start"))
+            .expect("time")
+            .format("%Y-%m-%d")
+            .to_string();
+        for url in [&app.grpc_url, &replica.grpc_url] {
+            let mut service = courier::internal::v1::courier_service_client::CourierServiceClient::connect(url.clone())
+                .await
+                .expect("connect");
+            let request = ipb::CloseCourierStatementsRequest { day: day.clone() };
+            let again = service
+                .close_courier_statements(app.admin_request(request))
+                .await
+                .expect("close")
+                .into_inner()
+                .statements;
+            assert!(again.is_empty(), "{again:?}");
+        }
+        for id in &ids {
+            assert_eq!(statements_of(&app, id).await.len(), 1);
+            let lines = courier_orders::pay::earnings::between(&app.core.db, id, 0, i64::MAX)
+                .await
+                .expect("lines");
+            assert!(lines.iter().all(|line| line.statement_id.is_some()), "{lines:?}");
+        }
+    })
+    .await
+}

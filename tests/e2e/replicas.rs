@@ -275,6 +275,7 @@ async fn an_api_replica_runs_no_worker_and_a_workers_replica_delivers_its_webhoo
             "webhook_dispatcher",
             "simulator",
             "billing_cycle",
+            "courier_statements",
             "event_purge",
             "idempotency_purge",
         ] {

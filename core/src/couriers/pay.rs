@@ -17,6 +17,7 @@ use courier_identity::workspaces::{self, WorkspaceKind};
 use courier_identity::{audit, text};
 use courier_orders::pay::earnings::{self, Kind, Line, NewLine, Totals};
 use courier_orders::pay::rules::{self, Rule, RuleInput, Scope};
+use courier_orders::pay::statements::{self, Closer, Statement};
 
 /// The largest adjustment either way, in minor units (10,000.00).
 pub const MAX_ADJUSTMENT_CENTS: i64 = 1_000_000;
@@ -183,6 +184,47 @@ pub async fn adjust(
     earnings::get(&core.db, &id)
         .await?
         .ok_or_else(|| CoreError::Internal("an adjustment just written was not found".into()))
+}
+
+/// `courier`'s statements, newest week first.
+pub async fn statements_of(core: &Core, courier: &Courier) -> CoreResult<Vec<Statement>> {
+    statements::of_courier(&core.db, &courier.id).await
+}
+
+/// Statement `id` with its lines, and whose it is (`not_found` when there
+/// is none).
+pub async fn statement(core: &Core, id: &str) -> CoreResult<(Statement, Vec<Line>, Courier)> {
+    let (statement, lines) = statements::with_lines(&core.db, id)
+        .await?
+        .ok_or_else(|| CoreError::not_found("statement"))?;
+    let courier = super::get(&core.db, &statement.courier_id).await?;
+    Ok((statement, lines, courier))
+}
+
+/// Closes the week holding `day` (empty: the last week that ended) for the
+/// caller `granted` it, each statement audited; a week not over yet is
+/// `invalid_request` naming `day`.
+pub async fn close_week(core: &Core, granted: &Granted<act::Administer>, day: &str) -> CoreResult<Vec<Statement>> {
+    let time_zone = core.catalog.home_time_zone();
+    let now = core.clock.now_micros();
+    let (start, _) = span(time_zone, Period::Week, day, now)?;
+    let week = match day.trim() {
+        "" => {
+            let monday = time_zone.timestamp_micros(start).single().map(|at| at.date_naive());
+            let last = monday
+                .and_then(|monday| monday.checked_sub_days(Days::new(7)))
+                .ok_or_else(|| CoreError::Internal("the clock is out of range".into()))?;
+            statements::week_of(time_zone, last)
+        }
+        _ => statements::week_of(time_zone, parse_day(day, "day")?),
+    };
+    if week.1 > now {
+        return Err(CoreError::invalid(
+            "day",
+            format!("The week of {day} is not over yet; it closes once it has ended."),
+        ));
+    }
+    statements::close(core, week, Closer::Caller(granted)).await
 }
 
 #[cfg(test)]

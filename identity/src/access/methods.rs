@@ -319,6 +319,18 @@ pub const METHODS: &[Method] = &[
         "/courier.internal.v1.CourierService/AdjustEarnings",
         Action::ManageCouriers,
     ),
+    read(
+        "/courier.internal.v1.CourierService/ListCourierStatements",
+        Action::ReadCouriers,
+    ),
+    read(
+        "/courier.internal.v1.CourierService/GetCourierStatement",
+        Action::ReadCouriers,
+    ),
+    change(
+        "/courier.internal.v1.CourierService/CloseCourierStatements",
+        Action::Administer,
+    ),
     read("/courier.app.v1.CourierAppService/GetInvitation", Action::Public),
     change("/courier.app.v1.CourierAppService/AcceptInvitation", Action::Public),
     change("/courier.app.v1.CourierAppService/SignIn", Action::SignIn),

@@ -158,6 +158,20 @@ pub async fn between(db: &impl ConnectionTrait, courier_id: &str, from: i64, to:
         .collect()
 }
 
+/// The lines statement `statement_id` lists, oldest first.
+pub async fn of_statement(db: &impl ConnectionTrait, statement_id: &str) -> CoreResult<Vec<Line>> {
+    entity::Entity::find()
+        .filter(entity::Column::StatementId.eq(statement_id))
+        .order_by_asc(entity::Column::EarnedAt)
+        .order_by_asc(entity::Column::Kind)
+        .order_by_asc(entity::Column::Id)
+        .all(db)
+        .await?
+        .into_iter()
+        .map(from_model)
+        .collect()
+}
+
 /// What lines add up to, per kind, in one currency.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Totals {

@@ -9,6 +9,7 @@
 
 pub mod earnings;
 pub mod rules;
+pub mod statements;
 
 use std::collections::HashMap;
 

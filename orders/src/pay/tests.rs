@@ -302,3 +302,109 @@ async fn a_cancelled_job_earns_by_how_far_the_courier_got() {
     tx.commit().await.expect("the test database answers");
     assert_eq!(lines(&orders).await, vec![(Kind::Job, 250), (Kind::Waiting, 10 * 20)]);
 }
+
+mod statements_tests {
+    use chrono::{NaiveDate, TimeZone, Weekday};
+
+    use super::super::earnings::{self, Kind, NewLine};
+    use super::super::statements::{self, Closer, due_week, week_of};
+    use crate::testing::TestOrders;
+    use courier_identity::access::{act, command_line};
+
+    fn berlin(y: i32, m: u32, d: u32, h: u32) -> i64 {
+        chrono_tz::Europe::Berlin
+            .with_ymd_and_hms(y, m, d, h, 0, 0)
+            .single()
+            .expect("one local time")
+            .timestamp_micros()
+    }
+
+    #[test]
+    fn the_week_closed_is_the_one_before_the_closing_day() {
+        let zone = chrono_tz::Europe::Berlin;
+        let day = NaiveDate::from_ymd_opt(2026, 12, 2).expect("a day");
+        assert_eq!(week_of(zone, day), (berlin(2026, 11, 30, 0), berlin(2026, 12, 7, 0)));
+        // Wednesday 2 December: closing on Mondays, the week up to 30 November.
+        let now = berlin(2026, 12, 2, 10);
+        assert_eq!(
+            due_week(zone, Weekday::Mon, now),
+            (berlin(2026, 11, 23, 0), berlin(2026, 11, 30, 0))
+        );
+        // Closing on Wednesdays: from today, the same week.
+        assert_eq!(
+            due_week(zone, Weekday::Wed, now),
+            (berlin(2026, 11, 23, 0), berlin(2026, 11, 30, 0))
+        );
+        // Closing on Thursdays: not yet; the week before.
+        assert_eq!(
+            due_week(zone, Weekday::Thu, now),
+            (berlin(2026, 11, 16, 0), berlin(2026, 11, 23, 0))
+        );
+    }
+
+    async fn earn(orders: &TestOrders, courier_id: &str, kind: Kind, cents: i64, at: i64) {
+        let line = NewLine {
+            courier_id,
+            kind,
+            job_id: None,
+            assignment_id: None,
+            currency: "EUR",
+            amount_cents: cents,
+            reason: Some("test"),
+            created_by: None,
+        };
+        earnings::record(&orders.writer, &[line], at).await.expect("a line");
+    }
+
+    #[tokio::test]
+    async fn a_week_closes_once_with_each_line_on_one_statement_and_its_total_their_sum() {
+        let orders = TestOrders::open().await;
+        let week = week_of(
+            chrono_tz::Europe::Berlin,
+            NaiveDate::from_ymd_opt(2026, 11, 25).expect("a day"),
+        );
+        earn(&orders, "cou_a", Kind::Adjustment, 1_000, week.0 - 1).await;
+        earn(&orders, "cou_a", Kind::Adjustment, 250, week.0 + 5).await;
+        earn(&orders, "cou_a", Kind::Adjustment, -75, week.1 - 1).await;
+        earn(&orders, "cou_a", Kind::Adjustment, 999, week.1).await;
+        earn(&orders, "cou_b", Kind::Adjustment, 40, week.0 + 10).await;
+
+        let granted = command_line::<act::Administer>().expect("the command line is the back office");
+        let made = statements::close(&orders, week, Closer::Caller(&granted))
+            .await
+            .expect("closed");
+        assert_eq!(made.len(), 2);
+        let a = made.iter().find(|s| s.courier_id == "cou_a").expect("a's statement");
+        // Unbilled from before the week, and the week's; not the next week's.
+        assert_eq!(a.totals.total_cents(), 1_000 + 250 - 75);
+        assert_eq!((a.period_start, a.period_end), (week.0, week.1));
+        assert_eq!(a.closed_by, granted.actor());
+        let (_, lines) = statements::with_lines(&orders.db, &a.id)
+            .await
+            .expect("read")
+            .expect("found");
+        assert_eq!(
+            lines.iter().map(|l| l.amount_cents).sum::<i64>(),
+            a.totals.total_cents()
+        );
+
+        // Again (a replica's worker, a retry): nothing more.
+        assert!(
+            statements::close(&orders, week, Closer::Worker)
+                .await
+                .expect("closed")
+                .is_empty()
+        );
+        // A line that committed late for the closed week goes on the next.
+        earn(&orders, "cou_a", Kind::Adjustment, 5, week.1 - 2).await;
+        let next = (week.1, week.1 + 7 * 86_400_000_000);
+        let made = statements::close(&orders, next, Closer::Worker).await.expect("closed");
+        let a_next = made.iter().find(|s| s.courier_id == "cou_a").expect("next week");
+        assert_eq!(a_next.totals.total_cents(), 999 + 5);
+        let listed = statements::of_courier(&orders.db, "cou_a").await.expect("listed");
+        assert_eq!(
+            listed.iter().map(|s| s.id.as_str()).collect::<Vec<_>>(),
+            [a_next.id.as_str(), a.id.as_str()]
+        );
+    }
+}

@@ -21,7 +21,8 @@ use courier_core::positions::{self, Position};
 use courier_core::{Core, CoreError, CoreResult};
 use courier_identity::access::{Act, Granted, act};
 use courier_identity::audit;
-use courier_orders::pay::earnings::{Kind, Line};
+use courier_orders::pay::earnings::{Kind, Line, Totals};
+use courier_orders::pay::statements::Statement;
 use courier_orders::pay::{JobPay, Rule, RuleInput, Scope};
 use courier_orders::routes::{StopKind, Visit};
 use courier_orders::validate::WaypointInput;
@@ -377,6 +378,43 @@ impl CourierService for CourierApi {
         }))
     }
 
+    async fn list_courier_statements(
+        &self,
+        request: Request<ipb::ListCourierStatementsRequest>,
+    ) -> Result<Response<ipb::ListCourierStatementsResponse>, Status> {
+        let (courier, _) = self
+            .courier::<act::ReadCouriers, _>(&request, &request.get_ref().courier_id)
+            .await?;
+        let statements = pay::statements_of(&self.0, &courier).await?;
+        Ok(Response::new(ipb::ListCourierStatementsResponse {
+            statements: statements.iter().map(courier_statement_out).collect(),
+        }))
+    }
+
+    async fn get_courier_statement(
+        &self,
+        request: Request<ipb::GetCourierStatementRequest>,
+    ) -> Result<Response<ipb::GetCourierStatementResponse>, Status> {
+        let (statement, lines, courier) = pay::statement(&self.0, &request.get_ref().statement_id).await?;
+        caller::grant::<act::ReadCouriers, _>(&self.0, &request, courier.fleet.workspace_id(), "statement").await?;
+        Ok(Response::new(ipb::GetCourierStatementResponse {
+            statement: Some(courier_statement_out(&statement)),
+            lines: lines.iter().map(earnings_line_out).collect(),
+            courier_name: courier.name,
+        }))
+    }
+
+    async fn close_courier_statements(
+        &self,
+        request: Request<ipb::CloseCourierStatementsRequest>,
+    ) -> Result<Response<ipb::CloseCourierStatementsResponse>, Status> {
+        let granted = caller::grant::<act::Administer, _>(&self.0, &request, None, "workspace").await?;
+        let closed = pay::close_week(&self.0, &granted, &request.get_ref().day).await?;
+        Ok(Response::new(ipb::CloseCourierStatementsResponse {
+            statements: closed.iter().map(courier_statement_out).collect(),
+        }))
+    }
+
     async fn activate_courier(
         &self,
         request: Request<ipb::ActivateCourierRequest>,
@@ -486,6 +524,31 @@ fn pay_rule_out(rule: &Rule) -> ipb::PayRule {
     }
 }
 
+/// A courier statement as managers read it.
+pub fn courier_statement_out(statement: &Statement) -> ipb::CourierStatement {
+    ipb::CourierStatement {
+        id: statement.id.clone(),
+        courier_id: statement.courier_id.clone(),
+        start_time: Some(micros_to_proto(statement.period_start)),
+        end_time: Some(micros_to_proto(statement.period_end)),
+        totals: Some(totals_out(&statement.currency, &statement.totals)),
+        close_time: Some(micros_to_proto(statement.closed_at)),
+        closed_by: statement.closed_by.clone(),
+    }
+}
+
+fn totals_out(currency: &str, totals: &Totals) -> apb::EarningsTotals {
+    apb::EarningsTotals {
+        currency: currency.to_owned(),
+        jobs: i32::try_from(totals.jobs).unwrap_or(i32::MAX),
+        job_cents: totals.job_cents,
+        waiting_cents: totals.waiting_cents,
+        tip_cents: totals.tip_cents,
+        adjustment_cents: totals.adjustment_cents,
+        total_cents: totals.total_cents(),
+    }
+}
+
 /// An earnings period as asked (unspecified: a day).
 pub fn period_in(period: i32) -> CoreResult<Period> {
     match apb::EarningsPeriod::try_from(period) {
@@ -505,20 +568,12 @@ pub fn earnings_out(earnings: &Earnings) -> apb::ListEarningsResponse {
         totals: earnings
             .totals
             .iter()
-            .map(|(currency, totals)| apb::EarningsTotals {
-                currency: currency.clone(),
-                jobs: i32::try_from(totals.jobs).unwrap_or(i32::MAX),
-                job_cents: totals.job_cents,
-                waiting_cents: totals.waiting_cents,
-                tip_cents: totals.tip_cents,
-                adjustment_cents: totals.adjustment_cents,
-                total_cents: totals.total_cents(),
-            })
+            .map(|(currency, totals)| totals_out(currency, totals))
             .collect(),
     }
 }
 
-fn earnings_line_out(line: &Line) -> apb::EarningsLine {
+pub fn earnings_line_out(line: &Line) -> apb::EarningsLine {
     apb::EarningsLine {
         id: line.id.clone(),
         kind: match line.kind {

@@ -9,9 +9,14 @@
 
 use askama::Template;
 
-use crate::app::v1::EarningsLine;
-use crate::internal::v1::{BillableDelivery, CourierStatement, Statement, StatementStatus};
+use crate::app::v1::{CourierStatement, EarningsLine};
+use crate::internal::v1::{BillableDelivery, Statement, StatementStatus};
 use crate::time::{format_rfc3339, from_proto};
+
+/// What a printable statement may load, as the fronts serve it: its own
+/// inline style, nothing else.
+pub const PRINT_CSP: &str =
+    "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'";
 
 /// The CSV columns, in order.
 const CSV_HEADER: [&str; 9] = [
@@ -147,6 +152,73 @@ pub fn courier_statement_csv(statement: &CourierStatement, lines: &[EarningsLine
     Ok(String::from_utf8_lossy(&bytes).into_owned())
 }
 
+/// How a front serves a courier statement.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DocumentFormat {
+    /// A CSV download (`<id>.csv`).
+    Csv,
+    /// The printable page, under [`PRINT_CSP`].
+    Print,
+}
+
+impl DocumentFormat {
+    /// The format an address names (`csv`, `print`).
+    pub fn named(name: &str) -> Option<DocumentFormat> {
+        match name {
+            "csv" => Some(DocumentFormat::Csv),
+            "print" => Some(DocumentFormat::Print),
+            _ => None,
+        }
+    }
+}
+
+/// A courier statement as the fronts answer it, in `format`; `Err` when
+/// the document could not be written.
+pub fn courier_statement_response(
+    format: DocumentFormat,
+    courier_name: &str,
+    statement: &CourierStatement,
+    lines: &[EarningsLine],
+) -> Result<axum::response::Response, String> {
+    use axum::http::{HeaderValue, header};
+    use axum::response::IntoResponse;
+    match format {
+        DocumentFormat::Csv => {
+            let csv = courier_statement_csv(statement, lines).map_err(|e| e.to_string())?;
+            let mut response = ([(header::CONTENT_TYPE, "text/csv; charset=utf-8")], csv).into_response();
+            if let Ok(value) = HeaderValue::from_str(&format!("attachment; filename=\"{}.csv\"", statement.id)) {
+                response.headers_mut().insert(header::CONTENT_DISPOSITION, value);
+            }
+            Ok(response)
+        }
+        DocumentFormat::Print => {
+            let html = courier_statement_html(courier_name, statement, lines).map_err(|e| e.to_string())?;
+            Ok((
+                [(header::CONTENT_SECURITY_POLICY, PRINT_CSP)],
+                axum::response::Html(html),
+            )
+                .into_response())
+        }
+    }
+}
+
+/// A courier statement's week in words, in its time zone: `30 November
+/// to 6 December 2026`.
+pub fn week_words(statement: &CourierStatement) -> String {
+    let zone: chrono_tz::Tz = statement.time_zone.parse().unwrap_or(chrono_tz::Tz::UTC);
+    let day = |at: Option<&prost_types::Timestamp>, back: i64| {
+        at.and_then(from_proto)
+            .map(|at| (at.with_timezone(&zone) - chrono::Duration::seconds(back)).date_naive())
+    };
+    match (
+        day(statement.start_time.as_ref(), 0),
+        day(statement.end_time.as_ref(), 1),
+    ) {
+        (Some(first), Some(last)) => format!("{} to {}", first.format("%-d %B"), last.format("%-d %B %Y")),
+        _ => String::new(),
+    }
+}
+
 /// The printable courier statement (self-contained, as [`html`]).
 pub fn courier_statement_html(
     courier_name: &str,
@@ -157,12 +229,11 @@ pub fn courier_statement_html(
     CourierStatementPage {
         courier_name,
         statement,
-        period_start: readable_time(statement.start_time.as_ref()),
-        period_end: readable_time(statement.end_time.as_ref()),
+        week: week_words(statement),
         closed_at: readable_time(statement.close_time.as_ref()),
         jobs: totals.jobs,
         parts: vec![
-            ("Jobs", amount(totals.job_cents)),
+            ("Job pay", amount(totals.job_cents)),
             ("Waiting", amount(totals.waiting_cents)),
             ("Tips", amount(totals.tip_cents)),
             ("Adjustments", amount(totals.adjustment_cents)),
@@ -258,8 +329,8 @@ struct StatementPage<'a> {
 struct CourierStatementPage<'a> {
     courier_name: &'a str,
     statement: &'a CourierStatement,
-    period_start: String,
-    period_end: String,
+    /// `30 November to 6 December 2026`.
+    week: String,
     closed_at: String,
     jobs: i32,
     parts: Vec<(&'static str, String)>,

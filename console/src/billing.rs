@@ -18,9 +18,7 @@ use crate::times::{Moment, Zone};
 const PAGE_SIZE: i32 = 25;
 /// Deliveries read per call when a whole statement is exported.
 const EXPORT_PAGE_SIZE: i32 = 100;
-/// The printable statement is a document of its own with inline styles.
-pub(crate) const PRINT_CSP: &str = "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'; \
-form-action 'none'";
+use courier::statements::PRINT_CSP;
 
 #[derive(serde::Deserialize, Default)]
 pub(crate) struct PageQuery {

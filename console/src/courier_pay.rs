@@ -7,11 +7,11 @@
 
 use askama::Template;
 use axum::body::Bytes;
-use axum::http::{HeaderValue, StatusCode, header};
-use axum::response::{IntoResponse, Response};
+use axum::http::StatusCode;
+use axum::response::Response;
 use courier::app::v1 as apb;
 use courier::internal::v1 as ipb;
-use courier::statements::{earnings_line_words, money};
+use courier::statements::{DocumentFormat, courier_statement_response, earnings_line_words, money};
 
 use crate::ConsoleState;
 use crate::courier_fleet::Fleet;
@@ -329,18 +329,9 @@ pub(crate) async fn statements(state: &ConsoleState, signed: &Signed, courier_id
         .iter()
         .map(|statement| {
             let totals = statement.totals.clone().unwrap_or_default();
-            let day = |at: Option<&prost_types::Timestamp>, back: i64| {
-                at.and_then(courier::time::from_proto)
-                    .map(|at| (at - chrono::Duration::seconds(back)).format("%Y-%m-%d").to_string())
-                    .unwrap_or_default()
-            };
             StatementRow {
                 id: statement.id.clone(),
-                week: format!(
-                    "{} to {}",
-                    day(statement.start_time.as_ref(), 0),
-                    day(statement.end_time.as_ref(), 1)
-                ),
+                week: courier::statements::week_words(statement),
                 jobs: totals.jobs,
                 total: money(totals.total_cents, &totals.currency),
             }
@@ -387,28 +378,12 @@ pub(crate) async fn document(
     if statement.courier_id != courier_id || !fleet_matches {
         return failure(&state, &tonic::Status::not_found("No statement has this id here."));
     }
-    match format.as_str() {
-        "csv" => {
-            let Ok(csv) = courier::statements::courier_statement_csv(&statement, &answer.lines) else {
-                return failure(&state, &tonic::Status::internal("the CSV could not be written"));
-            };
-            let mut response = ([(header::CONTENT_TYPE, "text/csv; charset=utf-8")], csv).into_response();
-            if let Ok(value) = HeaderValue::from_str(&format!("attachment; filename=\"{statement_id}.csv\"")) {
-                response.headers_mut().insert(header::CONTENT_DISPOSITION, value);
-            }
-            response
-        }
-        "print" => match courier::statements::courier_statement_html(&answer.courier_name, &statement, &answer.lines) {
-            Ok(html) => (
-                [(header::CONTENT_SECURITY_POLICY, crate::billing::PRINT_CSP)],
-                axum::response::Html(html),
-            )
-                .into_response(),
-            Err(_) => failure(&state, &tonic::Status::internal("the statement could not be rendered")),
-        },
-        _ => failure(
+    let Some(format) = DocumentFormat::named(&format) else {
+        return failure(
             &state,
             &tonic::Status::not_found("The console has no page at this address."),
-        ),
-    }
+        );
+    };
+    courier_statement_response(format, &answer.courier_name, &statement, &answer.lines)
+        .unwrap_or_else(|_| failure(&state, &tonic::Status::internal("the statement could not be written")))
 }

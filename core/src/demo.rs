@@ -1,7 +1,9 @@
 //! The demo workspace of a fresh development database: a business with
 //! invoice billing enabled and a credit limit, one full-permission key per
 //! mode, a console login (an operator who owns the workspace) and a
-//! platform courier's login for the courier app, printed once.
+//! platform courier's login for the courier app, printed once; and a pay
+//! rule for each of the catalogue's vehicle types, so that offers show
+//! what they pay.
 
 use crate::couriers::{self, Fleet, NewCourier, Vehicle};
 use crate::{Core, CoreResult};
@@ -10,6 +12,7 @@ use courier_identity::accounts::{self, NewUser};
 use courier_identity::auth::Mode;
 use courier_identity::auth::api_keys::{self, KeyExpiry, NewApiKey};
 use courier_identity::workspaces::{self, BillingSettings, NewWorkspace, Plan, WorkspaceKind};
+use courier_orders::pay::{RuleInput, Scope};
 
 /// Keys and login of a newly created demo workspace.
 pub struct DemoKeys {
@@ -26,6 +29,16 @@ pub struct DemoKeys {
 pub const DEMO_EMAIL: &str = "demo@example.com";
 /// The demo courier's login.
 pub const DEMO_COURIER_EMAIL: &str = "courier@example.com";
+
+/// The demo's pay rule: 3.00 a job, 0.90 a km, 0.15 a minute, 0.25 a
+/// minute waited past five, half the time surcharges.
+const DEMO_PAY: RuleInput = RuleInput {
+    base_cents: 300,
+    per_km_cents: 90,
+    per_minute_cents: 15,
+    waiting_per_minute_cents: 25,
+    surcharge_share_percent: 50,
+};
 
 /// Creates the demo workspace when the database has no workspace yet.
 pub async fn bootstrap(core: &Core) -> CoreResult<Option<DemoKeys>> {
@@ -95,6 +108,11 @@ pub async fn bootstrap(core: &Core) -> CoreResult<Option<DemoKeys>> {
     .await?;
     couriers::set_password(core, &tx, &courier.id, &courier_password).await?;
     tx.commit().await?;
+    let pay = access::command_line::<act::ManageCouriers>()?;
+    for vehicle in core.catalog.vehicle_types() {
+        let scope = Scope::VehicleType(vehicle.id.clone());
+        couriers::pay::set_rule(core, &pay, scope, DEMO_PAY).await?;
+    }
     Ok(Some(DemoKeys {
         workspace_id: workspace.id,
         test_key,

@@ -1,11 +1,11 @@
 //! The earnings page (docs/courier-app.md "Earnings"): what the courier
 //! earned on a day or in a week, the totals first, then each line, with
-//! links to the day or week before and after. Days and weeks are the
-//! core's (the platform's time zone, weeks from Monday), and so are the
-//! times shown.
+//! links to the day or week before and after, and the weekly statements,
+//! each as a printable page or CSV. Days and weeks are the core's (the
+//! platform's time zone, weeks from Monday), and so are the times shown.
 
 use askama::Template;
-use axum::extract::{Query, State};
+use axum::extract::{Path, Query, State};
 use axum::http::StatusCode;
 use axum::response::Response;
 use chrono::{Days, NaiveDate};
@@ -16,7 +16,7 @@ use crate::AppState;
 use crate::answers::failure;
 use crate::page::{Layout, render};
 use crate::signed::Signed;
-use courier::statements::{earnings_line_words, money};
+use courier::statements::{DocumentFormat, courier_statement_response, earnings_line_words, money};
 
 #[derive(serde::Deserialize, Default)]
 pub(crate) struct EarningsQuery {
@@ -40,6 +40,14 @@ struct EarningsPage {
     other: String,
     totals: Vec<TotalsView>,
     lines: Vec<LineView>,
+    statements: Vec<StatementView>,
+}
+
+struct StatementView {
+    id: String,
+    /// "30 November to 6 December 2026".
+    week: String,
+    total: String,
 }
 
 struct TotalsView {
@@ -129,6 +137,26 @@ pub(crate) async fn page(
             job_id: line.job_id.clone().unwrap_or_default(),
         })
         .collect();
+    let statements = match state
+        .core
+        .clone()
+        .list_statements(signed.request(apb::ListStatementsRequest {}))
+        .await
+    {
+        Ok(answer) => answer.into_inner().statements,
+        Err(status) => return failure(&state, &status),
+    };
+    let statements = statements
+        .iter()
+        .map(|statement| {
+            let totals = statement.totals.clone().unwrap_or_default();
+            StatementView {
+                id: statement.id.clone(),
+                week: courier::statements::week_words(statement),
+                total: money(totals.total_cents, &totals.currency),
+            }
+        })
+        .collect();
     let page = EarningsPage {
         layout: signed.layout(&state, "Earnings"),
         week,
@@ -138,6 +166,32 @@ pub(crate) async fn page(
         other,
         totals,
         lines,
+        statements,
     };
     render(page, StatusCode::OK)
+}
+
+/// `/courier/statements/{id}/{print|csv}`: one of the courier's statements
+/// as a printable page or a CSV download.
+pub(crate) async fn statement(
+    State(state): State<AppState>,
+    signed: Signed,
+    Path((id, format)): Path<(String, String)>,
+) -> Response {
+    let request = signed.request(apb::GetStatementRequest {
+        statement_id: id.clone(),
+    });
+    let answer = match state.core.clone().get_statement(request).await {
+        Ok(answer) => answer.into_inner(),
+        Err(status) => return failure(&state, &status),
+    };
+    let statement = answer.statement.unwrap_or_default();
+    let Some(format) = DocumentFormat::named(&format) else {
+        return failure(
+            &state,
+            &tonic::Status::not_found("The app has no page at this address."),
+        );
+    };
+    courier_statement_response(format, &answer.courier_name, &statement, &answer.lines)
+        .unwrap_or_else(|_| failure(&state, &tonic::Status::internal("the statement could not be written")))
 }

@@ -118,6 +118,7 @@ pub fn router(state: AppState) -> Router {
         .route("/offers/{offer}/{answer}", post(shift::answer_offer))
         .route("/route/next", post(shift::choose_next_stop))
         .route("/earnings", get(earnings::page))
+        .route("/statements/{statement}/{format}", get(earnings::statement))
         .route("/jobs/{job}", get(jobs::page))
         .route("/jobs/{job}/move", post(jobs::make_move))
         .route("/jobs/{job}/problem", post(jobs::report_problem))
@@ -142,10 +143,10 @@ pub fn router(state: AppState) -> Router {
 
 async fn security_headers(mut response: Response) -> Response {
     let headers = response.headers_mut();
-    headers.insert(
-        header::CONTENT_SECURITY_POLICY,
-        HeaderValue::from_static(CONTENT_SECURITY_POLICY),
-    );
+    // A page that says its own (a printable statement) keeps it.
+    headers
+        .entry(header::CONTENT_SECURITY_POLICY)
+        .or_insert(HeaderValue::from_static(CONTENT_SECURITY_POLICY));
     headers.insert("x-content-type-options", HeaderValue::from_static("nosniff"));
     headers.insert("referrer-policy", HeaderValue::from_static("same-origin"));
     // Pages carry a courier's jobs: never kept by a cache on the way (the

@@ -884,7 +884,7 @@ async fn courier_statements(
             output,
         } => {
             let (statement, lines, courier) = pay::statement(core, &statement).await?;
-            let statement = courier_statement_out(&statement);
+            let statement = courier_statement_out(&statement, core.catalog.home_time_zone().name());
             let lines: Vec<_> = lines.iter().map(earnings_line_out).collect();
             let text = if format == "html" {
                 document::courier_statement_html(&courier.name, &statement, &lines)?

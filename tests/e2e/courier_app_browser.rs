@@ -496,6 +496,18 @@ e2e! {
         // The week before: nothing earned.
         phone.click_to("//a[@id='earlier']", "#earned").await;
         assert_eq!(phone.text("#earned").await, "0.00");
+
+        // The week closed: its statement, printable.
+        let zone = app.core.catalog.home_time_zone();
+        let week = courier_orders::pay::statements::week_of(zone, app.clock.now().with_timezone(&zone).date_naive());
+        courier_orders::pay::statements::close(&app.core, week, courier_orders::pay::statements::Closer::Worker).await.expect("closed");
+        phone.open(&app.url("/courier/earnings")).await;
+        let listed = phone.text("#statements").await;
+        assert!(listed.contains(&format!("{}.{:02} EUR", (cents(&total) + 250) / 100, (cents(&total) + 250) % 100)), "{listed}");
+        phone.screenshot().await;
+        phone.click_to("//ul[@id='statements']//a[contains(@href, '/print')]", "table").await;
+        let printed = phone.page().await;
+        assert!(printed.contains("Courier statement cst_") && printed.contains("Kim Earner") && printed.contains("Welcome bonus"), "{printed}");
         phone.close().await;
     }
 

@@ -231,7 +231,7 @@ async fn adjust(app: &TestApp, courier_id: &str, amount_cents: i64, reason: &str
         .expect("adjusted");
 }
 
-async fn statements_of(app: &TestApp, courier_id: &str) -> Vec<ipb::CourierStatement> {
+async fn statements_of(app: &TestApp, courier_id: &str) -> Vec<apb::CourierStatement> {
     let request = ipb::ListCourierStatementsRequest {
         courier_id: courier_id.into(),
     };
@@ -245,7 +245,7 @@ async fn statements_of(app: &TestApp, courier_id: &str) -> Vec<ipb::CourierState
 }
 
 /// Waits until the statement worker closed a week for `courier_id`.
-async fn closed_for(app: &TestApp, courier_id: &str) -> Vec<ipb::CourierStatement> {
+async fn closed_for(app: &TestApp, courier_id: &str) -> Vec<apb::CourierStatement> {
     crate::harness::wait_until("a week closed by the worker", Duration::from_secs(20), async || {
         let listed = statements_of(app, courier_id).await;
         if listed.is_empty() {

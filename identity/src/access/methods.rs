@@ -344,6 +344,8 @@ pub const METHODS: &[Method] = &[
     read("/courier.app.v1.CourierAppService/ListJobs", Action::OwnWork),
     read("/courier.app.v1.CourierAppService/GetJob", Action::OwnWork),
     read("/courier.app.v1.CourierAppService/ListEarnings", Action::OwnWork),
+    read("/courier.app.v1.CourierAppService/ListStatements", Action::OwnWork),
+    read("/courier.app.v1.CourierAppService/GetStatement", Action::OwnWork),
     read("/courier.app.v1.CourierAppService/GetRoute", Action::OwnWork),
     change("/courier.app.v1.CourierAppService/ChooseNextStop", Action::OwnWork),
     change("/courier.app.v1.CourierAppService/ArriveAtPickup", Action::OwnWork),

@@ -10,7 +10,10 @@ use tokio_stream::{Stream, StreamExt, wrappers::ReceiverStream};
 use tonic::{Request, Response, Status, Streaming};
 
 use super::convert::{checkpoint_in, proof_file_in};
-use super::couriers::{courier_out, earnings_out, job_out, offer_out, period_in, position_in, route_out};
+use super::couriers::{
+    courier_out, courier_statement_out, earnings_line_out, earnings_out, job_out, offer_out, period_in, position_in,
+    route_out,
+};
 use crate::caller;
 use courier_core::couriers::{self, Availability, Courier, invitations, pay};
 use courier_core::jobs::{self, Move, watch};
@@ -231,6 +234,39 @@ impl CourierAppService for CourierAppApi {
         let r = request.get_ref();
         let earnings = pay::list(&self.0, &courier, period_in(r.period)?, &r.day).await?;
         Ok(Response::new(earnings_out(&earnings)))
+    }
+
+    async fn list_statements(
+        &self,
+        request: Request<apb::ListStatementsRequest>,
+    ) -> Result<Response<apb::ListStatementsResponse>, Status> {
+        let (_, courier) = self.courier(&request)?;
+        let statements = pay::statements_of(&self.0, &courier).await?;
+        Ok(Response::new(apb::ListStatementsResponse {
+            statements: statements
+                .iter()
+                .map(|s| courier_statement_out(s, self.0.catalog.home_time_zone().name()))
+                .collect(),
+        }))
+    }
+
+    async fn get_statement(
+        &self,
+        request: Request<apb::GetStatementRequest>,
+    ) -> Result<Response<apb::GetStatementResponse>, Status> {
+        let (_, courier) = self.courier(&request)?;
+        let (statement, lines, owner) = pay::statement(&self.0, &request.get_ref().statement_id).await?;
+        if owner.id != courier.id {
+            return Err(CoreError::not_found("statement").into());
+        }
+        Ok(Response::new(apb::GetStatementResponse {
+            statement: Some(courier_statement_out(
+                &statement,
+                self.0.catalog.home_time_zone().name(),
+            )),
+            lines: lines.iter().map(earnings_line_out).collect(),
+            courier_name: owner.name,
+        }))
     }
 
     async fn get_route(

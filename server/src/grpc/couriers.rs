@@ -387,7 +387,10 @@ impl CourierService for CourierApi {
             .await?;
         let statements = pay::statements_of(&self.0, &courier).await?;
         Ok(Response::new(ipb::ListCourierStatementsResponse {
-            statements: statements.iter().map(courier_statement_out).collect(),
+            statements: statements
+                .iter()
+                .map(|s| courier_statement_out(s, self.0.catalog.home_time_zone().name()))
+                .collect(),
         }))
     }
 
@@ -398,7 +401,10 @@ impl CourierService for CourierApi {
         let (statement, lines, courier) = pay::statement(&self.0, &request.get_ref().statement_id).await?;
         caller::grant::<act::ReadCouriers, _>(&self.0, &request, courier.fleet.workspace_id(), "statement").await?;
         Ok(Response::new(ipb::GetCourierStatementResponse {
-            statement: Some(courier_statement_out(&statement)),
+            statement: Some(courier_statement_out(
+                &statement,
+                self.0.catalog.home_time_zone().name(),
+            )),
             lines: lines.iter().map(earnings_line_out).collect(),
             courier_name: courier.name,
         }))
@@ -411,7 +417,10 @@ impl CourierService for CourierApi {
         let granted = caller::grant::<act::Administer, _>(&self.0, &request, None, "workspace").await?;
         let closed = pay::close_week(&self.0, &granted, &request.get_ref().day).await?;
         Ok(Response::new(ipb::CloseCourierStatementsResponse {
-            statements: closed.iter().map(courier_statement_out).collect(),
+            statements: closed
+                .iter()
+                .map(|s| courier_statement_out(s, self.0.catalog.home_time_zone().name()))
+                .collect(),
         }))
     }
 
@@ -524,9 +533,10 @@ fn pay_rule_out(rule: &Rule) -> ipb::PayRule {
     }
 }
 
-/// A courier statement as managers read it.
-pub fn courier_statement_out(statement: &Statement) -> ipb::CourierStatement {
-    ipb::CourierStatement {
+/// A courier statement as its courier and managers read it, its week
+/// counted in `time_zone`.
+pub fn courier_statement_out(statement: &Statement, time_zone: &str) -> apb::CourierStatement {
+    apb::CourierStatement {
         id: statement.id.clone(),
         courier_id: statement.courier_id.clone(),
         start_time: Some(micros_to_proto(statement.period_start)),
@@ -534,6 +544,7 @@ pub fn courier_statement_out(statement: &Statement) -> ipb::CourierStatement {
         totals: Some(totals_out(&statement.currency, &statement.totals)),
         close_time: Some(micros_to_proto(statement.closed_at)),
         closed_by: statement.closed_by.clone(),
+        time_zone: time_zone.to_owned(),
     }
 }
 

@@ -100,6 +100,8 @@ pub(crate) struct JobView {
     pub(crate) ended_at: String,
     /// What it pays, its parts in words; none without a pay rule.
     pub(crate) pay: Option<PayView>,
+    /// Once it ended: what it earned ("8.45 EUR"); empty when nothing.
+    pub(crate) earned: String,
 }
 
 /// What a job pays, as the courier reads it (docs/couriers.md "Pay").
@@ -108,6 +110,14 @@ pub(crate) struct PayView {
     pub(crate) total: String,
     /// "Base 3.00 EUR", "4.2 km 3.78 EUR", …: the parts that pay something.
     pub(crate) parts: Vec<String>,
+}
+
+/// What an ended job earned the courier ("8.45 EUR"); empty when nothing.
+fn earned(job: &apb::Job) -> String {
+    match (job.earned_cents, &job.pay) {
+        (Some(cents), Some(pay)) => courier::statements::money(cents, &pay.currency),
+        _ => String::new(),
+    }
 }
 
 impl PayView {
@@ -200,6 +210,7 @@ impl JobView {
             assigned_at: clock(job.assigned_at.as_ref(), zone),
             ended_at: clock(job.ended_at.as_ref(), zone),
             pay: job.pay.as_ref().map(PayView::of),
+            earned: earned(job),
         }
     }
 }
@@ -447,6 +458,8 @@ pub(crate) struct JobLine {
     pub(crate) dropoff: String,
     pub(crate) when: String,
     pub(crate) outcome: String,
+    /// What it earned the courier ("8.45 EUR"); empty when nothing.
+    pub(crate) earned: String,
 }
 
 /// A stop of the courier's route, as the shift page lists it.
@@ -497,6 +510,7 @@ impl JobLine {
             dropoff: job.dropoff.as_ref().map(|w| w.address.clone()).unwrap_or_default(),
             when: clock(job.ended_at.as_ref().or(job.assigned_at.as_ref()), zone),
             outcome: outcome(job.outcome.as_deref()),
+            earned: earned(job),
         }
     }
 }

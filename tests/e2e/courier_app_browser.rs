@@ -478,6 +478,8 @@ e2e! {
         })).await.expect("bonus");
 
         phone.open(&app.url("/courier/")).await;
+        let finished = phone.text("#finished").await;
+        assert!(finished.contains(&format!("Delivered · {total}")) || finished.contains(&total), "{finished}");
         phone.click_to("//a[@id='earnings']", "#earnings-title").await;
         let cents = |text: &str| -> i64 {
             let amount = text.trim_end_matches(" EUR").replace('.', "");

@@ -118,6 +118,8 @@ e2e! {
             .job
             .expect("job");
         assert_eq!(delivered.pay.as_ref(), Some(&with_waiting), "the finished job keeps its pay");
+        assert_eq!(delivered.earned_cents, Some(with_waiting.total_cents));
+        assert_eq!(accepted.earned_cents, None, "nothing earned before the end");
 
         // The courier's day, in their app; the same week for their manager.
         let day = client
@@ -179,6 +181,8 @@ e2e! {
         client.report_pickup_no_show(dara.request(apb::ReportPickupNoShowRequest { job_id: id.clone() })).await.expect("no-show");
         let day = earnings(&app, &dara.courier.id, apb::EarningsPeriod::Day).await;
         assert_eq!(kinds(&day.lines), vec![(apb::EarningsKind::Job, 300), (apb::EarningsKind::Waiting, 2 * 25)]);
+        let ended = client.get_job(dara.request(apb::GetJobRequest { job_id: id.clone() })).await.expect("job").into_inner().job.expect("job");
+        assert_eq!(ended.earned_cents, Some(350), "the base and the waiting of a no-show");
     }
 
     async fn bad_pay_rules_and_adjustments_are_refused_and_change_nothing(app: TestApp) {

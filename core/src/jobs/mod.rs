@@ -211,6 +211,9 @@ pub struct Job {
     pub dropoff_proof_submitted: bool,
     /// What it pays this courier; `None` where no pay rule applied.
     pub pay: Option<JobPay>,
+    /// What it earned them once it ended (docs/couriers.md "What ends a
+    /// job"); `None` before, or when it earned nothing.
+    pub earned_cents: Option<i64>,
 }
 
 impl Job {
@@ -930,6 +933,10 @@ async fn job_of(core: &Core, work: Work, assignment: Assignment) -> CoreResult<J
     let pay = pay::of_assignments(&core.db, std::slice::from_ref(&assignment.id))
         .await?
         .remove(&assignment.id);
+    let earned_cents = match assignment.ended_at {
+        Some(_) => pay::earnings::of_assignment(&core.db, &assignment.id).await?,
+        None => None,
+    };
     Ok(Job {
         work,
         assignment,
@@ -937,6 +944,7 @@ async fn job_of(core: &Core, work: Work, assignment: Assignment) -> CoreResult<J
         pickup_proof_submitted,
         dropoff_proof_submitted,
         pay,
+        earned_cents,
     })
 }
 

@@ -158,6 +158,16 @@ pub async fn between(db: &impl ConnectionTrait, courier_id: &str, from: i64, to:
         .collect()
 }
 
+/// What assignment `assignment_id` earned once its job ended: the sum of
+/// its lines (its job's pay and waiting), `None` before it has any.
+pub async fn of_assignment(db: &impl ConnectionTrait, assignment_id: &str) -> CoreResult<Option<i64>> {
+    let lines = entity::Entity::find()
+        .filter(entity::Column::AssignmentId.eq(assignment_id))
+        .all(db)
+        .await?;
+    Ok((!lines.is_empty()).then(|| lines.iter().map(|line| line.amount_cents).sum()))
+}
+
 /// The lines statement `statement_id` lists, oldest first.
 pub async fn of_statement(db: &impl ConnectionTrait, statement_id: &str) -> CoreResult<Vec<Line>> {
     entity::Entity::find()

@@ -634,6 +634,7 @@ pub fn job_out(job: &Job) -> apb::Job {
         ended_at: assignment.ended_at.map(micros_to_proto),
         outcome: assignment.outcome.clone(),
         pay: job.pay.as_ref().map(job_pay_out),
+        earned_cents: job.earned_cents,
         ..work_out(&job.work, job.is_active())
     }
 }

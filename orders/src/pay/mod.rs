@@ -215,8 +215,12 @@ pub async fn fix_for_return(
 }
 
 /// The pay of accepted offer `offer_id` becomes that of the assignment
-/// `assignment_id` its acceptance made, in that transaction.
+/// `assignment_id` its acceptance made, in that transaction (an
+/// assignment that has its pay keeps it).
 pub async fn accepted(tx: &WriteTransaction, offer_id: &str, assignment_id: &str) -> CoreResult<()> {
+    if by_assignment(&**tx, assignment_id).await?.is_some() {
+        return Ok(());
+    }
     entity::Entity::update_many()
         .col_expr(entity::Column::AssignmentId, Expr::value(assignment_id))
         .filter(entity::Column::OfferId.eq(offer_id))

@@ -185,6 +185,32 @@ e2e! {
         assert_eq!(ended.earned_cents, Some(350), "the base and the waiting of a no-show");
     }
 
+    async fn a_failed_handover_earns_its_whole_pay_and_the_return_pays_by_the_same_rule(app: TestApp) {
+        set_rule(&app, "car", "", RULE).await.expect("rule");
+        let created = app.create_delivery(&app.live_key, &berlin_delivery()).await;
+        let id = created["id"].as_str().expect("id").to_owned();
+        let kim = join(&app, "", "Kim Returns", "kim.returns@example.com", "car").await;
+        crate::dropoff_pin::to_the_dropoff(&app, &kim, &id).await;
+        // The rule changes while the goods are on their way: the return
+        // pays by the version the failed job was given under.
+        set_rule(&app, "car", "", ipb::PayRuleParts { base_cents: 5_000, ..RULE }).await.expect("raised");
+        let mut client = kim.client.clone();
+        let failed = client
+            .fail_handover(kim.request(apb::FailHandoverRequest { job_id: id.clone() }))
+            .await
+            .expect("failed handover")
+            .into_inner()
+            .job
+            .expect("job");
+        let pay = failed.pay.clone().expect("pay");
+        assert_eq!(failed.earned_cents, Some(pay.total_cents), "carried to the door: its whole pay");
+        let return_id = failed.return_job_id.clone().expect("the return");
+        let back = client.get_job(kim.request(apb::GetJobRequest { job_id: return_id })).await.expect("return").into_inner().job.expect("job");
+        let back_pay = back.pay.expect("the return's pay");
+        assert_eq!((back_pay.base_cents, back_pay.surcharge_cents), (300, 0));
+        assert_eq!(back_pay.distance_cents, (90.0 * back.distance_km).round() as i64);
+    }
+
     async fn bad_pay_rules_and_adjustments_are_refused_and_change_nothing(app: TestApp) {
         let kim = join(&app, "", "Kim Refused", "kim.refused@example.com", "car").await;
         let cases = [

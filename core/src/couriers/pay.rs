@@ -6,7 +6,7 @@
 //! reason, audited. The rules and lines themselves are
 //! `courier_orders::pay`'s.
 
-use chrono::{Datelike, Days, NaiveDate, TimeZone};
+use chrono::{Days, NaiveDate, TimeZone};
 use chrono_tz::Tz;
 
 use super::shifts::parse_day;
@@ -82,38 +82,30 @@ pub struct Earnings {
     pub totals: Vec<(String, Totals)>,
 }
 
+/// `day` (`YYYY-MM-DD`; empty: today in `time_zone`); `invalid_request`
+/// naming `day`.
+fn day_of(time_zone: Tz, day: &str, now: i64) -> CoreResult<NaiveDate> {
+    match day.trim() {
+        "" => time_zone
+            .timestamp_micros(now)
+            .single()
+            .map(|at| at.date_naive())
+            .ok_or_else(|| CoreError::Internal("the clock is out of range".into())),
+        day => parse_day(day, "day"),
+    }
+}
+
 /// The `period` holding `day` (`YYYY-MM-DD`; empty: today) in `time_zone`,
 /// as `[start, end)` in unix microseconds; `invalid_request` naming `day`.
 pub fn span(time_zone: Tz, period: Period, day: &str, now: i64) -> CoreResult<(i64, i64)> {
-    let date = match day.trim() {
-        "" => time_zone.timestamp_micros(now).single().map(|at| at.date_naive()),
-        day => Some(parse_day(day, "day")?),
-    }
-    .ok_or_else(|| CoreError::Internal("the clock is out of range".into()))?;
-    let (first, days) = match period {
-        Period::Day => (date, 1),
-        Period::Week => (date - Days::new(u64::from(date.weekday().num_days_from_monday())), 7),
-    };
-    let midnight = |date: NaiveDate| -> CoreResult<i64> {
-        let at = date
-            .and_hms_opt(0, 0, 0)
-            .ok_or_else(|| CoreError::invalid("day", "day is out of range."))?;
-        // A midnight a clock change skips starts at the first instant after.
-        time_zone
-            .from_local_datetime(&at)
-            .earliest()
-            .or_else(|| {
-                time_zone
-                    .from_local_datetime(&(at + chrono::Duration::hours(1)))
-                    .earliest()
-            })
-            .map(|at| at.timestamp_micros())
-            .ok_or_else(|| CoreError::invalid("day", "day is out of range."))
-    };
-    let last = first
-        .checked_add_days(Days::new(days))
-        .ok_or_else(|| CoreError::invalid("day", "day is out of range."))?;
-    Ok((midnight(first)?, midnight(last)?))
+    let date = day_of(time_zone, day, now)?;
+    Ok(match period {
+        Period::Day => (
+            statements::midnight(time_zone, date),
+            statements::midnight(time_zone, date + Days::new(1)),
+        ),
+        Period::Week => statements::week_of(time_zone, date),
+    })
 }
 
 /// Courier `courier`'s earnings over the `period` holding `day`.
@@ -207,17 +199,11 @@ pub async fn statement(core: &Core, id: &str) -> CoreResult<(Statement, Vec<Line
 pub async fn close_week(core: &Core, granted: &Granted<act::Administer>, day: &str) -> CoreResult<Vec<Statement>> {
     let time_zone = core.catalog.home_time_zone();
     let now = core.clock.now_micros();
-    let (start, _) = span(time_zone, Period::Week, day, now)?;
-    let week = match day.trim() {
-        "" => {
-            let monday = time_zone.timestamp_micros(start).single().map(|at| at.date_naive());
-            let last = monday
-                .and_then(|monday| monday.checked_sub_days(Days::new(7)))
-                .ok_or_else(|| CoreError::Internal("the clock is out of range".into()))?;
-            statements::week_of(time_zone, last)
-        }
-        _ => statements::week_of(time_zone, parse_day(day, "day")?),
+    let date = match day.trim() {
+        "" => day_of(time_zone, day, now)? - Days::new(7),
+        _ => day_of(time_zone, day, now)?,
     };
+    let week = statements::week_of(time_zone, date);
     if week.1 > now {
         return Err(CoreError::invalid(
             "day",

@@ -7,7 +7,7 @@
 //! line.
 
 use sea_orm::sea_query::OnConflict;
-use sea_orm::{ActiveValue::Set, ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder};
+use sea_orm::{ActiveValue::Set, ColumnTrait, Condition, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder};
 
 use crate::{CoreError, CoreResult};
 use courier_store::ids;
@@ -143,19 +143,11 @@ pub async fn get(db: &impl ConnectionTrait, id: &str) -> CoreResult<Option<Line>
 
 /// Courier `courier_id`'s lines earned in `[from, to)`, oldest first.
 pub async fn between(db: &impl ConnectionTrait, courier_id: &str, from: i64, to: i64) -> CoreResult<Vec<Line>> {
-    entity::Entity::find()
-        .filter(entity::Column::CourierId.eq(courier_id))
-        .filter(entity::Column::EarnedAt.gte(from))
-        .filter(entity::Column::EarnedAt.lt(to))
-        .order_by_asc(entity::Column::EarnedAt)
-        // A job's lines share their time: the job's first, then its waiting.
-        .order_by_asc(entity::Column::Kind)
-        .order_by_asc(entity::Column::Id)
-        .all(db)
-        .await?
-        .into_iter()
-        .map(from_model)
-        .collect()
+    let condition = Condition::all()
+        .add(entity::Column::CourierId.eq(courier_id))
+        .add(entity::Column::EarnedAt.gte(from))
+        .add(entity::Column::EarnedAt.lt(to));
+    lines_where(db, condition).await
 }
 
 /// What assignment `assignment_id` earned once its job ended: the sum of
@@ -170,9 +162,15 @@ pub async fn of_assignment(db: &impl ConnectionTrait, assignment_id: &str) -> Co
 
 /// The lines statement `statement_id` lists, oldest first.
 pub async fn of_statement(db: &impl ConnectionTrait, statement_id: &str) -> CoreResult<Vec<Line>> {
+    lines_where(db, Condition::all().add(entity::Column::StatementId.eq(statement_id))).await
+}
+
+/// The lines matching `condition`, oldest first.
+async fn lines_where(db: &impl ConnectionTrait, condition: Condition) -> CoreResult<Vec<Line>> {
     entity::Entity::find()
-        .filter(entity::Column::StatementId.eq(statement_id))
+        .filter(condition)
         .order_by_asc(entity::Column::EarnedAt)
+        // A job's lines share their time: the job's first, then its waiting.
         .order_by_asc(entity::Column::Kind)
         .order_by_asc(entity::Column::Id)
         .all(db)

@@ -87,24 +87,26 @@ pub struct Statement {
     pub closed_by: String,
 }
 
+/// The first instant of `date` in `time_zone` (a midnight a clock change
+/// skips: the first instant after it).
+pub fn midnight(time_zone: Tz, date: NaiveDate) -> i64 {
+    let at = date.and_hms_opt(0, 0, 0).unwrap_or_default();
+    time_zone
+        .from_local_datetime(&at)
+        .earliest()
+        .or_else(|| {
+            time_zone
+                .from_local_datetime(&(at + chrono::Duration::hours(1)))
+                .earliest()
+        })
+        .map_or(0, |at| at.timestamp_micros())
+}
+
 /// The week `[start, end)` holding `day` in `time_zone`: Monday 00:00 to
-/// the next Monday 00:00 (a midnight a clock change skips: the first
-/// instant after it).
+/// the next Monday 00:00.
 pub fn week_of(time_zone: Tz, day: NaiveDate) -> (i64, i64) {
     let monday = day - Days::new(u64::from(day.weekday().num_days_from_monday()));
-    let midnight = |date: NaiveDate| {
-        let at = date.and_hms_opt(0, 0, 0).unwrap_or_default();
-        time_zone
-            .from_local_datetime(&at)
-            .earliest()
-            .or_else(|| {
-                time_zone
-                    .from_local_datetime(&(at + chrono::Duration::hours(1)))
-                    .earliest()
-            })
-            .map_or(0, |at| at.timestamp_micros())
-    };
-    (midnight(monday), midnight(monday + Days::new(7)))
+    (midnight(time_zone, monday), midnight(time_zone, monday + Days::new(7)))
 }
 
 /// The week the worker closes at `now`: the one before the latest

@@ -205,15 +205,26 @@ pub fn courier_statement_response(
 /// A courier statement's week in words, in its time zone: `30 November
 /// to 6 December 2026`.
 pub fn week_words(statement: &CourierStatement) -> String {
-    let zone: chrono_tz::Tz = statement.time_zone.parse().unwrap_or(chrono_tz::Tz::UTC);
+    span_words(
+        statement.start_time.as_ref(),
+        statement.end_time.as_ref(),
+        &statement.time_zone,
+    )
+}
+
+/// The days from `start` to just before `end` in `time_zone` (an IANA
+/// name), in words: `30 November to 6 December 2026`.
+pub fn span_words(
+    start: Option<&prost_types::Timestamp>,
+    end: Option<&prost_types::Timestamp>,
+    time_zone: &str,
+) -> String {
+    let zone: chrono_tz::Tz = time_zone.parse().unwrap_or(chrono_tz::Tz::UTC);
     let day = |at: Option<&prost_types::Timestamp>, back: i64| {
         at.and_then(from_proto)
             .map(|at| (at.with_timezone(&zone) - chrono::Duration::seconds(back)).date_naive())
     };
-    match (
-        day(statement.start_time.as_ref(), 0),
-        day(statement.end_time.as_ref(), 1),
-    ) {
+    match (day(start, 0), day(end, 1)) {
         (Some(first), Some(last)) => format!("{} to {}", first.format("%-d %B"), last.format("%-d %B %Y")),
         _ => String::new(),
     }

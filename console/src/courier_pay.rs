@@ -198,7 +198,7 @@ pub(crate) async fn set_rule(state: ConsoleState, signed: Signed, fleet: Fleet, 
 
 /// A courier's earnings of this week, as their page shows them.
 pub(crate) struct EarningsView {
-    /// "30 November to 6 December".
+    /// "30 November to 6 December 2026".
     pub(crate) span: String,
     pub(crate) totals: Vec<(String, Vec<(&'static str, String)>)>,
     pub(crate) lines: Vec<LineRow>,
@@ -228,21 +228,11 @@ pub(crate) async fn this_week(
         Some(&signed.session.csrf_token),
     );
     let earnings = state.couriers.clone().list_earnings(request).await.ok()?.into_inner();
-    let week_zone = Zone::named(&earnings.time_zone);
-    let day = |at: Option<&prost_types::Timestamp>, back: i64| {
-        at.and_then(courier::time::from_proto)
-            .map(|at| {
-                (week_zone.local(at) - chrono::Duration::seconds(back))
-                    .format("%-d %B")
-                    .to_string()
-            })
-            .unwrap_or_default()
-    };
     Some(EarningsView {
-        span: format!(
-            "{} to {}",
-            day(earnings.start_time.as_ref(), 0),
-            day(earnings.end_time.as_ref(), 1)
+        span: courier::statements::span_words(
+            earnings.start_time.as_ref(),
+            earnings.end_time.as_ref(),
+            &earnings.time_zone,
         ),
         totals: earnings
             .totals

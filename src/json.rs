@@ -275,6 +275,9 @@ pub struct DeliveryJson<C = Option<CourierJson>> {
     /// Once the handover failed and the goods go back: the return
     /// delivery; `null` otherwise.
     pub return_delivery_id: Option<String>,
+    /// The tip, in minor units of `currency`, all of it the courier's
+    /// (docs/guide.md "Tips"); 0 without one.
+    pub tip_cents: i64,
 }
 
 /// A language whose notification texts ship with the platform.
@@ -359,6 +362,7 @@ impl<C: From<pb::Courier>> From<pb::Delivery> for DeliveryJson<Option<C>> {
             dropoff_pin: d.dropoff_pin,
             return_of: d.return_of,
             return_delivery_id: d.return_delivery_id,
+            tip_cents: d.tip_cents,
             id: d.id,
             external_id: d.external_id,
             quote_id: d.quote_id,

@@ -73,6 +73,8 @@ pub const ITEM_QUANTITY: Count = Count { min: 1, max: 1000 };
 pub const MAX_ITEM_WEIGHT_KG: f64 = 10_000.0;
 /// An item's length, width or height: more than 0, at most this.
 pub const MAX_ITEM_DIMENSION_CM: f64 = 2_000.0;
+/// A delivery's `tip_cents`, in minor units of its currency.
+pub const TIP_CENTS: Count = Count { min: 0, max: 100_000 };
 /// A delivery's `external_id`.
 pub const EXTERNAL_ID: Chars = Chars { min: 1, max: 128 };
 /// A delivery's or fleet order's notes.

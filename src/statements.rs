@@ -4,8 +4,9 @@
 //! a courier's weekly statement likewise (`courier_statement_csv`,
 //! `courier_statement_html`, from `CourierService.GetCourierStatement`).
 //! Beside its deliveries a statement bills live SMS notifications
-//! (`sms_count`, `sms_cents`): one summary line, in both documents, so that
-//! their amounts add up to the statement's total.
+//! (`sms_count`, `sms_cents`) and tips (`tip_count`, `tip_cents`): one
+//! summary line each, in both documents, so that their amounts add up to
+//! the statement's total.
 
 use askama::Template;
 
@@ -42,17 +43,17 @@ pub fn csv(deliveries: &[BillableDelivery]) -> Result<String, csv::Error> {
     Ok(String::from_utf8_lossy(&bytes).into_owned())
 }
 
-/// The whole of `statement` as CSV: [`csv`]'s rows of its deliveries, then,
-/// when it bills SMS notifications, one row for them in the same columns:
-/// `SMS notifications: N × price` in the first, their amount and currency
-/// in theirs, so that the amount column adds up to `total_cents`.
+/// The whole of `statement` as CSV: [`csv`]'s rows of its deliveries, then
+/// one row for each kind of charge it bills, in the same columns: `SMS
+/// notifications: N × price` or `Tips: N` in the first, their amount and
+/// currency in theirs, so that the amount column adds up to `total_cents`.
 pub fn statement_csv(statement: &Statement, deliveries: &[BillableDelivery]) -> Result<String, csv::Error> {
     let mut writer = csv::Writer::from_writer(Vec::new());
     write_deliveries(&mut writer, deliveries)?;
-    if let Some(label) = sms_label(statement) {
+    for charge in charges(statement) {
         let mut row = vec![String::new(); CSV_HEADER.len()];
-        row[0] = cell(&label);
-        row[7] = amount(statement.sms_cents);
+        row[0] = cell(&format!("{}: {}", charge.name, charge.quantity(None)));
+        row[7] = amount(charge.cents);
         row[8] = cell(&statement.currency);
         writer.write_record(&row)?;
     }
@@ -60,17 +61,49 @@ pub fn statement_csv(statement: &Statement, deliveries: &[BillableDelivery]) -> 
     Ok(String::from_utf8_lossy(&bytes).into_owned())
 }
 
-/// What a statement says of its SMS notifications, none when it bills
-/// none: `SMS notifications: 3 × 0.09` (the count alone when their prices
-/// differed).
-pub fn sms_label(statement: &Statement) -> Option<String> {
-    if statement.sms_count == 0 && statement.sms_cents == 0 {
-        return None;
+/// One kind of charge a statement bills beside its deliveries.
+struct Charge {
+    /// `SMS notifications`, `Tips`.
+    name: &'static str,
+    count: i32,
+    /// The price of each, when they have one and all had the same.
+    unit_cents: Option<i64>,
+    cents: i64,
+}
+
+impl Charge {
+    /// `3 × 0.09` (`3 × 0.09 EUR` with a `currency`), the count alone
+    /// without one price.
+    fn quantity(&self, currency: Option<&str>) -> String {
+        match (self.unit_cents, currency) {
+            (Some(unit), Some(currency)) => format!("{} × {} {currency}", self.count, amount(unit)),
+            (Some(unit), None) => format!("{} × {}", self.count, amount(unit)),
+            (None, _) => self.count.to_string(),
+        }
     }
-    Some(match statement.sms_unit_cents {
-        Some(unit) => format!("SMS notifications: {} × {}", statement.sms_count, amount(unit)),
-        None => format!("SMS notifications: {}", statement.sms_count),
-    })
+}
+
+/// The charges `statement` bills, each kind it has: its SMS
+/// notifications, then its tips.
+fn charges(statement: &Statement) -> Vec<Charge> {
+    let mut charges = Vec::new();
+    if statement.sms_count != 0 || statement.sms_cents != 0 {
+        charges.push(Charge {
+            name: "SMS notifications",
+            count: statement.sms_count,
+            unit_cents: statement.sms_unit_cents,
+            cents: statement.sms_cents,
+        });
+    }
+    if statement.tip_count != 0 || statement.tip_cents != 0 {
+        charges.push(Charge {
+            name: "Tips",
+            count: statement.tip_count,
+            unit_cents: None,
+            cents: statement.tip_cents,
+        });
+    }
+    charges
 }
 
 fn write_deliveries(writer: &mut csv::Writer<Vec<u8>>, deliveries: &[BillableDelivery]) -> Result<(), csv::Error> {
@@ -102,13 +135,14 @@ pub fn html(workspace_name: &str, statement: &Statement, deliveries: &[BillableD
         issued_at: readable_time(statement.issued_at.as_ref()),
         due_at: readable_time(statement.due_at.as_ref()),
         total: amount(statement.total_cents),
-        sms: sms_label(statement).map(|_| Sms {
-            quantity: match statement.sms_unit_cents {
-                Some(unit) => format!("{} × {} {}", statement.sms_count, amount(unit), statement.currency),
-                None => statement.sms_count.to_string(),
-            },
-            amount: amount(statement.sms_cents),
-        }),
+        charges: charges(statement)
+            .into_iter()
+            .map(|charge| ChargeRow {
+                name: charge.name,
+                quantity: charge.quantity(Some(&statement.currency)),
+                amount: amount(charge.cents),
+            })
+            .collect(),
         rows: deliveries
             .iter()
             .map(|d| Row {
@@ -330,8 +364,8 @@ struct StatementPage<'a> {
     issued_at: String,
     due_at: String,
     total: String,
-    /// The SMS notifications' line, when it bills any.
-    sms: Option<Sms>,
+    /// A line for each kind of charge it bills (SMS notifications, tips).
+    charges: Vec<ChargeRow>,
     rows: Vec<Row<'a>>,
 }
 
@@ -357,8 +391,9 @@ struct CourierRow {
     amount: String,
 }
 
-struct Sms {
-    /// `3 × 0.09 EUR`, or the count alone when their prices differed.
+struct ChargeRow {
+    name: &'static str,
+    /// `3 × 0.09 EUR`, or the count alone.
     quantity: String,
     amount: String,
 }
@@ -471,6 +506,33 @@ mod tests {
         assert!(page.contains("<dd>2 = 0.19 EUR</dd>"), "{page}");
         let page = html("Acme", &with_sms(0, None, 0), &[]).expect("page");
         assert!(!page.contains("SMS"), "{page}");
+    }
+
+    #[test]
+    fn tips_have_a_line_of_their_own_in_both_documents() {
+        let statement = Statement {
+            total_cents: 1999 + 27 + 750,
+            tip_count: 2,
+            tip_cents: 750,
+            ..with_sms(3, Some(9), 27)
+        };
+        let text = statement_csv(&statement, &[delivery("A-1", "x")]).expect("csv");
+        let rows: Vec<csv::StringRecord> = csv::Reader::from_reader(text.as_bytes())
+            .records()
+            .collect::<Result<_, _>>()
+            .expect("rows");
+        assert_eq!(
+            rows[2].iter().collect::<Vec<_>>(),
+            ["Tips: 2", "", "", "", "", "", "", "7.50", "EUR"]
+        );
+        let cents: i64 = rows
+            .iter()
+            .map(|r| r[7].replace('.', "").parse::<i64>().expect("an amount"))
+            .sum();
+        assert_eq!(cents, statement.total_cents);
+        let page = html("Acme", &statement, &[delivery("x", "y")]).expect("page");
+        assert!(page.contains("<dt>Tips</dt><dd>2 = 7.50 EUR</dd>"), "{page}");
+        assert!(page.contains("Tips: 2</td>"), "{page}");
     }
 
     #[test]

@@ -247,6 +247,9 @@ struct CreateArgs {
     /// default: a return delivery brings them back) or dispose.
     #[arg(long)]
     undeliverable_action: Option<String>,
+    /// A tip for the courier, in cents of the delivery's currency.
+    #[arg(long)]
+    tip_cents: Option<i64>,
     /// Test keys: how the simulated delivery ends (no_courier_found, courier_cancelled, pickup_no_show, delivery_failed, returned), or `delayed` (runs late).
     #[arg(long)]
     test_scenario: Option<String>,
@@ -263,6 +266,7 @@ struct UpdateArgs {
     #[arg(long, conflicts_with_all = [
         "notes", "pickup_instructions", "dropoff_instructions", "pickup_address", "pickup_position",
         "dropoff_address", "dropoff_position", "dropoff_window", "clear_dropoff_window", "accept_amount_cents",
+        "tip_cents",
     ])]
     file: Option<PathBuf>,
     /// The new notes; "" removes them.
@@ -298,6 +302,10 @@ struct UpdateArgs {
     /// (`price_changed`) named it.
     #[arg(long)]
     accept_amount_cents: Option<i64>,
+    /// The tip as it is to be, in cents: any amount until delivered, then
+    /// only more, for 7 days.
+    #[arg(long)]
+    tip_cents: Option<i64>,
     /// The delivery's `updated_at` as last read: the change is refused if
     /// the delivery changed since.
     #[arg(long)]
@@ -594,6 +602,9 @@ fn create_body(args: &CreateArgs) -> Result<Value, Failure> {
             body[field] = json!(value);
         }
     }
+    if let Some(cents) = args.tip_cents {
+        body["tip_cents"] = json!(cents);
+    }
     Ok(body)
 }
 
@@ -648,6 +659,9 @@ fn update_body(args: &UpdateArgs) -> Result<Value, Failure> {
     }
     if let Some(cents) = args.accept_amount_cents {
         body["accept_amount_cents"] = json!(cents);
+    }
+    if let Some(cents) = args.tip_cents {
+        body["tip_cents"] = json!(cents);
     }
     if let Some(value) = &args.dropoff_window {
         body["dropoff_window"] = window("--dropoff-window", value)?;

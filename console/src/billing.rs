@@ -46,6 +46,8 @@ pub(crate) struct StatementRow {
     deliveries: i32,
     /// Its live SMS notifications, `31 (2.79 EUR)`, when it bills any.
     sms: Option<String>,
+    /// Its tips, `4 (18.00 EUR)`, when it bills any.
+    tips: Option<String>,
     status: &'static str,
     overdue: bool,
 }
@@ -67,6 +69,13 @@ impl StatementRow {
                     "{} ({})",
                     statement.sms_count,
                     money(statement.sms_cents, &statement.currency)
+                )
+            }),
+            tips: (statement.tip_count > 0).then(|| {
+                format!(
+                    "{} ({})",
+                    statement.tip_count,
+                    money(statement.tip_cents, &statement.currency)
                 )
             }),
             status: courier::statements::status_name(statement.status()),

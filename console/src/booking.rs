@@ -385,6 +385,8 @@ pub(crate) struct BookingForm {
     items: Vec<ItemRow>,
     external_id: String,
     notes: String,
+    /// The tip for the courier, as typed ("3.50"); empty for none.
+    tip: String,
     /// The pickup time asked for, on the workspace's clock, as typed
     /// (`datetime-local`); empty for as soon as possible.
     scheduled_at: String,
@@ -452,6 +454,7 @@ impl BookingForm {
             items: (0..items).map(|i| ItemRow::of(form, i)).collect(),
             external_id: field(form, "external_id").to_owned(),
             notes: field(form, "notes").to_owned(),
+            tip: field(form, "tip").to_owned(),
             scheduled_at: field(form, "scheduled_at").to_owned(),
             pickup_window: WindowFields::of(form, "pickup_window"),
             dropoff_window: WindowFields::of(form, "dropoff_window"),
@@ -636,6 +639,7 @@ impl BookingForm {
             // The workspace's notification settings alone.
             notifications: None,
             undeliverable_action: pb::UndeliverableAction::ReturnToPickup as i32,
+            tip_cents: Some(crate::forms::tip_cents(&self.tip)?).filter(|cents| *cents > 0),
         })
     }
 }
@@ -693,6 +697,7 @@ fn shown_at_a_field(refusal: &Refusal) -> bool {
         "items",
         "external_id",
         "notes",
+        "tip_cents",
         "scheduled_at",
         "pickup_window",
         "dropoff_window",

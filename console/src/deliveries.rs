@@ -21,7 +21,7 @@ use courier::v1 as pb;
 use tokio_stream::StreamExt;
 
 use crate::ConsoleState;
-use crate::delivery_changes::{ChangeForm, change_of};
+use crate::delivery_changes::{ChangeForm, TipForm, change_of, tip_of};
 use crate::flash::Flash;
 use crate::labels;
 use crate::page::{Layout, ModeQuery, Refusal, Signed, field, fields, mode_named, next_page, render, unconfirmed};
@@ -567,6 +567,8 @@ pub(crate) struct DeliveryPage {
     dropoff: String,
     amount: String,
     breakdown: Vec<(String, String)>,
+    /// The tip for the courier, billed apart from the total; empty for none.
+    tip: String,
     waypoints: Vec<WaypointView>,
     vehicle_type_id: String,
     notes: String,
@@ -581,6 +583,8 @@ pub(crate) struct DeliveryPage {
     dropoff_window: String,
     /// The change form, for owners and admins until the delivery ended.
     change: Option<ChangeForm>,
+    /// The tip form, for owners and admins unless it was cancelled.
+    tip_form: Option<TipForm>,
     live: LivePart,
 }
 
@@ -592,6 +596,8 @@ enum Refused<'a> {
     /// The change form as sent, and the total a moved place would cost
     /// when that is why it was refused (`price_changed`).
     Change(&'a [(String, String)], Refusal, Option<i64>),
+    /// The tip form as sent.
+    Tip(&'a [(String, String)], Refusal),
 }
 
 fn waypoints_of(delivery: &pb::Delivery) -> Vec<WaypointView> {
@@ -685,6 +691,12 @@ async fn delivery_view(
         let action = format!("{}/w/{workspace}/deliveries/{id}/change?mode={mode}", state.root);
         ChangeForm::of(&delivery, zone, action, signed.session.csrf_token.clone())
     });
+    let mut tip_form = manages
+        .then(|| {
+            let action = format!("{}/w/{workspace}/deliveries/{id}/tip?mode={mode}", state.root);
+            TipForm::of(&delivery, zone, action, signed.session.csrf_token.clone())
+        })
+        .flatten();
     // A refusal at a field of its form is shown there (400); any other is
     // the page's banner (409).
     let (status, banner) = match refused {
@@ -709,6 +721,13 @@ async fn delivery_view(
                 _ => (StatusCode::CONFLICT, Some(refusal.message)),
             }
         }
+        Some(Refused::Tip(sent, refusal)) => match tip_form.take() {
+            Some(form) => {
+                tip_form = Some(form.sent(sent, refusal.message));
+                (StatusCode::BAD_REQUEST, None)
+            }
+            None => (StatusCode::CONFLICT, Some(refusal.message)),
+        },
         None => (StatusCode::OK, None),
     };
     layout.error = banner;
@@ -727,6 +746,10 @@ async fn delivery_view(
                 delivery.breakdown.as_ref(),
                 delivery.currency.as_deref().unwrap_or_default(),
             ),
+            tip: match delivery.tip_cents {
+                cents if cents > 0 => money(cents, delivery.currency.as_deref().unwrap_or_default()),
+                _ => String::new(),
+            },
             waypoints: waypoints_of(&delivery),
             vehicle_type_id: delivery.vehicle_type_id.clone(),
             notes: delivery.notes.clone().unwrap_or_default(),
@@ -737,6 +760,7 @@ async fn delivery_view(
             pickup_window: zone.window(delivery.pickup_window.as_ref()),
             dropoff_window: zone.window(delivery.dropoff_window.as_ref()),
             change,
+            tip_form,
             live,
         },
         status,
@@ -820,6 +844,64 @@ pub(crate) async fn cancel(
         ),
         Err(status) if matches!(status.code(), tonic::Code::FailedPrecondition | tonic::Code::Aborted) => {
             let refused = Refused::Cancel(sent_reason, Refusal::of(&status));
+            delivery_view(&state, &signed, (&workspace, mode), &id, Some(refused)).await
+        }
+        Err(status) => signed.failure(&state, &status, &workspace),
+    }
+}
+
+/// `…/deliveries/{id}/tip`: the tip form (`delivery_changes::TipForm`),
+/// sent as `UpdateDelivery` of `tip_cents`; a refusal (a lower tip after
+/// delivery, a late raise) is shown at the field.
+pub(crate) async fn tip(
+    State(state): State<ConsoleState>,
+    signed: Signed,
+    Path((workspace, id)): Path<(String, String)>,
+    Query(query): Query<ModeQuery>,
+    body: Bytes,
+) -> Response {
+    let form = fields(&body);
+    let mode = query.mode();
+    let page = format!("{}/w/{workspace}/deliveries/{id}?mode={mode}", state.root);
+    let request = signed.acting(
+        pb::GetDeliveryRequest {
+            delivery_id: id.clone(),
+        },
+        &workspace,
+        mode,
+        None,
+    );
+    let delivery = match state.deliveries.clone().get_delivery(request).await {
+        Ok(answer) => answer.into_inner().delivery.unwrap_or_default(),
+        Err(status) => return signed.failure(&state, &status, &workspace),
+    };
+    let message = match tip_of(&delivery, &form) {
+        Ok(Some(message)) => message,
+        Ok(None) => return signed.redirect_with(Flash::notice("The delivery already has this tip."), &page),
+        Err(refusal) => {
+            return delivery_view(
+                &state,
+                &signed,
+                (&workspace, mode),
+                &id,
+                Some(Refused::Tip(&form, refusal)),
+            )
+            .await;
+        }
+    };
+    let mut request = signed.acting(message, &workspace, mode, Some(field(&form, "csrf")));
+    if let Ok(key) = field(&form, "idempotency_key").parse() {
+        request.metadata_mut().insert(courier::metadata::IDEMPOTENCY_KEY, key);
+    }
+    match state.deliveries.clone().update_delivery(request).await {
+        Ok(_) => signed.redirect_with(Flash::notice("Tip saved."), &page),
+        Err(status)
+            if matches!(
+                status.code(),
+                tonic::Code::InvalidArgument | tonic::Code::FailedPrecondition
+            ) =>
+        {
+            let refused = Refused::Tip(&form, Refusal::of(&status));
             delivery_view(&state, &signed, (&workspace, mode), &id, Some(refused)).await
         }
         Err(status) => signed.failure(&state, &status, &workspace),

@@ -9,7 +9,7 @@
 //! as the page showed it is sent, against the `updated_at` the page showed
 //! (a delivery changed meanwhile is refused, not overwritten), under an
 //! idempotency key made when the page rendered (a double click changes
-//! once).
+//! once). The tip form beside it sets the courier's tip (`TipForm`).
 
 use courier::v1 as pb;
 
@@ -331,6 +331,80 @@ fn window_of(zone: Zone, start: &str, end: &str) -> Result<Option<pb::TimeWindow
     Ok(Some(pb::TimeWindow {
         start: Some(at(start, "start")?),
         end: Some(at(end, "end")?),
+    }))
+}
+
+/// The delivery page's tip form (docs/couriers.md "Tips"): owners and
+/// admins set the courier's tip until the delivery is delivered, then only
+/// raise it, for 7 days (the core refuses a lower or a late one at the
+/// field); none on a cancelled delivery.
+pub(crate) struct TipForm {
+    pub(crate) action: String,
+    pub(crate) csrf: String,
+    pub(crate) idempotency_key: String,
+    /// The tip as the delivery has it ("3.50", empty for none), or as sent.
+    pub(crate) amount: String,
+    pub(crate) currency: String,
+    /// What may still change, in words.
+    pub(crate) hint: String,
+    /// The refusal of what was sent.
+    pub(crate) error: Option<String>,
+}
+
+/// How long after its delivery a tip may still be raised, in seconds.
+const TIP_RAISE_SECONDS: i64 = 7 * 86_400;
+
+impl TipForm {
+    /// The form for `delivery`, posting to `action`; none once cancelled.
+    pub(crate) fn of(delivery: &pb::Delivery, zone: Zone, action: String, csrf: String) -> Option<TipForm> {
+        let hint = match delivery.status() {
+            pb::DeliveryStatus::Cancelled => return None,
+            pb::DeliveryStatus::Delivered => {
+                let until = delivery.delivered_at.map(|at| prost_types::Timestamp {
+                    seconds: at.seconds + TIP_RAISE_SECONDS,
+                    nanos: at.nanos,
+                });
+                format!(
+                    "Delivered: you may raise the tip until {}; each raise goes to the courier and on your statement.",
+                    zone.minute(until.as_ref(), "a week after delivery")
+                )
+            }
+            _ => "All of it goes to the courier who delivers, and is billed on its own line once delivered; until then you may change or remove it.".to_owned(),
+        };
+        Some(TipForm {
+            action,
+            csrf,
+            idempotency_key: new_key(),
+            amount: match delivery.tip_cents {
+                0 => String::new(),
+                cents => courier::statements::amount(cents),
+            },
+            currency: delivery.currency.clone().unwrap_or_default(),
+            hint,
+            error: None,
+        })
+    }
+
+    /// The form as sent, shown again with its refusal.
+    pub(crate) fn sent(mut self, form: &[(String, String)], error: String) -> TipForm {
+        self.amount = field(form, "tip").to_owned();
+        self.error = Some(error);
+        self
+    }
+}
+
+/// The tip sent from the form as a change of `delivery`; `None` when it is
+/// the tip the delivery has; a refusal at `tip_cents` of an amount that is
+/// none.
+pub(crate) fn tip_of(
+    delivery: &pb::Delivery,
+    form: &[(String, String)],
+) -> Result<Option<pb::UpdateDeliveryRequest>, Refusal> {
+    let tip_cents = crate::forms::tip_cents(field(form, "tip"))?;
+    Ok((tip_cents != delivery.tip_cents).then(|| pb::UpdateDeliveryRequest {
+        delivery_id: delivery.id.clone(),
+        tip_cents: Some(tip_cents),
+        ..Default::default()
     }))
 }
 

@@ -13,7 +13,7 @@ use axum::response::Response;
 use rand::RngExt;
 
 use crate::ConsoleState;
-use crate::page::{MessagePage, bare_layout, render};
+use crate::page::{MessagePage, Refusal, bare_layout, render};
 
 /// Cents from a form's amount in major units (`1500` or `1500.50`); `None`
 /// for anything else.
@@ -29,6 +29,16 @@ pub(crate) fn cents(text: &str) -> Option<i64> {
     }
     let fraction: i64 = format!("{fraction:0<2}").parse().ok()?;
     units.parse::<i64>().ok()?.checked_mul(100)?.checked_add(fraction)
+}
+
+/// A tip as typed ("3.50"; empty for none) in cents (docs/couriers.md
+/// "Tips"), the booking's and the delivery page's; the core checks its
+/// range.
+pub(crate) fn tip_cents(text: &str) -> Result<i64, Refusal> {
+    cents(text).ok_or_else(|| Refusal {
+        param: Some("tip_cents".into()),
+        message: "The tip is an amount such as 3.50, or empty for none.".into(),
+    })
 }
 
 /// Cents from a form's amount that may be below 0 (`-5.00`); `None` for

@@ -277,6 +277,7 @@ fn router(state: ConsoleState) -> Router {
         .route("/w/{workspace}/deliveries/{delivery}/live", get(deliveries::live))
         .route("/w/{workspace}/deliveries/{delivery}/cancel", post(deliveries::cancel))
         .route("/w/{workspace}/deliveries/{delivery}/change", post(deliveries::change))
+        .route("/w/{workspace}/deliveries/{delivery}/tip", post(deliveries::tip))
         .route(
             "/w/{workspace}/deliveries/{delivery}/proof/{file}",
             get(deliveries::proof_file),

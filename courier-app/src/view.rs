@@ -102,6 +102,9 @@ pub(crate) struct JobView {
     pub(crate) pay: Option<PayView>,
     /// Once it ended: what it earned ("8.45 EUR"); empty when nothing.
     pub(crate) earned: String,
+    /// The business's tip ("5.00 EUR"), all of it the courier's; empty
+    /// without one.
+    pub(crate) tip: String,
 }
 
 /// What a job pays, as the courier reads it (docs/couriers.md "Pay").
@@ -112,10 +115,23 @@ pub(crate) struct PayView {
     pub(crate) parts: Vec<String>,
 }
 
-/// What an ended job earned the courier ("8.45 EUR"); empty when nothing.
+/// What an ended job earned the courier ("8.45 EUR"), its tip included;
+/// empty when nothing.
 fn earned(job: &apb::Job) -> String {
-    match (job.earned_cents, &job.pay) {
-        (Some(cents), Some(pay)) => courier::statements::money(cents, &pay.currency),
+    let currency = job
+        .pay
+        .as_ref()
+        .map_or(job.currency.as_str(), |pay| pay.currency.as_str());
+    match job.earned_cents {
+        Some(cents) if !currency.is_empty() => courier::statements::money(cents, currency),
+        _ => String::new(),
+    }
+}
+
+/// A job's tip ("5.00 EUR"); empty without one (docs/couriers.md "Tips").
+fn tip(job: &apb::Job) -> String {
+    match job.tip_cents {
+        cents if cents > 0 => courier::statements::money(cents, &job.currency),
         _ => String::new(),
     }
 }
@@ -211,6 +227,7 @@ impl JobView {
             ended_at: clock(job.ended_at.as_ref(), zone),
             pay: job.pay.as_ref().map(PayView::of),
             earned: earned(job),
+            tip: tip(job),
         }
     }
 }
@@ -405,6 +422,8 @@ pub(crate) struct OfferView {
     pub(crate) added_minutes: Option<i64>,
     pub(crate) with_it: Vec<String>,
     pub(crate) pay: Option<PayView>,
+    /// The business's tip on top of the pay; empty without one.
+    pub(crate) tip: String,
 }
 
 impl OfferView {
@@ -421,6 +440,7 @@ impl OfferView {
             items: job.items.iter().map(item).collect(),
             added_minutes: offer.added_minutes,
             pay: offer.pay.as_ref().map(PayView::of),
+            tip: tip(&job),
             with_it: offer
                 .route
                 .as_ref()

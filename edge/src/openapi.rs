@@ -501,6 +501,9 @@ fn request_rules() -> Vec<(&'static str, &'static str, Value)> {
         "requested_pickup_time",
         json!({ "pattern": limits::PICKUP_TIME_PATTERN }),
     ));
+    for schema in ["CreateDeliveryRequest", "UpdateDeliveryRequest"] {
+        rules.push((schema, "tip_cents", range(limits::TIP_CENTS)));
+    }
     rules.push(("SelectedExtra", "quantity", range(limits::EXTRA_QUANTITY)));
     rules.push(("ShipmentItem", "description", text(limits::ITEM_DESCRIPTION)));
     rules.push(("ShipmentItem", "quantity", range(limits::ITEM_QUANTITY)));

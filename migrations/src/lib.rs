@@ -44,6 +44,7 @@ mod m20261205_000058_add_returns;
 mod m20261206_000059_add_pin_failed_submission;
 mod m20261207_000060_create_courier_pay;
 mod m20261208_000061_create_courier_statements;
+mod m20261209_000062_add_tips;
 
 pub struct Migrator;
 
@@ -88,6 +89,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261206_000059_add_pin_failed_submission::Migration),
             Box::new(m20261207_000060_create_courier_pay::Migration),
             Box::new(m20261208_000061_create_courier_statements::Migration),
+            Box::new(m20261209_000062_add_tips::Migration),
         ]
     }
 }

@@ -22,6 +22,7 @@ pub mod routes;
 pub mod simulator;
 pub mod statuses;
 pub mod testing;
+pub mod tips;
 pub mod validate;
 pub mod webhooks;
 pub mod windows;

@@ -213,6 +213,7 @@ pub fn sample_delivery() -> Delivery {
         undeliverable_action: Default::default(),
         return_of: None,
         return_delivery_id: None,
+        tip_cents: 0,
     }
 }
 
@@ -229,6 +230,7 @@ pub fn new_delivery() -> NewDelivery {
         batching: deliveries::Batching::Allowed,
         notifications: Default::default(),
         undeliverable_action: Default::default(),
+        tip_cents: 0,
     }
 }
 

@@ -111,6 +111,22 @@ pub fn contact(param: &str, contact: &ContactInput) -> CoreResult<()> {
     Ok(())
 }
 
+/// A tip (docs/couriers.md "Tips"): whole minor units within
+/// [`limits::TIP_CENTS`].
+pub fn tip_cents(cents: i64) -> CoreResult<()> {
+    let range = limits::TIP_CENTS;
+    if !(range.min..=range.max).contains(&cents) {
+        return Err(CoreError::invalid(
+            "tip_cents",
+            format!(
+                "tip_cents is the tip in minor units of the delivery's currency, {} to {}.",
+                range.min, range.max
+            ),
+        ));
+    }
+    Ok(())
+}
+
 /// `scheduled_at` lies at least 1 minute and at most 30 days ahead.
 pub fn scheduled_at(now: DateTime<Utc>, at: DateTime<Utc>) -> CoreResult<()> {
     if at < now + Duration::minutes(1) {

@@ -736,7 +736,7 @@ async fn billing(core: &Core, command: BillingCommand) -> Result<(), Box<dyn std
     let show = |s: &statements::Statement| {
         let overdue = if s.is_overdue(now) { "\toverdue" } else { "" };
         format!(
-            "{}\t{}\t{} {}\t{} deliveries\t{} SMS ({} {})\tperiod {} to {}\tdue {}{overdue}",
+            "{}\t{}\t{} {}\t{} deliveries\t{} SMS ({} {})\t{} tips ({} {})\tperiod {} to {}\tdue {}{overdue}",
             s.id,
             s.status.as_str(),
             document::amount(s.total_cents),
@@ -744,6 +744,9 @@ async fn billing(core: &Core, command: BillingCommand) -> Result<(), Box<dyn std
             s.delivery_count,
             s.sms_count,
             document::amount(s.sms_cents),
+            s.currency,
+            s.tip_count,
+            document::amount(s.tip_cents),
             s.currency,
             rfc3339(s.period_start),
             rfc3339(s.period_end),

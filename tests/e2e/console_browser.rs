@@ -287,6 +287,19 @@ e2e! {
         assert!(owner.text("main").await.contains("Deliver between"), "the window is shown");
         let windowed = app.get(&format!("/v1/deliveries/{id}"), &app.live_key).await.body;
         assert!(windowed["dropoff_window"]["start"].is_string(), "{windowed:#}");
+
+        // A tip for the courier: an amount that is none is refused at the
+        // field; a good one is saved and shown beside the price.
+        owner.fill("#tip-amount", "three euros").await;
+        owner.click_to("//button[text()='Save the tip']", "#tip-error").await;
+        assert_eq!(owner.find("#tip-amount").await.attr("aria-invalid").await.expect("attr").as_deref(), Some("true"));
+        owner.fill("#tip-amount", "3.50").await;
+        owner.click_to("//button[text()='Save the tip']", ".notice").await;
+        assert_eq!(owner.text(".notice").await, "Tip saved.");
+        assert!(owner.text("#delivery-tip").await.contains("3.50"), "the tip beside the price");
+        owner.screenshot().await;
+        let tipped = app.get(&format!("/v1/deliveries/{id}"), &app.live_key).await.body;
+        assert_eq!(tipped["tip_cents"], 350);
         owner.close().await;
     }
 }
@@ -305,11 +318,14 @@ e2e! {
         assert_eq!(owner.heading().await, "Overview (test)", "a workspace opens on its overview");
         owner.click_to("//nav//a[text()='Deliveries']", "table").await;
         owner.click_to("//a[text()='Book a test delivery']", "#pickup_address").await;
+        owner.fill("#tip", "2").await;
         owner.click_to("//button[text()='Get the price']", "#quote").await;
         owner.click_to("//button[starts-with(text(), 'Book for ')]", "#delivery-status").await;
         let url = owner.client.current_url().await.expect("url");
         let id = url.path().rsplit('/').next().expect("id").to_owned();
         assert!(id.starts_with("del_"), "{url}");
+        let booked = app.get(&format!("/v1/deliveries/{id}"), &app.test_key).await.body;
+        assert_eq!(booked["tip_cents"], 200, "the tip booked with it");
 
         // The page follows the delivery without a reload: the marked
         // document is still the one shown when it says delivered.

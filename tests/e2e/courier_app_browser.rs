@@ -458,15 +458,19 @@ e2e! {
         phone.click_to("//button[text()='Go online']", "#location").await;
         position_reported(&app, &kim.courier.id).await;
 
-        let created = app.create_delivery(&app.live_key, &berlin_delivery()).await;
+        let mut tipped = berlin_delivery();
+        tipped["tip_cents"] = serde_json::json!(150);
+        let created = app.create_delivery(&app.live_key, &tipped).await;
         let id = created["id"].as_str().expect("id").to_owned();
         phone.client.wait().at_most(PAGE_WAIT).for_element(fantoccini::Locator::Css("#offer-pay")).await.expect("the offer's pay");
         let offered = phone.text("#offer-pay").await;
         assert!(offered.starts_with("Pays ") && offered.contains(" EUR") && offered.contains("Base 3.00 EUR"), "{offered}");
+        assert!(phone.text("#offer-tip").await.starts_with("+ Tip 1.50 EUR"), "the tip beside the pay");
         phone.screenshot().await;
         phone.click_to("//button[text()='Accept']", "#job-status[data-status='courier_assigned']").await;
         let total = phone.text("#job-pay").await;
         assert!(offered.starts_with(&format!("Pays {total}")), "{offered} / {total}");
+        assert!(phone.text("#job-tip").await.contains("1.50 EUR"));
 
         crate::dropoff_pin::carry_to_the_dropoff(&kim, &id).await;
         let mut client = kim.client.clone();
@@ -477,23 +481,24 @@ e2e! {
             courier_id: kim.courier.id.clone(), amount_cents: 250, reason: "Welcome bonus".into(),
         })).await.expect("bonus");
 
-        phone.open(&app.url("/courier/")).await;
-        let finished = phone.text("#finished").await;
-        assert!(finished.contains(&format!("Delivered · {total}")) || finished.contains(&total), "{finished}");
-        phone.click_to("//a[@id='earnings']", "#earnings-title").await;
         let cents = |text: &str| -> i64 {
             let amount = text.trim_end_matches(" EUR").replace('.', "");
             amount.parse().expect("an amount")
         };
-        assert_eq!(cents(&phone.text("#earned").await), cents(&total) + 250);
+        let words = |cents: i64| format!("{}.{:02} EUR", cents / 100, cents % 100);
+        phone.open(&app.url("/courier/")).await;
+        let finished = phone.text("#finished").await;
+        assert!(finished.contains(&format!("Delivered · {}", words(cents(&total) + 150))), "the pay and the tip: {finished}");
+        phone.click_to("//a[@id='earnings']", "#earnings-title").await;
+        assert_eq!(cents(&phone.text("#earned").await), cents(&total) + 150 + 250);
         assert_eq!(phone.text("#earned-jobs").await, "1 job");
         let lines = phone.text("#lines").await;
-        assert!(lines.contains("Job") && lines.contains("Adjustment: Welcome bonus"), "{lines}");
+        assert!(lines.contains("Job") && lines.contains("Tip") && lines.contains("Adjustment: Welcome bonus"), "{lines}");
         phone.accessible().await;
         phone.screenshot().await;
         phone.click_to("//a[@id='show-week']", "#show-week[aria-current='page']").await;
         assert!(phone.text("#span").await.contains(" – "));
-        assert_eq!(cents(&phone.text("#earned").await), cents(&total) + 250);
+        assert_eq!(cents(&phone.text("#earned").await), cents(&total) + 150 + 250);
         phone.screenshot().await;
         // The week before: nothing earned.
         phone.click_to("//a[@id='earlier']", "#earned").await;
@@ -505,7 +510,7 @@ e2e! {
         courier_orders::pay::statements::close(&app.core, week, courier_orders::pay::statements::Closer::Worker).await.expect("closed");
         phone.open(&app.url("/courier/earnings")).await;
         let listed = phone.text("#statements").await;
-        assert!(listed.contains(&format!("{}.{:02} EUR", (cents(&total) + 250) / 100, (cents(&total) + 250) % 100)), "{listed}");
+        assert!(listed.contains(&words(cents(&total) + 150 + 250)), "{listed}");
         phone.screenshot().await;
         phone.click_to("//ul[@id='statements']//a[contains(@href, '/print')]", "table").await;
         let printed = phone.page().await;

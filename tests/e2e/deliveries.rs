@@ -27,7 +27,7 @@ pub fn berlin_delivery() -> Value {
     json!({ "pickup": pickup, "dropoff": dropoff, "vehicle_type_id": "cargo_bike" })
 }
 
-const DELIVERY_FIELDS: [&str; 34] = [
+const DELIVERY_FIELDS: [&str; 35] = [
     "id",
     "status",
     "mode",
@@ -62,6 +62,7 @@ const DELIVERY_FIELDS: [&str; 34] = [
     "undeliverable_action",
     "return_of",
     "return_delivery_id",
+    "tip_cents",
 ];
 
 async fn event_types(app: &TestApp, delivery_id: &str) -> Vec<String> {

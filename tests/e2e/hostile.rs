@@ -394,7 +394,8 @@ e2e! {
             (json!({ "dropoff_window": { "start": "2026-12-01T09:00:00Z", "end": true } }), "dropoff_window.end"),
             (json!({ "dropoff_window": { "start": "2026-13-45T99:00:00Z", "end": "later" } }), "dropoff_window.start"),
             (json!({ "dropoff_window": [] }), "dropoff_window"),
-            (json!({ "tip_cents": 500 }), "tip_cents"),
+            (json!({ "tip_cents": "500" }), "tip_cents"),
+            (json!({ "tip_cents": 12.5 }), "tip_cents"),
             (json!([{ "notes": "a" }]), "body"),
             (json!("notes"), "body"),
         ] {

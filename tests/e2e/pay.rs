@@ -2,8 +2,9 @@
 //! the job pays, accepting keeps it whatever the rule became since, the
 //! waiting at the pickup is added, the delivered job's lines are the
 //! courier's day and week; a fleet's rule pays its drivers, a no-show at
-//! the pickup earns the base and the waiting; adjustments; what each bad
-//! input is told.
+//! the pickup earns the base and the waiting; adjustments; tips (docs/couriers.md
+//! "Tips") from the create to the courier's stream, week and statement and
+//! the business's statement; what each bad input is told.
 
 use std::time::Duration;
 
@@ -16,7 +17,8 @@ use courier_store::config::DispatchMode;
 use crate::auto_dispatch::online_at;
 use crate::couriers::{assign, couriers, file, join, next, png, proof, refusal};
 use crate::deliveries::berlin_delivery;
-use crate::harness::TestApp;
+use crate::harness::{Answer, TestApp, unique_suffix};
+use serde_json::{Value, json};
 
 pub const RULE: ipb::PayRuleParts = ipb::PayRuleParts {
     base_cents: 300,
@@ -288,7 +290,113 @@ async fn closed_for(app: &TestApp, courier_id: &str) -> Vec<apb::CourierStatemen
     statements_of(app, courier_id).await
 }
 
+/// `PATCH /v1/deliveries/{id}` of its tip alone, with a fresh key.
+async fn tip(app: &TestApp, id: &str, tip_cents: Value) -> Answer {
+    let request = app
+        .http
+        .patch(app.url(&format!("/v1/deliveries/{id}")))
+        .header("x-api-key", &app.live_key)
+        .header("idempotency-key", unique_suffix());
+    app.send(request.json(&json!({ "tip_cents": tip_cents }))).await
+}
+
+/// The stream's next job whose tip is `tip_cents` (10 s for each message).
+async fn job_tipped(stream: &mut tonic::Streaming<apb::WatchAssignmentsResponse>, tip_cents: i64) -> apb::Job {
+    loop {
+        if let Some(Update::Job(job)) = next(stream).await.update
+            && job.tip_cents == tip_cents
+        {
+            return job;
+        }
+    }
+}
+
 e2e! {
+    async fn tips_reach_the_courier_their_week_and_the_business_statement(app: TestApp) {
+        set_rule(&app, "car", "", RULE).await.expect("rule");
+        for (tip_cents, param) in [(json!(-1), "tip_cents"), (json!(100_001), "tip_cents"), (json!("5"), "tip_cents")] {
+            let mut body = berlin_delivery();
+            body["tip_cents"] = tip_cents;
+            app.post_idempotent("/v1/deliveries", &app.live_key, &unique_suffix(), &body).await.assert_error(400, "invalid_request", Some(param));
+        }
+        let mut body = berlin_delivery();
+        body["tip_cents"] = json!(400);
+        let created = app.create_delivery(&app.live_key, &body).await;
+        assert_eq!(created["tip_cents"], 400);
+        let id = created["id"].as_str().expect("id").to_owned();
+        let kim = join(&app, "", "Kim Tipped", "kim.tipped@example.com", "car").await;
+        let mut stream = kim.client.clone().watch_assignments(kim.request(apb::WatchAssignmentsRequest::default())).await.expect("watch").into_inner();
+        assert!(matches!(next(&mut stream).await.update, Some(Update::Snapshot(_))));
+        crate::dropoff_pin::to_the_dropoff(&app, &kim, &id).await;
+
+        // Before delivery a tip may go down; the courier's app hears it.
+        let lowered = tip(&app, &id, json!(300)).await;
+        assert_eq!((lowered.status, &lowered.body["tip_cents"]), (200, &json!(300)), "{:#}", lowered.body);
+        let held = job_tipped(&mut stream, 300).await;
+        assert_eq!((held.currency.as_str(), held.earned_cents), ("EUR", None));
+        let pay = held.pay.clone().expect("pay");
+
+        let mut client = kim.client.clone();
+        let photo = proof(&id, pb::CheckpointKind::Dropoff, vec![file(pb::ArtifactKind::Photo, "door.png", png(3))], "tip-dropoff");
+        client.submit_proof(kim.request(photo)).await.expect("dropoff proof");
+        let delivered = client.complete_handover(kim.request(apb::CompleteHandoverRequest { job_id: id.clone() })).await.expect("handover").into_inner().job.expect("job");
+        assert_eq!(delivered.earned_cents, Some(pay.total_cents + 300), "the pay and all of the tip");
+
+        // Once delivered a tip only rises.
+        for lower in [json!(200), Value::Null, json!(0)] {
+            tip(&app, &id, lower).await.assert_error(409, "not_editable", Some("tip_cents"));
+        }
+        let raised = tip(&app, &id, json!(500)).await;
+        assert_eq!((raised.status, &raised.body["tip_cents"]), (200, &json!(500)), "{:#}", raised.body);
+        let told = job_tipped(&mut stream, 500).await;
+        assert_eq!(told.earned_cents, Some(pay.total_cents + 500), "the raise reaches the courier");
+        let day = earnings(&app, &kim.courier.id, apb::EarningsPeriod::Day).await;
+        assert_eq!(
+            kinds(&day.lines),
+            vec![(apb::EarningsKind::Job, pay.total_cents), (apb::EarningsKind::Tip, 300), (apb::EarningsKind::Tip, 200)]
+        );
+        assert_eq!(day.totals[0].tip_cents, 500);
+
+        // The business's statement bills the tips on a line of their own.
+        let statements = app
+            .billing()
+            .await
+            .close_statement(app.billing_request(ipb::CloseStatementRequest { workspace_id: app.workspace_id.clone() }))
+            .await
+            .expect("close")
+            .into_inner()
+            .statements;
+        let statement = &statements[0];
+        let amount = created["amount_cents"].as_i64().expect("amount");
+        assert_eq!((statement.tip_count, statement.tip_cents), (2, 500));
+        assert_eq!(statement.total_cents, amount + statement.sms_cents + 500);
+        let read = app
+            .billing()
+            .await
+            .get_statement(app.billing_request(ipb::GetStatementRequest { statement_id: statement.id.clone(), page_size: 0, page_token: String::new() }))
+            .await
+            .expect("statement")
+            .into_inner();
+        let csv = courier::statements::statement_csv(statement, &read.deliveries).expect("csv");
+        assert!(csv.contains("Tips: 2,,,,,,,5.00,EUR"), "{csv}");
+
+        // A week later: no more raises, and the courier's week holds the tips.
+        app.clock.advance(Duration::from_secs(8 * 86_400));
+        let late = tip(&app, &id, json!(900)).await;
+        late.assert_error(409, "not_editable", Some("tip_cents"));
+        assert!(late.body["error"]["message"].as_str().expect("message").contains("7 days"), "{:#}", late.body);
+        let closed = closed_for(&app, &kim.courier.id).await;
+        let totals = closed[0].totals.clone().expect("totals");
+        assert_eq!((totals.tip_cents, totals.total_cents), (500, pay.total_cents + 500));
+
+        // A cancelled delivery's tip never changes and is never given.
+        let cancelled = app.create_delivery(&app.live_key, &body).await;
+        let other = cancelled["id"].as_str().expect("id");
+        let answer = app.post(&format!("/v1/deliveries/{other}/cancel"), &app.live_key, &json!({})).await;
+        assert_eq!(answer.status, 200, "{:#}", answer.body);
+        tip(&app, other, json!(800)).await.assert_error(409, "not_editable", Some("tip_cents"));
+    }
+
     async fn the_worker_closes_a_week_once_with_exactly_its_lines_and_the_cli_exports_it(app: TestApp) {
         set_rule(&app, "", "", RULE).await.expect_err("no scope");
         let (fleet, key) = crate::fleet::fleet(&app, true).await;

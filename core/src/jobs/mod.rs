@@ -934,7 +934,12 @@ async fn job_of(core: &Core, work: Work, assignment: Assignment) -> CoreResult<J
         .await?
         .remove(&assignment.id);
     let earned_cents = match assignment.ended_at {
-        Some(_) => pay::earnings::of_assignment(&core.db, &assignment.id).await?,
+        Some(_) => {
+            let delivered = assignment
+                .delivered()
+                .then_some((assignment.courier_id.as_str(), assignment.job_id.as_str()));
+            pay::earnings::of_assignment(&core.db, &assignment.id, delivered).await?
+        }
         None => None,
     };
     Ok(Job {

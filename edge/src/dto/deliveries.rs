@@ -141,6 +141,10 @@ pub struct CreateDeliveryBody {
     /// settings alone.
     pub notifications: Option<NotificationPreferencesBody>,
     pub undeliverable_action: Option<UndeliverableActionBody>,
+    /// A tip for the courier, in minor units of the delivery's currency,
+    /// all of it theirs once they deliver it; billed on the workspace's
+    /// statement.
+    pub tip_cents: Option<i64>,
 }
 
 impl TryFrom<CreateDeliveryBody> for pb::CreateDeliveryRequest {
@@ -160,6 +164,7 @@ impl TryFrom<CreateDeliveryBody> for pb::CreateDeliveryRequest {
                 None | Some(UndeliverableActionBody::ReturnToPickup) => pb::UndeliverableAction::ReturnToPickup,
                 Some(UndeliverableActionBody::Dispose) => pb::UndeliverableAction::Dispose,
             } as i32,
+            tip_cents: b.tip_cents,
             quote_id: b.quote_id,
             pickup: Some(b.pickup.into()),
             dropoff: Some(b.dropoff.into()),
@@ -299,6 +304,12 @@ pub struct UpdateDeliveryBody {
     #[serde(default, deserialize_with = "present")]
     #[schema(value_type = i64, minimum = 0)]
     pub accept_amount_cents: Option<Option<i64>>,
+    /// The tip as it is to be; `null` removes it. Any amount until the
+    /// delivery is delivered, then only a higher one, until 7 days after;
+    /// not on a cancelled delivery.
+    #[serde(default, deserialize_with = "present")]
+    #[schema(value_type = Option<i64>)]
+    pub tip_cents: Option<Option<i64>>,
 }
 
 /// The update request for `delivery_id`, checked against `if_updated_at`
@@ -318,6 +329,7 @@ pub fn update_request(
         clear_dropoff_window,
         if_updated_at,
         accept_amount_cents: not_null(b.accept_amount_cents, "accept_amount_cents", "; send the new total")?,
+        tip_cents: b.tip_cents.map(Option::unwrap_or_default),
     })
 }
 

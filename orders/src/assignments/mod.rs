@@ -97,6 +97,11 @@ impl Assignment {
         self.ended_at.is_none()
     }
 
+    /// Whether this hold delivered the job.
+    pub fn delivered(&self) -> bool {
+        self.outcome.as_deref() == Some(Outcome::Delivered.label().as_str())
+    }
+
     /// Whether the hold ended with the job itself (delivered or cancelled),
     /// not by dispatch taking it away: a courier's resent last move is then
     /// theirs.
@@ -303,6 +308,16 @@ pub async fn open_of_courier(db: &impl ConnectionTrait, courier_id: &str) -> Cor
         .into_iter()
         .map(from_model)
         .collect())
+}
+
+/// The hold of `job_id` that delivered it, if any.
+pub async fn delivered_by(db: &impl ConnectionTrait, job_id: &str) -> CoreResult<Option<Assignment>> {
+    Ok(entity::Entity::find()
+        .filter(entity::Column::JobId.eq(job_id))
+        .filter(entity::Column::Outcome.eq(Outcome::Delivered.label()))
+        .one(db)
+        .await?
+        .map(from_model))
 }
 
 /// Every hold of `job_id`, oldest first: whose hands it passed through.

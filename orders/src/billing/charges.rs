@@ -1,15 +1,17 @@
-//! Usage charges (docs/billing.md "SMS notifications"): what a workspace
-//! owes beside its deliveries, today one charge per live SMS a provider
-//! took, at the catalogue's price when it was sent. A charge is written in
-//! the transaction that records its message as sent (the sender calls
-//! [`record`] only where its finish updated the row), and its key is the
-//! message's id: a message is charged once, on any number of replicas.
-//! `statement_id` is empty until a statement bills the charge, as a billing
-//! line's.
+//! Usage charges (docs/billing.md "SMS notifications" and "Tips"): what a
+//! workspace owes beside its deliveries' prices: one charge per live SMS a
+//! provider took, at the catalogue's price when it was sent, and one per
+//! tip a live delivery carried to its courier (docs/couriers.md "Tips").
+//! A charge is written in the transaction that records what it charges
+//! for: an SMS's where the sender's finish updated its row (its key is the
+//! message's id, so a message is charged once on any number of replicas),
+//! a tip's where the delivery was delivered or its tip raised after.
+//! `statement_id` is empty until a statement bills the charge, as a
+//! billing line's.
 //!
-//! Test-mode messages are never charged, and emails are free. Charges are
-//! not in the open amount: they are billed on the statement, not reserved
-//! against the credit limit (docs/billing.md).
+//! Test mode is never charged, and emails are free. Charges are not in the
+//! open amount: they are billed on the statement, not reserved against the
+//! credit limit (docs/billing.md).
 
 use sea_orm::sea_query::{Alias, Expr, ExprTrait, Func, OnConflict};
 use sea_orm::{ActiveValue::Set, ColumnTrait, Condition, ConnectionTrait, EntityTrait, QueryFilter, QuerySelect};
@@ -50,12 +52,15 @@ pub mod entity {
 pub enum Kind {
     /// A live SMS to a delivery's recipient or sender.
     SmsNotification,
+    /// A delivery's tip, or what a raise after delivery added to it.
+    Tip,
 }
 
 impl Kind {
     pub fn as_str(self) -> &'static str {
         match self {
             Kind::SmsNotification => "sms_notification",
+            Kind::Tip => "tip",
         }
     }
 }
@@ -161,17 +166,18 @@ pub struct Billed {
     pub unit_cents: Option<i64>,
 }
 
-/// Puts every SMS charge matching `condition` in `currency` on
+/// Puts every charge of `kind` matching `condition` in `currency` on
 /// `statement_id`, in `tx`; returns what it billed. A charge another close
 /// billed meanwhile no longer matches (PostgreSQL re-checks a row it waited
 /// for).
-pub(super) async fn bill_sms(
+pub(super) async fn bill(
     tx: &impl ConnectionTrait,
     condition: Condition,
+    kind: Kind,
     currency: &str,
     statement_id: &str,
 ) -> CoreResult<Billed> {
-    let kind = Kind::SmsNotification.as_str();
+    let kind = kind.as_str();
     entity::Entity::update_many()
         .col_expr(entity::Column::StatementId, Expr::value(statement_id))
         .filter(condition)

@@ -16,7 +16,8 @@ use sea_orm::{
     QuerySelect,
 };
 
-use super::{charges, lines};
+use super::charges::{self, Kind};
+use super::lines;
 use crate::{CoreError, CoreResult, Orders};
 use courier::errors::ErrorCode;
 use courier_identity::access::{Granted, act};
@@ -41,6 +42,8 @@ pub mod entity {
         pub sms_count: i32,
         pub sms_cents: i64,
         pub sms_unit_cents: Option<i64>,
+        pub tip_count: i32,
+        pub tip_cents: i64,
         pub period_start: i64,
         pub period_end: i64,
         pub issued_at: i64,
@@ -87,7 +90,8 @@ pub struct Statement {
     pub workspace_id: String,
     pub status: StatementStatus,
     pub currency: String,
-    /// Its deliveries' amounts and its SMS charges (VAT included).
+    /// Its deliveries' amounts, its SMS charges and its tips (VAT
+    /// included).
     pub total_cents: i64,
     pub delivery_count: i32,
     /// The live SMS notifications it bills (docs/billing.md "SMS
@@ -98,6 +102,11 @@ pub struct Statement {
     /// The price of each, when every one had the same (a catalogue changed
     /// within the period may have priced them differently).
     pub sms_unit_cents: Option<i64>,
+    /// The tips it bills (docs/billing.md "Tips"): each tip a delivery
+    /// carried to its courier, and each raise after.
+    pub tip_count: i32,
+    /// Their amount, in `total_cents`.
+    pub tip_cents: i64,
     pub period_start: i64,
     pub period_end: i64,
     pub issued_at: i64,
@@ -166,7 +175,7 @@ pub async fn close(orders: &Orders, workspace_id: &str, end: PeriodEnd<'_>) -> C
         return match end {
             PeriodEnd::Now(_) => Err(CoreError::new(
                 ErrorCode::NothingToBill,
-                "The workspace has no delivered live delivery and no SMS charge that is on no statement: there is nothing to bill.",
+                "The workspace has no delivered live delivery and no SMS charge or tip that is on no statement: there is nothing to bill.",
             )),
             PeriodEnd::BillingDay(_) => Ok(vec![]),
         };
@@ -179,11 +188,16 @@ pub async fn close(orders: &Orders, workspace_id: &str, end: PeriodEnd<'_>) -> C
         let (count, delivery_cents) = lines::bill(&*tx, billable.clone(), &currency, &id).await?;
         let delivery_count =
             i32::try_from(count).map_err(|_| CoreError::Internal(format!("statement {id} has {count} deliveries")))?;
-        let sms = charges::bill_sms(&*tx, billable_charges.clone(), &currency, &id).await?;
-        let sms_count = i32::try_from(sms.count)
-            .map_err(|_| CoreError::Internal(format!("statement {id} has {} SMS charges", sms.count)))?;
+        let sms = charges::bill(&*tx, billable_charges.clone(), Kind::SmsNotification, &currency, &id).await?;
+        let tips = charges::bill(&*tx, billable_charges.clone(), Kind::Tip, &currency, &id).await?;
+        let count = |billed: charges::Billed, what: &str| {
+            i32::try_from(billed.count)
+                .map_err(|_| CoreError::Internal(format!("statement {id} has {} {what}", billed.count)))
+        };
+        let (sms_count, tip_count) = (count(sms, "SMS charges")?, count(tips, "tips")?);
         let total_cents = delivery_cents
             .checked_add(sms.cents)
+            .and_then(|cents| cents.checked_add(tips.cents))
             .ok_or_else(|| CoreError::Internal(format!("statement {id} overflows its total")))?;
         let statement = entity::ActiveModel {
             id: Set(id),
@@ -195,6 +209,8 @@ pub async fn close(orders: &Orders, workspace_id: &str, end: PeriodEnd<'_>) -> C
             sms_count: Set(sms_count),
             sms_cents: Set(sms.cents),
             sms_unit_cents: Set(sms.unit_cents),
+            tip_count: Set(tip_count),
+            tip_cents: Set(tips.cents),
             period_start: Set(period_start),
             period_end: Set(period_end),
             issued_at: Set(now),
@@ -399,6 +415,8 @@ fn from_model(model: entity::Model) -> CoreResult<Statement> {
         sms_count: model.sms_count,
         sms_cents: model.sms_cents,
         sms_unit_cents: model.sms_unit_cents,
+        tip_count: model.tip_count,
+        tip_cents: model.tip_cents,
         period_start: model.period_start,
         period_end: model.period_end,
         issued_at: model.issued_at,

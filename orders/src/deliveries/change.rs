@@ -34,6 +34,7 @@ pub struct Change {
     priced: Option<PricedRoute>,
     pin_failures: Option<(u32, u32, Option<String>)>,
     return_delivery_id: Option<String>,
+    tip_cents: Option<i64>,
 }
 
 impl Change {
@@ -199,6 +200,14 @@ impl Change {
         }
     }
 
+    /// The tip (docs/couriers.md "Tips").
+    pub fn tip(self, cents: i64) -> Self {
+        Change {
+            tip_cents: Some(cents),
+            ..self
+        }
+    }
+
     /// What the row must still be for the change to apply, beyond its
     /// status: not yet at risk, for the change that makes it so, so that of
     /// two replicas finding it late only one records it; the count of wrong
@@ -269,6 +278,9 @@ impl Change {
         }
         if let Some(at) = self.promised_by {
             set(C::PromisedBy, Expr::value(at));
+        }
+        if let Some(cents) = self.tip_cents {
+            set(C::TipCents, Expr::value(cents));
         }
         if let Some(id) = self.return_delivery_id {
             set(C::ReturnDeliveryId, Expr::value(id));

@@ -1,7 +1,7 @@
 //! Changes after booking (docs/guide.md "Change a delivery"): `PATCH
 //! /v1/deliveries/{id}` sets the notes, the pickup's and dropoff's contact,
-//! instructions, address and position, and the dropoff window, each while
-//! the delivery's status allows it. A moved position prices the route
+//! instructions, address and position, the dropoff window and the tip
+//! (`tips`), each while the delivery's status allows it. A moved position prices the route
 //! again; a new total must be accepted (`accept_amount_cents`), and a live
 //! delivery's credit reservation follows it. Guarded by the idempotency key
 //! like a create; checked against the `updated_at` the client last read
@@ -21,7 +21,7 @@ use crate::edits::{self, Member};
 use crate::idempotency::{self, Idempotent, Scope};
 use crate::quotes::RouteInput;
 use crate::windows::{MINUTE, Window, Windows};
-use crate::{CoreError, CoreResult, Orders, billing};
+use crate::{CoreError, CoreResult, Orders, billing, tips, validate};
 use courier::time::from_micros;
 use courier_identity::auth::{Mode, Principal};
 use courier_identity::text;
@@ -40,6 +40,8 @@ pub struct Edit {
     pub dropoff: WaypointEdit,
     /// `Some(None)` removes the dropoff window.
     pub dropoff_window: Option<Option<Window>>,
+    /// The tip as it is to be (docs/couriers.md "Tips").
+    pub tip_cents: Option<i64>,
     /// The `updated_at` the client made the change against (`If-Match`);
     /// `None` changes whatever the delivery is now.
     pub if_updated_at: Option<i64>,
@@ -54,6 +56,7 @@ impl Edit {
             && self.pickup.is_empty()
             && self.dropoff.is_empty()
             && self.dropoff_window.is_none()
+            && self.tip_cents.is_none()
             && self.accept_amount_cents.is_none()
     }
 }
@@ -154,7 +157,7 @@ fn check(edit: &Edit, now: i64) -> CoreResult<()> {
     if edit.is_empty() {
         return Err(CoreError::invalid(
             "body",
-            "Send at least one member to change: notes, pickup, dropoff or dropoff_window (or accept_amount_cents to check the total).",
+            "Send at least one member to change: notes, pickup, dropoff, dropoff_window or tip_cents (or accept_amount_cents to check the total).",
         ));
     }
     if let Some(Some(notes)) = &edit.notes {
@@ -162,6 +165,9 @@ fn check(edit: &Edit, now: i64) -> CoreResult<()> {
     }
     edits::check_waypoint("pickup", &edit.pickup)?;
     edits::check_waypoint("dropoff", &edit.dropoff)?;
+    if let Some(tip_cents) = edit.tip_cents {
+        validate::tip_cents(tip_cents)?;
+    }
     if edit.accept_amount_cents.is_some_and(|cents| cents < 0) {
         return Err(CoreError::invalid(
             "accept_amount_cents",
@@ -282,9 +288,14 @@ async fn apply(
         .filter(|d| d.workspace_id == principal.workspace.id && d.mode == principal.mode)
         .ok_or_else(|| CoreError::not_found("delivery"))?;
     edits::unchanged_since(edit.if_updated_at, delivery.updated_at, "delivery")?;
+    let now = orders.clock.now_micros();
     let route = edited_route(&delivery, &edit);
     let changed = changes(&delivery, &edit, &route);
     edits::check_editable(&changed, delivery.status, "delivery")?;
+    let tip_cents = edit.tip_cents.filter(|cents| *cents != delivery.tip_cents);
+    if let Some(tip_cents) = tip_cents {
+        tips::check_change(&delivery, tip_cents, now)?;
+    }
     let priced = match priced {
         _ if !moved(&delivery.route, &route) => None,
         Some((priced_route, price)) if !moved(&priced_route, &route) => Some(price),
@@ -294,11 +305,13 @@ async fn apply(
     };
     let total = priced.as_ref().map(|p| p.amount_cents).or(delivery.amount_cents);
     check_price(&edit, delivery.amount_cents, total)?;
-    if changed.is_empty() {
+    if changed.is_empty() && tip_cents.is_none() {
         return Ok((orders.wire.delivery(&delivery), Vec::new()));
     }
-    let now = orders.clock.now_micros();
-    let change = changed_columns(&delivery, &edit, &changed, route, priced, now)?;
+    let mut change = changed_columns(&delivery, &edit, &changed, route, priced, now)?;
+    if let Some(tip_cents) = tip_cents {
+        change = change.tip(tip_cents);
+    }
     if !update(orders, tx, id, Some(delivery.status), change).await? {
         // The row is locked (PostgreSQL) or the writer is this transaction
         // (SQLite): its status cannot have moved since it was read.
@@ -309,7 +322,11 @@ async fn apply(
     if updated.amount_cents != delivery.amount_cents {
         fields.push("amount_cents".to_owned());
     }
+    if tip_cents.is_some() {
+        fields.push("tip_cents".to_owned());
+    }
     record_update(orders, tx, &updated, &fields, now).await?;
+    tips::raised(orders, tx, &updated, delivery.tip_cents, now).await?;
     principal.audit(orders, &**tx, "delivery.update", id).await?;
     if let Some(held) = assignments::open_for_job(tx, id).await? {
         let entry = feed::Entry::Edited {

@@ -62,6 +62,8 @@ pub struct Model {
     /// On a delivery whose handover failed: the return that brings its
     /// goods back.
     pub return_delivery_id: Option<String>,
+    /// The tip (docs/couriers.md "Tips"); 0 without one.
+    pub tip_cents: i64,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

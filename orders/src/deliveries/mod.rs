@@ -32,7 +32,7 @@ use crate::idempotency::{self, Idempotent, Scope};
 use crate::notifications::Preferences;
 use crate::quotes::{self, RouteInput, from_json, to_json};
 use crate::statuses::{CancellationReason, Status};
-use crate::validate::ContactRule;
+use crate::validate::{self, ContactRule};
 use crate::windows::{MINUTE, Windows};
 use crate::{CoreError, CoreResult, Orders, billing, webhooks};
 use courier::errors::ErrorCode;
@@ -61,6 +61,9 @@ pub struct NewDelivery {
     /// Recipient notifications over the workspace's settings.
     pub notifications: Preferences,
     pub undeliverable_action: UndeliverableAction,
+    /// The tip, in minor units of the delivery's currency
+    /// (docs/couriers.md "Tips").
+    pub tip_cents: i64,
 }
 
 /// `POST /v1/deliveries`: validates and prices (or redeems the quote), then
@@ -128,6 +131,7 @@ async fn prepare(orders: &Orders, principal: &Principal, new: NewDelivery) -> Co
         text::text_within("notes", notes, courier::limits::NOTES)?;
     }
     let proof = new.proof.unwrap_or_default().requirements()?;
+    validate::tip_cents(new.tip_cents)?;
     if new.test_scenario.is_some() && principal.mode == Mode::Live {
         return Err(CoreError::invalid(
             "test_scenario",
@@ -240,6 +244,7 @@ async fn prepare(orders: &Orders, principal: &Principal, new: NewDelivery) -> Co
         undeliverable_action: new.undeliverable_action.as_str().to_owned(),
         return_of: None,
         return_delivery_id: None,
+        tip_cents: new.tip_cents,
     };
     Ok(Prepared {
         row,
@@ -772,6 +777,7 @@ fn from_model(model: entity::Model) -> CoreResult<Delivery> {
         dropoff_pin_failed_submission: model.dropoff_pin_failed_submission,
         return_of: model.return_of,
         return_delivery_id: model.return_delivery_id,
+        tip_cents: model.tip_cents,
     })
 }
 

@@ -367,6 +367,9 @@ pub struct Delivery {
     pub return_of: Option<String>,
     /// Once its handover failed with a return: the return delivery.
     pub return_delivery_id: Option<String>,
+    /// The business's tip, in minor units of `currency`; all of it goes to
+    /// the courier who delivers (docs/couriers.md "Tips").
+    pub tip_cents: i64,
 }
 
 /// Wrong PINs that block a handover until a dispatcher resets them.

@@ -94,5 +94,6 @@ async fn again(orders: &Orders, principal: &Principal, id: &str, redelivery: Red
         batching: original.batching,
         notifications: original.notifications,
         undeliverable_action: original.undeliverable_action,
+        tip_cents: original.tip_cents,
     })
 }

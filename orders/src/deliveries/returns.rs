@@ -121,6 +121,7 @@ pub async fn insert(
         undeliverable_action: UndeliverableAction::Dispose.as_str().to_owned(),
         return_of: Some(original.id.clone()),
         return_delivery_id: None,
+        tip_cents: 0,
     };
     let model = entity::ActiveModel::from(row)
         .insert(&**tx)

@@ -11,7 +11,7 @@ use crate::deliveries::{self, Change, Delivery};
 use crate::events::EventType;
 use crate::proofs::{self, Checkpoint};
 use crate::{CoreError, CoreResult, Orders};
-use crate::{assignments, billing, notifications};
+use crate::{assignments, billing, notifications, tips};
 use courier::errors::ErrorCode;
 use courier_identity::auth::{Mode, Principal};
 use courier_store::db::WriteTransaction;
@@ -106,11 +106,13 @@ pub async fn advance(
         billing::release_credit(tx, &delivery.workspace_id, amount_cents).await?;
     }
     let moved = deliveries::reload(tx, &delivery.id).await?;
-    if delivery.mode == Mode::Live {
-        assignments::job_moved(orders, tx, &moved.id, to, moved.cancellation_reason, now).await?;
-    }
+    let courier_id = match delivery.mode {
+        Mode::Live => assignments::job_moved(orders, tx, &moved.id, to, moved.cancellation_reason, now).await?,
+        Mode::Test => None,
+    };
     if to == Status::Delivered {
         billing::lines::record(tx, &moved).await?;
+        tips::give(tx, &moved, courier_id.as_deref(), moved.tip_cents, now).await?;
     }
     let happened: Vec<_> = events_for(to)
         .iter()

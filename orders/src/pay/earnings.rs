@@ -3,7 +3,7 @@
 //! operator or the fleet's admins — each at the time it was earned.
 //! Owns `courier_earnings`. A job's and its waiting's lines are written in
 //! the transaction that ends the job, once per assignment (a unique index),
-//! on any replica; `statement_id` is empty until a statement lists the
+//! on any replica; a tip's (no assignment) in the transaction that gives it; `statement_id` is empty until a statement lists the
 //! line.
 
 use sea_orm::sea_query::OnConflict;
@@ -151,12 +151,24 @@ pub async fn between(db: &impl ConnectionTrait, courier_id: &str, from: i64, to:
 }
 
 /// What assignment `assignment_id` earned once its job ended: the sum of
-/// its lines (its job's pay and waiting), `None` before it has any.
-pub async fn of_assignment(db: &impl ConnectionTrait, assignment_id: &str) -> CoreResult<Option<i64>> {
-    let lines = entity::Entity::find()
-        .filter(entity::Column::AssignmentId.eq(assignment_id))
-        .all(db)
-        .await?;
+/// its lines (its job's pay and waiting) and, for the hold that delivered
+/// the job (`delivered`: its courier and job), the job's tips to that
+/// courier; `None` before it has any.
+pub async fn of_assignment(
+    db: &impl ConnectionTrait,
+    assignment_id: &str,
+    delivered: Option<(&str, &str)>,
+) -> CoreResult<Option<i64>> {
+    let mut condition = Condition::any().add(entity::Column::AssignmentId.eq(assignment_id));
+    if let Some((courier_id, job_id)) = delivered {
+        condition = condition.add(
+            Condition::all()
+                .add(entity::Column::CourierId.eq(courier_id))
+                .add(entity::Column::JobId.eq(job_id))
+                .add(entity::Column::Kind.eq(Kind::Tip.as_str())),
+        );
+    }
+    let lines = entity::Entity::find().filter(condition).all(db).await?;
     Ok((!lines.is_empty()).then(|| lines.iter().map(|line| line.amount_cents).sum()))
 }
 

@@ -335,6 +335,31 @@ pub(crate) async fn settle(
     Ok(())
 }
 
+/// Writes in `tx` the tip of `tip_cents` on `payee`'s job at `now`: a
+/// line of its own, all of it the courier's (docs/couriers.md "Tips"). The
+/// caller gives each tip once (`tips::give`), in the transaction of the
+/// delivery or of the raise.
+pub(crate) async fn tip(
+    tx: &WriteTransaction,
+    payee: Payee<'_>,
+    currency: &str,
+    tip_cents: i64,
+    now: i64,
+) -> CoreResult<()> {
+    let line = NewLine {
+        courier_id: payee.courier_id,
+        kind: Kind::Tip,
+        job_id: Some(payee.job_id),
+        assignment_id: None,
+        currency,
+        amount_cents: tip_cents,
+        reason: None,
+        created_by: None,
+    };
+    earnings::record(&**tx, &[line], now).await?;
+    Ok(())
+}
+
 async fn by_assignment(db: &impl ConnectionTrait, assignment_id: &str) -> CoreResult<Option<entity::Model>> {
     Ok(entity::Entity::find()
         .filter(entity::Column::AssignmentId.eq(assignment_id))

@@ -780,6 +780,13 @@ export interface components {
             scheduled_at?: string | null;
             stops?: components["schemas"]["WaypointInput"][] | null;
             test_scenario?: components["schemas"]["TestScenario"] | null;
+            /**
+             * Format: int64
+             * @description A tip for the courier, in minor units of the delivery's currency,
+             *     all of it theirs once they deliver it; billed on the workspace's
+             *     statement.
+             */
+            tip_cents?: number | null;
             undeliverable_action?: components["schemas"]["UndeliverableAction"] | null;
             vehicle_type_id: string;
         };
@@ -913,6 +920,12 @@ export interface components {
             status: components["schemas"]["DeliveryStatus"];
             stops: components["schemas"]["Waypoint"][];
             tax_behavior: components["schemas"]["TaxBehavior"];
+            /**
+             * Format: int64
+             * @description The tip, in minor units of `currency`, all of it the courier's
+             *     (docs/guide.md "Tips"); 0 without one.
+             */
+            tip_cents: number;
             /** Format: date-time */
             tracking_available_at: string | null;
             tracking_url: string | null;
@@ -998,6 +1011,12 @@ export interface components {
             status: components["schemas"]["DeliveryStatus"];
             stops: components["schemas"]["Waypoint"][];
             tax_behavior: components["schemas"]["TaxBehavior"];
+            /**
+             * Format: int64
+             * @description The tip, in minor units of `currency`, all of it the courier's
+             *     (docs/guide.md "Tips"); 0 without one.
+             */
+            tip_cents: number;
             /** Format: date-time */
             tracking_available_at: string | null;
             tracking_url: string | null;
@@ -1519,6 +1538,13 @@ export interface components {
             notes?: string | null;
             /** @description Until the delivery is delivered or cancelled. */
             pickup?: components["schemas"]["WaypointChangeInput"];
+            /**
+             * Format: int64
+             * @description The tip as it is to be; `null` removes it. Any amount until the
+             *     delivery is delivered, then only a higher one, until 7 days after;
+             *     not on a cancelled delivery.
+             */
+            tip_cents?: number | null;
         };
         /**
          * @description `PATCH /v1/fleet/orders/{id}` body (docs/guide.md "Change a fleet

@@ -44,6 +44,8 @@ pub fn statement_out(statement: &Statement, now: i64) -> pb::Statement {
         sms_count: statement.sms_count,
         sms_cents: statement.sms_cents,
         sms_unit_cents: statement.sms_unit_cents,
+        tip_count: statement.tip_count,
+        tip_cents: statement.tip_cents,
     }
 }
 

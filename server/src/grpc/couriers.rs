@@ -726,6 +726,8 @@ fn work_out(work: &Work, active: bool) -> apb::Job {
             out.updated_at = Some(micros_to_proto(d.updated_at));
             out.return_of = d.return_of.clone();
             out.return_job_id = d.return_delivery_id.clone();
+            out.tip_cents = d.tip_cents;
+            out.currency = d.currency.clone().unwrap_or_default();
         }
         Work::FleetOrder(o) => {
             out.kind = apb::JobKind::FleetOrder as i32;

@@ -129,6 +129,7 @@ fn edit_in(r: pb::UpdateDeliveryRequest) -> CoreResult<Edit> {
         pickup: convert::waypoint_edit_in(r.pickup),
         dropoff: convert::waypoint_edit_in(r.dropoff),
         dropoff_window,
+        tip_cents: r.tip_cents,
         if_updated_at: convert::micros(r.if_updated_at, "If-Match")?,
         accept_amount_cents: r.accept_amount_cents,
     })
@@ -150,6 +151,7 @@ impl DeliveryService for DeliveryApi {
             batching: batching_in(r.batching)?,
             undeliverable_action: undeliverable_action_in(r.undeliverable_action)?,
             notifications: notifications_in(r.notifications)?,
+            tip_cents: r.tip_cents.unwrap_or(0),
             proof: proof_in(r.proof_of_delivery),
             quote_id: r.quote_id,
             external_id: r.external_id,

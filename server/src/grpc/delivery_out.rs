@@ -75,6 +75,7 @@ pub fn to_proto(d: &Delivery, public_base_url: &str) -> pb::Delivery {
         } as i32,
         return_of: d.return_of.clone(),
         return_delivery_id: d.return_delivery_id.clone(),
+        tip_cents: d.tip_cents,
     }
 }
 

@@ -147,6 +147,7 @@ fn sample_delivery(mode: Mode, now: i64) -> pb::Delivery {
         undeliverable_action: pb::UndeliverableAction::ReturnToPickup as i32,
         return_of: None,
         return_delivery_id: None,
+        tip_cents: 0,
     }
 }
 

@@ -45,6 +45,9 @@ class CreateDeliveryRequest:
         scheduled_at (datetime.datetime | None | Unset): Pickup time, 1 minute to 30 days ahead; omit for immediate.
         stops (list[WaypointInput] | None | Unset):
         test_scenario (None | TestScenario | Unset):
+        tip_cents (int | None | Unset): A tip for the courier, in minor units of the delivery's currency,
+            all of it theirs once they deliver it; billed on the workspace's
+            statement.
         undeliverable_action (None | UndeliverableAction | Unset):
     """
 
@@ -64,6 +67,7 @@ class CreateDeliveryRequest:
     scheduled_at: datetime.datetime | None | Unset = UNSET
     stops: list[WaypointInput] | None | Unset = UNSET
     test_scenario: None | TestScenario | Unset = UNSET
+    tip_cents: int | None | Unset = UNSET
     undeliverable_action: None | UndeliverableAction | Unset = UNSET
 
     def to_dict(self) -> dict[str, Any]:
@@ -187,6 +191,12 @@ class CreateDeliveryRequest:
         else:
             test_scenario = self.test_scenario
 
+        tip_cents: int | None | Unset
+        if isinstance(self.tip_cents, Unset):
+            tip_cents = UNSET
+        else:
+            tip_cents = self.tip_cents
+
         undeliverable_action: None | str | Unset
         if isinstance(self.undeliverable_action, Unset):
             undeliverable_action = UNSET
@@ -230,6 +240,8 @@ class CreateDeliveryRequest:
             field_dict["stops"] = stops
         if test_scenario is not UNSET:
             field_dict["test_scenario"] = test_scenario
+        if tip_cents is not UNSET:
+            field_dict["tip_cents"] = tip_cents
         if undeliverable_action is not UNSET:
             field_dict["undeliverable_action"] = undeliverable_action
 
@@ -470,6 +482,15 @@ class CreateDeliveryRequest:
 
         test_scenario = _parse_test_scenario(d.pop("test_scenario", UNSET))
 
+        def _parse_tip_cents(data: object) -> int | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(int | None | Unset, data)
+
+        tip_cents = _parse_tip_cents(d.pop("tip_cents", UNSET))
+
         def _parse_undeliverable_action(
             data: object,
         ) -> None | UndeliverableAction | Unset:
@@ -508,6 +529,7 @@ class CreateDeliveryRequest:
             scheduled_at=scheduled_at,
             stops=stops,
             test_scenario=test_scenario,
+            tip_cents=tip_cents,
             undeliverable_action=undeliverable_action,
         )
 

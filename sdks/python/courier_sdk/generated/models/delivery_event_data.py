@@ -71,6 +71,8 @@ class DeliveryEventData:
             status (DeliveryStatus): Status of a delivery (and of a fleet order); `delivered` and `cancelled` are final.
             stops (list[Waypoint]):
             tax_behavior (TaxBehavior): Every amount includes VAT.
+            tip_cents (int): The tip, in minor units of `currency`, all of it the courier's
+                (docs/guide.md "Tips"); 0 without one.
             tracking_available_at (datetime.datetime | None):
             tracking_url (None | str):
             undeliverable_action (UndeliverableAction): What a failed handover does with the goods: a return delivery brings
@@ -110,6 +112,7 @@ class DeliveryEventData:
     status: DeliveryStatus
     stops: list[Waypoint]
     tax_behavior: TaxBehavior
+    tip_cents: int
     tracking_available_at: datetime.datetime | None
     tracking_url: None | str
     undeliverable_action: UndeliverableAction
@@ -244,6 +247,8 @@ class DeliveryEventData:
 
         tax_behavior = self.tax_behavior.value
 
+        tip_cents = self.tip_cents
+
         tracking_available_at: None | str
         if isinstance(self.tracking_available_at, datetime.datetime):
             tracking_available_at = self.tracking_available_at.isoformat()
@@ -296,6 +301,7 @@ class DeliveryEventData:
                 "status": status,
                 "stops": stops,
                 "tax_behavior": tax_behavior,
+                "tip_cents": tip_cents,
                 "tracking_available_at": tracking_available_at,
                 "tracking_url": tracking_url,
                 "undeliverable_action": undeliverable_action,
@@ -582,6 +588,8 @@ class DeliveryEventData:
 
         tax_behavior = TaxBehavior(d.pop("tax_behavior"))
 
+        tip_cents = d.pop("tip_cents")
+
         def _parse_tracking_available_at(data: object) -> datetime.datetime | None:
             if data is None:
                 return data
@@ -644,6 +652,7 @@ class DeliveryEventData:
             status=status,
             stops=stops,
             tax_behavior=tax_behavior,
+            tip_cents=tip_cents,
             tracking_available_at=tracking_available_at,
             tracking_url=tracking_url,
             undeliverable_action=undeliverable_action,

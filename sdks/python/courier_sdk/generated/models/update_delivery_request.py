@@ -32,6 +32,9 @@ class UpdateDeliveryRequest:
                 or cancelled.
             pickup (WaypointChangeInput | Unset): What a change sets on the pickup or the dropoff; an absent member stays
                 as it is.
+            tip_cents (int | None | Unset): The tip as it is to be; `null` removes it. Any amount until the
+                delivery is delivered, then only a higher one, until 7 days after;
+                not on a cancelled delivery.
     """
 
     accept_amount_cents: int | Unset = UNSET
@@ -39,6 +42,7 @@ class UpdateDeliveryRequest:
     dropoff_window: None | TimeWindowInput | Unset = UNSET
     notes: None | str | Unset = UNSET
     pickup: WaypointChangeInput | Unset = UNSET
+    tip_cents: int | None | Unset = UNSET
 
     def to_dict(self) -> dict[str, Any]:
         from ..models.time_window_input import TimeWindowInput
@@ -67,6 +71,12 @@ class UpdateDeliveryRequest:
         if not isinstance(self.pickup, Unset):
             pickup = self.pickup.to_dict()
 
+        tip_cents: int | None | Unset
+        if isinstance(self.tip_cents, Unset):
+            tip_cents = UNSET
+        else:
+            tip_cents = self.tip_cents
+
         field_dict: dict[str, Any] = {}
 
         field_dict.update({})
@@ -80,6 +90,8 @@ class UpdateDeliveryRequest:
             field_dict["notes"] = notes
         if pickup is not UNSET:
             field_dict["pickup"] = pickup
+        if tip_cents is not UNSET:
+            field_dict["tip_cents"] = tip_cents
 
         return field_dict
 
@@ -131,12 +143,22 @@ class UpdateDeliveryRequest:
         else:
             pickup = WaypointChangeInput.from_dict(_pickup)
 
+        def _parse_tip_cents(data: object) -> int | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(int | None | Unset, data)
+
+        tip_cents = _parse_tip_cents(d.pop("tip_cents", UNSET))
+
         update_delivery_request = cls(
             accept_amount_cents=accept_amount_cents,
             dropoff=dropoff,
             dropoff_window=dropoff_window,
             notes=notes,
             pickup=pickup,
+            tip_cents=tip_cents,
         )
 
         return update_delivery_request

@@ -39,6 +39,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     // tonic's, with an undecodable request refused as `invalid_request`.
     tonic_prost_build::configure()
         .codec_path("crate::codec::ProstCodec")
+        // A batch result holds a delivery or a small error: the delivery boxed.
+        .boxed(".courier.v1.BatchCreateDeliveryResult.result.delivery")
         .compile_fds(descriptors)?;
     Ok(())
 }

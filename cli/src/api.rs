@@ -29,6 +29,9 @@ pub enum Failure {
     /// A local file or directory could not be used.
     #[error("{0}")]
     Local(String),
+    /// Rows of an import were refused (each said before).
+    #[error("{0} rows were refused")]
+    Rows(usize),
 }
 
 impl Failure {

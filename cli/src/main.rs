@@ -5,6 +5,7 @@
 
 mod api;
 mod config;
+mod import;
 mod listen;
 mod notifications;
 mod show;
@@ -143,6 +144,14 @@ enum DeliveriesCommand {
     },
     /// Book a delivery from a JSON file (the request body) or from flags.
     Create(Box<CreateArgs>),
+    /// Book up to 100 deliveries from a JSON file, `{"deliveries": [ … ]}`,
+    /// each a create's body with its own `idempotency_key`; send the same
+    /// file again to retry (each delivery is answered from its key).
+    Batch { file: PathBuf },
+    /// Book deliveries from a CSV file (docs/import.md), 100 per call:
+    /// `--dry-run` checks and prices every row first, `--result` writes
+    /// each row's outcome. Imported again, a file books nothing twice.
+    Import(import::ImportArgs),
     /// Change a delivery's notes, instructions, places or dropoff window, from flags
     /// or a JSON file (the PATCH body).
     Update(Box<UpdateArgs>),
@@ -555,6 +564,11 @@ async fn deliveries(context: &Context, api: &Api, command: DeliveriesCommand) ->
             let delivery = api.post("/v1/deliveries", &body, Some(&key)).await?;
             print(context, &delivery, show::delivery);
         }
+        DeliveriesCommand::Batch { file } => {
+            let results = api.post("/v1/deliveries/batch", &read_json(&file)?, None).await?;
+            print(context, &results, show::batch_results);
+        }
+        DeliveriesCommand::Import(args) => import::run(api, args, context.json).await?,
         DeliveriesCommand::Update(args) => {
             let body = update_body(&args)?;
             let key = args.idempotency_key.clone().unwrap_or_else(api::new_idempotency_key);

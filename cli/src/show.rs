@@ -134,6 +134,32 @@ pub fn notification(n: &Value) -> String {
     )
 }
 
+/// A batch's results, a line each: its index, then the delivery or the
+/// error.
+pub fn batch_results(answer: &Value) -> String {
+    let results = answer["results"].as_array().map(Vec::as_slice).unwrap_or_default();
+    let created = results.iter().filter(|r| r["delivery"].is_object()).count();
+    let mut lines = vec![format!("{created} of {} created", results.len())];
+    for (index, result) in results.iter().enumerate() {
+        let d = &result["delivery"];
+        lines.push(match &result["error"] {
+            Value::Null => format!(
+                "{index}  {}  {}  {}",
+                text(&d["id"]),
+                text(&d["status"]),
+                text(&d["external_id"])
+            ),
+            error => format!(
+                "{index}  {}  {}: {}",
+                text(&error["code"]),
+                text(&error["param"]),
+                text(&error["message"])
+            ),
+        });
+    }
+    lines.join("\n")
+}
+
 /// A delivery's notifications, a line each with its time.
 pub fn notification_list(list: &Value) -> String {
     let lines: Vec<String> = list["notifications"]

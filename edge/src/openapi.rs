@@ -44,6 +44,7 @@ Amounts are integer cents including VAT; times are RFC 3339 in UTC. Errors answe
         vehicle_types::list,
         quotes::create,
         deliveries::create,
+        deliveries::batch,
         deliveries::list,
         deliveries::get,
         deliveries::cancel,
@@ -150,6 +151,7 @@ pub fn operation_errors(operation_id: &str) -> Option<Vec<ErrorCode>> {
             ],
             true,
         ),
+        "batchCreateDeliveries" => (&[InvalidRequest, PermissionDenied], true),
         "createDelivery" => (
             &[
                 InvalidRequest,
@@ -895,10 +897,16 @@ base64-decoded part of the endpoint's secret after `whsec_` (Standard Webhooks).
     }
 }
 
+/// Success schemas whose members are shown only when set: a batch item's
+/// result holds its delivery or its error, and an error its `param` only
+/// where it has one.
+const EITHER_OR: [&str; 2] = ["BatchDeliveryResult", "ErrorDetail"];
+
 /// Success bodies and webhook payloads render every field, `null` where
 /// unset (docs/guide.md "Conventions"): every property of every schema they
 /// reach is required. Error bodies omit `param` when there is none, so schemas
-/// reached only from error answers keep their derived `required`.
+/// reached only from error answers keep their derived `required`, and so do
+/// [`EITHER_OR`].
 fn require_every_response_field(doc: &mut Value) {
     let mut pending: Vec<String> = Vec::new();
     let success_schemas = |doc: &Value| -> Vec<Value> {
@@ -942,7 +950,9 @@ fn require_every_response_field(doc: &mut Value) {
         let pointer = format!("/components/schemas/{name}");
         if let Some(schema) = doc.pointer_mut(&pointer) {
             collect_refs(schema, &mut pending);
-            require_properties(schema);
+            if !EITHER_OR.contains(&name.as_str()) {
+                require_properties(schema);
+            }
         }
     }
 }

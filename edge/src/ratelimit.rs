@@ -3,7 +3,12 @@
 //!
 //! - A bucket holds up to `burst` tokens and refills at `per_second`; a
 //!   request takes one token or is refused with `429 rate_limited` and a
-//!   `Retry-After` of the whole seconds until the next token.
+//!   `Retry-After` of the whole seconds until the next token. A batch
+//!   (`POST /v1/deliveries/batch`) is let in by one token like any write,
+//!   then charged one more per item beyond the first ([`RateLimiter::charge`]):
+//!   the bucket may go below zero, and the key's next writes wait until it
+//!   has refilled past one again, so a batch counts each item without
+//!   needing a burst as large as itself.
 //! - Buckets are keyed by a hash of the key, so no key is kept, and picked
 //!   the way the core picks the key (`x-api-key` wins over
 //!   `Authorization: Bearer`). Requests presenting no key are not limited
@@ -213,6 +218,30 @@ pub struct Decision {
     pub retry_after: u64,
 }
 
+/// What a check takes from a bucket: `tokens`, if it holds `needs`.
+#[derive(Clone, Copy, Debug)]
+struct Take {
+    tokens: f64,
+    needs: f64,
+}
+
+impl Take {
+    /// A request's token.
+    const ONE: Take = Take {
+        tokens: 1.0,
+        needs: 1.0,
+    };
+
+    /// `tokens` more for what a request let in goes on to do, whatever the
+    /// bucket holds.
+    fn charge(tokens: u32) -> Take {
+        Take {
+            tokens: f64::from(tokens),
+            needs: f64::NEG_INFINITY,
+        }
+    }
+}
+
 struct Tracked {
     by_key: HashMap<(u64, Kind), Bucket>,
     swept: Instant,
@@ -237,8 +266,9 @@ impl Buckets {
         }
     }
 
-    /// Takes a token for `key` from its `kind` bucket, if there is one.
-    fn check(&self, key: &str, kind: Kind, now: Instant) -> Decision {
+    /// Takes `take.tokens` from `key`'s `kind` bucket if it holds
+    /// `take.needs` at least.
+    fn take(&self, key: &str, kind: Kind, now: Instant, take: Take) -> Decision {
         let quota = self.quotas.of_kind(kind);
         let id = (self.hasher.hash_one(key), kind);
         // A poisoned lock only means another request panicked mid-update; the
@@ -253,9 +283,9 @@ impl Buckets {
         };
         let bucket = tracked.by_key.entry(id).or_insert(fresh);
         *bucket = bucket.refilled(quota, now);
-        let allowed = bucket.tokens >= 1.0;
+        let allowed = bucket.tokens >= take.needs;
         if allowed {
-            bucket.tokens -= 1.0;
+            bucket.tokens -= take.tokens;
         }
         quota.decision(allowed, bucket.tokens)
     }
@@ -271,13 +301,16 @@ impl Buckets {
 
 /// The token bucket in Redis, taken atomically on the server's clock (so the
 /// replicas' clocks never matter). KEYS[1]: the bucket; ARGV: tokens per
-/// second, burst. The bucket is a hash of its tokens and the time they were
+/// second, burst, the tokens to take and the tokens the bucket must hold
+/// for them to be taken. The bucket is a hash of its tokens and the time they were
 /// counted (microseconds), expiring when it would be full again. Answers
 /// whether a token was taken and the tokens left, as text (Lua numbers
 /// would reach the client truncated to integers).
 const TAKE_TOKEN: &str = r"
 local per_second = tonumber(ARGV[1])
 local burst = tonumber(ARGV[2])
+local take = tonumber(ARGV[3])
+local needs = tonumber(ARGV[4])
 local time = redis.call('TIME')
 local now = tonumber(time[1]) * 1000000 + tonumber(time[2])
 local state = redis.call('HMGET', KEYS[1], 'tokens', 'at')
@@ -289,8 +322,8 @@ if tokens == nil or at == nil then
 end
 tokens = math.min(burst, tokens + math.max(0, now - at) * per_second / 1000000)
 local allowed = 0
-if tokens >= 1 then
-  tokens = tokens - 1
+if tokens >= needs then
+  tokens = tokens - take
   allowed = 1
 end
 redis.call('HSET', KEYS[1], 'tokens', string.format('%.17g', tokens), 'at', string.format('%.17g', now))
@@ -313,27 +346,27 @@ struct Shared {
 }
 
 impl Shared {
-    async fn check(&self, key: &str, kind: Kind) -> Decision {
+    async fn check(&self, key: &str, kind: Kind, take: Take) -> Decision {
         if self.in_outage() {
-            return self.check_locally(key, kind);
+            return self.check_locally(key, kind, take);
         }
-        match tokio::time::timeout(REDIS_TIMEOUT, self.take(key, kind)).await {
+        match tokio::time::timeout(REDIS_TIMEOUT, self.take(key, kind, take)).await {
             Ok(Ok(decision)) => {
                 self.recovered();
                 decision
             }
             Ok(Err(error)) => {
                 self.failed(&error.to_string());
-                self.check_locally(key, kind)
+                self.check_locally(key, kind, take)
             }
             Err(_) => {
                 self.failed("no answer in time");
-                self.check_locally(key, kind)
+                self.check_locally(key, kind, take)
             }
         }
     }
 
-    async fn take(&self, key: &str, kind: Kind) -> redis::RedisResult<Decision> {
+    async fn take(&self, key: &str, kind: Kind, take: Take) -> redis::RedisResult<Decision> {
         let quota = self.quotas.of_kind(kind);
         // The key's SHA-256: one name on every replica, and no key in Redis.
         let bucket = format!(
@@ -348,15 +381,18 @@ impl Shared {
             .key(bucket)
             .arg(quota.per_second)
             .arg(quota.burst)
+            .arg(take.tokens)
+            // Lua reads `-inf` as nil: a charge needs less than any bucket holds.
+            .arg(take.needs.max(-1e18))
             .invoke_async(&mut connection)
             .await?;
         let tokens = tokens.parse::<f64>().unwrap_or(0.0);
         Ok(quota.decision(allowed == 1, tokens))
     }
 
-    fn check_locally(&self, key: &str, kind: Kind) -> Decision {
+    fn check_locally(&self, key: &str, kind: Kind, take: Take) -> Decision {
         self.local_decisions.inc();
-        self.fallback.check(key, kind, Instant::now())
+        self.fallback.take(key, kind, Instant::now(), take)
     }
 
     fn outage(&self) -> std::sync::MutexGuard<'_, Option<Instant>> {
@@ -424,9 +460,19 @@ impl RateLimiter {
 
     /// Takes a token for `key` from its `kind` bucket, if there is one.
     pub async fn check(&self, key: &str, kind: Kind) -> Decision {
+        self.take(key, kind, Take::ONE).await
+    }
+
+    /// Takes `tokens` more from `key`'s `kind` bucket for a request it let
+    /// in, below zero if need be (a batch's items beyond the first).
+    pub async fn charge(&self, key: &str, kind: Kind, tokens: u32) -> Decision {
+        self.take(key, kind, Take::charge(tokens)).await
+    }
+
+    async fn take(&self, key: &str, kind: Kind, take: Take) -> Decision {
         match &self.shared {
-            Some(shared) => shared.check(key, kind).await,
-            None => self.local.check(key, kind, Instant::now()),
+            Some(shared) => shared.check(key, kind, take).await,
+            None => self.local.take(key, kind, Instant::now(), take),
         }
     }
 }
@@ -472,6 +518,17 @@ pub async fn limit(State(state): State<EdgeState>, request: Request, next: Next)
     response
 }
 
+/// Charges `tokens` more writes to the key `headers` present (none:
+/// nothing), for a request let in that does the work of several.
+pub async fn charge_writes(limits: &RateLimiter, headers: &HeaderMap, tokens: u32) {
+    let text = |name: &str| headers.get(name).and_then(|v| v.to_str().ok());
+    if tokens > 0
+        && let PresentedKey::Key(key) = presented_key(text("x-api-key"), text("authorization"))
+    {
+        limits.charge(key, Kind::Writes, tokens).await;
+    }
+}
+
 /// The decision for the key `headers` present; `None` when they present none.
 async fn check(limits: &RateLimiter, headers: &HeaderMap, kind: Kind) -> Option<Decision> {
     let text = |name: &str| headers.get(name).and_then(|v| v.to_str().ok());
@@ -505,18 +562,18 @@ mod tests {
         let limiter = buckets(2, 3);
         let start = Instant::now();
         for remaining in [2, 1, 0] {
-            let decision = limiter.check("k", Kind::Writes, start);
+            let decision = limiter.take("k", Kind::Writes, start, Take::ONE);
             assert!(decision.allowed);
             assert_eq!((decision.limit, decision.remaining), (3, remaining));
         }
-        let refused = limiter.check("k", Kind::Writes, start);
+        let refused = limiter.take("k", Kind::Writes, start, Take::ONE);
         assert!(!refused.allowed);
         // One token takes 0.5 s at 2/s: wait one whole second, not more.
         assert_eq!((refused.retry_after, refused.reset), (1, 2));
         // Reads of the same key and writes of another key are separate buckets.
-        assert!(limiter.check("k", Kind::Reads, start).allowed);
-        assert!(limiter.check("other", Kind::Writes, start).allowed);
-        let later = limiter.check("k", Kind::Writes, start + Duration::from_millis(500));
+        assert!(limiter.take("k", Kind::Reads, start, Take::ONE).allowed);
+        assert!(limiter.take("other", Kind::Writes, start, Take::ONE).allowed);
+        let later = limiter.take("k", Kind::Writes, start + Duration::from_millis(500), Take::ONE);
         assert!(later.allowed);
         assert_eq!(later.remaining, 0);
     }
@@ -525,11 +582,15 @@ mod tests {
     fn retry_after_is_the_whole_seconds_to_the_next_token() {
         let limiter = buckets(1, 1);
         let start = Instant::now();
-        assert!(limiter.check("k", Kind::Reads, start).allowed);
-        let refused = limiter.check("k", Kind::Reads, start + Duration::from_millis(100));
+        assert!(limiter.take("k", Kind::Reads, start, Take::ONE).allowed);
+        let refused = limiter.take("k", Kind::Reads, start + Duration::from_millis(100), Take::ONE);
         assert_eq!(refused.retry_after, 1);
         assert_eq!(refused.reset, 1);
-        assert!(limiter.check("k", Kind::Reads, start + Duration::from_secs(1)).allowed);
+        assert!(
+            limiter
+                .take("k", Kind::Reads, start + Duration::from_secs(1), Take::ONE)
+                .allowed
+        );
     }
 
     #[test]
@@ -537,12 +598,12 @@ mod tests {
         let limiter = buckets(10, 10);
         let start = Instant::now();
         for n in 0..100 {
-            limiter.check(&format!("key-{n}"), Kind::Reads, start);
+            limiter.take(&format!("key-{n}"), Kind::Reads, start, Take::ONE);
         }
         assert_eq!(tracked(&limiter), 100);
         // After a sweep interval every bucket has refilled: all are dropped
         // but the one just used.
-        limiter.check("key-0", Kind::Reads, start + SWEEP_EVERY);
+        limiter.take("key-0", Kind::Reads, start + SWEEP_EVERY, Take::ONE);
         assert_eq!(tracked(&limiter), 1);
     }
 
@@ -552,5 +613,29 @@ mod tests {
         let shared = Quotas::of(&config, 4);
         assert_eq!((shared.reads.per_second, shared.reads.burst), (2.5, 5.0));
         assert_eq!((shared.writes.per_second, shared.writes.burst), (0.25, 1.0));
+    }
+
+    #[test]
+    fn a_charge_goes_below_zero_and_holds_the_next_writes_back() {
+        let limiter = buckets(10, 20);
+        let start = Instant::now();
+        assert!(limiter.take("k", Kind::Writes, start, Take::ONE).allowed);
+        // A batch of 100: one token let it in, 99 more are charged.
+        let charged = limiter.take("k", Kind::Writes, start, Take::charge(99));
+        assert!(charged.allowed && charged.remaining == 0);
+        let refused = limiter.take("k", Kind::Writes, start, Take::ONE);
+        assert!(!refused.allowed);
+        // 80 tokens short of one: 8.1 s at 10 a second.
+        assert_eq!(refused.retry_after, 9);
+        assert!(
+            !limiter
+                .take("k", Kind::Writes, start + Duration::from_secs(8), Take::ONE)
+                .allowed
+        );
+        assert!(
+            limiter
+                .take("k", Kind::Writes, start + Duration::from_secs(9), Take::ONE)
+                .allowed
+        );
     }
 }

@@ -567,6 +567,7 @@ impl World {
             ("VehicleTypeService", _) => pb::ListVehicleTypesRequest {}.encode_to_vec(),
             ("QuoteService", _) => pb::CreateQuoteRequest::default().encode_to_vec(),
             ("DeliveryService", "CreateDelivery") => pb::CreateDeliveryRequest::default().encode_to_vec(),
+            ("DeliveryService", "BatchCreateDeliveries") => pb::BatchCreateDeliveriesRequest::default().encode_to_vec(),
             ("DeliveryService", "GetDelivery") => pb::GetDeliveryRequest { delivery_id: d() }.encode_to_vec(),
             ("DeliveryService", "ListDeliveries") => pb::ListDeliveriesRequest::default().encode_to_vec(),
             ("DeliveryService", "CancelDelivery") => pb::CancelDeliveryRequest {

@@ -448,6 +448,82 @@ e2e! {
         assert!(stderr.contains("\nerror: not_redeliverable: "), "{stderr}");
     }
 
+    async fn deliveries_batch_books_a_file_and_names_each_refusal(app: TestApp) {
+        let config = config_dir();
+        let file = config.join("batch.json");
+        let item = |key: &str| {
+            let mut item = crate::deliveries::berlin_delivery();
+            item["idempotency_key"] = json!(format!("{key}-{}", unique_suffix()));
+            item
+        };
+        let mut bad = item("bad");
+        bad["pickup"]["latitude"] = json!(95.0);
+        std::fs::write(&file, json!({ "deliveries": [item("first"), bad, item("third")] }).to_string()).expect("batch file");
+        let args = ["deliveries", "batch", file.to_str().expect("path")];
+        let (status, stdout, stderr) = output(courier(&app.base_url, Some(&app.test_key), &config), &args).await;
+        assert_eq!(status, 0, "{stderr}");
+        let lines: Vec<&str> = stdout.lines().collect();
+        assert_eq!(lines[0], "2 of 3 created", "{stdout}");
+        assert!(lines[1].starts_with("0  del_") && lines[3].starts_with("2  del_"), "{stdout}");
+        assert!(lines[2].starts_with("1  invalid_request  deliveries.1.pickup.latitude: "), "{stdout}");
+        // Sent again: the same deliveries, from their keys.
+        let (status, again, stderr) = output(courier(&app.base_url, Some(&app.test_key), &config), &args).await;
+        assert_eq!((status, again.as_str()), (0, stdout.as_str()), "{stderr}");
+    }
+
+    async fn deliveries_import_checks_books_and_names_each_mistake_by_line_and_column(app: TestApp) {
+        let config = config_dir();
+        let suffix = unique_suffix();
+        // A spreadsheet's file: its own headers, semicolons, decimal commas.
+        let header = "Order;Sender;Sender phone;Pickup;Pickup lat;Pickup lng;Recipient;Mobile;Address;Lat;Lng;Vehicle";
+        let row = |order: &str, lat: &str, vehicle: &str| {
+            format!("{order}-{suffix};Ana;+49 30 1234567;Alexanderplatz 1;52,5219;13,4132;Rui;+49 151 2345678;Oranienstr. 25;{lat};13,4190;{vehicle}")
+        };
+        let text = [header.to_owned(), row("a", "52,5010", "cargo_bike"), row("b", "north", "cargo_bike"), row("c", "52,5010", "rocket"), row("d", "52,5010", "car")].join("\n");
+        let file = config.join("orders.csv");
+        std::fs::write(&file, text).expect("csv file");
+        let file = file.to_str().expect("path");
+        let result = config.join("result.csv");
+        let courier = || courier(&app.base_url, Some(&app.test_key), &config);
+
+        // Our phone column is named otherwise: the import names what is missing.
+        let (status, _, stderr) = output(courier(), &["deliveries", "import", file, "--dry-run"]).await;
+        assert_eq!(status, 2, "{stderr}");
+        assert!(stderr.contains("dropoff_phone") && stderr.contains("Mobile"), "{stderr}");
+
+        let map = ["--map", "dropoff_phone=Mobile"];
+        let (status, stdout, stderr) = output(courier(), &[&["deliveries", "import", file, "--dry-run"][..], &map].concat()).await;
+        assert_eq!(status, 1, "{stderr}");
+        let lines: Vec<&str> = stdout.lines().collect();
+        assert!(lines[0].starts_with("2 of 4 rows ready to book for ") && lines[0].ends_with(" EUR, 2 with problems; nothing was booked."), "{stdout}");
+        assert_eq!(lines[1], "Line 3: Lat: \"north\" is not a number.", "{stdout}");
+        assert!(lines[2].starts_with("Line 4: Vehicle: "), "{stdout}");
+        let listed = app.get(&format!("/v1/deliveries?external_id=a-{suffix}"), &app.test_key).await;
+        assert_eq!(listed.body["deliveries"], json!([]), "a dry run books nothing");
+
+        let import = [&["deliveries", "import", file, "--result", result.to_str().expect("path")][..], &map].concat();
+        let (status, stdout, stderr) = output(courier(), &import).await;
+        assert_eq!(status, 1, "{stderr}");
+        assert!(stdout.starts_with("2 of 4 rows booked, 2 refused."), "{stdout}");
+        assert!(stderr.contains("2 rows were refused"), "{stderr}");
+        let written = std::fs::read_to_string(&result).expect("result file");
+        let rows: Vec<&str> = written.lines().collect();
+        assert_eq!(rows[0], "line,idempotency_key,result,delivery_id,status,amount_cents,currency,problems");
+        assert!(rows[1].starts_with("2,csv-") && rows[1].contains(",created,del_"), "{written}");
+        assert!(rows[2].starts_with("3,csv-") && rows[2].contains(",refused,"), "{written}");
+        let listed = app.get(&format!("/v1/deliveries?external_id=a-{suffix}"), &app.test_key).await;
+        assert_eq!(listed.body["deliveries"].as_array().expect("list").len(), 1);
+
+        // Imported again, the same rows answer the same deliveries.
+        let (_, _, stderr) = output(courier(), &import).await;
+        assert_eq!(std::fs::read_to_string(&result).expect("result file"), written, "{stderr}");
+        let listed = app.get(&format!("/v1/deliveries?external_id=a-{suffix}"), &app.test_key).await;
+        assert_eq!(listed.body["deliveries"].as_array().expect("list").len(), 1, "booked once");
+
+        let (status, example, _) = output(courier(), &["deliveries", "import", "--example"]).await;
+        assert_eq!((status, example.lines().next()), (0, courier_import::EXAMPLE.lines().next()));
+    }
+
     async fn cli_errors_are_clear(app: TestApp) {
         let config = config_dir();
         let (status, _, stderr) =

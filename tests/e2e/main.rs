@@ -10,6 +10,7 @@ mod auto_dispatch;
 mod batching;
 mod billing;
 mod browser;
+mod bulk;
 mod cli;
 mod compose;
 mod console_accounts;

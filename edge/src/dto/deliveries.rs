@@ -12,7 +12,7 @@ use super::common::{
     ItemBody, ListQuery, SelectedExtraBody, TimeWindowBody, WaypointBody, WaypointChangeBody, fixed_member, items_in,
     not_null, present, time_in, waypoint_change_in, window_change_in, window_in,
 };
-use crate::error::ApiError;
+use crate::error::{ApiError, ErrorJson};
 
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
@@ -193,6 +193,151 @@ impl TryFrom<CreateDeliveryBody> for pb::CreateDeliveryRequest {
             }),
             test_scenario: test_scenario_in(b.test_scenario) as i32,
         })
+    }
+}
+
+/// `POST /v1/deliveries/batch` body (docs/guide.md "Create in bulk").
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[schema(as = BatchCreateDeliveriesRequest)]
+pub struct BatchCreateDeliveriesBody {
+    /// 1 to 100 deliveries, each created or refused on its own.
+    #[schema(value_type = Vec<BatchDeliveryItemBody>)]
+    pub deliveries: Vec<serde_json::Value>,
+}
+
+/// One delivery of a batch: a create's body with its own idempotency key
+/// (what a create takes as its `Idempotency-Key` header, in the same scope).
+#[derive(Debug, Deserialize, ToSchema)]
+#[schema(as = BatchDeliveryItem)]
+pub struct BatchDeliveryItemBody {
+    /// 1 to 255 characters, kept 24 hours: a batch sent again answers each
+    /// item from its key.
+    pub idempotency_key: String,
+    #[serde(flatten)]
+    pub delivery: CreateDeliveryBody,
+}
+
+/// A batch's answer: one result per item, in order.
+#[derive(Debug, Serialize, ToSchema)]
+#[schema(as = BatchCreateDeliveriesResponse)]
+pub struct BatchResultsJson {
+    pub results: Vec<BatchResultJson>,
+}
+
+/// One item's result: the delivery created (or replayed from its key), in
+/// a dry run what it would cost (`checked`), or the item's error, whose
+/// `param` starts with `deliveries.<index>`.
+#[derive(Debug, Default, Serialize, ToSchema)]
+#[schema(as = BatchDeliveryResult)]
+pub struct BatchResultJson {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<DeliveryJson<Option<CourierJson>>>)]
+    pub delivery: Option<DeliveryJson>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub checked: Option<BatchCheckJson>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<ErrorJson>,
+}
+
+/// A valid delivery of a dry run (`validate_only=true`): the price its
+/// create would book.
+#[derive(Debug, Serialize, ToSchema)]
+#[schema(as = BatchDeliveryCheck)]
+pub struct BatchCheckJson {
+    pub amount_cents: i64,
+    pub currency: String,
+    pub distance_km: f64,
+    pub duration_min: i64,
+}
+
+impl From<pb::BatchCreateDeliveryCheck> for BatchCheckJson {
+    fn from(c: pb::BatchCreateDeliveryCheck) -> Self {
+        BatchCheckJson {
+            amount_cents: c.amount_cents,
+            currency: c.currency,
+            distance_km: c.distance_km,
+            duration_min: c.duration_min,
+        }
+    }
+}
+
+/// A batch's `validate_only` query parameter (the only one it takes).
+pub fn validate_only_in(query: &HashMap<String, String>) -> Result<bool, ApiError> {
+    if let Some(unknown) = query.keys().find(|k| k.as_str() != "validate_only") {
+        return Err(ApiError::invalid(
+            unknown.clone(),
+            format!("{unknown} is not a known query parameter."),
+        ));
+    }
+    match query.get("validate_only").map(String::as_str) {
+        None | Some("false") => Ok(false),
+        Some("true") => Ok(true),
+        Some(_) => Err(ApiError::invalid("validate_only", "validate_only is true or false.")),
+    }
+}
+
+/// The batch request for `b`: each item read on its own, an item that
+/// cannot be read carrying its error for the core to answer.
+pub fn batch_request(b: BatchCreateDeliveriesBody) -> Result<pb::BatchCreateDeliveriesRequest, ApiError> {
+    let count = b.deliveries.len();
+    if count == 0 || count > MAX_BATCH {
+        return Err(ApiError::invalid(
+            "deliveries",
+            format!("A batch has 1 to {MAX_BATCH} deliveries; this one has {count}."),
+        ));
+    }
+    Ok(pb::BatchCreateDeliveriesRequest {
+        items: b.deliveries.into_iter().map(batch_item).collect(),
+        validate_only: false,
+    })
+}
+
+/// Deliveries in one batch at most.
+pub const MAX_BATCH: usize = 100;
+
+fn batch_item(value: serde_json::Value) -> pb::BatchCreateDeliveryItem {
+    let refused = |idempotency_key: String, error: ApiError| pb::BatchCreateDeliveryItem {
+        idempotency_key,
+        delivery: None,
+        request_error: Some(pb::ErrorDetail {
+            code: error.code.as_str().to_owned(),
+            param: error.param.filter(|p| p != "body").unwrap_or_default(),
+            message: error.message,
+        }),
+    };
+    let serde_json::Value::Object(mut members) = value else {
+        return refused(
+            String::new(),
+            ApiError::invalid("body", "Each delivery of a batch is a JSON object."),
+        );
+    };
+    let idempotency_key = match members.remove("idempotency_key") {
+        None => String::new(),
+        Some(serde_json::Value::String(key)) => key,
+        Some(_) => {
+            return refused(
+                String::new(),
+                ApiError::invalid("idempotency_key", "idempotency_key is a string."),
+            );
+        }
+    };
+    let body = serde_json::to_vec(&serde_json::Value::Object(members)).unwrap_or_default();
+    match crate::json::parse::<CreateDeliveryBody>(&body).and_then(pb::CreateDeliveryRequest::try_from) {
+        Ok(delivery) => pb::BatchCreateDeliveryItem {
+            idempotency_key,
+            delivery: Some(delivery),
+            request_error: None,
+        },
+        Err(error) => refused(idempotency_key, error),
+    }
+}
+
+/// The path of `param`, within item `index`, in the batch's body.
+pub fn item_param(index: usize, param: &str) -> String {
+    match param {
+        "" => format!("deliveries.{index}"),
+        param => format!("deliveries.{index}.{param}"),
     }
 }
 

@@ -14,10 +14,11 @@ use courier::json::{CourierJson, DeliveryJson};
 
 use crate::dto::common::time_in;
 use crate::dto::deliveries::{
-    self, CancelDeliveryBody, CreateDeliveryBody, DeliveryListJson, RedeliverDeliveryBody, UpdateDeliveryBody,
+    self, BatchCreateDeliveriesBody, BatchResultJson, BatchResultsJson, CancelDeliveryBody, CreateDeliveryBody,
+    DeliveryListJson, RedeliverDeliveryBody, UpdateDeliveryBody,
 };
 use crate::dto::tracking::TrackingJson;
-use crate::error::ApiError;
+use crate::error::{ApiError, ErrorJson};
 use crate::json::{JsonBody, OptionalJsonBody};
 use crate::list_pages;
 
@@ -54,6 +55,121 @@ pub async fn create(
     let headers = super::replay_headers(answer.metadata());
     let delivery = answer.into_inner().delivery.ok_or_else(|| missing("delivery"))?;
     Ok((StatusCode::CREATED, headers, Json(delivery.into())))
+}
+
+/// Create deliveries in bulk
+///
+/// Books up to 100 deliveries in one call, each with its own
+/// `idempotency_key`, in order; each is created or refused on its own, and
+/// the answer lists each one's delivery or error (its `param` starting with
+/// `deliveries.<index>`). The rate limit counts each delivery. Sent again,
+/// a batch answers each delivery from its key.
+#[utoipa::path(
+    post,
+    path = "/v1/deliveries/batch",
+    operation_id = "batchCreateDeliveries",
+    tag = "Deliveries",
+    params(("validate_only" = Option<bool>, Query, description = "`true`: a dry run. Each delivery is checked and priced as its create would be, and nothing is stored (no delivery, no key used, no billing check); a valid one answers `checked`.")),
+    request_body = BatchCreateDeliveriesBody,
+    responses((status = 200, description = "One result per delivery, in order.", body = BatchResultsJson)),
+    security(("partnerApiKey" = []), ("partnerBearer" = [])),
+)]
+pub async fn batch(
+    State(state): State<EdgeState>,
+    ctx: CallContext,
+    headers: HeaderMap,
+    RawQuery(query): RawQuery,
+    body: Result<JsonBody<BatchCreateDeliveriesBody>, ApiError>,
+) -> Result<Json<BatchResultsJson>, ApiError> {
+    let parsed = parse_query(query.as_deref())
+        .and_then(|q| deliveries::validate_only_in(&q))
+        .and_then(|validate_only| {
+            body.and_then(|JsonBody(b)| deliveries::batch_request(b))
+                .map(|request| pb::BatchCreateDeliveriesRequest {
+                    validate_only,
+                    ..request
+                })
+        });
+    if let Ok(request) = &parsed {
+        // The middleware took the batch's first token; each further item costs one.
+        let more = u32::try_from(request.items.len().saturating_sub(1)).unwrap_or(u32::MAX);
+        crate::ratelimit::charge_writes(&state.limits, &headers, more).await;
+    }
+    let request = ctx.request_for(parsed, Ok);
+    let answer = state
+        .core
+        .deliveries
+        .clone()
+        .batch_create_deliveries(request)
+        .await
+        .map_err(|status| {
+            // A text check of the whole call names the item's field in the gRPC's words.
+            let mut error = ApiError::from(status);
+            error.param = error.param.map(|param| batch_param(&param));
+            error
+        })?;
+    let results = answer
+        .into_inner()
+        .results
+        .into_iter()
+        .enumerate()
+        .map(|(index, result)| match result.result {
+            Some(pb::batch_create_delivery_result::Result::Delivery(delivery)) => BatchResultJson {
+                delivery: Some((*delivery).into()),
+                ..BatchResultJson::default()
+            },
+            Some(pb::batch_create_delivery_result::Result::Checked(checked)) => BatchResultJson {
+                checked: Some(checked.into()),
+                ..BatchResultJson::default()
+            },
+            Some(pb::batch_create_delivery_result::Result::Error(error)) => BatchResultJson {
+                error: Some(item_error(&state.base_url, index, error)),
+                ..BatchResultJson::default()
+            },
+            None => BatchResultJson {
+                error: Some(item_error(
+                    &state.base_url,
+                    index,
+                    pb::ErrorDetail {
+                        code: ErrorCode::UpstreamError.as_str().to_owned(),
+                        param: String::new(),
+                        message: "The core answered this delivery with nothing.".into(),
+                    },
+                )),
+                ..BatchResultJson::default()
+            },
+        })
+        .collect();
+    Ok(Json(BatchResultsJson { results }))
+}
+
+/// Item `index`'s error in the contract's shape.
+fn item_error(base_url: &str, index: usize, error: pb::ErrorDetail) -> ErrorJson {
+    let code = ErrorCode::parse(&error.code).unwrap_or(ErrorCode::UpstreamError);
+    ErrorJson {
+        code: code.as_str(),
+        message: error.message,
+        param: Some(deliveries::item_param(index, &error.param)),
+        doc_url: format!("{base_url}/v1/docs/errors#{}", code.as_str()),
+        amount_cents: None,
+    }
+}
+
+/// A whole call's `param` in the body's words: `items.3.delivery.notes`
+/// (the gRPC request's path) is `deliveries.3.notes`.
+fn batch_param(param: &str) -> String {
+    let Some(rest) = param.strip_prefix("items.") else {
+        return param.to_owned();
+    };
+    let (index, within) = rest.split_once('.').unwrap_or((rest, ""));
+    let within = within
+        .strip_prefix("delivery")
+        .map(|w| w.trim_start_matches('.'))
+        .unwrap_or(within);
+    match index.parse() {
+        Ok(index) => deliveries::item_param(index, within),
+        Err(_) => param.to_owned(),
+    }
 }
 
 /// Get a delivery

@@ -31,6 +31,7 @@ pub fn router(state: EdgeState) -> Router {
         .route("/v1/vehicle-types", get(vehicle_types::list))
         .route("/v1/quotes", post(quotes::create))
         .route("/v1/deliveries", post(deliveries::create).get(deliveries::list))
+        .route("/v1/deliveries/batch", post(deliveries::batch))
         .route(
             "/v1/deliveries/{delivery_id}",
             get(deliveries::get).patch(deliveries::update),

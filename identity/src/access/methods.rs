@@ -107,6 +107,7 @@ pub const METHODS: &[Method] = &[
     change("/courier.v1.DeliveryService/CancelDelivery", DELIVERIES_WRITE),
     change("/courier.v1.DeliveryService/UpdateDelivery", DELIVERIES_WRITE),
     change("/courier.v1.DeliveryService/RedeliverDelivery", DELIVERIES_WRITE),
+    change("/courier.v1.DeliveryService/BatchCreateDeliveries", DELIVERIES_WRITE),
     read(
         "/courier.v1.NotificationService/ListDeliveryNotifications",
         DELIVERIES_READ,

@@ -58,6 +58,35 @@ pub(crate) async fn create(orders: &Orders, create: Create) -> Answer {
         .map_err(|_| CoreError::Internal("the create batch ended without an answer".into()))?
 }
 
+/// Stores `creates` in the next batches, in their order, and answers each
+/// once its batch committed (a batch of creates from one request: their
+/// credit is reserved in this order).
+pub(crate) async fn create_all(orders: &Orders, creates: Vec<Create>) -> Vec<Answer> {
+    let mut answered = Vec::with_capacity(creates.len());
+    let start_draining = {
+        let mut state = orders.create_queue.state();
+        for create in creates {
+            let (answer, receiver) = oneshot::channel();
+            state.waiting.push(Waiting { create, answer });
+            answered.push(receiver);
+        }
+        !answered.is_empty() && !std::mem::replace(&mut state.draining, true)
+    };
+    if start_draining {
+        tokio::spawn(drain(orders.clone()));
+    }
+    let mut answers = Vec::with_capacity(answered.len());
+    for receiver in answered {
+        answers.push(
+            receiver
+                .await
+                .map_err(|_| CoreError::Internal("the create batch ended without an answer".into()))
+                .and_then(|answer| answer),
+        );
+    }
+    answers
+}
+
 /// Runs batches until the queue is empty.
 async fn drain(orders: Orders) {
     // Should a batch panic, the next create starts a new drain; the

@@ -3,6 +3,7 @@
 //! moves, cancel included, go through `lifecycle`.
 
 pub mod batch;
+pub mod bulk;
 pub mod cache;
 mod change;
 pub mod edit;
@@ -66,6 +67,9 @@ pub struct NewDelivery {
     pub tip_cents: i64,
 }
 
+/// The idempotency scope's endpoint of a create, a batch's items included.
+pub const CREATE_ENDPOINT: &str = "POST /v1/deliveries";
+
 /// `POST /v1/deliveries`: validates and prices (or redeems the quote), then
 /// stores the delivery with its `delivery.created` event, guarded by the
 /// idempotency key, in a transaction shared with the creates that arrive
@@ -78,7 +82,7 @@ pub async fn create(
     request_id: &str,
     new: NewDelivery,
 ) -> CoreResult<Idempotent> {
-    let scope = Scope::new(principal, "POST /v1/deliveries", idempotency_key)?;
+    let scope = Scope::new(principal, CREATE_ENDPOINT, idempotency_key)?;
     create_in(orders, principal, scope, canonical, request_id, new).await
 }
 

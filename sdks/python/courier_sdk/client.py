@@ -23,6 +23,8 @@ from .generated.types import UNSET
 CREATE_PATHS = ("/v1/deliveries", "/v1/fleet/orders")
 REDELIVER_PATH = re.compile(r"/v1/deliveries/[^/]+/redeliver$")
 CHANGE_PATH = re.compile(r"/v1/(deliveries|fleet/orders)/[^/]+$")
+# A batch of creates carries a key in each item: safe to send again as it is.
+BATCH_PATH = "/v1/deliveries/batch"
 # Requests that are safe to send again after a network error or a 5xx.
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 RETRIED_STATUSES = frozenset({500, 502, 503, 504})
@@ -77,7 +79,11 @@ class RetryingTransport(httpx.BaseTransport):
         )
         if guarded and "Idempotency-Key" not in request.headers:
             request.headers["Idempotency-Key"] = new_idempotency_key()
-        repeatable = request.method in SAFE_METHODS or "Idempotency-Key" in request.headers
+        repeatable = (
+            request.method in SAFE_METHODS
+            or "Idempotency-Key" in request.headers
+            or (request.method == "POST" and path.endswith(BATCH_PATH))
+        )
         request.read()  # the body is sent again on a retry
         attempt = 1
         while True:

@@ -14,6 +14,8 @@ export type Event = components["schemas"]["Event"];
 const CREATE_PATHS = ["/v1/deliveries", "/v1/fleet/orders"];
 const REDELIVER_PATH = /\/v1\/deliveries\/[^/]+\/redeliver$/;
 const CHANGE_PATH = /\/v1\/(deliveries|fleet\/orders)\/[^/]+$/;
+// A batch of creates carries a key in each item: safe to send again as it is.
+const BATCH_PATH = "/v1/deliveries/batch";
 // Requests that are safe to send again after a network error or a 5xx.
 const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
 const RETRIED_STATUSES = new Set([500, 502, 503, 504]);
@@ -70,7 +72,10 @@ export function retryingFetch(options: RetryOptions = {}): (request: Request) =>
     if (guarded && !request.headers.has("Idempotency-Key")) {
       request.headers.set("Idempotency-Key", newIdempotencyKey());
     }
-    const repeatable = SAFE_METHODS.has(request.method) || request.headers.has("Idempotency-Key");
+    const repeatable =
+      SAFE_METHODS.has(request.method) ||
+      request.headers.has("Idempotency-Key") ||
+      (request.method === "POST" && path.endsWith(BATCH_PATH));
     for (let attempt = 1; ; attempt++) {
       const last = attempt >= attempts;
       const backoff = backoffMs * 2 ** (attempt - 1);

@@ -53,6 +53,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/deliveries/batch": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create deliveries in bulk
+         * @description Books up to 100 deliveries in one call, each with its own
+         *     `idempotency_key`, in order; each is created or refused on its own, and
+         *     the answer lists each one's delivery or error (its `param` starting with
+         *     `deliveries.<index>`). The rate limit counts each delivery. Sent again,
+         *     a batch answers each delivery from its key.
+         */
+        post: operations["batchCreateDeliveries"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/deliveries/{deliveryId}": {
         parameters: {
             query?: never;
@@ -683,6 +707,49 @@ export interface components {
          * @enum {string}
          */
         ArtifactKind: "photo" | "signature" | "signed_delivery_note" | "document" | "unknown";
+        /** @description `POST /v1/deliveries/batch` body (docs/guide.md "Create in bulk"). */
+        BatchCreateDeliveriesRequest: {
+            /** @description 1 to 100 deliveries, each created or refused on its own. */
+            deliveries: components["schemas"]["BatchDeliveryItem"][];
+        };
+        /** @description A batch's answer: one result per item, in order. */
+        BatchCreateDeliveriesResponse: {
+            results: components["schemas"]["BatchDeliveryResult"][];
+        };
+        /**
+         * @description A valid delivery of a dry run (`validate_only=true`): the price its
+         *     create would book.
+         */
+        BatchDeliveryCheck: {
+            /** Format: int64 */
+            amount_cents: number;
+            currency: string;
+            /** Format: double */
+            distance_km: number;
+            /** Format: int64 */
+            duration_min: number;
+        };
+        /**
+         * @description One delivery of a batch: a create's body with its own idempotency key
+         *     (what a create takes as its `Idempotency-Key` header, in the same scope).
+         */
+        BatchDeliveryItem: components["schemas"]["CreateDeliveryRequest"] & {
+            /**
+             * @description 1 to 255 characters, kept 24 hours: a batch sent again answers each
+             *     item from its key.
+             */
+            idempotency_key: string;
+        };
+        /**
+         * @description One item's result: the delivery created (or replayed from its key), in
+         *     a dry run what it would cost (`checked`), or the item's error, whose
+         *     `param` starts with `deliveries.<index>`.
+         */
+        BatchDeliveryResult: {
+            checked?: components["schemas"]["BatchDeliveryCheck"] | null;
+            delivery?: components["schemas"]["Delivery"] | null;
+            error?: components["schemas"]["ErrorDetail"] | null;
+        };
         /**
          * @description Whether the delivery may share its courier with other jobs (`allowed`, the default) or rides alone (`never`).
          * @enum {string}
@@ -2337,6 +2404,213 @@ export interface operations {
                              * @example request_in_progress
                              * @example duplicate_external_id
                              */
+                            code?: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description - `request_too_large`: The request body is larger than 1 MiB: refused as soon as that is known (a larger `Content-Length` before any of the body is read), and the connection is closed. */
+            413: {
+                headers: {
+                    /** @description The request's id (`req_…`); quote it to support. */
+                    "Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @example request_too_large */
+                            code?: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description - `rate_limited`: Too many requests. Wait the number of seconds in the `Retry-After` header. */
+            429: {
+                headers: {
+                    /** @description The request's id (`req_…`); quote it to support. */
+                    "Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @example rate_limited */
+                            code?: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description - `headers_too_large`: The request's headers take more than 32 KiB; `param` names the largest. (`x-api-key`, `Authorization` and `Idempotency-Key` have their own codes.) */
+            431: {
+                headers: {
+                    /** @description The request's id (`req_…`); quote it to support. */
+                    "Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @example headers_too_large */
+                            code?: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description - `internal_error`: Unexpected error. Retry with backoff, reusing the same `Idempotency-Key` on creates. */
+            500: {
+                headers: {
+                    /** @description The request's id (`req_…`); quote it to support. */
+                    "Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @example internal_error */
+                            code?: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description - `upstream_error`: An internal service failed. Retry with backoff, reusing the same `Idempotency-Key` on creates. */
+            502: {
+                headers: {
+                    /** @description The request's id (`req_…`); quote it to support. */
+                    "Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @example upstream_error */
+                            code?: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description - `service_unavailable`: The service is temporarily unavailable. Retry with backoff. */
+            503: {
+                headers: {
+                    /** @description The request's id (`req_…`); quote it to support. */
+                    "Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @example service_unavailable */
+                            code?: unknown;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    batchCreateDeliveries: {
+        parameters: {
+            query?: {
+                /** @description `true`: a dry run. Each delivery is checked and priced as its create would be, and nothing is stored (no delivery, no key used, no billing check); a valid one answers `checked`. */
+                validate_only?: boolean;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BatchCreateDeliveriesRequest"];
+            };
+        };
+        responses: {
+            /** @description One result per delivery, in order. */
+            200: {
+                headers: {
+                    /** @description The request's id (`req_…`); quote it to support. */
+                    "Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BatchCreateDeliveriesResponse"];
+                };
+            };
+            /**
+             * @description - `invalid_request`: A field is missing or invalid, or the body is not a JSON object. `param` names the field as a dot path (`stops.2.latitude`) or the header.
+             *     - `invalid_idempotency_key`: The `Idempotency-Key` header is longer than 255 characters.
+             */
+            400: {
+                headers: {
+                    /** @description The request's id (`req_…`); quote it to support. */
+                    "Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /**
+                             * @example invalid_request
+                             * @example invalid_idempotency_key
+                             */
+                            code?: unknown;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description - `missing_api_key`: No API key was sent in `x-api-key` or `Authorization: Bearer`.
+             *     - `invalid_api_key`: The API key is unknown, expired or revoked.
+             */
+            401: {
+                headers: {
+                    /** @description The request's id (`req_…`); quote it to support. */
+                    "Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /**
+                             * @example missing_api_key
+                             * @example invalid_api_key
+                             */
+                            code?: unknown;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description - `permission_denied`: The key lacks the permission the operation needs.
+             *     - `api_access_disabled`: The workspace's plan has no API access.
+             */
+            403: {
+                headers: {
+                    /** @description The request's id (`req_…`); quote it to support. */
+                    "Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /**
+                             * @example permission_denied
+                             * @example api_access_disabled
+                             */
+                            code?: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description - `request_timeout`: The request's body did not arrive within the time allowed (30 seconds by default); the connection is closed. Send the request again. */
+            408: {
+                headers: {
+                    /** @description The request's id (`req_…`); quote it to support. */
+                    "Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @example request_timeout */
                             code?: unknown;
                         };
                     };

@@ -1,6 +1,8 @@
+use courier::errors::ErrorCode;
 use courier::metadata;
 use courier::v1 as pb;
 use courier::v1::delivery_service_server::DeliveryService;
+use prost::Message;
 use tonic::{Request, Response, Status};
 
 use super::context;
@@ -12,7 +14,7 @@ use courier_core::{CoreError, CoreResult};
 use courier_identity::access::Permission;
 use courier_orders::deliveries::{
     self, Batching, CancelReason, Edit, ListFilter, NewDelivery, PromiseFilter, ProofRequest, Redelivery, TestScenario,
-    UndeliverableAction,
+    UndeliverableAction, bulk,
 };
 use courier_orders::lifecycle::{self, Status as DeliveryStatus};
 use courier_orders::notifications::{Language, Preferences};
@@ -146,28 +148,7 @@ impl DeliveryService for DeliveryApi {
         let request_id = context::header(&request, metadata::REQUEST_ID).unwrap_or_default();
         let r = request.into_inner();
         let canonical = context::canonical(&r);
-        let new = NewDelivery {
-            test_scenario: test_scenario_in(r.test_scenario)?,
-            batching: batching_in(r.batching)?,
-            undeliverable_action: undeliverable_action_in(r.undeliverable_action)?,
-            notifications: notifications_in(r.notifications)?,
-            tip_cents: r.tip_cents.unwrap_or(0),
-            proof: proof_in(r.proof_of_delivery),
-            quote_id: r.quote_id,
-            external_id: r.external_id,
-            notes: r.notes,
-            route: convert::route_in(RouteParts {
-                pickup: r.pickup,
-                dropoff: r.dropoff,
-                stops: r.stops,
-                vehicle_type_id: r.vehicle_type_id,
-                extras: r.extras,
-                items: r.items,
-                scheduled_at: r.scheduled_at,
-                pickup_window: r.pickup_window,
-                dropoff_window: r.dropoff_window,
-            })?,
-        };
+        let new = new_delivery_in(r)?;
         let created = deliveries::create(
             &self.0,
             &principal,
@@ -180,6 +161,74 @@ impl DeliveryService for DeliveryApi {
         Ok(context::created(&created, |delivery| pb::CreateDeliveryResponse {
             delivery: Some(delivery),
         })?)
+    }
+
+    async fn batch_create_deliveries(
+        &self,
+        request: Request<pb::BatchCreateDeliveriesRequest>,
+    ) -> Result<Response<pb::BatchCreateDeliveriesResponse>, Status> {
+        let principal = caller::api(&self.0, &request, Some(Permission::DeliveriesWrite)).await?;
+        let request_id = context::header(&request, metadata::REQUEST_ID).unwrap_or_default();
+        let request = request.into_inner();
+        let validate_only = request.validate_only;
+        let items = request
+            .items
+            .into_iter()
+            .map(|item| {
+                let delivery = item.delivery.unwrap_or_default();
+                let canonical = context::canonical(&delivery);
+                bulk::Item {
+                    idempotency_key: item.idempotency_key,
+                    canonical,
+                    delivery: match item.request_error {
+                        Some(error) => Err(request_error_in(&error)),
+                        None => new_delivery_in(delivery),
+                    },
+                }
+            })
+            .collect();
+        if validate_only {
+            let results = bulk::check_many(&self.0, &principal, items)
+                .await?
+                .into_iter()
+                .map(|answer| {
+                    Ok(pb::BatchCreateDeliveryResult {
+                        result: Some(match answer {
+                            Ok(checked) => {
+                                pb::batch_create_delivery_result::Result::Checked(pb::BatchCreateDeliveryCheck {
+                                    amount_cents: checked.amount_cents,
+                                    currency: checked.currency,
+                                    distance_km: checked.distance_km,
+                                    duration_min: checked.duration_min,
+                                })
+                            }
+                            Err(error) => pb::batch_create_delivery_result::Result::Error(error_out(error)?),
+                        }),
+                        replayed: false,
+                    })
+                })
+                .collect::<CoreResult<Vec<_>>>()?;
+            return Ok(Response::new(pb::BatchCreateDeliveriesResponse { results }));
+        }
+        let answers = bulk::create_many(&self.0, &principal, &request_id, items).await?;
+        let results = answers
+            .into_iter()
+            .map(|answer| match answer {
+                Ok(created) => {
+                    let delivery = pb::Delivery::decode(created.answer.as_slice())
+                        .map_err(|error| CoreError::Internal(format!("corrupt idempotent answer: {error}")))?;
+                    Ok(pb::BatchCreateDeliveryResult {
+                        result: Some(pb::batch_create_delivery_result::Result::Delivery(Box::new(delivery))),
+                        replayed: created.replayed,
+                    })
+                }
+                Err(error) => Ok(pb::BatchCreateDeliveryResult {
+                    replayed: matches!(error, CoreError::Replayed { .. }),
+                    result: Some(pb::batch_create_delivery_result::Result::Error(error_out(error)?)),
+                }),
+            })
+            .collect::<CoreResult<Vec<_>>>()?;
+        Ok(Response::new(pb::BatchCreateDeliveriesResponse { results }))
     }
 
     async fn get_delivery(
@@ -307,4 +356,58 @@ impl DeliveryService for DeliveryApi {
             delivery: Some(to_proto(&delivery, &self.0.config.public_base_url)),
         }))
     }
+}
+
+/// A create as the core reads it.
+fn new_delivery_in(r: pb::CreateDeliveryRequest) -> CoreResult<NewDelivery> {
+    Ok(NewDelivery {
+        test_scenario: test_scenario_in(r.test_scenario)?,
+        batching: batching_in(r.batching)?,
+        undeliverable_action: undeliverable_action_in(r.undeliverable_action)?,
+        notifications: notifications_in(r.notifications)?,
+        tip_cents: r.tip_cents.unwrap_or(0),
+        proof: proof_in(r.proof_of_delivery),
+        quote_id: r.quote_id,
+        external_id: r.external_id,
+        notes: r.notes,
+        route: convert::route_in(RouteParts {
+            pickup: r.pickup,
+            dropoff: r.dropoff,
+            stops: r.stops,
+            vehicle_type_id: r.vehicle_type_id,
+            extras: r.extras,
+            items: r.items,
+            scheduled_at: r.scheduled_at,
+            pickup_window: r.pickup_window,
+            dropoff_window: r.dropoff_window,
+        })?,
+    })
+}
+
+/// A batch item's request error as the edge sent it, in the core's terms.
+fn request_error_in(error: &pb::ErrorDetail) -> CoreError {
+    match ErrorCode::parse(&error.code) {
+        Some(code) => CoreError::Rejected {
+            code,
+            message: error.message.clone(),
+            param: (!error.param.is_empty()).then(|| error.param.clone()),
+        },
+        None => CoreError::invalid("request_error", format!("Unknown error code {:?}.", error.code)),
+    }
+}
+
+/// An item's refusal as data; an internal failure fails the whole call.
+fn error_out(error: CoreError) -> CoreResult<pb::ErrorDetail> {
+    let code = error.code().as_str().to_owned();
+    let (param, message) = match error {
+        CoreError::Rejected { param, message, .. } | CoreError::Replayed { param, message, .. } => (param, message),
+        CoreError::PriceChanged { message, .. } => (Some("accept_amount_cents".to_owned()), message),
+        CoreError::Throttled { message, .. } => (None, message),
+        CoreError::Database(_) | CoreError::Internal(_) => return Err(error),
+    };
+    Ok(pb::ErrorDetail {
+        code,
+        param: param.unwrap_or_default(),
+        message,
+    })
 }

@@ -2,6 +2,51 @@
 
 from .address import Address
 from .artifact_kind import ArtifactKind
+from .batch_create_deliveries_request import BatchCreateDeliveriesRequest
+from .batch_create_deliveries_response import BatchCreateDeliveriesResponse
+from .batch_create_deliveries_response_400 import BatchCreateDeliveriesResponse400
+from .batch_create_deliveries_response_400_error import (
+    BatchCreateDeliveriesResponse400Error,
+)
+from .batch_create_deliveries_response_401 import BatchCreateDeliveriesResponse401
+from .batch_create_deliveries_response_401_error import (
+    BatchCreateDeliveriesResponse401Error,
+)
+from .batch_create_deliveries_response_403 import BatchCreateDeliveriesResponse403
+from .batch_create_deliveries_response_403_error import (
+    BatchCreateDeliveriesResponse403Error,
+)
+from .batch_create_deliveries_response_408 import BatchCreateDeliveriesResponse408
+from .batch_create_deliveries_response_408_error import (
+    BatchCreateDeliveriesResponse408Error,
+)
+from .batch_create_deliveries_response_413 import BatchCreateDeliveriesResponse413
+from .batch_create_deliveries_response_413_error import (
+    BatchCreateDeliveriesResponse413Error,
+)
+from .batch_create_deliveries_response_429 import BatchCreateDeliveriesResponse429
+from .batch_create_deliveries_response_429_error import (
+    BatchCreateDeliveriesResponse429Error,
+)
+from .batch_create_deliveries_response_431 import BatchCreateDeliveriesResponse431
+from .batch_create_deliveries_response_431_error import (
+    BatchCreateDeliveriesResponse431Error,
+)
+from .batch_create_deliveries_response_500 import BatchCreateDeliveriesResponse500
+from .batch_create_deliveries_response_500_error import (
+    BatchCreateDeliveriesResponse500Error,
+)
+from .batch_create_deliveries_response_502 import BatchCreateDeliveriesResponse502
+from .batch_create_deliveries_response_502_error import (
+    BatchCreateDeliveriesResponse502Error,
+)
+from .batch_create_deliveries_response_503 import BatchCreateDeliveriesResponse503
+from .batch_create_deliveries_response_503_error import (
+    BatchCreateDeliveriesResponse503Error,
+)
+from .batch_delivery_check import BatchDeliveryCheck
+from .batch_delivery_item import BatchDeliveryItem
+from .batch_delivery_result import BatchDeliveryResult
 from .batching import Batching
 from .batching_input import BatchingInput
 from .breakdown_extra import BreakdownExtra
@@ -843,6 +888,31 @@ from .webhook_test_result import WebhookTestResult
 __all__ = (
     "Address",
     "ArtifactKind",
+    "BatchCreateDeliveriesRequest",
+    "BatchCreateDeliveriesResponse",
+    "BatchCreateDeliveriesResponse400",
+    "BatchCreateDeliveriesResponse400Error",
+    "BatchCreateDeliveriesResponse401",
+    "BatchCreateDeliveriesResponse401Error",
+    "BatchCreateDeliveriesResponse403",
+    "BatchCreateDeliveriesResponse403Error",
+    "BatchCreateDeliveriesResponse408",
+    "BatchCreateDeliveriesResponse408Error",
+    "BatchCreateDeliveriesResponse413",
+    "BatchCreateDeliveriesResponse413Error",
+    "BatchCreateDeliveriesResponse429",
+    "BatchCreateDeliveriesResponse429Error",
+    "BatchCreateDeliveriesResponse431",
+    "BatchCreateDeliveriesResponse431Error",
+    "BatchCreateDeliveriesResponse500",
+    "BatchCreateDeliveriesResponse500Error",
+    "BatchCreateDeliveriesResponse502",
+    "BatchCreateDeliveriesResponse502Error",
+    "BatchCreateDeliveriesResponse503",
+    "BatchCreateDeliveriesResponse503Error",
+    "BatchDeliveryCheck",
+    "BatchDeliveryItem",
+    "BatchDeliveryResult",
     "Batching",
     "BatchingInput",
     "BreakdownExtra",

@@ -77,3 +77,46 @@ document.addEventListener("submit", (event) => {
   tick();
   setInterval(tick, 250);
 });
+
+// The CSV import (`form[data-import]`): the rows are booked a part of 100
+// at a time, each part's rows added to the table as it is answered, under
+// a progress bar. Without script the form books them all in one request.
+const importing = document.querySelector("form[data-import]");
+if (importing && window.fetch) {
+  importing.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    const total = Number(importing.dataset.rows);
+    const bar = document.getElementById("import-progress");
+    const rows = document.getElementById("import-rows");
+    const said = document.getElementById("import-said");
+    importing.querySelector("button[type=submit]").disabled = true;
+    bar.hidden = false;
+    rows.textContent = "";
+    for (let from = 0; from < total; from += 100) {
+      const to = Math.min(from + 100, total);
+      const body = new URLSearchParams(new FormData(importing));
+      body.set("part", "1");
+      body.set("from", from);
+      body.set("to", to);
+      said.textContent = `Importing: ${from} of ${total} rows…`;
+      const answer = await fetch(importing.action, { method: "POST", body, credentials: "same-origin" }).catch(() => null);
+      if (!answer || !answer.ok) {
+        said.textContent = `The import stopped after ${from} of ${total} rows. Import the file again to go on: rows already booked are not booked twice.`;
+        return;
+      }
+      rows.insertAdjacentHTML("beforeend", await answer.text());
+      bar.value = to;
+    }
+    const booked = rows.querySelectorAll("tr.created").length;
+    const refused = rows.querySelectorAll("tr.refused").length;
+    said.textContent = `${booked} of ${total} rows booked` + (refused ? `, ${refused} refused.` : ".");
+    const list = document.createElement("a");
+    list.href = importing.dataset.list;
+    list.textContent = "See the deliveries";
+    said.append(" ", list);
+    importing.hidden = true;
+    const steps = document.querySelectorAll("ol.steps li");
+    steps.forEach((step) => step.removeAttribute("aria-current"));
+    steps[steps.length - 1].setAttribute("aria-current", "step");
+  });
+}

@@ -21,6 +21,7 @@ mod events;
 mod flash;
 mod forms;
 mod geocoder;
+mod import;
 mod keys;
 mod labels;
 mod map;
@@ -38,7 +39,7 @@ mod webhooks;
 use std::sync::Arc;
 
 use axum::Router;
-use axum::extract::State;
+use axum::extract::{DefaultBodyLimit, State};
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Redirect, Response};
 use axum::routing::{get, post};
@@ -65,6 +66,10 @@ use session::{home, sign_in, sign_in_page, sign_out, switch};
 
 /// The session cookie.
 const COOKIE: &str = "courier_session";
+
+/// An import's forms carry the file's text (up to `courier_import::MAX_BYTES`),
+/// form-encoded: room for that and the mapping.
+const IMPORT_BODY_BYTES: usize = 4 * courier_import::MAX_BYTES;
 /// What the pages may load: only this origin's files (and, with map tiles,
 /// that tile server's images); no frames.
 fn content_security_policy(tile_origin: Option<&str>) -> String {
@@ -273,6 +278,21 @@ fn router(state: ConsoleState) -> Router {
         .route("/w/{workspace}/deliveries/find", get(deliveries::find))
         .route("/w/{workspace}/deliveries/new", get(booking::form_page))
         .route("/w/{workspace}/deliveries/quote", post(booking::quote))
+        .route(
+            "/w/{workspace}/deliveries/import",
+            get(import::page)
+                .post(import::upload)
+                .layer(DefaultBodyLimit::max(IMPORT_BODY_BYTES)),
+        )
+        .route("/w/{workspace}/deliveries/import/example.csv", get(import::example))
+        .route(
+            "/w/{workspace}/deliveries/import/check",
+            post(import::check).layer(DefaultBodyLimit::max(IMPORT_BODY_BYTES)),
+        )
+        .route(
+            "/w/{workspace}/deliveries/import/run",
+            post(import::run).layer(DefaultBodyLimit::max(IMPORT_BODY_BYTES)),
+        )
         .route("/w/{workspace}/deliveries/{delivery}", get(deliveries::detail_page))
         .route("/w/{workspace}/deliveries/{delivery}/live", get(deliveries::live))
         .route("/w/{workspace}/deliveries/{delivery}/cancel", post(deliveries::cancel))

@@ -243,6 +243,8 @@ pub fn read(bytes: &[u8]) -> Result<Table, FileError> {
         return Err(FileError("The file is empty: its first row names the columns.".into()));
     }
     let mut rows = Vec::new();
+    // Lines counted up to `counted_to`, once over the file.
+    let (mut counted_line, mut counted_to) = (1_u64, 0_usize);
     for record in reader.records() {
         let record = record.map_err(|e| match e.position() {
             Some(at) => FileError(format!("Line {} cannot be read: {e}.", at.line())),
@@ -256,7 +258,17 @@ pub fn read(bytes: &[u8]) -> Result<Table, FileError> {
                 "The file has more than {MAX_ROWS} rows; split it into files of at most {MAX_ROWS}."
             )));
         }
-        let line = record.position().map(|p| p.line()).unwrap_or_default();
+        // The record's line from its offset (past the line break it may
+        // start at): the reader's own count is one short in "\r\n" files,
+        // as a form sends them.
+        let bytes = text.as_bytes();
+        let mut offset = record.position().map_or(0, |p| p.byte() as usize).min(bytes.len());
+        while bytes.get(offset).is_some_and(|b| matches!(b, b'\r' | b'\n')) {
+            offset += 1;
+        }
+        counted_line += bytes[counted_to..offset].iter().filter(|&&b| b == b'\n').count() as u64;
+        counted_to = offset;
+        let line = counted_line;
         rows.push(Row {
             line,
             cells: record.iter().map(|cell| cell.trim().to_owned()).collect(),

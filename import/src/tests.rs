@@ -304,3 +304,15 @@ fn a_call_refused_for_one_item_is_sent_again_without_it_and_a_failed_call_stops_
         }])
     );
 }
+
+#[test]
+fn lines_are_counted_alike_with_crlf_and_lf() {
+    for text in ["h\nr1\nr2\n", "h\r\nr1\r\nr2\r\n"] {
+        let table = table(text);
+        assert_eq!(
+            table.rows.iter().map(|r| r.line).collect::<Vec<_>>(),
+            vec![2, 3],
+            "{text:?}"
+        );
+    }
+}

@@ -1309,3 +1309,66 @@ e2e! {
         browser.close().await;
     }
 }
+
+e2e! {
+    async fn an_owner_imports_a_csv_file_maps_a_column_sees_the_mistakes_and_books_the_rest(app: TestApp) {
+        let Some(driver) = Driver::start().await else { return };
+        user(&app, "importer@example.com", Role::Owner).await;
+        let suffix = crate::harness::unique_suffix();
+        let header = "Order;Sender;Sender phone;Pickup;Pickup lat;Pickup lng;Recipient;Mobile;Address;Lat;Lng;Vehicle";
+        let row = |order: &str, lat: &str| {
+            format!("{order}-{suffix};Ana;+49 30 1234567;Alexanderplatz 1;52,5219;13,4132;Rui;+49 151 2345678;Oranienstr. 25;{lat};13,4190;cargo_bike")
+        };
+        let file = std::env::temp_dir().join(format!("import-{suffix}.csv"));
+        std::fs::write(&file, [header.to_owned(), row("a", "52,5010"), row("b", "north"), row("c", "52,5010")].join("\n")).expect("csv");
+
+        let owner = driver.browser().await;
+        owner.sign_in(&app, "importer@example.com").await;
+        owner.click_to("//nav//a[text()='Deliveries']", "table").await;
+        owner.click_to("//a[text()='Import a CSV file']", "#file").await;
+        let example = owner
+            .client
+            .execute("return fetch(document.querySelector('a[download]').href).then(r => r.headers.get('content-type'))", vec![])
+            .await
+            .expect("the example file");
+        assert_eq!(example, json!("text/csv; charset=utf-8"));
+        owner.find("#file").await.send_keys(file.to_str().expect("path")).await.expect("file chosen");
+        owner.click_to("//button[text()='Read the file']", "#map_dropoff_phone").await;
+        assert!(owner.text("main").await.contains("3 rows, 12 columns."));
+        // Named as ours or as a known other name: chosen already; "Mobile" is not.
+        assert_eq!(owner.find("#map_dropoff_latitude").await.prop("value").await.expect("value").as_deref(), Some("9"));
+        assert_eq!(owner.find("#map_dropoff_phone").await.prop("value").await.expect("value").as_deref(), Some(""));
+        owner.click_to("//button[text()='Check every row']", "#import-problem").await;
+        assert!(owner.text("#import-problem").await.contains("dropoff_phone"), "a required column unmapped is named");
+        owner.find("#map_dropoff_phone").await.select_by_label("Mobile").await.expect("Mobile chosen");
+        owner.click_to("//button[text()='Preview again']", "table.preview").await;
+        assert!(owner.text("table.preview").await.contains("+49 151 2345678"), "the preview reads the chosen column");
+        owner.click_to("//button[text()='Check every row']", "#import-said").await;
+        let said = owner.text("#import-said").await;
+        assert!(said.starts_with("2 of 3 rows ready to book for ") && said.contains("1 with problems"), "{said}");
+        assert_eq!(owner.text("#import-rows").await, "3 Refused Lat: \"north\" is not a number.");
+        let listed = app.get(&format!("/v1/deliveries?external_id=a-{suffix}"), &app.test_key).await;
+        assert_eq!(listed.body["deliveries"], json!([]), "the check books nothing");
+
+        // The script books the rows a part at a time, on the same page.
+        owner.mark().await;
+        owner.click("//button[text()='Import 2 deliveries']").await;
+        wait_until("the import to finish", PAGE_WAIT, async || {
+            let said = owner.text("#import-said").await;
+            if said.starts_with("2 of 3 rows booked, 1 refused.") { Ok(()) } else { Err(said) }
+        })
+        .await;
+        owner.screenshot().await;
+        let same_page = owner.client.execute("return window.courierOldPage === true", vec![]).await.expect("script");
+        assert_eq!(same_page, json!(true), "booked without leaving the page");
+        let rows = owner.text("#import-rows").await;
+        assert!(rows.contains("2 Booked del_") && rows.contains("4 Booked del_") && rows.contains("3 Refused"), "{rows}");
+        for order in ["a", "c"] {
+            let listed = app.get(&format!("/v1/deliveries?external_id={order}-{suffix}"), &app.test_key).await;
+            assert_eq!(listed.body["deliveries"].as_array().map(Vec::len), Some(1), "{order} booked once");
+        }
+        owner.click_to("//a[text()[contains(., 'See the deliveries')]]", "table").await;
+        owner.close().await;
+        let _ = std::fs::remove_file(&file);
+    }
+}

@@ -306,6 +306,22 @@ e2e! {
         let (status, _, _) = post(&member, &keys_url, &[("csrf", &token), ("label", "sneaky"), ("mode", "test")]).await;
         assert_eq!(status, 403);
 
+        // Importing books deliveries: not a member's, by link or by a forged form.
+        let import_url = app.url(&format!("/console/w/{}/deliveries/import?mode=test", app.workspace_id));
+        let (status, page, _) = get(&member, &import_url).await;
+        assert_eq!(status, 403, "{page}");
+        let external_id = format!("member-{}", crate::harness::unique_suffix());
+        let csv = courier_import::EXAMPLE.replace("order-1041", &external_id);
+        let run_url = app.url(&format!("/console/w/{}/deliveries/import/run?mode=test", app.workspace_id));
+        // The example's columns are ours, in its header's order.
+        let mapped: Vec<(String, String)> = csv.lines().next().expect("header").split(',').enumerate().map(|(i, name)| (format!("map_{name}"), i.to_string())).collect();
+        let mut form = vec![("csrf", token.as_str()), ("csv", csv.as_str())];
+        form.extend(mapped.iter().map(|(name, index)| (name.as_str(), index.as_str())));
+        let (_, _, page) = post(&member, &run_url, &form).await;
+        assert!(page.contains("an owner or admin can import"), "{page}");
+        let listed = app.get(&format!("/v1/deliveries?external_id={external_id}"), &app.test_key).await;
+        assert_eq!(listed.body["deliveries"], serde_json::json!([]), "nothing booked");
+
         // Another workspace's page is not found.
         let other = app.create_workspace(courier::internal::v1::WorkspaceKind::Business, Default::default()).await;
         let (status, _, _) = get(&member, &app.url(&format!("/console/w/{other}/members"))).await;
@@ -712,6 +728,7 @@ e2e! {
             }
             shown(format!("{base}/keys?mode={mode}")).await;
             shown(format!("{base}/webhooks?mode={mode}")).await;
+            shown(format!("{base}/deliveries/import?mode={mode}")).await;
         }
         for id in &test_ids {
             let page = shown(format!("{base}/deliveries/{id}?mode=test")).await;

@@ -20,6 +20,7 @@ const PROTOS: &[&str] = &[
     "courier/internal/v1/dispatch.proto",
     "courier/internal/v1/couriers.proto",
     "courier/internal/v1/notifications.proto",
+    "courier/internal/v1/reports.proto",
     "courier/app/v1/courier_app.proto",
 ];
 

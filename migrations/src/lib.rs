@@ -45,6 +45,7 @@ mod m20261206_000059_add_pin_failed_submission;
 mod m20261207_000060_create_courier_pay;
 mod m20261208_000061_create_courier_statements;
 mod m20261209_000062_add_tips;
+mod m20261210_000063_add_reports;
 
 pub struct Migrator;
 
@@ -90,6 +91,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261207_000060_create_courier_pay::Migration),
             Box::new(m20261208_000061_create_courier_statements::Migration),
             Box::new(m20261209_000062_add_tips::Migration),
+            Box::new(m20261210_000063_add_reports::Migration),
         ]
     }
 }

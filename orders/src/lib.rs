@@ -17,6 +17,7 @@ pub mod notifications;
 pub mod pay;
 pub mod proofs;
 pub mod quotes;
+pub mod reports;
 pub mod returns;
 pub mod routes;
 pub mod simulator;

@@ -16,6 +16,7 @@ use courier::internal::v1::console_service_server::ConsoleServiceServer;
 use courier::internal::v1::courier_service_server::CourierServiceServer;
 use courier::internal::v1::dispatch_service_server::DispatchServiceServer;
 use courier::internal::v1::notification_settings_service_server::NotificationSettingsServiceServer;
+use courier::internal::v1::report_service_server::ReportServiceServer;
 use courier::v1::delivery_service_server::DeliveryServiceServer;
 use courier::v1::event_service_server::EventServiceServer;
 use courier::v1::fleet_order_service_server::FleetOrderServiceServer;
@@ -75,6 +76,7 @@ const SERVICES: &[&str] = &[
     <FleetOrderServiceServer<FleetOrderApi> as NamedService>::NAME,
     <NotificationServiceServer<NotificationApi> as NamedService>::NAME,
     <NotificationSettingsServiceServer<NotificationSettingsApi> as NamedService>::NAME,
+    <ReportServiceServer<crate::grpc::reports::ReportApi> as NamedService>::NAME,
 ];
 
 /// HTTP/2 flow control (docs/scaling.md "HTTP/2 settings"). The HTTP/2
@@ -175,6 +177,7 @@ pub async fn serve(
         .add_service(NotificationSettingsServiceServer::new(NotificationSettingsApi(
             core.clone(),
         )))
+        .add_service(ReportServiceServer::new(crate::grpc::reports::ReportApi(core.clone())))
         .add_service(DeliveryServiceServer::new(DeliveryApi(core)))
         // Without TCP_NODELAY a response's trailers wait for the peer's
         // delayed ACK (40 ms) whenever the message spans two writes.

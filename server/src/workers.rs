@@ -91,6 +91,10 @@ pub fn spawn(core: &Core, stop: &CancellationToken, role: Role) -> JoinSet<()> {
         tasks.count("simulator", simulator::run(core.orders.clone(), stop.clone()));
         tasks.count("billing_cycle", billing::cycle::run(core.orders.clone(), stop.clone()));
         tasks.count(
+            "report_rollup",
+            courier_orders::reports::rollup::run(core.orders.clone(), stop.clone()),
+        );
+        tasks.count(
             "courier_statements",
             courier_orders::pay::statements::run(core.orders.clone(), stop.clone()),
         );

@@ -73,6 +73,11 @@ pub struct CoreConfig {
     #[arg(long, env = "COURIER_BILLING_CHECK_EVERY", default_value = "30s", value_parser = parse_billing_check)]
     pub billing_check_every: Duration,
 
+    /// How often the report worker counts again the days whose deliveries
+    /// changed (docs/reports.md): reports trail the deliveries by about this.
+    #[arg(long, env = "COURIER_REPORT_ROLLUP_EVERY", default_value = "30s", value_parser = parse_duration)]
+    pub report_rollup_every: Duration,
+
     /// The weekday courier statements close on (docs/couriers.md
     /// "Statements"): from its midnight, the week Monday to Sunday before
     /// it, in the platform's time zone (checked as often as billing).

@@ -49,6 +49,7 @@ pub fn config(database_url: &str, blob_dir: PathBuf) -> CoreConfig {
         secret_key: Some(SECRET_KEY.into()),
         simulator_step: Duration::from_millis(50),
         billing_check_every: Duration::from_millis(50),
+        report_rollup_every: Duration::from_millis(200),
         courier_statement_day: chrono::Weekday::Mon,
         routing_url: String::new(),
         routing_timeout: Duration::from_secs(2),

@@ -676,6 +676,21 @@ impl World {
                 ..Default::default()
             }
             .encode_to_vec(),
+            ("ReportService", "GetDeliveryReport") => ipb::GetDeliveryReportRequest {
+                workspace_id: w(),
+                mode: "test".into(),
+                first_day: "2026-12-01".into(),
+                last_day: "2026-12-07".into(),
+                ..Default::default()
+            }
+            .encode_to_vec(),
+            ("ReportService", "GetCourierReport") => ipb::GetCourierReportRequest {
+                workspace_id: w(),
+                first_day: "2026-12-01".into(),
+                last_day: "2026-12-07".into(),
+                ..Default::default()
+            }
+            .encode_to_vec(),
             ("AdminService", "CreateWorkspace") => ipb::CreateWorkspaceRequest::default().encode_to_vec(),
             ("AdminService", "GetWorkspace") => ipb::GetWorkspaceRequest { workspace_id: w() }.encode_to_vec(),
             ("AdminService", "ListWorkspaces") => ipb::ListWorkspacesRequest {}.encode_to_vec(),

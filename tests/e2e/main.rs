@@ -50,6 +50,7 @@ mod quotes;
 mod ratelimit;
 mod redeliver;
 mod replicas;
+mod reports;
 mod returns;
 mod routing;
 mod sign_in_throttle;

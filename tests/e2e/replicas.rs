@@ -276,6 +276,7 @@ async fn an_api_replica_runs_no_worker_and_a_workers_replica_delivers_its_webhoo
             "simulator",
             "billing_cycle",
             "courier_statements",
+            "report_rollup",
             "event_purge",
             "idempotency_purge",
         ] {

@@ -13,7 +13,9 @@
 //! business workspaces) or to one fleet workspace (its driver: serves that
 //! fleet's board orders only). Who may manage which is `access`'s rule.
 
+pub mod hours;
 pub mod invitations;
+pub mod online;
 pub mod pay;
 pub mod sessions;
 pub mod shifts;
@@ -494,6 +496,7 @@ pub async fn set_status(core: &Core, tx: &WriteTransaction, id: &str, status: St
     };
     if status == Status::Suspended {
         row.availability = Set(Availability::Offline.as_str().to_owned());
+        online::close(&**tx, &current.id, core.clock.now_micros()).await?;
         // Their open streams end at once, not at their next read.
         courier_identity::sessions::end_all::<Courier>(core, tx, &current.id, None).await?;
         offers::withdraw_for_courier(core, tx, &current.id, core.clock.now_micros()).await?;
@@ -527,6 +530,9 @@ pub async fn set_availability(
     tx.after_commit(move || {
         map_wake.wake();
     });
+    let was = Availability::parse(&current.availability);
+    let fleet = Fleet::from_workspace_id(current.workspace_id.as_deref().unwrap_or_default());
+    online::went(&**tx, &current.id, &fleet, was, availability, core.clock.now_micros()).await?;
     let row = entity::ActiveModel {
         id: Set(current.id),
         availability: Set(availability.as_str().to_owned()),

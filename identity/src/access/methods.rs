@@ -57,7 +57,9 @@ impl Method {
             Action::ReadCouriers | Action::ManageCouriers | Action::AssignJobs | Action::PlanRoutes => {
                 Credential::SessionOrService
             }
-            Action::ReadNotifications | Action::ManageNotifications => Credential::SessionOrService,
+            Action::ReadNotifications | Action::ManageNotifications | Action::ReadReports => {
+                Credential::SessionOrService
+            }
             Action::ReadBilling
             | Action::ManageBilling
             | Action::ReadBoard
@@ -284,6 +286,14 @@ pub const METHODS: &[Method] = &[
     read(
         "/courier.internal.v1.NotificationSettingsService/ListTestMessages",
         Action::ReadNotifications,
+    ),
+    read(
+        "/courier.internal.v1.ReportService/GetDeliveryReport",
+        Action::ReadReports,
+    ),
+    read(
+        "/courier.internal.v1.ReportService/GetCourierReport",
+        Action::ReadReports,
     ),
     change(
         "/courier.internal.v1.CourierService/InviteCourier",

@@ -147,6 +147,9 @@ pub enum Action {
     ReadNotifications,
     /// Change a workspace's notification settings.
     ManageNotifications,
+    /// A workspace's reports (docs/reports.md); with no workspace, the
+    /// platform's.
+    ReadReports,
     /// A courier's own session and jobs in the courier app.
     OwnWork,
 }
@@ -230,7 +233,7 @@ pub fn decide(standing: Standing, action: Action) -> Decision {
         | A::ManageCouriers
         | A::AssignJobs
         | A::PlanRoutes => Some(ServiceRole::Dispatch),
-        A::Administer | A::ReadNotifications | A::ManageNotifications => Some(ServiceRole::Admin),
+        A::Administer | A::ReadNotifications | A::ManageNotifications | A::ReadReports => Some(ServiceRole::Admin),
         _ => None,
     };
     match (standing, action) {
@@ -278,7 +281,8 @@ pub fn decide(standing: Standing, action: Action) -> Decision {
             | A::ManageCouriers
             | A::AssignJobs
             | A::PlanRoutes
-            | A::ManageNotifications,
+            | A::ManageNotifications
+            | A::ReadReports,
         ) if role.manages() => Allow,
         (
             S::Member(_),
@@ -289,7 +293,8 @@ pub fn decide(standing: Standing, action: Action) -> Decision {
             | A::ManageCouriers
             | A::AssignJobs
             | A::PlanRoutes
-            | A::ManageNotifications,
+            | A::ManageNotifications
+            | A::ReadReports,
         ) => deny(OWNERS_AND_ADMINS),
         (S::Member(_), A::ManageBilling) => deny(OPERATORS),
 
@@ -333,6 +338,7 @@ pub mod act {
         PlanRoutes,
         ReadNotifications,
         ManageNotifications,
+        ReadReports,
         OwnWork
     );
 }

@@ -24,6 +24,7 @@ pub struct Change {
     dropoff_eta: Option<Option<i64>>,
     next_step_at: Option<Option<i64>>,
     delivered_at: Option<(i64, Option<bool>)>,
+    picked_up_at: Option<i64>,
     delayed_at: Option<i64>,
     cancelled: Option<(CancellationReason, i64)>,
     client_reason: Option<CancelReason>,
@@ -44,6 +45,7 @@ impl Change {
     pub(crate) fn moved(self, status: Status, now: i64) -> Self {
         Change {
             status: Some(status),
+            picked_up_at: (status == Status::PickedUp).then_some(now).or(self.picked_up_at),
             ..self.touched(now)
         }
     }
@@ -255,6 +257,9 @@ impl Change {
         if let Some((at, on_time)) = self.delivered_at {
             set(C::DeliveredAt, Expr::value(at));
             set(C::OnTime, Expr::value(on_time));
+        }
+        if let Some(at) = self.picked_up_at {
+            set(C::PickedUpAt, Expr::value(at));
         }
         if let Some(at) = self.delayed_at {
             set(C::DelayedAt, Expr::value(at));

@@ -35,6 +35,8 @@ pub struct Model {
     pub cancellation_reason: Option<String>,
     pub cancel_reason: Option<String>,
     pub delivered_at: Option<i64>,
+    /// When the courier picked the goods up (reports' time to pickup).
+    pub picked_up_at: Option<i64>,
     pub next_step_at: Option<i64>,
     pub pickup_eta: Option<i64>,
     pub dropoff_eta: Option<i64>,

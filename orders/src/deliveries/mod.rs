@@ -219,6 +219,7 @@ async fn prepare(orders: &Orders, principal: &Principal, new: NewDelivery) -> Co
         cancellation_reason: None,
         cancel_reason: None,
         delivered_at: None,
+        picked_up_at: None,
         next_step_at: Some(first_step_at(
             principal.mode,
             now_micros,

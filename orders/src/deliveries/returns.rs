@@ -94,6 +94,7 @@ pub async fn insert(
         cancellation_reason: None,
         cancel_reason: None,
         delivered_at: None,
+        picked_up_at: None,
         // A test return goes on with the simulator; a live one is the
         // courier's, with no search to time out.
         next_step_at: (original.mode == Mode::Test)

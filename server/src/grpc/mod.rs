@@ -20,6 +20,7 @@ pub mod plans_out;
 pub mod proofs_out;
 pub mod public;
 pub mod quotes;
+pub mod reports;
 pub mod request_text;
 pub mod tracking;
 pub mod tracking_out;

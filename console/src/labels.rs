@@ -322,6 +322,14 @@ pub(crate) fn delivery_status_named(name: &str) -> &'static str {
     delivery_status(pb::DeliveryStatus::from_public_name(name).unwrap_or_default())
 }
 
+/// A cancellation reason by its public name; the name itself when unknown.
+pub(crate) fn cancellation_reason_named(name: &str) -> String {
+    match pb::CancellationReason::from_public_name(name) {
+        Some(reason) if reason != pb::CancellationReason::Unspecified => cancellation(reason).to_owned(),
+        _ => name.to_owned(),
+    }
+}
+
 pub(crate) fn event_type_named(name: &str) -> &'static str {
     event_type(pb::EventType::from_public_name(name).unwrap_or_default())
 }

@@ -32,6 +32,7 @@ mod overview;
 mod page;
 mod plans;
 mod promises;
+mod reports;
 mod session;
 mod times;
 mod webhooks;
@@ -49,6 +50,7 @@ use courier::internal::v1::console_service_client::ConsoleServiceClient;
 use courier::internal::v1::courier_service_client::CourierServiceClient;
 use courier::internal::v1::dispatch_service_client::DispatchServiceClient;
 use courier::internal::v1::notification_settings_service_client::NotificationSettingsServiceClient;
+use courier::internal::v1::report_service_client::ReportServiceClient;
 use courier::v1::delivery_service_client::DeliveryServiceClient;
 use courier::v1::event_service_client::EventServiceClient;
 use courier::v1::public_service_client::PublicServiceClient;
@@ -126,6 +128,8 @@ pub struct ConsoleState {
     /// The internal notification settings service (a workspace's
     /// notifications and test inbox), called with the session.
     notifications: NotificationSettingsServiceClient<Channel>,
+    /// The internal report service, called with the session.
+    reports: ReportServiceClient<Channel>,
     /// The public services, called with the session in place of a key.
     webhooks: WebhookServiceClient<Channel>,
     deliveries: DeliveryServiceClient<Channel>,
@@ -169,6 +173,7 @@ impl ConsoleState {
             dispatch: DispatchServiceClient::new(channel.clone()),
             couriers: CourierServiceClient::new(channel.clone()),
             notifications: NotificationSettingsServiceClient::new(channel.clone()),
+            reports: ReportServiceClient::new(channel.clone()),
             webhooks: WebhookServiceClient::new(channel.clone()),
             deliveries: DeliveryServiceClient::new(channel.clone()),
             tracking: TrackingServiceClient::new(channel.clone()),
@@ -408,6 +413,18 @@ fn router(state: ConsoleState) -> Router {
         .route("/w/{workspace}/plans/{plan}", get(plans::plan_page))
         .route("/w/{workspace}/plans/{plan}/publish", post(plans::publish))
         .route("/w/{workspace}/plans/{plan}/move", post(plans::move_order))
+        .route("/w/{workspace}/reports", get(reports::workspace_page))
+        .route(
+            "/w/{workspace}/reports/deliveries.csv",
+            get(reports::workspace_deliveries_csv),
+        )
+        .route(
+            "/w/{workspace}/reports/couriers.csv",
+            get(reports::workspace_couriers_csv),
+        )
+        .route("/ops/reports", get(reports::platform_page))
+        .route("/ops/reports/deliveries.csv", get(reports::platform_deliveries_csv))
+        .route("/ops/reports/couriers.csv", get(reports::platform_couriers_csv))
         .route("/w/{workspace}/billing", get(billing::page))
         .route(
             "/w/{workspace}/billing/statements/{statement}",

@@ -1372,3 +1372,42 @@ e2e! {
         let _ = std::fs::remove_file(&file);
     }
 }
+
+e2e! {
+    async fn an_owner_reads_the_reports_chart_and_downloads_its_csv(app: TestApp) {
+        let Some(driver) = Driver::start().await else { return };
+        user(&app, "reader@example.com", Role::Owner).await;
+        for _ in 0..3 {
+            app.create_delivery(&app.test_key, &crate::deliveries::berlin_delivery()).await;
+        }
+        let owner = driver.browser().await;
+        owner.sign_in(&app, "reader@example.com").await;
+        owner.click_to("//nav//a[text()='Reports']", "#delivery-report").await;
+        // The worker counts the day within a pass or two.
+        wait_until("the report to count today's deliveries", PAGE_WAIT, async || {
+            let booked = owner.text("#delivery-report dl.facts dd").await;
+            if booked == "3" {
+                return Ok(());
+            }
+            owner.client.refresh().await.map_err(|e| e.to_string())?;
+            Err(format!("booked {booked}"))
+        })
+        .await;
+        let bars = owner.client.execute("return document.querySelectorAll('#delivery-report svg rect').length", vec![]).await.expect("script");
+        assert!(bars.as_u64().is_some_and(|n| n >= 1), "the chart draws today's bar: {bars}");
+        let csv = owner
+            .client
+            .execute("return fetch(document.querySelector('#delivery-report a[download]').href).then(r => r.text())", vec![])
+            .await
+            .expect("the CSV");
+        let csv = csv.as_str().expect("text");
+        let mut lines = csv.lines();
+        assert!(lines.next().is_some_and(|h| h.starts_with("period_start,deliveries,delivered,cancelled,on_time")), "{csv}");
+        assert!(lines.any(|line| line.split(',').nth(1) == Some("3")), "today's row books 3: {csv}");
+        // By week, the same three.
+        owner.find("#by").await.select_by_value("week").await.expect("by week");
+        owner.click_to("//button[text()='Show']", "#delivery-report").await;
+        assert_eq!(owner.text("#delivery-report dl.facts dd").await, "3");
+        owner.close().await;
+    }
+}

@@ -729,6 +729,7 @@ e2e! {
             shown(format!("{base}/keys?mode={mode}")).await;
             shown(format!("{base}/webhooks?mode={mode}")).await;
             shown(format!("{base}/deliveries/import?mode={mode}")).await;
+            shown(format!("{base}/reports?mode={mode}&by=week")).await;
         }
         for id in &test_ids {
             let page = shown(format!("{base}/deliveries/{id}?mode=test")).await;

@@ -237,6 +237,7 @@ pub fn areas(core: &Core) -> Vec<MapArea> {
         .service_areas()
         .iter()
         .map(|area| MapArea {
+            id: area.id.clone(),
             name: area.name.clone(),
             time_zone: area.time_zone,
             outline: area.polygon.vertices().to_vec(),

@@ -107,6 +107,7 @@ pub struct MapPassedOver {
 /// A service area's outline, from the catalogue.
 #[derive(Clone, Debug, PartialEq)]
 pub struct MapArea {
+    pub id: String,
     pub name: String,
     pub time_zone: Tz,
     pub outline: Vec<GeoPoint>,

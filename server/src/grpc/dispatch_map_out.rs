@@ -89,6 +89,7 @@ fn passed_over_out(pass: MapPassedOver) -> ipb::MapPassedOver {
 
 pub fn area_out(area: MapArea) -> ipb::MapArea {
     ipb::MapArea {
+        id: area.id,
         name: area.name,
         time_zone: area.time_zone.name().to_owned(),
         outline: area.outline.into_iter().map(point_out).collect(),

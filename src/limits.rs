@@ -37,6 +37,8 @@ pub const EMAIL: Chars = Chars { min: 3, max: 254 };
 /// One `@`, a local part, a domain of two or more dot-separated labels, no
 /// white space.
 pub const EMAIL_PATTERN: &str = r"^[^@\s]+@[^@\s.]+(?:\.[^@\s.]+)+$";
+/// Deliveries in one `POST /v1/deliveries/batch`.
+pub const BATCH_DELIVERIES: Count = Count { min: 1, max: 100 };
 /// Stops between pickup and dropoff.
 pub const STOPS: Count = Count { min: 0, max: 10 };
 /// A `vehicle_type_id`: at least this many characters (an id of `GET

@@ -432,19 +432,14 @@ async fn book(
 ) -> Vec<RowResult> {
     let mut run = Run::new(items);
     while let Some(batch) = run.next_batch() {
-        let answer = match batch_request(BatchCreateDeliveriesBody { deliveries: batch }) {
-            Ok(message) => {
-                let message = pb::BatchCreateDeliveriesRequest {
-                    validate_only: dry_run,
-                    ..message
-                };
-                let request = signed.acting(message, workspace, mode, Some(csrf));
-                match state.deliveries.clone().batch_create_deliveries(request).await {
-                    Ok(answer) => Answer::Results(answer.into_inner().results.into_iter().map(result_json).collect()),
-                    Err(status) => whole_refusal(&status),
-                }
-            }
-            Err(error) => Answer::Failed(error.message),
+        let message = pb::BatchCreateDeliveriesRequest {
+            validate_only: dry_run,
+            ..batch_request(BatchCreateDeliveriesBody { deliveries: batch })
+        };
+        let request = signed.acting(message, workspace, mode, Some(csrf));
+        let answer = match state.deliveries.clone().batch_create_deliveries(request).await {
+            Ok(answer) => Answer::Results(answer.into_inner().results.into_iter().map(result_json).collect()),
+            Err(status) => whole_refusal(&status),
         };
         run.answer(answer, mapping);
     }

@@ -309,6 +309,7 @@ pub fn document() -> Result<Value, serde_json::Error> {
     add_request_rules(&mut doc);
     add_text_patterns(&mut doc);
     add_delivery_waypoint(&mut doc);
+    add_batch_item(&mut doc);
     add_examples(&mut doc);
     add_request_id_headers(&mut doc);
     add_webhooks(&mut doc);
@@ -483,6 +484,11 @@ fn request_rules() -> Vec<(&'static str, &'static str, Value)> {
             json!({ "minLength": limits::VEHICLE_TYPE_ID_MIN }),
         ));
     }
+    rules.push((
+        "BatchCreateDeliveriesRequest",
+        "deliveries",
+        entries(limits::BATCH_DELIVERIES, false),
+    ));
     rules.push(("CreateDeliveryRequest", "external_id", text(limits::EXTERNAL_ID)));
     rules.push(("CreateDeliveryRequest", "notes", text(limits::NOTES)));
     rules.push(("RedeliverDeliveryRequest", "external_id", text(limits::EXTERNAL_ID)));
@@ -646,6 +652,36 @@ fn add_text_pattern(schema: &mut Value, name: &str) {
     }
 }
 
+/// A batch's item is a create's body and its `idempotency_key`, one object
+/// with no other member. utoipa writes it as `allOf` of the two, which no
+/// object can satisfy (the create's body admits no member it does not
+/// name): the create's schema, rules and all, with the key among its
+/// members instead.
+fn add_batch_item(doc: &mut Value) {
+    let (Some(mut item), Some(described)) = (
+        doc.pointer("/components/schemas/CreateDeliveryRequest").cloned(),
+        doc.pointer("/components/schemas/BatchDeliveryItem").cloned(),
+    ) else {
+        return;
+    };
+    let mut key = described
+        .pointer("/allOf/1/properties/idempotency_key")
+        .cloned()
+        .unwrap_or_else(|| json!({ "type": "string" }));
+    if let Value::Object(key) = &mut key {
+        key.extend(text(limits::IDEMPOTENCY_KEY).as_object().cloned().unwrap_or_default());
+    }
+    add_text_pattern(&mut key, "idempotency_key");
+    item["description"] = described.get("description").cloned().unwrap_or(Value::Null);
+    if let Some(Value::Object(properties)) = item.get_mut("properties") {
+        properties.insert("idempotency_key".into(), key);
+    }
+    if let Some(Value::Array(required)) = item.get_mut("required") {
+        required.push(json!("idempotency_key"));
+    }
+    doc["components"]["schemas"]["BatchDeliveryItem"] = item;
+}
+
 /// A delivery's pickup and dropoff must name a contact (stops and fleet
 /// order waypoints may): their own schema, `DeliveryWaypoint`, says so.
 fn add_delivery_waypoint(doc: &mut Value) {
@@ -709,6 +745,13 @@ fn add_examples(doc: &mut Value) {
                 "proof_of_delivery": { "dropoff": { "photos": 1, "recipient_name": true } },
                 "notifications": { "language": "de" }
             }),
+        ),
+        (
+            "batchCreateDeliveries",
+            json!({ "deliveries": [
+                { "idempotency_key": "order-1001", "external_id": "order-1001", "pickup": pickup, "dropoff": dropoff, "vehicle_type_id": "cargo_bike" },
+                { "idempotency_key": "order-1002", "external_id": "order-1002", "pickup": pickup, "dropoff": dropoff, "vehicle_type_id": "cargo_bike", "items": [item] },
+            ] }),
         ),
         ("cancelDelivery", json!({ "reason": "no_longer_needed" })),
         (

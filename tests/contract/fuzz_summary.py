@@ -114,11 +114,17 @@ def main() -> int:
         print(f"\n{number}. {code} {title}: {operation} -> {status} {error_code} {param}".rstrip())
         print(f"   {text}")
 
-    if dropped:
+    # hooks.py drops two kinds: refusals beyond the schema (4xx) and a
+    # batch's broken items each refused in its own result (200).
+    beyond = [(answer, count) for answer, count in dropped.most_common() if not answer.startswith("200")]
+    items = sum(count for answer, count in dropped.items() if answer.startswith("200"))
+    if beyond:
         print(
             "\nschema-valid requests refused for facts beyond the schema (accepted, see hooks.py): "
-            + ", ".join(f"{answer} x{count}" for answer, count in dropped.most_common())
+            + ", ".join(f"{answer} x{count}" for answer, count in beyond)
         )
+    if items:
+        print(f"\nbatches whose broken items were each refused in their own result (accepted, see hooks.py): {items}")
 
     tally_path = Path(args.tally)
     created = (

@@ -278,23 +278,14 @@ pub fn validate_only_in(query: &HashMap<String, String>) -> Result<bool, ApiErro
 }
 
 /// The batch request for `b`: each item read on its own, an item that
-/// cannot be read carrying its error for the core to answer.
-pub fn batch_request(b: BatchCreateDeliveriesBody) -> Result<pb::BatchCreateDeliveriesRequest, ApiError> {
-    let count = b.deliveries.len();
-    if count == 0 || count > MAX_BATCH {
-        return Err(ApiError::invalid(
-            "deliveries",
-            format!("A batch has 1 to {MAX_BATCH} deliveries; this one has {count}."),
-        ));
-    }
-    Ok(pb::BatchCreateDeliveriesRequest {
+/// cannot be read carrying its error for the core to answer (which also
+/// checks the count, `courier::limits::BATCH_DELIVERIES`).
+pub fn batch_request(b: BatchCreateDeliveriesBody) -> pb::BatchCreateDeliveriesRequest {
+    pb::BatchCreateDeliveriesRequest {
         items: b.deliveries.into_iter().map(batch_item).collect(),
         validate_only: false,
-    })
+    }
 }
-
-/// Deliveries in one batch at most.
-pub const MAX_BATCH: usize = 100;
 
 fn batch_item(value: serde_json::Value) -> pb::BatchCreateDeliveryItem {
     let refused = |idempotency_key: String, error: ApiError| pb::BatchCreateDeliveryItem {

@@ -84,11 +84,10 @@ pub async fn batch(
     let parsed = parse_query(query.as_deref())
         .and_then(|q| deliveries::validate_only_in(&q))
         .and_then(|validate_only| {
-            body.and_then(|JsonBody(b)| deliveries::batch_request(b))
-                .map(|request| pb::BatchCreateDeliveriesRequest {
-                    validate_only,
-                    ..request
-                })
+            body.map(|JsonBody(b)| pb::BatchCreateDeliveriesRequest {
+                validate_only,
+                ..deliveries::batch_request(b)
+            })
         });
     if let Ok(request) = &parsed {
         // The middleware took the batch's first token; each further item costs one.

@@ -12,9 +12,6 @@ use crate::{CoreError, CoreResult, Orders};
 use courier::errors::ErrorCode;
 use courier_identity::auth::{Mode, Principal};
 
-/// Items in one batch at most.
-pub const MAX_ITEMS: usize = 100;
-
 /// One delivery of a batch.
 #[derive(Debug)]
 pub struct Item {
@@ -101,10 +98,14 @@ pub async fn check_many(
 }
 
 fn check_count(count: usize) -> CoreResult<()> {
-    if count == 0 || count > MAX_ITEMS {
+    let limit = courier::limits::BATCH_DELIVERIES;
+    if !(limit.min..=limit.max).contains(&(count as i64)) {
         return Err(CoreError::invalid(
             "deliveries",
-            format!("A batch has 1 to {MAX_ITEMS} deliveries; this one has {count}."),
+            format!(
+                "A batch has {} to {} deliveries; this one has {count}.",
+                limit.min, limit.max
+            ),
         ));
     }
     Ok(())

@@ -733,12 +733,40 @@ export interface components {
          * @description One delivery of a batch: a create's body with its own idempotency key
          *     (what a create takes as its `Idempotency-Key` header, in the same scope).
          */
-        BatchDeliveryItem: components["schemas"]["CreateDeliveryRequest"] & {
+        BatchDeliveryItem: {
+            batching?: components["schemas"]["BatchingInput"] | null;
+            dropoff: components["schemas"]["DeliveryWaypoint"];
+            dropoff_window?: components["schemas"]["TimeWindowInput"] | null;
+            external_id?: string | null;
+            extras?: components["schemas"]["SelectedExtra"][] | null;
             /**
              * @description 1 to 255 characters, kept 24 hours: a batch sent again answers each
              *     item from its key.
              */
             idempotency_key: string;
+            items?: components["schemas"]["ShipmentItem"][] | null;
+            notes?: string | null;
+            notifications?: components["schemas"]["NotificationPreferencesInput"] | null;
+            pickup: components["schemas"]["DeliveryWaypoint"];
+            pickup_window?: components["schemas"]["TimeWindowInput"] | null;
+            proof_of_delivery?: components["schemas"]["ProofOfDeliveryInput"] | null;
+            quote_id?: string | null;
+            /**
+             * Format: date-time
+             * @description Pickup time, 1 minute to 30 days ahead; omit for immediate.
+             */
+            scheduled_at?: string | null;
+            stops?: components["schemas"]["WaypointInput"][] | null;
+            test_scenario?: components["schemas"]["TestScenario"] | null;
+            /**
+             * Format: int64
+             * @description A tip for the courier, in minor units of the delivery's currency,
+             *     all of it theirs once they deliver it; billed on the workspace's
+             *     statement.
+             */
+            tip_cents?: number | null;
+            undeliverable_action?: components["schemas"]["UndeliverableAction"] | null;
+            vehicle_type_id: string;
         };
         /**
          * @description One item's result: the delivery created (or replayed from its key), in
@@ -2519,6 +2547,76 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "deliveries": [
+                 *         {
+                 *           "dropoff": {
+                 *             "address": "Oranienstraße 25, 10999 Berlin",
+                 *             "contact": {
+                 *               "email": "orders@example.com",
+                 *               "name": "Jonas Weber",
+                 *               "phone": "+49 151 2345678"
+                 *             },
+                 *             "instructions": "Third floor, left door.",
+                 *             "latitude": 52.501,
+                 *             "longitude": 13.419
+                 *           },
+                 *           "external_id": "order-1001",
+                 *           "idempotency_key": "order-1001",
+                 *           "pickup": {
+                 *             "address": "Alexanderplatz 1, 10178 Berlin",
+                 *             "contact": {
+                 *               "email": "orders@example.com",
+                 *               "name": "Mia Hoffmann",
+                 *               "phone": "+49 30 1234567"
+                 *             },
+                 *             "instructions": "Goods receiving, ring twice.",
+                 *             "latitude": 52.5219,
+                 *             "longitude": 13.4132
+                 *           },
+                 *           "vehicle_type_id": "cargo_bike"
+                 *         },
+                 *         {
+                 *           "dropoff": {
+                 *             "address": "Oranienstraße 25, 10999 Berlin",
+                 *             "contact": {
+                 *               "email": "orders@example.com",
+                 *               "name": "Jonas Weber",
+                 *               "phone": "+49 151 2345678"
+                 *             },
+                 *             "instructions": "Third floor, left door.",
+                 *             "latitude": 52.501,
+                 *             "longitude": 13.419
+                 *           },
+                 *           "external_id": "order-1002",
+                 *           "idempotency_key": "order-1002",
+                 *           "items": [
+                 *             {
+                 *               "description": "Box of books",
+                 *               "height_cm": 25,
+                 *               "length_cm": 40,
+                 *               "quantity": 2,
+                 *               "weight_kg": 4.5,
+                 *               "width_cm": 30
+                 *             }
+                 *           ],
+                 *           "pickup": {
+                 *             "address": "Alexanderplatz 1, 10178 Berlin",
+                 *             "contact": {
+                 *               "email": "orders@example.com",
+                 *               "name": "Mia Hoffmann",
+                 *               "phone": "+49 30 1234567"
+                 *             },
+                 *             "instructions": "Goods receiving, ring twice.",
+                 *             "latitude": 52.5219,
+                 *             "longitude": 13.4132
+                 *           },
+                 *           "vehicle_type_id": "cargo_bike"
+                 *         }
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["BatchCreateDeliveriesRequest"];
             };
         };

@@ -5,7 +5,6 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Self, TypeVar, cast
 
 from attrs import define as _attrs_define
-from attrs import field as _attrs_field
 
 from ..models.batching_input import BatchingInput
 from ..models.test_scenario import TestScenario
@@ -32,10 +31,10 @@ class BatchDeliveryItem:
 
         Attributes:
             dropoff (DeliveryWaypoint): A delivery's pickup or dropoff: a route point with the contact the courier calls.
-            pickup (DeliveryWaypoint): A delivery's pickup or dropoff: a route point with the contact the courier calls.
-            vehicle_type_id (str):
             idempotency_key (str): 1 to 255 characters, kept 24 hours: a batch sent again answers each
                 item from its key.
+            pickup (DeliveryWaypoint): A delivery's pickup or dropoff: a route point with the contact the courier calls.
+            vehicle_type_id (str):
             batching (BatchingInput | None | Unset):
             dropoff_window (None | TimeWindowInput | Unset):
             external_id (None | str | Unset):
@@ -56,9 +55,9 @@ class BatchDeliveryItem:
     """
 
     dropoff: DeliveryWaypoint
+    idempotency_key: str
     pickup: DeliveryWaypoint
     vehicle_type_id: str
-    idempotency_key: str
     batching: BatchingInput | None | Unset = UNSET
     dropoff_window: None | TimeWindowInput | Unset = UNSET
     external_id: None | str | Unset = UNSET
@@ -74,7 +73,6 @@ class BatchDeliveryItem:
     test_scenario: None | TestScenario | Unset = UNSET
     tip_cents: int | None | Unset = UNSET
     undeliverable_action: None | UndeliverableAction | Unset = UNSET
-    additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         from ..models.notification_preferences_input import NotificationPreferencesInput
@@ -83,11 +81,11 @@ class BatchDeliveryItem:
 
         dropoff = self.dropoff.to_dict()
 
+        idempotency_key = self.idempotency_key
+
         pickup = self.pickup.to_dict()
 
         vehicle_type_id = self.vehicle_type_id
-
-        idempotency_key = self.idempotency_key
 
         batching: None | str | Unset
         if isinstance(self.batching, Unset):
@@ -214,13 +212,13 @@ class BatchDeliveryItem:
             undeliverable_action = self.undeliverable_action
 
         field_dict: dict[str, Any] = {}
-        field_dict.update(self.additional_properties)
+
         field_dict.update(
             {
                 "dropoff": dropoff,
+                "idempotency_key": idempotency_key,
                 "pickup": pickup,
                 "vehicle_type_id": vehicle_type_id,
-                "idempotency_key": idempotency_key,
             }
         )
         if batching is not UNSET:
@@ -269,11 +267,11 @@ class BatchDeliveryItem:
         d = dict(src_dict)
         dropoff = DeliveryWaypoint.from_dict(d.pop("dropoff"))
 
+        idempotency_key = d.pop("idempotency_key")
+
         pickup = DeliveryWaypoint.from_dict(d.pop("pickup"))
 
         vehicle_type_id = d.pop("vehicle_type_id")
-
-        idempotency_key = d.pop("idempotency_key")
 
         def _parse_batching(data: object) -> BatchingInput | None | Unset:
             if data is None:
@@ -525,9 +523,9 @@ class BatchDeliveryItem:
 
         batch_delivery_item = cls(
             dropoff=dropoff,
+            idempotency_key=idempotency_key,
             pickup=pickup,
             vehicle_type_id=vehicle_type_id,
-            idempotency_key=idempotency_key,
             batching=batching,
             dropoff_window=dropoff_window,
             external_id=external_id,
@@ -545,21 +543,4 @@ class BatchDeliveryItem:
             undeliverable_action=undeliverable_action,
         )
 
-        batch_delivery_item.additional_properties = d
         return batch_delivery_item
-
-    @property
-    def additional_keys(self) -> list[str]:
-        return list(self.additional_properties.keys())
-
-    def __getitem__(self, key: str) -> Any:
-        return self.additional_properties[key]
-
-    def __setitem__(self, key: str, value: Any) -> None:
-        self.additional_properties[key] = value
-
-    def __delitem__(self, key: str) -> None:
-        del self.additional_properties[key]
-
-    def __contains__(self, key: str) -> bool:
-        return key in self.additional_properties

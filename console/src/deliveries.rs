@@ -91,6 +91,125 @@ fn day_start(date: &str, days: u64, param: &str, zone: Zone) -> Result<prost_typ
     Ok(zone.day_start(day))
 }
 
+/// The list's request for the filters of `query` (a page of
+/// [`PAGE_SIZE`] from its token), days on `zone`'s clock.
+fn list_request(query: &ListQuery, zone: Zone) -> Result<pb::ListDeliveriesRequest, Refusal> {
+    let mut request = pb::ListDeliveriesRequest {
+        page_size: Some(PAGE_SIZE),
+        page_token: query.page_token.clone().unwrap_or_default(),
+        status: query
+            .status
+            .as_deref()
+            .and_then(pb::DeliveryStatus::from_public_name)
+            .unwrap_or(pb::DeliveryStatus::Unspecified) as i32,
+        external_id: query.external_id.clone().filter(|v| !v.is_empty()),
+        promise: query
+            .promise
+            .as_deref()
+            .and_then(pb::PromiseState::from_public_name)
+            .unwrap_or(pb::PromiseState::Unspecified) as i32,
+        ..Default::default()
+    };
+    if let Some(date) = query.created_from.as_deref().filter(|d| !d.is_empty()) {
+        request.created_after = Some(day_start(date, 0, "created_from", zone)?);
+    }
+    if let Some(date) = query.created_to.as_deref().filter(|d| !d.is_empty()) {
+        request.created_before = Some(day_start(date, 1, "created_to", zone)?);
+    }
+    Ok(request)
+}
+
+/// Rows a CSV export holds at most: narrower dates for more.
+const EXPORT_ROWS: usize = 10_000;
+
+/// `GET …/deliveries.csv?mode=&…`: the list with its filters as CSV, every
+/// page of it up to [`EXPORT_ROWS`] rows (docs/console.md).
+pub(crate) async fn export(
+    State(state): State<ConsoleState>,
+    signed: Signed,
+    Path(workspace): Path<String>,
+    Query(query): Query<ListQuery>,
+) -> Response {
+    let mode = query.mode();
+    let zone = signed.zone(Some(&workspace));
+    let mut request = match list_request(&query, zone) {
+        Ok(request) => pb::ListDeliveriesRequest {
+            page_size: Some(100),
+            page_token: String::new(),
+            ..request
+        },
+        Err(refusal) => return (StatusCode::BAD_REQUEST, refusal.message).into_response(),
+    };
+    let mut writer = csv::Writer::from_writer(Vec::new());
+    let header = [
+        "id",
+        "status",
+        "external_id",
+        "amount_cents",
+        "currency",
+        "tip_cents",
+        "vehicle_type_id",
+        "pickup_address",
+        "dropoff_address",
+        "created_at",
+        "cancellation_reason",
+        "tracking_url",
+    ];
+    let mut written = 0;
+    let mut complete = true;
+    // Writing to memory fails only on a record of the wrong length.
+    let _ = writer.write_record(header);
+    loop {
+        let call = signed.acting(request.clone(), &workspace, mode, None);
+        let answer = match state.deliveries.clone().list_deliveries(call).await {
+            Ok(answer) => answer.into_inner(),
+            Err(status) => return signed.failure(&state, &status, &workspace),
+        };
+        for d in &answer.deliveries {
+            let created = d
+                .created_at
+                .as_ref()
+                .and_then(|t| chrono::DateTime::from_timestamp(t.seconds, 0))
+                .map(|t| t.to_rfc3339_opts(chrono::SecondsFormat::Secs, true))
+                .unwrap_or_default();
+            let reason = PublicName::public_name(d.cancellation_reason()).unwrap_or_default();
+            let _ = writer.write_record([
+                d.id.as_str(),
+                PublicName::public_name(d.status()).unwrap_or_default(),
+                d.external_id.as_deref().unwrap_or_default(),
+                &d.amount_cents.map(|a| a.to_string()).unwrap_or_default(),
+                d.currency.as_deref().unwrap_or_default(),
+                &d.tip_cents.to_string(),
+                d.vehicle_type_id.as_str(),
+                d.pickup.as_ref().map_or("", |w| w.address.as_str()),
+                d.dropoff.as_ref().map_or("", |w| w.address.as_str()),
+                &created,
+                reason,
+                d.tracking_url.as_deref().unwrap_or_default(),
+            ]);
+            written += 1;
+        }
+        if answer.next_page_token.is_empty() {
+            break;
+        }
+        if written >= EXPORT_ROWS {
+            complete = false;
+            break;
+        }
+        request.page_token = answer.next_page_token;
+    }
+    let body = String::from_utf8(writer.into_inner().unwrap_or_default()).unwrap_or_default();
+    let name = format!("deliveries-{mode}{}.csv", if complete { "" } else { "-first-10000" });
+    (
+        [
+            (header::CONTENT_TYPE, "text/csv; charset=utf-8".to_owned()),
+            (header::CONTENT_DISPOSITION, format!("attachment; filename=\"{name}\"")),
+        ],
+        body,
+    )
+        .into_response()
+}
+
 pub(crate) struct DeliveryRow {
     id: String,
     status: &'static str,
@@ -158,32 +277,11 @@ pub(crate) async fn list_page(
     let mode = query.mode();
     let status_filter = query.status.as_deref().filter(|s| !s.is_empty());
     let promise_filter = query.promise.as_deref().filter(|s| !s.is_empty());
-    let mut request = pb::ListDeliveriesRequest {
-        page_size: Some(PAGE_SIZE),
-        page_token: query.page_token.clone().unwrap_or_default(),
-        status: status_filter
-            .and_then(pb::DeliveryStatus::from_public_name)
-            .unwrap_or(pb::DeliveryStatus::Unspecified) as i32,
-        external_id: query.external_id.clone().filter(|v| !v.is_empty()),
-        promise: promise_filter
-            .and_then(pb::PromiseState::from_public_name)
-            .unwrap_or(pb::PromiseState::Unspecified) as i32,
-        ..Default::default()
-    };
-    let mut refusal = None;
     let zone = signed.zone(Some(&workspace));
-    if let Some(date) = query.created_from.as_deref().filter(|d| !d.is_empty()) {
-        match day_start(date, 0, "created_from", zone) {
-            Ok(at) => request.created_after = Some(at),
-            Err(r) => refusal = Some(r),
-        }
-    }
-    if let Some(date) = query.created_to.as_deref().filter(|d| !d.is_empty()) {
-        match day_start(date, 1, "created_to", zone) {
-            Ok(at) => request.created_before = Some(at),
-            Err(r) => refusal = Some(r),
-        }
-    }
+    let (request, mut refusal) = match list_request(&query, zone) {
+        Ok(request) => (request, None),
+        Err(refusal) => (pb::ListDeliveriesRequest::default(), Some(refusal)),
+    };
     let mut rows = Vec::new();
     let mut next_page_token = String::new();
     if refusal.is_none() {

@@ -281,6 +281,7 @@ fn router(state: ConsoleState) -> Router {
             get(deliveries::list_page).post(booking::book),
         )
         .route("/w/{workspace}/deliveries/find", get(deliveries::find))
+        .route("/w/{workspace}/deliveries.csv", get(deliveries::export))
         .route("/w/{workspace}/deliveries/new", get(booking::form_page))
         .route("/w/{workspace}/deliveries/quote", post(booking::quote))
         .route(

@@ -466,6 +466,23 @@ e2e! {
         assert_eq!(status, 400);
         assert!(page.contains("created_from must be a date"), "{page}");
 
+        // The list's CSV: every page of what the filters find, behind a link that keeps them.
+        let (_, page, _) = get(&member, &format!("{base}/deliveries?mode=live&external_id=order-3")).await;
+        let export = page.split("id=\"export\" href=\"").nth(1).and_then(|rest| rest.split('"').next()).expect("a CSV link").replace("&#38;", "&");
+        assert!(export.contains("external_id=order-3"), "{export}");
+        let (status, csv, _) = get(&member, &export).await;
+        assert_eq!(status, 200, "{csv}");
+        let lines: Vec<&str> = csv.lines().collect();
+        assert!(lines[0].starts_with("id,status,external_id,amount_cents,currency"), "{csv}");
+        assert_eq!(lines.len(), 2, "one delivery matches: {csv}");
+        assert!(lines[1].starts_with(&format!("{},pending,order-3,", ids[3])), "{csv}");
+        let (status, csv, _) = get(&member, &format!("{base}/deliveries.csv?mode=live")).await;
+        assert_eq!(status, 200);
+        assert_eq!(csv.lines().count(), 28, "all 27 pages' rows and the header: {csv}");
+        let (status, refusal, _) = get(&member, &format!("{base}/deliveries.csv?mode=live&created_to=tomorrow")).await;
+        assert_eq!(status, 400);
+        assert!(refusal.contains("created_to"), "{refusal}");
+
         // A delivery's page, its live feed, and its events with their payload.
         let (status, page, _) = get(&member, &format!("{base}/deliveries/{}?mode=live", ids[3])).await;
         assert_eq!(status, 200, "{page}");

@@ -128,7 +128,7 @@ async fn run(mut cli: Cli, base_url_defaulted: bool) -> Result<(), Box<dyn std::
     let ops = tokio::net::TcpListener::bind(&core.config.metrics_addr).await?;
     let ops_addr = ops.local_addr()?;
     let mut registry = Registry::default();
-    core.metrics.register(&mut registry);
+    core.register_metrics(&mut registry);
     edge.metrics.register(&mut registry);
     let grace = core.config.shutdown_grace;
 

@@ -368,7 +368,7 @@ async fn serve(core: Core, role: ServeRole) -> Result<(), Box<dyn std::error::Er
     let ops_listener = tokio::net::TcpListener::bind(&core.config.metrics_addr).await?;
     tracing::info!(addr = %listener.local_addr()?, metrics = %ops_listener.local_addr()?, ?role, "courier-core serving gRPC");
     let mut registry = Registry::default();
-    core.metrics.register(&mut registry);
+    core.register_metrics(&mut registry);
     let grace = core.config.shutdown_grace;
     let stop = CancellationToken::new();
     let mut workers = courier_server::workers::spawn(&core, &stop, role);

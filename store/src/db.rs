@@ -183,6 +183,99 @@ impl ConnectionTrait for Reader {
     }
 }
 
+impl Reader {
+    /// The read pool's connections now (see [`PoolUsage::of`]).
+    pub fn usage(&self) -> Option<PoolUsage> {
+        PoolUsage::of(&self.0)
+    }
+}
+
+/// A pool's connections at one instant, for the operations listener.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PoolUsage {
+    /// Open, lent out or idle.
+    pub open: u32,
+    pub idle: u32,
+    /// The most the pool opens; a caller past it waits for one to come back.
+    pub max: u32,
+}
+
+impl PoolUsage {
+    /// `db`'s connections now; `None` for a connection that is no pool.
+    pub fn of(db: &DatabaseConnection) -> Option<PoolUsage> {
+        use sea_orm::DatabaseConnectionType as Pool;
+        let usage = |open: u32, idle: usize, max: u32| PoolUsage {
+            open,
+            idle: u32::try_from(idle).unwrap_or(u32::MAX),
+            max,
+        };
+        match &db.inner {
+            Pool::SqlxPostgresPoolConnection(_) => {
+                let pool = db.get_postgres_connection_pool();
+                Some(usage(
+                    pool.size(),
+                    pool.num_idle(),
+                    pool.options().get_max_connections(),
+                ))
+            }
+            Pool::SqlxSqlitePoolConnection(_) => {
+                let pool = db.get_sqlite_connection_pool();
+                Some(usage(
+                    pool.size(),
+                    pool.num_idle(),
+                    pool.options().get_max_connections(),
+                ))
+            }
+            _ => None,
+        }
+    }
+}
+
+/// The core's two database pools, read at each scrape:
+/// `courier_db_pool_connections{pool, state}` (`pool` is `read` or
+/// `write`, `state` `in_use` or `idle`) and
+/// `courier_db_pool_max_connections{pool}`. In use at the most means
+/// callers queue for a connection.
+#[derive(Debug)]
+pub struct PoolGauges {
+    pub read: Reader,
+    pub write: sea_orm::DatabaseConnection,
+}
+
+impl prometheus_client::collector::Collector for PoolGauges {
+    fn encode(&self, mut encoder: prometheus_client::encoding::DescriptorEncoder) -> Result<(), std::fmt::Error> {
+        use prometheus_client::encoding::EncodeMetric;
+        use prometheus_client::metrics::{MetricType, gauge::ConstGauge};
+        let pools = [("read", self.read.usage()), ("write", PoolUsage::of(&self.write))];
+        let pools: Vec<(&str, PoolUsage)> = pools
+            .into_iter()
+            .filter_map(|(pool, usage)| Some((pool, usage?)))
+            .collect();
+        let mut connections = encoder.encode_descriptor(
+            "courier_db_pool_connections",
+            "Connections of the core's database pools, by pool (read, write) and state (in_use, idle)",
+            None,
+            MetricType::Gauge,
+        )?;
+        for (pool, usage) in &pools {
+            for (state, count) in [("in_use", usage.open.saturating_sub(usage.idle)), ("idle", usage.idle)] {
+                let labels = [("pool", *pool), ("state", state)];
+                ConstGauge::new(i64::from(count)).encode(connections.encode_family(&labels)?)?;
+            }
+        }
+        let mut most = encoder.encode_descriptor(
+            "courier_db_pool_max_connections",
+            "The most connections each database pool opens, by pool (read, write)",
+            None,
+            MetricType::Gauge,
+        )?;
+        for (pool, usage) in &pools {
+            ConstGauge::new(i64::from(usage.max)).encode(most.encode_family(&[("pool", *pool)])?)?;
+        }
+        Ok(())
+    }
+}
+
 fn read_only(sql: &str) -> DbErr {
     DbErr::Custom(format!(
         "a write on the read pool (writes go through the write pool): {sql}"

@@ -63,6 +63,16 @@ pub struct Store {
 }
 
 impl Store {
+    /// Puts this process's series and its database pools on `registry`
+    /// (the operations listener's `GET /metrics`).
+    pub fn register_metrics(&self, registry: &mut prometheus_client::registry::Registry) {
+        self.metrics.register(registry);
+        registry.register_collector(Box::new(db::PoolGauges {
+            read: self.db.clone(),
+            write: self.writer.clone(),
+        }));
+    }
+
     /// Starts a write transaction (`db::begin`).
     pub async fn begin(&self) -> CoreResult<db::WriteTransaction> {
         db::begin(&self.writer, self.cache_feed.origin()).await

@@ -1,5 +1,6 @@
 //! The core's Prometheus metrics: gRPC calls, webhook attempts and queue
-//! depth, simulator lag, road routing, and the key and delivery caches. Handles are cheap clones of shared series; the
+//! depth, simulator lag, road routing, and the key and delivery caches
+//! (the database pools' gauges are `db::PoolGauges`). Handles are cheap clones of shared series; the
 //! binary registers them on the operations listener.
 
 use std::time::Duration;

@@ -163,7 +163,7 @@ impl Listeners {
             edge_stop.clone().cancelled_owned(),
         ));
         let mut registry = Registry::default();
-        core.metrics.register(&mut registry);
+        core.register_metrics(&mut registry);
         edge.metrics.register(&mut registry);
         tokio::spawn(courier::ops::serve_metrics(
             self.ops,

@@ -23,6 +23,7 @@ mod courier_app_pages;
 mod courier_moves;
 mod courier_streams;
 mod couriers;
+mod dashboard;
 mod deliveries;
 mod delivery_changes;
 mod dispatch;

@@ -63,7 +63,7 @@ fn child_core() {
         let stop = tokio_util::sync::CancellationToken::new();
         let _workers = courier_server::workers::spawn(&core, &stop, courier_server::workers::Role::All);
         let mut registry = prometheus_client::registry::Registry::default();
-        core.metrics.register(&mut registry);
+        core.register_metrics(&mut registry);
         tokio::spawn(courier::ops::serve_metrics(
             ops_listener,
             vec![std::sync::Arc::new(registry)],

@@ -41,15 +41,16 @@ pub const POSITION_REPORTS: usize = 200;
 const POSITION_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// The console on a port of its own, signed in as an operator.
-struct Console {
-    process: Child,
-    base_url: String,
+pub struct Console {
+    pub process: Child,
+    pub base_url: String,
     page_url: String,
-    cookie: String,
+    pub cookie: String,
 }
 
 impl Console {
-    async fn start(bin_dir: &Path, service: &Service) -> BenchResult<Console> {
+    /// Signs `email` up as an operator and the workspace's owner, then in.
+    pub async fn start(bin_dir: &Path, service: &Service, email: &str) -> BenchResult<Console> {
         let printed = service
             .admin(
                 bin_dir,
@@ -57,7 +58,7 @@ impl Console {
                     "user",
                     "create",
                     "--email",
-                    "bench@example.com",
+                    email,
                     "--name",
                     "Bench",
                     "--operator",
@@ -92,7 +93,7 @@ impl Console {
             .build()?;
         let deadline = Instant::now() + Duration::from_secs(30);
         let cookie = loop {
-            if let Some(cookie) = sign_in(&browser, &sign_in_url, &password).await {
+            if let Some(cookie) = sign_in(&browser, &sign_in_url, email, &password).await {
                 break cookie;
             }
             if Instant::now() > deadline {
@@ -125,7 +126,7 @@ fn set_cookie(answer: &reqwest::Response, prefix: &str) -> Option<String> {
 /// Signs in as a browser does: the form's page first (its pre-session
 /// cookie and the form's `csrf` field), then the post, whose redirect sets
 /// the session cookie. `None` until the console answers.
-async fn sign_in(browser: &reqwest::Client, url: &str, password: &str) -> Option<String> {
+async fn sign_in(browser: &reqwest::Client, url: &str, email: &str, password: &str) -> Option<String> {
     let form = browser.get(url).send().await.ok()?;
     let pre_session = set_cookie(&form, "courier_presession=")?;
     let html = form.text().await.ok()?;
@@ -135,7 +136,10 @@ async fn sign_in(browser: &reqwest::Client, url: &str, password: &str) -> Option
         .post(url)
         .header("content-type", "application/x-www-form-urlencoded")
         .header("cookie", &pre_session)
-        .body(format!("csrf={csrf}&email=bench%40example.com&password={password}"))
+        .body(format!(
+            "csrf={csrf}&email={}&password={password}",
+            email.replace('@', "%40")
+        ))
         .send()
         .await
         .ok()?;
@@ -182,7 +186,7 @@ pub async fn measure(
     repeat: usize,
 ) -> BenchResult<Vec<(usize, Stats)>> {
     seed(service, client).await?;
-    let mut console = Console::start(bin_dir, service).await?;
+    let mut console = Console::start(bin_dir, service, "bench@example.com").await?;
     let first = client
         .get(&console.page_url)
         .header("cookie", &console.cookie)
@@ -357,7 +361,7 @@ async fn measure_dispatch_on(
     let couriers =
         dispatch::sign_up_couriers(bin_dir, service, &[&service.grpc_url], ONLINE_COURIERS, "cargo_bike").await?;
     book_waiting(service, client).await?;
-    let mut console = Console::start(bin_dir, service).await?;
+    let mut console = Console::start(bin_dir, service, "bench@example.com").await?;
     let page_url = format!("{}/console/ops/dispatch", console.base_url);
     let live_url = format!("{}/console/ops/dispatch/live?mode=live", console.base_url);
     let mut figures = DispatchPage::default();

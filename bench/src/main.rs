@@ -5,6 +5,7 @@
 //!
 //! Run: `cargo build-release --workspace && target/release/courier-bench`
 
+mod batch;
 mod ceilings;
 mod city;
 mod console;
@@ -96,6 +97,8 @@ enum Part {
     Limits,
     /// The bare database ceilings: the create's writes, and a two-insert transaction.
     Database,
+    /// Creates in batches of 100 beside single creates, at 64 connections.
+    Batch,
     /// The three webhook runs.
     Webhooks,
     /// The console's deliveries page with 10,000 deliveries.
@@ -461,6 +464,39 @@ async fn bench_backend(cli: &Cli, backend: Backend, bin_dir: &std::path::Path) -
         );
     }
 
+    let mut batch_of_single = None;
+    if cli.runs(Part::Batch) {
+        batch::check(&client, &service).await?;
+        let batches = {
+            let (client, service) = (client.clone(), service.clone());
+            move || batch::request(&client, &service)
+        };
+        let single = flow_request(Flow::Create, &client, &service, &delivery_id);
+        let batch_run = || load_once(64, duration, batches.clone());
+        let single_run = || async { Ok(load_once(64, duration, single.clone()).await) };
+        let pair = paired(cli.repeat, batch_run, single_run).await?;
+        println!(
+            "\nCreates in batches of {} and one at a time, 64 connections (deliveries/s = requests/s × items):\n",
+            batch::ITEMS
+        );
+        println!("| Flow | Connections | Requests/s | Deliveries/s | p50 ms | p99 ms | Errors |");
+        println!("|---|---:|---:|---:|---:|---:|---:|");
+        for (label, stats, items) in [
+            ("POST /v1/deliveries/batch", &pair.flow, batch::ITEMS),
+            (Flow::Create.label(), &pair.ceiling, 1),
+        ] {
+            println!(
+                "| {label} | 64 | {:.0} | {:.0} | {:.2} | {:.2} | {} |",
+                stats.requests_per_second,
+                stats.requests_per_second * items as f64,
+                stats.p50_ms,
+                stats.p99_ms,
+                stats.errors
+            );
+        }
+        batch_of_single = Some(pair.ratio * batch::ITEMS as f64);
+    }
+
     if let Some(ceilings) = ceilings {
         for concurrency in CONCURRENCY {
             for (label, url) in [(HTTP_CEILING, &ceilings.http_url), (HOP_CEILING, &ceilings.hop_url)] {
@@ -599,6 +635,7 @@ Four service areas on two core replicas: PostgreSQL only."
                 row(Flow::Get.label(), 64, &pair.ceiling);
                 list_ratios.push((flow.label(), pair.ratio));
             }
+            reports_page(bin_dir, &service, &client, duration, cli.repeat).await?;
         } else {
             println!("\nList pages with a million rows: PostgreSQL only.");
         }
@@ -614,6 +651,7 @@ Four service areas on two core replicas: PostgreSQL only."
         Part::Database,
         Part::Webhooks,
         Part::Million,
+        Part::Batch,
     ]
     .into_iter()
     .any(|p| cli.runs(p))
@@ -637,6 +675,12 @@ Four service areas on two core replicas: PostgreSQL only."
     if let [(_, at_1), (_, at_64)] = auto_of_external[..] {
         println!(
             "- POST /v1/deliveries with automatic dispatch ÷ with dispatch external: {at_1:.2} at 1 connection, {at_64:.2} at 64 (target ≥ 0.9)"
+        );
+    }
+    if let Some(ratio) = batch_of_single {
+        println!(
+            "- Deliveries/s through {}-item batches ÷ single creates: {ratio:.2} (target ≥ 3)",
+            batch::ITEMS
         );
     }
     if let Some(ratio) = get_of_hop {
@@ -670,6 +714,55 @@ Four service areas on two core replicas: PostgreSQL only."
     }
 
     stop(service).await
+}
+
+/// The console's reports page over the million deliveries' days, once the
+/// rollup has counted them all again: its figures at each of the console's
+/// connection counts.
+async fn reports_page(
+    bin_dir: &std::path::Path,
+    service: &Service,
+    client: &reqwest::Client,
+    duration: Duration,
+    repeat: usize,
+) -> BenchResult<()> {
+    let rollup_seconds = million::roll_up_again(service).await?;
+    let mut console = console::Console::start(bin_dir, service, "reports@example.com").await?;
+    let url = million::reports_url(&console.base_url, &service.workspace_id);
+    let measured = async {
+        let first = client.get(&url).header("cookie", &console.cookie).send().await?;
+        let status = first.status();
+        if !status.is_success() || !first.text().await?.contains("<svg") {
+            return Err(format!("the reports page answered {status} without its chart").into());
+        }
+        println!(
+            "\nThe console's reports page, {} days by day, once the rollup had counted every day again ({rollup_seconds:.0} s); target p99 < 1000 ms:\n",
+            million::DAYS
+        );
+        println!("| Flow | Connections | Requests/s | p50 ms | p99 ms | Errors |");
+        println!("|---|---:|---:|---:|---:|---:|");
+        for connections in console::CONNECTIONS {
+            let mut runs = Vec::new();
+            for _ in 0..repeat {
+                let (client, url, cookie) = (client.clone(), url.clone(), console.cookie.clone());
+                runs.push(
+                    load::run(connections, duration, move |_| {
+                        load::succeeded(client.get(&url).header("cookie", &cookie).send())
+                    })
+                    .await,
+                );
+            }
+            row(
+                "GET /console/w/{id}/reports, 90 days",
+                connections,
+                &load::median(&runs),
+            );
+        }
+        BenchResult::Ok(())
+    };
+    let measured = measured.await;
+    let _ = console.process.kill().await;
+    measured
 }
 
 /// Books `count` live deliveries on `service`, 16 at a time.

@@ -792,7 +792,8 @@ async fn delivery_view(
     let mut tip_form = manages
         .then(|| {
             let action = format!("{}/w/{workspace}/deliveries/{id}/tip?mode={mode}", state.root);
-            TipForm::of(&delivery, zone, action, signed.session.csrf_token.clone())
+            let now = chrono::Utc::now().timestamp();
+            TipForm::of(&delivery, zone, action, signed.session.csrf_token.clone(), now)
         })
         .flatten();
     // A refusal at a field of its form is shown there (400); any other is

@@ -355,8 +355,10 @@ pub(crate) struct TipForm {
 const TIP_RAISE_SECONDS: i64 = 7 * 86_400;
 
 impl TipForm {
-    /// The form for `delivery`, posting to `action`; none once cancelled.
-    pub(crate) fn of(delivery: &pb::Delivery, zone: Zone, action: String, csrf: String) -> Option<TipForm> {
+    /// The form for `delivery`, posting to `action`; none once cancelled,
+    /// nor a week after its delivery at `now` (Unix seconds), when the core
+    /// takes no more change of the tip (docs/couriers.md "Tips").
+    pub(crate) fn of(delivery: &pb::Delivery, zone: Zone, action: String, csrf: String, now: i64) -> Option<TipForm> {
         let hint = match delivery.status() {
             pb::DeliveryStatus::Cancelled => return None,
             pb::DeliveryStatus::Delivered => {
@@ -364,6 +366,9 @@ impl TipForm {
                     seconds: at.seconds + TIP_RAISE_SECONDS,
                     nanos: at.nanos,
                 });
+                if until.is_some_and(|until| now > until.seconds) {
+                    return None;
+                }
                 format!(
                     "Delivered: you may raise the tip until {}; each raise goes to the courier and on your statement.",
                     zone.minute(until.as_ref(), "a week after delivery")
@@ -447,6 +452,29 @@ mod tests {
 
     fn form(pairs: &[(&str, &str)]) -> Vec<(String, String)> {
         pairs.iter().map(|(k, v)| ((*k).to_owned(), (*v).to_owned())).collect()
+    }
+
+    #[test]
+    fn the_tip_form_goes_once_cancelled_or_a_week_after_delivery() {
+        let tip_form = |d: &pb::Delivery, now: i64| TipForm::of(d, berlin(), String::new(), String::new(), now);
+        let mut d = delivery();
+        let delivered_at = 1_700_000_000;
+        assert!(tip_form(&d, delivered_at).is_some(), "before delivery");
+        d.status = pb::DeliveryStatus::Delivered as i32;
+        d.delivered_at = Some(prost_types::Timestamp {
+            seconds: delivered_at,
+            nanos: 0,
+        });
+        let week = 7 * 86_400;
+        let shown = tip_form(&d, delivered_at + week).expect("a week after: still");
+        assert!(
+            shown.hint.starts_with("Delivered: you may raise the tip until"),
+            "{}",
+            shown.hint
+        );
+        assert!(tip_form(&d, delivered_at + week + 1).is_none(), "past the week");
+        d.status = pb::DeliveryStatus::Cancelled as i32;
+        assert!(tip_form(&d, delivered_at).is_none(), "cancelled");
     }
 
     #[test]

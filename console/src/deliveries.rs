@@ -199,7 +199,10 @@ pub(crate) async fn export(
         request.page_token = answer.next_page_token;
     }
     let body = String::from_utf8(writer.into_inner().unwrap_or_default()).unwrap_or_default();
-    let name = format!("deliveries-{mode}{}.csv", if complete { "" } else { "-first-10000" });
+    let name = match complete {
+        true => format!("deliveries-{mode}.csv"),
+        false => format!("deliveries-{mode}-first-{EXPORT_ROWS}.csv"),
+    };
     (
         [
             (header::CONTENT_TYPE, "text/csv; charset=utf-8".to_owned()),

@@ -204,29 +204,18 @@ impl PoolUsage {
     /// `db`'s connections now; `None` for a connection that is no pool.
     pub fn of(db: &DatabaseConnection) -> Option<PoolUsage> {
         use sea_orm::DatabaseConnectionType as Pool;
-        let usage = |open: u32, idle: usize, max: u32| PoolUsage {
-            open,
-            idle: u32::try_from(idle).unwrap_or(u32::MAX),
-            max,
-        };
         match &db.inner {
-            Pool::SqlxPostgresPoolConnection(_) => {
-                let pool = db.get_postgres_connection_pool();
-                Some(usage(
-                    pool.size(),
-                    pool.num_idle(),
-                    pool.options().get_max_connections(),
-                ))
-            }
-            Pool::SqlxSqlitePoolConnection(_) => {
-                let pool = db.get_sqlite_connection_pool();
-                Some(usage(
-                    pool.size(),
-                    pool.num_idle(),
-                    pool.options().get_max_connections(),
-                ))
-            }
+            Pool::SqlxPostgresPoolConnection(_) => Some(PoolUsage::of_pool(db.get_postgres_connection_pool())),
+            Pool::SqlxSqlitePoolConnection(_) => Some(PoolUsage::of_pool(db.get_sqlite_connection_pool())),
             _ => None,
+        }
+    }
+
+    fn of_pool<D: sea_orm::sqlx::Database>(pool: &sea_orm::sqlx::Pool<D>) -> PoolUsage {
+        PoolUsage {
+            open: pool.size(),
+            idle: u32::try_from(pool.num_idle()).unwrap_or(u32::MAX),
+            max: pool.options().get_max_connections(),
         }
     }
 }

@@ -191,16 +191,16 @@ pub struct AnsweredClaim<'a> {
     pub hash: &'a str,
     pub request_id: &'a str,
     /// The create's answer as the transport wrote it.
-    pub answer: Vec<u8>,
+    pub answer: &'a [u8],
 }
 
 /// Claims the keys of a batch of creates in `tx`, each with its answer
 /// already stored (the batch commits all or nothing). Returns whether each
 /// was claimed; a key not claimed is held or was answered by another
 /// request (also one earlier in `claims`). On PostgreSQL one statement whose
-/// text does not depend on the number of keys (`db::json_rows`; an expired
-/// row of a key is taken over in place); on SQLite one delete of expired rows
-/// and one insert, however many keys.
+/// text does not depend on the number of keys (`db::json_rows`); on SQLite
+/// one insert, however many keys. On both an expired row of a key is taken
+/// over in place.
 pub async fn claim_answered(
     tx: &impl ConnectionTrait,
     claims: &[AnsweredClaim<'_>],
@@ -213,7 +213,7 @@ pub async fn claim_answered(
         .iter()
         .map(|claim| {
             let outcome = KeptOutcome {
-                answer: claim.answer.clone(),
+                answer: claim.answer.to_vec(),
                 request_id: claim.request_id.to_owned(),
                 ..Default::default()
             };
@@ -244,12 +244,19 @@ pub async fn claim_answered(
                 })
                 .collect::<Result<_, sea_orm::DbErr>>()?
         } else {
-            let keys = claims.iter().fold(sea_orm::Condition::any(), |keys, claim| {
-                keys.add(key_filter(claim.scope))
-            });
-            before_claim(tx, keys, now).await?;
+            // An expired row of a key is taken over in place, as on
+            // PostgreSQL: no delete of expired keys whose condition names
+            // every key of the batch.
+            let take_over_expired = OnConflict::columns(KEY_COLUMNS)
+                .update_columns([
+                    entity::Column::RequestHash,
+                    entity::Column::Outcome,
+                    entity::Column::CreatedAt,
+                ])
+                .action_and_where(entity::Column::CreatedAt.lt(now - RETENTION_MICROS))
+                .to_owned();
             entity::Entity::insert_many(rows)
-                .on_conflict(on_key_conflict())
+                .on_conflict(take_over_expired)
                 .exec_with_returning_keys(tx)
                 .await?
                 .into_iter()
@@ -368,16 +375,17 @@ fn row(scope: &Scope, hash: &str, outcome: Vec<u8>, now: i64) -> entity::ActiveM
     }
 }
 
+/// The columns of a key's unique index.
+const KEY_COLUMNS: [entity::Column; 4] = [
+    entity::Column::WorkspaceId,
+    entity::Column::Mode,
+    entity::Column::Endpoint,
+    entity::Column::Key,
+];
+
 /// A claim of a key already held does nothing.
 fn on_key_conflict() -> OnConflict {
-    OnConflict::columns([
-        entity::Column::WorkspaceId,
-        entity::Column::Mode,
-        entity::Column::Endpoint,
-        entity::Column::Key,
-    ])
-    .do_nothing()
-    .to_owned()
+    OnConflict::columns(KEY_COLUMNS).do_nothing().to_owned()
 }
 
 /// Inserts the key's row; `false` if another request holds or held it.

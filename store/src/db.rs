@@ -749,9 +749,12 @@ where
 }
 
 /// PostgreSQL's insert of `rows` of `E` as one parameter: the statement
-/// `INSERT INTO <table> SELECT * FROM json_populate_recordset(NULL::<table>,
+/// `INSERT INTO <table> SELECT * FROM jsonb_populate_recordset(NULL::<table>,
 /// $1)` (a caller may append `ON CONFLICT …`) and the rows as a JSON array of
-/// objects keyed by column name. Bytes go as bytea's hex form.
+/// objects keyed by column name. Bytes go as bytea's hex form. The parameter
+/// travels as `jsonb` (sea-orm binds JSON so) and is expanded as such: cast
+/// to `json` it was written out as text and parsed again, most of the
+/// server's work on a batch of creates (BENCHMARKS.md, "Creates in batches").
 pub fn json_rows<E>(rows: Vec<E::ActiveModel>) -> CoreResult<(String, sea_orm::Value)>
 where
     E: EntityTrait,
@@ -770,7 +773,7 @@ where
                 .map(serde_json::Value::Object)
         })
         .collect::<CoreResult<Vec<_>>>()?;
-    let sql = format!("INSERT INTO {table} SELECT * FROM json_populate_recordset(NULL::{table}, $1::json)");
+    let sql = format!("INSERT INTO {table} SELECT * FROM jsonb_populate_recordset(NULL::{table}, $1::jsonb)");
     Ok((
         sql,
         sea_orm::Value::Json(Some(Box::new(serde_json::Value::Array(rows)))),

@@ -1,9 +1,10 @@
 //! Group commit of delivery creates: the creates that arrive while one
 //! transaction commits share the next one.
 //!
-//! A create is checked and priced in its own request, then queued here. One
-//! task at a time per process drains the queue, up to [`MAX_BATCH`] creates
-//! per transaction: one claim of all their idempotency keys (each stored
+//! A create is checked, priced, and its row, answer and event made in its
+//! own request, then queued here. One task per process drains the queue
+//! (two on PostgreSQL: [`groups_in_flight`]), up to [`MAX_BATCH`] creates
+//! per transaction, a request's creates always in one: one claim of all their idempotency keys (each stored
 //! with its answer), one insert of the deliveries, one of their
 //! `delivery.created` events and one of the events' webhook rows, and one
 //! credit reservation per live workspace, however many creates. A lone
@@ -25,13 +26,14 @@
 //! request claimed (one earlier in the same batch included) gets that
 //! request's answer once the batch commits.
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, HashSet, VecDeque};
+
+use sea_orm::DbBackend;
 
 use tokio::sync::oneshot;
 
-use super::queue::{Answer, Create, Queue, Waiting};
-use super::{audit_create, entity, from_model, insert, record_events};
-use crate::events::EventType;
+use super::queue::{Answer, Create, Prepared, Queue, Waiting};
+use super::{audit_create, entity, insert, store_events};
 use crate::idempotency::{self, AnsweredClaim, Idempotent};
 use crate::{CoreError, CoreResult, Orders, billing};
 use courier_identity::auth::Mode;
@@ -42,13 +44,61 @@ use courier_identity::auth::Mode;
 /// delivery row has 32) stay well below SQLite's and PostgreSQL's limits.
 const MAX_BATCH: usize = 256;
 
+/// Groups one process commits at once. SQLite writes one transaction at a
+/// time; PostgreSQL commits two side by side as it would two replicas' (a
+/// group's own work between its statements, encoding rows and reading
+/// answers, then overlaps the other's round trips: BENCHMARKS.md, "Creates
+/// in batches").
+fn groups_in_flight(orders: &Orders) -> usize {
+    match orders.writer.get_database_backend() {
+        DbBackend::Postgres => 2,
+        _ => 1,
+    }
+}
+
 /// Stores `create` in the next batch and answers it once that committed.
 pub(crate) async fn create(orders: &Orders, create: Create) -> Answer {
-    let (answer, answered) = oneshot::channel();
+    let answered = enqueue(orders, vec![create]).pop();
+    match answered {
+        Some(answered) => answer_of(answered).await,
+        None => Err(CoreError::Internal("a create was not queued".into())),
+    }
+}
+
+/// Stores `creates` in one batch, in their order, and answers each once it
+/// committed (a batch of creates from one request: their credit is reserved
+/// in this order).
+pub(crate) async fn create_all(orders: &Orders, creates: Vec<Create>) -> Vec<Answer> {
+    let mut answers = Vec::with_capacity(creates.len());
+    for answered in enqueue(orders, creates) {
+        answers.push(answer_of(answered).await);
+    }
+    answers
+}
+
+/// Queues one request's `creates` together and starts a drain when fewer
+/// than [`groups_in_flight`] run.
+fn enqueue(orders: &Orders, creates: Vec<Create>) -> Vec<oneshot::Receiver<Answer>> {
+    let mut answered = Vec::with_capacity(creates.len());
+    let request: Vec<Waiting> = creates
+        .into_iter()
+        .map(|create| {
+            let (answer, receiver) = oneshot::channel();
+            answered.push(receiver);
+            Waiting { create, answer }
+        })
+        .collect();
+    if request.is_empty() {
+        return answered;
+    }
     let start_draining = {
         let mut state = orders.create_queue.state();
-        state.waiting.push(Waiting { create, answer });
-        !std::mem::replace(&mut state.draining, true)
+        state.waiting.push_back(request);
+        let start = state.draining < groups_in_flight(orders);
+        if start {
+            state.draining += 1;
+        }
+        start
     };
     if start_draining {
         // A task of its own: a batch must finish even when the request that
@@ -56,63 +106,60 @@ pub(crate) async fn create(orders: &Orders, create: Create) -> Answer {
         tokio::spawn(drain(orders.clone()));
     }
     answered
+}
+
+async fn answer_of(answered: oneshot::Receiver<Answer>) -> Answer {
+    answered
         .await
         .map_err(|_| CoreError::Internal("the create batch ended without an answer".into()))?
 }
 
-/// Stores `creates` in the next batches, in their order, and answers each
-/// once its batch committed (a batch of creates from one request: their
-/// credit is reserved in this order).
-pub(crate) async fn create_all(orders: &Orders, creates: Vec<Create>) -> Vec<Answer> {
-    let mut answered = Vec::with_capacity(creates.len());
-    let start_draining = {
-        let mut state = orders.create_queue.state();
-        for create in creates {
-            let (answer, receiver) = oneshot::channel();
-            state.waiting.push(Waiting { create, answer });
-            answered.push(receiver);
-        }
-        !answered.is_empty() && !std::mem::replace(&mut state.draining, true)
-    };
-    if start_draining {
-        tokio::spawn(drain(orders.clone()));
-    }
-    let mut answers = Vec::with_capacity(answered.len());
-    for receiver in answered {
-        answers.push(
-            receiver
-                .await
-                .map_err(|_| CoreError::Internal("the create batch ended without an answer".into()))
-                .and_then(|answer| answer),
-        );
-    }
-    answers
-}
-
 /// Runs batches until the queue is empty.
 async fn drain(orders: Orders) {
-    // Should a batch panic, the next create starts a new drain; the
-    // creates of the lost batch are answered with an error when their
-    // senders drop.
-    struct Draining<'a>(&'a Queue);
+    // Should a batch panic, the drain is counted out and the next create
+    // starts a new one; the creates of the lost batch are answered with an
+    // error when their senders drop.
+    struct Draining<'a> {
+        queue: &'a Queue,
+        counted_out: bool,
+    }
     impl Drop for Draining<'_> {
         fn drop(&mut self) {
-            self.0.state().draining = false;
+            if !self.counted_out {
+                self.queue.state().draining -= 1;
+            }
         }
     }
-    let _draining = Draining(&orders.create_queue);
+    let mut draining = Draining {
+        queue: &orders.create_queue,
+        counted_out: false,
+    };
     loop {
         let batch: Vec<Waiting> = {
             let mut state = orders.create_queue.state();
             if state.waiting.is_empty() {
-                state.draining = false;
+                // Under the lock that queues: a create queued after this
+                // sees one drain fewer and starts its own.
+                state.draining -= 1;
+                draining.counted_out = true;
                 return;
             }
-            let take = state.waiting.len().min(MAX_BATCH);
-            state.waiting.drain(..take).collect()
+            take_group(&mut state.waiting)
         };
         run(&orders, batch).await;
     }
+}
+
+/// The next group: whole requests in arrival order, up to [`MAX_BATCH`]
+/// creates (a larger request alone).
+fn take_group<T>(waiting: &mut VecDeque<Vec<T>>) -> Vec<T> {
+    let mut group = waiting.pop_front().unwrap_or_default();
+    while let Some(next) = waiting.front()
+        && group.len() + next.len() <= MAX_BATCH
+    {
+        group.extend(waiting.pop_front().into_iter().flatten());
+    }
+    group
 }
 
 /// One batch: committed together, or, if that fails, one by one.
@@ -173,11 +220,6 @@ async fn alone(orders: &Orders, create: Create) -> Answer {
 /// transaction; answers, per create, the delivery it created (`None`: its
 /// key is another request's).
 async fn commit(orders: &Orders, creates: &[&Create], now: i64) -> CoreResult<Vec<Option<Vec<u8>>>> {
-    let deliveries = creates
-        .iter()
-        .map(|c| from_model(c.prepared.row.clone()))
-        .collect::<CoreResult<Vec<_>>>()?;
-    let answers: Vec<Vec<u8>> = deliveries.iter().map(|d| orders.wire.delivery(d)).collect();
     // A key twice in one batch: the first create claims it.
     let mut keys = HashSet::new();
     let first_of_key: Vec<bool> = creates
@@ -186,14 +228,13 @@ async fn commit(orders: &Orders, creates: &[&Create], now: i64) -> CoreResult<Ve
         .collect();
     let claims: Vec<AnsweredClaim> = creates
         .iter()
-        .zip(&answers)
         .zip(&first_of_key)
         .filter(|(_, first)| **first)
-        .map(|((c, answer), _)| AnsweredClaim {
+        .map(|(c, _)| AnsweredClaim {
             scope: &c.scope,
             hash: &c.hash,
             request_id: &c.request_id,
-            answer: answer.clone(),
+            answer: &c.prepared.answer,
         })
         .collect();
 
@@ -203,24 +244,25 @@ async fn commit(orders: &Orders, creates: &[&Create], now: i64) -> CoreResult<Ve
         .iter()
         .map(|first| *first && claimed_of_claims.next().unwrap_or(false))
         .collect();
-    let stored: Vec<usize> = (0..creates.len()).filter(|&i| claimed[i]).collect();
+    let stored: Vec<&Prepared> = creates
+        .iter()
+        .zip(&claimed)
+        .filter(|(_, claimed)| **claimed)
+        .map(|(c, _)| &c.prepared)
+        .collect();
     if !stored.is_empty() {
         let rows = stored
             .iter()
-            .map(|&i| entity::ActiveModel::from(creates[i].prepared.row.clone()))
+            .map(|p| entity::ActiveModel::from(p.row.clone()))
             .collect();
         courier_store::db::insert_rows::<entity::Entity>(&*tx, rows).await?;
-        let created: Vec<_> = stored
-            .iter()
-            .map(|&i| (&deliveries[i], EventType::Created, deliveries[i].created_at))
-            .collect();
-        record_events(orders, &tx, &created).await?;
-        for &i in &stored {
-            audit_create(orders, &*tx, creates[i].prepared.audited_as.as_deref(), &deliveries[i]).await?;
+        store_events(orders, &tx, stored.iter().map(|p| p.created.clone()).collect()).await?;
+        for p in &stored {
+            audit_create(orders, &*tx, p.audited_as.as_deref(), &p.delivery).await?;
         }
         // Last, so that the workspace rows stay locked only until the commit.
         let mut reserved: BTreeMap<&str, i64> = BTreeMap::new();
-        for delivery in stored.iter().map(|&i| &deliveries[i]) {
+        for delivery in stored.iter().map(|p| &p.delivery) {
             if let (Mode::Live, Some(amount_cents)) = (delivery.mode, delivery.amount_cents) {
                 *reserved.entry(delivery.workspace_id.as_str()).or_default() += amount_cents;
             }
@@ -230,9 +272,52 @@ async fn commit(orders: &Orders, creates: &[&Create], now: i64) -> CoreResult<Ve
         }
     }
     tx.commit().await?;
-    Ok(answers
-        .into_iter()
+    Ok(creates
+        .iter()
         .zip(claimed)
-        .map(|(answer, claimed)| claimed.then_some(answer))
+        .map(|(c, claimed)| claimed.then(|| c.prepared.answer.clone()))
         .collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Requests of `sizes` creates, each create numbered by its request.
+    fn requests(sizes: &[usize]) -> VecDeque<Vec<usize>> {
+        sizes
+            .iter()
+            .enumerate()
+            .map(|(request, &size)| vec![request; size])
+            .collect()
+    }
+
+    fn sizes_of(group: &[usize]) -> Vec<usize> {
+        let mut sizes: Vec<usize> = Vec::new();
+        for (i, request) in group.iter().enumerate() {
+            if i == 0 || group[i - 1] != *request {
+                sizes.push(0);
+            }
+            *sizes.last_mut().expect("a request") += 1;
+        }
+        sizes
+    }
+
+    #[test]
+    fn a_group_takes_whole_requests_in_order_up_to_its_size() {
+        let mut waiting = requests(&[1, 100, 100, 100, 1]);
+        assert_eq!(sizes_of(&take_group(&mut waiting)), [1, 100, 100]);
+        // The fourth request would pass MAX_BATCH: it starts the next group,
+        // whole, and the lone create after it joins.
+        assert_eq!(sizes_of(&take_group(&mut waiting)), [100, 1]);
+        assert!(waiting.is_empty());
+        assert!(take_group(&mut waiting).is_empty());
+    }
+
+    #[test]
+    fn a_request_larger_than_a_group_is_a_group_of_its_own() {
+        let mut waiting = requests(&[MAX_BATCH + 1, 1]);
+        assert_eq!(take_group(&mut waiting).len(), MAX_BATCH + 1);
+        assert_eq!(take_group(&mut waiting), [1]);
+    }
 }

@@ -24,8 +24,7 @@ use std::sync::Arc;
 
 use sea_orm::sea_query::{LockBehavior, LockType};
 use sea_orm::{
-    ActiveModelTrait, ColumnTrait, Condition, ConnectionTrait, DatabaseBackend, EntityTrait, QueryFilter, QueryOrder,
-    QuerySelect,
+    ColumnTrait, Condition, ConnectionTrait, DatabaseBackend, EntityTrait, QueryFilter, QueryOrder, QuerySelect,
 };
 
 use crate::events::{self, EventType};
@@ -251,8 +250,12 @@ async fn prepare(orders: &Orders, principal: &Principal, new: NewDelivery) -> Co
         return_delivery_id: None,
         tip_cents: new.tip_cents,
     };
+    let delivery = from_model(row.clone())?;
     Ok(Prepared {
         row,
+        answer: orders.wire.delivery(&delivery),
+        created: new_event(orders, &delivery, EventType::Created, Vec::new(), delivery.created_at),
+        delivery,
         audited_as: principal.audited_as.clone(),
     })
 }
@@ -282,9 +285,15 @@ async fn audit_create(
 /// that fails runs its creates through this one by one ([`batch`]), so that
 /// each gets its own answer.
 async fn insert(orders: &Orders, tx: &courier_store::db::WriteTransaction, prepared: Prepared) -> CoreResult<Vec<u8>> {
-    let Prepared { row, audited_as } = prepared;
-    let model = entity::ActiveModel::from(row)
-        .insert(&**tx)
+    let Prepared {
+        row,
+        delivery,
+        answer,
+        created,
+        audited_as,
+    } = prepared;
+    entity::Entity::insert(entity::ActiveModel::from(row))
+        .exec_without_returning(&**tx)
         .await
         .map_err(|error| match error.sql_err() {
             Some(sea_orm::SqlErr::UniqueConstraintViolation(message)) if message.contains("external_id") => {
@@ -296,14 +305,13 @@ async fn insert(orders: &Orders, tx: &courier_store::db::WriteTransaction, prepa
             }
             _ => error.into(),
         })?;
-    let delivery = from_model(model)?;
-    record_events(orders, tx, &[(&delivery, EventType::Created, delivery.created_at)]).await?;
+    store_events(orders, tx, vec![created]).await?;
     audit_create(orders, tx, audited_as.as_deref(), &delivery).await?;
     if let (Mode::Live, Some(amount_cents)) = (delivery.mode, delivery.amount_cents) {
         // Last, so that the workspace row stays locked only until the commit.
         billing::reserve_credit(tx, &delivery.workspace_id, amount_cents).await?;
     }
-    Ok(orders.wire.delivery(&delivery))
+    Ok(answer)
 }
 
 /// The caller's delivery `id`: `not_found` for unknown ids and for other
@@ -660,6 +668,15 @@ pub async fn record_events(
         .iter()
         .map(|&(delivery, event_type, at)| new_event(orders, delivery, event_type, Vec::new(), at))
         .collect();
+    store_events(orders, tx, events).await
+}
+
+/// Records `events` and queues them for webhooks, in `tx`.
+async fn store_events(
+    orders: &Orders,
+    tx: &courier_store::db::WriteTransaction,
+    events: Vec<events::NewEvent>,
+) -> CoreResult<()> {
     let recorded = events::record(&**tx, events).await?;
     webhooks::enqueue(orders, tx, recorded).await
 }
@@ -675,8 +692,7 @@ pub async fn record_update(
     at: i64,
 ) -> CoreResult<()> {
     let event = new_event(orders, delivery, EventType::Updated, changed.to_vec(), at);
-    let recorded = events::record(&**tx, vec![event]).await?;
-    webhooks::enqueue(orders, tx, recorded).await
+    store_events(orders, tx, vec![event]).await
 }
 
 fn new_event(

@@ -199,3 +199,57 @@ async fn a_change_records_what_changed_and_a_stale_if_match_is_not_kept_under_th
         .expect_err("another mode");
     assert_eq!(hidden.code(), ErrorCode::NotFound);
 }
+
+/// A batch's items under `keys`, each the same delivery asked with `body`.
+fn batch_items(keys: &[&str], body: &[u8]) -> Vec<bulk::Item> {
+    keys.iter()
+        .map(|key| bulk::Item {
+            idempotency_key: (*key).to_owned(),
+            canonical: body.to_vec(),
+            delivery: Ok(new_delivery()),
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn a_batch_replays_its_keys_and_takes_over_keys_past_their_retention() {
+    let orders = TestOrders::open().await;
+    let workspace = orders.workspace(None).await;
+    let test = caller(&workspace, Mode::Test);
+    let ids = |answers: Vec<CoreResult<Idempotent>>| -> Vec<(String, bool)> {
+        answers
+            .into_iter()
+            .map(|a| a.map(|a| (answered_id(&a), a.replayed)).expect("created"))
+            .collect()
+    };
+
+    let first = ids(
+        bulk::create_many(&orders, &test, "req_1", batch_items(&["a", "b"], b"one"))
+            .await
+            .expect("batch"),
+    );
+    assert!(first.iter().all(|(_, replayed)| !replayed), "{first:?}");
+
+    // Within the retention the keys answer what they stored, "c" is new.
+    let again = ids(
+        bulk::create_many(&orders, &test, "req_2", batch_items(&["a", "b", "c"], b"one"))
+            .await
+            .expect("batch"),
+    );
+    assert_eq!(again[..2], [(first[0].0.clone(), true), (first[1].0.clone(), true)]);
+    assert!(!again[2].1);
+
+    // Past it, a key is free again: a new delivery under it, with another body.
+    orders.clock.advance(std::time::Duration::from_micros(
+        idempotency::RETENTION_MICROS as u64 + 1_000_000,
+    ));
+    let later = ids(
+        bulk::create_many(&orders, &test, "req_3", batch_items(&["a", "c"], b"two"))
+            .await
+            .expect("batch"),
+    );
+    assert!(later.iter().all(|(_, replayed)| !replayed), "{later:?}");
+    assert_ne!(later[0].0, first[0].0);
+    assert_ne!(later[1].0, again[2].0);
+    assert_eq!(stored(&orders, &workspace.id).await, 5);
+}

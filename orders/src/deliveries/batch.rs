@@ -4,14 +4,16 @@
 //! A create is checked, priced, and its row, answer and event made in its
 //! own request, then queued here. One task per process drains the queue
 //! (two on PostgreSQL: [`groups_in_flight`]), up to [`MAX_BATCH`] creates
-//! per transaction, a request's creates always in one: one claim of all their idempotency keys (each stored
-//! with its answer), one insert of the deliveries, one of their
-//! `delivery.created` events and one of the events' webhook rows, and one
-//! credit reservation per live workspace, however many creates. A lone
-//! create is a batch of one and waits for nothing.
+//! per transaction, a request's creates always in one: one claim of all
+//! their idempotency keys (each stored with its answer), one insert of the
+//! deliveries, one of their `delivery.created` events and one of the
+//! events' webhook rows, and one credit reservation per live workspace,
+//! however many creates. A lone create is a batch of one and waits for
+//! nothing.
 //!
 //! On SQLite, which writes one transaction at a time, this turns a dozen
-//! statements per create into a dozen per batch. On PostgreSQL it also
+//! statements per create into a dozen per batch, and the one drain only
+//! writes: everything else was done by the requests, side by side. On PostgreSQL it also
 //! takes a workspace's credit row once per batch instead of once per create
 //! (docs/scaling.md, "Creates"), and every statement's text is the same
 //! whatever the batch size (`db::insert_rows`): multi-row statements of
@@ -45,10 +47,10 @@ use courier_identity::auth::Mode;
 const MAX_BATCH: usize = 256;
 
 /// Groups one process commits at once. SQLite writes one transaction at a
-/// time; PostgreSQL commits two side by side as it would two replicas' (a
-/// group's own work between its statements, encoding rows and reading
-/// answers, then overlaps the other's round trips: BENCHMARKS.md, "Creates
-/// in batches").
+/// time. PostgreSQL commits two side by side, as it would two replicas':
+/// one group's round trips and the server's work on them overlap the
+/// other's (four did no better than two: BENCHMARKS.md, "Creates in
+/// batches, second round").
 fn groups_in_flight(orders: &Orders) -> usize {
     match orders.writer.get_database_backend() {
         DbBackend::Postgres => 2,

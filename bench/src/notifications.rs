@@ -32,7 +32,7 @@ const ACCOUNT_SID: &str = "AC00000000000000000000000000000b01";
 const AUTH_TOKEN: &str = "bench-auth-token";
 const FROM: &str = "+15005550006";
 /// Live SMS in the drained backlog.
-pub const BACKLOG: usize = 2_000;
+pub const BACKLOG: usize = 10_000;
 /// The provider calls the sender has in flight at once (its `IN_FLIGHT`),
 /// and so the connections it uses: the bare loop's too.
 const SENDER_CONNECTIONS: usize = 64;

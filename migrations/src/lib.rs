@@ -46,6 +46,7 @@ mod m20261207_000060_create_courier_pay;
 mod m20261208_000061_create_courier_statements;
 mod m20261209_000062_add_tips;
 mod m20261210_000063_add_reports;
+mod m20261211_000064_index_waiting_messages;
 
 pub struct Migrator;
 
@@ -92,6 +93,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261208_000061_create_courier_statements::Migration),
             Box::new(m20261209_000062_add_tips::Migration),
             Box::new(m20261210_000063_add_reports::Migration),
+            Box::new(m20261211_000064_index_waiting_messages::Migration),
         ]
     }
 }

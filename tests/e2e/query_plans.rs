@@ -57,28 +57,55 @@ async fn plans_fit_growing_tables(pool: &str, session: &impl ConnectionTrait) {
     let fleets = Expr::cust_with_values("kind = $1", ["fleet"]);
     let plan = generic_plan(session, "workspaces", fleets, "'fleet'").await;
     assert!(!plan.contains("JIT"), "{pool} pool:\n{plan}");
+    // The notification outbox's claim takes the first due messages from
+    // the index of waiting ones and finds them again by key: it reads
+    // neither every due message nor every message ever kept.
+    let claim = courier_orders::notifications::messages::claim_statement(DbBackend::Postgres);
+    let plan = prepared_plan(
+        session,
+        "claim",
+        &format!("PREPARE claim(bigint, bigint, bigint, text) AS {claim}"),
+        "EXPLAIN EXECUTE claim(1, 256, 2, 'token')",
+    )
+    .await;
+    assert!(
+        plan.contains("notification_messages_waiting") && !plan.contains("Seq Scan") && !plan.contains("Sort"),
+        "{pool} pool, the notification claim:\n{plan}"
+    );
 }
 
 /// The generic plan of `SELECT * FROM table WHERE filter` in `session`,
 /// as it runs with `argument` (SQL text) for its one parameter.
 async fn generic_plan(session: &impl ConnectionTrait, table: &str, filter: SimpleExpr, argument: &str) -> String {
+    let (sql, _) = Query::select()
+        .expr(Expr::cust("*"))
+        .from(Alias::new(table))
+        .and_where(filter)
+        .build(PostgresQueryBuilder);
+    prepared_plan(
+        session,
+        "read",
+        &format!("PREPARE read(text) AS {sql}"),
+        &format!("EXPLAIN EXECUTE read({argument})"),
+    )
+    .await
+}
+
+/// The plan `explain` shows for the statement `name` that `prepare` makes
+/// in `session`, which is then deallocated.
+async fn prepared_plan(session: &impl ConnectionTrait, name: &str, prepare: &str, explain: &str) -> String {
     let run = |sql: String| async move {
         session
             .query_all_raw(Statement::from_string(DbBackend::Postgres, sql))
             .await
             .expect("statement")
     };
-    let (sql, _) = Query::select()
-        .expr(Expr::cust("*"))
-        .from(Alias::new(table))
-        .and_where(filter)
-        .build(PostgresQueryBuilder);
-    run(format!("PREPARE read(text) AS {sql}")).await;
-    let plan: Vec<String> = run(format!("EXPLAIN EXECUTE read({argument})"))
+    run(prepare.to_owned()).await;
+    let plan: Vec<String> = run(explain.to_owned())
         .await
         .iter()
         .map(|row| row.try_get_by_index::<String>(0).expect("plan line"))
         .collect();
-    run("DEALLOCATE read".to_owned()).await;
+    run(format!("DEALLOCATE {name}")).await;
     plan.join("\n")
 }

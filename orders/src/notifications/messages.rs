@@ -379,10 +379,17 @@ pub async fn latest_sms_to(db: &impl ConnectionTrait, phone: &str) -> CoreResult
 
 /// Claims up to `limit` waiting messages due at `now`, earliest first: they
 /// get `token` and are due again only at `lease_end` (a sender that dies
-/// leaves them to the next one then). Returns them, in no order. The due
-/// rows are chosen once, in a materialized step: PostgreSQL may run a
-/// `LIMIT … SKIP LOCKED` subquery of an `IN` more than once, each time
-/// skipping what the last locked, and claim many times `limit`.
+/// leaves them to the next one then). Returns them, in no order. A message
+/// whose delivery has another under a live claim waits for that one to be
+/// recorded: a delivery's messages reach the provider in the order they
+/// were queued, whichever batch holds them (docs/notifications.md
+/// "Sending"). The due rows are chosen once, in a materialized step:
+/// PostgreSQL may run a `LIMIT … SKIP LOCKED` subquery of an `IN` more than
+/// once, each time skipping what the last locked, and claim many times
+/// `limit`; and they are found again by key (`= ANY`), not joined, which
+/// PostgreSQL planned as a scan of every message ever kept. Both steps read
+/// partial indexes of the messages waiting and those claimed (migration
+/// `m20261211_000064`), whose conditions are written here the same.
 pub async fn claim(
     db: &impl ConnectionTrait,
     limit: u64,
@@ -391,23 +398,7 @@ pub async fn claim(
     token: &str,
 ) -> CoreResult<Vec<Message>> {
     let backend = db.get_database_backend();
-    let (queued, held) = (MessageStatus::Queued.as_str(), MessageStatus::Held.as_str());
-    let sql = match backend {
-        DatabaseBackend::Postgres => format!(
-            "WITH due AS MATERIALIZED (SELECT id FROM notification_messages \
-             WHERE status IN ('{queued}', '{held}') AND next_attempt_at <= $1 \
-             ORDER BY next_attempt_at LIMIT $2 FOR UPDATE SKIP LOCKED) \
-             UPDATE notification_messages SET next_attempt_at = $3, claim_token = $4 \
-             FROM due WHERE notification_messages.id = due.id RETURNING notification_messages.*"
-        ),
-        _ => format!(
-            "WITH due AS MATERIALIZED (SELECT id FROM notification_messages \
-             WHERE status IN ('{queued}', '{held}') AND next_attempt_at <= ?1 \
-             ORDER BY next_attempt_at LIMIT ?2) \
-             UPDATE notification_messages SET next_attempt_at = ?3, claim_token = ?4 \
-             FROM due WHERE notification_messages.id = due.id RETURNING *"
-        ),
-    };
+    let sql = claim_statement(backend);
     let limit = i64::try_from(limit).unwrap_or(i64::MAX);
     let values: [sea_orm::Value; 4] = [now.into(), limit.into(), lease_end.into(), token.into()];
     entity::Entity::find()
@@ -417,6 +408,61 @@ pub async fn claim(
         .into_iter()
         .map(from_model)
         .collect()
+}
+
+/// [`claim`]'s statement on `backend`: its parameters the time, the limit,
+/// the lease's end and the token.
+pub fn claim_statement(backend: DatabaseBackend) -> String {
+    let (queued, held) = (MessageStatus::Queued.as_str(), MessageStatus::Held.as_str());
+    // No message of the same delivery under a live claim (one still
+    // claimed is due again only when its lease ends).
+    let now_parameter = if backend == DatabaseBackend::Postgres {
+        "$1"
+    } else {
+        "?1"
+    };
+    let unheld = format!(
+        "NOT EXISTS (SELECT 1 FROM notification_messages AS held \
+         WHERE held.delivery_id = m.delivery_id AND held.claim_token IS NOT NULL \
+         AND held.next_attempt_at > {now_parameter})"
+    );
+    match backend {
+        DatabaseBackend::Postgres => format!(
+            "WITH due AS MATERIALIZED (SELECT id FROM notification_messages AS m \
+             WHERE status IN ('{queued}', '{held}') AND next_attempt_at <= $1 AND {unheld} \
+             ORDER BY next_attempt_at LIMIT $2 FOR UPDATE SKIP LOCKED) \
+             UPDATE notification_messages SET next_attempt_at = $3, claim_token = $4 \
+             WHERE id = ANY(ARRAY(SELECT id FROM due)) RETURNING *"
+        ),
+        _ => format!(
+            "WITH due AS MATERIALIZED (SELECT id FROM notification_messages AS m \
+             WHERE status IN ('{queued}', '{held}') AND next_attempt_at <= ?1 AND {unheld} \
+             ORDER BY next_attempt_at LIMIT ?2) \
+             UPDATE notification_messages SET next_attempt_at = ?3, claim_token = ?4 \
+             FROM due WHERE notification_messages.id = due.id RETURNING *"
+        ),
+    }
+}
+
+/// Moves the lease of `ids`, claimed with `token`, to `lease_end`; returns
+/// those this sender still holds (a message whose lease ended may have been
+/// claimed by another since).
+pub async fn renew(
+    db: &impl ConnectionTrait,
+    token: &str,
+    ids: &[String],
+    lease_end: i64,
+) -> CoreResult<BTreeSet<String>> {
+    if ids.is_empty() {
+        return Ok(BTreeSet::new());
+    }
+    let renewed = entity::Entity::update_many()
+        .col_expr(entity::Column::NextAttemptAt, Expr::value(lease_end))
+        .filter(courier_store::db::one_of(db.get_database_backend(), "id", ids))
+        .filter(entity::Column::ClaimToken.eq(token))
+        .exec_with_returning(db)
+        .await?;
+    Ok(renewed.into_iter().map(|row| row.id).collect())
 }
 
 /// What became of one claimed message.
@@ -479,9 +525,8 @@ pub async fn finish_many(
     if finished.is_empty() {
         return Ok(BTreeSet::new());
     }
-    let rows: Vec<serde_json::Value> = finished.iter().map(|f| finished_row(f, now)).collect();
-    let rows = serde_json::Value::Array(rows).to_string();
     let backend = db.get_database_backend();
+    let rows = json_parameter(backend, finished.iter().map(|f| finished_row(f, now)).collect());
     // `provider_message_id` and `sent_at` are kept where the outcome sets
     // none (null); `error` where `set_error` is false.
     let sql = match backend {
@@ -491,7 +536,7 @@ pub async fn finish_many(
              sent_at = COALESCE(v.sent_at, notification_messages.sent_at), \
              error = CASE WHEN v.set_error THEN v.error ELSE notification_messages.error END, \
              next_attempt_at = v.next_attempt_at, claim_token = NULL, updated_at = $2 \
-             FROM json_to_recordset($1::json) AS v(message_id text, status text, attempts integer, \
+             FROM jsonb_to_recordset($1::jsonb) AS v(message_id text, status text, attempts integer, \
              provider_message_id text, sent_at bigint, set_error boolean, error text, next_attempt_at bigint) \
              WHERE notification_messages.id = v.message_id AND notification_messages.claim_token = $3 RETURNING id"
         }
@@ -510,12 +555,22 @@ pub async fn finish_many(
              WHERE notification_messages.id = v.message_id AND notification_messages.claim_token = ?3 RETURNING id"
         }
     };
-    let statement = Statement::from_sql_and_values(backend, sql, [rows.into(), now.into(), token.into()]);
+    let statement = Statement::from_sql_and_values(backend, sql, [rows, now.into(), token.into()]);
     db.query_all_raw(statement)
         .await?
         .iter()
         .map(|row| Ok(row.try_get::<String>("", "id")?))
         .collect()
+}
+
+/// `rows` as one statement parameter: `jsonb` on PostgreSQL, expanded
+/// without being parsed again (as `db::json_rows`), JSON text on SQLite.
+fn json_parameter(backend: DatabaseBackend, rows: Vec<serde_json::Value>) -> sea_orm::Value {
+    let rows = serde_json::Value::Array(rows);
+    match backend {
+        DatabaseBackend::Postgres => sea_orm::Value::Json(Some(Box::new(rows))),
+        _ => rows.to_string().into(),
+    }
 }
 
 /// One row of [`finish_many`]'s parameter: a message's columns after its
@@ -616,13 +671,13 @@ pub async fn end_attempts(db: &impl ConnectionTrait, ended: &[EndedAttempt]) -> 
             })
         })
         .collect();
-    let rows = serde_json::Value::Array(rows).to_string();
     let backend = db.get_database_backend();
+    let rows = json_parameter(backend, rows);
     let sql = match backend {
         DatabaseBackend::Postgres => {
             "UPDATE notification_attempts SET duration_micros = v.duration_micros, outcome = v.outcome, \
              provider_message_id = v.provider_message_id, error = v.error \
-             FROM json_to_recordset($1::json) AS v(attempt_id text, duration_micros bigint, outcome text, \
+             FROM jsonb_to_recordset($1::jsonb) AS v(attempt_id text, duration_micros bigint, outcome text, \
              provider_message_id text, error text) \
              WHERE notification_attempts.id = v.attempt_id"
         }
@@ -636,7 +691,7 @@ pub async fn end_attempts(db: &impl ConnectionTrait, ended: &[EndedAttempt]) -> 
              WHERE notification_attempts.id = v.attempt_id"
         }
     };
-    db.execute_raw(Statement::from_sql_and_values(backend, sql, [rows.into()]))
+    db.execute_raw(Statement::from_sql_and_values(backend, sql, [rows]))
         .await?;
     Ok(())
 }
@@ -691,11 +746,17 @@ pub async fn provider_status(
     Ok(result.rows_affected > 0)
 }
 
-/// Messages waiting to be sent: the outbox's depth, for the metrics.
+/// Messages waiting to be sent: the outbox's depth, for the metrics. The
+/// statuses are literals, as in the partial index of waiting messages it
+/// counts (bound, they made every sample scan every message ever kept).
 pub async fn waiting(db: &impl ConnectionTrait) -> CoreResult<u64> {
-    use sea_orm::PaginatorTrait;
-    Ok(entity::Entity::find()
-        .filter(entity::Column::Status.is_in([MessageStatus::Queued.as_str(), MessageStatus::Held.as_str()]))
-        .count(db)
-        .await?)
+    let (queued, held) = (MessageStatus::Queued.as_str(), MessageStatus::Held.as_str());
+    let backend = db.get_database_backend();
+    let sql = format!("SELECT COUNT(*) AS waiting FROM notification_messages WHERE status IN ('{queued}', '{held}')");
+    let row = db.query_one_raw(Statement::from_string(backend, sql)).await?;
+    let waiting = row
+        .map(|row| row.try_get::<i64>("", "waiting"))
+        .transpose()?
+        .unwrap_or(0);
+    Ok(u64::try_from(waiting).unwrap_or(0))
 }

@@ -12,7 +12,8 @@
 //! it is made again ([`attempt`]). A live SMS the provider took is charged
 //! (`billing::charges`) in the transaction that records it as sent
 //! ([`record`]). A run's reads and writes are per batch, not per message,
-//! and a batch is recorded while the next one is sent ([`send_due`]).
+//! and a batch's calls are made while the batch before it is recorded and
+//! the one after it claimed ([`send_due`]).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
@@ -51,6 +52,14 @@ const BATCHES_PER_RUN: usize = 16;
 /// Provider calls in flight at once, across a batch: as many connections
 /// to a provider as the webhooks keep to an endpoint, twice.
 const IN_FLIGHT: usize = 64;
+/// How long a claimed batch may wait for the one before it to be sent
+/// before its lease is renewed.
+const RENEW_AFTER: Duration = Duration::from_secs(1);
+/// The shortest time between two runs' starts: the messages that a burst
+/// of commits queues go in one batch, not a batch of one per commit (each
+/// batch's claim, reads and commits cost the same whatever its size, taken
+/// from the requests beside it).
+const GATHER: Duration = Duration::from_millis(100);
 /// How often the sender looks without being woken: messages of other
 /// replicas, retries and the end of quiet hours.
 const POLL: Duration = Duration::from_millis(500);
@@ -73,6 +82,7 @@ pub async fn run(orders: Orders, stop: CancellationToken) {
     let wake = orders.notification_wake.clone();
     Runner::every(POLL)
         .woken_by(wake)
+        .at_most_every(GATHER)
         .run(&stop, move || send_due(orders.clone()))
         .await
 }
@@ -82,47 +92,71 @@ pub async fn run(orders: Orders, stop: CancellationToken) {
 /// attempt about to be made is recorded in one insert, the provider calls
 /// run side by side (one task per delivery, its messages in the order they
 /// were queued: `arriving` never overtakes `picked_up`), and every outcome
-/// is recorded in one transaction. A batch's outcomes are recorded while
-/// the next batch's calls are made: that batch is claimed only once the
-/// previous one's calls have all returned, so a delivery's messages still
-/// reach the provider in order. Everything sent is recorded when it
-/// returns.
+/// is recorded in one transaction. The steps of three batches overlap:
+/// while one batch's calls are made, the one before it is recorded and the
+/// one after it is claimed and read. The claim leaves a delivery's messages
+/// alone while another of its messages is claimed ([`messages::claim`]), so
+/// they still reach the provider in order. Everything sent is recorded when
+/// it returns.
 pub async fn send_due(orders: Orders) -> CoreResult<Done> {
     let in_flight = Arc::new(Semaphore::new(IN_FLIGHT));
+    let Some(mut batch) = claim_batch(&orders).await? else {
+        return Ok(Done::Idle);
+    };
     let mut unrecorded: Option<Sent> = None;
-    let mut more = Done::More;
-    for _ in 0..BATCHES_PER_RUN {
-        let batch = match claim_batch(&orders).await {
-            Ok(Some(batch)) => batch,
-            Ok(None) => {
-                more = Done::Idle;
-                break;
-            }
-            Err(error) => {
-                record_sent(&orders, unrecorded.take()).await?;
-                return Err(error);
-            }
-        };
+    let mut batches = 1;
+    loop {
         let (full, token) = (batch.full, batch.token.clone());
-        let (decided, recorded) = tokio::join!(
+        let claim_next = full && batches < BATCHES_PER_RUN;
+        let (decided, recorded, next) = tokio::join!(
             send_batch(&orders, batch, in_flight.clone()),
-            record_sent(&orders, unrecorded.take())
+            record_sent(&orders, unrecorded.take()),
+            async {
+                if claim_next {
+                    claim_batch(&orders).await
+                } else {
+                    Ok(None)
+                }
+            }
         );
         let sent = Sent { token, decided };
-        if let Err(error) = recorded {
-            // This batch's outcomes are still recorded; the previous one's
-            // messages go again after their lease, looked up first.
+        let next = match (recorded, next) {
+            (Ok(()), Ok(next)) => next,
+            (Err(error), next) => return wind_down(&orders, &in_flight, sent, next.ok().flatten(), error).await,
+            (Ok(()), Err(error)) => return wind_down(&orders, &in_flight, sent, None, error).await,
+        };
+        let Some(next) = next else {
             record_sent(&orders, Some(sent)).await?;
-            return Err(error);
+            // Claimed no more: nothing was due, or this run has sent its share.
+            return Ok(if claim_next || !full { Done::Idle } else { Done::More });
+        };
+        match next.renewed(&orders).await {
+            Ok(next) => batch = next,
+            Err(error) => return wind_down(&orders, &in_flight, sent, None, error).await,
         }
         unrecorded = Some(sent);
-        if !full {
-            more = Done::Idle;
-            break;
-        }
+        batches += 1;
     }
-    record_sent(&orders, unrecorded).await?;
-    Ok(more)
+}
+
+/// Ends a run cut short by `error`: the batch `sent` is recorded, and one
+/// `claimed` already (its attempts recorded as started) is still sent and
+/// recorded. What could not be recorded goes again after its lease, looked
+/// up at its provider first.
+async fn wind_down(
+    orders: &Orders,
+    in_flight: &Arc<Semaphore>,
+    sent: Sent,
+    claimed: Option<Batch>,
+    error: crate::CoreError,
+) -> CoreResult<Done> {
+    record_sent(orders, Some(sent)).await?;
+    if let Some(batch) = claimed {
+        let token = batch.token.clone();
+        let decided = send_batch(orders, batch, in_flight.clone()).await;
+        record_sent(orders, Some(Sent { token, decided })).await?;
+    }
+    Err(error)
 }
 
 /// A batch sent and not yet recorded: its claim token and outcomes.
@@ -158,18 +192,41 @@ struct Batch {
     decided: Vec<Decided>,
     /// Messages to send, per delivery.
     to_send: BTreeMap<String, Vec<Planned>>,
+    claimed_at: Instant,
+}
+
+impl Batch {
+    /// The batch with its lease renewed if it waited long for the batch
+    /// before it (a slow provider): the lease covers its own calls. Only
+    /// messages this sender still holds are sent.
+    async fn renewed(mut self, orders: &Orders) -> CoreResult<Batch> {
+        if self.claimed_at.elapsed() < RENEW_AFTER {
+            return Ok(self);
+        }
+        let ids: Vec<String> = self.to_send.values().flatten().map(|p| p.message.id.clone()).collect();
+        let now = orders.clock.now_micros();
+        let held = messages::renew(&orders.writer, &self.token, &ids, now.saturating_add(lease(orders))).await?;
+        for queue in self.to_send.values_mut() {
+            queue.retain(|planned| held.contains(&planned.message.id));
+        }
+        self.claimed_at = Instant::now();
+        Ok(self)
+    }
+}
+
+/// A claim's lease: a send and the recording of its outcome. A sender that
+/// dies leaves its messages to another in seconds.
+fn lease(orders: &Orders) -> i64 {
+    let lease = orders.notification_providers.timeout + Duration::from_secs(5);
+    i64::try_from(lease.as_micros()).unwrap_or(i64::MAX)
 }
 
 /// Claims the messages due now, decides what needs no provider call, and
 /// records the attempts about to be made; `None` when nothing is due.
 async fn claim_batch(orders: &Orders) -> CoreResult<Option<Batch>> {
-    let now = orders.clock.now_micros();
-    let providers = &orders.notification_providers;
-    // The lease covers a send and the recording of its outcome; a sender
-    // that dies leaves its messages to another in seconds.
-    let lease = i64::try_from((providers.timeout + Duration::from_secs(5)).as_micros()).unwrap_or(i64::MAX);
+    let (now, claimed_at) = (orders.clock.now_micros(), Instant::now());
     let token = ids::random_base62(24);
-    let claimed = messages::claim(&orders.writer, BATCH, now, now.saturating_add(lease), &token).await?;
+    let claimed = messages::claim(&orders.writer, BATCH, now, now.saturating_add(lease(orders)), &token).await?;
     if claimed.is_empty() {
         return Ok(None);
     }
@@ -218,6 +275,7 @@ async fn claim_batch(orders: &Orders) -> CoreResult<Option<Batch>> {
         full,
         decided,
         to_send,
+        claimed_at,
     }))
 }
 
@@ -263,26 +321,35 @@ struct Facts {
 }
 
 impl Facts {
+    /// The reads go side by side, each on a connection of its own where
+    /// the store has several.
     async fn read(orders: &Orders, claimed: &[Message]) -> CoreResult<Facts> {
         let delivery_ids: BTreeSet<String> = claimed.iter().map(|m| m.delivery_id.clone()).collect();
-        let deliveries = deliveries::standings(&orders.db, &delivery_ids.into_iter().collect::<Vec<_>>()).await?;
-        let opted_out = opt_outs::among(
-            &orders.db,
-            claimed
-                .iter()
-                .map(|m| (m.workspace_id.as_str(), m.channel, m.address.as_str())),
-        )
-        .await?;
-        let mut settings = BTreeMap::new();
-        let mut names = BTreeMap::new();
-        for workspace_id in claimed.iter().map(|m| m.workspace_id.as_str()).collect::<BTreeSet<_>>() {
-            let chosen = settings::get(&orders.db, workspace_id).await?;
-            let name = chosen.business_name(&orders.db, workspace_id).await?;
-            settings.insert(workspace_id.to_owned(), chosen);
-            names.insert(workspace_id.to_owned(), name);
-        }
+        let delivery_ids: Vec<String> = delivery_ids.into_iter().collect();
+        let workspaces = async {
+            let mut settings = BTreeMap::new();
+            let mut names = BTreeMap::new();
+            for workspace_id in claimed.iter().map(|m| m.workspace_id.as_str()).collect::<BTreeSet<_>>() {
+                let chosen = settings::get(&orders.db, workspace_id).await?;
+                let name = chosen.business_name(&orders.db, workspace_id).await?;
+                settings.insert(workspace_id.to_owned(), chosen);
+                names.insert(workspace_id.to_owned(), name);
+            }
+            CoreResult::Ok((settings, names))
+        };
+        let (deliveries, opted_out, (settings, names), earlier) = tokio::try_join!(
+            deliveries::standings(&orders.db, &delivery_ids),
+            opt_outs::among(
+                &orders.db,
+                claimed
+                    .iter()
+                    .map(|m| (m.workspace_id.as_str(), m.channel, m.address.as_str())),
+            ),
+            workspaces,
+            messages::attempts_of_many(&orders.db, claimed.iter().map(|m| m.id.as_str())),
+        )?;
         let mut attempts: BTreeMap<String, Vec<messages::attempt::Model>> = BTreeMap::new();
-        for attempt in messages::attempts_of_many(&orders.db, claimed.iter().map(|m| m.id.as_str())).await? {
+        for attempt in earlier {
             attempts.entry(attempt.message_id.clone()).or_default().push(attempt);
         }
         Ok(Facts {

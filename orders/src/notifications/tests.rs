@@ -164,6 +164,63 @@ async fn an_opted_out_address_gets_nothing() {
     assert_eq!(queued(&orders, &assigned).await[0].status, MessageStatus::OptedOut);
 }
 
+#[tokio::test]
+async fn a_deliverys_next_message_waits_while_one_before_it_is_claimed() {
+    let orders = TestOrders::open().await;
+    let claim = |token: &'static str| {
+        let orders = orders.clone();
+        async move {
+            let now = orders.clock.now_micros();
+            let lease_end = now + 15_000_000;
+            let mut claimed = messages::claim(&orders.writer, 64, now, lease_end, token)
+                .await
+                .expect("claimed");
+            claimed.sort_by_key(|m| m.created_at);
+            claimed
+        }
+    };
+    let delivery = delivery_of(&orders, None).await;
+    let assigned = advance(&orders, &delivery, Status::CourierAssigned, courier()).await;
+    let first = claim("first").await;
+    assert_eq!(first.len(), 1, "{first:#?}");
+    let at_pickup = advance(&orders, &assigned, Status::AtPickup, Change::default()).await;
+    advance(&orders, &at_pickup, Status::PickedUp, Change::default()).await;
+    let other = delivery_of(&orders, None).await;
+    let other = advance(&orders, &other, Status::CourierAssigned, courier()).await;
+    // Picked up waits for courier assigned, still with the first sender;
+    // another delivery's message does not.
+    let second = claim("second").await;
+    assert_eq!(
+        second.iter().map(|m| m.delivery_id.as_str()).collect::<Vec<_>>(),
+        [other.id.as_str()],
+        "{second:#?}"
+    );
+    let sent = messages::Outcome::Sent {
+        provider_message_id: "SM1".into(),
+    };
+    assert!(
+        messages::finish(&orders.writer, &first[0], &sent, true, orders.clock.now_micros())
+            .await
+            .expect("finished")
+    );
+    let third = claim("third").await;
+    assert_eq!(
+        third
+            .iter()
+            .map(|m| (m.delivery_id.as_str(), m.trigger))
+            .collect::<Vec<_>>(),
+        [(delivery.id.as_str(), Trigger::PickedUp)],
+        "{third:#?}"
+    );
+    // A sender that dies holds its messages no longer than its lease.
+    orders.clock.advance(Duration::from_secs(16));
+    let fourth = claim("fourth").await;
+    assert!(
+        fourth.iter().any(|m| m.trigger == Trigger::PickedUp),
+        "the dead sender's message is claimed again: {fourth:#?}"
+    );
+}
+
 #[test]
 fn numbers_and_addresses_are_masked_as_lists_show_them() {
     assert_eq!(mask(Channel::Sms, "+4915112345612"), "+49*********12");

@@ -774,10 +774,18 @@ where
         })
         .collect::<CoreResult<Vec<_>>>()?;
     let sql = format!("INSERT INTO {table} SELECT * FROM jsonb_populate_recordset(NULL::{table}, $1::jsonb)");
-    Ok((
-        sql,
-        sea_orm::Value::Json(Some(Box::new(serde_json::Value::Array(rows)))),
-    ))
+    Ok((sql, json_parameter(DbBackend::Postgres, rows)))
+}
+
+/// `rows` as one statement parameter, for SQL that expands them
+/// (`jsonb_to_recordset`, `json_each`): `jsonb` on PostgreSQL, which such
+/// functions read without parsing it again, JSON text on SQLite.
+pub fn json_parameter(backend: DbBackend, rows: Vec<serde_json::Value>) -> sea_orm::Value {
+    let rows = serde_json::Value::Array(rows);
+    match backend {
+        DbBackend::Postgres => sea_orm::Value::Json(Some(Box::new(rows))),
+        _ => rows.to_string().into(),
+    }
 }
 
 fn json_value(value: sea_orm::Value) -> CoreResult<serde_json::Value> {

@@ -12,12 +12,12 @@
 //! nothing.
 //!
 //! On SQLite, which writes one transaction at a time, this turns a dozen
-//! statements per create into a dozen per batch, and the one drain only
-//! writes: everything else was done by the requests, side by side. On PostgreSQL it also
-//! takes a workspace's credit row once per batch instead of once per create
-//! (docs/scaling.md, "Creates"), and every statement's text is the same
-//! whatever the batch size (`db::insert_rows`): multi-row statements of
-//! every new size cost more to prepare than to run (batches of 30 to 60
+//! statements per create into a dozen per batch, and the drain only writes:
+//! everything else was done by the requests, side by side. On PostgreSQL it
+//! also takes a workspace's credit row once per batch instead of once per
+//! create (docs/scaling.md, "Creates"), and every statement's text is the
+//! same whatever the batch size (`db::insert_rows`): multi-row statements
+//! of every new size cost more to prepare than to run (batches of 30 to 60
 //! creates spent 90 to 190 ms there before).
 //!
 //! A batch commits all or nothing. If any of its statements fails (a

@@ -53,8 +53,8 @@ impl Queue {
 
 /// A delivery ready to be stored: checked, priced, every column decided,
 /// and everything the shared transaction writes or answers already made from
-/// it in the request (the transaction runs one at a time per process:
-/// BENCHMARKS.md, "Creates in batches").
+/// it in the request, side by side, leaving the few drains of a process
+/// only their writes (BENCHMARKS.md, "Creates in batches").
 pub(crate) struct Prepared {
     pub(super) row: entity::Model,
     /// The row as the domain reads it.

@@ -526,7 +526,7 @@ pub async fn finish_many(
         return Ok(BTreeSet::new());
     }
     let backend = db.get_database_backend();
-    let rows = json_parameter(backend, finished.iter().map(|f| finished_row(f, now)).collect());
+    let rows = courier_store::db::json_parameter(backend, finished.iter().map(|f| finished_row(f, now)).collect());
     // `provider_message_id` and `sent_at` are kept where the outcome sets
     // none (null); `error` where `set_error` is false.
     let sql = match backend {
@@ -561,16 +561,6 @@ pub async fn finish_many(
         .iter()
         .map(|row| Ok(row.try_get::<String>("", "id")?))
         .collect()
-}
-
-/// `rows` as one statement parameter: `jsonb` on PostgreSQL, expanded
-/// without being parsed again (as `db::json_rows`), JSON text on SQLite.
-fn json_parameter(backend: DatabaseBackend, rows: Vec<serde_json::Value>) -> sea_orm::Value {
-    let rows = serde_json::Value::Array(rows);
-    match backend {
-        DatabaseBackend::Postgres => sea_orm::Value::Json(Some(Box::new(rows))),
-        _ => rows.to_string().into(),
-    }
 }
 
 /// One row of [`finish_many`]'s parameter: a message's columns after its
@@ -672,7 +662,7 @@ pub async fn end_attempts(db: &impl ConnectionTrait, ended: &[EndedAttempt]) -> 
         })
         .collect();
     let backend = db.get_database_backend();
-    let rows = json_parameter(backend, rows);
+    let rows = courier_store::db::json_parameter(backend, rows);
     let sql = match backend {
         DatabaseBackend::Postgres => {
             "UPDATE notification_attempts SET duration_micros = v.duration_micros, outcome = v.outcome, \

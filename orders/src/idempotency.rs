@@ -198,7 +198,7 @@ pub struct AnsweredClaim<'a> {
 /// already stored (the batch commits all or nothing). Returns whether each
 /// was claimed; a key not claimed is held or was answered by another
 /// request (also one earlier in `claims`). On PostgreSQL one statement whose
-/// text does not depend on the number of keys (`db::json_rows`); on SQLite
+/// text does not depend on the number of keys (`db::column_arrays`); on SQLite
 /// one insert, however many keys. On both an expired row of a key is taken
 /// over in place.
 pub async fn claim_answered(
@@ -223,14 +223,16 @@ pub async fn claim_answered(
     let mut inserted: std::collections::HashSet<(String, String, String, String)> =
         if tx.get_database_backend() == DatabaseBackend::Postgres {
             tx.execute_unprepared(LOCK_TIMEOUT).await?;
-            let (insert, rows) = courier_store::db::json_rows::<entity::Entity>(rows)?;
+            let mut insert = courier_store::db::column_arrays::<entity::Entity>(rows)?;
             let sql = format!(
-                "{insert} ON CONFLICT (workspace_id, mode, endpoint, key) DO UPDATE SET \
+                "{} ON CONFLICT (workspace_id, mode, endpoint, key) DO UPDATE SET \
                  request_hash = EXCLUDED.request_hash, outcome = EXCLUDED.outcome, created_at = EXCLUDED.created_at \
-                 WHERE idempotency_keys.created_at < $2 RETURNING workspace_id, mode, endpoint, key"
+                 WHERE idempotency_keys.created_at < ${} RETURNING workspace_id, mode, endpoint, key",
+                insert.sql,
+                insert.next_parameter()
             );
-            let statement =
-                Statement::from_sql_and_values(DatabaseBackend::Postgres, sql, [rows, (now - RETENTION_MICROS).into()]);
+            insert.values.push((now - RETENTION_MICROS).into());
+            let statement = Statement::from_sql_and_values(DatabaseBackend::Postgres, sql, insert.values);
             tx.query_all_raw(statement)
                 .await?
                 .iter()

@@ -5,12 +5,13 @@ use std::time::Duration;
 
 use courier_migrations::{Migrator, MigratorTrait};
 use sea_orm::prelude::async_trait::async_trait;
+use sea_orm::sea_query::ArrayType;
 use sea_orm::sqlx::postgres::{PgConnectOptions, PgSslMode};
 use sea_orm::sqlx::sqlite::{SqliteJournalMode, SqliteSynchronous};
 use sea_orm::{
-    ActiveModelTrait, ConnectOptions, ConnectionTrait, Database, DatabaseConnection, DatabaseTransaction, DbBackend,
-    DbErr, EntityTrait, ExecResult, IdenStatic, Iterable, QueryResult, SqliteTransactionMode, Statement,
-    TransactionOptions, TransactionTrait,
+    ActiveModelTrait, ColumnTrait, ColumnType, ConnectOptions, ConnectionTrait, Database, DatabaseConnection,
+    DatabaseTransaction, DbBackend, DbErr, EntityTrait, ExecResult, IdenStatic, Iterable, QueryResult,
+    SqliteTransactionMode, Statement, TransactionOptions, TransactionTrait,
 };
 use tokio_util::sync::CancellationToken;
 
@@ -722,12 +723,12 @@ pub fn in_statements<E: EntityTrait>(rows: Vec<E::ActiveModel>) -> Vec<Vec<E::Ac
 
 /// Inserts `rows` of entity `E` in `db` with one statement whose text does
 /// not depend on how many rows there are. On PostgreSQL the rows travel as
-/// one JSON parameter expanded in SQL against the table's own row type
-/// ([`json_rows`]), so each connection prepares the statement once whatever
-/// the batch size (multi-row `VALUES` of every new size cost more to prepare
-/// than to run: docs/scaling.md). On SQLite sea-orm's multi-row insert, in
-/// as many statements as its parameter limit asks ([`in_statements`]): its
-/// one writer keeps every size prepared.
+/// one array per column, expanded by `unnest` ([`column_arrays`]), so each
+/// connection prepares the statement once whatever the batch size
+/// (multi-row `VALUES` of every new size cost more to prepare than to run:
+/// docs/scaling.md). On SQLite sea-orm's multi-row insert, in as many
+/// statements as its parameter limit asks ([`in_statements`]): its one
+/// writer keeps every size prepared.
 pub async fn insert_rows<E>(db: &impl ConnectionTrait, rows: Vec<E::ActiveModel>) -> CoreResult<()>
 where
     E: EntityTrait,
@@ -742,39 +743,114 @@ where
         }
         return Ok(());
     }
-    let (sql, rows) = json_rows::<E>(rows)?;
-    db.execute_raw(Statement::from_sql_and_values(DbBackend::Postgres, sql, [rows]))
-        .await?;
+    let insert = column_arrays::<E>(rows)?;
+    db.execute_raw(Statement::from_sql_and_values(
+        DbBackend::Postgres,
+        insert.sql,
+        insert.values,
+    ))
+    .await?;
     Ok(())
 }
 
-/// PostgreSQL's insert of `rows` of `E` as one parameter: the statement
-/// `INSERT INTO <table> SELECT * FROM jsonb_populate_recordset(NULL::<table>,
-/// $1)` (a caller may append `ON CONFLICT …`) and the rows as a JSON array of
-/// objects keyed by column name. Bytes go as bytea's hex form. The parameter
-/// travels as `jsonb` (sea-orm binds JSON so) and is expanded as such: cast
-/// to `json` it was written out as text and parsed again, most of the
-/// server's work on a batch of creates (BENCHMARKS.md, "Creates in batches").
-pub fn json_rows<E>(rows: Vec<E::ActiveModel>) -> CoreResult<(String, sea_orm::Value)>
+/// PostgreSQL's insert of rows of `E` as one parameter per column: the
+/// statement `INSERT INTO <table> (<columns>) SELECT * FROM unnest($1::<type>[],
+/// …)` (a caller may append `ON CONFLICT …` and bind more parameters from
+/// [`ColumnArrays::next_parameter`]) and its values, each column's values as
+/// one array in the rows' order. Arrays travel in PostgreSQL's binary form:
+/// the server copies each value, where the rows as one `jsonb` had it parse
+/// JSON, sort every row's keys and unescape the text columns' quotes, a
+/// third of its work on a batch of creates (BENCHMARKS.md, "Creates in
+/// batches, third round").
+pub fn column_arrays<E>(rows: Vec<E::ActiveModel>) -> CoreResult<ColumnArrays>
 where
     E: EntityTrait,
     E::ActiveModel: ActiveModelTrait<Entity = E>,
 {
     let table = E::default().table_name().to_owned();
-    let rows = rows
-        .into_iter()
-        .map(|row| {
-            E::Column::iter()
-                .map(|column| {
-                    let value = row.get(column).into_value().unwrap_or(sea_orm::Value::String(None));
-                    Ok((column.as_str().to_owned(), json_value(value)?))
-                })
-                .collect::<CoreResult<serde_json::Map<_, _>>>()
-                .map(serde_json::Value::Object)
-        })
+    let columns: Vec<E::Column> = E::Column::iter().collect();
+    let types = columns
+        .iter()
+        .map(|column| array_type_of(column.def().get_column_type()).map(|(array, sql)| (*column, array, sql)))
         .collect::<CoreResult<Vec<_>>>()?;
-    let sql = format!("INSERT INTO {table} SELECT * FROM jsonb_populate_recordset(NULL::{table}, $1::jsonb)");
-    Ok((sql, json_parameter(DbBackend::Postgres, rows)))
+    let mut arrays: Vec<Vec<sea_orm::Value>> = types.iter().map(|_| Vec::with_capacity(rows.len())).collect();
+    for mut row in rows {
+        for ((column, array, _), values) in types.iter().zip(&mut arrays) {
+            let value = row.take(*column).into_value();
+            values.push(element(array, value).ok_or_else(|| {
+                CoreError::Internal(format!("{table}.{} holds a value of another type", column.as_str()))
+            })?);
+        }
+    }
+    let names: Vec<&str> = types.iter().map(|(column, _, _)| column.as_str()).collect();
+    let unnested: Vec<String> = types
+        .iter()
+        .enumerate()
+        .map(|(i, (_, _, sql))| format!("${}::{sql}[]", i + 1))
+        .collect();
+    Ok(ColumnArrays {
+        sql: format!(
+            "INSERT INTO {table} ({}) SELECT * FROM unnest({})",
+            names.join(", "),
+            unnested.join(", ")
+        ),
+        values: types
+            .into_iter()
+            .zip(arrays)
+            .map(|((_, array, _), values)| sea_orm::Value::Array(array, Some(Box::new(values))))
+            .collect(),
+    })
+}
+
+/// An insert of rows as one array per column ([`column_arrays`]).
+pub struct ColumnArrays {
+    pub sql: String,
+    pub values: Vec<sea_orm::Value>,
+}
+
+impl ColumnArrays {
+    /// The number of the next parameter a caller binds after the arrays.
+    pub fn next_parameter(&self) -> usize {
+        self.values.len() + 1
+    }
+}
+
+/// The array type, and PostgreSQL's name of its elements' type, of a
+/// column of `column_type`.
+fn array_type_of(column_type: &ColumnType) -> CoreResult<(ArrayType, &'static str)> {
+    Ok(match column_type {
+        ColumnType::Char(_) | ColumnType::String(_) | ColumnType::Text => (ArrayType::String, "text"),
+        ColumnType::SmallInteger => (ArrayType::SmallInt, "int2"),
+        ColumnType::Integer => (ArrayType::Int, "int4"),
+        ColumnType::BigInteger => (ArrayType::BigInt, "int8"),
+        ColumnType::Double => (ArrayType::Double, "float8"),
+        ColumnType::Boolean => (ArrayType::Bool, "bool"),
+        ColumnType::Binary(_) | ColumnType::VarBinary(_) | ColumnType::Blob => (ArrayType::Bytes, "bytea"),
+        other => return Err(CoreError::Internal(format!("no array form for a column of {other:?}"))),
+    })
+}
+
+/// `value` as an element of an array of `array` (an unset value as NULL),
+/// if it is of that type.
+fn element(array: &ArrayType, value: Option<sea_orm::Value>) -> Option<sea_orm::Value> {
+    use sea_orm::Value as V;
+    match (array, value) {
+        (ArrayType::String, None) => Some(V::String(None)),
+        (ArrayType::SmallInt, None) => Some(V::SmallInt(None)),
+        (ArrayType::Int, None) => Some(V::Int(None)),
+        (ArrayType::BigInt, None) => Some(V::BigInt(None)),
+        (ArrayType::Double, None) => Some(V::Double(None)),
+        (ArrayType::Bool, None) => Some(V::Bool(None)),
+        (ArrayType::Bytes, None) => Some(V::Bytes(None)),
+        (ArrayType::String, Some(v @ V::String(_)))
+        | (ArrayType::SmallInt, Some(v @ V::SmallInt(_)))
+        | (ArrayType::Int, Some(v @ V::Int(_)))
+        | (ArrayType::BigInt, Some(v @ V::BigInt(_)))
+        | (ArrayType::Double, Some(v @ V::Double(_)))
+        | (ArrayType::Bool, Some(v @ V::Bool(_)))
+        | (ArrayType::Bytes, Some(v @ V::Bytes(_))) => Some(v),
+        _ => None,
+    }
 }
 
 /// `rows` as one statement parameter, for SQL that expands them
@@ -788,24 +864,26 @@ pub fn json_parameter(backend: DbBackend, rows: Vec<serde_json::Value>) -> sea_o
     }
 }
 
-fn json_value(value: sea_orm::Value) -> CoreResult<serde_json::Value> {
-    use sea_orm::Value as V;
-    use serde_json::json;
-    Ok(match value {
-        V::Bool(v) => json!(v),
-        V::SmallInt(v) => json!(v),
-        V::Int(v) => json!(v),
-        V::BigInt(v) => json!(v),
-        V::Double(v) => json!(v),
-        V::String(v) => json!(v),
-        V::Bytes(v) => json!(v.map(|bytes| format!("\\x{}", hex::encode(bytes)))),
-        other => return Err(CoreError::Internal(format!("no JSON form for column value {other:?}"))),
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// An array's elements are all of its type, an unset value a NULL of
+    /// it: the binder takes any other element for a bug and panics.
+    #[test]
+    fn array_elements_are_of_the_columns_type_or_null() {
+        use sea_orm::Value as V;
+        let (text, name) = array_type_of(&ColumnType::Text).expect("text has an array form");
+        assert_eq!((text.clone(), name), (ArrayType::String, "text"));
+        assert_eq!(element(&text, None), Some(V::String(None)));
+        assert_eq!(element(&text, Some("a".into())), Some(V::String(Some("a".into()))));
+        assert_eq!(element(&text, Some(V::BigInt(Some(1)))), None);
+        let (bytes, name) = array_type_of(&ColumnType::VarBinary(sea_orm::sea_query::StringLen::None))
+            .expect("bytes have an array form");
+        assert_eq!(name, "bytea");
+        assert_eq!(element(&bytes, None), Some(V::Bytes(None)));
+        assert!(array_type_of(&ColumnType::Json).is_err());
+    }
 
     #[test]
     fn loopback_servers_are_reached_without_tls_unless_the_url_demands_it() {

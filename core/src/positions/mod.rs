@@ -401,7 +401,7 @@ async fn upsert_latest(db: &impl ConnectionTrait, rows: Vec<latest::ActiveModel>
         C::ReceivedAt,
     ];
     if db.get_database_backend() == DbBackend::Postgres {
-        let (insert, rows) = db::json_rows::<latest::Entity>(rows)?;
+        let insert = db::column_arrays::<latest::Entity>(rows)?;
         let sets: Vec<String> = updated
             .iter()
             .map(|c| {
@@ -409,8 +409,12 @@ async fn upsert_latest(db: &impl ConnectionTrait, rows: Vec<latest::ActiveModel>
                 format!("{name} = EXCLUDED.{name}")
             })
             .collect();
-        let sql = format!("{insert} ON CONFLICT (courier_id) DO UPDATE SET {}", sets.join(", "));
-        db.execute_raw(Statement::from_sql_and_values(DbBackend::Postgres, sql, [rows]))
+        let sql = format!(
+            "{} ON CONFLICT (courier_id) DO UPDATE SET {}",
+            insert.sql,
+            sets.join(", ")
+        );
+        db.execute_raw(Statement::from_sql_and_values(DbBackend::Postgres, sql, insert.values))
             .await?;
         return Ok(());
     }
@@ -429,9 +433,9 @@ async fn insert_trail(db: &impl ConnectionTrait, rows: Vec<trail::ActiveModel>) 
         return Ok(());
     }
     if db.get_database_backend() == DbBackend::Postgres {
-        let (insert, rows) = db::json_rows::<trail::Entity>(rows)?;
-        let sql = format!("{insert} ON CONFLICT DO NOTHING");
-        db.execute_raw(Statement::from_sql_and_values(DbBackend::Postgres, sql, [rows]))
+        let insert = db::column_arrays::<trail::Entity>(rows)?;
+        let sql = format!("{} ON CONFLICT DO NOTHING", insert.sql);
+        db.execute_raw(Statement::from_sql_and_values(DbBackend::Postgres, sql, insert.values))
             .await?;
         return Ok(());
     }

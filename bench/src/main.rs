@@ -684,23 +684,28 @@ Four service areas on two core replicas: PostgreSQL only."
         );
     }
     if let Some(ratio) = get_of_hop {
-        println!("- GET /v1/deliveries/{{id}} ÷ edge-to-core hop: {ratio:.2} (target ≥ 0.6)");
+        println!("- GET /v1/deliveries/{{id}} ÷ edge-to-core hop: {ratio:.2} (target ≥ 0.65)");
     }
     let of_bare = create_of_bare.map_or("not measured".into(), |ratio| format!("{ratio:.2}"));
     let of_two_inserts = create_of_two_inserts.map_or("not measured".into(), |ratio| format!("{ratio:.2}"));
     match (backend, create_at_64) {
         (Backend::Postgres, Some(_)) => {
             println!("- POST /v1/deliveries ÷ bare database transaction: {of_bare}");
-            println!("- POST /v1/deliveries ÷ bare 2-insert transaction: {of_two_inserts} (target ≥ 0.5)");
+            println!("- POST /v1/deliveries ÷ bare 2-insert transaction: {of_two_inserts} (target ≥ 1.0)");
         }
         (Backend::Sqlite, Some(create)) => {
-            println!("- POST /v1/deliveries: {create:.0}/s (target ≥ 5000/s); ÷ bare SQLite loop: {of_bare}")
+            println!("- POST /v1/deliveries: {create:.0}/s; ÷ bare SQLite loop: {of_bare} (target ≥ 2)")
         }
         (_, None) => {}
     }
     if let Some(webhook) = webhook {
+        // PostgreSQL's commit and its wake of the dispatcher cost more.
+        let p99_target_ms = match backend {
+            Backend::Postgres => 15,
+            Backend::Sqlite => 10,
+        };
         println!(
-            "- Webhooks to one receiver: {:.0} events/s draining a backlog (target ≥ 3000/s); p99 at {} creates/s: {:.0} ms (target < 250 ms)",
+            "- Webhooks to one receiver: {:.0} events/s draining a backlog (target ≥ 3000/s); p99 at {} creates/s: {:.1} ms (target < {p99_target_ms} ms)",
             webhook.drain_per_second,
             webhooks::PACED_RATE,
             webhook.paced_p99_ms

@@ -768,10 +768,8 @@ where
     E::ActiveModel: ActiveModelTrait<Entity = E>,
 {
     let table = E::default().table_name().to_owned();
-    let columns: Vec<E::Column> = E::Column::iter().collect();
-    let types = columns
-        .iter()
-        .map(|column| array_type_of(column.def().get_column_type()).map(|(array, sql)| (*column, array, sql)))
+    let types = E::Column::iter()
+        .map(|column| array_type_of(column.def().get_column_type()).map(|(array, sql)| (column, array, sql)))
         .collect::<CoreResult<Vec<_>>>()?;
     let mut arrays: Vec<Vec<sea_orm::Value>> = types.iter().map(|_| Vec::with_capacity(rows.len())).collect();
     for mut row in rows {

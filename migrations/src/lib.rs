@@ -47,6 +47,7 @@ mod m20261208_000061_create_courier_statements;
 mod m20261209_000062_add_tips;
 mod m20261210_000063_add_reports;
 mod m20261211_000064_index_waiting_messages;
+mod m20261212_000065_mark_notification_sends;
 
 pub struct Migrator;
 
@@ -94,6 +95,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261209_000062_add_tips::Migration),
             Box::new(m20261210_000063_add_reports::Migration),
             Box::new(m20261211_000064_index_waiting_messages::Migration),
+            Box::new(m20261212_000065_mark_notification_sends::Migration),
         ]
     }
 }

@@ -813,19 +813,21 @@ impl ColumnArrays {
     }
 }
 
-/// The array type, and PostgreSQL's name of its elements' type, of a
-/// column of `column_type`.
+/// The array type of a column of `column_type`, and PostgreSQL's name of
+/// its elements' type.
 fn array_type_of(column_type: &ColumnType) -> CoreResult<(ArrayType, &'static str)> {
-    Ok(match column_type {
-        ColumnType::Char(_) | ColumnType::String(_) | ColumnType::Text => (ArrayType::String, "text"),
-        ColumnType::SmallInteger => (ArrayType::SmallInt, "int2"),
-        ColumnType::Integer => (ArrayType::Int, "int4"),
-        ColumnType::BigInteger => (ArrayType::BigInt, "int8"),
-        ColumnType::Double => (ArrayType::Double, "float8"),
-        ColumnType::Boolean => (ArrayType::Bool, "bool"),
-        ColumnType::Binary(_) | ColumnType::VarBinary(_) | ColumnType::Blob => (ArrayType::Bytes, "bytea"),
+    let array = match column_type {
+        ColumnType::Char(_) | ColumnType::String(_) | ColumnType::Text => ArrayType::String,
+        ColumnType::SmallInteger => ArrayType::SmallInt,
+        ColumnType::Integer => ArrayType::Int,
+        ColumnType::BigInteger => ArrayType::BigInt,
+        ColumnType::Double => ArrayType::Double,
+        ColumnType::Boolean => ArrayType::Bool,
+        ColumnType::Binary(_) | ColumnType::VarBinary(_) | ColumnType::Blob => ArrayType::Bytes,
         other => return Err(CoreError::Internal(format!("no array form for a column of {other:?}"))),
-    })
+    };
+    let name = element_type_name(&array)?;
+    Ok((array, name))
 }
 
 /// `value` as an element of an array of `array` (an unset value as NULL),
@@ -851,15 +853,114 @@ fn element(array: &ArrayType, value: Option<sea_orm::Value>) -> Option<sea_orm::
     }
 }
 
-/// `rows` as one statement parameter, for SQL that expands them
-/// (`jsonb_to_recordset`, `json_each`): `jsonb` on PostgreSQL, which such
-/// functions read without parsing it again, JSON text on SQLite.
-pub fn json_parameter(backend: DbBackend, rows: Vec<serde_json::Value>) -> sea_orm::Value {
-    let rows = serde_json::Value::Array(rows);
-    match backend {
-        DbBackend::Postgres => sea_orm::Value::Json(Some(Box::new(rows))),
-        _ => rows.to_string().into(),
+/// Rows bound as parameters and read as a table `v` by the SQL around them
+/// (`UPDATE t SET … FROM {source} WHERE t.id = v.id`), in a statement whose
+/// text does not depend on their number: on PostgreSQL one array per column
+/// expanded by `unnest` (binary, as [`column_arrays`]), on SQLite one JSON
+/// array of rows expanded by `json_each`. `columns` names each column of `v`
+/// and its type; every row holds one value per column, of that type or a
+/// NULL.
+pub fn bound_rows(
+    backend: DbBackend,
+    columns: &[(&str, ArrayType)],
+    rows: Vec<Vec<sea_orm::Value>>,
+) -> CoreResult<BoundRows> {
+    let mut arrays: Vec<Vec<sea_orm::Value>> = columns.iter().map(|_| Vec::with_capacity(rows.len())).collect();
+    for row in rows {
+        if row.len() != columns.len() {
+            return Err(CoreError::Internal(format!(
+                "a bound row of {} values for {} columns",
+                row.len(),
+                columns.len()
+            )));
+        }
+        for ((name, array), (value, values)) in columns.iter().zip(row.into_iter().zip(&mut arrays)) {
+            values
+                .push(element(array, Some(value)).ok_or_else(|| {
+                    CoreError::Internal(format!("bound column {name} holds a value of another type"))
+                })?);
+        }
     }
+    let names: Vec<&str> = columns.iter().map(|(name, _)| *name).collect();
+    if backend == DbBackend::Postgres {
+        let unnested = columns
+            .iter()
+            .enumerate()
+            .map(|(i, (_, array))| Ok(format!("${}::{}[]", i + 1, element_type_name(array)?)))
+            .collect::<CoreResult<Vec<_>>>()?;
+        return Ok(BoundRows {
+            source: format!("unnest({}) AS v({})", unnested.join(", "), names.join(", ")),
+            values: columns
+                .iter()
+                .zip(arrays)
+                .map(|((_, array), values)| sea_orm::Value::Array(array.clone(), Some(Box::new(values))))
+                .collect(),
+        });
+    }
+    let count = arrays.first().map_or(0, Vec::len);
+    let mut json_rows = vec![Vec::with_capacity(columns.len()); count];
+    for values in arrays {
+        for (row, value) in json_rows.iter_mut().zip(values) {
+            row.push(json_of(value)?);
+        }
+    }
+    let extracted: Vec<String> = names
+        .iter()
+        .enumerate()
+        .map(|(i, name)| format!("json_extract(value, '$[{i}]') AS {name}"))
+        .collect();
+    Ok(BoundRows {
+        source: format!("(SELECT {} FROM json_each(?1)) AS v", extracted.join(", ")),
+        values: vec![serde_json::Value::from(json_rows).to_string().into()],
+    })
+}
+
+/// Rows bound for SQL to read as a table ([`bound_rows`]).
+pub struct BoundRows {
+    /// The table expression, aliased `v`.
+    pub source: String,
+    pub values: Vec<sea_orm::Value>,
+}
+
+impl BoundRows {
+    /// The placeholder of the `n`th parameter the caller binds after the
+    /// rows (from 0).
+    pub fn parameter(&self, backend: DbBackend, n: usize) -> String {
+        let number = self.values.len() + 1 + n;
+        match backend {
+            DbBackend::Postgres => format!("${number}"),
+            _ => format!("?{number}"),
+        }
+    }
+}
+
+/// PostgreSQL's name of the elements' type of an array of `array`.
+fn element_type_name(array: &ArrayType) -> CoreResult<&'static str> {
+    Ok(match array {
+        ArrayType::String => "text",
+        ArrayType::SmallInt => "int2",
+        ArrayType::Int => "int4",
+        ArrayType::BigInt => "int8",
+        ArrayType::Double => "float8",
+        ArrayType::Bool => "bool",
+        ArrayType::Bytes => "bytea",
+        other => return Err(CoreError::Internal(format!("no array of {other:?} is bound"))),
+    })
+}
+
+/// A bound value as a JSON value SQLite's `json_extract` gives back as it
+/// was (a boolean as 1 or 0).
+fn json_of(value: sea_orm::Value) -> CoreResult<serde_json::Value> {
+    use sea_orm::Value as V;
+    Ok(match value {
+        V::String(v) => v.into(),
+        V::SmallInt(v) => v.into(),
+        V::Int(v) => v.into(),
+        V::BigInt(v) => v.into(),
+        V::Double(v) => v.into(),
+        V::Bool(v) => v.into(),
+        other => return Err(CoreError::Internal(format!("{other:?} has no JSON form"))),
+    })
 }
 
 #[cfg(test)]
@@ -881,6 +982,57 @@ mod tests {
         assert_eq!(name, "bytea");
         assert_eq!(element(&bytes, None), Some(V::Bytes(None)));
         assert!(array_type_of(&ColumnType::Json).is_err());
+    }
+
+    /// Bound rows read back as the table they were bound as, NULLs and
+    /// booleans included, with the caller's parameters after them; a value
+    /// of another type than its column's is refused.
+    #[tokio::test]
+    async fn bound_rows_read_back_as_a_table() -> CoreResult<()> {
+        use sea_orm::Value as V;
+        let columns = [
+            ("id", ArrayType::String),
+            ("n", ArrayType::BigInt),
+            ("flag", ArrayType::Bool),
+        ];
+        let rows = vec![
+            vec!["a".into(), 1_i64.into(), true.into()],
+            vec!["b".into(), V::BigInt(None), false.into()],
+        ];
+        let bound = bound_rows(DbBackend::Sqlite, &columns, rows)?;
+        let sql = format!(
+            "SELECT id, n, flag, {} AS extra FROM {} ORDER BY id",
+            bound.parameter(DbBackend::Sqlite, 0),
+            bound.source
+        );
+        let mut values = bound.values;
+        values.push(7_i64.into());
+        let db = connect("sqlite::memory:", Some(1)).await?;
+        let read = db
+            .query_all_raw(Statement::from_sql_and_values(DbBackend::Sqlite, sql, values))
+            .await?;
+        let read: Vec<(String, Option<i64>, bool, i64)> = read
+            .iter()
+            .map(|row| {
+                Ok((
+                    row.try_get("", "id")?,
+                    row.try_get("", "n")?,
+                    row.try_get("", "flag")?,
+                    row.try_get("", "extra")?,
+                ))
+            })
+            .collect::<Result<_, DbErr>>()?;
+        assert_eq!(read, [("a".into(), Some(1), true, 7), ("b".into(), None, false, 7)]);
+
+        let postgres = bound_rows(DbBackend::Postgres, &columns, Vec::new())?;
+        assert_eq!(
+            postgres.source,
+            "unnest($1::text[], $2::int8[], $3::bool[]) AS v(id, n, flag)"
+        );
+        assert_eq!(postgres.parameter(DbBackend::Postgres, 1), "$5");
+        let mistyped = vec![vec![1_i64.into(), 1_i64.into(), true.into()]];
+        assert!(bound_rows(DbBackend::Postgres, &columns, mistyped).is_err());
+        Ok(())
     }
 
     #[test]

@@ -72,6 +72,36 @@ async fn plans_fit_growing_tables(pool: &str, session: &impl ConnectionTrait) {
         plan.contains("notification_messages_waiting") && !plan.contains("Seq Scan") && !plan.contains("Sort"),
         "{pool} pool, the notification claim:\n{plan}"
     );
+    // A status callback's message and the test inbox, from the partial
+    // indexes of messages with a provider id and of test-mode messages.
+    let by_provider_id = Expr::cust_with_values("provider_message_id = $1", ["SM1"]);
+    let plan = generic_plan(session, "notification_messages", by_provider_id, "'SM1'").await;
+    assert!(
+        plan.contains("notification_messages_provider_id"),
+        "{pool} pool:\n{plan}"
+    );
+    let inbox = Expr::cust_with_values("workspace_id = $1 AND \"mode\" = 'test'", ["wsp"]);
+    let plan = generic_plan(session, "notification_messages", inbox, "'wsp'").await;
+    assert!(
+        plan.contains("notification_messages_test_inbox"),
+        "{pool} pool:\n{plan}"
+    );
+    // Its recording finds the bound messages by key, however many.
+    let finish = courier_orders::notifications::messages::finish_statement(DbBackend::Postgres).expect("statement");
+    let plan = prepared_plan(
+        session,
+        "finish",
+        &format!(
+            "PREPARE finish(text[], text[], int4[], text[], int8[], bool[], text[], int8[], int8[], bigint, text) AS {finish}"
+        ),
+        "EXPLAIN EXECUTE finish(ARRAY['a'], ARRAY['sent'], ARRAY[1], ARRAY['SM1'], ARRAY[1::int8], ARRAY[false], \
+         ARRAY[NULL::text], ARRAY[NULL::int8], ARRAY[NULL::int8], 1, 'token')",
+    )
+    .await;
+    assert!(
+        plan.contains("notification_messages") && plan.contains("Index") && !plan.contains("Seq Scan"),
+        "{pool} pool, the notification recording:\n{plan}"
+    );
 }
 
 /// The generic plan of `SELECT * FROM table WHERE filter` in `session`,

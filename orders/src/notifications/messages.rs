@@ -10,7 +10,7 @@
 use std::collections::BTreeSet;
 
 use chrono::{DateTime, Utc};
-use sea_orm::sea_query::{Expr, OnConflict};
+use sea_orm::sea_query::{ArrayType, Expr, OnConflict};
 use sea_orm::{
     ActiveValue::Set, ColumnTrait, Condition, ConnectionTrait, DatabaseBackend, EntityTrait, QueryFilter, QueryOrder,
     QuerySelect, Statement,
@@ -51,6 +51,10 @@ pub mod entity {
         /// When the sender may take it: due, held until, or its lease's end.
         pub next_attempt_at: Option<i64>,
         pub claim_token: Option<String>,
+        /// When the sender holding it claimed it: a send may be under way.
+        pub claimed_at: Option<i64>,
+        /// When a claim that was never recorded began ([`super::claim`]).
+        pub cut_off_at: Option<i64>,
         pub provider_message_id: Option<String>,
         pub error: Option<String>,
         pub created_at: i64,
@@ -77,7 +81,7 @@ pub mod attempt {
         pub attempt: i32,
         pub started_at: i64,
         pub duration_micros: i64,
-        /// `sent`, `rejected` or `unavailable`.
+        /// One of [`super::outcome`].
         pub outcome: String,
         pub provider_message_id: Option<String>,
         pub error: Option<String>,
@@ -107,6 +111,9 @@ pub struct Message {
     pub attempts: i32,
     pub next_attempt_at: Option<i64>,
     pub claim_token: Option<String>,
+    /// When a sender that claimed it before began and never recorded it
+    /// (it died or lost its lease): its send may have gone out.
+    pub cut_off_at: Option<i64>,
     pub provider_message_id: Option<String>,
     pub error: Option<String>,
     pub created_at: i64,
@@ -138,6 +145,7 @@ fn from_model(m: entity::Model) -> CoreResult<Message> {
         attempts: m.attempts,
         next_attempt_at: m.next_attempt_at,
         claim_token: m.claim_token,
+        cut_off_at: m.cut_off_at,
         provider_message_id: m.provider_message_id,
         error: m.error,
         created_at: m.created_at,
@@ -251,6 +259,8 @@ fn messages_of(
                 attempts: Set(0),
                 next_attempt_at: Set(Some(at)),
                 claim_token: Set(None),
+                claimed_at: Set(None),
+                cut_off_at: Set(None),
                 provider_message_id: Set(None),
                 error: Set(None),
                 created_at: Set(at),
@@ -348,9 +358,11 @@ pub async fn test_inbox(
 ) -> CoreResult<Vec<Message>> {
     granted.covers(workspace_id)?;
     let db = &orders.db;
+    // The mode a literal, as in the partial index of test-mode messages
+    // (migration `m20261212_000065`): no index matches a bound one.
     let mut query = entity::Entity::find()
         .filter(entity::Column::WorkspaceId.eq(workspace_id))
-        .filter(entity::Column::Mode.eq(Mode::Test.as_str()));
+        .filter(Expr::cust(format!("\"mode\" = '{}'", Mode::Test.as_str())));
     if let Some(before) = before {
         query = query.filter(entity::Column::CreatedAt.lt(before));
     }
@@ -379,7 +391,12 @@ pub async fn latest_sms_to(db: &impl ConnectionTrait, phone: &str) -> CoreResult
 
 /// Claims up to `limit` waiting messages due at `now`, earliest first: they
 /// get `token` and are due again only at `lease_end` (a sender that dies
-/// leaves them to the next one then). Returns them, in no order. A message
+/// leaves them to the next one then). Returns them, in no order. The claim
+/// marks a send under way (`claimed_at`), which recording the outcome
+/// clears: a message claimed while still marked was held by a sender that
+/// never recorded it, and gets `cut_off_at`, the earliest such claim's
+/// start, until an attempt settles it. So an attempt is written once, when
+/// it ends, and the claim's own write is the mark. A message
 /// whose delivery has another under a live claim waits for that one to be
 /// recorded: a delivery's messages reach the provider in the order they
 /// were queued, whichever batch holds them (docs/notifications.md
@@ -431,14 +448,16 @@ pub fn claim_statement(backend: DatabaseBackend) -> String {
             "WITH due AS MATERIALIZED (SELECT id FROM notification_messages AS m \
              WHERE status IN ('{queued}', '{held}') AND next_attempt_at <= $1 AND {unheld} \
              ORDER BY next_attempt_at LIMIT $2 FOR UPDATE SKIP LOCKED) \
-             UPDATE notification_messages SET next_attempt_at = $3, claim_token = $4 \
+             UPDATE notification_messages SET next_attempt_at = $3, claim_token = $4, \
+             claimed_at = $1, cut_off_at = COALESCE(cut_off_at, claimed_at) \
              WHERE id = ANY(ARRAY(SELECT id FROM due)) RETURNING *"
         ),
         _ => format!(
             "WITH due AS MATERIALIZED (SELECT id FROM notification_messages AS m \
              WHERE status IN ('{queued}', '{held}') AND next_attempt_at <= ?1 AND {unheld} \
              ORDER BY next_attempt_at LIMIT ?2) \
-             UPDATE notification_messages SET next_attempt_at = ?3, claim_token = ?4 \
+             UPDATE notification_messages SET next_attempt_at = ?3, claim_token = ?4, \
+             claimed_at = ?1, cut_off_at = COALESCE(cut_off_at, claimed_at) \
              FROM due WHERE notification_messages.id = due.id RETURNING *"
         ),
     }
@@ -482,8 +501,8 @@ pub enum Outcome {
 }
 
 /// Records `outcome` of `message` at `now`, if the sender still holds it
-/// (its claim token unchanged); `attempted` when a send was tried. Returns
-/// whether it was recorded.
+/// (its claim token unchanged); `attempted` when a send was tried (which
+/// settles a cut-off send too). Returns whether it was recorded.
 pub async fn finish(
     db: &impl ConnectionTrait,
     message: &Message,
@@ -497,7 +516,7 @@ pub async fn finish(
     let finished = Finished {
         message,
         outcome,
-        attempted,
+        attempts: i32::from(attempted),
     };
     Ok(finish_many(db, token, &[finished], now).await?.contains(&message.id))
 }
@@ -506,16 +525,30 @@ pub async fn finish(
 pub struct Finished<'a> {
     pub message: &'a Message,
     pub outcome: &'a Outcome,
-    /// A send was tried: its attempts count one more.
-    pub attempted: bool,
+    /// The attempts this sender made (with a cut-off one it settled): the
+    /// message's count grows by them, and any makes its cut-off settled.
+    pub attempts: i32,
 }
 
+/// The columns [`finish_many`] binds per message.
+const FINISHED_COLUMNS: [(&str, ArrayType); 9] = [
+    ("message_id", ArrayType::String),
+    ("status", ArrayType::String),
+    ("attempts", ArrayType::Int),
+    ("provider_message_id", ArrayType::String),
+    ("sent_at", ArrayType::BigInt),
+    ("set_error", ArrayType::Bool),
+    ("error", ArrayType::String),
+    ("next_attempt_at", ArrayType::BigInt),
+    ("cut_off_at", ArrayType::BigInt),
+];
+
 /// Records the outcomes of messages claimed with `token` at `now`, in one
-/// statement however many: the rows travel as one JSON parameter expanded
-/// in SQL, so the statement's text, prepared once per connection, does not
-/// depend on their number or their outcomes. Only rows still claimed with
-/// `token` change; returns their ids: a message claimed again by another
-/// sender since (its lease ended) is left to that one.
+/// statement however many, whose text does not depend on their number
+/// ([`courier_store::db::bound_rows`]): prepared once per connection. Only
+/// rows still claimed with `token` change; returns their ids: a message
+/// claimed again by another sender since (its lease ended) is left to that
+/// one.
 pub async fn finish_many(
     db: &impl ConnectionTrait,
     token: &str,
@@ -526,186 +559,92 @@ pub async fn finish_many(
         return Ok(BTreeSet::new());
     }
     let backend = db.get_database_backend();
-    let rows = courier_store::db::json_parameter(backend, finished.iter().map(|f| finished_row(f, now)).collect());
-    // `provider_message_id` and `sent_at` are kept where the outcome sets
-    // none (null); `error` where `set_error` is false.
-    let sql = match backend {
-        DatabaseBackend::Postgres => {
-            "UPDATE notification_messages SET status = v.status, attempts = v.attempts, \
-             provider_message_id = COALESCE(v.provider_message_id, notification_messages.provider_message_id), \
-             sent_at = COALESCE(v.sent_at, notification_messages.sent_at), \
-             error = CASE WHEN v.set_error THEN v.error ELSE notification_messages.error END, \
-             next_attempt_at = v.next_attempt_at, claim_token = NULL, updated_at = $2 \
-             FROM jsonb_to_recordset($1::jsonb) AS v(message_id text, status text, attempts integer, \
-             provider_message_id text, sent_at bigint, set_error boolean, error text, next_attempt_at bigint) \
-             WHERE notification_messages.id = v.message_id AND notification_messages.claim_token = $3 RETURNING id"
-        }
-        _ => {
-            "UPDATE notification_messages SET status = v.status, attempts = v.attempts, \
-             provider_message_id = COALESCE(v.provider_message_id, notification_messages.provider_message_id), \
-             sent_at = COALESCE(v.sent_at, notification_messages.sent_at), \
-             error = CASE WHEN v.set_error THEN v.error ELSE notification_messages.error END, \
-             next_attempt_at = v.next_attempt_at, claim_token = NULL, updated_at = ?2 \
-             FROM (SELECT json_extract(value, '$.message_id') AS message_id, json_extract(value, '$.status') AS status, \
-             json_extract(value, '$.attempts') AS attempts, \
-             json_extract(value, '$.provider_message_id') AS provider_message_id, \
-             json_extract(value, '$.sent_at') AS sent_at, json_extract(value, '$.set_error') AS set_error, \
-             json_extract(value, '$.error') AS error, json_extract(value, '$.next_attempt_at') AS next_attempt_at \
-             FROM json_each(?1)) AS v \
-             WHERE notification_messages.id = v.message_id AND notification_messages.claim_token = ?3 RETURNING id"
-        }
-    };
-    let statement = Statement::from_sql_and_values(backend, sql, [rows, now.into(), token.into()]);
-    db.query_all_raw(statement)
+    let rows = finished.iter().map(|f| finished_row(f, now)).collect();
+    let bound = courier_store::db::bound_rows(backend, &FINISHED_COLUMNS, rows)?;
+    let sql = finish_sql(backend, &bound);
+    let mut values = bound.values;
+    values.extend([now.into(), token.into()]);
+    db.query_all_raw(Statement::from_sql_and_values(backend, sql, values))
         .await?
         .iter()
         .map(|row| Ok(row.try_get::<String>("", "id")?))
         .collect()
 }
 
-/// One row of [`finish_many`]'s parameter: a message's columns after its
-/// outcome, recorded at `now`.
-fn finished_row(f: &Finished<'_>, now: i64) -> serde_json::Value {
+/// [`finish_many`]'s statement on `backend`: its parameters the bound rows
+/// ([`FINISHED_COLUMNS`]), the time and the token.
+pub fn finish_statement(backend: DatabaseBackend) -> CoreResult<String> {
+    let bound = courier_store::db::bound_rows(backend, &FINISHED_COLUMNS, Vec::new())?;
+    Ok(finish_sql(backend, &bound))
+}
+
+fn finish_sql(backend: DatabaseBackend, bound: &courier_store::db::BoundRows) -> String {
+    // `provider_message_id` and `sent_at` are kept where the outcome sets
+    // none (null); `error` where `set_error` is false.
+    format!(
+        "UPDATE notification_messages SET status = v.status, attempts = v.attempts, \
+         provider_message_id = COALESCE(v.provider_message_id, notification_messages.provider_message_id), \
+         sent_at = COALESCE(v.sent_at, notification_messages.sent_at), \
+         error = CASE WHEN v.set_error THEN v.error ELSE notification_messages.error END, \
+         next_attempt_at = v.next_attempt_at, claim_token = NULL, claimed_at = NULL, cut_off_at = v.cut_off_at, \
+         updated_at = {now} FROM {source} \
+         WHERE notification_messages.id = v.message_id AND notification_messages.claim_token = {token} RETURNING id",
+        now = bound.parameter(backend, 0),
+        source = bound.source,
+        token = bound.parameter(backend, 1),
+    )
+}
+
+/// One row of [`finish_many`]'s bound rows ([`FINISHED_COLUMNS`]): a
+/// message's columns after its outcome, recorded at `now`.
+fn finished_row(f: &Finished<'_>, now: i64) -> Vec<sea_orm::Value> {
     let (status, provider_message_id, sent, error, next_attempt_at) = match f.outcome {
         Outcome::Sent { provider_message_id } => (
             MessageStatus::Sent,
-            Some(provider_message_id.as_str()),
+            Some(provider_message_id.clone()),
             true,
             Some(None),
             None,
         ),
-        Outcome::Retry { at, error } => (
-            MessageStatus::Queued,
-            None,
-            false,
-            Some(Some(error.as_str())),
-            Some(*at),
-        ),
+        Outcome::Retry { at, error } => (MessageStatus::Queued, None, false, Some(Some(error.clone())), Some(*at)),
         Outcome::Held { until } => (MessageStatus::Held, None, false, None, Some(*until)),
-        Outcome::Ended { status, error } => (*status, None, false, Some(error.as_deref()), None),
+        Outcome::Ended { status, error } => (*status, None, false, Some(error.clone()), None),
     };
-    serde_json::json!({
-        "message_id": f.message.id,
-        "status": status.as_str(),
-        "attempts": f.message.attempts + i32::from(f.attempted),
-        "provider_message_id": provider_message_id,
-        "sent_at": sent.then_some(now),
-        "set_error": error.is_some(),
-        "error": error.flatten(),
-        "next_attempt_at": next_attempt_at,
-    })
+    let cut_off_at = f.message.cut_off_at.filter(|_| f.attempts == 0);
+    vec![
+        f.message.id.clone().into(),
+        status.as_str().into(),
+        f.message.attempts.saturating_add(f.attempts).into(),
+        provider_message_id.into(),
+        sent.then_some(now).into(),
+        error.is_some().into(),
+        error.flatten().into(),
+        next_attempt_at.into(),
+        cut_off_at.into(),
+    ]
 }
 
 /// What became of an attempt, as its row keeps it.
 pub mod outcome {
-    /// Under way: the provider was called and has not answered. A row left
-    /// so by a sender that died is a send whose fate is unknown.
-    pub const STARTED: &str = "started";
     pub const SENT: &str = "sent";
     pub const REJECTED: &str = "rejected";
     pub const UNAVAILABLE: &str = "unavailable";
-    /// The sender died while the provider had it (`STARTED` found later).
+    /// A sender that claimed the message stopped before it recorded what
+    /// the provider did (`cut_off_at`); written by the sender that settles
+    /// it, with the provider's id where the send is found to have gone out.
     pub const CUT_OFF: &str = "cut_off";
 }
 
-/// Records that the attempts of `started` (each message with its
-/// attempt's number and id) start now, before their providers are called,
-/// in one insert: should the sender die, the next one knows each send may
-/// have gone out.
-pub async fn start_attempts(db: &impl ConnectionTrait, started: &[(Message, i32, String)], now: i64) -> CoreResult<()> {
-    if started.is_empty() {
-        return Ok(());
-    }
-    let rows = started
-        .iter()
-        .map(|(message, number, id)| attempt::ActiveModel {
-            id: Set(id.clone()),
-            message_id: Set(message.id.clone()),
-            attempt: Set(*number),
-            started_at: Set(now),
-            duration_micros: Set(0),
-            outcome: Set(outcome::STARTED.to_owned()),
-            provider_message_id: Set(None),
-            error: Set(None),
-        })
-        .collect();
-    courier_store::db::insert_rows::<attempt::Entity>(db, rows).await?;
-    Ok(())
-}
-
-/// How an attempt ended, for [`end_attempts`].
-#[derive(Clone, Debug)]
-pub struct EndedAttempt {
-    pub id: String,
-    pub duration_micros: i64,
-    pub outcome: &'static str,
-    pub provider_message_id: Option<String>,
-    pub error: Option<String>,
-}
-
-/// Records how each of `ended` attempts ended, in one statement whose
-/// text does not depend on their number (as [`finish_many`]).
-pub async fn end_attempts(db: &impl ConnectionTrait, ended: &[EndedAttempt]) -> CoreResult<()> {
-    if ended.is_empty() {
-        return Ok(());
-    }
-    let rows: Vec<serde_json::Value> = ended
-        .iter()
-        .map(|a| {
-            serde_json::json!({
-                "attempt_id": a.id,
-                "duration_micros": a.duration_micros,
-                "outcome": a.outcome,
-                "provider_message_id": a.provider_message_id,
-                "error": a.error,
-            })
-        })
-        .collect();
-    let backend = db.get_database_backend();
-    let rows = courier_store::db::json_parameter(backend, rows);
-    let sql = match backend {
-        DatabaseBackend::Postgres => {
-            "UPDATE notification_attempts SET duration_micros = v.duration_micros, outcome = v.outcome, \
-             provider_message_id = v.provider_message_id, error = v.error \
-             FROM jsonb_to_recordset($1::jsonb) AS v(attempt_id text, duration_micros bigint, outcome text, \
-             provider_message_id text, error text) \
-             WHERE notification_attempts.id = v.attempt_id"
-        }
-        _ => {
-            "UPDATE notification_attempts SET duration_micros = v.duration_micros, outcome = v.outcome, \
-             provider_message_id = v.provider_message_id, error = v.error \
-             FROM (SELECT json_extract(value, '$.attempt_id') AS attempt_id, \
-             json_extract(value, '$.duration_micros') AS duration_micros, json_extract(value, '$.outcome') AS outcome, \
-             json_extract(value, '$.provider_message_id') AS provider_message_id, \
-             json_extract(value, '$.error') AS error FROM json_each(?1)) AS v \
-             WHERE notification_attempts.id = v.attempt_id"
-        }
-    };
-    db.execute_raw(Statement::from_sql_and_values(backend, sql, [rows]))
-        .await?;
-    Ok(())
+/// Records `made` attempts, each whole once it ended, in one insert.
+pub async fn record_attempts(db: &impl ConnectionTrait, made: Vec<attempt::Model>) -> CoreResult<()> {
+    let rows = made.into_iter().map(attempt::ActiveModel::from).collect();
+    courier_store::db::insert_rows::<attempt::Entity>(db, rows).await
 }
 
 /// The attempts made for `message_id`, first first.
 pub async fn attempts_of(db: &impl ConnectionTrait, message_id: &str) -> CoreResult<Vec<attempt::Model>> {
     Ok(attempt::Entity::find()
         .filter(attempt::Column::MessageId.eq(message_id))
-        .order_by_asc(attempt::Column::Attempt)
-        .all(db)
-        .await?)
-}
-
-/// The attempts made for each of `message_ids`, in one read.
-pub async fn attempts_of_many<'a>(
-    db: &impl ConnectionTrait,
-    message_ids: impl IntoIterator<Item = &'a str>,
-) -> CoreResult<Vec<attempt::Model>> {
-    let ids: Vec<String> = message_ids.into_iter().map(str::to_owned).collect();
-    if ids.is_empty() {
-        return Ok(Vec::new());
-    }
-    Ok(attempt::Entity::find()
-        .filter(courier_store::db::one_of(db.get_database_backend(), "message_id", &ids))
         .order_by_asc(attempt::Column::Attempt)
         .all(db)
         .await?)

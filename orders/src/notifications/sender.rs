@@ -7,9 +7,10 @@
 //! quiet hours hold what can wait until they end; a test-mode message goes
 //! to the test inbox and nowhere else. A provider that does not take a
 //! message is tried again on the webhooks' schedule (8 attempts); each
-//! attempt is recorded before the call and after it, with the provider's id
-//! or error. A send cut off by a crash is looked up at the provider before
-//! it is made again ([`attempt`]). A live SMS the provider took is charged
+//! attempt is recorded when it ends, with the provider's id or error, and
+//! the claim marks a send under way until then (`messages::claim`). A send
+//! cut off by a crash is looked up at the provider before it is made again
+//! ([`attempt`]). A live SMS the provider took is charged
 //! (`billing::charges`) in the transaction that records it as sent
 //! ([`record`]). A run's reads and writes are per batch, not per message,
 //! and a batch's calls are made while the batch before it is recorded and
@@ -24,7 +25,7 @@ use tokio::sync::Semaphore;
 use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
 
-use super::messages::{self, EndedAttempt, Finished, Message, Outcome, outcome};
+use super::messages::{self, Finished, Message, Outcome, outcome};
 use super::providers::Providers;
 use super::settings::{self, Settings};
 use super::{Channel, MessageStatus, opt_outs};
@@ -87,12 +88,12 @@ pub async fn run(orders: Orders, stop: CancellationToken) {
         .await
 }
 
-/// Sends what is due, a batch at a time, each in four steps whatever its
-/// number of messages: what they need is read once ([`Facts`]), every
-/// attempt about to be made is recorded in one insert, the provider calls
-/// run side by side (one task per delivery, its messages in the order they
-/// were queued: `arriving` never overtakes `picked_up`), and every outcome
-/// is recorded in one transaction. The steps of three batches overlap:
+/// Sends what is due, a batch at a time, each in three steps whatever its
+/// number of messages: the claim, which marks their sends under way, with
+/// what they need read once ([`Facts`]); the provider calls, side by side
+/// (one task per delivery, its messages in the order they were queued:
+/// `arriving` never overtakes `picked_up`); and one transaction recording
+/// every attempt and outcome. The steps of three batches overlap:
 /// while one batch's calls are made, the one before it is recorded and the
 /// one after it is claimed and read. The claim leaves a delivery's messages
 /// alone while another of its messages is claimed ([`messages::claim`]), so
@@ -140,7 +141,7 @@ pub async fn send_due(orders: Orders) -> CoreResult<Done> {
 }
 
 /// Ends a run cut short by `error`: the batch `sent` is recorded, and one
-/// `claimed` already (its attempts recorded as started) is still sent and
+/// `claimed` already (its sends marked under way) is still sent and
 /// recorded. What could not be recorded goes again after its lease, looked
 /// up at its provider first.
 async fn wind_down(
@@ -221,8 +222,8 @@ fn lease(orders: &Orders) -> i64 {
     i64::try_from(lease.as_micros()).unwrap_or(i64::MAX)
 }
 
-/// Claims the messages due now, decides what needs no provider call, and
-/// records the attempts about to be made; `None` when nothing is due.
+/// Claims the messages due now and decides what needs no provider call;
+/// `None` when nothing is due.
 async fn claim_batch(orders: &Orders) -> CoreResult<Option<Batch>> {
     let (now, claimed_at) = (orders.clock.now_micros(), Instant::now());
     let token = ids::random_base62(24);
@@ -234,42 +235,27 @@ async fn claim_batch(orders: &Orders) -> CoreResult<Option<Batch>> {
     let facts = Facts::read(orders, &claimed).await?;
     let mut decided: Vec<Decided> = Vec::with_capacity(claimed.len());
     let mut to_send: BTreeMap<String, Vec<Planned>> = BTreeMap::new();
-    let mut started = Vec::new();
     for message in claimed {
         if let Some(outcome) = facts.before_send(orders, &message, now) {
             decided.push(Decided {
                 message,
                 outcome,
-                attempted: false,
                 attempts: Vec::new(),
             });
             continue;
         }
-        let earlier = facts.attempts_of(&message.id);
         let planned = Planned {
-            number: i32::try_from(earlier.len()).unwrap_or(i32::MAX).saturating_add(1),
-            attempt_id: ids::new_id("nta"),
-            cut_off: earlier
-                .iter()
-                .find(|a| a.outcome == outcome::STARTED)
-                .map(|a| (a.id.clone(), a.started_at)),
             email: match message.channel {
                 Channel::Email => Some(facts.email_of(orders, &message)),
                 Channel::Sms => None,
             },
             message,
         };
-        // A message cut off before is looked up first, its attempt
-        // recorded only if it is made ([`attempt`]).
-        if planned.cut_off.is_none() {
-            started.push((planned.message.clone(), planned.number, planned.attempt_id.clone()));
-        }
         to_send
             .entry(planned.message.delivery_id.clone())
             .or_default()
             .push(planned);
     }
-    messages::start_attempts(&orders.writer, &started, orders.clock.now_micros()).await?;
     Ok(Some(Batch {
         token,
         full,
@@ -317,7 +303,6 @@ struct Facts {
     settings: BTreeMap<String, Settings>,
     /// The name each workspace signs with.
     names: BTreeMap<String, String>,
-    attempts: BTreeMap<String, Vec<messages::attempt::Model>>,
 }
 
 impl Facts {
@@ -337,7 +322,7 @@ impl Facts {
             }
             CoreResult::Ok((settings, names))
         };
-        let (deliveries, opted_out, (settings, names), earlier) = tokio::try_join!(
+        let (deliveries, opted_out, (settings, names)) = tokio::try_join!(
             deliveries::standings(&orders.db, &delivery_ids),
             opt_outs::among(
                 &orders.db,
@@ -346,23 +331,13 @@ impl Facts {
                     .map(|m| (m.workspace_id.as_str(), m.channel, m.address.as_str())),
             ),
             workspaces,
-            messages::attempts_of_many(&orders.db, claimed.iter().map(|m| m.id.as_str())),
         )?;
-        let mut attempts: BTreeMap<String, Vec<messages::attempt::Model>> = BTreeMap::new();
-        for attempt in earlier {
-            attempts.entry(attempt.message_id.clone()).or_default().push(attempt);
-        }
         Ok(Facts {
             deliveries: deliveries.into_iter().map(|d| (d.id.clone(), d)).collect(),
             opted_out,
             settings,
             names,
-            attempts,
         })
-    }
-
-    fn attempts_of(&self, message_id: &str) -> &[messages::attempt::Model] {
-        self.attempts.get(message_id).map_or(&[], Vec::as_slice)
     }
 
     /// What becomes of `message` without a send, if anything: dropped,
@@ -442,42 +417,43 @@ impl Facts {
 /// A message about to go to its provider.
 struct Planned {
     message: Message,
-    /// Its attempt's number and id, recorded as started before the call.
-    number: i32,
-    attempt_id: String,
-    /// An attempt an earlier sender started and never finished: its id and
-    /// when it started.
-    cut_off: Option<(String, i64)>,
     email: Option<Email>,
 }
 
-/// A claimed message's outcome, with the attempts to record as ended
-/// (`id`, duration, outcome, provider id, error).
+/// A claimed message's outcome, with the attempts made for it, to record.
 struct Decided {
     message: Message,
     outcome: Outcome,
-    attempted: bool,
-    attempts: Vec<EndedAttempt>,
+    attempts: Vec<messages::attempt::Model>,
 }
 
 /// Hands a live message to its provider. A send an earlier sender started
-/// and never finished (it died) may have gone out: an SMS is looked up at
-/// Twilio first, whose Messages API takes no idempotency key, and adopted
-/// when found (the attempt started for this run then ends unmade); an
-/// email is sent again with its Message-ID unchanged.
+/// and never recorded (it died: `cut_off_at`) may have gone out: an SMS is
+/// looked up at Twilio first, whose Messages API takes no idempotency key,
+/// and adopted when found; an email is sent again with its Message-ID
+/// unchanged. Either way the cut-off send is recorded as an attempt of its
+/// own.
 async fn attempt(orders: &Orders, planned: Planned) -> Decided {
     let providers = &orders.notification_providers;
-    let Planned {
-        message,
-        number,
-        attempt_id,
-        cut_off,
-        email,
-    } = planned;
+    let Planned { message, email } = planned;
     let mut attempts = Vec::new();
-    if let Some((cut_id, started_at)) = cut_off {
+    let made =
+        |number: i32, started_at: i64, outcome: &str, provider_message_id: Option<String>, error: Option<String>| {
+            messages::attempt::Model {
+                id: ids::new_id("nta"),
+                message_id: message.id.clone(),
+                attempt: number,
+                started_at,
+                duration_micros: 0,
+                outcome: outcome.to_owned(),
+                provider_message_id,
+                error,
+            }
+        };
+    let mut number = message.attempts;
+    if let Some(cut_off_at) = message.cut_off_at {
         let found = match (&providers.sms, message.channel) {
-            (Some(twilio), Channel::Sms) => match DateTime::<Utc>::from_timestamp_micros(started_at) {
+            (Some(twilio), Channel::Sms) => match DateTime::<Utc>::from_timestamp_micros(cut_off_at) {
                 Some(since) => twilio.find_sent(&message.address, &message.body, since).await,
                 None => Ok(None),
             },
@@ -490,38 +466,26 @@ async fn attempt(orders: &Orders, planned: Planned) -> Decided {
                 "The sender stopped before the provider answered; the provider could not be asked.",
             ),
         };
-        attempts.push(EndedAttempt {
-            id: cut_id,
-            duration_micros: 0,
-            outcome: outcome::CUT_OFF,
-            provider_message_id: found.as_ref().map(|a| a.provider_message_id.clone()),
-            error: Some(error.to_owned()),
-        });
+        number = number.saturating_add(1);
+        attempts.push(made(
+            number,
+            cut_off_at,
+            outcome::CUT_OFF,
+            found.as_ref().map(|a| a.provider_message_id.clone()),
+            Some(error.to_owned()),
+        ));
         if let Some(accepted) = found {
             return Decided {
                 message,
                 outcome: Outcome::Sent {
                     provider_message_id: accepted.provider_message_id,
                 },
-                attempted: true,
-                attempts,
-            };
-        }
-        let started = [(message.clone(), number, attempt_id.clone())];
-        if let Err(error) = messages::start_attempts(&orders.writer, &started, orders.clock.now_micros()).await {
-            // Not made: tried again at the next run.
-            tracing::warn!(%error, message = %message.id, "a notification's attempt could not be recorded");
-            return Decided {
-                outcome: Outcome::Retry {
-                    at: orders.clock.now_micros(),
-                    error: "The attempt could not be recorded.".to_owned(),
-                },
-                message,
-                attempted: false,
                 attempts,
             };
         }
     }
+    number = number.saturating_add(1);
+    let started_at = orders.clock.now_micros();
     let started = Instant::now();
     let result = match (message.channel, &providers.sms, &providers.email, email) {
         (Channel::Sms, Some(twilio), _, _) => Some(twilio.send(&sms_of(providers, &message)).await),
@@ -534,20 +498,13 @@ async fn attempt(orders: &Orders, planned: Planned) -> Decided {
             "Live {} messages are not set up on this platform.",
             message.channel.as_str()
         );
-        attempts.push(EndedAttempt {
-            id: attempt_id,
-            duration_micros: 0,
-            outcome: outcome::REJECTED,
-            provider_message_id: None,
-            error: Some(error.clone()),
-        });
+        attempts.push(made(number, started_at, outcome::REJECTED, None, Some(error.clone())));
         return Decided {
             message,
             outcome: Outcome::Ended {
                 status: MessageStatus::Failed,
                 error: Some(error),
             },
-            attempted: true,
             attempts,
         };
     };
@@ -561,12 +518,9 @@ async fn attempt(orders: &Orders, planned: Planned) -> Decided {
         Err(SendError::Rejected(e)) => (outcome::REJECTED, None, Some(e.clone())),
         Err(SendError::Unavailable(e)) => (outcome::UNAVAILABLE, None, Some(e.clone())),
     };
-    attempts.push(EndedAttempt {
-        id: attempt_id,
+    attempts.push(messages::attempt::Model {
         duration_micros: i64::try_from(took.as_micros()).unwrap_or(i64::MAX),
-        outcome: name,
-        provider_message_id: provider_id,
-        error,
+        ..made(number, started_at, name, provider_id, error)
     });
     let outcome = match result {
         Ok(accepted) => Outcome::Sent {
@@ -596,28 +550,27 @@ async fn attempt(orders: &Orders, planned: Planned) -> Decided {
     Decided {
         message,
         outcome,
-        attempted: true,
         attempts,
     }
 }
 
-/// Records every outcome of a run in one transaction and four statements
-/// however many messages: the attempts ended, the messages this sender
+/// Records every outcome of a run in one transaction and three statements
+/// however many messages: the attempts made, the messages this sender
 /// still holds finished, and the charges of the live SMS their provider
 /// took. Whether each was recorded.
 async fn record_all(orders: &Orders, token: &str, done: &[Decided]) -> CoreResult<Vec<bool>> {
     let now = orders.clock.now_micros();
-    let ended: Vec<EndedAttempt> = done.iter().flat_map(|d| d.attempts.iter().cloned()).collect();
+    let made: Vec<messages::attempt::Model> = done.iter().flat_map(|d| d.attempts.iter().cloned()).collect();
     let finished: Vec<Finished> = done
         .iter()
         .map(|d| Finished {
             message: &d.message,
             outcome: &d.outcome,
-            attempted: d.attempted,
+            attempts: i32::try_from(d.attempts.len()).unwrap_or(i32::MAX),
         })
         .collect();
     let tx = orders.begin().await?;
-    messages::end_attempts(&*tx, &ended).await?;
+    messages::record_attempts(&*tx, made).await?;
     let held = messages::finish_many(&*tx, token, &finished, now).await?;
     let charged: Vec<Charge> = done
         .iter()

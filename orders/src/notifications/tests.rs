@@ -53,6 +53,17 @@ async fn queued(orders: &Orders, delivery: &Delivery) -> Vec<Message> {
         .expect("messages")
 }
 
+/// Claims what is due now with `token`, as a sender with a 15 s lease does,
+/// oldest first.
+async fn claim_now(orders: &Orders, token: &str) -> Vec<Message> {
+    let now = orders.clock.now_micros();
+    let mut claimed = messages::claim(&orders.writer, 64, now, now + 15_000_000, token)
+        .await
+        .expect("claimed");
+    claimed.sort_by_key(|m| m.created_at);
+    claimed
+}
+
 #[tokio::test]
 async fn a_trigger_queues_its_message_once_however_often_it_fires() {
     let orders = TestOrders::open().await;
@@ -167,18 +178,7 @@ async fn an_opted_out_address_gets_nothing() {
 #[tokio::test]
 async fn a_deliverys_next_message_waits_while_one_before_it_is_claimed() {
     let orders = TestOrders::open().await;
-    let claim = |token: &'static str| {
-        let orders = orders.clone();
-        async move {
-            let now = orders.clock.now_micros();
-            let lease_end = now + 15_000_000;
-            let mut claimed = messages::claim(&orders.writer, 64, now, lease_end, token)
-                .await
-                .expect("claimed");
-            claimed.sort_by_key(|m| m.created_at);
-            claimed
-        }
-    };
+    let claim = |token: &'static str| claim_now(&orders, token);
     let delivery = delivery_of(&orders, None).await;
     let assigned = advance(&orders, &delivery, Status::CourierAssigned, courier()).await;
     let first = claim("first").await;
@@ -219,6 +219,52 @@ async fn a_deliverys_next_message_waits_while_one_before_it_is_claimed() {
         fourth.iter().any(|m| m.trigger == Trigger::PickedUp),
         "the dead sender's message is claimed again: {fourth:#?}"
     );
+}
+
+/// The claim marks a send under way: a message claimed again after a
+/// sender held it and never recorded it is cut off since that sender's
+/// claim, and stays so until an attempt settles it (a run that only held
+/// it does not).
+#[tokio::test]
+async fn a_claim_never_recorded_is_cut_off_until_an_attempt_settles_it() {
+    let orders = TestOrders::open().await;
+    let claim = |token: &'static str| claim_now(&orders, token);
+    let delivery = delivery_of(&orders, None).await;
+    advance(&orders, &delivery, Status::CourierAssigned, courier()).await;
+    let before = orders.clock.now_micros();
+    let first = claim("first").await;
+    let first_claim = before..=orders.clock.now_micros();
+    assert_eq!((first.len(), first[0].cut_off_at), (1, None), "{first:#?}");
+
+    orders.clock.advance(Duration::from_secs(16));
+    let second = claim("second").await;
+    let died_at = second[0].cut_off_at.expect("its send may have gone out");
+    assert!(
+        first_claim.contains(&died_at),
+        "since the first claim: {died_at} in {first_claim:?}"
+    );
+    let now = orders.clock.now_micros();
+    let held = messages::Outcome::Held { until: now };
+    assert!(
+        messages::finish(&orders.writer, &second[0], &held, false, now)
+            .await
+            .expect("held")
+    );
+
+    orders.clock.advance(Duration::from_secs(1));
+    let third = claim("third").await;
+    assert_eq!(third[0].cut_off_at, Some(died_at), "holding it settled nothing");
+    let sent = messages::Outcome::Sent {
+        provider_message_id: "SM1".into(),
+    };
+    let now = orders.clock.now_micros();
+    assert!(
+        messages::finish(&orders.writer, &third[0], &sent, true, now)
+            .await
+            .expect("sent")
+    );
+    let settled = queued(&orders, &delivery).await;
+    assert_eq!((settled[0].cut_off_at, settled[0].attempts), (None, 1), "{settled:#?}");
 }
 
 #[test]
